@@ -1,0 +1,51 @@
+// Package evaluators scores a target's answer: llm_judge (default and custom prompts,
+// executable prompt templates, template validation, verdict parsing), code_judge
+// (subprocess with the judge payload on stdin) and weighted aggregation.
+package evaluators
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// JudgeResolver returns the judge provider for an llm_judge: override is the evaluator's own
+// `target` ("" if none); the resolver applies the target's judge_target, then the run's
+// --judge-target, then the target itself (CONTRACT §4.1).
+type JudgeResolver func(target *providers.Target, override string) (providers.Provider, error)
+
+// Options are run-wide evaluator settings.
+type Options struct {
+	Timeout  time.Duration // per judge call, code judge or template run (--timeout)
+	Judges   JudgeResolver
+	Env      []string // environment for child processes (already filtered of the GitHub token)
+	Redactor *redact.Redactor
+}
+
+// Input is everything an evaluator may look at for one case.
+type Input struct {
+	Case      *suite.Case
+	Target    *providers.Target
+	Request   *providers.Request  // what the target was sent (formatted question, guidelines, chat)
+	Response  *providers.Response // the target's answer
+	Candidate string              // final answer text: last assistant message content
+	Trace     *results.TraceSummary
+}
+
+// Outcome is the aggregated verdict of all evaluators of a case.
+type Outcome struct {
+	Score     float64 // weighted mean of evaluator scores
+	Hits      []string
+	Misses    []string
+	Reasoning string // "name: reasoning" parts joined with " | "
+	Results   []results.EvaluatorResult
+	// DefaultJudgeRequest is the evaluator_provider_request of the default judge, set only when
+	// the case configured no evaluators (AgentV records it at the top of the record).
+	DefaultJudgeRequest json.RawMessage
+	// Errored is true when some evaluator could not produce a score (Results[i].Error set).
+	Errored bool
+}

@@ -1,0 +1,110 @@
+// Package gate turns case verdicts into the run's outcome and exit code (CONTRACT §6).
+// It is a pure function of counts and thresholds.
+package gate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Outcome is the result of a whole run.
+type Outcome string
+
+// Outcomes, in the order the gate checks them.
+const (
+	Invalid Outcome = "invalid" // configuration or input problem
+	Error   Outcome = "error"   // more errored cases than max-errors
+	Fail    Outcome = "fail"    // more failed cases than max-failures, or mean below min-score
+	Pass    Outcome = "pass"
+	Skipped Outcome = "skipped" // fork PR with withheld secrets: nothing ran
+)
+
+// Exit codes of the CLI and the Action.
+const (
+	ExitPass    = 0
+	ExitFail    = 1
+	ExitInvalid = 2
+	ExitError   = 3
+)
+
+// ExitCode maps an outcome to the process exit code. failOnSkip makes skipped exit 1.
+func (o Outcome) ExitCode(failOnSkip bool) int {
+	switch o {
+	case Invalid:
+		return ExitInvalid
+	case Error:
+		return ExitError
+	case Fail:
+		return ExitFail
+	case Skipped:
+		if failOnSkip {
+			return ExitFail
+		}
+	}
+	return ExitPass
+}
+
+// Options are the gate thresholds.
+type Options struct {
+	CaseThreshold float64  // a case passes at score >= this (default 0.8)
+	MinScore      *float64 // minimum mean score over all cases (errored count 0); nil: unset
+	MaxFailures   int      // failed cases allowed (default 0)
+	MaxErrors     int      // errored cases allowed (default 0)
+}
+
+// Defaults returns the contract's default thresholds.
+func Defaults() Options { return Options{CaseThreshold: 0.8} }
+
+// Counts summarise a run for the gate.
+type Counts struct {
+	Total, Passed, Failed, Errors, Skipped int
+	MeanScore                              float64 // over all cases, errored ones counting 0
+	// Problems are configuration or input problems (each one line); any makes the run invalid.
+	Problems []string
+	// SkipReason is set when the run was skipped (fork PR without secrets).
+	SkipReason string
+}
+
+// Decision is the gate's verdict with the reason a person can read.
+type Decision struct {
+	Outcome Outcome
+	Reason  string
+}
+
+// Decide applies the contract's rules, first match wins.
+func Decide(c Counts, o Options) Decision {
+	if c.SkipReason != "" {
+		return Decision{Skipped, c.SkipReason}
+	}
+	if len(c.Problems) > 0 {
+		r := c.Problems[0]
+		if len(c.Problems) > 1 {
+			r = fmt.Sprintf("%d configuration or input problems; first: %s", len(c.Problems), r)
+		}
+		return Decision{Invalid, r}
+	}
+	if c.Total == 0 {
+		return Decision{Invalid, "no eval case to run"}
+	}
+	if c.Errors > o.MaxErrors {
+		return Decision{Error, fmt.Sprintf("%d errored %s (max-errors %d)", c.Errors, plural(c.Errors, "case", "cases"), o.MaxErrors)}
+	}
+	var why []string
+	if c.Failed > o.MaxFailures {
+		why = append(why, fmt.Sprintf("%d failed %s below case threshold %.2f (max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), o.CaseThreshold, o.MaxFailures))
+	}
+	if o.MinScore != nil && c.MeanScore < *o.MinScore {
+		why = append(why, fmt.Sprintf("mean score %.3f below min-score %.3f", c.MeanScore, *o.MinScore))
+	}
+	if len(why) > 0 {
+		return Decision{Fail, strings.Join(why, "; ")}
+	}
+	return Decision{Pass, fmt.Sprintf("%d of %d cases passed", c.Passed, c.Total)}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,38 @@
+package proc
+
+import "strings"
+
+// tokenVars are environment variables that carry the GitHub token. Child processes
+// (judges, templates, CLI targets) do not get them unless a target references one.
+var tokenVars = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
+
+// ChildEnv returns env without the GitHub token variables, plus extra (NAME=value) entries,
+// which win over existing ones. keep names token variables a target explicitly references.
+func ChildEnv(env []string, extra []string, keep ...string) []string {
+	out := make([]string, 0, len(env)+len(extra))
+	drop := func(name string) bool {
+		for _, k := range keep {
+			if k == name {
+				return false
+			}
+		}
+		for _, t := range tokenVars {
+			if t == name {
+				return true
+			}
+		}
+		for _, e := range extra {
+			if n, _, _ := strings.Cut(e, "="); n == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !drop(name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}

@@ -1,0 +1,213 @@
+// Package proc runs user subprocesses (code judges, prompt templates, CLI targets):
+// stdin from a reader, a timeout that kills the whole process group, output capped
+// so a runaway child cannot exhaust memory, and errors that carry the command, exit
+// status and a truncated stderr.
+package proc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultMaxOutput caps captured stdout and stderr each (4 MiB); the rest is discarded.
+const DefaultMaxOutput = 4 << 20
+
+// stderrInError is how much of stderr an error message keeps (its tail).
+const stderrInError = 2000
+
+// waitDelay bounds how long Wait blocks for pipes after the child exits or is killed:
+// a grandchild holding stdout open must not hang the run.
+const waitDelay = 2 * time.Second
+
+// Cmd describes one subprocess run.
+type Cmd struct {
+	Argv      []string
+	Dir       string
+	Env       []string // full environment; nil inherits the parent's
+	Stdin     []byte
+	Timeout   time.Duration // 0: no timeout beyond ctx
+	MaxOutput int           // per stream; 0: DefaultMaxOutput
+}
+
+// Result is what a finished subprocess produced.
+type Result struct {
+	Stdout, Stderr  []byte
+	StdoutTruncated bool
+	StderrTruncated bool
+	ExitCode        int
+	Duration        time.Duration
+}
+
+// ErrTimeout is matched (errors.Is) by the error of a run that hit its timeout.
+var ErrTimeout = errors.New("timed out")
+
+// Error is a failed run: it could not start, exited non-zero, timed out or was cancelled.
+type Error struct {
+	Argv     []string
+	ExitCode int // -1 when the process did not exit normally
+	Stderr   string
+	TimedOut bool
+	Timeout  time.Duration
+	Err      error // underlying cause (start failure, context error), may be nil
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", commandName(e.Argv))
+	switch {
+	case e.TimedOut:
+		fmt.Fprintf(&b, " timed out after %s", e.Timeout)
+	case e.Err != nil && e.ExitCode < 0:
+		fmt.Fprintf(&b, ": %v", e.Err)
+	default:
+		fmt.Fprintf(&b, " exited with code %d", e.ExitCode)
+	}
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		fmt.Fprintf(&b, ": %s", s)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrTimeout) true for timeouts.
+func (e *Error) Is(target error) bool { return target == ErrTimeout && e.TimedOut }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func commandName(argv []string) string {
+	if len(argv) == 0 {
+		return "command"
+	}
+	if len(argv) >= 3 && (argv[0] == "sh" || argv[0] == "/bin/sh") && argv[1] == "-c" {
+		return fmt.Sprintf("command %q", truncate(argv[2], 200))
+	}
+	return fmt.Sprintf("%q", truncate(strings.Join(argv, " "), 200))
+}
+
+// Run executes c and waits for it. A non-nil error is always an *Error, except when argv is empty.
+// The Result is returned even on error, with whatever output was captured.
+func Run(ctx context.Context, c Cmd) (*Result, error) {
+	if len(c.Argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	maxOut := c.MaxOutput
+	if maxOut <= 0 {
+		maxOut = DefaultMaxOutput
+	}
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	// Own process group, so a timeout kills the script and everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return nil
+	}
+	cmd.WaitDelay = waitDelay
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	stdout := &capped{max: maxOut}
+	stderr := &capped{max: maxOut}
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+
+	start := time.Now()
+	err := cmd.Run()
+	res := &Result{
+		Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
+		StdoutTruncated: stdout.dropped, StderrTruncated: stderr.dropped,
+		ExitCode: -1, Duration: time.Since(start),
+	}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	// Reap anything left in the group (a background grandchild) once the leader is gone.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err == nil {
+		return res, nil
+	}
+	perr := &Error{Argv: c.Argv, ExitCode: res.ExitCode, Stderr: tail(string(res.Stderr), stderrInError)}
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0:
+		perr.TimedOut, perr.Timeout, perr.ExitCode = true, c.Timeout, -1
+	case ctx.Err() != nil:
+		perr.Err, perr.ExitCode = ctx.Err(), -1
+	case errors.Is(err, exec.ErrWaitDelay) && res.ExitCode == 0:
+		// The child exited 0 but a descendant kept its output open; the output we have is complete
+		// enough to use.
+		return res, nil
+	default:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			perr.Err = err
+		}
+	}
+	return res, perr
+}
+
+// capped keeps the first max bytes written and discards the rest, never failing the
+// writer (a failing pipe would make the child die of SIGPIPE and hide its real error).
+type capped struct {
+	buf     bytes.Buffer
+	max     int
+	dropped bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if room <= 0 {
+		c.dropped = c.dropped || len(p) > 0
+		return len(p), nil
+	}
+	if len(p) > room {
+		c.buf.Write(p[:room])
+		c.dropped = true
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	return len(p), nil
+}
+
+var _ io.Writer = (*capped)(nil)
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// tail keeps the last n bytes of s, marking the cut.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return "…(truncated)… " + s[len(s)-n:]
+}
+
+// Excerpt returns at most n bytes of s for an error message, marking a cut.
+func Excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…(truncated)"
+}

@@ -1,0 +1,70 @@
+package providers
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/suite"
+)
+
+// Options are run-wide settings every provider may use.
+type Options struct {
+	Verbose bool
+	// Timeout is the per-invocation timeout (--timeout); providers with their own
+	// timeout setting use the smaller one.
+	Timeout time.Duration
+	// HTTPClient is used by API providers (tests inject a loopback TLS client); nil: default.
+	HTTPClient *http.Client
+	// Env is the environment for child processes (cli, codex); nil: the process environment.
+	Env []string
+	// Sleep waits between HTTP retries; nil uses a real timer. Tests inject a fake clock.
+	Sleep func(d time.Duration) <-chan time.Time
+	// Logf receives verbose diagnostics (already redacted by the caller's sink).
+	Logf func(format string, args ...any)
+}
+
+// constructor builds a provider from a validated target.
+type constructor func(t *Target, opts Options) (Provider, error)
+
+var constructors = map[string]constructor{}
+
+// register adds a provider kind; each provider file registers itself in init.
+func register(kind string, c constructor) { constructors[kind] = c }
+
+// commonKeys are settings every target may carry; they are never "unknown".
+var commonKeys = []string{"name", "provider", "judge_target", "workers", "provider_batching", "price", "$schema"}
+
+// New builds the provider of a target. Settings the provider did not read are returned
+// as warnings (unknown settings never fail a run); invalid values are errors.
+func New(t *Target, opts Options) (Provider, []suite.Diagnostic, error) {
+	c, ok := constructors[t.Kind]
+	if !ok {
+		return nil, nil, &SettingError{Target: t.Name, Field: "provider", Pos: t.Pos,
+			Msg: fmt.Sprintf("provider %q is not supported here yet (supported: %s)", t.Provider, strings.Join(Kinds(), ", "))}
+	}
+	t.MarkUsed(commonKeys...)
+	p, err := c(t, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warns []suite.Diagnostic
+	for _, s := range t.Unused() {
+		warns = append(warns, suite.Diagnostic{File: s.Pos.File, Line: s.Pos.Line, Col: s.Pos.Col,
+			Severity: suite.SeverityWarning, Kind: "unknown-setting",
+			Message: fmt.Sprintf("target %q: unknown setting %q for provider %s (ignored)", t.Name, s.Key, t.Kind)})
+	}
+	return p, warns, nil
+}
+
+// Kinds lists the provider kinds this build supports.
+func Kinds() []string {
+	out := make([]string, 0, len(constructors))
+	for k := range constructors {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,124 @@
+// Package providers answers eval requests: targets.yaml loading and `${{ VAR }}`
+// resolution, the Provider interface, and every provider (mock, cli, codex, vscode,
+// azure, anthropic, gemini, openai) with one retry policy for the API ones.
+package providers
+
+import (
+	"context"
+
+	"github.com/agentv/action/suite"
+)
+
+// Mode is how a provider wants a case formatted (reference §1.9).
+type Mode uint8
+
+const (
+	// ModeLM embeds file contents in the prompt (API providers and mock).
+	ModeLM Mode = iota
+	// ModeAgent references files by path (cli, codex, vscode): the agent reads them itself.
+	ModeAgent
+)
+
+// ChatMessage is one entry of a multi-turn chat prompt.
+type ChatMessage struct {
+	Role    string `json:"role"` // system | user | assistant
+	Content string `json:"content"`
+}
+
+// Request is one invocation of a target (or of a judge).
+type Request struct {
+	EvalID   string
+	Attempt  int    // 0-based
+	Question string // the formatted question (user prompt for judges)
+	// Guidelines is the guideline files' contents block (reference §1.9), "" if none.
+	Guidelines string
+	// SystemPrompt is set for judge calls (the JSON contract) and replaces the provider's default.
+	SystemPrompt string
+	// Chat is the multi-turn prompt (role-marker mode), nil for single-turn requests.
+	Chat []ChatMessage
+	// Files are absolute paths: guideline files first, then input files.
+	Files          []string
+	GuidelinePaths []string
+	InputFiles     []string
+	// Dir is the eval file's directory (default working directory of agent targets).
+	Dir string
+}
+
+// Usage counts tokens of one invocation.
+type Usage struct {
+	Input, Output int64
+	Cached        *int64
+}
+
+// Response is a provider's answer.
+type Response struct {
+	// Text is the final answer. When OutputMessages is set, Text is the content of the last
+	// assistant message (see Candidate).
+	Text           string
+	OutputMessages []suite.Message
+	Usage          *Usage
+	CostUSD        *float64
+	DurationMS     *float64
+	// Error is a problem the provider reported alongside an answer (e.g. a batch line missing):
+	// the case is still scored but the record carries the error.
+	Error string
+}
+
+// Provider answers requests for one target.
+type Provider interface {
+	// Target returns the configuration this provider was built from.
+	Target() *Target
+	// Invoke answers one request. It must return promptly when ctx is done.
+	Invoke(ctx context.Context, req *Request) (*Response, error)
+}
+
+// BatchProvider is a Provider that can answer many requests in one call. Responses are in
+// request order; a missing answer is a Response with Error set.
+type BatchProvider interface {
+	Provider
+	InvokeBatch(ctx context.Context, reqs []*Request) ([]*Response, error)
+}
+
+// HealthChecker is a Provider with a probe that must pass before its first request.
+type HealthChecker interface {
+	HealthCheck(ctx context.Context) error
+}
+
+// ModeOf returns the formatting mode of a provider kind.
+func ModeOf(kind string) Mode {
+	switch kind {
+	case KindCLI, KindCodex, KindVSCode, KindVSCodeInsiders:
+		return ModeAgent
+	}
+	return ModeLM
+}
+
+// Canonical provider kinds.
+const (
+	KindAzure          = "azure"
+	KindAnthropic      = "anthropic"
+	KindGemini         = "gemini"
+	KindOpenAI         = "openai"
+	KindCLI            = "cli"
+	KindCodex          = "codex"
+	KindVSCode         = "vscode"
+	KindVSCodeInsiders = "vscode-insiders"
+	KindMock           = "mock"
+)
+
+// kindAliases maps every accepted `provider:` spelling (lower-cased) to its kind.
+var kindAliases = map[string]string{
+	"azure": KindAzure, "azure-openai": KindAzure,
+	"anthropic": KindAnthropic,
+	"gemini":    KindGemini, "google": KindGemini, "google-gemini": KindGemini,
+	"openai": KindOpenAI,
+	"cli":    KindCLI,
+	"codex":  KindCodex, "codex-cli": KindCodex,
+	"vscode": KindVSCode, "vscode-insiders": KindVSCodeInsiders,
+	"mock": KindMock,
+}
+
+// CanonicalKind returns the kind for a `provider:` value, or "" when unknown.
+func CanonicalKind(provider string) string {
+	return kindAliases[lower(provider)]
+}

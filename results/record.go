@@ -1,0 +1,126 @@
+// Package results defines the results record: one JSON line per eval case, the single
+// interchange format between running and reporting. Every report (JUnit, summary,
+// comment, console) is rendered from these records alone, so `agentv report` can
+// re-render from a results file without running anything.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Verdict is the outcome of one case.
+type Verdict string
+
+// Case verdicts.
+const (
+	VerdictPass  Verdict = "pass"  // score >= case threshold and no error
+	VerdictFail  Verdict = "fail"  // score below the case threshold, no error
+	VerdictError Verdict = "error" // the target gave no answer, or an evaluator could not score
+)
+
+// ParseVerdict parses a verdict name.
+func ParseVerdict(s string) (Verdict, error) {
+	switch v := Verdict(s); v {
+	case VerdictPass, VerdictFail, VerdictError:
+		return v, nil
+	}
+	return "", fmt.Errorf("unknown verdict %q (want pass, fail or error)", s)
+}
+
+// Evaluator verdict bands (AgentV's): pass >= 0.8, borderline >= 0.6, else fail.
+const (
+	BandPass       = "pass"
+	BandBorderline = "borderline"
+	BandFail       = "fail"
+)
+
+// Band returns AgentV's evaluator verdict for a score.
+func Band(score float64) string {
+	switch {
+	case score >= 0.8:
+		return BandPass
+	case score >= 0.6:
+		return BandBorderline
+	}
+	return BandFail
+}
+
+// Record is one case's result: the AgentV 2.x record plus verdict, timing and source position.
+// Field order is the JSON order.
+type Record struct {
+	Timestamp       string   `json:"timestamp"` // RFC 3339 with milliseconds, UTC, completion time
+	EvalID          string   `json:"eval_id"`
+	Dataset         string   `json:"dataset"`
+	ConversationID  string   `json:"conversation_id,omitempty"`
+	Score           float64  `json:"score"`
+	Hits            []string `json:"hits"`
+	Misses          []string `json:"misses"`
+	CandidateAnswer string   `json:"candidate_answer"`
+	Target          string   `json:"target"`
+	Reasoning       string   `json:"reasoning,omitempty"`
+	// Exactly one of these holds what the target was sent (lm: question/guidelines or chat_prompt;
+	// agent: question and guideline_paths).
+	LMProviderRequest    json.RawMessage `json:"lm_provider_request,omitempty"`
+	AgentProviderRequest json.RawMessage `json:"agent_provider_request,omitempty"`
+	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV does.
+	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
+	EvaluatorResults         []EvaluatorResult `json:"evaluator_results"`
+	Error                    string            `json:"error,omitempty"`
+	TraceSummary             *TraceSummary     `json:"trace_summary,omitempty"`
+
+	Verdict    Verdict `json:"verdict"`
+	DurationMS int64   `json:"duration_ms"` // wall time of the whole case: target and evaluators
+	Attempts   int     `json:"attempts"`    // target invocations made (1 + retries)
+	File       string  `json:"file"`        // eval file, as displayed (workspace-relative when possible)
+	Line       int     `json:"line"`        // 1-based line of the case in File
+	// Warnings are load-time warnings attached to this case (template validation, missing files).
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is a positioned warning carried by a record so reports can show it.
+type Warning struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+}
+
+// EvaluatorResult is one evaluator's verdict on a case.
+type EvaluatorResult struct {
+	Name      string   `json:"name"`
+	Type      string   `json:"type"`
+	Score     float64  `json:"score"`
+	Weight    float64  `json:"weight"`
+	Verdict   string   `json:"verdict"` // band: pass | borderline | fail
+	Hits      []string `json:"hits"`
+	Misses    []string `json:"misses"`
+	Reasoning string   `json:"reasoning,omitempty"`
+	// EvaluatorProviderRequest records what the evaluator sent: for llm_judge
+	// {user_prompt, system_prompt, target}; for code_judge {script, cwd}.
+	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
+	EvaluatorResults         []EvaluatorResult `json:"evaluator_results,omitempty"`
+	Details                  json.RawMessage   `json:"details,omitempty"`
+	// Error is set when the evaluator could not produce a score; the case is then errored.
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// TraceSummary summarises what the target did.
+type TraceSummary struct {
+	EventCount      int            `json:"event_count"`
+	ToolNames       []string       `json:"tool_names"`
+	ToolCallsByName map[string]int `json:"tool_calls_by_name"`
+	ErrorCount      int            `json:"error_count"`
+	TokenUsage      *TokenUsage    `json:"token_usage,omitempty"`
+	CostUSD         *float64       `json:"cost_usd,omitempty"`
+	DurationMS      *float64       `json:"duration_ms,omitempty"`
+}
+
+// TokenUsage counts tokens of one target invocation.
+type TokenUsage struct {
+	Input  int64  `json:"input"`
+	Output int64  `json:"output"`
+	Cached *int64 `json:"cached,omitempty"`
+}

@@ -1,0 +1,177 @@
+// Package suite holds the eval-suite data model and loads it from AgentV-format
+// YAML and JSONL files.
+//
+// Loading never stops at the first problem: every malformed file, case or field
+// becomes a positioned Diagnostic and the rest still loads.
+//
+//	s := suite.Load("evals/smoke.yaml", suite.LoadOptions{})
+//	for _, d := range s.Diagnostics { fmt.Println(d) }
+//	for _, c := range s.Cases { ... }
+package suite
+
+import "encoding/json"
+
+// Suite is one loaded eval file.
+type Suite struct {
+	Path        string // as shown to users: relative to the working directory when inside it
+	Abs         string // absolute path of the eval file
+	Dir         string // absolute directory of the eval file
+	RepoRoot    string // absolute repository root used for file references and guideline matching
+	Format      string // "yaml" or "jsonl"
+	Dataset     string // `dataset`, else the file's base name without extension
+	Description string
+	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
+	// Evaluators is the suite default list (`execution.evaluators`, `evaluators` or an `evaluator` map).
+	// Cases that declare their own list have already replaced it; Case.Evaluators is final.
+	Evaluators        []*EvaluatorSpec
+	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
+	Cases             []*Case  // in file order; cases that failed to load are absent
+	Diagnostics       []Diagnostic
+}
+
+// Case is one eval case, ready to run.
+type Case struct {
+	Suite          *Suite
+	ID             string
+	Line, Col      int // 1-based position of the case in its file (JSONL: line, col 1)
+	ConversationID string
+	// ExpectedOutcome is `expected_outcome` (alias `outcome`), "" when absent.
+	ExpectedOutcome string
+	Input           []Message // expanded input messages (input_messages / input / question)
+	Expected        []Message // expanded expected messages (expected_messages / expected_output)
+	// ReferenceAnswer is the explicit `reference_answer`, else derived from the last expected
+	// message (reference §1.8). HasReference is false when neither exists (payload: null).
+	ReferenceAnswer string
+	HasReference    bool
+	// Question is the plain text of all input messages (reference §1.8): string contents,
+	// JSON of object contents and text segments, each trimmed, joined by one space.
+	Question       string
+	GuidelinePaths []string // absolute paths of referenced guideline files, in order of reference
+	InputFiles     []string // absolute paths of referenced non-guideline files, in order
+	Target         string   // case-level `execution.target`, "" if none
+	// Evaluators is the final list for this case: the case's own list, else the suite's.
+	// Empty means the default llm_judge runs.
+	Evaluators []*EvaluatorSpec
+}
+
+// Dataset returns the case's dataset name.
+func (c *Case) Dataset() string {
+	if c.Suite == nil {
+		return ""
+	}
+	return c.Suite.Dataset
+}
+
+// FilePaths returns guideline paths followed by input-file paths (reference §1.7 `file_paths`).
+func (c *Case) FilePaths() []string {
+	out := make([]string, 0, len(c.GuidelinePaths)+len(c.InputFiles))
+	out = append(out, c.GuidelinePaths...)
+	return append(out, c.InputFiles...)
+}
+
+// Roles a message may have.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message of a case or of a provider's answer.
+type Message struct {
+	Role    string
+	Name    string
+	Content Content
+	// ToolCalls is the message's `tool_calls` as a JSON array, kept verbatim (user data keeps its
+	// keys); nil when absent. Items are usually {tool, input?, output?, id?, timestamp?, duration_ms?}.
+	ToolCalls json.RawMessage
+}
+
+// ContentKind says which field of Content holds the content.
+type ContentKind uint8
+
+// Content kinds.
+const (
+	ContentNone       ContentKind = iota // no content (e.g. a message with tool_calls only)
+	ContentText                          // Content.Text
+	ContentSegments                      // Content.Segments: [{type: text|file, value}, ...]
+	ContentStructured                    // Content.Structured: an object or a non-segment array, verbatim JSON
+)
+
+// Content is a message's content. Exactly one representation is used, per Kind.
+type Content struct {
+	Kind       ContentKind
+	Text       string
+	Segments   []Segment
+	Structured json.RawMessage // JSON in the source's key order
+}
+
+// Segment is one item of a content list.
+type Segment struct {
+	Type  string // "text", "file", or anything else (kept in Raw)
+	Value string // the text, or the file path as written
+	// For file segments, after resolution:
+	Path      string // display path: Value without leading separators
+	Resolved  string // absolute path; "" when the file was not found
+	FileText  string // file contents (CRLF → LF); shared between cases referencing the same file
+	Guideline bool   // the file matched the guideline patterns
+	// Raw is the item's verbatim JSON for types other than text and file.
+	Raw json.RawMessage
+}
+
+// Position is a 1-based location in a file.
+type Position struct {
+	File      string // display path
+	Line, Col int
+}
+
+// Evaluator types known to the loader. Type names are canonical (aliases resolved).
+const (
+	TypeLLMJudge  = "llm_judge"
+	TypeCodeJudge = "code_judge"
+)
+
+// EvaluatorSpec is one configured evaluator.
+type EvaluatorSpec struct {
+	Name      string  // explicit `name`, else the type, suffixed -2, -3 when repeated within a case
+	Type      string  // canonical type name
+	Weight    float64 // `weight`, default 1
+	WeightSet bool    // weight was written explicitly
+	Pos       Position
+
+	// llm_judge
+	Prompt *PromptSpec // nil: default prompt
+	Target string      // judge target override (`target`), "" if none
+
+	// code_judge
+	Script []string // argv; a string script becomes ["sh", "-c", script]
+	Cwd    string   // absolute working directory (default: the eval file's directory)
+
+	// Config is the pass-through config: keys of the entry that are not its own settings, merged
+	// under an explicit `config:` map (which wins). A JSON object in source key order, or nil.
+	Config json.RawMessage
+	// Settings holds every key of the entry verbatim (JSON object, source order), for evaluator
+	// types whose settings the loader does not model (rubrics, field_accuracy, ...).
+	Settings json.RawMessage
+}
+
+// PromptKind says where an llm_judge custom prompt comes from.
+type PromptKind uint8
+
+// Prompt kinds.
+const (
+	PromptInline PromptKind = iota + 1 // Text is the template
+	PromptFile                         // Text is the template read from Path
+	PromptScript                       // an executable template: Path (by extension) or Script argv
+)
+
+// PromptSpec is an llm_judge custom prompt.
+type PromptSpec struct {
+	Kind    PromptKind
+	Text    string   // template text (inline and file kinds)
+	Path    string   // absolute path of the template file or script ("" for inline / argv-only)
+	Display string   // the value as written in the eval file
+	Script  []string // explicit argv of the {script: [...]} form (last element resolved to an absolute path)
+	// Config is the `config` of the {script, config} form; nil means use the evaluator's Config.
+	Config json.RawMessage
+}
