@@ -3,6 +3,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ func (r *Redactor) Add(values ...string) {
 		}
 		r.secrets = append(r.secrets, v)
 		added = append(added, v)
+		// A secret inside JSON (results, recorded requests) may appear escaped.
+		if q := jsonEscaped(v); q != v && !slices.Contains(r.secrets, q) {
+			r.secrets = append(r.secrets, q)
+		}
 	}
 	if len(added) > 0 {
 		slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
@@ -97,6 +102,15 @@ func (r *Redactor) Bytes(b []byte) []byte {
 		return b
 	}
 	return []byte(rep.Replace(string(b)))
+}
+
+// jsonEscaped returns v as it appears inside a JSON string (without the quotes).
+func jsonEscaped(v string) string {
+	b, err := json.Marshal(v)
+	if err != nil || len(b) < 2 {
+		return v
+	}
+	return string(b[1 : len(b)-1])
 }
 
 // Secrets returns a copy of the registered secrets.

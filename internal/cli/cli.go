@@ -1,0 +1,169 @@
+// Package cli is the agentv command: `agentv eval`, `agentv validate`, `agentv report`,
+// and, with no subcommand under GitHub Actions, the Action itself.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/runner"
+)
+
+// Version is set at build time with -ldflags "-X github.com/agentv/action/internal/cli.Version=v1.2.3".
+var Version = ""
+
+// version returns the build version, falling back to the module version.
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Command is one invocation of the program with its streams and environment injected.
+type Command struct {
+	Stdout, Stderr io.Writer
+	Environ        []string
+	Getenv         func(string) string
+	Cwd            string
+}
+
+// New returns a Command using the process's streams and environment.
+func New() *Command {
+	cwd, _ := os.Getwd()
+	return &Command{Stdout: os.Stdout, Stderr: os.Stderr, Environ: os.Environ(), Getenv: os.Getenv, Cwd: cwd}
+}
+
+const usage = `agentv evaluates AI agents: it runs eval suites against targets, judges the answers and reports.
+
+Usage:
+  agentv eval [flags] <eval files, directories or globs...>
+  agentv validate <eval files, directories or globs...> [--targets FILE]
+  agentv report --results FILE [flags]
+  agentv --version
+
+Run 'agentv <command> -h' for a command's flags.
+Exit codes: 0 pass, 1 fail (scores below the gate), 2 invalid (configuration or input problem),
+3 error (cases that could not be evaluated).
+`
+
+// Main runs the program and returns its exit code.
+func (c *Command) Main(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		if c.Getenv("GITHUB_ACTIONS") == "true" {
+			return c.runAction(ctx)
+		}
+		fmt.Fprint(c.Stderr, usage)
+		return gate.ExitInvalid
+	}
+	switch args[0] {
+	case "eval", "run":
+		return c.evalCmd(ctx, args[1:])
+	case "validate":
+		return c.validateCmd(args[1:])
+	case "report":
+		return c.reportCmd(args[1:])
+	case "--version", "-version", "version", "-v":
+		fmt.Fprintf(c.Stdout, "agentv %s\n", version())
+		return 0
+	case "-h", "--help", "help":
+		fmt.Fprint(c.Stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(c.Stderr, "agentv: unknown command %q\n\n%s", args[0], usage)
+	return gate.ExitInvalid
+}
+
+// evalFlags binds the eval flags to a config.
+func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bool) {
+	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
+	fs.StringVar(&cfg.Target, "target", "", "run every case against this target (default: the case's or suite's target, else 'default')")
+	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for LLM judges when the target sets no judge_target")
+	fs.IntVar(&cfg.Workers, "workers", 0, "cases run in parallel per target (default: the target's workers, else 1)")
+	fs.IntVar(&cfg.Workers, "max-concurrency", 0, "alias of --workers")
+	fs.StringVar(&cfg.Out, "out", filepath.Join("agentv-results", "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
+	fs.StringVar(&cfg.EvalID, "eval-id", "", "run only cases whose id matches this glob")
+	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "seconds per target invocation, judge call and script (default 120)")
+	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
+	fs.IntVar(&cfg.MaxRetries, "max-retries", runner.DefaultMaxRetries, "retries of a target invocation that timed out")
+	fs.BoolVar(&cfg.DryRun, "dry-run", false, "replace every target and judge with a mock: no network, no keys")
+	fs.Var(millisValue{&cfg.DryRunDelay}, "dry-run-delay", "milliseconds each dry-run answer takes")
+	fs.Var(millisValue{&cfg.DryRunMin}, "dry-run-delay-min", "minimum random dry-run delay in milliseconds")
+	fs.Var(millisValue{&cfg.DryRunMax}, "dry-run-delay-max", "maximum random dry-run delay in milliseconds")
+	fs.Var(scoreValue{f: &cfg.minScore, set: minScoreSet}, "min-score", "fail when the mean score of all cases (errored ones count 0) is below this")
+	fs.Var(scoreValue{f: &cfg.Gate.CaseThreshold}, "case-threshold", "a case passes at this score or above (default 0.8)")
+	fs.IntVar(&cfg.Gate.MaxFailures, "max-failures", 0, "failed cases allowed before the run fails")
+	fs.IntVar(&cfg.Gate.MaxErrors, "max-errors", 0, "errored cases allowed before the run errors")
+	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
+	if comment != nil {
+		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")
+	}
+}
+
+func (c *Command) evalCmd(ctx context.Context, args []string) int {
+	cfg := EvalConfig{Gate: gate.Defaults(), Timeout: runner.DefaultTimeout}
+	var minSet, comment bool
+	fs := flag.NewFlagSet("agentv eval", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	evalFlags(fs, &cfg, &minSet, &comment)
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return gate.ExitInvalid
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(c.Stderr, "agentv eval: no eval paths given (files, directories or globs)")
+		return gate.ExitInvalid
+	}
+	if minSet {
+		v := cfg.minScore
+		cfg.Gate.MinScore = &v
+	}
+	cfg.Paths = paths
+	cfg.Cwd = c.Cwd
+	cfg.Workspace = c.Getenv("GITHUB_WORKSPACE")
+	cfg.Environ = c.Environ
+	if !filepath.IsAbs(cfg.Out) {
+		cfg.Out = filepath.Join(c.Cwd, cfg.Out)
+	}
+	underActions := c.Getenv("GITHUB_ACTIONS") == "true"
+	red := &redact.Redactor{}
+	return c.runEval(ctx, cfg, red, runOptions{actions: underActions, comment: comment})
+}
+
+// runOptions are the parts of a run that differ between the CLI and the Action.
+type runOptions struct {
+	actions bool // running under GitHub Actions: step summary and annotations
+	comment bool // post the sticky PR comment
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func trimLines(s string) string { return strings.TrimRight(s, "\n") }

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/agentv/action/suite"
+)
+
+// ANSI colours for diagnostics on a terminal (seed 003: warnings in yellow).
+const (
+	ansiYellow = "\x1b[33m"
+	ansiRed    = "\x1b[31m"
+	ansiReset  = "\x1b[0m"
+)
+
+// printDiagnostics prints every diagnostic sorted by position, errors in red and
+// warnings in yellow on a terminal.
+func printDiagnostics(w io.Writer, ds []suite.Diagnostic, color bool) {
+	ds = append([]suite.Diagnostic(nil), ds...)
+	suite.SortDiagnostics(ds)
+	for _, d := range ds {
+		label := d.Severity.String()
+		if color {
+			c := ansiYellow
+			if d.IsError() {
+				c = ansiRed
+			}
+			fmt.Fprintf(w, "%s%s: %s%s\n", c, label, d.Error(), ansiReset)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s\n", label, d.Error())
+	}
+}

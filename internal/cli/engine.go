@@ -1,0 +1,412 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
+)
+
+// EvalConfig is everything one eval run needs, from flags or Action inputs.
+type EvalConfig struct {
+	Paths       []string // eval files, directories or globs
+	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
+	Target      string   // --target override ("" or "default": none)
+	JudgeTarget string   // --judge-target
+	Workers     int      // --workers / max-concurrency override
+	EvalID      string   // --eval-id glob
+	Timeout     time.Duration
+	MaxRetries  int
+	Out         string // results JSONL path
+	DryRun      bool
+	DryRunDelay time.Duration
+	DryRunMin   time.Duration
+	DryRunMax   time.Duration
+	Gate        gate.Options
+	Verbose     bool
+	Cwd         string
+	Workspace   string   // GITHUB_WORKSPACE
+	Environ     []string // process environment
+	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
+	SkipOnUnsetSecret bool
+	SkipReason        string // explanation used when skipping
+
+	minScore float64 // flag storage; Gate.MinScore points at a copy when set
+}
+
+// Engine runs one eval and keeps what the reports need.
+type Engine struct {
+	Cfg      EvalConfig
+	Redactor *redact.Redactor
+	Handler  runner.Handler // extra per-case handler (progress); may be nil
+	Logf     func(format string, args ...any)
+	Now      func() time.Time
+}
+
+// Outcome is what an eval run produced.
+type Outcome struct {
+	Records     []*results.Record // compacted copies, for reports
+	Diagnostics []suite.Diagnostic
+	Problems    []string // configuration or input problems: the run is invalid
+	SkipReason  string
+	Targets     []string
+	Started     time.Time
+	Duration    time.Duration
+	ResultsPath string
+}
+
+// targetKey identifies one provider instance: a target of one targets file.
+type targetKey struct{ file, name string }
+
+type planner struct {
+	e         *Engine
+	files     map[string]*providers.TargetsFile
+	providers map[targetKey]providers.Provider
+	errs      map[targetKey]error
+	mu        sync.Mutex
+	diags     []suite.Diagnostic
+	unset     []*providers.UnsetVarError
+	targets   map[string]bool
+}
+
+// Run loads, plans and runs the eval. The results file is written as cases finish.
+func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
+	if e.Logf == nil {
+		e.Logf = func(string, ...any) {}
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	cfg := &e.Cfg
+	out := &Outcome{Started: e.Now()}
+
+	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	var suites []*suite.Suite
+	for _, f := range files {
+		s := suite.Load(f, suite.LoadOptions{Cwd: cfg.Cwd, Workspace: cfg.Workspace})
+		out.Diagnostics = append(out.Diagnostics, s.Diagnostics...)
+		suites = append(suites, s)
+	}
+
+	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
+		errs: map[targetKey]error{}, targets: map[string]bool{}}
+	jobs := p.plan(suites)
+	out.Diagnostics = append(out.Diagnostics, p.diags...)
+	for n := range p.targets {
+		out.Targets = append(out.Targets, n)
+	}
+	sort.Strings(out.Targets)
+
+	for _, d := range out.Diagnostics {
+		if d.IsError() {
+			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
+		}
+	}
+	if cfg.EvalID != "" && len(jobs) == 0 && len(suites) > 0 {
+		out.Problems = append(out.Problems, fmt.Sprintf("no eval case matched --eval-id %q", cfg.EvalID))
+	}
+	if cfg.SkipOnUnsetSecret && len(p.unset) > 0 {
+		u := p.unset[0]
+		out.SkipReason = fmt.Sprintf("%s; secrets are not passed to workflows triggered from forks, so no case ran", strings.TrimSpace(cfg.SkipReason+" "+fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)))
+		out.Duration = e.Now().Sub(out.Started)
+		return out, nil
+	}
+
+	// Results file: created before running, appended as each case finishes.
+	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+		return out, fmt.Errorf("could not create results directory: %w", err)
+	}
+	f, err := os.Create(cfg.Out)
+	if err != nil {
+		return out, fmt.Errorf("could not create results file: %w", err)
+	}
+	defer f.Close()
+	out.ResultsPath = cfg.Out
+	w := results.NewWriter(f)
+	var writeErr error
+	handler := runner.HandlerFunc(func(rec *results.Record) {
+		if err := w.Write(rec); err != nil && writeErr == nil {
+			writeErr = err
+		}
+		if e.Handler != nil {
+			e.Handler.CaseFinished(rec)
+		}
+		out.Records = append(out.Records, compact(rec))
+	})
+	r := runner.New(runner.Options{
+		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
+		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
+		Logf: e.Logf, Verbose: cfg.Verbose,
+		Evaluators: evaluators.Options{
+			Timeout: cfg.Timeout, Judges: p.judge, Redactor: e.Redactor,
+			Env: proc.ChildEnv(cfg.Environ, nil),
+		},
+	}, handler)
+	r.Run(ctx, jobs)
+	if err := f.Sync(); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	for _, j := range jobs {
+		var he *runner.HealthcheckError
+		if errors.As(j.Err, &he) {
+			out.Problems = append(out.Problems, he.Error())
+		}
+	}
+	out.Problems = append(out.Problems, p.healthProblems(out.Records)...)
+	out.Duration = e.Now().Sub(out.Started)
+	if ctx.Err() != nil {
+		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %d cases finished", len(out.Records), len(jobs)))
+	}
+	return out, writeErr
+}
+
+// healthProblems lists failed healthchecks once per target.
+func (p *planner) healthProblems(recs []*results.Record) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		if strings.HasPrefix(r.Error, "healthcheck of target") && !seen[r.Target] {
+			seen[r.Target] = true
+			out = append(out, r.Error)
+		}
+	}
+	return out
+}
+
+// plan binds every selected case to its target's provider.
+func (p *planner) plan(suites []*suite.Suite) []*runner.Job {
+	cfg := &p.e.Cfg
+	var jobs []*runner.Job
+	for _, s := range suites {
+		warns := caseWarnings(s.Diagnostics)
+		for _, c := range s.Cases {
+			if cfg.EvalID != "" {
+				if ok, _ := doublestar.Match(cfg.EvalID, c.ID); !ok {
+					continue
+				}
+			}
+			j := &runner.Job{Case: c, File: s.Path, Warnings: warns[c.ID]}
+			j.Provider, j.Err = p.provider(s, c)
+			if j.Err == nil {
+				j.Err = p.checkJudges(j.Provider.Target(), c)
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
+// targetName picks the case's target: override, case, suite, "default".
+func (p *planner) targetName(s *suite.Suite, c *suite.Case) string {
+	if t := strings.TrimSpace(p.e.Cfg.Target); t != "" && t != "default" {
+		return t
+	}
+	if c.Target != "" {
+		return c.Target
+	}
+	if s.Target != "" {
+		return s.Target
+	}
+	return "default"
+}
+
+func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
+	cfg := &p.e.Cfg
+	var path string
+	var err error
+	if cfg.TargetsPath != "" {
+		path, err = providers.ResolveTargetsFlag(cfg.TargetsPath)
+	} else {
+		path, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, cfg.Cwd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(path)
+	if tf, ok := p.files[abs]; ok {
+		return tf, nil
+	}
+	env := providers.NewEnv(cfg.Environ, s.Dir, s.RepoRoot)
+	tf := providers.LoadTargets(path, env, p.e.Redactor)
+	p.files[abs] = tf
+	p.diags = append(p.diags, tf.Diagnostics...)
+	return tf, nil
+}
+
+// provider returns the (shared) provider of the case's target.
+func (p *planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, error) {
+	tf, err := p.targetsFile(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if suite.HasErrors(tf.Diagnostics) {
+		return nil, fmt.Errorf("targets file %s has errors", tf.Path)
+	}
+	return p.build(tf, p.targetName(s, c))
+}
+
+func (p *planner) build(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := targetKey{tf.Abs, name}
+	if pr, ok := p.providers[key]; ok {
+		return pr, nil
+	}
+	if err, ok := p.errs[key]; ok {
+		return nil, err
+	}
+	pr, err := p.construct(tf, name)
+	if err != nil {
+		var uv *providers.UnsetVarError
+		if errors.As(err, &uv) {
+			p.unset = append(p.unset, uv)
+		}
+		p.errs[key] = err
+		return nil, err
+	}
+	p.providers[key] = pr
+	p.targets[name] = true
+	return pr, nil
+}
+
+func (p *planner) construct(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+	cfg := &p.e.Cfg
+	t, err := tf.Find(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DryRun {
+		return providers.DryRun(t, cfg.DryRunDelay, cfg.DryRunMin, cfg.DryRunMax), nil
+	}
+	pr, warns, err := providers.New(t, providers.Options{
+		Verbose: cfg.Verbose, Timeout: cfg.Timeout, Env: proc.ChildEnv(cfg.Environ, nil, referencedTokens(t)...),
+		Logf: p.e.Logf,
+	})
+	p.diags = append(p.diags, warns...)
+	return pr, err
+}
+
+// judge resolves the judge provider of an llm_judge (CONTRACT §4.1): the evaluator's own
+// target, else the target's judge_target, else --judge-target, else the target itself.
+func (p *planner) judge(t *providers.Target, override string) (providers.Provider, error) {
+	name := override
+	if name == "" {
+		name = t.JudgeTarget
+	}
+	if name == "" {
+		name = p.e.Cfg.JudgeTarget
+	}
+	if name == "" {
+		name = t.Name
+	}
+	p.mu.Lock()
+	var tf *providers.TargetsFile
+	for _, f := range p.files {
+		for _, x := range f.Targets {
+			if x == t {
+				tf = f
+			}
+		}
+	}
+	p.mu.Unlock()
+	if tf == nil {
+		return nil, fmt.Errorf("judge target %q: targets file of %q not found", name, t.Name)
+	}
+	pr, err := p.build(tf, name)
+	if err != nil {
+		return nil, fmt.Errorf("judge target %q: %w", name, err)
+	}
+	return pr, nil
+}
+
+// checkJudges builds the judge providers a case will need, so a judge target that does not
+// exist or lacks its secret is a configuration problem found before anything runs.
+func (p *planner) checkJudges(t *providers.Target, c *suite.Case) error {
+	needDefault := len(c.Evaluators) == 0
+	for _, ev := range c.Evaluators {
+		if ev.Type == suite.TypeLLMJudge {
+			if _, err := p.judge(t, ev.Target); err != nil {
+				return fmt.Errorf("evaluator %q: %w", ev.Name, err)
+			}
+		}
+	}
+	if needDefault {
+		if _, err := p.judge(t, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// referencedTokens lists GitHub token variables a target references, which its child
+// processes may then see.
+func referencedTokens(t *providers.Target) []string {
+	var out []string
+	for _, s := range t.Settings {
+		if v, ok := s.Value.(string); ok {
+			if name, ok := providers.EnvRef(v); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// caseWarnings groups warnings that name a case by case id.
+func caseWarnings(ds []suite.Diagnostic) map[string][]results.Warning {
+	out := map[string][]results.Warning{}
+	for _, d := range ds {
+		if d.CaseID == "" || d.IsError() {
+			continue
+		}
+		out[d.CaseID] = append(out[d.CaseID], results.Warning{File: d.File, Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
+	}
+	return out
+}
+
+// Keep in memory only what reports show: long texts are cut and recorded prompts dropped,
+// so memory does not grow with the whole run's text (the results file has everything).
+const keepText = 4096
+
+func compact(r *results.Record) *results.Record {
+	c := *r
+	c.CandidateAnswer = cut(c.CandidateAnswer)
+	c.Reasoning = cut(c.Reasoning)
+	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
+	c.EvaluatorResults = make([]results.EvaluatorResult, len(r.EvaluatorResults))
+	for i, e := range r.EvaluatorResults {
+		e.EvaluatorProviderRequest = nil
+		e.Details = nil
+		e.Reasoning = cut(e.Reasoning)
+		c.EvaluatorResults[i] = e
+	}
+	return &c
+}
+
+func cut(s string) string {
+	if len(s) <= keepText {
+		return s
+	}
+	i := keepText
+	for i > 0 && (s[i]&0xC0) == 0x80 { // don't split a UTF-8 sequence
+		i--
+	}
+	return s[:i] + "…"
+}

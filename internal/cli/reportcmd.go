@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/report"
+	"github.com/agentv/action/results"
+)
+
+// reportCmd renders every report from a results file, running nothing.
+func (c *Command) reportCmd(args []string) int {
+	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	resultsPath := fs.String("results", "", "results JSONL file to report on (required)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md (default: beside the results file)")
+	g := gate.Defaults()
+	var minScore float64
+	var minSet bool
+	fs.Var(scoreValue{f: &minScore, set: &minSet}, "min-score", "minimum mean score")
+	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold (default 0.8)")
+	fs.IntVar(&g.MaxFailures, "max-failures", 0, "failed cases allowed")
+	fs.IntVar(&g.MaxErrors, "max-errors", 0, "errored cases allowed")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return gate.ExitInvalid
+	}
+	if *resultsPath == "" {
+		fmt.Fprintln(c.Stderr, "agentv report: --results FILE is required")
+		return gate.ExitInvalid
+	}
+	if minSet {
+		g.MinScore = &minScore
+	}
+	path := *resultsPath
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.Cwd, path)
+	}
+	recs, err := results.ReadFile(path)
+	out := &Outcome{Records: recs}
+	if err != nil {
+		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
+	}
+	regrade(recs, g.CaseThreshold)
+	run := buildRun(out, g)
+	dir := *outDir
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	if err := writeReports(dir, run, localMarker); err != nil {
+		fmt.Fprintf(c.Stderr, "agentv: %v\n", err)
+	}
+	report.Console(c.Stdout, run, isTerminal(c.Stdout))
+	return run.Decision.Outcome.ExitCode(false)
+}
+
+// regrade re-applies the case threshold of this report to scored cases, so a report step
+// can gate with a different threshold than the run that wrote the file.
+func regrade(recs []*results.Record, threshold float64) {
+	for _, r := range recs {
+		if r.Verdict == results.VerdictError || r.Error != "" {
+			r.Verdict = results.VerdictError
+			continue
+		}
+		if r.Score >= threshold {
+			r.Verdict = results.VerdictPass
+		} else {
+			r.Verdict = results.VerdictFail
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/report"
+	"github.com/agentv/action/results"
+)
+
+// localMarker heads comment.md when the comment is rendered outside a pull request.
+const localMarker = "<!-- agentv-action:v1 local -->"
+
+// runEval runs an eval, writes every report, and returns the exit code.
+func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redactor, ro runOptions) int {
+	var done atomic.Int64
+	progressOut := c.Stderr
+	eng := &Engine{
+		Cfg: cfg, Redactor: red,
+		Logf: func(format string, args ...any) {
+			if cfg.Verbose {
+				fmt.Fprintf(c.Stderr, "agentv: "+format+"\n", args...)
+			}
+		},
+	}
+	eng.Handler = handlerFunc(func(rec *results.Record) {
+		n := done.Add(1)
+		report.Progress(progressOut, rec, int(n), 0)
+	})
+	out, err := eng.Run(ctx)
+	if err != nil {
+		out.Problems = append(out.Problems, red.String(err.Error()))
+	}
+	run := buildRun(out, cfg.Gate)
+	dir := filepath.Dir(cfg.Out)
+	if werr := writeReports(dir, run, localMarker); werr != nil {
+		fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
+	}
+	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
+	report.Console(c.Stdout, run, isTerminal(c.Stdout))
+	if out.ResultsPath != "" {
+		fmt.Fprintf(c.Stdout, "Results written to %s\n", relTo(c.Cwd, out.ResultsPath))
+	}
+	return run.Decision.Outcome.ExitCode(false)
+}
+
+// buildRun turns an engine outcome into the reports' input.
+func buildRun(out *Outcome, g gate.Options) *report.Run {
+	counts := gate.Tally(out.Records)
+	counts.Problems = out.Problems
+	counts.SkipReason = out.SkipReason
+	return &report.Run{
+		Records: out.Records, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
+		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
+		Targets: out.Targets, Started: out.Started, Duration: out.Duration,
+	}
+}
+
+// writeReports writes junit.xml, summary.md and comment.md into dir.
+func writeReports(dir string, run *report.Run, marker string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("could not create %s: %w", dir, err)
+	}
+	f, err := os.Create(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		return fmt.Errorf("could not write JUnit report: %w", err)
+	}
+	if err := report.JUnit(f, run); err != nil {
+		f.Close()
+		return fmt.Errorf("could not write JUnit report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(report.Summary(run)), 0o644); err != nil {
+		return fmt.Errorf("could not write summary: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "comment.md"), []byte(report.Comment(run, marker)), 0o644); err != nil {
+		return fmt.Errorf("could not write comment: %w", err)
+	}
+	return nil
+}
+
+type handlerFunc func(rec *results.Record)
+
+func (f handlerFunc) CaseFinished(rec *results.Record) { f(rec) }
+
+func relTo(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil && !filepath.IsAbs(r) && len(r) > 0 && r[0] != '.' {
+		return r
+	}
+	return p
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
+)
+
+// validateCmd checks eval files and their targets files and prints every problem.
+func (c *Command) validateCmd(args []string) int {
+	fs := flag.NewFlagSet("agentv validate", flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	targetsPath := fs.String("targets", "", "targets file or directory (default: discovered per eval file)")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return gate.ExitInvalid
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(c.Stderr, "agentv validate: no eval paths given")
+		return gate.ExitInvalid
+	}
+	files, diags := suite.Expand(paths, c.Cwd)
+	red := &redact.Redactor{}
+	checked := map[string]bool{}
+	cases := 0
+	for _, f := range files {
+		s := suite.Load(f, suite.LoadOptions{Cwd: c.Cwd, Workspace: c.Getenv("GITHUB_WORKSPACE")})
+		diags = append(diags, s.Diagnostics...)
+		cases += len(s.Cases)
+		var tpath string
+		if *targetsPath != "" {
+			tpath, err = providers.ResolveTargetsFlag(*targetsPath)
+		} else {
+			tpath, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, c.Cwd)
+		}
+		if err != nil {
+			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
+			continue
+		}
+		if checked[tpath] {
+			continue
+		}
+		checked[tpath] = true
+		tf := providers.LoadTargets(tpath, providers.NewEnv(c.Environ, s.Dir, s.RepoRoot), red)
+		diags = append(diags, tf.Diagnostics...)
+		for _, t := range tf.Targets {
+			_, warns, err := providers.New(t, providers.Options{})
+			diags = append(diags, warns...)
+			var uv *providers.UnsetVarError
+			switch {
+			case errors.As(err, &uv):
+				diags = append(diags, suite.Diagnostic{File: uv.Pos.File, Line: uv.Pos.Line, Col: uv.Pos.Col,
+					Severity: suite.SeverityWarning, Kind: "unset-variable",
+					Message: fmt.Sprintf("target %q: %s: environment variable %s is not set here", uv.Target, uv.Field, uv.Var)})
+			case err != nil:
+				diags = append(diags, suite.Diagnostic{File: tf.Path, Severity: suite.SeverityError, Message: red.String(err.Error())})
+			}
+		}
+	}
+	printDiagnostics(c.Stdout, diags, isTerminal(c.Stdout))
+	errs := 0
+	for _, d := range diags {
+		if d.IsError() {
+			errs++
+		}
+	}
+	fmt.Fprintf(c.Stdout, "%d eval %s, %d %s, %d %s, %d %s\n", len(files), plural(len(files), "file", "files"),
+		cases, plural(cases, "case", "cases"), errs, plural(errs, "error", "errors"), len(diags)-errs, plural(len(diags)-errs, "warning", "warnings"))
+	if errs > 0 {
+		return gate.ExitInvalid
+	}
+	return 0
+}

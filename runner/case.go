@@ -1,0 +1,285 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// HealthcheckError marks records of cases that did not run because their target's
+// healthcheck failed; such a run is invalid (CONTRACT §3.2).
+type HealthcheckError struct{ Err error }
+
+func (e *HealthcheckError) Error() string { return e.Err.Error() }
+func (e *HealthcheckError) Unwrap() error { return e.Err }
+
+// isTimeout reports whether an invocation error is a timeout worth retrying.
+func isTimeout(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout)
+}
+
+// runCase invokes the target (unless pre is an answer from a batch) and scores the answer.
+func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
+	start := time.Now()
+	t := p.Target()
+	mode := providers.ModeOf(t.Kind)
+	req := providers.BuildRequest(j.Case, mode)
+	resp, attempts := pre, 1
+	var err error
+	if resp == nil {
+		resp, attempts, err = r.invoke(ctx, p, req)
+	}
+	if err != nil {
+		r.emit(r.errorRecord(j, req, attempts, time.Since(start), err))
+		return
+	}
+	candidate := Candidate(resp)
+	trace := Trace(resp)
+	out := evaluators.Evaluate(ctx, &evaluators.Input{
+		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
+	}, &r.opts.Evaluators)
+
+	rec := r.baseRecord(j, t)
+	rec.Score = out.Score
+	rec.Hits = nonNil(out.Hits)
+	rec.Misses = nonNil(out.Misses)
+	rec.CandidateAnswer = candidate
+	rec.Reasoning = out.Reasoning
+	setRequest(rec, req, mode)
+	rec.EvaluatorProviderRequest = out.DefaultJudgeRequest
+	rec.EvaluatorResults = out.Results
+	rec.TraceSummary = trace
+	rec.Attempts = attempts
+	rec.DurationMS = time.Since(start).Milliseconds()
+	switch {
+	case resp.Error != "":
+		rec.Error = resp.Error
+		rec.Verdict = results.VerdictError
+	case out.Errored:
+		rec.Error = evaluatorErrors(out.Results)
+		rec.Verdict = results.VerdictError
+	case out.Score >= r.opts.CaseThreshold:
+		rec.Verdict = results.VerdictPass
+	default:
+		rec.Verdict = results.VerdictFail
+	}
+	r.emit(rec)
+}
+
+// invoke calls the provider with a timeout per attempt, retrying timeouts while
+// MaxRetries lasts. It returns the number of attempts made.
+func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, int, error) {
+	var lastErr error
+	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
+		req.Attempt = attempt
+		actx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+		resp, err := p.Invoke(actx, req)
+		timedOut := actx.Err() == context.DeadlineExceeded
+		cancel()
+		if err == nil && resp != nil {
+			return resp, attempt + 1, nil
+		}
+		if err == nil {
+			err = errors.New("provider returned no response")
+		}
+		if ctx.Err() != nil {
+			return nil, attempt + 1, fmt.Errorf("cancelled: %w", err)
+		}
+		if !timedOut && !isTimeout(err) {
+			return nil, attempt + 1, err
+		}
+		if timedOut && !isTimeout(err) {
+			err = fmt.Errorf("timed out after %s: %w", r.opts.Timeout, err)
+		}
+		lastErr = err
+		if attempt < r.opts.MaxRetries {
+			r.opts.Logf("%s: attempt %d timed out, retrying", req.EvalID, attempt+1)
+		}
+	}
+	return nil, r.opts.MaxRetries + 1, fmt.Errorf("gave up after %d attempts: %w", r.opts.MaxRetries+1, lastErr)
+}
+
+// runBatch sends a batch of one eval file's cases in one call and returns the scoring work
+// for each case; when the batch call fails, each case falls back to its own call.
+func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
+	bp := l.provider.(providers.BatchProvider)
+	mode := providers.ModeOf(l.provider.Target().Kind)
+	reqs := make([]*providers.Request, len(jobs))
+	for i, j := range jobs {
+		reqs[i] = providers.BuildRequest(j.Case, mode)
+	}
+	bctx, cancel := context.WithTimeout(ctx, r.opts.Timeout*time.Duration(max(1, len(jobs)/max(1, l.limit))))
+	resps, err := bp.InvokeBatch(bctx, reqs)
+	cancel()
+	if err == nil && len(resps) != len(jobs) {
+		err = fmt.Errorf("batch returned %d answers for %d cases", len(resps), len(jobs))
+	}
+	out := make([]func(), len(jobs))
+	for i, j := range jobs {
+		if err != nil {
+			out[i] = func() { r.runCase(ctx, l.provider, j, nil) }
+			continue
+		}
+		resp := resps[i]
+		if resp == nil {
+			resp = &providers.Response{Error: "batch returned no answer for this case"}
+		}
+		out[i] = func() { r.runCase(ctx, l.provider, j, resp) }
+	}
+	if err != nil {
+		r.opts.Logf("target %q: batch call failed, running %d cases one by one: %v", l.provider.Target().Name, len(jobs), r.opts.Redactor.String(err.Error()))
+	}
+	return out
+}
+
+func (r *Runner) baseRecord(j *Job, t *providers.Target) *results.Record {
+	c := j.Case
+	rec := &results.Record{
+		EvalID: c.ID, Dataset: c.Dataset(), ConversationID: c.ConversationID,
+		File: j.File, Line: c.Line, Warnings: j.Warnings,
+		EvaluatorResults: []results.EvaluatorResult{},
+		Hits:             []string{}, Misses: []string{},
+	}
+	if t != nil {
+		rec.Target = t.Name
+	}
+	return rec
+}
+
+// errorRecord is the record of a case whose target gave no answer (AgentV's error shape).
+func (r *Runner) errorRecord(j *Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
+	var t *providers.Target
+	if j.Provider != nil {
+		t = j.Provider.Target()
+	}
+	rec := r.baseRecord(j, t)
+	msg := err.Error()
+	rec.Error = msg
+	rec.Misses = []string{"Error: " + msg}
+	rec.CandidateAnswer = "Error occurred: " + msg
+	rec.Verdict = results.VerdictError
+	rec.Attempts = attempts
+	rec.DurationMS = d.Milliseconds()
+	if req != nil && t != nil {
+		setRequest(rec, req, providers.ModeOf(t.Kind))
+	}
+	return rec
+}
+
+func setRequest(rec *results.Record, req *providers.Request, mode providers.Mode) {
+	raw := providers.RequestRecord(req, mode)
+	if mode == providers.ModeAgent {
+		rec.AgentProviderRequest = raw
+	} else {
+		rec.LMProviderRequest = raw
+	}
+}
+
+func evaluatorErrors(rs []results.EvaluatorResult) string {
+	var parts []string
+	for _, e := range rs {
+		if e.Error != "" {
+			parts = append(parts, fmt.Sprintf("evaluator %q could not score: %s", e.Name, e.Error))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// emit redacts a record, stamps it and hands it to the handler.
+func (r *Runner) emit(rec *results.Record) {
+	rec.Timestamp = r.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	redactRecord(rec, r.opts.Redactor)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.handler != nil {
+		r.handler.CaseFinished(rec)
+	}
+}
+
+// Candidate returns the final answer: the content of the last assistant output message,
+// else the response text. Structured content is compact JSON.
+func Candidate(resp *providers.Response) string {
+	for i := len(resp.OutputMessages) - 1; i >= 0; i-- {
+		m := resp.OutputMessages[i]
+		if m.Role != suite.RoleAssistant {
+			continue
+		}
+		switch m.Content.Kind {
+		case suite.ContentText:
+			return m.Content.Text
+		case suite.ContentStructured:
+			return string(m.Content.Structured)
+		case suite.ContentSegments:
+			var b strings.Builder
+			for _, s := range m.Content.Segments {
+				if s.Type == "text" {
+					if b.Len() > 0 {
+						b.WriteByte('\n')
+					}
+					b.WriteString(s.Value)
+				}
+			}
+			return b.String()
+		}
+	}
+	return resp.Text
+}
+
+// Trace summarises a response: tool calls by name, usage, cost and duration. It is nil
+// when the provider reported neither messages nor metrics.
+func Trace(resp *providers.Response) *results.TraceSummary {
+	if len(resp.OutputMessages) == 0 && resp.Usage == nil && resp.CostUSD == nil && resp.DurationMS == nil {
+		return nil
+	}
+	ts := &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
+	for _, m := range resp.OutputMessages {
+		if len(m.ToolCalls) == 0 {
+			continue
+		}
+		var calls []struct {
+			Tool string `json:"tool"`
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(m.ToolCalls, &calls) != nil {
+			continue
+		}
+		for _, c := range calls {
+			name := c.Tool
+			if name == "" {
+				name = c.Name
+			}
+			if name == "" {
+				continue
+			}
+			ts.EventCount++
+			ts.ToolCallsByName[name]++
+		}
+	}
+	for name := range ts.ToolCallsByName {
+		ts.ToolNames = append(ts.ToolNames, name)
+	}
+	sort.Strings(ts.ToolNames)
+	if u := resp.Usage; u != nil {
+		ts.TokenUsage = &results.TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
+	}
+	ts.CostUSD = resp.CostUSD
+	ts.DurationMS = resp.DurationMS
+	return ts
+}

@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/results"
+)
+
+// redactRecord removes secrets from every text a record carries, so no report, results
+// file or comment can leak a key a provider or script echoed back.
+func redactRecord(rec *results.Record, red *redact.Redactor) {
+	if red == nil || len(red.Secrets()) == 0 {
+		return
+	}
+	s := red.String
+	rec.CandidateAnswer = s(rec.CandidateAnswer)
+	rec.Reasoning = s(rec.Reasoning)
+	rec.Error = s(rec.Error)
+	redactList(rec.Hits, s)
+	redactList(rec.Misses, s)
+	rec.LMProviderRequest = red.Bytes(rec.LMProviderRequest)
+	rec.AgentProviderRequest = red.Bytes(rec.AgentProviderRequest)
+	rec.EvaluatorProviderRequest = red.Bytes(rec.EvaluatorProviderRequest)
+	for i := range rec.Warnings {
+		rec.Warnings[i].Message = s(rec.Warnings[i].Message)
+	}
+	redactEvaluators(rec.EvaluatorResults, red)
+}
+
+func redactEvaluators(rs []results.EvaluatorResult, red *redact.Redactor) {
+	for i := range rs {
+		e := &rs[i]
+		e.Reasoning = red.String(e.Reasoning)
+		e.Error = red.String(e.Error)
+		redactList(e.Hits, red.String)
+		redactList(e.Misses, red.String)
+		e.EvaluatorProviderRequest = red.Bytes(e.EvaluatorProviderRequest)
+		e.Details = red.Bytes(e.Details)
+		redactEvaluators(e.EvaluatorResults, red)
+	}
+}
+
+func redactList(l []string, s func(string) string) {
+	for i := range l {
+		l[i] = s(l[i])
+	}
+}
