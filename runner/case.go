@@ -31,6 +31,12 @@ func isTimeout(err error) bool {
 // runCase invokes the target (unless pre is an answer from a batch) and scores the answer.
 func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
 	start := time.Now()
+	// A bug in a provider or evaluator must cost one case, not the run.
+	defer func() {
+		if v := recover(); v != nil {
+			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
+		}
+	}()
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := providers.BuildRequest(j.Case, mode)
