@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Benchmarks agentv end to end on generated suites and prints wall time and peak RSS.
+#
+#   bench/run.sh [runs]        # default 5 runs per scenario; medians are reported
+#
+# Needs python3 and GNU time (/usr/bin/time). Suites come from ../shared/bench/gen.py
+# (AgentV-format YAML) when present, and from bench/jsonl.py (JSONL scale suite).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+out=bench/out
+gen=${GEN_PY:-../shared/bench/gen.py}
+mkdir -p "$out"
+go build -o "$out/agentv" .
+bin="$PWD/$out/agentv"
+
+if [ -f "$gen" ]; then
+  python3 "$gen" --out "$out/suites" --dialect v2 --modes llm,code_py,none --sizes 1000,5000 >/dev/null
+fi
+python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
+python3 bench/jsonl.py --out "$out/delay-1000" --n 1000 --delay-ms 50 --workers 64 >/dev/null
+
+# measure NAME DIR ARGS...: runs agentv `runs` times, prints median wall seconds and peak RSS.
+measure() {
+  local name=$1 dir=$2; shift 2
+  local walls=() rss=()
+  for _ in $(seq "$runs"); do
+    local t
+    t=$( { (cd "$dir" && /usr/bin/time -f '%e %M' "$bin" "$@" --out "$PWD/$out/r.jsonl" >/dev/null 2>/dev/null) ; } 2>&1 | tail -1)
+    walls+=("${t% *}"); rss+=("${t#* }")
+  done
+  python3 - "$name" "${walls[*]}" "${rss[*]}" <<'PY'
+import statistics, sys
+name, walls, rss = sys.argv[1], [float(x) for x in sys.argv[2].split()], [int(x) for x in sys.argv[3].split()]
+print(f"{name:32s} wall median {statistics.median(walls):7.3f}s (min {min(walls):.3f})  peak RSS median {statistics.median(rss)/1024:7.1f} MiB")
+PY
+}
+
+echo "agentv benchmarks, $runs runs each, $(nproc) cores"
+if [ -d "$out/suites" ]; then
+  measure "llm judge, 5000 cases (YAML)" "$out/suites/v2/llm-5000" eval eval.yaml
+  measure "default judge, 5000 cases" "$out/suites/v2/none-5000" eval eval.yaml
+  measure "validate 5000-case YAML" "$out/suites/v2/llm-5000" validate eval.yaml
+  measure "python code judge, 1000 cases" "$out/suites/v2/code_py-1000" eval eval.yaml --workers 2
+fi
+measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
+measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl
+echo "ideal for the delay scenario: 1000*0.050/64 = 0.781s"
