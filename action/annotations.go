@@ -1,0 +1,248 @@
+package action
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// Level is an annotation's severity.
+type Level string
+
+// Annotation levels, in rank order.
+const (
+	LevelError   Level = "error"
+	LevelWarning Level = "warning"
+	LevelNotice  Level = "notice"
+)
+
+func (l Level) rank() int {
+	switch l {
+	case LevelError:
+		return 0
+	case LevelWarning:
+		return 1
+	}
+	return 2
+}
+
+// MaxAnnotationsPerLevel is GitHub's per-step cap for workflow-command annotations: 10
+// errors, 10 warnings and 10 notices; the rest are silently dropped
+// (actions/toolkit docs/problem-matchers.md; ci-reporting.md "Annotations").
+const MaxAnnotationsPerLevel = 10
+
+// Annotation is a message attached to a file and line of the PR's diff.
+type Annotation struct {
+	Level   Level
+	File    string // workspace-relative, forward slashes
+	Line    int    // 1-based; 0: the whole file
+	EndLine int    // 1-based; 0: same as Line
+	Col     int    // 1-based; 0: unknown
+	Title   string
+	Message string
+}
+
+// Annotate writes annotations within the per-step caps: errors first, then warnings, then
+// notices, each in the order given. When some do not fit, it writes one notice saying how
+// many were left out and that the job summary lists them all (one notice slot is kept for
+// it). It returns how many annotations were left out. Call it once per step with
+// everything; the caps are counted across calls.
+func (c *Commands) Annotate(anns []Annotation) (dropped int) {
+	sorted := slices.Clone(anns)
+	slices.SortStableFunc(sorted, func(a, b Annotation) int { return cmp.Compare(a.Level.rank(), b.Level.rank()) })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	left := map[Level]int{}
+	for _, a := range sorted {
+		if a.Level.rank() == 2 {
+			a.Level = LevelNotice // unknown levels would be plain log lines
+		}
+		limit := MaxAnnotationsPerLevel
+		if a.Level == LevelNotice {
+			limit-- // the overflow notice's slot
+		}
+		if c.emitted[a.Level] >= limit {
+			left[a.Level]++
+			dropped++
+			continue
+		}
+		c.annotateLocked(a)
+	}
+	if dropped > 0 && !c.overflow && c.emitted[LevelNotice] < MaxAnnotationsPerLevel {
+		c.overflow = true
+		var parts []string
+		for _, l := range []Level{LevelError, LevelWarning, LevelNotice} {
+			if n := left[l]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s%s", n, l, plural(n)))
+			}
+		}
+		c.annotateLocked(Annotation{
+			Level: LevelNotice,
+			Title: "agentv: more annotations in the job summary",
+			Message: fmt.Sprintf("%d more %s (%s) not shown: GitHub shows at most %d errors, %d warnings and %d notices per step. The job summary lists every failing case and warning.",
+				dropped, pluralWord(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
+		})
+	}
+	return dropped
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// AnnotationOptions say how to map paths and how much model text to show.
+type AnnotationOptions struct {
+	Workspace string  // GITHUB_WORKSPACE; paths are made relative to it
+	WorkDir   string  // directory relative paths in diagnostics and records are relative to
+	Details   Details // DetailsNone: scores only, no judge text
+}
+
+func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Workspace, o.WorkDir, p) }
+
+// BuildAnnotations ranks everything worth annotating: configuration errors, errored
+// cases, failed cases (lowest score first), then configuration and template warnings
+// (diagnostics and the warnings records carry, each once).
+func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts AnnotationOptions) []Annotation {
+	var errs, warns []Annotation
+	seen := map[string]bool{}
+	addWarn := func(a Annotation) {
+		k := fmt.Sprintf("%s\x00%d\x00%d\x00%s", a.File, a.Line, a.Col, a.Message)
+		if !seen[k] {
+			seen[k] = true
+			warns = append(warns, a)
+		}
+	}
+	for _, a := range FromDiagnostics(diags, opts) {
+		if a.Level == LevelError {
+			errs = append(errs, a)
+		} else {
+			addWarn(a)
+		}
+	}
+	errs = append(errs, FromRecords(recs, opts)...)
+	for _, r := range recs {
+		for _, w := range r.Warnings {
+			addWarn(Annotation{
+				Level: LevelWarning, File: opts.path(w.File), Line: w.Line, Col: w.Col,
+				Title: warningTitle(w.Kind), Message: w.Message,
+			})
+		}
+	}
+	return append(errs, warns...)
+}
+
+func warningTitle(kind string) string {
+	if kind == "" {
+		return "agentv warning"
+	}
+	return "agentv warning: " + kind
+}
+
+// FromDiagnostics turns load and validation diagnostics into annotations, in position order.
+func FromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotation {
+	ds := slices.Clone(diags)
+	suite.SortDiagnostics(ds)
+	out := make([]Annotation, 0, len(ds))
+	for _, d := range ds {
+		a := Annotation{Level: LevelWarning, File: opts.path(d.File), Line: d.Line, Col: d.Col, Message: d.Message}
+		if d.IsError() {
+			a.Level = LevelError
+			a.Title = "agentv error"
+			if d.Kind != "" {
+				a.Title += ": " + d.Kind
+			}
+		} else {
+			a.Title = warningTitle(d.Kind)
+		}
+		if d.CaseID != "" {
+			a.Message = fmt.Sprintf("case %q: %s", d.CaseID, d.Message)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// maxMisses is how many judge misses a failed case's annotation lists.
+const maxMisses = 3
+
+// FromRecords annotates errored cases (in position order) and failed cases (lowest score
+// first) at their line in the eval file. Passing cases get none.
+func FromRecords(recs []results.Record, opts AnnotationOptions) []Annotation {
+	var errored, failed []results.Record
+	for _, r := range recs {
+		switch r.Verdict {
+		case results.VerdictError:
+			errored = append(errored, r)
+		case results.VerdictFail:
+			failed = append(failed, r)
+		}
+	}
+	byPos := func(a, b results.Record) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
+	}
+	slices.SortStableFunc(errored, byPos)
+	slices.SortStableFunc(failed, func(a, b results.Record) int { return cmp.Or(cmp.Compare(a.Score, b.Score), byPos(a, b)) })
+	out := make([]Annotation, 0, len(errored)+len(failed))
+	for _, r := range errored {
+		msg := r.Error
+		if msg == "" {
+			for _, e := range r.EvaluatorResults {
+				if e.Error != "" {
+					msg = fmt.Sprintf("evaluator %s: %s", e.Name, e.Error)
+					break
+				}
+			}
+		}
+		out = append(out, Annotation{
+			Level: LevelError, File: opts.path(r.File), Line: r.Line,
+			Title: fmt.Sprintf("eval case %s errored", r.EvalID), Message: msg,
+		})
+	}
+	for _, r := range failed {
+		out = append(out, Annotation{
+			Level: LevelError, File: opts.path(r.File), Line: r.Line,
+			Title:   fmt.Sprintf("eval case %s failed: score %.2f", r.EvalID, r.Score),
+			Message: failureMessage(r, opts.Details),
+		})
+	}
+	return out
+}
+
+func failureMessage(r results.Record, details Details) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "score %.3f", r.Score)
+	for _, e := range r.EvaluatorResults {
+		fmt.Fprintf(&b, "; %s %.3f", e.Name, e.Score)
+	}
+	if details == DetailsNone {
+		return b.String()
+	}
+	if len(r.Misses) > 0 {
+		b.WriteString("\nmisses:")
+		for i, m := range r.Misses {
+			if i == maxMisses {
+				fmt.Fprintf(&b, "\n- and %d more", len(r.Misses)-maxMisses)
+				break
+			}
+			b.WriteString("\n- " + m)
+		}
+	}
+	if r.Reasoning != "" {
+		b.WriteString("\nreasoning: " + sanitize(r.Reasoning, 600))
+	}
+	return b.String()
+}

@@ -1,0 +1,179 @@
+package action
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/agentv/action/internal/redact"
+)
+
+// Commands writes workflow commands (::add-mask::, ::group::, annotations) to the step's
+// log. It is safe for concurrent use: secrets can be registered from any goroutine.
+// Write errors never panic (go-githubactions' IssueCommand does); the first is kept in Err.
+type Commands struct {
+	mu     sync.Mutex
+	w      io.Writer
+	redact *redact.Redactor
+	err    error
+	// annotations emitted so far in this step, per level, for the platform caps
+	emitted  map[Level]int
+	overflow bool // the "N more" notice was written
+}
+
+// NewCommands returns a writer of workflow commands to w (the step's stdout). With a
+// non-nil redactor every secret it knows, and every secret added to it later, is masked
+// with ::add-mask:: the moment it is added, and every title and message written is
+// redacted.
+func NewCommands(w io.Writer, r *redact.Redactor) *Commands {
+	c := &Commands{w: w, redact: r, emitted: map[Level]int{}}
+	r.OnAdd(c.AddMask)
+	return c
+}
+
+// Err returns the first error writing to the log, if any.
+func (c *Commands) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *Commands) issue(cmd *githubactions.Command) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeLocked(cmd.String() + "\n")
+}
+
+func (c *Commands) writeLocked(s string) {
+	if _, err := io.WriteString(c.w, s); err != nil && c.err == nil {
+		c.err = fmt.Errorf("could not write workflow command: %w", err)
+	}
+}
+
+// AddMask tells the runner to mask value in all later log output. A multi-line value is
+// also masked line by line, as the runner matches masks within single lines.
+func (c *Commands) AddMask(value string) {
+	if strings.TrimSpace(value) == "" {
+		return
+	}
+	c.issue(&githubactions.Command{Name: "add-mask", Message: value})
+	if strings.ContainsAny(value, "\r\n") {
+		for _, line := range strings.FieldsFunc(value, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if line = strings.TrimSpace(line); len(line) >= 4 {
+				c.issue(&githubactions.Command{Name: "add-mask", Message: line})
+			}
+		}
+	}
+}
+
+// Group starts a collapsible section of the log; close it with EndGroup.
+func (c *Commands) Group(title string) {
+	c.issue(&githubactions.Command{Name: "group", Message: c.clean(title, maxTitle)})
+}
+
+// EndGroup ends the section started by Group.
+func (c *Commands) EndGroup() { c.issue(&githubactions.Command{Name: "endgroup"}) }
+
+// Debug writes a message shown only when step debug logging is on.
+func (c *Commands) Debug(msg string) {
+	c.issue(&githubactions.Command{Name: "debug", Message: c.clean(msg, maxMessage)})
+}
+
+// Lengths beyond which annotation text is cut; the summary holds the full story.
+const (
+	maxTitle   = 200
+	maxMessage = 4000
+)
+
+// clean redacts s, removes ANSI sequences and control characters other than newline and
+// tab, and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs
+// into the log. Newlines survive: the command encoding escapes them.
+func (c *Commands) clean(s string, maxRunes int) string {
+	return sanitize(c.redact.String(s), maxRunes)
+}
+
+func sanitize(s string, maxRunes int) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b { // ESC: skip a CSI/OSC sequence or a two-byte escape
+			i = skipEscape(s, i)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			r = '\uFFFD'
+		case r == '\n' || r == '\t':
+		case r == '\r':
+			continue
+		case unicode.IsControl(r):
+			continue
+		}
+		if n == maxRunes {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// skipEscape returns the index after the escape sequence starting at s[i] == ESC.
+func skipEscape(s string, i int) int {
+	i++
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[': // CSI: parameters and intermediates, then a final byte 0x40–0x7e
+		for i++; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return i
+	case ']': // OSC: up to BEL or ST (ESC \)
+		for i++; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return i
+	}
+	return i + 1
+}
+
+// annotate writes one annotation without looking at the caps.
+func (c *Commands) annotateLocked(a Annotation) {
+	props := githubactions.CommandProperties{}
+	if a.File != "" {
+		props["file"] = c.clean(a.File, 1000)
+		if a.Line > 0 {
+			props["line"] = strconv.Itoa(a.Line)
+			if a.EndLine >= a.Line {
+				props["endLine"] = strconv.Itoa(a.EndLine)
+			}
+			if a.Col > 0 {
+				props["col"] = strconv.Itoa(a.Col)
+			}
+		}
+	}
+	if t := strings.ReplaceAll(c.clean(a.Title, maxTitle), "\n", " "); t != "" {
+		props["title"] = t
+	}
+	cmd := githubactions.Command{Name: string(a.Level), Message: c.clean(a.Message, maxMessage), Properties: props}
+	c.writeLocked(cmd.String() + "\n")
+	c.emitted[a.Level]++
+}

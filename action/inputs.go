@@ -1,0 +1,307 @@
+package action
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/gate"
+)
+
+// CommentMode says when the sticky PR comment is posted.
+type CommentMode string
+
+// Comment modes. None of them comments on a non-PR event.
+const (
+	// CommentAuto posts when the outcome is not pass or there are warnings, and always
+	// keeps an existing comment current (so a fixed PR's comment turns green).
+	CommentAuto CommentMode = "auto"
+	// CommentAlways posts on every run.
+	CommentAlways CommentMode = "always"
+	// CommentOnFailure posts only when the outcome is not pass, and still updates an
+	// existing comment.
+	CommentOnFailure CommentMode = "on-failure"
+	// CommentOff never comments.
+	CommentOff CommentMode = "off"
+)
+
+// ParseCommentMode parses the comment input.
+func ParseCommentMode(s string) (CommentMode, error) {
+	switch m := CommentMode(strings.ToLower(s)); m {
+	case CommentAuto, CommentAlways, CommentOnFailure, CommentOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown value %q (want auto, always, on-failure or off)", s)
+}
+
+// Details says how much model text reports show.
+type Details string
+
+// Detail levels (CONTRACT §5).
+const (
+	DetailsFailures Details = "failures" // excerpts for failed and errored cases
+	DetailsAll      Details = "all"
+	DetailsNone     Details = "none"
+)
+
+// ParseDetails parses the details input.
+func ParseDetails(s string) (Details, error) {
+	switch d := Details(strings.ToLower(s)); d {
+	case DetailsFailures, DetailsAll, DetailsNone:
+		return d, nil
+	}
+	return "", fmt.Errorf("unknown value %q (want failures, all or none)", s)
+}
+
+// Mode says whether the Action runs evals or only reports on a results file.
+type Mode string
+
+// Modes.
+const (
+	ModeRun    Mode = "run"
+	ModeReport Mode = "report" // render reports and outputs from `results`, run nothing
+)
+
+// ParseMode parses the mode input.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(s)); m {
+	case ModeRun, ModeReport:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown value %q (want run or report)", s)
+}
+
+// Input defaults, the same as in action.yml (a binary run without the runner's INPUT_*
+// variables behaves like the Action with no `with:`).
+const (
+	DefaultResultsDir    = "agentv-results"
+	DefaultTimeout       = 120 * time.Second
+	DefaultMaxRetries    = 2
+	DefaultCaseThreshold = 0.8
+)
+
+// Inputs are the Action's inputs (action.yml), parsed and validated.
+type Inputs struct {
+	Evals          []string      // paths or globs, from a newline- or comma-separated list
+	Targets        string        // targets.yaml path; "" searches from the eval files up
+	Target         string        // overrides every case's target
+	JudgeTarget    string        // overrides the judge target
+	MaxConcurrency int           // workers per target; 0: the target's `workers`, else 1
+	EvalID         string        // run only cases whose id matches (exact or glob)
+	Timeout        time.Duration // per target invocation
+	MaxRetries     int           // retries of a timed-out invocation
+	MinScore       *float64      // minimum mean score in [0, 1]; nil: unset
+	CaseThreshold  float64       // a case passes at score >= this, in [0, 1]
+	MaxFailures    int
+	MaxErrors      int
+	FailOnSkip     bool // a skipped run (fork without secrets) exits 1
+	Comment        CommentMode
+	CommentKey     string // separates comments of matrix legs or several steps in one job
+	Details        Details
+	GitHubToken    string // secret: register it on the redactor
+	ResultsDir     string // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
+	WorkDir        string // working-directory input; "" is the workspace
+	Mode           Mode
+	Results        string // results file to report on (mode report); default <ResultsDir>/results.jsonl
+	PRNumber       int    // pr-number: the PR to comment on when the event names none (workflow_run)
+	DryRun         bool
+	Verbose        bool
+}
+
+// Gate returns the gate thresholds the inputs set.
+func (in Inputs) Gate() gate.Options {
+	return gate.Options{
+		CaseThreshold: in.CaseThreshold,
+		MinScore:      in.MinScore,
+		MaxFailures:   in.MaxFailures,
+		MaxErrors:     in.MaxErrors,
+	}
+}
+
+// InputError is an invalid input value; Name is the input as written in `with:`.
+type InputError struct {
+	Name  string
+	Value string
+	Err   error
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Name, e.Err) }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Input returns the value of an Action input as the runner passes it: INPUT_ plus the
+// name upper-cased with hyphens kept (INPUT_MAX-CONCURRENCY), also accepting underscores
+// (INPUT_MAX_CONCURRENCY, as a shell or `env:` can set it), trimmed.
+func Input(getenv func(string) string, name string) string {
+	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+	if v := strings.TrimSpace(getenv(key)); v != "" {
+		return v
+	}
+	if alt := strings.ReplaceAll(key, "-", "_"); alt != key {
+		return strings.TrimSpace(getenv(alt))
+	}
+	return ""
+}
+
+// ParseInputs reads and validates every input. Invalid values leave the default in place
+// and are returned as *InputError values, all of them, naming the input.
+func ParseInputs(getenv func(string) string) (Inputs, []error) {
+	p := inputParser{getenv: getenv}
+	in := Inputs{
+		Evals:         splitList(p.str("evals")),
+		Targets:       p.str("targets"),
+		Target:        p.str("target"),
+		JudgeTarget:   p.str("judge-target"),
+		EvalID:        p.str("eval-id"),
+		CommentKey:    p.str("comment-key"),
+		GitHubToken:   p.str("github-token"),
+		ResultsDir:    p.str("results-dir"),
+		WorkDir:       p.str("working-directory"),
+		Results:       p.str("results"),
+		Timeout:       DefaultTimeout,
+		MaxRetries:    DefaultMaxRetries,
+		CaseThreshold: DefaultCaseThreshold,
+		Comment:       CommentAuto,
+		Details:       DetailsFailures,
+		Mode:          ModeRun,
+	}
+	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
+	p.duration("timeout", &in.Timeout)
+	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
+	if v, ok := p.unitFloat("min-score"); ok {
+		in.MinScore = &v
+	}
+	if v, ok := p.unitFloat("case-threshold"); ok {
+		in.CaseThreshold = v
+	}
+	p.intIn("max-failures", &in.MaxFailures, 0, math.MaxInt32, "0 or more")
+	p.intIn("max-errors", &in.MaxErrors, 0, math.MaxInt32, "0 or more")
+	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
+	p.boolean("fail-on-skip", &in.FailOnSkip)
+	p.boolean("dry-run", &in.DryRun)
+	p.boolean("verbose", &in.Verbose)
+	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
+	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
+	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	if in.Comment == "" {
+		in.Comment = CommentAuto
+	}
+	if in.Details == "" {
+		in.Details = DetailsFailures
+	}
+	if in.Mode == "" {
+		in.Mode = ModeRun
+	}
+	if in.ResultsDir == "" {
+		in.ResultsDir = DefaultResultsDir
+	}
+	if in.Results == "" && in.Mode == ModeReport {
+		in.Results = path.Join(in.ResultsDir, "results.jsonl")
+	}
+	if in.Mode == ModeRun && len(in.Evals) == 0 {
+		p.fail("evals", "", fmt.Errorf("is required when mode is run: list eval files or globs, one per line"))
+	}
+	return in, p.errs
+}
+
+type inputParser struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (p *inputParser) str(name string) string { return Input(p.getenv, name) }
+
+func (p *inputParser) fail(name, value string, err error) {
+	p.errs = append(p.errs, &InputError{Name: name, Value: value, Err: err})
+}
+
+func (p *inputParser) intIn(name string, dst *int, lo, hi int, want string) {
+	s := p.str(name)
+	if s == "" {
+		return
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		p.fail(name, s, fmt.Errorf("invalid value %q: want an integer, %s", s, want))
+		return
+	}
+	*dst = n
+}
+
+func (p *inputParser) unitFloat(name string) (float64, bool) {
+	s := p.str(name)
+	if s == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
+		return 0, false
+	}
+	return v, true
+}
+
+// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m").
+func (p *inputParser) duration(name string, dst *time.Duration) {
+	s := p.str(name)
+	if s == "" {
+		return
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(secs) || secs > float64(math.MaxInt64/int64(time.Second)) {
+			secs = -1
+		}
+		d = time.Duration(secs * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		d = -1
+	}
+	if d <= 0 {
+		p.fail(name, s, fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", s))
+		return
+	}
+	*dst = d
+}
+
+// boolean accepts the YAML 1.2 core spellings the toolkit's getBooleanInput takes, in any
+// case, plus yes/no, on/off and 1/0.
+func (p *inputParser) boolean(name string, dst *bool) {
+	s := p.str(name)
+	switch strings.ToLower(s) {
+	case "":
+		return
+	case "true", "yes", "on", "1":
+		*dst = true
+	case "false", "no", "off", "0":
+		*dst = false
+	default:
+		p.fail(name, s, fmt.Errorf("invalid value %q: want true or false", s))
+	}
+}
+
+func (p *inputParser) enum(name string, parse func(string) error) {
+	s := p.str(name)
+	if s == "" {
+		return
+	}
+	if err := parse(s); err != nil {
+		p.fail(name, s, err)
+	}
+}
+
+// splitList splits a newline- or comma-separated list, trimming items and dropping blanks.
+func splitList(s string) []string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' })
+	out := make([]string, 0, len(f))
+	for _, item := range f {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package action
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/agentv/action/gate"
+)
+
+// Output is one step output.
+type Output struct {
+	Name  string
+	Value string
+}
+
+// Outputs writes step outputs to the GITHUB_OUTPUT file command. Each value goes in a
+// heredoc whose delimiter is drawn at random for that value and drawn again if the value
+// contains it, so model text can never end a value early and forge another output (the
+// fixed delimiter of go-githubactions' SetOutput allows exactly that; ci-reporting.md
+// must-not-do 8). Never use SetOutput with untrusted text.
+type Outputs struct {
+	Path string    // GITHUB_OUTPUT; "" (a local run) makes writes a no-op
+	Rand io.Reader // delimiter randomness; nil: crypto/rand
+}
+
+// maxDelimiterDraws bounds redraws; a collision with 128 random bits means the reader is broken.
+const maxDelimiterDraws = 8
+
+// Set writes one output.
+func (o Outputs) Set(name, value string) error { return o.SetAll([]Output{{name, value}}) }
+
+// SetAll writes outputs in one append, so a failure leaves none of them half-written.
+func (o Outputs) SetAll(outs []Output) error {
+	if o.Path == "" {
+		return nil
+	}
+	var b strings.Builder
+	for _, out := range outs {
+		if !validOutputName(out.Name) {
+			return fmt.Errorf("could not set output %q: names are letters, digits, _ and -", out.Name)
+		}
+		delim, err := o.delimiter(out.Value)
+		if err != nil {
+			return fmt.Errorf("could not set output %s: %w", out.Name, err)
+		}
+		b.WriteString(out.Name + "<<" + delim + "\n" + out.Value + "\n" + delim + "\n")
+	}
+	return appendFile(o.Path, b.String())
+}
+
+func (o Outputs) delimiter(value string) (string, error) {
+	r := o.Rand
+	if r == nil {
+		r = rand.Reader
+	}
+	buf := make([]byte, 16)
+	for range maxDelimiterDraws {
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return "", fmt.Errorf("could not draw a delimiter: %w", err)
+		}
+		d := "ghadelimiter_" + hex.EncodeToString(buf)
+		if !strings.Contains(value, d) {
+			return d, nil
+		}
+	}
+	return "", errors.New("could not draw a delimiter that the value does not contain")
+}
+
+func validOutputName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// appendFile appends s to a runner file command in one write.
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("could not open %s: %w", path, err)
+	}
+	_, werr := f.WriteString(s)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		return fmt.Errorf("could not write %s: %w", path, err)
+	}
+	return nil
+}
+
+// RunOutputs are the Action's outputs (CONTRACT §5, action.yml).
+type RunOutputs struct {
+	Outcome   gate.Outcome
+	Total     int
+	Passed    int
+	Failed    int
+	Errors    int
+	Skipped   int
+	MeanScore float64 // 0–1
+	PassRate  float64 // 0–1
+	// Paths are workspace-relative (see WorkspacePath).
+	ResultsPath string
+	JUnitPath   string
+	SummaryPath string
+	CommentURL  string // "" when no comment was posted or updated
+}
+
+// Pairs returns the outputs in action.yml's order, scores with four decimals.
+func (r RunOutputs) Pairs() []Output {
+	f4 := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+	return []Output{
+		{"outcome", string(r.Outcome)},
+		{"total", strconv.Itoa(r.Total)},
+		{"passed", strconv.Itoa(r.Passed)},
+		{"failed", strconv.Itoa(r.Failed)},
+		{"errors", strconv.Itoa(r.Errors)},
+		{"skipped", strconv.Itoa(r.Skipped)},
+		{"mean-score", f4(r.MeanScore)},
+		{"pass-rate", f4(r.PassRate)},
+		{"results-path", r.ResultsPath},
+		{"junit-path", r.JUnitPath},
+		{"summary-path", r.SummaryPath},
+		{"comment-url", r.CommentURL},
+	}
+}
+
+// MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole
+// summary ("upload aborted, supports content up to a size of 1024k"; ci-reporting.md).
+const MaxSummaryBytes = 1 << 20
+
+// ErrSummaryTooLarge is returned when an append would push the step summary over
+// MaxSummaryBytes; nothing is written then, so what is already there survives.
+var ErrSummaryTooLarge = errors.New("step summary would exceed 1 MiB")
+
+// Summary appends Markdown to the GITHUB_STEP_SUMMARY file command.
+type Summary struct {
+	Path string // GITHUB_STEP_SUMMARY; "" (a local run) makes writes a no-op
+}
+
+// Append adds markdown to the step summary, refusing to go over MaxSummaryBytes.
+func (s Summary) Append(markdown string) error {
+	if s.Path == "" {
+		return nil
+	}
+	if markdown != "" && !strings.HasSuffix(markdown, "\n") {
+		markdown += "\n"
+	}
+	var have int64
+	if fi, err := os.Stat(s.Path); err == nil {
+		have = fi.Size()
+	}
+	if have+int64(len(markdown)) > MaxSummaryBytes {
+		return fmt.Errorf("could not append %d bytes to the step summary (%d bytes already): %w", len(markdown), have, ErrSummaryTooLarge)
+	}
+	return appendFile(s.Path, markdown)
+}

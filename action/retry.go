@@ -1,0 +1,149 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// retryTransport retries GitHub API requests that were refused for a while: rate limits
+// (429, or 403 with x-ratelimit-remaining 0, Retry-After, or a secondary-rate-limit
+// message) for every method, server errors and lost connections only for idempotent
+// methods (a POST that got a 5xx may have created the comment; Upsert looks again
+// instead). Waits honour Retry-After and x-ratelimit-reset, and are bounded: a wait longer
+// than maxWait, or past the total budget, returns the last response as it is.
+type retryTransport struct {
+	base     http.RoundTripper
+	sleep    func(ctx context.Context, d time.Duration) error
+	now      func() time.Time
+	attempts int           // tries per request, the first included
+	maxWait  time.Duration // longest single wait accepted
+	budget   time.Duration // total waiting per request
+}
+
+// Retry defaults: a comment is not worth holding a CI job for minutes.
+const (
+	defaultAttempts     = 3
+	defaultMaxWait      = 60 * time.Second
+	defaultRetryBudget  = 90 * time.Second
+	defaultBackoff      = time.Second
+	secondaryLimitWait  = 60 * time.Second // GitHub: "wait at least one minute" without Retry-After
+	maxErrorBodyPeek    = 64 << 10
+	headerRetryAfter    = "Retry-After"
+	headerRateRemaining = "X-Ratelimit-Remaining"
+	headerRateReset     = "X-Ratelimit-Reset"
+)
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var waited time.Duration
+	for attempt := 1; ; attempt++ {
+		r := req
+		if attempt > 1 {
+			r = req.Clone(req.Context())
+			if req.GetBody != nil {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				r.Body = body
+			}
+		}
+		resp, err := t.base.RoundTrip(r)
+		wait, retry := t.decide(req.Method, resp, err, attempt)
+		rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+		if !retry || !rewindable || req.Context().Err() != nil || attempt >= t.attempts || wait > t.maxWait || waited+wait > t.budget {
+			return resp, err
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBodyPeek))
+			resp.Body.Close()
+		}
+		if err := t.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		waited += wait
+	}
+}
+
+// decide says whether to retry and after how long.
+func (t *retryTransport) decide(method string, resp *http.Response, err error, attempt int) (time.Duration, bool) {
+	backoff := defaultBackoff << (attempt - 1)
+	idempotent := method != http.MethodPost
+	if err != nil {
+		return backoff, idempotent
+	}
+	switch code := resp.StatusCode; {
+	case code == http.StatusTooManyRequests || code == http.StatusForbidden:
+		if d, ok := retryAfter(resp.Header, t.now()); ok {
+			return d, true
+		}
+		if resp.Header.Get(headerRateRemaining) == "0" {
+			if d, ok := untilReset(resp.Header, t.now()); ok {
+				return d, true
+			}
+			return secondaryLimitWait, true
+		}
+		if code == http.StatusTooManyRequests || secondaryLimitBody(resp) {
+			return secondaryLimitWait, true
+		}
+	case code == http.StatusInternalServerError, code == http.StatusBadGateway,
+		code == http.StatusServiceUnavailable, code == http.StatusGatewayTimeout:
+		if d, ok := retryAfter(resp.Header, t.now()); ok {
+			return d, idempotent
+		}
+		return backoff, idempotent
+	}
+	return 0, false
+}
+
+// retryAfter reads Retry-After as seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get(headerRetryAfter))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// untilReset reads x-ratelimit-reset (Unix seconds) and waits a second past it.
+func untilReset(h http.Header, now time.Time) (time.Duration, bool) {
+	secs, err := strconv.ParseInt(strings.TrimSpace(h.Get(headerRateReset)), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return max(time.Unix(secs, 0).Sub(now), 0) + time.Second, true
+}
+
+// secondaryLimitBody peeks at a 403 body for GitHub's secondary-rate-limit message and
+// puts the body back for go-github to parse.
+func secondaryLimitBody(resp *http.Response) bool {
+	if resp.Body == nil {
+		return false
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyPeek))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	s := strings.ToLower(string(data))
+	return strings.Contains(s, "secondary rate limit") || strings.Contains(s, "abuse")
+}
