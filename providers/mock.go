@@ -1,0 +1,114 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// MockAnswer is AgentV's canned mock and dry-run answer.
+const MockAnswer = `{"answer":"Mock dry-run response"}`
+
+func init() { register(KindMock, newMock) }
+
+// mockProvider answers every request with a fixed response after an optional delay,
+// without any network. The dry-run mock also answers judge requests with a verdict.
+type mockProvider struct {
+	target   *Target
+	response string
+	delay    time.Duration // fixed delay; used when delayMax is 0
+	delayMin time.Duration
+	delayMax time.Duration // > 0: a random delay in [delayMin, delayMax]
+	judge    bool          // answer requests with a SystemPrompt (judge calls) with mockVerdict
+}
+
+// mockVerdict is a valid LLM-judge verdict of score 1 (dry run: the pipeline runs end to end).
+const mockVerdict = `{"score":1,"hits":["dry run"],"misses":[],"reasoning":"dry-run judge"}`
+
+// newMock reads `response` (a string; a map or list is sent as JSON), `delay_ms`, or
+// `delay_min_ms`..`delay_max_ms` for a random delay.
+func newMock(t *Target, _ Options) (Provider, error) {
+	m := &mockProvider{target: t, response: MockAnswer}
+	if s, ok := t.Raw("response"); ok {
+		switch v := s.Value.(type) {
+		case map[string]any, []any:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, t.Error("response", "cannot encode as JSON: %v", err)
+			}
+			m.response = string(b)
+		default:
+			r, _, err := t.String("response")
+			if err != nil {
+				return nil, err
+			}
+			m.response = r
+		}
+	}
+	ms := func(key string) (time.Duration, bool, error) {
+		v, ok, err := t.Int(key)
+		if err != nil {
+			return 0, ok, err
+		}
+		if v < 0 {
+			return 0, ok, t.Error(key, "want a number of milliseconds >= 0, got %d", v)
+		}
+		return time.Duration(v) * time.Millisecond, ok, nil
+	}
+	var err error
+	var hasDelay, hasMin, hasMax bool
+	if m.delay, hasDelay, err = ms("delay_ms"); err != nil {
+		return nil, err
+	}
+	if m.delayMin, hasMin, err = ms("delay_min_ms"); err != nil {
+		return nil, err
+	}
+	if m.delayMax, hasMax, err = ms("delay_max_ms"); err != nil {
+		return nil, err
+	}
+	switch {
+	case hasDelay && (hasMin || hasMax):
+		return nil, t.Error("delay_ms", "set either delay_ms or delay_min_ms..delay_max_ms, not both")
+	case hasMin && !hasMax:
+		return nil, t.Error("delay_min_ms", "needs delay_max_ms too (a random delay in delay_min_ms..delay_max_ms)")
+	case m.delayMax < m.delayMin:
+		return nil, t.Error("delay_max_ms", "must be at least delay_min_ms (%d)", m.delayMin.Milliseconds())
+	}
+	return m, nil
+}
+
+func (m *mockProvider) Target() *Target { return m.target }
+
+// Invoke waits for the delay (returning early with ctx's error when ctx ends first) and answers.
+func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	d := m.delay
+	if m.delayMax > 0 {
+		d = m.delayMin + time.Duration(rand.Int64N(int64(m.delayMax-m.delayMin)+1))
+	}
+	if err := mockWait(ctx, d); err != nil {
+		return nil, fmt.Errorf("mock target %q: %w", m.target.Name, err)
+	}
+	if m.judge && req != nil && req.SystemPrompt != "" {
+		return &Response{Text: mockVerdict}, nil
+	}
+	return &Response{Text: m.response}, nil
+}
+
+func mockWait(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}

@@ -1,0 +1,301 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentv/action/suite"
+)
+
+// BuildRequest formats a case for a provider as AgentV 2.5 does (reference §1.9): the
+// question (flat, or with `@[Role]:` markers for multi-turn input), the guidelines block,
+// and the chat prompt for role-marker input. In ModeLM file contents are embedded as
+// `<file path="...">` blocks; in ModeAgent files are referenced as `<file: path="...">`.
+func BuildRequest(c *suite.Case, mode Mode) *Request {
+	req := &Request{
+		EvalID:         c.ID,
+		GuidelinePaths: c.GuidelinePaths,
+		InputFiles:     c.InputFiles,
+		Files:          requestDedupe(c.FilePaths()),
+		Guidelines:     requestGuidelines(c),
+	}
+	if c.Suite != nil {
+		req.Dir = c.Suite.Dir
+	}
+	segs := make([][]requestSeg, len(c.Input))
+	for i := range c.Input {
+		segs[i] = requestSegments(&c.Input[i])
+	}
+	if !requestRoleMarkers(c.Input, segs) {
+		var parts []string
+		for _, ms := range segs {
+			for _, s := range ms {
+				if s.kind == segGuidelineRef {
+					continue // its contents are in Guidelines
+				}
+				if f := strings.TrimSpace(s.format(mode)); f != "" {
+					parts = append(parts, f)
+				}
+			}
+		}
+		req.Question = strings.Join(parts, "\n\n")
+		return req
+	}
+	var blocks []string
+	for i, m := range c.Input {
+		if !requestVisible(segs[i]) {
+			continue
+		}
+		var parts []string
+		for _, s := range segs[i] {
+			if f := s.format(mode); f != "" {
+				parts = append(parts, f)
+			}
+		}
+		if len(parts) > 0 {
+			blocks = append(blocks, "@["+requestRoleLabel(m.Role)+"]:\n"+strings.Join(parts, "\n"))
+		}
+	}
+	req.Question = strings.Join(blocks, "\n\n")
+	req.Chat = requestChat(c.Input, segs, req.Guidelines, mode)
+	return req
+}
+
+// RequestRecord is the request as the results record shows it: `lm_provider_request`
+// ({question, guidelines} or {chat_prompt}) in ModeLM, `agent_provider_request`
+// ({question, guideline_paths}) in ModeAgent. HTML characters are not escaped.
+func RequestRecord(req *Request, mode Mode) json.RawMessage {
+	var v any
+	switch {
+	case mode == ModeAgent:
+		paths := req.GuidelinePaths
+		if paths == nil {
+			paths = []string{}
+		}
+		v = struct {
+			Question       string   `json:"question"`
+			GuidelinePaths []string `json:"guideline_paths"`
+		}{req.Question, paths}
+	case len(req.Chat) > 0:
+		v = struct {
+			ChatPrompt []ChatMessage `json:"chat_prompt"`
+		}{req.Chat}
+	default:
+		v = struct {
+			Question   string `json:"question"`
+			Guidelines string `json:"guidelines"`
+		}{req.Question, req.Guidelines}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings and slices of strings always encode
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+type requestSegKind uint8
+
+const (
+	segText requestSegKind = iota
+	segFile
+	segGuidelineRef
+)
+
+// requestSeg is one piece of a message after file resolution (AgentV's processed segment).
+type requestSeg struct {
+	kind requestSegKind
+	text string // text value, or file contents
+	path string // file display path, or the guideline reference as written
+}
+
+// format renders a segment; "" means it shows nothing.
+func (s requestSeg) format(mode Mode) string {
+	switch s.kind {
+	case segText:
+		return s.text
+	case segGuidelineRef:
+		return "<Attached: " + s.path + ">"
+	}
+	if mode == ModeAgent {
+		return `<file: path="` + s.path + `">`
+	}
+	if s.text == "" {
+		return ""
+	}
+	return requestFileBlock(s.path, s.text)
+}
+
+func requestFileBlock(name, content string) string {
+	return `<file path="` + name + `">` + "\n" + strings.TrimSpace(content) + "\n</file>"
+}
+
+// requestSegments processes a message's content: blank text dropped, guideline files
+// become references, unresolved files vanish, structured content is pretty JSON.
+func requestSegments(m *suite.Message) []requestSeg {
+	var out []requestSeg
+	switch m.Content.Kind {
+	case suite.ContentText:
+		if strings.TrimSpace(m.Content.Text) != "" {
+			out = append(out, requestSeg{kind: segText, text: m.Content.Text})
+		}
+	case suite.ContentStructured:
+		var b bytes.Buffer
+		if json.Indent(&b, m.Content.Structured, "", "  ") == nil && strings.TrimSpace(b.String()) != "" {
+			out = append(out, requestSeg{kind: segText, text: b.String()})
+		}
+	case suite.ContentSegments:
+		for _, s := range m.Content.Segments {
+			switch s.Type {
+			case "text":
+				if strings.TrimSpace(s.Value) != "" {
+					out = append(out, requestSeg{kind: segText, text: s.Value})
+				}
+			case "file":
+				switch {
+				case s.Value == "":
+				case s.Guideline:
+					out = append(out, requestSeg{kind: segGuidelineRef, path: s.Value})
+				case s.Resolved != "":
+					path := s.Path
+					if path == "" {
+						path = strings.TrimLeft(s.Value, `/\`)
+					}
+					out = append(out, requestSeg{kind: segFile, text: s.FileText, path: path})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// requestVisible reports text or non-blank file contents (guideline references don't count).
+func requestVisible(segs []requestSeg) bool {
+	for _, s := range segs {
+		if s.kind != segGuidelineRef && strings.TrimSpace(s.text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// requestRoleMarkers: any assistant or tool message, or more than one message with
+// visible content, makes the input a conversation.
+func requestRoleMarkers(msgs []suite.Message, segs [][]requestSeg) bool {
+	visible := 0
+	for i, m := range msgs {
+		if m.Role == suite.RoleAssistant || m.Role == suite.RoleTool {
+			return true
+		}
+		if requestVisible(segs[i]) {
+			visible++
+		}
+	}
+	return visible > 1
+}
+
+func requestRoleLabel(role string) string {
+	if role == "" {
+		return ""
+	}
+	return strings.ToUpper(role[:1]) + role[1:]
+}
+
+// requestChat builds the multi-turn prompt: one system entry (guidelines block plus the
+// leading system messages), then one entry per message; a system or tool message later in
+// the conversation becomes an assistant entry marked `@[System]:` / `@[Tool]:`.
+func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, mode Mode) []ChatMessage {
+	var system []string
+	if g := strings.TrimSpace(guidelines); g != "" {
+		system = append(system, "[[ ## Guidelines ## ]]\n\n"+g)
+	}
+	start := 0
+	for ; start < len(msgs) && msgs[start].Role == suite.RoleSystem; start++ {
+		var parts []string
+		for _, s := range segs[start] {
+			if f := s.format(mode); f != "" {
+				parts = append(parts, f)
+			}
+		}
+		if len(parts) > 0 {
+			system = append(system, strings.Join(parts, "\n"))
+		}
+	}
+	var out []ChatMessage
+	if len(system) > 0 {
+		out = append(out, ChatMessage{Role: suite.RoleSystem, Content: strings.Join(system, "\n\n")})
+	}
+	for i := start; i < len(msgs); i++ {
+		role, marker := msgs[i].Role, ""
+		switch role {
+		case suite.RoleSystem:
+			role, marker = suite.RoleAssistant, "@[System]:"
+		case suite.RoleTool:
+			role, marker = suite.RoleAssistant, "@[Tool]:"
+		}
+		var parts []string
+		for _, s := range segs[i] {
+			if s.kind == segGuidelineRef {
+				continue
+			}
+			if f := s.format(mode); f != "" {
+				parts = append(parts, f)
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		if marker != "" {
+			parts = append([]string{marker}, parts...)
+		}
+		out = append(out, ChatMessage{Role: role, Content: strings.Join(parts, "\n")})
+	}
+	return out
+}
+
+// requestGuidelines is every guideline file's trimmed contents as a `<file path="BASENAME">`
+// block, blocks separated by a blank line. Contents come from the loaded segments; a file
+// no segment carries is read from disk, and an unreadable one is left out.
+func requestGuidelines(c *suite.Case) string {
+	if len(c.GuidelinePaths) == 0 {
+		return ""
+	}
+	blocks := make([]string, 0, len(c.GuidelinePaths))
+	for _, p := range c.GuidelinePaths {
+		text, ok := requestFileText(c, p)
+		if !ok {
+			continue
+		}
+		blocks = append(blocks, requestFileBlock(filepath.Base(p), text))
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+func requestFileText(c *suite.Case, abs string) (string, bool) {
+	for _, m := range c.Input {
+		for _, s := range m.Content.Segments {
+			if s.Type == "file" && s.Resolved == abs {
+				return s.FileText, true
+			}
+		}
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", false
+	}
+	return strings.ReplaceAll(string(b), "\r\n", "\n"), true
+}
+
+func requestDedupe(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

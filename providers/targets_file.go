@@ -1,0 +1,631 @@
+package providers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/suite"
+)
+
+// TargetsFile is a loaded targets.yaml. Loading never stops at the first problem: every
+// invalid entry or setting becomes a positioned Diagnostic and the other targets still load.
+type TargetsFile struct {
+	Path        string // as shown to users: relative to the working directory when inside it
+	Abs         string // absolute path
+	Targets     []*Target
+	Diagnostics []suite.Diagnostic
+
+	// invalid holds the first load error of each target that cannot be used.
+	invalid map[string]error
+}
+
+// targetsCandidates are the names searched in each directory, in order (reference §7.1).
+var targetsCandidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
+
+// LoadTargets reads a targets file. env resolves `${{ VAR }}` in the common settings and is
+// kept on each Target for its provider; literal values of secret-like settings are registered
+// with red at once. CLI targets are validated here (CONTRACT §3.2); other providers validate
+// their settings when built (New).
+func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile {
+	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}}
+	f.Abs, _ = filepath.Abs(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.errorf(suite.Position{}, "could not read targets file: %v", targetsPathErr(err))
+		return f
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		f.errorf(suite.Position{}, "the targets file is empty; expected a `targets:` list")
+		return f
+	}
+	var doc yaml.Node
+	if err := yaml.Load(data, &doc); err != nil {
+		f.yamlError(err)
+		return f
+	}
+	root := targetsDeref(&doc)
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = targetsDeref(root.Content[0])
+	}
+	if root.Kind != yaml.MappingNode {
+		f.errorf(f.pos(root), "a targets file must be a map with a `targets:` list")
+		return f
+	}
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], targetsDeref(root.Content[i+1])
+		switch k.Value {
+		case "targets":
+			list = v
+		case "$schema":
+		default:
+			f.warnf(f.pos(k), "unknown-key", "unknown key %q (expected `targets`)", k.Value)
+		}
+	}
+	if list == nil {
+		f.errorf(f.pos(root), "missing `targets:` list")
+		return f
+	}
+	if list.Kind != yaml.SequenceNode {
+		f.errorf(f.pos(list), "`targets` must be a list of {name, provider, ...settings}")
+		return f
+	}
+	seen := map[string]*Target{}
+	for _, item := range list.Content {
+		t := f.loadEntry(targetsDeref(item), env, red)
+		if t == nil {
+			continue
+		}
+		if first, dup := seen[t.Name]; dup {
+			f.errorf(t.Pos, "duplicate target name %q (first defined at line %d); names must be unique", t.Name, first.Pos.Line)
+			continue
+		}
+		seen[t.Name] = t
+		f.Targets = append(f.Targets, t)
+	}
+	suite.SortDiagnostics(f.Diagnostics)
+	return f
+}
+
+// loadEntry builds one target from its mapping node; nil when it has no usable name.
+func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redactor) *Target {
+	if n.Kind != yaml.MappingNode {
+		f.errorf(f.pos(n), "a target must be a map with `name` and `provider`")
+		return nil
+	}
+	t := &Target{Pos: f.pos(n), File: f.Path, Dir: filepath.Dir(f.Abs), Settings: map[string]*Setting{}, Env: env, Redactor: red}
+	keys := map[string]*yaml.Node{} // normalized key → key node, for nested positions
+	vals := map[string]*yaml.Node{}
+	for _, kv := range targetsPairs(n) {
+		k, v := kv[0], kv[1]
+		if k.Kind != yaml.ScalarNode || k.Value == "" {
+			f.errorf(f.pos(k), "setting names must be non-empty strings")
+			continue
+		}
+		norm := SnakeCase(k.Value)
+		if prev, dup := t.Settings[norm]; dup {
+			switch {
+			case prev.Key == k.Value:
+				f.errorf(f.pos(k), "duplicate setting %q (first at line %d)", k.Value, prev.Pos.Line)
+				continue
+			case prev.Key == norm:
+				f.warnf(f.pos(k), "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, prev.Key)
+				continue
+			case k.Value == norm:
+				f.warnf(prev.Pos, "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, k.Value)
+			default:
+				f.warnf(f.pos(k), "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, prev.Key)
+				continue
+			}
+		}
+		val, err := targetsDecode(v, 0)
+		if err != nil {
+			f.errorf(f.pos(v), "%s: %v", k.Value, err)
+			continue
+		}
+		t.Settings[norm] = &Setting{Key: k.Value, Value: val, Pos: f.pos(k)}
+		keys[norm], vals[norm] = k, v
+		if s, ok := val.(string); ok && isSecretKey(norm) && !targetsPlainValue(s) {
+			red.Add(s)
+		}
+	}
+	name := t.Settings["name"].scalarString()
+	if strings.TrimSpace(name) == "" {
+		f.errorf(t.Pos, "a target needs a non-empty `name`")
+		return nil
+	}
+	t.Name = name
+	if s := t.Settings["name"]; s != nil {
+		t.Pos = s.Pos
+	}
+	fail := func(err error) {
+		f.add(targetsDiag(err, t))
+		if f.invalid[t.Name] == nil {
+			f.invalid[t.Name] = err
+		}
+	}
+	prov := t.Settings["provider"].scalarString()
+	t.Provider = prov
+	t.Kind = CanonicalKind(prov)
+	switch {
+	case strings.TrimSpace(prov) == "":
+		fail(&SettingError{Target: t.Name, Field: "provider", Pos: t.Pos, Msg: "required setting is missing (supported: " + targetsKindList() + ")"})
+	case t.Kind == "":
+		fail(t.errAt(t.Settings["provider"], "provider", "unknown provider %q (supported: %s)", prov, targetsKindList()))
+	}
+	for _, err := range t.loadCommon(func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) }) {
+		fail(err)
+	}
+	if t.Kind == KindCLI {
+		_, errs := cliParseConfig(t, false, func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) })
+		for _, err := range errs {
+			fail(err)
+		}
+	}
+	return t
+}
+
+// loadCommon fills the common settings every provider shares (reference §7.3).
+func (t *Target) loadCommon(at func(path ...string) suite.Position) []error {
+	var errs []error
+	if v, ok, err := t.String("judge_target"); err != nil {
+		errs = append(errs, err)
+	} else if ok {
+		t.JudgeTarget = strings.TrimSpace(v)
+	}
+	if v, ok, err := t.Int("workers"); err != nil {
+		errs = append(errs, err)
+	} else if ok && v < 1 {
+		errs = append(errs, t.Error("workers", "want a whole number of at least 1, got %d", v))
+	} else if ok {
+		t.Workers = v
+	}
+	if v, ok, err := t.Bool("provider_batching"); err != nil {
+		errs = append(errs, err)
+	} else if ok {
+		t.ProviderBatching = v
+	}
+	if s, ok := t.Raw("price"); ok {
+		p, err := t.loadPrice(s, at)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			t.Price = p
+		}
+	}
+	return errs
+}
+
+// loadPrice reads `price: {input_per_mtok, output_per_mtok}` (USD per million tokens).
+func (t *Target) loadPrice(s *Setting, at func(path ...string) suite.Position) (*Price, error) {
+	m, ok := s.Value.(map[string]any)
+	if !ok {
+		return nil, t.errAt(s, "price", "want a map {input_per_mtok, output_per_mtok}, got %s", typeName(s.Value))
+	}
+	p := &Price{}
+	for k, v := range m {
+		var dst *float64
+		switch strings.ReplaceAll(SnakeCase(k), "_m_tok", "_mtok") {
+		case "input_per_mtok":
+			dst = &p.InputPerMTok
+		case "output_per_mtok":
+			dst = &p.OutputPerMTok
+		default:
+			return nil, &SettingError{Target: t.Name, Field: "price." + k, Pos: at("price", SnakeCase(k)), Msg: "unknown key (expected input_per_mtok, output_per_mtok)"}
+		}
+		f, ok := targetsNumber(v)
+		if !ok || f < 0 {
+			return nil, &SettingError{Target: t.Name, Field: "price." + k, Pos: at("price", SnakeCase(k)), Msg: fmt.Sprintf("want a number of USD per million tokens (>= 0), got %v", v)}
+		}
+		*dst = f
+	}
+	return p, nil
+}
+
+// Find returns the target called name, or an error listing the available ones. A target
+// whose entry had errors is found but returned with its first error.
+func (f *TargetsFile) Find(name string) (*Target, error) {
+	for _, t := range f.Targets {
+		if t.Name == name {
+			if err := f.invalid[name]; err != nil {
+				return t, fmt.Errorf("target %q in %s is invalid: %w", name, f.Path, err)
+			}
+			return t, nil
+		}
+	}
+	names := make([]string, 0, len(f.Targets))
+	for _, t := range f.Targets {
+		names = append(names, t.Name)
+	}
+	avail := "none"
+	if len(names) > 0 {
+		avail = strings.Join(names, ", ")
+	}
+	return nil, fmt.Errorf("target %q not found in %s; available targets: %s", name, f.Path, avail)
+}
+
+// ForEval returns a copy of t bound to one eval file: relative `cwd` settings resolve
+// against evalDir, and `${{ VAR }}` reads env (which may include that file's .env files).
+// A nil env keeps t's.
+func (t *Target) ForEval(evalDir string, env LookupEnv) *Target {
+	c := *t
+	c.EvalDir = evalDir
+	if env != nil {
+		c.Env = env
+	}
+	c.used = nil
+	return &c
+}
+
+// FindTargetsFile searches evalDir and each parent up to repoRoot, then cwd, for
+// targets.yaml, targets.yml, .agentv/targets.yaml or .agentv/targets.yml.
+func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
+	var tried []string
+	dirs := targetsAncestors(evalDir, repoRoot)
+	if cwd != "" {
+		dirs = append(dirs, cwd)
+	}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		for _, c := range targetsCandidates {
+			p := filepath.Join(d, c)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				return p, nil
+			}
+			tried = append(tried, p)
+		}
+	}
+	return "", fmt.Errorf("could not find a targets file (tried %s); create targets.yaml or pass --targets <file>", strings.Join(tried, ", "))
+}
+
+// ResolveTargetsFlag turns a `--targets` value into a file: a file is used as is, a
+// directory is searched for the usual names.
+func ResolveTargetsFlag(p string) (string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("could not use targets file %q: %v", p, targetsPathErr(err))
+	}
+	if !st.IsDir() {
+		return p, nil
+	}
+	var tried []string
+	for _, c := range targetsCandidates {
+		q := filepath.Join(p, c)
+		if st, err := os.Stat(q); err == nil && !st.IsDir() {
+			return q, nil
+		}
+		tried = append(tried, q)
+	}
+	return "", fmt.Errorf("no targets file in directory %q (tried %s)", p, strings.Join(tried, ", "))
+}
+
+// targetsAncestors lists dir and its parents up to and including root. When dir is not
+// inside root, only dir itself is searched: walking to / would pick up unrelated files.
+func targetsAncestors(dir, root string) []string {
+	if dir == "" {
+		return nil
+	}
+	dir, _ = filepath.Abs(dir)
+	out := []string{dir}
+	if root == "" {
+		return out
+	}
+	root, _ = filepath.Abs(root)
+	if rel, err := filepath.Rel(root, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return out
+	}
+	for d := dir; d != root; {
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+		out = append(out, d)
+	}
+	return out
+}
+
+func (f *TargetsFile) add(d suite.Diagnostic) { f.Diagnostics = append(f.Diagnostics, d) }
+
+func (f *TargetsFile) errorf(p suite.Position, format string, args ...any) {
+	f.add(suite.Diagnostic{File: f.Path, Line: p.Line, Col: p.Col, Severity: suite.SeverityError, Kind: "targets", Message: fmt.Sprintf(format, args...)})
+}
+
+func (f *TargetsFile) warnf(p suite.Position, kind, format string, args ...any) {
+	f.add(suite.Diagnostic{File: f.Path, Line: p.Line, Col: p.Col, Severity: suite.SeverityWarning, Kind: kind, Message: fmt.Sprintf(format, args...)})
+}
+
+func (f *TargetsFile) pos(n *yaml.Node) suite.Position {
+	return suite.Position{File: f.Path, Line: n.Line, Col: n.Column}
+}
+
+// yamlError turns a parse error into diagnostics with line:col when the parser knows them.
+func (f *TargetsFile) yamlError(err error) {
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) && len(les.Errors) > 0 {
+		for _, le := range les.Errors {
+			f.errorf(suite.Position{Line: le.Mark.Line, Col: le.Mark.Column}, "invalid YAML: %s", strings.TrimPrefix(le.Message, "yaml: "))
+		}
+		return
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		f.errorf(suite.Position{Line: le.Mark.Line, Col: le.Mark.Column}, "invalid YAML: %s", le.Message)
+		return
+	}
+	f.errorf(suite.Position{}, "invalid YAML: %v", err)
+}
+
+// nestedPos is the position of the deepest key of path (normalized names) that exists.
+func (f *TargetsFile) nestedPos(keys, vals map[string]*yaml.Node, path []string) suite.Position {
+	if len(path) == 0 || keys[path[0]] == nil {
+		return suite.Position{File: f.Path}
+	}
+	pos := f.pos(keys[path[0]])
+	n := targetsDeref(vals[path[0]])
+	for _, p := range path[1:] {
+		if n.Kind != yaml.MappingNode {
+			break
+		}
+		var next *yaml.Node
+		for _, kv := range targetsPairs(n) {
+			if SnakeCase(kv[0].Value) == p {
+				pos, next = f.pos(kv[0]), targetsDeref(kv[1])
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return pos
+}
+
+// targetsDiag turns a target error into a diagnostic at its position.
+func targetsDiag(err error, t *Target) suite.Diagnostic {
+	d := suite.Diagnostic{File: t.File, Line: t.Pos.Line, Col: t.Pos.Col, Severity: suite.SeverityError, Kind: "target", Message: err.Error()}
+	var se *SettingError
+	var ue *UnsetVarError
+	switch {
+	case errors.As(err, &se):
+		d.Line, d.Col = se.Pos.Line, se.Pos.Col
+		d.Message = fmt.Sprintf("target %q: %s: %s", se.Target, se.Field, se.Msg)
+	case errors.As(err, &ue):
+		d.Line, d.Col, d.Kind = ue.Pos.Line, ue.Pos.Col, "unset-var"
+		d.Message = fmt.Sprintf("target %q: %s: environment variable %s is not set", ue.Target, ue.Field, ue.Var)
+	}
+	return d
+}
+
+// targetsKindList names every accepted provider, aliases in parentheses.
+func targetsKindList() string {
+	aliases := map[string][]string{}
+	for a, k := range kindAliases {
+		if a != k {
+			aliases[k] = append(aliases[k], a)
+		}
+	}
+	kinds := make([]string, 0, len(aliases))
+	seen := map[string]bool{}
+	for _, k := range kindAliases {
+		if !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	for i, k := range kinds {
+		if a := aliases[k]; len(a) > 0 {
+			sort.Strings(a)
+			kinds[i] = k + " (" + strings.Join(a, ", ") + ")"
+		}
+	}
+	return strings.Join(kinds, ", ")
+}
+
+func targetsDisplayPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// targetsPathErr drops the path os errors repeat (the caller names the file).
+func targetsPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// targetsDeref follows aliases (bounded, so an alias cycle cannot loop).
+func targetsDeref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 32; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// targetsPairs lists the key/value pairs of a mapping, expanding `<<` merge keys
+// (explicit keys win over merged ones).
+func targetsPairs(n *yaml.Node) [][2]*yaml.Node {
+	var out, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
+			for _, m := range targetsMergeSources(targetsDeref(v)) {
+				merged = append(merged, targetsPairs(m)...)
+			}
+			continue
+		}
+		out = append(out, [2]*yaml.Node{k, v})
+	}
+	for _, kv := range merged {
+		dup := false
+		for _, o := range out {
+			if o[0].Value == kv[0].Value {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func targetsMergeSources(v *yaml.Node) []*yaml.Node {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return []*yaml.Node{v}
+	case yaml.SequenceNode:
+		var out []*yaml.Node
+		for _, c := range v.Content {
+			if c = targetsDeref(c); c.Kind == yaml.MappingNode {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// targetsDecode turns a node into the value types Setting documents: string, int,
+// float64, bool, []any, map[string]any or nil.
+func targetsDecode(n *yaml.Node, depth int) (any, error) {
+	n = targetsDeref(n)
+	if depth > 64 {
+		return nil, errors.New("value nested too deeply")
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return targetsScalar(n)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := targetsDecode(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for _, kv := range targetsPairs(n) {
+			v, err := targetsDecode(kv[1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[kv[0].Value] = v
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+func targetsScalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		switch strings.ToLower(n.Value) {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("cannot read %q as a boolean", n.Value)
+	case "!!int":
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil || i > math.MaxInt32 || i < math.MinInt32 {
+			f, ferr := strconv.ParseFloat(n.Value, 64)
+			if ferr != nil {
+				return nil, fmt.Errorf("cannot read %q as a number", n.Value)
+			}
+			return f, nil
+		}
+		return int(i), nil
+	case "!!float":
+		switch strings.ToLower(n.Value) {
+		case ".inf", "+.inf":
+			return math.Inf(1), nil
+		case "-.inf":
+			return math.Inf(-1), nil
+		case ".nan":
+			return math.NaN(), nil
+		}
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %q as a number", n.Value)
+		}
+		return f, nil
+	}
+	return n.Value, nil
+}
+
+func targetsNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
+	return 0, false
+}
+
+// scalarString is a scalar setting as text ("" when absent or not a scalar).
+func (s *Setting) scalarString() string {
+	if s == nil {
+		return ""
+	}
+	switch v := s.Value.(type) {
+	case string:
+		return v
+	case int, float64, bool:
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+// targetsPlainValue reports values that cannot be secrets although their key looks like one
+// (`max_tokens: "4096"`) and `${{ VAR }}` references (registered when resolved); masking them
+// would shred ordinary text.
+func targetsPlainValue(s string) bool {
+	if _, isRef := EnvRef(s); isRef {
+		return true
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+		return true
+	}
+	switch lower(s) {
+	case "true", "false", "yes", "no":
+		return true
+	}
+	return false
+}
