@@ -1,0 +1,104 @@
+package evaluators
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/suite"
+)
+
+// stdoutInError is how much of a judge's stdout an error quotes.
+const stdoutInError = 300
+
+// codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
+// JSON object {score, hits?, misses?, reasoning?, details?} (CONTRACT §4.2).
+func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd = r.dir()
+	}
+	request := codeRequest(spec.Script, cwd)
+	if len(spec.Script) == 0 {
+		return errorf(request, "code_judge has no script")
+	}
+	payload, err := r.data.payload(spec.Config)
+	if err != nil {
+		return errorf(request, "could not build the judge payload: %v", err)
+	}
+	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
+	res, err := proc.Run(ctx, proc.Cmd{
+		Argv: spec.Script, Dir: cwd, Env: r.childEnv(nil), Stdin: payload, Timeout: r.opts.Timeout,
+	})
+	if err != nil {
+		var perr *proc.Error
+		if errors.As(err, &perr) && !perr.TimedOut && strings.TrimSpace(perr.Stderr) == "" && res != nil {
+			// No stderr to explain the failure: the start of stdout often does.
+			if out := strings.TrimSpace(string(res.Stdout)); out != "" {
+				return errorf(request, "code judge %v; stdout: %s", err, proc.Excerpt(out, stdoutInError))
+			}
+		}
+		return errorf(request, "code judge %v", err)
+	}
+	if res.StdoutTruncated {
+		return errorf(request, "code judge printed more than %d MiB on stdout (output cut off); want one JSON object, got: %s",
+			proc.DefaultMaxOutput>>20, proc.Excerpt(string(res.Stdout), stdoutInError))
+	}
+	out := bytes.TrimSpace(res.Stdout)
+	if len(out) == 0 {
+		return errorf(request, "code judge printed nothing on stdout; want one JSON object {\"score\": 0..1, ...}%s", stderrNote(res.Stderr))
+	}
+	if out[0] != '{' || !json.Valid(out) {
+		return errorf(request, "code judge did not print one JSON object: %s%s", proc.Excerpt(string(out), stdoutInError), stderrNote(res.Stderr))
+	}
+	v := parseJudgeOutput(out)
+	v.request = request
+	return v
+}
+
+// parseJudgeOutput reads a code judge's result object (reference §4.3): a missing or
+// non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings.
+func parseJudgeOutput(out []byte) verdict {
+	var obj struct {
+		Score     json.RawMessage `json:"score"`
+		Hits      json.RawMessage `json:"hits"`
+		Misses    json.RawMessage `json:"misses"`
+		Reasoning json.RawMessage `json:"reasoning"`
+		Details   json.RawMessage `json:"details"`
+	}
+	if err := json.Unmarshal(out, &obj); err != nil {
+		return verdict{err: fmt.Errorf("code judge output: %v", err)}
+	}
+	v := verdict{hits: stringItems(obj.Hits, 0), misses: stringItems(obj.Misses, 0)}
+	_ = json.Unmarshal(obj.Reasoning, &v.reasoning)
+	score, ok := parseScore(obj.Score)
+	if !ok {
+		v.misses = append(v.misses, "code judge result has no numeric score")
+	}
+	v.score = score
+	if !isNull(obj.Details) {
+		v.details, _ = jsonx.AppendCompact(nil, obj.Details)
+	}
+	return v
+}
+
+func stderrNote(stderr []byte) string {
+	if s := strings.TrimSpace(string(stderr)); s != "" {
+		return "; stderr: " + proc.Excerpt(s, stdoutInError)
+	}
+	return ""
+}
+
+// codeRequest renders evaluator_provider_request {script, cwd}.
+func codeRequest(script []string, cwd string) json.RawMessage {
+	b := []byte(`{"script":`)
+	b = appendStrings(b, script)
+	b = append(b, `,"cwd":`...)
+	b = jsonx.AppendString(b, cwd)
+	return append(b, '}')
+}

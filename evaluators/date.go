@@ -1,0 +1,97 @@
+package evaluators
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// civilDate is a calendar date without time zone: field_accuracy compares dates by
+// year, month and day only.
+type civilDate struct{ y, m, d int }
+
+func (c civilDate) String() string { return fmt.Sprintf("%04d-%02d-%02d", c.y, c.m, c.d) }
+
+var (
+	isoDate     = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$`)
+	dayMonYear  = regexp.MustCompile(`^(\d{1,2})[-\s]([A-Za-z]{3,9})\.?[-\s,]+(\d{4})$`)
+	monDayYear  = regexp.MustCompile(`^([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$`)
+	numericDate = regexp.MustCompile(`^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$`)
+)
+
+var monthNames = map[string]int{
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+	"jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+
+func monthOf(name string) (int, bool) {
+	n := strings.ToLower(name)
+	if m, ok := monthNames[n]; ok {
+		return m, true
+	}
+	if len(n) > 3 {
+		if m, ok := monthNames[n[:3]]; ok && strings.HasPrefix(time.Month(m).String(), strings.ToUpper(n[:1])+n[1:]) {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// parseDate reads ISO (YYYY-MM-DD, optionally with a time), DD-MMM-YYYY, "MMM DD, YYYY"
+// and numeric day/month forms. For numeric forms a first part above 12 is a day; otherwise
+// month first (US) unless formats name a day-first layout such as "DD/MM/YYYY".
+func parseDate(v any, formats []string) (civilDate, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return civilDate{}, false
+	}
+	s = strings.TrimSpace(s)
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	var c civilDate
+	switch {
+	case isoDate.MatchString(s):
+		m := isoDate.FindStringSubmatch(s)
+		c = civilDate{atoi(m[1]), atoi(m[2]), atoi(m[3])}
+	case dayMonYear.MatchString(s):
+		m := dayMonYear.FindStringSubmatch(s)
+		mon, ok := monthOf(m[2])
+		if !ok {
+			return civilDate{}, false
+		}
+		c = civilDate{atoi(m[3]), mon, atoi(m[1])}
+	case monDayYear.MatchString(s):
+		m := monDayYear.FindStringSubmatch(s)
+		mon, ok := monthOf(m[1])
+		if !ok {
+			return civilDate{}, false
+		}
+		c = civilDate{atoi(m[3]), mon, atoi(m[2])}
+	case numericDate.MatchString(s):
+		m := numericDate.FindStringSubmatch(s)
+		a, b := atoi(m[1]), atoi(m[2])
+		if a > 12 || (b <= 12 && dayFirst(formats)) {
+			a, b = b, a
+		}
+		c = civilDate{atoi(m[3]), a, b}
+	default:
+		return civilDate{}, false
+	}
+	// Reject impossible dates (2024-02-31) rather than normalising them.
+	t := time.Date(c.y, time.Month(c.m), c.d, 0, 0, 0, 0, time.UTC)
+	if c.m < 1 || c.m > 12 || t.Day() != c.d || int(t.Month()) != c.m {
+		return civilDate{}, false
+	}
+	return c, true
+}
+
+func dayFirst(formats []string) bool {
+	for _, f := range formats {
+		f = strings.ToUpper(strings.TrimSpace(f))
+		if strings.HasPrefix(f, "DD") && strings.Contains(f, "MM") && !strings.Contains(f, "MMM") {
+			return true
+		}
+	}
+	return false
+}

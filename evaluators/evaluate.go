@@ -1,0 +1,268 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// DefaultJudgeName is the name of the llm_judge that runs when a case configures none.
+const DefaultJudgeName = "llm_judge"
+
+// Evaluator type names beyond the two the loader models (AgentV 2.x types).
+const (
+	TypeRubric         = "rubric"
+	TypeComposite      = "composite"
+	TypeToolTrajectory = "tool_trajectory"
+	TypeFieldAccuracy  = "field_accuracy"
+	TypeLatency        = "latency"
+	TypeCost           = "cost"
+	TypeTokenUsage     = "token_usage"
+)
+
+// missMax is how much of an error a miss quotes; Error keeps the longer text.
+const missMax = 600
+
+// verdict is what one evaluator produced before naming, weighting and redaction.
+type verdict struct {
+	score     float64
+	hits      []string
+	misses    []string
+	reasoning string
+	request   json.RawMessage // evaluator_provider_request
+	details   json.RawMessage
+	err       error // the evaluator could not produce a score
+}
+
+// evalFunc is one evaluator type.
+type evalFunc func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict
+
+// caseRun is the state shared by the evaluators of one case: the input, the options and the
+// case's JSON renderings, built once on first use.
+type caseRun struct {
+	in   *Input
+	opts *Options
+	data *caseData
+}
+
+// Evaluate runs the case's evaluators in order (the default llm_judge when it has none) and
+// aggregates their verdicts. It never fails as a whole: an evaluator that cannot produce a
+// score becomes a result with score 0, Error set and a miss saying why, the others still
+// run, and the Outcome is Errored.
+func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
+	if opts == nil {
+		opts = &Options{}
+	}
+	in = normalizeInput(in)
+	specs := in.Case.Evaluators
+	isDefault := len(specs) == 0
+	if isDefault {
+		specs = []*suite.EvaluatorSpec{{Name: DefaultJudgeName, Type: suite.TypeLLMJudge, Weight: 1}}
+	}
+	r := &caseRun{in: in, opts: opts, data: newCaseData(in)}
+	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
+	for _, spec := range specs {
+		if spec == nil {
+			continue
+		}
+		out.Results = append(out.Results, r.run(ctx, spec))
+	}
+	aggregate(out)
+	if isDefault && len(out.Results) == 1 {
+		out.DefaultJudgeRequest = out.Results[0].EvaluatorProviderRequest
+	}
+	return out
+}
+
+func normalizeInput(in *Input) *Input {
+	if in == nil {
+		in = &Input{}
+	}
+	if in.Case == nil {
+		cp := *in
+		cp.Case = &suite.Case{}
+		in = &cp
+	}
+	return in
+}
+
+// run executes one evaluator and turns its verdict into a result.
+func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res results.EvaluatorResult) {
+	start := time.Now()
+	typ := canonicalType(spec.Type)
+	name := spec.Name
+	if name == "" {
+		name = typ
+	}
+	v := func() (v verdict) {
+		// A bug in one evaluator must not take the run down (CONTRACT §3.1: failures are isolated).
+		defer func() {
+			if p := recover(); p != nil {
+				v = verdict{err: fmt.Errorf("internal error in evaluator: %v", p)}
+			}
+		}()
+		f, err := lookup(typ)
+		if err != nil {
+			return verdict{err: err}
+		}
+		return f(ctx, r, spec)
+	}()
+	if v.err != nil {
+		msg := v.err.Error()
+		v.score = 0
+		v.misses = append(v.misses, fmt.Sprintf("evaluator %q could not score: %s", name, proc.Excerpt(msg, missMax)))
+		if v.reasoning == "" {
+			v.reasoning = msg
+		}
+	}
+	v.score = clamp01(v.score)
+	red := r.opts.Redactor
+	res = results.EvaluatorResult{
+		Name:                     name,
+		Type:                     typ,
+		Score:                    v.score,
+		Weight:                   weightOf(spec),
+		Verdict:                  results.Band(v.score),
+		Hits:                     redactAll(red, v.hits),
+		Misses:                   redactAll(red, v.misses),
+		Reasoning:                red.String(v.reasoning),
+		EvaluatorProviderRequest: redactRaw(red, v.request),
+		Details:                  redactRaw(red, v.details),
+		DurationMS:               time.Since(start).Milliseconds(),
+	}
+	if v.err != nil {
+		res.Error = red.String(v.err.Error())
+	}
+	return res
+}
+
+// lookup returns the implementation of a canonical evaluator type.
+func lookup(typ string) (evalFunc, error) {
+	switch typ {
+	case suite.TypeLLMJudge:
+		return llmJudge, nil
+	case suite.TypeCodeJudge:
+		return codeJudge, nil
+	case TypeFieldAccuracy:
+		return fieldAccuracy, nil
+	case TypeLatency:
+		return latency, nil
+	case TypeCost:
+		return cost, nil
+	case TypeTokenUsage:
+		return tokenUsage, nil
+	case TypeToolTrajectory:
+		return toolTrajectory, nil
+	case TypeRubric, TypeComposite:
+		return nil, fmt.Errorf("evaluator type %q is not supported yet", typ)
+	case "":
+		return nil, fmt.Errorf("evaluator has no type (want llm_judge, code_judge, field_accuracy, tool_trajectory, latency, cost or token_usage)")
+	}
+	return nil, fmt.Errorf("unknown evaluator type %q (want llm_judge, code_judge, field_accuracy, tool_trajectory, latency, cost or token_usage)", typ)
+}
+
+// canonicalType maps the spellings the loader may pass through (AgentV 4.x kebab-case,
+// seed 004's `code`) to the canonical type names.
+func canonicalType(t string) string {
+	t = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(t)), "-", "_")
+	if t == "code" {
+		return suite.TypeCodeJudge
+	}
+	return t
+}
+
+// weightOf is the evaluator's weight: 1 unless written; negative or non-finite counts as 0.
+func weightOf(spec *suite.EvaluatorSpec) float64 {
+	w := spec.Weight
+	if !spec.WeightSet && w == 0 {
+		return 1
+	}
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return 0
+	}
+	return w
+}
+
+// aggregate fills the case-level fields of out from its results (reference §2.10).
+func aggregate(out *Outcome) {
+	var sum, wsum float64
+	out.Hits, out.Misses = []string{}, []string{}
+	var parts []string
+	for i := range out.Results {
+		res := &out.Results[i]
+		sum += res.Weight * res.Score
+		wsum += res.Weight
+		out.Hits = append(out.Hits, res.Hits...)
+		out.Misses = append(out.Misses, res.Misses...)
+		if res.Reasoning != "" {
+			parts = append(parts, res.Name+": "+res.Reasoning)
+		}
+		if res.Error != "" {
+			out.Errored = true
+		}
+	}
+	out.Score = 0
+	if wsum > 0 {
+		out.Score = clamp01(sum / wsum)
+	}
+	out.Reasoning = strings.Join(parts, " | ")
+}
+
+func clamp01(f float64) float64 {
+	switch {
+	case math.IsNaN(f), f < 0:
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}
+
+// childEnv is the environment of judge and template processes: the run's (the process's
+// when unset) without the GitHub token, plus extra.
+func (r *caseRun) childEnv(extra []string) []string {
+	env := r.opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return proc.ChildEnv(env, extra)
+}
+
+// dir is the eval file's directory, the default working directory of scripts.
+func (r *caseRun) dir() string {
+	if r.in.Case.Suite != nil && r.in.Case.Suite.Dir != "" {
+		return r.in.Case.Suite.Dir
+	}
+	if r.in.Request != nil {
+		return r.in.Request.Dir
+	}
+	return ""
+}
+
+// errorf returns a verdict for an evaluator that could not score.
+func errorf(request json.RawMessage, format string, args ...any) verdict {
+	return verdict{request: request, err: fmt.Errorf(format, args...)}
+}
+
+func redactAll(red interface{ String(string) string }, ss []string) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, red.String(s))
+	}
+	return out
+}
+
+func redactRaw(red interface{ Bytes([]byte) []byte }, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	return red.Bytes(raw)
+}

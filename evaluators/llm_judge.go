@@ -1,0 +1,245 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
+)
+
+// maxVerdictItems caps hits and misses of a judge verdict (CONTRACT §4.1).
+const maxVerdictItems = 4
+
+// SystemPrompt is the JSON contract every llm_judge sends, default and custom prompts alike.
+const SystemPrompt = `You grade answers. Reply with exactly one JSON object and nothing else, shaped like this:
+{"score": <number from 0.0 to 1.0>, "hits": [<up to 4 short strings: what the answer got right>], "misses": [<up to 4 short strings: what it got wrong or left out; empty list if nothing>], "reasoning": "<one or two sentences explaining the score>"}`
+
+// Instruction paragraphs of the default user prompt; the four sections follow them.
+const defaultInstructions = `You are an expert grader. Judge how well the candidate_answer achieves the expected_outcome for the question below.
+
+When a reference_answer is present, treat it as a gold-standard example of a good answer. It may be a multi-message trace, in which case its last message is the final answer. The candidate_answer does not have to match it word for word; it has to reach the same outcome.
+
+Keep your feedback short and specific.
+`
+
+// defaultPrompt renders the default user prompt: the instructions, then the sections
+// expected_outcome, question, reference_answer and candidate_answer (reference §3.2).
+func (r *caseRun) defaultPrompt() string {
+	vars := r.templateVars()
+	var b strings.Builder
+	b.WriteString(defaultInstructions)
+	for _, name := range [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"} {
+		v, _ := vars(name)
+		b.Grow(len(name) + len(v) + 16)
+		b.WriteString("\n[[ ## ")
+		b.WriteString(name)
+		b.WriteString(" ## ]]\n")
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// llmJudge asks the judge provider for a verdict (CONTRACT §4.1).
+func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+	userPrompt := ""
+	var promptErr error
+	if spec.Prompt != nil {
+		userPrompt, promptErr = r.customPrompt(ctx, spec)
+	} else {
+		userPrompt = r.defaultPrompt()
+	}
+	var judge providers.Provider
+	var judgeErr error
+	if r.opts.Judges == nil {
+		judgeErr = errors.New("no judge provider is configured")
+	} else {
+		judge, judgeErr = r.opts.Judges(r.in.Target, spec.Target)
+		if judgeErr == nil && judge == nil {
+			judgeErr = errors.New("no judge provider is configured")
+		}
+	}
+	targetName := spec.Target
+	if judge != nil && judge.Target() != nil {
+		targetName = judge.Target().Name
+	}
+	request := judgeRequest(userPrompt, targetName)
+	switch {
+	case promptErr != nil:
+		return errorf(request, "%v", promptErr)
+	case judgeErr != nil:
+		return errorf(request, "could not resolve the judge: %v", judgeErr)
+	}
+
+	resp, err := r.invokeJudge(ctx, judge, userPrompt)
+	if err != nil {
+		if targetName != "" {
+			return errorf(request, "judge %q: %v", targetName, err)
+		}
+		return errorf(request, "judge: %v", err)
+	}
+	reply := responseText(resp)
+	if strings.TrimSpace(reply) == "" && resp.Error != "" {
+		return errorf(request, "judge %q answered with an error: %s", targetName, resp.Error)
+	}
+	v := parseVerdict(reply)
+	v.request = request
+	return v
+}
+
+// invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
+// even if the provider does not honour its context.
+func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, userPrompt string) (*providers.Response, error) {
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if r.opts.Timeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+	}
+	defer cancel()
+	req := &providers.Request{EvalID: r.in.Case.ID, Question: userPrompt, SystemPrompt: SystemPrompt, Dir: r.dir()}
+	type answer struct {
+		resp *providers.Response
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- answer{err: fmt.Errorf("provider panicked: %v", p)}
+			}
+		}()
+		resp, err := judge.Invoke(callCtx, req)
+		done <- answer{resp, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-callCtx.Done():
+		a.err = callCtx.Err()
+	}
+	if a.err == nil && a.resp == nil {
+		a.err = errors.New("no response")
+	}
+	if a.err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("timed out after %s", r.opts.Timeout)
+	}
+	return a.resp, a.err
+}
+
+// judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}.
+func judgeRequest(userPrompt, target string) json.RawMessage {
+	b := make([]byte, 0, len(userPrompt)+len(SystemPrompt)+64)
+	b = append(b, `{"user_prompt":`...)
+	b = jsonx.AppendString(b, userPrompt)
+	b = append(b, `,"system_prompt":`...)
+	b = jsonx.AppendString(b, SystemPrompt)
+	b = append(b, `,"target":`...)
+	b = jsonx.AppendString(b, target)
+	return append(b, '}')
+}
+
+// responseText is the judge's reply: the last assistant message's content, else Text.
+func responseText(resp *providers.Response) string {
+	for i := len(resp.OutputMessages) - 1; i >= 0; i-- {
+		m := &resp.OutputMessages[i]
+		if m.Role != suite.RoleAssistant {
+			continue
+		}
+		if t := contentText(&m.Content); t != "" {
+			return t
+		}
+	}
+	return resp.Text
+}
+
+// contentText renders a message content as text: structured content as its JSON.
+func contentText(c *suite.Content) string {
+	switch c.Kind {
+	case suite.ContentText:
+		return c.Text
+	case suite.ContentStructured:
+		return string(c.Structured)
+	case suite.ContentSegments:
+		var parts []string
+		for _, s := range c.Segments {
+			if s.Type == "text" {
+				parts = append(parts, s.Value)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// parseVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
+// non-blank string hits and misses (at most four each). A reply without a valid verdict
+// scores 0 and is not an error (CONTRACT §4.1, seed 004).
+func parseVerdict(reply string) verdict {
+	v := verdict{hits: []string{}, misses: []string{}}
+	raw, ok := jsonx.FirstObject(reply)
+	if !ok {
+		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
+		return v
+	}
+	var obj struct {
+		Score     json.RawMessage `json:"score"`
+		Hits      json.RawMessage `json:"hits"`
+		Misses    json.RawMessage `json:"misses"`
+		Reasoning json.RawMessage `json:"reasoning"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
+		return v
+	}
+	_ = json.Unmarshal(obj.Reasoning, &v.reasoning) // a non-string reasoning is dropped
+	score, ok := parseScore(obj.Score)
+	if !ok {
+		if v.reasoning == "" {
+			v.reasoning = "judge verdict has no numeric score"
+		}
+		return v
+	}
+	v.score = score
+	v.hits = stringItems(obj.Hits, maxVerdictItems)
+	v.misses = stringItems(obj.Misses, maxVerdictItems)
+	return v
+}
+
+// parseScore reads a JSON number, clamped to [0,1]. Strings, booleans and null are not scores.
+func parseScore(raw json.RawMessage) (float64, bool) {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return clamp01(f), true
+}
+
+// stringItems keeps the non-blank strings of a JSON list, at most max (0: no cap).
+func stringItems(raw json.RawMessage, max int) []string {
+	out := []string{}
+	var items []any
+	if json.Unmarshal(raw, &items) != nil {
+		return out
+	}
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			continue
+		}
+		out = append(out, s)
+		if max > 0 && len(out) == max {
+			break
+		}
+	}
+	return out
+}
