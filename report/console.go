@@ -1,0 +1,165 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/results"
+)
+
+// ANSI styles for the console; used only when the caller asks for color.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+const banner = "=================================================="
+
+// consoleTop is how many best and worst cases the console lists.
+const consoleTop = 3
+
+// Console writes the end-of-run summary (reference §8.7): an ERRORS section (id and message
+// per errored case), the EVALUATION SUMMARY (counts, mean, median, min, max, sample standard
+// deviation, the five-bin histogram, top and bottom three cases), the warnings count and the
+// outcome with its reason. color adds ANSI styles; model text never carries its own, as
+// escape sequences are stripped from it.
+func Console(w io.Writer, run *Run, color bool) {
+	p := &painter{color: color}
+	recs := sortedRecords(run.Records)
+	lab := newLabeler(recs)
+	var b strings.Builder
+
+	var errored []*results.Record
+	for _, r := range recs {
+		if verdictOf(r) == results.VerdictError {
+			errored = append(errored, r)
+		}
+	}
+	if len(errored) > 0 {
+		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
+		for _, r := range errored {
+			msg := firstError(r)
+			if msg == "" {
+				msg = fmt.Sprintf("case has verdict %q", r.Verdict)
+			}
+			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(lab.label(r)), clean(truncate(oneLine(msg), 500)))
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString(banner + "\n" + p.paint(ansiBold, "EVALUATION SUMMARY") + "\n" + banner + "\n")
+	c := run.Counts
+	fmt.Fprintf(&b, "Total eval cases: %d\n", c.Total)
+	fmt.Fprintf(&b, "Passed: %d   Failed: %d   Errored: %d", c.Passed, c.Failed, c.Errors)
+	if c.Skipped > 0 {
+		fmt.Fprintf(&b, "   Skipped: %d", c.Skipped)
+	}
+	b.WriteString("\n")
+	s := Stats(recs)
+	if s.Count > 0 {
+		fmt.Fprintf(&b, "Mean score:    %.3f\n", s.Mean)
+		fmt.Fprintf(&b, "Median score:  %.3f\n", s.Median)
+		fmt.Fprintf(&b, "Min score:     %.3f\n", s.Min)
+		fmt.Fprintf(&b, "Max score:     %.3f\n", s.Max)
+		if s.HasStdDev {
+			fmt.Fprintf(&b, "Std deviation: %.3f\n", s.StdDev)
+		}
+		b.WriteString("\nScore distribution:\n")
+		peak := slices.Max(s.Histogram[:])
+		for i, n := range s.Histogram {
+			bar := int(math.Round(float64(n) / float64(peak) * 30))
+			if n > 0 && bar == 0 {
+				bar = 1
+			}
+			fmt.Fprintf(&b, "  %s: %-30s %d\n", BinLabels[i], strings.Repeat("█", bar), n)
+		}
+		top, bottom := ranked(recs)
+		b.WriteString("\nTop 3 cases:\n")
+		writeRanked(&b, top, lab)
+		b.WriteString("Bottom 3 cases:\n")
+		writeRanked(&b, bottom, lab)
+	}
+	if n := warningCount(run); n > 0 {
+		fmt.Fprintf(&b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
+	}
+	o := run.Decision.Outcome
+	name := strings.ToUpper(string(o))
+	if name == "" {
+		name = "UNKNOWN"
+	}
+	line := "Outcome: " + name
+	if run.Decision.Reason != "" {
+		line += " — " + clean(oneLine(run.Decision.Reason))
+	}
+	fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeStyle(o), line))
+	_, _ = io.WriteString(w, b.String())
+}
+
+// ranked returns the best and the worst cases: a stable sort by descending score keeps the
+// report order among equal scores, and the worst list starts with the lowest.
+func ranked(recs []*results.Record) (top, bottom []*results.Record) {
+	desc := slices.Clone(recs)
+	slices.SortStableFunc(desc, func(a, b *results.Record) int { return cmp.Compare(caseScore(b), caseScore(a)) })
+	asc := slices.Clone(recs)
+	slices.SortStableFunc(asc, func(a, b *results.Record) int { return cmp.Compare(caseScore(a), caseScore(b)) })
+	n := min(consoleTop, len(recs))
+	return desc[:n], asc[:n]
+}
+
+func writeRanked(b *strings.Builder, recs []*results.Record, lab labeler) {
+	for i, r := range recs {
+		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(lab.label(r)))
+	}
+}
+
+func outcomeStyle(o gate.Outcome) string {
+	switch o {
+	case gate.Pass:
+		return ansiGreen + ansiBold
+	case gate.Fail, gate.Error:
+		return ansiRed + ansiBold
+	}
+	return ansiYellow + ansiBold
+}
+
+type painter struct{ color bool }
+
+func (p *painter) paint(style, s string) string {
+	if !p.color {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// Progress writes one line for a finished case, for output that is not a terminal:
+// "[12/40] PASS 0.950 smoke/case-3 (1.2s)", with the error's first part for errored cases.
+// A total of 0 or less means the total is unknown: "[12] …".
+func Progress(w io.Writer, rec *results.Record, done, total int) {
+	if rec == nil {
+		return
+	}
+	count := fmt.Sprintf("[%d/%d]", done, total)
+	if total <= 0 {
+		count = fmt.Sprintf("[%d]", done)
+	}
+	name := rec.EvalID
+	if rec.Dataset != "" {
+		name = rec.Dataset + "/" + name
+	}
+	vd := verdictOf(rec)
+	line := fmt.Sprintf("%s %s %.3f %s (%s)", count, strings.ToUpper(string(vd)), rec.Score, clean(oneLine(name)), formatMS(rec.DurationMS))
+	if vd == results.VerdictError {
+		if msg := firstError(rec); msg != "" {
+			line += ": " + clean(truncate(oneLine(msg), 200))
+		}
+	}
+	_, _ = io.WriteString(w, line+"\n")
+}

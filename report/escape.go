@@ -1,0 +1,160 @@
+package report
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// zwj is a zero-width joiner. GitHub links @mentions and #123 references in the rendered
+// HTML's text (so entity escapes do not stop it); a joiner after the sigil breaks the pattern
+// without changing what a reader sees (elastic/kibana#174124, dependabot-core#427).
+const zwj = "\u200d"
+
+// mdInline escapes untrusted text for one line of GitHub Markdown: a table cell, a list item,
+// a heading or the inside of an HTML element such as <summary>. The result holds no raw `<`
+// except the <br> tags that stand for newlines, no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
+// backslash (all become numeric character references, which work both in Markdown and in raw
+// HTML blocks), no @mention or #123 reference, and no control characters.
+func mdInline(s string) string { return escapeMarkdown(s, true) }
+
+// mdBlock escapes untrusted multi-line text for the inside of a <pre> element: as mdInline,
+// but newlines and tabs are kept.
+func mdBlock(s string) string { return escapeMarkdown(s, false) }
+
+func escapeMarkdown(s string, inline bool) string {
+	s = clean(s)
+	if inline {
+		s = strings.TrimSpace(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	prev := rune(-1)
+	for i, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '|', '`', '\\', '*', '[', ']', '~', '$':
+			// `|` splits table cells even inside code spans; backticks open code spans that
+			// would swallow our own markup; `$` opens GitHub math; the rest are emphasis, links
+			// and escapes.
+			fmt.Fprintf(&b, "&#%d;", r)
+		case '_':
+			// Intraword underscores cannot open emphasis (GFM), so snake_case ids stay readable.
+			next, _ := utf8.DecodeRuneInString(s[i+1:])
+			if isWordRune(prev) && isWordRune(next) {
+				b.WriteByte('_')
+			} else {
+				b.WriteString("&#95;")
+			}
+		case '@', '#':
+			b.WriteRune(r)
+			b.WriteString(zwj)
+		case '\n':
+			if inline {
+				b.WriteString("<br>")
+			} else {
+				b.WriteByte('\n')
+			}
+		case '\t':
+			if inline {
+				b.WriteByte(' ')
+			} else {
+				b.WriteByte('\t')
+			}
+		default:
+			// At the start of an inline string a list or heading marker would become structure
+			// when the text follows our own "- " (a nested list item, "1." an ordered list).
+			if inline && i == 0 && (r == '-' || r == '+' || r == '=' || (r >= '0' && r <= '9')) {
+				fmt.Fprintf(&b, "&#%d;", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+func isWordRune(r rune) bool {
+	return r >= 0 && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// mdLink returns a Markdown link with escaped text, or the escaped text alone when href is "".
+func mdLink(text, href string) string {
+	if href == "" {
+		return mdInline(text)
+	}
+	return "[" + mdInline(text) + "](" + href + ")"
+}
+
+// sourceURL links to a line of an eval file at the head SHA:
+// {ServerURL}/{Repo}/blob/{SHA}/{File}#L{Line}. It returns "" when a part is missing or the
+// file is not a workspace-relative path (an absolute or ../ path has no page on GitHub).
+func (l Links) sourceURL(file string, line int) string {
+	server := safeURL(strings.TrimRight(l.ServerURL, "/"))
+	if server == "" || !validRepo(l.Repo) || l.SHA == "" || file == "" {
+		return ""
+	}
+	file = strings.ReplaceAll(file, "\\", "/")
+	if strings.HasPrefix(file, "/") || strings.Contains(file, ":") {
+		return ""
+	}
+	segs := strings.Split(path.Clean(file), "/")
+	for i, seg := range segs {
+		if seg == ".." {
+			return ""
+		}
+		segs[i] = escapeSegment(seg)
+	}
+	u := server + "/" + l.Repo + "/blob/" + escapeSegment(l.SHA) + "/" + strings.Join(segs, "/")
+	if line > 0 {
+		u += fmt.Sprintf("#L%d", line)
+	}
+	return u
+}
+
+// runURL is the workflow run link, or "" when unset or unsafe.
+func (l Links) runURL() string { return safeURL(l.RunURL) }
+
+// escapeSegment percent-encodes one path segment for a Markdown link destination: besides what
+// url.PathEscape encodes, `&` (entity start), `(` and `)` are encoded.
+func escapeSegment(s string) string {
+	s = url.PathEscape(s)
+	return strings.NewReplacer("&", "%26", "(", "%28", ")", "%29").Replace(s)
+}
+
+// safeURL returns u when it is an absolute http(s) URL that cannot break out of a Markdown
+// link destination, else "".
+func safeURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+		return ""
+	}
+	if strings.ContainsAny(u, " \t\n\r()<>\"'`\\|") {
+		return ""
+	}
+	return u
+}
+
+func validRepo(repo string) bool {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" {
+		return false
+	}
+	for _, r := range owner + name {
+		if !(r == '-' || r == '_' || r == '.' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,416 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// junitTextLimit caps each piece of model text (reasoning, error, hits, misses) in the JUnit
+// file, in characters. JUnit viewers show system-out whole; results.jsonl keeps the full text.
+const junitTextLimit = 16 << 10
+
+// junitTopMisses is how many misses the failure message lists.
+const junitTopMisses = 3
+
+// configSuiteName names the extra testsuite that carries load and configuration problems, so a
+// run whose outcome is invalid is red in JUnit consumers too.
+const configSuiteName = "agentv"
+
+// The structs follow ../testdata/junit-10.xsd (Jenkins xUnit): testcase takes only name,
+// classname, time and group, so the source position goes into system-out. They are written by
+// hand because go-junit-report writes control characters unescaped (deps.md).
+type junitTestsuites struct {
+	XMLName  xml.Name         `xml:"testsuites"`
+	Name     string           `xml:"name,attr,omitempty"`
+	Tests    int              `xml:"tests,attr"`
+	Failures int              `xml:"failures,attr"`
+	Errors   int              `xml:"errors,attr"`
+	Time     string           `xml:"time,attr"`
+	Suites   []junitTestsuite `xml:"testsuite"`
+}
+
+type junitTestsuite struct {
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	File       string           `xml:"file,attr,omitempty"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Testcases  []junitTestcase  `xml:"testcase"`
+	SystemOut  xmlBody          `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitTestcase struct {
+	Name      string       `xml:"name,attr"`
+	Classname string       `xml:"classname,attr"`
+	Time      string       `xml:"time,attr"`
+	Failure   *junitResult `xml:"failure,omitempty"`
+	Error     *junitResult `xml:"error,omitempty"`
+	SystemOut xmlBody      `xml:"system-out,omitempty"`
+}
+
+type junitResult struct {
+	Message string  `xml:"message,attr"`
+	Type    string  `xml:"type,attr,omitempty"`
+	Text    xmlBody `xml:",chardata"`
+}
+
+// MarshalXML writes the element with its text as raw lines (see xmlBody).
+func (r junitResult) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "message"}, Value: r.Message})
+	if r.Type != "" {
+		start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "type"}, Value: r.Type})
+	}
+	return r.Text.encode(e, start)
+}
+
+// xmlBody is element text written with real newlines: encoding/xml escapes newlines in
+// chardata fields as &#xA;, which leaves a multi-line reasoning unreadable in the file.
+type xmlBody string
+
+// MarshalXML writes the text through EncodeToken, which escapes markup but keeps newlines.
+func (b xmlBody) MarshalXML(e *xml.Encoder, start xml.StartElement) error { return b.encode(e, start) }
+
+func (b xmlBody) encode(e *xml.Encoder, start xml.StartElement) error {
+	if err := e.EncodeToken(start); err != nil {
+		return err
+	}
+	if b != "" {
+		if err := e.EncodeToken(xml.CharData(b)); err != nil {
+			return err
+		}
+	}
+	return e.EncodeToken(start.End())
+}
+
+// JUnit writes the run as JUnit XML: one testsuite per eval file (properties: targets and
+// thresholds), one testcase per case (classname = dataset, name = eval id, time in seconds), a
+// failure for a case below the case threshold, an error for an errored case, and the score,
+// verdict, evaluator scores, source position and judge reasoning in system-out. Load and
+// configuration errors become error testcases of an extra "agentv" testsuite. All text is
+// stripped of ANSI escapes and characters XML 1.0 cannot hold, so the file is always
+// well-formed.
+func JUnit(w io.Writer, run *Run) error {
+	doc := junitDocument(run)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("could not write JUnit XML: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("could not write JUnit XML: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("could not write JUnit XML: %w", err)
+	}
+	return nil
+}
+
+// junitDocument builds the XML model of a run.
+func junitDocument(run *Run) junitTestsuites {
+	recs := sortedRecords(run.Records)
+	doc := junitTestsuites{Name: "agentv"}
+	var totalMS int64
+
+	// Group by file; records are sorted by file, so each group is contiguous.
+	for start := 0; start < len(recs); {
+		end := start
+		for end < len(recs) && recs[end].File == recs[start].File {
+			end++
+		}
+		s := junitSuite(run, recs[start:end])
+		doc.Suites = append(doc.Suites, s)
+		for _, r := range recs[start:end] {
+			totalMS += max(r.DurationMS, 0)
+		}
+		start = end
+	}
+	attachWarnings(run, &doc)
+	for _, s := range doc.Suites {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+	}
+	if run.Duration > 0 {
+		doc.Time = seconds(run.Duration.Milliseconds())
+	} else {
+		doc.Time = seconds(totalMS)
+	}
+	return doc
+}
+
+func junitSuite(run *Run, recs []*results.Record) junitTestsuite {
+	file := recs[0].File
+	s := junitTestsuite{Name: xmlText(file), File: xmlText(file)}
+	if s.Name == "" {
+		s.Name = "(unknown file)"
+	}
+	if !run.Started.IsZero() {
+		s.Timestamp = run.Started.UTC().Format(time.RFC3339)
+	}
+	var ms int64
+	var targets []string
+	for _, r := range recs {
+		tc := junitCase(run, r)
+		s.Testcases = append(s.Testcases, tc)
+		s.Tests++
+		switch {
+		case tc.Error != nil:
+			s.Errors++
+		case tc.Failure != nil:
+			s.Failures++
+		}
+		ms += max(r.DurationMS, 0)
+		if r.Target != "" && !slices.Contains(targets, r.Target) {
+			targets = append(targets, r.Target)
+		}
+	}
+	s.Time = seconds(ms)
+	props := []junitProperty{{"target", strings.Join(targets, ", ")}}
+	props = append(props, thresholdProperties(run)...)
+	for i := range props {
+		props[i].Value = xmlText(props[i].Value)
+	}
+	s.Properties = &junitProperties{Property: props}
+	return s
+}
+
+func thresholdProperties(run *Run) []junitProperty {
+	p := []junitProperty{{"case-threshold", formatFloat(run.Gate.CaseThreshold)}}
+	if run.Gate.MinScore != nil {
+		p = append(p, junitProperty{"min-score", formatFloat(*run.Gate.MinScore)})
+	}
+	p = append(p,
+		junitProperty{"max-failures", strconv.Itoa(run.Gate.MaxFailures)},
+		junitProperty{"max-errors", strconv.Itoa(run.Gate.MaxErrors)},
+	)
+	if run.Version != "" {
+		p = append(p, junitProperty{"agentv-version", run.Version})
+	}
+	return p
+}
+
+func junitCase(run *Run, r *results.Record) junitTestcase {
+	tc := junitTestcase{
+		Name:      xmlText(r.EvalID),
+		Classname: xmlText(r.Dataset),
+		Time:      seconds(r.DurationMS),
+	}
+	switch verdictOf(r) {
+	case results.VerdictError:
+		msg := firstError(r)
+		if msg == "" {
+			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
+		}
+		tc.Error = &junitResult{
+			Message: xmlText(truncate(oneLine(msg), 500)),
+			Type:    "error",
+			Text:    xmlBody(xmlText(truncate(errorText(r), junitTextLimit))),
+		}
+	case results.VerdictFail:
+		tc.Failure = &junitResult{
+			Message: xmlText(failureMessage(run, r)),
+			Type:    "below-threshold",
+			Text:    xmlBody(xmlText(truncate(bulleted(r.Misses), junitTextLimit))),
+		}
+	}
+	tc.SystemOut = xmlBody(xmlText(junitSystemOut(run, r)))
+	return tc
+}
+
+// failureMessage reads: score 0.420 below case threshold 0.800; misses: a; b; c (+2 more).
+func failureMessage(run *Run, r *results.Record) string {
+	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, run.Gate.CaseThreshold)
+	if len(r.Misses) > 0 {
+		var top []string
+		for _, m := range r.Misses[:min(len(r.Misses), junitTopMisses)] {
+			top = append(top, truncate(oneLine(m), 200))
+		}
+		msg += "; misses: " + strings.Join(top, "; ")
+		if n := len(r.Misses) - junitTopMisses; n > 0 {
+			msg += fmt.Sprintf(" (+%d more)", n)
+		}
+	}
+	return msg
+}
+
+// errorText holds the record's error and every evaluator error, one per line.
+func errorText(r *results.Record) string {
+	var lines []string
+	if r.Error != "" {
+		lines = append(lines, r.Error)
+	}
+	var walk func([]results.EvaluatorResult)
+	walk = func(ers []results.EvaluatorResult) {
+		for _, e := range ers {
+			if e.Error != "" {
+				lines = append(lines, fmt.Sprintf("evaluator %s (%s): %s", e.Name, e.Type, e.Error))
+			}
+			walk(e.EvaluatorResults)
+		}
+	}
+	walk(r.EvaluatorResults)
+	return strings.Join(lines, "\n")
+}
+
+func junitSystemOut(run *Run, r *results.Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "score: %.3f (case threshold %.3f)\n", r.Score, run.Gate.CaseThreshold)
+	fmt.Fprintf(&b, "verdict: %s\n", verdictOf(r))
+	fmt.Fprintf(&b, "source: %s\n", position(r.File, r.Line))
+	if r.Target != "" {
+		fmt.Fprintf(&b, "target: %s\n", r.Target)
+	}
+	fmt.Fprintf(&b, "duration: %s\n", formatMS(r.DurationMS))
+	if r.Attempts > 1 {
+		fmt.Fprintf(&b, "attempts: %d\n", r.Attempts)
+	}
+	if in, out, ok := tokens(r); ok {
+		fmt.Fprintf(&b, "tokens: %d input, %d output\n", in, out)
+	}
+	if c, ok := cost(r); ok {
+		fmt.Fprintf(&b, "cost: $%.4f\n", c)
+	}
+	if len(r.EvaluatorResults) > 0 {
+		b.WriteString("evaluators:\n")
+		writeEvaluators(&b, r.EvaluatorResults, "  ")
+	}
+	if !evaluatorsHaveReasoning(r.EvaluatorResults) && strings.TrimSpace(r.Reasoning) != "" {
+		b.WriteString("reasoning:\n")
+		b.WriteString(indent(truncate(r.Reasoning, junitTextLimit), "  "))
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("warnings:\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "  - %s\n", suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Message: w.Message}.Error())
+		}
+	}
+	return b.String()
+}
+
+func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad string) {
+	for _, e := range ers {
+		fmt.Fprintf(b, "%s- %s (%s): %.3f %s", pad, e.Name, e.Type, e.Score, e.Verdict)
+		if e.Weight != 0 && e.Weight != 1 {
+			fmt.Fprintf(b, ", weight %s", formatFloat(e.Weight))
+		}
+		b.WriteByte('\n')
+		in := pad + "    "
+		if e.Error != "" {
+			fmt.Fprintf(b, "%serror: %s\n", in, truncate(oneLine(e.Error), junitTextLimit))
+		}
+		for _, h := range e.Hits {
+			fmt.Fprintf(b, "%shit: %s\n", in, truncate(oneLine(h), 1000))
+		}
+		for _, m := range e.Misses {
+			fmt.Fprintf(b, "%smiss: %s\n", in, truncate(oneLine(m), 1000))
+		}
+		if strings.TrimSpace(e.Reasoning) != "" {
+			fmt.Fprintf(b, "%sreasoning:\n", in)
+			b.WriteString(indent(truncate(e.Reasoning, junitTextLimit), in+"  "))
+		}
+		if len(e.EvaluatorResults) > 0 {
+			writeEvaluators(b, e.EvaluatorResults, in)
+		}
+	}
+}
+
+func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
+	for _, e := range ers {
+		if strings.TrimSpace(e.Reasoning) != "" || evaluatorsHaveReasoning(e.EvaluatorResults) {
+			return true
+		}
+	}
+	return false
+}
+
+// attachWarnings puts warnings in the system-out of their eval file's testsuite, and errors
+// (plus warnings about other files) in the extra configuration testsuite.
+func attachWarnings(run *Run, doc *junitTestsuites) {
+	byFile := map[string]int{}
+	for i, s := range doc.Suites {
+		byFile[s.File] = i
+	}
+	var cfg junitTestsuite
+	var cfgOut strings.Builder
+	for _, d := range run.Diagnostics {
+		line := xmlText(d.Error())
+		if d.Kind != "" {
+			line += " [" + xmlText(d.Kind) + "]"
+		}
+		if d.IsError() {
+			cfg.Testcases = append(cfg.Testcases, junitTestcase{
+				Name:      xmlText(position(d.File, d.Line)),
+				Classname: "agentv.config",
+				Time:      seconds(0),
+				Error:     &junitResult{Message: xmlText(truncate(oneLine(d.Message), 500)), Type: "config", Text: xmlBody(line)},
+			})
+			continue
+		}
+		if i, ok := byFile[xmlText(d.File)]; ok && d.File != "" {
+			doc.Suites[i].SystemOut += xmlBody("warning: " + line + "\n")
+			continue
+		}
+		cfgOut.WriteString("warning: " + line + "\n")
+	}
+	if len(cfg.Testcases) == 0 && cfgOut.Len() == 0 {
+		return
+	}
+	cfg.Name = configSuiteName
+	cfg.Tests = len(cfg.Testcases)
+	cfg.Errors = len(cfg.Testcases)
+	cfg.Time = seconds(0)
+	cfg.SystemOut = xmlBody(cfgOut.String())
+	doc.Suites = append(doc.Suites, cfg)
+}
+
+// xmlText is clean for XML; encoding/xml escapes the markup characters itself.
+func xmlText(s string) string { return clean(s) }
+
+// seconds formats milliseconds as seconds with three decimals (SUREFIRE_TIME allows it).
+func seconds(ms int64) string {
+	if ms < 0 {
+		ms = 0
+	}
+	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}
+
+// formatFloat prints a threshold without trailing zeros (0.8, 0.75, 1).
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func bulleted(items []string) string {
+	var b strings.Builder
+	for _, it := range items {
+		b.WriteString("- " + oneLine(it) + "\n")
+	}
+	return b.String()
+}
+
+// indent prefixes every line of s with pad and ends it with a newline.
+func indent(s, pad string) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad) + "\n"
+}

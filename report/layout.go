@@ -1,0 +1,268 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Size budgets of the Markdown surfaces (ci-reporting.md §6b).
+const (
+	// CommentLimit is the PR comment budget in characters. GitHub rejects a body over 65,536
+	// characters with 422 "Body is too long"; the margin absorbs counting differences.
+	CommentLimit = 65_000
+	// CommentByteLimit bounds the comment in bytes too: GitHub stores the body in a
+	// 262,144-byte column. (65,000 characters of at most 4 bytes each already fit; the check
+	// keeps the guarantee explicit.)
+	CommentByteLimit = 262_144 - 1
+	// SummaryLimit is the job summary budget in bytes. A step summary over 1 MiB is dropped
+	// whole ("upload aborted, supports content up to a size of 1024k").
+	SummaryLimit = 1_000_000
+)
+
+// noticeSlack is reserved beyond the worst-case notice and section headers while planning;
+// the final check makes the guarantee exact.
+const noticeSlack = 200
+
+// surface is one Markdown destination: its budget and how much model text a case may show.
+type surface struct {
+	maxRunes, maxBytes int    // 0: no limit of that kind
+	limitText          string // named in the notice when something was left out
+	lim                limits
+}
+
+var (
+	commentSurface = surface{
+		maxRunes: CommentLimit, maxBytes: CommentByteLimit,
+		limitText: "GitHub's 65,536-character comment limit",
+		lim:       limits{answer: 600, reasoning: 1500, item: 300, err: 1000, items: 8, warnings: 50},
+	}
+	summarySurface = surface{
+		maxBytes:  SummaryLimit,
+		limitText: "GitHub's 1 MiB job summary limit",
+		lim:       limits{answer: 3000, reasoning: 6000, item: 500, err: 4000, items: 16, warnings: 500},
+	}
+)
+
+// Summary renders the job summary (summary.md, $GITHUB_STEP_SUMMARY): headline, warnings,
+// failures and errors first, then the passing cases, collapsed details per run.Details. It
+// stays within SummaryLimit bytes, dropping passing cases, then failure details and rows, and
+// says so in the body.
+func Summary(run *Run) string { return renderSurface(run, "", summarySurface) }
+
+// Comment renders the sticky PR comment: the summary's content within CommentLimit characters
+// (and CommentByteLimit bytes), starting with the caller's hidden marker line, verbatim.
+func Comment(run *Run, marker string) string { return renderSurface(run, marker, commentSurface) }
+
+func renderSurface(run *Run, marker string, s surface) string {
+	v := buildView(run, marker, s.lim)
+	lay := plan(v, s)
+	out := render(v, lay, s)
+	for !s.fits(sizeOf(out)) && lay.shrink() {
+		out = render(v, lay, s)
+	}
+	return out
+}
+
+// layout is the decision of what to show: how many of each kind of fragment, in order.
+type layout struct {
+	warnings, failRows, failDetails, passRows, passDetails int
+}
+
+// shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind) and
+// reports whether anything was left to drop.
+func (l *layout) shrink() bool {
+	for _, n := range []*int{&l.passDetails, &l.passRows, &l.failDetails, &l.failRows, &l.warnings} {
+		if *n > 0 {
+			*n -= max(1, *n/10)
+			return true
+		}
+	}
+	return false
+}
+
+type size struct{ runes, bytes int }
+
+func sizeOf(s string) size { return size{utf8.RuneCountInString(s), len(s)} }
+
+func (a size) plus(b size) size { return size{a.runes + b.runes, a.bytes + b.bytes} }
+
+func (s surface) fits(z size) bool {
+	return (s.maxRunes == 0 || z.runes <= s.maxRunes) && (s.maxBytes == 0 || z.bytes <= s.maxBytes)
+}
+
+// plan degrades in priority order — warnings, failed and errored rows, their details, passing
+// rows, their details — taking fragments while they fit. Once a kind of case fragment is cut
+// short, the kinds after it are left out entirely, so the report reads all cases → failures
+// only → headline only.
+func plan(v *view, s surface) layout {
+	full := layout{
+		warnings: min(len(v.warnings), s.lim.warnings),
+		failRows: len(v.fail), failDetails: countDetails(v.fail),
+		passRows: len(v.pass), passDetails: countDetails(v.pass),
+	}
+	if s.fits(sizeOf(render(v, full, s))) {
+		return full
+	}
+	var lay layout
+	used := sizeOf(render(v, lay, s)).plus(size{noticeSlack, noticeSlack})
+	kinds := []struct {
+		items    []string
+		overhead string
+		n        *int
+	}{
+		{v.warnings[:full.warnings], warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings},
+		{rows(v.fail), failHead(v, len(v.fail)) + "\n", &lay.failRows},
+		{details(v.fail), "", &lay.failDetails},
+		{rows(v.pass), passHead(v, len(v.pass)) + passTail, &lay.passRows},
+		{details(v.pass), "", &lay.passDetails},
+	}
+	for i, k := range kinds {
+		cut := false
+		for j, it := range k.items {
+			add := sizeOf(it)
+			if j == 0 {
+				add = add.plus(sizeOf(k.overhead))
+			}
+			if !s.fits(used.plus(add)) {
+				cut = true
+				break
+			}
+			used = used.plus(add)
+			*k.n++
+		}
+		if cut && i > 0 { // warnings being cut does not stop the cases from trying
+			break
+		}
+	}
+	return lay
+}
+
+func countDetails(cs []caseView) int {
+	n := 0
+	for _, c := range cs {
+		if c.details != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func rows(cs []caseView) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.row
+	}
+	return out
+}
+
+func details(cs []caseView) []string {
+	var out []string
+	for _, c := range cs {
+		if c.details != "" {
+			out = append(out, c.details)
+		}
+	}
+	return out
+}
+
+const passTail = "\n</details>\n\n"
+
+func warningsHead(v *view) string {
+	title := "Warnings"
+	if v.problems > 0 {
+		title = "Configuration problems and warnings"
+	}
+	return fmt.Sprintf("### ⚠️ %s (%s)\n\n", title, thousands(len(v.warnings)))
+}
+
+func failHead(v *view, shown int) string {
+	n := len(v.fail)
+	count := thousands(n)
+	if shown < n {
+		count = fmt.Sprintf("showing %s of %s", thousands(shown), thousands(n))
+	}
+	return fmt.Sprintf("### ❌ Failed and errored cases (%s)\n\n%s", count, v.failHead)
+}
+
+func passHead(v *view, shown int) string {
+	n := len(v.pass)
+	what := fmt.Sprintf("%s passing %s", thousands(n), plural(n, "case", "cases"))
+	if shown < n {
+		what = fmt.Sprintf("%s of %s passing cases", thousands(shown), thousands(n))
+	}
+	return fmt.Sprintf("### ✅ Passing cases\n\n<details>\n<summary>%s</summary>\n\n%s", what, v.passHead)
+}
+
+// render assembles the report for a layout. It decides nothing.
+func render(v *view, lay layout, s surface) string {
+	var b strings.Builder
+	b.WriteString(v.head)
+	b.WriteString(notice(v, lay, s))
+	if lay.warnings > 0 {
+		b.WriteString(warningsHead(v))
+		for _, w := range v.warnings[:lay.warnings] {
+			b.WriteString(w)
+		}
+		if n := len(v.warnings) - lay.warnings; n > 0 {
+			fmt.Fprintf(&b, "- … and %s more\n", thousands(n))
+		}
+		b.WriteString("\n")
+	}
+	if lay.failRows > 0 {
+		b.WriteString(failHead(v, lay.failRows))
+		for _, c := range v.fail[:lay.failRows] {
+			b.WriteString(c.row)
+		}
+		b.WriteString("\n")
+		writeDetails(&b, v.fail, lay.failDetails)
+	}
+	if lay.passRows > 0 {
+		b.WriteString(passHead(v, lay.passRows))
+		for _, c := range v.pass[:lay.passRows] {
+			b.WriteString(c.row)
+		}
+		b.WriteString(passTail)
+		writeDetails(&b, v.pass, lay.passDetails)
+	}
+	b.WriteString(v.footer)
+	return b.String()
+}
+
+func writeDetails(b *strings.Builder, cs []caseView, n int) {
+	for _, c := range cs {
+		if n == 0 {
+			return
+		}
+		if c.details != "" {
+			b.WriteString(c.details)
+			n--
+		}
+	}
+}
+
+// notice says, visibly, what the budget left out. Empty when nothing was.
+func notice(v *view, lay layout, s surface) string {
+	var parts []string
+	omitted := func(shown, total int, what string) {
+		switch {
+		case shown >= total:
+		case shown == 0:
+			parts = append(parts, fmt.Sprintf("%s %s omitted", thousands(total), what))
+		default:
+			parts = append(parts, fmt.Sprintf("%s of %s %s omitted", thousands(total-shown), thousands(total), what))
+		}
+	}
+	omitted(lay.failRows, len(v.fail), "failed or errored cases")
+	omitted(lay.passRows, len(v.pass), "passing cases")
+	omitted(lay.failDetails+lay.passDetails, countDetails(v.fail)+countDetails(v.pass), "case details")
+	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
+	if len(parts) == 0 {
+		return ""
+	}
+	where := "Every case is in results.jsonl and junit.xml"
+	if v.runURL != "" {
+		where += " of the [workflow run](" + v.runURL + ")"
+	}
+	return fmt.Sprintf("> ✂️ **%s to fit %s.** %s.\n\n", strings.Join(parts, ", "), s.limitText, where)
+}

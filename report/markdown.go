@@ -1,0 +1,405 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// maxEvaluatorColumns is how many evaluators get a score column each; with more, one
+// "Evaluators" column lists them all so the table stays readable.
+const maxEvaluatorColumns = 6
+
+// view is a run prepared for Markdown: every piece rendered and escaped, nothing chosen yet.
+// layout decides how much of it fits.
+type view struct {
+	head     string   // title, headline, outcome, settings, distribution
+	footer   string   // closing line
+	warnings []string // one list item per diagnostic, errors first within position order
+	fail     []caseView
+	pass     []caseView
+	failHead string // failure table header (with the "Why" column)
+	passHead string
+	runURL   string
+	problems int // error diagnostics among warnings
+}
+
+// caseView is one case's table row and optional details block.
+type caseView struct {
+	row     string // "| … |\n"
+	details string // "<details>…</details>\n\n", or "" when the level shows no model text
+}
+
+// limits bound one case's model text on a surface, in characters.
+type limits struct {
+	answer, reasoning, item, err int
+	items                        int // hits or misses listed per evaluator
+	warnings                     int // diagnostics listed
+}
+
+// buildView renders every fragment of the Markdown report.
+func buildView(run *Run, marker string, lim limits) *view {
+	recs := sortedRecords(run.Records)
+	v := &view{runURL: run.Links.runURL()}
+	cols := evaluatorColumns(recs)
+	showTokens := slices.ContainsFunc(recs, func(r *results.Record) bool { _, _, ok := tokens(r); return ok })
+	showCost := slices.ContainsFunc(recs, func(r *results.Record) bool { _, ok := cost(r); return ok })
+	why := run.Details != DetailsNone
+	v.failHead = tableHeader(cols, showTokens, showCost, why)
+	v.passHead = tableHeader(cols, showTokens, showCost, false)
+	lab := newLabeler(recs)
+	for _, r := range recs {
+		vd := verdictOf(r)
+		cv := caseView{row: tableRow(run, r, vd, cols, showTokens, showCost, why && vd != results.VerdictPass, lim)}
+		if run.Details.shows(vd) {
+			cv.details = detailsBlock(run, r, vd, lab.label(r), lim)
+		}
+		if vd == results.VerdictPass {
+			v.pass = append(v.pass, cv)
+		} else {
+			v.fail = append(v.fail, cv)
+		}
+	}
+	for _, d := range collectWarnings(run, recs) {
+		if d.IsError() {
+			v.problems++
+		}
+		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
+	}
+	v.head = headSection(run, marker, recs)
+	v.footer = footerLine(run, v.runURL)
+	return v
+}
+
+// evaluatorColumns lists the top-level evaluator names in order of first appearance, or nil
+// when there are more than fit as columns.
+func evaluatorColumns(recs []*results.Record) []string {
+	var names []string
+	for _, r := range recs {
+		for _, e := range r.EvaluatorResults {
+			if !slices.Contains(names, e.Name) {
+				names = append(names, e.Name)
+			}
+		}
+	}
+	if len(names) > maxEvaluatorColumns {
+		return nil
+	}
+	return names
+}
+
+func tableHeader(cols []string, showTokens, showCost, why bool) string {
+	h := []string{"", "Case", "Source", "Score"}
+	if cols == nil {
+		h = append(h, "Evaluators")
+	}
+	for _, c := range cols {
+		h = append(h, mdInline(c))
+	}
+	h = append(h, "Time")
+	if showTokens {
+		h = append(h, "Tokens in/out")
+	}
+	if showCost {
+		h = append(h, "Cost")
+	}
+	if why {
+		h = append(h, "Why")
+	}
+	sep := make([]string, len(h))
+	for i := range sep {
+		sep[i] = "---"
+		if i >= 3 && h[i] != "Why" && h[i] != "Evaluators" {
+			sep[i] = "--:"
+		}
+	}
+	return "| " + strings.Join(h, " | ") + " |\n|" + strings.Join(sep, "|") + "|\n"
+}
+
+func tableRow(run *Run, r *results.Record, vd results.Verdict, cols []string, showTokens, showCost, why bool, lim limits) string {
+	cells := []string{verdictMark(vd), mdInline(truncate(r.EvalID, 120)),
+		mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line)), fmt.Sprintf("%.3f", r.Score)}
+	if cols == nil {
+		var parts []string
+		for _, e := range r.EvaluatorResults {
+			parts = append(parts, mdInline(truncate(e.Name, 60))+" "+evaluatorScore(e))
+		}
+		cells = append(cells, strings.Join(parts, ", "))
+	}
+	for _, c := range cols {
+		cell := "–"
+		for _, e := range r.EvaluatorResults {
+			if e.Name == c {
+				cell = evaluatorScore(e)
+				break
+			}
+		}
+		cells = append(cells, cell)
+	}
+	cells = append(cells, formatMS(r.DurationMS))
+	if showTokens {
+		cell := "–"
+		if in, out, ok := tokens(r); ok {
+			cell = thousands(int(in)) + " / " + thousands(int(out))
+		}
+		cells = append(cells, cell)
+	}
+	if showCost {
+		cell := "–"
+		if c, ok := cost(r); ok {
+			cell = fmt.Sprintf("$%.4f", c)
+		}
+		cells = append(cells, cell)
+	}
+	if why {
+		cells = append(cells, mdInline(truncate(oneLine(reason(r, vd)), min(lim.item, 160))))
+	}
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// reason is the one thing to read first about a case that did not pass.
+func reason(r *results.Record, vd results.Verdict) string {
+	if vd == results.VerdictError {
+		return firstError(r)
+	}
+	if len(r.Misses) > 0 {
+		return r.Misses[0]
+	}
+	return ""
+}
+
+func evaluatorScore(e results.EvaluatorResult) string {
+	if e.Error != "" {
+		return fmt.Sprintf("%.3f 💥", e.Score)
+	}
+	return fmt.Sprintf("%.3f", e.Score)
+}
+
+func verdictMark(v results.Verdict) string {
+	switch v {
+	case results.VerdictPass:
+		return "✅"
+	case results.VerdictFail:
+		return "❌"
+	}
+	return "💥"
+}
+
+func outcomeMark(o gate.Outcome) string {
+	switch o {
+	case gate.Pass:
+		return "✅"
+	case gate.Fail:
+		return "❌"
+	case gate.Error:
+		return "💥"
+	case gate.Invalid:
+		return "⛔"
+	case gate.Skipped:
+		return "⏭️"
+	}
+	return "❔"
+}
+
+func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string, lim limits) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<details>\n<summary>%s %s · %.3f · %s</summary>\n\n", verdictMark(vd), mdInline(truncate(label, 200)), r.Score, vd)
+	meta := []string{"Source: " + mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line))}
+	if r.Target != "" {
+		meta = append(meta, "target "+mdInline(r.Target))
+	}
+	meta = append(meta, formatMS(r.DurationMS))
+	if r.Attempts > 1 {
+		meta = append(meta, fmt.Sprintf("%d attempts", r.Attempts))
+	}
+	if in, out, ok := tokens(r); ok {
+		meta = append(meta, fmt.Sprintf("%s in / %s out tokens", thousands(int(in)), thousands(int(out))))
+	}
+	if c, ok := cost(r); ok {
+		meta = append(meta, fmt.Sprintf("$%.4f", c))
+	}
+	b.WriteString(strings.Join(meta, " · ") + "\n\n")
+	if r.Error != "" {
+		b.WriteString("**Error:** " + mdInline(truncate(r.Error, lim.err)) + "\n\n")
+	}
+	if len(r.EvaluatorResults) == 0 {
+		writeFindings(&b, r.Hits, r.Misses, r.Reasoning, lim)
+	}
+	perEvaluator := evaluatorsHaveReasoning(r.EvaluatorResults)
+	for _, e := range r.EvaluatorResults {
+		fmt.Fprintf(&b, "**%s** (%s) — %.3f %s\n\n", mdInline(truncate(e.Name, 100)), mdInline(truncate(e.Type, 40)), e.Score, mdInline(e.Verdict))
+		if e.Error != "" {
+			b.WriteString("**Error:** " + mdInline(truncate(e.Error, lim.err)) + "\n\n")
+		}
+		writeFindings(&b, e.Hits, e.Misses, e.Reasoning, lim)
+	}
+	if len(r.EvaluatorResults) > 0 && !perEvaluator && strings.TrimSpace(r.Reasoning) != "" {
+		writePre(&b, "Reasoning", r.Reasoning, lim.reasoning)
+	}
+	if strings.TrimSpace(r.CandidateAnswer) != "" {
+		writePre(&b, "Answer", r.CandidateAnswer, lim.answer)
+	}
+	b.WriteString("</details>\n\n")
+	return b.String()
+}
+
+func writeFindings(b *strings.Builder, hits, misses []string, reasoning string, lim limits) {
+	writeItems(b, "✔️", hits, lim)
+	writeItems(b, "✖️", misses, lim)
+	if len(hits)+len(misses) > 0 {
+		b.WriteByte('\n')
+	}
+	if strings.TrimSpace(reasoning) != "" {
+		writePre(b, "Reasoning", reasoning, lim.reasoning)
+	}
+}
+
+func writeItems(b *strings.Builder, mark string, items []string, lim limits) {
+	for i, it := range items {
+		if i == lim.items {
+			fmt.Fprintf(b, "- %s %d more\n", mark, len(items)-i)
+			return
+		}
+		fmt.Fprintf(b, "- %s %s\n", mark, mdInline(truncate(it, lim.item)))
+	}
+}
+
+// writePre writes a titled <pre> block. A blank line before it starts a new HTML block that
+// only a literal </pre> can end, and mdBlock leaves no `<` in the text.
+func writePre(b *strings.Builder, title, text string, limit int) {
+	fmt.Fprintf(b, "%s:\n\n<pre>\n%s\n</pre>\n\n", title, mdBlock(truncate(strings.Trim(text, "\n"), limit)))
+}
+
+func warningItem(l Links, d suite.Diagnostic, lim limits) string {
+	mark := "⚠️"
+	if d.IsError() {
+		mark = "⛔"
+	}
+	pos := d.File
+	if d.Line > 0 {
+		pos = fmt.Sprintf("%s:%d", d.File, d.Line)
+		if d.Col > 0 {
+			pos += fmt.Sprintf(":%d", d.Col)
+		}
+	}
+	s := "- " + mark + " "
+	if pos != "" {
+		s += mdLink(pos, l.sourceURL(d.File, d.Line)) + ": "
+	}
+	s += mdInline(truncate(d.Message, lim.err))
+	if d.CaseID != "" {
+		s += " (case " + mdInline(truncate(d.CaseID, 120)) + ")"
+	}
+	if d.Kind != "" {
+		s += " <sub>" + mdInline(d.Kind) + "</sub>"
+	}
+	return s + "\n"
+}
+
+func headSection(run *Run, marker string, recs []*results.Record) string {
+	var b strings.Builder
+	if marker != "" {
+		b.WriteString(strings.TrimRight(marker, "\n") + "\n")
+	}
+	o := run.Decision.Outcome
+	name := string(o)
+	if name == "" {
+		name = "unknown"
+	}
+	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
+	c := run.Counts
+	line := []string{fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases")),
+		fmt.Sprintf("✅ %s passed", thousands(c.Passed)),
+		fmt.Sprintf("❌ %s failed", thousands(c.Failed)),
+		fmt.Sprintf("💥 %s errored", thousands(c.Errors))}
+	if c.Skipped > 0 {
+		line = append(line, fmt.Sprintf("⏭️ %s skipped", thousands(c.Skipped)))
+	}
+	rate := "–"
+	if c.Total > 0 {
+		rate = fmt.Sprintf("%.1f%%", math.Floor(float64(c.Passed)/float64(c.Total)*1000)/10)
+	}
+	line = append(line, "pass rate **"+rate+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
+	b.WriteString(strings.Join(line, " · ") + "\n\n")
+	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(run.Decision.Reason))
+	b.WriteString(settingsLine(run, recs) + "\n\n")
+	if len(recs) > 0 {
+		b.WriteString(distribution(Stats(recs)))
+	}
+	return b.String()
+}
+
+func settingsLine(run *Run, recs []*results.Record) string {
+	g := run.Gate
+	parts := []string{"case threshold " + formatFloat(g.CaseThreshold)}
+	if g.MinScore != nil {
+		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
+	}
+	parts = append(parts, fmt.Sprintf("max-failures %d", g.MaxFailures), fmt.Sprintf("max-errors %d", g.MaxErrors))
+	if len(run.Targets) > 0 {
+		var ts []string
+		for _, t := range run.Targets {
+			ts = append(ts, mdInline(t))
+		}
+		parts = append(parts, plural(len(ts), "target ", "targets ")+strings.Join(ts, ", "))
+	}
+	var in, out int64
+	var dollars float64
+	var haveTokens, haveCost bool
+	for _, r := range recs {
+		if i, o, ok := tokens(r); ok {
+			in, out, haveTokens = in+i, out+o, true
+		}
+		if c, ok := cost(r); ok {
+			dollars, haveCost = dollars+c, true
+		}
+	}
+	if haveTokens {
+		parts = append(parts, fmt.Sprintf("%s in / %s out tokens", thousands(int(in)), thousands(int(out))))
+	}
+	if haveCost {
+		parts = append(parts, fmt.Sprintf("$%.4f", dollars))
+	}
+	if run.Duration > 0 {
+		parts = append(parts, formatMS(run.Duration.Milliseconds()))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// distribution draws the five-bin score histogram as a text picture.
+func distribution(s ScoreStats) string {
+	const width = 20
+	peak := slices.Max(s.Histogram[:])
+	var b strings.Builder
+	b.WriteString("```text\n")
+	for i := Bins - 1; i >= 0; i-- {
+		n := s.Histogram[i]
+		bar := 0
+		if peak > 0 {
+			bar = int(math.Round(float64(n) / float64(peak) * width))
+		}
+		if n > 0 && bar == 0 {
+			bar = 1
+		}
+		fmt.Fprintf(&b, "%s │%s%s %d\n", BinLabels[i], strings.Repeat("█", bar), strings.Repeat(" ", width-bar), n)
+	}
+	b.WriteString("```\n\n")
+	return b.String()
+}
+
+func footerLine(run *Run, runURL string) string {
+	parts := []string{"agentv"}
+	if run.Version != "" {
+		parts[0] += " " + mdInline(run.Version)
+	}
+	if runURL != "" {
+		parts = append(parts, "[workflow run]("+runURL+")")
+	}
+	parts = append(parts, "full results in results.jsonl and junit.xml")
+	return "<sub>" + strings.Join(parts, " · ") + "</sub>\n"
+}

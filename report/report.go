@@ -1,0 +1,288 @@
+// Package report renders every human and machine report of a run from its results records
+// (results.Record): the JUnit XML file, the job summary, the PR comment and the console
+// summary. It never runs anything and never calls GitHub, so `agentv report` can re-render a
+// results file anywhere.
+//
+// Each renderer works in three steps kept apart so each can be tested without disk: build a
+// view of the run (sorted cases, escaped text), decide what to show under the surface's size
+// budget (Markdown surfaces degrade from all cases to failures only to the headline), then
+// write. The caller does the file I/O.
+//
+// Records arrive redacted (providers register secrets on the run's redactor before a record is
+// written), so this package does not look for secrets. It does treat all model and user text
+// as untrusted: ANSI escapes and characters XML cannot carry are stripped everywhere, and the
+// Markdown surfaces escape HTML, table pipes, @mentions and #123 references.
+//
+//	run := &report.Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts}
+//	_ = report.JUnit(junitFile, run)
+//	summary := report.Summary(run)
+//	comment := report.Comment(run, "<!-- agentv-action:v1 key=pr -->")
+//	report.Console(os.Stdout, run, isTerminal)
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// Run is everything a report shows about one run.
+type Run struct {
+	// Records are the case results in any order; reports sort them by File, Line, then EvalID.
+	Records  []*results.Record
+	Decision gate.Decision // outcome and the reason a person can read
+	Gate     gate.Options  // thresholds the decision used
+	Counts   gate.Counts   // verdict counts and mean score (errored cases count 0)
+	// Diagnostics are run-level load and configuration problems, template warnings included.
+	Diagnostics []suite.Diagnostic
+	Details     DetailLevel // how much model text the Markdown surfaces show
+	Links       Links       // where links point; empty fields mean no links
+	Version     string      // agentv version, shown in footers
+	Targets     []string    // names of the targets used
+	Started     time.Time   // when the run started (zero: unknown)
+	Duration    time.Duration
+}
+
+// Links locate the run on GitHub. Source links need ServerURL, Repo and SHA.
+type Links struct {
+	ServerURL string // e.g. https://github.com (GITHUB_SERVER_URL)
+	Repo      string // owner/name
+	SHA       string // the pull request's head commit, not the test-merge commit
+	RunURL    string // the workflow run's page
+}
+
+// DetailLevel says for which cases the Markdown surfaces show model text (answer excerpt,
+// judge reasoning, hits and misses). It implements flag.Value.
+type DetailLevel int
+
+// Detail levels; the zero value is the default.
+const (
+	DetailsFailures DetailLevel = iota // failed and errored cases only
+	DetailsAll                         // every case
+	DetailsNone                        // no model text at all
+)
+
+// ParseDetailLevel parses a details setting: failures (also empty), all or none.
+func ParseDetailLevel(s string) (DetailLevel, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "failures":
+		return DetailsFailures, nil
+	case "all":
+		return DetailsAll, nil
+	case "none":
+		return DetailsNone, nil
+	}
+	return DetailsFailures, fmt.Errorf("unknown details level %q (want failures, all or none)", s)
+}
+
+// String returns the setting's name.
+func (d DetailLevel) String() string {
+	switch d {
+	case DetailsAll:
+		return "all"
+	case DetailsNone:
+		return "none"
+	}
+	return "failures"
+}
+
+// Set parses s into d, for flag.Value.
+func (d *DetailLevel) Set(s string) error {
+	v, err := ParseDetailLevel(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// shows reports whether cases with verdict v get model text at this level.
+func (d DetailLevel) shows(v results.Verdict) bool {
+	switch d {
+	case DetailsAll:
+		return true
+	case DetailsNone:
+		return false
+	}
+	return v != results.VerdictPass
+}
+
+// sortedRecords returns the non-nil records ordered by file, line, then id. The caller's
+// slice is not reordered.
+func sortedRecords(recs []*results.Record) []*results.Record {
+	out := make([]*results.Record, 0, len(recs))
+	for _, r := range recs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *results.Record) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
+	})
+	return out
+}
+
+// verdictOf treats a record with an error as errored whatever its verdict field says, and an
+// unknown verdict as errored too, so no surface can show a broken record as passing.
+func verdictOf(r *results.Record) results.Verdict {
+	if r.Error != "" {
+		return results.VerdictError
+	}
+	switch r.Verdict {
+	case results.VerdictPass, results.VerdictFail:
+		return r.Verdict
+	}
+	return results.VerdictError
+}
+
+// labeler names cases for people: the bare id, qualified by file and line when the same id
+// appears in more than one place (two eval files may share ids).
+type labeler map[string]int
+
+func newLabeler(recs []*results.Record) labeler {
+	l := labeler{}
+	for _, r := range recs {
+		l[r.EvalID]++
+	}
+	return l
+}
+
+func (l labeler) label(r *results.Record) string {
+	if l[r.EvalID] > 1 {
+		return fmt.Sprintf("%s (%s)", r.EvalID, position(r.File, r.Line))
+	}
+	return r.EvalID
+}
+
+// position formats file:line, leaving out what is unknown.
+func position(file string, line int) string {
+	if line > 0 {
+		if file == "" {
+			file = "?"
+		}
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
+}
+
+// firstError is the record's error, else the first evaluator error (depth first), else "".
+func firstError(r *results.Record) string {
+	if r.Error != "" {
+		return r.Error
+	}
+	var walk func([]results.EvaluatorResult) string
+	walk = func(ers []results.EvaluatorResult) string {
+		for _, e := range ers {
+			if e.Error != "" {
+				return e.Name + ": " + e.Error
+			}
+			if s := walk(e.EvaluatorResults); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	return walk(r.EvaluatorResults)
+}
+
+// tokens returns input and output tokens when the record knows them.
+func tokens(r *results.Record) (in, out int64, ok bool) {
+	if r.TraceSummary == nil || r.TraceSummary.TokenUsage == nil {
+		return 0, 0, false
+	}
+	u := r.TraceSummary.TokenUsage
+	return u.Input, u.Output, true
+}
+
+// cost returns the record's cost in USD when known.
+func cost(r *results.Record) (float64, bool) {
+	if r.TraceSummary == nil || r.TraceSummary.CostUSD == nil {
+		return 0, false
+	}
+	return *r.TraceSummary.CostUSD, true
+}
+
+// warningCount counts run diagnostics and the warnings carried by records, counting a
+// record warning that repeats a run diagnostic once.
+func warningCount(run *Run) int {
+	return len(collectWarnings(run, sortedRecords(run.Records)))
+}
+
+// collectWarnings merges run diagnostics with record warnings, dropping duplicates, sorted by
+// position. Errors come back with IsError set.
+func collectWarnings(run *Run, recs []*results.Record) []suite.Diagnostic {
+	type key struct {
+		file      string
+		line, col int
+		msg       string
+	}
+	seen := map[key]bool{}
+	var out []suite.Diagnostic
+	add := func(d suite.Diagnostic) {
+		k := key{d.File, d.Line, d.Col, d.Message}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	for _, d := range run.Diagnostics {
+		add(d)
+	}
+	for _, r := range recs {
+		for _, w := range r.Warnings {
+			add(suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Kind: w.Kind, CaseID: r.EvalID, Message: w.Message})
+		}
+	}
+	suite.SortDiagnostics(out)
+	return out
+}
+
+// formatMS formats a duration in milliseconds for people: 850ms, 1.2s, 2m05s.
+func formatMS(ms int64) string {
+	switch {
+	case ms < 0:
+		return "0ms"
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1fs", float64(ms)/1000)
+	}
+	s := ms / 1000
+	if s < 3600 {
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands formats n with comma separators (65536 → 65,536).
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
