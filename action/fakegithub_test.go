@@ -26,7 +26,7 @@ type fakeGitHub struct {
 	author   fakeUser
 	comments map[int][]*fakeComment
 	nextID   int64
-	requests []string          // "METHOD /path?query" without the prefix
+	requests []string           // "METHOD /path?query" without the prefix
 	faults   map[string][]fault // by "METHOD /path"; consumed in order
 }
 

@@ -200,13 +200,13 @@ func TestStoreAPIFailures(t *testing.T) {
 			wantOK: true, requests: 3, sleeps: []time.Duration{time.Second},
 		},
 		{
-			name: "500 on create: look again, then create once more",
+			name:   "500 on create: look again, then create once more",
 			faults: map[string][]fault{create: {{status: 500}}},
 			// list, POST (500, not retried: it may have landed), list, POST
 			wantOK: true, requests: 4,
 		},
 		{
-			name: "500 on create twice",
+			name:   "500 on create twice",
 			faults: map[string][]fault{create: {{status: 500}, {status: 500}}},
 			status: 500, requests: 4,
 		},
