@@ -153,6 +153,10 @@ type EvaluatorSpec struct {
 	// Settings holds every key of the entry verbatim (JSON object, source order), for evaluator
 	// types whose settings the loader does not model (rubrics, field_accuracy, ...).
 	Settings json.RawMessage
+
+	// Members are a composite evaluator's `evaluators`, parsed like any entry (prompts and
+	// cwd resolved, names defaulted within the composite). nil for other types.
+	Members []*EvaluatorSpec
 }
 
 // PromptKind says where an llm_judge custom prompt comes from.

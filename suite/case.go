@@ -1,0 +1,211 @@
+package suite
+
+import (
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// caseKeys are the keys an eval case may have (`description` and `note` are AgentV comments).
+var caseKeys = []string{"id", "description", "note", "input_messages", "input", "question", "expected_outcome",
+	"outcome", "expected_messages", "expected_output", "reference_answer", "conversation_id", "execution",
+	"evaluators", "evaluator", "rubrics"}
+
+// caseParser holds the state of one case being parsed.
+type caseParser struct {
+	l      *loader
+	c      *Case
+	failed bool
+}
+
+// fail reports an error that keeps the case from loading.
+func (p *caseParser) fail(n *yaml.Node, kind, format string, args ...any) {
+	p.failed = true
+	msg := fmt.Sprintf(format, args...)
+	if p.c.ID != "" {
+		msg += fmt.Sprintf(" (case %q not loaded)", p.c.ID)
+	} else {
+		msg += " (case not loaded)"
+	}
+	p.l.errorf(n, kind, p.c.ID, "%s", msg)
+}
+
+func (p *caseParser) warn(n *yaml.Node, kind, format string, args ...any) {
+	p.l.warnf(n, kind, p.c.ID, format, args...)
+}
+
+// text reads a scalar field as text (numbers and booleans as written); null is absent.
+func (p *caseParser) text(e *kv) (string, bool) {
+	if e == nil || isNull(e.v) {
+		return "", false
+	}
+	if e.v.Kind != yaml.ScalarNode {
+		p.fail(e.v, KindCase, "%q must be a string, got %s", e.key, kindName(e.v))
+		return "", false
+	}
+	return e.v.Value, true
+}
+
+// parseCase converts one case node. It returns nil when the case cannot be loaded.
+func (l *loader) parseCase(item *yaml.Node) *Case {
+	n := deref(item)
+	p := &caseParser{l: l, c: &Case{Suite: l.s}}
+	if n == nil || n.Kind != yaml.MappingNode {
+		pos := n
+		if pos == nil {
+			pos = item
+		}
+		p.fail(pos, KindCase, "an eval case must be a mapping with id and input, got %s", kindName(n))
+		return nil
+	}
+	c := p.c
+	c.Line, c.Col = n.Line, n.Column
+	es := entries(n)
+	fields := map[string]*kv{}
+	for i := range es {
+		fields[es[i].key] = &es[i]
+	}
+
+	// id first, so every later message can name the case.
+	idKey := fields["id"]
+	if idKey == nil || isNull(idKey.v) || (idKey.v.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.v.Value) == "") {
+		p.fail(n, KindCase, "eval case has no %q", "id")
+	} else if idKey.v.Kind != yaml.ScalarNode {
+		p.fail(idKey.v, KindCase, "case %q must be a string, got %s", "id", kindName(idKey.v))
+	} else {
+		c.ID = idKey.v.Value
+		if first, dup := l.ids[c.ID]; dup {
+			p.fail(idKey.v, KindDuplicateID, "duplicate case id %q: first defined at line %d, again at line %d", c.ID, first, idKey.v.Line)
+		} else {
+			l.ids[c.ID] = idKey.v.Line
+		}
+	}
+	l.dupes(es, c.ID)
+
+	for _, e := range es {
+		switch e.key {
+		case "id", "description", "note", "input_messages", "input", "question", "expected_outcome", "outcome",
+			"expected_messages", "expected_output", "reference_answer", "conversation_id", "execution",
+			"evaluators", "evaluator", "rubrics":
+		default:
+			l.unknownKey(e, "in eval case", c.ID, caseKeys)
+		}
+	}
+
+	if v, ok := p.text(p.canonical(fields, "expected_outcome", "outcome")); ok {
+		c.ExpectedOutcome = l.str(v)
+	}
+	if v, ok := p.text(fields["conversation_id"]); ok {
+		c.ConversationID = v
+	}
+
+	p.input(p.canonical(fields, "input_messages", "input", "question"))
+	p.expected(p.canonical(fields, "expected_messages", "expected_output"))
+	p.reference(fields["reference_answer"])
+	c.Question = l.str(question(c.Input))
+
+	var execEvals *kv
+	if x := fields["execution"]; x != nil && !isNull(x.v) {
+		if x.v.Kind != yaml.MappingNode {
+			p.fail(x.v, KindCase, "%q must be a mapping with target and evaluators, got %s", "execution", kindName(x.v))
+		} else {
+			xs := entries(x.v)
+			l.dupes(xs, c.ID)
+			for i := range xs {
+				switch xs[i].key {
+				case "target":
+					if v, ok := p.text(&xs[i]); ok {
+						c.Target = l.str(v)
+					}
+				case "evaluators":
+					execEvals = &xs[i]
+				default:
+					l.unknownKey(xs[i], "in execution", c.ID, execKeys)
+				}
+			}
+		}
+	}
+	p.evaluators(execEvals, fields["evaluators"], fields["evaluator"], fields["rubrics"])
+
+	if p.failed {
+		return nil
+	}
+	return c
+}
+
+// canonical returns the first of keys present (canonical names win) and warns about the others.
+func (p *caseParser) canonical(fields map[string]*kv, keys ...string) *kv {
+	var chosen *kv
+	for _, k := range keys {
+		e := fields[k]
+		if e == nil || isNull(e.v) {
+			continue
+		}
+		if chosen == nil {
+			chosen = e
+			continue
+		}
+		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
+	}
+	return chosen
+}
+
+// evaluators resolves the case's final evaluator list: its own, else the suite's, with inline
+// rubrics prepended as an llm_judge named "rubric".
+func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
+	l, c := p.l, p.c
+	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)
+	if list != nil {
+		for _, d := range list.diags {
+			if d.Severity == SeverityError {
+				p.failed = true
+				d.Message += fmt.Sprintf(" (case %q not loaded)", c.ID)
+			}
+			d.CaseID = c.ID
+			l.add(d)
+		}
+		c.Evaluators = list.specs
+	} else if sl := l.suiteList; sl != nil {
+		if c.ID != "" {
+			sl.users = append(sl.users, c.ID)
+		}
+		if sl.failed {
+			p.failed = true
+		}
+		c.Evaluators = sl.specs // shared: cases inheriting the suite list point at the same specs
+	}
+	if rubrics == nil || isNull(rubrics.v) {
+		return
+	}
+	if rubrics.v.Kind != yaml.SequenceNode {
+		p.fail(rubrics.v, KindCase, "%q must be a list of rubric strings or mappings, got %s", "rubrics", kindName(rubrics.v))
+		return
+	}
+	if len(rubrics.v.Content) == 0 {
+		return
+	}
+	for _, r := range rubrics.v.Content {
+		r = deref(r)
+		if r == nil || isNull(r) || (r.Kind != yaml.ScalarNode && r.Kind != yaml.MappingNode) {
+			p.fail(r, KindCase, "a rubric must be a string or a mapping, got %s", kindName(r))
+			return
+		}
+	}
+	items, err := toJSON(rubrics.v)
+	if err != nil {
+		p.fail(rubrics.v, KindCase, "rubrics: %v", err)
+		return
+	}
+	used := map[string]bool{}
+	for _, s := range c.Evaluators {
+		used[s.Name] = true
+	}
+	spec := &EvaluatorSpec{
+		Name: uniqueName("rubric", used), Type: TypeLLMJudge, Weight: 1,
+		Pos:      Position{File: l.file, Line: rubrics.kn.Line, Col: rubrics.kn.Column},
+		Settings: objectJSON([]jsonField{{"rubrics", items}}),
+	}
+	out := make([]*EvaluatorSpec, 0, len(c.Evaluators)+1)
+	c.Evaluators = append(append(out, spec), c.Evaluators...)
+}

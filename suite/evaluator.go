@@ -1,0 +1,380 @@
+package suite
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Evaluator types accepted by the loader: ours plus the AgentV 2.x ones (parsed into Settings).
+var evaluatorTypes = []string{TypeLLMJudge, TypeCodeJudge, "rubric", "composite", "tool_trajectory",
+	"field_accuracy", "latency", "cost", "token_usage"}
+
+// typeAliases maps accepted spellings to canonical types (seed 004 says `code`).
+var typeAliases = map[string]string{"code": TypeCodeJudge}
+
+// Own settings per type; other keys of llm_judge and code_judge entries are pass-through config.
+var (
+	commonKeys   = []string{"name", "type", "weight", "config"}
+	llmJudgeKeys = []string{"prompt", "promptPath", "prompt_path", "target", "model", "rubrics"}
+	codeKeys     = []string{"script", "cwd", "target"}
+	promptKeys   = []string{"script", "config"}
+)
+
+// evalList is one parsed evaluator declaration (a list, or a single `evaluator` map).
+type evalList struct {
+	specs    []*EvaluatorSpec
+	diags    []Diagnostic // reported for each case that uses the list (suite list: once)
+	failed   bool         // an error: cases using this list are not loaded
+	users    []string     // suite list: ids of the cases that inherit it
+	reported bool
+}
+
+func (el *evalList) add(d Diagnostic) {
+	if d.Severity == SeverityError {
+		el.failed = true
+	}
+	el.diags = append(el.diags, d)
+}
+
+func (l *loader) evWarn(el *evalList, n *yaml.Node, kind, format string, args ...any) {
+	el.add(l.at(n, SeverityWarning, kind, "", format, args...))
+}
+
+func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any) {
+	el.add(l.at(n, SeverityError, KindEvaluator, "", format, args...))
+}
+
+// evaluatorSource parses the evaluators declared by a case or suite, by priority:
+// `execution.evaluators`, then `evaluators`, then `evaluator`. It returns nil when none is
+// declared (or only the default kind name `llm_judge`).
+func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
+	var chosen *kv
+	for _, e := range []*kv{execEvals, evals, evaluator} {
+		if e == nil || isNull(e.v) {
+			continue
+		}
+		if chosen != nil {
+			name := chosen.key
+			if chosen == execEvals {
+				name = "execution.evaluators"
+			}
+			l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
+			continue
+		}
+		chosen = e
+	}
+	if chosen == nil {
+		return nil
+	}
+	n := chosen.v
+	if cached, ok := l.lists[n]; ok {
+		return cached
+	}
+	el := &evalList{}
+	switch {
+	case chosen == evaluator && n.Kind == yaml.ScalarNode:
+		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
+		t, ok := canonicalType(n.Value)
+		switch {
+		case !ok:
+			l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, validTypes())
+		case t != TypeLLMJudge:
+			l.evWarn(el, n, KindEvaluator, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings (the default llm_judge runs)", n.Value)
+		}
+		if !el.failed && len(el.diags) == 0 {
+			return nil
+		}
+	case chosen == evaluator && n.Kind == yaml.MappingNode:
+		if s := l.parseEvaluator(n, el); s != nil {
+			el.specs = []*EvaluatorSpec{s}
+		}
+	case n.Kind == yaml.SequenceNode:
+		for _, item := range n.Content {
+			item = deref(item)
+			if item == nil || item.Kind != yaml.MappingNode {
+				l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
+				continue
+			}
+			if s := l.parseEvaluator(item, el); s != nil {
+				el.specs = append(el.specs, s)
+			}
+		}
+	default:
+		want := "a list of evaluators"
+		if chosen == evaluator {
+			want = "an evaluator mapping or a type name"
+		}
+		l.evError(el, n, "%q must be %s, got %s", chosen.key, want, kindName(n))
+	}
+	nameEvaluators(el.specs)
+	if el.specs == nil && !el.failed {
+		el.specs = []*EvaluatorSpec{} // declared but empty: the default judge runs
+	}
+	if n.Anchor != "" {
+		l.lists[n] = el
+	}
+	return el
+}
+
+func canonicalType(t string) (string, bool) {
+	if a, ok := typeAliases[t]; ok {
+		return a, true
+	}
+	return t, slices.Contains(evaluatorTypes, t)
+}
+
+func validTypes() string {
+	return strings.Join(evaluatorTypes, ", ") + " (alias code)"
+}
+
+// nameEvaluators gives unnamed evaluators their type as name, suffixed -2, -3 when repeated.
+func nameEvaluators(specs []*EvaluatorSpec) {
+	used := map[string]bool{}
+	for _, s := range specs {
+		if s.Name != "" {
+			used[s.Name] = true
+		}
+	}
+	for _, s := range specs {
+		if s.Name != "" {
+			continue
+		}
+		s.Name = uniqueName(s.Type, used)
+	}
+}
+
+func uniqueName(base string, used map[string]bool) string {
+	name := base
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	used[name] = true
+	return name
+}
+
+// parseEvaluator parses one evaluator mapping. It returns nil after an error.
+func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
+	es := entries(n)
+	for _, e := range es {
+		if e.dupe != nil {
+			l.evWarn(el, e.kn, KindIgnored, "duplicate key %q (also at line %d); this later value is used", e.key, e.dupe.Line)
+		}
+	}
+	spec := &EvaluatorSpec{Weight: 1, Pos: Position{File: l.file, Line: n.Line, Col: n.Column}}
+	get := func(key string) *kv {
+		for i := range es {
+			if es[i].key == key {
+				return &es[i]
+			}
+		}
+		return nil
+	}
+	t := get("type")
+	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
+		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", validTypes())
+		return nil
+	}
+	typ, ok := canonicalType(t.v.Value)
+	if !ok {
+		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, validTypes())
+		return nil
+	}
+	spec.Type = l.str(typ)
+	before := el.failed
+	el.failed = false
+	defer func() { el.failed = el.failed || before }()
+
+	if e := get("name"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.ScalarNode || strings.TrimSpace(e.v.Value) == "" {
+			l.evError(el, e.v, "evaluator %q must be a non-empty string, got %s", "name", kindName(e.v))
+		} else {
+			spec.Name = l.str(e.v.Value)
+		}
+	}
+	if e := get("weight"); e != nil && !isNull(e.v) {
+		w, ok := number(e.v)
+		if !ok || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			l.evError(el, e.v, "evaluator %q must be a number >= 0, got %s", "weight", describe(e.v))
+		} else {
+			spec.Weight, spec.WeightSet = w, true
+		}
+	}
+	settings, err := toJSON(n)
+	if err != nil {
+		l.evError(el, n, "evaluator settings: %v", err)
+		return nil
+	}
+	spec.Settings = settings
+
+	own := commonKeys
+	switch typ {
+	case TypeLLMJudge:
+		own = append(slices.Clip(own), llmJudgeKeys...)
+		l.parseLLMJudge(spec, get, el)
+	case TypeCodeJudge:
+		own = append(slices.Clip(own), codeKeys...)
+		l.parseCodeJudge(spec, n, get, el)
+	case "composite":
+		if e := get("evaluators"); e != nil && !isNull(e.v) {
+			if e.v.Kind != yaml.SequenceNode {
+				l.evError(el, e.v, "composite %q must be a list, got %s", "evaluators", kindName(e.v))
+			} else {
+				for _, item := range e.v.Content {
+					item = deref(item)
+					if item == nil || item.Kind != yaml.MappingNode {
+						l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
+						continue
+					}
+					if m := l.parseEvaluator(item, el); m != nil {
+						spec.Members = append(spec.Members, m)
+					}
+				}
+				nameEvaluators(spec.Members)
+			}
+		}
+	}
+
+	// Pass-through config (llm_judge, code_judge): unknown keys, then an explicit `config:` wins.
+	var cfg []jsonField
+	if typ == TypeLLMJudge || typ == TypeCodeJudge {
+		for _, e := range es {
+			if slices.Contains(own, e.key) {
+				continue
+			}
+			b, err := toJSON(e.v)
+			if err != nil {
+				l.evError(el, e.v, "evaluator setting %q: %v", e.key, err)
+				continue
+			}
+			cfg = append(cfg, jsonField{e.key, b})
+		}
+	}
+	if e := get("config"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.MappingNode {
+			l.evError(el, e.v, "evaluator %q must be a mapping, got %s", "config", kindName(e.v))
+		} else {
+			for _, c := range entries(e.v) {
+				b, err := toJSON(c.v)
+				if err != nil {
+					l.evError(el, c.v, "config %q: %v", c.key, err)
+					continue
+				}
+				cfg = setField(cfg, c.key, b)
+			}
+			if cfg == nil {
+				cfg = []jsonField{}
+			}
+		}
+	}
+	if cfg != nil {
+		spec.Config = objectJSON(cfg)
+	}
+	if el.failed {
+		return nil
+	}
+	return spec
+}
+
+// describe shows a scalar's value or a node's type for messages.
+func describe(n *yaml.Node) string {
+	n = deref(n)
+	if n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return kindName(n)
+}
+
+type jsonField struct {
+	key string
+	val []byte
+}
+
+// setField replaces key's value in place (JavaScript object spread keeps the first position)
+// or appends it.
+func setField(fs []jsonField, key string, val []byte) []jsonField {
+	for i := range fs {
+		if fs[i].key == key {
+			fs[i].val = val
+			return fs
+		}
+	}
+	return append(fs, jsonField{key, val})
+}
+
+func objectJSON(fs []jsonField) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(&b, f.key)
+		b.WriteByte(':')
+		b.Write(f.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// parseCodeJudge reads `script` and `cwd`.
+func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(string) *kv, el *evalList) {
+	e := get("script")
+	if e == nil || isNull(e.v) {
+		l.evError(el, n, "code_judge needs a %q: an argv list such as [python3, judge.py], or a shell command string", "script")
+	} else {
+		spec.Script = l.argv(e, el)
+	}
+	spec.Cwd = l.s.Dir
+	if c := get("cwd"); c != nil && !isNull(c.v) {
+		if c.v.Kind != yaml.ScalarNode || strings.TrimSpace(c.v.Value) == "" {
+			l.evError(el, c.v, "code_judge %q must be a directory path, got %s", "cwd", describe(c.v))
+			return
+		}
+		v := strings.TrimSpace(c.v.Value)
+		if r := l.resolve(v, true); r.abs != "" {
+			spec.Cwd = r.abs
+		} else {
+			l.evWarn(el, c.v, KindMissingFile, "code_judge cwd %q not found (tried: %s)", v, l.triedList(r))
+			if filepath.IsAbs(v) {
+				spec.Cwd = filepath.Clean(v)
+			} else {
+				spec.Cwd = filepath.Join(l.s.Dir, v)
+			}
+		}
+	}
+}
+
+// argv reads a script: a list of non-empty strings, or a string run through `sh -c`.
+func (l *loader) argv(e *kv, el *evalList) []string {
+	switch e.v.Kind {
+	case yaml.ScalarNode:
+		if strings.TrimSpace(e.v.Value) == "" {
+			l.evError(el, e.v, "%q must not be empty", e.key)
+			return nil
+		}
+		return []string{"sh", "-c", e.v.Value}
+	case yaml.SequenceNode:
+		if len(e.v.Content) == 0 {
+			l.evError(el, e.v, "%q must not be an empty list", e.key)
+			return nil
+		}
+		out := make([]string, 0, len(e.v.Content))
+		for _, c := range e.v.Content {
+			c = deref(c)
+			if c == nil || c.Kind != yaml.ScalarNode || isNull(c) || c.Value == "" {
+				l.evError(el, c, "%q items must be non-empty strings, got %s", e.key, describe(c))
+				return nil
+			}
+			out = append(out, l.str(c.Value))
+		}
+		return out
+	}
+	l.evError(el, e.v, "%q must be an argv list or a command string, got %s", e.key, kindName(e.v))
+	return nil
+}

@@ -1,0 +1,153 @@
+package suite
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// evalExts are the eval file extensions.
+var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
+
+// Expand turns CLI arguments (files, directories or globs, relative to cwd) into eval file paths:
+// de-duplicated, sorted, relative to cwd when inside it. A directory means every eval file below
+// it; globs use doublestar (`**` spans directories). Targets files, `.agentv` config, JSONL
+// sidecars and hidden directories are skipped when walking or globbing. A pattern that matches
+// nothing is an error.
+func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if a, err := filepath.Abs(cwd); err == nil {
+		cwd = a
+	}
+	var diags []Diagnostic
+	seen := map[string]bool{}
+	var out []string
+	add := func(abs string) {
+		if !seen[abs] {
+			seen[abs] = true
+			out = append(out, displayPath(abs, cwd))
+		}
+	}
+	if len(patterns) == 0 {
+		diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile, Message: "no eval paths given: pass eval files, directories or globs"})
+	}
+	for _, pat := range patterns {
+		abs := pat
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		abs = filepath.Clean(abs)
+		if fi, err := os.Stat(abs); err == nil {
+			if !fi.IsDir() {
+				if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] {
+					diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
+						Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})
+					continue
+				}
+				add(abs)
+				continue
+			}
+			found := walkDir(abs)
+			if len(found) == 0 {
+				diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+					Message: fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)})
+			}
+			for _, f := range found {
+				add(f)
+			}
+			continue
+		}
+		matches, err := globFiles(abs)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+				Message: fmt.Sprintf("invalid pattern %q: %v", pat, err)})
+			continue
+		}
+		if len(matches) == 0 {
+			diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+				Message: fmt.Sprintf("no eval files matched %q", pat)})
+			continue
+		}
+		for _, m := range matches {
+			add(m)
+		}
+	}
+	sort.Strings(out)
+	return out, diags
+}
+
+// skipFile reports whether a file found by walking or globbing is not an eval file.
+func skipFile(abs string) bool {
+	base := strings.ToLower(filepath.Base(abs))
+	ext := filepath.Ext(base)
+	if !evalExts[ext] || strings.HasPrefix(base, ".") {
+		return true
+	}
+	switch base {
+	case "targets.yaml", "targets.yml":
+		return true
+	}
+	if ext != ".jsonl" {
+		// A YAML file beside a JSONL file of the same name is that file's sidecar.
+		if _, err := os.Stat(strings.TrimSuffix(abs, filepath.Ext(abs)) + ".jsonl"); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func walkDir(root string) []string {
+	var out []string
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !skipFile(path) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
+}
+
+// globFiles expands an absolute doublestar pattern. Hidden files and directories only match
+// when the pattern names them.
+func globFiles(abs string) ([]string, error) {
+	pattern := filepath.ToSlash(abs)
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, doublestar.ErrBadPattern
+	}
+	base, rest := doublestar.SplitPattern(pattern)
+	if rest == "" || base == "" {
+		return nil, nil
+	}
+	matches, err := doublestar.Glob(os.DirFS(filepath.FromSlash(base)), rest, doublestar.WithFilesOnly(), doublestar.WithNoHidden())
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range matches {
+		p := filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))
+		if !skipFile(p) && !inNodeModules(m) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func inNodeModules(rel string) bool {
+	return strings.Contains("/"+rel+"/", "/node_modules/")
+}

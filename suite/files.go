@@ -1,0 +1,148 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FindRepoRoot returns the repository root for an eval file in dir: the nearest ancestor of dir
+// (dir included) that holds a `.git` entry, else workspace (GITHUB_WORKSPACE) when set, else cwd.
+func FindRepoRoot(dir, workspace, cwd string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		for d := abs; ; {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				return d
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	if workspace != "" {
+		if abs, err := filepath.Abs(workspace); err == nil {
+			return abs
+		}
+		return workspace
+	}
+	if abs, err := filepath.Abs(cwd); err == nil {
+		return abs
+	}
+	return cwd
+}
+
+// displayPath shows abs relative to cwd when it lies inside cwd, else absolute.
+func displayPath(abs, cwd string) string {
+	if cwd == "" {
+		return abs
+	}
+	rel, err := filepath.Rel(cwd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return abs
+	}
+	return rel
+}
+
+// within reports whether path is root or lies below it.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// searchRoots lists where relative file references are looked up (reference §1.6): the eval
+// file's directory, each parent up to and including the repo root, then the working directory.
+func searchRoots(dir, repoRoot, cwd string) []string {
+	roots := []string{dir}
+	if within(dir, repoRoot) {
+		for d := dir; d != repoRoot; {
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+			roots = append(roots, d)
+		}
+	}
+	roots = append(roots, repoRoot, cwd)
+	out := roots[:0]
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fileRef is the outcome of resolving one file reference.
+type fileRef struct {
+	abs   string   // "" when not found
+	tried []string // absolute candidates, in order
+}
+
+// resolve looks value up as a file (wantDir false) or a directory (wantDir true).
+// Results are cached per value: every case of a file shares the same search roots.
+func (l *loader) resolve(value string, wantDir bool) *fileRef {
+	key := value
+	if wantDir {
+		key = "\x00dir\x00" + value
+	}
+	if r, ok := l.refs[key]; ok {
+		return r
+	}
+	r := &fileRef{}
+	var cands []string
+	if filepath.IsAbs(value) {
+		cands = append(cands, filepath.Clean(value))
+	}
+	trimmed := strings.TrimLeft(value, `/\`)
+	for _, root := range l.roots {
+		cands = append(cands, filepath.Join(root, trimmed))
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		r.tried = append(r.tried, c)
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() == wantDir {
+			r.abs = c
+			break
+		}
+	}
+	l.refs[key] = r
+	return r
+}
+
+// triedList renders the places tried for a missing file, for messages.
+func (l *loader) triedList(r *fileRef) string {
+	parts := make([]string, len(r.tried))
+	for i, t := range r.tried {
+		parts[i] = displayPath(t, l.cwd)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// readText returns a file's content with CRLF normalized to LF, reading each file once per load
+// so that cases referencing the same file share one string.
+func (l *loader) readText(abs string) (string, error) {
+	if s, ok := l.texts[abs]; ok {
+		return s, nil
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", err
+	}
+	s := strings.ReplaceAll(string(b), "\r\n", "\n")
+	l.texts[abs] = s
+	return s, nil
+}
+
+// refDisplay is a file value as shown to users: without leading separators (reference §1.6).
+func refDisplay(value string) string {
+	return strings.TrimLeft(value, `/\`)
+}

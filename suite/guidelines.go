@@ -1,0 +1,120 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// DefaultGuidelinePatterns apply when no config file sets `guideline_patterns` (seed 004).
+var DefaultGuidelinePatterns = []string{"**/*.instructions.md", "**/instructions/**", "**/*.prompt.md", "**/prompts/**"}
+
+// guidelinePatterns finds the patterns in force for the eval file: `.agentv.yaml` in its
+// directory (seed 004), else the first valid `.agentv/config.yaml` walking up to the repo root
+// (AgentV 2.x), else the defaults. An invalid config file is reported and skipped.
+func (l *loader) guidelinePatterns() []string {
+	if p, ok := l.readConfig(filepath.Join(l.s.Dir, ".agentv.yaml")); ok {
+		return p
+	}
+	for d := l.s.Dir; ; {
+		if p, ok := l.readConfig(filepath.Join(d, ".agentv", "config.yaml")); ok {
+			return p
+		}
+		if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return DefaultGuidelinePatterns
+}
+
+// readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
+// invalid (warned) or does not set the key.
+func (l *loader) readConfig(path string) ([]string, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	saved := l.file
+	l.file = displayPath(path, l.cwd)
+	defer func() { l.file = saved }()
+	doc := l.parseYAMLWarn(b)
+	if doc == nil {
+		return nil, false
+	}
+	root := doc
+	if len(doc.Content) > 0 {
+		root = deref(doc.Content[0])
+	}
+	if isNull(root) {
+		return nil, false
+	}
+	if root.Kind != yaml.MappingNode {
+		l.warnf(root, KindConfig, "", "config must be a mapping with guideline_patterns; file ignored")
+		return nil, false
+	}
+	for _, e := range entries(root) {
+		if e.key != "guideline_patterns" {
+			continue
+		}
+		if e.v == nil || e.v.Kind != yaml.SequenceNode {
+			l.warnf(e.v, KindConfig, "", "guideline_patterns must be a list of glob strings, got %s; file ignored", kindName(e.v))
+			return nil, false
+		}
+		pats := []string{}
+		for _, c := range e.v.Content {
+			c = deref(c)
+			if c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
+				l.warnf(c, KindConfig, "", "guideline pattern must be a string, got %s; file ignored", kindName(c))
+				return nil, false
+			}
+			p := strings.TrimPrefix(filepath.ToSlash(c.Value), "./")
+			if !doublestar.ValidatePattern(p) {
+				l.warnf(c, KindConfig, "", "invalid guideline pattern %q; file ignored", c.Value)
+				return nil, false
+			}
+			pats = append(pats, p)
+		}
+		return pats, true
+	}
+	return nil, false
+}
+
+// parseYAMLWarn parses a config file; syntax problems are warnings, not errors.
+func (l *loader) parseYAMLWarn(b []byte) *yaml.Node {
+	n := len(l.s.Diagnostics)
+	doc := l.parseYAML(b)
+	for i := n; i < len(l.s.Diagnostics); i++ {
+		l.s.Diagnostics[i].Severity = SeverityWarning
+		l.s.Diagnostics[i].Kind = KindConfig
+		l.s.Diagnostics[i].Message += "; config file ignored"
+	}
+	return doc
+}
+
+// isGuideline reports whether the file at abs matches the guideline patterns: its path relative
+// to the repo root, with forward slashes. `*` stays within a segment, `**` spans segments.
+// Files outside the repo root are never guidelines.
+func (l *loader) isGuideline(abs string) bool {
+	if !within(abs, l.s.RepoRoot) {
+		return false
+	}
+	rel, err := filepath.Rel(l.s.RepoRoot, abs)
+	if err != nil {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, p := range l.s.GuidelinePatterns {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,107 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// loadJSONL reads a JSONL suite line by line: one case per non-blank line. A bad line is
+// reported with its line number and skipped; the other lines still load.
+func (l *loader) loadJSONL() {
+	l.loadSidecar()
+	f, err := os.Open(l.s.Abs)
+	if err != nil {
+		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		return
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for lineNo := 1; ; lineNo++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			if lineNo == 1 {
+				line = bytes.TrimPrefix(line, []byte("\ufeff"))
+			}
+			l.jsonlLine(line, lineNo)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				l.add(Diagnostic{File: l.s.Path, Line: lineNo, Severity: SeverityError, Kind: KindFile,
+					Message: "could not read eval file: " + errText(err)})
+			}
+			break
+		}
+	}
+}
+
+func (l *loader) jsonlLine(line []byte, lineNo int) {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	n, err := parseJSONLine(line, lineNo)
+	if err != nil {
+		var je *jsonError
+		col := 0
+		msg := err.Error()
+		if errors.As(err, &je) {
+			col = utf8Col(line, je.off)
+			msg = je.msg
+		}
+		l.add(Diagnostic{File: l.s.Path, Line: lineNo, Col: col, Severity: SeverityError, Kind: KindSyntax,
+			Message: "invalid JSON: " + msg + " (line skipped)"})
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		l.errorf(n, KindCase, "", "a JSONL line must be one JSON object (an eval case), got %s (line skipped)", kindName(n))
+		return
+	}
+	c := l.parseCase(n)
+	if c != nil {
+		c.Col = 1
+	}
+	l.addCase(c)
+}
+
+func utf8Col(line []byte, off int) int {
+	if off > len(line) {
+		off = len(line)
+	}
+	return len([]rune(string(line[:off]))) + 1
+}
+
+// loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: description, dataset,
+// execution (target, evaluators) and evaluator(s) for every line.
+func (l *loader) loadSidecar() {
+	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
+	for _, ext := range []string{".yaml", ".yml"} {
+		path := base + ext
+		src, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		saved := l.file
+		l.file = displayPath(path, l.cwd)
+		l.src = src
+		doc := l.parseYAML(src)
+		if doc != nil && len(doc.Content) > 0 {
+			root := deref(doc.Content[0])
+			switch {
+			case isNull(root):
+			case root.Kind != yaml.MappingNode:
+				l.errorf(root, KindStructure, "", "a JSONL sidecar must be a mapping (description, dataset, execution), got %s", kindName(root))
+			default:
+				l.header(root, false)
+			}
+		}
+		l.file, l.src = saved, nil
+		return
+	}
+}

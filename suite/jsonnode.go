@@ -1,0 +1,153 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// jsonError is a JSON syntax problem at a byte offset of the line.
+type jsonError struct {
+	off int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+// parseJSONLine parses one JSONL line into a yaml.Node tree carrying 1-based line and rune
+// columns, so JSONL cases go through the same code (and get the same positions) as YAML ones.
+func parseJSONLine(line []byte, lineNo int) (*yaml.Node, error) {
+	p := &jsonParser{line: line, lineNo: lineNo, dec: json.NewDecoder(bytes.NewReader(line))}
+	p.dec.UseNumber()
+	n, err := p.value(0)
+	if err != nil {
+		return nil, p.wrap(err)
+	}
+	if _, err := p.dec.Token(); err != io.EOF {
+		off := p.start()
+		return nil, &jsonError{off: off, msg: "unexpected data after the JSON value"}
+	}
+	return n, nil
+}
+
+type jsonParser struct {
+	line   []byte
+	lineNo int
+	dec    *json.Decoder
+}
+
+// start returns the byte offset of the next token: the decoder's offset with whitespace and
+// separators skipped.
+func (p *jsonParser) start() int {
+	off := int(p.dec.InputOffset())
+	for off < len(p.line) {
+		switch p.line[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+func (p *jsonParser) col(off int) int {
+	if off > len(p.line) {
+		off = len(p.line)
+	}
+	return utf8.RuneCount(p.line[:off]) + 1
+}
+
+func (p *jsonParser) wrap(err error) error {
+	var je *jsonError
+	if errors.As(err, &je) {
+		return err
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(se.Offset)
+		if off > 0 {
+			off--
+		}
+		return &jsonError{off: off, msg: se.Error()}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &jsonError{off: len(bytes.TrimRight(p.line, " \t\r\n")), msg: "unexpected end of JSON input"}
+	}
+	return &jsonError{off: p.start(), msg: err.Error()}
+}
+
+func (p *jsonParser) value(depth int) (*yaml.Node, error) {
+	if depth > maxJSONDepth {
+		return nil, &jsonError{off: p.start(), msg: "JSON nested too deeply"}
+	}
+	off := p.start()
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	n := &yaml.Node{Line: p.lineNo, Column: p.col(off)}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			n.Kind, n.Tag, n.Style = yaml.MappingNode, "!!map", yaml.FlowStyle
+			for p.dec.More() {
+				koff := p.start()
+				kt, err := p.dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				ks, ok := kt.(string)
+				if !ok {
+					return nil, &jsonError{off: koff, msg: "object key must be a string"}
+				}
+				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: ks, Line: p.lineNo, Column: p.col(koff)}
+				v, err := p.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, k, v)
+			}
+		case '[':
+			n.Kind, n.Tag, n.Style = yaml.SequenceNode, "!!seq", yaml.FlowStyle
+			for p.dec.More() {
+				v, err := p.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				n.Content = append(n.Content, v)
+			}
+		default:
+			return nil, &jsonError{off: off, msg: fmt.Sprintf("unexpected %q", rune(t))}
+		}
+		if _, err := p.dec.Token(); err != nil { // closing delimiter
+			return nil, err
+		}
+	case string:
+		n.Kind, n.Tag, n.Style, n.Value = yaml.ScalarNode, "!!str", yaml.DoubleQuotedStyle, t
+	case json.Number:
+		n.Kind, n.Value = yaml.ScalarNode, t.String()
+		n.Tag = "!!int"
+		if strings.ContainsAny(n.Value, ".eE") {
+			n.Tag = "!!float"
+		}
+		if !reCoreInt.MatchString(n.Value) && !reCoreFloat.MatchString(n.Value) {
+			return nil, &jsonError{off: off, msg: fmt.Sprintf("invalid number %q", n.Value)}
+		}
+	case bool:
+		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", "false"
+		if t {
+			n.Value = "true"
+		}
+	case nil:
+		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!null", "null"
+	}
+	return n, nil
+}

@@ -1,0 +1,277 @@
+package suite
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// LoadOptions configure Load.
+type LoadOptions struct {
+	Cwd       string // working directory; "" means the process's
+	Workspace string // GITHUB_WORKSPACE, may be ""
+}
+
+// Diagnostic kinds produced by the loader.
+const (
+	KindSyntax      = "syntax"       // malformed YAML or JSON
+	KindFile        = "file"         // eval file unreadable or of an unsupported format
+	KindStructure   = "structure"    // missing or mistyped top-level value
+	KindCase        = "case"         // a case that cannot be loaded
+	KindDuplicateID = "duplicate-id" // a second case with the same id
+	KindUnknownKey  = "unknown-key"  // a key the loader does not know (warning)
+	KindIgnored     = "ignored-key"  // an alias or duplicate key that lost to another (warning)
+	KindMissingFile = "missing-file" // a referenced content file that exists nowhere (warning)
+	KindEvaluator   = "evaluator"    // an invalid evaluator entry
+	KindTemplate    = "template"     // custom judge template validation (warning)
+	KindConfig      = "config"       // a bad .agentv.yaml / .agentv/config.yaml (warning)
+)
+
+// loader holds the state of one Load call.
+type loader struct {
+	s     *Suite
+	cwd   string
+	roots []string
+
+	file string // display path of the file being parsed (eval file or sidecar)
+	src  []byte // source of the YAML being parsed (inline template positions); nil for JSONL
+
+	refs      map[string]*fileRef
+	texts     map[string]string
+	templates map[string]bool // template files already validated
+	seen      map[diagKey]bool
+	ids       map[string]int // case id → line of its first definition
+	intern    map[string]string
+	lists     map[*yaml.Node]*evalList // evaluator lists shared through YAML aliases
+
+	suiteList *evalList // the suite default evaluators
+}
+
+type diagKey struct {
+	file, msg, kind, caseID string
+	line, col               int
+	sev                     Severity
+}
+
+// Load reads one eval file. It never returns nil: every problem is a Diagnostic, and cases that
+// cannot be loaded are left out of Suite.Cases while the others load.
+func Load(path string, opts LoadOptions) *Suite {
+	cwd := opts.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if a, err := filepath.Abs(cwd); err == nil {
+		cwd = a
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = filepath.Clean(abs)
+	s := &Suite{Abs: abs, Dir: filepath.Dir(abs), Path: displayPath(abs, cwd)}
+	s.RepoRoot = FindRepoRoot(s.Dir, opts.Workspace, cwd)
+	ext := strings.ToLower(filepath.Ext(abs))
+	s.Dataset = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
+	l := &loader{
+		s: s, cwd: cwd, file: s.Path,
+		roots:     searchRoots(s.Dir, s.RepoRoot, cwd),
+		refs:      map[string]*fileRef{},
+		texts:     map[string]string{},
+		templates: map[string]bool{},
+		seen:      map[diagKey]bool{},
+		ids:       map[string]int{},
+		intern:    map[string]string{},
+		lists:     map[*yaml.Node]*evalList{},
+	}
+	switch ext {
+	case ".yaml", ".yml":
+		s.Format = "yaml"
+	case ".jsonl":
+		s.Format = "jsonl"
+	default:
+		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
+			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})
+		return s
+	}
+	if fi, err := os.Stat(abs); err != nil || fi.IsDir() {
+		msg := "could not read eval file: no such file"
+		if err == nil {
+			msg = "could not read eval file: it is a directory"
+		} else if !errors.Is(err, os.ErrNotExist) {
+			msg = "could not read eval file: " + errText(err)
+		}
+		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: msg})
+		return s
+	}
+	s.GuidelinePatterns = l.guidelinePatterns()
+	if s.Format == "yaml" {
+		l.loadYAML()
+	} else {
+		l.loadJSONL()
+	}
+	l.finishSuiteList()
+	SortDiagnostics(s.Diagnostics)
+	return s
+}
+
+// errText drops the path from an *os.PathError: messages already name the file.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// add records a diagnostic once. Warnings repeat across cases when YAML aliases share a node;
+// the first case that triggers one is named and later copies are dropped.
+func (l *loader) add(d Diagnostic) {
+	k := diagKey{file: d.File, msg: d.Message, kind: d.Kind, line: d.Line, col: d.Col, sev: d.Severity}
+	if d.Severity == SeverityError {
+		k.caseID = d.CaseID
+	}
+	if l.seen[k] {
+		return
+	}
+	l.seen[k] = true
+	l.s.Diagnostics = append(l.s.Diagnostics, d)
+}
+
+// at builds a diagnostic positioned at node n of the file being parsed.
+func (l *loader) at(n *yaml.Node, sev Severity, kind, caseID, format string, args ...any) Diagnostic {
+	d := Diagnostic{File: l.file, Severity: sev, Kind: kind, CaseID: caseID, Message: fmt.Sprintf(format, args...)}
+	if n != nil {
+		d.Line, d.Col = n.Line, n.Column
+	}
+	return d
+}
+
+func (l *loader) warnf(n *yaml.Node, kind, caseID, format string, args ...any) {
+	l.add(l.at(n, SeverityWarning, kind, caseID, format, args...))
+}
+
+func (l *loader) errorf(n *yaml.Node, kind, caseID, format string, args ...any) {
+	l.add(l.at(n, SeverityError, kind, caseID, format, args...))
+}
+
+// str interns a string when it repeats (system prompts, outcomes, evaluator names) so thousands
+// of cases share one copy. The table is bounded so unique strings do not pay for it.
+func (l *loader) str(s string) string {
+	if v, ok := l.intern[s]; ok {
+		return v
+	}
+	if len(l.intern) < 4096 && len(s) <= 64<<10 {
+		l.intern[s] = s
+	}
+	return s
+}
+
+// parseYAML decodes a YAML document into its root node, reporting syntax problems.
+// It returns nil when the document is unusable (already reported).
+func (l *loader) parseYAML(src []byte) *yaml.Node {
+	dec, err := yaml.NewLoader(bytes.NewReader(src))
+	if err != nil {
+		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})
+		return nil
+	}
+	var doc yaml.Node
+	if err := dec.Load(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1}
+		}
+		l.yamlError(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Load(&extra); err == nil {
+		line, col := extra.Line, extra.Column
+		if len(extra.Content) > 0 {
+			line, col = extra.Content[0].Line, extra.Content[0].Column
+		}
+		l.add(Diagnostic{File: l.file, Line: line, Col: col, Severity: SeverityError, Kind: KindSyntax,
+			Message: "invalid YAML: the file holds more than one document (---); put every case in one document"})
+		return nil
+	} else if !errors.Is(err, io.EOF) {
+		l.yamlError(err)
+		return nil
+	}
+	return &doc
+}
+
+func (l *loader) yamlError(err error) {
+	d := Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax}
+	var le *yaml.LoadError
+	var les *yaml.LoadErrors
+	switch {
+	case errors.As(err, &les) && len(les.Errors) > 0:
+		le = les.Errors[0]
+		fallthrough
+	case le != nil || errors.As(err, &le):
+		d.Line, d.Col = le.Mark.Line, le.Mark.Column
+		d.Message = "invalid YAML: " + le.Message
+		if le.ContextMsg != "" && le.ContextMark.Line > 0 {
+			d.Message += fmt.Sprintf(" (%s started at line %d, column %d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
+		}
+	default:
+		d.Message = "invalid YAML: " + err.Error()
+	}
+	l.add(d)
+}
+
+// unknownKey warns about a key the loader does not use, suggesting a close known one.
+func (l *loader) unknownKey(e kv, where, caseID string, known []string) {
+	msg := fmt.Sprintf("unknown key %q %s (ignored)", e.key, where)
+	if s := suggest(e.key, known); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	l.warnf(e.kn, KindUnknownKey, caseID, "%s", msg)
+}
+
+// dupes warns about duplicate keys of a mapping (the last value is used).
+func (l *loader) dupes(es []kv, caseID string) {
+	for _, e := range es {
+		if e.dupe != nil {
+			l.warnf(e.kn, KindIgnored, caseID, "duplicate key %q (also at line %d); this later value is used", e.key, e.dupe.Line)
+		}
+	}
+}
+
+// suggest returns the known word closest to key when it is a plausible typo.
+func suggest(key string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(key), k); d < bestD && d < len(k)/2+1 {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

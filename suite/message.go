@@ -1,0 +1,389 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+var (
+	roles       = []string{RoleSystem, RoleUser, RoleAssistant, RoleTool}
+	messageKeys = []string{"role", "content", "name", "tool_calls"}
+	segmentKeys = []string{"type", "value"}
+)
+
+// input reads input_messages, input (string, message or message list) or question.
+func (p *caseParser) input(e *kv) {
+	if e == nil {
+		p.fail(p.caseNode(), KindCase, "eval case has no input: set %q (a message list), %q (a string or message list) or %q",
+			"input_messages", "input", "question")
+		return
+	}
+	n := e.v
+	switch {
+	case e.key == "input_messages" && n.Kind != yaml.SequenceNode:
+		p.fail(n, KindCase, "%q must be a list of messages, got %s", e.key, kindName(n))
+		return
+	case e.key == "question" && n.Kind != yaml.ScalarNode:
+		p.fail(n, KindCase, "%q must be a string, got %s", e.key, kindName(n))
+		return
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		p.c.Input = []Message{{Role: RoleUser, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
+	case yaml.SequenceNode:
+		p.c.Input = p.messageList(n, true)
+	case yaml.MappingNode:
+		if hasKey(n, "role") {
+			if m, ok := p.message(n, true); ok {
+				p.c.Input = []Message{m}
+			}
+			return
+		}
+		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
+		return
+	}
+	if len(p.c.Input) == 0 && !p.failed {
+		p.fail(n, KindCase, "%q holds no message", e.key)
+	}
+}
+
+func (p *caseParser) caseNode() *yaml.Node {
+	return &yaml.Node{Line: p.c.Line, Column: p.c.Col}
+}
+
+func hasKey(m *yaml.Node, key string) bool {
+	for _, e := range entries(m) {
+		if e.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// expected reads expected_messages (a list) or expected_output with the shorthands of
+// reference §1.4: string → assistant text; message or message list; any other list or object →
+// one assistant message with that structured content.
+func (p *caseParser) expected(e *kv) {
+	if e == nil {
+		return
+	}
+	n := e.v
+	if e.key == "expected_messages" {
+		if n.Kind != yaml.SequenceNode {
+			p.fail(n, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)", e.key, kindName(n), "expected_output")
+			return
+		}
+		p.c.Expected = p.messageList(n, false)
+		return
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
+	case yaml.SequenceNode:
+		if len(n.Content) > 0 {
+			if first := deref(n.Content[0]); first != nil && first.Kind == yaml.MappingNode && hasKey(first, "role") {
+				p.c.Expected = p.messageList(n, false)
+				return
+			}
+		}
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
+	case yaml.MappingNode:
+		if hasKey(n, "role") {
+			if m, ok := p.message(n, false); ok {
+				p.c.Expected = []Message{m}
+			}
+			return
+		}
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
+	}
+}
+
+func (p *caseParser) messageList(n *yaml.Node, input bool) []Message {
+	out := make([]Message, 0, len(n.Content))
+	for _, item := range n.Content {
+		if m, ok := p.message(item, input); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// message reads one message. A malformed message is an error: dropping it silently would run
+// a different conversation than the one written.
+func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
+	n := deref(item)
+	var m Message
+	if n == nil || n.Kind != yaml.MappingNode {
+		p.fail(n, KindCase, "a message must be a mapping with role and content, got %s", kindName(n))
+		return m, false
+	}
+	es := entries(n)
+	p.l.dupes(es, p.c.ID)
+	var content, toolCalls *kv
+	for i := range es {
+		e := &es[i]
+		switch e.key {
+		case "role":
+			if e.v.Kind != yaml.ScalarNode || !slices.Contains(roles, e.v.Value) {
+				p.fail(e.v, KindCase, "invalid message role %s (valid: %s)", describe(e.v), strings.Join(roles, ", "))
+				return m, false
+			}
+			m.Role = roles[slices.Index(roles, e.v.Value)]
+		case "content":
+			content = e
+		case "name":
+			if v, ok := p.text(e); ok {
+				m.Name = p.l.str(v)
+			}
+		case "tool_calls":
+			toolCalls = e
+		default:
+			p.l.unknownKey(*e, "in message", p.c.ID, messageKeys)
+		}
+	}
+	if m.Role == "" {
+		p.fail(n, KindCase, "message has no %q (valid: %s)", "role", strings.Join(roles, ", "))
+		return m, false
+	}
+	if toolCalls != nil && !isNull(toolCalls.v) {
+		if toolCalls.v.Kind != yaml.SequenceNode {
+			p.fail(toolCalls.v, KindCase, "%q must be a list, got %s", "tool_calls", kindName(toolCalls.v))
+			return m, false
+		}
+		if len(toolCalls.v.Content) > 0 {
+			b, err := toJSON(toolCalls.v)
+			if err != nil {
+				p.fail(toolCalls.v, KindCase, "tool_calls: %v", err)
+				return m, false
+			}
+			m.ToolCalls = b
+		}
+	}
+	if content != nil && !isNull(content.v) {
+		m.Content = p.content(content.v, input)
+	}
+	if m.Content.Kind == ContentNone && m.ToolCalls == nil {
+		p.fail(n, KindCase, "message has neither %q nor %q", "content", "tool_calls")
+		return m, false
+	}
+	return m, true
+}
+
+// content reads a message's content: text, a list of {type, value} segments, or structured data.
+func (p *caseParser) content(n *yaml.Node, input bool) Content {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return Content{Kind: ContentText, Text: p.l.str(n.Value)}
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			item = deref(item)
+			if item == nil || item.Kind != yaml.MappingNode || !hasStringType(item) {
+				return p.structured(n) // not a segment list: keep it as data
+			}
+		}
+		segs := make([]Segment, 0, len(n.Content))
+		for _, item := range n.Content {
+			if s, ok := p.segment(deref(item), input); ok {
+				segs = append(segs, s)
+			}
+		}
+		return Content{Kind: ContentSegments, Segments: segs}
+	}
+	return p.structured(n)
+}
+
+func hasStringType(m *yaml.Node) bool {
+	for _, e := range entries(m) {
+		if e.key == "type" {
+			return e.v.Kind == yaml.ScalarNode && !isNull(e.v)
+		}
+	}
+	return false
+}
+
+func (p *caseParser) structured(n *yaml.Node) Content {
+	b, err := toJSON(n)
+	if err != nil {
+		p.fail(n, KindCase, "content: %v", err)
+		return Content{}
+	}
+	return Content{Kind: ContentStructured, Structured: b}
+}
+
+// segment reads one content item; file items are resolved and read.
+func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
+	var s Segment
+	var value *kv
+	es := entries(n)
+	for i := range es {
+		switch es[i].key {
+		case "type":
+			s.Type = p.l.str(es[i].v.Value)
+		case "value":
+			value = &es[i]
+		}
+	}
+	if s.Type != "text" && s.Type != "file" {
+		b, err := toJSON(n)
+		if err != nil {
+			p.fail(n, KindCase, "content item: %v", err)
+			return s, false
+		}
+		s.Raw = b
+		return s, true
+	}
+	for _, e := range es {
+		if e.key != "type" && e.key != "value" {
+			p.l.unknownKey(e, "in a "+s.Type+" content item", p.c.ID, segmentKeys)
+		}
+	}
+	if value == nil || isNull(value.v) || value.v.Kind != yaml.ScalarNode {
+		what := "the text"
+		if s.Type == "file" {
+			what = "a file path"
+		}
+		p.fail(n, KindCase, "a %s content item needs a %q holding %s", s.Type, "value", what)
+		return s, false
+	}
+	s.Value = value.v.Value
+	if s.Type == "text" {
+		s.Value = p.l.str(s.Value)
+		return s, true
+	}
+	v := strings.TrimSpace(s.Value)
+	s.Path = refDisplay(v)
+	r := p.l.resolve(v, false)
+	if r.abs == "" {
+		p.warn(value.v, KindMissingFile, "file %q not found (tried: %s)", v, p.l.triedList(r))
+		return s, true
+	}
+	text, err := p.l.readText(r.abs)
+	if err != nil {
+		p.warn(value.v, KindMissingFile, "could not read file %q: %s", v, errText(err))
+		return s, true
+	}
+	s.Resolved, s.FileText = r.abs, text
+	if input {
+		s.Guideline = p.l.isGuideline(r.abs)
+		if s.Guideline {
+			p.c.GuidelinePaths = appendUnique(p.c.GuidelinePaths, r.abs)
+		} else {
+			p.c.InputFiles = appendUnique(p.c.InputFiles, r.abs)
+		}
+	}
+	return s, true
+}
+
+func appendUnique(xs []string, x string) []string {
+	if slices.Contains(xs, x) {
+		return xs
+	}
+	return append(xs, x)
+}
+
+// reference sets ReferenceAnswer: the explicit value wins, else it is derived from the last
+// expected message (reference §1.8).
+func (p *caseParser) reference(e *kv) {
+	c := p.c
+	if e != nil && !isNull(e.v) {
+		if e.v.Kind == yaml.ScalarNode {
+			c.ReferenceAnswer, c.HasReference = e.v.Value, true
+			return
+		}
+		b, err := toJSON(e.v)
+		if err != nil {
+			p.fail(e.v, KindCase, "reference_answer: %v", err)
+			return
+		}
+		c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
+		return
+	}
+	if len(c.Expected) == 0 {
+		return
+	}
+	c.HasReference = true
+	c.ReferenceAnswer = DeriveReference(c.Expected[len(c.Expected)-1])
+}
+
+// DeriveReference renders a message the way AgentV derives reference_answer from the last
+// expected message: text as is, other content as 2-space JSON (file segments as
+// {type, path, text, resolvedPath}), tool calls alone as their JSON, else "".
+func DeriveReference(m Message) string {
+	switch m.Content.Kind {
+	case ContentText:
+		return m.Content.Text
+	case ContentStructured:
+		return prettyJSON(m.Content.Structured)
+	case ContentSegments:
+		return prettyJSON(SegmentsJSON(m.Content.Segments))
+	}
+	if m.ToolCalls != nil {
+		return prettyJSON(m.ToolCalls)
+	}
+	return ""
+}
+
+// SegmentsJSON renders processed segments as AgentV does: text items {type, value}, resolved
+// file items {type, path, text, resolvedPath}, other items verbatim; unresolved files dropped.
+func SegmentsJSON(segs []Segment) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	first := true
+	for _, s := range segs {
+		var item []byte
+		switch {
+		case s.Raw != nil:
+			item = s.Raw
+		case s.Type == "text":
+			item = objectJSON([]jsonField{{"type", quote("text")}, {"value", quote(s.Value)}})
+		case s.Type == "file" && s.Resolved != "":
+			item = objectJSON([]jsonField{{"type", quote("file")}, {"path", quote(s.Path)},
+				{"text", quote(s.FileText)}, {"resolvedPath", quote(s.Resolved)}})
+		default:
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.Write(item)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func quote(s string) []byte {
+	var b bytes.Buffer
+	writeJSONString(&b, s)
+	return b.Bytes()
+}
+
+// question derives Case.Question (reference §1.8): string contents, JSON of structured contents
+// and text segments of every input message, each trimmed, empties dropped, joined by a space.
+func question(msgs []Message) string {
+	var parts []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	for _, m := range msgs {
+		switch m.Content.Kind {
+		case ContentText:
+			add(m.Content.Text)
+		case ContentStructured:
+			add(prettyJSON(m.Content.Structured))
+		case ContentSegments:
+			for _, s := range m.Content.Segments {
+				if s.Type == "text" && s.Raw == nil {
+					add(s.Value)
+				}
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,414 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Limits that keep hostile input (alias bombs, recursive aliases) from exhausting memory.
+const (
+	maxJSONDepth = 512
+	maxJSONBytes = 64 << 20
+)
+
+var errTooLarge = errors.New("value is too large or too deeply nested (check for recursive YAML aliases)")
+
+// deref follows alias nodes to their target.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// kv is one key/value pair of a mapping node.
+type kv struct {
+	key  string
+	kn   *yaml.Node // key node (for positions)
+	v    *yaml.Node // value node, aliases followed
+	dupe *yaml.Node // key node of an earlier, overridden occurrence (for a warning)
+}
+
+// isMergeKey reports whether k is a YAML merge key `<<` written plain.
+func isMergeKey(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0
+}
+
+// entries returns the pairs of a mapping in source order with merge keys (`<<: *anchor`)
+// expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
+// in place (reported through kv.dupe).
+func entries(m *yaml.Node) []kv {
+	return entriesDepth(m, 0)
+}
+
+func entriesDepth(m *yaml.Node, depth int) []kv {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > 16 {
+		return nil
+	}
+	var out []kv
+	index := map[string]int{}
+	var merged []kv
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], deref(m.Content[i+1])
+		if isMergeKey(k) {
+			var srcs []*yaml.Node
+			if v != nil && v.Kind == yaml.SequenceNode {
+				for _, c := range v.Content {
+					srcs = append(srcs, deref(c))
+				}
+			} else {
+				srcs = append(srcs, v)
+			}
+			for _, s := range srcs {
+				merged = append(merged, entriesDepth(s, depth+1)...)
+			}
+			continue
+		}
+		name := keyString(k)
+		if j, ok := index[name]; ok {
+			out[j].dupe = out[j].kn
+			out[j].kn, out[j].v = k, v
+			continue
+		}
+		index[name] = len(out)
+		out = append(out, kv{key: name, kn: k, v: v})
+	}
+	for _, e := range merged {
+		if _, ok := index[e.key]; ok {
+			continue
+		}
+		index[e.key] = len(out)
+		e.dupe = nil
+		out = append(out, e)
+	}
+	return out
+}
+
+// keyString renders a mapping key as a string.
+func keyString(k *yaml.Node) string {
+	k = deref(k)
+	if k == nil {
+		return ""
+	}
+	if k.Kind == yaml.ScalarNode {
+		return k.Value
+	}
+	var b bytes.Buffer
+	if err := writeJSON(&b, k, 0); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// scalarKind is a scalar's type under YAML 1.2 core schema rules (what AgentV's `yaml` package
+// uses): `yes`/`no`, dates and `1_000` stay strings.
+type scalarKind uint8
+
+const (
+	scalarString scalarKind = iota
+	scalarNull
+	scalarBool
+	scalarInt
+	scalarFloat
+)
+
+var (
+	reCoreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	reCoreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
+
+func classify(n *yaml.Node) scalarKind {
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return scalarString
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		switch n.Tag {
+		case "!!null":
+			return scalarNull
+		case "!!bool":
+			if n.Value == "true" || n.Value == "false" || n.Value == "True" || n.Value == "False" || n.Value == "TRUE" || n.Value == "FALSE" {
+				return scalarBool
+			}
+		case "!!int":
+			if reCoreInt.MatchString(n.Value) {
+				return scalarInt
+			}
+		case "!!float":
+			if reCoreFloat.MatchString(n.Value) || reCoreInt.MatchString(n.Value) {
+				return scalarFloat
+			}
+		}
+		return scalarString
+	}
+	switch n.Value {
+	case "", "~", "null", "Null", "NULL":
+		return scalarNull
+	case "true", "True", "TRUE", "false", "False", "FALSE":
+		return scalarBool
+	}
+	if reCoreInt.MatchString(n.Value) {
+		return scalarInt
+	}
+	if reCoreFloat.MatchString(n.Value) {
+		return scalarFloat
+	}
+	return scalarString
+}
+
+// isNull reports whether n is absent or a null scalar.
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && classify(n) == scalarNull)
+}
+
+// kindName names a node's type for messages.
+func kindName(n *yaml.Node) string {
+	n = deref(n)
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch classify(n) {
+		case scalarNull:
+			return "null"
+		case scalarBool:
+			return "a boolean"
+		case scalarInt, scalarFloat:
+			return "a number"
+		}
+		return "a string"
+	}
+	return "an unsupported value"
+}
+
+// number returns a scalar's numeric value.
+func number(n *yaml.Node) (float64, bool) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return 0, false
+	}
+	switch classify(n) {
+	case scalarInt:
+		return parseCoreInt(n.Value), true
+	case scalarFloat:
+		return parseCoreFloat(n.Value), true
+	}
+	return 0, false
+}
+
+func parseCoreInt(s string) float64 {
+	neg := strings.HasPrefix(s, "-")
+	t := strings.TrimLeft(s, "+-")
+	var v uint64
+	var err error
+	switch {
+	case strings.HasPrefix(t, "0o"):
+		v, err = strconv.ParseUint(t[2:], 8, 64)
+	case strings.HasPrefix(t, "0x"):
+		v, err = strconv.ParseUint(t[2:], 16, 64)
+	default:
+		f, _ := strconv.ParseFloat(t, 64)
+		if neg {
+			return -f
+		}
+		return f
+	}
+	f := float64(v)
+	if err != nil {
+		f = math.Inf(1)
+	}
+	if neg {
+		return -f
+	}
+	return f
+}
+
+func parseCoreFloat(s string) float64 {
+	switch strings.ToLower(strings.TrimLeft(s, "+")) {
+	case ".inf":
+		return math.Inf(1)
+	case "-.inf":
+		return math.Inf(-1)
+	case ".nan":
+		return math.NaN()
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// jsNumber formats f the way JavaScript's Number#toString does (JSON.stringify uses it);
+// non-finite numbers become null as in JSON.stringify.
+func jsNumber(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return "null"
+	}
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e-7 && a < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[0]
+	exp = strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + string(sign) + exp
+}
+
+// scalarJSON renders a scalar as a JSON value.
+func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
+	switch classify(n) {
+	case scalarNull:
+		b.WriteString("null")
+	case scalarBool:
+		b.WriteString(strings.ToLower(n.Value))
+	case scalarInt:
+		t := strings.TrimPrefix(n.Value, "+")
+		neg := strings.HasPrefix(t, "-")
+		digits := strings.TrimPrefix(t, "-")
+		if !strings.HasPrefix(digits, "0o") && !strings.HasPrefix(digits, "0x") {
+			// Decimal integers keep every digit (JavaScript would round past 2^53).
+			digits = strings.TrimLeft(digits, "0")
+			if digits == "" {
+				b.WriteString("0")
+				return
+			}
+			if neg {
+				b.WriteByte('-')
+			}
+			b.WriteString(digits)
+			return
+		}
+		b.WriteString(jsNumber(parseCoreInt(n.Value)))
+	case scalarFloat:
+		b.WriteString(jsNumber(parseCoreFloat(n.Value)))
+	default:
+		writeJSONString(b, n.Value)
+	}
+}
+
+// writeJSONString writes s as a JSON string with JSON.stringify's escaping (no HTML escaping).
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			default:
+				if c < 0x20 {
+					b.WriteString(`\u00`)
+					b.WriteByte(hex[c>>4])
+					b.WriteByte(hex[c&0xf])
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(`\ufffd`)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+}
+
+// writeJSON renders a node as compact JSON in source key order.
+func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	if depth > maxJSONDepth || b.Len() > maxJSONBytes {
+		return errTooLarge
+	}
+	n = deref(n)
+	if n == nil {
+		b.WriteString("null")
+		return nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			b.WriteString("null")
+			return nil
+		}
+		return writeJSON(b, n.Content[0], depth+1)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for i, e := range entriesDepth(n, 0) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, e.key)
+			b.WriteByte(':')
+			if err := writeJSON(b, e.v, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, c, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.ScalarNode:
+		scalarJSON(b, n)
+	default:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+// toJSON renders a node as compact JSON.
+func toJSON(n *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeJSON(&b, n, 0); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// prettyJSON indents compact JSON with two spaces, as JSON.stringify(v, null, 2) does.
+func prettyJSON(compact []byte) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, compact, "", "  "); err != nil {
+		return string(compact)
+	}
+	return b.String()
+}

@@ -1,0 +1,152 @@
+package suite
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// TemplateVarPattern matches a `{{ variable }}` placeholder (spaces inside the braces allowed).
+var TemplateVarPattern = regexp.MustCompile(`{{\s*([a-zA-Z0-9_]+)\s*}}`)
+
+// TemplateVariables are the names a text template may use (CONTRACT §4.1).
+var TemplateVariables = []string{"candidate_answer", "expected_messages", "question", "expected_outcome",
+	"reference_answer", "input_messages", "output_messages", "actual_output", "expected_output", "input"}
+
+// requiredVariables: a template needs one of them, or there is nothing to evaluate against.
+var requiredVariables = []string{"candidate_answer", "expected_messages", "actual_output", "expected_output"}
+
+// templateVar is one placeholder found in a template.
+type templateVar struct {
+	name string
+	off  int // byte offset of "{{" in the template
+}
+
+func scanTemplate(text string) []templateVar {
+	var out []templateVar
+	for _, m := range TemplateVarPattern.FindAllStringSubmatchIndex(text, -1) {
+		out = append(out, templateVar{name: text[m[2]:m[3]], off: m[0]})
+	}
+	return out
+}
+
+// templateProblems returns whether the required fields are missing and the unknown variables
+// (each name once, in order of appearance, with the first one's offset).
+func templateProblems(text string) (missing bool, unknown []string, firstOff int) {
+	missing = true
+	firstOff = -1
+	for _, v := range scanTemplate(text) {
+		if slices.Contains(requiredVariables, v.name) {
+			missing = false
+		}
+		if !slices.Contains(TemplateVariables, v.name) && !slices.Contains(unknown, v.name) {
+			if firstOff < 0 {
+				firstOff = v.off
+			}
+			unknown = append(unknown, v.name)
+		}
+	}
+	return missing, unknown, firstOff
+}
+
+func missingMessage(source string) string {
+	return fmt.Sprintf("Custom evaluator template at %s is missing required fields: include {{ candidate_answer }} or {{ expected_messages }} "+
+		"(newer names: {{ actual_output }}, {{ expected_output }}). Without these, there is nothing to evaluate against; the template is still used", source)
+}
+
+func unknownMessage(source string, unknown []string) string {
+	return fmt.Sprintf("Custom evaluator template at %s uses unknown variables %s (left as written); valid variables: %s",
+		source, braces(unknown), braces(TemplateVariables))
+}
+
+func braces(names []string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = "{{ " + n + " }}"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// textPos returns the 1-based line and rune column of byte offset off in text.
+func textPos(text string, off int) (int, int) {
+	before := text[:off]
+	line := strings.Count(before, "\n") + 1
+	lineStart := strings.LastIndexByte(before, '\n') + 1
+	return line, utf8.RuneCountInString(before[lineStart:]) + 1
+}
+
+// validateFileTemplate checks a text template file (seed 003). Warnings point into the file.
+func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
+	missing, unknown, off := templateProblems(text)
+	file := displayPath(abs, l.cwd)
+	if missing {
+		el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(file)})
+	}
+	if len(unknown) > 0 {
+		line, col := textPos(text, off)
+		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(file, unknown)})
+	}
+}
+
+// validateInlineTemplate checks an inline prompt; warnings point into the eval file.
+func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *EvaluatorSpec, el *evalList) {
+	missing, unknown, off := templateProblems(text)
+	if !missing && len(unknown) == 0 {
+		return
+	}
+	source := fmt.Sprintf("%s:%d (inline prompt", l.file, kn.Line)
+	if spec.Name != "" {
+		source += fmt.Sprintf(" of evaluator %q", spec.Name)
+	}
+	source += ")"
+	if missing {
+		el.add(Diagnostic{File: l.file, Line: kn.Line, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(source)})
+	}
+	if len(unknown) > 0 {
+		line, col := l.inlinePos(vn, text, off)
+		el.add(Diagnostic{File: l.file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(source, unknown)})
+	}
+}
+
+// inlinePos maps a byte offset of a scalar's value to its position in the source: exact for
+// literal blocks (`|`) and one-line scalars, the scalar's start otherwise.
+func (l *loader) inlinePos(n *yaml.Node, text string, off int) (int, int) {
+	tl, tc := textPos(text, off)
+	switch {
+	case n.Style&yaml.LiteralStyle != 0 && l.src != nil:
+		indent := blockIndent(l.src, n.Line+1)
+		if indent < 0 {
+			break
+		}
+		return n.Line + tl, indent + tc
+	case n.Style&yaml.FoldedStyle == 0 && tl == 1 && !strings.Contains(text, "\n"):
+		col := n.Column + tc - 1
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			col++
+		}
+		return n.Line, col
+	}
+	return n.Line, n.Column
+}
+
+// blockIndent returns the indentation of the first non-blank line at or after line (1-based).
+func blockIndent(src []byte, line int) int {
+	for i := 1; len(src) > 0; i++ {
+		var cur []byte
+		cur, src, _ = bytes.Cut(src, []byte("\n"))
+		if i < line {
+			continue
+		}
+		trimmed := bytes.TrimLeft(cur, " ")
+		if len(bytes.TrimSpace(trimmed)) == 0 {
+			continue
+		}
+		return len(cur) - len(trimmed)
+	}
+	return -1
+}

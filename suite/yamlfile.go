@@ -1,0 +1,217 @@
+package suite
+
+import (
+	"fmt"
+	"os"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Top-level keys of an eval file (and of a JSONL sidecar, without the case lists).
+var (
+	caseListKeys = []string{"evalcases", "cases", "eval_cases"}
+	headerKeys   = []string{"$schema", "description", "dataset", "target", "execution", "evaluators", "evaluator"}
+	topKeys      = append(append([]string{}, headerKeys...), caseListKeys...)
+	execKeys     = []string{"target", "evaluators"}
+)
+
+// loadYAML parses a whole YAML eval file. YAML cannot be streamed, but the node tree is dropped
+// as soon as the cases are converted.
+func (l *loader) loadYAML() {
+	src, err := os.ReadFile(l.s.Abs)
+	if err != nil {
+		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		return
+	}
+	l.src = src
+	defer func() { l.src = nil }()
+	doc := l.parseYAML(src)
+	if doc == nil {
+		return
+	}
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = deref(doc.Content[0])
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		pos := root
+		if pos == nil {
+			pos = &yaml.Node{Line: 1, Column: 1}
+		}
+		l.errorf(pos, KindStructure, "", "an eval file must be a mapping with an %q list of cases, got %s", "evalcases", kindName(root))
+		return
+	}
+	list := l.header(root, true)
+	if list == nil {
+		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "",
+			"missing %q: an eval file needs a list of cases under %q (also accepted: %q, %q)", "evalcases", "evalcases", "cases", "eval_cases")
+		return
+	}
+	if list.Kind != yaml.SequenceNode {
+		l.errorf(list, KindStructure, "", "the case list must be a list of cases, got %s", kindName(list))
+		return
+	}
+	if len(list.Content) == 0 {
+		l.warnf(list, KindStructure, "", "the case list is empty")
+	}
+	for _, item := range list.Content {
+		l.addCase(l.parseCase(item))
+	}
+}
+
+// addCase appends a successfully parsed case.
+func (l *loader) addCase(c *Case) {
+	if c != nil {
+		l.s.Cases = append(l.s.Cases, c)
+	}
+}
+
+// header reads the suite-level keys of root and returns the case list node (nil when absent).
+// With cases false (a JSONL sidecar) case lists are unknown keys.
+func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
+	es := entries(root)
+	l.dupes(es, "")
+	known := headerKeys
+	if cases {
+		known = topKeys
+	}
+	var lists []*kv
+	var execEvals, evals, evaluator *kv
+	for i := range es {
+		e := &es[i]
+		switch e.key {
+		case "$schema":
+		case "description":
+			l.s.Description = l.scalarOr(e, "")
+		case "dataset":
+			if v := l.scalarOr(e, ""); v != "" {
+				l.s.Dataset = v
+			}
+		case "target":
+			if l.s.Target == "" {
+				l.s.Target = l.scalarOr(e, "")
+			}
+		case "execution":
+			if isNull(e.v) {
+				continue
+			}
+			if e.v.Kind != yaml.MappingNode {
+				l.errorf(e.v, KindStructure, "", "%q must be a mapping with target and evaluators, got %s", "execution", kindName(e.v))
+				continue
+			}
+			xs := entries(e.v)
+			l.dupes(xs, "")
+			for j := range xs {
+				x := &xs[j]
+				switch x.key {
+				case "target":
+					// execution.target wins over the legacy root-level target.
+					if t := l.scalarOr(x, ""); t != "" {
+						l.s.Target = t
+					}
+				case "evaluators":
+					execEvals = x
+				default:
+					l.unknownKey(*x, "in execution", "", execKeys)
+				}
+			}
+		case "evaluators":
+			evals = e
+		case "evaluator":
+			evaluator = e
+		case "evalcases", "cases", "eval_cases":
+			if !cases {
+				l.unknownKey(*e, "in a JSONL sidecar (cases belong in the .jsonl file)", "", known)
+				continue
+			}
+			lists = append(lists, e)
+		default:
+			l.unknownKey(*e, "at the top level", "", known)
+		}
+	}
+	var list *yaml.Node
+	if chosen := pickCanonical(lists, caseListKeys); chosen != nil {
+		for _, e := range lists {
+			if e != chosen {
+				l.warnf(e.kn, KindIgnored, "", "%q ignored: %q is also set", e.key, chosen.key)
+			}
+		}
+		list = chosen.v
+		if list == nil {
+			list = chosen.kn
+		}
+	}
+	l.suiteList = l.evaluatorSource(execEvals, evals, evaluator, "")
+	if l.suiteList != nil {
+		l.s.Evaluators = l.suiteList.specs
+	}
+	return list
+}
+
+// pickCanonical returns the entry whose key comes first in order (canonical names win).
+func pickCanonical(es []*kv, order []string) *kv {
+	for _, k := range order {
+		for _, e := range es {
+			if e.key == k {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// scalarOr returns a scalar value as text; null gives def, and a non-scalar is an error.
+func (l *loader) scalarOr(e *kv, def string) string {
+	if isNull(e.v) {
+		return def
+	}
+	if e.v.Kind != yaml.ScalarNode {
+		l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", e.key, kindName(e.v))
+		return def
+	}
+	return l.str(e.v.Value)
+}
+
+// finishSuiteList reports problems of the suite-level evaluators once per file, naming the
+// first case that uses them, or no case when none does.
+func (l *loader) finishSuiteList() {
+	sl := l.suiteList
+	if sl == nil || sl.reported {
+		return
+	}
+	sl.reported = true
+	first := ""
+	if len(sl.users) > 0 {
+		first = sl.users[0]
+	}
+	for _, d := range sl.diags {
+		d.CaseID = first
+		if d.Severity == SeverityError && len(sl.users) > 0 {
+			d.Message += fmt.Sprintf("; %s using the suite evaluators not loaded: %s", plural(len(sl.users), "case", "cases"), idList(sl.users))
+		}
+		l.add(d)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// idList quotes up to five case ids.
+func idList(ids []string) string {
+	out := ""
+	for i, id := range ids {
+		if i == 5 {
+			out += fmt.Sprintf(", and %d more", len(ids)-5)
+			break
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%q", id)
+	}
+	return out
+}
