@@ -186,7 +186,7 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 		dir = r.dir()
 	}
 	if display == "" {
-		display = strings.Join(argv, " ")
+		display = filepath.Base(argv[len(argv)-1])
 	}
 	config := p.Config
 	if config == nil {
@@ -200,7 +200,7 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 		Argv: argv, Dir: dir, Env: r.childEnv(extraEnv), Stdin: payload, Timeout: r.opts.Timeout,
 	})
 	if err != nil {
-		return "", fmt.Errorf("prompt template %s failed: %w", display, err)
+		return "", fmt.Errorf("prompt template %s: %w", display, err)
 	}
 	if res.StdoutTruncated {
 		return "", fmt.Errorf("prompt template %s printed more than %d MiB (output cut off)", display, proc.DefaultMaxOutput>>20)
