@@ -56,12 +56,33 @@ func (p *caseParser) caseNode() *yaml.Node {
 }
 
 func hasKey(m *yaml.Node, key string) bool {
-	for _, e := range entries(m) {
-		if e.key == key {
-			return true
+	return valueOf(m, key) != nil
+}
+
+// valueOf returns the value of key in mapping m (merge keys honoured), or nil.
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	merge := false
+	var found *yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if isMergeKey(k) {
+			merge = true
+		} else if k.Kind == yaml.ScalarNode && k.Value == key {
+			found = deref(m.Content[i+1])
 		}
 	}
-	return false
+	if found != nil || !merge {
+		return found
+	}
+	es := entries(m)
+	if j := findKey(es, key); j >= 0 {
+		return es[j].v
+	}
+	return nil
 }
 
 // expected reads expected_messages (a list) or expected_output with the shorthands of
@@ -197,12 +218,8 @@ func (p *caseParser) content(n *yaml.Node, input bool) Content {
 }
 
 func hasStringType(m *yaml.Node) bool {
-	for _, e := range entries(m) {
-		if e.key == "type" {
-			return e.v.Kind == yaml.ScalarNode && !isNull(e.v)
-		}
-	}
-	return false
+	t := valueOf(m, "type")
+	return t != nil && t.Kind == yaml.ScalarNode && !isNull(t)
 }
 
 func (p *caseParser) structured(n *yaml.Node) Content {

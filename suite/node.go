@@ -54,8 +54,7 @@ func entriesDepth(m *yaml.Node, depth int) []kv {
 	if m == nil || m.Kind != yaml.MappingNode || depth > 16 {
 		return nil
 	}
-	var out []kv
-	index := map[string]int{}
+	out := make([]kv, 0, len(m.Content)/2)
 	var merged []kv
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], deref(m.Content[i+1])
@@ -74,23 +73,32 @@ func entriesDepth(m *yaml.Node, depth int) []kv {
 			continue
 		}
 		name := keyString(k)
-		if j, ok := index[name]; ok {
+		if j := findKey(out, name); j >= 0 {
 			out[j].dupe = out[j].kn
 			out[j].kn, out[j].v = k, v
 			continue
 		}
-		index[name] = len(out)
 		out = append(out, kv{key: name, kn: k, v: v})
 	}
 	for _, e := range merged {
-		if _, ok := index[e.key]; ok {
+		if findKey(out, e.key) >= 0 {
 			continue
 		}
-		index[e.key] = len(out)
 		e.dupe = nil
 		out = append(out, e)
 	}
 	return out
+}
+
+// findKey returns the index of key in es, or -1. Mappings in eval files are small, so a linear
+// scan beats a map.
+func findKey(es []kv, key string) int {
+	for i := range es {
+		if es[i].key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // keyString renders a mapping key as a string.

@@ -1,0 +1,54 @@
+package suite
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// genSuite writes a 5,000-case v2 suite with the shared benchmark generator, or skips when the
+// generator or python3 is unavailable.
+func genSuite(b *testing.B, mode string, n string) string {
+	b.Helper()
+	gen := "/work/shared/bench/gen.py"
+	if v := os.Getenv("AGENTV_BENCH_GEN"); v != "" {
+		gen = v
+	}
+	if _, err := os.Stat(gen); err != nil {
+		b.Skipf("benchmark generator not found: %v", err)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		b.Skip("python3 not on PATH")
+	}
+	dir := b.TempDir()
+	cmd := exec.Command(py, gen, "--out", dir, "--dialect", "v2", "--modes", mode, "--sizes", n)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("gen.py: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "v2", mode+"-"+n, "eval.yaml")
+}
+
+// BenchmarkLoad5000 loads a 5,000-case YAML suite (code_judge per case). Besides allocated bytes
+// it reports the heap held by the loaded suite (retained-B), which must stay well under 100 MiB.
+func BenchmarkLoad5000(b *testing.B) {
+	path := genSuite(b, "code_py", "5000")
+	b.ReportAllocs()
+	var retained uint64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := Load(path, LoadOptions{Cwd: filepath.Dir(path)})
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if len(s.Cases) != 5000 || HasErrors(s.Diagnostics) {
+			b.Fatalf("loaded %d cases, diagnostics %v", len(s.Cases), s.Diagnostics)
+		}
+		retained = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(float64(retained), "retained-B")
+}
