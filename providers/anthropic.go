@@ -1,0 +1,135 @@
+package providers
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// apiAnthropicMinThinking is the API's smallest thinking budget.
+const apiAnthropicMinThinking = 1024
+
+// apiAnthropicRequestTimeout bounds one request when --timeout is unset. Setting it also keeps the
+// SDK from refusing large max_tokens without streaming (its 10-minute estimate).
+const apiAnthropicRequestTimeout = 10 * time.Minute
+
+func init() { register(KindAnthropic, newAnthropicProvider) }
+
+// anthropicProvider calls the Messages API (POST {base}/v1/messages).
+type anthropicProvider struct {
+	call     *apiCall
+	messages anthropic.MessageService
+	model    string
+	sampling apiSampling
+	thinking int64 // budget tokens; 0: extended thinking off
+	timeout  time.Duration
+}
+
+func newAnthropicProvider(t *Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, KindAnthropic, opts)
+	if err != nil {
+		return nil, err
+	}
+	key, err := apiReadKey(t, true)
+	if err != nil {
+		return nil, err
+	}
+	model, err := t.RequireString("model", "deployment", "variant")
+	if err != nil {
+		return nil, err
+	}
+	sampling, err := apiReadSampling(t)
+	if err != nil {
+		return nil, err
+	}
+	var budget int64
+	if n, ok, err := t.Int("thinking_budget"); err != nil {
+		return nil, err
+	} else if ok && n != 0 {
+		if n < apiAnthropicMinThinking {
+			return nil, t.Error("thinking_budget", "want at least %d tokens (the API minimum), got %d", apiAnthropicMinThinking, n)
+		}
+		budget = int64(n)
+	}
+	base, err := apiReadBaseURL(t, "base_url")
+	if err != nil {
+		return nil, err
+	}
+	// WithoutEnvironmentDefaults: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
+	// ANTHROPIC_PROFILE and ANTHROPIC_CUSTOM_HEADERS must not change what a target sends.
+	o := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithHTTPClient(call.client),
+		option.WithAPIKey(key),
+		option.WithMaxRetries(0),
+	}
+	if base != "" {
+		o = append(o, option.WithBaseURL(base))
+	}
+	timeout := apiAnthropicRequestTimeout
+	if opts.Timeout > 0 {
+		timeout = opts.Timeout
+	}
+	client := anthropic.NewClient(o...)
+	return &anthropicProvider{call: call, messages: client.Messages, model: model, sampling: sampling,
+		thinking: budget, timeout: timeout}, nil
+}
+
+func (p *anthropicProvider) Target() *Target { return p.call.t }
+
+func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	pr := apiBuildPrompt(req)
+	params := anthropic.MessageNewParams{Model: anthropic.Model(p.model), MaxTokens: apiDefaultMaxTokens}
+	if p.sampling.MaxTokens != nil {
+		params.MaxTokens = *p.sampling.MaxTokens
+	}
+	if p.thinking > 0 {
+		// max_tokens counts thinking too: the budget comes on top of the answer's limit, as the
+		// AI SDK that AgentV uses does, so max_output_tokens still bounds the visible answer.
+		params.MaxTokens += p.thinking
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(p.thinking)
+	}
+	if pr.System != "" {
+		params.System = []anthropic.TextBlockParam{{Text: pr.System}}
+	}
+	for _, tr := range pr.Turns {
+		if tr.Role == "assistant" {
+			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(anthropic.NewTextBlock(tr.Content)))
+		} else {
+			params.Messages = append(params.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(tr.Content)))
+		}
+	}
+	if p.sampling.Temperature != nil {
+		// The v2 SDK has no temperature field (deprecated in its API version); the API still
+		// reads it, so a configured value is sent as written.
+		params.SetExtraFields(map[string]any{"temperature": *p.sampling.Temperature})
+	}
+	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.timeout))
+		if err != nil {
+			return nil, err
+		}
+		var text []string
+		for _, b := range msg.Content {
+			if b.Type == "text" && b.Text != "" {
+				text = append(text, b.Text)
+			}
+		}
+		if len(text) == 0 {
+			return nil, p.call.noText("stop_reason " + string(msg.StopReason))
+		}
+		res := &apiResult{Text: strings.Join(text, "\n\n")}
+		if msg.JSON.Usage.Valid() {
+			u := &Usage{Input: msg.Usage.InputTokens, Output: msg.Usage.OutputTokens}
+			if msg.Usage.JSON.CacheReadInputTokens.Valid() {
+				c := msg.Usage.CacheReadInputTokens
+				u.Cached = &c
+			}
+			res.Usage = u
+		}
+		return res, nil
+	})
+}

@@ -1,0 +1,254 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/suite"
+)
+
+// apiDefaultSystem is the system text of a single-turn request that has no SystemPrompt.
+const apiDefaultSystem = "You are a careful assistant. Follow the instructions you are given exactly and never invent facts, files or results."
+
+// apiGuidelinesHeader introduces the guideline files' contents (reference §1.9).
+const apiGuidelinesHeader = "[[ ## Guidelines ## ]]"
+
+// apiDefaultMaxTokens is sent where the API requires a limit (Anthropic) and none is set.
+const apiDefaultMaxTokens = 4096
+
+// apiTurn is one message of the conversation sent to a chat API.
+type apiTurn struct {
+	Role    string // user | assistant
+	Content string
+}
+
+// apiPrompt is a request in the shape every chat API takes: one system text and turns.
+type apiPrompt struct {
+	System string
+	Turns  []apiTurn
+}
+
+// apiBuildPrompt turns a Request into system text and turns. Multi-turn requests (req.Chat) send
+// their messages; system entries join the system text. Single-turn requests send the question.
+// The system text is req.SystemPrompt (judges) else a default, plus the guidelines block.
+func apiBuildPrompt(req *Request) apiPrompt {
+	base := strings.TrimSpace(req.SystemPrompt)
+	var chatSystem []string
+	var turns []apiTurn
+	for _, m := range req.Chat {
+		switch m.Role {
+		case suite.RoleSystem:
+			if s := strings.TrimSpace(m.Content); s != "" {
+				chatSystem = append(chatSystem, s)
+			}
+		case suite.RoleAssistant:
+			turns = append(turns, apiTurn{Role: suite.RoleAssistant, Content: m.Content})
+		default:
+			// user, and tool results rendered as text by the prompt builder
+			turns = append(turns, apiTurn{Role: suite.RoleUser, Content: m.Content})
+		}
+	}
+	var parts []string
+	switch {
+	case base != "":
+		parts = append(parts, base)
+	case len(chatSystem) == 0:
+		parts = append(parts, apiDefaultSystem)
+	}
+	// A chat prompt's leading system entry already carries the guidelines (reference §1.9).
+	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, apiGuidelinesHeader)) {
+		parts = append(parts, apiGuidelinesHeader+"\n\n"+g)
+	}
+	parts = append(parts, chatSystem...)
+	if len(req.Chat) == 0 || len(turns) == 0 {
+		turns = append(turns, apiTurn{Role: suite.RoleUser, Content: req.Question})
+	}
+	return apiPrompt{System: strings.Join(parts, "\n\n"), Turns: turns}
+}
+
+func apiMentions(list []string, s string) bool {
+	for _, x := range list {
+		if strings.Contains(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// apiSampling holds the generation settings shared by the API providers.
+type apiSampling struct {
+	Temperature *float64
+	MaxTokens   *int64
+}
+
+// apiReadSampling reads temperature and max_output_tokens (alias max_tokens).
+func apiReadSampling(t *Target) (apiSampling, error) {
+	var s apiSampling
+	if f, ok, err := t.Float("temperature"); err != nil {
+		return s, err
+	} else if ok {
+		if f < 0 || f > 2 {
+			return s, t.Error("temperature", "want a number from 0 to 2, got %v", f)
+		}
+		s.Temperature = &f
+	}
+	if n, ok, err := t.Int("max_output_tokens", "max_tokens"); err != nil {
+		return s, err
+	} else if ok {
+		if n < 1 {
+			s2, _ := t.Raw("max_output_tokens", "max_tokens")
+			return s, t.errAt(s2, "max_output_tokens", "want a positive whole number, got %d", n)
+		}
+		v := int64(n)
+		s.MaxTokens = &v
+	}
+	return s, nil
+}
+
+// apiReadBaseURL reads an optional base_url (alias endpoint for gateways): it must be an
+// absolute http(s) URL.
+func apiReadBaseURL(t *Target, keys ...string) (string, error) {
+	v, ok, err := t.String(keys...)
+	if err != nil || !ok || strings.TrimSpace(v) == "" {
+		return "", err
+	}
+	v = strings.TrimSpace(v)
+	u, perr := url.Parse(v)
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", t.Error(keys[0], "want an absolute http(s) URL, got %q", v)
+	}
+	return v, nil
+}
+
+// apiReadKey reads the api_key setting (secret: registered with the redactor).
+func apiReadKey(t *Target, required bool) (string, error) {
+	if required {
+		v, err := t.RequireString("api_key")
+		if err == nil {
+			t.Redactor.Add(v)
+		}
+		return v, err
+	}
+	v, _, err := t.Secret("api_key")
+	return v, err
+}
+
+// apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
+type apiCall struct {
+	t       *Target
+	kind    string
+	retry   *retryPolicy
+	client  *http.Client
+	timeout time.Duration
+}
+
+func newAPICall(t *Target, kind string, opts Options) (*apiCall, error) {
+	p, err := retryPolicyFromTarget(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &apiCall{t: t, kind: kind, retry: p, client: retryHTTPClient(opts.HTTPClient), timeout: opts.Timeout}, nil
+}
+
+// apiResult is one successful API answer, before it becomes a Response.
+type apiResult struct {
+	Text  string
+	Usage *Usage
+}
+
+// invoke runs attempt under the retry policy and turns its result into a Response with
+// duration, usage and cost.
+func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) (*apiResult, error)) (*Response, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	start := time.Now()
+	var res *apiResult
+	err := c.retry.run(ctx, c.kind, c.t.Name, c.t.Redactor, func(ctx context.Context) error {
+		r, err := attempt(ctx)
+		if err == nil {
+			res = r
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	resp := &Response{
+		Text: res.Text,
+		OutputMessages: []suite.Message{{Role: suite.RoleAssistant,
+			Content: suite.Content{Kind: suite.ContentText, Text: res.Text}}},
+		Usage:      res.Usage,
+		DurationMS: &ms,
+	}
+	if c.t.Price != nil && res.Usage != nil {
+		cost := c.t.Price.Cost(res.Usage)
+		resp.CostUSD = &cost
+	}
+	return resp, nil
+}
+
+// apiNoText is the error for a 2xx answer without any text.
+func (c *apiCall) noText(detail string) error {
+	msg := "the response holds no text"
+	if detail != "" {
+		msg += " (" + detail + ")"
+	}
+	return &APIError{Target: c.t.Name, Kind: c.kind, Attempts: 1, Msg: c.t.Redactor.String(msg)}
+}
+
+// apiJSONErrorMessage finds the message in a JSON error body, "" if none.
+func apiJSONErrorMessage(body string) string {
+	if !strings.HasPrefix(body, "{") {
+		return ""
+	}
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return ""
+	}
+	if len(v.Error) > 0 {
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil && s != "" {
+			return s
+		}
+		var o struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Code    any    `json:"code"`
+		}
+		if json.Unmarshal(v.Error, &o) == nil && o.Message != "" {
+			if kind := strings.TrimSpace(o.Type + " " + o.Status); kind != "" {
+				return o.Message + " [" + kind + "]"
+			}
+			return o.Message
+		}
+	}
+	return v.Message
+}
+
+// apiExcerpt shortens s to n bytes for an error message, on a rune boundary.
+func apiExcerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,109 @@
+package providers
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/azure"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// apiAzureDefaultVersion is seed 004's default API version (AgentV 2.5 uses 2024-12-01-preview;
+// CONTRACT §9 keeps the seed's).
+const apiAzureDefaultVersion = "2024-10-01-preview"
+
+// apiAzureResourceName is an Azure resource name: the NAME of https://NAME.openai.azure.com.
+var apiAzureResourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,62}$`)
+
+func init() { register(KindAzure, newAzureProvider) }
+
+// azureProvider calls Azure OpenAI chat completions: POST
+// {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=... with an api-key header.
+type azureProvider struct {
+	call       *apiCall
+	chat       openai.ChatCompletionService
+	deployment string
+	sampling   apiSampling
+}
+
+func newAzureProvider(t *Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, KindAzure, opts)
+	if err != nil {
+		return nil, err
+	}
+	rawEndpoint, err := t.RequireString("endpoint", "resource", "resource_name")
+	if err != nil {
+		return nil, err
+	}
+	endpoint, err := apiAzureEndpoint(t, rawEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := t.RequireString("deployment", "deployment_name", "model")
+	if err != nil {
+		return nil, err
+	}
+	key, err := apiReadKey(t, true)
+	if err != nil {
+		return nil, err
+	}
+	version, ok, err := t.String("version", "api_version")
+	if err != nil {
+		return nil, err
+	}
+	version = strings.TrimPrefix(strings.TrimSpace(version), "api-version=")
+	if !ok || version == "" {
+		version = apiAzureDefaultVersion
+	}
+	sampling, err := apiReadSampling(t)
+	if err != nil {
+		return nil, err
+	}
+	// azure.WithEndpoint disables the SDK's OPENAI_* environment defaults; the SDK's own retries
+	// are off so the target's retry settings are exact.
+	chat := openai.NewChatCompletionService(
+		option.WithHTTPClient(call.client),
+		azure.WithEndpoint(endpoint, version),
+		azure.WithAPIKey(key),
+		option.WithMaxRetries(0),
+	)
+	return &azureProvider{call: call, chat: chat, deployment: deployment, sampling: sampling}, nil
+}
+
+// apiAzureEndpoint accepts a full URL (https://NAME.openai.azure.com, optionally ending in
+// /openai), a host name, or a resource name, and returns the endpoint the SDK expects.
+func apiAzureEndpoint(t *Target, raw string) (string, error) {
+	s, _ := t.Raw("endpoint", "resource", "resource_name")
+	v := strings.TrimSpace(raw)
+	switch {
+	case strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "http://"):
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" {
+			return "", t.errAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
+		}
+		if u.Scheme != "https" {
+			// The SDK refuses to send an Azure key over plain HTTP; say so before the first case.
+			return "", t.errAt(s, "endpoint", "Azure OpenAI needs an https:// endpoint (the key is never sent over plain http), got %q", v)
+		}
+		u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/openai")
+		u.RawQuery, u.Fragment = "", ""
+		return strings.TrimRight(u.String(), "/"), nil
+	case strings.Contains(v, ".") && !strings.ContainsAny(v, "/ "):
+		return "https://" + v, nil
+	case apiAzureResourceName.MatchString(v):
+		return "https://" + v + ".openai.azure.com", nil
+	}
+	return "", t.errAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
+}
+
+func (p *azureProvider) Target() *Target { return p.call.t }
+
+func (p *azureProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		// The SDK routes by the request's model: it becomes /openai/deployments/{model}/...
+		return apiChatCompletion(ctx, p.call, p.chat, p.deployment, p.sampling, "max_completion_tokens", req)
+	})
+}

@@ -1,0 +1,135 @@
+package providers
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/genai"
+)
+
+// apiGeminiDefaultModel is seed 004's default model.
+const apiGeminiDefaultModel = "gemini-2.5-flash"
+
+// apiGeminiDefaultBase is the Gemini API. It is always set explicitly so GOOGLE_GEMINI_BASE_URL in
+// the environment cannot redirect a target.
+const apiGeminiDefaultBase = "https://generativelanguage.googleapis.com/"
+
+func init() { register(KindGemini, newGeminiProvider) }
+
+// geminiProvider calls generateContent (POST {base}/v1beta/models/{model}:generateContent, key in
+// the x-goog-api-key header).
+type geminiProvider struct {
+	call     *apiCall
+	models   *genai.Models
+	model    string
+	sampling apiSampling
+}
+
+func newGeminiProvider(t *Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, KindGemini, opts)
+	if err != nil {
+		return nil, err
+	}
+	key, err := apiReadKey(t, true)
+	if err != nil {
+		return nil, err
+	}
+	model, ok, err := t.String("model", "deployment", "variant")
+	if err != nil {
+		return nil, err
+	}
+	if model = strings.TrimSpace(model); !ok || model == "" {
+		model = apiGeminiDefaultModel
+	}
+	sampling, err := apiReadSampling(t)
+	if err != nil {
+		return nil, err
+	}
+	base, err := apiReadBaseURL(t, "base_url")
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = apiGeminiDefaultBase
+	}
+	// Backend, key and base URL are explicit: GEMINI_API_KEY, GOOGLE_API_KEY,
+	// GOOGLE_GENAI_USE_VERTEXAI and GOOGLE_CLOUD_* cannot change what is sent. The SDK has no
+	// retries unless HTTPOptions.RetryOptions is set; ours apply.
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey:      key,
+		Backend:     genai.BackendGeminiAPI,
+		HTTPClient:  call.client,
+		HTTPOptions: genai.HTTPOptions{BaseURL: base, APIVersion: "v1beta"},
+	})
+	if err != nil {
+		return nil, t.Error("api_key", "could not set up the Gemini client: %s", t.Redactor.String(err.Error()))
+	}
+	return &geminiProvider{call: call, models: client.Models, model: model, sampling: sampling}, nil
+}
+
+func (p *geminiProvider) Target() *Target { return p.call.t }
+
+func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	pr := apiBuildPrompt(req)
+	cfg := &genai.GenerateContentConfig{}
+	if pr.System != "" {
+		cfg.SystemInstruction = genai.NewContentFromText(pr.System, genai.RoleUser)
+	}
+	if p.sampling.Temperature != nil {
+		f := float32(*p.sampling.Temperature)
+		cfg.Temperature = &f
+	}
+	if p.sampling.MaxTokens != nil {
+		cfg.MaxOutputTokens = int32(min(*p.sampling.MaxTokens, 1<<31-1))
+	}
+	contents := make([]*genai.Content, 0, len(pr.Turns))
+	for _, tr := range pr.Turns {
+		role := genai.Role(genai.RoleUser)
+		if tr.Role == "assistant" {
+			role = genai.RoleModel
+		}
+		contents = append(contents, genai.NewContentFromText(tr.Content, role))
+	}
+	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		resp, err := p.models.GenerateContent(ctx, p.model, contents, cfg)
+		if err != nil {
+			return nil, err
+		}
+		text, detail := apiGeminiText(resp)
+		if text == "" {
+			return nil, p.call.noText(detail)
+		}
+		res := &apiResult{Text: text}
+		if um := resp.UsageMetadata; um != nil {
+			// Thinking tokens are billed as output.
+			u := &Usage{Input: int64(um.PromptTokenCount), Output: int64(um.CandidatesTokenCount) + int64(um.ThoughtsTokenCount)}
+			if um.CachedContentTokenCount > 0 {
+				c := int64(um.CachedContentTokenCount)
+				u.Cached = &c
+			}
+			res.Usage = u
+		}
+		return res, nil
+	})
+}
+
+// apiGeminiText joins the first candidate's text parts (thoughts excluded); when there is none it
+// says why (a block reason or the finish reason).
+func apiGeminiText(resp *genai.GenerateContentResponse) (string, string) {
+	if len(resp.Candidates) == 0 {
+		if pf := resp.PromptFeedback; pf != nil && pf.BlockReason != "" {
+			return "", "prompt blocked: " + string(pf.BlockReason)
+		}
+		return "", "no candidates"
+	}
+	c := resp.Candidates[0]
+	var parts []string
+	if c.Content != nil {
+		for _, part := range c.Content.Parts {
+			if part != nil && part.Text != "" && !part.Thought {
+				parts = append(parts, part.Text)
+			}
+		}
+	}
+	return strings.Join(parts, ""), "finish_reason " + string(c.FinishReason)
+}

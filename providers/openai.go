@@ -1,0 +1,140 @@
+package providers
+
+import (
+	"context"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+)
+
+// apiOpenAIDefaultBase is the OpenAI API; base_url points the provider at any compatible server
+// (GitHub Models https://models.github.ai/inference, vLLM, Ollama, LiteLLM).
+const apiOpenAIDefaultBase = "https://api.openai.com/v1/"
+
+func init() { register(KindOpenAI, newOpenAIProvider) }
+
+// openAIProvider calls an OpenAI-compatible Chat Completions endpoint.
+type openAIProvider struct {
+	call     *apiCall
+	chat     openai.ChatCompletionService
+	model    string
+	sampling apiSampling
+	// maxTokensField is "max_completion_tokens" for OpenAI and Azure, "max_tokens" for other
+	// compatible servers, most of which (Ollama, older vLLM) only know the older field.
+	maxTokensField string
+}
+
+func newOpenAIProvider(t *Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, KindOpenAI, opts)
+	if err != nil {
+		return nil, err
+	}
+	base, err := apiReadBaseURL(t, "base_url", "endpoint")
+	if err != nil {
+		return nil, err
+	}
+	// A key is optional for self-hosted servers (Ollama ignores it) but required by OpenAI itself.
+	key, err := apiReadKey(t, base == "")
+	if err != nil {
+		return nil, err
+	}
+	model, err := t.RequireString("model", "deployment", "deployment_name")
+	if err != nil {
+		return nil, err
+	}
+	org, _, err := t.String("organization", "org", "organization_id")
+	if err != nil {
+		return nil, err
+	}
+	sampling, err := apiReadSampling(t)
+	if err != nil {
+		return nil, err
+	}
+	field := "max_completion_tokens"
+	if base != "" && !strings.Contains(base, "api.openai.com") {
+		field = "max_tokens"
+	}
+	if base == "" {
+		base = apiOpenAIDefaultBase
+	}
+	// The service is built from explicit options only (not openai.NewClient), so OPENAI_BASE_URL,
+	// OPENAI_API_KEY, OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS in the
+	// environment cannot change what is sent.
+	o := []option.RequestOption{
+		option.WithHTTPClient(call.client),
+		option.WithBaseURL(base),
+		option.WithMaxRetries(0),
+	}
+	if key != "" {
+		o = append(o, option.WithAPIKey(key))
+	}
+	if org = strings.TrimSpace(org); org != "" {
+		o = append(o, option.WithOrganization(org))
+	}
+	return &openAIProvider{call: call, chat: openai.NewChatCompletionService(o...), model: model,
+		sampling: sampling, maxTokensField: field}, nil
+}
+
+func (p *openAIProvider) Target() *Target { return p.call.t }
+
+func (p *openAIProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		return apiChatCompletion(ctx, p.call, p.chat, p.model, p.sampling, p.maxTokensField, req)
+	})
+}
+
+// apiChatCompletion sends one Chat Completions request (OpenAI and Azure share the wire format).
+func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompletionService, model string,
+	s apiSampling, maxField string, req *Request) (*apiResult, error) {
+	pr := apiBuildPrompt(req)
+	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(pr.Turns)+1)
+	if pr.System != "" {
+		msgs = append(msgs, openai.SystemMessage(pr.System))
+	}
+	for _, tr := range pr.Turns {
+		if tr.Role == "assistant" {
+			msgs = append(msgs, openai.AssistantMessage(tr.Content))
+		} else {
+			msgs = append(msgs, openai.UserMessage(tr.Content))
+		}
+	}
+	params := openai.ChatCompletionNewParams{Model: model, Messages: msgs}
+	if s.Temperature != nil {
+		params.Temperature = param.NewOpt(*s.Temperature)
+	}
+	if s.MaxTokens != nil {
+		if maxField == "max_tokens" {
+			params.MaxTokens = param.NewOpt(*s.MaxTokens)
+		} else {
+			params.MaxCompletionTokens = param.NewOpt(*s.MaxTokens)
+		}
+	}
+	resp, err := chat.New(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, call.noText("no choices")
+	}
+	// n=1: the first choice is the answer.
+	msg := resp.Choices[0].Message
+	if msg.Content == "" {
+		detail := "finish_reason " + resp.Choices[0].FinishReason
+		if msg.Refusal != "" {
+			detail = "refusal: " + apiExcerpt(msg.Refusal, 300)
+		}
+		return nil, call.noText(detail)
+	}
+	res := &apiResult{Text: msg.Content}
+	if resp.JSON.Usage.Valid() {
+		u := &Usage{Input: resp.Usage.PromptTokens, Output: resp.Usage.CompletionTokens}
+		if resp.Usage.PromptTokensDetails.JSON.CachedTokens.Valid() {
+			c := resp.Usage.PromptTokensDetails.CachedTokens
+			u.Cached = &c
+		}
+		res.Usage = u
+	}
+	return res, nil
+}

@@ -1,0 +1,392 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentv/action/internal/redact"
+)
+
+// Retry defaults (CONTRACT §3.3, seed 004 "Provider Retry Configuration").
+const (
+	retryDefaultMax     = 3
+	retryDefaultInitial = 1000 * time.Millisecond
+	retryDefaultCap     = 60000 * time.Millisecond
+	retryDefaultFactor  = 2.0
+	// retryMaxAllowed bounds max_retries: a typo like 1000 would otherwise hammer a provider for hours.
+	retryMaxAllowed = 100
+)
+
+// retryDefaultCodes are retried unless retry_status_codes replaces them.
+var retryDefaultCodes = []int{408, 429, 500, 502, 503, 504}
+
+// retrySettingKeys lists every spelling of the retry settings, canonical first (snake_case after
+// normalization: maxRetries → max_retries, initialDelayMs → initial_delay_ms, ...).
+var retrySettingKeys = struct{ max, initial, cap, factor, codes []string }{
+	max:     []string{"max_retries"},
+	initial: []string{"retry_initial_delay_ms", "initial_delay_ms"},
+	cap:     []string{"retry_max_delay_ms", "max_delay_ms"},
+	factor:  []string{"retry_backoff_factor", "backoff_factor"},
+	codes:   []string{"retry_status_codes", "retryable_status_codes"},
+}
+
+// retryPolicy is the one HTTP retry policy of the API providers. SDK-internal retries are
+// switched off so these numbers are exact: at most maxRetries+1 requests per invocation.
+type retryPolicy struct {
+	maxRetries int
+	initial    time.Duration
+	cap        time.Duration
+	factor     float64
+	codes      map[int]bool
+	// sleep waits between attempts (Options.Sleep); nil uses a real timer.
+	sleep func(time.Duration) <-chan time.Time
+	// jitter returns a factor in [0.75, 1.25); nil uses math/rand.
+	jitter func() float64
+	logf   func(format string, args ...any)
+}
+
+// retryPolicyFromTarget reads the retry settings of a target (snake or camel spelling, seed aliases).
+func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
+	p := &retryPolicy{maxRetries: retryDefaultMax, initial: retryDefaultInitial, cap: retryDefaultCap,
+		factor: retryDefaultFactor, codes: map[int]bool{}, sleep: opts.Sleep, logf: opts.Logf}
+	for _, c := range retryDefaultCodes {
+		p.codes[c] = true
+	}
+	if n, ok, err := t.Int(retrySettingKeys.max...); err != nil {
+		return nil, err
+	} else if ok {
+		if n < 0 || n > retryMaxAllowed {
+			return nil, t.Error(retrySettingKeys.max[0], "want a whole number from 0 to %d, got %d", retryMaxAllowed, n)
+		}
+		p.maxRetries = n
+	}
+	ms := func(keys []string, dst *time.Duration) error {
+		f, ok, err := t.Float(keys...)
+		if err != nil || !ok {
+			return err
+		}
+		if f < 0 || f > float64(24*time.Hour/time.Millisecond) {
+			s, _ := t.Raw(keys...)
+			return t.errAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
+		}
+		*dst = time.Duration(f * float64(time.Millisecond))
+		return nil
+	}
+	if err := ms(retrySettingKeys.initial, &p.initial); err != nil {
+		return nil, err
+	}
+	if err := ms(retrySettingKeys.cap, &p.cap); err != nil {
+		return nil, err
+	}
+	if f, ok, err := t.Float(retrySettingKeys.factor...); err != nil {
+		return nil, err
+	} else if ok {
+		if f < 1 || f > 100 {
+			s, _ := t.Raw(retrySettingKeys.factor...)
+			return nil, t.errAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
+		}
+		p.factor = f
+	}
+	if items, ok, err := t.Strings(retrySettingKeys.codes...); err != nil {
+		return nil, err
+	} else if ok {
+		s, _ := t.Raw(retrySettingKeys.codes...)
+		p.codes = map[int]bool{}
+		for i, it := range items {
+			c, perr := strconv.Atoi(strings.TrimSpace(it))
+			if perr != nil || c < 100 || c > 599 {
+				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
+			}
+			if c == http.StatusUnauthorized || c == http.StatusForbidden {
+				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
+			}
+			p.codes[c] = true
+		}
+	}
+	return p, nil
+}
+
+// retryCodes returns the retryable status codes, sorted (for messages and tests).
+func (p *retryPolicy) retryCodes() []int {
+	out := make([]int, 0, len(p.codes))
+	for c := range p.codes {
+		out = append(out, c)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// backoff is the delay before retry n (0-based): min(cap, initial·factor^n) with ±25% jitter,
+// never above the cap.
+func (p *retryPolicy) backoff(n int) time.Duration {
+	base := float64(p.initial) * math.Pow(p.factor, float64(n))
+	if base > float64(p.cap) {
+		base = float64(p.cap)
+	}
+	j := 0.75 + rand.Float64()*0.5
+	if p.jitter != nil {
+		j = p.jitter()
+	}
+	d := time.Duration(base * j)
+	return min(d, p.cap)
+}
+
+// wait sleeps d or until ctx ends.
+func (p *retryPolicy) wait(ctx context.Context, d time.Duration) error {
+	var ch <-chan time.Time
+	if p.sleep != nil {
+		ch = p.sleep(d)
+	} else {
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		ch = tm.C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+		return nil
+	}
+}
+
+// APIError is the failure of an API provider invocation, after the retry policy gave up or
+// decided not to retry. Its text is redacted: a key echoed by the server never shows.
+type APIError struct {
+	Target     string
+	Kind       string
+	StatusCode int  // HTTP status of the last attempt; 0 when no response arrived
+	Attempts   int  // requests sent
+	Network    bool // the last attempt failed without an HTTP response (connection, timeout)
+	Msg        string
+	ctxErr     error // set when the invocation's context ended: Unwrap returns it
+	timeout    bool
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s target %q: ", e.Kind, e.Target)
+	if e.StatusCode > 0 {
+		fmt.Fprintf(&b, "HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+		if e.Msg != "" {
+			b.WriteString(": ")
+		}
+	}
+	b.WriteString(e.Msg)
+	switch {
+	case e.Attempts > 1:
+		fmt.Fprintf(&b, " (gave up after %d attempts)", e.Attempts)
+	case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden:
+		b.WriteString(" (not retried: check the target's api_key)")
+	}
+	return b.String()
+}
+
+// Unwrap returns the context error when the invocation was cancelled or timed out, so
+// errors.Is(err, context.DeadlineExceeded) works for the runner's case-level retries.
+func (e *APIError) Unwrap() error { return e.ctxErr }
+
+// Timeout reports whether the last attempt timed out (client timeout or deadline).
+func (e *APIError) Timeout() bool { return e.timeout }
+
+// retryObservation is what the HTTP transport saw of one attempt: the SDKs hide status codes
+// and headers behind their own error types, so the transport records them for the policy.
+type retryObservation struct {
+	mu        sync.Mutex
+	sent      bool
+	status    int
+	header    http.Header
+	body      bytes.Buffer // first bytes of an error body (status >= 400)
+	netErr    error        // transport or body-read failure
+	redirects int
+}
+
+type retryObsKey struct{}
+
+// retryBodyKeep is how much of an error body is kept for the error message.
+const retryBodyKeep = 4096
+
+// retryTransport records each attempt's outcome on the retryObservation in its context.
+type retryTransport struct{ base http.RoundTripper }
+
+func (rt retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	obs, _ := req.Context().Value(retryObsKey{}).(*retryObservation)
+	base := rt.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
+	if obs == nil {
+		return resp, err
+	}
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	obs.sent = true
+	if err != nil {
+		obs.netErr = err
+		return resp, err
+	}
+	obs.status, obs.header, obs.netErr = resp.StatusCode, resp.Header.Clone(), nil
+	obs.body.Reset()
+	resp.Body = &retryBodyTee{rc: resp.Body, obs: obs, keep: resp.StatusCode >= 400}
+	return resp, nil
+}
+
+// retryBodyTee keeps the start of an error body and notes read failures (a timeout mid-body).
+type retryBodyTee struct {
+	rc   io.ReadCloser
+	obs  *retryObservation
+	keep bool
+}
+
+func (t *retryBodyTee) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.obs.mu.Lock()
+	if t.keep && t.obs.body.Len() < retryBodyKeep {
+		t.obs.body.Write(p[:min(n, retryBodyKeep-t.obs.body.Len())])
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.obs.netErr = err
+	}
+	t.obs.mu.Unlock()
+	return n, err
+}
+
+func (t *retryBodyTee) Close() error { return t.rc.Close() }
+
+// retryHTTPClient returns a copy of c (or a default client) whose transport feeds the policy.
+func retryHTTPClient(c *http.Client) *http.Client {
+	out := &http.Client{}
+	if c != nil {
+		cp := *c
+		out = &cp
+	}
+	out.Transport = retryTransport{base: out.Transport}
+	return out
+}
+
+// retryRun calls attempt until it succeeds, the policy gives up, or ctx ends. attempt must send
+// its HTTP request with the context it is given. Errors are *APIError, redacted with r.
+func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Redactor, attempt func(ctx context.Context) error) error {
+	for n := 0; ; n++ {
+		obs := &retryObservation{}
+		err := attempt(context.WithValue(ctx, retryObsKey{}, obs))
+		if err == nil {
+			return nil
+		}
+		var own *APIError
+		if errors.As(err, &own) {
+			// Our own verdict on a 2xx answer (no text): final, already redacted.
+			own.Attempts = n + 1
+			return own
+		}
+		obs.mu.Lock()
+		status, header, netErr, sent := obs.status, obs.header, obs.netErr, obs.sent
+		body := obs.body.String()
+		obs.mu.Unlock()
+
+		e := &APIError{Target: target, Kind: kind, StatusCode: status, Attempts: n + 1}
+		retryable := false
+		switch {
+		case ctx.Err() != nil:
+			// Cancellation or the invocation's deadline: stop at once.
+			e.ctxErr, e.timeout = ctx.Err(), errors.Is(ctx.Err(), context.DeadlineExceeded)
+			e.StatusCode = 0
+			e.Msg = "request stopped: " + ctx.Err().Error()
+		case netErr != nil:
+			e.Network, retryable = true, true
+			e.timeout = retryIsTimeout(netErr)
+			e.Msg = "request failed: " + r.String(retryNetMessage(netErr))
+		case status >= 400:
+			retryable = p.codes[status] && status != http.StatusUnauthorized && status != http.StatusForbidden
+			e.Msg = r.String(retryErrorMessage(body))
+		case !sent:
+			// The SDK refused before sending (bad option, invalid parameter): not a transient problem.
+			e.Msg = "could not send request: " + r.String(err.Error())
+		default:
+			e.StatusCode = 0
+			e.Msg = fmt.Sprintf("could not read the HTTP %d response: %s", status, r.String(err.Error()))
+		}
+		if !retryable || n >= p.maxRetries {
+			return e
+		}
+		delay := p.backoff(n)
+		if d, ok := retryAfter(header, time.Now()); ok {
+			delay = min(d, p.cap)
+		}
+		if p.logf != nil {
+			p.logf("%s target %q: attempt %d failed (%s), retrying in %s", kind, target, n+1, retryShort(e), delay.Round(time.Millisecond))
+		}
+		if werr := p.wait(ctx, delay); werr != nil {
+			e.ctxErr, e.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
+			e.Msg += "; stopped while waiting to retry: " + werr.Error()
+			return e
+		}
+	}
+}
+
+func retryShort(e *APIError) string {
+	if e.StatusCode > 0 {
+		return fmt.Sprintf("HTTP %d", e.StatusCode)
+	}
+	if e.timeout {
+		return "timeout"
+	}
+	return "network error"
+}
+
+// retryAfter reads retry-after-ms, then Retry-After (seconds or an HTTP date).
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if h == nil {
+		return 0, false
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
+			return time.Duration(f * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
+		return time.Duration(f * float64(time.Second)), true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return max(at.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func retryIsTimeout(err error) bool {
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
+// retryNetMessage shortens a transport error: url.Error repeats the method and URL.
+func retryNetMessage(err error) string {
+	if retryIsTimeout(err) {
+		return "timed out waiting for the server (" + err.Error() + ")"
+	}
+	return err.Error()
+}
+
+// retryErrorMessage extracts the server's message from an error body: {"error":{"message"}},
+// {"error":"..."}, {"message":"..."}, else the body itself (shortened).
+func retryErrorMessage(body string) string {
+	body = strings.TrimSpace(body)
+	if msg := apiJSONErrorMessage(body); msg != "" {
+		return msg
+	}
+	return apiExcerpt(body, 500)
+}
