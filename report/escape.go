@@ -72,13 +72,9 @@ func escapeMarkdown(s string, inline bool) string {
 				b.WriteByte('\t')
 			}
 		default:
-			// At the start of an inline string a list or heading marker would become structure
-			// when the text follows our own "- " (a nested list item, "1." an ordered list).
-			if inline && i == 0 && (r == '-' || r == '+' || r == '=' || (r >= '0' && r <= '9')) {
-				fmt.Fprintf(&b, "&#%d;", r)
-			} else {
-				b.WriteRune(r)
-			}
+			// Escaped text never starts a Markdown line (it always follows our own marks), so
+			// list and heading markers such as "- " or "1." stay literal without escaping.
+			b.WriteRune(r)
 		}
 		prev = r
 	}

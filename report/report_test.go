@@ -1,0 +1,221 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const testMarker = "<!-- agentv-action:v1 key=ci/eval -->"
+
+// hostileSize is how large the tests grow the hostile record's answer and reasoning.
+const hostileSize = 200 << 10
+
+// loadFixture reads testdata/records.jsonl and grows the hostile record to about 200 KB of
+// answer and reasoning, with invalid UTF-8 (an encoded surrogate, a stray byte) that JSON
+// cannot carry.
+func loadFixture(t testing.TB) []*results.Record {
+	t.Helper()
+	recs, err := results.ReadFile(filepath.Join("testdata", "records.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if strings.HasPrefix(r.EvalID, "hostile") {
+			chunk := r.CandidateAnswer + "\xed\xa0\x80\xff\n"
+			grow := strings.Repeat(chunk, hostileSize/len(chunk)+1)
+			r.CandidateAnswer = grow
+			r.Reasoning = grow
+			r.EvaluatorResults[0].Reasoning = grow
+		}
+	}
+	return recs
+}
+
+// fixtureRun is the run the golden files render: the fixture records, the default gate,
+// warnings (one repeating a record's warning), links and fixed times.
+func fixtureRun(t testing.TB) *Run {
+	t.Helper()
+	recs := loadFixture(t)
+	opts := gate.Defaults()
+	counts := gate.Tally(recs)
+	return &Run{
+		Records:  recs,
+		Decision: gate.Decide(counts, opts),
+		Gate:     opts,
+		Counts:   counts,
+		Diagnostics: []suite.Diagnostic{
+			{File: "evals/smoke.yaml", Line: 3, Col: 1, Kind: "unknown-key", Message: `unknown key "note" (ignored)`},
+			{File: "evals/prompts/judge.md", Line: 3, Col: 5, Kind: "template", CaseID: "refund-policy",
+				Message: "Custom evaluator template at evals/prompts/judge.md is missing required fields: candidate_answer or expected_messages"},
+		},
+		Links: Links{
+			ServerURL: "https://github.com", Repo: "agentv/demo",
+			SHA: "0123456789abcdef0123456789abcdef01234567", RunURL: "https://github.com/agentv/demo/actions/runs/42",
+		},
+		Version:  "1.2.3",
+		Targets:  []string{"default", "agent"},
+		Started:  time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC),
+		Duration: 6*time.Minute + 2*time.Second,
+	}
+}
+
+// invalidRun has no records and a configuration error: what a broken suite produces.
+func invalidRun() *Run {
+	opts := gate.Defaults()
+	counts := gate.Counts{Problems: []string{`evals/broken.yaml:4:3: case "x" has no id`}}
+	return &Run{
+		Decision: gate.Decide(counts, opts),
+		Gate:     opts,
+		Counts:   counts,
+		Diagnostics: []suite.Diagnostic{
+			{File: "evals/broken.yaml", Line: 4, Col: 3, Severity: suite.SeverityError, Kind: "schema", Message: `case "x" has no id`},
+			{File: "targets.yaml", Line: 9, Col: 5, Kind: "unknown-setting", Message: `unknown setting "tempature"`},
+		},
+		Version: "1.2.3",
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	junit := func(run *Run) string {
+		var b bytes.Buffer
+		if err := JUnit(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	console := func(color bool) func(*Run) string {
+		return func(run *Run) string {
+			var b bytes.Buffer
+			Console(&b, run, color)
+			return b.String()
+		}
+	}
+	withDetails := func(d DetailLevel, noLinks bool) func(*Run) {
+		return func(r *Run) {
+			r.Details = d
+			if noLinks {
+				r.Links = Links{}
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		run    func(testing.TB) *Run
+		adjust func(*Run)
+		render func(*Run) string
+	}{
+		{"junit.xml", fixtureRun, nil, junit},
+		{"summary.md", fixtureRun, nil, Summary},
+		{"comment.md", fixtureRun, nil, func(r *Run) string { return Comment(r, testMarker) }},
+		{"summary-details-all-nolinks.md", fixtureRun, withDetails(DetailsAll, true), Summary},
+		{"comment-details-none.md", fixtureRun, withDetails(DetailsNone, false), func(r *Run) string { return Comment(r, testMarker) }},
+		{"console.txt", fixtureRun, nil, console(false)},
+		{"console-color.txt", fixtureRun, nil, console(true)},
+		{"progress.txt", fixtureRun, nil, func(r *Run) string {
+			var b bytes.Buffer
+			for i, rec := range r.Records {
+				Progress(&b, rec, i+1, len(r.Records))
+			}
+			return b.String()
+		}},
+		{"invalid-junit.xml", func(testing.TB) *Run { return invalidRun() }, nil, junit},
+		{"invalid-summary.md", func(testing.TB) *Run { return invalidRun() }, nil, Summary},
+		{"invalid-console.txt", func(testing.TB) *Run { return invalidRun() }, nil, console(false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := tt.run(t)
+			if tt.adjust != nil {
+				tt.adjust(run)
+			}
+			golden(t, tt.name, tt.render(run))
+		})
+	}
+}
+
+func TestParseDetailLevel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    DetailLevel
+		wantErr bool
+	}{
+		{"", DetailsFailures, false},
+		{"failures", DetailsFailures, false},
+		{" ALL ", DetailsAll, false},
+		{"none", DetailsNone, false},
+		{"some", DetailsFailures, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseDetailLevel(tt.in)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Fatalf("ParseDetailLevel(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+			}
+			if err == nil {
+				var d DetailLevel
+				if err := d.Set(tt.in); err != nil || d.String() != tt.want.String() {
+					t.Fatalf("Set(%q) gave %v, %v", tt.in, d, err)
+				}
+			}
+		})
+	}
+}
+
+// The renderers read records and must not reorder the caller's slice.
+func TestRenderersKeepCallerOrder(t *testing.T) {
+	t.Parallel()
+	run := fixtureRun(t)
+	before := make([]string, len(run.Records))
+	for i, r := range run.Records {
+		before[i] = r.EvalID
+	}
+	var b bytes.Buffer
+	if err := JUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	Summary(run)
+	Comment(run, testMarker)
+	Console(&b, run, false)
+	var after []string
+	for _, r := range run.Records {
+		after = append(after, r.EvalID)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("records reordered (-before +after):\n%s", diff)
+	}
+}
