@@ -72,7 +72,7 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	if idKey == nil || isNull(idKey.v) || (idKey.v.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.v.Value) == "") {
 		p.fail(n, KindCase, "eval case has no %q", "id")
 	} else if idKey.v.Kind != yaml.ScalarNode {
-		p.fail(idKey.v, KindCase, "case %q must be a string, got %s", "id", kindName(idKey.v))
+		p.fail(idKey.v, KindCase, "%q must be a string, got %s", "id", kindName(idKey.v))
 	} else {
 		c.ID = idKey.v.Value
 		if first, dup := l.ids[c.ID]; dup {

@@ -130,7 +130,7 @@ func canonicalType(t string) (string, bool) {
 }
 
 func validTypes() string {
-	return strings.Join(evaluatorTypes, ", ") + " (alias code)"
+	return strings.Replace(strings.Join(evaluatorTypes, ", "), TypeCodeJudge, TypeCodeJudge+" (alias code)", 1)
 }
 
 // nameEvaluators gives unnamed evaluators their type as name, suffixed -2, -3 when repeated.

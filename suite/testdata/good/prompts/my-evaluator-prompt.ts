@@ -1,0 +1,2 @@
+import { definePromptTemplate } from "@agentv/eval";
+export default definePromptTemplate((ctx) => `Q: ${ctx.question}`);
