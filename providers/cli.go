@@ -1,0 +1,314 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentv/action/internal/proc"
+)
+
+func init() { register(KindCLI, newCLI) }
+
+// cliProvider runs a command template per request (CONTRACT §3.2) through `/bin/sh -c`,
+// in its own process group, with output capped (internal/proc).
+//
+// Timeouts: the command's limit is the smaller of `timeout_seconds` and Options.Timeout.
+// A command stopped by that limit, or by the caller's ctx deadline, returns an error for
+// which both errors.Is(err, context.DeadlineExceeded) and errors.Is(err, proc.ErrTimeout)
+// hold, so the runner retries it.
+type cliProvider struct {
+	target *Target
+	cfg    *cliConfig
+	opts   Options
+	env    []string
+
+	healthMu   sync.Mutex
+	healthDone bool
+	healthErr  error
+}
+
+// cliBatchProvider is a cliProvider whose target asked for provider_batching.
+type cliBatchProvider struct{ *cliProvider }
+
+func newCLI(t *Target, opts Options) (Provider, error) {
+	cfg, errs := cliParseConfig(t, true, nil)
+	if len(errs) > 0 {
+		// An unset variable goes first: on a fork PR it means "skipped", not "invalid".
+		for _, err := range errs {
+			var ue *UnsetVarError
+			if errors.As(err, &ue) {
+				return nil, err
+			}
+		}
+		return nil, errs[0]
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(env, nil, cliReferencedVars(t)...)}
+	if t.ProviderBatching {
+		return &cliBatchProvider{p}, nil
+	}
+	return p, nil
+}
+
+func (p *cliProvider) Target() *Target { return p.target }
+
+// Invoke renders the template for req, runs it and reads the answer from {OUTPUT_FILE}
+// when the template uses it (the file is removed afterwards), else from stdout.
+func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	dir, err := p.workDir(req.Dir, p.cfg.cwd)
+	if err != nil {
+		return nil, err
+	}
+	var outPath string
+	if p.cfg.usesOutputFile {
+		tmp, err := p.tempDir()
+		if err != nil {
+			return nil, err
+		}
+		defer p.cleanup(tmp)
+		outPath = filepath.Join(tmp, cliFileName(req.EvalID)+".json")
+	}
+	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{
+		Prompt: req.Question, Guidelines: req.Guidelines, EvalID: req.EvalID,
+		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
+	})
+	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.timeout), outPath)
+	if err != nil {
+		return nil, err
+	}
+	resp, warns := cliParseOutput(out.data)
+	p.warn(warns)
+	if out.truncated {
+		resp.Error = fmt.Sprintf("the answer was cut off at %d MiB", proc.DefaultMaxOutput>>20)
+	}
+	p.finish(resp, elapsed)
+	return resp, nil
+}
+
+// cliOutput is what a command answered.
+type cliOutput struct {
+	data      []byte
+	truncated bool
+}
+
+// run executes one rendered command and returns its answer: the output file's contents
+// when outPath is set, else stdout.
+func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time.Duration, outPath string) (*cliOutput, time.Duration, error) {
+	if p.verbose() {
+		p.logf("cli target %q: running in %s: %s", p.target.Name, dir, cmdline)
+	}
+	start := time.Now()
+	res, err := proc.Run(ctx, proc.Cmd{Argv: []string{"/bin/sh", "-c", cmdline}, Dir: dir, Env: p.env, Timeout: timeout})
+	elapsed := time.Since(start)
+	if err != nil {
+		return nil, elapsed, p.runError("command", err, res)
+	}
+	if p.verbose() && len(res.Stderr) > 0 {
+		p.logf("cli target %q: stderr: %s", p.target.Name, cliExcerpt(string(res.Stderr)))
+	}
+	if outPath == "" {
+		return &cliOutput{data: res.Stdout, truncated: res.StdoutTruncated}, elapsed, nil
+	}
+	f, err := os.Open(outPath)
+	if err != nil {
+		msg := fmt.Sprintf("the command exited 0 but did not write {OUTPUT_FILE} (%s)", outPath)
+		if s := strings.TrimSpace(string(res.Stderr)); s != "" {
+			msg += "; stderr: " + cliExcerpt(s)
+		}
+		return nil, elapsed, fmt.Errorf("cli target %q: %s", p.target.Name, msg)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, proc.DefaultMaxOutput+1))
+	if err != nil {
+		return nil, elapsed, fmt.Errorf("cli target %q: could not read {OUTPUT_FILE} %s: %v", p.target.Name, outPath, err)
+	}
+	if len(data) > proc.DefaultMaxOutput {
+		return &cliOutput{data: data[:proc.DefaultMaxOutput], truncated: true}, elapsed, nil
+	}
+	return &cliOutput{data: data}, elapsed, nil
+}
+
+// cliRunError is a command that failed: it names the target, exit status and stderr, and
+// wraps the *proc.Error. A timeout matches both context.DeadlineExceeded and proc.ErrTimeout.
+type cliRunError struct {
+	msg      string
+	err      error
+	timedOut bool
+}
+
+func (e *cliRunError) Error() string { return e.msg }
+func (e *cliRunError) Unwrap() error { return e.err }
+
+// Is makes a timeout look the same whichever clock stopped the command.
+func (e *cliRunError) Is(target error) bool {
+	return e.timedOut && (target == context.DeadlineExceeded || target == proc.ErrTimeout)
+}
+
+func (p *cliProvider) runError(what string, err error, res *proc.Result) error {
+	var pe *proc.Error
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("cli target %q: could not run %s: %w", p.target.Name, what, err)
+	}
+	e := &cliRunError{err: err}
+	prefix := fmt.Sprintf("cli target %q: %s", p.target.Name, what)
+	switch {
+	case pe.TimedOut:
+		e.timedOut = true
+		e.msg = fmt.Sprintf("%s timed out after %s", prefix, pe.Timeout)
+	case errors.Is(pe.Err, context.DeadlineExceeded):
+		e.timedOut = true
+		e.msg = prefix + " timed out (the invocation deadline passed)"
+	case errors.Is(pe.Err, context.Canceled):
+		e.msg = prefix + " was cancelled"
+	case pe.ExitCode < 0:
+		e.msg = fmt.Sprintf("%s could not run: %v", prefix, pe.Err)
+	default:
+		e.msg = fmt.Sprintf("%s exited with code %d", prefix, pe.ExitCode)
+		switch {
+		case strings.TrimSpace(pe.Stderr) != "":
+			e.msg += ": " + strings.TrimSpace(pe.Stderr)
+		case res != nil && len(strings.TrimSpace(string(res.Stdout))) > 0:
+			e.msg += " (no stderr; stdout: " + cliExcerpt(string(res.Stdout)) + ")"
+		default:
+			e.msg += " and printed nothing on stderr"
+		}
+	}
+	return e
+}
+
+// finish fills the duration (measured when the command did not report one) and the cost
+// from the target's price when the command reported usage but no cost.
+func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
+	if resp.DurationMS == nil {
+		ms := float64(elapsed.Microseconds()) / 1000
+		resp.DurationMS = &ms
+	}
+	if resp.CostUSD == nil && resp.Usage != nil && p.target.Price != nil {
+		c := p.target.Price.Cost(resp.Usage)
+		resp.CostUSD = &c
+	}
+}
+
+// workDir resolves a configured cwd against the eval file's directory (the request's Dir,
+// else the target's EvalDir, else the targets file's directory).
+func (p *cliProvider) workDir(reqDir, cwd string) (string, error) {
+	base := reqDir
+	if base == "" {
+		base = p.target.EvalDir
+	}
+	if base == "" {
+		base = p.target.Dir
+	}
+	dir := base
+	if cwd != "" {
+		dir = cwd
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, cwd)
+		}
+	}
+	if dir == "" {
+		return "", nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("cli target %q: cwd %s is not a directory (relative cwd resolves against the eval file's directory)", p.target.Name, dir)
+	}
+	return dir, nil
+}
+
+// timeout is the smaller of the target's own limit and the run's per-invocation timeout.
+func (p *cliProvider) timeout(own time.Duration) time.Duration {
+	switch {
+	case own <= 0:
+		return p.opts.Timeout
+	case p.opts.Timeout <= 0:
+		return own
+	}
+	return min(own, p.opts.Timeout)
+}
+
+func (p *cliProvider) tempDir() (string, error) {
+	d, err := os.MkdirTemp("", "agentv-cli-")
+	if err != nil {
+		return "", fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %v", p.target.Name, err)
+	}
+	return d, nil
+}
+
+func (p *cliProvider) cleanup(dir string) {
+	if p.cfg.keepTemp {
+		p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
+		return
+	}
+	_ = os.RemoveAll(dir)
+}
+
+func (p *cliProvider) verbose() bool { return p.cfg.verbose || p.opts.Verbose }
+
+func (p *cliProvider) logf(format string, args ...any) {
+	if p.opts.Logf != nil {
+		p.opts.Logf(format, args...)
+	}
+}
+
+func (p *cliProvider) warn(warns []string) {
+	for _, w := range warns {
+		p.logf("cli target %q: %s", p.target.Name, w)
+	}
+}
+
+// cliFileName makes an eval id safe as a file name.
+func cliFileName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	if b.Len() == 0 || strings.Trim(b.String(), ".") == "" {
+		return "output"
+	}
+	return b.String()
+}
+
+// cliReferencedVars lists the variables a target's settings reference with `${{ VAR }}`:
+// a GitHub token variable among them stays in the child's environment.
+func cliReferencedVars(t *Target) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if name, ok := EnvRef(x); ok {
+				out = append(out, name)
+			}
+		case []any:
+			for _, it := range x {
+				walk(it)
+			}
+		case map[string]any:
+			for _, it := range x {
+				walk(it)
+			}
+		}
+	}
+	for _, s := range t.Settings {
+		walk(s.Value)
+	}
+	return out
+}

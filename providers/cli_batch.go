@@ -1,0 +1,104 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/agentv/action/internal/proc"
+)
+
+// InvokeBatch answers many requests with one command (provider_batching: true): PROMPT and
+// GUIDELINES are empty, EVAL_ID is "batch", FILES is the union of the requests' files, and
+// the command writes JSONL to {OUTPUT_FILE} (stdout when the template has no {OUTPUT_FILE}),
+// one `{id, text | output_messages, token_usage?, cost_usd?, duration_ms?}` per line.
+// Responses are in request order; an id missing from the output gives a Response with
+// Error set. Output that is not such JSONL fails the whole batch (the runner then falls
+// back to one call per case). The time limit is timeout_seconds when set, else the run's
+// per-invocation timeout times the number of requests.
+func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]*Response, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	var files []string
+	for _, r := range reqs {
+		files = append(files, r.Files...)
+	}
+	dir, err := p.workDir(reqs[0].Dir, p.cfg.cwd)
+	if err != nil {
+		return nil, err
+	}
+	var outPath string
+	if p.cfg.usesOutputFile {
+		tmp, err := p.tempDir()
+		if err != nil {
+			return nil, err
+		}
+		defer p.cleanup(tmp)
+		outPath = filepath.Join(tmp, "batch.jsonl")
+	}
+	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{EvalID: "batch", Files: requestDedupe(files), OutputFile: outPath})
+	timeout := p.cfg.timeout
+	if timeout <= 0 {
+		timeout = p.opts.Timeout * time.Duration(len(reqs))
+	}
+	out, elapsed, err := p.run(ctx, cmdline, dir, timeout, outPath)
+	if err != nil {
+		return nil, err
+	}
+	if out.truncated {
+		return nil, fmt.Errorf("cli target %q: batch output was cut off at %d MiB", p.target.Name, proc.DefaultMaxOutput>>20)
+	}
+	byID, err := cliParseBatch(out.data)
+	if err != nil {
+		return nil, fmt.Errorf("cli target %q: invalid batch output: %w", p.target.Name, err)
+	}
+	share := elapsed / time.Duration(len(reqs))
+	resps := make([]*Response, len(reqs))
+	for i, r := range reqs {
+		rec, ok := byID[r.EvalID]
+		if !ok {
+			resps[i] = &Response{Error: fmt.Sprintf("batch output missing id %q", r.EvalID)}
+			continue
+		}
+		resp, warns := cliParseRecord(rec)
+		p.warn(warns)
+		p.finish(resp, share)
+		resps[i] = resp
+	}
+	return resps, nil
+}
+
+// cliParseBatch reads batch JSONL: every non-blank line an object with a non-empty string
+// `id`, ids unique.
+func cliParseBatch(data []byte) (map[string]map[string]json.RawMessage, error) {
+	out := map[string]map[string]json.RawMessage{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if line[0] != '{' || json.Unmarshal(line, &obj) != nil {
+			return nil, fmt.Errorf("line %d: not a JSON object: %s", n, cliExcerpt(string(line)))
+		}
+		var id string
+		if json.Unmarshal(obj["id"], &id) != nil || id == "" {
+			return nil, fmt.Errorf("line %d: missing string `id`", n)
+		}
+		if _, dup := out[id]; dup {
+			return nil, fmt.Errorf("line %d: duplicate id %q", n, id)
+		}
+		out[id] = obj
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

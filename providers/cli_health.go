@@ -1,0 +1,119 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"time"
+)
+
+// cliHealthDefaultTimeout bounds an HTTP probe when neither the healthcheck nor the run
+// sets a timeout.
+const cliHealthDefaultTimeout = 30 * time.Second
+
+// HealthCheck runs the target's `healthcheck` once; later calls return the first result
+// (concurrent callers wait for it). A probe interrupted because ctx ended is not
+// remembered, so a later caller may run it again. No healthcheck: nil.
+func (p *cliProvider) HealthCheck(ctx context.Context) error {
+	h := p.cfg.health
+	if h == nil {
+		return nil
+	}
+	p.healthMu.Lock()
+	defer p.healthMu.Unlock()
+	if p.healthDone {
+		return p.healthErr
+	}
+	var err error
+	if h.kind == "http" {
+		err = p.healthHTTP(ctx, h)
+	} else {
+		err = p.healthCommand(ctx, h)
+	}
+	if err != nil && ctx.Err() != nil {
+		return err
+	}
+	p.healthDone, p.healthErr = true, err
+	return err
+}
+
+func (p *cliProvider) healthHTTP(ctx context.Context, h *cliHealth) error {
+	timeout := h.timeout
+	if timeout <= 0 {
+		timeout = p.opts.Timeout
+	}
+	if timeout <= 0 {
+		timeout = cliHealthDefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	shown := cliShowURL(h.url)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url, nil)
+	if err != nil {
+		return fmt.Errorf("healthcheck of cli target %q failed: invalid URL %s", p.target.Name, shown)
+	}
+	client := p.opts.HTTPClient
+	if client == nil {
+		client = &http.Client{}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("healthcheck of cli target %q failed: GET %s did not answer within %s", p.target.Name, shown, timeout)
+		}
+		return fmt.Errorf("healthcheck of cli target %q failed: GET %s: %v", p.target.Name, shown, cliURLErr(err))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("healthcheck of cli target %q failed: GET %s answered %s (want 2xx)", p.target.Name, shown, resp.Status)
+	}
+	return nil
+}
+
+func (p *cliProvider) healthCommand(ctx context.Context, h *cliHealth) error {
+	cwd := h.cwd
+	if cwd == "" {
+		cwd = p.cfg.cwd
+	}
+	dir, err := p.workDir("", cwd)
+	if err != nil {
+		return fmt.Errorf("healthcheck of cli target %q failed: %w", p.target.Name, err)
+	}
+	tmp, err := p.tempDir()
+	if err != nil {
+		return err
+	}
+	defer p.cleanup(tmp)
+	cmdline := cliRender(h.template, p.cfg.filesFormat, cliValues{EvalID: "healthcheck", OutputFile: filepath.Join(tmp, "healthcheck.json")})
+	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.timeout), ""); err != nil {
+		return fmt.Errorf("healthcheck of %w", err)
+	}
+	return nil
+}
+
+// cliShowURL drops credentials and the query from a URL shown in an error, where tokens
+// usually travel (the same idea as go-github's sanitizeURL).
+func cliShowURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(invalid URL)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	u.Fragment = ""
+	return u.String()
+}
+
+// cliURLErr strips the URL *url.Error repeats (it may carry a query string).
+func cliURLErr(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
