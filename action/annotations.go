@@ -155,10 +155,13 @@ func warningTitle(kind string) string {
 // FromDiagnostics turns load and validation diagnostics into annotations, in position order.
 func FromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotation {
 	ds := slices.Clone(diags)
+	for i := range ds {
+		ds[i].File = opts.path(ds[i].File)
+	}
 	suite.SortDiagnostics(ds)
 	out := make([]Annotation, 0, len(ds))
 	for _, d := range ds {
-		a := Annotation{Level: LevelWarning, File: opts.path(d.File), Line: d.Line, Col: d.Col, Message: d.Message}
+		a := Annotation{Level: LevelWarning, File: d.File, Line: d.Line, Col: d.Col, Message: d.Message}
 		if d.IsError() {
 			a.Level = LevelError
 			a.Title = "agentv error"

@@ -109,7 +109,7 @@ func Upsert(ctx context.Context, store CommentStore, pr int, marker, body string
 		return "", fmt.Errorf("could not look for the PR comment: %w", err)
 	}
 	if existing != nil {
-		return update(ctx, store, existing, body)
+		return updateComment(ctx, store, existing, body)
 	}
 	if !ShouldPost(mode, outcome, hasWarnings) {
 		return "", nil
@@ -120,7 +120,7 @@ func Upsert(ctx context.Context, store CommentStore, pr int, marker, body string
 		// than post a duplicate.
 		if found, ferr := store.Find(ctx, pr, marker); ferr == nil {
 			if found != nil {
-				return update(ctx, store, found, body)
+				return updateComment(ctx, store, found, body)
 			}
 			c, err = store.Create(ctx, pr, body)
 		}
@@ -131,7 +131,7 @@ func Upsert(ctx context.Context, store CommentStore, pr int, marker, body string
 	return c.URL, nil
 }
 
-func update(ctx context.Context, store CommentStore, existing *Comment, body string) (string, error) {
+func updateComment(ctx context.Context, store CommentStore, existing *Comment, body string) (string, error) {
 	if existing.Body == body {
 		return existing.URL, nil
 	}

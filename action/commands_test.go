@@ -1,0 +1,257 @@
+package action
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
+
+func TestMaskEverySecretWhenAdded(t *testing.T) {
+	t.Parallel()
+	var r redact.Redactor
+	r.Add("sk-known-before")
+	var buf bytes.Buffer
+	c := NewCommands(&buf, &r)
+	if got, want := buf.String(), "::add-mask::sk-known-before\n"; got != want {
+		t.Errorf("after NewCommands: %q, want %q", got, want)
+	}
+	buf.Reset()
+	r.Add("tok-50%-off\r\nsecond-line") // added later: masked at once, whole and per line
+	want := []string{
+		"::add-mask::tok-50%25-off%0D%0Asecond-line",
+		"::add-mask::tok-50%25-off",
+		"::add-mask::second-line",
+	}
+	if diff := cmp.Diff(want, lines(buf.String())); diff != "" {
+		t.Errorf("masks (-want +got):\n%s", diff)
+	}
+	buf.Reset()
+	c.Annotate([]Annotation{{Level: LevelError, Title: "bad sk-known-before", Message: "echoed tok-50%-off\r\nsecond-line back"}})
+	if got := buf.String(); strings.Contains(got, "sk-known-before") || strings.Contains(got, "second-line") || !strings.Contains(got, redact.Mask) {
+		t.Errorf("annotation not redacted: %q", got)
+	}
+}
+
+func TestAnnotationEscaping(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a    Annotation
+		want string
+	}{
+		{
+			name: "properties and message",
+			a: Annotation{Level: LevelError, File: "evals/a,b:c.yaml", Line: 12, Col: 5,
+				Title: "judge, failed: x", Message: "line one\nline two 100%\r"},
+			want: "::error col=5,file=evals/a%2Cb%3Ac.yaml,line=12,title=judge%2C failed%3A x::line one%0Aline two 100%25",
+		},
+		{
+			name: "forged command in message",
+			a:    Annotation{Level: LevelWarning, Message: "x\n::add-mask::nothing\n::error::fake"},
+			want: "::warning::x%0A::add-mask::nothing%0A::error::fake",
+		},
+		{
+			name: "ansi, NUL and newline in title",
+			a:    Annotation{Level: LevelNotice, File: "f.yaml", Title: "a\x1b[31mred\x1b[0m\nnext", Message: "nul\x00here \x1b]8;;http://x\x07link\x1b]8;;\x07"},
+			want: "::notice file=f.yaml,title=ared next::nulhere link",
+		},
+		{
+			name: "end line",
+			a:    Annotation{Level: LevelError, File: "f.yaml", Line: 3, EndLine: 4, Message: "m"},
+			want: "::error endLine=4,file=f.yaml,line=3::m",
+		},
+		{
+			name: "line without file is dropped",
+			a:    Annotation{Level: LevelError, Line: 3, Message: "m"},
+			want: "::error::m",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			NewCommands(&buf, nil).Annotate([]Annotation{tt.a})
+			if got := strings.TrimSuffix(buf.String(), "\n"); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnnotationLength(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	NewCommands(&buf, nil).Annotate([]Annotation{{Level: LevelError, Title: strings.Repeat("t", 1000), Message: strings.Repeat("m", 200_000)}})
+	if n := buf.Len(); n > maxTitle+maxMessage+100 {
+		t.Errorf("annotation is %d bytes, want it cut", n)
+	}
+}
+
+func TestAnnotationCaps(t *testing.T) {
+	t.Parallel()
+	var anns []Annotation
+	add := func(l Level, n int) {
+		for i := range n {
+			anns = append(anns, Annotation{Level: l, File: "f.yaml", Line: i + 1, Message: fmt.Sprintf("%s %d", l, i+1)})
+		}
+	}
+	add(LevelNotice, 3)
+	add(LevelWarning, 12)
+	add(LevelError, 15)
+	var buf bytes.Buffer
+	c := NewCommands(&buf, nil)
+	if dropped := c.Annotate(anns); dropped != 7 {
+		t.Errorf("dropped = %d, want 7", dropped)
+	}
+	got := lines(buf.String())
+	count := map[string]int{}
+	for _, l := range got {
+		count[strings.Fields(strings.TrimPrefix(l, "::"))[0]]++
+	}
+	want := map[string]int{"error": 10, "warning": 10, "notice": 4}
+	if diff := cmp.Diff(want, count); diff != "" {
+		t.Errorf("annotation counts (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(got[0], "::error file=f.yaml,line=1::error 1") || !strings.HasPrefix(got[10], "::warning") {
+		t.Errorf("not ranked errors first: %q, %q", got[0], got[10])
+	}
+	last := got[len(got)-1]
+	if !strings.Contains(last, "7 more annotations (5 errors, 2 warnings) not shown") {
+		t.Errorf("overflow notice = %q", last)
+	}
+
+	// Later calls share the step's budget and add no second overflow notice.
+	buf.Reset()
+	if dropped := c.Annotate([]Annotation{{Level: LevelError, Message: "late"}, {Level: LevelNotice, Message: "n"}}); dropped != 1 {
+		t.Errorf("second call dropped %d, want 1", dropped)
+	}
+	if diff := cmp.Diff([]string{"::notice::n"}, lines(buf.String())); diff != "" {
+		t.Errorf("second call (-want +got):\n%s", diff)
+	}
+}
+
+func TestAnnotationNoticesKeepOverflowSlot(t *testing.T) {
+	t.Parallel()
+	var anns []Annotation
+	for i := range 12 {
+		anns = append(anns, Annotation{Level: LevelNotice, Message: fmt.Sprint(i)})
+	}
+	var buf bytes.Buffer
+	NewCommands(&buf, nil).Annotate(anns)
+	got := lines(buf.String())
+	if len(got) != MaxAnnotationsPerLevel || !strings.Contains(got[9], "3 more annotations (3 notices)") {
+		t.Errorf("got %d lines, last %q", len(got), got[len(got)-1])
+	}
+}
+
+func TestGroups(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	c := NewCommands(&buf, nil)
+	c.Group("Run evals\n::error::x")
+	c.Debug("d")
+	c.EndGroup()
+	want := []string{"::group::Run evals%0A::error::x", "::debug::d", "::endgroup::"}
+	if diff := cmp.Diff(want, lines(buf.String())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("stdout closed") }
+
+func TestCommandsWriteErrorDoesNotPanic(t *testing.T) {
+	t.Parallel()
+	c := NewCommands(failWriter{}, nil)
+	c.Group("x")
+	c.AddMask("secret-value")
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "stdout closed") {
+		t.Errorf("Err = %v", err)
+	}
+}
+
+func TestBuildAnnotationsGolden(t *testing.T) {
+	t.Parallel()
+	diags := []suite.Diagnostic{
+		{File: "/ws/evals/b.yaml", Line: 4, Col: 3, Severity: suite.SeverityWarning, Kind: "unknown-key", Message: `unknown key "jduge"`},
+		{File: "evals/a.yaml", Line: 9, Col: 1, Severity: suite.SeverityError, Kind: "duplicate-id", CaseID: "greet", Message: "duplicate id, first at line 2"},
+		{File: "evals/tmpl.ts", Severity: suite.SeverityWarning, Kind: "template", Message: "template prints nothing for {{ question }}"},
+	}
+	tmplWarn := results.Warning{File: "evals/prompt.md", Line: 2, Kind: "template", Message: "unknown placeholder {{ answr }}"}
+	recs := []results.Record{
+		{EvalID: "ok", File: "evals/a.yaml", Line: 2, Verdict: results.VerdictPass, Score: 1},
+		{EvalID: "meh", File: "evals/a.yaml", Line: 20, Verdict: results.VerdictFail, Score: 0.6,
+			Misses: []string{"no greeting", "@org/team was mentioned", "a", "b"}, Reasoning: "partly right\x1b[1m",
+			EvaluatorResults: []results.EvaluatorResult{{Name: "judge", Score: 0.6}}, Warnings: []results.Warning{tmplWarn}},
+		{EvalID: "bad", File: "evals/a.yaml", Line: 30, Verdict: results.VerdictFail, Score: 0.1, Warnings: []results.Warning{tmplWarn}},
+		{EvalID: "boom", File: "evals/b.yaml", Line: 5, Verdict: results.VerdictError, Error: "target timed out after 120s (3 attempts)"},
+		{EvalID: "judge-broke", File: "evals/b.yaml", Line: 2, Verdict: results.VerdictError,
+			EvaluatorResults: []results.EvaluatorResult{{Name: "code", Error: "exit status 1: TypeError"}}},
+	}
+	for _, d := range []Details{DetailsFailures, DetailsNone} {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			anns := BuildAnnotations(diags, recs, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
+			var buf bytes.Buffer
+			NewCommands(&buf, nil).Annotate(anns)
+			golden(t, filepath.Join("testdata", "annotations-"+string(d)+".golden"), buf.String())
+		})
+	}
+}
+
+func TestWorkspacePath(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ workspace, wd, p, want string }{
+		{"/ws", "/ws", "evals/a.yaml", "evals/a.yaml"},
+		{"/ws", "/ws/sub", "evals/a.yaml", "sub/evals/a.yaml"},
+		{"/ws", "", "evals/a.yaml", "evals/a.yaml"},
+		{"/ws", "/ws", "/ws/x/../y.yaml", "y.yaml"},
+		{"/ws", "/ws", "/tmp/out.xml", "/tmp/out.xml"},
+		{"/ws", "/ws", "../outside.yaml", "/outside.yaml"},
+		{"", "", "./evals/a.yaml", "evals/a.yaml"},
+		{"/ws", "/ws", "", ""},
+		{"/ws", "/ws", "..foo/a", "..foo/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.p, func(t *testing.T) {
+			t.Parallel()
+			if got := WorkspacePath(tt.workspace, tt.wd, tt.p); got != tt.want {
+				t.Errorf("WorkspacePath(%q, %q, %q) = %q, want %q", tt.workspace, tt.wd, tt.p, got, tt.want)
+			}
+		})
+	}
+}
+
+// golden compares got with the file at path, or rewrites it with -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
