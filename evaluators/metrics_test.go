@@ -1,0 +1,60 @@
+package evaluators
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+func TestMetricEvaluators(t *testing.T) {
+	t.Parallel()
+	dur, price := 1200.0, 0.01234
+	cached := int64(50)
+	full := &results.TraceSummary{DurationMS: &dur, CostUSD: &price,
+		TokenUsage: &results.TokenUsage{Input: 1000, Output: 200, Cached: &cached}}
+	tests := []struct {
+		name      string
+		typ       string
+		settings  string
+		trace     *results.TraceSummary
+		wantScore float64
+		wantText  string // substring of hits+misses
+		wantErr   string
+	}{
+		{"latency within", TypeLatency, `{"threshold": 1200}`, full, 1, "within 1200 ms", ""},
+		{"latency over", TypeLatency, `{"threshold": 1000}`, full, 0, "exceeds 1000 ms", ""},
+		{"latency no data", TypeLatency, `{"threshold": 1000}`, nil, 0, "no duration data", ""},
+		{"latency no threshold", TypeLatency, `{}`, full, 0, "", "needs `threshold`"},
+		{"latency negative", TypeLatency, `{"threshold": -1}`, full, 0, "", "must be a number >= 0"},
+		{"cost within", TypeCost, `{"budget": 0.02}`, full, 1, "cost $0.0123 within budget $0.0200", ""},
+		{"cost over", TypeCost, `{"budget": 0.01}`, full, 0, "exceeds budget $0.0100", ""},
+		{"cost no data", TypeCost, `{"budget": 1}`, &results.TraceSummary{}, 0, "no cost data", ""},
+		{"tokens all hold", TypeTokenUsage, `{"max_total": 1250, "maxInput": 1000}`, full, 1, "total tokens 1250 within 1250", ""},
+		{"tokens one fails", TypeTokenUsage, `{"max_total": 5000, "max_output": 100}`, full, 0, "output tokens 200 exceed 100", ""},
+		{"tokens no usage", TypeTokenUsage, `{"max_total": 1}`, nil, 0, "no token usage", ""},
+		{"tokens no limits", TypeTokenUsage, `{"name": "t"}`, full, 0, "", "at least one of"},
+		{"settings not an object", TypeCost, `[1]`, full, 0, "", "not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := &suite.EvaluatorSpec{Name: tt.name, Type: tt.typ, Weight: 1, Settings: json.RawMessage(tt.settings)}
+			in := riskInput(riskCase(t.TempDir(), spec), "x")
+			in.Trace = tt.trace
+			res := Evaluate(t.Context(), in, &Options{}).Results[0]
+			if tt.wantErr != "" {
+				if !strings.Contains(res.Error, tt.wantErr) {
+					t.Errorf("error = %q, want %q", res.Error, tt.wantErr)
+				}
+				return
+			}
+			text := strings.Join(append(append([]string{}, res.Hits...), res.Misses...), "|")
+			if res.Error != "" || res.Score != tt.wantScore || !strings.Contains(text, tt.wantText) {
+				t.Errorf("score %v, hits+misses %q, error %q; want %v and %q", res.Score, text, res.Error, tt.wantScore, tt.wantText)
+			}
+		})
+	}
+}
