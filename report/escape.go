@@ -124,10 +124,9 @@ func (l Links) runURL() string { return safeURL(l.RunURL) }
 
 // escapeSegment percent-encodes one path segment for a Markdown link destination: besides what
 // url.PathEscape encodes, `&` (entity start), `(` and `)` are encoded.
-func escapeSegment(s string) string {
-	s = url.PathEscape(s)
-	return strings.NewReplacer("&", "%26", "(", "%28", ")", "%29").Replace(s)
-}
+func escapeSegment(s string) string { return segmentReplacer.Replace(url.PathEscape(s)) }
+
+var segmentReplacer = strings.NewReplacer("&", "%26", "(", "%28", ")", "%29")
 
 // safeURL returns u when it is an absolute http(s) URL that cannot break out of a Markdown
 // link destination, else "".

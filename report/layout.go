@@ -69,10 +69,18 @@ type layout struct {
 	warnings, failRows, failDetails, passRows, passDetails int
 }
 
-// shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind) and
-// reports whether anything was left to drop.
+// shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind, or
+// all passing rows) and reports whether anything was left to drop.
 func (l *layout) shrink() bool {
-	for _, n := range []*int{&l.passDetails, &l.passRows, &l.failDetails, &l.failRows, &l.warnings} {
+	if l.passDetails > 0 {
+		l.passDetails -= max(1, l.passDetails/10)
+		return true
+	}
+	if l.passRows > 0 { // passing rows go as a whole (see plan)
+		l.passRows = 0
+		return true
+	}
+	for _, n := range []*int{&l.failDetails, &l.failRows, &l.warnings} {
 		if *n > 0 {
 			*n -= max(1, *n/10)
 			return true
@@ -92,75 +100,74 @@ func (s surface) fits(z size) bool {
 }
 
 // plan degrades in priority order — warnings, failed and errored rows, their details, passing
-// rows, their details — taking fragments while they fit. Once a kind of case fragment is cut
-// short, the kinds after it are left out entirely, so the report reads all cases → failures
-// only → headline only.
+// rows (all or none), their details — taking fragments while they fit. Once a kind of case
+// fragment is cut short, the kinds after it are left out entirely, so the report reads all
+// cases → failures only → headline only. Fragments are rendered to be measured and dropped,
+// and measuring stops at the budget, so a 100,000-case run costs no more than the budget.
 func plan(v *view, s surface) layout {
 	full := layout{
 		warnings: min(len(v.warnings), s.lim.warnings),
-		failRows: len(v.fail), failDetails: countDetails(v.fail),
-		passRows: len(v.pass), passDetails: countDetails(v.pass),
+		failRows: len(v.fail), failDetails: len(v.failDetailed),
+		passRows: len(v.pass), passDetails: len(v.passDetailed),
 	}
-	if s.fits(sizeOf(render(v, full, s))) {
-		return full
+	// Everything fits without a notice: the full report.
+	if lay, cut := fill(v, s, full, sizeOf(v.head).plus(sizeOf(v.footer))); !cut {
+		return lay
 	}
-	var lay layout
-	used := sizeOf(render(v, lay, s)).plus(size{noticeSlack, noticeSlack})
+	// Otherwise reserve the longest notice (everything omitted) and fill again.
+	lay, _ := fill(v, s, full, sizeOf(render(v, layout{}, s)).plus(size{noticeSlack, noticeSlack}))
+	return lay
+}
+
+// fill takes fragments in priority order starting from used, up to full. cut reports whether
+// anything was left out.
+func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 	kinds := []struct {
-		items    []string
+		n        int
+		item     func(i int) string
 		overhead string
-		n        *int
+		taken    *int
+		whole    bool // all or nothing
 	}{
-		{v.warnings[:full.warnings], warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings},
-		{rows(v.fail), failHead(v, len(v.fail)) + "\n", &lay.failRows},
-		{details(v.fail), "", &lay.failDetails},
-		{rows(v.pass), passHead(v, len(v.pass)) + passTail, &lay.passRows},
-		{details(v.pass), "", &lay.passDetails},
+		{full.warnings, func(i int) string { return v.warnings[i] }, warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings, false},
+		{full.failRows, func(i int) string { return v.row(v.fail[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
+		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, "", &lay.failDetails, false},
+		// A partial list of passing cases would be an arbitrary slice; they go as a whole.
+		{full.passRows, func(i int) string { return v.row(v.pass[i]) }, passHead(v, len(v.pass)) + passTail, &lay.passRows, true},
+		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, "", &lay.passDetails, false},
 	}
 	for i, k := range kinds {
-		cut := false
-		for j, it := range k.items {
-			add := sizeOf(it)
+		before := used
+		short := false
+		for j := range k.n {
+			add := sizeOf(k.item(j))
 			if j == 0 {
 				add = add.plus(sizeOf(k.overhead))
 			}
 			if !s.fits(used.plus(add)) {
-				cut = true
+				short = true
 				break
 			}
 			used = used.plus(add)
-			*k.n++
+			*k.taken++
 		}
-		if cut && i > 0 { // warnings being cut does not stop the cases from trying
+		if short && k.whole {
+			*k.taken, used = 0, before
+		}
+		cut = cut || short
+		if short && i > 0 { // warnings being cut does not stop the cases from trying
 			break
 		}
 	}
-	return lay
+	return lay, cut
 }
 
-func countDetails(cs []caseView) int {
-	n := 0
+// detailed returns the cases whose details the level shows.
+func detailed(cs []caseRef) []caseRef {
+	var out []caseRef
 	for _, c := range cs {
-		if c.details != "" {
-			n++
-		}
-	}
-	return n
-}
-
-func rows(cs []caseView) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.row
-	}
-	return out
-}
-
-func details(cs []caseView) []string {
-	var out []string
-	for _, c := range cs {
-		if c.details != "" {
-			out = append(out, c.details)
+		if c.details {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -212,33 +219,27 @@ func render(v *view, lay layout, s surface) string {
 	if lay.failRows > 0 {
 		b.WriteString(failHead(v, lay.failRows))
 		for _, c := range v.fail[:lay.failRows] {
-			b.WriteString(c.row)
+			b.WriteString(v.row(c))
 		}
 		b.WriteString("\n")
-		writeDetails(&b, v.fail, lay.failDetails)
+		for _, c := range v.failDetailed[:lay.failDetails] {
+			b.WriteString(v.detailsOf(c))
+		}
 	}
 	if lay.passRows > 0 {
 		b.WriteString(passHead(v, lay.passRows))
 		for _, c := range v.pass[:lay.passRows] {
-			b.WriteString(c.row)
+			b.WriteString(v.row(c))
 		}
 		b.WriteString(passTail)
-		writeDetails(&b, v.pass, lay.passDetails)
+	}
+	if lay.passDetails > 0 {
+		for _, c := range v.passDetailed[:lay.passDetails] {
+			b.WriteString(v.detailsOf(c))
+		}
 	}
 	b.WriteString(v.footer)
 	return b.String()
-}
-
-func writeDetails(b *strings.Builder, cs []caseView, n int) {
-	for _, c := range cs {
-		if n == 0 {
-			return
-		}
-		if c.details != "" {
-			b.WriteString(c.details)
-			n--
-		}
-	}
 }
 
 // notice says, visibly, what the budget left out. Empty when nothing was.
@@ -255,7 +256,7 @@ func notice(v *view, lay layout, s surface) string {
 	}
 	omitted(lay.failRows, len(v.fail), "failed or errored cases")
 	omitted(lay.passRows, len(v.pass), "passing cases")
-	omitted(lay.failDetails+lay.passDetails, countDetails(v.fail)+countDetails(v.pass), "case details")
+	omitted(lay.failDetails+lay.passDetails, len(v.failDetailed)+len(v.passDetailed), "case details")
 	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
 	if len(parts) == 0 {
 		return ""

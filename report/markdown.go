@@ -15,24 +15,35 @@ import (
 // "Evaluators" column lists them all so the table stays readable.
 const maxEvaluatorColumns = 6
 
-// view is a run prepared for Markdown: every piece rendered and escaped, nothing chosen yet.
-// layout decides how much of it fits.
+// view is a run prepared for Markdown: the fixed parts rendered, the cases sorted and
+// classified. Case rows and details are rendered on demand, so memory follows the budget and
+// not the number of cases. layout decides how much of it fits.
 type view struct {
+	run      *Run
+	lim      limits
 	head     string   // title, headline, outcome, settings, distribution
 	footer   string   // closing line
-	warnings []string // one list item per diagnostic, errors first within position order
-	fail     []caseView
-	pass     []caseView
-	failHead string // failure table header (with the "Why" column)
-	passHead string
-	runURL   string
-	problems int // error diagnostics among warnings
+	warnings []string // one list item per diagnostic, sorted by position
+	problems int      // error diagnostics among warnings
+	fail     []caseRef
+	pass     []caseRef
+	// failDetailed and passDetailed are the cases whose details the level shows.
+	failDetailed, passDetailed []caseRef
+	failHead                   string // failure table header (with the "Why" column)
+	passHead                   string
+	runURL                     string
+
+	cols                 []string // evaluator score columns; nil: one "Evaluators" column
+	showTokens, showCost bool
+	why                  bool // failure rows carry a "Why" column
 }
 
-// caseView is one case's table row and optional details block.
-type caseView struct {
-	row     string // "| … |\n"
-	details string // "<details>…</details>\n\n", or "" when the level shows no model text
+// caseRef is one case as the report classifies it.
+type caseRef struct {
+	rec     *results.Record
+	verdict results.Verdict
+	label   string
+	details bool // the detail level shows this case's model text
 }
 
 // limits bound one case's model text on a surface, in characters.
@@ -42,29 +53,26 @@ type limits struct {
 	warnings                     int // diagnostics listed
 }
 
-// buildView renders every fragment of the Markdown report.
+// buildView prepares a run for rendering.
 func buildView(run *Run, marker string, lim limits) *view {
 	recs := sortedRecords(run.Records)
-	v := &view{runURL: run.Links.runURL()}
-	cols := evaluatorColumns(recs)
-	showTokens := slices.ContainsFunc(recs, func(r *results.Record) bool { _, _, ok := tokens(r); return ok })
-	showCost := slices.ContainsFunc(recs, func(r *results.Record) bool { _, ok := cost(r); return ok })
-	why := run.Details != DetailsNone
-	v.failHead = tableHeader(cols, showTokens, showCost, why)
-	v.passHead = tableHeader(cols, showTokens, showCost, false)
+	v := &view{run: run, lim: lim, runURL: run.Links.runURL(), cols: evaluatorColumns(recs)}
+	v.showTokens = slices.ContainsFunc(recs, func(r *results.Record) bool { _, _, ok := tokens(r); return ok })
+	v.showCost = slices.ContainsFunc(recs, func(r *results.Record) bool { _, ok := cost(r); return ok })
+	v.why = run.Details != DetailsNone
+	v.failHead = tableHeader(v.cols, v.showTokens, v.showCost, v.why)
+	v.passHead = tableHeader(v.cols, v.showTokens, v.showCost, false)
 	lab := newLabeler(recs)
 	for _, r := range recs {
 		vd := verdictOf(r)
-		cv := caseView{row: tableRow(run, r, vd, cols, showTokens, showCost, why && vd != results.VerdictPass, lim)}
-		if run.Details.shows(vd) {
-			cv.details = detailsBlock(run, r, vd, lab.label(r), lim)
-		}
+		c := caseRef{rec: r, verdict: vd, label: lab.label(r), details: run.Details.shows(vd)}
 		if vd == results.VerdictPass {
-			v.pass = append(v.pass, cv)
+			v.pass = append(v.pass, c)
 		} else {
-			v.fail = append(v.fail, cv)
+			v.fail = append(v.fail, c)
 		}
 	}
+	v.failDetailed, v.passDetailed = detailed(v.fail), detailed(v.pass)
 	for _, d := range collectWarnings(run, recs) {
 		if d.IsError() {
 			v.problems++
@@ -74,6 +82,16 @@ func buildView(run *Run, marker string, lim limits) *view {
 	v.head = headSection(run, marker, recs)
 	v.footer = footerLine(run, v.runURL)
 	return v
+}
+
+// row renders a case's table row.
+func (v *view) row(c caseRef) string {
+	return tableRow(v.run, c.rec, c.verdict, v.cols, v.showTokens, v.showCost, v.why && c.verdict != results.VerdictPass, v.lim)
+}
+
+// detailsOf renders a case's collapsed details block.
+func (v *view) detailsOf(c caseRef) string {
+	return detailsBlock(v.run, c.rec, c.verdict, c.label, v.lim)
 }
 
 // evaluatorColumns lists the top-level evaluator names in order of first appearance, or nil

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/results"
+)
+
+func TestProgress(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		rec         *results.Record
+		done, total int
+		want        string
+	}{
+		{"pass", &results.Record{EvalID: "case-3", Dataset: "smoke", Score: 0.95, Verdict: results.VerdictPass, DurationMS: 1200}, 12, 40,
+			"[12/40] PASS 0.950 smoke/case-3 (1.2s)\n"},
+		{"fail without dataset", &results.Record{EvalID: "c", Score: 0.1, Verdict: results.VerdictFail, DurationMS: 80}, 1, 2,
+			"[1/2] FAIL 0.100 c (80ms)\n"},
+		{"error with message", &results.Record{EvalID: "c", Dataset: "d", Verdict: results.VerdictError, Error: "timed out\nafter 120s", DurationMS: 120000}, 2, 2,
+			"[2/2] ERROR 0.000 d/c (2m00s): timed out after 120s\n"},
+		{"error field wins over verdict", &results.Record{EvalID: "c", Verdict: results.VerdictPass, Error: "boom"}, 1, 1,
+			"[1/1] ERROR 0.000 c (0ms): boom\n"},
+		{"unknown total", &results.Record{EvalID: "c", Score: 1, Verdict: results.VerdictPass}, 7, 0,
+			"[7] PASS 1.000 c (0ms)\n"},
+		{"hostile id", &results.Record{EvalID: "a\x1b[2Jb\nc", Score: 1, Verdict: results.VerdictPass}, 1, 1,
+			"[1/1] PASS 1.000 ab c (0ms)\n"},
+		{"nil record", nil, 1, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			Progress(&b, tt.rec, tt.done, tt.total)
+			if b.String() != tt.want {
+				t.Errorf("Progress = %q, want %q", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestConsoleRankingIsStable(t *testing.T) {
+	t.Parallel()
+	var recs []*results.Record
+	for i, s := range []float64{0.5, 0.9, 0.5, 0.9, 0.1, 0.5} {
+		recs = append(recs, &results.Record{EvalID: string(rune('a' + i)), File: "f.yaml", Line: i + 1, Score: s, Verdict: results.VerdictPass})
+	}
+	top, bottom := ranked(sortedRecords(recs))
+	ids := func(rs []*results.Record) string {
+		var s string
+		for _, r := range rs {
+			s += r.EvalID
+		}
+		return s
+	}
+	if got := ids(top); got != "bda" {
+		t.Errorf("top = %s, want bda (ties keep file order)", got)
+	}
+	if got := ids(bottom); got != "eac" {
+		t.Errorf("bottom = %s, want eac", got)
+	}
+}
+
+func TestConsoleColorOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	run := fixtureRun(t)
+	var plain, color bytes.Buffer
+	Console(&plain, run, false)
+	Console(&color, run, true)
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Error("plain console output has escape sequences")
+	}
+	if !strings.Contains(color.String(), ansiRed+ansiBold+"Outcome: ERROR") {
+		t.Error("colored console output does not color the outcome")
+	}
+	// Without color, the two differ only by styles.
+	stripped := clean(color.String())
+	if stripped != plain.String() {
+		t.Error("colored output differs from plain output beyond styles")
+	}
+}
+
+func TestConsoleSingleCaseHasNoStdDev(t *testing.T) {
+	t.Parallel()
+	recs := []*results.Record{{EvalID: "only", Score: 1, Verdict: results.VerdictPass}}
+	counts := gate.Tally(recs)
+	var b bytes.Buffer
+	Console(&b, &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}, false)
+	out := b.String()
+	if strings.Contains(out, "Std deviation") || strings.Contains(out, "ERRORS") {
+		t.Errorf("unexpected section:\n%s", out)
+	}
+	if !strings.Contains(out, "Outcome: PASS — 1 of 1 cases passed") {
+		t.Errorf("outcome line missing:\n%s", out)
+	}
+}
