@@ -16,9 +16,9 @@ import (
 // cliPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold (CONTRACT §3.2).
 var cliPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
 
-// cliPlaceholderRe finds `{UPPER_CASE}` tokens; lowercase braces (`{path}`, shell `${x}`
-// after the `$`) are left alone, as in AgentV.
-var cliPlaceholderRe = regexp.MustCompile(`\{([A-Z_][A-Z0-9_]*)\}`)
+// cliPlaceholderRe finds `{UPPER_CASE}` tokens as AgentV does; other braces (`{path}`,
+// `{Mixed}`, shell `${x}`) are left alone. Shell `${HOME}` matches too: write `$HOME`.
+var cliPlaceholderRe = regexp.MustCompile(`\{([A-Z_]+)\}`)
 
 // cliKnownKeys are the settings of a cli target, AgentV aliases included.
 var cliKnownKeys = []string{"command_template", "files_format", "attachments_format", "cwd", "timeout_seconds",

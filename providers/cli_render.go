@@ -63,7 +63,7 @@ func cliFiles(format string, files []string) string {
 }
 
 // cliQuote quotes s as one POSIX shell word: single quotes, an embedded quote written as
-// '"'"'; the empty string is ”.
+// '"'"'; the empty string becomes a pair of single quotes.
 func cliQuote(s string) string {
 	s = strings.ReplaceAll(s, "\x00", "")
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"

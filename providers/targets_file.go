@@ -69,6 +69,9 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 			list = v
 		case "$schema":
 		default:
+			if v.Anchor != "" {
+				continue // a block of shared settings for `<<: *anchor`
+			}
 			f.warnf(f.pos(k), "unknown-key", "unknown key %q (expected `targets`)", k.Value)
 		}
 	}
@@ -104,33 +107,51 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 		return nil
 	}
 	t := &Target{Pos: f.pos(n), File: f.Path, Dir: filepath.Dir(f.Abs), Settings: map[string]*Setting{}, Env: env, Redactor: red}
+	pairs := targetsPairs(n)
+	for _, kv := range pairs {
+		if kv[0].Value == "name" && targetsDeref(kv[1]).Kind == yaml.ScalarNode {
+			t.Name, t.Pos = strings.TrimSpace(targetsDeref(kv[1]).Value), f.pos(kv[0])
+		}
+	}
+	if t.Name == "" {
+		f.errorf(t.Pos, "a target needs a non-empty `name`")
+		return nil
+	}
+	fail := func(err error) {
+		f.add(targetsDiag(err, t))
+		if f.invalid[t.Name] == nil {
+			f.invalid[t.Name] = err
+		}
+	}
+	failAt := func(p suite.Position, field, format string, args ...any) {
+		fail(&SettingError{Target: t.Name, Field: field, Pos: p, Msg: fmt.Sprintf(format, args...)})
+	}
 	keys := map[string]*yaml.Node{} // normalized key → key node, for nested positions
 	vals := map[string]*yaml.Node{}
-	for _, kv := range targetsPairs(n) {
+	for _, kv := range pairs {
 		k, v := kv[0], kv[1]
 		if k.Kind != yaml.ScalarNode || k.Value == "" {
-			f.errorf(f.pos(k), "setting names must be non-empty strings")
+			failAt(f.pos(k), "(key)", "setting names must be non-empty strings")
 			continue
 		}
 		norm := SnakeCase(k.Value)
 		if prev, dup := t.Settings[norm]; dup {
+			using := prev.Key
 			switch {
 			case prev.Key == k.Value:
-				f.errorf(f.pos(k), "duplicate setting %q (first at line %d)", k.Value, prev.Pos.Line)
-				continue
-			case prev.Key == norm:
-				f.warnf(f.pos(k), "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, prev.Key)
+				failAt(f.pos(k), k.Value, "set twice (first at line %d)", prev.Pos.Line)
 				continue
 			case k.Value == norm:
-				f.warnf(prev.Pos, "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, k.Value)
-			default:
-				f.warnf(f.pos(k), "duplicate-setting", "both %q and %q are set; using %q", prev.Key, k.Value, prev.Key)
+				using = k.Value // the snake_case spelling wins
+			}
+			f.warnf(f.pos(k), "duplicate-setting", "target %q: both %q and %q are set; using %q", t.Name, prev.Key, k.Value, using)
+			if using == prev.Key {
 				continue
 			}
 		}
 		val, err := targetsDecode(v, 0)
 		if err != nil {
-			f.errorf(f.pos(v), "%s: %v", k.Value, err)
+			failAt(f.pos(v), k.Value, "%v", err)
 			continue
 		}
 		t.Settings[norm] = &Setting{Key: k.Value, Value: val, Pos: f.pos(k)}
@@ -139,35 +160,21 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 			red.Add(s)
 		}
 	}
-	name := t.Settings["name"].scalarString()
-	if strings.TrimSpace(name) == "" {
-		f.errorf(t.Pos, "a target needs a non-empty `name`")
-		return nil
-	}
-	t.Name = name
-	if s := t.Settings["name"]; s != nil {
-		t.Pos = s.Pos
-	}
-	fail := func(err error) {
-		f.add(targetsDiag(err, t))
-		if f.invalid[t.Name] == nil {
-			f.invalid[t.Name] = err
-		}
-	}
 	prov := t.Settings["provider"].scalarString()
 	t.Provider = prov
 	t.Kind = CanonicalKind(prov)
 	switch {
 	case strings.TrimSpace(prov) == "":
-		fail(&SettingError{Target: t.Name, Field: "provider", Pos: t.Pos, Msg: "required setting is missing (supported: " + targetsKindList() + ")"})
+		failAt(t.Pos, "provider", "required setting is missing (supported: %s)", targetsKindList())
 	case t.Kind == "":
 		fail(t.errAt(t.Settings["provider"], "provider", "unknown provider %q (supported: %s)", prov, targetsKindList()))
 	}
-	for _, err := range t.loadCommon(func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) }) {
+	at := func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) }
+	for _, err := range t.loadCommon(at) {
 		fail(err)
 	}
 	if t.Kind == KindCLI {
-		_, errs := cliParseConfig(t, false, func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) })
+		_, errs := cliParseConfig(t, false, at)
 		for _, err := range errs {
 			fail(err)
 		}
@@ -355,6 +362,10 @@ func (f *TargetsFile) pos(n *yaml.Node) suite.Position {
 
 // yamlError turns a parse error into diagnostics with line:col when the parser knows them.
 func (f *TargetsFile) yamlError(err error) {
+	if strings.Contains(err.Error(), "no documents in stream") {
+		f.errorf(suite.Position{}, "the targets file is empty; expected a `targets:` list")
+		return
+	}
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) && len(les.Errors) > 0 {
 		for _, le := range les.Errors {
@@ -468,14 +479,18 @@ func targetsDeref(n *yaml.Node) *yaml.Node {
 }
 
 // targetsPairs lists the key/value pairs of a mapping, expanding `<<` merge keys
-// (explicit keys win over merged ones).
-func targetsPairs(n *yaml.Node) [][2]*yaml.Node {
+// (explicit keys win over merged ones; merges nest at most a few levels, so a cycle ends).
+func targetsPairs(n *yaml.Node) [][2]*yaml.Node { return targetsPairsDepth(n, 0) }
+
+func targetsPairsDepth(n *yaml.Node, depth int) [][2]*yaml.Node {
 	var out, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
-			for _, m := range targetsMergeSources(targetsDeref(v)) {
-				merged = append(merged, targetsPairs(m)...)
+			if depth < 8 {
+				for _, m := range targetsMergeSources(targetsDeref(v)) {
+					merged = append(merged, targetsPairsDepth(m, depth+1)...)
+				}
 			}
 			continue
 		}
@@ -496,28 +511,22 @@ func targetsPairs(n *yaml.Node) [][2]*yaml.Node {
 	return out
 }
 
-func targetsMergeSources(v *yaml.Node) []*yaml.Node {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return []*yaml.Node{v}
-	case yaml.SequenceNode:
-		var out []*yaml.Node
-		for _, c := range v.Content {
-			if c = targetsDeref(c); c.Kind == yaml.MappingNode {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	return nil
-}
+// targetsDecodeBudget bounds the nodes one setting may expand to: aliases can make a
+// small file describe an enormous value ("billion laughs").
+const targetsDecodeBudget = 100000
 
 // targetsDecode turns a node into the value types Setting documents: string, int,
 // float64, bool, []any, map[string]any or nil.
 func targetsDecode(n *yaml.Node, depth int) (any, error) {
+	budget := targetsDecodeBudget
+	return targetsDecodeNode(n, depth, &budget)
+}
+
+func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
 	n = targetsDeref(n)
-	if depth > 64 {
-		return nil, errors.New("value nested too deeply")
+	*budget--
+	if depth > 64 || *budget < 0 {
+		return nil, errors.New("value nested too deeply or too large (alias loop?)")
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -525,7 +534,7 @@ func targetsDecode(n *yaml.Node, depth int) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := targetsDecode(c, depth+1)
+			v, err := targetsDecodeNode(c, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -535,7 +544,7 @@ func targetsDecode(n *yaml.Node, depth int) (any, error) {
 	case yaml.MappingNode:
 		out := map[string]any{}
 		for _, kv := range targetsPairs(n) {
-			v, err := targetsDecode(kv[1], depth+1)
+			v, err := targetsDecodeNode(kv[1], depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -628,4 +637,20 @@ func targetsPlainValue(s string) bool {
 		return true
 	}
 	return false
+}
+
+func targetsMergeSources(v *yaml.Node) []*yaml.Node {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return []*yaml.Node{v}
+	case yaml.SequenceNode:
+		var out []*yaml.Node
+		for _, c := range v.Content {
+			if c = targetsDeref(c); c.Kind == yaml.MappingNode {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return nil
 }
