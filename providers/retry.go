@@ -305,8 +305,13 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			e.Msg = "request stopped: " + ctx.Err().Error()
 		case netErr != nil:
 			e.Network, retryable = true, true
-			e.timeout = retryIsTimeout(netErr)
-			e.Msg = "request failed: " + r.String(retryNetMessage(netErr))
+			// The client's own timeout shows on the SDK's error; the transport may only see a cancel.
+			cause := netErr
+			if retryIsTimeout(err) {
+				cause = err
+			}
+			e.timeout = retryIsTimeout(cause)
+			e.Msg = "request failed: " + r.String(retryNetMessage(cause))
 		case status >= 400:
 			retryable = p.codes[status] && status != http.StatusUnauthorized && status != http.StatusForbidden
 			e.Msg = r.String(retryErrorMessage(body))
