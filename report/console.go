@@ -32,6 +32,9 @@ const consoleTop = 3
 // outcome with its reason. color adds ANSI styles; model text never carries its own, as
 // escape sequences are stripped from it.
 func Console(w io.Writer, run *Run, color bool) {
+	if run == nil {
+		run = &Run{}
+	}
 	p := &painter{color: color}
 	recs := sortedRecords(run.Records)
 	lab := newLabeler(recs)

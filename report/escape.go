@@ -16,7 +16,8 @@ const zwj = "\u200d"
 
 // mdInline escapes untrusted text for one line of GitHub Markdown: a table cell, a list item,
 // a heading or the inside of an HTML element such as <summary>. The result holds no raw `<`
-// except the <br> tags that stand for newlines, no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
+// except the <br> tags that stand for newlines (escaped text never goes into an attribute, so
+// quotes stay), no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
 // backslash (all become numeric character references, which work both in Markdown and in raw
 // HTML blocks), no @mention or #123 reference, and no control characters.
 func mdInline(s string) string { return escapeMarkdown(s, true) }
@@ -41,8 +42,6 @@ func escapeMarkdown(s string, inline bool) string {
 			b.WriteString("&lt;")
 		case '>':
 			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
 		case '|', '`', '\\', '*', '[', ']', '~', '$':
 			// `|` splits table cells even inside code spans; backticks open code spans that
 			// would swallow our own markup; `$` opens GitHub math; the rest are emphasis, links

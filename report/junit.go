@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -66,6 +67,7 @@ type junitTestcase struct {
 	Time      string       `xml:"time,attr"`
 	Failure   *junitResult `xml:"failure,omitempty"`
 	Error     *junitResult `xml:"error,omitempty"`
+	Skipped   *junitResult `xml:"skipped,omitempty"`
 	SystemOut xmlBody      `xml:"system-out,omitempty"`
 }
 
@@ -111,6 +113,9 @@ func (b xmlBody) encode(e *xml.Encoder, start xml.StartElement) error {
 // stripped of ANSI escapes and characters XML 1.0 cannot hold, so the file is always
 // well-formed.
 func JUnit(w io.Writer, run *Run) error {
+	if run == nil {
+		run = &Run{}
+	}
 	doc := junitDocument(run)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("could not write JUnit XML: %w", err)
@@ -345,7 +350,8 @@ func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 }
 
 // attachWarnings puts warnings in the system-out of their eval file's testsuite, and errors
-// (plus warnings about other files) in the extra configuration testsuite.
+// (plus warnings about other files, an invalid run's reason, a skipped run) in the extra
+// "agentv" testsuite.
 func attachWarnings(run *Run, doc *junitTestsuites) {
 	byFile := map[string]int{}
 	for i, s := range doc.Suites {
@@ -373,12 +379,30 @@ func attachWarnings(run *Run, doc *junitTestsuites) {
 		}
 		cfgOut.WriteString("warning: " + line + "\n")
 	}
+	// An invalid run without a positioned error (a failed healthcheck, an unreadable results
+	// file) and a skipped run still get a testcase, so JUnit consumers do not show green.
+	reason := xmlText(truncate(oneLine(run.Decision.Reason), 500))
+	switch run.Decision.Outcome {
+	case gate.Invalid:
+		if len(cfg.Testcases) == 0 {
+			text := xmlText(strings.Join(run.Counts.Problems, "\n"))
+			if text == "" {
+				text = reason
+			}
+			cfg.Testcases = append(cfg.Testcases, junitTestcase{Name: "run", Classname: "agentv.config", Time: seconds(0),
+				Error: &junitResult{Message: reason, Type: "invalid", Text: xmlBody(text)}})
+		}
+	case gate.Skipped:
+		cfg.Testcases = append(cfg.Testcases, junitTestcase{Name: "run", Classname: "agentv", Time: seconds(0),
+			Skipped: &junitResult{Message: reason, Type: "skipped"}})
+		cfg.Skipped = 1
+	}
 	if len(cfg.Testcases) == 0 && cfgOut.Len() == 0 {
 		return
 	}
 	cfg.Name = configSuiteName
 	cfg.Tests = len(cfg.Testcases)
-	cfg.Errors = len(cfg.Testcases)
+	cfg.Errors = len(cfg.Testcases) - cfg.Skipped
 	cfg.Time = seconds(0)
 	cfg.SystemOut = xmlBody(cfgOut.String())
 	doc.Suites = append(doc.Suites, cfg)

@@ -47,9 +47,12 @@ func TestJUnitValidatesAgainstSchema(t *testing.T) {
 	}
 	schema := xsd(t)
 	runs := map[string]*Run{
-		"fixture":   fixtureRun(t),
-		"invalid":   invalidRun(),
-		"empty":     {Decision: gate.Decision{Outcome: gate.Skipped, Reason: "fork pull request"}},
+		"fixture": fixtureRun(t),
+		"invalid": invalidRun(),
+		"skipped": skippedRun(),
+		"empty":   {},
+		"invalid without diagnostics": {Decision: gate.Decision{Outcome: gate.Invalid, Reason: "healthcheck failed"},
+			Counts: gate.Counts{Problems: []string{"healthcheck failed", "could not read results: \x00"}}},
 		"all-bytes": {Records: []*results.Record{allBytesRecord()}},
 	}
 	for name, run := range runs {

@@ -55,6 +55,9 @@ func Summary(run *Run) string { return renderSurface(run, "", summarySurface) }
 func Comment(run *Run, marker string) string { return renderSurface(run, marker, commentSurface) }
 
 func renderSurface(run *Run, marker string, s surface) string {
+	if run == nil {
+		run = &Run{}
+	}
 	v := buildView(run, marker, s.lim)
 	lay := plan(v, s)
 	out := render(v, lay, s)

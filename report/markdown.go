@@ -331,6 +331,12 @@ func headSection(run *Run, marker string, recs []*results.Record) string {
 	}
 	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
 	c := run.Counts
+	if c.Total == 0 && len(recs) == 0 {
+		b.WriteString("**No eval case ran.**\n\n")
+		fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
+		b.WriteString(settingsLine(run, recs) + "\n\n")
+		return b.String()
+	}
 	line := []string{fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases")),
 		fmt.Sprintf("✅ %s passed", thousands(c.Passed)),
 		fmt.Sprintf("❌ %s failed", thousands(c.Failed)),
@@ -344,7 +350,7 @@ func headSection(run *Run, marker string, recs []*results.Record) string {
 	}
 	line = append(line, "pass rate **"+rate+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
-	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(run.Decision.Reason))
+	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
 	if len(recs) > 0 {
 		b.WriteString(distribution(Stats(recs)))
@@ -361,7 +367,7 @@ func settingsLine(run *Run, recs []*results.Record) string {
 	parts = append(parts, fmt.Sprintf("max-failures %d", g.MaxFailures), fmt.Sprintf("max-errors %d", g.MaxErrors))
 	if len(run.Targets) > 0 {
 		var ts []string
-		for _, t := range run.Targets {
+		for _, t := range run.Targets[:min(len(run.Targets), 20)] {
 			ts = append(ts, mdInline(t))
 		}
 		parts = append(parts, plural(len(ts), "target ", "targets ")+strings.Join(ts, ", "))

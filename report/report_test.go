@@ -88,6 +88,13 @@ func invalidRun() *Run {
 	}
 }
 
+// skippedRun is a fork pull request whose secrets were withheld: nothing ran.
+func skippedRun() *Run {
+	opts := gate.Defaults()
+	counts := gate.Counts{SkipReason: "fork pull request: secrets are not available, so no eval ran (see the workflow_run recipe)"}
+	return &Run{Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts, Version: "1.2.3"}
+}
+
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
@@ -153,6 +160,8 @@ func TestGolden(t *testing.T) {
 		{"invalid-junit.xml", func(testing.TB) *Run { return invalidRun() }, nil, junit},
 		{"invalid-summary.md", func(testing.TB) *Run { return invalidRun() }, nil, Summary},
 		{"invalid-console.txt", func(testing.TB) *Run { return invalidRun() }, nil, console(false)},
+		{"skipped-junit.xml", func(testing.TB) *Run { return skippedRun() }, nil, junit},
+		{"skipped-comment.md", func(testing.TB) *Run { return skippedRun() }, nil, func(r *Run) string { return Comment(r, testMarker) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,5 +226,17 @@ func TestRenderersKeepCallerOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, after); diff != "" {
 		t.Errorf("records reordered (-before +after):\n%s", diff)
+	}
+}
+
+func TestNilRun(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := JUnit(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	Console(&b, nil, false)
+	if !strings.Contains(Summary(nil), "No eval case ran") || !strings.HasPrefix(Comment(nil, testMarker), testMarker) {
+		t.Error("nil run should render an empty report")
 	}
 }
