@@ -102,7 +102,7 @@ func riskInput(c *suite.Case, candidate string) *Input {
 }
 
 // writeFile writes a file under dir and returns its absolute path.
-func writeFile(t *testing.T, dir, name, content string) string {
+func writeFile(t testing.TB, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
