@@ -15,15 +15,15 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
+var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata")
 
-func noEnv(string) (string, bool) { return "", false }
+func targetsNoEnv(string) (string, bool) { return "", false }
 
-func mapEnv(m map[string]string) LookupEnv {
+func targetsMapEnv(m map[string]string) LookupEnv {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-func diagLines(ds []suite.Diagnostic) string {
+func targetsDiagLines(ds []suite.Diagnostic) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString(d.Severity.String() + " " + d.Error() + "\n")
@@ -41,9 +41,9 @@ func TestLoadTargetsGood(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			tf := LoadTargets(f, noEnv, &redact.Redactor{})
+			tf := LoadTargets(f, targetsNoEnv, &redact.Redactor{})
 			if len(tf.Diagnostics) > 0 {
-				t.Errorf("unexpected diagnostics:\n%s", diagLines(tf.Diagnostics))
+				t.Errorf("unexpected diagnostics:\n%s", targetsDiagLines(tf.Diagnostics))
 			}
 			if len(tf.Targets) == 0 {
 				t.Error("no targets loaded")
@@ -68,13 +68,13 @@ func TestLoadTargetsBad(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			tf := LoadTargets(f, noEnv, &redact.Redactor{})
-			got := diagLines(tf.Diagnostics)
+			tf := LoadTargets(f, targetsNoEnv, &redact.Redactor{})
+			got := targetsDiagLines(tf.Diagnostics)
 			if !suite.HasErrors(tf.Diagnostics) {
 				t.Errorf("no error diagnostic for a bad file:\n%s", got)
 			}
 			golden := strings.TrimSuffix(f, ".yaml") + ".out"
-			if *update {
+			if *updateGolden {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -93,7 +93,7 @@ func TestLoadTargetsBad(t *testing.T) {
 func TestLoadTargetsFields(t *testing.T) {
 	t.Parallel()
 	red := &redact.Redactor{}
-	tf := LoadTargets("testdata/targets/good/full.yaml", noEnv, red)
+	tf := LoadTargets("testdata/targets/good/full.yaml", targetsNoEnv, red)
 	if tf.Path != "testdata/targets/good/full.yaml" || !filepath.IsAbs(tf.Abs) {
 		t.Errorf("Path %q Abs %q", tf.Path, tf.Abs)
 	}
@@ -137,7 +137,7 @@ func TestLoadTargetsFields(t *testing.T) {
 
 func TestLoadTargetsSnakeWins(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/bad/cli.yaml", noEnv, nil)
+	tf := LoadTargets("testdata/targets/bad/cli.yaml", targetsNoEnv, nil)
 	tg, err := tf.Find("both-spellings")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestLoadTargetsSnakeWins(t *testing.T) {
 
 func TestLoadTargetsAnchors(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/good/anchors.yaml", noEnv, nil)
+	tf := LoadTargets("testdata/targets/good/anchors.yaml", targetsNoEnv, nil)
 	var got []string
 	for _, tg := range tf.Targets {
 		got = append(got, tg.Name+":"+tg.Kind+":"+strings.Repeat("w", tg.Workers))
@@ -162,7 +162,7 @@ func TestLoadTargetsAnchors(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/bad/entries.yaml", noEnv, nil)
+	tf := LoadTargets("testdata/targets/bad/entries.yaml", targetsNoEnv, nil)
 	for _, tc := range []struct{ name, wantErr string }{
 		{"dup", ""},
 		{"nope", `target "nope" not found in testdata/targets/bad/entries.yaml; available targets: no-provider, unknown, dup, bad-common, bad-price, bad-price-key, price-not-map, dup-keys, both-spellings, bad-scalar`},
@@ -189,7 +189,7 @@ func TestLoadTargetsRedactsLiteralSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := &redact.Redactor{}
-	LoadTargets(p, noEnv, red)
+	LoadTargets(p, targetsNoEnv, red)
 	if diff := cmp.Diff([]string{"sk-literal-secret-123"}, red.Secrets()); diff != "" {
 		t.Error(diff)
 	}
@@ -203,7 +203,7 @@ func TestUnsetVarError(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := &redact.Redactor{}
-	tf := LoadTargets(p, mapEnv(map[string]string{"OPENAI_KEY": "   ", "MODEL": "gpt-secretive"}), red)
+	tf := LoadTargets(p, targetsMapEnv(map[string]string{"OPENAI_KEY": "   ", "MODEL": "gpt-secretive"}), red)
 	tg, err := tf.Find("judge")
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +322,7 @@ func FuzzLoadTargets(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tf := LoadTargets(p, noEnv, &redact.Redactor{})
+		tf := LoadTargets(p, targetsNoEnv, &redact.Redactor{})
 		for _, d := range tf.Diagnostics {
 			if d.File == "" || d.Message == "" {
 				t.Errorf("diagnostic without file or message: %+v", d)
