@@ -76,6 +76,17 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	if cached, ok := l.lists[n]; ok {
 		return cached
 	}
+	// JSONL lines repeat the same evaluators on every line; identical clean lists are parsed
+	// once and shared so 100,000-line suites stay small (Pos then names the first line).
+	var textKey string
+	if l.s.Format == "jsonl" && l.src == nil {
+		if b, err := toJSON(n); err == nil && len(b) < 4096 {
+			textKey = chosen.key + "\x00" + string(b)
+			if cached, ok := l.listsByText[textKey]; ok {
+				return cached
+			}
+		}
+	}
 	el := &evalList{}
 	switch {
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
@@ -118,6 +129,9 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	}
 	if n.Anchor != "" {
 		l.lists[n] = el
+	}
+	if textKey != "" && len(el.diags) == 0 && len(l.listsByText) < 1024 {
+		l.listsByText[textKey] = el
 	}
 	return el
 }

@@ -26,14 +26,36 @@ func parseJSONLine(line []byte, lineNo int) (*yaml.Node, error) {
 	p := &jsonParser{line: line, lineNo: lineNo, dec: json.NewDecoder(bytes.NewReader(line))}
 	p.dec.UseNumber()
 	n, err := p.value(0)
-	if err != nil {
-		return nil, p.wrap(err)
+	if err == nil {
+		if _, terr := p.dec.Token(); terr != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+		}
 	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		off := p.start()
-		return nil, &jsonError{off: off, msg: "unexpected data after the JSON value"}
+	if err != nil {
+		return nil, p.locate(err)
 	}
 	return n, nil
+}
+
+// locate turns a parse failure into a positioned jsonError. The decoder's offsets are not
+// reliable in token mode, so the line is re-checked with json.Unmarshal, whose SyntaxError
+// offset counts from the start of the line.
+func (p *jsonParser) locate(err error) error {
+	var je *jsonError
+	if errors.As(err, &je) {
+		return err
+	}
+	var v any
+	uerr := json.Unmarshal(p.line, &v)
+	var se *json.SyntaxError
+	if errors.As(uerr, &se) {
+		off := int(se.Offset) - 1
+		if strings.Contains(se.Error(), "unexpected end") {
+			off = len(bytes.TrimRight(p.line, " \t\r\n"))
+		}
+		return &jsonError{off: max(off, 0), msg: se.Error()}
+	}
+	return &jsonError{off: p.start(), msg: err.Error()}
 }
 
 type jsonParser struct {
@@ -62,25 +84,6 @@ func (p *jsonParser) col(off int) int {
 		off = len(p.line)
 	}
 	return utf8.RuneCount(p.line[:off]) + 1
-}
-
-func (p *jsonParser) wrap(err error) error {
-	var je *jsonError
-	if errors.As(err, &je) {
-		return err
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off := int(se.Offset)
-		if off > 0 {
-			off--
-		}
-		return &jsonError{off: off, msg: se.Error()}
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &jsonError{off: len(bytes.TrimRight(p.line, " \t\r\n")), msg: "unexpected end of JSON input"}
-	}
-	return &jsonError{off: p.start(), msg: err.Error()}
 }
 
 func (p *jsonParser) value(depth int) (*yaml.Node, error) {

@@ -49,6 +49,8 @@ type loader struct {
 	ids       map[string]int // case id → line of its first definition
 	intern    map[string]string
 	lists     map[*yaml.Node]*evalList // evaluator lists shared through YAML aliases
+	// listsByText shares identical evaluator lists between JSONL lines.
+	listsByText map[string]*evalList
 
 	suiteList *evalList // the suite default evaluators
 }
@@ -80,14 +82,15 @@ func Load(path string, opts LoadOptions) *Suite {
 	s.Dataset = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	l := &loader{
 		s: s, cwd: cwd, file: s.Path,
-		roots:     searchRoots(s.Dir, s.RepoRoot, cwd),
-		refs:      map[string]*fileRef{},
-		texts:     map[string]string{},
-		templates: map[string]bool{},
-		seen:      map[diagKey]bool{},
-		ids:       map[string]int{},
-		intern:    map[string]string{},
-		lists:     map[*yaml.Node]*evalList{},
+		roots:       searchRoots(s.Dir, s.RepoRoot, cwd),
+		refs:        map[string]*fileRef{},
+		texts:       map[string]string{},
+		templates:   map[string]bool{},
+		seen:        map[diagKey]bool{},
+		ids:         map[string]int{},
+		intern:      map[string]string{},
+		lists:       map[*yaml.Node]*evalList{},
+		listsByText: map[string]*evalList{},
 	}
 	switch ext {
 	case ".yaml", ".yml":

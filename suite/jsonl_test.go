@@ -1,0 +1,137 @@
+package suite
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func statOK(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func TestJSONL(t *testing.T) {
+	t.Parallel()
+	s := loadTree(t, map[string]string{
+		"evals/set.jsonl": "\ufeff{\"id\":\"a\",\"input\":\"hi\",\"expected_output\":{\"z\":1,\"a\":[true,null,1.0e2]}}\r\n" +
+			"   \n" +
+			"{\"id\":\"b\",\"question\":\"q\",\"execution\":{\"target\":\"t2\"},\"evaluators\":[{\"type\":\"code_judge\",\"script\":[\"node\",\"j.mjs\"]}]}\n" +
+			"{\"id\":\"c\",\"input\":\"é \\ud83d\\ude00\",\"reference_answer\":\"ref\"}", // no final newline
+		"evals/set.yaml": "description: sidecar\ndataset: ds\nexecution:\n  target: t1\n  evaluators: [{type: llm_judge, name: side}]\n",
+	}, "evals/set.jsonl")
+	if HasErrors(s.Diagnostics) || len(s.Diagnostics) != 0 {
+		t.Fatalf("diagnostics:\n%s", formatDiags(s.Diagnostics))
+	}
+	if s.Format != "jsonl" || s.Dataset != "ds" || s.Description != "sidecar" || s.Target != "t1" {
+		t.Errorf("suite %q %q %q %q", s.Format, s.Dataset, s.Description, s.Target)
+	}
+	var got []string
+	for _, c := range s.Cases {
+		var evs []string
+		for _, e := range c.Evaluators {
+			evs = append(evs, e.Name)
+		}
+		got = append(got, fmt.Sprintf("%s@%d:%d q=%q ref=%q target=%q evals=%v", c.ID, c.Line, c.Col, c.Question, c.ReferenceAnswer, c.Target, evs))
+	}
+	want := []string{
+		`a@1:1 q="hi" ref="{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    100\n  ]\n}" target="" evals=[side]`,
+		`b@3:1 q="q" ref="" target="t2" evals=[code_judge]`,
+		`c@4:1 q="é 😀" ref="ref" target="" evals=[side]`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+	if s.Cases[0].Evaluators[0] != s.Evaluators[0] {
+		t.Errorf("sidecar evaluators must be shared")
+	}
+}
+
+func TestJSONLBadLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line, want string
+		col              int
+	}{
+		{"truncated", `{"id": "x", "input": `, "invalid JSON: unexpected end of JSON input (line skipped)", 21},
+		{"bad token", `{"id": "x", "input": nope}`, "invalid JSON: invalid character 'o' in literal null (expecting 'u')", 23},
+		{"trailing data", `{"id": "x", "input": "hi"} {}`, "invalid JSON: invalid character '{' after top-level value", 28},
+		{"not an object", `"just a string"`, "a JSONL line must be one JSON object", 1},
+		{"single quotes", `{'id': 1}`, "invalid JSON: invalid character '\\'' looking for beginning of object key string", 2},
+		{"rune column", `{"idé": "x", "input": nope}`, "invalid JSON", 24},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, map[string]string{"set.jsonl": "{\"id\":\"ok\",\"input\":\"hi\"}\n" + tt.line + "\n{\"id\":\"ok2\",\"input\":\"hi\"}\n"}, "set.jsonl")
+			if len(s.Cases) != 2 {
+				t.Errorf("a bad line must skip only itself, got %d cases", len(s.Cases))
+			}
+			d := requireDiag(t, s.Diagnostics, SeverityError, tt.want)
+			if d.Line != 2 || d.Col != tt.col || d.File != "set.jsonl" {
+				t.Errorf("at %s:%d:%d, want set.jsonl:2:%d", d.File, d.Line, d.Col, tt.col)
+			}
+		})
+	}
+}
+
+func TestJSONLSidecarIssues(t *testing.T) {
+	t.Parallel()
+	s := loadTree(t, map[string]string{
+		"set.jsonl": "{\"id\":\"a\",\"input\":\"hi\"}\n",
+		"set.yaml":  "dataset: ds\nexecution:\n  evaluators: [{type: nope}]\nnotes: x\n",
+	}, "set.jsonl")
+	if len(s.Cases) != 0 {
+		t.Errorf("a case inheriting a broken sidecar evaluator must not load")
+	}
+	d := requireDiag(t, s.Diagnostics, SeverityError, `unknown evaluator type "nope"`, `1 case using the suite evaluators not loaded: "a"`)
+	if d.File != "set.yaml" || d.Line != 3 {
+		t.Errorf("sidecar problems point into the sidecar: %+v", d)
+	}
+	w := requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "notes"`)
+	if w.File != "set.yaml" || w.Line != 4 {
+		t.Errorf("warning %+v", w)
+	}
+}
+
+// TestJSONLStreamMemory loads a 20,000-line JSONL suite and bounds the heap it keeps, so the
+// 100,000-case budget of CONTRACT §1 holds with room to spare.
+func TestJSONLStreamMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory check skipped in -short mode")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.jsonl")
+	var b strings.Builder
+	const n = 20000
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"case-%05d","expected_outcome":"The assistant answers 42 as JSON.","input_messages":[{"role":"system","content":"You are a careful assistant. Answer with a single JSON object."},{"role":"user","content":"Question %d: what is six times seven?"}],"expected_messages":[{"role":"assistant","content":"{\"answer\":\"42\"}"}],"execution":{"evaluators":[{"name":"cj","type":"code_judge","script":["python3","judge.py"]}]}}`+"\n", i, i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := Load(path, LoadOptions{Cwd: dir})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if len(s.Cases) != n || len(s.Diagnostics) != 0 {
+		t.Fatalf("%d cases, %d diagnostics", len(s.Cases), len(s.Diagnostics))
+	}
+	perCase := float64(after.HeapAlloc-before.HeapAlloc) / n
+	t.Logf("retained %.0f bytes per case", perCase)
+	// 100,000 such cases must leave most of the 150 MiB run budget to the runner: at most
+	// 1,000 bytes per case (about 95 MiB). Today: about 830 bytes, most of it the Case and
+	// Message structs, the per-case question and user text.
+	if perCase > 1000 {
+		t.Errorf("retained %.0f bytes per case: 100,000 cases would hold %.0f MiB", perCase, perCase*100000/(1<<20))
+	}
+	runtime.KeepAlive(s)
+}
