@@ -16,10 +16,10 @@ const zwj = "\u200d"
 
 // mdInline escapes untrusted text for one line of GitHub Markdown: a table cell, a list item,
 // a heading or the inside of an HTML element such as <summary>. The result holds no raw `<`
-// except the <br> tags that stand for newlines (escaped text never goes into an attribute, so
-// quotes stay), no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
+// except the <br> tags that stand for newlines, no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
 // backslash (all become numeric character references, which work both in Markdown and in raw
-// HTML blocks), no @mention or #123 reference, and no control characters.
+// HTML blocks), no @mention or #123 reference, and no control characters. Quotes stay: escaped
+// text never goes into an HTML attribute.
 func mdInline(s string) string { return escapeMarkdown(s, true) }
 
 // mdBlock escapes untrusted multi-line text for the inside of a <pre> element: as mdInline,
