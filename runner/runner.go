@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agentv/action/evaluators"
-	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
