@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -34,11 +36,13 @@ func newMock(t *Target, _ Options) (Provider, error) {
 	if s, ok := t.Raw("response"); ok {
 		switch v := s.Value.(type) {
 		case map[string]any, []any:
-			b, err := json.Marshal(v)
-			if err != nil {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
 				return nil, t.Error("response", "cannot encode as JSON: %v", err)
 			}
-			m.response = string(b)
+			m.response = strings.TrimSuffix(b.String(), "\n")
 		default:
 			r, _, err := t.String("response")
 			if err != nil {
