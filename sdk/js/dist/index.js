@@ -1,0 +1,11 @@
+/**
+ * `@agentv/eval`: write agentv prompt templates and code judges in TypeScript or JavaScript.
+ *
+ * agentv runs the script with the evaluation context as JSON on stdin; these helpers read it,
+ * camelCase the payload's own keys (user data keeps its keys), call your handler and print what
+ * agentv expects.
+ */
+export { definePromptTemplate } from './prompt-template.js';
+export { defineCodeJudge } from './code-judge.js';
+export { readCodeJudgePayload } from './read-payload.js';
+export { parseCodeJudgePayload, toCodeJudgeInput, PayloadError } from './payload.js';

@@ -1,0 +1,16 @@
+import { parseCodeJudgePayload } from './payload.js';
+import { readStdinSync } from './stdin.js';
+let cached;
+/**
+ * Reads the payload from stdin and returns it camelCased (seed 002's `@agentv/core` API). Stdin can
+ * be read only once, so later calls return the same object. Throws when stdin holds no valid payload.
+ *
+ * ```ts
+ * import { readCodeJudgePayload } from '@agentv/core';
+ * const { actualOutput, expectedOutput } = readCodeJudgePayload();
+ * ```
+ */
+export function readCodeJudgePayload() {
+    cached ??= parseCodeJudgePayload(readStdinSync());
+    return cached;
+}

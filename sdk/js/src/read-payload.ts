@@ -1,0 +1,19 @@
+import { parseCodeJudgePayload } from './payload.js';
+import { readStdinSync } from './stdin.js';
+import type { CodeJudgePayload } from './types.js';
+
+let cached: CodeJudgePayload | undefined;
+
+/**
+ * Reads the payload from stdin and returns it camelCased (seed 002's `@agentv/core` API). Stdin can
+ * be read only once, so later calls return the same object. Throws when stdin holds no valid payload.
+ *
+ * ```ts
+ * import { readCodeJudgePayload } from '@agentv/core';
+ * const { actualOutput, expectedOutput } = readCodeJudgePayload();
+ * ```
+ */
+export function readCodeJudgePayload(): CodeJudgePayload {
+  cached ??= parseCodeJudgePayload(readStdinSync());
+  return cached;
+}
