@@ -141,7 +141,7 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 		if strings.ContainsAny(n.Value, ".eE") {
 			n.Tag = "!!float"
 		}
-		if !reCoreInt.MatchString(n.Value) && !reCoreFloat.MatchString(n.Value) {
+		if !isCoreInt(n.Value) && !isCoreFloat(n.Value) {
 			return nil, &jsonError{off: off, msg: fmt.Sprintf("invalid number %q", n.Value)}
 		}
 	case bool:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +15,7 @@ import (
 // Limits that keep hostile input (alias bombs, recursive aliases) from exhausting memory.
 const (
 	maxJSONDepth = 512
-	maxJSONBytes = 64 << 20
+	maxJSONBytes = 16 << 20
 )
 
 var errTooLarge = errors.New("value is too large or too deeply nested (check for recursive YAML aliases)")
@@ -46,12 +45,14 @@ func isMergeKey(k *yaml.Node) bool {
 // expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
 // in place (reported through kv.dupe).
 func entries(m *yaml.Node) []kv {
-	return entriesDepth(m, 0)
+	return entriesMerged(m, nil)
 }
 
-func entriesDepth(m *yaml.Node, depth int) []kv {
+// entriesMerged expands merge keys; visited holds the mappings already merged in this call, so
+// self-referencing or repeated merges cannot recurse or blow up exponentially.
+func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 	m = deref(m)
-	if m == nil || m.Kind != yaml.MappingNode || depth > 16 {
+	if m == nil || m.Kind != yaml.MappingNode || visited[m] {
 		return nil
 	}
 	out := make([]kv, 0, len(m.Content)/2)
@@ -59,6 +60,10 @@ func entriesDepth(m *yaml.Node, depth int) []kv {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], deref(m.Content[i+1])
 		if isMergeKey(k) {
+			if visited == nil {
+				visited = map[*yaml.Node]bool{}
+			}
+			visited[m] = true
 			var srcs []*yaml.Node
 			if v != nil && v.Kind == yaml.SequenceNode {
 				for _, c := range v.Content {
@@ -68,7 +73,10 @@ func entriesDepth(m *yaml.Node, depth int) []kv {
 				srcs = append(srcs, v)
 			}
 			for _, s := range srcs {
-				merged = append(merged, entriesDepth(s, depth+1)...)
+				if s != nil && !visited[s] {
+					merged = append(merged, entriesMerged(s, visited)...)
+					visited[s] = true
+				}
 			}
 			continue
 		}
@@ -129,16 +137,69 @@ const (
 	scalarFloat
 )
 
-var (
-	reCoreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
-	reCoreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-)
+// isCoreInt matches the YAML 1.2 core int forms: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+.
+func isCoreInt(s string) bool {
+	switch {
+	case len(s) > 2 && s[0] == '0' && s[1] == 'o':
+		return allBytes(s[2:], func(c byte) bool { return c >= '0' && c <= '7' })
+	case len(s) > 2 && s[0] == '0' && s[1] == 'x':
+		return allBytes(s[2:], func(c byte) bool {
+			return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+		})
+	}
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	return s != "" && allBytes(s, isDigit)
+}
+
+// isCoreFloat matches the YAML 1.2 core float forms:
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, [-+]?\.inf and \.nan (three casings).
+func isCoreFloat(s string) bool {
+	switch s {
+	case ".nan", ".NaN", ".NAN":
+		return true
+	}
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	switch s {
+	case ".inf", ".Inf", ".INF":
+		return true
+	}
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+		if len(exp) > 0 && (exp[0] == '-' || exp[0] == '+') {
+			exp = exp[1:]
+		}
+		if exp == "" || !allBytes(exp, isDigit) {
+			return false
+		}
+	}
+	whole, frac, dot := strings.Cut(mant, ".")
+	if !allBytes(whole, isDigit) || !allBytes(frac, isDigit) {
+		return false
+	}
+	if dot && whole == "" {
+		return frac != ""
+	}
+	return whole != ""
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 func classify(n *yaml.Node) scalarKind {
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return scalarString
-	}
-	if n.Style&yaml.TaggedStyle != 0 {
+	if n.Style&yaml.TaggedStyle != 0 { // an explicit tag wins over quoting: !!int "5" is 5
 		switch n.Tag {
 		case "!!null":
 			return scalarNull
@@ -147,14 +208,17 @@ func classify(n *yaml.Node) scalarKind {
 				return scalarBool
 			}
 		case "!!int":
-			if reCoreInt.MatchString(n.Value) {
+			if isCoreInt(n.Value) {
 				return scalarInt
 			}
 		case "!!float":
-			if reCoreFloat.MatchString(n.Value) || reCoreInt.MatchString(n.Value) {
+			if isCoreFloat(n.Value) || isCoreInt(n.Value) {
 				return scalarFloat
 			}
 		}
+		return scalarString
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return scalarString
 	}
 	switch n.Value {
@@ -163,10 +227,10 @@ func classify(n *yaml.Node) scalarKind {
 	case "true", "True", "TRUE", "false", "False", "FALSE":
 		return scalarBool
 	}
-	if reCoreInt.MatchString(n.Value) {
+	if isCoreInt(n.Value) {
 		return scalarInt
 	}
-	if reCoreFloat.MatchString(n.Value) {
+	if isCoreFloat(n.Value) {
 		return scalarFloat
 	}
 	return scalarString
@@ -267,7 +331,7 @@ func jsNumber(f float64) string {
 	if f == 0 {
 		return "0"
 	}
-	if a := math.Abs(f); a >= 1e-7 && a < 1e21 {
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(f, 'e', -1, 64)
@@ -373,7 +437,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 		return writeJSON(b, n.Content[0], depth+1)
 	case yaml.MappingNode:
 		b.WriteByte('{')
-		for i, e := range entriesDepth(n, 0) {
+		for i, e := range entries(n) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
