@@ -214,7 +214,7 @@ func TestBadInputs(t *testing.T) {
 			files: map[string]string{"targets.yaml": mockTargets,
 				"bad.yaml": "evalcases:\n  - id: a\n    input: [unclosed\n", "good.yaml": "evalcases:\n  - id: ok\n    input: hi\n"},
 			args: []string{"bad.yaml", "good.yaml"}, wantCode: 2,
-			wantOut: []string{"bad.yaml:3"}, wantRecs: map[string]results.Verdict{"ok": "pass"},
+			wantOut: []string{"bad.yaml:4:1", "line 3"}, wantRecs: map[string]results.Verdict{"ok": "pass"},
 		},
 		{
 			name:  "duplicate ids and a case without id",

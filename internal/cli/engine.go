@@ -119,6 +119,15 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
 		}
 	}
+	// A case that cannot run for a configuration reason (unknown target, unset variable,
+	// missing targets file) makes the run invalid; each distinct reason is listed once.
+	seenErr := map[string]bool{}
+	for _, j := range jobs {
+		if j.Err != nil && !seenErr[j.Err.Error()] {
+			seenErr[j.Err.Error()] = true
+			out.Problems = append(out.Problems, e.Redactor.String(j.Err.Error()))
+		}
+	}
 	if cfg.EvalID != "" && len(jobs) == 0 && len(suites) > 0 {
 		out.Problems = append(out.Problems, fmt.Sprintf("no eval case matched --eval-id %q", cfg.EvalID))
 	}
@@ -162,12 +171,6 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	r.Run(ctx, jobs)
 	if err := f.Sync(); err != nil && writeErr == nil {
 		writeErr = err
-	}
-	for _, j := range jobs {
-		var he *runner.HealthcheckError
-		if errors.As(j.Err, &he) {
-			out.Problems = append(out.Problems, he.Error())
-		}
 	}
 	out.Problems = append(out.Problems, p.healthProblems(out.Records)...)
 	out.Duration = e.Now().Sub(out.Started)
