@@ -213,6 +213,9 @@ type retryObservation struct {
 
 type retryObsKey struct{}
 
+// retryIdleConnsPerHost is the idle connection pool per host of the default client.
+const retryIdleConnsPerHost = 64
+
 // retryBodyKeep is how much of an error body is kept for the error message.
 const retryBodyKeep = 4096
 
@@ -270,6 +273,11 @@ func retryHTTPClient(c *http.Client) *http.Client {
 	if c != nil {
 		cp := *c
 		out = &cp
+	} else if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		// Many workers share one host: keep their connections instead of the default 2 idle ones.
+		tr := dt.Clone()
+		tr.MaxIdleConnsPerHost = retryIdleConnsPerHost
+		out.Transport = tr
 	}
 	out.Transport = retryTransport{base: out.Transport}
 	return out
