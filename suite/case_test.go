@@ -286,3 +286,14 @@ func TestCaseLevelTarget(t *testing.T) {
 		t.Errorf("target %q conversation %q", c.Target, c.ConversationID)
 	}
 }
+
+func TestHeaderTypeProblems(t *testing.T) {
+	t.Parallel()
+	s := loadYAMLString(t, "description: [not, text]\nevalcases: [{id: c, input: hi}]\n")
+	onlyCase(t, s)
+	requireDiag(t, s.Diagnostics, SeverityWarning, `"description" should be a string, got a list (ignored)`)
+
+	s = loadYAMLString(t, "dataset: {a: 1}\nexecution: [x]\nevalcases: [{id: c, input: hi}]\n")
+	requireDiag(t, s.Diagnostics, SeverityError, `"dataset" must be a string, got a mapping`)
+	requireDiag(t, s.Diagnostics, SeverityError, `"execution" must be a mapping with target and evaluators, got a list`)
+}

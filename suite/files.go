@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,7 +111,8 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 		}
 		seen[c] = true
 		r.tried = append(r.tried, c)
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() == wantDir {
+		// Only regular files count: a device or FIFO (/dev/stdin) would block or never end.
+		if fi, err := os.Stat(c); err == nil && (wantDir && fi.IsDir() || !wantDir && fi.Mode().IsRegular()) {
 			r.abs = c
 			break
 		}
@@ -133,13 +136,36 @@ func (l *loader) readText(abs string) (string, error) {
 	if s, ok := l.texts[abs]; ok {
 		return s, nil
 	}
-	b, err := os.ReadFile(abs)
+	b, err := readRegular(abs, maxContentBytes)
 	if err != nil {
 		return "", err
 	}
 	s := strings.ReplaceAll(string(b), "\r\n", "\n")
 	l.texts[abs] = s
 	return s, nil
+}
+
+// maxContentBytes bounds one referenced file (content, template or config file).
+const maxContentBytes = 32 << 20
+
+// readRegular reads a regular file of at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("file is larger than %d MiB", limit>>20)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // refDisplay is a file value as shown to users: without leading separators (reference §1.6).

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +37,7 @@ func (l *loader) guidelinePatterns() []string {
 // readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
 // invalid (warned) or does not set the key.
 func (l *loader) readConfig(path string) ([]string, bool) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, maxContentBytes)
 	if err != nil {
 		return nil, false
 	}

@@ -83,7 +83,7 @@ func (l *loader) loadSidecar() {
 	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
 	for _, ext := range []string{".yaml", ".yml"} {
 		path := base + ext
-		src, err := os.ReadFile(path)
+		src, err := readRegular(path, maxContentBytes)
 		if err != nil {
 			continue
 		}

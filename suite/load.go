@@ -102,10 +102,10 @@ func Load(path string, opts LoadOptions) *Suite {
 			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})
 		return s
 	}
-	if fi, err := os.Stat(abs); err != nil || fi.IsDir() {
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
 		msg := "could not read eval file: no such file"
 		if err == nil {
-			msg = "could not read eval file: it is a directory"
+			msg = "could not read eval file: not a regular file"
 		} else if !errors.Is(err, os.ErrNotExist) {
 			msg = "could not read eval file: " + errText(err)
 		}

@@ -82,7 +82,12 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		switch e.key {
 		case "$schema":
 		case "description":
-			l.s.Description = l.scalarOr(e, "")
+			// Free text the runtime never reads: a wrong type is only worth a warning.
+			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
+				l.s.Description = e.v.Value
+			} else if !isNull(e.v) {
+				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
+			}
 		case "dataset":
 			if v := l.scalarOr(e, ""); v != "" {
 				l.s.Dataset = v
