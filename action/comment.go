@@ -208,3 +208,6 @@ func isTemporary(err error) bool {
 	}
 	return false
 }
+
+// CommentMarker returns the marker of this run's sticky comment for key (comment-key).
+func (e Env) CommentMarker(key string) string { return Marker(e.Workflow, e.Job, key) }

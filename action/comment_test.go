@@ -255,3 +255,11 @@ func FuzzMarker(f *testing.F) {
 		}
 	})
 }
+
+func TestEnvCommentMarker(t *testing.T) {
+	t.Parallel()
+	e := Env{Workflow: "Evals / PR", Job: "evals"}
+	if got, want := e.CommentMarker("linux"), Marker("Evals / PR", "evals", "linux"); got != want {
+		t.Errorf("CommentMarker = %q, want %q", got, want)
+	}
+}

@@ -305,3 +305,13 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// PR returns the pull request to comment on: the pr-number input when set (the
+// workflow_run half of the fork recipe, validated by the workflow), else the event's PR,
+// else 0 (not a PR event: no comment).
+func (in Inputs) PR(ev Event) int {
+	if in.PRNumber > 0 {
+		return in.PRNumber
+	}
+	return ev.PRNumber
+}

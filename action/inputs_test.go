@@ -169,3 +169,26 @@ func TestInputsGate(t *testing.T) {
 		t.Errorf("Gate = %+v", g)
 	}
 }
+
+func TestInputsPR(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		input int
+		event int
+		want  int
+	}{
+		{"event PR", 0, 42, 42},
+		{"input for workflow_run", 43, 0, 43},
+		{"input wins", 43, 42, 43},
+		{"no PR", 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := (Inputs{PRNumber: tt.input}).PR(Event{PRNumber: tt.event}); got != tt.want {
+				t.Errorf("PR = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
