@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/action/actiontest"
 	"github.com/agentv/action/gate"
 )
 
@@ -20,8 +21,8 @@ var testMarker = Marker("CI", "evals", "")
 
 func TestStoreFirstRunCreatesSecondRunEdits(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	s, _ := f.store(t)
+	gh := startGitHub(t)
+	s, _ := newTestStore(t, gh)
 	ctx := t.Context()
 
 	url1, err := Upsert(ctx, s, pr, testMarker, testMarker+"\nrun 1: 2 failed", CommentAuto, gate.Fail, false)
@@ -33,7 +34,7 @@ func TestStoreFirstRunCreatesSecondRunEdits(t *testing.T) {
 		"GET /repos/octo/repo/issues/7/comments?per_page=100",
 		"POST /repos/octo/repo/issues/7/comments",
 	}
-	if diff := cmp.Diff(want, f.takeRequests()); diff != "" {
+	if diff := cmp.Diff(want, requests(gh)); diff != "" {
 		t.Errorf("first run requests (-want +got):\n%s", diff)
 	}
 
@@ -46,13 +47,13 @@ func TestStoreFirstRunCreatesSecondRunEdits(t *testing.T) {
 		"GET /repos/octo/repo/issues/7/comments?per_page=100", // the login is asked once per store
 		"PATCH /repos/octo/repo/issues/comments/1001",
 	}
-	if diff := cmp.Diff(want, f.takeRequests()); diff != "" {
+	if diff := cmp.Diff(want, requests(gh)); diff != "" {
 		t.Errorf("second run requests (-want +got):\n%s", diff)
 	}
 	if url1 == "" || url1 != url2 {
 		t.Errorf("urls = %q, %q; want the same non-empty URL", url1, url2)
 	}
-	got := f.all(pr)
+	got := gh.Comments(pr)
 	if len(got) != 1 || got[0].Body != testMarker+"\nrun 2: all passed" {
 		t.Errorf("comments = %+v, want one with the second body", got)
 	}
@@ -60,18 +61,18 @@ func TestStoreFirstRunCreatesSecondRunEdits(t *testing.T) {
 
 func TestStoreFindsMarkerOnSecondPage(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
+	gh := startGitHub(t)
 	for i := range 150 {
 		switch {
 		case i == 120:
-			f.seed(pr, botUser, testMarker+"\nold report")
+			gh.Seed(pr, actiontest.Bot, testMarker+"\nold report")
 		case i%3 == 0:
-			f.seed(pr, fakeUser{Login: "other-bot[bot]", Type: "Bot"}, "a bot without our marker")
+			gh.Seed(pr, actiontest.User{Login: "other-bot[bot]", Type: "Bot"}, "a bot without our marker")
 		default:
-			f.seed(pr, fakeUser{Login: "reviewer" + strconv.Itoa(i), Type: "User"}, "LGTM")
+			gh.Seed(pr, actiontest.User{Login: "reviewer" + strconv.Itoa(i), Type: "User"}, "LGTM")
 		}
 	}
-	s, _ := f.store(t)
+	s, _ := newTestStore(t, gh)
 	if _, err := Upsert(t.Context(), s, pr, testMarker, testMarker+"\nnew report", CommentOnFailure, gate.Pass, false); err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +82,10 @@ func TestStoreFindsMarkerOnSecondPage(t *testing.T) {
 		"GET /repos/octo/repo/issues/7/comments?page=2&per_page=100",
 		"PATCH /repos/octo/repo/issues/comments/1121",
 	}
-	if diff := cmp.Diff(want, f.takeRequests()); diff != "" {
+	if diff := cmp.Diff(want, requests(gh)); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
-	all := f.all(pr)
+	all := gh.Comments(pr)
 	if len(all) != 150 || all[120].Body != testMarker+"\nnew report" {
 		t.Errorf("got %d comments, #120 = %q; want 150 and the new report edited in place", len(all), all[120].Body)
 	}
@@ -92,8 +93,8 @@ func TestStoreFindsMarkerOnSecondPage(t *testing.T) {
 
 func TestStoreOneCommentPerKey(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	s, _ := f.store(t)
+	gh := startGitHub(t)
+	s, _ := newTestStore(t, gh)
 	linux, windows := Marker("CI", "evals", "linux"), Marker("CI", "evals", "windows")
 	for run := range 2 {
 		for _, m := range []string{linux, windows} {
@@ -104,7 +105,7 @@ func TestStoreOneCommentPerKey(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, c := range f.all(pr) {
+	for _, c := range gh.Comments(pr) {
 		got = append(got, c.Body)
 	}
 	want := []string{linux + "\nrun 1", windows + "\nrun 1"}
@@ -115,41 +116,41 @@ func TestStoreOneCommentPerKey(t *testing.T) {
 
 func TestStoreIgnoresHumanCommentWithMarker(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	human := f.seed(pr, fakeUser{Login: "mallory", Type: "User"}, "quoting you: "+testMarker+" ha")
-	s, _ := f.store(t)
+	gh := startGitHub(t)
+	human := gh.Seed(pr, actiontest.User{Login: "mallory", Type: "User"}, "quoting you: "+testMarker+" ha")
+	s, _ := newTestStore(t, gh)
 	for run := range 2 {
 		if _, err := Upsert(t.Context(), s, pr, testMarker, fmt.Sprintf("%s\nrun %d", testMarker, run), CommentAlways, gate.Fail, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	all := f.all(pr)
+	all := gh.Comments(pr)
 	if len(all) != 2 {
 		t.Fatalf("got %d comments, want the human's and ours: %+v", len(all), all)
 	}
 	if all[0].Body != human.Body {
 		t.Errorf("the human's comment was edited: %q", all[0].Body)
 	}
-	if all[1].User != botUser || all[1].Body != testMarker+"\nrun 1" {
+	if all[1].User != actiontest.Bot || all[1].Body != testMarker+"\nrun 1" {
 		t.Errorf("our comment = %+v", all[1])
 	}
 }
 
 func TestStoreMatchesTokenLogin(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
-	f.viewer = "release-bot-user" // a PAT: GET /user answers, comments are by a User
-	f.seed(pr, fakeUser{Login: "mallory", Type: "User"}, testMarker+" forged")
-	ours := f.seed(pr, fakeUser{Login: "release-bot-user", Type: "User"}, testMarker+"\nold")
-	s, _ := f.store(t)
+	gh := startGitHub(t)
+	gh.Viewer = "release-bot-user" // a PAT: GET /user answers, comments are by a User
+	gh.Seed(pr, actiontest.User{Login: "mallory", Type: "User"}, testMarker+" forged")
+	ours := gh.Seed(pr, actiontest.User{Login: "release-bot-user", Type: "User"}, testMarker+"\nold")
+	s, _ := newTestStore(t, gh)
 	if _, err := Upsert(t.Context(), s, pr, testMarker, testMarker+"\nnew", CommentAuto, gate.Fail, false); err != nil {
 		t.Fatal(err)
 	}
-	reqs := f.takeRequests()
+	reqs := requests(gh)
 	if want := fmt.Sprintf("PATCH /repos/octo/repo/issues/comments/%d", ours.ID); reqs[len(reqs)-1] != want {
 		t.Errorf("last request = %q, want %q", reqs[len(reqs)-1], want)
 	}
-	if got := f.all(pr); got[0].Body != testMarker+" forged" || got[1].Body != testMarker+"\nnew" {
+	if got := gh.Comments(pr); got[0].Body != testMarker+" forged" || got[1].Body != testMarker+"\nnew" {
 		t.Errorf("comments = %+v", got)
 	}
 }
@@ -165,7 +166,7 @@ func TestStoreAPIFailures(t *testing.T) {
 	tests := []struct {
 		name     string
 		existing bool // our comment is already there (so the write is a PATCH)
-		faults   map[string][]fault
+		faults   map[string][]actiontest.Fault
 		// want
 		status      int // APIError.StatusCode; 0 with wantOK
 		rateLimited bool
@@ -175,91 +176,99 @@ func TestStoreAPIFailures(t *testing.T) {
 	}{
 		{
 			name:   "403 fork token on create",
-			faults: map[string][]fault{create: {{status: 403, message: "Resource not accessible by integration"}}},
+			faults: map[string][]actiontest.Fault{create: {{Status: 403, Message: "Resource not accessible by integration"}}},
 			status: 403, requests: 2,
 		},
 		{
 			name:   "404 PR gone",
-			faults: map[string][]fault{list: {{status: 404, message: "Not Found"}}},
+			faults: map[string][]actiontest.Fault{list: {{Status: 404, Message: "Not Found"}}},
 			status: 404, requests: 1,
 		},
 		{
 			name:     "422 on edit",
 			existing: true,
-			faults:   map[string][]fault{edit: {{status: 422, message: "Validation Failed"}}},
+			faults:   map[string][]actiontest.Fault{edit: {{Status: 422, Message: "Validation Failed"}}},
 			status:   422, requests: 2,
 		},
 		{
 			name:   "500 on list, persistent",
-			faults: map[string][]fault{list: {{status: 500}, {status: 500}, {status: 500}, {status: 500}}},
+			faults: map[string][]actiontest.Fault{list: {{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}},
 			status: 500, requests: 3, sleeps: []time.Duration{time.Second, 2 * time.Second},
 		},
 		{
 			name:   "502 on list, then fine",
-			faults: map[string][]fault{list: {{status: 502}}},
+			faults: map[string][]actiontest.Fault{list: {{Status: 502}}},
 			wantOK: true, requests: 3, sleeps: []time.Duration{time.Second},
 		},
 		{
 			name:   "500 on create: look again, then create once more",
-			faults: map[string][]fault{create: {{status: 500}}},
+			faults: map[string][]actiontest.Fault{create: {{Status: 500}}},
 			// list, POST (500, not retried: it may have landed), list, POST
 			wantOK: true, requests: 4,
 		},
 		{
 			name:   "500 on create twice",
-			faults: map[string][]fault{create: {{status: 500}, {status: 500}}},
+			faults: map[string][]actiontest.Fault{create: {{Status: 500}, {Status: 500}}},
 			status: 500, requests: 4,
 		},
 		{
 			name: "primary rate limit resetting soon",
-			faults: map[string][]fault{list: {{
-				status: 403, message: "API rate limit exceeded",
-				header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Second)},
+			faults: map[string][]actiontest.Fault{list: {{
+				Status: 403, Message: "API rate limit exceeded",
+				Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Second)},
 			}}},
 			wantOK: true, requests: 3, sleeps: []time.Duration{time.Second},
 		},
 		{
 			name: "primary rate limit for an hour",
-			faults: map[string][]fault{list: {{
-				status: 403, message: "API rate limit exceeded",
-				header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(time.Hour)},
+			faults: map[string][]actiontest.Fault{list: {{
+				Status: 403, Message: "API rate limit exceeded",
+				Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(time.Hour)},
 			}}},
 			status: 403, rateLimited: true, requests: 1,
 		},
 		{
 			name: "secondary rate limit with Retry-After, persistent",
-			faults: map[string][]fault{create: {
-				{status: 403, message: "You have exceeded a secondary rate limit", docURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", header: map[string]string{"Retry-After": "3"}},
-				{status: 403, message: "You have exceeded a secondary rate limit", docURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", header: map[string]string{"Retry-After": "3"}},
-				{status: 403, message: "You have exceeded a secondary rate limit", docURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", header: map[string]string{"Retry-After": "3"}},
+			faults: map[string][]actiontest.Fault{create: {
+				{Status: 403, Message: "You have exceeded a secondary rate limit", DocURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", Header: map[string]string{"Retry-After": "3"}},
+				{Status: 403, Message: "You have exceeded a secondary rate limit", DocURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", Header: map[string]string{"Retry-After": "3"}},
+				{Status: 403, Message: "You have exceeded a secondary rate limit", DocURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", Header: map[string]string{"Retry-After": "3"}},
 			}},
 			status: 403, rateLimited: true, requests: 4, sleeps: []time.Duration{3 * time.Second, 3 * time.Second},
 		},
 		{
+			name: "secondary rate limit without headers: one wait of a minute, then over budget",
+			faults: map[string][]actiontest.Fault{create: {
+				{Status: 403, Message: "You have exceeded a secondary rate limit", DocURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
+				{Status: 403, Message: "You have exceeded a secondary rate limit", DocURL: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"},
+			}},
+			status: 403, rateLimited: true, requests: 3, sleeps: []time.Duration{time.Minute},
+		},
+		{
 			name:   "429 with Retry-After, then fine",
-			faults: map[string][]fault{create: {{status: 429, message: "Too Many Requests", header: map[string]string{"Retry-After": "2"}}}},
+			faults: map[string][]actiontest.Fault{create: {{Status: 429, Message: "Too Many Requests", Header: map[string]string{"Retry-After": "2"}}}},
 			wantOK: true, requests: 3, sleeps: []time.Duration{2 * time.Second},
 		},
 		{
 			name:   "401 bad token",
-			faults: map[string][]fault{list: {{status: 401, message: "Bad credentials"}}},
+			faults: map[string][]actiontest.Fault{list: {{Status: 401, Message: "Bad credentials"}}},
 			status: 401, requests: 1,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFakeGitHub(t)
+			gh := startGitHub(t)
 			if tt.existing {
-				f.seed(pr, botUser, testMarker+"\nold")
+				gh.Seed(pr, actiontest.Bot, testMarker+"\nold")
 			}
 			for k, v := range tt.faults {
-				f.fail(k, v...)
+				gh.Fail(k, v...)
 			}
-			s, sleeps := f.store(t)
+			s, sleeps := newTestStore(t, gh)
 			url, err := Upsert(t.Context(), s, pr, testMarker, testMarker+"\nbody", CommentAlways, gate.Fail, false)
 			var reqs []string
-			for _, r := range f.takeRequests() {
+			for _, r := range requests(gh) {
 				if r != "GET /user" {
 					reqs = append(reqs, r)
 				}
@@ -274,7 +283,7 @@ func TestStoreAPIFailures(t *testing.T) {
 				if err != nil || url == "" {
 					t.Fatalf("Upsert = %q, %v; want a URL", url, err)
 				}
-				if n := len(f.all(pr)); n != 1 {
+				if n := len(gh.Comments(pr)); n != 1 {
 					t.Errorf("%d comments, want 1", n)
 				}
 				return
@@ -301,17 +310,17 @@ func TestStoreAPIFailures(t *testing.T) {
 
 func TestStoreGivesUpAfterMaxPages(t *testing.T) {
 	t.Parallel()
-	f := newFakeGitHub(t)
+	gh := startGitHub(t)
 	for range 250 {
-		f.seed(pr, botUser, "unrelated")
+		gh.Seed(pr, actiontest.Bot, "unrelated")
 	}
-	s, _ := f.store(t)
+	s, _ := newTestStore(t, gh)
 	s.maxPages = 2
 	_, err := Upsert(t.Context(), s, pr, testMarker, testMarker, CommentAlways, gate.Fail, false)
 	if err == nil || !strings.Contains(err.Error(), "gave up after 2 pages") {
 		t.Fatalf("err = %v, want giving up after 2 pages", err)
 	}
-	if n := len(f.all(pr)); n != 250 {
+	if n := len(gh.Comments(pr)); n != 250 {
 		t.Errorf("%d comments, want no new one", n)
 	}
 }
@@ -336,15 +345,15 @@ func TestNewGitHubStoreRejectsBadConfig(t *testing.T) {
 func TestStoreHonoursGHESBaseURL(t *testing.T) {
 	t.Parallel()
 	// The fake only answers under /api/v3/; a trailing slash must not matter.
-	f := newFakeGitHub(t)
-	s, err := NewGitHubStore("test-token", f.apiURL()+"/", "octo/repo")
+	gh := startGitHub(t)
+	s, err := NewGitHubStore("test-token", gh.APIURL()+"/", "octo/repo")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Create(t.Context(), pr, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.client.BaseURL.String(); got != f.apiURL()+"/" {
+	if got := s.client.BaseURL.String(); got != gh.APIURL()+"/" {
 		t.Errorf("BaseURL = %q", got)
 	}
 	_ = http.MethodGet
