@@ -1,0 +1,171 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentv/action/results"
+)
+
+// Suites written by the shared benchmark generator (AgentV 2.5 dialect) run unchanged and
+// every case scores 1; the provider and judges must have received each case's own input.
+func TestGeneratedSuites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3", "node")
+	gen := filepath.Join(repoRoot(t), "..", "shared", "bench", "gen.py")
+	if _, err := os.Stat(gen); err != nil {
+		t.Skipf("generator not found at %s", gen)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("python3", gen, "--out", dir, "--dialect", "v2",
+		"--modes", "fa,code_py,code_node,llm,none,delay", "--sizes", "12").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gen.py: %v\n%s", err, out)
+	}
+	for _, mode := range []string{"fa", "code_py", "code_node", "llm", "none", "delay"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"eval", "eval.yaml", "--workers", "4"}
+			if mode == "delay" {
+				args = append(args, "--dry-run", "--dry-run-delay", "20")
+			}
+			res := agentv(t, filepath.Join(dir, "v2", mode+"-12"), nil, args...)
+			if res.code != 0 || len(res.records) != 12 {
+				t.Fatalf("exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+			}
+			for _, r := range res.records {
+				n := strings.TrimLeft(strings.TrimPrefix(r.EvalID, "case-"), "0")
+				question := fmt.Sprintf("Question %s: what is six times seven?", n)
+				if r.Score != 1 || r.Verdict != results.VerdictPass {
+					t.Errorf("%s: score %v verdict %s", r.EvalID, r.Score, r.Verdict)
+				}
+				// The target got this case's question (system + user: role-marker form).
+				if !strings.Contains(string(r.LMProviderRequest), question) || !strings.Contains(string(r.LMProviderRequest), "careful assistant") {
+					t.Errorf("%s: target request %s lacks the case's messages", r.EvalID, r.LMProviderRequest)
+				}
+				want := `{"answer":"Mock dry-run response"}`
+				if mode != "delay" {
+					want = `{"answer":"42"}`
+				}
+				if r.CandidateAnswer != want {
+					t.Errorf("%s: candidate %q, want %q", r.EvalID, r.CandidateAnswer, want)
+				}
+				if mode == "llm" || mode == "none" {
+					req := judgeRequest(t, r)
+					for _, w := range []string{question, "The assistant answers 42 as JSON.", `{"answer":"42"}`, "[[ ## candidate_answer ## ]]"} {
+						if !strings.Contains(req.UserPrompt, w) {
+							t.Errorf("%s: judge prompt lacks %q:\n%s", r.EvalID, w, req.UserPrompt)
+						}
+					}
+					if req.Target != "mock_judge" {
+						t.Errorf("%s: judge target %q, want mock_judge", r.EvalID, req.Target)
+					}
+				}
+			}
+		})
+	}
+}
+
+type judgeReq struct {
+	UserPrompt   string `json:"user_prompt"`
+	SystemPrompt string `json:"system_prompt"`
+	Target       string `json:"target"`
+}
+
+// judgeRequest returns the LLM judge request of a record: the default judge's at the top,
+// else the first llm_judge evaluator's.
+func judgeRequest(t *testing.T, r *results.Record) judgeReq {
+	t.Helper()
+	raw := r.EvaluatorProviderRequest
+	for _, e := range r.EvaluatorResults {
+		if raw == nil && e.Type == "llm_judge" {
+			raw = e.EvaluatorProviderRequest
+		}
+	}
+	var req judgeReq
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatalf("%s: judge request %s: %v", r.EvalID, raw, err)
+	}
+	return req
+}
+
+// A code judge receives the CONTRACT §4.3 payload: new and old names, user data keys kept.
+func TestCodeJudgePayload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: '{\"riskLevel\": \"High\"}'\n",
+		"echo.py": `import json, sys
+p = json.load(sys.stdin)
+print(json.dumps({"score": 1, "details": p}))
+`,
+		"ref.md": "reference material\n",
+		"s.yaml": `evalcases:
+  - id: risk
+    input: What is the risk level?
+    expected_output:
+      riskLevel: High
+    expected_outcome: Correctly classify as high risk
+    evaluators:
+      - name: echo
+        type: code_judge
+        script: [python3, echo.py]
+        rubric: strict
+        config: {threshold_Value: 2}
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "s.yaml")
+	if res.code != 0 || len(res.records) != 1 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(res.records[0].EvaluatorResults[0].Details, &p); err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := map[string]string{
+		"question":          `"What is the risk level?"`,
+		"expected_outcome":  `"Correctly classify as high risk"`,
+		"expected_output":   `[{"role":"assistant","content":{"riskLevel":"High"}}]`,
+		"expected_messages": `[{"role":"assistant","content":{"riskLevel":"High"}}]`,
+		"input":             `[{"role":"user","content":"What is the risk level?"}]`,
+		"input_messages":    `[{"role":"user","content":"What is the risk level?"}]`,
+		"actual_output":     `"{\"riskLevel\": \"High\"}"`,
+		"candidate_answer":  `"{\"riskLevel\": \"High\"}"`,
+		"config":            `{"rubric":"strict","threshold_Value":2}`,
+	}
+	for k, want := range wantJSON {
+		var a, b any
+		if err := json.Unmarshal(p[k], &a); err != nil {
+			t.Errorf("payload %s: %v (%s)", k, err, p[k])
+			continue
+		}
+		_ = json.Unmarshal([]byte(want), &b)
+		if ga, _ := json.Marshal(a); string(ga) != mustCompact(want) {
+			t.Errorf("payload %s = %s, want %s", k, ga, want)
+		}
+	}
+	for _, k := range []string{"reference_answer", "output_messages", "guideline_files", "input_files", "trace_summary"} {
+		if _, ok := p[k]; !ok {
+			t.Errorf("payload lacks %s", k)
+		}
+	}
+}
+
+func mustCompact(s string) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
