@@ -1,0 +1,3 @@
+import { definePromptTemplate } from '@agentv/eval';
+
+definePromptTemplate(() => '');

@@ -1,0 +1,2 @@
+exports.definePromptTemplate = () => console.log('USER-SDK cjs');
+exports.defineCodeJudge = exports.definePromptTemplate;
