@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // genSuite writes a 5,000-case v2 suite with the shared benchmark generator, or skips when the
@@ -31,17 +33,20 @@ func genSuite(b *testing.B, mode string, n string) string {
 	return filepath.Join(dir, "v2", mode+"-"+n, "eval.yaml")
 }
 
-// BenchmarkLoad5000 loads a 5,000-case YAML suite (code_judge per case). Besides allocated bytes
-// it reports the heap held by the loaded suite (retained-B), which must stay well under 100 MiB.
+// BenchmarkLoad5000 loads a 5,000-case YAML suite (a code_judge per case). Besides allocated
+// bytes it reports the heap the loaded suite keeps (retained-B) and the peak live heap during
+// the load (peak-heap-B, sampled every millisecond), which must stay well under 100 MiB.
 func BenchmarkLoad5000(b *testing.B) {
 	path := genSuite(b, "code_py", "5000")
 	b.ReportAllocs()
-	var retained uint64
+	var retained, peak uint64
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
+		stop := samplePeak(&peak)
 		s := Load(path, LoadOptions{Cwd: filepath.Dir(path)})
+		stop()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		if len(s.Cases) != 5000 || HasErrors(s.Diagnostics) {
@@ -51,4 +56,36 @@ func BenchmarkLoad5000(b *testing.B) {
 		runtime.KeepAlive(s)
 	}
 	b.ReportMetric(float64(retained), "retained-B")
+	b.ReportMetric(float64(peak), "peak-heap-B")
+}
+
+// samplePeak records the largest live heap (objects) seen until the returned stop is called.
+func samplePeak(peak *uint64) (stop func()) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() {
+		metrics.Read(sample)
+		if v := sample[0].Value.Uint64(); v > *peak {
+			*peak = v
+		}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			read()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		read()
+		close(done)
+		<-finished
+	}
 }
