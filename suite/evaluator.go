@@ -91,16 +91,15 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	switch {
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
 		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
+		// A known kind declares nothing: the suite's evaluators (or the default judge) apply.
 		t, ok := canonicalType(n.Value)
-		switch {
-		case !ok:
-			l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, validTypes())
-		case t != TypeLLMJudge:
-			l.evWarn(el, n, KindEvaluator, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings (the default llm_judge runs)", n.Value)
-		}
-		if !el.failed && len(el.diags) == 0 {
+		if ok {
+			if t != TypeLLMJudge {
+				l.warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
+			}
 			return nil
 		}
+		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, validTypes())
 	case chosen == evaluator && n.Kind == yaml.MappingNode:
 		if s := l.parseEvaluator(n, el); s != nil {
 			el.specs = []*EvaluatorSpec{s}
