@@ -214,7 +214,7 @@ func isTS(script string) bool {
 
 func TestScriptsImportSDK(t *testing.T) {
 	payload := readPayload(t)
-	cache := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "agentv cache") // a space must survive argv, NODE_PATH and the hook URL
 	for _, rt := range availableRuntimes(t) {
 		t.Run(rt.name, func(t *testing.T) {
 			t.Parallel()
@@ -308,7 +308,7 @@ func TestUserSDKWins(t *testing.T) {
 // SDKEnv.
 func TestSDKEnvForUserCommands(t *testing.T) {
 	payload := readPayload(t)
-	cache := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "agentv cache") // NODE_OPTIONS is split on spaces
 	for _, rt := range availableRuntimes(t) {
 		t.Run(rt.name, func(t *testing.T) {
 			t.Parallel()

@@ -120,7 +120,7 @@ func (r Resolver) withSDK(argv []string, viaOptions bool) ([]string, []string, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (set XDG_CACHE_HOME to a writable folder)", err)
 	}
-	hook := (&url.URL{Scheme: "file", Path: filepath.ToSlash(d.register())}).String()
+	hook := fileURL(d.register())
 	for i, a := range argv {
 		if a == hookMarker {
 			argv[i] = hook
@@ -131,6 +131,15 @@ func (r Resolver) withSDK(argv []string, viaOptions bool) ([]string, []string, e
 		env = append(env, "NODE_OPTIONS="+joinList(r.getenv("NODE_OPTIONS"), "--import="+hook, " "))
 	}
 	return argv, env, nil
+}
+
+// fileURL turns an absolute path into a file: URL (percent-encoded, so spaces survive NODE_OPTIONS).
+func fileURL(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/x → file:///C:/x
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // joinList appends item to a sep-separated list unless it is already there.

@@ -1,7 +1,6 @@
 package jsruntime
 
 import (
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +32,7 @@ func TestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := (&url.URL{Scheme: "file", Path: d.register()}).String()
+	hook := fileURL(d.register())
 	nodePath := "NODE_PATH=" + d.nodeModules()
 	script := filepath.Join(t.TempDir(), "judge")
 
@@ -116,7 +115,7 @@ func TestSDKEnvExtendsUserSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := (&url.URL{Scheme: "file", Path: d.register()}).String()
+	hook := fileURL(d.register())
 	tests := []struct {
 		name string
 		env  []string
@@ -176,5 +175,12 @@ func TestIsScript(t *testing.T) {
 		if got := IsScript(path); got != want {
 			t.Errorf("IsScript(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+func TestFileURL(t *testing.T) {
+	t.Parallel()
+	if got, want := fileURL("/cache dir/agentv/register.mjs"), "file:///cache%20dir/agentv/register.mjs"; got != want {
+		t.Errorf("fileURL() = %q, want %q", got, want)
 	}
 }
