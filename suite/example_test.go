@@ -43,5 +43,5 @@ func ExampleExpand() {
 	}
 	// Output:
 	// [testdata/good/agentv.yaml testdata/good/dataset.jsonl testdata/good/seed001.yaml]
-	// testdata/nothing/*.yaml: no eval files matched "testdata/nothing/*.yaml"
+	// no eval files matched "testdata/nothing/*.yaml"
 }

@@ -56,7 +56,7 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 			}
 			found := walkDir(abs)
 			if len(found) == 0 {
-				diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
 					Message: fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)})
 			}
 			for _, f := range found {
@@ -66,12 +66,12 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 		}
 		matches, err := globFiles(abs)
 		if err != nil {
-			diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
 				Message: fmt.Sprintf("invalid pattern %q: %v", pat, err)})
 			continue
 		}
 		if len(matches) == 0 {
-			diags = append(diags, Diagnostic{File: pat, Severity: SeverityError, Kind: KindFile,
+			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
 				Message: fmt.Sprintf("no eval files matched %q", pat)})
 			continue
 		}

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -31,7 +32,7 @@ func (l *loader) guidelinePatterns() []string {
 		}
 		d = parent
 	}
-	return DefaultGuidelinePatterns
+	return slices.Clone(DefaultGuidelinePatterns)
 }
 
 // readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
