@@ -184,3 +184,16 @@ func TestFileURL(t *testing.T) {
 		t.Errorf("fileURL() = %q, want %q", got, want)
 	}
 }
+
+func FuzzParseNodeVersion(f *testing.F) {
+	for _, s := range []string{"v20.20.2\n", "v22.6.0", "v1", "vx.y.z", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := parseNodeVersion(s)
+		if v != (nodeVersion{}) && !strings.HasPrefix(strings.TrimSpace(s), "v") {
+			t.Errorf("parseNodeVersion(%q) = %v from text without a leading v", s, v)
+		}
+		_ = v.String()
+	})
+}
