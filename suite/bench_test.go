@@ -14,12 +14,9 @@ import (
 // generator or python3 is unavailable.
 func genSuite(b *testing.B, mode string, n string) string {
 	b.Helper()
-	gen := "/work/shared/bench/gen.py"
-	if v := os.Getenv("AGENTV_BENCH_GEN"); v != "" {
-		gen = v
-	}
-	if _, err := os.Stat(gen); err != nil {
-		b.Skipf("benchmark generator not found: %v", err)
+	gen := benchGenerator()
+	if gen == "" {
+		b.Skip("benchmark generator gen.py not found (set AGENTV_BENCH_GEN)")
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -31,6 +28,23 @@ func genSuite(b *testing.B, mode string, n string) string {
 		b.Fatalf("gen.py: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "v2", mode+"-"+n, "eval.yaml")
+}
+
+// benchGenerator finds the shared suite generator: $AGENTV_BENCH_GEN, else shared/bench/gen.py
+// beside the repository (CI) or at /work/shared. "" when none exists.
+func benchGenerator() string {
+	cands := []string{os.Getenv("AGENTV_BENCH_GEN"), "../../shared/bench/gen.py", "/work/shared/bench/gen.py"}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+			if abs, err := filepath.Abs(c); err == nil {
+				return abs
+			}
+		}
+	}
+	return ""
 }
 
 // BenchmarkLoad5000 loads a 5,000-case YAML suite (a code_judge per case). Besides allocated

@@ -94,13 +94,10 @@ func TestExpandOutsideCwd(t *testing.T) {
 // requires them to load without errors or warnings.
 func TestGeneratedSuites(t *testing.T) {
 	t.Parallel()
-	const gen = "/work/shared/bench/gen.py"
+	gen := benchGenerator()
 	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not on PATH")
-	}
-	if !fileExists(gen) {
-		t.Skip("benchmark generator not available")
+	if err != nil || gen == "" {
+		t.Skip("python3 or the benchmark generator gen.py is not available")
 	}
 	dir := t.TempDir()
 	out, err := exec.Command(py, gen, "--out", dir, "--dialect", "v2", "--modes", "code_py,code_node,llm,none,fa,delay", "--sizes", "3").CombinedOutput()
@@ -122,12 +119,4 @@ func TestGeneratedSuites(t *testing.T) {
 			}
 		}
 	}
-}
-
-func fileExists(p string) bool {
-	_, err := exec.LookPath(p)
-	if err == nil {
-		return true
-	}
-	return statOK(p)
 }
