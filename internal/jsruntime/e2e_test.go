@@ -330,7 +330,7 @@ func TestSDKEnvForUserCommands(t *testing.T) {
 			}
 			for _, argv := range argvs {
 				got := s.run(t, argv, extra, filepath.Dir(script), payload)
-				if got.code != 0 || !strings.HasPrefix(got.stdout, `{"score":1,`) {
+				if got.code != 0 || !strings.HasPrefix(got.stdout, `{"score":1,`) || got.stderr != "" {
 					t.Errorf("%q: exit %d, stdout %q, stderr %q", argv, got.code, got.stdout, got.stderr)
 				}
 			}
