@@ -11,11 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func statOK(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 func TestJSONL(t *testing.T) {
 	t.Parallel()
 	s := loadTree(t, map[string]string{
