@@ -33,6 +33,9 @@ type runtimeSetup struct {
 
 func availableRuntimes(t *testing.T) []runtimeSetup {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end runtime tests are skipped with -short")
+	}
 	var out []runtimeSetup
 	if bun, err := exec.LookPath("bun"); err == nil {
 		out = append(out, runtimeSetup{name: "bun", bins: map[string]string{"bun": bun}, ts: true})
@@ -341,6 +344,9 @@ func TestSDKEnvForUserCommands(t *testing.T) {
 // Python scripts need no SDK: the payload is JSON on stdin.
 func TestPythonScript(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end runtime tests are skipped with -short")
+	}
 	// The real interpreter, not a version manager's shell shim (which needs more than PATH=bin).
 	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
 	if err != nil {
