@@ -182,6 +182,8 @@ func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) 
 		return nil, err
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
+	// A model that repeats a key (from a prompt or a tool) must not put it into results.
+	res.Text = c.t.Redactor.String(res.Text)
 	resp := &Response{
 		Text: res.Text,
 		OutputMessages: []suite.Message{{Role: suite.RoleAssistant,

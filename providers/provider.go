@@ -62,6 +62,9 @@ type Response struct {
 	// Error is a problem the provider reported alongside an answer (e.g. a batch line missing):
 	// the case is still scored but the record carries the error.
 	Error string
+	// Metadata holds provider details that are not the answer, nil if none. A vscode target with
+	// dry_run returns its prompt document here (key "prompt_document") with an empty Text.
+	Metadata map[string]any
 }
 
 // Provider answers requests for one target.
