@@ -37,6 +37,7 @@ func TestCodeJudgeGood(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "judge.py", judgePy)
 	writeFile(t, dir, "judge.mjs", judgeMjs)
+	writeFile(t, dir, "judge.sh", "#!/bin/sh\ncat >/dev/null\necho '{\"score\": 0.25}'\n")
 	tests := []struct {
 		name   string
 		tool   string
@@ -51,6 +52,7 @@ func TestCodeJudgeGood(t *testing.T) {
 		{name: "node", tool: "node", spec: codeSpec("node", "node", "judge.mjs"), want: 0.9, hits: []string{"node ok"}, reason: "node judge"},
 		{name: "string script via sh -c", tool: "sh", spec: codeSpec("sh", "sh", "-c", `cat >/dev/null; echo '{"score": 0.5, "hits": ["", "sh"]}'`),
 			want: 0.5, hits: []string{"sh"}},
+		{name: "relative executable in cwd", tool: "sh", spec: codeSpec("rel", "./judge.sh"), want: 0.25, hits: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

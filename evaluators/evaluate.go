@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -252,7 +253,7 @@ func errorf(request json.RawMessage, format string, args ...any) verdict {
 	return verdict{request: request, err: fmt.Errorf(format, args...)}
 }
 
-func redactAll(red interface{ String(string) string }, ss []string) []string {
+func redactAll(red *redact.Redactor, ss []string) []string {
 	out := make([]string, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, red.String(s))
@@ -260,7 +261,9 @@ func redactAll(red interface{ String(string) string }, ss []string) []string {
 	return out
 }
 
-func redactRaw(red interface{ Bytes([]byte) []byte }, raw json.RawMessage) json.RawMessage {
+// redactRaw masks secrets in JSON text; the strings inside were already redacted where we
+// built them, this catches secrets in user data (details) and argv.
+func redactRaw(red *redact.Redactor, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}

@@ -70,7 +70,7 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 	if judge != nil && judge.Target() != nil {
 		targetName = judge.Target().Name
 	}
-	request := judgeRequest(userPrompt, targetName)
+	request := judgeRequest(r.opts.Redactor.String(userPrompt), targetName)
 	switch {
 	case promptErr != nil:
 		return errorf(request, "%v", promptErr)
@@ -132,7 +132,8 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 	return a.resp, a.err
 }
 
-// judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}.
+// judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
+// caller passes the user prompt already redacted.
 func judgeRequest(userPrompt, target string) json.RawMessage {
 	b := make([]byte, 0, len(userPrompt)+len(SystemPrompt)+64)
 	b = append(b, `{"user_prompt":`...)

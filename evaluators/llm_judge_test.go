@@ -195,3 +195,20 @@ func TestLLMJudgeRedactsSecrets(t *testing.T) {
 		t.Error("the judge itself should still see the real candidate")
 	}
 }
+
+func FuzzParseVerdict(f *testing.F) {
+	for _, s := range []string{`{"score": 0.5, "hits": ["a"]}`, "```json\n{\"score\": 2}\n```", `{"score": -1e999}`, `{"score": "1"}`, `x {"hits": [1, " ", "b"]} y`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		v := parseVerdict(reply)
+		if v.score < 0 || v.score > 1 || len(v.hits) > maxVerdictItems || len(v.misses) > maxVerdictItems || v.err != nil {
+			t.Fatalf("parseVerdict(%q) = %+v", reply, v)
+		}
+		for _, s := range append(append([]string{}, v.hits...), v.misses...) {
+			if strings.TrimSpace(s) == "" {
+				t.Fatalf("parseVerdict(%q) kept a blank item", reply)
+			}
+		}
+	})
+}
