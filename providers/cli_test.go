@@ -1,0 +1,371 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/proc"
+)
+
+// cliTestTarget builds a cli target whose eval directory is dir, as LoadTargets stores settings.
+func cliTestTarget(dir string, settings map[string]any) *Target {
+	t := &Target{Name: "agent", Kind: KindCLI, Provider: "cli", Dir: dir, EvalDir: dir, Settings: map[string]*Setting{}}
+	for k, v := range settings {
+		t.Settings[SnakeCase(k)] = &Setting{Key: k, Value: v}
+	}
+	if b, ok := settings["provider_batching"].(bool); ok {
+		t.ProviderBatching = b
+	}
+	return t
+}
+
+func cliTestNew(t *testing.T, dir string, settings map[string]any, opts Options) *cliProvider {
+	t.Helper()
+	p, warns, err := New(cliTestTarget(dir, settings), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if len(warns) > 0 {
+		t.Fatalf("warnings: %v", warns)
+	}
+	switch x := p.(type) {
+	case *cliProvider:
+		return x
+	case *cliBatchProvider:
+		return x.cliProvider
+	}
+	t.Fatalf("unexpected provider %T", p)
+	return nil
+}
+
+func cliWrite(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCLIArgumentsArriveIntact: values with quotes, command substitutions, backticks and
+// newlines reach the command as single, unmodified arguments and run nothing.
+func TestCLIArgumentsArriveIntact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cliWrite(t, filepath.Join(dir, "argv.sh"), "out=$1; shift\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$out\"\nprintf 'done\\n'\n")
+	files := []string{filepath.Join(dir, "a b.txt"), filepath.Join(dir, "it's.md")}
+	p := cliTestNew(t, dir, map[string]any{
+		"command_template": "sh ./argv.sh ./argv.bin {PROMPT} {GUIDELINES} {EVAL_ID} {ATTEMPT} {FILES}",
+		"filesFormat":      "--file {path}",
+	}, Options{Timeout: time.Minute})
+	prompt := "it's \"quoted\" $(touch pwned1) `touch pwned2` ${HOME}\nsecond line\t'' \\ end;touch pwned3 #"
+	req := &Request{EvalID: "id with space;touch pwned4", Attempt: 2, Question: prompt, Guidelines: "", Files: files}
+	resp, err := p.Invoke(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "done" {
+		t.Errorf("answer %q, want stdout trimmed", resp.Text)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "argv.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+	want := []string{prompt, "", req.EvalID, "2", "--file", files[0], "--file", files[1]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("argv (-want +got):\n%s", diff)
+	}
+	for i := 1; i <= 4; i++ {
+		if _, err := os.Stat(filepath.Join(dir, "pwned"+strconv.Itoa(i))); err == nil {
+			t.Errorf("pwned%d exists: a value was executed", i)
+		}
+	}
+	if resp.DurationMS == nil || *resp.DurationMS < 0 {
+		t.Errorf("measured duration missing: %v", resp.DurationMS)
+	}
+}
+
+func TestCLIOutputFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := cliTestNew(t, dir, map[string]any{
+		"command_template": "printf '%s' {OUTPUT_FILE} > ./path.txt; printf 'from file\\n' > {OUTPUT_FILE}; echo stdout is ignored",
+	}, Options{})
+	resp, err := p.Invoke(t.Context(), &Request{EvalID: "../odd id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "from file" {
+		t.Errorf("answer %q", resp.Text)
+	}
+	path, _ := os.ReadFile(filepath.Join(dir, "path.txt"))
+	if !strings.HasSuffix(string(path), "/.._odd_id.json") {
+		t.Errorf("output file %q", path)
+	}
+	if _, err := os.Stat(string(path)); !os.IsNotExist(err) {
+		t.Errorf("output file not removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(string(path))); !os.IsNotExist(err) {
+		t.Errorf("output directory not removed: %v", err)
+	}
+
+	p = cliTestNew(t, dir, map[string]any{"command_template": "echo forgot {OUTPUT_FILE}; echo why >&2"}, Options{})
+	_, err = p.Invoke(t.Context(), &Request{EvalID: "x"})
+	if err == nil || !strings.Contains(err.Error(), "did not write {OUTPUT_FILE}") || !strings.Contains(err.Error(), "why") {
+		t.Errorf("missing output file: %v", err)
+	}
+}
+
+func TestCLIJSONOutputWithMetrics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cliWrite(t, filepath.Join(dir, "answer.json"), `{
+  "output_messages": [
+    {"role": "assistant", "toolCalls": [{"tool": "search", "input": {"riskLevel": "high"}}]},
+    {"role": "tool", "content": "result"},
+    {"role": "assistant", "content": "final answer"}
+  ],
+  "token_usage": {"input": 10, "output": 5, "cached": 2},
+  "cost_usd": 0.25,
+  "duration_ms": 1234.5
+}`)
+	var logs []string
+	var mu sync.Mutex
+	p := cliTestNew(t, dir, map[string]any{"command_template": "cat ./answer.json > {OUTPUT_FILE}"}, Options{
+		Logf: func(f string, a ...any) { mu.Lock(); logs = append(logs, f); mu.Unlock() },
+	})
+	resp, err := p.Invoke(t.Context(), &Request{EvalID: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "final answer" || len(resp.OutputMessages) != 3 {
+		t.Fatalf("text %q, %d messages", resp.Text, len(resp.OutputMessages))
+	}
+	if got := string(resp.OutputMessages[0].ToolCalls); got != `[{"tool":"search","input":{"riskLevel":"high"}}]` {
+		t.Errorf("tool calls %s", got)
+	}
+	if resp.Usage == nil || resp.Usage.Input != 10 || resp.Usage.Output != 5 || resp.Usage.Cached == nil || *resp.Usage.Cached != 2 {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+	if resp.CostUSD == nil || *resp.CostUSD != 0.25 || resp.DurationMS == nil || *resp.DurationMS != 1234.5 {
+		t.Errorf("cost %v duration %v", resp.CostUSD, resp.DurationMS)
+	}
+	if len(logs) > 0 {
+		t.Errorf("unexpected logs %v", logs)
+	}
+}
+
+func TestCLIPriceFillsCost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tg := cliTestTarget(dir, map[string]any{"command_template": `echo '{"text":"hi","token_usage":{"input":1000000,"output":2000000}}'`})
+	tg.Price = &Price{InputPerMTok: 3, OutputPerMTok: 15}
+	p, _, err := New(tg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Invoke(t.Context(), &Request{})
+	if err != nil || resp.Text != "hi" || resp.CostUSD == nil || *resp.CostUSD != 33 {
+		t.Errorf("resp %+v err %v", resp, err)
+	}
+}
+
+func TestCLIFailingCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, tmpl, want string }{
+		{"stderr", "echo partial; echo boom >&2; exit 3", `cli target "agent": command exited with code 3: boom`},
+		{"stdout only", "echo only-out; exit 4", "exited with code 4 (no stderr; stdout: only-out)"},
+		{"silent", "exit 5", "exited with code 5 and printed nothing on stderr"},
+		{"not found", "definitely-not-a-command-xyz {PROMPT}", "exited with code 127"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := cliTestNew(t, dir, map[string]any{"command_template": tc.tmpl}, Options{})
+			_, err := p.Invoke(t.Context(), &Request{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout) {
+				t.Error("a failure looks like a timeout (the runner would retry it)")
+			}
+		})
+	}
+}
+
+// cliProcessGone reports whether pid no longer runs (an unreaped zombie counts as gone).
+func cliProcessGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) > 0 && fields[0] == "Z"
+}
+
+// TestCLITimeoutKillsProcessGroup: the command's own timeout and the caller's deadline both
+// stop the whole group (a background child included) and read as timeouts.
+func TestCLITimeoutKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		settings map[string]any
+		opts     Options
+		ctx      func(context.Context) (context.Context, context.CancelFunc)
+	}{
+		{"timeout_seconds", map[string]any{"timeout_seconds": 0.3}, Options{Timeout: time.Minute}, context.WithCancel},
+		{"options timeout", nil, Options{Timeout: 300 * time.Millisecond}, context.WithCancel},
+		{"caller deadline", nil, Options{}, func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithTimeout(ctx, 300*time.Millisecond)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			settings := map[string]any{"command_template": "sleep 100 & echo $! > ./child.pid; wait"}
+			for k, v := range tc.settings {
+				settings[k] = v
+			}
+			p := cliTestNew(t, dir, settings, tc.opts)
+			ctx, cancel := tc.ctx(t.Context())
+			defer cancel()
+			_, err := p.Invoke(ctx, &Request{})
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, proc.ErrTimeout) || !strings.Contains(err.Error(), "timed out") {
+				t.Fatalf("want a timeout error, got %v", err)
+			}
+			raw, rerr := os.ReadFile(filepath.Join(dir, "child.pid"))
+			pid, perr := strconv.Atoi(strings.TrimSpace(string(raw)))
+			if rerr != nil || perr != nil {
+				t.Fatalf("child pid: %v %v", rerr, perr)
+			}
+			// The kill is synchronous; allow the kernel a moment to reap.
+			for i := 0; i < 100 && !cliProcessGone(pid); i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !cliProcessGone(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("background child %d survived the timeout", pid)
+			}
+		})
+	}
+}
+
+func TestCLICancelIsNotATimeout(t *testing.T) {
+	t.Parallel()
+	p := cliTestNew(t, t.TempDir(), map[string]any{"command_template": "sleep 100"}, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	_, err := p.Invoke(ctx, &Request{})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout) {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestCLIWorkingDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		cwd    any
+		reqDir string
+		want   string
+	}{
+		{"eval dir by default", nil, "", dir},
+		{"relative to eval dir", "sub", "", filepath.Join(dir, "sub")},
+		{"request dir wins", nil, other, other},
+		{"absolute", other, dir, other},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			settings := map[string]any{"command_template": "pwd -P"}
+			if tc.cwd != nil {
+				settings["cwd"] = tc.cwd
+			}
+			p := cliTestNew(t, dir, settings, Options{})
+			resp, err := p.Invoke(t.Context(), &Request{Dir: tc.reqDir})
+			want, _ := filepath.EvalSymlinks(tc.want)
+			if err != nil || resp.Text != want {
+				t.Errorf("pwd %q err %v, want %q", resp.Text, err, want)
+			}
+		})
+	}
+	p := cliTestNew(t, dir, map[string]any{"command_template": "pwd", "cwd": "missing"}, Options{})
+	if _, err := p.Invoke(t.Context(), &Request{}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("missing cwd: %v", err)
+	}
+}
+
+func TestCLIChildEnvironment(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_TOKEN=ghs_secret", "KEEP=kept"}
+	p := cliTestNew(t, t.TempDir(), map[string]any{"command_template": `echo "${GITHUB_TOKEN:-none} $KEEP"`}, Options{Env: env})
+	if resp, err := p.Invoke(t.Context(), &Request{}); err != nil || resp.Text != "none kept" {
+		t.Errorf("resp %+v err %v", resp, err)
+	}
+	// A target that references the token keeps it.
+	tg := cliTestTarget(t.TempDir(), map[string]any{"command_template": `echo "${GITHUB_TOKEN:-none}"`, "healthcheck": map[string]any{"type": "http", "url": "${{ GITHUB_TOKEN }}"}})
+	tg.Env = targetsMapEnv(map[string]string{"GITHUB_TOKEN": "https://127.0.0.1/x"})
+	pp, _, err := New(tg, Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := pp.Invoke(t.Context(), &Request{}); err != nil || resp.Text != "ghs_secret" {
+		t.Errorf("resp %+v err %v", resp, err)
+	}
+}
+
+func TestCLINewErrors(t *testing.T) {
+	t.Parallel()
+	_, _, err := New(cliTestTarget("", map[string]any{"command_template": "${{ AGENT_CMD }}"}), Options{})
+	var ue *UnsetVarError
+	if !errors.As(err, &ue) || ue.Var != "AGENT_CMD" || ue.Field != "command_template" {
+		t.Errorf("want *UnsetVarError for AGENT_CMD, got %v", err)
+	}
+	tg := cliTestTarget("", map[string]any{"command_template": "${{ AGENT_CMD }}"})
+	tg.Env = targetsMapEnv(map[string]string{"AGENT_CMD": "agent {MODEL}"})
+	if _, _, err := New(tg, Options{}); err == nil || !strings.Contains(err.Error(), "unsupported placeholder {MODEL}") {
+		t.Errorf("resolved template not validated: %v", err)
+	}
+	tg = cliTestTarget("", map[string]any{"command_template": "x", "cwd": "${{ UNSET_CWD }}", "timeout_seconds": "${{ UNSET_T }}"})
+	if _, _, err := New(tg, Options{}); err != nil {
+		t.Errorf("optional settings with unset variables should count as absent: %v", err)
+	}
+	if p, _, _ := New(cliTestTarget("", map[string]any{"command_template": "x"}), Options{}); p != nil {
+		if _, ok := p.(BatchProvider); ok {
+			t.Error("a target without provider_batching must not batch")
+		}
+	}
+}
+
+func TestCLITimeoutChoice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ own, opt, want time.Duration }{
+		{0, 0, 0}, {0, time.Second, time.Second}, {2 * time.Second, 0, 2 * time.Second},
+		{2 * time.Second, time.Second, time.Second}, {time.Second, 2 * time.Second, time.Second},
+	} {
+		p := &cliProvider{opts: Options{Timeout: tc.opt}}
+		if got := p.timeout(tc.own); got != tc.want {
+			t.Errorf("timeout(own %v, opt %v) = %v, want %v", tc.own, tc.opt, got, tc.want)
+		}
+	}
+}
