@@ -31,30 +31,36 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdi
 	if err != nil {
 		return errorf(request, "could not build the judge payload: %v", err)
 	}
+	return r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request)
+}
+
+// runJudgeScript runs a judge process (code judges, composite aggregators) with stdin and
+// reads its result object. what names the script in errors.
+func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage) verdict {
 	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: spec.Script, Dir: cwd, Env: r.childEnv(nil), Stdin: payload, Timeout: r.opts.Timeout,
+		Argv: argv, Dir: cwd, Env: r.childEnv(nil), Stdin: stdin, Timeout: r.opts.Timeout,
 	})
 	if err != nil {
 		var perr *proc.Error
 		if errors.As(err, &perr) && !perr.TimedOut && strings.TrimSpace(perr.Stderr) == "" && res != nil {
 			// No stderr to explain the failure: the start of stdout often does.
 			if out := strings.TrimSpace(string(res.Stdout)); out != "" {
-				return errorf(request, "code judge %v; stdout: %s", err, proc.Excerpt(out, stdoutInError))
+				return errorf(request, "%s %v; stdout: %s", what, err, proc.Excerpt(out, stdoutInError))
 			}
 		}
-		return errorf(request, "code judge %v", err)
+		return errorf(request, "%s %v", what, err)
 	}
 	if res.StdoutTruncated {
-		return errorf(request, "code judge printed more than %d MiB on stdout (output cut off); want one JSON object, got: %s",
-			proc.DefaultMaxOutput>>20, proc.Excerpt(string(res.Stdout), stdoutInError))
+		return errorf(request, "%s printed more than %d MiB on stdout (output cut off); want one JSON object, got: %s",
+			what, proc.DefaultMaxOutput>>20, proc.Excerpt(string(res.Stdout), stdoutInError))
 	}
 	out := bytes.TrimSpace(res.Stdout)
 	if len(out) == 0 {
-		return errorf(request, "code judge printed nothing on stdout; want one JSON object {\"score\": 0..1, ...}%s", stderrNote(res.Stderr))
+		return errorf(request, "%s printed nothing on stdout; want one JSON object {\"score\": 0..1, ...}%s", what, stderrNote(res.Stderr))
 	}
 	if out[0] != '{' || !json.Valid(out) {
-		return errorf(request, "code judge did not print one JSON object: %s%s", proc.Excerpt(string(out), stdoutInError), stderrNote(res.Stderr))
+		return errorf(request, "%s did not print one JSON object: %s%s", what, proc.Excerpt(string(out), stdoutInError), stderrNote(res.Stderr))
 	}
 	v := parseJudgeOutput(out)
 	v.request = request

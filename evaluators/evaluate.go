@@ -29,6 +29,8 @@ const (
 	TypeTokenUsage     = "token_usage"
 )
 
+const validTypes = "llm_judge, code_judge, rubric, composite, field_accuracy, tool_trajectory, latency, cost or token_usage"
+
 // missMax is how much of an error a miss quotes; Error keeps the longer text.
 const missMax = 600
 
@@ -41,6 +43,8 @@ type verdict struct {
 	request   json.RawMessage // evaluator_provider_request
 	details   json.RawMessage
 	err       error // the evaluator could not produce a score
+	forceFail bool  // a required rubric failed: verdict fail whatever the score
+	children  []results.EvaluatorResult
 }
 
 // evalFunc is one evaluator type.
@@ -137,7 +141,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		Reasoning:                red.String(v.reasoning),
 		EvaluatorProviderRequest: redactRaw(red, v.request),
 		Details:                  redactRaw(red, v.details),
+		EvaluatorResults:         v.children,
 		DurationMS:               time.Since(start).Milliseconds(),
+	}
+	if v.forceFail {
+		res.Verdict = results.BandFail
 	}
 	if v.err != nil {
 		res.Error = red.String(v.err.Error())
@@ -162,12 +170,14 @@ func lookup(typ string) (evalFunc, error) {
 		return tokenUsage, nil
 	case TypeToolTrajectory:
 		return toolTrajectory, nil
-	case TypeRubric, TypeComposite:
-		return nil, fmt.Errorf("evaluator type %q is not supported yet", typ)
+	case TypeRubric:
+		return rubricEvaluator, nil
+	case TypeComposite:
+		return composite, nil
 	case "":
-		return nil, fmt.Errorf("evaluator has no type (want llm_judge, code_judge, field_accuracy, tool_trajectory, latency, cost or token_usage)")
+		return nil, fmt.Errorf("evaluator has no type (want %s)", validTypes)
 	}
-	return nil, fmt.Errorf("unknown evaluator type %q (want llm_judge, code_judge, field_accuracy, tool_trajectory, latency, cost or token_usage)", typ)
+	return nil, fmt.Errorf("unknown evaluator type %q (want %s)", typ, validTypes)
 }
 
 // canonicalType maps the spellings the loader may pass through (AgentV 4.x kebab-case,

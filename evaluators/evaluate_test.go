@@ -90,7 +90,7 @@ func TestEvaluateWeightsAndTypes(t *testing.T) {
 	if want := 1.0 / 6; out.Score != want || !out.Errored {
 		t.Errorf("score %v errored %v, want %v true", out.Score, out.Errored, want)
 	}
-	if !strings.Contains(out.Results[3].Error, `evaluator type "rubric" is not supported yet`) ||
+	if !strings.Contains(out.Results[3].Error, "rubric evaluator needs `rubrics`") ||
 		!strings.Contains(out.Results[4].Error, `unknown evaluator type "vibes"`) {
 		t.Errorf("errors: %q, %q", out.Results[3].Error, out.Results[4].Error)
 	}

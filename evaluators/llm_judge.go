@@ -47,8 +47,16 @@ func (r *caseRun) defaultPrompt() string {
 	return b.String()
 }
 
-// llmJudge asks the judge provider for a verdict (CONTRACT §4.1).
+// llmJudge asks the judge provider for a verdict (CONTRACT §4.1). With `rubrics` it runs in
+// rubric mode instead, and a custom prompt does not apply.
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+	set, err := rubricsOf(spec)
+	if err != nil {
+		return verdict{err: err}
+	}
+	if set != nil {
+		return rubricJudge(ctx, r, spec, set)
+	}
 	userPrompt := ""
 	var promptErr error
 	if spec.Prompt != nil {
@@ -56,53 +64,79 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 	} else {
 		userPrompt = r.defaultPrompt()
 	}
-	var judge providers.Provider
-	var judgeErr error
-	if r.opts.Judges == nil {
-		judgeErr = errors.New("no judge provider is configured")
-	} else {
-		judge, judgeErr = r.opts.Judges(r.in.Target, spec.Target)
-		if judgeErr == nil && judge == nil {
-			judgeErr = errors.New("no judge provider is configured")
-		}
-	}
-	targetName := spec.Target
-	if judge != nil && judge.Target() != nil {
-		targetName = judge.Target().Name
-	}
-	request := judgeRequest(r.opts.Redactor.String(userPrompt), targetName)
+	judge, targetName, judgeErr := r.resolveJudge(spec)
+	request := judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
 	switch {
 	case promptErr != nil:
 		return errorf(request, "%v", promptErr)
 	case judgeErr != nil:
 		return errorf(request, "could not resolve the judge: %v", judgeErr)
 	}
-
-	resp, err := r.invokeJudge(ctx, judge, userPrompt)
+	reply, err := r.askJudge(ctx, judge, targetName, userPrompt, SystemPrompt)
 	if err != nil {
-		if targetName != "" {
-			return errorf(request, "judge %q: %v", targetName, err)
-		}
-		return errorf(request, "judge: %v", err)
-	}
-	reply := responseText(resp)
-	if strings.TrimSpace(reply) == "" && resp.Error != "" {
-		return errorf(request, "judge %q answered with an error: %s", targetName, resp.Error)
+		return errorf(request, "%v", err)
 	}
 	v := parseVerdict(reply)
 	v.request = request
 	return v
 }
 
+// rubricEvaluator is `type: rubric`: an llm_judge that must have rubrics.
+func rubricEvaluator(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+	set, err := rubricsOf(spec)
+	if err != nil {
+		return verdict{err: err}
+	}
+	if set == nil {
+		return verdict{err: errors.New("rubric evaluator needs `rubrics`")}
+	}
+	return rubricJudge(ctx, r, spec, set)
+}
+
+// resolveJudge returns the judge provider for spec and the target name to record.
+func (r *caseRun) resolveJudge(spec *suite.EvaluatorSpec) (providers.Provider, string, error) {
+	if r.opts.Judges == nil {
+		return nil, spec.Target, errors.New("no judge provider is configured")
+	}
+	judge, err := r.opts.Judges(r.in.Target, spec.Target)
+	if err != nil {
+		return nil, spec.Target, err
+	}
+	if judge == nil {
+		return nil, spec.Target, errors.New("no judge provider is configured")
+	}
+	name := spec.Target
+	if t := judge.Target(); t != nil {
+		name = t.Name
+	}
+	return judge, name, nil
+}
+
+// askJudge sends the prompts and returns the reply text.
+func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, targetName, user, system string) (string, error) {
+	resp, err := r.invokeJudge(ctx, judge, user, system)
+	if err != nil {
+		if targetName != "" {
+			return "", fmt.Errorf("judge %q: %w", targetName, err)
+		}
+		return "", fmt.Errorf("judge: %w", err)
+	}
+	reply := responseText(resp)
+	if strings.TrimSpace(reply) == "" && resp.Error != "" {
+		return "", fmt.Errorf("judge %q answered with an error: %s", targetName, resp.Error)
+	}
+	return reply, nil
+}
+
 // invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
 // even if the provider does not honour its context.
-func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, userPrompt string) (*providers.Response, error) {
+func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if r.opts.Timeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
 	}
 	defer cancel()
-	req := &providers.Request{EvalID: r.in.Case.ID, Question: userPrompt, SystemPrompt: SystemPrompt, Dir: r.dir()}
+	req := &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()}
 	type answer struct {
 		resp *providers.Response
 		err  error
@@ -134,12 +168,12 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
 // caller passes the user prompt already redacted.
-func judgeRequest(userPrompt, target string) json.RawMessage {
-	b := make([]byte, 0, len(userPrompt)+len(SystemPrompt)+64)
+func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
+	b := make([]byte, 0, len(userPrompt)+len(systemPrompt)+64)
 	b = append(b, `{"user_prompt":`...)
 	b = jsonx.AppendString(b, userPrompt)
 	b = append(b, `,"system_prompt":`...)
-	b = jsonx.AppendString(b, SystemPrompt)
+	b = jsonx.AppendString(b, systemPrompt)
 	b = append(b, `,"target":`...)
 	b = jsonx.AppendString(b, target)
 	return append(b, '}')

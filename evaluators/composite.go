@@ -1,0 +1,225 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// Composite aggregator kinds (reference §2.6).
+const (
+	aggWeightedAverage = "weighted_average"
+	aggCodeJudge       = "code_judge"
+	aggLLMJudge        = "llm_judge"
+)
+
+type compositeConfig struct {
+	kind    string
+	weights map[string]float64
+	path    string // code_judge: a shell command
+	prompt  string // llm_judge: inline text or a file path
+}
+
+var compositeCache parsedCache
+
+func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
+	v, err := compositeCache.get(string(spec.Settings), func() (any, error) {
+		s, err := settingsOf(spec)
+		if err != nil {
+			return nil, err
+		}
+		var agg struct {
+			Type    string             `json:"type"`
+			Weights map[string]float64 `json:"weights"`
+			Path    string             `json:"path"`
+			Prompt  string             `json:"prompt"`
+		}
+		if _, err := s.decode(&agg, "aggregator"); err != nil {
+			return nil, err
+		}
+		cfg := &compositeConfig{kind: agg.Type, weights: agg.Weights, path: agg.Path, prompt: agg.Prompt}
+		switch cfg.kind {
+		case "", aggWeightedAverage:
+			cfg.kind = aggWeightedAverage
+			for name, w := range cfg.weights {
+				if w < 0 {
+					return nil, fmt.Errorf("aggregator.weights.%s must be >= 0", name)
+				}
+			}
+		case aggCodeJudge, "code":
+			cfg.kind = aggCodeJudge
+			if strings.TrimSpace(cfg.path) == "" {
+				return nil, errors.New("composite aggregator code_judge needs `path` (a command)")
+			}
+		case aggLLMJudge:
+		default:
+			return nil, fmt.Errorf("unknown composite aggregator %q (want weighted_average, code_judge or llm_judge)", cfg.kind)
+		}
+		return cfg, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*compositeConfig), nil
+}
+
+// composite runs its member evaluators in order and combines their verdicts. A member that
+// cannot score makes the composite unable to score too (the case is errored).
+func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+	cfg, err := parseComposite(spec)
+	if err != nil {
+		return verdict{err: err}
+	}
+	if len(spec.Members) == 0 {
+		return verdict{err: errors.New("composite needs `evaluators`")}
+	}
+	children := make([]results.EvaluatorResult, 0, len(spec.Members))
+	for _, m := range spec.Members {
+		if m == nil {
+			continue
+		}
+		child := r.run(ctx, m)
+		if w, ok := cfg.weights[child.Name]; ok {
+			child.Weight = w
+		}
+		children = append(children, child)
+	}
+	var v verdict
+	switch cfg.kind {
+	case aggCodeJudge:
+		stdin := append(append([]byte(`{"results":`), membersJSON(children)...), '}')
+		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
+		v = r.runJudgeScript(ctx, "composite aggregator", []string{"sh", "-c", cfg.path}, r.dir(), stdin, request)
+	case aggLLMJudge:
+		v = r.aggregateByJudge(ctx, spec, cfg, children)
+	default:
+		v = weightedAverage(children)
+	}
+	v.children = children
+	var failed []string
+	for _, c := range children {
+		if c.Error != "" {
+			failed = append(failed, fmt.Sprintf("member %q could not score: %s", c.Name, c.Error))
+		}
+	}
+	if len(failed) > 0 && v.err == nil {
+		v.err = errors.New(strings.Join(failed, "; "))
+	}
+	return v
+}
+
+// weightedAverage is the default aggregator: hits and misses prefixed with the member name,
+// reasoning "member: text" joined with "; ".
+func weightedAverage(children []results.EvaluatorResult) verdict {
+	v := verdict{hits: []string{}, misses: []string{}}
+	var sum, wsum float64
+	var parts []string
+	for _, c := range children {
+		sum += c.Weight * c.Score
+		wsum += c.Weight
+		for _, h := range c.Hits {
+			v.hits = append(v.hits, "["+c.Name+"] "+h)
+		}
+		for _, m := range c.Misses {
+			v.misses = append(v.misses, "["+c.Name+"] "+m)
+		}
+		if c.Reasoning != "" {
+			parts = append(parts, c.Name+": "+c.Reasoning)
+		}
+	}
+	if wsum > 0 {
+		v.score = sum / wsum
+	}
+	v.reasoning = strings.Join(parts, "; ")
+	return v
+}
+
+// membersJSON renders {name: {score, weight, verdict, hits, misses, reasoning}} in order.
+func membersJSON(children []results.EvaluatorResult) []byte {
+	b := []byte{'{'}
+	for i, c := range children {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonx.AppendString(b, c.Name)
+		b = append(b, `:{"score":`...)
+		b, _ = jsonx.AppendCompact(b, mustJSON(c.Score))
+		b = append(b, `,"weight":`...)
+		b, _ = jsonx.AppendCompact(b, mustJSON(c.Weight))
+		b = append(b, `,"verdict":`...)
+		b = jsonx.AppendString(b, c.Verdict)
+		b = append(b, `,"hits":`...)
+		b = appendStrings(b, c.Hits)
+		b = append(b, `,"misses":`...)
+		b = appendStrings(b, c.Misses)
+		b = append(b, `,"reasoning":`...)
+		b = jsonx.AppendString(b, c.Reasoning)
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+func mustJSON(f float64) []byte {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return []byte("0")
+	}
+	return b
+}
+
+const defaultAggregatorPrompt = `You are an expert grader. Several evaluators have judged the candidate_answer below; combine their verdicts into one final verdict, weighing each by its weight and by how convincing its reasoning is.
+
+[[ ## question ## ]]
+{{ question }}
+
+[[ ## expected_outcome ## ]]
+{{ expected_outcome }}
+
+[[ ## candidate_answer ## ]]
+{{ candidate_answer }}
+
+[[ ## evaluator_results ## ]]
+{{ EVALUATOR_RESULTS_JSON }}
+`
+
+// aggregateByJudge asks the judge for the final verdict, given the members' results.
+// `prompt` is a file (resolved against the eval file's directory) or inline text.
+func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpec, cfg *compositeConfig, children []results.EvaluatorResult) verdict {
+	tmpl := defaultAggregatorPrompt
+	if p := strings.TrimSpace(cfg.prompt); p != "" {
+		tmpl = p
+		if path := filepath.Join(r.dir(), p); !strings.Contains(p, "\n") {
+			if b, err := os.ReadFile(path); err == nil {
+				tmpl = string(b)
+			}
+		}
+	}
+	vars := r.templateVars()
+	resultsJSON := string(jsonx.Indent(membersJSON(children)))
+	user := substitute(tmpl, func(name string) (string, bool) {
+		if name == "EVALUATOR_RESULTS_JSON" {
+			return resultsJSON, true
+		}
+		return vars(name)
+	})
+	judge, targetName, err := r.resolveJudge(spec)
+	request := judgeRequest(r.opts.Redactor.String(user), SystemPrompt, targetName)
+	if err != nil {
+		return errorf(request, "could not resolve the judge: %v", err)
+	}
+	reply, err := r.askJudge(ctx, judge, targetName, user, SystemPrompt)
+	if err != nil {
+		return errorf(request, "%v", err)
+	}
+	v := parseVerdict(reply)
+	v.request = request
+	return v
+}

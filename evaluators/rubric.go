@@ -1,0 +1,321 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/suite"
+)
+
+// System prompts of the two rubric modes (reference §3.2); custom prompts do not apply.
+const (
+	checklistSystemPrompt = `You grade answers against a checklist. Reply with exactly one JSON object and nothing else, shaped like this:
+{"checks": [{"id": "<rubric id>", "satisfied": <true or false>, "reasoning": "<one short sentence>"}], "overall_reasoning": "<one or two sentences>"}
+Give one check for every rubric id listed.`
+	rangesSystemPrompt = `You score answers against criteria on a scale of 0 to 10. Reply with exactly one JSON object and nothing else, shaped like this:
+{"checks": [{"id": "<criterion id>", "score": <whole number from 0 to 10>, "reasoning": "<one short sentence>"}], "overall_reasoning": "<one or two sentences>"}
+Give one check for every criterion id listed, choosing the score whose range description fits the answer best.`
+)
+
+// rangePassScore is the 0–10 score from which a score-range criterion counts as a hit.
+const rangePassScore = 7
+
+type scoreRange struct {
+	min, max int
+	outcome  string
+}
+
+type rubric struct {
+	id       string
+	outcome  string
+	weight   float64
+	required bool
+	minScore *int // required_min_score (0–10)
+	ranges   []scoreRange
+}
+
+type rubricSet struct {
+	items  []rubric
+	ranges bool // some rubric has score ranges: the whole evaluator scores 0–10 per criterion
+}
+
+var rubricCache parsedCache
+
+// rubricsOf returns the evaluator's rubrics, nil when it has none.
+func rubricsOf(spec *suite.EvaluatorSpec) (*rubricSet, error) {
+	if isNull(spec.Settings) || !strings.Contains(string(spec.Settings), `"rubrics"`) {
+		return nil, nil
+	}
+	v, err := rubricCache.get(string(spec.Settings), func() (any, error) {
+		s, err := settingsOf(spec)
+		if err != nil {
+			return nil, err
+		}
+		var raw []json.RawMessage
+		if ok, err := s.decode(&raw, "rubrics"); err != nil {
+			return nil, err
+		} else if !ok {
+			return (*rubricSet)(nil), nil
+		}
+		return parseRubrics(raw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*rubricSet), nil
+}
+
+func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
+	set := &rubricSet{}
+	seen := map[string]bool{}
+	for i, item := range raw {
+		r := rubric{id: "rubric-" + strconv.Itoa(i+1), weight: 1, required: true}
+		var str string
+		if json.Unmarshal(item, &str) == nil {
+			r.outcome = strings.TrimSpace(str)
+		} else {
+			var obj struct {
+				ID          string   `json:"id"`
+				Outcome     string   `json:"expected_outcome"`
+				Description string   `json:"description"`
+				Weight      *float64 `json:"weight"`
+				Required    *bool    `json:"required"`
+				MinScore    *float64 `json:"required_min_score"`
+				Ranges      []struct {
+					Range       []float64 `json:"score_range"`
+					Outcome     string    `json:"expected_outcome"`
+					Description string    `json:"description"`
+				} `json:"score_ranges"`
+			}
+			if err := json.Unmarshal(item, &obj); err != nil {
+				return nil, fmt.Errorf("rubrics[%d]: want a string or {id, expected_outcome, weight?, required?, score_ranges?}: %v", i, err)
+			}
+			if obj.ID != "" {
+				r.id = obj.ID
+			}
+			r.outcome = strings.TrimSpace(firstNonEmpty(obj.Outcome, obj.Description))
+			if obj.Weight != nil {
+				if *obj.Weight < 0 || math.IsNaN(*obj.Weight) || math.IsInf(*obj.Weight, 0) {
+					return nil, fmt.Errorf("rubrics[%d].weight must be a number >= 0", i)
+				}
+				r.weight = *obj.Weight
+			}
+			if obj.MinScore != nil {
+				n := int(*obj.MinScore)
+				if float64(n) != *obj.MinScore || n < 0 || n > 10 {
+					return nil, fmt.Errorf("rubrics[%d].required_min_score must be a whole number from 0 to 10", i)
+				}
+				r.minScore = &n
+			}
+			for j, sr := range obj.Ranges {
+				if len(sr.Range) != 2 || sr.Range[0] != math.Trunc(sr.Range[0]) || sr.Range[1] != math.Trunc(sr.Range[1]) ||
+					sr.Range[0] < 0 || sr.Range[1] > 10 || sr.Range[0] > sr.Range[1] {
+					return nil, fmt.Errorf("rubrics[%d].score_ranges[%d].score_range must be [min, max] with whole numbers 0 <= min <= max <= 10", i, j)
+				}
+				r.ranges = append(r.ranges, scoreRange{int(sr.Range[0]), int(sr.Range[1]), strings.TrimSpace(firstNonEmpty(sr.Outcome, sr.Description))})
+			}
+			// Checklist items are required unless they say otherwise; score-range items gate
+			// only when asked to (required_min_score, or the legacy required: true).
+			r.required = obj.Required == nil || *obj.Required
+			if len(r.ranges) > 0 {
+				r.required = obj.Required != nil && *obj.Required
+			}
+		}
+		if len(r.ranges) == 0 && r.outcome == "" {
+			return nil, fmt.Errorf("rubrics[%d] (%s) has no expected_outcome", i, r.id)
+		}
+		if seen[r.id] {
+			return nil, fmt.Errorf("rubrics[%d]: duplicate rubric id %q", i, r.id)
+		}
+		seen[r.id] = true
+		set.ranges = set.ranges || len(r.ranges) > 0
+		set.items = append(set.items, r)
+	}
+	if len(set.items) == 0 {
+		return nil, errors.New("`rubrics` is empty")
+	}
+	return set, nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// rubricPrompt renders the rubric-mode user prompt and picks its system prompt.
+func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
+	vars := r.templateVars()
+	var b strings.Builder
+	if set.ranges {
+		b.WriteString("You are an expert grader. Score the candidate_answer against each criterion below on a scale of 0 to 10, using the score ranges given for it.\n")
+		system = rangesSystemPrompt
+	} else {
+		b.WriteString("You are an expert grader. Decide for each rubric below whether the candidate_answer satisfies it.\n")
+		system = checklistSystemPrompt
+	}
+	for _, name := range [...]string{"question", "expected_outcome", "reference_answer", "candidate_answer"} {
+		v, _ := vars(name)
+		if name == "reference_answer" && v == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n[[ ## %s ## ]]\n%s\n", name, v)
+	}
+	b.WriteString("\n[[ ## rubrics ## ]]\n")
+	for _, it := range set.items {
+		fmt.Fprintf(&b, "- [%s]", it.id)
+		if it.required && !set.ranges {
+			b.WriteString(" (REQUIRED)")
+		}
+		if it.minScore != nil {
+			fmt.Fprintf(&b, " (minimum score: %d)", *it.minScore)
+		}
+		if it.weight != 1 {
+			fmt.Fprintf(&b, " (weight: %s)", strconv.FormatFloat(it.weight, 'f', -1, 64))
+		}
+		if it.outcome != "" {
+			b.WriteString(": " + it.outcome)
+		}
+		b.WriteByte('\n')
+		for _, sr := range it.ranges {
+			fmt.Fprintf(&b, "    %d-%d: %s\n", sr.min, sr.max, sr.outcome)
+		}
+	}
+	return b.String(), system
+}
+
+// rubricJudge runs an llm_judge in rubric mode.
+func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
+	user, system := r.rubricPrompt(set)
+	judge, targetName, err := r.resolveJudge(spec)
+	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
+	if err != nil {
+		return errorf(request, "could not resolve the judge: %v", err)
+	}
+	reply, err := r.askJudge(ctx, judge, targetName, user, system)
+	if err != nil {
+		return errorf(request, "%v", err)
+	}
+	v := scoreRubrics(set, reply)
+	v.request = request
+	return v
+}
+
+// scoreRubrics reads a rubric-mode reply. A reply without a usable checks list scores 0 and
+// is not an error, as for free-form verdicts. A rubric the judge did not assess counts as
+// unmet (AgentV leaves it out of the denominator, which rewards skipping).
+func scoreRubrics(set *rubricSet, reply string) verdict {
+	v := verdict{hits: []string{}, misses: []string{}}
+	var obj struct {
+		Checks  []json.RawMessage `json:"checks"`
+		Overall string            `json:"overall_reasoning"`
+	}
+	raw, ok := jsonx.FirstObject(reply)
+	if !ok || json.Unmarshal(raw, &obj) != nil || obj.Checks == nil {
+		v.reasoning = "judge reply held no rubric checks: " + proc.Excerpt(reply, 200)
+		return v
+	}
+	type check struct {
+		satisfied *bool
+		score     *float64
+		reasoning string
+	}
+	checks := map[string]check{}
+	for _, c := range obj.Checks {
+		var item struct {
+			ID        any             `json:"id"`
+			Satisfied *bool           `json:"satisfied"`
+			Score     json.RawMessage `json:"score"`
+			Reasoning string          `json:"reasoning"`
+		}
+		if json.Unmarshal(c, &item) != nil {
+			continue
+		}
+		id := fmt.Sprint(item.ID)
+		if _, dup := checks[id]; dup {
+			continue
+		}
+		ch := check{satisfied: item.Satisfied, reasoning: strings.TrimSpace(item.Reasoning)}
+		if f, ok := parseScoreRaw(item.Score); ok {
+			ch.score = &f
+		}
+		checks[id] = ch
+	}
+	var sum, wsum float64
+	for _, it := range set.items {
+		ch, found := checks[it.id]
+		label := "[" + it.id + "]"
+		if it.outcome != "" {
+			label += " " + it.outcome
+		}
+		note := func(s string) string {
+			if ch.reasoning != "" {
+				return label + ": " + ch.reasoning
+			}
+			return label + s
+		}
+		wsum += it.weight
+		if set.ranges {
+			var score float64
+			if found && ch.score != nil {
+				score = math.Max(0, math.Min(10, math.Round(*ch.score)))
+			} else {
+				v.misses = append(v.misses, label+": not scored by the judge")
+				v.forceFail = v.forceFail || it.required || it.minScore != nil
+				continue
+			}
+			sum += it.weight * score / 10
+			gate := -1
+			if it.minScore != nil {
+				gate = *it.minScore
+			} else if it.required {
+				gate = 10
+			}
+			switch {
+			case gate >= 0 && int(score) < gate:
+				v.forceFail = true
+				v.misses = append(v.misses, note(fmt.Sprintf(" scored %.0f/10, below the required %d", score, gate)))
+			case score >= rangePassScore:
+				v.hits = append(v.hits, note(fmt.Sprintf(" scored %.0f/10", score)))
+			default:
+				v.misses = append(v.misses, note(fmt.Sprintf(" scored %.0f/10", score)))
+			}
+			continue
+		}
+		switch {
+		case !found || ch.satisfied == nil:
+			v.misses = append(v.misses, label+": not assessed by the judge")
+			v.forceFail = v.forceFail || it.required
+		case *ch.satisfied:
+			sum += it.weight
+			v.hits = append(v.hits, note(""))
+		default:
+			v.misses = append(v.misses, note(""))
+			v.forceFail = v.forceFail || it.required
+		}
+	}
+	if wsum > 0 {
+		v.score = sum / wsum
+	}
+	v.reasoning = strings.TrimSpace(obj.Overall)
+	return v
+}
+
+// parseScoreRaw reads a JSON number without clamping.
+func parseScoreRaw(raw json.RawMessage) (float64, bool) {
+	var f float64
+	if len(raw) == 0 || json.Unmarshal(raw, &f) != nil {
+		return 0, false
+	}
+	return f, true
+}
