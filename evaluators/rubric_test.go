@@ -31,8 +31,8 @@ func TestRubricJudge(t *testing.T) {
 		wantErr     string
 	}{
 		{name: "checklist", typ: suite.TypeLLMJudge, settings: checklist,
-			prompt: &suite.PromptSpec{Kind: suite.PromptInline, Text: "ignored {{ candidate_answer }}"},
-			reply:  `{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "says High"}, {"id": "tone", "satisfied": false, "reasoning": "rude"}], "overall_reasoning": "mixed"}`,
+			prompt:    &suite.PromptSpec{Kind: suite.PromptInline, Text: "ignored {{ candidate_answer }}"},
+			reply:     `{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "says High"}, {"id": "tone", "satisfied": false, "reasoning": "rude"}], "overall_reasoning": "mixed"}`,
 			wantScore: 1.0 / 3, wantVerdict: "fail", wantHits: []string{"[rubric-1] Mentions High: says High"}, wantMisses: []string{"[tone] Polite: rude"},
 			wantPrompt: []string{"[[ ## candidate_answer ## ]]\nHigh\n", "- [rubric-1] (REQUIRED): Mentions High\n- [tone] (weight: 2): Polite\n"},
 			wantSystem: checklistSystemPrompt},
