@@ -364,3 +364,11 @@ func TestCodexPromptDocumentGolden(t *testing.T) {
 		InputFiles:     []string{"/repo/src/app.go", "/repo/docs/design notes.md"}}
 	codexGolden(t, filepath.Join("testdata", "codex", "prompt.golden.md"), codexPromptDocument(codexDefaultSystem, req))
 }
+
+func TestRetrySettingsAreCommon(t *testing.T) {
+	t.Parallel()
+	_, warns, err := New(apiTestTarget(KindCodex, map[string]any{"maxRetries": 2, "retry_status_codes": []any{429}}, nil), Options{})
+	if err != nil || len(warns) != 0 {
+		t.Errorf("codex target with retry settings: %v %v, want no warning (CONTRACT §2: retry settings are common)", err, warns)
+	}
+}

@@ -41,6 +41,15 @@ var retrySettingKeys = struct{ max, initial, cap, factor, codes []string }{
 	codes:   []string{"retry_status_codes", "retryable_status_codes"},
 }
 
+// Retry settings are common to every target (CONTRACT §2): a cli or codex target that carries them
+// (shared YAML anchors, say) gets no unknown-setting warning.
+func init() {
+	for _, keys := range [][]string{retrySettingKeys.max, retrySettingKeys.initial, retrySettingKeys.cap,
+		retrySettingKeys.factor, retrySettingKeys.codes} {
+		commonKeys = append(commonKeys, keys...)
+	}
+}
+
 // retryPolicy is the one HTTP retry policy of the API providers. SDK-internal retries are
 // switched off so these numbers are exact: at most maxRetries+1 requests per invocation.
 type retryPolicy struct {
