@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
@@ -39,7 +41,7 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdi
 func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage) verdict {
 	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
 	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: argv, Dir: cwd, Env: r.childEnv(nil), Stdin: stdin, Timeout: r.opts.Timeout,
+		Argv: argv, Dir: cwd, Env: r.childEnv(sdkEnv(argv)), Stdin: stdin, Timeout: r.opts.Timeout,
 	})
 	if err != nil {
 		var perr *proc.Error
@@ -107,4 +109,22 @@ func codeRequest(script []string, cwd string) json.RawMessage {
 	b = append(b, `,"cwd":`...)
 	b = jsonx.AppendString(b, cwd)
 	return append(b, '}')
+}
+
+// sdkEnv points JavaScript runtimes started from an explicit argv (node, bun, tsx, or a
+// shell that runs them) at the bundled @agentv/eval SDK; a user's own node_modules copy
+// still wins. Python and other interpreters need nothing.
+func sdkEnv(argv []string) []string {
+	if len(argv) == 0 {
+		return nil
+	}
+	switch base := strings.ToLower(filepath.Base(argv[0])); {
+	case strings.HasPrefix(base, "python"), base == "ruby", base == "perl":
+		return nil
+	}
+	env, err := (jsruntime.Resolver{}).SDKEnv()
+	if err != nil {
+		return nil // the script still runs; only an import of @agentv/eval would fail
+	}
+	return env
 }

@@ -176,8 +176,11 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 			return "", err
 		}
 		dir = filepath.Dir(p.Path)
-	} else if last := argv[len(argv)-1]; filepath.IsAbs(last) {
-		dir = filepath.Dir(last)
+	} else {
+		extraEnv = sdkEnv(argv)
+		if last := argv[len(argv)-1]; filepath.IsAbs(last) {
+			dir = filepath.Dir(last)
+		}
 	}
 	if dir == "" && p.Path != "" {
 		dir = filepath.Dir(p.Path)
