@@ -89,9 +89,14 @@ func judgeRequest(t *testing.T, r *results.Record) judgeReq {
 			raw = e.EvaluatorProviderRequest
 		}
 	}
+	return parseJudgeReq(t, raw)
+}
+
+func parseJudgeReq(t *testing.T, raw json.RawMessage) judgeReq {
+	t.Helper()
 	var req judgeReq
 	if err := json.Unmarshal(raw, &req); err != nil {
-		t.Fatalf("%s: judge request %s: %v", r.EvalID, raw, err)
+		t.Fatalf("judge request %s: %v", raw, err)
 	}
 	return req
 }
