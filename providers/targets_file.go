@@ -479,32 +479,41 @@ func targetsDeref(n *yaml.Node) *yaml.Node {
 }
 
 // targetsPairs lists the key/value pairs of a mapping, expanding `<<` merge keys
-// (explicit keys win over merged ones; merges nest at most a few levels, so a cycle ends).
-func targetsPairs(n *yaml.Node) [][2]*yaml.Node { return targetsPairsDepth(n, 0) }
+// (explicit keys win over merged ones, earlier merge sources over later ones). Merges nest
+// a few levels at most and expand to a bounded number of pairs, so alias tricks end.
+func targetsPairs(n *yaml.Node) [][2]*yaml.Node {
+	budget := 1000
+	return targetsPairsDepth(n, 0, &budget)
+}
 
-func targetsPairsDepth(n *yaml.Node, depth int) [][2]*yaml.Node {
+func targetsPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 	var out, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
 			if depth < 8 {
 				for _, m := range targetsMergeSources(targetsDeref(v)) {
-					merged = append(merged, targetsPairsDepth(m, depth+1)...)
+					if *budget <= 0 {
+						break
+					}
+					merged = append(merged, targetsPairsDepth(m, depth+1, budget)...)
 				}
 			}
 			continue
 		}
+		*budget--
 		out = append(out, [2]*yaml.Node{k, v})
 	}
+	if len(merged) == 0 {
+		return out
+	}
+	seen := make(map[string]bool, len(out)+len(merged))
+	for _, o := range out {
+		seen[o[0].Value] = true
+	}
 	for _, kv := range merged {
-		dup := false
-		for _, o := range out {
-			if o[0].Value == kv[0].Value {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if !seen[kv[0].Value] {
+			seen[kv[0].Value] = true
 			out = append(out, kv)
 		}
 	}
@@ -543,7 +552,7 @@ func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
 		return out, nil
 	case yaml.MappingNode:
 		out := map[string]any{}
-		for _, kv := range targetsPairs(n) {
+		for _, kv := range targetsPairsDepth(n, 0, budget) {
 			v, err := targetsDecodeNode(kv[1], depth+1, budget)
 			if err != nil {
 				return nil, err
