@@ -3,12 +3,234 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/report"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/runner"
 )
+
+// forkRecipe tells users how to evaluate fork pull requests.
+const forkRecipe = "To evaluate pull requests from forks, run the evals in a `pull_request` workflow without secrets " +
+	"only when they are available, or split the job: a `pull_request` run uploads results.jsonl and the PR number as an " +
+	"artifact, and a `workflow_run` workflow on the default branch downloads it, validates the PR number, and runs this " +
+	"action with `mode: report` (see docs/action.md)."
 
 // runAction runs the binary as the GitHub Action (no subcommand, GITHUB_ACTIONS=true).
 func (c *Command) runAction(ctx context.Context) int {
-	fmt.Fprintln(c.Stderr, "agentv: Action mode is not wired yet")
-	return gate.ExitInvalid
+	env := action.LoadEnv(c.Getenv)
+	red := &redact.Redactor{}
+	cmds := action.NewCommands(c.Stdout, red)
+	in, inErrs := action.ParseInputs(c.Getenv)
+	red.Add(in.GitHubToken)
+	ev, evErr := action.LoadEvent(c.Getenv)
+	if evErr != nil {
+		fmt.Fprintf(c.Stdout, "::warning::%s\n", escapeCommand(red.String("could not read the event payload: "+evErr.Error())))
+	}
+
+	workspace := env.Workspace
+	if workspace == "" {
+		workspace = c.Cwd
+	}
+	wd := workspace
+	if in.WorkDir != "" {
+		wd = filepath.Join(workspace, in.WorkDir)
+	}
+	resultsDir := in.ResultsDir
+	if !filepath.IsAbs(resultsDir) {
+		resultsDir = filepath.Join(workspace, resultsDir)
+	}
+	pub := publisher{c: c, env: env, in: in, ev: ev, cmds: cmds, red: red, workspace: workspace, wd: wd,
+		comment: in.Comment, actions: true}
+
+	if len(inErrs) > 0 {
+		var problems []string
+		for _, e := range inErrs {
+			problems = append(problems, e.Error())
+		}
+		out := &Outcome{Problems: problems}
+		run := buildRun(out, in.Gate())
+		return pub.publish(ctx, run, out, resultsDir, "")
+	}
+
+	if in.Mode == action.ModeReport {
+		path := in.Results
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(workspace, path)
+		}
+		recs, err := results.ReadFile(path)
+		out := &Outcome{Records: recs, ResultsPath: path}
+		if err != nil {
+			out.Problems = append(out.Problems, red.String(fmt.Sprintf("could not read results: %v", err)))
+		}
+		regrade(recs, in.Gate().CaseThreshold)
+		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, path)
+	}
+
+	environ := c.Environ
+	// The github-token input is available to targets as ${{ GITHUB_TOKEN }} (GitHub Models).
+	if in.GitHubToken != "" && c.Getenv("GITHUB_TOKEN") == "" {
+		environ = append(append([]string(nil), environ...), "GITHUB_TOKEN="+in.GitHubToken)
+	}
+	cfg := EvalConfig{
+		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
+		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
+		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
+		Cwd: wd, Workspace: workspace, Environ: environ,
+		SkipOnUnsetSecret: ev.SecretsWithheld(),
+		SkipReason:        "this pull request comes from a fork (or Dependabot)",
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = runner.DefaultTimeout
+	}
+	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
+		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
+	}
+	cmds.Group("agentv: running evals")
+	out, err := c.engine(cfg, red).Run(ctx)
+	cmds.EndGroup()
+	if err != nil {
+		out.Problems = append(out.Problems, red.String(err.Error()))
+	}
+	run := buildRun(out, cfg.Gate)
+	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 }
+
+// publisher delivers a finished run to every surface: files, console, step summary,
+// annotations, the sticky comment and the step outputs.
+type publisher struct {
+	c         *Command
+	env       action.Env
+	in        action.Inputs
+	ev        action.Event
+	cmds      *action.Commands
+	red       *redact.Redactor
+	workspace string
+	wd        string
+	comment   action.CommentMode
+	actions   bool
+}
+
+func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, dir, resultsPath string) int {
+	c := p.c
+	run.Details = report.DetailLevel(0)
+	if d, err := report.ParseDetailLevel(string(p.in.Details)); err == nil {
+		run.Details = d
+	}
+	sha := p.ev.HeadSHA
+	if sha == "" {
+		sha = p.env.SHA
+	}
+	run.Links = report.Links{ServerURL: p.env.ServerURL, Repo: p.env.Repository, SHA: sha, RunURL: p.env.RunURL()}
+	// Record paths are relative to the working directory; links and annotations need them
+	// relative to the repository (the workspace).
+	for _, r := range run.Records {
+		r.File = action.WorkspacePath(p.workspace, p.wd, r.File)
+	}
+	marker := p.env.CommentMarker(p.in.CommentKey)
+	if err := writeReports(dir, run, marker); err != nil {
+		fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
+	}
+	printDiagnostics(c.Stderr, out.Diagnostics, false)
+	report.Console(c.Stdout, run, false)
+
+	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {
+		fmt.Fprintf(c.Stdout, "::warning::could not write the job summary: %s\n", escapeCommand(err.Error()))
+	}
+	recs := make([]results.Record, len(run.Records))
+	for i, r := range run.Records {
+		recs[i] = *r
+	}
+	p.cmds.Annotate(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
+		Workspace: p.workspace, WorkDir: p.wd, Details: p.in.Details}))
+	if run.Decision.Outcome == gate.Skipped {
+		fmt.Fprintf(c.Stdout, "::notice title=agentv skipped::%s\n", escapeCommand(run.Decision.Reason+". "+forkRecipe))
+	}
+
+	commentURL := p.postComment(ctx, run, marker)
+
+	counts := run.Counts
+	rel := func(name string) string {
+		return action.WorkspacePath(p.workspace, p.workspace, filepath.Join(dir, name))
+	}
+	ro := action.RunOutputs{
+		Outcome: run.Decision.Outcome, Total: counts.Total, Passed: counts.Passed, Failed: counts.Failed,
+		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL,
+		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
+	}
+	if run.Decision.Outcome == gate.Skipped {
+		ro.Skipped = len(out.Records)
+	}
+	if counts.Total > 0 {
+		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
+	}
+	if resultsPath != "" {
+		ro.ResultsPath = action.WorkspacePath(p.workspace, p.workspace, resultsPath)
+	} else {
+		ro.ResultsPath = rel("results.jsonl")
+	}
+	if err := (action.Outputs{Path: p.env.OutputPath}).SetAll(ro.Pairs()); err != nil {
+		fmt.Fprintf(c.Stdout, "::warning::could not write step outputs: %s\n", escapeCommand(err.Error()))
+	}
+	_ = action.ChownToWorkspaceOwner(p.workspace, dir)
+	return run.Decision.Outcome.ExitCode(p.in.FailOnSkip)
+}
+
+// postComment creates or updates the sticky PR comment; a failure is a warning, never a
+// lost report.
+func (p *publisher) postComment(ctx context.Context, run *report.Run, marker string) string {
+	pr := p.in.PR(p.ev)
+	if pr <= 0 || p.comment == action.CommentOff || p.comment == "" {
+		return ""
+	}
+	if p.ev.SecretsWithheld() && p.in.PRNumber == 0 {
+		// A fork's token is read-only: a comment would fail with 403.
+		fmt.Fprintln(p.c.Stdout, "::notice::no PR comment: the token of a fork pull request cannot write comments (see the job summary)")
+		return ""
+	}
+	if p.in.GitHubToken == "" {
+		fmt.Fprintln(p.c.Stdout, "::warning::no PR comment: the github-token input is empty")
+		return ""
+	}
+	store, err := action.NewGitHubStore(p.in.GitHubToken, p.env.APIURL, p.env.Repository)
+	if err != nil {
+		fmt.Fprintf(p.c.Stdout, "::warning::no PR comment: %s\n", escapeCommand(p.red.String(err.Error())))
+		return ""
+	}
+	hasWarnings := len(run.Diagnostics) > 0
+	url, err := action.Upsert(ctx, store, pr, marker, report.Comment(run, marker), p.comment, run.Decision.Outcome, hasWarnings)
+	if err != nil {
+		fmt.Fprintf(p.c.Stdout, "::warning title=PR comment not updated::%s\n", escapeCommand(p.red.String(err.Error())))
+		return ""
+	}
+	return url
+}
+
+// engine returns an Engine for cfg with progress on stderr.
+func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
+	var done int
+	return &Engine{
+		Cfg: cfg, Redactor: red,
+		Logf: func(format string, args ...any) {
+			if cfg.Verbose {
+				fmt.Fprintf(c.Stderr, "agentv: "+format+"\n", args...)
+			}
+		},
+		Handler: handlerFunc(func(rec *results.Record) {
+			done++ // handler calls are serialized by the runner
+			report.Progress(c.Stderr, rec, done, 0)
+		}),
+	}
+}
+
+// escapeCommand escapes a workflow command's message (%, CR, LF).
+func escapeCommand(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+var _ = os.Getenv

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
@@ -16,28 +16,35 @@ import (
 // localMarker heads comment.md when the comment is rendered outside a pull request.
 const localMarker = "<!-- agentv-action:v1 local -->"
 
-// runEval runs an eval, writes every report, and returns the exit code.
+// runEval runs an eval, writes every report, and returns the exit code. Under GitHub
+// Actions it also writes the step summary and annotations, and the PR comment when asked.
 func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redactor, ro runOptions) int {
-	var done atomic.Int64
-	progressOut := c.Stderr
-	eng := &Engine{
-		Cfg: cfg, Redactor: red,
-		Logf: func(format string, args ...any) {
-			if cfg.Verbose {
-				fmt.Fprintf(c.Stderr, "agentv: "+format+"\n", args...)
-			}
-		},
+	var cmds *action.Commands
+	if ro.actions {
+		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
-	eng.Handler = handlerFunc(func(rec *results.Record) {
-		n := done.Add(1)
-		report.Progress(progressOut, rec, int(n), 0)
-	})
-	out, err := eng.Run(ctx)
+	out, err := c.engine(cfg, red).Run(ctx)
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
 	run := buildRun(out, cfg.Gate)
 	dir := filepath.Dir(cfg.Out)
+	if ro.actions {
+		env := action.LoadEnv(c.Getenv)
+		ev, _ := action.LoadEvent(c.Getenv)
+		mode := action.CommentOff
+		if ro.comment {
+			mode = action.CommentAlways
+		}
+		red.Add(c.Getenv("GITHUB_TOKEN"))
+		ws := env.Workspace
+		if ws == "" {
+			ws = c.Cwd
+		}
+		pub := publisher{c: c, env: env, ev: ev, cmds: cmds, red: red, workspace: ws, wd: c.Cwd, comment: mode, actions: true,
+			in: action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
+		return pub.publish(ctx, run, out, dir, out.ResultsPath)
+	}
 	if werr := writeReports(dir, run, localMarker); werr != nil {
 		fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
 	}
