@@ -31,8 +31,8 @@ func actionWorkspace(t *testing.T) string {
     provider: mock
     response: '{"score": 1, "hits": ["ok"], "misses": [], "reasoning": "fine"}'
 `,
-		"half.py":     "import json\nprint(json.dumps({'score': 0.5, 'misses': ['only half right']}))\n",
-		"weak.md":     "Rate: {{ question }}\n",
+		"half.py": "import json\nprint(json.dumps({'score': 0.5, 'misses': ['only half right']}))\n",
+		"weak.md": "Rate: {{ question }}\n",
 		"evals/s.yaml": `evalcases:
   - id: passes
     input: What is six times seven?
