@@ -3,6 +3,7 @@ package action
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -119,8 +120,10 @@ func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Worksp
 func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts AnnotationOptions) []Annotation {
 	var errs, warns []Annotation
 	seen := map[string]bool{}
+	// One annotation per warning, whichever case it was reported for: annotation slots
+	// are few (10 per level and step).
 	addWarn := func(a Annotation) {
-		k := fmt.Sprintf("%s\x00%d\x00%d\x00%s", a.File, a.Line, a.Col, a.Message)
+		k := fmt.Sprintf("%s\x00%d\x00%d\x00%s", a.File, a.Line, a.Col, caseMessage.ReplaceAllString(a.Message, ""))
 		if !seen[k] {
 			seen[k] = true
 			warns = append(warns, a)
@@ -138,12 +141,15 @@ func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts Anno
 		for _, w := range r.Warnings {
 			addWarn(Annotation{
 				Level: LevelWarning, File: opts.path(w.File), Line: w.Line, Col: w.Col,
-				Title: warningTitle(w.Kind), Message: w.Message,
+				Title: warningTitle(w.Kind), Message: fmt.Sprintf("case %q: %s", r.EvalID, w.Message),
 			})
 		}
 	}
 	return append(errs, warns...)
 }
+
+// caseMessage matches the `case "id": ` prefix that names a warning's case.
+var caseMessage = regexp.MustCompile(`^case "(?:[^"\\]|\\.)*": `)
 
 func warningTitle(kind string) string {
 	if kind == "" {
