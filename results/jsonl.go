@@ -13,13 +13,7 @@ import (
 // Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
 // so `<`, `>` and `&` in model text stay readable, as in AgentV's files.
 func Marshal(r *Record) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return AppendRecord(nil, r), nil
 }
 
 // Writer appends records to a JSONL file as cases finish. It is safe for concurrent use.
@@ -28,6 +22,7 @@ func Marshal(r *Record) ([]byte, error) {
 type Writer struct {
 	mu  sync.Mutex
 	w   io.Writer
+	buf []byte // reused line buffer
 	err error
 }
 
@@ -36,17 +31,13 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // Write appends one record.
 func (w *Writer) Write(r *Record) error {
-	line, err := Marshal(r)
-	if err != nil {
-		return fmt.Errorf("could not encode result of %q: %w", r.EvalID, err)
-	}
-	line = append(line, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	if _, err := w.w.Write(line); err != nil {
+	w.buf = append(AppendRecord(w.buf[:0], r), '\n')
+	if _, err := w.w.Write(w.buf); err != nil {
 		w.err = fmt.Errorf("could not write results: %w", err)
 	}
 	return w.err
