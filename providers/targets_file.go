@@ -27,6 +27,8 @@ type TargetsFile struct {
 
 	// invalid holds the first load error of each target that cannot be used.
 	invalid map[string]error
+	// budget bounds the YAML nodes decoding may visit in the whole file (see targetsDecodeBudget).
+	budget int
 }
 
 // targetsCandidates are the names searched in each directory, in order (reference §7.1).
@@ -37,7 +39,7 @@ var targetsCandidates = []string{"targets.yaml", "targets.yml", filepath.Join(".
 // with red at once. CLI targets are validated here (CONTRACT §3.2); other providers validate
 // their settings when built (New).
 func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile {
-	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}}
+	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}, budget: targetsDecodeBudget}
 	f.Abs, _ = filepath.Abs(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -149,7 +151,7 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 				continue
 			}
 		}
-		val, err := targetsDecode(v, 0)
+		val, err := targetsDecodeNode(v, 0, &f.budget)
 		if err != nil {
 			failAt(f.pos(v), k.Value, "%v", err)
 			continue
@@ -520,17 +522,12 @@ func targetsPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 	return out
 }
 
-// targetsDecodeBudget bounds the nodes one setting may expand to: aliases can make a
-// small file describe an enormous value ("billion laughs").
+// targetsDecodeBudget bounds the nodes (and merged pairs) the settings of one file may
+// expand to: aliases can make a small file describe an enormous value ("billion laughs").
 const targetsDecodeBudget = 100000
 
-// targetsDecode turns a node into the value types Setting documents: string, int,
-// float64, bool, []any, map[string]any or nil.
-func targetsDecode(n *yaml.Node, depth int) (any, error) {
-	budget := targetsDecodeBudget
-	return targetsDecodeNode(n, depth, &budget)
-}
-
+// targetsDecodeNode turns a node into the value types Setting documents: string, int,
+// float64, bool, []any, map[string]any or nil, spending budget.
 func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
 	n = targetsDeref(n)
 	*budget--
