@@ -134,10 +134,16 @@ func appendEvaluators(b []byte, rs []EvaluatorResult) []byte {
 func appendTrace(b []byte, t *TraceSummary) []byte {
 	b = append(b, `{"event_count":`...)
 	b = strconv.AppendInt(b, int64(t.EventCount), 10)
-	b = appendKeyStrings(b, "tool_names", t.ToolNames)
+	// Nil name lists and maps mean "no tool calls": written as [] and {} for consumers
+	// that iterate them.
+	if t.ToolNames == nil {
+		b = append(b, `,"tool_names":[]`...)
+	} else {
+		b = appendKeyStrings(b, "tool_names", t.ToolNames)
+	}
 	b = append(b, `,"tool_calls_by_name":`...)
 	if t.ToolCallsByName == nil {
-		b = append(b, "null"...)
+		b = append(b, "{}"...)
 	} else {
 		names := make([]string, 0, len(t.ToolCallsByName))
 		for k := range t.ToolCallsByName {

@@ -31,6 +31,9 @@ func isTimeout(err error) bool {
 // runCase invokes the target (unless pre is an answer from a batch) and scores the answer.
 func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
 	start := time.Now()
+	// The case is not needed once its record is out: let it go, so memory does not hold
+	// every case of a large suite until the end.
+	defer func() { j.Case = nil }()
 	// A bug in a provider or evaluator must cost one case, not the run.
 	defer func() {
 		if v := recover(); v != nil {
@@ -254,7 +257,9 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 	if len(resp.OutputMessages) == 0 && resp.Usage == nil && resp.CostUSD == nil && resp.DurationMS == nil {
 		return nil
 	}
-	ts := &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
+	// The name list and map stay nil until a tool call is seen (most answers have none);
+	// the record encoder writes them as [] and {}.
+	ts := &results.TraceSummary{}
 	for _, m := range resp.OutputMessages {
 		if len(m.ToolCalls) == 0 {
 			continue
@@ -275,6 +280,9 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 				continue
 			}
 			ts.EventCount++
+			if ts.ToolCallsByName == nil {
+				ts.ToolCallsByName = map[string]int{}
+			}
 			ts.ToolCallsByName[name]++
 		}
 	}

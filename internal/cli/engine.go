@@ -108,6 +108,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{}}
 	jobs := p.plan(suites)
+	// From here on the jobs hold the cases; each is released as soon as it has run.
+	for _, s := range suites {
+		s.Cases = nil
+	}
 	out.Diagnostics = append(out.Diagnostics, p.diags...)
 	for n := range p.targets {
 		out.Targets = append(out.Targets, n)
