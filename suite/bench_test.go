@@ -103,3 +103,25 @@ func samplePeak(peak *uint64) (stop func()) {
 		<-finished
 	}
 }
+
+// BenchmarkJSONLLine parses one typical JSONL case line into its node tree (the fast scanner;
+// the encoding/json parser is only used for bad lines).
+func BenchmarkJSONLLine(b *testing.B) {
+	line := []byte(`{"id":"case-000001","expected_outcome":"The assistant answers 42 as JSON.","input_messages":[{"role":"system","content":"Answer with a single JSON object."},{"role":"user","content":"Question 1: what is six times seven?"}],"expected_messages":[{"role":"assistant","content":"{\"answer\":\"42\"}"}]}`)
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := parseJSONLineFast(line, 1); !ok {
+				b.Fatal("rejected")
+			}
+		}
+	})
+	b.Run("decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := parseJSONLine(line, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -46,7 +46,12 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	n, err := parseJSONLine(line, lineNo)
+	n, ok := parseJSONLineFast(line, lineNo)
+	var err error
+	if !ok {
+		// The slow parser owns the error message and position of a bad line.
+		n, err = parseJSONLine(line, lineNo)
+	}
 	if err != nil {
 		var je *jsonError
 		col := 0

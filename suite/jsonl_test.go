@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 func TestJSONL(t *testing.T) {
@@ -129,4 +130,82 @@ func TestJSONLStreamMemory(t *testing.T) {
 		t.Errorf("retained %.0f bytes per case: 100,000 cases would hold %.0f MiB", perCase, perCase*100000/(1<<20))
 	}
 	runtime.KeepAlive(s)
+}
+
+// TestFastJSONMatchesSlow checks that the fast scanner builds exactly the tree of the
+// encoding/json based parser, and gives up (so the slow parser reports) on bad input.
+func TestFastJSONMatchesSlow(t *testing.T) {
+	t.Parallel()
+	for _, line := range jsonLineSeeds {
+		t.Run(line, func(t *testing.T) {
+			t.Parallel()
+			compareFastSlow(t, []byte(line))
+		})
+	}
+}
+
+var jsonLineSeeds = []string{
+	`{"id":"a","input":"hi","expected_output":{"z":1,"a":[true,null,1.0e2,-0,0.5,1E+3]}}`,
+	` { "id" : "é \ud83d\ude00" , "x" : [ ] , "y" : { } , "q\"k" : "a\\b\n\t\/\u00e9" } `,
+	"{\"bad utf8\":\"\xff\xfe\",\"é\":\"ü\"}",
+	`{"dup":1,"dup":2}`,
+	`[1,2,3]`,
+	`"just a string"`,
+	`{"id": "x", "input": `,
+	`{"id": "x", "input": nope}`,
+	`{"id": "x", "input": "hi"} {}`,
+	`{'id': 1}`,
+	`{"a":1,}`,
+	`[1,]`,
+	`{"a":01}`,
+	`{"a":1.}`,
+	`{"a":-}`,
+	`{"a":1e}`,
+	`{"a":"` + "\x01" + `"}`,
+	`{"a":"\x"}`,
+	`{"a":"\ud800"}`,
+	`{"a" 1}`,
+	`{"a":tru}`,
+	`{"a":nul`,
+	`{1:2}`,
+	`{"a":[1 2]}`,
+	`{"a":1}}`,
+	strings.Repeat("[", 600) + strings.Repeat("]", 600),
+}
+
+func compareFastSlow(t *testing.T, line []byte) {
+	t.Helper()
+	slow, serr := parseJSONLine(line, 7)
+	fast, ok := parseJSONLineFast(line, 7)
+	if ok != (serr == nil) {
+		t.Fatalf("fast ok=%v, slow err=%v", ok, serr)
+	}
+	if !ok {
+		return
+	}
+	if diff := cmp.Diff(dumpNode(slow), dumpNode(fast)); diff != "" {
+		t.Errorf("tree (-slow +fast):\n%s", diff)
+	}
+}
+
+func dumpNode(n *yaml.Node) []string {
+	var out []string
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		out = append(out, fmt.Sprintf("%s%d %s %d %q @%d:%d", strings.Repeat(" ", depth), n.Kind, n.Tag, n.Style, n.Value, n.Line, n.Column))
+		for _, c := range n.Content {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return out
+}
+
+func FuzzFastJSON(f *testing.F) {
+	for _, s := range jsonLineSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		compareFastSlow(t, line)
+	})
 }
