@@ -524,7 +524,7 @@ func targetsPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 
 // targetsDecodeBudget bounds the nodes (and merged pairs) the settings of one file may
 // expand to: aliases can make a small file describe an enormous value ("billion laughs").
-const targetsDecodeBudget = 100000
+const targetsDecodeBudget = 20000
 
 // targetsDecodeNode turns a node into the value types Setting documents: string, int,
 // float64, bool, []any, map[string]any or nil, spending budget.
