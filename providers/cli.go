@@ -105,7 +105,7 @@ type cliOutput struct {
 // when outPath is set, else stdout.
 func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time.Duration, outPath string) (*cliOutput, time.Duration, error) {
 	if p.verbose() {
-		p.logf("cli target %q: running in %s: %s", p.target.Name, dir, cmdline)
+		p.logf("cli target %q: running in %s: %s", p.target.Name, dir, proc.Excerpt(cmdline, 2000))
 	}
 	start := time.Now()
 	res, err := proc.Run(ctx, proc.Cmd{Argv: []string{"/bin/sh", "-c", cmdline}, Dir: dir, Env: p.env, Timeout: timeout})
