@@ -25,6 +25,7 @@ type fastJSON struct {
 // parseJSONLineFast returns the node tree of a valid JSON line, or ok=false.
 func parseJSONLineFast(line []byte, lineNo int) (n *yaml.Node, ok bool) {
 	p := &fastJSON{line: line, lineNo: lineNo, col: 1}
+	p.nodes = make([]yaml.Node, min(countNodes(line)+1, 4096))
 	n, ok = p.value(0)
 	if !ok {
 		return nil, false
@@ -38,12 +39,50 @@ func parseJSONLineFast(line []byte, lineNo int) (n *yaml.Node, ok bool) {
 
 func (p *fastJSON) node() *yaml.Node {
 	if len(p.nodes) == 0 {
-		p.nodes = make([]yaml.Node, 32)
+		p.nodes = make([]yaml.Node, 64)
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
 	n.Line = p.lineNo
 	n.Column = p.column(p.i)
+	return n
+}
+
+// countNodes counts the values and keys of a valid JSON text (strings, containers and other
+// scalars outside strings), so one slab holds the whole tree. Invalid text only makes the
+// count wrong, which costs an extra allocation.
+func countNodes(line []byte) int {
+	n := 0
+	inStr, esc := false, false
+	prev := byte(',') // the last structural byte seen outside strings
+	for _, c := range line {
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			inStr = true
+			n++
+		case '{', '[':
+			n++
+		case ']', '}':
+		default:
+			if prev == ',' || prev == ':' || prev == '[' {
+				n++ // first byte of a number, true, false or null
+			}
+		}
+		prev = c
+	}
 	return n
 }
 

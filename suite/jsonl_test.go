@@ -186,6 +186,9 @@ func compareFastSlow(t *testing.T, line []byte) {
 	if diff := cmp.Diff(dumpNode(slow), dumpNode(fast)); diff != "" {
 		t.Errorf("tree (-slow +fast):\n%s", diff)
 	}
+	if got, want := countNodes(line), len(dumpNode(slow)); got != want {
+		t.Errorf("countNodes = %d, tree has %d nodes", got, want)
+	}
 }
 
 func dumpNode(n *yaml.Node) []string {
