@@ -57,7 +57,8 @@ func (f *fakeJudge) requests() []*providers.Request {
 // judgeOpts returns options whose resolver hands out j and records the override it got.
 func judgeOpts(j providers.Provider, override *string) *Options {
 	return &Options{
-		Timeout:  10 * time.Second,
+		// Generous: tsx and bun start slowly on a loaded 2-core machine; tests of timeouts set their own.
+		Timeout:  60 * time.Second,
 		Redactor: &redact.Redactor{},
 		Judges: func(_ *providers.Target, o string) (providers.Provider, error) {
 			if override != nil {

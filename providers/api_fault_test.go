@@ -119,7 +119,9 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 	}
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
-	client.Timeout = time.Second
+	// 3 s: healthy answers on a loaded 2-core machine must never hit it (a retry would look like a
+	// duplicate); slow faults stall until the client gives up.
+	client.Timeout = 3 * time.Second
 	// Keep a connection per worker: the default of 2 idle connections per host would make most
 	// requests handshake again (TLS for Azure), which is slow enough on 2 cores to hit the timeout.
 	tr := client.Transport.(*http.Transport).Clone()
