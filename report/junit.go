@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -116,25 +117,105 @@ func JUnit(w io.Writer, run *Run) error {
 	if run == nil {
 		run = &Run{}
 	}
-	doc := junitDocument(run)
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+	// The testcases are rendered and written one at a time: a 100,000-case run would
+	// otherwise hold its whole XML model in memory. Each EncodeElement flushes the encoder,
+	// so writes are buffered here.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := encodeJUnit(bw, run); err != nil {
 		return fmt.Errorf("could not write JUnit XML: %w", err)
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("could not write JUnit XML: %w", err)
-	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("could not write JUnit XML: %w", err)
 	}
 	return nil
 }
 
-// junitDocument builds the XML model of a run.
-func junitDocument(run *Run) junitTestsuites {
+func encodeJUnit(w *bufio.Writer, run *Run) error {
+	doc, groups := junitDocument(run)
+	if _, err := w.WriteString(xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	// Same elements and attributes, in the same order, as encoding the junitTestsuites model
+	// whole: the encoder keeps its indentation state across tokens.
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}}
+	if doc.Name != "" {
+		root.Attr = append(root.Attr, attr("name", doc.Name))
+	}
+	root.Attr = append(root.Attr, attr("tests", strconv.Itoa(doc.Tests)), attr("failures", strconv.Itoa(doc.Failures)),
+		attr("errors", strconv.Itoa(doc.Errors)), attr("time", doc.Time))
+	if err := enc.EncodeToken(root); err != nil {
+		return err
+	}
+	for i := range doc.Suites {
+		var recs []*results.Record
+		if i < len(groups) {
+			recs = groups[i]
+		}
+		if err := writeSuite(enc, run, &doc.Suites[i], recs); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
+		return err
+	}
+	_, err := w.WriteString("\n")
+	return err
+}
+
+func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+
+// writeSuite writes one testsuite: its own testcases (the config suite) and then one
+// testcase per record, rendered as it is written.
+func writeSuite(enc *xml.Encoder, run *Run, s *junitTestsuite, recs []*results.Record) error {
+	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+		attr("name", s.Name), attr("tests", strconv.Itoa(s.Tests)), attr("failures", strconv.Itoa(s.Failures)),
+		attr("errors", strconv.Itoa(s.Errors)), attr("skipped", strconv.Itoa(s.Skipped)), attr("time", s.Time)}}
+	if s.Timestamp != "" {
+		start.Attr = append(start.Attr, attr("timestamp", s.Timestamp))
+	}
+	if s.File != "" {
+		start.Attr = append(start.Attr, attr("file", s.File))
+	}
+	if err := enc.EncodeToken(start); err != nil {
+		return err
+	}
+	if s.Properties != nil {
+		if err := enc.EncodeElement(s.Properties, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
+			return err
+		}
+	}
+	tcStart := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	for i := range s.Testcases {
+		if err := enc.EncodeElement(&s.Testcases[i], tcStart); err != nil {
+			return err
+		}
+	}
+	for _, r := range recs {
+		tc := junitCase(run, r)
+		if err := enc.EncodeElement(&tc, tcStart); err != nil {
+			return err
+		}
+	}
+	if s.SystemOut != "" {
+		if err := s.SystemOut.encode(enc, xml.StartElement{Name: xml.Name{Local: "system-out"}}); err != nil {
+			return err
+		}
+	}
+	return enc.EncodeToken(start.End())
+}
+
+// junitDocument builds the XML model of a run without the testcases of its records: those
+// are rendered while writing, from the returned record groups (one per file suite, in the
+// order of doc.Suites).
+func junitDocument(run *Run) (junitTestsuites, [][]*results.Record) {
 	recs := sortedRecords(run.Records)
 	doc := junitTestsuites{Name: "agentv"}
+	var groups [][]*results.Record
 	var totalMS int64
 
 	// Group by file; records are sorted by file, so each group is contiguous.
@@ -145,6 +226,7 @@ func junitDocument(run *Run) junitTestsuites {
 		}
 		s := junitSuite(run, recs[start:end])
 		doc.Suites = append(doc.Suites, s)
+		groups = append(groups, recs[start:end])
 		for _, r := range recs[start:end] {
 			totalMS += max(r.DurationMS, 0)
 		}
@@ -161,9 +243,10 @@ func junitDocument(run *Run) junitTestsuites {
 	} else {
 		doc.Time = seconds(totalMS)
 	}
-	return doc
+	return doc, groups
 }
 
+// junitSuite fills a file's testsuite header: counts, time and properties.
 func junitSuite(run *Run, recs []*results.Record) junitTestsuite {
 	file := recs[0].File
 	s := junitTestsuite{Name: xmlText(file), File: xmlText(file)}
@@ -176,13 +259,11 @@ func junitSuite(run *Run, recs []*results.Record) junitTestsuite {
 	var ms int64
 	var targets []string
 	for _, r := range recs {
-		tc := junitCase(run, r)
-		s.Testcases = append(s.Testcases, tc)
 		s.Tests++
-		switch {
-		case tc.Error != nil:
+		switch verdictOf(r) {
+		case results.VerdictError:
 			s.Errors++
-		case tc.Failure != nil:
+		case results.VerdictFail:
 			s.Failures++
 		}
 		ms += max(r.DurationMS, 0)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,4 +210,15 @@ func FuzzJUnitWellFormed(f *testing.F) {
 			t.Fatalf("output holds a raw control character:\n%q", data)
 		}
 	})
+}
+
+// BenchmarkJUnit100k streams a 100,000-case run as JUnit XML.
+func BenchmarkJUnit100k(b *testing.B) {
+	run := syntheticRun(100_000, 0, 2000, DetailsFailures)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := JUnit(io.Discard, run); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
