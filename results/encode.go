@@ -42,6 +42,7 @@ func AppendRecord(b []byte, r *Record) []byte {
 		b = append(b, `,"trace_summary":`...)
 		b = appendTrace(b, r.TraceSummary)
 	}
+	b = appendKeyRaw(b, "provider_metadata", r.ProviderMetadata)
 	b = appendKeyString(b, "verdict", string(r.Verdict))
 	b = appendKeyInt(b, "duration_ms", r.DurationMS)
 	b = appendKeyInt(b, "attempts", int64(r.Attempts))

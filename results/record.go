@@ -68,6 +68,9 @@ type Record struct {
 	EvaluatorResults         []EvaluatorResult `json:"evaluator_results"`
 	Error                    string            `json:"error,omitempty"`
 	TraceSummary             *TraceSummary     `json:"trace_summary,omitempty"`
+	// ProviderMetadata is what a provider reported besides its answer (a vscode dry run's
+	// prompt document, for instance), nil if nothing.
+	ProviderMetadata json.RawMessage `json:"provider_metadata,omitempty"`
 
 	Verdict    Verdict `json:"verdict"`
 	DurationMS int64   `json:"duration_ms"` // wall time of the whole case: target and evaluators

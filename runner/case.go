@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -68,6 +69,11 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	rec.EvaluatorProviderRequest = out.DefaultJudgeRequest
 	rec.EvaluatorResults = out.Results
 	rec.TraceSummary = trace
+	if len(resp.Metadata) > 0 {
+		if b, err := jsonx.Marshal(resp.Metadata); err == nil {
+			rec.ProviderMetadata = b
+		}
+	}
 	rec.Attempts = attempts
 	rec.DurationMS = time.Since(start).Milliseconds()
 	switch {

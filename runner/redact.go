@@ -20,6 +20,7 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 	rec.LMProviderRequest = red.Bytes(rec.LMProviderRequest)
 	rec.AgentProviderRequest = red.Bytes(rec.AgentProviderRequest)
 	rec.EvaluatorProviderRequest = red.Bytes(rec.EvaluatorProviderRequest)
+	rec.ProviderMetadata = red.Bytes(rec.ProviderMetadata)
 	for i := range rec.Warnings {
 		rec.Warnings[i].Message = s(rec.Warnings[i].Message)
 	}
