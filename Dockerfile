@@ -9,7 +9,9 @@ ARG GO_IMAGE=golang:1.26-bookworm
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # The build stage runs on the build machine's platform and cross-compiles, so a
-# multi-platform release does not compile Go under emulation.
+# multi-platform release does not compile Go under emulation. (dockerfilelint 1.8 predates
+# FROM --platform and reports a missing tag on the next line; BuildKit's own linter and
+# dockerfile-utils are clean.)
 FROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS build
 ARG TARGETOS
 ARG TARGETARCH

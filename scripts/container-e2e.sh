@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# Runs the Action end to end in its real image, the way GitHub's runner would, with the
+# shared tool ../shared/tools/container-e2e.sh (BuildKit build of the Dockerfile, nektos/act,
+# a private Docker daemon) and a loopback fake of GitHub's comment API
+# (action/actiontest/fakegithub). Then checks what the Action produced.
+#
+# Three passes; the first two share the fake API's comments, so the sticky comment is
+# checked across runs:
+#   1. run:    the self-test step of .github/workflows/self-test.yml on examples/quickstart
+#              (4 cases, one fails on purpose, max-failures 1 => pass) plus comment: always.
+#              Checks outputs.json, the step summary, the annotations, the files in
+#              agentv-results/ and the comment the fake received (one POST).
+#   2. report: mode: report on pass 1's results.jsonl, same comment-key. Checks the outputs
+#              and that the same comment was edited in place (PATCH, still one comment).
+#   3. dry-run: the self-test's dry-run job (mocks, comment: off). Checks that the step's
+#              exit status agrees with the outcome, the outputs and that the API was untouched.
+#
+# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run]
+#   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
+#                   (tracked and untracked, not ignored, files, like the shared tool copies)
+#   --skip-report, --skip-dry-run   leave out pass 2 or 3
+# Environment: AGENTV_E2E_TOOL (default ../shared/tools/container-e2e.sh from the repo),
+# AGENTV_E2E_UID (owner of the workspace, default 1001 as on GitHub's runners),
+# E2E_CACHE (default ~/.cache/agentv-e2e) and the shared tool's other E2E_* settings, except
+# E2E_WITH, E2E_API_URL and E2E_OUT, which this script sets.
+# Outputs: $E2E_CACHE/out-{run,report,dry-run} (the shared tool's files) and
+# $E2E_CACHE/fakegithub.json (the fake API's requests and comments).
+# Exit status: 0 when every check passed, 1 when a check failed, 2 on a setup error.
+# shellcheck disable=SC2015 # `cond && ok … || bad …`: ok always succeeds
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+TOOL=${AGENTV_E2E_TOOL:-$ROOT/../shared/tools/container-e2e.sh}
+export E2E_CACHE=${E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentv-e2e}
+export E2E_REPO=${E2E_REPO:-octo/e2e-repo}
+export E2E_PR_NUMBER=${E2E_PR_NUMBER:-7}
+export E2E_GITHUB_TOKEN=${E2E_GITHUB_TOKEN:-e2e-fake-token}
+KEY=container-e2e # comment-key of both passes: pass 2 must find pass 1's comment
+
+REF="" REPORT=1 DRYRUN=1
+while (($#)); do
+	case $1 in
+	--ref) REF=${2:?--ref needs a git ref}; shift 2 ;;
+	--skip-report) REPORT=0; shift ;;
+	--skip-dry-run) DRYRUN=0; shift ;;
+	-h | --help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "container-e2e: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+FAILURES=0
+say() { printf '\033[1mcontainer-e2e:\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31mcontainer-e2e: SETUP ERROR:\033[0m %s\n' "$*" >&2; exit 2; }
+bad() { printf '\033[1;31mcontainer-e2e: CHECK FAILED:\033[0m %s\n' "$*" >&2; FAILURES=$((FAILURES + 1)); }
+ok() { printf '  ok  %s\n' "$*" >&2; }
+# expect WHAT GOT WANT
+expect() { if [[ $2 == "$3" ]]; then ok "$1 = $3"; else bad "$1 is '$2', want '$3'"; fi; }
+# expect_re WHAT GOT REGEX
+expect_re() { if [[ $2 =~ $3 ]]; then ok "$1 = $2"; else bad "$1 is '$2', want a match of $3"; fi; }
+
+[[ $EUID -eq 0 ]] || die "run as root: the shared tool starts dockerd and may apt-get"
+[[ -x $TOOL ]] || die "shared tool not found at $TOOL (set AGENTV_E2E_TOOL)"
+for t in go jq git python3; do command -v "$t" >/dev/null || die "$t is not installed"; done
+
+TMP=$(mktemp -d /tmp/agentv-container-e2e.XXXXXX)
+FAKE_PID=""
+cleanup() {
+	if [[ -n $FAKE_PID ]]; then kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null || true; fi
+	rm -rf --one-file-system "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The project as the runner's checkout would hold it. A staged copy (not a git work tree)
+# lets pass 2 add pass 1's results file; the shared tool copies it whole.
+PROJECT=$TMP/project
+mkdir -p "$PROJECT"
+if [[ -n $REF ]]; then
+	git -C "$ROOT" archive "$REF" | tar -C "$PROJECT" -xf - || die "git archive $REF failed"
+	say "project: $REF ($(git -C "$ROOT" rev-parse --short "$REF"))"
+else
+	(cd "$ROOT" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+		[[ -e $f || -L $f ]] && printf '%s\0' "$f"
+	done | tar --null -T - -cf -) | tar -C "$PROJECT" -xf -
+	say "project: the work tree of $ROOT (uncommitted changes included; --ref HEAD for a snapshot)"
+fi
+
+# The fake GitHub API on a free loopback port; it writes its state after every request.
+# On GitHub's runners the workspace belongs to the runner user (uid 1001) while a container
+# action runs as root: what the action writes must be given back to that owner. Root runs
+# git on the scratch copy (the shared tool), hence safe.directory for those calls only.
+WS_UID=${AGENTV_E2E_UID:-1001}
+chown -R "$WS_UID:$WS_UID" "$PROJECT"
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+
+say "building the fake GitHub API (action/actiontest/fakegithub)"
+(cd "$ROOT" && go build -o "$TMP/fakegithub" ./action/actiontest/fakegithub) || die "go build of the fake GitHub API failed"
+STATE=$E2E_CACHE/fakegithub.json
+mkdir -p "$E2E_CACHE"
+rm -f "$STATE"
+"$TMP/fakegithub" -addr 127.0.0.1:0 -state "$STATE" -token "$E2E_GITHUB_TOKEN" >"$TMP/fake.out" 2>"$TMP/fake.err" &
+FAKE_PID=$!
+for _ in $(seq 50); do
+	[[ -s $TMP/fake.out ]] && break
+	kill -0 "$FAKE_PID" 2>/dev/null || die "the fake GitHub API exited: $(cat "$TMP/fake.err")"
+	sleep 0.1
+done
+API_URL=$(head -n1 "$TMP/fake.out")
+[[ $API_URL == http://127.0.0.1:*/api/v3 ]] || die "the fake GitHub API printed '$API_URL', not its URL"
+say "fake GitHub API at $API_URL (pid $FAKE_PID), accepting only the token '$E2E_GITHUB_TOKEN'"
+
+# run_tool NAME WITH: one run of the shared tool into $E2E_CACHE/out-NAME.
+run_tool() {
+	local name=$1 with=$2 rc start
+	OUT=$E2E_CACHE/out-$name
+	say "pass $name: running the shared tool (log streams below; files in $OUT)"
+	start=$(date +%s)
+	E2E_OUT=$OUT E2E_WITH=$with E2E_API_URL=$API_URL "$TOOL" "$PROJECT" && rc=0 || rc=$?
+	say "pass $name: shared tool exit status $rc after $(($(date +%s) - start))s"
+	((rc != 2)) || die "the shared tool failed before act ran (see $OUT/build.log and the log above)"
+	ACT_RC=$rc
+	[[ -s $OUT/outputs.json ]] || bad "$OUT/outputs.json is missing or empty"
+}
+
+# expect_job WANT: the action step's outcome (success or failure) and act's exit status.
+expect_job() {
+	expect "action step outcome" "$(cat "$OUT/outcome" 2>/dev/null)" "$1"
+	expect "act exit status (0 = the job succeeded)" "$ACT_RC" "$([[ $1 == success ]] && echo 0 || echo 1)"
+}
+
+mark() { python3 -c 'import sys, urllib.parse as u; print(u.quote(sys.argv[1], safe="._").replace("-", "%2D").replace("~", "%7E"))' "$1"; }
+out() { jq -r --arg k "$1" '.[$k] // "<unset>"' "$OUT/outputs.json"; }
+requests() { jq -r '.requests[] | "\(.method) \(.path)"' "$STATE" 2>/dev/null; }
+
+# ---------------------------------------------------------------- pass 1: run
+WITH_RUN=$(
+	cat <<EOF
+evals: examples/quickstart/evals/*.yaml
+targets: examples/quickstart/targets.yaml
+min-score: "0.7"
+max-failures: "1"
+comment: always
+comment-key: $KEY
+EOF
+)
+run_tool run "$WITH_RUN"
+RUN_OUT=$OUT
+expect_job success
+say "pass run: checking outputs"
+expect outcome "$(out outcome)" pass
+expect total "$(out total)" 4
+expect passed "$(out passed)" 3
+expect failed "$(out failed)" 1
+expect errors "$(out errors)" 0
+expect skipped "$(out skipped)" 0
+expect pass-rate "$(out pass-rate)" 0.7500
+expect mean-score "$(out mean-score)" 0.9167
+expect results-path "$(out results-path)" agentv-results/results.jsonl
+expect junit-path "$(out junit-path)" agentv-results/junit.xml
+expect summary-path "$(out summary-path)" agentv-results/summary.md
+expect_re comment-url "$(out comment-url)" "^https://github\.example/pull/$E2E_PR_NUMBER#issuecomment-[0-9]+$"
+
+say "pass run: checking the files in the workspace"
+WS=$RUN_OUT/workspace
+for f in results.jsonl junit.xml summary.md comment.md; do
+	[[ -s $WS/agentv-results/$f ]] && ok "agentv-results/$f written" || bad "agentv-results/$f is missing or empty in the workspace"
+done
+# expect_owned DIR: the files in DIR (the shared tool's copy, which keeps file owners but
+# makes its own folders) and the folder itself in the job's workspace (the shared tool's
+# scratch repository, until the next pass replaces it) belong to the workspace owner.
+expect_owned() {
+	local rel=${1#"$OUT/workspace/"} wrong live=$E2E_CACHE/work/repo/${1#"$OUT/workspace/"}
+	[[ -d $1 ]] || return 0
+	wrong=$(find "$1" -type f \( ! -uid "$WS_UID" -o ! -gid "$WS_UID" \) -printf '%P (%u:%g) ' | head -c 300)
+	if [[ -d $live ]] && [[ $(stat -c %u:%g "$live") != "$WS_UID:$WS_UID" ]]; then
+		wrong+="the folder itself ($(stat -c %U:%G "$live"))"
+	fi
+	[[ -z $wrong ]] && ok "$rel belongs to the workspace owner $WS_UID:$WS_UID" ||
+		bad "not given to the workspace owner $WS_UID:$WS_UID in $rel: $wrong"
+}
+expect_owned "$WS/agentv-results"
+if [[ -s $WS/agentv-results/results.jsonl ]]; then
+	expect "results.jsonl records" "$(wc -l <"$WS/agentv-results/results.jsonl" | tr -d ' ')" 4
+	jq -e . "$WS/agentv-results/results.jsonl" >/dev/null 2>&1 && ok "results.jsonl is JSON lines" || bad "results.jsonl is not JSON lines"
+fi
+if [[ -s $WS/agentv-results/junit.xml ]]; then
+	python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$WS/agentv-results/junit.xml" &&
+		ok "junit.xml is well-formed" || bad "junit.xml is not well-formed XML"
+	expect_re "junit.xml tests/failures" "$(grep -o '<testsuites[^>]*' "$WS/agentv-results/junit.xml" | head -1)" 'tests="4".*failures="1"'
+fi
+
+say "pass run: checking the step summary"
+SUMMARY=$RUN_OUT/summary.md
+HEAD_SHA=$(jq -r .pull_request.head.sha "$RUN_OUT/event.json")
+if [[ ! -s $SUMMARY ]]; then
+	bad "the step summary is empty ($SUMMARY): GITHUB_STEP_SUMMARY was not written or act did not see it"
+else
+	grep -q '^## .*AgentV evals: pass' "$SUMMARY" && ok "summary headline says pass" || bad "summary has no '## … AgentV evals: pass' headline"
+	grep -q 'haiku' "$SUMMARY" && ok "summary names the failing case" || bad "summary does not name the failing case haiku"
+	link="https://github.com/$E2E_REPO/blob/$HEAD_SHA/examples/quickstart/evals/quickstart.yaml#L46"
+	grep -qF "$link" "$SUMMARY" && ok "summary links the failing case at the head SHA" || bad "summary lacks the link $link"
+	[[ -s $WS/agentv-results/summary.md ]] && ! cmp -s <(tr -d '\r' <"$SUMMARY") <(tr -d '\r' <"$WS/agentv-results/summary.md") &&
+		say "note: the step summary and agentv-results/summary.md differ (see both files)"
+fi
+
+say "pass run: checking the annotations"
+ANN=$RUN_OUT/annotations.json
+expect "error annotations" "$(jq '[.[] | select(.type == "error")] | length' "$ANN")" 1
+expect "error annotation file" "$(jq -r '[.[] | select(.type == "error")][0].properties.file // ""' "$ANN")" examples/quickstart/evals/quickstart.yaml
+expect "error annotation line" "$(jq -r '[.[] | select(.type == "error")][0].properties.line // ""' "$ANN")" 46
+expect_re "error annotation title" "$(jq -r '[.[] | select(.type == "error")][0].properties.title // ""' "$ANN")" 'haiku'
+warnings=$(jq -r '.[] | select(.type == "warning") | .message' "$ANN")
+[[ -z $warnings ]] && ok "no warning annotations" || bad "warning annotations: $warnings"
+
+say "pass run: checking the comment the fake GitHub API received"
+if [[ ! -s $STATE ]]; then
+	bad "the fake GitHub API got no request (is GITHUB_API_URL reaching the action container?)"
+else
+	expect "unexpected API requests" "$(jq -r '.unexpected | join(", ")' "$STATE")" ""
+	expect "comments on PR $E2E_PR_NUMBER" "$(jq --arg pr "$E2E_PR_NUMBER" '.comments[$pr] | length' "$STATE")" 1
+	expect "last request" "$(requests | tail -1)" "POST /repos/$E2E_REPO/issues/$E2E_PR_NUMBER/comments"
+	expect "authorization of every request" "$(jq -r '[.requests[].auth] | unique | join(", ")' "$STATE")" "Bearer $E2E_GITHUB_TOKEN"
+	body=$(jq -r --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].body' "$STATE")
+	# The marker percent-encodes every byte but letters, digits, '.' and '_' (action/comment.go).
+	marker="<!-- agentv-action:v1 workflow=$(mark container-e2e) job=$(mark e2e) key=$(mark "$KEY") -->"
+	[[ $body == "$marker"* ]] && ok "comment starts with the marker $marker" || bad "comment does not start with $marker: $(head -c 120 <<<"$body")"
+	grep -q 'haiku' <<<"$body" && ok "comment names the failing case" || bad "comment does not name the failing case haiku"
+	if [[ -s $WS/agentv-results/comment.md ]]; then
+		cmp -s <(jq -j --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].body' "$STATE") "$WS/agentv-results/comment.md" &&
+			ok "comment body = agentv-results/comment.md" || bad "the posted comment differs from agentv-results/comment.md"
+	fi
+	url_id=$(out comment-url) url_id=${url_id##*-}
+	expect "comment-url's id" "$url_id" "$(jq -r --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].id' "$STATE")"
+fi
+if grep -rqF -- "$E2E_GITHUB_TOKEN" "$WS" "$SUMMARY" "$RUN_OUT/outputs.json" 2>/dev/null ||
+	jq -r '.comments[][].body' "$STATE" | grep -qF -- "$E2E_GITHUB_TOKEN"; then
+	bad "the token appears in the workspace files, summary, outputs or comment"
+else
+	ok "the token appears in no file, summary, output or comment"
+fi
+
+# ---------------------------------------------------------------- pass 2: report
+if ((REPORT)); then
+	if [[ -s $WS/agentv-results/results.jsonl ]]; then
+		# Where the self-test's report step reads it; .dockerignore keeps it out of the build.
+		mkdir -p "$PROJECT/agentv-results"
+		cp "$WS/agentv-results/results.jsonl" "$PROJECT/agentv-results/results.jsonl"
+		chown -R "$WS_UID:$WS_UID" "$PROJECT/agentv-results"
+		n_before=$(jq '.requests | length' "$STATE" 2>/dev/null || echo 0)
+		WITH_REPORT=$(
+			cat <<EOF
+mode: report
+results: agentv-results/results.jsonl
+results-dir: agentv-report
+comment: always
+comment-key: $KEY
+min-score: "0.7"
+max-failures: "1"
+EOF
+		)
+		run_tool report "$WITH_REPORT"
+		expect_job success
+		say "pass report: checking outputs, files and the comment edit"
+		expect outcome "$(out outcome)" pass
+		expect total "$(out total)" 4
+		expect failed "$(out failed)" 1
+		expect pass-rate "$(out pass-rate)" 0.7500
+		expect junit-path "$(out junit-path)" agentv-report/junit.xml
+		expect comment-url "$(out comment-url)" "$(jq -r '.["comment-url"]' "$RUN_OUT/outputs.json")"
+		[[ -s $OUT/workspace/agentv-report/junit.xml ]] && ok "agentv-report/junit.xml written" || bad "agentv-report/junit.xml is missing"
+		expect_owned "$OUT/workspace/agentv-report"
+		expect "comments on PR $E2E_PR_NUMBER after the report pass" "$(jq --arg pr "$E2E_PR_NUMBER" '.comments[$pr] | length' "$STATE")" 1
+		id=$(jq -r --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].id' "$STATE")
+		expect "last request" "$(requests | tail -1)" "PATCH /repos/$E2E_REPO/issues/comments/$id"
+		expect "POSTs in the report pass" "$(jq --argjson n "$n_before" '[.requests[$n:][] | select(.method == "POST")] | length' "$STATE")" 0
+	else
+		bad "pass report skipped: pass 1 wrote no results.jsonl"
+	fi
+fi
+
+# ---------------------------------------------------------------- pass 3: dry-run
+# The self-test's dry-run job: mocks answer, code judges still score them, so the gate may
+# fail. Whatever the outcome, the step's exit status must agree with it, the outputs must be
+# there (reports first, then the exit code), and comment: off must not touch the API.
+if ((DRYRUN)); then
+	rm -rf "$PROJECT/agentv-results" # pass 2's input: every file checked here must be new
+	n_before=$(jq '.requests | length' "$STATE" 2>/dev/null || echo 0)
+	WITH_DRY=$(
+		cat <<EOF
+evals: examples/quickstart/evals/*.yaml
+targets: examples/quickstart/targets.yaml
+dry-run: "true"
+comment: "off"
+EOF
+	)
+	run_tool dry-run "$WITH_DRY"
+	say "pass dry-run: checking outputs and the exit status"
+	outcome=$(out outcome)
+	case $outcome in
+	pass) expect_job success ;;
+	fail) expect_job failure ;;
+	*) bad "dry-run outcome is '$outcome', want pass or fail" ;;
+	esac
+	expect total "$(out total)" 4
+	expect errors "$(out errors)" 0
+	expect comment-url "$(out comment-url)" ""
+	[[ -s $OUT/workspace/agentv-results/junit.xml ]] && ok "agentv-results/junit.xml written" || bad "agentv-results/junit.xml is missing"
+	expect_owned "$OUT/workspace/agentv-results"
+	expect "API requests with comment: off" "$(jq --argjson n "$n_before" '.requests[$n:] | length' "$STATE" 2>/dev/null || echo 0)" 0
+fi
+
+echo >&2
+if ((FAILURES)); then
+	printf '\033[1;31mcontainer-e2e: %d CHECK(S) FAILED\033[0m (files: %s, fake API state: %s)\n' "$FAILURES" "$E2E_CACHE/out-*" "$STATE" >&2
+	exit 1
+fi
+printf '\033[1;32mcontainer-e2e: all checks passed\033[0m (files: %s, fake API state: %s)\n' "$E2E_CACHE/out-*" "$STATE" >&2
