@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
@@ -17,14 +18,22 @@ func Marshal(r *Record) ([]byte, error) {
 }
 
 // Writer appends records to a JSONL file as cases finish. It is safe for concurrent use.
-// Each record is written with one write call and flushed, so an interrupted run keeps every
-// finished case.
+// Records are batched: a batch is written when it reaches flushBytes or flushDelay after
+// its first record, whichever comes first, so a large fast run does not pay one write call
+// per case while an interrupted or killed run still keeps every case that finished more
+// than flushDelay ago. Flush writes what is pending (call it before closing the file).
 type Writer struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte // reused line buffer
-	err error
+	mu    sync.Mutex
+	w     io.Writer
+	buf   []byte // pending lines
+	timer *time.Timer
+	err   error
 }
+
+const (
+	flushBytes = 64 << 10
+	flushDelay = 100 * time.Millisecond
+)
 
 // NewWriter returns a writer appending to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
@@ -36,9 +45,38 @@ func (w *Writer) Write(r *Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.buf = append(AppendRecord(w.buf[:0], r), '\n')
+	w.buf = append(AppendRecord(w.buf, r), '\n')
+	if len(w.buf) >= flushBytes {
+		return w.flushLocked()
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(flushDelay, func() { _ = w.Flush() })
+	}
+	return nil
+}
+
+// Flush writes the pending records.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
+func (w *Writer) flushLocked() error {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if len(w.buf) == 0 || w.err != nil {
+		return w.err
+	}
 	if _, err := w.w.Write(w.buf); err != nil {
 		w.err = fmt.Errorf("could not write results: %w", err)
+	}
+	if cap(w.buf) > 4*flushBytes { // one huge record must not pin its buffer for the run
+		w.buf = nil
+	} else {
+		w.buf = w.buf[:0]
 	}
 	return w.err
 }

@@ -173,6 +173,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		},
 	}, handler)
 	r.Run(ctx, jobs)
+	if err := w.Flush(); err != nil && writeErr == nil {
+		writeErr = err
+	}
 	if err := f.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
