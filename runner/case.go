@@ -121,7 +121,12 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 			r.opts.Logf("%s: attempt %d timed out, retrying", req.EvalID, attempt+1)
 		}
 	}
-	return nil, r.opts.MaxRetries + 1, fmt.Errorf("gave up after %d attempts: %w", r.opts.MaxRetries+1, lastErr)
+	n := r.opts.MaxRetries + 1
+	what := "every one of %d invocations timed out"
+	if n == 1 {
+		what = "the invocation timed out (%d attempt, no retries left)"
+	}
+	return nil, n, fmt.Errorf(what+": %w", n, lastErr)
 }
 
 // runBatch sends a batch of one eval file's cases in one call and returns the scoring work

@@ -169,8 +169,8 @@ func TestRunRetriesTimeouts(t *testing.T) {
 		wantErr      string
 	}{
 		{"succeeds after two timeouts", 2, 2, results.VerdictPass, 3, ""},
-		{"gives up", 5, 1, results.VerdictError, 2, "gave up after 2 attempts"},
-		{"no retries", 1, 0, results.VerdictError, 1, "gave up after 1 attempts"},
+		{"gives up", 5, 1, results.VerdictError, 2, "every one of 2 invocations timed out"},
+		{"no retries", 1, 0, results.VerdictError, 1, "the invocation timed out (1 attempt, no retries left)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
