@@ -125,3 +125,17 @@ var kindAliases = map[string]string{
 func CanonicalKind(provider string) string {
 	return kindAliases[lower(provider)]
 }
+
+type evalIDKey struct{}
+
+// WithEvalID returns a context that names the case an invocation is for, so logs from deep
+// inside a provider (retries) can say which case they belong to.
+func WithEvalID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, evalIDKey{}, id)
+}
+
+// EvalIDFrom returns the case id set by WithEvalID, or "".
+func EvalIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(evalIDKey{}).(string)
+	return id
+}

@@ -347,7 +347,11 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			delay = min(d, p.cap)
 		}
 		if p.logf != nil {
-			p.logf("%s target %q: attempt %d failed (%s), retrying in %s", kind, target, n+1, retryShort(e), delay.Round(time.Millisecond))
+			who := fmt.Sprintf("%s target %q", kind, target)
+			if id := EvalIDFrom(ctx); id != "" {
+				who += fmt.Sprintf(", case %q", id)
+			}
+			p.logf("%s: attempt %d failed (%s), retrying in %s", who, n+1, retryShort(e), delay.Round(time.Millisecond))
 		}
 		if werr := p.wait(ctx, delay); werr != nil {
 			e.ctxErr, e.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
