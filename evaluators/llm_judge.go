@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -222,17 +223,27 @@ func parseVerdict(reply string) verdict {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v
 	}
-	var obj struct {
-		Score     json.RawMessage `json:"score"`
-		Hits      json.RawMessage `json:"hits"`
-		Misses    json.RawMessage `json:"misses"`
-		Reasoning json.RawMessage `json:"reasoning"`
-	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	// The members are read in place (raw is valid JSON): keys match as encoding/json
+	// matches struct fields (case-insensitively, the last occurrence winning).
+	var obj struct{ Score, Hits, Misses, Reasoning []byte }
+	if !jsonx.Members(raw, func(key, value []byte) {
+		switch {
+		case keyIs(key, "score"):
+			obj.Score = value
+		case keyIs(key, "hits"):
+			obj.Hits = value
+		case keyIs(key, "misses"):
+			obj.Misses = value
+		case keyIs(key, "reasoning"):
+			obj.Reasoning = value
+		}
+	}) {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v
 	}
-	_ = json.Unmarshal(obj.Reasoning, &v.reasoning) // a non-string reasoning is dropped
+	if r, ok := jsonx.String(obj.Reasoning); ok { // a non-string reasoning is dropped
+		v.reasoning = r
+	}
 	score, ok := parseScore(obj.Score)
 	if !ok {
 		if v.reasoning == "" {
@@ -244,6 +255,16 @@ func parseVerdict(reply string) verdict {
 	v.hits = stringItems(obj.Hits, maxVerdictItems)
 	v.misses = stringItems(obj.Misses, maxVerdictItems)
 	return v
+}
+
+// keyIs reports whether the raw JSON key names field as encoding/json would match it:
+// unescaped, case-insensitively.
+func keyIs(key []byte, field string) bool {
+	if bytes.IndexByte(key, '\\') < 0 {
+		return bytes.EqualFold(key[1:len(key)-1], []byte(field))
+	}
+	k, _ := jsonx.String(key)
+	return strings.EqualFold(k, field)
 }
 
 // parseScore reads a JSON number, clamped to [0,1]. Strings, booleans and null are not scores.
@@ -260,21 +281,15 @@ func parseScore(raw json.RawMessage) (float64, bool) {
 }
 
 // stringItems keeps the non-blank strings of a JSON list, at most max (0: no cap).
-func stringItems(raw json.RawMessage, max int) []string {
+func stringItems(raw []byte, max int) []string {
 	out := []string{}
-	var items []any
-	if json.Unmarshal(raw, &items) != nil {
-		return out
-	}
-	for _, it := range items {
-		s, ok := it.(string)
-		if !ok || strings.TrimSpace(s) == "" {
-			continue
-		}
-		out = append(out, s)
+	jsonx.Elements(raw, func(value []byte) {
 		if max > 0 && len(out) == max {
-			break
+			return
 		}
-	}
+		if s, ok := jsonx.String(value); ok && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	})
 	return out
 }
