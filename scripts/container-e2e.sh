@@ -4,7 +4,7 @@
 # a private Docker daemon) and a loopback fake of GitHub's comment API
 # (action/actiontest/fakegithub). Then checks what the Action produced.
 #
-# Three passes; the first two share the fake API's comments, so the sticky comment is
+# Four passes; the first two share the fake API's comments, so the sticky comment is
 # checked across runs:
 #   1. run:    the self-test step of .github/workflows/self-test.yml on examples/quickstart
 #              (4 cases, one fails on purpose, max-failures 1 => pass) plus comment: always.
@@ -14,16 +14,19 @@
 #              and that the same comment was edited in place (PATCH, still one comment).
 #   3. dry-run: the self-test's dry-run job (mocks, comment: off). Checks that the step's
 #              exit status agrees with the outcome, the outputs and that the API was untouched.
+#   4. runtimes: scripts/e2e-runtimes: TypeScript judges under bun and tsx, a JavaScript judge
+#              under node, a Python judge and a TypeScript prompt template, all through the
+#              @agentv/eval SDK the binary carries. Checks which runtime ran each one.
 #
-# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run]
+# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run] [--skip-runtimes]
 #   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
 #                   (tracked and untracked, not ignored, files, like the shared tool copies)
-#   --skip-report, --skip-dry-run   leave out pass 2 or 3
+#   --skip-report, --skip-dry-run, --skip-runtimes   leave out pass 2, 3 or 4
 # Environment: AGENTV_E2E_TOOL (default ../shared/tools/container-e2e.sh from the repo),
 # AGENTV_E2E_UID (owner of the workspace, default 1001 as on GitHub's runners),
 # E2E_CACHE (default ~/.cache/agentv-e2e) and the shared tool's other E2E_* settings, except
 # E2E_WITH, E2E_API_URL and E2E_OUT, which this script sets.
-# Outputs: $E2E_CACHE/out-{run,report,dry-run} (the shared tool's files) and
+# Outputs: $E2E_CACHE/out-{run,report,dry-run,runtimes} (the shared tool's files) and
 # $E2E_CACHE/fakegithub.json (the fake API's requests and comments).
 # Exit status: 0 when every check passed, 1 when a check failed, 2 on a setup error.
 # shellcheck disable=SC2015 # `cond && ok … || bad …`: ok always succeeds
@@ -37,12 +40,13 @@ export E2E_PR_NUMBER=${E2E_PR_NUMBER:-7}
 export E2E_GITHUB_TOKEN=${E2E_GITHUB_TOKEN:-e2e-fake-token}
 KEY=container-e2e # comment-key of both passes: pass 2 must find pass 1's comment
 
-REF="" REPORT=1 DRYRUN=1
+REF="" REPORT=1 DRYRUN=1 RUNTIMES=1
 while (($#)); do
 	case $1 in
 	--ref) REF=${2:?--ref needs a git ref}; shift 2 ;;
 	--skip-report) REPORT=0; shift ;;
 	--skip-dry-run) DRYRUN=0; shift ;;
+	--skip-runtimes) RUNTIMES=0; shift ;;
 	-h | --help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "container-e2e: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -311,6 +315,43 @@ EOF
 	[[ -s $OUT/workspace/agentv-results/junit.xml ]] && ok "agentv-results/junit.xml written" || bad "agentv-results/junit.xml is missing"
 	expect_owned "$OUT/workspace/agentv-results"
 	expect "API requests with comment: off" "$(jq --argjson n "$n_before" '.requests[$n:] | length' "$STATE" 2>/dev/null || echo 0)" 0
+fi
+
+# ---------------------------------------------------------------- pass 4: runtimes
+# The image's runtimes (CONTRACT §7): TypeScript judges under bun and tsx, a JavaScript judge
+# under node, a Python judge and a TypeScript prompt template, all through the @agentv/eval
+# SDK the binary carries (scripts/e2e-runtimes; mock targets, so only the scripts run).
+if ((RUNTIMES)); then
+	rm -rf "$PROJECT/agentv-results"
+	cp -r "$ROOT/scripts/e2e-runtimes" "$PROJECT/e2e-runtimes"
+	chown -R "$WS_UID:$WS_UID" "$PROJECT/e2e-runtimes"
+	WITH_RT=$(
+		cat <<EOF
+evals: e2e-runtimes/evals/*.yaml
+targets: e2e-runtimes/targets.yaml
+comment: "off"
+EOF
+	)
+	run_tool runtimes "$WITH_RT"
+	expect_job success
+	say "pass runtimes: checking which runtime ran each script"
+	expect outcome "$(out outcome)" pass
+	expect total "$(out total)" 5
+	expect passed "$(out passed)" 5
+	R=$OUT/workspace/agentv-results/results.jsonl
+	if [[ -s $R ]]; then
+		rt() { jq -r --arg id "$1" 'select(.eval_id == $id) | .evaluator_results[0].details.runtime // "<none>"' "$R"; }
+		expect "runtime of the .ts judge run with bun" "$(rt ts-bun)" bun
+		expect "runtime of the .ts judge run with tsx" "$(rt ts-tsx)" node
+		expect "runtime of the .mjs judge run with node" "$(rt js-node)" node
+		expect "runtime of the .py judge" "$(rt python)" python
+		expect_re "Node.js version in the image" "$(jq -r 'select(.eval_id == "ts-tsx") | .evaluator_results[0].details.node // ""' "$R")" '^24\.'
+		expect "prompt rendered by the .ts template" \
+			"$(jq -r 'select(.eval_id == "ts-template") | .evaluator_results[0].evaluator_provider_request.user_prompt // "" | split("\n")[0]' "$R")" \
+			"Does this answer name Paris?"
+	else
+		bad "the runtimes pass wrote no agentv-results/results.jsonl"
+	fi
 fi
 
 echo >&2
