@@ -323,12 +323,17 @@ fi
 # SDK the binary carries (scripts/e2e-runtimes; mock targets, so only the scripts run).
 if ((RUNTIMES)); then
 	rm -rf "$PROJECT/agentv-results"
-	cp -r "$ROOT/scripts/e2e-runtimes" "$PROJECT/e2e-runtimes"
-	chown -R "$WS_UID:$WS_UID" "$PROJECT/e2e-runtimes"
+	# Already in the project unless --ref names a commit from before it; scripts/ is left out of
+	# the image's build context, so the image stays cached.
+	if [[ ! -d $PROJECT/scripts/e2e-runtimes ]]; then
+		mkdir -p "$PROJECT/scripts"
+		cp -r "$ROOT/scripts/e2e-runtimes" "$PROJECT/scripts/e2e-runtimes"
+		chown -R "$WS_UID:$WS_UID" "$PROJECT/scripts"
+	fi
 	WITH_RT=$(
 		cat <<EOF
-evals: e2e-runtimes/evals/*.yaml
-targets: e2e-runtimes/targets.yaml
+evals: scripts/e2e-runtimes/evals/*.yaml
+targets: scripts/e2e-runtimes/targets.yaml
 comment: "off"
 EOF
 	)
