@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentv/action/gate"
@@ -149,20 +150,34 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	if rec == nil {
 		return
 	}
-	count := fmt.Sprintf("[%d/%d]", done, total)
-	if total <= 0 {
-		count = fmt.Sprintf("[%d]", done)
+	// Built by appending, not fmt: a large run prints one line per case.
+	b := make([]byte, 0, 96)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(done), 10)
+	if total > 0 {
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(total), 10)
 	}
-	name := rec.EvalID
-	if rec.Dataset != "" {
-		name = rec.Dataset + "/" + name
-	}
+	b = append(b, "] "...)
 	vd := verdictOf(rec)
-	line := fmt.Sprintf("%s %s %.3f %s (%s)", count, strings.ToUpper(string(vd)), rec.Score, clean(oneLine(name)), formatMS(rec.DurationMS))
+	b = append(b, strings.ToUpper(string(vd))...)
+	b = append(b, ' ')
+	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
+	b = append(b, ' ')
+	if rec.Dataset != "" {
+		b = append(b, clean(oneLine(rec.Dataset+"/"+rec.EvalID))...)
+	} else {
+		b = append(b, clean(oneLine(rec.EvalID))...)
+	}
+	b = append(b, " ("...)
+	b = append(b, formatMS(rec.DurationMS)...)
+	b = append(b, ')')
 	if vd == results.VerdictError {
 		if msg := firstError(rec); msg != "" {
-			line += ": " + clean(truncate(oneLine(msg), 200))
+			b = append(b, ": "...)
+			b = append(b, clean(truncate(oneLine(msg), 200))...)
 		}
 	}
-	_, _ = io.WriteString(w, line+"\n")
+	b = append(b, '\n')
+	_, _ = w.Write(b)
 }

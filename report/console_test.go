@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestProgress(t *testing.T) {
@@ -96,5 +97,29 @@ func TestConsoleSingleCaseHasNoStdDev(t *testing.T) {
 	}
 	if !strings.Contains(out, "Outcome: PASS — 1 of 1 cases passed") {
 		t.Errorf("outcome line missing:\n%s", out)
+	}
+}
+
+func TestProgressUnknownTotal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		rec   *results.Record
+		total int
+		want  string
+	}{
+		{"no total", &results.Record{EvalID: "a", Dataset: "ds", Verdict: results.VerdictPass, Score: 1, DurationMS: 5}, 0, "[3] PASS 1.000 ds/a (5ms)\n"},
+		{"no dataset", &results.Record{EvalID: "b\nc", Verdict: results.VerdictFail, Score: 0.12345}, -1, "[3] FAIL 0.123 b c (0ms)\n"},
+		{"error", &results.Record{EvalID: "e", Verdict: results.VerdictError, Error: "boom"}, 9, "[3/9] ERROR 0.000 e (0ms): boom\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			Progress(&b, tt.rec, 3, tt.total)
+			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
+				t.Errorf("progress (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
