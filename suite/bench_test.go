@@ -1,11 +1,13 @@
 package suite
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 )
@@ -111,7 +113,7 @@ func BenchmarkJSONLLine(b *testing.B) {
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := parseJSONLineFast(line, 1); !ok {
+			if _, ok := parseJSONLineFast(line, 1, nil); !ok {
 				b.Fatal("rejected")
 			}
 		}
@@ -124,4 +126,34 @@ func BenchmarkJSONLLine(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkLoadJSONL10k loads a 10,000-line JSONL suite shaped like bench/jsonl.py's and
+// reports the heap each loaded case keeps (retained-B/case).
+func BenchmarkLoadJSONL10k(b *testing.B) {
+	dir := b.TempDir()
+	var sb strings.Builder
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&sb, `{"id":"case-%06d","expected_outcome":"The assistant answers 42 as JSON.","input_messages":[{"role":"system","content":"Answer with a single JSON object."},{"role":"user","content":"Question %d: what is six times seven?"}],"expected_messages":[{"role":"assistant","content":"{\"answer\":\"42\"}"}]}`+"\n", i, i)
+	}
+	path := filepath.Join(dir, "eval.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var retained uint64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := Load(path, LoadOptions{Cwd: dir})
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if len(s.Cases) != 10000 || HasErrors(s.Diagnostics) {
+			b.Fatalf("loaded %d cases, diagnostics %v", len(s.Cases), s.Diagnostics)
+		}
+		retained = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(float64(retained)/10000, "retained-B/case")
 }

@@ -22,10 +22,22 @@ type fastJSON struct {
 	nodes       []yaml.Node // slab: one allocation for many nodes
 }
 
-// parseJSONLineFast returns the node tree of a valid JSON line, or ok=false.
-func parseJSONLineFast(line []byte, lineNo int) (n *yaml.Node, ok bool) {
+// parseJSONLineFast returns the node tree of a valid JSON line, or ok=false. When slab is
+// not nil its nodes are reused (and it keeps the nodes allocated for the next line): the
+// tree is then only valid until the next call with the same slab.
+func parseJSONLineFast(line []byte, lineNo int, slab *[]yaml.Node) (n *yaml.Node, ok bool) {
 	p := &fastJSON{line: line, lineNo: lineNo, col: 1}
-	p.nodes = make([]yaml.Node, min(countNodes(line)+1, 4096))
+	need := min(countNodes(line)+1, 4096)
+	switch {
+	case slab == nil:
+		p.nodes = make([]yaml.Node, need)
+	case cap(*slab) >= need:
+		p.nodes = (*slab)[:need]
+		clear(p.nodes)
+	default:
+		p.nodes = make([]yaml.Node, need)
+		*slab = p.nodes
+	}
 	n, ok = p.value(0)
 	if !ok {
 		return nil, false

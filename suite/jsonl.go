@@ -46,7 +46,7 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	n, ok := parseJSONLineFast(line, lineNo)
+	n, ok := parseJSONLineFast(line, lineNo, &l.jsonNodes)
 	var err error
 	if !ok {
 		// The slow parser owns the error message and position of a bad line.

@@ -176,7 +176,7 @@ var jsonLineSeeds = []string{
 func compareFastSlow(t *testing.T, line []byte) {
 	t.Helper()
 	slow, serr := parseJSONLine(line, 7)
-	fast, ok := parseJSONLineFast(line, 7)
+	fast, ok := parseJSONLineFast(line, 7, nil)
 	if ok != (serr == nil) {
 		t.Fatalf("fast ok=%v, slow err=%v", ok, serr)
 	}

@@ -53,6 +53,10 @@ type loader struct {
 	listsByText map[string]*evalList
 
 	suiteList *evalList // the suite default evaluators
+
+	// jsonNodes is the node slab reused from one JSONL line to the next: nothing keeps a
+	// line's nodes once its case is parsed (lists keys only anchored YAML nodes).
+	jsonNodes []yaml.Node
 }
 
 type diagKey struct {
