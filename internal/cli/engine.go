@@ -400,6 +400,15 @@ func compact(r *results.Record) *results.Record {
 	c.CandidateAnswer = cut(c.CandidateAnswer)
 	c.Reasoning = cut(c.Reasoning)
 	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
+	// Reports do not show these: the completion time, provider metadata, and the trace
+	// beyond token usage and cost.
+	c.Timestamp, c.ConversationID, c.ProviderMetadata = "", "", nil
+	if t := r.TraceSummary; t != nil {
+		c.TraceSummary = nil
+		if t.TokenUsage != nil || t.CostUSD != nil {
+			c.TraceSummary = &results.TraceSummary{TokenUsage: t.TokenUsage, CostUSD: t.CostUSD}
+		}
+	}
 	c.EvaluatorResults = make([]results.EvaluatorResult, len(r.EvaluatorResults))
 	for i, e := range r.EvaluatorResults {
 		e.EvaluatorProviderRequest = nil
