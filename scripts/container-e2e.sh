@@ -17,6 +17,8 @@
 #   4. runtimes: scripts/e2e-runtimes: TypeScript judges under bun and tsx, a JavaScript judge
 #              under node, a Python judge and a TypeScript prompt template, all through the
 #              @agentv/eval SDK the binary carries. Checks which runtime ran each one.
+# After each pass, the matching check step of .github/workflows/self-test.yml is replayed on
+# the host against the pass's outputs and files, so the workflow expects what the binary does.
 #
 # Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run] [--skip-runtimes]
 #   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
@@ -133,6 +135,34 @@ expect_job() {
 }
 
 mark() { python3 -c 'import sys, urllib.parse as u; print(u.quote(sys.argv[1], safe="._").replace("-", "%2D").replace("~", "%7E"))' "$1"; }
+# selftest_check JOB STEP [NAME=value...]: runs that `run:` step of the self-test workflow
+# on the host against this pass's outputs (its `env:` from steps.*.outputs.*, plus the given
+# values) in the pass's workspace files, so the workflow's expectations are the binary's.
+selftest_check() {
+	local job=$1 step=$2 rc=0
+	shift 2
+	if ! python3 -c 'import yaml' 2>/dev/null; then
+		say "note: python3 has no yaml module; the self-test's '$step' step is not replayed"
+		return
+	fi
+	python3 - "$PROJECT/.github/workflows/self-test.yml" "$job" "$step" "$OUT" "$@" <<'PY' || rc=$?
+import json, os, re, subprocess, sys, yaml
+wf_path, job, name, out, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+steps = [s for s in yaml.safe_load(open(wf_path))["jobs"][job]["steps"] if s.get("name") == name]
+if len(steps) != 1:
+    sys.exit(f"no step '{name}' in job '{job}' of {wf_path}")
+outputs = json.load(open(os.path.join(out, "outputs.json")))
+env = dict(os.environ)
+for k, v in (steps[0].get("env") or {}).items():
+    m = re.fullmatch(r"\$\{\{ *steps\.[\w-]+\.outputs\.([\w-]+) *\}\}", str(v))
+    env[k] = outputs.get(m.group(1), "") if m else ""
+env.update(kv.split("=", 1) for kv in extra)
+sys.exit(subprocess.run(["bash", "-e", "-c", steps[0]["run"]], cwd=os.path.join(out, "workspace"), env=env).returncode)
+PY
+	((rc == 0)) && ok "self-test.yml $job / '$step' passes on these outputs" ||
+		bad "self-test.yml $job / '$step' fails on what the binary produced (exit $rc): the workflow or the binary is wrong"
+}
+
 out() { jq -r --arg k "$1" '.[$k] // "<unset>"' "$OUT/outputs.json"; }
 requests() { jq -r '.requests[] | "\(.method) \(.path)"' "$STATE" 2>/dev/null; }
 
@@ -163,6 +193,8 @@ expect results-path "$(out results-path)" agentv-results/results.jsonl
 expect junit-path "$(out junit-path)" agentv-results/junit.xml
 expect summary-path "$(out summary-path)" agentv-results/summary.md
 expect_re comment-url "$(out comment-url)" "^https://github\.example/pull/$E2E_PR_NUMBER#issuecomment-[0-9]+$"
+
+selftest_check evals "Check outputs and files"
 
 say "pass run: checking the files in the workspace"
 WS=$RUN_OUT/workspace
@@ -278,6 +310,7 @@ EOF
 		expect "comments on PR $E2E_PR_NUMBER after the report pass" "$(jq --arg pr "$E2E_PR_NUMBER" '.comments[$pr] | length' "$STATE")" 1
 		id=$(jq -r --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].id' "$STATE")
 		expect "last request" "$(requests | tail -1)" "PATCH /repos/$E2E_REPO/issues/comments/$id"
+		selftest_check evals "Check the report outputs" EVENT=pull_request SAME_REPO=true
 		cmp -s <(jq -j --arg pr "$E2E_PR_NUMBER" '.comments[$pr][0].body' "$STATE") "$OUT/workspace/agentv-report/comment.md" &&
 			ok "edited comment body = agentv-report/comment.md" || bad "the edited comment differs from agentv-report/comment.md"
 		expect "POSTs in the report pass" "$(jq --argjson n "$n_before" '[.requests[$n:][] | select(.method == "POST")] | length' "$STATE")" 0
@@ -312,6 +345,7 @@ EOF
 	expect total "$(out total)" 4
 	expect errors "$(out errors)" 0
 	expect comment-url "$(out comment-url)" ""
+	selftest_check dry-run "Check outputs"
 	[[ -s $OUT/workspace/agentv-results/junit.xml ]] && ok "agentv-results/junit.xml written" || bad "agentv-results/junit.xml is missing"
 	expect_owned "$OUT/workspace/agentv-results"
 	expect "API requests with comment: off" "$(jq --argjson n "$n_before" '.requests[$n:] | length' "$STATE" 2>/dev/null || echo 0)" 0
@@ -343,6 +377,7 @@ EOF
 	expect outcome "$(out outcome)" pass
 	expect total "$(out total)" 5
 	expect passed "$(out passed)" 5
+	selftest_check runtimes "Check which runtime ran each script"
 	R=$OUT/workspace/agentv-results/results.jsonl
 	if [[ -s $R ]]; then
 		rt() { jq -r --arg id "$1" 'select(.eval_id == $id) | .evaluator_results[0].details.runtime // "<none>"' "$R"; }
