@@ -14,7 +14,7 @@
 #              and that the same comment was edited in place (PATCH, still one comment).
 #   3. dry-run: the self-test's dry-run job (mocks, comment: off). Checks that the step's
 #              exit status agrees with the outcome, the outputs and that the API was untouched.
-#   4. runtimes: scripts/e2e-runtimes: TypeScript judges under bun and tsx, a JavaScript judge
+#   4. runtimes: scripts/e2e-runtimes (as working-directory): TypeScript judges under bun and tsx, a JavaScript judge
 #              under node, a Python judge and a TypeScript prompt template, all through the
 #              @agentv/eval SDK the binary carries. Checks which runtime ran each one.
 # After each pass, the matching check step of .github/workflows/self-test.yml is replayed on
@@ -366,8 +366,9 @@ if ((RUNTIMES)); then
 	fi
 	WITH_RT=$(
 		cat <<EOF
-evals: scripts/e2e-runtimes/evals/*.yaml
-targets: scripts/e2e-runtimes/targets.yaml
+working-directory: scripts/e2e-runtimes
+evals: evals/*.yaml
+targets: targets.yaml
 comment: "off"
 EOF
 	)
@@ -377,6 +378,8 @@ EOF
 	expect outcome "$(out outcome)" pass
 	expect total "$(out total)" 5
 	expect passed "$(out passed)" 5
+	# results-dir stays relative to the workspace whatever the working-directory.
+	expect results-path "$(out results-path)" agentv-results/results.jsonl
 	selftest_check runtimes "Check which runtime ran each script"
 	R=$OUT/workspace/agentv-results/results.jsonl
 	if [[ -s $R ]]; then
