@@ -36,16 +36,38 @@ func main() {
 }
 
 func run(addr, state, viewer, token string) error {
-	host, _, err := net.SplitHostPort(addr)
+	srv, ln, gh, err := listen(addr, state, viewer, token)
 	if err != nil {
 		return err
 	}
+	fmt.Println(gh.APIURL())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); err != http.ErrServerClosed {
+		return err
+	}
+	return nil
+}
+
+// listen opens addr (loopback only) and returns the server to Serve on it: the fake API,
+// which rewrites state after every request.
+func listen(addr, state, viewer, token string) (*http.Server, net.Listener, *actiontest.GitHub, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("refusing to listen on %s: loopback addresses only", addr)
+		return nil, nil, nil, fmt.Errorf("refusing to listen on %s: loopback addresses only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	gh := actiontest.NewGitHub()
 	gh.Viewer, gh.Token = viewer, token
@@ -66,19 +88,7 @@ func run(addr, state, viewer, token string) error {
 			}
 		}
 	})}
-	fmt.Println(gh.APIURL())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-	}()
-	if err := srv.Serve(ln); err != http.ErrServerClosed {
-		return err
-	}
-	return nil
+	return srv, ln, gh, nil
 }
 
 func writeState(path string, log []actiontest.Request, gh *actiontest.GitHub) error {
