@@ -24,6 +24,9 @@
 #   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
 #                   (tracked and untracked, not ignored, files, like the shared tool copies)
 #   --skip-report, --skip-dry-run, --skip-runtimes   leave out pass 2, 3 or 4
+#   --prebuilt      rewrite action.yml as .github/workflows/release.yml does (image:
+#                   docker://ghcr.io/agentv/action:<tag>), with a build of the Dockerfile
+#                   standing in for that image
 # Environment: AGENTV_E2E_TOOL (default ../shared/tools/container-e2e.sh from the repo),
 # AGENTV_E2E_UID (owner of the workspace, default 1001 as on GitHub's runners),
 # E2E_CACHE (default ~/.cache/agentv-e2e) and the shared tool's other E2E_* settings, except
@@ -42,13 +45,14 @@ export E2E_PR_NUMBER=${E2E_PR_NUMBER:-7}
 export E2E_GITHUB_TOKEN=${E2E_GITHUB_TOKEN:-e2e-fake-token}
 KEY=container-e2e # comment-key of both passes: pass 2 must find pass 1's comment
 
-REF="" REPORT=1 DRYRUN=1 RUNTIMES=1
+REF="" REPORT=1 DRYRUN=1 RUNTIMES=1 PREBUILT=0
 while (($#)); do
 	case $1 in
 	--ref) REF=${2:?--ref needs a git ref}; shift 2 ;;
 	--skip-report) REPORT=0; shift ;;
 	--skip-dry-run) DRYRUN=0; shift ;;
 	--skip-runtimes) RUNTIMES=0; shift ;;
+	--prebuilt) PREBUILT=1; shift ;;
 	-h | --help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "container-e2e: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -92,6 +96,16 @@ else
 fi
 
 # The fake GitHub API on a free loopback port; it writes its state after every request.
+# A release's action.yml runs a prebuilt image; rewrite it as release.yml does, and let the
+# shared tool stand a build of the Dockerfile in for that image.
+if ((PREBUILT)); then
+	image=ghcr.io/agentv/action:v0.0.0-e2e
+	sed -i "s|^  image: Dockerfile\$|  image: docker://$image|" "$PROJECT/action.yml"
+	grep -qx "  image: docker://$image" "$PROJECT/action.yml" || die "action.yml has no '  image: Dockerfile' line to rewrite (release.yml would fail too)"
+	export E2E_DOCKERFILE=Dockerfile
+	say "action.yml rewritten as a release would: image: docker://$image"
+fi
+
 # On GitHub's runners the workspace belongs to the runner user (uid 1001) while a container
 # action runs as root: what the action writes must be given back to that owner. Root runs
 # git on the scratch copy (the shared tool), hence safe.directory for those calls only.
