@@ -241,3 +241,34 @@ func yamlQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// With working-directory, every path in results, reports and annotations is relative to the
+// repository, so a report step elsewhere (the fork recipe) points at the right file.
+func TestActionWorkingDirectoryPaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	gh := actiontest.StartGitHub(t)
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":        "ref: refs/heads/main\n",
+		"sub/targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: hi\n    judge_target: judge\n  - name: judge\n    provider: mock\n    response: '{\"score\": 0.2}'\n",
+		"sub/evals/s.yaml": "evalcases:\n  - id: low\n    input: hi\n    unknown_key: 1\n",
+	})
+	res := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"evals": "evals", "working-directory": "sub", "comment": "off"})
+	if res.code != 1 {
+		t.Fatalf("exit %d\n%s", res.code, res.stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "agentv-results", "results.jsonl"))
+	if err != nil || !strings.Contains(string(b), `"file":"sub/evals/s.yaml"`) {
+		t.Errorf("results file path not workspace-relative: %s (%v)", b, err)
+	}
+	for _, want := range []string{"file=sub/evals/s.yaml,line=2", "file=sub/evals/s.yaml,line=4"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("annotations lack %q:\n%s", want, res.stdout)
+		}
+	}
+	if !strings.Contains(res.summary, "sub/evals/s.yaml#L2") {
+		t.Errorf("summary link not workspace-relative:\n%s", res.summary)
+	}
+}

@@ -127,11 +127,8 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		sha = p.env.SHA
 	}
 	run.Links = report.Links{ServerURL: p.env.ServerURL, Repo: p.env.Repository, SHA: sha, RunURL: p.env.RunURL()}
-	// Record paths are relative to the working directory; links and annotations need them
-	// relative to the repository (the workspace).
-	for _, r := range run.Records {
-		r.File = action.WorkspacePath(p.workspace, p.wd, r.File)
-	}
+	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
+	// results file another step wrote: links and annotations use them as they are.
 	marker := p.env.CommentMarker(p.in.CommentKey)
 	if err := writeReports(dir, run, marker); err != nil {
 		fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
@@ -147,7 +144,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		recs[i] = *r
 	}
 	p.cmds.Annotate(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
-		Workspace: p.workspace, WorkDir: p.wd, Details: p.in.Details}))
+		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}))
 	if run.Decision.Outcome == gate.Skipped {
 		fmt.Fprintf(c.Stdout, "::notice title=agentv skipped::%s\n", escapeCommand(run.Decision.Reason+". "+forkRecipe))
 	}

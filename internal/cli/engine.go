@@ -113,6 +113,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		s.Cases = nil
 	}
 	out.Diagnostics = append(out.Diagnostics, p.diags...)
+	for i := range out.Diagnostics {
+		out.Diagnostics[i].File = e.display(out.Diagnostics[i].File)
+	}
 	for n := range p.targets {
 		out.Targets = append(out.Targets, n)
 	}
@@ -205,14 +208,14 @@ func (p *planner) plan(suites []*suite.Suite) []*runner.Job {
 	cfg := &p.e.Cfg
 	var jobs []*runner.Job
 	for _, s := range suites {
-		warns := caseWarnings(s.Diagnostics)
+		warns := caseWarnings(s.Diagnostics, p.e.display)
 		for _, c := range s.Cases {
 			if cfg.EvalID != "" {
 				if ok, _ := doublestar.Match(cfg.EvalID, c.ID); !ok {
 					continue
 				}
 			}
-			j := &runner.Job{Case: c, File: s.Path, Warnings: warns[c.ID]}
+			j := &runner.Job{Case: c, File: p.e.display(s.Path), Warnings: warns[c.ID]}
 			j.Provider, j.Err = p.provider(s, c)
 			if j.Err == nil {
 				j.Err = p.checkJudges(j.Provider.Target(), c)
@@ -380,13 +383,13 @@ func referencedTokens(t *providers.Target) []string {
 }
 
 // caseWarnings groups warnings that name a case by case id.
-func caseWarnings(ds []suite.Diagnostic) map[string][]results.Warning {
+func caseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]results.Warning {
 	out := map[string][]results.Warning{}
 	for _, d := range ds {
 		if d.CaseID == "" || d.IsError() {
 			continue
 		}
-		out[d.CaseID] = append(out[d.CaseID], results.Warning{File: d.File, Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
+		out[d.CaseID] = append(out[d.CaseID], results.Warning{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
 	}
 	return out
 }
@@ -428,4 +431,24 @@ func cut(s string) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// display returns the path shown in records, diagnostics and reports: relative to the
+// workspace (the repository) when one is set and holds the file, so results files, links and
+// annotations agree whatever working directory the run used; else the path as loaded
+// (relative to the working directory).
+func (e *Engine) display(p string) string {
+	ws := e.Cfg.Workspace
+	if ws == "" || p == "" {
+		return p
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(e.Cfg.Cwd, p)
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
