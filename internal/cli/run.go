@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
@@ -58,6 +59,16 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 
 // buildRun turns an engine outcome into the reports' input.
 func buildRun(out *Outcome, g gate.Options) *report.Run {
+	if len(out.Targets) == 0 { // a report from a results file: the records name their targets
+		seen := map[string]bool{}
+		for _, r := range out.Records {
+			if r.Target != "" && !seen[r.Target] {
+				seen[r.Target] = true
+				out.Targets = append(out.Targets, r.Target)
+			}
+		}
+		sort.Strings(out.Targets)
+	}
 	counts := gate.Tally(out.Records)
 	counts.Problems = out.Problems
 	counts.SkipReason = out.SkipReason
