@@ -34,15 +34,21 @@ Keep your feedback short and specific.
 // expected_outcome, question, reference_answer and candidate_answer (reference §3.2).
 func (r *caseRun) defaultPrompt() string {
 	vars := r.templateVars()
+	names := [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
+	var vals [len(names)]string
+	size := len(defaultInstructions)
+	for i, name := range names {
+		vals[i], _ = vars(name)
+		size += len(name) + len(vals[i]) + len("\n[[ ## ") + len(" ## ]]\n") + 1
+	}
 	var b strings.Builder
+	b.Grow(size) // one allocation for the whole prompt
 	b.WriteString(defaultInstructions)
-	for _, name := range [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"} {
-		v, _ := vars(name)
-		b.Grow(len(name) + len(v) + 16)
+	for i, name := range names {
 		b.WriteString("\n[[ ## ")
 		b.WriteString(name)
 		b.WriteString(" ## ]]\n")
-		b.WriteString(v)
+		b.WriteString(vals[i])
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -170,7 +176,8 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
 // caller passes the user prompt already redacted.
 func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
-	b := make([]byte, 0, len(userPrompt)+len(systemPrompt)+64)
+	b := make([]byte, 0, jsonx.StringLen(userPrompt)+jsonx.StringLen(systemPrompt)+jsonx.StringLen(target)+
+		len(`{"user_prompt":,"system_prompt":,"target":}`))
 	b = append(b, `{"user_prompt":`...)
 	b = jsonx.AppendString(b, userPrompt)
 	b = append(b, `,"system_prompt":`...)

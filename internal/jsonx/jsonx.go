@@ -132,6 +132,37 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// StringLen is len(AppendString(nil, s)), computed without building it, to size buffers.
+func StringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\':
+				n++
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 6
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
 // AppendCompact appends the JSON value raw to dst without insignificant whitespace, keeping
 // string escapes and key order as written. It fails when raw is not valid JSON.
 func AppendCompact(dst []byte, raw []byte) ([]byte, error) {

@@ -106,6 +106,9 @@ func TestAppendString(t *testing.T) {
 		if got := string(AppendString(nil, tt.in)); got != tt.want {
 			t.Errorf("AppendString(%q) = %s, want %s", tt.in, got, tt.want)
 		}
+		if got := StringLen(tt.in); got != len(tt.want) {
+			t.Errorf("StringLen(%q) = %d, want %d", tt.in, got, len(tt.want))
+		}
 	}
 }
 
@@ -115,6 +118,9 @@ func FuzzAppendString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := AppendString([]byte("x"), s)
+		if n := StringLen(s); n != len(out)-1 {
+			t.Fatalf("StringLen(%q) = %d, AppendString wrote %d bytes", s, n, len(out)-1)
+		}
 		var back string
 		if err := json.Unmarshal(out[1:], &back); err != nil {
 			t.Fatalf("AppendString(%q) = %s: invalid JSON: %v", s, out[1:], err)
