@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -153,7 +154,7 @@ func encodeJUnit(w *bufio.Writer, run *Run) error {
 		if i < len(groups) {
 			recs = groups[i]
 		}
-		if err := writeSuite(enc, run, &doc.Suites[i], recs); err != nil {
+		if err := writeSuite(w, enc, run, &doc.Suites[i], recs); err != nil {
 			return err
 		}
 	}
@@ -171,7 +172,7 @@ func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: n
 
 // writeSuite writes one testsuite: its own testcases (the config suite) and then one
 // testcase per record, rendered as it is written.
-func writeSuite(enc *xml.Encoder, run *Run, s *junitTestsuite, recs []*results.Record) error {
+func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, recs []*results.Record) error {
 	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
 		attr("name", s.Name), attr("tests", strconv.Itoa(s.Tests)), attr("failures", strconv.Itoa(s.Failures)),
 		attr("errors", strconv.Itoa(s.Errors)), attr("skipped", strconv.Itoa(s.Skipped)), attr("time", s.Time)}}
@@ -195,10 +196,18 @@ func writeSuite(enc *xml.Encoder, run *Run, s *junitTestsuite, recs []*results.R
 			return err
 		}
 	}
-	for _, r := range recs {
-		tc := junitCase(run, r)
-		if err := enc.EncodeElement(&tc, tcStart); err != nil {
+	if len(recs) > 0 {
+		// File suites always have properties, so the encoder is past the suite's start tag
+		// and its indentation state stays right around the hand-written testcases.
+		if s.Properties == nil {
+			return errors.New("internal error: file testsuite without properties")
+		}
+		if err := enc.Flush(); err != nil {
 			return err
+		}
+		for _, r := range recs {
+			tc := junitCase(run, r)
+			writeTestcase(w, &tc)
 		}
 	}
 	if s.SystemOut != "" {
