@@ -369,65 +369,106 @@ func errorText(r *results.Record) string {
 }
 
 func junitSystemOut(run *Run, r *results.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "score: %.3f (case threshold %.3f)\n", r.Score, run.Gate.CaseThreshold)
-	fmt.Fprintf(&b, "verdict: %s\n", verdictOf(r))
-	fmt.Fprintf(&b, "source: %s\n", position(r.File, r.Line))
+	// Appended with strconv rather than fmt: this runs once per case of the run.
+	b := make([]byte, 0, 256)
+	b = append(b, "score: "...)
+	b = strconv.AppendFloat(b, r.Score, 'f', 3, 64)
+	b = append(b, " (case threshold "...)
+	b = strconv.AppendFloat(b, run.Gate.CaseThreshold, 'f', 3, 64)
+	b = append(b, ")\nverdict: "...)
+	b = append(b, verdictOf(r)...)
+	b = append(b, "\nsource: "...)
+	b = append(b, position(r.File, r.Line)...)
+	b = append(b, '\n')
 	if r.Target != "" {
-		fmt.Fprintf(&b, "target: %s\n", r.Target)
+		b = append(b, "target: "...)
+		b = append(b, r.Target...)
+		b = append(b, '\n')
 	}
-	fmt.Fprintf(&b, "duration: %s\n", formatMS(r.DurationMS))
+	b = append(b, "duration: "...)
+	b = append(b, formatMS(r.DurationMS)...)
+	b = append(b, '\n')
 	if r.Attempts > 1 {
-		fmt.Fprintf(&b, "attempts: %d\n", r.Attempts)
+		b = append(b, "attempts: "...)
+		b = strconv.AppendInt(b, int64(r.Attempts), 10)
+		b = append(b, '\n')
 	}
 	if in, out, ok := tokens(r); ok {
-		fmt.Fprintf(&b, "tokens: %d input, %d output\n", in, out)
+		b = append(b, "tokens: "...)
+		b = strconv.AppendInt(b, in, 10)
+		b = append(b, " input, "...)
+		b = strconv.AppendInt(b, out, 10)
+		b = append(b, " output\n"...)
 	}
 	if c, ok := cost(r); ok {
-		fmt.Fprintf(&b, "cost: $%.4f\n", c)
+		b = append(b, "cost: $"...)
+		b = strconv.AppendFloat(b, c, 'f', 4, 64)
+		b = append(b, '\n')
 	}
 	if len(r.EvaluatorResults) > 0 {
-		b.WriteString("evaluators:\n")
-		writeEvaluators(&b, r.EvaluatorResults, "  ")
+		b = append(b, "evaluators:\n"...)
+		b = appendEvaluators(b, r.EvaluatorResults, "  ")
 	}
 	if !evaluatorsHaveReasoning(r.EvaluatorResults) && strings.TrimSpace(r.Reasoning) != "" {
-		b.WriteString("reasoning:\n")
-		b.WriteString(indent(truncate(r.Reasoning, junitTextLimit), "  "))
+		b = append(b, "reasoning:\n"...)
+		b = append(b, indent(truncate(r.Reasoning, junitTextLimit), "  ")...)
 	}
 	if len(r.Warnings) > 0 {
-		b.WriteString("warnings:\n")
+		b = append(b, "warnings:\n"...)
 		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "  - %s\n", suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Message: w.Message}.Error())
+			b = append(b, "  - "...)
+			b = append(b, suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Message: w.Message}.Error()...)
+			b = append(b, '\n')
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
-func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad string) {
+func appendEvaluators(b []byte, ers []results.EvaluatorResult, pad string) []byte {
 	for _, e := range ers {
-		fmt.Fprintf(b, "%s- %s (%s): %.3f %s", pad, e.Name, e.Type, e.Score, e.Verdict)
+		b = append(b, pad...)
+		b = append(b, "- "...)
+		b = append(b, e.Name...)
+		b = append(b, " ("...)
+		b = append(b, e.Type...)
+		b = append(b, "): "...)
+		b = strconv.AppendFloat(b, e.Score, 'f', 3, 64)
+		b = append(b, ' ')
+		b = append(b, e.Verdict...)
 		if e.Weight != 0 && e.Weight != 1 {
-			fmt.Fprintf(b, ", weight %s", formatFloat(e.Weight))
+			b = append(b, ", weight "...)
+			b = append(b, formatFloat(e.Weight)...)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 		in := pad + "    "
 		if e.Error != "" {
-			fmt.Fprintf(b, "%serror: %s\n", in, truncate(oneLine(e.Error), junitTextLimit))
+			b = append(b, in...)
+			b = append(b, "error: "...)
+			b = append(b, truncate(oneLine(e.Error), junitTextLimit)...)
+			b = append(b, '\n')
 		}
 		for _, h := range e.Hits {
-			fmt.Fprintf(b, "%shit: %s\n", in, truncate(oneLine(h), 1000))
+			b = append(b, in...)
+			b = append(b, "hit: "...)
+			b = append(b, truncate(oneLine(h), 1000)...)
+			b = append(b, '\n')
 		}
 		for _, m := range e.Misses {
-			fmt.Fprintf(b, "%smiss: %s\n", in, truncate(oneLine(m), 1000))
+			b = append(b, in...)
+			b = append(b, "miss: "...)
+			b = append(b, truncate(oneLine(m), 1000)...)
+			b = append(b, '\n')
 		}
 		if strings.TrimSpace(e.Reasoning) != "" {
-			fmt.Fprintf(b, "%sreasoning:\n", in)
-			b.WriteString(indent(truncate(e.Reasoning, junitTextLimit), in+"  "))
+			b = append(b, in...)
+			b = append(b, "reasoning:\n"...)
+			b = append(b, indent(truncate(e.Reasoning, junitTextLimit), in+"  ")...)
 		}
 		if len(e.EvaluatorResults) > 0 {
-			writeEvaluators(b, e.EvaluatorResults, in)
+			b = appendEvaluators(b, e.EvaluatorResults, in)
 		}
 	}
+	return b
 }
 
 func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
