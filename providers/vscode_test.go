@@ -93,7 +93,8 @@ func TestVSCodeCannotDrive(t *testing.T) {
 		{"generic CI", KindVSCodeInsiders, nil, []string{"CI=1"}, "this is a CI job (CI=1)"},
 		{"no code command", KindVSCode, map[string]any{"command": "agentv-no-such-code"}, []string{"CI=false"},
 			`the "agentv-no-such-code" command was not found`},
-		{"vscode_cmd alias", KindVSCodeInsiders, map[string]any{"vscode_cmd": "agentv-no-such-code-insiders"}, nil,
+		// An explicit environment: the test itself may run in CI (CI=true), which is checked first.
+		{"vscode_cmd alias", KindVSCodeInsiders, map[string]any{"vscode_cmd": "agentv-no-such-code-insiders"}, []string{"PATH=/usr/bin:/bin"},
 			`the "agentv-no-such-code-insiders" command was not found`},
 	}
 	for _, tc := range tests {
