@@ -90,6 +90,10 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i = plainRun(s, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -132,10 +136,37 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// plainRun returns the end of the run of bytes from i that AppendString copies as they are
+// (printable ASCII other than '"' and '\\'), eight bytes at a time: model text and prompts are
+// mostly such runs.
+func plainRun(s string, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := w^(lo*'"'), w^(lo*'\\')
+		// A byte below 0x20, a zero byte of q or bs (a quote or backslash), or a high bit.
+		if ((w-lo*0x20)|(q-lo)|(bs-lo)|w)&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			break
+		}
+	}
+	return i
+}
+
 // StringLen is len(AppendString(nil, s)), computed without building it, to size buffers.
 func StringLen(s string) int {
 	n := 2
 	for i := 0; i < len(s); {
+		j := plainRun(s, i)
+		n += j - i
+		if i = j; i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

@@ -164,3 +164,15 @@ func TestMarshalIndentCompact(t *testing.T) {
 		t.Error("AppendCompact accepted invalid JSON")
 	}
 }
+
+// BenchmarkAppendString encodes a judge-prompt-sized text (mostly plain ASCII, some newlines
+// and quotes), as every llm_judge case does for its recorded request.
+func BenchmarkAppendString(b *testing.B) {
+	s := strings.Repeat("You are an impartial judge. Compare the \"candidate\" answer with the outcome.\n", 20)
+	buf := make([]byte, 0, 4096)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
+		_ = StringLen(s)
+	}
+}
