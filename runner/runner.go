@@ -231,9 +231,10 @@ func (r *Runner) plan(l *lane) [][]*Job {
 		if t != nil && t.ProviderBatching && r.opts.Verbose {
 			r.opts.Logf("target %q: provider %s does not support batching; running cases one by one", t.Name, t.Kind)
 		}
+		// One-job views of l.jobs: no allocation per case.
 		out := make([][]*Job, len(l.jobs))
-		for i, j := range l.jobs {
-			out[i] = []*Job{j}
+		for i := range l.jobs {
+			out[i] = l.jobs[i : i+1 : i+1]
 		}
 		return out
 	}
