@@ -13,6 +13,8 @@ gen=${GEN_PY:-../shared/bench/gen.py}
 mkdir -p "$out"
 go build -o "$out/agentv" .
 bin="$PWD/$out/agentv"
+root=$PWD
+tfile=$(mktemp)
 
 if [ -f "$gen" ]; then
   python3 "$gen" --out "$out/suites" --dialect v2 --modes llm,code_py,none --sizes 1000,5000 >/dev/null
@@ -26,7 +28,10 @@ measure() {
   local walls=() rss=()
   for _ in $(seq "$runs"); do
     local t
-    t=$( { (cd "$dir" && /usr/bin/time -f '%e %M' "$bin" "$@" --out "$PWD/$out/r.jsonl" >/dev/null 2>/dev/null) ; } 2>&1 | tail -1)
+    local extra=()
+    [ "$1" = eval ] && extra=(--out "$root/$out/r.jsonl")
+    (cd "$dir" && /usr/bin/time -o "$tfile" -f '%e %M' "$bin" "$@" "${extra[@]}" >/dev/null 2>&1) || true
+    t=$(tail -1 "$tfile")
     walls+=("${t% *}"); rss+=("${t#* }")
   done
   python3 - "$name" "${walls[*]}" "${rss[*]}" <<'PY'
@@ -40,9 +45,10 @@ echo "agentv benchmarks, $runs runs each, $(nproc) cores"
 if [ -d "$out/suites" ]; then
   measure "llm judge, 5000 cases (YAML)" "$out/suites/v2/llm-5000" eval eval.yaml
   measure "default judge, 5000 cases" "$out/suites/v2/none-5000" eval eval.yaml
-  measure "validate 5000-case YAML" "$out/suites/v2/llm-5000" validate eval.yaml
+  measure "validate 5000-case YAML" "$out/suites/v2/llm-5000" validate eval.yaml --targets .agentv/targets.yaml
   measure "python code judge, 1000 cases" "$out/suites/v2/code_py-1000" eval eval.yaml --workers 2
 fi
 measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
 measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl
 echo "ideal for the delay scenario: 1000*0.050/64 = 0.781s"
+rm -f "$tfile"
