@@ -53,7 +53,7 @@ func newCLI(t *Target, opts Options) (Provider, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(env, nil, cliReferencedVars(t)...)}
+	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(env, nil, t.ReferencedVars()...)}
 	if t.ProviderBatching {
 		return &cliBatchProvider{p}, nil
 	}
@@ -284,31 +284,4 @@ func cliFileName(id string) string {
 		return "output"
 	}
 	return b.String()
-}
-
-// cliReferencedVars lists the variables a target's settings reference with `${{ VAR }}`:
-// a GitHub token variable among them stays in the child's environment.
-func cliReferencedVars(t *Target) []string {
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			if name, ok := EnvRef(x); ok {
-				out = append(out, name)
-			}
-		case []any:
-			for _, it := range x {
-				walk(it)
-			}
-		case map[string]any:
-			for _, it := range x {
-				walk(it)
-			}
-		}
-	}
-	for _, s := range t.Settings {
-		walk(s.Value)
-	}
-	return out
 }

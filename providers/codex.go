@@ -103,7 +103,7 @@ func newCodexProvider(t *Target, opts Options) (Provider, error) {
 		env = os.Environ()
 	}
 	// Child processes lose the GitHub token unless this target references it (CONTRACT §2).
-	p.env = proc.ChildEnv(env, nil, codexReferencedVars(t)...)
+	p.env = proc.ChildEnv(env, nil, t.ReferencedVars()...)
 	return p, nil
 }
 
@@ -121,32 +121,6 @@ func codexResolvePath(t *Target, p string, command bool) string {
 		return p
 	}
 	return filepath.Join(base, p)
-}
-
-// codexReferencedVars lists the variables named by `${{ VAR }}` in the target's settings.
-func codexReferencedVars(t *Target) []string {
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			if name, ok := EnvRef(x); ok {
-				out = append(out, name)
-			}
-		case []any:
-			for _, it := range x {
-				walk(it)
-			}
-		case map[string]any:
-			for _, it := range x {
-				walk(it)
-			}
-		}
-	}
-	for _, s := range t.Settings {
-		walk(s.Value)
-	}
-	return out
 }
 
 func (p *codexProvider) Target() *Target { return p.t }

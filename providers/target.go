@@ -385,3 +385,30 @@ func typeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// ReferencedVars lists the variables the target's settings name with `${{ VAR }}`, at any
+// depth: a GitHub token variable among them stays in child processes' environment.
+func (t *Target) ReferencedVars() []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if name, ok := EnvRef(x); ok {
+				out = append(out, name)
+			}
+		case []any:
+			for _, it := range x {
+				walk(it)
+			}
+		case map[string]any:
+			for _, it := range x {
+				walk(it)
+			}
+		}
+	}
+	for _, s := range t.Settings {
+		walk(s.Value)
+	}
+	return out
+}

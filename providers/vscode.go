@@ -107,7 +107,7 @@ func newVSCodeProvider(t *Target, opts Options) (Provider, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	p.env = proc.ChildEnv(env, nil, codexReferencedVars(t)...)
+	p.env = proc.ChildEnv(env, nil, t.ReferencedVars()...)
 	p.ci = vscodeCIReason(env)
 	return p, nil
 }

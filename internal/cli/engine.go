@@ -309,7 +309,7 @@ func (p *planner) construct(tf *providers.TargetsFile, name string) (providers.P
 		return providers.DryRun(t, cfg.DryRunDelay, cfg.DryRunMin, cfg.DryRunMax), nil
 	}
 	pr, warns, err := providers.New(t, providers.Options{
-		Verbose: cfg.Verbose, Timeout: cfg.Timeout, Env: proc.ChildEnv(cfg.Environ, nil, referencedTokens(t)...),
+		Verbose: cfg.Verbose, Timeout: cfg.Timeout, Env: proc.ChildEnv(cfg.Environ, nil, t.ReferencedVars()...),
 		Logf: p.e.Logf,
 	})
 	p.diags = append(p.diags, warns...)
@@ -366,20 +366,6 @@ func (p *planner) checkJudges(t *providers.Target, c *suite.Case) error {
 		}
 	}
 	return nil
-}
-
-// referencedTokens lists GitHub token variables a target references, which its child
-// processes may then see.
-func referencedTokens(t *providers.Target) []string {
-	var out []string
-	for _, s := range t.Settings {
-		if v, ok := s.Value.(string); ok {
-			if name, ok := providers.EnvRef(v); ok {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
 }
 
 // caseWarnings groups warnings that name a case by case id.
