@@ -163,6 +163,15 @@ func TestSelfTestUsesTheDocsExample(t *testing.T) {
 		return w.Jobs["evals"].Steps
 	}
 	docSteps := find(t, block[1], "docs example")
+	// The README shows the same workflow, byte for byte.
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := regexp.MustCompile("(?s)## In a workflow\n.*?```yaml\n(.*?)```").FindSubmatch(readme)
+	if rb == nil || string(rb[1]) != string(block[1]) {
+		t.Errorf("README.md's workflow example differs from docs/action.md's quick start")
+	}
 	selfData, err := os.ReadFile(filepath.Join("..", ".github", "workflows", "self-test.yml"))
 	if err != nil {
 		t.Fatal(err)
