@@ -335,7 +335,15 @@ func TestInterruptWritesReports(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1 * time.Second)
+	// Interrupt once some cases have finished (polled, so a slow machine does not make the run
+	// end before any case did).
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if fi, err := os.Stat(filepath.Join(out, "results.jsonl")); err == nil && fi.Size() > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	var ee *exec.ExitError
