@@ -265,7 +265,7 @@ func TestBadInputs(t *testing.T) {
   - {id: huge, input: hi, evaluators: [{name: j, type: code_judge, script: [python3, huge.py]}]}
   - {id: good, input: hi, evaluators: [{name: j, type: code_judge, script: [python3, good.py]}]}
 `},
-			args: []string{"s.yaml", "--timeout", "2"}, wantCode: 3, wantOut: []string{"judge exploded"},
+			args: []string{"s.yaml", "--timeout", "6"}, wantCode: 3, wantOut: []string{"judge exploded"},
 			wantRecs: map[string]results.Verdict{"garbage": "error", "exit1": "error", "hang": "error", "huge": "error", "good": "pass"},
 		},
 		{
