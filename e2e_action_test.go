@@ -272,3 +272,25 @@ func TestActionWorkingDirectoryPaths(t *testing.T) {
 		t.Errorf("summary link not workspace-relative:\n%s", res.summary)
 	}
 }
+
+// A bad input makes the run invalid, with the reason in an annotation, the summary and the outputs.
+func TestActionInvalidInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	gh := actiontest.StartGitHub(t)
+	ws := actionWorkspace(t)
+	res := runAction(t, ws, "event-push.json", gh, map[string]string{"evals": "evals", "min-score": "high"})
+	if res.code != 2 || res.outputs["outcome"] != "invalid" {
+		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "::error title=agentv invalid run::input min-score") {
+		t.Errorf("no error annotation naming the input:\n%s", res.stdout)
+	}
+	if !strings.Contains(res.summary, "min-score") {
+		t.Errorf("summary does not say why:\n%s", res.summary)
+	}
+	if n := len(gh.Requests()); n != 0 {
+		t.Errorf("a push event made %d GitHub API requests", n)
+	}
+}

@@ -145,6 +145,10 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	}
 	p.cmds.Annotate(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
 		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}))
+	if run.Decision.Outcome == gate.Invalid {
+		// Input and configuration problems often have no file position to annotate.
+		fmt.Fprintf(c.Stdout, "::error title=agentv invalid run::%s\n", escapeCommand(p.red.String(run.Decision.Reason)))
+	}
 	if run.Decision.Outcome == gate.Skipped {
 		fmt.Fprintf(c.Stdout, "::notice title=agentv skipped::%s\n", escapeCommand(run.Decision.Reason+". "+forkRecipe))
 	}
