@@ -96,16 +96,43 @@ func New(opts Options, h Handler) *Runner {
 	return &Runner{opts: opts, handler: h}
 }
 
+// laneQueue bounds the jobs waiting for one lane's workers: the stream is read only as fast as
+// cases run, so a large suite is never held whole. A lane whose queue is full holds up the
+// dispatch of the jobs behind it (other lanes' included) until one of its workers takes a job.
+const laneQueue = 1024
+
 // lane is the queue and worker limit of one provider.
 type lane struct {
 	provider providers.Provider
 	limit    int
-	jobs     []*Job
+	batching bool      // provider_batching on a batch-capable provider
+	jobs     []*Job    // batching lanes: every job, batched per eval file when the stream ends
+	queue    chan *Job // other lanes: the jobs waiting for a worker
 }
 
 // Run executes every job and returns when all have a record or ctx was cancelled (then
 // cases not yet started get no record; running ones finish within a short grace period).
 func (r *Runner) Run(ctx context.Context, jobs []*Job) {
+	ch := make(chan *Job)
+	go func() {
+		defer close(ch)
+		for _, j := range jobs {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	r.RunStream(ctx, ch)
+}
+
+// RunStream executes jobs as they arrive and returns once the channel is closed and every
+// job has a record, or ctx was cancelled (as Run). Each provider gets its lane when its first
+// job arrives: a healthcheck, then its workers. Batching lanes keep their jobs until the
+// stream ends, since a batch is one eval file's cases. After cancellation jobs still sent
+// are read and dropped, so the sender never blocks; it should stop sending and close.
+func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 	// Cases in flight keep a context that outlives ctx by drainGrace, so a cancelled run
 	// still records what was nearly done.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -126,32 +153,57 @@ func (r *Runner) Run(ctx context.Context, jobs []*Job) {
 
 	var lanes []*lane
 	byProvider := map[providers.Provider]*lane{}
-	var broken []*Job
-	for _, j := range jobs {
+	var wg sync.WaitGroup
+	for j := range jobs {
+		if ctx.Err() != nil {
+			continue
+		}
 		if j.Err != nil || j.Provider == nil {
-			broken = append(broken, j)
+			r.emit(r.errorRecord(j, nil, 0, 0, jobErr(j)))
 			continue
 		}
 		l := byProvider[j.Provider]
 		if l == nil {
-			l = &lane{provider: j.Provider, limit: r.limit(j.Provider.Target())}
+			l = r.newLane(j.Provider)
 			byProvider[j.Provider] = l
 			lanes = append(lanes, l)
+			if !l.batching {
+				wg.Go(func() { r.runLane(ctx, work, l) })
+			}
 		}
-		l.jobs = append(l.jobs, j)
-	}
-	for _, j := range broken {
-		if ctx.Err() != nil {
-			break
+		if l.batching {
+			l.jobs = append(l.jobs, j)
+			continue
 		}
-		r.emit(r.errorRecord(j, nil, 0, 0, jobErr(j)))
+		select {
+		case l.queue <- j:
+		case <-ctx.Done():
+		}
 	}
-
-	var wg sync.WaitGroup
 	for _, l := range lanes {
-		wg.Go(func() { r.runLane(ctx, work, l) })
+		if l.batching {
+			wg.Go(func() { r.runBatchLane(ctx, work, l) })
+		} else {
+			close(l.queue)
+		}
 	}
 	wg.Wait()
+}
+
+func (r *Runner) newLane(p providers.Provider) *lane {
+	t := p.Target()
+	l := &lane{provider: p, limit: r.limit(t)}
+	_, canBatch := p.(providers.BatchProvider)
+	switch {
+	case t != nil && t.ProviderBatching && canBatch:
+		l.batching = true
+	case t != nil && t.ProviderBatching && r.opts.Verbose:
+		r.opts.Logf("target %q: provider %s does not support batching; running cases one by one", t.Name, t.Kind)
+	}
+	if !l.batching {
+		l.queue = make(chan *Job, laneQueue)
+	}
+	return l
 }
 
 func jobErr(j *Job) error {
@@ -171,24 +223,59 @@ func (r *Runner) limit(t *providers.Target) int {
 	return 1
 }
 
-// runLane runs one provider's jobs: a health check first, then batches or a worker pool.
+// healthcheck runs the provider's healthcheck, if it has one. A failure is the error of
+// every case of the lane.
+func (r *Runner) healthcheck(work context.Context, l *lane) error {
+	hc, ok := l.provider.(providers.HealthChecker)
+	if !ok {
+		return nil
+	}
+	if err := hc.HealthCheck(work); err != nil {
+		return &HealthcheckError{Err: fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)}
+	}
+	return nil
+}
+
+// runLane runs a lane's queued jobs: a healthcheck first, then its worker pool. Jobs
+// queued when ctx is cancelled are dropped without a record.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
-	if hc, ok := l.provider.(providers.HealthChecker); ok {
-		if err := hc.HealthCheck(work); err != nil {
-			err = fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)
-			for _, j := range l.jobs {
-				if ctx.Err() != nil {
-					return
-				}
-				r.emit(r.errorRecord(j, nil, 0, 0, &HealthcheckError{Err: err}))
+	if err := r.healthcheck(work, l); err != nil {
+		for j := range l.queue {
+			if ctx.Err() == nil {
+				r.emit(r.errorRecord(j, nil, 0, 0, err))
 			}
-			return
 		}
+		return
+	}
+	var wg sync.WaitGroup
+	for range l.limit {
+		wg.Go(func() {
+			for j := range l.queue {
+				if ctx.Err() == nil {
+					r.runCase(work, l.provider, j, nil)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// runBatchLane runs a batching lane once the stream has ended: a healthcheck, then one batch
+// per eval file, the answers scored by the lane's workers.
+func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
+	if err := r.healthcheck(work, l); err != nil {
+		for _, j := range l.jobs {
+			if ctx.Err() != nil {
+				return
+			}
+			r.emit(r.errorRecord(j, nil, 0, 0, err))
+		}
+		return
 	}
 	queue := make(chan func(), 1)
 	go func() {
 		defer close(queue)
-		for _, batch := range r.plan(l) {
+		for _, batch := range batches(l.jobs) {
 			if ctx.Err() != nil {
 				return
 			}
@@ -222,25 +309,11 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	wg.Wait()
 }
 
-// plan groups a lane's jobs: with provider_batching on a batch-capable provider, the cases of
-// one eval file form one batch; otherwise every job stands alone.
-func (r *Runner) plan(l *lane) [][]*Job {
-	t := l.provider.Target()
-	_, canBatch := l.provider.(providers.BatchProvider)
-	if t == nil || !t.ProviderBatching || !canBatch {
-		if t != nil && t.ProviderBatching && r.opts.Verbose {
-			r.opts.Logf("target %q: provider %s does not support batching; running cases one by one", t.Name, t.Kind)
-		}
-		// One-job views of l.jobs: no allocation per case.
-		out := make([][]*Job, len(l.jobs))
-		for i := range l.jobs {
-			out[i] = l.jobs[i : i+1 : i+1]
-		}
-		return out
-	}
+// batches groups a batching lane's jobs by eval file, in order of first appearance.
+func batches(jobs []*Job) [][]*Job {
 	var out [][]*Job
 	idx := map[*suite.Suite]int{}
-	for _, j := range l.jobs {
+	for _, j := range jobs {
 		i, ok := idx[j.Case.Suite]
 		if !ok {
 			i = len(out)

@@ -23,7 +23,7 @@ func (l *loader) loadJSONL() {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
-	for lineNo := 1; ; lineNo++ {
+	for lineNo := 1; !l.stopped; lineNo++ {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			if lineNo == 1 {

@@ -16,6 +16,12 @@ import (
 type LoadOptions struct {
 	Cwd       string // working directory; "" means the process's
 	Workspace string // GITHUB_WORKSPACE, may be ""
+	// OnCase, when set, streams a JSONL suite: each case that loads is handed to it as soon as
+	// its line is parsed, instead of being kept in Suite.Cases, so a run need not hold every
+	// case at once. Returning false stops reading the file (the run was cancelled). Duplicate
+	// ids and every diagnostic are found as without it; a case's own diagnostics are already
+	// in Suite.Diagnostics when it is handed over. YAML files ignore it (they are parsed whole).
+	OnCase func(*Case) bool
 }
 
 // Diagnostic kinds produced by the loader.
@@ -57,6 +63,9 @@ type loader struct {
 	// jsonNodes is the node slab reused from one JSONL line to the next: nothing keeps a
 	// line's nodes once its case is parsed (lists keys only anchored YAML nodes).
 	jsonNodes []yaml.Node
+
+	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
+	stopped bool             // onCase asked to stop reading
 }
 
 type diagKey struct {
@@ -120,6 +129,7 @@ func Load(path string, opts LoadOptions) *Suite {
 	if s.Format == "yaml" {
 		l.loadYAML()
 	} else {
+		l.onCase = opts.OnCase
 		l.loadJSONL()
 	}
 	l.finishSuiteList()

@@ -61,7 +61,13 @@ func (l *loader) loadYAML() {
 
 // addCase appends a successfully parsed case.
 func (l *loader) addCase(c *Case) {
-	if c != nil {
+	switch {
+	case c == nil:
+	case l.onCase != nil:
+		if !l.onCase(c) {
+			l.stopped = true
+		}
+	default:
 		l.s.Cases = append(l.s.Cases, c)
 	}
 }

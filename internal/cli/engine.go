@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -86,6 +85,11 @@ type planner struct {
 }
 
 // Run loads, plans and runs the eval. The results file is written as cases finish.
+//
+// JSONL files are streamed: each case becomes a job as soon as its line is read and is
+// dropped once it has run, so memory does not grow with the suite. A fork pull request
+// (SkipOnUnsetSecret) loads and plans everything first instead, since skipping must be
+// decided before any case runs.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if e.Logf == nil {
 		e.Logf = func(string, ...any) {}
@@ -98,51 +102,34 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
-	var suites []*suite.Suite
-	for _, f := range files {
-		s := suite.Load(f, suite.LoadOptions{Cwd: cfg.Cwd, Workspace: cfg.Workspace})
-		out.Diagnostics = append(out.Diagnostics, s.Diagnostics...)
-		suites = append(suites, s)
-	}
-
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{}}
-	jobs := p.plan(suites)
-	// From here on the jobs hold the cases; each is released as soon as it has run.
-	for _, s := range suites {
-		s.Cases = nil
-	}
-	out.Diagnostics = append(out.Diagnostics, p.diags...)
-	for i := range out.Diagnostics {
-		out.Diagnostics[i].File = e.display(out.Diagnostics[i].File)
-	}
-	for n := range p.targets {
-		out.Targets = append(out.Targets, n)
-	}
-	sort.Strings(out.Targets)
+	st := &loadState{}
 
-	for _, d := range out.Diagnostics {
-		if d.IsError() {
-			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
+	var jobs []*runner.Job
+	if cfg.SkipOnUnsetSecret {
+		var suites []*suite.Suite
+		for _, f := range files {
+			s := suite.Load(f, suite.LoadOptions{Cwd: cfg.Cwd, Workspace: cfg.Workspace})
+			st.diags = append(st.diags, s.Diagnostics...)
+			suites = append(suites, s)
 		}
-	}
-	// A case that cannot run for a configuration reason (unknown target, unset variable,
-	// missing targets file) makes the run invalid; each distinct reason is listed once.
-	seenErr := map[string]bool{}
-	for _, j := range jobs {
-		if j.Err != nil && !seenErr[j.Err.Error()] {
-			seenErr[j.Err.Error()] = true
-			out.Problems = append(out.Problems, e.Redactor.String(j.Err.Error()))
+		st.files, st.complete = len(suites), true
+		jobs = p.plan(suites)
+		// From here on the jobs hold the cases; each is released as soon as it has run.
+		for _, s := range suites {
+			s.Cases = nil
 		}
-	}
-	if cfg.EvalID != "" && len(jobs) == 0 && len(suites) > 0 {
-		out.Problems = append(out.Problems, fmt.Sprintf("no eval case matched --eval-id %q", cfg.EvalID))
-	}
-	if cfg.SkipOnUnsetSecret && len(p.unset) > 0 {
-		u := p.unset[0]
-		out.SkipReason = fmt.Sprintf("%s; secrets are not passed to workflows triggered from forks, so no case ran", strings.TrimSpace(cfg.SkipReason+" "+fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)))
-		out.Duration = e.Now().Sub(out.Started)
-		return out, nil
+		for _, j := range jobs {
+			st.add(j)
+		}
+		e.finish(out, p, st)
+		if len(p.unset) > 0 {
+			u := p.unset[0]
+			out.SkipReason = fmt.Sprintf("%s; secrets are not passed to workflows triggered from forks, so no case ran", strings.TrimSpace(cfg.SkipReason+" "+fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)))
+			out.Duration = e.Now().Sub(out.Started)
+			return out, nil
+		}
 	}
 
 	// Results file: created before running, appended as each case finishes.
@@ -175,17 +162,31 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			Env: proc.ChildEnv(cfg.Environ, nil),
 		},
 	}, handler)
-	r.Run(ctx, jobs)
+	if cfg.SkipOnUnsetSecret {
+		r.Run(ctx, jobs)
+	} else {
+		ch := make(chan *runner.Job)
+		go p.stream(ctx, files, st, ch)
+		// RunStream returns after the channel is closed, so st is complete here.
+		r.RunStream(ctx, ch)
+	}
 	if err := w.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	if err := f.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
+	if !cfg.SkipOnUnsetSecret {
+		e.finish(out, p, st)
+	}
 	out.Problems = append(out.Problems, p.healthProblems(out.Records)...)
 	out.Duration = e.Now().Sub(out.Started)
 	if ctx.Err() != nil {
-		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %d cases finished", len(out.Records), len(jobs)))
+		total := fmt.Sprintf("%d", st.jobs)
+		if !st.complete {
+			total = "at least " + total
+		}
+		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(out.Records), total))
 	}
 	return out, writeErr
 }
@@ -205,25 +206,31 @@ func (p *planner) healthProblems(recs []*results.Record) []string {
 
 // plan binds every selected case to its target's provider.
 func (p *planner) plan(suites []*suite.Suite) []*runner.Job {
-	cfg := &p.e.Cfg
 	var jobs []*runner.Job
 	for _, s := range suites {
 		warns := caseWarnings(s.Diagnostics, p.e.display)
 		for _, c := range s.Cases {
-			if cfg.EvalID != "" {
-				if ok, _ := doublestar.Match(cfg.EvalID, c.ID); !ok {
-					continue
-				}
+			if j := p.job(s, c, warns[c.ID]); j != nil {
+				jobs = append(jobs, j)
 			}
-			j := &runner.Job{Case: c, File: p.e.display(s.Path), Warnings: warns[c.ID]}
-			j.Provider, j.Err = p.provider(s, c)
-			if j.Err == nil {
-				j.Err = p.checkJudges(j.Provider.Target(), c)
-			}
-			jobs = append(jobs, j)
 		}
 	}
 	return jobs
+}
+
+// job binds one case to its target's provider; nil when --eval-id leaves the case out.
+func (p *planner) job(s *suite.Suite, c *suite.Case, warns []results.Warning) *runner.Job {
+	if id := p.e.Cfg.EvalID; id != "" {
+		if ok, _ := doublestar.Match(id, c.ID); !ok {
+			return nil
+		}
+	}
+	j := &runner.Job{Case: c, File: p.e.display(s.Path), Warnings: warns}
+	j.Provider, j.Err = p.provider(s, c)
+	if j.Err == nil {
+		j.Err = p.checkJudges(j.Provider.Target(), c)
+	}
+	return j
 }
 
 // targetName picks the case's target: override, case, suite, "default".
@@ -253,6 +260,9 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(path)
+	// Judges look targets files up from running cases while the stream is still planning.
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
+)
+
+// loadState is what loading found, for the outcome once loading is over.
+type loadState struct {
+	diags    []suite.Diagnostic // every file's diagnostics, in file order
+	jobErrs  []string           // distinct reasons why cases cannot run, in order
+	seenErr  map[string]bool
+	jobs     int  // jobs planned
+	files    int  // eval files loaded
+	complete bool // every file was read to its end (false after cancellation)
+}
+
+func (st *loadState) add(j *runner.Job) {
+	st.jobs++
+	if j.Err == nil {
+		return
+	}
+	if st.seenErr == nil {
+		st.seenErr = map[string]bool{}
+	}
+	if msg := j.Err.Error(); !st.seenErr[msg] {
+		st.seenErr[msg] = true
+		st.jobErrs = append(st.jobErrs, msg)
+	}
+}
+
+// stream loads the files in order and sends a job for every selected case: JSONL cases as
+// their lines are read, YAML cases once their file is parsed. It closes ch when done or
+// when ctx is cancelled.
+func (p *planner) stream(ctx context.Context, files []string, st *loadState, ch chan<- *runner.Job) {
+	defer close(ch)
+	send := func(j *runner.Job) bool {
+		select {
+		case ch <- j:
+			st.add(j)
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return
+		}
+		seen := 0 // diagnostics of the file already searched for case warnings
+		s := suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace,
+			OnCase: func(c *suite.Case) bool {
+				// A case's warnings are recorded before it is handed over.
+				ds := c.Suite.Diagnostics
+				warns := caseWarnings(ds[seen:], p.e.display)[c.ID]
+				seen = len(ds)
+				if j := p.job(c.Suite, c, warns); j != nil {
+					return send(j)
+				}
+				return true
+			}})
+		st.diags = append(st.diags, s.Diagnostics...)
+		st.files++
+		cases := s.Cases // YAML only: streamed JSONL cases were sent already
+		s.Cases = nil
+		var warns map[string][]results.Warning
+		if len(cases) > 0 {
+			warns = caseWarnings(s.Diagnostics, p.e.display)
+		}
+		for i, c := range cases {
+			cases[i] = nil // released once it has run
+			if j := p.job(s, c, warns[c.ID]); j != nil && !send(j) {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	st.complete = true
+}
+
+// finish fills the outcome from what loading found: diagnostics (display paths), targets,
+// and the problems that make the run invalid.
+func (e *Engine) finish(out *Outcome, p *planner, st *loadState) {
+	out.Diagnostics = append(out.Diagnostics, st.diags...)
+	p.mu.Lock()
+	out.Diagnostics = append(out.Diagnostics, p.diags...)
+	for n := range p.targets {
+		out.Targets = append(out.Targets, n)
+	}
+	p.mu.Unlock()
+	for i := range out.Diagnostics {
+		out.Diagnostics[i].File = e.display(out.Diagnostics[i].File)
+	}
+	sort.Strings(out.Targets)
+	for _, d := range out.Diagnostics {
+		if d.IsError() {
+			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
+		}
+	}
+	// A case that cannot run for a configuration reason (unknown target, unset variable,
+	// missing targets file) makes the run invalid; each distinct reason is listed once.
+	for _, msg := range st.jobErrs {
+		out.Problems = append(out.Problems, e.Redactor.String(msg))
+	}
+	if e.Cfg.EvalID != "" && st.jobs == 0 && st.files > 0 && st.complete {
+		out.Problems = append(out.Problems, fmt.Sprintf("no eval case matched --eval-id %q", e.Cfg.EvalID))
+	}
+}
