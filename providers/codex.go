@@ -63,16 +63,8 @@ func newCodexProvider(t *Target, opts Options) (Provider, error) {
 			return nil, t.Error("cwd", "directory %q does not exist", p.cwd)
 		}
 	}
-	if f, ok, err := t.Float("timeout_seconds"); err != nil {
+	if p.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
 		return nil, err
-	} else if ok {
-		if f <= 0 {
-			return nil, t.Error("timeout_seconds", "want a positive number of seconds, got %v", f)
-		}
-		p.timeout = time.Duration(f * float64(time.Second))
-	}
-	if opts.Timeout > 0 && (p.timeout == 0 || opts.Timeout < p.timeout) {
-		p.timeout = opts.Timeout
 	}
 	if v, ok, err := t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
 		return nil, err

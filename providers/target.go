@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agentv/action/internal/redact"
@@ -411,4 +412,24 @@ func (t *Target) ReferencedVars() []string {
 		walk(s.Value)
 	}
 	return out
+}
+
+// TimeoutSeconds reads a positive number of seconds from key and returns the smaller of it
+// and limit (the run's --timeout; 0: none); 0 when neither is set.
+func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration, error) {
+	f, ok, err := t.Float(key)
+	if err != nil {
+		return 0, err
+	}
+	var d time.Duration
+	if ok {
+		if f <= 0 {
+			return 0, t.Error(key, "want a positive number of seconds, got %v", f)
+		}
+		d = time.Duration(f * float64(time.Second))
+	}
+	if limit > 0 && (d == 0 || limit < d) {
+		d = limit
+	}
+	return d, nil
 }

@@ -89,16 +89,8 @@ func newVSCodeProvider(t *Target, opts Options) (Provider, error) {
 	} else if ok && strings.TrimSpace(v) != "" {
 		p.system = strings.TrimSpace(v)
 	}
-	if f, ok, err := t.Float("timeout_seconds"); err != nil {
+	if p.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
 		return nil, err
-	} else if ok {
-		if f <= 0 {
-			return nil, t.Error("timeout_seconds", "want a positive number of seconds, got %v", f)
-		}
-		p.timeout = time.Duration(f * float64(time.Second))
-	}
-	if opts.Timeout > 0 && (p.timeout == 0 || opts.Timeout < p.timeout) {
-		p.timeout = opts.Timeout
 	}
 	if p.timeout == 0 {
 		p.timeout = vscodeDefaultWait
