@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -222,7 +221,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
 				fmt.Fprintf(c.Stderr, "agentv: "+format+"\n", args...)
 			}
 		},
-		Handler: handlerFunc(func(rec *results.Record) {
+		Handler: runner.HandlerFunc(func(rec *results.Record) {
 			done++ // handler calls are serialized by the runner
 			report.Progress(c.Stderr, rec, done, 0)
 		}),
@@ -233,5 +232,3 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
 func escapeCommand(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }
-
-var _ = os.Getenv

@@ -11,7 +11,6 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
-	"github.com/agentv/action/results"
 )
 
 // localMarker heads comment.md when the comment is rendered outside a pull request.
@@ -103,10 +102,6 @@ func writeReports(dir string, run *report.Run, marker string) error {
 	}
 	return nil
 }
-
-type handlerFunc func(rec *results.Record)
-
-func (f handlerFunc) CaseFinished(rec *results.Record) { f(rec) }
 
 func relTo(base, p string) string {
 	if r, err := filepath.Rel(base, p); err == nil && !filepath.IsAbs(r) && len(r) > 0 && r[0] != '.' {
