@@ -44,8 +44,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if !filepath.IsAbs(resultsDir) {
 		resultsDir = filepath.Join(workspace, resultsDir)
 	}
-	pub := publisher{c: c, env: env, in: in, ev: ev, cmds: cmds, red: red, workspace: workspace, wd: wd,
-		comment: in.Comment, actions: true}
+	pub := publisher{c: c, env: env, in: in, ev: ev, cmds: cmds, red: red, workspace: workspace}
 
 	if len(inErrs) > 0 {
 		var problems []string
@@ -110,9 +109,6 @@ type publisher struct {
 	cmds      *action.Commands
 	red       *redact.Redactor
 	workspace string
-	wd        string
-	comment   action.CommentMode
-	actions   bool
 }
 
 func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, dir, resultsPath string) int {
@@ -185,7 +181,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 // lost report.
 func (p *publisher) postComment(ctx context.Context, run *report.Run, marker string) string {
 	pr := p.in.PR(p.ev)
-	if pr <= 0 || p.comment == action.CommentOff || p.comment == "" {
+	if pr <= 0 || p.in.Comment == action.CommentOff || p.in.Comment == "" {
 		return ""
 	}
 	if p.ev.SecretsWithheld() && p.in.PRNumber == 0 {
@@ -203,7 +199,7 @@ func (p *publisher) postComment(ctx context.Context, run *report.Run, marker str
 		return ""
 	}
 	hasWarnings := len(run.Diagnostics) > 0
-	url, err := action.Upsert(ctx, store, pr, marker, report.Comment(run, marker), p.comment, run.Decision.Outcome, hasWarnings)
+	url, err := action.Upsert(ctx, store, pr, marker, report.Comment(run, marker), p.in.Comment, run.Decision.Outcome, hasWarnings)
 	if err != nil {
 		fmt.Fprintf(p.c.Stdout, "::warning title=PR comment not updated::%s\n", escapeCommand(p.red.String(err.Error())))
 		return ""

@@ -41,7 +41,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		if ws == "" {
 			ws = c.Cwd
 		}
-		pub := publisher{c: c, env: env, ev: ev, cmds: cmds, red: red, workspace: ws, wd: c.Cwd, comment: mode, actions: true,
+		pub := publisher{c: c, env: env, ev: ev, cmds: cmds, red: red, workspace: ws,
 			in: action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
 		return pub.publish(ctx, run, out, dir, out.ResultsPath)
 	}
