@@ -71,6 +71,17 @@ type Runner struct {
 	opts    Options
 	handler Handler
 	mu      sync.Mutex // serializes handler calls
+
+	healthMu     sync.Mutex
+	healthFailed []error // one per target whose healthcheck failed
+}
+
+// HealthFailures returns the failed healthchecks of the run, one per target: each makes the
+// run invalid (CONTRACT §3.2).
+func (r *Runner) HealthFailures() []error {
+	r.healthMu.Lock()
+	defer r.healthMu.Unlock()
+	return append([]error(nil), r.healthFailed...)
 }
 
 // New returns a runner reporting to h.
@@ -231,7 +242,11 @@ func (r *Runner) healthcheck(work context.Context, l *lane) error {
 		return nil
 	}
 	if err := hc.HealthCheck(work); err != nil {
-		return &HealthcheckError{Err: fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)}
+		herr := &HealthcheckError{Err: fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)}
+		r.healthMu.Lock()
+		r.healthFailed = append(r.healthFailed, herr)
+		r.healthMu.Unlock()
+		return herr
 	}
 	return nil
 }

@@ -312,7 +312,11 @@ func TestRunHealthcheckFailure(t *testing.T) {
 	p.target = &providers.Target{Name: "agent", Kind: providers.KindCLI}
 	p.answer = answerText("hi")
 	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobsFor(newSuite(3), p))
+	r := New(testOptions(1), &col)
+	r.Run(t.Context(), jobsFor(newSuite(3), p))
+	if f := r.HealthFailures(); len(f) != 1 || !strings.Contains(f[0].Error(), `"agent"`) {
+		t.Errorf("HealthFailures = %v, want one naming the target", f)
+	}
 	if p.calls.Load() != 0 {
 		t.Errorf("cases ran despite a failed healthcheck")
 	}

@@ -179,7 +179,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}
-	out.Problems = append(out.Problems, p.healthProblems(out.Records)...)
+	for _, err := range r.HealthFailures() {
+		out.Problems = append(out.Problems, e.Redactor.String(err.Error()))
+	}
 	out.Duration = e.Now().Sub(out.Started)
 	if ctx.Err() != nil {
 		total := fmt.Sprintf("%d", st.jobs)
@@ -189,19 +191,6 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(out.Records), total))
 	}
 	return out, writeErr
-}
-
-// healthProblems lists failed healthchecks once per target.
-func (p *planner) healthProblems(recs []*results.Record) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, r := range recs {
-		if strings.HasPrefix(r.Error, "healthcheck of target") && !seen[r.Target] {
-			seen[r.Target] = true
-			out = append(out, r.Error)
-		}
-	}
-	return out
 }
 
 // plan binds every selected case to its target's provider.
