@@ -136,41 +136,50 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 }
 
 // invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
-// even if the provider does not honour its context.
+// even if the provider does not honour its context: only a provider known to return on
+// cancellation (the mock) is called without a goroutine standing guard.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if r.opts.Timeout > 0 {
-		callCtx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
-	}
+	callCtx, cancel := providers.CallContext(ctx, "", r.opts.Timeout)
 	defer cancel()
 	req := &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()}
-	type answer struct {
-		resp *providers.Response
-		err  error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("provider panicked: %v", p)}
-			}
+	var resp *providers.Response
+	var err error
+	if providers.ReturnsOnCancel(judge) {
+		resp, err = invokeRecovering(callCtx, judge, req)
+	} else {
+		type answer struct {
+			resp *providers.Response
+			err  error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			resp, err := invokeRecovering(callCtx, judge, req)
+			done <- answer{resp, err}
 		}()
-		resp, err := judge.Invoke(callCtx, req)
-		done <- answer{resp, err}
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-callCtx.Done():
-		a.err = callCtx.Err()
+		select {
+		case a := <-done:
+			resp, err = a.resp, a.err
+		case <-callCtx.Done():
+			err = callCtx.Err()
+		}
 	}
-	if a.err == nil && a.resp == nil {
-		a.err = errors.New("no response")
+	if err == nil && resp == nil {
+		err = errors.New("no response")
 	}
-	if a.err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+	if err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		return nil, fmt.Errorf("timed out after %s", r.opts.Timeout)
 	}
-	return a.resp, a.err
+	return resp, err
+}
+
+// invokeRecovering calls the provider, turning a panic into an error.
+func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.Request) (resp *providers.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, fmt.Errorf("provider panicked: %v", v)
+		}
+	}()
+	return p.Invoke(ctx, req)
 }
 
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the

@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -161,6 +162,46 @@ func TestLLMJudgeTimeout(t *testing.T) {
 	out := Evaluate(t.Context(), riskInput(riskCase(t.TempDir()), "x"), opts)
 	res := out.Results[0]
 	if !out.Errored || !strings.Contains(res.Error, "timed out after 50ms") || len(res.Misses) != 1 {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+// stuckJudge ignores its context: it answers only when release is closed.
+type stuckJudge struct{ release chan struct{} }
+
+func (stuckJudge) Target() *providers.Target { return &providers.Target{Name: "stuck", Kind: "mock"} }
+
+func (s stuckJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
+	<-s.release
+	return &providers.Response{Text: `{"score":1}`}, nil
+}
+
+// A judge that does not honour its context still times out: the call is not waited for.
+func TestLLMJudgeTimeoutIgnoredContext(t *testing.T) {
+	t.Parallel()
+	j := stuckJudge{release: make(chan struct{})}
+	defer close(j.release)
+	opts := judgeOpts(j, nil)
+	opts.Timeout = 50 * time.Millisecond
+	out := Evaluate(t.Context(), riskInput(riskCase(t.TempDir()), "x"), opts)
+	if res := out.Results[0]; !out.Errored || !strings.Contains(res.Error, "timed out after 50ms") {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+// panicJudge panics in Invoke.
+type panicJudge struct{}
+
+func (panicJudge) Target() *providers.Target { return &providers.Target{Name: "boom", Kind: "mock"} }
+
+func (panicJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
+	panic("judge exploded")
+}
+
+func TestLLMJudgePanics(t *testing.T) {
+	t.Parallel()
+	out := Evaluate(t.Context(), riskInput(riskCase(t.TempDir()), "x"), judgeOpts(panicJudge{}, nil))
+	if res := out.Results[0]; !out.Errored || !strings.Contains(res.Error, "provider panicked: judge exploded") {
 		t.Errorf("result = %+v", res)
 	}
 }

@@ -97,7 +97,7 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
 		req.Attempt = attempt
-		actx, cancel := context.WithTimeout(providers.WithEvalID(ctx, req.EvalID), r.opts.Timeout)
+		actx, cancel := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
 		timedOut := actx.Err() == context.DeadlineExceeded
 		cancel()
