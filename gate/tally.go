@@ -1,20 +1,35 @@
 package gate
 
-import "github.com/agentv/action/results"
+import (
+	"iter"
+
+	"github.com/agentv/action/results"
+)
 
 // Tally counts verdicts and the mean score (errored cases count 0).
 func Tally(recs []*results.Record) Counts {
+	return TallySeq(func(yield func(results.Verdict, float64) bool) {
+		for _, r := range recs {
+			if !yield(r.Verdict, r.Score) {
+				return
+			}
+		}
+	})
+}
+
+// TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.
+func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
 	var c Counts
 	var sum float64
-	for _, r := range recs {
+	for v, score := range cases {
 		c.Total++
-		switch r.Verdict {
+		switch v {
 		case results.VerdictPass:
 			c.Passed++
-			sum += r.Score
+			sum += score
 		case results.VerdictFail:
 			c.Failed++
-			sum += r.Score
+			sum += score
 		default:
 			c.Errors++
 		}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -37,22 +36,25 @@ func Console(w io.Writer, run *Run, color bool) {
 		run = &Run{}
 	}
 	p := &painter{color: color}
-	recs := sortedRecords(run.Records)
+	recs := run.sortedCases()
 	lab := newLabeler(recs)
 	var b strings.Builder
 
-	var errored []*results.Record
+	var errored []*Case
 	for _, r := range recs {
-		if verdictOf(r) == results.VerdictError {
+		if r.Verdict == results.VerdictError {
 			errored = append(errored, r)
 		}
 	}
 	if len(errored) > 0 {
 		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 		for _, r := range errored {
-			msg := firstError(r)
-			if msg == "" {
-				msg = fmt.Sprintf("case has verdict %q", r.Verdict)
+			msg := ""
+			if r.Record != nil {
+				msg = firstError(r.Record)
+				if msg == "" {
+					msg = fmt.Sprintf("case has verdict %q", r.Record.Verdict)
+				}
 			}
 			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(lab.label(r)), clean(truncate(oneLine(msg), 500)))
 		}
@@ -67,7 +69,7 @@ func Console(w io.Writer, run *Run, color bool) {
 		fmt.Fprintf(&b, "   Skipped: %d", c.Skipped)
 	}
 	b.WriteString("\n")
-	s := Stats(recs)
+	s := caseStats(recs)
 	if s.Count > 0 {
 		fmt.Fprintf(&b, "Mean score:    %.3f\n", s.Mean)
 		fmt.Fprintf(&b, "Median score:  %.3f\n", s.Median)
@@ -107,18 +109,32 @@ func Console(w io.Writer, run *Run, color bool) {
 	_, _ = io.WriteString(w, b.String())
 }
 
-// ranked returns the best and the worst cases: a stable sort by descending score keeps the
-// report order among equal scores, and the worst list starts with the lowest.
-func ranked(recs []*results.Record) (top, bottom []*results.Record) {
-	desc := slices.Clone(recs)
-	slices.SortStableFunc(desc, func(a, b *results.Record) int { return cmp.Compare(caseScore(b), caseScore(a)) })
-	asc := slices.Clone(recs)
-	slices.SortStableFunc(asc, func(a, b *results.Record) int { return cmp.Compare(caseScore(a), caseScore(b)) })
-	n := min(consoleTop, len(recs))
-	return desc[:n], asc[:n]
+// ranked returns the best and the worst cases, as stable sorts by descending and ascending
+// score would begin: ties keep the report order, and the worst list starts with the lowest.
+// One pass over the cases, keeping the first few of each.
+func ranked(cases []*Case) (top, bottom []*Case) {
+	for _, c := range cases {
+		top = keepFirst(top, c, func(a, b *Case) bool { return caseScore(a) > caseScore(b) })
+		bottom = keepFirst(bottom, c, func(a, b *Case) bool { return caseScore(a) < caseScore(b) })
+	}
+	return top, bottom
 }
 
-func writeRanked(b *strings.Builder, recs []*results.Record, lab labeler) {
+// keepFirst inserts c into the ranked list after every case it does not beat, keeping at
+// most consoleTop cases.
+func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
+	i := len(list)
+	for i > 0 && beats(c, list[i-1]) {
+		i--
+	}
+	if i >= consoleTop {
+		return list
+	}
+	list = slices.Insert(list, i, c)
+	return list[:min(len(list), consoleTop)]
+}
+
+func writeRanked(b *strings.Builder, recs []*Case, lab labeler) {
 	for i, r := range recs {
 		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(lab.label(r)))
 	}

@@ -50,8 +50,8 @@ func TestConsoleRankingIsStable(t *testing.T) {
 	for i, s := range []float64{0.5, 0.9, 0.5, 0.9, 0.1, 0.5} {
 		recs = append(recs, &results.Record{EvalID: string(rune('a' + i)), File: "f.yaml", Line: i + 1, Score: s, Verdict: results.VerdictPass})
 	}
-	top, bottom := ranked(sortedRecords(recs))
-	ids := func(rs []*results.Record) string {
+	top, bottom := ranked((&Run{Records: recs}).sortedCases())
+	ids := func(rs []*Case) string {
 		var s string
 		for _, r := range rs {
 			s += r.EvalID

@@ -150,11 +150,11 @@ func encodeJUnit(w *bufio.Writer, run *Run) error {
 		return err
 	}
 	for i := range doc.Suites {
-		var recs []*results.Record
+		var cases []*Case
 		if i < len(groups) {
-			recs = groups[i]
+			cases = groups[i]
 		}
-		if err := writeSuite(w, enc, run, &doc.Suites[i], recs); err != nil {
+		if err := writeSuite(w, enc, run, &doc.Suites[i], cases); err != nil {
 			return err
 		}
 	}
@@ -171,8 +171,8 @@ func encodeJUnit(w *bufio.Writer, run *Run) error {
 func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 
 // writeSuite writes one testsuite: its own testcases (the config suite) and then one
-// testcase per record, rendered as it is written.
-func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, recs []*results.Record) error {
+// testcase per case, copied from the spool or rendered as it is written.
+func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, cases []*Case) error {
 	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
 		attr("name", s.Name), attr("tests", strconv.Itoa(s.Tests)), attr("failures", strconv.Itoa(s.Failures)),
 		attr("errors", strconv.Itoa(s.Errors)), attr("skipped", strconv.Itoa(s.Skipped)), attr("time", s.Time)}}
@@ -196,7 +196,7 @@ func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, 
 			return err
 		}
 	}
-	if len(recs) > 0 {
+	if len(cases) > 0 {
 		// File suites always have properties, so the encoder is past the suite's start tag
 		// and its indentation state stays right around the hand-written testcases.
 		if s.Properties == nil {
@@ -205,9 +205,8 @@ func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, 
 		if err := enc.Flush(); err != nil {
 			return err
 		}
-		for _, r := range recs {
-			tc := junitCase(run, r)
-			writeTestcase(w, &tc)
+		if err := writeTestcases(w, run, cases); err != nil {
+			return err
 		}
 	}
 	if s.SystemOut != "" {
@@ -218,13 +217,13 @@ func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, 
 	return enc.EncodeToken(start.End())
 }
 
-// junitDocument builds the XML model of a run without the testcases of its records: those
-// are rendered while writing, from the returned record groups (one per file suite, in the
-// order of doc.Suites).
-func junitDocument(run *Run) (junitTestsuites, [][]*results.Record) {
-	recs := sortedRecords(run.Records)
+// junitDocument builds the XML model of a run without the testcases of its cases: those
+// are written afterwards, from the returned case groups (one per file suite, in the order of
+// doc.Suites).
+func junitDocument(run *Run) (junitTestsuites, [][]*Case) {
+	recs := run.sortedCases()
 	doc := junitTestsuites{Name: "agentv"}
-	var groups [][]*results.Record
+	var groups [][]*Case
 	var totalMS int64
 
 	// Group by file; records are sorted by file, so each group is contiguous.
@@ -256,7 +255,7 @@ func junitDocument(run *Run) (junitTestsuites, [][]*results.Record) {
 }
 
 // junitSuite fills a file's testsuite header: counts, time and properties.
-func junitSuite(run *Run, recs []*results.Record) junitTestsuite {
+func junitSuite(run *Run, recs []*Case) junitTestsuite {
 	file := recs[0].File
 	s := junitTestsuite{Name: xmlText(file), File: xmlText(file)}
 	if s.Name == "" {
@@ -269,7 +268,7 @@ func junitSuite(run *Run, recs []*results.Record) junitTestsuite {
 	var targets []string
 	for _, r := range recs {
 		s.Tests++
-		switch verdictOf(r) {
+		switch r.Verdict {
 		case results.VerdictError:
 			s.Errors++
 		case results.VerdictFail:
@@ -305,7 +304,9 @@ func thresholdProperties(run *Run) []junitProperty {
 	return p
 }
 
-func junitCase(run *Run, r *results.Record) junitTestcase {
+// junitCase renders a record's testcase; threshold is the case threshold its failure
+// message names.
+func junitCase(threshold float64, r *results.Record) junitTestcase {
 	tc := junitTestcase{
 		Name:      xmlText(r.EvalID),
 		Classname: xmlText(r.Dataset),
@@ -324,18 +325,18 @@ func junitCase(run *Run, r *results.Record) junitTestcase {
 		}
 	case results.VerdictFail:
 		tc.Failure = &junitResult{
-			Message: xmlText(failureMessage(run, r)),
+			Message: xmlText(failureMessage(threshold, r)),
 			Type:    "below-threshold",
 			Text:    xmlBody(xmlText(truncate(bulleted(r.Misses), junitTextLimit))),
 		}
 	}
-	tc.SystemOut = xmlBody(xmlText(junitSystemOut(run, r)))
+	tc.SystemOut = xmlBody(xmlText(junitSystemOut(threshold, r)))
 	return tc
 }
 
 // failureMessage reads: score 0.420 below case threshold 0.800; misses: a; b; c (+2 more).
-func failureMessage(run *Run, r *results.Record) string {
-	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, run.Gate.CaseThreshold)
+func failureMessage(threshold float64, r *results.Record) string {
+	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, threshold)
 	if len(r.Misses) > 0 {
 		var top []string
 		for _, m := range r.Misses[:min(len(r.Misses), junitTopMisses)] {
@@ -368,13 +369,13 @@ func errorText(r *results.Record) string {
 	return strings.Join(lines, "\n")
 }
 
-func junitSystemOut(run *Run, r *results.Record) string {
+func junitSystemOut(threshold float64, r *results.Record) string {
 	// Appended with strconv rather than fmt: this runs once per case of the run.
 	b := make([]byte, 0, 256)
 	b = append(b, "score: "...)
 	b = strconv.AppendFloat(b, r.Score, 'f', 3, 64)
 	b = append(b, " (case threshold "...)
-	b = strconv.AppendFloat(b, run.Gate.CaseThreshold, 'f', 3, 64)
+	b = strconv.AppendFloat(b, threshold, 'f', 3, 64)
 	b = append(b, ")\nverdict: "...)
 	b = append(b, verdictOf(r)...)
 	b = append(b, "\nsource: "...)
@@ -393,14 +394,16 @@ func junitSystemOut(run *Run, r *results.Record) string {
 		b = strconv.AppendInt(b, int64(r.Attempts), 10)
 		b = append(b, '\n')
 	}
-	if in, out, ok := tokens(r); ok {
+	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
+		in, out := t.TokenUsage.Input, t.TokenUsage.Output
 		b = append(b, "tokens: "...)
 		b = strconv.AppendInt(b, in, 10)
 		b = append(b, " input, "...)
 		b = strconv.AppendInt(b, out, 10)
 		b = append(b, " output\n"...)
 	}
-	if c, ok := cost(r); ok {
+	if t := r.TraceSummary; t != nil && t.CostUSD != nil {
+		c := *t.CostUSD
 		b = append(b, "cost: $"...)
 		b = strconv.AppendFloat(b, c, 'f', 4, 64)
 		b = append(b, '\n')
@@ -422,6 +425,32 @@ func junitSystemOut(run *Run, r *results.Record) string {
 		}
 	}
 	return string(b)
+}
+
+// writeTestcases writes the cases' testcases in order: spooled parts are copied, runs of them
+// at once; a case without one is rendered from its record.
+func writeTestcases(w *bufio.Writer, run *Run, cases []*Case) error {
+	var parts []spoolPart
+	flush := func() error {
+		if len(parts) == 0 {
+			return nil
+		}
+		err := run.JUnitParts.copyTo(w, parts)
+		parts = parts[:0]
+		return err
+	}
+	for _, c := range cases {
+		if c.part.n > 0 && run.JUnitParts != nil {
+			parts = append(parts, c.part)
+			continue
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		tc := junitCase(run.Gate.CaseThreshold, c.record())
+		writeTestcase(w, &tc)
+	}
+	return flush()
 }
 
 func appendEvaluators(b []byte, ers []results.EvaluatorResult, pad string) []byte {

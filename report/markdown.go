@@ -40,7 +40,7 @@ type view struct {
 
 // caseRef is one case as the report classifies it.
 type caseRef struct {
-	rec     *results.Record
+	c       *Case
 	verdict results.Verdict
 	label   string
 	details bool // the detail level shows this case's model text
@@ -55,17 +55,17 @@ type limits struct {
 
 // buildView prepares a run for rendering.
 func buildView(run *Run, marker string, lim limits) *view {
-	recs := sortedRecords(run.Records)
+	recs := run.sortedCases()
 	v := &view{run: run, lim: lim, runURL: run.Links.runURL(), cols: evaluatorColumns(recs)}
-	v.showTokens = slices.ContainsFunc(recs, func(r *results.Record) bool { _, _, ok := tokens(r); return ok })
-	v.showCost = slices.ContainsFunc(recs, func(r *results.Record) bool { _, ok := cost(r); return ok })
+	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { return c.HasTokens })
+	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { return c.HasCost })
 	v.why = run.Details != DetailsNone
 	v.failHead = tableHeader(v.cols, v.showTokens, v.showCost, v.why)
 	v.passHead = tableHeader(v.cols, v.showTokens, v.showCost, false)
 	lab := newLabeler(recs)
 	for _, r := range recs {
-		vd := verdictOf(r)
-		c := caseRef{rec: r, verdict: vd, label: lab.label(r), details: run.Details.shows(vd)}
+		vd := r.Verdict
+		c := caseRef{c: r, verdict: vd, label: lab.label(r), details: run.Details.shows(vd)}
 		if vd == results.VerdictPass {
 			v.pass = append(v.pass, c)
 		} else {
@@ -86,20 +86,22 @@ func buildView(run *Run, marker string, lim limits) *view {
 
 // row renders a case's table row.
 func (v *view) row(c caseRef) string {
-	return tableRow(v.run, c.rec, c.verdict, v.cols, v.showTokens, v.showCost, v.why && c.verdict != results.VerdictPass, v.lim)
+	return tableRow(v.run, c.c, c.verdict, v.cols, v.showTokens, v.showCost, v.why && c.verdict != results.VerdictPass, v.lim)
 }
 
 // detailsOf renders a case's collapsed details block.
 func (v *view) detailsOf(c caseRef) string {
-	return detailsBlock(v.run, c.rec, c.verdict, c.label, v.lim)
+	// A Collector drops passing cases' text only when their rows cannot fit, and then their
+	// details are never rendered; record() is a guard, not a path reports take.
+	return detailsBlock(v.run, c.c.record(), c.verdict, c.label, v.lim)
 }
 
 // evaluatorColumns lists the top-level evaluator names in order of first appearance, or nil
 // when there are more than fit as columns.
-func evaluatorColumns(recs []*results.Record) []string {
+func evaluatorColumns(cases []*Case) []string {
 	var names []string
-	for _, r := range recs {
-		for _, e := range r.EvaluatorResults {
+	for _, r := range cases {
+		for _, e := range r.Evaluators {
 			if !slices.Contains(names, e.Name) {
 				names = append(names, e.Name)
 			}
@@ -139,19 +141,19 @@ func tableHeader(cols []string, showTokens, showCost, why bool) string {
 	return "| " + strings.Join(h, " | ") + " |\n|" + strings.Join(sep, "|") + "|\n"
 }
 
-func tableRow(run *Run, r *results.Record, vd results.Verdict, cols []string, showTokens, showCost, why bool, lim limits) string {
+func tableRow(run *Run, r *Case, vd results.Verdict, cols []string, showTokens, showCost, why bool, lim limits) string {
 	cells := []string{verdictMark(vd), mdInline(truncate(r.EvalID, 120)),
 		mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line)), fmt.Sprintf("%.3f", r.Score)}
 	if cols == nil {
 		var parts []string
-		for _, e := range r.EvaluatorResults {
+		for _, e := range r.Evaluators {
 			parts = append(parts, mdInline(truncate(e.Name, 60))+" "+evaluatorScore(e))
 		}
 		cells = append(cells, strings.Join(parts, ", "))
 	}
 	for _, c := range cols {
 		cell := "–"
-		for _, e := range r.EvaluatorResults {
+		for _, e := range r.Evaluators {
 			if e.Name == c {
 				cell = evaluatorScore(e)
 				break
@@ -162,15 +164,15 @@ func tableRow(run *Run, r *results.Record, vd results.Verdict, cols []string, sh
 	cells = append(cells, formatMS(r.DurationMS))
 	if showTokens {
 		cell := "–"
-		if in, out, ok := tokens(r); ok {
-			cell = thousands(int(in)) + " / " + thousands(int(out))
+		if r.HasTokens {
+			cell = thousands(int(r.TokensIn)) + " / " + thousands(int(r.TokensOut))
 		}
 		cells = append(cells, cell)
 	}
 	if showCost {
 		cell := "–"
-		if c, ok := cost(r); ok {
-			cell = fmt.Sprintf("$%.4f", c)
+		if r.HasCost {
+			cell = fmt.Sprintf("$%.4f", r.CostUSD)
 		}
 		cells = append(cells, cell)
 	}
@@ -181,7 +183,11 @@ func tableRow(run *Run, r *results.Record, vd results.Verdict, cols []string, sh
 }
 
 // reason is the one thing to read first about a case that did not pass.
-func reason(r *results.Record, vd results.Verdict) string {
+func reason(c *Case, vd results.Verdict) string {
+	r := c.Record
+	if r == nil || vd == results.VerdictPass {
+		return ""
+	}
 	if vd == results.VerdictError {
 		return firstError(r)
 	}
@@ -191,8 +197,8 @@ func reason(r *results.Record, vd results.Verdict) string {
 	return ""
 }
 
-func evaluatorScore(e results.EvaluatorResult) string {
-	if e.Error != "" {
+func evaluatorScore(e EvaluatorScore) string {
+	if e.Errored {
 		return fmt.Sprintf("%.3f 💥", e.Score)
 	}
 	return fmt.Sprintf("%.3f", e.Score)
@@ -235,11 +241,11 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	if r.Attempts > 1 {
 		meta = append(meta, fmt.Sprintf("%d attempts", r.Attempts))
 	}
-	if in, out, ok := tokens(r); ok {
-		meta = append(meta, fmt.Sprintf("%s in / %s out tokens", thousands(int(in)), thousands(int(out))))
+	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
+		meta = append(meta, fmt.Sprintf("%s in / %s out tokens", thousands(int(t.TokenUsage.Input)), thousands(int(t.TokenUsage.Output))))
 	}
-	if c, ok := cost(r); ok {
-		meta = append(meta, fmt.Sprintf("$%.4f", c))
+	if t := r.TraceSummary; t != nil && t.CostUSD != nil {
+		meta = append(meta, fmt.Sprintf("$%.4f", *t.CostUSD))
 	}
 	b.WriteString(strings.Join(meta, " · ") + "\n\n")
 	if r.Error != "" {
@@ -319,7 +325,7 @@ func warningItem(l Links, d suite.Diagnostic, lim limits) string {
 	return s + "\n"
 }
 
-func headSection(run *Run, marker string, recs []*results.Record) string {
+func headSection(run *Run, marker string, recs []*Case) string {
 	var b strings.Builder
 	if marker != "" {
 		b.WriteString(strings.TrimRight(marker, "\n") + "\n")
@@ -353,12 +359,12 @@ func headSection(run *Run, marker string, recs []*results.Record) string {
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
 	if len(recs) > 0 {
-		b.WriteString(distribution(Stats(recs)))
+		b.WriteString(distribution(caseStats(recs)))
 	}
 	return b.String()
 }
 
-func settingsLine(run *Run, recs []*results.Record) string {
+func settingsLine(run *Run, recs []*Case) string {
 	g := run.Gate
 	parts := []string{"case threshold " + formatFloat(g.CaseThreshold)}
 	if g.MinScore != nil {
@@ -376,11 +382,11 @@ func settingsLine(run *Run, recs []*results.Record) string {
 	var dollars float64
 	var haveTokens, haveCost bool
 	for _, r := range recs {
-		if i, o, ok := tokens(r); ok {
-			in, out, haveTokens = in+i, out+o, true
+		if r.HasTokens {
+			in, out, haveTokens = in+r.TokensIn, out+r.TokensOut, true
 		}
-		if c, ok := cost(r); ok {
-			dollars, haveCost = dollars+c, true
+		if r.HasCost {
+			dollars, haveCost = dollars+r.CostUSD, true
 		}
 	}
 	if haveTokens {

@@ -34,11 +34,17 @@ import (
 
 // Run is everything a report shows about one run.
 type Run struct {
-	// Records are the case results in any order; reports sort them by File, Line, then EvalID.
-	Records  []*results.Record
-	Decision gate.Decision // outcome and the reason a person can read
-	Gate     gate.Options  // thresholds the decision used
-	Counts   gate.Counts   // verdict counts and mean score (errored cases count 0)
+	// Cases are the case results in any order; reports sort them by File, Line, then EvalID.
+	Cases []*Case
+	// Records are the case results when Cases is nil (a results file read back): each makes
+	// a Case keeping its whole record.
+	Records []*results.Record
+	// JUnitParts are the cases' testcases rendered as they finished (Collector.Parts); JUnit
+	// copies a case's part when it has one and renders its Record otherwise.
+	JUnitParts *JUnitParts
+	Decision   gate.Decision // outcome and the reason a person can read
+	Gate       gate.Options  // thresholds the decision used
+	Counts     gate.Counts   // verdict counts and mean score (errored cases count 0)
 	// Diagnostics are run-level load and configuration problems, template warnings included.
 	Diagnostics []suite.Diagnostic
 	Details     DetailLevel // how much model text the Markdown surfaces show
@@ -47,6 +53,32 @@ type Run struct {
 	Targets     []string    // names of the targets used
 	Started     time.Time   // when the run started (zero: unknown)
 	Duration    time.Duration
+
+	sorted []*Case // cases in report order, computed once (a large run is sorted once)
+}
+
+// sortedCases returns the run's cases ordered by file, line, then id. Neither Cases nor
+// Records is reordered. The run must not change once a report has been rendered.
+func (run *Run) sortedCases() []*Case {
+	if run.sorted != nil {
+		return run.sorted
+	}
+	var out []*Case
+	if run.Cases != nil {
+		out = make([]*Case, 0, len(run.Cases))
+		for _, c := range run.Cases {
+			if c != nil {
+				out = append(out, c)
+			}
+		}
+	} else {
+		out = CasesOf(run.Records)
+	}
+	slices.SortStableFunc(out, func(a, b *Case) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
+	})
+	run.sorted = out
+	return out
 }
 
 // Links locate the run on GitHub. Source links need ServerURL, Repo and SHA.
@@ -113,21 +145,6 @@ func (d DetailLevel) shows(v results.Verdict) bool {
 	return v != results.VerdictPass
 }
 
-// sortedRecords returns the non-nil records ordered by file, line, then id. The caller's
-// slice is not reordered.
-func sortedRecords(recs []*results.Record) []*results.Record {
-	out := make([]*results.Record, 0, len(recs))
-	for _, r := range recs {
-		if r != nil {
-			out = append(out, r)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *results.Record) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
-	})
-	return out
-}
-
 // verdictOf treats a record with an error as errored whatever its verdict field says, and an
 // unknown verdict as errored too, so no surface can show a broken record as passing.
 func verdictOf(r *results.Record) results.Verdict {
@@ -145,15 +162,15 @@ func verdictOf(r *results.Record) results.Verdict {
 // appears in more than one place (two eval files may share ids).
 type labeler map[string]int
 
-func newLabeler(recs []*results.Record) labeler {
+func newLabeler(cases []*Case) labeler {
 	l := labeler{}
-	for _, r := range recs {
-		l[r.EvalID]++
+	for _, c := range cases {
+		l[c.EvalID]++
 	}
 	return l
 }
 
-func (l labeler) label(r *results.Record) string {
+func (l labeler) label(r *Case) string {
 	if l[r.EvalID] > 1 {
 		return fmt.Sprintf("%s (%s)", r.EvalID, position(r.File, r.Line))
 	}
@@ -191,32 +208,15 @@ func firstError(r *results.Record) string {
 	return walk(r.EvaluatorResults)
 }
 
-// tokens returns input and output tokens when the record knows them.
-func tokens(r *results.Record) (in, out int64, ok bool) {
-	if r.TraceSummary == nil || r.TraceSummary.TokenUsage == nil {
-		return 0, 0, false
-	}
-	u := r.TraceSummary.TokenUsage
-	return u.Input, u.Output, true
-}
-
-// cost returns the record's cost in USD when known.
-func cost(r *results.Record) (float64, bool) {
-	if r.TraceSummary == nil || r.TraceSummary.CostUSD == nil {
-		return 0, false
-	}
-	return *r.TraceSummary.CostUSD, true
-}
-
 // warningCount counts run diagnostics and the warnings carried by records, counting a
 // record warning that repeats a run diagnostic once.
 func warningCount(run *Run) int {
-	return len(collectWarnings(run, sortedRecords(run.Records)))
+	return len(collectWarnings(run, run.sortedCases()))
 }
 
 // collectWarnings merges run diagnostics with record warnings, dropping duplicates, sorted by
 // position. Errors come back with IsError set.
-func collectWarnings(run *Run, recs []*results.Record) []suite.Diagnostic {
+func collectWarnings(run *Run, cases []*Case) []suite.Diagnostic {
 	type key struct {
 		file      string
 		line, col int
@@ -235,9 +235,9 @@ func collectWarnings(run *Run, recs []*results.Record) []suite.Diagnostic {
 	for _, d := range run.Diagnostics {
 		add(d)
 	}
-	for _, r := range recs {
-		for _, w := range r.Warnings {
-			add(suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Kind: w.Kind, CaseID: r.EvalID, Message: w.Message})
+	for _, c := range cases {
+		for _, w := range c.warnings() {
+			add(suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Kind: w.Kind, CaseID: c.EvalID, Message: w.Message})
 		}
 	}
 	suite.SortDiagnostics(out)

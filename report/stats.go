@@ -30,12 +30,13 @@ type ScoreStats struct {
 // inner edge goes to the upper bin, so a case passing at the default threshold 0.8 shows in the
 // top bin. (AgentV 2.5 puts edge scores in the lower bin; the contract only asks for five bins.)
 func Stats(recs []*results.Record) ScoreStats {
-	scores := make([]float64, 0, len(recs))
-	for _, r := range recs {
-		if r == nil {
-			continue
-		}
-		scores = append(scores, caseScore(r))
+	return caseStats(CasesOf(recs))
+}
+
+func caseStats(cases []*Case) ScoreStats {
+	scores := make([]float64, 0, len(cases))
+	for _, c := range cases {
+		scores = append(scores, caseScore(c))
 	}
 	return statsOf(scores)
 }
@@ -73,11 +74,11 @@ func statsOf(scores []float64) ScoreStats {
 }
 
 // caseScore is the score a case counts with: 0 when errored, clamped to [0,1].
-func caseScore(r *results.Record) float64 {
-	if verdictOf(r) == results.VerdictError {
+func caseScore(c *Case) float64 {
+	if c.Verdict == results.VerdictError {
 		return 0
 	}
-	return clampScore(r.Score)
+	return clampScore(c.Score)
 }
 
 func clampScore(v float64) float64 {

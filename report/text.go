@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -131,23 +132,38 @@ func skipCSI(s string, j int) int {
 	return j
 }
 
-// truncate cuts s to at most limit runes, ending with a note of how much was left out.
+// cutMark ends a text that compact cut short, followed by the number of characters it left
+// out (and the text's trailing newlines). NUL never survives clean, so the mark cannot show even where truncate is bypassed.
+const cutMark = "\x00agentv-cut:"
+
+// truncate cuts s to at most limit runes, ending with a note of how much was left out,
+// counting what compact already cut.
 func truncate(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
+	extra := 0
+	if i := strings.LastIndex(s, cutMark); i >= 0 {
+		tail := s[i+len(cutMark):]
+		digits := strings.TrimRight(tail, "\n")
+		if n, err := strconv.Atoi(digits); err == nil && n >= 0 {
+			s, extra = s[:i], n+len(tail)-len(digits) // the count, then the newlines kept after it
+		}
+	}
 	n := utf8.RuneCountInString(s)
-	if n <= limit {
+	if n+extra <= limit {
 		return s
 	}
-	cut := 0
+	shown, end := 0, len(s)
 	for i := range s {
-		if cut == limit {
-			return s[:i] + fmt.Sprintf("… [%s more %s]", thousands(n-limit), plural(n-limit, "character", "characters"))
+		if shown == limit {
+			end = i
+			break
 		}
-		cut++
+		shown++
 	}
-	return s
+	left := n + extra - shown
+	return s[:end] + fmt.Sprintf("… [%s more %s]", thousands(left), plural(left, "character", "characters"))
 }
 
 // oneLine joins the lines of s with spaces and trims it, for messages shown on one line.

@@ -62,11 +62,11 @@ func (c *Command) runAction(ctx context.Context) int {
 			path = filepath.Join(workspace, path)
 		}
 		recs, err := results.ReadFile(path)
-		out := &Outcome{Records: recs, ResultsPath: path}
+		regrade(recs, in.Gate().CaseThreshold)
+		out := &Outcome{Cases: report.CasesOf(recs), ResultsPath: path}
 		if err != nil {
 			out.Problems = append(out.Problems, red.String(fmt.Sprintf("could not read results: %v", err)))
 		}
-		regrade(recs, in.Gate().CaseThreshold)
 		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, path)
 	}
 
@@ -79,7 +79,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
-		Cwd: wd, Workspace: workspace, Environ: environ,
+		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 	}
@@ -91,6 +91,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	}
 	cmds.Group("agentv: running evals")
 	out, err := c.engine(cfg, red).Run(ctx)
+	defer out.Close()
 	cmds.EndGroup()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
@@ -113,10 +114,7 @@ type publisher struct {
 
 func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, dir, resultsPath string) int {
 	c := p.c
-	run.Details = report.DetailLevel(0)
-	if d, err := report.ParseDetailLevel(string(p.in.Details)); err == nil {
-		run.Details = d
-	}
+	run.Details = details(p.in.Details)
 	sha := p.ev.HeadSHA
 	if sha == "" {
 		sha = p.env.SHA
@@ -134,9 +132,12 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {
 		fmt.Fprintf(c.Stdout, "::warning::could not write the job summary: %s\n", escapeCommand(err.Error()))
 	}
-	recs := make([]results.Record, len(run.Records))
-	for i, r := range run.Records {
-		recs[i] = *r
+	// Passing cases get no annotations; every case that can has its record kept.
+	var recs []results.Record
+	for _, cs := range run.Cases {
+		if cs.Record != nil {
+			recs = append(recs, *cs.Record)
+		}
 	}
 	p.cmds.Annotate(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
 		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}))
@@ -160,7 +161,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if run.Decision.Outcome == gate.Skipped {
-		ro.Skipped = len(out.Records)
+		ro.Skipped = len(out.Cases)
 	}
 	if counts.Total > 0 {
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
@@ -222,6 +223,14 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
 			report.Progress(c.Stderr, rec, done, 0)
 		}),
 	}
+}
+
+// details parses the details input; an invalid one was reported with the inputs.
+func details(d action.Details) report.DetailLevel {
+	if l, err := report.ParseDetailLevel(string(d)); err == nil {
+		return l
+	}
+	return report.DetailsFailures
 }
 
 // escapeCommand escapes a workflow command's message (%, CR, LF).

@@ -17,6 +17,7 @@ import (
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
@@ -39,6 +40,7 @@ type EvalConfig struct {
 	DryRunMax   time.Duration
 	Gate        gate.Options
 	Verbose     bool
+	Details     report.DetailLevel // how much model text the Markdown reports will show
 	Cwd         string
 	Workspace   string   // GITHUB_WORKSPACE
 	Environ     []string // process environment
@@ -60,7 +62,8 @@ type Engine struct {
 
 // Outcome is what an eval run produced.
 type Outcome struct {
-	Records     []*results.Record // compacted copies, for reports
+	Cases       []*report.Case     // what the reports keep of each finished case
+	JUnitParts  *report.JUnitParts // the cases' JUnit testcases, rendered as they finished
 	Diagnostics []suite.Diagnostic
 	Problems    []string // configuration or input problems: the run is invalid
 	SkipReason  string
@@ -68,6 +71,15 @@ type Outcome struct {
 	Started     time.Time
 	Duration    time.Duration
 	ResultsPath string
+
+	collector *report.Collector
+}
+
+// Close releases what the outcome holds for its reports (the JUnit spool).
+func (o *Outcome) Close() {
+	if o != nil && o.collector != nil {
+		_ = o.collector.Close()
+	}
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -143,6 +155,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	defer f.Close()
 	out.ResultsPath = cfg.Out
 	w := results.NewWriter(f)
+	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold)
+	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {
 		if err := w.Write(rec); err != nil && writeErr == nil {
@@ -151,7 +165,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if e.Handler != nil {
 			e.Handler.CaseFinished(rec)
 		}
-		out.Records = append(out.Records, compact(rec))
+		col.Add(rec)
 	})
 	r := runner.New(runner.Options{
 		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
@@ -176,6 +190,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if err := f.Sync(); err != nil && writeErr == nil {
 		writeErr = err
 	}
+	out.Cases = col.Cases()
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}
@@ -188,7 +203,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if !st.complete {
 			total = "at least " + total
 		}
-		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(out.Records), total))
+		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
 	}
 	return out, writeErr
 }
@@ -377,45 +392,6 @@ func caseWarnings(ds []suite.Diagnostic, display func(string) string) map[string
 		out[d.CaseID] = append(out[d.CaseID], results.Warning{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
 	}
 	return out
-}
-
-// Keep in memory only what reports show: long texts are cut and recorded prompts dropped,
-// so memory does not grow with the whole run's text (the results file has everything).
-const keepText = 4096
-
-func compact(r *results.Record) *results.Record {
-	c := *r
-	c.CandidateAnswer = cut(c.CandidateAnswer)
-	c.Reasoning = cut(c.Reasoning)
-	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
-	// Reports do not show these: the completion time, provider metadata, and the trace
-	// beyond token usage and cost.
-	c.Timestamp, c.ConversationID, c.ProviderMetadata = "", "", nil
-	if t := r.TraceSummary; t != nil {
-		c.TraceSummary = nil
-		if t.TokenUsage != nil || t.CostUSD != nil {
-			c.TraceSummary = &results.TraceSummary{TokenUsage: t.TokenUsage, CostUSD: t.CostUSD}
-		}
-	}
-	c.EvaluatorResults = make([]results.EvaluatorResult, len(r.EvaluatorResults))
-	for i, e := range r.EvaluatorResults {
-		e.EvaluatorProviderRequest = nil
-		e.Details = nil
-		e.Reasoning = cut(e.Reasoning)
-		c.EvaluatorResults[i] = e
-	}
-	return &c
-}
-
-func cut(s string) string {
-	if len(s) <= keepText {
-		return s
-	}
-	i := keepText
-	for i > 0 && (s[i]&0xC0) == 0x80 { // don't split a UTF-8 sequence
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the

@@ -42,11 +42,11 @@ func (c *Command) reportCmd(args []string) int {
 		path = filepath.Join(c.Cwd, path)
 	}
 	recs, err := results.ReadFile(path)
-	out := &Outcome{Records: recs}
+	regrade(recs, g.CaseThreshold)
+	out := &Outcome{Cases: report.CasesOf(recs)}
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
 	}
-	regrade(recs, g.CaseThreshold)
 	run := buildRun(out, g)
 	dir := *outDir
 	if dir == "" {

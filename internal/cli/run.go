@@ -11,6 +11,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
+	"github.com/agentv/action/results"
 )
 
 // localMarker heads comment.md when the comment is rendered outside a pull request.
@@ -24,6 +25,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
 	out, err := c.engine(cfg, red).Run(ctx)
+	defer out.Close()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
@@ -60,7 +62,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 func buildRun(out *Outcome, g gate.Options) *report.Run {
 	if len(out.Targets) == 0 { // a report from a results file: the records name their targets
 		seen := map[string]bool{}
-		for _, r := range out.Records {
+		for _, r := range out.Cases {
 			if r.Target != "" && !seen[r.Target] {
 				seen[r.Target] = true
 				out.Targets = append(out.Targets, r.Target)
@@ -68,14 +70,26 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 		}
 		sort.Strings(out.Targets)
 	}
-	counts := gate.Tally(out.Records)
+	counts := tally(out.Cases)
 	counts.Problems = out.Problems
 	counts.SkipReason = out.SkipReason
 	return &report.Run{
-		Records: out.Records, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
+		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration,
 	}
+}
+
+// tally counts verdicts as gate.Tally does, from the cases' verdicts (an errored record
+// counts as errored whatever its verdict field says, as every report shows it).
+func tally(cases []*report.Case) gate.Counts {
+	return gate.TallySeq(func(yield func(results.Verdict, float64) bool) {
+		for _, c := range cases {
+			if !yield(c.Verdict, c.Score) {
+				return
+			}
+		}
+	})
 }
 
 // writeReports writes junit.xml, summary.md and comment.md into dir.

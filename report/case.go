@@ -1,0 +1,191 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentv/action/results"
+)
+
+// Case is what the reports keep of one finished case. The fields are what every surface
+// needs of every case (tables, statistics, JUnit suite headers); Record, the case's text,
+// is kept only where a surface may show it. A 100,000-case run keeps about 200 bytes a case
+// instead of its whole record (CONTRACT §1: the run stays under 150 MiB).
+type Case struct {
+	EvalID, Dataset, Target, File string
+	Line                          int
+	Score                         float64
+	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
+	// not pass or fail, counts as errored.
+	Verdict    results.Verdict
+	DurationMS int64
+	Attempts   int
+	Evaluators []EvaluatorScore // top-level evaluators, in record order
+	// TokensIn and TokensOut are the trace's token usage when HasTokens; CostUSD likewise.
+	TokensIn, TokensOut int64
+	CostUSD             float64
+	HasTokens, HasCost  bool
+	// Record is the case's record with long texts cut and recorded prompts dropped (the
+	// results file has everything), or nil when no surface of this run shows its text.
+	Record *results.Record
+
+	part spoolPart // where the case's rendered JUnit testcase is, when spooled
+}
+
+// EvaluatorScore is one evaluator's score as the case tables show it.
+type EvaluatorScore struct {
+	Name    string
+	Type    string
+	Score   float64
+	Errored bool
+}
+
+// NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
+// surfaces that show model text; without it only the fields of Case are kept. Failed and
+// errored cases and cases with warnings always keep their record: every surface shows them.
+func NewCase(r *results.Record, keepText bool) *Case {
+	c := &Case{
+		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: r.Line,
+		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: r.Attempts,
+	}
+	if n := len(r.EvaluatorResults); n > 0 {
+		c.Evaluators = make([]EvaluatorScore, n)
+		for i, e := range r.EvaluatorResults {
+			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Type: e.Type, Score: e.Score, Errored: e.Error != ""}
+		}
+	}
+	if t := r.TraceSummary; t != nil {
+		if u := t.TokenUsage; u != nil {
+			c.TokensIn, c.TokensOut, c.HasTokens = u.Input, u.Output, true
+		}
+		if t.CostUSD != nil {
+			c.CostUSD, c.HasCost = *t.CostUSD, true
+		}
+	}
+	if keepText || c.Verdict != results.VerdictPass || len(r.Warnings) > 0 {
+		c.Record = compact(r)
+	}
+	return c
+}
+
+// CasesOf makes cases of records, each keeping its whole record: for re-rendering a results
+// file, where the records are in memory anyway.
+func CasesOf(recs []*results.Record) []*Case {
+	out := make([]*Case, 0, len(recs))
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		c := NewCase(r, false)
+		c.Record = r
+		out = append(out, c)
+	}
+	return out
+}
+
+// warnings returns the load-time warnings the case carries.
+func (c *Case) warnings() []results.Warning {
+	if c.Record == nil {
+		return nil
+	}
+	return c.Record.Warnings
+}
+
+// keepRunes is how many characters of each long text a kept record holds: what the widest
+// surface shows (JUnit's limit; JUnit testcases are spooled from the full record anyway).
+const keepRunes = junitTextLimit
+
+// compact copies the parts of a record that reports show: long texts are cut and recorded
+// prompts, provider metadata and the trace beyond token usage and cost are dropped, so
+// memory does not grow with the run's text.
+func compact(r *results.Record) *results.Record {
+	c := *r
+	c.CandidateAnswer = cut(c.CandidateAnswer)
+	c.Reasoning = cut(c.Reasoning)
+	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
+	c.Timestamp, c.ConversationID, c.ProviderMetadata = "", "", nil
+	if t := r.TraceSummary; t != nil {
+		c.TraceSummary = nil
+		if t.TokenUsage != nil || t.CostUSD != nil {
+			c.TraceSummary = &results.TraceSummary{TokenUsage: t.TokenUsage, CostUSD: t.CostUSD}
+		}
+	}
+	c.EvaluatorResults = compactEvaluators(r.EvaluatorResults)
+	return &c
+}
+
+func compactEvaluators(ers []results.EvaluatorResult) []results.EvaluatorResult {
+	if ers == nil {
+		return nil
+	}
+	out := make([]results.EvaluatorResult, len(ers))
+	for i, e := range ers {
+		e.EvaluatorProviderRequest = nil
+		e.Details = nil
+		e.Reasoning = cut(e.Reasoning)
+		e.EvaluatorResults = compactEvaluators(e.EvaluatorResults)
+		out[i] = e
+	}
+	return out
+}
+
+// cut keeps the first keepRunes characters of s and notes how many it left out (see
+// truncate), so reports still say how long the whole text was.
+func cut(s string) string {
+	if len(s) <= keepRunes {
+		return s
+	}
+	n, end := 0, len(s)
+	for i := range s {
+		if n == keepRunes {
+			end = i
+			break
+		}
+		n++
+	}
+	if end == len(s) {
+		return s
+	}
+	// Trailing newlines stay after the count, so a caller that trims them (writePre) counts
+	// what it would have counted on the whole text.
+	rest := s[end:]
+	body := strings.TrimRight(rest, "\n")
+	nl := len(rest) - len(body)
+	if body == "" && nl <= 4096 {
+		return s // only newlines are left: nothing worth cutting
+	}
+	if nl > 4096 {
+		body, nl = rest, 0
+	}
+	return s[:end] + cutMark + strconv.Itoa(utf8.RuneCountInString(body)) + rest[len(rest)-nl:]
+}
+
+// record returns the case's record, or one made of its fields when its text was not kept.
+func (c *Case) record() *results.Record {
+	if c.Record != nil {
+		return c.Record
+	}
+	r := &results.Record{
+		EvalID: c.EvalID, Dataset: c.Dataset, Target: c.Target, File: c.File, Line: c.Line,
+		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: c.Attempts,
+	}
+	for _, e := range c.Evaluators {
+		er := results.EvaluatorResult{Name: e.Name, Type: e.Type, Score: e.Score, Verdict: results.Band(e.Score)}
+		if e.Errored {
+			er.Error = "(see results.jsonl)"
+		}
+		r.EvaluatorResults = append(r.EvaluatorResults, er)
+	}
+	if c.HasTokens || c.HasCost {
+		r.TraceSummary = &results.TraceSummary{}
+		if c.HasTokens {
+			r.TraceSummary.TokenUsage = &results.TokenUsage{Input: c.TokensIn, Output: c.TokensOut}
+		}
+		if c.HasCost {
+			cost := c.CostUSD
+			r.TraceSummary.CostUSD = &cost
+		}
+	}
+	return r
+}

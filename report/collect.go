@@ -1,0 +1,194 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agentv/action/results"
+)
+
+// minRowBytes is the smallest a case table row can be: "| ✅ |  |  | 1.000 |  | 0ms |\n".
+const minRowBytes = 31
+
+// maxPassText is how many passing cases may keep their text. Passing details show only when
+// every passing row fits (see plan), and more rows than this cannot fit in the largest budget,
+// so beyond it no surface shows a passing case's text.
+const maxPassText = SummaryLimit / minRowBytes
+
+// Collector keeps what the reports need of each case as it finishes, so a large run does not
+// hold its records until the end: a Case each (Record only where a surface may show its
+// text), and the case's JUnit testcase, rendered at once into an unlinked temporary file and
+// copied into junit.xml in report order at the end.
+//
+// Add is not safe for concurrent use; the runner serialises its handler calls.
+type Collector struct {
+	details   DetailLevel
+	threshold float64
+	cases     []*Case
+	passText  int  // passing cases keeping their record for the details level
+	dropPass  bool // too many passing cases for their text to show anywhere
+	parts     *JUnitParts
+	intern    map[string]string
+}
+
+// NewCollector returns a collector for a run whose Markdown surfaces use details and whose
+// JUnit failure messages use caseThreshold. Close it when the reports are written.
+func NewCollector(details DetailLevel, caseThreshold float64) *Collector {
+	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{}}
+	if p, err := newJUnitParts(); err == nil {
+		c.parts = p
+	}
+	// Without a spool file (no writable temporary directory) every record is kept, so JUnit
+	// can still be rendered from them at the end.
+	return c
+}
+
+// Add keeps what the reports need of a finished record. rec is not retained.
+func (c *Collector) Add(rec *results.Record) {
+	keep := c.parts == nil
+	if c.details == DetailsAll && !c.dropPass {
+		keep = true
+	}
+	cs := NewCase(rec, keep)
+	// Eval runs repeat the same few file, dataset and target names.
+	cs.File, cs.Dataset, cs.Target = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target)
+	for i := range cs.Evaluators {
+		e := &cs.Evaluators[i]
+		e.Name, e.Type = c.str(e.Name), c.str(e.Type)
+	}
+	if c.parts != nil {
+		tc := junitCase(c.threshold, rec)
+		cs.part = c.parts.add(&tc)
+	}
+	if cs.Verdict == results.VerdictPass && cs.Record != nil && len(rec.Warnings) == 0 && c.parts != nil {
+		c.passText++
+		if c.passText > maxPassText {
+			c.dropPassText()
+			cs.Record = nil
+		}
+	}
+	c.cases = append(c.cases, cs)
+}
+
+// dropPassText releases the text of passing cases once there are too many to show.
+func (c *Collector) dropPassText() {
+	c.dropPass = true
+	for _, cs := range c.cases {
+		if cs.Verdict == results.VerdictPass && len(cs.warnings()) == 0 {
+			cs.Record = nil
+		}
+	}
+}
+
+func (c *Collector) str(s string) string {
+	if v, ok := c.intern[s]; ok {
+		return v
+	}
+	if len(c.intern) < 4096 {
+		c.intern[s] = s
+	}
+	return s
+}
+
+// Cases returns the cases kept so far, in completion order.
+func (c *Collector) Cases() []*Case { return c.cases }
+
+// Len returns how many cases were added.
+func (c *Collector) Len() int { return len(c.cases) }
+
+// Parts returns the spooled JUnit testcases for Run.JUnitParts; nil when there is no spool.
+func (c *Collector) Parts() *JUnitParts { return c.parts }
+
+// Close releases the spool file.
+func (c *Collector) Close() error {
+	if c.parts == nil {
+		return nil
+	}
+	return c.parts.close()
+}
+
+// JUnitParts holds JUnit testcases rendered as their cases finished, in a temporary file that
+// is unlinked as soon as it is open (nothing is left behind, whatever ends the process).
+type JUnitParts struct {
+	f   *os.File
+	w   *bufio.Writer
+	n   int64 // bytes written through w
+	err error
+}
+
+// spoolPart locates one rendered testcase in the spool; n == 0: none.
+type spoolPart struct {
+	off int64
+	n   int32
+}
+
+func newJUnitParts() (*JUnitParts, error) {
+	f, err := os.CreateTemp("", "agentv-junit-*.part")
+	if err != nil {
+		return nil, err
+	}
+	// Unlinked at once: the file lives as long as the descriptor.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	p := &JUnitParts{f: f}
+	p.w = bufio.NewWriterSize(countingWriter{f, &p.n}, 64<<10)
+	return p, nil
+}
+
+func (p *JUnitParts) add(tc *junitTestcase) spoolPart {
+	off := p.n + int64(p.w.Buffered())
+	writeTestcase(p.w, tc)
+	end := p.n + int64(p.w.Buffered())
+	if p.err == nil && end-off > 1<<31-1 {
+		p.err = fmt.Errorf("a JUnit testcase of %d bytes", end-off)
+	}
+	return spoolPart{off: off, n: int32(end - off)}
+}
+
+// copyTo writes the parts to w in order, reading runs of adjacent parts at once.
+func (p *JUnitParts) copyTo(w io.Writer, parts []spoolPart) error {
+	if p.err != nil {
+		return p.err
+	}
+	if err := p.w.Flush(); err != nil {
+		return fmt.Errorf("JUnit spool: %w", err)
+	}
+	buf := make([]byte, 0, 256<<10)
+	for i := 0; i < len(parts); {
+		off, end := parts[i].off, parts[i].off+int64(parts[i].n)
+		j := i + 1
+		for j < len(parts) && parts[j].off == end && end-off < 1<<20 {
+			end += int64(parts[j].n)
+			j++
+		}
+		if int64(cap(buf)) < end-off {
+			buf = make([]byte, end-off)
+		}
+		b := buf[:end-off]
+		if _, err := p.f.ReadAt(b, off); err != nil {
+			return fmt.Errorf("JUnit spool: %w", err)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func (p *JUnitParts) close() error { return p.f.Close() }
+
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	*c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,231 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/results"
+)
+
+// collected adds the run's records to a Collector in a shuffled completion order and returns
+// the run rendered from what the collector kept instead of the records.
+func collected(t testing.TB, run *Run, seed uint64) (*Run, *Collector) {
+	t.Helper()
+	recs := append([]*results.Record(nil), run.Records...)
+	rand.New(rand.NewPCG(seed, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	col := NewCollector(run.Details, run.Gate.CaseThreshold)
+	t.Cleanup(func() { _ = col.Close() })
+	for _, r := range recs {
+		col.Add(r)
+	}
+	out := *run
+	out.Records, out.Cases, out.JUnitParts, out.sorted = nil, col.Cases(), col.Parts(), nil
+	return &out, col
+}
+
+// renderAll renders every surface of a run.
+func renderAll(t testing.TB, run *Run) map[string]string {
+	t.Helper()
+	var j, c bytes.Buffer
+	if err := JUnit(&j, run); err != nil {
+		t.Fatal(err)
+	}
+	Console(&c, run, false)
+	return map[string]string{
+		"junit.xml": j.String(), "summary.md": Summary(run), "comment.md": Comment(run, testMarker),
+		"console.txt": c.String(),
+	}
+}
+
+// manyFileRun is the fixture plus cases spread over several files with long texts, so the
+// spool's runs of adjacent testcases are broken by the shuffle and some exceed 1 MiB.
+func manyFileRun(t testing.TB) *Run {
+	run := fixtureRun(t)
+	long := strings.Repeat("a long judge explanation, ", 800) // ≈20 KB: cut when kept
+	for i := range 120 {
+		v, score := results.VerdictPass, 0.9
+		switch i % 7 {
+		case 3:
+			v, score = results.VerdictFail, 0.2
+		case 5:
+			v, score = results.VerdictError, 0
+		}
+		r := &results.Record{
+			EvalID: fmt.Sprintf("c-%03d", i%50), Dataset: "many", File: fmt.Sprintf("evals/f%d.yaml", i%3), Line: 10 + i,
+			Score: score, Verdict: v, CandidateAnswer: "answer " + long[:i*100], Reasoning: long, Target: "default",
+			Hits: []string{"ok"}, Misses: []string{"a miss"}, DurationMS: int64(i * 37), Attempts: 1 + i%3,
+			EvaluatorResults: []results.EvaluatorResult{
+				{Name: "rubric", Type: "llm_judge", Score: score, Weight: 1, Verdict: results.Band(score), Reasoning: long,
+					Details: []byte(`{"x":1}`), EvaluatorProviderRequest: []byte(`{"user_prompt":"p"}`)},
+			},
+			LMProviderRequest: []byte(`{"question":"q"}`),
+		}
+		if v == results.VerdictError {
+			r.Error = "target timed out"
+		}
+		if i%11 == 0 {
+			cost := 0.001 * float64(i)
+			r.TraceSummary = &results.TraceSummary{TokenUsage: &results.TokenUsage{Input: int64(i), Output: 2}, CostUSD: &cost}
+		}
+		run.Records = append(run.Records, r)
+	}
+	return run
+}
+
+// The reports rendered from a Collector are byte for byte those rendered from the records,
+// at every details level, whatever order the cases finished in.
+func TestCollectorRendersAsRecords(t *testing.T) {
+	for _, d := range []DetailLevel{DetailsFailures, DetailsAll, DetailsNone} {
+		t.Run(d.String(), func(t *testing.T) {
+			want := manyFileRun(t)
+			want.Details = d
+			wantOut := renderAll(t, want)
+			for seed := range uint64(3) {
+				run := manyFileRun(t)
+				run.Details = d
+				got, col := collected(t, run, seed)
+				if col.Parts() == nil {
+					t.Fatal("no JUnit spool")
+				}
+				for name, out := range renderAll(t, got) {
+					if diff := cmp.Diff(wantOut[name], out); diff != "" {
+						t.Errorf("seed %d: %s differs (-records +collector):\n%s", seed, name, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// What the collector keeps: passing cases drop their text unless the details level shows it;
+// kept records lose recorded prompts and keep long texts cut with their length noted.
+func TestCollectorKeepsLittle(t *testing.T) {
+	run := manyFileRun(t)
+	_, col := collected(t, run, 1)
+	for _, c := range col.Cases() {
+		warned := c.Record != nil && len(c.Record.Warnings) > 0
+		switch {
+		case c.Verdict == results.VerdictPass && !warned:
+			if c.Record != nil {
+				t.Errorf("%s: passing case kept its record", c.EvalID)
+			}
+		case c.Record == nil:
+			t.Errorf("%s (%s): record not kept", c.EvalID, c.Verdict)
+		default:
+			r := c.Record
+			if r.LMProviderRequest != nil || len(r.EvaluatorResults) > 0 && (r.EvaluatorResults[0].EvaluatorProviderRequest != nil || r.EvaluatorResults[0].Details != nil) {
+				t.Errorf("%s: recorded prompts or details kept", c.EvalID)
+			}
+			if strings.HasPrefix(c.EvalID, "c-") && !strings.Contains(r.Reasoning, cutMark) {
+				t.Errorf("%s: long reasoning not cut", c.EvalID)
+			}
+		}
+	}
+	all, _ := collected(t, func() *Run { r := manyFileRun(t); r.Details = DetailsAll; return r }(), 1)
+	for _, c := range all.Cases {
+		if c.Record == nil {
+			t.Errorf("details all: %s lost its record", c.EvalID)
+		}
+	}
+}
+
+// Without a temporary directory there is no spool: every record is kept and JUnit is still
+// complete.
+func TestCollectorWithoutSpool(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	want := renderAll(t, manyFileRun(t))
+	got, col := collected(t, manyFileRun(t), 2)
+	if col.Parts() != nil {
+		t.Fatal("spool created in a missing directory")
+	}
+	for _, c := range got.Cases {
+		if c.Record == nil {
+			t.Errorf("%s: record dropped without a spool", c.EvalID)
+		}
+	}
+	for name, out := range renderAll(t, got) {
+		if out != want[name] {
+			t.Errorf("%s differs without a spool", name)
+		}
+	}
+}
+
+// With details "all", passing cases keep their text only while their rows could still fit
+// the summary; past that their text goes, and the reports read the same as from records.
+func TestCollectorDropsPassingTextPastBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 32,000 cases")
+	}
+	run := syntheticRun(3, maxPassText+1, 50, DetailsAll)
+	want := renderAll(t, run)
+	got, col := collected(t, run, 4)
+	for _, c := range col.Cases() {
+		if c.Verdict == results.VerdictPass && c.Record != nil {
+			t.Fatalf("%s kept its text past %d passing cases", c.EvalID, maxPassText)
+		}
+	}
+	for name, out := range renderAll(t, got) {
+		if out != want[name] {
+			t.Errorf("%s differs once passing text is dropped:\n%s", name, cmp.Diff(want[name], out))
+		}
+	}
+}
+
+// minRowBytes is a true lower bound: the smallest possible row is not shorter.
+func TestMinRowBytes(t *testing.T) {
+	c := &Case{Verdict: results.VerdictPass, Score: 0}
+	row := tableRow(&Run{}, c, results.VerdictPass, nil, false, false, false, summarySurface.lim)
+	if len(row) < minRowBytes {
+		t.Errorf("row %q is %d bytes, below minRowBytes %d", row, len(row), minRowBytes)
+	}
+}
+
+func TestCut(t *testing.T) {
+	long := strings.Repeat("é", keepRunes+7)
+	got := cut(long)
+	if want := strings.Repeat("é", keepRunes) + cutMark + "7"; got != want {
+		t.Errorf("cut kept %d bytes, want %d", len(got), len(want))
+	}
+	if s := strings.Repeat("x", keepRunes); cut(s) != s {
+		t.Error("a text of keepRunes characters was cut")
+	}
+	// truncate counts what cut left out.
+	if got, want := truncate(cut(long), 10), strings.Repeat("é", 10)+"… [16,381 more characters]"; got != want {
+		t.Errorf("truncate(cut) = %q, want %q", got, want)
+	}
+	if got, want := truncate(long, 10), strings.Repeat("é", 10)+"… [16,381 more characters]"; got != want {
+		t.Errorf("truncate = %q, want %q", got, want)
+	}
+	// Trailing newlines: trimmed or not, the count is the whole text's.
+	nl := long + "tail\n\n\n"
+	for _, s := range []string{nl, strings.Trim(nl, "\n")} {
+		if got, want := truncate(strings.Trim(cut(nl), "\n"), 10), truncate(strings.Trim(s, "\n"), 10); s != nl && got != want {
+			t.Errorf("trimmed: truncate(cut) = %q, want %q", got, want)
+		}
+		if got, want := truncate(cut(nl), 10), truncate(nl, 10); got != want {
+			t.Errorf("untrimmed: truncate(cut) = %q, want %q", got, want)
+		}
+	}
+	// Only newlines left: not cut.
+	if s := strings.Repeat("x", keepRunes) + "\n\n"; cut(s) != s {
+		t.Error("a text ending in newlines past keepRunes was cut")
+	}
+}
+
+func BenchmarkCollectorAdd(b *testing.B) {
+	recs := syntheticRun(0, 1000, 0, DetailsFailures).Records
+	b.ReportAllocs()
+	col := NewCollector(DetailsFailures, 0.8)
+	defer col.Close()
+	i := 0
+	for b.Loop() {
+		col.Add(recs[i%len(recs)])
+		i++
+	}
+}
