@@ -14,18 +14,15 @@ import (
 // instead of its whole record (CONTRACT §1: the run stays under 150 MiB).
 type Case struct {
 	EvalID, Dataset, Target, File string
-	Line                          int
 	Score                         float64
+	DurationMS                    int64
+	Line                          int32
+	Attempts                      int32
 	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
 	// not pass or fail, counts as errored.
 	Verdict    results.Verdict
-	DurationMS int64
-	Attempts   int
 	Evaluators []EvaluatorScore // top-level evaluators, in record order
-	// TokensIn and TokensOut are the trace's token usage when HasTokens; CostUSD likewise.
-	TokensIn, TokensOut int64
-	CostUSD             float64
-	HasTokens, HasCost  bool
+	Usage      *Usage           // token usage and cost, nil when the trace has neither
 	// Record is the case's record with long texts cut and recorded prompts dropped (the
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
@@ -33,12 +30,34 @@ type Case struct {
 	part spoolPart // where the case's rendered JUnit testcase is, when spooled
 }
 
+// Usage is what a case's trace says it cost.
+type Usage struct {
+	TokensIn, TokensOut int64
+	CostUSD             float64
+	HasTokens, HasCost  bool
+}
+
 // EvaluatorScore is one evaluator's score as the case tables show it.
 type EvaluatorScore struct {
 	Name    string
-	Type    string
 	Score   float64
 	Errored bool
+}
+
+// tokens returns the case's input and output tokens when known.
+func (c *Case) tokens() (in, out int64, ok bool) {
+	if c.Usage == nil || !c.Usage.HasTokens {
+		return 0, 0, false
+	}
+	return c.Usage.TokensIn, c.Usage.TokensOut, true
+}
+
+// cost returns the case's cost in USD when known.
+func (c *Case) cost() (float64, bool) {
+	if c.Usage == nil || !c.Usage.HasCost {
+		return 0, false
+	}
+	return c.Usage.CostUSD, true
 }
 
 // NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
@@ -46,21 +65,22 @@ type EvaluatorScore struct {
 // errored cases and cases with warnings always keep their record: every surface shows them.
 func NewCase(r *results.Record, keepText bool) *Case {
 	c := &Case{
-		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: r.Line,
-		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: r.Attempts,
+		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
+		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)
 		for i, e := range r.EvaluatorResults {
-			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Type: e.Type, Score: e.Score, Errored: e.Error != ""}
+			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Score: e.Score, Errored: e.Error != ""}
 		}
 	}
-	if t := r.TraceSummary; t != nil {
+	if t := r.TraceSummary; t != nil && (t.TokenUsage != nil || t.CostUSD != nil) {
+		c.Usage = &Usage{}
 		if u := t.TokenUsage; u != nil {
-			c.TokensIn, c.TokensOut, c.HasTokens = u.Input, u.Output, true
+			c.Usage.TokensIn, c.Usage.TokensOut, c.Usage.HasTokens = u.Input, u.Output, true
 		}
 		if t.CostUSD != nil {
-			c.CostUSD, c.HasCost = *t.CostUSD, true
+			c.Usage.CostUSD, c.Usage.HasCost = *t.CostUSD, true
 		}
 	}
 	if keepText || c.Verdict != results.VerdictPass || len(r.Warnings) > 0 {
@@ -167,25 +187,29 @@ func (c *Case) record() *results.Record {
 		return c.Record
 	}
 	r := &results.Record{
-		EvalID: c.EvalID, Dataset: c.Dataset, Target: c.Target, File: c.File, Line: c.Line,
-		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: c.Attempts,
+		EvalID: c.EvalID, Dataset: c.Dataset, Target: c.Target, File: c.File, Line: int(c.Line),
+		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts),
 	}
 	for _, e := range c.Evaluators {
-		er := results.EvaluatorResult{Name: e.Name, Type: e.Type, Score: e.Score, Verdict: results.Band(e.Score)}
+		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: results.Band(e.Score)}
 		if e.Errored {
 			er.Error = "(see results.jsonl)"
 		}
 		r.EvaluatorResults = append(r.EvaluatorResults, er)
 	}
-	if c.HasTokens || c.HasCost {
-		r.TraceSummary = &results.TraceSummary{}
-		if c.HasTokens {
-			r.TraceSummary.TokenUsage = &results.TokenUsage{Input: c.TokensIn, Output: c.TokensOut}
+	if in, out, ok := c.tokens(); ok {
+		r.TraceSummary = &results.TraceSummary{TokenUsage: &results.TokenUsage{Input: in, Output: out}}
+	}
+	if usd, ok := c.cost(); ok {
+		if r.TraceSummary == nil {
+			r.TraceSummary = &results.TraceSummary{}
 		}
-		if c.HasCost {
-			cost := c.CostUSD
-			r.TraceSummary.CostUSD = &cost
-		}
+		r.TraceSummary.CostUSD = &usd
 	}
 	return r
+}
+
+// clampInt32 keeps a line number or attempt count in an int32 (no file has 2^31 lines).
+func clampInt32(n int) int32 {
+	return int32(max(min(n, 1<<31-1), -1<<31))
 }

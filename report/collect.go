@@ -55,8 +55,7 @@ func (c *Collector) Add(rec *results.Record) {
 	// Eval runs repeat the same few file, dataset and target names.
 	cs.File, cs.Dataset, cs.Target = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target)
 	for i := range cs.Evaluators {
-		e := &cs.Evaluators[i]
-		e.Name, e.Type = c.str(e.Name), c.str(e.Type)
+		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
 	}
 	if c.parts != nil {
 		tc := junitCase(c.threshold, rec)

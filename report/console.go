@@ -37,7 +37,6 @@ func Console(w io.Writer, run *Run, color bool) {
 	}
 	p := &painter{color: color}
 	recs := run.sortedCases()
-	lab := newLabeler(recs)
 	var b strings.Builder
 
 	var errored []*Case
@@ -56,7 +55,7 @@ func Console(w io.Writer, run *Run, color bool) {
 					msg = fmt.Sprintf("case has verdict %q", r.Record.Verdict)
 				}
 			}
-			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(lab.label(r)), clean(truncate(oneLine(msg), 500)))
+			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(oneLine(msg), 500)))
 		}
 		b.WriteString("\n")
 	}
@@ -89,9 +88,9 @@ func Console(w io.Writer, run *Run, color bool) {
 		}
 		top, bottom := ranked(recs)
 		b.WriteString("\nTop 3 cases:\n")
-		writeRanked(&b, top, lab)
+		writeRanked(&b, top, run)
 		b.WriteString("Bottom 3 cases:\n")
-		writeRanked(&b, bottom, lab)
+		writeRanked(&b, bottom, run)
 	}
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(&b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
@@ -134,9 +133,9 @@ func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
 	return list[:min(len(list), consoleTop)]
 }
 
-func writeRanked(b *strings.Builder, recs []*Case, lab labeler) {
+func writeRanked(b *strings.Builder, recs []*Case, run *Run) {
 	for i, r := range recs {
-		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(lab.label(r)))
+		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(run.label(r)))
 	}
 }
 

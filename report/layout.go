@@ -165,17 +165,6 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 	return lay, cut
 }
 
-// detailed returns the cases whose details the level shows.
-func detailed(cs []caseRef) []caseRef {
-	var out []caseRef
-	for _, c := range cs {
-		if c.details {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 const passTail = "\n</details>\n\n"
 
 func warningsHead(v *view) string {

@@ -25,10 +25,10 @@ type view struct {
 	footer   string   // closing line
 	warnings []string // one list item per diagnostic, sorted by position
 	problems int      // error diagnostics among warnings
-	fail     []caseRef
-	pass     []caseRef
+	fail     []*Case
+	pass     []*Case
 	// failDetailed and passDetailed are the cases whose details the level shows.
-	failDetailed, passDetailed []caseRef
+	failDetailed, passDetailed []*Case
 	failHead                   string // failure table header (with the "Why" column)
 	passHead                   string
 	runURL                     string
@@ -36,14 +36,6 @@ type view struct {
 	cols                 []string // evaluator score columns; nil: one "Evaluators" column
 	showTokens, showCost bool
 	why                  bool // failure rows carry a "Why" column
-}
-
-// caseRef is one case as the report classifies it.
-type caseRef struct {
-	c       *Case
-	verdict results.Verdict
-	label   string
-	details bool // the detail level shows this case's model text
 }
 
 // limits bound one case's model text on a surface, in characters.
@@ -57,22 +49,25 @@ type limits struct {
 func buildView(run *Run, marker string, lim limits) *view {
 	recs := run.sortedCases()
 	v := &view{run: run, lim: lim, runURL: run.Links.runURL(), cols: evaluatorColumns(recs)}
-	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { return c.HasTokens })
-	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { return c.HasCost })
+	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { _, _, ok := c.tokens(); return ok })
+	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { _, ok := c.cost(); return ok })
 	v.why = run.Details != DetailsNone
 	v.failHead = tableHeader(v.cols, v.showTokens, v.showCost, v.why)
 	v.passHead = tableHeader(v.cols, v.showTokens, v.showCost, false)
-	lab := newLabeler(recs)
-	for _, r := range recs {
-		vd := r.Verdict
-		c := caseRef{c: r, verdict: vd, label: lab.label(r), details: run.Details.shows(vd)}
-		if vd == results.VerdictPass {
+	for _, c := range recs {
+		if c.Verdict == results.VerdictPass {
 			v.pass = append(v.pass, c)
 		} else {
 			v.fail = append(v.fail, c)
 		}
 	}
-	v.failDetailed, v.passDetailed = detailed(v.fail), detailed(v.pass)
+	v.failDetailed, v.passDetailed = v.fail, v.pass
+	if !run.Details.shows(results.VerdictFail) {
+		v.failDetailed = nil
+	}
+	if !run.Details.shows(results.VerdictPass) {
+		v.passDetailed = nil
+	}
 	for _, d := range collectWarnings(run, recs) {
 		if d.IsError() {
 			v.problems++
@@ -85,15 +80,15 @@ func buildView(run *Run, marker string, lim limits) *view {
 }
 
 // row renders a case's table row.
-func (v *view) row(c caseRef) string {
-	return tableRow(v.run, c.c, c.verdict, v.cols, v.showTokens, v.showCost, v.why && c.verdict != results.VerdictPass, v.lim)
+func (v *view) row(c *Case) string {
+	return tableRow(v.run, c, c.Verdict, v.cols, v.showTokens, v.showCost, v.why && c.Verdict != results.VerdictPass, v.lim)
 }
 
 // detailsOf renders a case's collapsed details block.
-func (v *view) detailsOf(c caseRef) string {
+func (v *view) detailsOf(c *Case) string {
 	// A Collector drops passing cases' text only when their rows cannot fit, and then their
 	// details are never rendered; record() is a guard, not a path reports take.
-	return detailsBlock(v.run, c.c.record(), c.verdict, c.label, v.lim)
+	return detailsBlock(v.run, c.record(), c.Verdict, v.run.label(c), v.lim)
 }
 
 // evaluatorColumns lists the top-level evaluator names in order of first appearance, or nil
@@ -143,7 +138,7 @@ func tableHeader(cols []string, showTokens, showCost, why bool) string {
 
 func tableRow(run *Run, r *Case, vd results.Verdict, cols []string, showTokens, showCost, why bool, lim limits) string {
 	cells := []string{verdictMark(vd), mdInline(truncate(r.EvalID, 120)),
-		mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line)), fmt.Sprintf("%.3f", r.Score)}
+		mdLink(position(r.File, int(r.Line)), run.Links.sourceURL(r.File, int(r.Line))), fmt.Sprintf("%.3f", r.Score)}
 	if cols == nil {
 		var parts []string
 		for _, e := range r.Evaluators {
@@ -164,15 +159,15 @@ func tableRow(run *Run, r *Case, vd results.Verdict, cols []string, showTokens, 
 	cells = append(cells, formatMS(r.DurationMS))
 	if showTokens {
 		cell := "–"
-		if r.HasTokens {
-			cell = thousands(int(r.TokensIn)) + " / " + thousands(int(r.TokensOut))
+		if in, out, ok := r.tokens(); ok {
+			cell = thousands(int(in)) + " / " + thousands(int(out))
 		}
 		cells = append(cells, cell)
 	}
 	if showCost {
 		cell := "–"
-		if r.HasCost {
-			cell = fmt.Sprintf("$%.4f", r.CostUSD)
+		if usd, ok := r.cost(); ok {
+			cell = fmt.Sprintf("$%.4f", usd)
 		}
 		cells = append(cells, cell)
 	}
@@ -382,11 +377,11 @@ func settingsLine(run *Run, recs []*Case) string {
 	var dollars float64
 	var haveTokens, haveCost bool
 	for _, r := range recs {
-		if r.HasTokens {
-			in, out, haveTokens = in+r.TokensIn, out+r.TokensOut, true
+		if i, o, ok := r.tokens(); ok {
+			in, out, haveTokens = in+i, out+o, true
 		}
-		if r.HasCost {
-			dollars, haveCost = dollars+r.CostUSD, true
+		if usd, ok := r.cost(); ok {
+			dollars, haveCost = dollars+usd, true
 		}
 	}
 	if haveTokens {

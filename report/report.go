@@ -54,7 +54,8 @@ type Run struct {
 	Started     time.Time   // when the run started (zero: unknown)
 	Duration    time.Duration
 
-	sorted []*Case // cases in report order, computed once (a large run is sorted once)
+	sorted []*Case            // cases in report order, computed once (a large run is sorted once)
+	dups   map[*Case]struct{} // cases whose id is not unique in the run
 }
 
 // sortedCases returns the run's cases ordered by file, line, then id. Neither Cases nor
@@ -77,7 +78,7 @@ func (run *Run) sortedCases() []*Case {
 	slices.SortStableFunc(out, func(a, b *Case) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
 	})
-	run.sorted = out
+	run.sorted, run.dups = out, findDups(out)
 	return out
 }
 
@@ -158,23 +159,32 @@ func verdictOf(r *results.Record) results.Verdict {
 	return results.VerdictError
 }
 
-// labeler names cases for people: the bare id, qualified by file and line when the same id
+// label names a case for people: the bare id, qualified by file and line when the same id
 // appears in more than one place (two eval files may share ids).
-type labeler map[string]int
-
-func newLabeler(cases []*Case) labeler {
-	l := labeler{}
-	for _, c := range cases {
-		l[c.EvalID]++
+func (run *Run) label(c *Case) string {
+	run.sortedCases()
+	if _, ok := run.dups[c]; ok {
+		return fmt.Sprintf("%s (%s)", c.EvalID, position(c.File, int(c.Line)))
 	}
-	return l
+	return c.EvalID
 }
 
-func (l labeler) label(r *Case) string {
-	if l[r.EvalID] > 1 {
-		return fmt.Sprintf("%s (%s)", r.EvalID, position(r.File, r.Line))
+// findDups returns the cases whose id another case shares (usually none).
+func findDups(cases []*Case) map[*Case]struct{} {
+	seen := make(map[string]*Case, len(cases))
+	var dups map[*Case]struct{}
+	for _, c := range cases {
+		first, ok := seen[c.EvalID]
+		if !ok {
+			seen[c.EvalID] = c
+			continue
+		}
+		if dups == nil {
+			dups = map[*Case]struct{}{}
+		}
+		dups[first], dups[c] = struct{}{}, struct{}{}
 	}
-	return r.EvalID
+	return dups
 }
 
 // position formats file:line, leaving out what is unknown.
