@@ -208,20 +208,23 @@ func (p *publisher) postComment(ctx context.Context, run *report.Run, marker str
 	return url
 }
 
-// engine returns an Engine for cfg with progress on stderr.
+// engine returns an Engine for cfg with progress on stderr: a line per finished case (and
+// the verbose log), buffered for at most progressFlush and flushed when the run ends.
 func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
 	var done int
+	pw := newProgressWriter(c.Stderr)
 	return &Engine{
 		Cfg: cfg, Redactor: red,
 		Logf: func(format string, args ...any) {
 			if cfg.Verbose {
-				fmt.Fprintf(c.Stderr, "agentv: "+format+"\n", args...)
+				fmt.Fprintf(pw, "agentv: "+format+"\n", args...)
 			}
 		},
 		Handler: runner.HandlerFunc(func(rec *results.Record) {
 			done++ // handler calls are serialized by the runner
-			report.Progress(c.Stderr, rec, done, 0)
+			report.Progress(pw, rec, done, 0)
 		}),
+		Done: pw.Close,
 	}
 }
 

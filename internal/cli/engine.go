@@ -58,6 +58,7 @@ type Engine struct {
 	Handler  runner.Handler // extra per-case handler (progress); may be nil
 	Logf     func(format string, args ...any)
 	Now      func() time.Time
+	Done     func() // called when Run returns (flushes buffered progress); may be nil
 }
 
 // Outcome is what an eval run produced.
@@ -103,6 +104,9 @@ type planner struct {
 // (SkipOnUnsetSecret) loads and plans everything first instead, since skipping must be
 // decided before any case runs.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
+	if e.Done != nil {
+		defer e.Done()
+	}
 	if e.Logf == nil {
 		e.Logf = func(string, ...any) {}
 	}
