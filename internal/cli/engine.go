@@ -95,6 +95,14 @@ type planner struct {
 	diags     []suite.Diagnostic
 	unset     []*providers.UnsetVarError
 	targets   map[string]bool
+
+	// last caches what every case of one eval file shares (planning runs on one goroutine).
+	last struct {
+		s       *suite.Suite
+		display string
+		tf      *providers.TargetsFile
+		err     error
+	}
 }
 
 // Run loads, plans and runs the eval. The results file is written as cases finish.
@@ -233,7 +241,8 @@ func (p *planner) job(s *suite.Suite, c *suite.Case, warns []results.Warning) *r
 			return nil
 		}
 	}
-	j := &runner.Job{Case: c, File: p.e.display(s.Path), Warnings: warns}
+	p.forSuite(s)
+	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
 	j.Provider, j.Err = p.provider(s, c)
 	if j.Err == nil {
 		j.Err = p.checkJudges(j.Provider.Target(), c)
@@ -281,9 +290,20 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 	return tf, nil
 }
 
+// forSuite fills p.last for s: its display path and targets file, looked up once per file
+// rather than once per case.
+func (p *planner) forSuite(s *suite.Suite) {
+	if p.last.s == s {
+		return
+	}
+	p.last.s, p.last.display = s, p.e.display(s.Path)
+	p.last.tf, p.last.err = p.targetsFile(s)
+}
+
 // provider returns the (shared) provider of the case's target.
 func (p *planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, error) {
-	tf, err := p.targetsFile(s)
+	p.forSuite(s)
+	tf, err := p.last.tf, p.last.err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}

@@ -56,9 +56,11 @@ func (p *planner) stream(ctx context.Context, files []string, st *loadState, ch 
 		s := suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace,
 			OnCase: func(c *suite.Case) bool {
 				// A case's warnings are recorded before it is handed over.
-				ds := c.Suite.Diagnostics
-				warns := caseWarnings(ds[seen:], p.e.display)[c.ID]
-				seen = len(ds)
+				var warns []results.Warning
+				if ds := c.Suite.Diagnostics; len(ds) > seen {
+					warns = caseWarnings(ds[seen:], p.e.display)[c.ID]
+					seen = len(ds)
+				}
 				if j := p.job(c.Suite, c, warns); j != nil {
 					return send(j)
 				}
