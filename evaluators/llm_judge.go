@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -30,28 +31,70 @@ When a reference_answer is present, treat it as a gold-standard example of a goo
 Keep your feedback short and specific.
 `
 
+// defaultSections are the sections of the default user prompt, in order (reference §3.2).
+var defaultSections = [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
+
+// defaultValues are the values of defaultSections, as templateVars renders them.
+func (r *caseRun) defaultValues() [len(defaultSections)]string {
+	c := r.in.Case
+	return [...]string{strings.TrimSpace(c.ExpectedOutcome), r.question(), strings.TrimSpace(c.ReferenceAnswer),
+		strings.TrimSpace(r.in.Candidate)}
+}
+
+// sectionHeader opens a section of the default prompt.
+func sectionHeader(name string) string { return "\n[[ ## " + name + " ## ]]\n" }
+
 // defaultPrompt renders the default user prompt: the instructions, then the sections
-// expected_outcome, question, reference_answer and candidate_answer (reference §3.2).
-func (r *caseRun) defaultPrompt() string {
-	vars := r.templateVars()
-	names := [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
-	var vals [len(names)]string
+// expected_outcome, question, reference_answer and candidate_answer.
+func defaultPrompt(vals *[len(defaultSections)]string) string {
 	size := len(defaultInstructions)
-	for i, name := range names {
-		vals[i], _ = vars(name)
-		size += len(name) + len(vals[i]) + len("\n[[ ## ") + len(" ## ]]\n") + 1
+	for i, name := range defaultSections {
+		size += len(sectionHeader(name)) + len(vals[i]) + 1
 	}
 	var b strings.Builder
 	b.Grow(size) // one allocation for the whole prompt
 	b.WriteString(defaultInstructions)
-	for i, name := range names {
-		b.WriteString("\n[[ ## ")
-		b.WriteString(name)
-		b.WriteString(" ## ]]\n")
+	for i, name := range defaultSections {
+		b.WriteString(sectionHeader(name))
 		b.WriteString(vals[i])
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// The constant parts of the default judge request, JSON-escaped once: they are most of its bytes.
+var (
+	escInstructions = jsonx.AppendEscaped(nil, defaultInstructions)
+	escHeaders      = func() (h [len(defaultSections)][]byte) {
+		for i, name := range defaultSections {
+			h[i] = jsonx.AppendEscaped(nil, sectionHeader(name))
+		}
+		return h
+	}()
+	escSystemPrompt = jsonx.AppendString(nil, SystemPrompt)
+)
+
+// defaultJudgeRequest is judgeRequest(defaultPrompt(vals), SystemPrompt, target) built from
+// the pre-escaped constant parts (the caller has no secrets to redact from the prompt).
+func defaultJudgeRequest(vals *[len(defaultSections)]string, target string) json.RawMessage {
+	size := len(`{"user_prompt":"","system_prompt":,"target":}`) + len(escInstructions) + len(escSystemPrompt) +
+		jsonx.StringLen(target)
+	for i := range vals {
+		size += len(escHeaders[i]) + jsonx.StringLen(vals[i]) - 2 + len(`\n`)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"user_prompt":"`...)
+	b = append(b, escInstructions...)
+	for i := range vals {
+		b = append(b, escHeaders[i]...)
+		b = jsonx.AppendEscaped(b, vals[i])
+		b = append(b, `\n`...)
+	}
+	b = append(b, `","system_prompt":`...)
+	b = append(b, escSystemPrompt...)
+	b = append(b, `,"target":`...)
+	b = jsonx.AppendString(b, target)
+	return append(b, '}')
 }
 
 // llmJudge asks the judge provider for a verdict (CONTRACT §4.1). With `rubrics` it runs in
@@ -66,13 +109,20 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 	}
 	userPrompt := ""
 	var promptErr error
+	var vals [len(defaultSections)]string
 	if spec.Prompt != nil {
 		userPrompt, promptErr = r.customPrompt(ctx, spec)
 	} else {
-		userPrompt = r.defaultPrompt()
+		vals = r.defaultValues()
+		userPrompt = defaultPrompt(&vals)
 	}
 	judge, targetName, judgeErr := r.resolveJudge(spec)
-	request := judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
+	var request json.RawMessage
+	if spec.Prompt == nil && noSecrets(r.opts.Redactor) {
+		request = defaultJudgeRequest(&vals, targetName)
+	} else {
+		request = judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
+	}
 	switch {
 	case promptErr != nil:
 		return errorf(request, "%v", promptErr)
@@ -185,16 +235,31 @@ func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
 // caller passes the user prompt already redacted.
 func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
-	b := make([]byte, 0, jsonx.StringLen(userPrompt)+jsonx.StringLen(systemPrompt)+jsonx.StringLen(target)+
+	sys := escSystemPrompt
+	if systemPrompt != SystemPrompt {
+		sys = nil
+	}
+	sysLen := len(sys)
+	if sys == nil {
+		sysLen = jsonx.StringLen(systemPrompt)
+	}
+	b := make([]byte, 0, jsonx.StringLen(userPrompt)+sysLen+jsonx.StringLen(target)+
 		len(`{"user_prompt":,"system_prompt":,"target":}`))
 	b = append(b, `{"user_prompt":`...)
 	b = jsonx.AppendString(b, userPrompt)
 	b = append(b, `,"system_prompt":`...)
-	b = jsonx.AppendString(b, systemPrompt)
+	if sys != nil {
+		b = append(b, sys...)
+	} else {
+		b = jsonx.AppendString(b, systemPrompt)
+	}
 	b = append(b, `,"target":`...)
 	b = jsonx.AppendString(b, target)
 	return append(b, '}')
 }
+
+// noSecrets reports whether red has nothing to redact.
+func noSecrets(red *redact.Redactor) bool { return red == nil || len(red.Secrets()) == 0 }
 
 // responseText is the judge's reply: the last assistant message's content, else Text.
 func responseText(resp *providers.Response) string {

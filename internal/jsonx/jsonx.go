@@ -87,7 +87,14 @@ const hexDigits = "0123456789abcdef"
 // <, > and &; invalid UTF-8 becomes U+FFFD, and U+2028/U+2029 are escaped so the output
 // stays valid JavaScript.
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(AppendEscaped(append(dst, '"'), s), '"')
+}
+
+// AppendEscaped appends s as AppendString does, without the surrounding quotes. Pieces of a
+// string escaped one by one concatenate to the escaping of the whole when no cut falls
+// inside a UTF-8 sequence (e.g. each cut is next to an ASCII byte), so constant parts of a
+// value can be escaped once.
+func AppendEscaped(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		i = plainRun(s, i)
@@ -132,8 +139,7 @@ func AppendString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // plainRun returns the end of the run of bytes from i that AppendString copies as they are

@@ -112,6 +112,24 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// FuzzAppendEscaped: escaping two pieces cut next to an ASCII byte gives the escaping of
+// the whole, without its quotes.
+func FuzzAppendEscaped(f *testing.F) {
+	for _, s := range [][2]string{{"", ""}, {"x\xe6\x97", "A"}, {"日本", "\n\\"}, {"\u2028", "\""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if b != "" && b[0] >= utf8.RuneSelf {
+			b = "." + b
+		}
+		whole := AppendString(nil, a+b)
+		got := AppendEscaped(AppendEscaped(nil, a), b)
+		if string(got) != string(whole[1:len(whole)-1]) {
+			t.Fatalf("pieces %q + %q escaped to %s, whole to %s", a, b, got, whole)
+		}
+	})
+}
+
 func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "a<b>&c", "\x00\n\"\\", "\xff\xfe", "\u2028"} {
 		f.Add(s)
