@@ -112,8 +112,9 @@ func BenchmarkJSONLLine(b *testing.B) {
 	line := []byte(`{"id":"case-000001","expected_outcome":"The assistant answers 42 as JSON.","input_messages":[{"role":"system","content":"Answer with a single JSON object."},{"role":"user","content":"Question 1: what is six times seven?"}],"expected_messages":[{"role":"assistant","content":"{\"answer\":\"42\"}"}]}`)
 	b.Run("fast", func(b *testing.B) {
 		b.ReportAllocs()
+		var slab jsonSlab // as the loader does: one slab for every line
 		for b.Loop() {
-			if _, ok := parseJSONLineFast(line, 1, nil); !ok {
+			if _, ok := parseJSONLineFast(line, 1, &slab, nil); !ok {
 				b.Fatal("rejected")
 			}
 		}

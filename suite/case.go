@@ -62,13 +62,10 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	c := p.c
 	c.Line, c.Col = n.Line, n.Column
 	es := entries(n)
-	fields := map[string]*kv{}
-	for i := range es {
-		fields[es[i].key] = &es[i]
-	}
+	fields := kvs(es)
 
 	// id first, so every later message can name the case.
-	idKey := fields["id"]
+	idKey := fields.get("id")
 	if idKey == nil || isNull(idKey.v) || (idKey.v.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.v.Value) == "") {
 		p.fail(n, KindCase, "eval case has no %q", "id")
 	} else if idKey.v.Kind != yaml.ScalarNode {
@@ -96,17 +93,17 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	if v, ok := p.text(p.canonical(fields, "expected_outcome", "outcome")); ok {
 		c.ExpectedOutcome = l.str(v)
 	}
-	if v, ok := p.text(fields["conversation_id"]); ok {
+	if v, ok := p.text(fields.get("conversation_id")); ok {
 		c.ConversationID = v
 	}
 
 	p.input(p.canonical(fields, "input_messages", "input", "question"))
 	p.expected(p.canonical(fields, "expected_messages", "expected_output"))
-	p.reference(fields["reference_answer"])
+	p.reference(fields.get("reference_answer"))
 	c.Question = l.str(question(c.Input))
 
 	var execEvals *kv
-	if x := fields["execution"]; x != nil && !isNull(x.v) {
+	if x := fields.get("execution"); x != nil && !isNull(x.v) {
 		if x.v.Kind != yaml.MappingNode {
 			p.fail(x.v, KindCase, "%q must be a mapping with target and evaluators, got %s", "execution", kindName(x.v))
 		} else {
@@ -126,7 +123,7 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 			}
 		}
 	}
-	p.evaluators(execEvals, fields["evaluators"], fields["evaluator"], fields["rubrics"])
+	p.evaluators(execEvals, fields.get("evaluators"), fields.get("evaluator"), fields.get("rubrics"))
 
 	if p.failed {
 		return nil
@@ -135,10 +132,10 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 }
 
 // canonical returns the first of keys present (canonical names win) and warns about the others.
-func (p *caseParser) canonical(fields map[string]*kv, keys ...string) *kv {
+func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
 	var chosen *kv
 	for _, k := range keys {
-		e := fields[k]
+		e := fields.get(k)
 		if e == nil || isNull(e.v) {
 			continue
 		}

@@ -3,6 +3,7 @@ package suite
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -19,26 +20,65 @@ type fastJSON struct {
 	i      int
 	// Columns are rune counts; offsets only grow, so the count is carried forward.
 	colOff, col int
-	nodes       []yaml.Node // slab: one allocation for many nodes
+	slab        *jsonSlab
+	intern      map[string]string // strings already loaded (loader.str): looked up, never added
+	nodes       []yaml.Node       // free nodes: the slab's, then overflow chunks
+	ptrs        []*yaml.Node      // free room for Content slices, likewise
+	nodesTaken  int               // nodes handed out
+	ptrsTaken   int               // pointers handed out from the slab's ptrs
+	ptrsInSlab  bool              // ptrs is still the slab's
 }
 
-// parseJSONLineFast returns the node tree of a valid JSON line, or ok=false. When slab is
-// not nil its nodes are reused (and it keeps the nodes allocated for the next line): the
-// tree is then only valid until the next call with the same slab.
-func parseJSONLineFast(line []byte, lineNo int, slab *[]yaml.Node) (n *yaml.Node, ok bool) {
-	p := &fastJSON{line: line, lineNo: lineNo, col: 1}
-	need := min(countNodes(line)+1, 4096)
-	switch {
-	case slab == nil:
-		p.nodes = make([]yaml.Node, need)
-	case cap(*slab) >= need:
-		p.nodes = (*slab)[:need]
-		clear(p.nodes)
-	default:
-		p.nodes = make([]yaml.Node, need)
-		*slab = p.nodes
+// jsonSlab is memory reused from one JSONL line to the next: the nodes of the tree, the
+// backing of their Content slices and the scanner's scratch space. A tree built on a slab is
+// only valid until the next parse with it; nothing keeps a line's nodes once its case is
+// parsed (strings are copied out, lists key only anchored YAML nodes).
+type jsonSlab struct {
+	nodes     []yaml.Node
+	nodesUsed int // nodes the last tree took from nodes, cleared before reuse
+	ptrs      []*yaml.Node
+	ptrsUsed  int
+	stack     []*yaml.Node // children of the containers being parsed
+	buf       []byte       // unescaped string bytes
+}
+
+// maxSlabNodes bounds what a slab keeps for the next line; a larger tree allocates the rest.
+const maxSlabNodes = 4096
+
+// jsonWords are the keys and values JSONL lines repeat most; the scanner returns these
+// strings instead of a copy per line.
+var jsonWords = func() map[string]string {
+	m := map[string]string{}
+	for _, list := range [][]string{caseKeys, messageKeys, segmentKeys, execKeys, roles, {"text", "file"}} {
+		for _, w := range list {
+			m[w] = w
+		}
 	}
+	return m
+}()
+
+// parseJSONLineFast returns the node tree of a valid JSON line, or ok=false. With a slab the
+// tree reuses its memory (see jsonSlab); without, it is allocated for this call. intern (may
+// be nil) holds strings to return instead of copies.
+func parseJSONLineFast(line []byte, lineNo int, slab *jsonSlab, intern map[string]string) (n *yaml.Node, ok bool) {
+	if slab == nil {
+		slab = &jsonSlab{}
+	}
+	clear(slab.nodes[:slab.nodesUsed])
+	clear(slab.ptrs[:slab.ptrsUsed])
+	slab.stack = slab.stack[:0]
+	p := &fastJSON{line: line, lineNo: lineNo, col: 1, slab: slab, intern: intern,
+		nodes: slab.nodes, ptrs: slab.ptrs, ptrsInSlab: true}
 	n, ok = p.value(0)
+	// The slab's lent memory is cleared before its next use; a tree that outgrew the slab
+	// gets a larger one for the next line (the old one stays with this tree).
+	slab.nodesUsed = min(p.nodesTaken, len(slab.nodes))
+	slab.ptrsUsed = p.ptrsTaken
+	if p.nodesTaken > len(slab.nodes) && len(slab.nodes) < maxSlabNodes {
+		size := min(max(2*p.nodesTaken, 64), maxSlabNodes)
+		slab.nodes, slab.nodesUsed = make([]yaml.Node, size), 0
+		slab.ptrs, slab.ptrsUsed = make([]*yaml.Node, size), 0
+	}
 	if !ok {
 		return nil, false
 	}
@@ -55,47 +95,31 @@ func (p *fastJSON) node() *yaml.Node {
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
+	p.nodesTaken++
 	n.Line = p.lineNo
 	n.Column = p.column(p.i)
 	return n
 }
 
-// countNodes counts the values and keys of a valid JSON text (strings, containers and other
-// scalars outside strings), so one slab holds the whole tree. Invalid text only makes the
-// count wrong, which costs an extra allocation.
-func countNodes(line []byte) int {
-	n := 0
-	inStr, esc := false, false
-	prev := byte(',') // the last structural byte seen outside strings
-	for _, c := range line {
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '"':
-			inStr = true
-			n++
-		case '{', '[':
-			n++
-		case ']', '}':
-		default:
-			if prev == ',' || prev == ':' || prev == '[' {
-				n++ // first byte of a number, true, false or null
-			}
-		}
-		prev = c
+// children pops the nodes pushed on the stack since base and returns them as a Content
+// slice (nil for none, as an append-built Content would be).
+func (p *fastJSON) children(base int) []*yaml.Node {
+	st := p.slab.stack
+	k := len(st) - base
+	if k == 0 {
+		return nil
 	}
-	return n
+	if len(p.ptrs) < k {
+		p.ptrs, p.ptrsInSlab = make([]*yaml.Node, max(k, 64)), false
+	}
+	c := p.ptrs[:k:k] // full slice: appending to one Content never overwrites the next
+	copy(c, st[base:])
+	p.ptrs = p.ptrs[k:]
+	if p.ptrsInSlab {
+		p.ptrsTaken += k
+	}
+	p.slab.stack = st[:base]
+	return c
 }
 
 func (p *fastJSON) column(off int) int {
@@ -130,6 +154,7 @@ func (p *fastJSON) value(depth int) (*yaml.Node, bool) {
 			p.i++
 			return n, true
 		}
+		base := len(p.slab.stack)
 		for {
 			p.skipSpace()
 			if p.i >= len(p.line) || p.line[p.i] != '"' {
@@ -150,11 +175,12 @@ func (p *fastJSON) value(depth int) (*yaml.Node, bool) {
 			if !ok {
 				return nil, false
 			}
-			n.Content = append(n.Content, k, v)
+			p.slab.stack = append(p.slab.stack, k, v)
 			if !p.next('}') {
 				return nil, false
 			}
 			if p.line[p.i-1] == '}' {
+				n.Content = p.children(base)
 				return n, true
 			}
 		}
@@ -166,16 +192,18 @@ func (p *fastJSON) value(depth int) (*yaml.Node, bool) {
 			p.i++
 			return n, true
 		}
+		base := len(p.slab.stack)
 		for {
 			v, ok := p.value(depth + 1)
 			if !ok {
 				return nil, false
 			}
-			n.Content = append(n.Content, v)
+			p.slab.stack = append(p.slab.stack, v)
 			if !p.next(']') {
 				return nil, false
 			}
 			if p.line[p.i-1] == ']' {
+				n.Content = p.children(base)
 				return n, true
 			}
 		}
@@ -277,13 +305,13 @@ func (p *fastJSON) number() bool {
 	return true
 }
 
-// str consumes a string literal. Plain strings (no escapes, valid UTF-8) are copied directly;
-// anything else is decoded by encoding/json so escapes and invalid bytes read exactly as the
-// slow path reads them.
+// str consumes a string literal. Plain strings (no escapes, valid UTF-8) are used as they
+// are and simple escapes are decoded here; anything else (surrogate escapes, invalid bytes)
+// is decoded by encoding/json so it reads exactly as the slow path reads it.
 func (p *fastJSON) str() (string, bool) {
 	l := p.line
 	start := p.i + 1
-	plain := true
+	plain, ascii := true, true
 	i := start
 	for ; i < len(l); i++ {
 		c := l[i]
@@ -299,18 +327,20 @@ func (p *fastJSON) str() (string, bool) {
 			return "", false
 		}
 		if c >= utf8.RuneSelf {
-			plain = false
+			ascii = false
 		}
 	}
 	if i >= len(l) {
 		return "", false
 	}
 	p.i = i + 1
-	if plain {
-		return string(l[start:i]), true
+	raw := l[start:i]
+	if plain && (ascii || utf8.Valid(raw)) {
+		return p.known(raw), true
 	}
-	if !hasEscape(l[start:i]) && utf8.Valid(l[start:i]) {
-		return string(l[start:i]), true
+	if b, ok := unescape(p.slab.buf[:0], raw); ok {
+		p.slab.buf = b
+		return p.known(b), true
 	}
 	var s string
 	if err := json.Unmarshal(l[start-1:i+1], &s); err != nil {
@@ -319,11 +349,74 @@ func (p *fastJSON) str() (string, bool) {
 	return s, true
 }
 
-func hasEscape(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' {
-			return true
+// known returns b as a string: one already held when there is one, else a copy.
+func (p *fastJSON) known(b []byte) string {
+	if s, ok := jsonWords[string(b)]; ok {
+		return s
+	}
+	if p.intern != nil && len(b) <= maxInternLen {
+		if s, ok := p.intern[string(b)]; ok {
+			return s
 		}
 	}
-	return false
+	return string(b)
+}
+
+// unescape appends the decoded body of a string literal to dst. It handles valid UTF-8 with
+// the escapes \" \\ \/ \b \f \n \r \t and \uXXXX outside the surrogate range; ok=false
+// leaves anything else to encoding/json.
+func unescape(dst, raw []byte) ([]byte, bool) {
+	if !utf8.Valid(raw) {
+		return dst, false
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		if i++; i >= len(raw) {
+			return dst, false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+5 > len(raw) {
+				return dst, false
+			}
+			var r rune
+			for _, h := range raw[i+1 : i+5] {
+				switch {
+				case h >= '0' && h <= '9':
+					h -= '0'
+				case h >= 'a' && h <= 'f':
+					h -= 'a' - 10
+				case h >= 'A' && h <= 'F':
+					h -= 'A' - 10
+				default:
+					return dst, false
+				}
+				r = r<<4 | rune(h)
+			}
+			if utf16.IsSurrogate(r) {
+				return dst, false
+			}
+			dst = utf8.AppendRune(dst, r)
+			i += 4
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
 }

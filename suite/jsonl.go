@@ -23,8 +23,18 @@ func (l *loader) loadJSONL() {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte // a line longer than the reader's buffer, reused
 	for lineNo := 1; !l.stopped; lineNo++ {
-		line, err := r.ReadBytes('\n')
+		// The line is read in place: nothing keeps it once jsonlLine returns.
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) > 0 {
 			if lineNo == 1 {
 				line = bytes.TrimPrefix(line, []byte("\ufeff"))
@@ -46,7 +56,7 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	n, ok := parseJSONLineFast(line, lineNo, &l.jsonNodes)
+	n, ok := parseJSONLineFast(line, lineNo, &l.jsonSlab, l.intern)
 	var err error
 	if !ok {
 		// The slow parser owns the error message and position of a bad line.

@@ -48,6 +48,32 @@ func TestJSONL(t *testing.T) {
 	}
 }
 
+// Lines longer than the reader's buffer load whole, and the lines after them too.
+func TestJSONLLongLines(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("0123456789abcdef", 20000) // 320 kB, several buffers
+	s := loadTree(t, map[string]string{
+		"set.jsonl": `{"id":"a","input":"short"}` + "\n" +
+			`{"id":"big","input":"` + big + `"}` + "\n" +
+			`{"id":"c","input":"x\"` + big[:70000] + `"}` + "\n" +
+			`{"id":"d","input":"after"}`,
+	}, "set.jsonl")
+	if len(s.Diagnostics) != 0 {
+		t.Fatalf("diagnostics:\n%s", formatDiags(s.Diagnostics))
+	}
+	var got []string
+	for _, c := range s.Cases {
+		got = append(got, fmt.Sprintf("%s@%d %d", c.ID, c.Line, len(c.Question)))
+	}
+	want := []string{"a@1 5", "big@2 320000", "c@3 70002", "d@4 5"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+	if s.Cases[1].Question != big || s.Cases[2].Question != `x"`+big[:70000] {
+		t.Error("long line content differs")
+	}
+}
+
 func TestJSONLBadLines(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -176,7 +202,7 @@ var jsonLineSeeds = []string{
 func compareFastSlow(t *testing.T, line []byte) {
 	t.Helper()
 	slow, serr := parseJSONLine(line, 7)
-	fast, ok := parseJSONLineFast(line, 7, nil)
+	fast, ok := parseJSONLineFast(line, 7, nil, nil)
 	if ok != (serr == nil) {
 		t.Fatalf("fast ok=%v, slow err=%v", ok, serr)
 	}
@@ -186,10 +212,23 @@ func compareFastSlow(t *testing.T, line []byte) {
 	if diff := cmp.Diff(dumpNode(slow), dumpNode(fast)); diff != "" {
 		t.Errorf("tree (-slow +fast):\n%s", diff)
 	}
-	if got, want := countNodes(line), len(dumpNode(slow)); got != want {
-		t.Errorf("countNodes = %d, tree has %d nodes", got, want)
+	// Again on a slab a larger line used before, with strings to share.
+	slab := &jsonSlab{}
+	if _, ok := parseJSONLineFast([]byte(slabLine), 1, slab, nil); !ok {
+		t.Fatal("slab line rejected")
+	}
+	reused, ok := parseJSONLineFast(line, 7, slab, map[string]string{"hi": "hi", "a": "a"})
+	if !ok {
+		t.Fatal("rejected on a used slab")
+	}
+	if diff := cmp.Diff(dumpNode(slow), dumpNode(reused)); diff != "" {
+		t.Errorf("tree on a used slab (-slow +fast):\n%s", diff)
 	}
 }
+
+// slabLine dirties a slab: nested containers and strings of every kind.
+var slabLine = `{"id":"s","input_messages":[{"role":"user","content":[{"type":"text","value":"a\"b"},{"type":"file","value":"x.md"}]}],` +
+	`"expected_output":{"deep":[[1,2,{"k":[true,false,null]}],{"z":"\u00e9"}]},"n":-1.5e3,"e":{},"l":[]}`
 
 func dumpNode(n *yaml.Node) []string {
 	var out []string

@@ -60,9 +60,10 @@ type loader struct {
 
 	suiteList *evalList // the suite default evaluators
 
-	// jsonNodes is the node slab reused from one JSONL line to the next: nothing keeps a
-	// line's nodes once its case is parsed (lists keys only anchored YAML nodes).
-	jsonNodes []yaml.Node
+	// jsonSlab is the memory reused from one JSONL line's tree to the next.
+	jsonSlab jsonSlab
+	// msgEntries is the entries scratch of the message being read.
+	msgEntries []kv
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
@@ -177,13 +178,16 @@ func (l *loader) errorf(n *yaml.Node, kind, caseID, format string, args ...any) 
 	l.add(l.at(n, SeverityError, kind, caseID, format, args...))
 }
 
+// maxInternLen is the longest string loader.str shares.
+const maxInternLen = 64 << 10
+
 // str interns a string when it repeats (system prompts, outcomes, evaluator names) so thousands
 // of cases share one copy. The table is bounded so unique strings do not pay for it.
 func (l *loader) str(s string) string {
 	if v, ok := l.intern[s]; ok {
 		return v
 	}
-	if len(l.intern) < 4096 && len(s) <= 64<<10 {
+	if len(l.intern) < 4096 && len(s) <= maxInternLen {
 		l.intern[s] = s
 	}
 	return s

@@ -45,17 +45,21 @@ func isMergeKey(k *yaml.Node) bool {
 // expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
 // in place (reported through kv.dupe).
 func entries(m *yaml.Node) []kv {
-	return entriesMerged(m, nil)
+	return entriesMerged(nil, m, nil)
 }
 
-// entriesMerged expands merge keys; visited holds the mappings already merged in this call, so
-// self-referencing or repeated merges cannot recurse or blow up exponentially.
-func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
+// entriesMerged appends the entries of m to out[:0] (nil: a new slice), expanding merge keys;
+// visited holds the mappings already merged in this call, so self-referencing or repeated
+// merges cannot recurse or blow up exponentially.
+func entriesMerged(out []kv, m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 	m = deref(m)
 	if m == nil || m.Kind != yaml.MappingNode || visited[m] {
-		return nil
+		return out[:0]
 	}
-	out := make([]kv, 0, len(m.Content)/2)
+	if out == nil {
+		out = make([]kv, 0, len(m.Content)/2)
+	}
+	out = out[:0]
 	var merged []kv
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], deref(m.Content[i+1])
@@ -74,7 +78,7 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 			}
 			for _, s := range srcs {
 				if s != nil && !visited[s] {
-					merged = append(merged, entriesMerged(s, visited)...)
+					merged = append(merged, entriesMerged(nil, s, visited)...)
 					visited[s] = true
 				}
 			}
@@ -96,6 +100,17 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 		out = append(out, e)
 	}
 	return out
+}
+
+// kvs are the entries of a mapping, each key once (see entries).
+type kvs []kv
+
+// get returns the entry of key, or nil.
+func (es kvs) get(key string) *kv {
+	if i := findKey(es, key); i >= 0 {
+		return &es[i]
+	}
+	return nil
 }
 
 // findKey returns the index of key in es, or -1. Mappings in eval files are small, so a linear
