@@ -55,8 +55,11 @@ type evalFunc func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) v
 type caseRun struct {
 	in   *Input
 	opts *Options
-	data *caseData
+	data caseData
 }
+
+// defaultSpecs is the evaluator list of a case that configures none (read only).
+var defaultSpecs = []*suite.EvaluatorSpec{{Name: DefaultJudgeName, Type: suite.TypeLLMJudge, Weight: 1}}
 
 // Evaluate runs the case's evaluators in order (the default llm_judge when it has none) and
 // aggregates their verdicts. It never fails as a whole: an evaluator that cannot produce a
@@ -70,10 +73,20 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	specs := in.Case.Evaluators
 	isDefault := len(specs) == 0
 	if isDefault {
-		specs = []*suite.EvaluatorSpec{{Name: DefaultJudgeName, Type: suite.TypeLLMJudge, Weight: 1}}
+		specs = defaultSpecs
 	}
-	r := &caseRun{in: in, opts: opts, data: newCaseData(in)}
-	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
+	r := &caseRun{in: in, opts: opts}
+	r.data.in = in
+	var out *Outcome
+	if len(specs) == 1 { // the usual case: the outcome and its result in one allocation
+		o := &struct {
+			Outcome
+			one [1]results.EvaluatorResult
+		}{}
+		out, o.Results = &o.Outcome, o.one[:0:1]
+	} else {
+		out = &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
+	}
 	for _, spec := range specs {
 		if spec == nil {
 			continue
@@ -205,8 +218,18 @@ func weightOf(spec *suite.EvaluatorSpec) float64 {
 // aggregate fills the case-level fields of out from its results (reference §2.10).
 func aggregate(out *Outcome) {
 	var sum, wsum float64
-	out.Hits, out.Misses = []string{}, []string{}
-	var parts []string
+	nh, nm, size := 0, 0, 0
+	for i := range out.Results {
+		res := &out.Results[i]
+		nh += len(res.Hits)
+		nm += len(res.Misses)
+		if res.Reasoning != "" {
+			size += len(res.Name) + len(": ") + len(res.Reasoning) + len(" | ")
+		}
+	}
+	out.Hits, out.Misses = make([]string, 0, nh), make([]string, 0, nm)
+	var b strings.Builder
+	b.Grow(size)
 	for i := range out.Results {
 		res := &out.Results[i]
 		sum += res.Weight * res.Score
@@ -214,7 +237,12 @@ func aggregate(out *Outcome) {
 		out.Hits = append(out.Hits, res.Hits...)
 		out.Misses = append(out.Misses, res.Misses...)
 		if res.Reasoning != "" {
-			parts = append(parts, res.Name+": "+res.Reasoning)
+			if b.Len() > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(res.Name)
+			b.WriteString(": ")
+			b.WriteString(res.Reasoning)
 		}
 		if res.Error != "" {
 			out.Errored = true
@@ -224,7 +252,7 @@ func aggregate(out *Outcome) {
 	if wsum > 0 {
 		out.Score = clamp01(sum / wsum)
 	}
-	out.Reasoning = strings.Join(parts, " | ")
+	out.Reasoning = b.String()
 }
 
 func clamp01(f float64) float64 {
@@ -263,7 +291,15 @@ func errorf(request json.RawMessage, format string, args ...any) verdict {
 	return verdict{request: request, err: fmt.Errorf(format, args...)}
 }
 
+// redactAll returns the strings redacted, never nil: a copy when there are secrets, else ss
+// itself (the verdict's lists are not used elsewhere).
 func redactAll(red *redact.Redactor, ss []string) []string {
+	if noSecrets(red) {
+		if ss == nil {
+			return []string{}
+		}
+		return ss
+	}
 	out := make([]string, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, red.String(s))

@@ -189,8 +189,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 // even if the provider does not honour its context: only a provider known to return on
 // cancellation (the mock) is called without a goroutine standing guard.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	callCtx, cancel := providers.CallContext(ctx, "", r.opts.Timeout)
-	defer cancel()
+	callCtx := providers.CallContext(ctx, "", r.opts.Timeout)
+	defer callCtx.Release()
 	req := &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()}
 	var resp *providers.Response
 	var err error

@@ -9,25 +9,25 @@ import (
 
 // CallContext returns the context of one target or judge invocation: ctx, naming the case
 // (EvalIDFrom; "" names none) and ending timeout from now (timeout <= 0: only when ctx ends).
-// release must be called when the invocation is over; the context then reports Canceled.
+// Release must be called when the invocation is over; the context then reports Canceled.
 //
 // It behaves as context.WithTimeout(WithEvalID(ctx, id), timeout), but the timer behind the
 // deadline is only armed when something needs to be woken by it: Done, or any Value lookup
 // other than the case id (the context package finds its parent cancel context that way).
 // Err compares the clock with the deadline. A provider that answers without blocking (the
-// mock) thus costs no timer, no allocation beyond this context and no goroutine.
-func CallContext(ctx context.Context, evalID string, timeout time.Duration) (c context.Context, release context.CancelFunc) {
-	cc := &callCtx{parent: ctx, evalID: evalID}
+// mock) thus costs one allocation, no timer and no goroutine.
+func CallContext(ctx context.Context, evalID string, timeout time.Duration) *CallCtx {
+	c := &CallCtx{parent: ctx, evalID: evalID}
 	if timeout > 0 {
-		cc.deadline = time.Now().Add(timeout)
-		cc.hasDeadline = true
+		c.deadline = time.Now().Add(timeout)
+		c.hasDeadline = true
 	}
-	return cc, cc.release
+	return c
 }
 
-// callCtx is CallContext's context. Until armed it answers Err, Deadline and the case id
+// CallCtx is CallContext's context. Until armed it answers Err, Deadline and the case id
 // itself; armed holds the real context (with its timer) once something waits on it.
-type callCtx struct {
+type CallCtx struct {
 	parent      context.Context
 	evalID      string
 	deadline    time.Time
@@ -43,7 +43,7 @@ type armedCtx struct {
 	cancel context.CancelFunc
 }
 
-func (c *callCtx) Deadline() (time.Time, bool) {
+func (c *CallCtx) Deadline() (time.Time, bool) {
 	pd, pok := c.parent.Deadline()
 	switch {
 	case !c.hasDeadline:
@@ -54,9 +54,9 @@ func (c *callCtx) Deadline() (time.Time, bool) {
 	return c.deadline, true
 }
 
-func (c *callCtx) Done() <-chan struct{} { return c.arm().Done() }
+func (c *CallCtx) Done() <-chan struct{} { return c.arm().Done() }
 
-func (c *callCtx) Err() error {
+func (c *CallCtx) Err() error {
 	if a := c.armed.Load(); a != nil {
 		return a.ctx.Err()
 	}
@@ -72,7 +72,7 @@ func (c *callCtx) Err() error {
 	return nil
 }
 
-func (c *callCtx) Value(key any) any {
+func (c *CallCtx) Value(key any) any {
 	if _, ok := key.(evalIDKey); ok {
 		return c.evalID
 	}
@@ -81,7 +81,7 @@ func (c *callCtx) Value(key any) any {
 
 // arm returns the real context, creating it on first use: a context already past its
 // deadline or released is born done, so the answers of Err stay the same once armed.
-func (c *callCtx) arm() context.Context {
+func (c *CallCtx) arm() context.Context {
 	if a := c.armed.Load(); a != nil {
 		return a.ctx
 	}
@@ -103,7 +103,8 @@ func (c *callCtx) arm() context.Context {
 	return a.ctx
 }
 
-func (c *callCtx) release() {
+// Release ends the call: the context reports Canceled from now on.
+func (c *CallCtx) Release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.released.Store(true)

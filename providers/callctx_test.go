@@ -36,8 +36,8 @@ func TestCallContextDeadline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, release := CallContext(t.Context(), "case-1", 20*time.Millisecond)
-			defer release()
+			ctx := CallContext(t.Context(), "case-1", 20*time.Millisecond)
+			defer ctx.Release()
 			if d, ok := ctx.Deadline(); !ok || time.Until(d) > 20*time.Millisecond {
 				t.Errorf("Deadline = %v, %v", d, ok)
 			}
@@ -63,7 +63,8 @@ func TestCallContextDeadline(t *testing.T) {
 func TestCallContextRelease(t *testing.T) {
 	t.Parallel()
 	for _, armed := range []bool{false, true} {
-		ctx, release := CallContext(t.Context(), "", time.Hour)
+		ctx := CallContext(t.Context(), "", time.Hour)
+		release := ctx.Release
 		if armed {
 			_ = ctx.Done()
 		}
@@ -90,8 +91,8 @@ func TestCallContextParent(t *testing.T) {
 	t.Parallel()
 	type key struct{}
 	parent, cancel := context.WithCancel(context.WithValue(t.Context(), key{}, "v"))
-	ctx, release := CallContext(parent, "id", 0)
-	defer release()
+	ctx := CallContext(parent, "id", 0)
+	defer ctx.Release()
 	if _, ok := ctx.Deadline(); ok {
 		t.Error("a zero timeout set a deadline")
 	}
@@ -107,8 +108,8 @@ func TestCallContextParent(t *testing.T) {
 	// A parent deadline earlier than the timeout wins.
 	early, cancelEarly := context.WithTimeout(t.Context(), time.Millisecond)
 	defer cancelEarly()
-	ctx, release = CallContext(early, "", time.Hour)
-	defer release()
+	ctx = CallContext(early, "", time.Hour)
+	defer ctx.Release()
 	if d, _ := ctx.Deadline(); time.Until(d) > time.Second {
 		t.Errorf("Deadline = %v, want the parent's", d)
 	}
@@ -125,8 +126,8 @@ func TestMockReturnsOnCancel(t *testing.T) {
 	if !ReturnsOnCancel(p) {
 		t.Fatal("mock does not report ReturnsOnCancel")
 	}
-	ctx, release := CallContext(t.Context(), "", 10*time.Millisecond)
-	defer release()
+	ctx := CallContext(t.Context(), "", 10*time.Millisecond)
+	defer ctx.Release()
 	if _, err := p.Invoke(ctx, &Request{}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Invoke error = %v", err)
 	}
@@ -139,9 +140,9 @@ func BenchmarkCallContext(b *testing.B) {
 	b.Run("CallContext", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			c, release := CallContext(ctx, "case-1", time.Minute)
+			c := CallContext(ctx, "case-1", time.Minute)
 			_ = c.Err()
-			release()
+			c.Release()
 		}
 	})
 	b.Run("WithTimeout", func(b *testing.B) {

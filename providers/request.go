@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/suite"
 )
 
@@ -25,41 +27,66 @@ func BuildRequest(c *suite.Case, mode Mode) *Request {
 	if c.Suite != nil {
 		req.Dir = c.Suite.Dir
 	}
-	segs := make([][]requestSeg, len(c.Input))
-	for i := range c.Input {
-		segs[i] = requestSegments(&c.Input[i])
+	// Every message's segments in one backing array; most inputs have a few messages.
+	var segsBuf [4][]requestSeg
+	segs := segsBuf[:0]
+	if len(c.Input) > len(segsBuf) {
+		segs = make([][]requestSeg, 0, len(c.Input))
 	}
+	all := make([]requestSeg, 0, len(c.Input))
+	for i := range c.Input {
+		start := len(all)
+		all = appendRequestSegments(all, &c.Input[i])
+		segs = append(segs, all[start:len(all):len(all)])
+	}
+	var b strings.Builder
+	size := 0 // about the question's length: one allocation for it
+	for _, sg := range all {
+		size += len(sg.text) + len(sg.path) + len("\n\n@[Assistant]:\n")
+	}
+	b.Grow(size)
 	if !requestRoleMarkers(c.Input, segs) {
-		var parts []string
 		for _, ms := range segs {
 			for _, s := range ms {
 				if s.kind == segGuidelineRef {
 					continue // its contents are in Guidelines
 				}
 				if f := strings.TrimSpace(s.format(mode)); f != "" {
-					parts = append(parts, f)
+					if b.Len() > 0 {
+						b.WriteString("\n\n")
+					}
+					b.WriteString(f)
 				}
 			}
 		}
-		req.Question = strings.Join(parts, "\n\n")
+		req.Question = b.String()
 		return req
 	}
-	var blocks []string
 	for i, m := range c.Input {
 		if !requestVisible(segs[i]) {
 			continue
 		}
-		var parts []string
+		first := true
 		for _, s := range segs[i] {
-			if f := s.format(mode); f != "" {
-				parts = append(parts, f)
+			f := s.format(mode)
+			if f == "" {
+				continue
 			}
-		}
-		if len(parts) > 0 {
-			blocks = append(blocks, "@["+requestRoleLabel(m.Role)+"]:\n"+strings.Join(parts, "\n"))
+			if first {
+				if b.Len() > 0 {
+					b.WriteString("\n\n")
+				}
+				b.WriteString("@[")
+				b.WriteString(requestRoleLabel(m.Role))
+				b.WriteString("]:\n")
+				first = false
+			} else {
+				b.WriteByte('\n')
+			}
+			b.WriteString(f)
 		}
 	}
-	req.Question = strings.Join(blocks, "\n\n")
+	req.Question = b.String()
 	req.Chat = requestChat(c.Input, segs, req.Guidelines, mode)
 	return req
 }
@@ -68,6 +95,75 @@ func BuildRequest(c *suite.Case, mode Mode) *Request {
 // ({question, guidelines} or {chat_prompt}) in ModeLM, `agent_provider_request`
 // ({question, guideline_paths}) in ModeAgent. HTML characters are not escaped.
 func RequestRecord(req *Request, mode Mode) json.RawMessage {
+	if b, ok := appendRequestRecord(nil, req, mode); ok {
+		return b
+	}
+	return requestRecordEncoder(req, mode)
+}
+
+// appendRequestRecord writes the record by hand, as encoding/json would; ok=false when a
+// string holds \b or \f, which encoding/json escapes differently from jsonx.
+func appendRequestRecord(b []byte, req *Request, mode Mode) ([]byte, bool) {
+	str := func(s string) bool {
+		if strings.IndexByte(s, '\b') >= 0 || strings.IndexByte(s, '\f') >= 0 {
+			return false
+		}
+		b = jsonx.AppendString(b, s)
+		return true
+	}
+	switch {
+	case mode == ModeAgent:
+		b = append(b, `{"question":`...)
+		if !str(req.Question) {
+			return nil, false
+		}
+		b = append(b, `,"guideline_paths":[`...)
+		for i, p := range req.GuidelinePaths {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if !str(p) {
+				return nil, false
+			}
+		}
+		b = append(b, ']')
+	case len(req.Chat) > 0:
+		size := len(`{"chat_prompt":[]}`)
+		for _, m := range req.Chat {
+			size += len(`{"role":,"content":},`) + len(m.Role) + len(m.Content) + 8
+		}
+		b = slices.Grow(b, size)
+		b = append(b, `{"chat_prompt":[`...)
+		for i, m := range req.Chat {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"role":`...)
+			if !str(m.Role) {
+				return nil, false
+			}
+			b = append(b, `,"content":`...)
+			if !str(m.Content) {
+				return nil, false
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	default:
+		b = append(b, `{"question":`...)
+		if !str(req.Question) {
+			return nil, false
+		}
+		b = append(b, `,"guidelines":`...)
+		if !str(req.Guidelines) {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// requestRecordEncoder is RequestRecord through encoding/json.
+func requestRecordEncoder(req *Request, mode Mode) json.RawMessage {
 	var v any
 	switch {
 	case mode == ModeAgent:
@@ -132,10 +228,9 @@ func requestFileBlock(name, content string) string {
 	return `<file path="` + name + `">` + "\n" + strings.TrimSpace(content) + "\n</file>"
 }
 
-// requestSegments processes a message's content: blank text dropped, guideline files
+// appendRequestSegments appends a message's processed content: blank text dropped, guideline files
 // become references, unresolved files vanish, structured content is pretty JSON.
-func requestSegments(m *suite.Message) []requestSeg {
-	var out []requestSeg
+func appendRequestSegments(out []requestSeg, m *suite.Message) []requestSeg {
 	switch m.Content.Kind {
 	case suite.ContentText:
 		if strings.TrimSpace(m.Content.Text) != "" {
@@ -197,8 +292,17 @@ func requestRoleMarkers(msgs []suite.Message, segs [][]requestSeg) bool {
 }
 
 func requestRoleLabel(role string) string {
-	if role == "" {
+	switch role {
+	case "":
 		return ""
+	case suite.RoleSystem:
+		return "System"
+	case suite.RoleUser:
+		return "User"
+	case suite.RoleAssistant:
+		return "Assistant"
+	case suite.RoleTool:
+		return "Tool"
 	}
 	return strings.ToUpper(role[:1]) + role[1:]
 }
@@ -207,13 +311,15 @@ func requestRoleLabel(role string) string {
 // leading system messages), then one entry per message; a system or tool message later in
 // the conversation becomes an assistant entry marked `@[System]:` / `@[Tool]:`.
 func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, mode Mode) []ChatMessage {
-	var system []string
+	var systemBuf [2]string
+	system := systemBuf[:0]
 	if g := strings.TrimSpace(guidelines); g != "" {
 		system = append(system, "[[ ## Guidelines ## ]]\n\n"+g)
 	}
 	start := 0
+	var partsBuf [4]string
 	for ; start < len(msgs) && msgs[start].Role == suite.RoleSystem; start++ {
-		var parts []string
+		parts := partsBuf[:0]
 		for _, s := range segs[start] {
 			if f := s.format(mode); f != "" {
 				parts = append(parts, f)
@@ -223,7 +329,7 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 			system = append(system, strings.Join(parts, "\n"))
 		}
 	}
-	var out []ChatMessage
+	out := make([]ChatMessage, 0, len(msgs)-start+1)
 	if len(system) > 0 {
 		out = append(out, ChatMessage{Role: suite.RoleSystem, Content: strings.Join(system, "\n\n")})
 	}
@@ -235,7 +341,7 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 		case suite.RoleTool:
 			role, marker = suite.RoleAssistant, "@[Tool]:"
 		}
-		var parts []string
+		parts := partsBuf[:0]
 		for _, s := range segs[i] {
 			if s.kind == segGuidelineRef {
 				continue
@@ -251,6 +357,9 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 			parts = append([]string{marker}, parts...)
 		}
 		out = append(out, ChatMessage{Role: role, Content: strings.Join(parts, "\n")})
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -97,10 +97,10 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
 		req.Attempt = attempt
-		actx, cancel := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
+		actx := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
 		timedOut := actx.Err() == context.DeadlineExceeded
-		cancel()
+		actx.Release()
 		if err == nil && resp != nil {
 			return resp, attempt + 1, nil
 		}
@@ -224,13 +224,31 @@ func nonNil(s []string) []string {
 
 // emit redacts a record, stamps it and hands it to the handler.
 func (r *Runner) emit(rec *results.Record) {
-	rec.Timestamp = r.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	rec.Timestamp = r.timestamp()
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.handler != nil {
 		r.handler.CaseFinished(rec)
 	}
+}
+
+// timestamp is the record time, in milliseconds: the text is reused while the millisecond
+// lasts (many cases finish within one).
+func (r *Runner) timestamp() string {
+	now := r.opts.Now().UTC()
+	ms := now.UnixMilli()
+	if last := r.lastStamp.Load(); last != nil && last.ms == ms {
+		return last.text
+	}
+	st := &stamp{ms: ms, text: now.Format("2006-01-02T15:04:05.000Z")}
+	r.lastStamp.Store(st)
+	return st.text
+}
+
+type stamp struct {
+	ms   int64
+	text string
 }
 
 // Candidate returns the final answer: the content of the last assistant output message,

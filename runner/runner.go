@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentv/action/evaluators"
@@ -74,6 +75,8 @@ type Runner struct {
 
 	healthMu     sync.Mutex
 	healthFailed []error // one per target whose healthcheck failed
+
+	lastStamp atomic.Pointer[stamp] // the last record timestamp
 }
 
 // HealthFailures returns the failed healthchecks of the run, one per target: each makes the
