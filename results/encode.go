@@ -218,6 +218,10 @@ func appendKeyFloat(b []byte, k string, f float64) []byte {
 		return append(b, "null"...)
 	}
 	abs := math.Abs(f)
+	// Whole numbers (scores of 0 and 1, weights) print as integers; -0 keeps its sign.
+	if abs < 1e15 && f == math.Trunc(f) && (f != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		n := len(b)
 		b = strconv.AppendFloat(b, f, 'e', -1, 64)

@@ -115,3 +115,22 @@ func toValidUTF8(s string) string {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// FuzzAppendKeyFloat: numbers are written as encoding/json writes them.
+func FuzzAppendKeyFloat(f *testing.F) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-7, 1e20, 1e21, 123456789012345, 1e15, -3e14, 2.5e-300} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		want, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendKeyFloat(nil, "k", x); string(got) != `,"k":`+string(want) {
+			t.Fatalf("appendKeyFloat(%v) = %s, encoding/json %s", x, got, want)
+		}
+	})
+}

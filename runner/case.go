@@ -99,11 +99,12 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 		req.Attempt = attempt
 		actx := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
-		timedOut := actx.Err() == context.DeadlineExceeded
-		actx.Release()
 		if err == nil && resp != nil {
+			actx.Release()
 			return resp, attempt + 1, nil
 		}
+		timedOut := actx.Err() == context.DeadlineExceeded
+		actx.Release()
 		if err == nil {
 			err = errors.New("provider returned no response")
 		}

@@ -45,17 +45,72 @@ type jsonSlab struct {
 // maxSlabNodes bounds what a slab keeps for the next line; a larger tree allocates the rest.
 const maxSlabNodes = 4096
 
-// jsonWords are the keys and values JSONL lines repeat most; the scanner returns these
-// strings instead of a copy per line.
-var jsonWords = func() map[string]string {
-	m := map[string]string{}
-	for _, list := range [][]string{caseKeys, messageKeys, segmentKeys, execKeys, roles, {"text", "file"}} {
-		for _, w := range list {
-			m[w] = w
-		}
+// knownWord returns the keys and values JSONL lines repeat most (case, message, segment and
+// execution keys, roles) as constant strings, so the scanner does not copy them per line. A
+// switch on the bytes neither allocates nor hashes.
+func knownWord(b []byte) (string, bool) {
+	switch string(b) {
+	case "id":
+		return "id", true
+	case "description":
+		return "description", true
+	case "note":
+		return "note", true
+	case "input_messages":
+		return "input_messages", true
+	case "input":
+		return "input", true
+	case "question":
+		return "question", true
+	case "expected_outcome":
+		return "expected_outcome", true
+	case "outcome":
+		return "outcome", true
+	case "expected_messages":
+		return "expected_messages", true
+	case "expected_output":
+		return "expected_output", true
+	case "reference_answer":
+		return "reference_answer", true
+	case "conversation_id":
+		return "conversation_id", true
+	case "execution":
+		return "execution", true
+	case "evaluators":
+		return "evaluators", true
+	case "evaluator":
+		return "evaluator", true
+	case "rubrics":
+		return "rubrics", true
+	case "role":
+		return "role", true
+	case "content":
+		return "content", true
+	case "name":
+		return "name", true
+	case "tool_calls":
+		return "tool_calls", true
+	case "type":
+		return "type", true
+	case "value":
+		return "value", true
+	case "target":
+		return "target", true
+	case "text":
+		return "text", true
+	case "file":
+		return "file", true
+	case RoleSystem:
+		return RoleSystem, true
+	case RoleUser:
+		return RoleUser, true
+	case RoleAssistant:
+		return RoleAssistant, true
+	case RoleTool:
+		return RoleTool, true
 	}
-	return m
-}()
+	return "", false
+}
 
 // parseJSONLineFast returns the node tree of a valid JSON line, or ok=false. With a slab the
 // tree reuses its memory (see jsonSlab); without, it is allocated for this call. intern (may
@@ -161,7 +216,7 @@ func (p *fastJSON) value(depth int) (*yaml.Node, bool) {
 				return nil, false
 			}
 			k := p.node()
-			s, ok := p.str()
+			s, ok := p.str(true)
 			if !ok {
 				return nil, false
 			}
@@ -208,7 +263,7 @@ func (p *fastJSON) value(depth int) (*yaml.Node, bool) {
 			}
 		}
 	case '"':
-		s, ok := p.str()
+		s, ok := p.str(false)
 		if !ok {
 			return nil, false
 		}
@@ -308,7 +363,7 @@ func (p *fastJSON) number() bool {
 // str consumes a string literal. Plain strings (no escapes, valid UTF-8) are used as they
 // are and simple escapes are decoded here; anything else (surrogate escapes, invalid bytes)
 // is decoded by encoding/json so it reads exactly as the slow path reads it.
-func (p *fastJSON) str() (string, bool) {
+func (p *fastJSON) str(key bool) (string, bool) {
 	l := p.line
 	start := p.i + 1
 	plain, ascii := true, true
@@ -336,11 +391,11 @@ func (p *fastJSON) str() (string, bool) {
 	p.i = i + 1
 	raw := l[start:i]
 	if plain && (ascii || utf8.Valid(raw)) {
-		return p.known(raw), true
+		return p.known(raw, key), true
 	}
 	if b, ok := unescape(p.slab.buf[:0], raw); ok {
 		p.slab.buf = b
-		return p.known(b), true
+		return p.known(b, key), true
 	}
 	var s string
 	if err := json.Unmarshal(l[start-1:i+1], &s); err != nil {
@@ -349,12 +404,13 @@ func (p *fastJSON) str() (string, bool) {
 	return s, true
 }
 
-// known returns b as a string: one already held when there is one, else a copy.
-func (p *fastJSON) known(b []byte) string {
-	if s, ok := jsonWords[string(b)]; ok {
+// known returns b as a string: one already held when there is one, else a copy. Keys are
+// only looked for among the known words.
+func (p *fastJSON) known(b []byte, key bool) string {
+	if s, ok := knownWord(b); ok {
 		return s
 	}
-	if p.intern != nil && len(b) <= maxInternLen {
+	if !key && p.intern != nil && len(b) <= maxInternLen {
 		if s, ok := p.intern[string(b)]; ok {
 			return s
 		}

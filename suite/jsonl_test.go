@@ -251,3 +251,21 @@ func FuzzFastJSON(f *testing.F) {
 		compareFastSlow(t, line)
 	})
 }
+
+// Every key a case, message, segment or execution may have, and every role, is a known word
+// (returned without a copy); other strings are not.
+func TestKnownWords(t *testing.T) {
+	t.Parallel()
+	for _, list := range [][]string{caseKeys, messageKeys, segmentKeys, execKeys, roles, {"text", "file"}} {
+		for _, w := range list {
+			if got, ok := knownWord([]byte(w)); !ok || got != w {
+				t.Errorf("knownWord(%q) = %q, %v", w, got, ok)
+			}
+		}
+	}
+	for _, w := range []string{"", "ids", "Role", "case-1"} {
+		if got, ok := knownWord([]byte(w)); ok {
+			t.Errorf("knownWord(%q) = %q, want unknown", w, got)
+		}
+	}
+}
