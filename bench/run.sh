@@ -17,12 +17,13 @@ root=$PWD
 tfile=$(mktemp)
 
 if [ -f "$gen" ]; then
-  python3 "$gen" --out "$out/suites" --dialect v2 --modes llm,code_py,none --sizes 1000,5000 >/dev/null
+  python3 "$gen" --out "$out/suites" --dialect v2 --modes fa,llm,code_py,none --sizes 1000,5000,20000 >/dev/null
 fi
 python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
 python3 bench/jsonl.py --out "$out/delay-1000" --n 1000 --delay-ms 50 --workers 64 >/dev/null
 
-# measure NAME DIR ARGS...: runs agentv `runs` times, prints median wall seconds and peak RSS.
+# measure NAME DIR ARGS...: runs agentv `runs` times, prints median wall seconds and peak RSS
+# (and cases per second when $cases is set).
 measure() {
   local name=$1 dir=$2; shift 2
   local walls=() rss=()
@@ -34,21 +35,26 @@ measure() {
     t=$(tail -1 "$tfile")
     walls+=("${t% *}"); rss+=("${t#* }")
   done
-  python3 - "$name" "${walls[*]}" "${rss[*]}" <<'PY'
+  python3 - "$name" "${walls[*]}" "${rss[*]}" "${cases:-0}" <<'PY'
 import statistics, sys
 name, walls, rss = sys.argv[1], [float(x) for x in sys.argv[2].split()], [int(x) for x in sys.argv[3].split()]
-print(f"{name:32s} wall median {statistics.median(walls):7.3f}s (min {min(walls):.3f})  peak RSS median {statistics.median(rss)/1024:7.1f} MiB")
+cases, med = int(sys.argv[4]), statistics.median(walls)
+rate = f"  {cases / med:8,.0f} cases/s" if cases and med > 0 else ""
+print(f"{name:36s} wall median {med:7.3f}s (min {min(walls):.3f})  peak RSS median {statistics.median(rss)/1024:7.1f} MiB{rate}")
 PY
 }
 
 echo "agentv benchmarks, $runs runs each, $(nproc) cores"
 if [ -d "$out/suites" ]; then
-  measure "llm judge, 5000 cases (YAML)" "$out/suites/v2/llm-5000" eval eval.yaml
-  measure "default judge, 5000 cases" "$out/suites/v2/none-5000" eval eval.yaml
+  cases=20000 measure "field_accuracy, 20000 cases (YAML)" "$out/suites/v2/fa-20000" eval eval.yaml
+  cases=5000 measure "field_accuracy, 5000 cases (YAML)" "$out/suites/v2/fa-5000" eval eval.yaml
+  cases=20000 measure "llm judge, 20000 cases (YAML)" "$out/suites/v2/llm-20000" eval eval.yaml
+  cases=5000 measure "llm judge, 5000 cases (YAML)" "$out/suites/v2/llm-5000" eval eval.yaml
+  cases=5000 measure "default judge, 5000 cases" "$out/suites/v2/none-5000" eval eval.yaml
   measure "validate 5000-case YAML" "$out/suites/v2/llm-5000" validate eval.yaml --targets .agentv/targets.yaml
   measure "python code judge, 1000 cases" "$out/suites/v2/code_py-1000" eval eval.yaml --workers 2
 fi
-measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
-measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl
+cases=100000 measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
+cases=1000 measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl
 echo "ideal for the delay scenario: 1000*0.050/64 = 0.781s"
 rm -f "$tfile"
