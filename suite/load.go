@@ -62,8 +62,8 @@ type loader struct {
 
 	// jsonSlab is the memory reused from one JSONL line's tree to the next.
 	jsonSlab jsonSlab
-	// msgEntries is the entries scratch of the message being read.
-	msgEntries []kv
+	// caseEntries and msgEntries are the entries scratch of the case and message being read.
+	caseEntries, msgEntries []kv
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading

@@ -384,10 +384,13 @@ func quote(s string) []byte {
 // question derives Case.Question (reference §1.8): string contents, JSON of structured contents
 // and text segments of every input message, each trimmed, empties dropped, joined by a space.
 func question(msgs []Message) string {
-	var parts []string
+	var buf [4]string // most inputs have a few parts: no slice to allocate
+	parts := buf[:0]
+	size := 0
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			parts = append(parts, s)
+			size += len(s) + 1
 		}
 	}
 	for _, m := range msgs {
@@ -404,5 +407,19 @@ func question(msgs []Message) string {
 			}
 		}
 	}
-	return strings.Join(parts, " ")
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, s := range parts {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
 }
