@@ -61,9 +61,8 @@ func (c *Command) runAction(ctx context.Context) int {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workspace, path)
 		}
-		recs, err := results.ReadFile(path)
-		regrade(recs, in.Gate().CaseThreshold)
-		out := &Outcome{Cases: report.CasesOf(recs), ResultsPath: path}
+		out, err := readResults(path, details(in.Details), in.Gate().CaseThreshold)
+		defer out.Close()
 		if err != nil {
 			out.Problems = append(out.Problems, red.String(fmt.Sprintf("could not read results: %v", err)))
 		}

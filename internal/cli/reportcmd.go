@@ -41,9 +41,8 @@ func (c *Command) reportCmd(args []string) int {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.Cwd, path)
 	}
-	recs, err := results.ReadFile(path)
-	regrade(recs, g.CaseThreshold)
-	out := &Outcome{Cases: report.CasesOf(recs)}
+	out, err := readResults(path, report.DetailsFailures, g.CaseThreshold)
+	defer out.Close()
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
 	}
@@ -59,18 +58,31 @@ func (c *Command) reportCmd(args []string) int {
 	return run.Decision.Outcome.ExitCode(false)
 }
 
-// regrade re-applies the case threshold of this report to scored cases, so a report step
+// readResults reads a results file for the reports one record at a time (a large file is
+// never held whole), re-grading each with threshold. On a read error the outcome keeps the
+// records before it.
+func readResults(path string, details report.DetailLevel, threshold float64) (*Outcome, error) {
+	col := report.NewCollector(details, threshold)
+	out := &Outcome{ResultsPath: path, collector: col}
+	err := results.ScanFile(path, func(r *results.Record) error {
+		regrade(r, threshold)
+		col.Add(r)
+		return nil
+	})
+	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
+	return out, err
+}
+
+// regrade re-applies the case threshold of this report to a scored case, so a report step
 // can gate with a different threshold than the run that wrote the file.
-func regrade(recs []*results.Record, threshold float64) {
-	for _, r := range recs {
-		if r.Verdict == results.VerdictError || r.Error != "" {
-			r.Verdict = results.VerdictError
-			continue
-		}
-		if r.Score >= threshold {
-			r.Verdict = results.VerdictPass
-		} else {
-			r.Verdict = results.VerdictFail
-		}
+func regrade(r *results.Record, threshold float64) {
+	if r.Verdict == results.VerdictError || r.Error != "" {
+		r.Verdict = results.VerdictError
+		return
+	}
+	if r.Score >= threshold {
+		r.Verdict = results.VerdictPass
+	} else {
+		r.Verdict = results.VerdictFail
 	}
 }
