@@ -179,6 +179,21 @@ func TestActionPullRequest(t *testing.T) {
 		t.Errorf("second run: comments %+v, want the first one edited", c)
 	}
 
+	// details: failures (the default) shows no passing case's text; details: all does, in a
+	// run and in report mode.
+	const passDetails = "<summary>✅ passes"
+	if strings.Contains(res.summary, passDetails) {
+		t.Errorf("default details show a passing case:\n%s", res.summary)
+	}
+	for _, in := range []map[string]string{
+		{"evals": "evals/*.yaml", "max-failures": "1", "comment": "off", "details": "all"},
+		{"mode": "report", "max-failures": "1", "comment": "off", "details": "all"},
+	} {
+		if r := runAction(t, ws, "event-pull_request.json", gh, in); r.code != 0 || !strings.Contains(r.summary, passDetails) {
+			t.Errorf("details all (%v): exit %d, summary without the passing case's details:\n%s", in, r.code, r.summary)
+		}
+	}
+
 	// Report mode re-renders from the results file, stricter threshold: now two fail.
 	res3 := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"mode": "report", "case-threshold": "0.99",
 		"comment": "off"})
