@@ -189,8 +189,11 @@ func TestActionPullRequest(t *testing.T) {
 		{"evals": "evals/*.yaml", "max-failures": "1", "comment": "off", "details": "all"},
 		{"mode": "report", "max-failures": "1", "comment": "off", "details": "all"},
 	} {
-		if r := runAction(t, ws, "event-pull_request.json", gh, in); r.code != 0 || !strings.Contains(r.summary, passDetails) {
-			t.Errorf("details all (%v): exit %d, summary without the passing case's details:\n%s", in, r.code, r.summary)
+		r := runAction(t, ws, "event-pull_request.json", gh, in)
+		_, block, _ := strings.Cut(r.summary, passDetails)
+		block, _, _ = strings.Cut(block, "</details>")
+		if r.code != 0 || !strings.Contains(block, "Answer:") || !strings.Contains(block, "The answer is 42") {
+			t.Errorf("details all (%v): exit %d, summary without the passing case's answer:\n%s", in, r.code, r.summary)
 		}
 	}
 
