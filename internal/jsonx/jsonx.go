@@ -148,8 +148,9 @@ func AppendEscaped(dst []byte, s string) []byte {
 func plainRun(s string, i int) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		b := s[i : i+8] // one bounds check for the eight loads (combined into one)
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 		q, bs := w^(lo*'"'), w^(lo*'\\')
 		// A byte below 0x20, a zero byte of q or bs (a quote or backslash), or a high bit.
 		if ((w-lo*0x20)|(q-lo)|(bs-lo)|w)&hi != 0 {
