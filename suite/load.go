@@ -196,6 +196,9 @@ func (l *loader) str(s string) string {
 // parseYAML decodes a YAML document into its root node, reporting syntax problems.
 // It returns nil when the document is unusable (already reported).
 func (l *loader) parseYAML(src []byte) *yaml.Node {
+	if doc, ok := fastYAMLDoc(src); ok {
+		return doc
+	}
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
 		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})
