@@ -158,6 +158,22 @@ func (p *painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
+// plainName reports whether a name is printable ASCII without spaces at either end or runs
+// of spaces, so clean(oneLine(name)) would return it unchanged.
+func plainName(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f {
+			if c != ' ' || s[i-1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Progress writes one line for a finished case, for output that is not a terminal:
 // "[12/40] PASS 0.950 smoke/case-3 (1.2s)", with the error's first part for errored cases.
 // A total of 0 or less means the total is unknown: "[12] …".
@@ -175,14 +191,25 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	}
 	b = append(b, "] "...)
 	vd := verdictOf(rec)
-	b = append(b, strings.ToUpper(string(vd))...)
+	switch vd {
+	case results.VerdictPass:
+		b = append(b, "PASS"...)
+	case results.VerdictFail:
+		b = append(b, "FAIL"...)
+	default:
+		b = append(b, "ERROR"...)
+	}
 	b = append(b, ' ')
 	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
 	b = append(b, ' ')
+	name := rec.EvalID
 	if rec.Dataset != "" {
-		b = append(b, clean(oneLine(rec.Dataset+"/"+rec.EvalID))...)
+		name = rec.Dataset + "/" + rec.EvalID
+	}
+	if plainName(name) {
+		b = append(b, name...)
 	} else {
-		b = append(b, clean(oneLine(rec.EvalID))...)
+		b = append(b, clean(oneLine(name))...)
 	}
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)

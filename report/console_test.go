@@ -123,3 +123,15 @@ func TestProgressUnknownTotal(t *testing.T) {
 		})
 	}
 }
+
+// plainName is only a shortcut: a name it accepts is one clean(oneLine(name)) leaves alone.
+func FuzzPlainName(f *testing.F) {
+	for _, s := range []string{"", "a", "a b", "a  b", " a", "a ", "a\tb", "é", "x\x1b[31m", "ds/case-1", "\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if plainName(s) && clean(oneLine(s)) != s {
+			t.Errorf("plainName(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
+		}
+	})
+}

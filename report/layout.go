@@ -142,6 +142,12 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 	for i, k := range kinds {
 		before := used
 		short := false
+		// A whole kind whose rows cannot all fit even at their smallest is left out without
+		// rendering any (a large run's passing rows would be built only to be dropped).
+		if k.whole && k.n > 0 && !s.fits(used.plus(size{k.n * minRowBytes / 4, k.n * minRowBytes})) {
+			cut = true
+			break
+		}
 		for j := range k.n {
 			add := sizeOf(k.item(j))
 			if j == 0 {
