@@ -199,6 +199,11 @@ func (l *loader) parseYAML(src []byte) *yaml.Node {
 	if doc, ok := fastYAMLDoc(src); ok {
 		return doc
 	}
+	return l.parseYAMLLibrary(src)
+}
+
+// parseYAMLLibrary is parseYAML with the library alone, which owns every syntax diagnostic.
+func (l *loader) parseYAMLLibrary(src []byte) *yaml.Node {
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
 		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})

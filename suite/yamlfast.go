@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -24,10 +25,69 @@ type fastYAML struct {
 
 	nodes []yaml.Node  // free nodes, handed out in chunks
 	ptrs  []*yaml.Node // free room for Content slices
-	stack []*yaml.Node // children of the collections being parsed
-	buf   []byte       // scratch for block and escaped scalars
-	doc   *yaml.Node   // set once the tree is complete
-	fail  bool         // the document left the subset
+	// Nodes and pointers handed out so far (sizes of lazy entries).
+	nNodes, nPtrs int
+	stack         []*yaml.Node // children of the collections being parsed
+	buf           []byte       // scratch for block and escaped scalars
+	doc           *yaml.Node   // set once the tree is complete
+	fail          bool         // the document left the subset
+	lazy          *yfLazy      // set when the root's case lists are parsed lazily
+}
+
+// yfLazy holds the case lists of an eval file parsed by parseYAMLFastLazy: their sequence
+// nodes have no Content; item builds each entry's tree on demand, so a large file's cases
+// can be converted one at a time without its whole tree alive at once.
+type yfLazy struct {
+	p     *fastYAML
+	lists map[*yaml.Node]*yfList
+}
+
+// yfList is a lazily parsed sequence: its column and where each entry starts.
+type yfList struct {
+	col   int
+	items []yfItem
+}
+
+// yfItem is where a sequence entry's '-' is (line start offset, line number, offset) and how
+// many nodes and Content pointers its tree takes.
+type yfItem struct{ i, line, off, nodes, ptrs int }
+
+// list returns the lazy list whose sequence node is n, or nil.
+func (z *yfLazy) list(n *yaml.Node) *yfList {
+	if z == nil {
+		return nil
+	}
+	return z.lists[n]
+}
+
+// item builds the tree of entry k of list l. The first pass accepted the same text, so the
+// parse cannot fail; should it, the entry reads as null and the loader reports the case.
+func (z *yfLazy) item(l *yfList, k int) *yaml.Node {
+	p, it := z.p, l.items[k]
+	p.i, p.line, p.fail, p.depth = it.i, it.line, false, 0
+	p.lazy = nil // nested "cases" keys are ordinary here
+	defer func() { p.lazy = z }()
+	// The entry's tree gets memory of its own: shared chunks would chain every case's tree
+	// to its neighbours' and keep them all alive until the last is converted.
+	p.nodes, p.ptrs = make([]yaml.Node, it.nodes), make([]*yaml.Node, it.ptrs)
+	p.setLine()
+	if n := p.entry(it.off, l.col); n != nil && !p.fail {
+		return n
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: it.line, Column: it.off + 2}
+}
+
+// rewind gives back the nodes and pointers taken since nodes and ptrs were the free room,
+// when they came from the same chunk (a dropped lazy entry's tree).
+func (p *fastYAML) rewind(nodes []yaml.Node, ptrs []*yaml.Node) {
+	if len(p.nodes) > 0 && len(nodes) > 0 && &nodes[:cap(nodes)][cap(nodes)-1] == &p.nodes[:cap(p.nodes)][cap(p.nodes)-1] {
+		clear(nodes[:len(nodes)-len(p.nodes)])
+		p.nodes = nodes
+	}
+	if len(p.ptrs) > 0 && len(ptrs) > 0 && &ptrs[:cap(ptrs)][cap(ptrs)-1] == &p.ptrs[:cap(p.ptrs)][cap(p.ptrs)-1] {
+		clear(ptrs[:len(ptrs)-len(p.ptrs)])
+		p.ptrs = ptrs
+	}
 }
 
 // Bounds that keep the fast path to ordinary files; anything larger goes to the library.
@@ -50,6 +110,24 @@ func parseYAMLFast(src []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	return p.doc, true
+}
+
+// parseYAMLFastLazy is parseYAMLFast for an eval file: the block sequences under the root's
+// case list keys are left without Content and built entry by entry through the returned
+// yfLazy. The text of src is shared, not copied: src must not change while the tree or a
+// string from it is in use.
+func parseYAMLFastLazy(src []byte) (*yaml.Node, *yfLazy, bool) {
+	if !yfCheckText(src) {
+		return nil, nil, false
+	}
+	p := &fastYAML{src: unsafe.String(&src[0], len(src)), line: 1}
+	p.lazy = &yfLazy{p: p, lists: map[*yaml.Node]*yfList{}}
+	p.setLine()
+	p.document()
+	if p.fail {
+		return nil, nil, false
+	}
+	return p.doc, p.lazy, true
 }
 
 // yfCheckText accepts only text that needs no reader-level handling: UTF-8 without a BOM, no
@@ -148,6 +226,7 @@ func (p *fastYAML) node(kind yaml.Kind, tag, value string, line, col int) *yaml.
 	}
 	n := &p.nodes[0]
 	p.nodes = p.nodes[1:]
+	p.nNodes++
 	n.Kind, n.Tag, n.Value, n.Line, n.Column = kind, tag, value, line, col
 	return n
 }
@@ -155,11 +234,15 @@ func (p *fastYAML) node(kind yaml.Kind, tag, value string, line, col int) *yaml.
 // content moves the children pushed since mark into a Content slice of their own.
 func (p *fastYAML) content(mark int) []*yaml.Node {
 	k := len(p.stack) - mark
+	if k == 0 {
+		return nil // as the library leaves an empty flow collection
+	}
 	if k > len(p.ptrs) {
 		p.ptrs = make([]*yaml.Node, max(yfPtrChunk, k))
 	}
 	out := p.ptrs[:k:k]
 	p.ptrs = p.ptrs[k:]
+	p.nPtrs += k
 	copy(out, p.stack[mark:])
 	clear(p.stack[mark:])
 	p.stack = p.stack[:mark]
@@ -203,7 +286,7 @@ func (p *fastYAML) block(off, parent int) *yaml.Node {
 	}
 	defer func() { p.depth-- }()
 	if p.isEntry(off) {
-		return p.sequence(off, false)
+		return p.sequence(off, false, nil)
 	}
 	if k, after := p.key(off); k != nil {
 		return p.mapping(off, k, after)
@@ -216,33 +299,30 @@ func (p *fastYAML) block(off, parent int) *yaml.Node {
 
 // sequence parses a block sequence whose entries start at offset col (an ASCII prefix, so the
 // offset is the column). indentless is a sequence at its parent mapping's indentation, which
-// ends at the first line at that indentation that is not an entry.
-func (p *fastYAML) sequence(col int, indentless bool) *yaml.Node {
+// ends at the first line at that indentation that is not an entry. With a lazy list (the
+// eval file's case list) each entry is checked and its position kept, but its tree is
+// dropped: yfLazy.item builds it again when the loader wants it.
+func (p *fastYAML) sequence(col int, indentless bool, lazy *yfList) *yaml.Node {
 	seq := p.node(yaml.SequenceNode, "!!seq", "", p.line, col+1)
 	mark := len(p.stack)
 	off := col
 	for {
-		var item *yaml.Node
-		s := p.cur()
-		o := off + 1
-		for o < len(s) && s[o] == ' ' {
-			o++
-		}
-		if o == len(s) || s[o] == '#' {
-			line, c := p.line, off+2
-			p.next()
-			if p.skipBlank() && p.indent() > col {
-				item = p.block(p.indent(), col)
-			} else {
-				item = p.node(yaml.ScalarNode, "!!null", "", line, c)
+		if lazy != nil {
+			at := yfItem{i: p.i, line: p.line, off: off}
+			nodes, ptrs, nn, np := p.nodes, p.ptrs, p.nNodes, p.nPtrs
+			if p.entry(off, col); p.fail {
+				return nil
 			}
+			at.nodes, at.ptrs = p.nNodes-nn, p.nPtrs-np
+			p.rewind(nodes, ptrs)
+			lazy.items = append(lazy.items, at)
 		} else {
-			item = p.block(o, col)
+			item := p.entry(off, col)
+			if p.fail {
+				return nil
+			}
+			p.stack = append(p.stack, item)
 		}
-		if p.fail {
-			return nil
-		}
-		p.stack = append(p.stack, item)
 		if p.eof() {
 			break
 		}
@@ -263,8 +343,31 @@ func (p *fastYAML) sequence(col int, indentless bool) *yaml.Node {
 		}
 		off = n
 	}
+	if lazy != nil {
+		lazy.col = col
+		p.lazy.lists[seq] = lazy
+		return seq
+	}
 	seq.Content = p.content(mark)
 	return seq
+}
+
+// entry parses the sequence entry whose '-' is at offset off; col is the sequence's column.
+func (p *fastYAML) entry(off, col int) *yaml.Node {
+	s := p.cur()
+	o := yfSpaces(s, off+1)
+	if o < len(s) && s[o] != '#' {
+		return p.block(o, col)
+	}
+	line, c := p.line, off+2
+	p.next()
+	if p.skipBlank() && p.indent() > col {
+		return p.block(p.indent(), col)
+	}
+	if p.fail {
+		return nil
+	}
+	return p.node(yaml.ScalarNode, "!!null", "", line, c)
 }
 
 // mapping parses a block mapping whose first key k starts at offset off; after is the offset
@@ -274,7 +377,14 @@ func (p *fastYAML) mapping(off int, k *yaml.Node, after int) *yaml.Node {
 	m := p.node(yaml.MappingNode, "!!map", "", p.line, col+1)
 	mark := len(p.stack)
 	for {
-		v := p.value(after, col)
+		var lazy *yfList
+		if p.lazy != nil && p.depth == 1 && k.Kind == yaml.ScalarNode {
+			switch k.Value {
+			case "evalcases", "cases", "eval_cases": // caseListKeys
+				lazy = &yfList{}
+			}
+		}
+		v := p.value(after, col, lazy)
 		if p.fail {
 			return nil
 		}
@@ -300,8 +410,8 @@ func (p *fastYAML) mapping(off int, k *yaml.Node, after int) *yaml.Node {
 }
 
 // value parses a mapping value that starts after the key's ':' at offset off; col is the
-// mapping's indentation.
-func (p *fastYAML) value(off, col int) *yaml.Node {
+// mapping's indentation. A block sequence there is parsed lazily when lazy is set.
+func (p *fastYAML) value(off, col int, lazy *yfList) *yaml.Node {
 	s := p.cur()
 	o := off
 	for o < len(s) && s[o] == ' ' {
@@ -318,11 +428,18 @@ func (p *fastYAML) value(off, col int) *yaml.Node {
 	p.next()
 	if p.skipBlank() {
 		n := p.indent()
+		if lazy != nil && n >= col && p.isEntry(n) {
+			if n > col { // as block would
+				p.depth++
+				defer func() { p.depth-- }()
+			}
+			return p.sequence(n, n == col, lazy)
+		}
 		if n > col {
 			return p.block(n, col)
 		}
 		if n == col && p.isEntry(n) {
-			return p.sequence(n, true)
+			return p.sequence(n, true, nil)
 		}
 	}
 	if p.fail {
@@ -561,6 +678,22 @@ var yamlLibraryOnly bool
 
 // yamlFastVerify, set by tests, sees every tree the fast path returns with its source.
 var yamlFastVerify func(src []byte, doc *yaml.Node)
+
+// parseEvalYAML parses an eval file read for this load alone (src is not changed afterwards):
+// the fast path with lazy case lists, else the library.
+func (l *loader) parseEvalYAML(src []byte) (*yaml.Node, *yfLazy) {
+	if !yamlLibraryOnly {
+		if doc, lazy, ok := parseYAMLFastLazy(src); ok {
+			if yamlFastVerify != nil {
+				if full, ok := parseYAMLFast(src); ok {
+					yamlFastVerify(src, full)
+				}
+			}
+			return doc, lazy
+		}
+	}
+	return l.parseYAMLLibrary(src), nil
+}
 
 // fastYAMLDoc is parseYAML's fast path: the document node, or ok false to use the library.
 func fastYAMLDoc(src []byte) (*yaml.Node, bool) {

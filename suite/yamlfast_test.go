@@ -3,12 +3,14 @@ package suite
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -25,11 +27,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	yamlFastVerify = func(src []byte, doc *yaml.Node) {
-		if d := diffFastTree(src, doc); d != "" {
-			verifyMu.Lock()
-			mismatches = append(mismatches, fmt.Sprintf("source %q:\n%s", src, d))
-			verifyMu.Unlock()
+	flag.Parse()
+	// Benchmarks measure loading as the binary does it, without the check.
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		yamlFastVerify = func(src []byte, doc *yaml.Node) {
+			if d := diffFastTree(src, doc); d != "" {
+				verifyMu.Lock()
+				mismatches = append(mismatches, fmt.Sprintf("source %q:\n%s", src, d))
+				verifyMu.Unlock()
+			}
 		}
 	}
 	code := m.Run()
@@ -287,6 +293,7 @@ func FuzzYAMLFast(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkFast(t, src)
+		checkLazy(t, src)
 	})
 }
 
@@ -350,5 +357,90 @@ func TestYAMLFastLoadEquivalence(t *testing.T) {
 		if d := cmp.Diff(lib.Evaluators, fast.Evaluators); d != "" {
 			t.Errorf("%s: suite evaluators differ (-library +fast):\n%s", p, d)
 		}
+	}
+}
+
+// expandLazy builds every lazy list of a lazily parsed tree in place, for comparison with the
+// eager parse.
+func expandLazy(n *yaml.Node, z *yfLazy) {
+	if l := z.list(n); l != nil {
+		for k := range l.items {
+			n.Content = append(n.Content, z.item(l, k))
+		}
+	}
+	for _, c := range n.Content {
+		expandLazy(c, z)
+	}
+}
+
+// checkLazy asserts that the lazy parse takes src exactly when the eager one does and that its
+// lists, once built, give the eager tree.
+func checkLazy(t *testing.T, src []byte) {
+	t.Helper()
+	eager, ok := parseYAMLFast(src)
+	lazy, z, lok := parseYAMLFastLazy(bytes.Clone(src))
+	if ok != lok {
+		t.Fatalf("source %q: eager parse ok %v, lazy %v", src, ok, lok)
+	}
+	if !ok {
+		return
+	}
+	expandLazy(lazy, z)
+	if d := diffNodes(eager, lazy, "doc"); d != "" {
+		t.Errorf("source %q: lazy tree differs (-eager +lazy):\n%s", src, d)
+	}
+}
+
+func TestYAMLFastLazy(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"evalcases:\n- id: a\n  cases:\n  - x\n- id: b\nz: 1\n",
+		"cases:\n  - a\n  -\n  - - b\n    - c\n  - |\n    text\neval_cases: [a]\n",
+		"'evalcases':\n  - x: 1\n    evalcases:\n      - y\n",
+		"a:\n  evalcases:\n    - x\n",
+	} {
+		checkLazy(t, []byte(src))
+	}
+	for _, f := range repoYAMLFiles(t) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLazy(t, src)
+	}
+}
+
+// BenchmarkLoadYAML5000 loads a 5,000-case field_accuracy suite through the fast path (lazy
+// case list) and through the library alone, reporting the heap the suite keeps and the peak
+// live heap while loading.
+func BenchmarkLoadYAML5000(b *testing.B) {
+	path := genSuite(b, "fa", "5000")
+	for _, mode := range []struct {
+		name    string
+		library bool
+	}{{"fast", false}, {"library", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			yamlLibraryOnly = mode.library
+			defer func() { yamlLibraryOnly = false }()
+			b.ReportAllocs()
+			var retained, peak uint64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				stop := samplePeak(&peak)
+				s := Load(path, LoadOptions{Cwd: filepath.Dir(path)})
+				stop()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				if len(s.Cases) != 5000 || HasErrors(s.Diagnostics) {
+					b.Fatalf("loaded %d cases, diagnostics %v", len(s.Cases), s.Diagnostics)
+				}
+				retained = after.HeapAlloc - before.HeapAlloc
+				runtime.KeepAlive(s)
+			}
+			b.ReportMetric(float64(retained), "retained-B")
+			b.ReportMetric(float64(peak), "peak-heap-B")
+		})
 	}
 }
