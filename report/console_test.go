@@ -133,5 +133,8 @@ func FuzzPlainName(f *testing.F) {
 		if plainName(s) && clean(oneLine(s)) != s {
 			t.Errorf("plainName(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
 		}
+		if want := strings.Join(strings.Fields(s), " "); oneLine(s) != want {
+			t.Errorf("oneLine(%q) = %q, want %q", s, oneLine(s), want)
+		}
 	})
 }

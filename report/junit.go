@@ -414,7 +414,7 @@ func junitSystemOut(threshold float64, r *results.Record) string {
 	}
 	if !evaluatorsHaveReasoning(r.EvaluatorResults) && strings.TrimSpace(r.Reasoning) != "" {
 		b = append(b, "reasoning:\n"...)
-		b = append(b, indent(truncate(r.Reasoning, junitTextLimit), "  ")...)
+		b = appendIndented(b, truncate(r.Reasoning, junitTextLimit), "  ")
 	}
 	if len(r.Warnings) > 0 {
 		b = append(b, "warnings:\n"...)
@@ -491,7 +491,7 @@ func appendEvaluators(b []byte, ers []results.EvaluatorResult, pad string) []byt
 		if strings.TrimSpace(e.Reasoning) != "" {
 			b = append(b, in...)
 			b = append(b, "reasoning:\n"...)
-			b = append(b, indent(truncate(e.Reasoning, junitTextLimit), in+"  ")...)
+			b = appendIndented(b, truncate(e.Reasoning, junitTextLimit), in, "  ")
 		}
 		if len(e.EvaluatorResults) > 0 {
 			b = appendEvaluators(b, e.EvaluatorResults, in)
@@ -590,11 +590,21 @@ func bulleted(items []string) string {
 	return b.String()
 }
 
-// indent prefixes every line of s with pad and ends it with a newline.
-func indent(s, pad string) string {
+// appendIndented appends s with every line prefixed by the pads and ended with a newline,
+// leaving out trailing newlines; nothing for an empty s.
+func appendIndented(b []byte, s string, pads ...string) []byte {
 	s = strings.TrimRight(s, "\n")
-	if s == "" {
-		return ""
+	for s != "" {
+		line, rest, found := strings.Cut(s, "\n")
+		for _, p := range pads {
+			b = append(b, p...)
+		}
+		b = append(b, line...)
+		b = append(b, '\n')
+		if !found {
+			break
+		}
+		s = rest
 	}
-	return pad + strings.ReplaceAll(s, "\n", "\n"+pad) + "\n"
+	return b
 }

@@ -168,5 +168,32 @@ func truncate(s string, limit int) string {
 
 // oneLine joins the lines of s with spaces and trims it, for messages shown on one line.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether oneLine would return s unchanged: printable ASCII with single
+// inner spaces (checked without allocating; anything else takes the general path).
+func isOneLine(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if s[i-1] == ' ' {
+				return false
+			}
+			continue
+		}
+		if c < ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
