@@ -1,9 +1,6 @@
 package results
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -81,26 +78,14 @@ func (w *Writer) flushLocked() error {
 	return w.err
 }
 
-// Read parses a results JSONL stream. Blank lines are skipped; a malformed line is an
-// error naming its line number.
+// Read parses a results JSONL stream (see Scan). On an error it returns the records before it.
 func Read(r io.Reader) ([]*Record, error) {
 	var out []*Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		rec := new(Record)
-		if err := json.Unmarshal(b, rec); err != nil {
-			return out, fmt.Errorf("line %d: %w", n, err)
-		}
+	err := Scan(r, func(rec *Record) error {
 		out = append(out, rec)
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // ReadFile parses a results JSONL file.
