@@ -86,7 +86,7 @@ func (p *fastYAML) flowItem(off int) (*yaml.Node, int) {
 		n.Style = style
 		return n, end
 	}
-	if !plainStart(s, off) {
+	if !plainStart(s, off) || s[off] == '-' && (off+1 == len(s) || strings.IndexByte(",[]{}", s[off+1]) >= 0) {
 		return nil, -1
 	}
 	e := off

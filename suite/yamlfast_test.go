@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -291,6 +292,10 @@ func FuzzYAMLFast(f *testing.F) {
 	for _, s := range []string{"a: |\n  x\n\n  y\n", "- a: >-\n    b\n\n    c\n  d: 'e'\n", "a:\n- b\n-\n  c: \"\\u00e9\"\n"} {
 		f.Add([]byte(s))
 	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		f.Add(randomYAML(r))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkFast(t, src)
 		checkLazy(t, src)
@@ -443,4 +448,142 @@ func BenchmarkLoadYAML5000(b *testing.B) {
 			b.ReportMetric(float64(peak), "peak-heap-B")
 		})
 	}
+}
+
+// Pieces of random documents: scalars as eval files write them, with the corners of tag
+// resolution, quoting and flow collections.
+var (
+	randKeys    = []string{"id", "input", "key two", "'q k'", "\"d\"", "1", "true", "a:b", "é", "evalcases", "cases", "x#y"}
+	randScalars = []string{"foo", "foo bar", "yes", "on", "1e3", "0x1F", "0o17", "007", "08", "1_000", "-0", ".5", "+.inf",
+		"~", "null", "true", "-x", "a:b", "a #c", "'s''q'", "'a: b'", "\"e\\n\\u00e9\\x41\"", "[a, 'b', 1]",
+		"{k: v, n: [1]}", "[]", "{}", "é", "12:30", "9223372036854775808", "0b101", ".1e999", "- x", "x:", "[-1, -a]",
+		"'multi", "\"\\N\"", "&a x", "*a", "!!str x", "2024-01-02", "-", "%x", "{a}"}
+	randHeaders = []string{"|", "|-", "|+", ">", ">-", ">+", "| # c", "|2", "|#"}
+)
+
+// randomYAML builds a document from a random tree written as eval files are (block mappings
+// and sequences, compact entries, block scalars with blank and space-only lines), with now and
+// then a misplaced indentation or an odd piece, so that most documents are in the subset and
+// the rest probe its edges.
+func randomYAML(r *rand.Rand) []byte {
+	var b strings.Builder
+	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
+	jitter := func(n int) int {
+		if r.IntN(40) == 0 {
+			return max(0, n+r.IntN(3)-1)
+		}
+		return n
+	}
+	var node func(indent, depth int, inline bool)
+	scalar := func(indent int) {
+		if r.IntN(6) > 0 {
+			b.WriteString(pick(randScalars))
+			if r.IntN(8) == 0 {
+				b.WriteString(" # note")
+			}
+			b.WriteByte('\n')
+			return
+		}
+		b.WriteString(pick(randHeaders) + "\n")
+		in := indent + 1 + r.IntN(3)
+		for range r.IntN(5) {
+			switch r.IntN(5) {
+			case 0:
+				b.WriteString("\n")
+			case 1:
+				b.WriteString(strings.Repeat(" ", r.IntN(in+3)) + "\n")
+			default:
+				b.WriteString(strings.Repeat(" ", jitter(in)+r.IntN(2)*r.IntN(3)) + pick(randScalars) + "\n")
+			}
+		}
+	}
+	node = func(indent, depth int, inline bool) {
+		kind := r.IntN(3)
+		if depth > 3 {
+			kind = 2
+		}
+		pad := func(first bool) {
+			if !(first && inline) {
+				b.WriteString(strings.Repeat(" ", jitter(indent)))
+			}
+		}
+		switch kind {
+		case 0: // mapping
+			for i := range 1 + r.IntN(3) {
+				pad(i == 0)
+				b.WriteString(pick(randKeys) + ":")
+				switch r.IntN(4) {
+				case 0: // nested on the next lines
+					b.WriteString("\n")
+					if r.IntN(2) == 0 && depth < 3 { // a sequence at the mapping's indentation
+						node(indent, depth+1, false)
+					} else {
+						node(indent+2, depth+1, false)
+					}
+				case 1: // empty
+					if r.IntN(3) == 0 {
+						b.WriteString(" # c")
+					}
+					b.WriteString("\n")
+				default:
+					b.WriteString(" ")
+					scalar(indent)
+				}
+			}
+		case 1: // sequence
+			for i := range 1 + r.IntN(3) {
+				pad(i == 0)
+				b.WriteString("-")
+				switch r.IntN(4) {
+				case 0:
+					b.WriteString(" ")
+					node(indent+2, depth+1, true) // compact
+				case 1:
+					b.WriteString("\n")
+					if r.IntN(2) == 0 {
+						node(indent+2, depth+1, false)
+					}
+				default:
+					b.WriteString(" ")
+					scalar(indent)
+				}
+			}
+		default:
+			pad(true)
+			scalar(indent)
+		}
+		if r.IntN(10) == 0 {
+			b.WriteString(strings.Repeat(" ", r.IntN(6)) + "# comment\n")
+		}
+	}
+	if r.IntN(5) == 0 {
+		b.WriteString("# head\n")
+	}
+	node(0, 0, false)
+	return []byte(b.String())
+}
+
+var randomDocs = flag.Int("yamlfast.docs", 20000, "random documents TestYAMLFastRandom compares")
+var randomSeed = flag.Uint64("yamlfast.seed", 1, "seed of TestYAMLFastRandom")
+
+func TestYAMLFastRandom(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(*randomSeed, 2))
+	taken := 0
+	n := *randomDocs
+	for range n {
+		src := randomYAML(r)
+		if checkFast(t, src) {
+			taken++
+		}
+		checkLazy(t, src)
+		if t.Failed() {
+			return
+		}
+	}
+	// Enough of them must be in the subset for the comparison to mean something.
+	if taken < n/20 {
+		t.Errorf("fast path took only %d of %d random documents", taken, n)
+	}
+	t.Logf("fast path took %d of %d random documents", taken, n)
 }
