@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -100,10 +101,11 @@ const (
 
 // parseYAMLFast returns the document node of src, or ok false when src is outside the subset.
 func parseYAMLFast(src []byte) (*yaml.Node, bool) {
-	if !yfCheckText(src) {
+	text, ok := yfText(src, false)
+	if !ok {
 		return nil, false
 	}
-	p := &fastYAML{src: string(src), line: 1}
+	p := &fastYAML{src: text, line: 1}
 	p.setLine()
 	p.document()
 	if p.fail {
@@ -117,10 +119,11 @@ func parseYAMLFast(src []byte) (*yaml.Node, bool) {
 // yfLazy. The text of src is shared, not copied: src must not change while the tree or a
 // string from it is in use.
 func parseYAMLFastLazy(src []byte) (*yaml.Node, *yfLazy, bool) {
-	if !yfCheckText(src) {
+	text, ok := yfText(src, true)
+	if !ok {
 		return nil, nil, false
 	}
-	p := &fastYAML{src: unsafe.String(&src[0], len(src)), line: 1}
+	p := &fastYAML{src: text, line: 1}
 	p.lazy = &yfLazy{p: p, lists: map[*yaml.Node]*yfList{}}
 	p.setLine()
 	p.document()
@@ -130,18 +133,21 @@ func parseYAMLFastLazy(src []byte) (*yaml.Node, *yfLazy, bool) {
 	return p.doc, p.lazy, true
 }
 
-// yfCheckText accepts only text that needs no reader-level handling: UTF-8 without a BOM, no
-// carriage returns, tabs or other control characters, no characters YAML 1.1 counts as line
-// breaks (NEL, LS, PS), non-empty and ending with a line break.
-func yfCheckText(src []byte) bool {
+// yfCheckText accepts only text that needs no reader-level handling beyond CRLF line breaks
+// (crlf: some are there): UTF-8 without a BOM, no other carriage returns, no tabs or other
+// control characters, no characters YAML 1.1 counts as line breaks (NEL, LS, PS), non-empty
+// and ending with a line break.
+func yfCheckText(src []byte) (ok, crlf bool) {
 	if len(src) == 0 || src[len(src)-1] != '\n' {
-		return false
+		return false, false
 	}
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\n') || c == 0x7f {
-				return false
+			if c == '\r' && src[i+1] == '\n' { // src ends with '\n', so i+1 is in range
+				crlf = true
+			} else if (c < 0x20 && c != '\n') || c == 0x7f {
+				return false, false
 			}
 			i++
 			continue
@@ -149,14 +155,31 @@ func yfCheckText(src []byte) bool {
 		r, n := utf8.DecodeRune(src[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			return false
+			return false, false
 		case r < 0xa0, r == 0x2028, r == 0x2029, r == 0xfeff,
 			r >= 0xd800 && r < 0xe000, r == 0xfffe, r == 0xffff:
-			return false
+			return false, false
 		}
 		i += n
 	}
-	return true
+	return true, crlf
+}
+
+// yfText returns the text to parse: src itself (shared when share is set, else copied), or
+// with CRLF breaks made LF, which changes no value or position the library reports (a break
+// is one break; values never hold the raw characters of one).
+func yfText(src []byte, share bool) (string, bool) {
+	ok, crlf := yfCheckText(src)
+	switch {
+	case !ok:
+		return "", false
+	case crlf:
+		norm := bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+		return unsafe.String(&norm[0], len(norm)), true
+	case share:
+		return unsafe.String(&src[0], len(src)), true
+	}
+	return string(src), true
 }
 
 // setLine finds the end of the line starting at p.i.

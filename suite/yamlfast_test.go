@@ -151,6 +151,10 @@ func TestYAMLFastRepoFiles(t *testing.T) {
 		}
 		if checkFast(t, src) {
 			taken++
+			// The same file with Windows line breaks reads the same way.
+			if !checkFast(t, bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))) {
+				t.Errorf("%s: fast path gave up on the file's CRLF form", f)
+			}
 		} else {
 			t.Logf("library path: %s", f)
 		}
@@ -241,7 +245,9 @@ func TestYAMLFastSnippets(t *testing.T) {
 		{"two documents", "a: 1\n---\nb: 2\n", false},
 		{"directive", "%YAML 1.2\n---\na: 1\n", false},
 		{"tab", "a:\t1\n", false},
-		{"crlf", "a: 1\r\nb: 2\r\n", false},
+		{"crlf", "a: 1\r\nb: |\r\n  x\r\n\r\n  y  \r\nc: >\r\n  p\r\n  q\r\nd: 'e' # f\r\n", true},
+		{"mixed breaks", "a: 1\r\nb: 2\n", true},
+		{"lone carriage return", "a: 1\rb: 2\n", false},
 		{"bom", "\ufeffa: 1\n", false},
 		{"no final newline", "a: 1", false},
 		{"empty", "", false},
@@ -577,6 +583,9 @@ func TestYAMLFastRandom(t *testing.T) {
 			taken++
 		}
 		checkLazy(t, src)
+		if r.IntN(4) == 0 {
+			checkFast(t, bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n")))
+		}
 		if t.Failed() {
 			return
 		}
