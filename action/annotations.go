@@ -52,12 +52,21 @@ type Annotation struct {
 // many were left out and that the job summary lists them all (one notice slot is kept for
 // it). It returns how many annotations were left out. Call it once per step with
 // everything; the caps are counted across calls.
-func (c *Commands) Annotate(anns []Annotation) (dropped int) {
+func (c *Commands) Annotate(anns []Annotation) (dropped int) { return c.AnnotateOmitted(anns, 0) }
+
+// AnnotateOmitted is Annotate for a caller that did not build omitted more error annotations
+// because they would come after the given ones, past the cap (failing cases beyond the few a
+// step can show): they are counted in the overflow notice as if dropped here.
+func (c *Commands) AnnotateOmitted(anns []Annotation, omitted int) (dropped int) {
 	sorted := slices.Clone(anns)
 	slices.SortStableFunc(sorted, func(a, b Annotation) int { return cmp.Compare(a.Level.rank(), b.Level.rank()) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	left := map[Level]int{}
+	if omitted > 0 {
+		left[LevelError] += omitted
+		dropped += omitted
+	}
 	for _, a := range sorted {
 		if a.Level.rank() == 2 {
 			a.Level = LevelNotice // unknown levels would be plain log lines

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,9 +27,17 @@ type Case struct {
 	// Record is the case's record with long texts cut and recorded prompts dropped (the
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
+	// Why is the one line to read first about a case that did not pass: its first error, else
+	// its first miss ("" for passing cases), cut to whyRunes characters with the length kept.
+	Why string
 
-	part spoolPart // where the case's rendered JUnit testcase is, when spooled
+	part   spoolPart // where the case's rendered JUnit testcase is, when spooled
+	holds  uint8     // Collector: how many of its bounded lists hold this case's record
+	pinned bool      // Collector: the record is kept whatever the lists do
 }
+
+// whyRunes is the longest a surface shows of Why (the console's error lines).
+const whyRunes = 500
 
 // Usage is what a case's trace says it cost.
 type Usage struct {
@@ -61,8 +70,7 @@ func (c *Case) cost() (float64, bool) {
 }
 
 // NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
-// surfaces that show model text; without it only the fields of Case are kept. Failed and
-// errored cases and cases with warnings always keep their record: every surface shows them.
+// surfaces that show model text; without it only the fields of Case are kept.
 func NewCase(r *results.Record, keepText bool) *Case {
 	c := &Case{
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
@@ -83,7 +91,19 @@ func NewCase(r *results.Record, keepText bool) *Case {
 			c.Usage.CostUSD, c.Usage.HasCost = *t.CostUSD, true
 		}
 	}
-	if keepText || c.Verdict != results.VerdictPass || len(r.Warnings) > 0 {
+	switch c.Verdict {
+	case results.VerdictError:
+		msg := firstError(r)
+		if msg == "" {
+			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
+		}
+		c.Why = cutRunes(oneLine(msg), whyRunes)
+	case results.VerdictFail:
+		if len(r.Misses) > 0 {
+			c.Why = cutRunes(oneLine(r.Misses[0]), whyRunes)
+		}
+	}
+	if keepText {
 		c.Record = compact(r)
 	}
 	return c
@@ -98,7 +118,7 @@ func CasesOf(recs []*results.Record) []*Case {
 			continue
 		}
 		c := NewCase(r, false)
-		c.Record = r
+		c.Record, c.pinned = r, true
 		out = append(out, c)
 	}
 	return out
@@ -150,19 +170,22 @@ func compactEvaluators(ers []results.EvaluatorResult) []results.EvaluatorResult 
 	return out
 }
 
-// cut keeps the first keepRunes characters of s and notes how many it left out (see
-// truncate), so reports still say how long the whole text was.
-func cut(s string) string {
-	if len(s) <= keepRunes {
+// cut keeps the first keepRunes characters of s (see cutRunes).
+func cut(s string) string { return cutRunes(s, keepRunes) }
+
+// cutRunes keeps the first n characters of s and notes how many it left out (see truncate),
+// so reports still say how long the whole text was.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n, end := 0, len(s)
+	kept, end := 0, len(s)
 	for i := range s {
-		if n == keepRunes {
+		if kept == n {
 			end = i
 			break
 		}
-		n++
+		kept++
 	}
 	if end == len(s) {
 		return s

@@ -31,12 +31,13 @@ type Collector struct {
 	dropPass  bool // too many passing cases for their text to show anywhere
 	parts     *JUnitParts
 	intern    map[string]string
+	fails     *failKeeper
 }
 
 // NewCollector returns a collector for a run whose Markdown surfaces use details and whose
 // JUnit failure messages use caseThreshold. Close it when the reports are written.
 func NewCollector(details DetailLevel, caseThreshold float64) *Collector {
-	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{}}
+	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{}, fails: newFailKeeper(0)}
 	if p, err := newJUnitParts(); err == nil {
 		c.parts = p
 	}
@@ -45,15 +46,24 @@ func NewCollector(details DetailLevel, caseThreshold float64) *Collector {
 	return c
 }
 
+// KeepWorst also keeps the records of the first n errored cases in report order and of the n
+// failed cases with the lowest scores (ties in report order): what the annotations show.
+// Call it before the first Add.
+func (c *Collector) KeepWorst(n int) {
+	c.fails = newFailKeeper(n)
+}
+
 // Add keeps what the reports need of a finished record. rec is not retained.
+//
+// The record is kept (compacted) where a surface may show its text: always without a
+// spool (JUnit is then rendered from the records) and for cases with warnings; passing cases
+// under details "all" while their rows could still fit; failed and errored cases while they
+// are among the few whose details or annotations can show (failKeeper).
 func (c *Collector) Add(rec *results.Record) {
-	keep := c.parts == nil
-	if c.details == DetailsAll && !c.dropPass {
-		keep = true
-	}
-	cs := NewCase(rec, keep)
-	// Eval runs repeat the same few file, dataset and target names.
-	cs.File, cs.Dataset, cs.Target = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target)
+	cs := NewCase(rec, false)
+	// Eval runs repeat the same few file, dataset and target names, and often the same
+	// reasons for failing (a target that is down, a judge's standard miss).
+	cs.File, cs.Dataset, cs.Target, cs.Why = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target), c.str(cs.Why)
 	for i := range cs.Evaluators {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
 	}
@@ -61,12 +71,26 @@ func (c *Collector) Add(rec *results.Record) {
 		tc := junitCase(c.threshold, rec)
 		cs.part = c.parts.add(&tc)
 	}
-	if cs.Verdict == results.VerdictPass && cs.Record != nil && len(rec.Warnings) == 0 && c.parts != nil {
-		c.passText++
-		if c.passText > maxPassText {
-			c.dropPassText()
-			cs.Record = nil
+	cs.pinned = c.parts == nil || len(rec.Warnings) > 0
+	keep := cs.pinned
+	if cs.Verdict == results.VerdictPass {
+		if c.details == DetailsAll && !c.dropPass && !keep {
+			c.passText++
+			if keep = c.passText <= maxPassText; !keep {
+				c.dropPassText()
+			}
 		}
+	} else {
+		taken, released := c.fails.offer(cs)
+		keep = keep || taken
+		for _, o := range released {
+			if !o.pinned {
+				o.Record = nil
+			}
+		}
+	}
+	if keep {
+		cs.Record = compact(rec)
 	}
 	c.cases = append(c.cases, cs)
 }
@@ -75,7 +99,7 @@ func (c *Collector) Add(rec *results.Record) {
 func (c *Collector) dropPassText() {
 	c.dropPass = true
 	for _, cs := range c.cases {
-		if cs.Verdict == results.VerdictPass && len(cs.warnings()) == 0 {
+		if cs.Verdict == results.VerdictPass && !cs.pinned {
 			cs.Record = nil
 		}
 	}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
 )
 
@@ -227,5 +229,96 @@ func BenchmarkCollectorAdd(b *testing.B) {
 	for b.Loop() {
 		col.Add(recs[i%len(recs)])
 		i++
+	}
+}
+
+// failingRun has more failed and errored cases than may keep their text, in several files,
+// with scores spread so the lowest are scattered through the files. tiny makes the cases as
+// small as they come (short ids, no text, no links), so that every failure row fits the
+// summary and details of the first cases in report order show too.
+func failingRun(nFail int, tiny bool) *Run {
+	run := syntheticRun(0, 50, 0, DetailsFailures)
+	if tiny {
+		run.Links = Links{}
+	}
+	for i := range nFail {
+		if tiny {
+			r := &results.Record{EvalID: strconv.FormatInt(int64(i), 36), File: string(rune('a' + i%3)), Line: i,
+				Score: float64((i*7919)%1000) / 2000, Verdict: results.VerdictFail}
+			if i%5 == 0 {
+				r.Verdict, r.Error, r.Score = results.VerdictError, "e", 0
+			}
+			run.Records = append(run.Records, r)
+			continue
+		}
+		r := &results.Record{
+			EvalID: fmt.Sprintf("f-%05d", i), Dataset: "big", File: fmt.Sprintf("evals/f%d.yaml", i%4), Line: 10 + i,
+			Score: float64((i*7919)%1000) / 2000, Verdict: results.VerdictFail, Target: "default",
+			Misses: []string{fmt.Sprintf("miss %d of a long list", i), "another"}, Reasoning: "judge says no",
+			CandidateAnswer: "an answer", DurationMS: int64(i % 900),
+			EvaluatorResults: []results.EvaluatorResult{{Name: "rubric", Type: "llm_judge", Score: 0.1, Verdict: "fail", Reasoning: "no"}},
+		}
+		if i%5 == 0 {
+			r.Verdict, r.Error, r.Score = results.VerdictError, fmt.Sprintf("target timed out after %d s", i%60), 0
+		}
+		run.Records = append(run.Records, r)
+	}
+	run.Counts = gate.Tally(run.Records)
+	run.Decision = gate.Decide(run.Counts, run.Gate)
+	return run
+}
+
+// A run with more failures than any surface can detail keeps only the records it may show,
+// and every report still reads as rendered from all the records.
+func TestCollectorBoundsFailureRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 9,300 cases")
+	}
+	for _, tiny := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tiny=%v", tiny), func(t *testing.T) { checkBoundedFailures(t, tiny) })
+	}
+}
+
+func checkBoundedFailures(t *testing.T, tiny bool) {
+	const worst = 10
+	n := maxFailText + 300
+	want := renderAll(t, failingRun(n, tiny))
+	if tiny && !strings.Contains(want["summary.md"], "<summary>❌") {
+		t.Fatal("the tiny run's summary shows no failure details: the test would not exercise them")
+	}
+	run := failingRun(n, tiny)
+	recs := append([]*results.Record(nil), run.Records...)
+	rand.New(rand.NewPCG(7, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	col := NewCollector(run.Details, run.Gate.CaseThreshold)
+	defer col.Close()
+	col.KeepWorst(worst)
+	for _, r := range recs {
+		col.Add(r)
+	}
+	kept := 0
+	for _, c := range col.Cases() {
+		if c.Record != nil {
+			kept++
+		}
+	}
+	if kept > maxFailText+2*worst || kept < maxFailText {
+		t.Errorf("%d records kept of %d failing cases, want between %d and %d", kept, n, maxFailText, maxFailText+2*worst)
+	}
+	got := *run
+	got.Records, got.Cases, got.JUnitParts, got.sorted = nil, col.Cases(), col.Parts(), nil
+	for name, out := range renderAll(t, &got) {
+		if out != want[name] {
+			t.Errorf("%s differs with bounded failure records:\n%s", name, cmp.Diff(want[name], out))
+		}
+	}
+}
+
+// minDetailsBytes is a true lower bound: the smallest possible details block is not shorter.
+func TestMinDetailsBytes(t *testing.T) {
+	for _, vd := range []results.Verdict{results.VerdictFail, results.VerdictError} {
+		b := detailsBlock(&Run{}, &results.Record{Verdict: vd}, vd, "", summarySurface.lim)
+		if len(b) < minDetailsBytes {
+			t.Errorf("%s block %q is %d bytes, below minDetailsBytes %d", vd, b, len(b), minDetailsBytes)
+		}
 	}
 }

@@ -48,14 +48,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	if len(errored) > 0 {
 		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 		for _, r := range errored {
-			msg := ""
-			if r.Record != nil {
-				msg = firstError(r.Record)
-				if msg == "" {
-					msg = fmt.Sprintf("case has verdict %q", r.Record.Verdict)
-				}
-			}
-			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(oneLine(msg), 500)))
+			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(r.Why, whyRunes)))
 		}
 		b.WriteString("\n")
 	}

@@ -172,24 +172,9 @@ func tableRow(run *Run, r *Case, vd results.Verdict, cols []string, showTokens, 
 		cells = append(cells, cell)
 	}
 	if why {
-		cells = append(cells, mdInline(truncate(oneLine(reason(r, vd)), min(lim.item, 160))))
+		cells = append(cells, mdInline(truncate(r.Why, min(lim.item, 160))))
 	}
 	return "| " + strings.Join(cells, " | ") + " |\n"
-}
-
-// reason is the one thing to read first about a case that did not pass.
-func reason(c *Case, vd results.Verdict) string {
-	r := c.Record
-	if r == nil || vd == results.VerdictPass {
-		return ""
-	}
-	if vd == results.VerdictError {
-		return firstError(r)
-	}
-	if len(r.Misses) > 0 {
-		return r.Misses[0]
-	}
-	return ""
 }
 
 func evaluatorScore(e EvaluatorScore) string {

@@ -131,15 +131,20 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {
 		fmt.Fprintf(c.Stdout, "::warning::could not write the job summary: %s\n", escapeCommand(err.Error()))
 	}
-	// Passing cases get no annotations; every case that can has its record kept.
+	// Passing cases get no annotations. Failing cases keep their records as far as the
+	// annotation caps reach (Collector.KeepWorst); the others are only counted.
 	var recs []results.Record
+	omitted := 0
 	for _, cs := range run.Cases {
-		if cs.Record != nil {
+		switch {
+		case cs.Record != nil:
 			recs = append(recs, *cs.Record)
+		case cs.Verdict != results.VerdictPass:
+			omitted++
 		}
 	}
-	p.cmds.Annotate(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
-		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}))
+	p.cmds.AnnotateOmitted(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
+		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}), omitted)
 	if run.Decision.Outcome == gate.Invalid {
 		// Input and configuration problems often have no file position to annotate.
 		fmt.Fprintf(c.Stdout, "::error title=agentv invalid run::%s\n", escapeCommand(p.red.String(run.Decision.Reason)))

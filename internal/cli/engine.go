@@ -12,6 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
@@ -74,6 +75,14 @@ type Outcome struct {
 	ResultsPath string
 
 	collector *report.Collector
+}
+
+// newCollector returns the collector of a run's or a results file's cases: it keeps the
+// records the annotations can show too.
+func newCollector(details report.DetailLevel, caseThreshold float64) *report.Collector {
+	col := report.NewCollector(details, caseThreshold)
+	col.KeepWorst(action.MaxAnnotationsPerLevel)
+	return col
 }
 
 // Close releases what the outcome holds for its reports (the JUnit spool).
@@ -167,7 +176,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	defer f.Close()
 	out.ResultsPath = cfg.Out
 	w := results.NewWriter(f)
-	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold)
+	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {

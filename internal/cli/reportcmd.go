@@ -62,7 +62,7 @@ func (c *Command) reportCmd(args []string) int {
 // never held whole), re-grading each with threshold. On a read error the outcome keeps the
 // records before it.
 func readResults(path string, details report.DetailLevel, threshold float64) (*Outcome, error) {
-	col := report.NewCollector(details, threshold)
+	col := newCollector(details, threshold)
 	out := &Outcome{ResultsPath: path, collector: col}
 	err := results.ScanFile(path, func(r *results.Record) error {
 		regrade(r, threshold)

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"cmp"
+	"container/heap"
+
+	"github.com/agentv/action/results"
+)
+
+// minDetailsBytes is the smallest a case's details block can be:
+// "<details>\n<summary>❌  · 0.000 · fail</summary>\n\nSource:  · 0ms\n\n</details>\n\n".
+const minDetailsBytes = 80
+
+// maxFailText is how many failed or errored cases may keep their text for the Markdown
+// details. Details are shown in report order, and only once every failure row fits (see
+// plan), so n blocks need at least n rows too: no budget holds more than this.
+const maxFailText = SummaryLimit / (minRowBytes + minDetailsBytes)
+
+// firstCases keeps the n cases that come first by less, so a run with 100,000 failures keeps
+// the few records a surface can show. It is a max-heap: the root is the one that goes next.
+type firstCases struct {
+	n    int
+	less func(a, b *Case) bool
+	h    []*Case
+}
+
+func (f *firstCases) Len() int           { return len(f.h) }
+func (f *firstCases) Less(i, j int) bool { return f.less(f.h[j], f.h[i]) } // max-heap
+func (f *firstCases) Swap(i, j int)      { f.h[i], f.h[j] = f.h[j], f.h[i] }
+func (f *firstCases) Push(x any)         { f.h = append(f.h, x.(*Case)) }
+func (f *firstCases) Pop() any {
+	x := f.h[len(f.h)-1]
+	f.h = f.h[:len(f.h)-1]
+	return x
+}
+
+// offer takes c when it is among the n first so far, and returns the case it pushed out.
+func (f *firstCases) offer(c *Case) (taken bool, out *Case) {
+	if f.n <= 0 {
+		return false, nil
+	}
+	if len(f.h) < f.n {
+		heap.Push(f, c)
+		c.holds++
+		return true, nil
+	}
+	if !f.less(c, f.h[0]) {
+		return false, nil
+	}
+	out = f.h[0]
+	out.holds--
+	f.h[0] = c
+	c.holds++
+	heap.Fix(f, 0)
+	return true, out
+}
+
+// reportOrder is the order of every report: file, line, id.
+func reportOrder(a, b *Case) int {
+	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
+}
+
+func beforeInReport(a, b *Case) bool { return reportOrder(a, b) < 0 }
+
+// lowerScore orders failed cases as annotations rank them: lowest score first, then position.
+func lowerScore(a, b *Case) bool {
+	return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b)) < 0
+}
+
+// failKeeper decides which failed and errored cases keep their records: the first
+// maxFailText in report order (Markdown details), and for annotations the first worst
+// errored cases in report order and the worst failed cases by lowest score.
+type failKeeper struct {
+	details, errored, failed firstCases
+}
+
+func newFailKeeper(worst int) *failKeeper {
+	return &failKeeper{
+		details: firstCases{n: maxFailText, less: beforeInReport},
+		errored: firstCases{n: worst, less: beforeInReport},
+		failed:  firstCases{n: worst, less: lowerScore},
+	}
+}
+
+// offer offers a failed or errored case to every list it belongs to. It reports whether one
+// took it, and returns the cases no list holds any more.
+func (k *failKeeper) offer(c *Case) (taken bool, released []*Case) {
+	lists := []*firstCases{&k.details, &k.failed}
+	if c.Verdict == results.VerdictError {
+		lists[1] = &k.errored
+	}
+	for _, l := range lists {
+		ok, out := l.offer(c)
+		taken = taken || ok
+		if out != nil && out.holds == 0 {
+			released = append(released, out)
+		}
+	}
+	return taken, released
+}
