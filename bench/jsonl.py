@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes a JSONL eval suite of N cases (plus its sidecar and targets) for scale tests.
 
-    python3 bench/jsonl.py --out DIR --n 100000 [--delay-ms 0]
+    python3 bench/jsonl.py --out DIR --n 100000 [--delay-ms 0] [--fail]
 
 Every case is answered by a mock target and judged by a mock judge (canned verdict), so
 the run measures agentv itself: streaming load, the pool, judging and result writing.
+--fail makes the judge fail every case (score 0.2 and a miss), the worst case for what the
+reports keep in memory.
 """
 import argparse
 import json
@@ -15,6 +17,7 @@ ap.add_argument("--out", required=True)
 ap.add_argument("--n", type=int, default=100000)
 ap.add_argument("--delay-ms", type=int, default=0)
 ap.add_argument("--workers", type=int, default=1)
+ap.add_argument("--fail", action="store_true")
 a = ap.parse_args()
 os.makedirs(a.out, exist_ok=True)
 with open(os.path.join(a.out, "targets.yaml"), "w") as f:
@@ -22,7 +25,9 @@ with open(os.path.join(a.out, "targets.yaml"), "w") as f:
     if a.delay_ms:
         f.write(f"    delay_ms: {a.delay_ms}\n")
     f.write(f"    workers: {a.workers}\n    judge_target: judge\n")
-    f.write("  - name: judge\n    provider: mock\n    response: '{\"score\":1,\"hits\":[\"ok\"],\"misses\":[],\"reasoning\":\"canned\"}'\n")
+    verdict = ('{"score":0.2,"hits":["ok"],"misses":["does not answer with JSON"],"reasoning":"canned"}'
+               if a.fail else '{"score":1,"hits":["ok"],"misses":[],"reasoning":"canned"}')
+    f.write(f"  - name: judge\n    provider: mock\n    response: '{verdict}'\n")
 with open(os.path.join(a.out, "eval.yaml"), "w") as f:
     f.write("description: JSONL scale suite\ndataset: scale\nexecution:\n  target: mock\n")
 with open(os.path.join(a.out, "eval.jsonl"), "w") as f:

@@ -21,6 +21,7 @@ if [ -f "$gen" ]; then
 fi
 python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
 python3 bench/jsonl.py --out "$out/delay-1000" --n 1000 --delay-ms 50 --workers 64 >/dev/null
+python3 bench/jsonl.py --out "$out/jsonl-100k-fail" --n 100000 --fail >/dev/null
 
 # measure NAME DIR ARGS...: runs agentv `runs` times, prints median wall seconds and peak RSS
 # (and cases per second when $cases is set).
@@ -55,6 +56,7 @@ if [ -d "$out/suites" ]; then
   measure "python code judge, 1000 cases" "$out/suites/v2/code_py-1000" eval eval.yaml --workers 2
 fi
 cases=100000 measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
+cases=100000 measure "JSONL 100,000 cases, all failing" "$out/jsonl-100k-fail" eval eval.jsonl --max-failures 100000
 cases=1000 measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl
 echo "ideal for the delay scenario: 1000*0.050/64 = 0.781s"
 rm -f "$tfile"

@@ -99,7 +99,15 @@ func Decide(c Counts, o Options) Decision {
 	if len(why) > 0 {
 		return Decision{Fail, strings.Join(why, "; ")}
 	}
-	return Decision{Pass, fmt.Sprintf("%d of %d cases passed", c.Passed, c.Total)}
+	reason := fmt.Sprintf("%d of %d cases passed", c.Passed, c.Total)
+	// A pass with failures or errors says they were allowed, and by what.
+	if c.Failed > 0 {
+		reason += fmt.Sprintf("; %d %s within max-failures %d", c.Failed, plural(c.Failed, "failure", "failures"), o.MaxFailures)
+	}
+	if c.Errors > 0 {
+		reason += fmt.Sprintf("; %d errored %s within max-errors %d", c.Errors, plural(c.Errors, "case", "cases"), o.MaxErrors)
+	}
+	return Decision{Pass, reason}
 }
 
 func plural(n int, one, many string) string {

@@ -20,7 +20,9 @@ func TestDecide(t *testing.T) {
 	}{
 		{"all pass", Counts{Total: 3, Passed: 3, MeanScore: 0.9}, Defaults(), Pass, "3 of 3", 0},
 		{"one failure fails by default", Counts{Total: 3, Passed: 2, Failed: 1}, Defaults(), Fail, "1 failed case", 1},
-		{"failures allowed", Counts{Total: 3, Passed: 2, Failed: 1, MeanScore: 0.9}, Options{CaseThreshold: 0.8, MaxFailures: 1}, Pass, "", 0},
+		{"failures allowed", Counts{Total: 3, Passed: 2, Failed: 1, MeanScore: 0.9}, Options{CaseThreshold: 0.8, MaxFailures: 1}, Pass, "2 of 3 cases passed; 1 failure within max-failures 1", 0},
+		{"errors allowed", Counts{Total: 4, Passed: 1, Failed: 1, Errors: 2}, Options{CaseThreshold: 0.8, MaxFailures: 1, MaxErrors: 5}, Pass,
+			"1 of 4 cases passed; 1 failure within max-failures 1; 2 errored cases within max-errors 5", 0},
 		{"errors beat failures", Counts{Total: 3, Failed: 1, Errors: 1}, Defaults(), Error, "1 errored case", 3},
 		{"invalid beats everything", Counts{Total: 3, Errors: 3, Problems: []string{"a.yaml:1:1: bad"}}, Defaults(), Invalid, "a.yaml:1:1: bad", 2},
 		{"several problems", Counts{Problems: []string{"x", "y"}}, Defaults(), Invalid, "2 configuration or input problems; first: x", 2},
