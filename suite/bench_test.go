@@ -53,7 +53,12 @@ func benchGenerator() string {
 // bytes it reports the heap the loaded suite keeps (retained-B) and the peak live heap during
 // the load (peak-heap-B, sampled every millisecond), which must stay well under 100 MiB.
 func BenchmarkLoad5000(b *testing.B) {
-	path := genSuite(b, "code_py", "5000")
+	benchLoad(b, genSuite(b, "code_py", "5000"), 5000)
+}
+
+// benchLoad loads the suite at path, which must hold n cases and no error, and reports the
+// heap the loaded suite keeps and the peak live heap while loading.
+func benchLoad(b *testing.B, path string, n int) {
 	b.ReportAllocs()
 	var retained, peak uint64
 	for b.Loop() {
@@ -65,7 +70,7 @@ func BenchmarkLoad5000(b *testing.B) {
 		stop()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		if len(s.Cases) != 5000 || HasErrors(s.Diagnostics) {
+		if len(s.Cases) != n || HasErrors(s.Diagnostics) {
 			b.Fatalf("loaded %d cases, diagnostics %v", len(s.Cases), s.Diagnostics)
 		}
 		retained = after.HeapAlloc - before.HeapAlloc

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -433,25 +432,7 @@ func BenchmarkLoadYAML5000(b *testing.B) {
 		b.Run(mode.name, func(b *testing.B) {
 			yamlLibraryOnly = mode.library
 			defer func() { yamlLibraryOnly = false }()
-			b.ReportAllocs()
-			var retained, peak uint64
-			for b.Loop() {
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				stop := samplePeak(&peak)
-				s := Load(path, LoadOptions{Cwd: filepath.Dir(path)})
-				stop()
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				if len(s.Cases) != 5000 || HasErrors(s.Diagnostics) {
-					b.Fatalf("loaded %d cases, diagnostics %v", len(s.Cases), s.Diagnostics)
-				}
-				retained = after.HeapAlloc - before.HeapAlloc
-				runtime.KeepAlive(s)
-			}
-			b.ReportMetric(float64(retained), "retained-B")
-			b.ReportMetric(float64(peak), "peak-heap-B")
+			benchLoad(b, path, 5000)
 		})
 	}
 }
