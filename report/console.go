@@ -151,22 +151,6 @@ func (p *painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
-// plainName reports whether a name is printable ASCII without spaces at either end or runs
-// of spaces, so clean(oneLine(name)) would return it unchanged.
-func plainName(s string) bool {
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
-		return s == ""
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f {
-			if c != ' ' || s[i-1] == ' ' {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // Progress writes one line for a finished case, for output that is not a terminal:
 // "[12/40] PASS 0.950 smoke/case-3 (1.2s)", with the error's first part for errored cases.
 // A total of 0 or less means the total is unknown: "[12] …".
@@ -199,7 +183,7 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	if rec.Dataset != "" {
 		name = rec.Dataset + "/" + rec.EvalID
 	}
-	if plainName(name) {
+	if isOneLine(name) { // printable ASCII: clean(oneLine(name)) is name
 		b = append(b, name...)
 	} else {
 		b = append(b, clean(oneLine(name))...)

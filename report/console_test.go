@@ -124,14 +124,14 @@ func TestProgressUnknownTotal(t *testing.T) {
 	}
 }
 
-// plainName is only a shortcut: a name it accepts is one clean(oneLine(name)) leaves alone.
-func FuzzPlainName(f *testing.F) {
+// isOneLine is only a shortcut: a text it accepts is one oneLine and clean leave alone.
+func FuzzOneLine(f *testing.F) {
 	for _, s := range []string{"", "a", "a b", "a  b", " a", "a ", "a\tb", "é", "x\x1b[31m", "ds/case-1", "\x7f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if plainName(s) && clean(oneLine(s)) != s {
-			t.Errorf("plainName(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
+		if isOneLine(s) && clean(oneLine(s)) != s {
+			t.Errorf("isOneLine(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
 		}
 		if want := strings.Join(strings.Fields(s), " "); oneLine(s) != want {
 			t.Errorf("oneLine(%q) = %q, want %q", s, oneLine(s), want)
