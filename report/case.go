@@ -179,14 +179,7 @@ func cutRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	kept, end := 0, len(s)
-	for i := range s {
-		if kept == n {
-			end = i
-			break
-		}
-		kept++
-	}
+	end, _ := runeOffset(s, n)
 	if end == len(s) {
 		return s
 	}

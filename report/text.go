@@ -154,16 +154,21 @@ func truncate(s string, limit int) string {
 	if n+extra <= limit {
 		return s
 	}
-	shown, end := 0, len(s)
-	for i := range s {
-		if shown == limit {
-			end = i
-			break
-		}
-		shown++
-	}
+	end, shown := runeOffset(s, limit)
 	left := n + extra - shown
 	return s[:end] + fmt.Sprintf("… [%s more %s]", thousands(left), plural(left, "character", "characters"))
+}
+
+// runeOffset returns the byte offset of s's rune number n (len(s) when s is shorter) and how
+// many runes come before it. Invalid bytes count as one rune each, as in utf8.RuneCountInString.
+func runeOffset(s string, n int) (end, runes int) {
+	for i := range s {
+		if runes == n {
+			return i, runes
+		}
+		runes++
+	}
+	return len(s), runes
 }
 
 // oneLine joins the lines of s with spaces and trims it, for messages shown on one line.
