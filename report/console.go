@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -37,7 +38,9 @@ func Console(w io.Writer, run *Run, color bool) {
 	}
 	p := &painter{color: color}
 	recs := run.sortedCases()
-	var b strings.Builder
+	// Written through a buffer, not built whole: 100,000 errored cases are 100,000 lines.
+	b := bufio.NewWriterSize(w, 64<<10)
+	defer b.Flush()
 
 	var errored []*Case
 	for _, r := range recs {
@@ -48,27 +51,27 @@ func Console(w io.Writer, run *Run, color bool) {
 	if len(errored) > 0 {
 		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 		for _, r := range errored {
-			fmt.Fprintf(&b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(r.Why, whyRunes)))
+			fmt.Fprintf(b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(r.Why, whyRunes)))
 		}
 		b.WriteString("\n")
 	}
 
 	b.WriteString(banner + "\n" + p.paint(ansiBold, "EVALUATION SUMMARY") + "\n" + banner + "\n")
 	c := run.Counts
-	fmt.Fprintf(&b, "Total eval cases: %d\n", c.Total)
-	fmt.Fprintf(&b, "Passed: %d   Failed: %d   Errored: %d", c.Passed, c.Failed, c.Errors)
+	fmt.Fprintf(b, "Total eval cases: %d\n", c.Total)
+	fmt.Fprintf(b, "Passed: %d   Failed: %d   Errored: %d", c.Passed, c.Failed, c.Errors)
 	if c.Skipped > 0 {
-		fmt.Fprintf(&b, "   Skipped: %d", c.Skipped)
+		fmt.Fprintf(b, "   Skipped: %d", c.Skipped)
 	}
 	b.WriteString("\n")
 	s := caseStats(recs)
 	if s.Count > 0 {
-		fmt.Fprintf(&b, "Mean score:    %.3f\n", s.Mean)
-		fmt.Fprintf(&b, "Median score:  %.3f\n", s.Median)
-		fmt.Fprintf(&b, "Min score:     %.3f\n", s.Min)
-		fmt.Fprintf(&b, "Max score:     %.3f\n", s.Max)
+		fmt.Fprintf(b, "Mean score:    %.3f\n", s.Mean)
+		fmt.Fprintf(b, "Median score:  %.3f\n", s.Median)
+		fmt.Fprintf(b, "Min score:     %.3f\n", s.Min)
+		fmt.Fprintf(b, "Max score:     %.3f\n", s.Max)
 		if s.HasStdDev {
-			fmt.Fprintf(&b, "Std deviation: %.3f\n", s.StdDev)
+			fmt.Fprintf(b, "Std deviation: %.3f\n", s.StdDev)
 		}
 		b.WriteString("\nScore distribution:\n")
 		peak := slices.Max(s.Histogram[:])
@@ -77,16 +80,16 @@ func Console(w io.Writer, run *Run, color bool) {
 			if n > 0 && bar == 0 {
 				bar = 1
 			}
-			fmt.Fprintf(&b, "  %s: %-30s %d\n", BinLabels[i], strings.Repeat("█", bar), n)
+			fmt.Fprintf(b, "  %s: %-30s %d\n", BinLabels[i], strings.Repeat("█", bar), n)
 		}
 		top, bottom := ranked(recs)
 		b.WriteString("\nTop 3 cases:\n")
-		writeRanked(&b, top, run)
+		writeRanked(b, top, run)
 		b.WriteString("Bottom 3 cases:\n")
-		writeRanked(&b, bottom, run)
+		writeRanked(b, bottom, run)
 	}
 	if n := warningCount(run); n > 0 {
-		fmt.Fprintf(&b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
+		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}
 	o := run.Decision.Outcome
 	name := strings.ToUpper(string(o))
@@ -97,8 +100,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	if run.Decision.Reason != "" {
 		line += " — " + clean(oneLine(run.Decision.Reason))
 	}
-	fmt.Fprintf(&b, "\n%s\n", p.paint(outcomeStyle(o), line))
-	_, _ = io.WriteString(w, b.String())
+	fmt.Fprintf(b, "\n%s\n", p.paint(outcomeStyle(o), line))
 }
 
 // ranked returns the best and the worst cases, as stable sorts by descending and ascending
@@ -126,7 +128,7 @@ func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
 	return list[:min(len(list), consoleTop)]
 }
 
-func writeRanked(b *strings.Builder, recs []*Case, run *Run) {
+func writeRanked(b io.Writer, recs []*Case, run *Run) {
 	for i, r := range recs {
 		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(run.label(r)))
 	}
@@ -179,14 +181,17 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	b = append(b, ' ')
 	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
 	b = append(b, ' ')
-	name := rec.EvalID
-	if rec.Dataset != "" {
-		name = rec.Dataset + "/" + rec.EvalID
-	}
-	if isOneLine(name) { // printable ASCII: clean(oneLine(name)) is name
-		b = append(b, name...)
+	// Printable ASCII parts joined by "/" are what clean(oneLine(dataset/id)) would give.
+	if isOneLine(rec.Dataset) && isOneLine(rec.EvalID) {
+		if rec.Dataset != "" {
+			b = append(b, rec.Dataset...)
+			b = append(b, '/')
+		}
+		b = append(b, rec.EvalID...)
+	} else if rec.Dataset != "" {
+		b = append(b, clean(oneLine(rec.Dataset+"/"+rec.EvalID))...)
 	} else {
-		b = append(b, clean(oneLine(name))...)
+		b = append(b, clean(oneLine(rec.EvalID))...)
 	}
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)

@@ -133,6 +133,11 @@ func FuzzOneLine(f *testing.F) {
 		if isOneLine(s) && clean(oneLine(s)) != s {
 			t.Errorf("isOneLine(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
 		}
+		// Progress joins a dataset and an id that each pass isOneLine without cleaning.
+		ds, id := s[:len(s)/2], s[len(s)/2:]
+		if joined := ds + "/" + id; isOneLine(ds) && isOneLine(id) && clean(oneLine(joined)) != joined {
+			t.Errorf("%q and %q pass isOneLine but clean(oneLine(joined)) = %q", ds, id, clean(oneLine(joined)))
+		}
 		if want := strings.Join(strings.Fields(s), " "); oneLine(s) != want {
 			t.Errorf("oneLine(%q) = %q, want %q", s, oneLine(s), want)
 		}
