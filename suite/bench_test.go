@@ -111,27 +111,15 @@ func samplePeak(peak *uint64) (stop func()) {
 	}
 }
 
-// BenchmarkJSONLLine parses one typical JSONL case line into its node tree (the fast scanner;
-// the encoding/json parser is only used for bad lines).
+// BenchmarkJSONLLine parses one typical JSONL case line into its node tree.
 func BenchmarkJSONLLine(b *testing.B) {
 	line := []byte(`{"id":"case-000001","expected_outcome":"The assistant answers 42 as JSON.","input_messages":[{"role":"system","content":"Answer with a single JSON object."},{"role":"user","content":"Question 1: what is six times seven?"}],"expected_messages":[{"role":"assistant","content":"{\"answer\":\"42\"}"}]}`)
-	b.Run("fast", func(b *testing.B) {
-		b.ReportAllocs()
-		var slab jsonSlab // as the loader does: one slab for every line
-		for b.Loop() {
-			if _, ok := parseJSONLineFast(line, 1, &slab, nil); !ok {
-				b.Fatal("rejected")
-			}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseJSONLine(line, 1); err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("decoder", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := parseJSONLine(line, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }
 
 // BenchmarkLoadJSONL10k loads a 10,000-line JSONL suite shaped like bench/jsonl.py's and

@@ -61,9 +61,7 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	}
 	c := p.c
 	c.Line, c.Col = n.Line, n.Column
-	// Cases are parsed one at a time and keep nothing of their entries: one scratch serves all.
-	es := entriesMerged(l.caseEntries, n, nil)
-	defer func() { l.caseEntries = es[:0] }()
+	es := entries(n)
 	fields := kvs(es)
 
 	// id first, so every later message can name the case.

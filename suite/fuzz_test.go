@@ -70,6 +70,8 @@ func FuzzLoadJSONL(f *testing.F) {
 	addCorpus(f, ".jsonl")
 	f.Add([]byte(`{"id":"a","input":"hi"}` + "\n" + `{"id":"a","input":[{"role":"user","content":[{"type":"file","value":"/etc/hostname"}]}]}`))
 	f.Add([]byte(`{"id":"b","input":"\ud800","expected_output":{"x":[1e400,-0,0.1]}}`))
+	f.Add([]byte(" { \"id\" : \"é \\ud83d\\ude00\" , \"input\" : \"\\u0000\xff\" , \"id\" : 1 } # c\n{'id': 1}\n{\"a\":1,}\n" +
+		strings.Repeat("[", 600) + strings.Repeat("]", 600)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "set.jsonl")

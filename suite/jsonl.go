@@ -23,18 +23,8 @@ func (l *loader) loadJSONL() {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
-	var long []byte // a line longer than the reader's buffer, reused
 	for lineNo := 1; !l.stopped; lineNo++ {
-		// The line is read in place: nothing keeps it once jsonlLine returns.
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
+		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			if lineNo == 1 {
 				line = bytes.TrimPrefix(line, []byte("\ufeff"))
@@ -56,22 +46,10 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	n, ok := parseJSONLineFast(line, lineNo, &l.jsonSlab, l.intern)
-	var err error
-	if !ok {
-		// The slow parser owns the error message and position of a bad line.
-		n, err = parseJSONLine(line, lineNo)
-	}
-	if err != nil {
-		var je *jsonError
-		col := 0
-		msg := err.Error()
-		if errors.As(err, &je) {
-			col = utf8Col(line, je.off)
-			msg = je.msg
-		}
-		l.add(Diagnostic{File: l.s.Path, Line: lineNo, Col: col, Severity: SeverityError, Kind: KindSyntax,
-			Message: "invalid JSON: " + msg + " (line skipped)"})
+	n, jerr := parseJSONLine(line, lineNo)
+	if jerr != nil {
+		l.add(Diagnostic{File: l.s.Path, Line: lineNo, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
+			Message: "invalid JSON: " + jerr.msg + " (line skipped)"})
 		return
 	}
 	if n.Kind != yaml.MappingNode {
@@ -83,13 +61,6 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 		c.Col = 1
 	}
 	l.addCase(c)
-}
-
-func utf8Col(line []byte, off int) int {
-	if off > len(line) {
-		off = len(line)
-	}
-	return len([]rune(string(line[:off]))) + 1
 }
 
 // loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: description, dataset,

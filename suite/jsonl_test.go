@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v4"
@@ -158,77 +159,49 @@ func TestJSONLStreamMemory(t *testing.T) {
 	runtime.KeepAlive(s)
 }
 
-// TestFastJSONMatchesSlow checks that the fast scanner builds exactly the tree of the
-// encoding/json based parser, and gives up (so the slow parser reports) on bad input.
-func TestFastJSONMatchesSlow(t *testing.T) {
+// TestParseJSONLine pins how a JSONL line is read: as JSON (not YAML flow), into a tree whose
+// scalars keep their text, with rune columns; a bad line names its column.
+func TestParseJSONLine(t *testing.T) {
 	t.Parallel()
-	for _, line := range jsonLineSeeds {
-		t.Run(line, func(t *testing.T) {
+	tests := []struct {
+		name, line string
+		want       []string // the tree (dumpNode), or the error as "col: message"
+	}{
+		{"scalars keep their text", `{"a":[true,null,1.0e2,-0,12345678901234567890123]}`, []string{
+			`4 !!map 32 "" @7:1`, ` 8 !!str 2 "a" @7:2`, ` 2 !!seq 32 "" @7:6`,
+			`  8 !!bool 0 "true" @7:7`, `  8 !!null 0 "null" @7:12`, `  8 !!float 0 "1.0e2" @7:17`,
+			`  8 !!int 0 "-0" @7:23`, `  8 !!int 0 "12345678901234567890123" @7:26`}},
+		{"escapes and rune columns", `{"é\u0000":` + "\t" + `"\ud83d\ude00\/", "b":"` + "\xff" + `"}`, []string{
+			`4 !!map 32 "" @7:1`, ` 8 !!str 2 "é\x00" @7:2`, ` 8 !!str 2 "😀/" @7:13`,
+			` 8 !!str 2 "b" @7:31`, " 8 !!str 2 \"\ufffd\" @7:35"}},
+		{"duplicate keys are kept for the loader to warn", `{"k":1,"k":2}`, []string{
+			`4 !!map 32 "" @7:1`, ` 8 !!str 2 "k" @7:2`, ` 8 !!int 0 "1" @7:6`, ` 8 !!str 2 "k" @7:8`, ` 8 !!int 0 "2" @7:12`}},
+		{"lone surrogate", `"\ud800"`, []string{"8 !!str 2 \"\ufffd\" @7:1"}},
+		{"YAML comment", `{"a":1} # note`, []string{"9: invalid character '#' after top-level value"}},
+		{"YAML unquoted key", `{a: 1}`, []string{"2: invalid character 'a' looking for beginning of object key string"}},
+		{"trailing comma", `{"a":1,}`, []string{"8: invalid character '}' looking for beginning of object key string"}},
+		{"control character", "{\"a\":\"\x01\"}", []string{"7: invalid character '\\x01' in string literal"}},
+		{"bad escape", `{"a":"\x"}`, []string{"8: invalid character 'x' in string escape code"}},
+		{"leading zero", `{"a":01}`, []string{"7: invalid character '1' after object key:value pair"}},
+		{"truncated", `{"a":[1,`, []string{"9: unexpected end of JSON input"}},
+		{"too deep", strings.Repeat("[", 600) + strings.Repeat("]", 600), []string{"514: JSON nested too deeply"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			compareFastSlow(t, []byte(line))
+			n, err := parseJSONLine([]byte(tt.line), 7)
+			var got []string
+			if err != nil {
+				got = []string{fmt.Sprintf("%d: %s", err.col, err.msg)}
+			} else {
+				got = dumpNode(n)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
 		})
 	}
 }
-
-var jsonLineSeeds = []string{
-	`{"id":"a","input":"hi","expected_output":{"z":1,"a":[true,null,1.0e2,-0,0.5,1E+3]}}`,
-	` { "id" : "é \ud83d\ude00" , "x" : [ ] , "y" : { } , "q\"k" : "a\\b\n\t\/\u00e9" } `,
-	"{\"bad utf8\":\"\xff\xfe\",\"é\":\"ü\"}",
-	`{"dup":1,"dup":2}`,
-	`[1,2,3]`,
-	`"just a string"`,
-	`{"id": "x", "input": `,
-	`{"id": "x", "input": nope}`,
-	`{"id": "x", "input": "hi"} {}`,
-	`{'id': 1}`,
-	`{"a":1,}`,
-	`[1,]`,
-	`{"a":01}`,
-	`{"a":1.}`,
-	`{"a":-}`,
-	`{"a":1e}`,
-	`{"a":"` + "\x01" + `"}`,
-	`{"a":"\x"}`,
-	`{"a":"\ud800"}`,
-	`{"a" 1}`,
-	`{"a":tru}`,
-	`{"a":nul`,
-	`{1:2}`,
-	`{"a":[1 2]}`,
-	`{"a":1}}`,
-	strings.Repeat("[", 600) + strings.Repeat("]", 600),
-}
-
-func compareFastSlow(t *testing.T, line []byte) {
-	t.Helper()
-	slow, serr := parseJSONLine(line, 7)
-	fast, ok := parseJSONLineFast(line, 7, nil, nil)
-	if ok != (serr == nil) {
-		t.Fatalf("fast ok=%v, slow err=%v", ok, serr)
-	}
-	if !ok {
-		return
-	}
-	if diff := cmp.Diff(dumpNode(slow), dumpNode(fast)); diff != "" {
-		t.Errorf("tree (-slow +fast):\n%s", diff)
-	}
-	// Again on a slab a larger line used before, with strings to share.
-	slab := &jsonSlab{}
-	if _, ok := parseJSONLineFast([]byte(slabLine), 1, slab, nil); !ok {
-		t.Fatal("slab line rejected")
-	}
-	reused, ok := parseJSONLineFast(line, 7, slab, map[string]string{"hi": "hi", "a": "a"})
-	if !ok {
-		t.Fatal("rejected on a used slab")
-	}
-	if diff := cmp.Diff(dumpNode(slow), dumpNode(reused)); diff != "" {
-		t.Errorf("tree on a used slab (-slow +fast):\n%s", diff)
-	}
-}
-
-// slabLine dirties a slab: nested containers and strings of every kind.
-var slabLine = `{"id":"s","input_messages":[{"role":"user","content":[{"type":"text","value":"a\"b"},{"type":"file","value":"x.md"}]}],` +
-	`"expected_output":{"deep":[[1,2,{"k":[true,false,null]}],{"z":"\u00e9"}]},"n":-1.5e3,"e":{},"l":[]}`
 
 func dumpNode(n *yaml.Node) []string {
 	var out []string
@@ -243,29 +216,27 @@ func dumpNode(n *yaml.Node) []string {
 	return out
 }
 
-func FuzzFastJSON(f *testing.F) {
-	for _, s := range jsonLineSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		compareFastSlow(t, line)
-	})
-}
-
-// Every key a case, message, segment or execution may have, and every role, is a known word
-// (returned without a copy); other strings are not.
-func TestKnownWords(t *testing.T) {
+// TestJSONLLongLineColumns: columns stay right on a long line of many multibyte values (they
+// are counted forward from node to node, not from the line's start each time).
+func TestJSONLLongLineColumns(t *testing.T) {
 	t.Parallel()
-	for _, list := range [][]string{caseKeys, messageKeys, segmentKeys, execKeys, roles, {"text", "file"}} {
-		for _, w := range list {
-			if got, ok := knownWord([]byte(w)); !ok || got != w {
-				t.Errorf("knownWord(%q) = %q, %v", w, got, ok)
-			}
+	var b strings.Builder
+	b.WriteString(`{"id":"x","input":"hi","expected_output":[`)
+	const n = 200000
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		b.WriteString(`"é"`)
 	}
-	for _, w := range []string{"", "ids", "Role", "case-1"} {
-		if got, ok := knownWord([]byte(w)); ok {
-			t.Errorf("knownWord(%q) = %q, want unknown", w, got)
-		}
+	b.WriteString("]}")
+	line := []byte(b.String())
+	root, err := parseJSONLine(line, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := root.Content[5]
+	if last := list.Content[n-1]; last.Column != utf8.RuneCount(line)-4 {
+		t.Errorf("last item at column %d, want %d", last.Column, utf8.RuneCount(line)-4)
 	}
 }

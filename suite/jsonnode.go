@@ -12,18 +12,21 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// jsonError is a JSON syntax problem at a byte offset of the line.
+// jsonError is a JSON syntax problem at a 1-based rune column of the line.
 type jsonError struct {
-	off int
+	col int
 	msg string
 }
 
 func (e *jsonError) Error() string { return e.msg }
 
-// parseJSONLine parses one JSONL line into a yaml.Node tree carrying 1-based line and rune
-// columns, so JSONL cases go through the same code (and get the same positions) as YAML ones.
-func parseJSONLine(line []byte, lineNo int) (*yaml.Node, error) {
-	p := &jsonParser{line: line, lineNo: lineNo, dec: json.NewDecoder(bytes.NewReader(line))}
+// parseJSONLine parses one JSONL line with encoding/json into a yaml.Node tree carrying 1-based
+// line and rune columns, so JSONL cases go through the same code (and get the same positions)
+// as YAML ones. JSON is decoded as JSON, not as YAML flow: YAML would accept lines JSON
+// rejects (comments, single quotes, unquoted keys) and reject some it accepts (surrogate pair
+// escapes). Invalid UTF-8 in strings reads as U+FFFD.
+func parseJSONLine(line []byte, lineNo int) (*yaml.Node, *jsonError) {
+	p := &jsonParser{line: line, lineNo: lineNo, dec: json.NewDecoder(bytes.NewReader(line)), col: 1}
 	p.dec.UseNumber()
 	n, err := p.value(0)
 	if err == nil {
@@ -37,13 +40,22 @@ func parseJSONLine(line []byte, lineNo int) (*yaml.Node, error) {
 	return n, nil
 }
 
+type jsonParser struct {
+	line   []byte
+	lineNo int
+	dec    *json.Decoder
+	// Columns count runes; offsets only grow while parsing, so the count is carried forward
+	// (counting from the line's start for every node is quadratic on long lines).
+	colOff, col int
+}
+
 // locate turns a parse failure into a positioned jsonError. The decoder's offsets are not
 // reliable in token mode, so the line is re-checked with json.Unmarshal, whose SyntaxError
 // offset counts from the start of the line.
-func (p *jsonParser) locate(err error) error {
+func (p *jsonParser) locate(err error) *jsonError {
 	var je *jsonError
 	if errors.As(err, &je) {
-		return err
+		return je
 	}
 	var v any
 	uerr := json.Unmarshal(p.line, &v)
@@ -53,15 +65,9 @@ func (p *jsonParser) locate(err error) error {
 		if strings.Contains(se.Error(), "unexpected end") {
 			off = len(bytes.TrimRight(p.line, " \t\r\n"))
 		}
-		return &jsonError{off: max(off, 0), msg: se.Error()}
+		return &jsonError{col: utf8.RuneCount(p.line[:min(max(off, 0), len(p.line))]) + 1, msg: se.Error()}
 	}
-	return &jsonError{off: p.start(), msg: err.Error()}
-}
-
-type jsonParser struct {
-	line   []byte
-	lineNo int
-	dec    *json.Decoder
+	return &jsonError{col: p.column(p.start()), msg: err.Error()}
 }
 
 // start returns the byte offset of the next token: the decoder's offset with whitespace and
@@ -79,23 +85,27 @@ func (p *jsonParser) start() int {
 	return off
 }
 
-func (p *jsonParser) col(off int) int {
-	if off > len(p.line) {
-		off = len(p.line)
+// column returns the rune column of byte offset off.
+func (p *jsonParser) column(off int) int {
+	off = min(off, len(p.line))
+	if off < p.colOff {
+		p.colOff, p.col = 0, 1
 	}
-	return utf8.RuneCount(p.line[:off]) + 1
+	p.col += utf8.RuneCount(p.line[p.colOff:off])
+	p.colOff = off
+	return p.col
 }
 
 func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 	if depth > maxJSONDepth {
-		return nil, &jsonError{off: p.start(), msg: "JSON nested too deeply"}
+		return nil, &jsonError{col: p.column(p.start()), msg: "JSON nested too deeply"}
 	}
 	off := p.start()
 	tok, err := p.dec.Token()
 	if err != nil {
 		return nil, err
 	}
-	n := &yaml.Node{Line: p.lineNo, Column: p.col(off)}
+	n := &yaml.Node{Line: p.lineNo, Column: p.column(off)}
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
@@ -109,9 +119,9 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 				}
 				ks, ok := kt.(string)
 				if !ok {
-					return nil, &jsonError{off: koff, msg: "object key must be a string"}
+					return nil, &jsonError{col: p.column(koff), msg: "object key must be a string"}
 				}
-				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: ks, Line: p.lineNo, Column: p.col(koff)}
+				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: ks, Line: p.lineNo, Column: p.column(koff)}
 				v, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
@@ -128,7 +138,7 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 				n.Content = append(n.Content, v)
 			}
 		default:
-			return nil, &jsonError{off: off, msg: fmt.Sprintf("unexpected %q", rune(t))}
+			return nil, &jsonError{col: p.column(off), msg: fmt.Sprintf("unexpected %q", rune(t))}
 		}
 		if _, err := p.dec.Token(); err != nil { // closing delimiter
 			return nil, err
@@ -142,7 +152,7 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 			n.Tag = "!!float"
 		}
 		if !isCoreInt(n.Value) && !isCoreFloat(n.Value) {
-			return nil, &jsonError{off: off, msg: fmt.Sprintf("invalid number %q", n.Value)}
+			return nil, &jsonError{col: p.column(off), msg: fmt.Sprintf("invalid number %q", n.Value)}
 		}
 	case bool:
 		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", "false"

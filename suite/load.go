@@ -60,11 +60,6 @@ type loader struct {
 
 	suiteList *evalList // the suite default evaluators
 
-	// jsonSlab is the memory reused from one JSONL line's tree to the next.
-	jsonSlab jsonSlab
-	// caseEntries and msgEntries are the entries scratch of the case and message being read.
-	caseEntries, msgEntries []kv
-
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }
@@ -196,14 +191,6 @@ func (l *loader) str(s string) string {
 // parseYAML decodes a YAML document into its root node, reporting syntax problems.
 // It returns nil when the document is unusable (already reported).
 func (l *loader) parseYAML(src []byte) *yaml.Node {
-	if doc, ok := fastYAMLDoc(src); ok {
-		return doc
-	}
-	return l.parseYAMLLibrary(src)
-}
-
-// parseYAMLLibrary is parseYAML with the library alone, which owns every syntax diagnostic.
-func (l *loader) parseYAMLLibrary(src []byte) *yaml.Node {
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
 		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})

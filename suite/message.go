@@ -142,9 +142,7 @@ func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
 		p.fail(n, KindCase, "a message must be a mapping with role and content, got %s", kindName(n))
 		return m, false
 	}
-	// Messages are read one at a time and keep nothing of their entries: one scratch serves all.
-	es := entriesMerged(p.l.msgEntries, n, nil)
-	defer func() { p.l.msgEntries = es[:0] }()
+	es := entries(n)
 	p.l.dupes(es, p.c.ID)
 	var content, toolCalls *kv
 	for i := range es {

@@ -45,21 +45,17 @@ func isMergeKey(k *yaml.Node) bool {
 // expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
 // in place (reported through kv.dupe).
 func entries(m *yaml.Node) []kv {
-	return entriesMerged(nil, m, nil)
+	return entriesMerged(m, nil)
 }
 
-// entriesMerged appends the entries of m to out[:0] (nil: a new slice), expanding merge keys;
-// visited holds the mappings already merged in this call, so self-referencing or repeated
-// merges cannot recurse or blow up exponentially.
-func entriesMerged(out []kv, m *yaml.Node, visited map[*yaml.Node]bool) []kv {
+// entriesMerged is entries; visited holds the mappings already merged in this call, so
+// self-referencing or repeated merges cannot recurse or blow up exponentially.
+func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 	m = deref(m)
 	if m == nil || m.Kind != yaml.MappingNode || visited[m] {
-		return out[:0]
+		return nil
 	}
-	if out == nil {
-		out = make([]kv, 0, len(m.Content)/2)
-	}
-	out = out[:0]
+	out := make([]kv, 0, len(m.Content)/2)
 	var merged []kv
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], deref(m.Content[i+1])
@@ -78,7 +74,7 @@ func entriesMerged(out []kv, m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 			}
 			for _, s := range srcs {
 				if s != nil && !visited[s] {
-					merged = append(merged, entriesMerged(nil, s, visited)...)
+					merged = append(merged, entriesMerged(s, visited)...)
 					visited[s] = true
 				}
 			}

@@ -25,7 +25,7 @@ func (l *loader) loadYAML() {
 	}
 	l.src = src
 	defer func() { l.src = nil }()
-	doc, lazy := l.parseEvalYAML(src)
+	doc := l.parseYAML(src)
 	if doc == nil {
 		return
 	}
@@ -51,23 +51,14 @@ func (l *loader) loadYAML() {
 		l.errorf(list, KindStructure, "", "the case list must be a list of cases, got %s", kindName(list))
 		return
 	}
-	n := len(list.Content)
-	ll := lazy.list(list)
-	if ll != nil {
-		n = len(ll.items)
-	}
-	if n == 0 {
+	if len(list.Content) == 0 {
 		l.warnf(list, KindStructure, "", "the case list is empty")
 	}
-	for i := range n {
-		var item *yaml.Node
-		if ll != nil {
-			item = lazy.item(ll, i) // built now, garbage once converted
-		} else {
-			// A library tree: the case's subtree is garbage once converted (aliases into
-			// it hold their own pointers), so the tree does not stay alive beside the cases.
-			item, list.Content[i] = list.Content[i], nil
-		}
+	for i := range list.Content {
+		// Each case's subtree is garbage once converted (aliases into it hold their own
+		// pointers), so the tree does not stay alive beside the loaded cases.
+		item := list.Content[i]
+		list.Content[i] = nil
 		l.addCase(l.parseCase(item))
 	}
 }
