@@ -127,7 +127,7 @@ func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 		doc.Failures += t.Failures
 		doc.Errors += t.Errors
 	}
-	byFile := map[string]*junitFileSuite{}
+	var files []*junitFileSuite
 	var totalMS int64
 	// Records are sorted by file, so each file's cases are contiguous.
 	for start := 0; start < len(recs); {
@@ -139,10 +139,10 @@ func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 		s := fileSuite(run, recs[start:end])
 		s.Testcases = junitCases{w: w, run: run, cases: recs[start:end]}
 		add(&s.Testsuite, s)
-		byFile[s.File] = s
+		files = append(files, s)
 		start = end
 	}
-	if cfg := attachWarnings(run, byFile); cfg != nil {
+	if cfg := attachWarnings(run, files); cfg != nil {
 		add(cfg, cfg)
 	}
 	if run.Duration > 0 {
@@ -328,9 +328,13 @@ func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 }
 
 // attachWarnings puts warnings in the system-out of their eval file's testsuite, and returns
-// the extra "agentv" testsuite for errors (plus warnings about other files, an invalid run's
-// reason, a skipped run), or nil when there are none.
-func attachWarnings(run *Run, byFile map[string]*junitFileSuite) *junit.Testsuite {
+// the extra "agentv" testsuite for errors, an invalid run's reason or a skipped run (with the
+// warnings about other files), or nil when there are none.
+func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
+	byFile := map[string]*junitFileSuite{}
+	for _, s := range files {
+		byFile[s.File] = s
+	}
 	cfg := &junit.Testsuite{Name: configSuiteName, Time: seconds(0)}
 	var cfgOut strings.Builder
 	for _, d := range run.Diagnostics {
@@ -344,10 +348,7 @@ func attachWarnings(run *Run, byFile map[string]*junitFileSuite) *junit.Testsuit
 			continue
 		}
 		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {
-			if s.SystemOut == nil {
-				s.SystemOut = &junit.Output{}
-			}
-			s.SystemOut.Data += "warning: " + line + "\n"
+			s.addOutput("warning: " + line + "\n")
 			continue
 		}
 		cfgOut.WriteString("warning: " + line + "\n")
@@ -369,13 +370,25 @@ func attachWarnings(run *Run, byFile map[string]*junitFileSuite) *junit.Testsuit
 		cfg.AddTestcase(junit.Testcase{Name: "run", Classname: "agentv", Time: seconds(0),
 			Skipped: &junit.Result{Message: reason, Type: "skipped"}})
 	}
-	if len(cfg.Testcases) == 0 && cfgOut.Len() == 0 {
+	if len(cfg.Testcases) == 0 && (cfgOut.Len() == 0 || len(files) > 0) {
+		// Warnings alone make no testsuite (consumers would list an empty one): they go with
+		// the first file's.
+		if cfgOut.Len() > 0 {
+			files[0].addOutput(cfgOut.String())
+		}
 		return nil
 	}
 	if cfgOut.Len() > 0 {
 		cfg.SystemOut = &junit.Output{Data: cfgOut.String()}
 	}
 	return cfg
+}
+
+func (s *junitFileSuite) addOutput(text string) {
+	if s.SystemOut == nil {
+		s.SystemOut = &junit.Output{}
+	}
+	s.SystemOut.Data += text
 }
 
 // seconds formats milliseconds as seconds with three decimals (SUREFIRE_TIME allows it).
