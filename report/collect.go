@@ -2,9 +2,13 @@ package report
 
 import (
 	"bufio"
+	"cmp"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/agentv/action/results"
 )
@@ -137,7 +141,8 @@ func (c *Collector) Close() error {
 type JUnitParts struct {
 	f   *os.File
 	w   *bufio.Writer
-	n   int64 // bytes written through w
+	enc *xml.Encoder // writes to w, counting into n
+	n   int64        // bytes written to w
 	err error
 }
 
@@ -157,35 +162,50 @@ func newJUnitParts() (*JUnitParts, error) {
 		f.Close()
 		return nil, err
 	}
-	p := &JUnitParts{f: f}
-	p.w = bufio.NewWriterSize(countingWriter{f, &p.n}, 64<<10)
+	p := &JUnitParts{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	p.enc = xml.NewEncoder(countingWriter{p.w, &p.n})
+	// The encoder stays inside <testsuites><testsuite>, so every testcase comes out as JUnit
+	// writes it there: on a line of its own, indented two levels. Those two tags are never
+	// copied.
+	p.enc.Indent("", "  ")
+	for _, name := range []string{"testsuites", "testsuite"} {
+		p.err = cmp.Or(p.err, p.enc.EncodeToken(xml.StartElement{Name: xml.Name{Local: name}}))
+	}
+	if err := cmp.Or(p.err, p.enc.Flush()); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return p, nil
 }
 
-func (p *JUnitParts) add(tc *junitTestcase) spoolPart {
-	off := p.n + int64(p.w.Buffered())
-	writeTestcase(p.w, tc)
-	end := p.n + int64(p.w.Buffered())
-	if p.err == nil && end-off > 1<<31-1 {
-		p.err = fmt.Errorf("a JUnit testcase of %d bytes", end-off)
+var testcaseStart = xml.StartElement{Name: xml.Name{Local: "testcase"}}
+
+func (p *JUnitParts) add(tc *junit.Testcase) spoolPart {
+	off := p.n
+	if err := p.enc.EncodeElement(tc, testcaseStart); err != nil && p.err == nil {
+		p.err = err
 	}
-	return spoolPart{off: off, n: int32(end - off)}
+	if p.err == nil && p.n-off > 1<<31-1 {
+		p.err = fmt.Errorf("a JUnit testcase of %d bytes", p.n-off)
+	}
+	return spoolPart{off: off, n: int32(p.n - off)}
 }
 
-// copyTo writes the parts to w in order, reading runs of adjacent parts at once.
-func (p *JUnitParts) copyTo(w io.Writer, parts []spoolPart) error {
+// copyTo writes the cases' spooled testcases to w in order, reading runs of adjacent ones at
+// once.
+func (p *JUnitParts) copyTo(w io.Writer, cases []*Case) error {
 	if p.err != nil {
-		return p.err
+		return fmt.Errorf("JUnit spool: %w", p.err)
 	}
 	if err := p.w.Flush(); err != nil {
 		return fmt.Errorf("JUnit spool: %w", err)
 	}
 	buf := make([]byte, 0, 256<<10)
-	for i := 0; i < len(parts); {
-		off, end := parts[i].off, parts[i].off+int64(parts[i].n)
+	for i := 0; i < len(cases); {
+		off, end := cases[i].part.off, cases[i].part.off+int64(cases[i].part.n)
 		j := i + 1
-		for j < len(parts) && parts[j].off == end && end-off < 1<<20 {
-			end += int64(parts[j].n)
+		for j < len(cases) && cases[j].part.off == end && end-off < 1<<20 {
+			end += int64(cases[j].part.n)
 			j++
 		}
 		if int64(cap(buf)) < end-off {

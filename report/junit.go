@@ -3,13 +3,13 @@ package report
 import (
 	"bufio"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
@@ -27,84 +27,58 @@ const junitTopMisses = 3
 // run whose outcome is invalid is red in JUnit consumers too.
 const configSuiteName = "agentv"
 
-// The structs follow ../testdata/junit-10.xsd (Jenkins xUnit): testcase takes only name,
-// classname, time and group, so the source position goes into system-out. They are written by
-// hand because go-junit-report writes control characters unescaped (deps.md).
-type junitTestsuites struct {
-	XMLName  xml.Name         `xml:"testsuites"`
-	Name     string           `xml:"name,attr,omitempty"`
-	Tests    int              `xml:"tests,attr"`
-	Failures int              `xml:"failures,attr"`
-	Errors   int              `xml:"errors,attr"`
-	Time     string           `xml:"time,attr"`
-	Suites   []junitTestsuite `xml:"testsuite"`
+// junitDocument is junit.xml in go-junit-report's model. Its suites are *junitFileSuite, then
+// at most one *junit.Testsuite for configuration problems.
+type junitDocument struct {
+	junit.Testsuites
+	Suites []any `xml:"testsuite"`
 }
 
-type junitTestsuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr"`
-	Time       string           `xml:"time,attr"`
-	Timestamp  string           `xml:"timestamp,attr,omitempty"`
-	File       string           `xml:"file,attr,omitempty"`
-	Properties *junitProperties `xml:"properties,omitempty"`
-	Testcases  []junitTestcase  `xml:"testcase"`
-	SystemOut  xmlBody          `xml:"system-out,omitempty"`
+// junitFileSuite is an eval file's testsuite. Its testcases are not held in the model, which
+// would keep a 100,000-case run's whole XML in memory: they are written when the document is
+// encoded, mostly copied from the spool where each was rendered as its case finished. These
+// fields stand in for the library's testcase and system-out fields (encoding/xml takes the
+// shallower of two fields with one name), in the same order.
+type junitFileSuite struct {
+	junit.Testsuite
+	Testcases junitCases    `xml:"testcase"`
+	SystemOut *junit.Output `xml:"system-out,omitempty"`
 }
 
-type junitProperties struct {
-	Property []junitProperty `xml:"property"`
+// junitCases writes a file's testcases in report order.
+type junitCases struct {
+	w     *bufio.Writer // what the document's encoder writes to, for the spooled testcases
+	run   *Run
+	cases []*Case
 }
 
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitTestcase struct {
-	Name      string       `xml:"name,attr"`
-	Classname string       `xml:"classname,attr"`
-	Time      string       `xml:"time,attr"`
-	Failure   *junitResult `xml:"failure,omitempty"`
-	Error     *junitResult `xml:"error,omitempty"`
-	Skipped   *junitResult `xml:"skipped,omitempty"`
-	SystemOut xmlBody      `xml:"system-out,omitempty"`
-}
-
-type junitResult struct {
-	Message string  `xml:"message,attr"`
-	Type    string  `xml:"type,attr,omitempty"`
-	Text    xmlBody `xml:",chardata"`
-}
-
-// MarshalXML writes the element with its text as raw lines (see xmlBody).
-func (r junitResult) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
-	start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "message"}, Value: r.Message})
-	if r.Type != "" {
-		start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "type"}, Value: r.Type})
-	}
-	return r.Text.encode(e, start)
-}
-
-// xmlBody is element text written with real newlines: encoding/xml escapes newlines in
-// chardata fields as &#xA;, which leaves a multi-line reasoning unreadable in the file.
-type xmlBody string
-
-// MarshalXML writes the text through EncodeToken, which escapes markup but keeps newlines.
-func (b xmlBody) MarshalXML(e *xml.Encoder, start xml.StartElement) error { return b.encode(e, start) }
-
-func (b xmlBody) encode(e *xml.Encoder, start xml.StartElement) error {
-	if err := e.EncodeToken(start); err != nil {
-		return err
-	}
-	if b != "" {
-		if err := e.EncodeToken(xml.CharData(b)); err != nil {
+// MarshalXML copies spooled testcases into the document as they are and renders the others
+// (no spool, or a run rendered from records). Both come out the same, byte for byte.
+func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	for i := 0; i < len(c.cases); {
+		j := i
+		for j < len(c.cases) && c.run.JUnitParts != nil && c.cases[j].part.n > 0 {
+			j++
+		}
+		if j == i {
+			tc := junitCase(c.run.Gate.CaseThreshold, c.cases[i].record())
+			if err := e.EncodeElement(&tc, start); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		// The file suite's properties come first, so the encoder's indentation around the
+		// copied testcases stays right.
+		if err := e.Flush(); err != nil {
 			return err
 		}
+		if err := c.run.JUnitParts.copyTo(c.w, c.cases[i:j]); err != nil {
+			return err
+		}
+		i = j
 	}
-	return e.EncodeToken(start.End())
+	return nil
 }
 
 // JUnit writes the run as JUnit XML: one testsuite per eval file (properties: targets and
@@ -112,157 +86,82 @@ func (b xmlBody) encode(e *xml.Encoder, start xml.StartElement) error {
 // failure for a case below the case threshold, an error for an errored case, and the score,
 // verdict, evaluator scores, source position and judge reasoning in system-out. Load and
 // configuration errors become error testcases of an extra "agentv" testsuite. All text is
-// stripped of ANSI escapes and characters XML 1.0 cannot hold, so the file is always
-// well-formed.
+// stripped of ANSI escapes and characters XML 1.0 cannot hold before it goes into the model,
+// which writes element text as CDATA without checking it, so the file is always well-formed.
 func JUnit(w io.Writer, run *Run) error {
 	if run == nil {
 		run = &Run{}
 	}
-	// The testcases are rendered and written one at a time: a 100,000-case run would
-	// otherwise hold its whole XML model in memory. Each EncodeElement flushes the encoder,
-	// so writes are buffered here.
+	// EncodeElement flushes the encoder's own buffer after every testcase it renders, so that
+	// buffer is kept apart from bw (the encoder would adopt a *bufio.Writer as its own) and
+	// fills bw, which writes in large blocks.
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := encodeJUnit(bw, run); err != nil {
-		return fmt.Errorf("could not write JUnit XML: %w", err)
+	enc := xml.NewEncoder(struct{ io.Writer }{bw})
+	enc.Indent("", "  ")
+	_, err := bw.WriteString(xml.Header)
+	if err == nil {
+		err = enc.Encode(junitDoc(run, bw))
 	}
-	if err := bw.Flush(); err != nil {
+	if err == nil {
+		_, err = bw.WriteString("\n")
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("could not write JUnit XML: %w", err)
 	}
 	return nil
 }
 
-func encodeJUnit(w *bufio.Writer, run *Run) error {
-	doc, groups := junitDocument(run)
-	if _, err := w.WriteString(xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	// Same elements and attributes, in the same order, as encoding the junitTestsuites model
-	// whole: the encoder keeps its indentation state across tokens.
-	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}}
-	if doc.Name != "" {
-		root.Attr = append(root.Attr, attr("name", doc.Name))
-	}
-	root.Attr = append(root.Attr, attr("tests", strconv.Itoa(doc.Tests)), attr("failures", strconv.Itoa(doc.Failures)),
-		attr("errors", strconv.Itoa(doc.Errors)), attr("time", doc.Time))
-	if err := enc.EncodeToken(root); err != nil {
-		return err
-	}
-	for i := range doc.Suites {
-		var cases []*Case
-		if i < len(groups) {
-			cases = groups[i]
-		}
-		if err := writeSuite(w, enc, run, &doc.Suites[i], cases); err != nil {
-			return err
-		}
-	}
-	if err := enc.EncodeToken(root.End()); err != nil {
-		return err
-	}
-	if err := enc.Flush(); err != nil {
-		return err
-	}
-	_, err := w.WriteString("\n")
-	return err
-}
-
-func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
-
-// writeSuite writes one testsuite: its own testcases (the config suite) and then one
-// testcase per case, copied from the spool or rendered as it is written.
-func writeSuite(w *bufio.Writer, enc *xml.Encoder, run *Run, s *junitTestsuite, cases []*Case) error {
-	start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
-		attr("name", s.Name), attr("tests", strconv.Itoa(s.Tests)), attr("failures", strconv.Itoa(s.Failures)),
-		attr("errors", strconv.Itoa(s.Errors)), attr("skipped", strconv.Itoa(s.Skipped)), attr("time", s.Time)}}
-	if s.Timestamp != "" {
-		start.Attr = append(start.Attr, attr("timestamp", s.Timestamp))
-	}
-	if s.File != "" {
-		start.Attr = append(start.Attr, attr("file", s.File))
-	}
-	if err := enc.EncodeToken(start); err != nil {
-		return err
-	}
-	if s.Properties != nil {
-		if err := enc.EncodeElement(s.Properties, xml.StartElement{Name: xml.Name{Local: "properties"}}); err != nil {
-			return err
-		}
-	}
-	tcStart := xml.StartElement{Name: xml.Name{Local: "testcase"}}
-	for i := range s.Testcases {
-		if err := enc.EncodeElement(&s.Testcases[i], tcStart); err != nil {
-			return err
-		}
-	}
-	if len(cases) > 0 {
-		// File suites always have properties, so the encoder is past the suite's start tag
-		// and its indentation state stays right around the hand-written testcases.
-		if s.Properties == nil {
-			return errors.New("internal error: file testsuite without properties")
-		}
-		if err := enc.Flush(); err != nil {
-			return err
-		}
-		if err := writeTestcases(w, run, cases); err != nil {
-			return err
-		}
-	}
-	if s.SystemOut != "" {
-		if err := s.SystemOut.encode(enc, xml.StartElement{Name: xml.Name{Local: "system-out"}}); err != nil {
-			return err
-		}
-	}
-	return enc.EncodeToken(start.End())
-}
-
-// junitDocument builds the XML model of a run without the testcases of its cases: those
-// are written afterwards, from the returned case groups (one per file suite, in the order of
-// doc.Suites).
-func junitDocument(run *Run) (junitTestsuites, [][]*Case) {
+// junitDoc builds the document; its file suites write their testcases to w.
+func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 	recs := run.sortedCases()
-	doc := junitTestsuites{Name: "agentv"}
-	var groups [][]*Case
+	doc := &junitDocument{Testsuites: junit.Testsuites{Name: "agentv"}}
+	// The totals are counted here: junit.Testsuites.AddSuite would also count skipped
+	// testcases into an attribute the Jenkins xUnit schema does not allow on testsuites.
+	add := func(t *junit.Testsuite, s any) {
+		t.ID = len(doc.Suites)
+		doc.Suites = append(doc.Suites, s)
+		doc.Tests += t.Tests
+		doc.Failures += t.Failures
+		doc.Errors += t.Errors
+	}
+	var files []*junitFileSuite
 	var totalMS int64
-
-	// Group by file; records are sorted by file, so each group is contiguous.
+	// Records are sorted by file, so each file's cases are contiguous.
 	for start := 0; start < len(recs); {
 		end := start
 		for end < len(recs) && recs[end].File == recs[start].File {
+			totalMS += max(recs[end].DurationMS, 0)
 			end++
 		}
-		s := junitSuite(run, recs[start:end])
-		doc.Suites = append(doc.Suites, s)
-		groups = append(groups, recs[start:end])
-		for _, r := range recs[start:end] {
-			totalMS += max(r.DurationMS, 0)
-		}
+		s := fileSuite(run, recs[start:end])
+		s.Testcases = junitCases{w: w, run: run, cases: recs[start:end]}
+		add(&s.Testsuite, s)
+		files = append(files, s)
 		start = end
 	}
-	attachWarnings(run, &doc)
-	for _, s := range doc.Suites {
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Errors += s.Errors
+	if cfg := attachWarnings(run, files); cfg != nil {
+		add(cfg, cfg)
 	}
 	if run.Duration > 0 {
 		doc.Time = seconds(run.Duration.Milliseconds())
 	} else {
 		doc.Time = seconds(totalMS)
 	}
-	return doc, groups
+	return doc
 }
 
-// junitSuite fills a file's testsuite header: counts, time and properties.
-func junitSuite(run *Run, recs []*Case) junitTestsuite {
-	file := recs[0].File
-	s := junitTestsuite{Name: xmlText(file), File: xmlText(file)}
+// fileSuite makes a file's testsuite: counts, time and properties.
+func fileSuite(run *Run, recs []*Case) *junitFileSuite {
+	file := clean(recs[0].File)
+	s := &junitFileSuite{Testsuite: junit.Testsuite{Name: file, File: file}}
 	if s.Name == "" {
 		s.Name = "(unknown file)"
 	}
 	if !run.Started.IsZero() {
-		s.Timestamp = run.Started.UTC().Format(time.RFC3339)
+		s.SetTimestamp(run.Started.UTC())
 	}
 	var ms int64
 	var targets []string
@@ -280,37 +179,27 @@ func junitSuite(run *Run, recs []*Case) junitTestsuite {
 		}
 	}
 	s.Time = seconds(ms)
-	props := []junitProperty{{"target", strings.Join(targets, ", ")}}
-	props = append(props, thresholdProperties(run)...)
-	for i := range props {
-		props[i].Value = xmlText(props[i].Value)
-	}
-	s.Properties = &junitProperties{Property: props}
-	return s
-}
-
-func thresholdProperties(run *Run) []junitProperty {
-	p := []junitProperty{{"case-threshold", formatFloat(run.Gate.CaseThreshold)}}
+	s.AddProperty("target", clean(strings.Join(targets, ", ")))
+	s.AddProperty("case-threshold", formatFloat(run.Gate.CaseThreshold))
 	if run.Gate.MinScore != nil {
-		p = append(p, junitProperty{"min-score", formatFloat(*run.Gate.MinScore)})
+		s.AddProperty("min-score", formatFloat(*run.Gate.MinScore))
 	}
-	p = append(p,
-		junitProperty{"max-failures", strconv.Itoa(run.Gate.MaxFailures)},
-		junitProperty{"max-errors", strconv.Itoa(run.Gate.MaxErrors)},
-	)
+	s.AddProperty("max-failures", strconv.Itoa(run.Gate.MaxFailures))
+	s.AddProperty("max-errors", strconv.Itoa(run.Gate.MaxErrors))
 	if run.Version != "" {
-		p = append(p, junitProperty{"agentv-version", run.Version})
+		s.AddProperty("agentv-version", clean(run.Version))
 	}
-	return p
+	return s
 }
 
 // junitCase renders a record's testcase; threshold is the case threshold its failure
 // message names.
-func junitCase(threshold float64, r *results.Record) junitTestcase {
-	tc := junitTestcase{
-		Name:      xmlText(r.EvalID),
-		Classname: xmlText(r.Dataset),
+func junitCase(threshold float64, r *results.Record) junit.Testcase {
+	tc := junit.Testcase{
+		Name:      clean(r.EvalID),
+		Classname: clean(r.Dataset),
 		Time:      seconds(r.DurationMS),
+		SystemOut: &junit.Output{Data: clean(junitSystemOut(threshold, r))},
 	}
 	switch verdictOf(r) {
 	case results.VerdictError:
@@ -318,19 +207,18 @@ func junitCase(threshold float64, r *results.Record) junitTestcase {
 		if msg == "" {
 			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
 		}
-		tc.Error = &junitResult{
-			Message: xmlText(truncate(oneLine(msg), 500)),
+		tc.Error = &junit.Result{
+			Message: clean(truncate(oneLine(msg), 500)),
 			Type:    "error",
-			Text:    xmlBody(xmlText(truncate(errorText(r), junitTextLimit))),
+			Data:    clean(truncate(errorText(r), junitTextLimit)),
 		}
 	case results.VerdictFail:
-		tc.Failure = &junitResult{
-			Message: xmlText(failureMessage(threshold, r)),
+		tc.Failure = &junit.Result{
+			Message: clean(failureMessage(threshold, r)),
 			Type:    "below-threshold",
-			Text:    xmlBody(xmlText(truncate(bulleted(r.Misses), junitTextLimit))),
+			Data:    clean(truncate(bulleted(r.Misses), junitTextLimit)),
 		}
 	}
-	tc.SystemOut = xmlBody(xmlText(junitSystemOut(threshold, r)))
 	return tc
 }
 
@@ -369,135 +257,65 @@ func errorText(r *results.Record) string {
 	return strings.Join(lines, "\n")
 }
 
+// junitSystemOut is what a testcase's system-out says: score, verdict, source, target,
+// duration, usage, evaluators with their hits, misses and reasoning, and warnings.
 func junitSystemOut(threshold float64, r *results.Record) string {
-	// Appended with strconv rather than fmt: this runs once per case of the run.
-	b := make([]byte, 0, 256)
-	b = append(b, "score: "...)
-	b = strconv.AppendFloat(b, r.Score, 'f', 3, 64)
-	b = append(b, " (case threshold "...)
-	b = strconv.AppendFloat(b, threshold, 'f', 3, 64)
-	b = append(b, ")\nverdict: "...)
-	b = append(b, verdictOf(r)...)
-	b = append(b, "\nsource: "...)
-	b = append(b, position(r.File, r.Line)...)
-	b = append(b, '\n')
+	var b strings.Builder
+	fmt.Fprintf(&b, "score: %.3f (case threshold %.3f)\nverdict: %s\nsource: %s\n",
+		r.Score, threshold, verdictOf(r), position(r.File, r.Line))
 	if r.Target != "" {
-		b = append(b, "target: "...)
-		b = append(b, r.Target...)
-		b = append(b, '\n')
+		fmt.Fprintf(&b, "target: %s\n", r.Target)
 	}
-	b = append(b, "duration: "...)
-	b = append(b, formatMS(r.DurationMS)...)
-	b = append(b, '\n')
+	fmt.Fprintf(&b, "duration: %s\n", formatMS(r.DurationMS))
 	if r.Attempts > 1 {
-		b = append(b, "attempts: "...)
-		b = strconv.AppendInt(b, int64(r.Attempts), 10)
-		b = append(b, '\n')
+		fmt.Fprintf(&b, "attempts: %d\n", r.Attempts)
 	}
 	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
-		in, out := t.TokenUsage.Input, t.TokenUsage.Output
-		b = append(b, "tokens: "...)
-		b = strconv.AppendInt(b, in, 10)
-		b = append(b, " input, "...)
-		b = strconv.AppendInt(b, out, 10)
-		b = append(b, " output\n"...)
+		fmt.Fprintf(&b, "tokens: %d input, %d output\n", t.TokenUsage.Input, t.TokenUsage.Output)
 	}
 	if t := r.TraceSummary; t != nil && t.CostUSD != nil {
-		c := *t.CostUSD
-		b = append(b, "cost: $"...)
-		b = strconv.AppendFloat(b, c, 'f', 4, 64)
-		b = append(b, '\n')
+		fmt.Fprintf(&b, "cost: $%.4f\n", *t.CostUSD)
 	}
 	if len(r.EvaluatorResults) > 0 {
-		b = append(b, "evaluators:\n"...)
-		b = appendEvaluators(b, r.EvaluatorResults, "  ")
+		b.WriteString("evaluators:\n")
+		writeEvaluators(&b, r.EvaluatorResults, "  ")
 	}
 	if !evaluatorsHaveReasoning(r.EvaluatorResults) && strings.TrimSpace(r.Reasoning) != "" {
-		b = append(b, "reasoning:\n"...)
-		b = appendIndented(b, truncate(r.Reasoning, junitTextLimit), "  ")
+		b.WriteString("reasoning:\n")
+		writeIndented(&b, truncate(r.Reasoning, junitTextLimit), "  ")
 	}
 	if len(r.Warnings) > 0 {
-		b = append(b, "warnings:\n"...)
+		b.WriteString("warnings:\n")
 		for _, w := range r.Warnings {
-			b = append(b, "  - "...)
-			b = append(b, suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Message: w.Message}.Error()...)
-			b = append(b, '\n')
+			fmt.Fprintf(&b, "  - %s\n", suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Message: w.Message}.Error())
 		}
 	}
-	return string(b)
+	return b.String()
 }
 
-// writeTestcases writes the cases' testcases in order: spooled parts are copied, runs of them
-// at once; a case without one is rendered from its record.
-func writeTestcases(w *bufio.Writer, run *Run, cases []*Case) error {
-	var parts []spoolPart
-	flush := func() error {
-		if len(parts) == 0 {
-			return nil
-		}
-		err := run.JUnitParts.copyTo(w, parts)
-		parts = parts[:0]
-		return err
-	}
-	for _, c := range cases {
-		if c.part.n > 0 && run.JUnitParts != nil {
-			parts = append(parts, c.part)
-			continue
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		tc := junitCase(run.Gate.CaseThreshold, c.record())
-		writeTestcase(w, &tc)
-	}
-	return flush()
-}
-
-func appendEvaluators(b []byte, ers []results.EvaluatorResult, pad string) []byte {
+func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad string) {
 	for _, e := range ers {
-		b = append(b, pad...)
-		b = append(b, "- "...)
-		b = append(b, e.Name...)
-		b = append(b, " ("...)
-		b = append(b, e.Type...)
-		b = append(b, "): "...)
-		b = strconv.AppendFloat(b, e.Score, 'f', 3, 64)
-		b = append(b, ' ')
-		b = append(b, e.Verdict...)
+		fmt.Fprintf(b, "%s- %s (%s): %.3f %s", pad, e.Name, e.Type, e.Score, e.Verdict)
 		if e.Weight != 0 && e.Weight != 1 {
-			b = append(b, ", weight "...)
-			b = append(b, formatFloat(e.Weight)...)
+			fmt.Fprintf(b, ", weight %s", formatFloat(e.Weight))
 		}
-		b = append(b, '\n')
+		b.WriteByte('\n')
 		in := pad + "    "
 		if e.Error != "" {
-			b = append(b, in...)
-			b = append(b, "error: "...)
-			b = append(b, truncate(oneLine(e.Error), junitTextLimit)...)
-			b = append(b, '\n')
+			fmt.Fprintf(b, "%serror: %s\n", in, truncate(oneLine(e.Error), junitTextLimit))
 		}
 		for _, h := range e.Hits {
-			b = append(b, in...)
-			b = append(b, "hit: "...)
-			b = append(b, truncate(oneLine(h), 1000)...)
-			b = append(b, '\n')
+			fmt.Fprintf(b, "%shit: %s\n", in, truncate(oneLine(h), 1000))
 		}
 		for _, m := range e.Misses {
-			b = append(b, in...)
-			b = append(b, "miss: "...)
-			b = append(b, truncate(oneLine(m), 1000)...)
-			b = append(b, '\n')
+			fmt.Fprintf(b, "%smiss: %s\n", in, truncate(oneLine(m), 1000))
 		}
 		if strings.TrimSpace(e.Reasoning) != "" {
-			b = append(b, in...)
-			b = append(b, "reasoning:\n"...)
-			b = appendIndented(b, truncate(e.Reasoning, junitTextLimit), in, "  ")
+			fmt.Fprintf(b, "%sreasoning:\n", in)
+			writeIndented(b, truncate(e.Reasoning, junitTextLimit), in+"  ")
 		}
-		if len(e.EvaluatorResults) > 0 {
-			b = appendEvaluators(b, e.EvaluatorResults, in)
-		}
+		writeEvaluators(b, e.EvaluatorResults, in)
 	}
-	return b
 }
 
 func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
@@ -509,67 +327,69 @@ func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 	return false
 }
 
-// attachWarnings puts warnings in the system-out of their eval file's testsuite, and errors
-// (plus warnings about other files, an invalid run's reason, a skipped run) in the extra
-// "agentv" testsuite.
-func attachWarnings(run *Run, doc *junitTestsuites) {
-	byFile := map[string]int{}
-	for i, s := range doc.Suites {
-		byFile[s.File] = i
+// attachWarnings puts warnings in the system-out of their eval file's testsuite, and returns
+// the extra "agentv" testsuite for errors, an invalid run's reason or a skipped run (with the
+// warnings about other files), or nil when there are none.
+func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
+	byFile := map[string]*junitFileSuite{}
+	for _, s := range files {
+		byFile[s.File] = s
 	}
-	var cfg junitTestsuite
+	cfg := &junit.Testsuite{Name: configSuiteName, Time: seconds(0)}
 	var cfgOut strings.Builder
 	for _, d := range run.Diagnostics {
-		line := xmlText(d.Error())
+		line := clean(d.Error())
 		if d.Kind != "" {
-			line += " [" + xmlText(d.Kind) + "]"
+			line += " [" + clean(d.Kind) + "]"
 		}
 		if d.IsError() {
-			cfg.Testcases = append(cfg.Testcases, junitTestcase{
-				Name:      xmlText(position(d.File, d.Line)),
-				Classname: "agentv.config",
-				Time:      seconds(0),
-				Error:     &junitResult{Message: xmlText(truncate(oneLine(d.Message), 500)), Type: "config", Text: xmlBody(line)},
-			})
+			cfg.AddTestcase(junit.Testcase{Name: clean(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
+				Error: &junit.Result{Message: clean(truncate(oneLine(d.Message), 500)), Type: "config", Data: line}})
 			continue
 		}
-		if i, ok := byFile[xmlText(d.File)]; ok && d.File != "" {
-			doc.Suites[i].SystemOut += xmlBody("warning: " + line + "\n")
+		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {
+			s.addOutput("warning: " + line + "\n")
 			continue
 		}
 		cfgOut.WriteString("warning: " + line + "\n")
 	}
 	// An invalid run without a positioned error (a failed healthcheck, an unreadable results
 	// file) and a skipped run still get a testcase, so JUnit consumers do not show green.
-	reason := xmlText(truncate(oneLine(run.Decision.Reason), 500))
+	reason := clean(truncate(oneLine(run.Decision.Reason), 500))
 	switch run.Decision.Outcome {
 	case gate.Invalid:
 		if len(cfg.Testcases) == 0 {
-			text := xmlText(strings.Join(run.Counts.Problems, "\n"))
+			text := clean(strings.Join(run.Counts.Problems, "\n"))
 			if text == "" {
 				text = reason
 			}
-			cfg.Testcases = append(cfg.Testcases, junitTestcase{Name: "run", Classname: "agentv.config", Time: seconds(0),
-				Error: &junitResult{Message: reason, Type: "invalid", Text: xmlBody(text)}})
+			cfg.AddTestcase(junit.Testcase{Name: "run", Classname: "agentv.config", Time: seconds(0),
+				Error: &junit.Result{Message: reason, Type: "invalid", Data: text}})
 		}
 	case gate.Skipped:
-		cfg.Testcases = append(cfg.Testcases, junitTestcase{Name: "run", Classname: "agentv", Time: seconds(0),
-			Skipped: &junitResult{Message: reason, Type: "skipped"}})
-		cfg.Skipped = 1
+		cfg.AddTestcase(junit.Testcase{Name: "run", Classname: "agentv", Time: seconds(0),
+			Skipped: &junit.Result{Message: reason, Type: "skipped"}})
 	}
-	if len(cfg.Testcases) == 0 && cfgOut.Len() == 0 {
-		return
+	if len(cfg.Testcases) == 0 && (cfgOut.Len() == 0 || len(files) > 0) {
+		// Warnings alone make no testsuite (consumers would list an empty one): they go with
+		// the first file's.
+		if cfgOut.Len() > 0 {
+			files[0].addOutput(cfgOut.String())
+		}
+		return nil
 	}
-	cfg.Name = configSuiteName
-	cfg.Tests = len(cfg.Testcases)
-	cfg.Errors = len(cfg.Testcases) - cfg.Skipped
-	cfg.Time = seconds(0)
-	cfg.SystemOut = xmlBody(cfgOut.String())
-	doc.Suites = append(doc.Suites, cfg)
+	if cfgOut.Len() > 0 {
+		cfg.SystemOut = &junit.Output{Data: cfgOut.String()}
+	}
+	return cfg
 }
 
-// xmlText is clean for XML; encoding/xml escapes the markup characters itself.
-func xmlText(s string) string { return clean(s) }
+func (s *junitFileSuite) addOutput(text string) {
+	if s.SystemOut == nil {
+		s.SystemOut = &junit.Output{}
+	}
+	s.SystemOut.Data += text
+}
 
 // seconds formats milliseconds as seconds with three decimals (SUREFIRE_TIME allows it).
 func seconds(ms int64) string {
@@ -590,21 +410,12 @@ func bulleted(items []string) string {
 	return b.String()
 }
 
-// appendIndented appends s with every line prefixed by the pads and ended with a newline,
-// leaving out trailing newlines; nothing for an empty s.
-func appendIndented(b []byte, s string, pads ...string) []byte {
-	s = strings.TrimRight(s, "\n")
-	for s != "" {
-		line, rest, found := strings.Cut(s, "\n")
-		for _, p := range pads {
-			b = append(b, p...)
-		}
-		b = append(b, line...)
-		b = append(b, '\n')
-		if !found {
-			break
-		}
-		s = rest
+// writeIndented writes s with every line prefixed by pad and ended with a newline, leaving
+// out trailing newlines; nothing for an empty s.
+func writeIndented(b *strings.Builder, s, pad string) {
+	for line := range strings.Lines(strings.TrimRight(s, "\n")) {
+		b.WriteString(pad)
+		b.WriteString(strings.TrimSuffix(line, "\n"))
+		b.WriteByte('\n')
 	}
-	return b
 }

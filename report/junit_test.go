@@ -3,18 +3,22 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 const xsdPath = "../../shared/testdata/junit-10.xsd"
@@ -97,6 +101,7 @@ type parsed struct {
 		Tests      int    `xml:"tests,attr"`
 		Failures   int    `xml:"failures,attr"`
 		Errors     int    `xml:"errors,attr"`
+		SystemOut  string `xml:"system-out"`
 		Properties []struct {
 			Name  string `xml:"name,attr"`
 			Value string `xml:"value,attr"`
@@ -190,26 +195,201 @@ func TestJUnitStripsControlsAndANSI(t *testing.T) {
 	}
 }
 
+// hostilePieces are what model output and user files can hold that XML cannot, or that
+// could end a CDATA section, a comment or an attribute early.
+var hostilePieces = []string{
+	"\x00", "\x01", "\x08", "\x0b", "\x0c", "\x1f", "\x7f", "\x1b", "\x1b[31m", "\x1b[0m", "\x1b]8;;http://x\x07",
+	"\x1b]0;title\x1b\\", "\x1bP", "\u009b2J", "\u0085", "\r", "\r\n", "\n", "\t", "]]>", "]]", "]", ">", "<![CDATA[",
+	"<", "&", "&amp;", "\"", "'", "-->", "<!--", "?>", "\xff", "\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\ufffe",
+	"\uffff", "\ufffd", "\U0010FFFF", "é", "日本", "🚀", "a", "b c", " ",
+}
+
+// hostileText strings together n pieces chosen by rng.
+func hostileText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(hostilePieces[rng.IntN(len(hostilePieces))])
+	}
+	return b.String()
+}
+
+// hostileRecord puts text in every field JUnit writes.
+func hostileRecord(id, text string, line int, v results.Verdict) *results.Record {
+	r := &results.Record{
+		EvalID: id, Dataset: text, File: "evals/" + text, Line: line, Target: text, Score: 0.25, Verdict: v,
+		Reasoning: text, Hits: []string{text}, Misses: []string{text, text, text, text}, DurationMS: int64(line),
+		EvaluatorResults: []results.EvaluatorResult{{Name: text, Type: text, Verdict: text, Reasoning: text, Error: text,
+			Hits: []string{text}, Misses: []string{text}, EvaluatorResults: []results.EvaluatorResult{{Name: text, Reasoning: text}}}},
+		Warnings: []results.Warning{{File: text, Line: 1, Message: text}},
+	}
+	if v == results.VerdictError {
+		r.Error = text
+	}
+	return r
+}
+
+// hostileRun is a run whose every text is hostile: records, diagnostics, version and reason.
+func hostileRun(rng *rand.Rand, cases int) *Run {
+	run := &Run{Version: hostileText(rng, 3), Started: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
+	verdicts := []results.Verdict{results.VerdictPass, results.VerdictFail, results.VerdictError, "weird"}
+	for i := range cases {
+		text := hostileText(rng, 1+rng.IntN(12))
+		// Every id is distinct, so testcases can be matched to records.
+		id := fmt.Sprintf("%s#%d", hostileText(rng, rng.IntN(4)), i)
+		run.Records = append(run.Records, hostileRecord(id, text, i+1, verdicts[rng.IntN(len(verdicts))]))
+	}
+	file := ""
+	if len(run.Records) > 0 {
+		file = run.Records[0].File
+	}
+	for i := range 3 {
+		sev := suite.SeverityWarning
+		if i == 2 && rng.IntN(2) == 0 {
+			sev = suite.SeverityError
+		}
+		run.Diagnostics = append(run.Diagnostics, suite.Diagnostic{File: []string{file, hostileText(rng, 3), ""}[i],
+			Line: i, Severity: sev, Kind: hostileText(rng, 2), Message: hostileText(rng, 5)})
+	}
+	switch rng.IntN(3) {
+	case 1:
+		run.Decision = gate.Decision{Outcome: gate.Invalid, Reason: hostileText(rng, 5)}
+		run.Counts.Problems = []string{hostileText(rng, 5)}
+	case 2:
+		run.Decision = gate.Decision{Outcome: gate.Skipped, Reason: hostileText(rng, 5)}
+	}
+	return run
+}
+
+// checkWellFormed decodes every token of data and checks that each record's testcase reads
+// back as its cleaned id, dataset and system-out.
+func checkWellFormed(t testing.TB, data []byte, run *Run) {
+	t.Helper()
+	if !utf8.Valid(data) {
+		t.Fatalf("output is not valid UTF-8:\n%q", data)
+	}
+	if i := bytes.IndexFunc(data, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' }); i >= 0 {
+		t.Fatalf("output holds control character %q at %d:\n%q", data[i], i, data)
+	}
+	for _, ansi := range []string{"[31m", "[0m", "]8;;", "]0;title"} {
+		if bytes.Contains(data, []byte(ansi)) {
+			t.Fatalf("output holds what is left of an ANSI sequence, %q:\n%q", ansi, data)
+		}
+	}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed: %v\n%q", err, data)
+		}
+	}
+	p := parseJUnit(t, data)
+	got := map[string]string{}
+	for _, s := range p.Suites {
+		for _, c := range s.Cases {
+			got[c.Name+"\x00"+c.Classname] = c.SystemOut
+		}
+	}
+	for _, r := range run.Records {
+		out, ok := got[clean(r.EvalID)+"\x00"+clean(r.Dataset)]
+		if !ok {
+			t.Fatalf("no testcase named %q (classname %q)", clean(r.EvalID), clean(r.Dataset))
+		}
+		if want := clean(junitSystemOut(run.Gate.CaseThreshold, r)); out != want {
+			t.Fatalf("system-out of %q does not read back:\n%s", r.EvalID, cmp.Diff(want, out))
+		}
+	}
+}
+
+// Hostile text in every field always gives well-formed JUnit that reads back as the cleaned
+// text, rendered from records and from the collector's spool alike, and valid against the
+// schema when xmllint is installed.
+func TestJUnitHostileTextIsWellFormed(t *testing.T) {
+	t.Parallel()
+	var files []string
+	dir := t.TempDir()
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		run := hostileRun(rng, int(seed%9))
+		direct := writeJUnit(t, run)
+		checkWellFormed(t, direct, run)
+		spooled, col := collected(t, run, seed)
+		if col.Parts() == nil {
+			t.Fatal("no JUnit spool")
+		}
+		if got := writeJUnit(t, spooled); !bytes.Equal(got, direct) {
+			t.Fatalf("seed %d: spooled JUnit differs from rendered:\n%s", seed, cmp.Diff(string(direct), string(got)))
+		}
+		path := filepath.Join(dir, fmt.Sprintf("junit-%d.xml", seed))
+		if err := os.WriteFile(path, direct, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed (apt-get install libxml2-utils); schema validation skipped")
+	}
+	args := append([]string{"--noout", "--schema", xsd(t)}, files...)
+	if out, err := exec.CommandContext(t.Context(), xmllint, args...).CombinedOutput(); err != nil {
+		t.Fatalf("xmllint rejected a JUnit file: %v\n%s", err, out)
+	}
+}
+
 func FuzzJUnitWellFormed(f *testing.F) {
-	f.Add("plain", "reason")
-	f.Add("\x00\x1b[31mred\x1b[0m", "]]>&<\"'")
-	f.Add("\xed\xa0\x80\xff", "\ufffe\uffff\u0085")
-	f.Add("\x1b]8;;http://x\x07link\x1b]8;;\x07", "\r\n\r")
-	f.Fuzz(func(t *testing.T, id, text string) {
-		rec := &results.Record{
-			EvalID: id, Dataset: text, File: id, Line: 3, Score: 0.2, Verdict: results.VerdictError,
-			Error: text, Reasoning: text, Misses: []string{text}, Target: id,
-			EvaluatorResults: []results.EvaluatorResult{{Name: id, Type: "code_judge", Error: text, Reasoning: text}},
-		}
-		data := writeJUnit(t, &Run{Records: []*results.Record{rec}})
-		p := parseJUnit(t, data)
-		if p.Tests != 1 || p.Errors != 1 {
-			t.Fatalf("tests %d errors %d; want 1, 1", p.Tests, p.Errors)
-		}
-		if bytes.ContainsAny(data, "\x00\x1b") {
-			t.Fatalf("output holds a raw control character:\n%q", data)
+	f.Add("plain", "reason", uint8(0))
+	f.Add("\x00\x1b[31mred\x1b[0m", "]]>&<\"'", uint8(1))
+	f.Add("\xed\xa0\x80\xff", "\ufffe\uffff\u0085", uint8(2))
+	f.Add("\x1b]8;;http://x\x07link\x1b]8;;\x07", "\r\n\r", uint8(3))
+	f.Add("]]]]><![CDATA[>", "]]>]]>\x00]]>", uint8(2))
+	f.Fuzz(func(t *testing.T, id, text string, v uint8) {
+		verdict := []results.Verdict{results.VerdictPass, results.VerdictFail, results.VerdictError, "?"}[v%4]
+		run := &Run{Records: []*results.Record{hostileRecord(id, text, 3, verdict)},
+			Diagnostics: []suite.Diagnostic{{File: text, Message: id}, {File: "evals/" + text, Message: text, Kind: id}}}
+		direct := writeJUnit(t, run)
+		checkWellFormed(t, direct, run)
+		spooled, _ := collected(t, run, 0)
+		if got := writeJUnit(t, spooled); !bytes.Equal(got, direct) {
+			t.Fatalf("spooled JUnit differs from rendered:\n%s", cmp.Diff(string(direct), string(got)))
 		}
 	})
+}
+
+// Warnings alone do not make a testsuite: they go with the first file's testsuite. The extra
+// "agentv" testsuite is there for errors, or when there is no file to hold them.
+func TestJUnitWarningsWithoutSuite(t *testing.T) {
+	t.Parallel()
+	rec := &results.Record{EvalID: "a", Dataset: "d", File: "evals/a.yaml", Line: 1, Score: 1, Verdict: results.VerdictPass}
+	warn := suite.Diagnostic{File: "targets.yaml", Line: 2, Message: "unknown setting"}
+	own := suite.Diagnostic{File: "evals/a.yaml", Line: 1, Message: "unknown key"}
+	bad := suite.Diagnostic{File: "evals/b.yaml", Line: 3, Severity: suite.SeverityError, Message: "no id"}
+	type suiteOut struct{ Name, Out string }
+	tests := []struct {
+		name string
+		run  *Run
+		want []suiteOut
+	}{
+		{"warnings with cases", &Run{Records: []*results.Record{rec}, Diagnostics: []suite.Diagnostic{warn, own}},
+			[]suiteOut{{"evals/a.yaml", "warning: evals/a.yaml:1: unknown key\nwarning: targets.yaml:2: unknown setting\n"}}},
+		{"warnings without cases", &Run{Diagnostics: []suite.Diagnostic{warn}},
+			[]suiteOut{{"agentv", "warning: targets.yaml:2: unknown setting\n"}}},
+		{"warnings and an error", &Run{Records: []*results.Record{rec}, Diagnostics: []suite.Diagnostic{warn, bad}},
+			[]suiteOut{{"evals/a.yaml", ""}, {"agentv", "warning: targets.yaml:2: unknown setting\n"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []suiteOut
+			for _, s := range parseJUnit(t, writeJUnit(t, tt.run)).Suites {
+				got = append(got, suiteOut{s.Name, s.SystemOut})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("testsuites (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // BenchmarkJUnit100k streams a 100,000-case run as JUnit XML.
