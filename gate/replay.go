@@ -24,7 +24,7 @@ type Replay struct {
 	runs     int            // start records
 	open     *results.RunRecord
 	openLine int
-	inRun    int // case records since the open run's start record
+	inRun    int      // case records since the open run's start record
 	problems []string // found in the file
 	recorded []string // the runs' own problems, from their end records
 	notes    []string
@@ -131,7 +131,6 @@ func (r *Replay) closeOpen() {
 		r.planned += *st.Planned
 		of = fmt.Sprintf("%d of %d cases recorded", n, *st.Planned)
 	} else {
-		r.planned += n
 		r.unknown = true
 	}
 	r.problems = append(r.problems, fmt.Sprintf("line %d: the run that started here did not finish (no run end record: killed, or still running); %s", r.openLine, of))
@@ -159,7 +158,10 @@ func (r *Replay) Result() ReplayResult {
 	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped}
 	if r.runs > 0 {
 		out.Planned = r.planned + r.outside
-		out.PlannedAtLeast = r.atLeast || r.unknown
+		out.PlannedAtLeast = r.atLeast
+		if r.unknown {
+			out.Planned, out.PlannedAtLeast = 0, false // a killed run's count is not known
+		}
 	} else if r.cases > 0 {
 		out.Notes = append(out.Notes, "this results file has no run records (written by AgentV 2.5 or an older agentv): "+
 			"the outcome comes from its case records alone, so a cancelled or killed run cannot be told from a complete one")

@@ -64,7 +64,7 @@ func endRecord(out *Outcome, run *report.Run, now time.Time) *results.RunRecord 
 		Planned:   results.Int(out.Planned), PlannedComplete: &out.PlannedComplete,
 		Gate:    run.Gate.Record(),
 		Outcome: string(run.Decision.Outcome), Reason: run.Decision.Reason,
-		Cases:  results.Int(c.Total), Passed: c.Passed, Failed: c.Failed, Errors: c.Errors,
+		Cases: results.Int(c.Total), Passed: c.Passed, Failed: c.Failed, Errors: c.Errors,
 		Cancelled: out.Cancelled, Problems: out.Problems, DurationMS: out.Duration.Milliseconds(),
 	}
 	if c.Total > 0 {
