@@ -3,6 +3,8 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,5 +260,132 @@ func TestReportOldFormat(t *testing.T) {
 				t.Errorf("summary lacks %q:\n%s", tt.wantOut, summary)
 			}
 		})
+	}
+}
+
+// An output of the run (the results file or a report beside it) that is one of its inputs is
+// refused before anything is written: exit 2, every file as it was. Outputs are compared as
+// files, so a symbolic link or another spelling of the path is caught too.
+func TestOutputIsInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	const suite = "evalcases:\n  - id: a\n    input: hi\n"
+	const withFile = "evalcases:\n  - id: a\n    input_messages:\n      - role: user\n        content:\n          - {type: text, value: hi}\n          - {type: file, value: notes/summary.md}\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		link  [2]string // symbolic link to make: name, target
+		args  []string
+	}{
+		{name: "results file is the eval file", files: map[string]string{"targets.yaml": mockTargets, "cases.yaml": suite},
+			args: []string{"eval", "cases.yaml", "--out", "cases.yaml"}},
+		{name: "results file is a JSONL suite", files: map[string]string{"targets.yaml": mockTargets, "cases.jsonl": `{"id":"a","input":"hi"}` + "\n"},
+			args: []string{"eval", "cases.jsonl", "--out", "cases.jsonl"}},
+		{name: "results file is the JSONL sidecar", files: map[string]string{"targets.yaml": mockTargets, "cases.jsonl": `{"id":"a","input":"hi"}` + "\n", "cases.yaml": "description: d\n"},
+			args: []string{"eval", "cases.jsonl", "--out", "cases.yaml"}},
+		{name: "results file is the discovered targets file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite},
+			args: []string{"eval", "s.yaml", "--out", "targets.yaml"}},
+		{name: "results file is the --targets file", files: map[string]string{"t.yaml": mockTargets, "s.yaml": suite},
+			args: []string{"eval", "s.yaml", "--targets", "t.yaml", "--out", "./sub/../t.yaml"}},
+		{name: "results file is the .env file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite, ".env": "X=1\n"},
+			args: []string{"eval", "s.yaml", "--out", ".env"}},
+		{name: "results file is a link to the eval file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite},
+			link: [2]string{"out/results.jsonl", "../s.yaml"}, args: []string{"eval", "s.yaml", "--out", "out/results.jsonl"}},
+		{name: "eval file is a link to the results file", files: map[string]string{"targets.yaml": mockTargets, "real.yaml": suite},
+			link: [2]string{"s.yaml", "real.yaml"}, args: []string{"eval", "s.yaml", "--out", "real.yaml"}},
+		{name: "a report beside the results is a referenced file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": withFile, "notes/summary.md": "be kind\n"},
+			args: []string{"eval", "s.yaml", "--out", "notes/results.jsonl"}},
+		{name: "report writes over its results file", files: map[string]string{"out/summary.md": `{"eval_id":"a","score":1,"verdict":"pass"}` + "\n"},
+			args: []string{"report", "--results", "out/summary.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+			writeFiles(t, dir, tt.files)
+			if tt.link[0] != "" {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tt.link[0])), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(tt.link[1], filepath.Join(dir, tt.link[0])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := snapshot(t, dir)
+			cmd := exec.Command(agentvBin, tt.args...)
+			cmd.Dir, cmd.Env = dir, cleanEnv()
+			outb, err := cmd.CombinedOutput()
+			if code := exitCode(t, err); code != 2 || !strings.Contains(string(outb), "both an output and an input") {
+				t.Errorf("exit %d, want 2 naming the collision\n%s", code, outb)
+			}
+			if after := snapshot(t, dir); !maps.Equal(before, after) {
+				t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// snapshot maps every file under dir (links as "-> target") to its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			m[rel] = "-> " + target
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		m[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A run that is invalid before running anything leaves the previous run's results and reports
+// as they were; a run that ran writes all of them.
+func TestInvalidRunKeepsPreviousFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "targets.yaml": mockTargets, "s.yaml": "evalcases:\n" + genCases(2)})
+	out := filepath.Join(dir, "agentv-results")
+	writeFiles(t, out, map[string]string{"results.jsonl": "old\n", "junit.xml": "old\n", "summary.md": "old\n", "comment.md": "old\n"})
+	for _, args := range [][]string{
+		{"eval", "nothing/*.yaml"},
+		{"eval", "s.yaml", "--target", "nowhere"},
+		{"report", "--results", "missing.jsonl", "--out-dir", "agentv-results"},
+	} {
+		cmd := exec.Command(agentvBin, args...)
+		cmd.Dir, cmd.Env = dir, cleanEnv()
+		outb, err := cmd.CombinedOutput()
+		if code := exitCode(t, err); code != 2 {
+			t.Fatalf("%v: exit %d, want 2\n%s", args, code, outb)
+		}
+		for name, content := range snapshot(t, out) {
+			if content != "old\n" {
+				t.Errorf("%v replaced %s:\n%s", args, name, content)
+			}
+		}
+	}
+	cmd := exec.Command(agentvBin, "eval", "s.yaml")
+	cmd.Dir, cmd.Env = dir, cleanEnv()
+	if outb, err := cmd.CombinedOutput(); exitCode(t, err) != 0 {
+		t.Fatalf("eval: %s", outb)
+	}
+	for name, content := range snapshot(t, out) {
+		if content == "old\n" {
+			t.Errorf("a run that ran left the previous %s", name)
+		}
 	}
 }

@@ -22,6 +22,7 @@ type Replay struct {
 	dupIDs   []string       // ids of the first few repeated records
 	outside  int            // case records outside any run (before a start, after an end)
 	runs     int            // start records
+	ends     int            // end records
 	open     *results.RunRecord
 	openLine int
 	inRun    int      // case records since the open run's start record
@@ -91,6 +92,7 @@ func (r *Replay) end(rec *results.RunRecord, line int) {
 		inRun = 0
 	}
 	r.open = nil
+	r.ends++
 	if r.gate == nil {
 		r.gate = rec.Gate
 	}
@@ -105,7 +107,7 @@ func (r *Replay) end(rec *results.RunRecord, line int) {
 		if rec.PlannedComplete != nil && !*rec.PlannedComplete {
 			r.atLeast = true
 		}
-		if *rec.Planned > inRun {
+		if *rec.Planned > inRun && started {
 			r.stopped = true
 		}
 	case rec.Cases != nil:
@@ -156,7 +158,7 @@ type ReplayResult struct {
 func (r *Replay) Result() ReplayResult {
 	r.closeOpen()
 	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped}
-	if r.runs > 0 {
+	if r.runs > 0 || r.ends > 0 {
 		out.Planned = r.planned + r.outside
 		out.PlannedAtLeast = r.atLeast
 		if r.unknown {
