@@ -290,6 +290,8 @@ func TestOutputIsInput(t *testing.T) {
 			args: []string{"eval", "s.yaml", "--targets", "t.yaml", "--out", "./sub/../t.yaml"}},
 		{name: "results file is the .env file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite, ".env": "X=1\n"},
 			args: []string{"eval", "s.yaml", "--out", ".env"}},
+		{name: "results file is the .agentv config", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite, ".agentv/config.yaml": "guideline_patterns: []\n"},
+			args: []string{"eval", "s.yaml", "--out", ".agentv/config.yaml"}},
 		{name: "results file is a link to the eval file", files: map[string]string{"targets.yaml": mockTargets, "s.yaml": suite},
 			link: [2]string{"out/results.jsonl", "../s.yaml"}, args: []string{"eval", "s.yaml", "--out", "out/results.jsonl"}},
 		{name: "eval file is a link to the results file", files: map[string]string{"targets.yaml": mockTargets, "real.yaml": suite},

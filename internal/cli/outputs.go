@@ -95,7 +95,8 @@ func (g *outputGuard) collided() bool {
 }
 
 // checkInputs checks the inputs a run reads before its first case (eval files, JSONL
-// sidecars, targets files, .env files) against its outputs; each collision is a problem.
+// sidecars, targets files, .env and .agentv config files) against its outputs; each
+// collision is a problem.
 func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 	cfg := &e.Cfg
 	var problems []string
@@ -131,8 +132,10 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 				add(p, "targets file")
 			}
 		}
+		add(filepath.Join(dir, ".agentv.yaml"), "config file")
 		for _, env := range providers.EnvFiles(dir, root) {
 			add(env, ".env file")
+			add(filepath.Join(filepath.Dir(env), ".agentv", "config.yaml"), "config file")
 		}
 	}
 	return problems
