@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/agentv/action/results"
@@ -15,14 +16,15 @@ import (
 //
 // Feed it every line in file order (Case and Run), then call Result.
 type Replay struct {
-	cases    int            // case records
-	keys     map[string]int // file, dataset and id of each case record → its line
-	noID     []int          // lines of case records without an id
-	dups     [][2]int       // line of a repeated record and of the record it repeats
-	dupIDs   []string       // ids of the first few repeated records
-	outside  int            // case records outside any run (before a start, after an end)
-	runs     int            // start records
-	ends     int            // end records
+	cases    int               // case records
+	keys     map[[2]uint64]int // hash of file, dataset, target and id of each case record → its line
+	seeds    [2]maphash.Seed
+	noID     []int    // lines of case records without an id
+	dups     [][2]int // line of a repeated record and of the record it repeats
+	dupIDs   []string // ids of the first few repeated records
+	outside  int      // case records outside any run (before a start, after an end)
+	runs     int      // start records
+	ends     int      // end records
 	open     *results.RunRecord
 	openLine int
 	inRun    int      // case records since the open run's start record
@@ -53,11 +55,23 @@ func (r *Replay) Case(rec *results.Record, line int) {
 		return
 	}
 	if r.keys == nil {
-		r.keys = map[string]int{}
+		r.keys = map[[2]uint64]int{}
+		r.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 	}
-	// Two eval files may share ids, so a record repeats another only for the same file and
-	// dataset (AgentV 2.5's records name no file).
-	key := rec.File + "\x00" + rec.Dataset + "\x00" + id
+	// Two eval files may share ids, and results of one case against two targets may be
+	// merged, so a record repeats another only for the same file, dataset and target
+	// (AgentV 2.5's records name no file). Records are told apart by two 64-bit hashes of
+	// those, not the strings: a large file's cases cost 16 bytes each here.
+	var key [2]uint64
+	for i, seed := range r.seeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, part := range [...]string{rec.File, rec.Dataset, rec.Target, id} {
+			h.WriteString(part)
+			h.WriteByte(0)
+		}
+		key[i] = h.Sum64()
+	}
 	if first, ok := r.keys[key]; ok {
 		r.dups = append(r.dups, [2]int{line, first})
 		if len(r.dupIDs) < maxListed {
