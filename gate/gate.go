@@ -4,6 +4,7 @@ package gate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -50,6 +51,16 @@ type Options struct {
 	MinScore      *float64 // minimum mean score over all cases (errored count 0); nil: unset
 	MaxFailures   int      // failed cases allowed (default 0)
 	MaxErrors     int      // errored cases allowed (default 0)
+}
+
+// String lists the thresholds as a person reads them: "case threshold 0.8, min-score 0.7,
+// max-failures 0, max-errors 0" (min-score only when set).
+func (o Options) String() string {
+	s := "case threshold " + strconv.FormatFloat(o.CaseThreshold, 'g', -1, 64)
+	if o.MinScore != nil {
+		s += ", min-score " + strconv.FormatFloat(*o.MinScore, 'g', -1, 64)
+	}
+	return s + fmt.Sprintf(", max-failures %d, max-errors %d", o.MaxFailures, o.MaxErrors)
 }
 
 // Defaults returns the contract's default thresholds.

@@ -61,7 +61,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workspace, path)
 		}
-		out := readResults(path, resultsDir, workspace, details(in.Details), in.Gate().CaseThreshold)
+		out := readResults(path, resultsDir, workspace, details(in.Details), in.Gate())
 		defer out.Close()
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)

@@ -67,7 +67,7 @@ func (c *Command) reportCmd(args []string) int {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(c.Cwd, dir)
 	}
-	out := readResults(path, dir, c.Cwd, report.DetailsFailures, g.CaseThreshold)
+	out := readResults(path, dir, c.Cwd, report.DetailsFailures, g)
 	defer out.Close()
 	run := buildRun(out, g)
 	if out.keepOutputs(run) {
@@ -83,11 +83,12 @@ func (c *Command) reportCmd(args []string) int {
 }
 
 // readResults reads a results file for the reports one record at a time (a large file is
-// never held whole), re-grading each with threshold, and replays its run records so the
+// never held whole), re-grading each with g's case threshold, and replays its run records so the
 // report reaches the outcome of the run that wrote it (see gate.Replay). Reports go to dir:
 // a results file that is one of them is refused. Problems (also an unreadable file) are in
 // the outcome; on a read error it keeps the records before it.
-func readResults(path, dir, cwd string, details report.DetailLevel, threshold float64) *Outcome {
+func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Options) *Outcome {
+	threshold := g.CaseThreshold
 	col := newCollector(details, threshold)
 	out := &Outcome{ResultsPath: path, collector: col, guard: newOutputGuard("", dir, cwd)}
 	if err := out.guard.check(path, "results file"); err != nil {
@@ -117,6 +118,9 @@ func readResults(path, dir, cwd string, details report.DetailLevel, threshold fl
 	}
 	if err != nil {
 		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
+	}
+	if rec := gate.OptionsOf(res.Gate); rec != nil && rec.String() != g.String() {
+		res.Notes = append(res.Notes, fmt.Sprintf("the run gated with %s; this report gates with %s", rec, g))
 	}
 	for _, n := range res.Notes {
 		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
