@@ -126,6 +126,8 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		if err := writeReports(dir, run, marker); err != nil {
 			fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
 		}
+	} else {
+		fmt.Fprintf(c.Stdout, "::notice::%s\n", escapeCommand(strings.TrimPrefix(keptMessage, "agentv: ")))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
 	report.Console(c.Stdout, run, false)

@@ -77,8 +77,6 @@ type Outcome struct {
 	Planned         int
 	PlannedComplete bool
 	Cancelled       bool // interrupted before every planned case finished
-	// Notes are remarks on a results file read back that change nothing (no run records).
-	Notes []string
 
 	// ran is set once a case ran (a target was called) or, for a report, a case was read:
 	// an invalid run that ran nothing leaves the previous run's files as they were.
