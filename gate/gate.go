@@ -4,6 +4,7 @@ package gate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -52,6 +53,16 @@ type Options struct {
 	MaxErrors     int      // errored cases allowed (default 0)
 }
 
+// String lists the thresholds as a person reads them: "case threshold 0.8, min-score 0.7,
+// max-failures 0, max-errors 0" (min-score only when set).
+func (o Options) String() string {
+	s := "case threshold " + strconv.FormatFloat(o.CaseThreshold, 'g', -1, 64)
+	if o.MinScore != nil {
+		s += ", min-score " + strconv.FormatFloat(*o.MinScore, 'g', -1, 64)
+	}
+	return s + fmt.Sprintf(", max-failures %d, max-errors %d", o.MaxFailures, o.MaxErrors)
+}
+
 // Defaults returns the contract's default thresholds.
 func Defaults() Options { return Options{CaseThreshold: 0.8} }
 
@@ -63,6 +74,27 @@ type Counts struct {
 	Problems []string
 	// SkipReason is set when the run was skipped (fork PR without secrets).
 	SkipReason string
+	// Planned is how many cases the run selected (0: not known). With Stopped, the run ended
+	// before every one finished (cancelled or killed) and reports say "Total of Planned
+	// cases"; PlannedAtLeast means loading was cut short too, so more were selected.
+	Planned        int
+	PlannedAtLeast bool
+	Stopped        bool
+}
+
+// OfPlanned says how many of the planned cases finished, "12 of 200", for a run that
+// stopped early; "" for a run that finished. n formats a count.
+func (c Counts) OfPlanned(n func(int) string) string {
+	if !c.Stopped {
+		return ""
+	}
+	switch {
+	case c.Planned <= 0:
+		return n(c.Total) + " of an unknown number of"
+	case c.PlannedAtLeast:
+		return n(c.Total) + " of at least " + n(c.Planned)
+	}
+	return n(c.Total) + " of " + n(c.Planned)
 }
 
 // Decision is the gate's verdict with the reason a person can read.

@@ -58,7 +58,11 @@ func Console(w io.Writer, run *Run, color bool) {
 
 	b.WriteString(banner + "\n" + p.paint(ansiBold, "EVALUATION SUMMARY") + "\n" + banner + "\n")
 	c := run.Counts
-	fmt.Fprintf(b, "Total eval cases: %d\n", c.Total)
+	if of := c.OfPlanned(strconv.Itoa); of != "" {
+		fmt.Fprintf(b, "Total eval cases: %s\n", of)
+	} else {
+		fmt.Fprintf(b, "Total eval cases: %d\n", c.Total)
+	}
 	fmt.Fprintf(b, "Passed: %d   Failed: %d   Errored: %d", c.Passed, c.Failed, c.Errors)
 	if c.Skipped > 0 {
 		fmt.Fprintf(b, "   Skipped: %d", c.Skipped)

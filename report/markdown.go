@@ -323,7 +323,11 @@ func headSection(run *Run, marker string, recs []*Case) string {
 		b.WriteString(settingsLine(run, recs) + "\n\n")
 		return b.String()
 	}
-	line := []string{fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases")),
+	cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
+	if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
+		cases = fmt.Sprintf("**%s cases**", of)
+	}
+	line := []string{cases,
 		fmt.Sprintf("✅ %s passed", thousands(c.Passed)),
 		fmt.Sprintf("❌ %s failed", thousands(c.Failed)),
 		fmt.Sprintf("💥 %s errored", thousands(c.Errors))}

@@ -52,6 +52,18 @@ func (w *Writer) Write(r *Record) error {
 	return nil
 }
 
+// WriteRun appends a run record and writes it at once with everything pending: the start
+// record is on disk before any case runs, the end record when the run is over.
+func (w *Writer) WriteRun(r *RunRecord) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.buf = append(AppendRun(w.buf, r), '\n')
+	return w.flushLocked()
+}
+
 // Flush writes the pending records.
 func (w *Writer) Flush() error {
 	w.mu.Lock()

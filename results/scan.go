@@ -9,11 +9,27 @@ import (
 	"os"
 )
 
-// Scan parses a results JSONL stream one record at a time, calling fn with each, so a large
-// results file is never held whole. Blank lines are skipped; a malformed line stops the scan
-// with an error naming its line number, after fn has seen every record before it. fn may keep
-// the record; an error from fn stops the scan and is returned.
-func Scan(r io.Reader, fn func(*Record) error) error {
+// Visitor receives the lines of a results file as ScanLines reads them, with their 1-based
+// line numbers. A nil func skips its kind of line; an error from a func stops the scan and
+// is returned.
+type Visitor struct {
+	Case func(rec *Record, line int) error
+	// Run receives run records, also of kinds this program does not know (a later format).
+	Run func(rec *RunRecord, line int) error
+}
+
+// caseLine is a line parsed once whatever its kind: a case record, or a run record told
+// apart by its "record" key (case records have none).
+type caseLine struct {
+	Record
+	Kind *string `json:"record"`
+}
+
+// ScanLines parses a results JSONL stream one line at a time, so a large results file is
+// never held whole. Blank lines are skipped; a malformed line stops the scan with an error
+// naming its line number, after v has seen every line before it. Callbacks may keep what
+// they are given.
+func ScanLines(r io.Reader, v Visitor) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	n := 0
@@ -23,26 +39,73 @@ func Scan(r io.Reader, fn func(*Record) error) error {
 		if len(b) == 0 {
 			continue
 		}
-		rec := new(Record)
-		if err := json.Unmarshal(b, rec); err != nil {
+		l := new(caseLine)
+		if err := json.Unmarshal(b, l); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		if err := fn(rec); err != nil {
+		if l.Kind == nil {
+			if v.Case != nil {
+				if err := v.Case(&l.Record, n); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if v.Run == nil {
+			continue
+		}
+		run := new(RunRecord)
+		if err := json.Unmarshal(b, run); err != nil {
+			return fmt.Errorf("line %d: run record: %w", n, err)
+		}
+		if err := v.Run(run, n); err != nil {
 			return err
 		}
 	}
 	return sc.Err()
 }
 
+// Scan parses the case records of a results JSONL stream (see ScanLines), skipping run
+// records; fn may keep the record, and an error from fn stops the scan and is returned.
+func Scan(r io.Reader, fn func(*Record) error) error {
+	return ScanLines(r, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
+}
+
 // ScanFile is Scan over a file; errors name the file.
 func ScanFile(path string, fn func(*Record) error) error {
+	return ScanFileLines(path, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
+}
+
+// ScanFileLines is ScanLines over a file; errors name the file.
+func ScanFileLines(path string, v Visitor) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := Scan(f, fn); err != nil {
+	if err := ScanLines(f, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// ReadRunStart returns the start record when it is the file's first line (as an eval run
+// writes it), else nil: a reader can learn how the run gated before reading its cases.
+func ReadRunStart(path string) (*RunRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(bytes.TrimSpace(line)) > 0 || err != nil {
+			var rec RunRecord
+			if json.Unmarshal(line, &rec) != nil || rec.Kind != KindRunStart {
+				return nil, nil
+			}
+			return &rec, nil
+		}
+	}
 }

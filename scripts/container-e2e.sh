@@ -230,7 +230,8 @@ expect_owned() {
 }
 expect_owned "$WS/agentv-results"
 if [[ -s $WS/agentv-results/results.jsonl ]]; then
-	expect "results.jsonl records" "$(wc -l <"$WS/agentv-results/results.jsonl" | tr -d ' ')" 4
+	expect "results.jsonl case records" "$(jq -c 'select(has("record") | not)' "$WS/agentv-results/results.jsonl" | wc -l | tr -d ' ')" 4
+	expect "results.jsonl run records" "$(jq -r 'select(has("record")) | .record' "$WS/agentv-results/results.jsonl" | tr '\n' ' ')" "run_start run_end "
 	jq -e . "$WS/agentv-results/results.jsonl" >/dev/null 2>&1 && ok "results.jsonl is JSON lines" || bad "results.jsonl is not JSON lines"
 fi
 if [[ -s $WS/agentv-results/junit.xml ]]; then

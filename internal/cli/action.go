@@ -61,10 +61,10 @@ func (c *Command) runAction(ctx context.Context) int {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workspace, path)
 		}
-		out, err := readResults(path, details(in.Details), in.Gate().CaseThreshold)
+		out := readResults(path, resultsDir, workspace, details(in.Details), in.Gate())
 		defer out.Close()
-		if err != nil {
-			out.Problems = append(out.Problems, red.String(fmt.Sprintf("could not read results: %v", err)))
+		for i, p := range out.Problems {
+			out.Problems[i] = red.String(p)
 		}
 		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, path)
 	}
@@ -95,7 +95,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
-	run := buildRun(out, cfg.Gate)
+	run := finishRun(out, cfg.Gate, red)
 	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 }
 
@@ -122,8 +122,12 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
 	// results file another step wrote: links and annotations use them as they are.
 	marker := p.env.CommentMarker(p.in.CommentKey)
-	if err := writeReports(dir, run, marker); err != nil {
-		fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
+	if out.keepOutputs(run) {
+		if err := writeReports(dir, run, marker); err != nil {
+			fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
+		}
+	} else {
+		fmt.Fprintf(c.Stdout, "::notice::%s\n", escapeCommand(strings.TrimPrefix(keptMessage, "agentv: ")))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
 	report.Console(c.Stdout, run, false)

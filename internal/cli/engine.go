@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -73,6 +72,20 @@ type Outcome struct {
 	Started     time.Time
 	Duration    time.Duration
 	ResultsPath string
+	// Planned is how many cases the run selected; PlannedComplete is false when loading was
+	// cut short (cancelled), so at least that many.
+	Planned         int
+	PlannedComplete bool
+	Cancelled       bool // interrupted before every planned case finished
+
+	// ran is set once a case ran (a target was called) or, for a report, a case was read:
+	// an invalid run that ran nothing leaves the previous run's files as they were.
+	ran bool
+	// refused is set when an output of the run is one of its inputs: nothing is written.
+	refused bool
+	guard   *outputGuard
+	results *resultsFile // the results file until it is committed
+	stopped bool         // the file read back was written by a run that did not finish
 
 	collector *report.Collector
 }
@@ -85,11 +98,45 @@ func newCollector(details report.DetailLevel, caseThreshold float64) *report.Col
 	return col
 }
 
-// Close releases what the outcome holds for its reports (the JUnit spool).
+// Close releases what the outcome holds for its reports (the JUnit spool), and drops a
+// results file that was not committed.
 func (o *Outcome) Close() {
-	if o != nil && o.collector != nil {
+	if o == nil {
+		return
+	}
+	if o.collector != nil {
 		_ = o.collector.Close()
 	}
+	if o.results != nil {
+		o.results.f.Abort()
+		o.results = nil
+	}
+}
+
+// keepOutputs reports whether the run's files (results and reports) may replace the previous
+// ones: not when an output is one of the run's inputs, nor when the run is invalid and ran
+// nothing (a typo in a flag must not wipe the last good run's results).
+func (o *Outcome) keepOutputs(run *report.Run) bool {
+	if o.refused || o.guard.collided() {
+		return false
+	}
+	return o.ran || run.Decision.Outcome != gate.Invalid
+}
+
+// commitResults writes the results file's end record and puts it in place, or drops the file
+// when the run's files must not replace the previous ones. An error is a problem of the run.
+func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
+	rf := o.results
+	if rf == nil {
+		return nil
+	}
+	o.results = nil
+	if !o.keepOutputs(run) {
+		rf.f.Abort()
+		o.ResultsPath = ""
+		return nil
+	}
+	return rf.commit(endRecord(o, run, now))
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -104,6 +151,7 @@ type planner struct {
 	diags     []suite.Diagnostic
 	unset     []*providers.UnsetVarError
 	targets   map[string]bool
+	guard     *outputGuard // refuses inputs that are outputs of the run
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
@@ -135,8 +183,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
+	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd)
+	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
+		out.Problems, out.refused = problems, true
+		out.Duration = e.Now().Sub(out.Started)
+		return out, nil
+	}
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
-		errs: map[targetKey]error{}, targets: map[string]bool{}}
+		errs: map[targetKey]error{}, targets: map[string]bool{}, guard: out.guard}
 	st := &loadState{}
 
 	var jobs []*runner.Job
@@ -165,23 +219,28 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 	}
 
-	// Results file: created before running, appended as each case finishes.
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-		return out, fmt.Errorf("could not create results directory: %w", err)
+	// Results file: started before running, appended as each case finishes, put in place
+	// by commitResults once the outcome is known.
+	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
+		Timestamp: out.Started.UTC().Format(stampLayout), Gate: cfg.Gate.Record()}
+	if cfg.SkipOnUnsetSecret {
+		start.Planned = results.Int(len(jobs)) // everything was planned before running
 	}
-	f, err := os.Create(cfg.Out)
+	rf, err := createResults(cfg.Out, start)
 	if err != nil {
-		return out, fmt.Errorf("could not create results file: %w", err)
+		return out, err
 	}
-	defer f.Close()
-	out.ResultsPath = cfg.Out
-	w := results.NewWriter(f)
+	out.results, out.ResultsPath = rf, cfg.Out
+	w := rf.w
 	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {
 		if err := w.Write(rec); err != nil && writeErr == nil {
 			writeErr = err
+		}
+		if rec.Attempts > 0 {
+			out.ran = true
 		}
 		if e.Handler != nil {
 			e.Handler.CaseFinished(rec)
@@ -208,9 +267,6 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if err := w.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	if err := f.Sync(); err != nil && writeErr == nil {
-		writeErr = err
-	}
 	out.Cases = col.Cases()
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
@@ -219,7 +275,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Problems = append(out.Problems, e.Redactor.String(err.Error()))
 	}
 	out.Duration = e.Now().Sub(out.Started)
+	out.Planned, out.PlannedComplete = st.jobs, st.complete
 	if ctx.Err() != nil {
+		out.Cancelled = true
 		total := fmt.Sprintf("%d", st.jobs)
 		if !st.complete {
 			total = "at least " + total
@@ -252,6 +310,9 @@ func (p *planner) job(s *suite.Suite, c *suite.Case, warns []results.Warning) *r
 	}
 	p.forSuite(s)
 	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
+	if j.Err = p.checkReferences(c); j.Err != nil {
+		return j
+	}
 	j.Provider, j.Err = p.provider(s, c)
 	if j.Err == nil {
 		j.Err = p.checkJudges(j.Provider.Target(), c)
@@ -283,6 +344,9 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 		path, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, cfg.Cwd)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := p.guard.check(path, "targets file"); err != nil {
 		return nil, err
 	}
 	abs, _ := filepath.Abs(path)

@@ -9,6 +9,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // reportCmd renders every report from a results file, running nothing.
@@ -41,36 +42,91 @@ func (c *Command) reportCmd(args []string) int {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.Cwd, path)
 	}
-	out, err := readResults(path, report.DetailsFailures, g.CaseThreshold)
-	defer out.Close()
-	if err != nil {
-		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
+	// Thresholds not given here are the run's own, so the report reaches the run's outcome.
+	if start, _ := results.ReadRunStart(path); start != nil && start.Gate != nil {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		rec := gate.OptionsOf(start.Gate)
+		if !set["case-threshold"] {
+			g.CaseThreshold = rec.CaseThreshold
+		}
+		if !minSet {
+			g.MinScore = rec.MinScore
+		}
+		if !set["max-failures"] {
+			g.MaxFailures = rec.MaxFailures
+		}
+		if !set["max-errors"] {
+			g.MaxErrors = rec.MaxErrors
+		}
 	}
-	run := buildRun(out, g)
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Dir(path)
 	}
-	if err := writeReports(dir, run, localMarker); err != nil {
-		fmt.Fprintf(c.Stderr, "agentv: %v\n", err)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.Cwd, dir)
 	}
+	out := readResults(path, dir, c.Cwd, report.DetailsFailures, g)
+	defer out.Close()
+	run := buildRun(out, g)
+	if out.keepOutputs(run) {
+		if err := writeReports(dir, run, localMarker); err != nil {
+			fmt.Fprintf(c.Stderr, "agentv: %v\n", err)
+		}
+	} else {
+		fmt.Fprintln(c.Stderr, keptMessage)
+	}
+	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
 	report.Console(c.Stdout, run, isTerminal(c.Stdout))
 	return run.Decision.Outcome.ExitCode(false)
 }
 
 // readResults reads a results file for the reports one record at a time (a large file is
-// never held whole), re-grading each with threshold. On a read error the outcome keeps the
-// records before it.
-func readResults(path string, details report.DetailLevel, threshold float64) (*Outcome, error) {
+// never held whole), re-grading each with g's case threshold, and replays its run records so the
+// report reaches the outcome of the run that wrote it (see gate.Replay). Reports go to dir:
+// a results file that is one of them is refused. Problems (also an unreadable file) are in
+// the outcome; on a read error it keeps the records before it.
+func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Options) *Outcome {
+	threshold := g.CaseThreshold
 	col := newCollector(details, threshold)
-	out := &Outcome{ResultsPath: path, collector: col}
-	err := results.ScanFile(path, func(r *results.Record) error {
-		regrade(r, threshold)
-		col.Add(r)
-		return nil
+	out := &Outcome{ResultsPath: path, collector: col, guard: newOutputGuard("", dir, cwd)}
+	if err := out.guard.check(path, "results file"); err != nil {
+		out.Problems, out.refused = []string{err.Error()}, true
+		return out
+	}
+	var rp gate.Replay
+	err := results.ScanFileLines(path, results.Visitor{
+		Case: func(r *results.Record, line int) error {
+			rp.Case(r, line)
+			regrade(r, threshold)
+			col.Add(r)
+			return nil
+		},
+		Run: func(r *results.RunRecord, line int) error {
+			rp.Run(r, line)
+			return nil
+		},
 	})
 	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
-	return out, err
+	out.ran = len(out.Cases) > 0
+	res := rp.Result()
+	name := relTo(cwd, path)
+	out.Problems = append(out.Problems, res.RunProblems...)
+	for _, p := range res.Problems {
+		out.Problems = append(out.Problems, name+": "+p)
+	}
+	if err != nil {
+		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
+	}
+	if rec := gate.OptionsOf(res.Gate); rec != nil && rec.String() != g.String() {
+		res.Notes = append(res.Notes, fmt.Sprintf("the run gated with %s; this report gates with %s", rec, g))
+	}
+	for _, n := range res.Notes {
+		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
+	}
+	out.Planned, out.PlannedComplete, out.stopped = res.Planned, !res.PlannedAtLeast, res.Stopped
+	return out
 }
 
 // regrade re-applies the case threshold of this report to a scored case, so a report step

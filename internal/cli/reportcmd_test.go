@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 )
@@ -24,10 +25,10 @@ func TestReadResults(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := readResults(path, report.DetailsFailures, 0.6)
+	out := readResults(path, t.TempDir(), "", report.DetailsFailures, gate.Options{CaseThreshold: 0.6})
 	defer out.Close()
-	if err == nil || !strings.Contains(err.Error(), "line 4") {
-		t.Errorf("err = %v, want one naming line 4", err)
+	if p := strings.Join(out.Problems, "\n"); !strings.Contains(p, "line 4") {
+		t.Errorf("problems = %q, want one naming line 4", p)
 	}
 	var got []string
 	for _, c := range out.Cases {
@@ -43,5 +44,47 @@ func TestReadResults(t *testing.T) {
 	regrade(&r, 0.8)
 	if r.Verdict != results.VerdictFail {
 		t.Errorf("score 0 at threshold 0.8: %s, want fail", r.Verdict)
+	}
+}
+
+// A report that gates differently from the run that wrote the file says so; a file's own
+// problems and a run that did not finish make it invalid input.
+func TestReadResultsRunRecords(t *testing.T) {
+	start := `{"record":"run_start","format":1,"timestamp":"t","gate":{"case_threshold":0.8,"max_failures":1,"max_errors":0}}`
+	pass := `{"eval_id":"a","score":1,"verdict":"pass","file":"e.yaml","line":1}`
+	end := `{"record":"run_end","format":1,"timestamp":"t","planned":1,"planned_complete":true,"cases":1,"outcome":"pass"}`
+	tests := []struct {
+		name         string
+		lines        []string
+		g            gate.Options
+		wantNote     string
+		wantProblems string
+	}{
+		{name: "same gate", lines: []string{start, pass, end}, g: gate.Options{CaseThreshold: 0.8, MaxFailures: 1}},
+		{name: "other gate", lines: []string{start, pass, end}, g: gate.Defaults(),
+			wantNote: "the run gated with case threshold 0.8, max-failures 1, max-errors 0; this report gates with case threshold 0.8, max-failures 0, max-errors 0"},
+		{name: "killed", lines: []string{start, pass}, g: gate.Options{CaseThreshold: 0.8, MaxFailures: 1},
+			wantProblems: "results.jsonl: line 1: the run that started here did not finish"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "results.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := readResults(path, dir, dir, report.DetailsFailures, tt.g)
+			defer out.Close()
+			var notes []string
+			for _, d := range out.Diagnostics {
+				notes = append(notes, d.Message)
+			}
+			if got := strings.Join(notes, "\n"); got != tt.wantNote {
+				t.Errorf("notes = %q, want %q", got, tt.wantNote)
+			}
+			if got := strings.Join(out.Problems, "\n"); tt.wantProblems == "" && got != "" || !strings.Contains(got, tt.wantProblems) {
+				t.Errorf("problems = %q, want %q", got, tt.wantProblems)
+			}
+		})
 	}
 }

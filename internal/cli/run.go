@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/atomicfile"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -29,7 +32,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
-	run := buildRun(out, cfg.Gate)
+	run := finishRun(out, cfg.Gate, red)
 	dir := filepath.Dir(cfg.Out)
 	if ro.actions {
 		env := action.LoadEnv(c.Getenv)
@@ -47,8 +50,12 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 			in: action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
 		return pub.publish(ctx, run, out, dir, out.ResultsPath)
 	}
-	if werr := writeReports(dir, run, localMarker); werr != nil {
-		fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
+	if out.keepOutputs(run) {
+		if werr := writeReports(dir, run, localMarker); werr != nil {
+			fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
+		}
+	} else {
+		fmt.Fprintln(c.Stderr, keptMessage)
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
 	report.Console(c.Stdout, run, isTerminal(c.Stdout))
@@ -56,6 +63,21 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		fmt.Fprintf(c.Stdout, "Results written to %s\n", relTo(c.Cwd, out.ResultsPath))
 	}
 	return run.Decision.Outcome.ExitCode(false)
+}
+
+// keptMessage says why a run wrote no files.
+const keptMessage = "agentv: no results or reports written (invalid run that ran nothing, or an output that is also an input): the previous files are left as they were"
+
+// finishRun decides a finished run and commits its results file with the end record; a
+// results file that cannot be written makes the run invalid.
+func finishRun(out *Outcome, g gate.Options, red *redact.Redactor) *report.Run {
+	run := buildRun(out, g)
+	if err := out.commitResults(run, time.Now()); err != nil {
+		out.Problems = append(out.Problems, red.String(err.Error()))
+		out.ResultsPath = ""
+		run = buildRun(out, g)
+	}
+	return run
 }
 
 // buildRun turns an engine outcome into the reports' input.
@@ -73,6 +95,8 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts := tally(out.Cases)
 	counts.Problems = out.Problems
 	counts.SkipReason = out.SkipReason
+	counts.Planned, counts.PlannedAtLeast = out.Planned, out.Planned > 0 && !out.PlannedComplete
+	counts.Stopped = out.Cancelled || out.stopped
 	return &report.Run{
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
@@ -92,26 +116,25 @@ func tally(cases []*report.Case) gate.Counts {
 	})
 }
 
-// writeReports writes junit.xml, summary.md and comment.md into dir.
+// writeReports writes junit.xml, summary.md and comment.md into dir, each put in place only
+// once complete.
 func writeReports(dir string, run *report.Run, marker string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create %s: %w", dir, err)
 	}
-	f, err := os.Create(filepath.Join(dir, "junit.xml"))
-	if err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return report.JUnit(w, run) }); err != nil {
 		return fmt.Errorf("could not write JUnit report: %w", err)
 	}
-	if err := report.JUnit(f, run); err != nil {
-		f.Close()
-		return fmt.Errorf("could not write JUnit report: %w", err)
-	}
-	if err := f.Close(); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, report.Summary(run))
 		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(report.Summary(run)), 0o644); err != nil {
+	}); err != nil {
 		return fmt.Errorf("could not write summary: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "comment.md"), []byte(report.Comment(run, marker)), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "comment.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, report.Comment(run, marker))
+		return err
+	}); err != nil {
 		return fmt.Errorf("could not write comment: %w", err)
 	}
 	return nil

@@ -1,0 +1,228 @@
+package gate
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	"github.com/agentv/action/results"
+)
+
+// Replay reads a results file back for the gate, so a report reaches the outcome the run that
+// wrote the file reached: the run's own problems (duplicate ids, a cancellation, a failed
+// healthcheck) keep it invalid, and so does a run that never wrote its end record (killed) or
+// a file whose cases do not add up to what its run recorded. A results file is also invalid
+// input when a case record repeats another or has no id.
+//
+// Feed it every line in file order (Case and Run), then call Result.
+type Replay struct {
+	cases    int               // case records
+	keys     map[[2]uint64]int // hash of file, dataset, target and id of each case record → its line
+	seeds    [2]maphash.Seed
+	noID     []int    // lines of case records without an id
+	dups     [][2]int // line of a repeated record and of the record it repeats
+	dupIDs   []string // ids of the first few repeated records
+	outside  int      // case records outside any run (before a start, after an end)
+	runs     int      // start records
+	ends     int      // end records
+	open     *results.RunRecord
+	openLine int
+	inRun    int      // case records since the open run's start record
+	problems []string // found in the file
+	recorded []string // the runs' own problems, from their end records
+	notes    []string
+	gate     *results.RunGate
+	planned  int
+	atLeast  bool
+	unknown  bool // a run's planned count is unknown (killed while its suite streamed)
+	stopped  bool // a run stopped before every planned case finished (cancelled or killed)
+}
+
+// maxListed bounds how many record positions one problem lists.
+const maxListed = 5
+
+// Case takes a case record and its line number.
+func (r *Replay) Case(rec *results.Record, line int) {
+	r.cases++
+	if r.open != nil {
+		r.inRun++
+	} else if r.runs > 0 {
+		r.outside++
+	}
+	id := strings.TrimSpace(rec.EvalID)
+	if id == "" {
+		r.noID = append(r.noID, line)
+		return
+	}
+	if r.keys == nil {
+		r.keys = map[[2]uint64]int{}
+		r.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	// Two eval files may share ids, and results of one case against two targets may be
+	// merged, so a record repeats another only for the same file, dataset and target
+	// (AgentV 2.5's records name no file). Records are told apart by two 64-bit hashes of
+	// those, not the strings: a large file's cases cost 16 bytes each here.
+	var key [2]uint64
+	for i, seed := range r.seeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, part := range [...]string{rec.File, rec.Dataset, rec.Target, id} {
+			h.WriteString(part)
+			h.WriteByte(0)
+		}
+		key[i] = h.Sum64()
+	}
+	if first, ok := r.keys[key]; ok {
+		r.dups = append(r.dups, [2]int{line, first})
+		if len(r.dupIDs) < maxListed {
+			r.dupIDs = append(r.dupIDs, id)
+		}
+		return
+	}
+	r.keys[key] = line
+}
+
+// Run takes a run record and its line number.
+func (r *Replay) Run(rec *results.RunRecord, line int) {
+	switch rec.Kind {
+	case results.KindRunStart:
+		r.closeOpen()
+		r.runs++
+		r.open, r.openLine, r.inRun = rec, line, 0
+		if r.gate == nil {
+			r.gate = rec.Gate
+		}
+	case results.KindRunEnd:
+		r.end(rec, line)
+	default:
+		r.notes = append(r.notes, fmt.Sprintf("line %d: run record of unknown kind %q skipped (written by a later agentv?)", line, rec.Kind))
+	}
+}
+
+func (r *Replay) end(rec *results.RunRecord, line int) {
+	inRun, started := r.inRun, r.open != nil
+	if !started {
+		r.problems = append(r.problems, fmt.Sprintf("line %d: run end record without a start record: the file was cut or its runs merged out of order", line))
+		inRun = 0
+	}
+	r.open = nil
+	r.ends++
+	if r.gate == nil {
+		r.gate = rec.Gate
+	}
+	r.recorded = append(r.recorded, rec.Problems...)
+	if rec.Cases != nil && *rec.Cases != inRun && started {
+		r.problems = append(r.problems, fmt.Sprintf("line %d: the run recorded %d case %s but the file holds %d between its start and end records (cut or edited?)",
+			line, *rec.Cases, plural(*rec.Cases, "record", "records"), inRun))
+	}
+	switch {
+	case rec.Planned != nil:
+		r.planned += *rec.Planned
+		if rec.PlannedComplete != nil && !*rec.PlannedComplete {
+			r.atLeast = true
+		}
+		if *rec.Planned > inRun && started {
+			r.stopped = true
+		}
+	case rec.Cases != nil:
+		r.planned += *rec.Cases
+	default:
+		r.planned += inRun
+	}
+	if rec.Cancelled {
+		r.stopped = true
+	}
+}
+
+// closeOpen settles a run whose start record has no end record: it was killed.
+func (r *Replay) closeOpen() {
+	if r.open == nil {
+		return
+	}
+	st, n := r.open, r.inRun
+	r.open = nil
+	r.stopped = true
+	of := fmt.Sprintf("%d %s recorded, how many were planned is unknown", n, plural(n, "case", "cases"))
+	if st.Planned != nil {
+		r.planned += *st.Planned
+		of = fmt.Sprintf("%d of %d cases recorded", n, *st.Planned)
+	} else {
+		r.unknown = true
+	}
+	r.problems = append(r.problems, fmt.Sprintf("line %d: the run that started here did not finish (no run end record: killed, or still running); %s", r.openLine, of))
+}
+
+// ReplayResult is what a results file says about the run beyond its case verdicts.
+type ReplayResult struct {
+	// RunProblems are the problems the runs recorded (redacted by the run), and Problems
+	// those found in the file, each naming its line; any makes the report invalid.
+	RunProblems []string
+	Problems    []string
+	// Notes are worth showing but change nothing (a file without run records).
+	Notes []string
+	// Gate is the thresholds the run gated with, nil when the file does not say.
+	Gate *results.RunGate
+	// Planned, PlannedAtLeast and Stopped fill the Counts fields of the same names.
+	Planned        int
+	PlannedAtLeast bool
+	Stopped        bool
+}
+
+// Result settles what was read (a run still open at the end of the file was killed).
+func (r *Replay) Result() ReplayResult {
+	r.closeOpen()
+	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped}
+	if r.runs > 0 || r.ends > 0 {
+		out.Planned = r.planned + r.outside
+		out.PlannedAtLeast = r.atLeast
+		if r.unknown {
+			out.Planned, out.PlannedAtLeast = 0, false // a killed run's count is not known
+		}
+	} else if r.cases > 0 {
+		out.Notes = append(out.Notes, "this results file has no run records (written by AgentV 2.5 or an older agentv): "+
+			"the outcome comes from its case records alone, so a cancelled or killed run cannot be told from a complete one")
+	}
+	if r.outside > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, plural(r.outside, "record", "records")))
+	}
+	if len(r.noID) > 0 {
+		out.Problems = append(out.Problems, fmt.Sprintf("%d case %s without an eval_id (%s)",
+			len(r.noID), plural(len(r.noID), "record", "records"), listLines(r.noID)))
+	}
+	if len(r.dups) > 0 {
+		var at []string
+		for i, d := range r.dups[:min(len(r.dups), maxListed)] {
+			at = append(at, fmt.Sprintf("line %d repeats %q of line %d", d[0], r.dupIDs[i], d[1]))
+		}
+		if len(r.dups) > maxListed {
+			at = append(at, "...")
+		}
+		out.Problems = append(out.Problems, fmt.Sprintf("%d duplicate case %s: %s",
+			len(r.dups), plural(len(r.dups), "record", "records"), strings.Join(at, "; ")))
+	}
+	return out
+}
+
+func listLines(lines []int) string {
+	var s []string
+	for _, l := range lines[:min(len(lines), maxListed)] {
+		s = append(s, fmt.Sprint(l))
+	}
+	if len(lines) > maxListed {
+		s = append(s, "...")
+	}
+	return plural(len(lines), "line ", "lines ") + strings.Join(s, ", ")
+}
+
+// OptionsOf returns the thresholds a run recorded, nil when g is nil.
+func OptionsOf(g *results.RunGate) *Options {
+	if g == nil {
+		return nil
+	}
+	return &Options{CaseThreshold: g.CaseThreshold, MinScore: g.MinScore, MaxFailures: g.MaxFailures, MaxErrors: g.MaxErrors}
+}
+
+// Record returns the thresholds as a run record holds them.
+func (o Options) Record() *results.RunGate {
+	return &results.RunGate{CaseThreshold: o.CaseThreshold, MinScore: o.MinScore, MaxFailures: o.MaxFailures, MaxErrors: o.MaxErrors}
+}

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
+)
+
+// reportFiles are the reports written beside the results file (or into the report's
+// directory).
+var reportFiles = []string{"junit.xml", "summary.md", "comment.md"}
+
+// outputGuard knows the files a run will write and refuses any input that is one of them,
+// compared as files (device and inode), so a symbolic link or another spelling of the same
+// path is caught too: `--out cases.jsonl` must not replace the suite it reads.
+type outputGuard struct {
+	outs []output
+	cwd  string // relative inputs are relative to it
+
+	mu      sync.Mutex
+	checked map[string]error // input path → the collision found, nil if none
+	hit     bool             // an input was found to be an output
+}
+
+type output struct {
+	path string
+	fi   os.FileInfo // nil: it does not exist yet, so no input can be it
+}
+
+// newOutputGuard returns a guard of the results file (if any) and the reports in dir; both
+// paths are absolute.
+func newOutputGuard(resultsPath, dir, cwd string) *outputGuard {
+	g := &outputGuard{checked: map[string]error{}, cwd: cwd}
+	paths := []string{}
+	if resultsPath != "" {
+		paths = append(paths, resultsPath)
+	}
+	for _, name := range reportFiles {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			fi = nil
+		}
+		g.outs = append(g.outs, output{path: p, fi: fi})
+	}
+	return g
+}
+
+// check returns an error when the input at path (what names it, for the message) is one of
+// the outputs. An input that cannot be read is not an output: reading it reports that.
+func (g *outputGuard) check(path, what string) error {
+	if g == nil || path == "" {
+		return nil
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(g.cwd, abs)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err, ok := g.checked[abs]; ok {
+		return err
+	}
+	var found error
+	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+		for _, o := range g.outs {
+			if o.fi != nil && os.SameFile(fi, o.fi) {
+				found = fmt.Errorf("%s is both an output and an input of this run (%s %s): refusing to overwrite it; write the results elsewhere (--out, results-dir)",
+					relTo(g.cwd, o.path), what, relTo(g.cwd, abs))
+				g.hit = true
+				break
+			}
+		}
+	}
+	g.checked[abs] = found
+	return found
+}
+
+// collided reports whether any input was found to be an output.
+func (g *outputGuard) collided() bool {
+	if g == nil {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hit
+}
+
+// checkInputs checks the inputs a run reads before its first case (eval files, JSONL
+// sidecars, targets files, .env and .agentv config files) against its outputs; each
+// collision is a problem.
+func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
+	cfg := &e.Cfg
+	var problems []string
+	add := func(path, what string) {
+		if err := g.check(path, what); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if cfg.TargetsPath != "" {
+		if p, err := providers.ResolveTargetsFlag(cfg.TargetsPath); err == nil {
+			add(p, "targets file")
+		}
+	}
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(cfg.Cwd, f)
+		}
+		add(f, "eval file")
+		if ext := filepath.Ext(f); strings.EqualFold(ext, ".jsonl") {
+			stem := strings.TrimSuffix(f, ext)
+			add(stem+".yaml", "JSONL sidecar")
+			add(stem+".yml", "JSONL sidecar")
+		}
+		dir := filepath.Dir(f)
+		if dirs[dir] {
+			continue
+		}
+		dirs[dir] = true
+		root := suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd)
+		if cfg.TargetsPath == "" {
+			if p, err := providers.FindTargetsFile(dir, root, cfg.Cwd); err == nil {
+				add(p, "targets file")
+			}
+		}
+		add(filepath.Join(dir, ".agentv.yaml"), "config file")
+		for _, env := range providers.EnvFiles(dir, root) {
+			add(env, ".env file")
+			add(filepath.Join(filepath.Dir(env), ".agentv", "config.yaml"), "config file")
+		}
+	}
+	return problems
+}
+
+// checkReferences checks the files a case reads (guidelines, input files, judge prompts and
+// scripts) against the run's outputs.
+func (p *planner) checkReferences(c *suite.Case) error {
+	g := p.guard
+	if g == nil {
+		return nil
+	}
+	for _, f := range c.GuidelinePaths {
+		if err := g.check(f, "guideline file"); err != nil {
+			return err
+		}
+	}
+	for _, f := range c.InputFiles {
+		if err := g.check(f, "input file"); err != nil {
+			return err
+		}
+	}
+	return checkEvaluators(g, c.Evaluators)
+}
+
+func checkEvaluators(g *outputGuard, evs []*suite.EvaluatorSpec) error {
+	for _, ev := range evs {
+		var paths []string
+		if pr := ev.Prompt; pr != nil {
+			paths = append(append(paths, pr.Path), pr.Script...)
+		}
+		paths = append(paths, ev.Script...)
+		for _, f := range paths {
+			if !filepath.IsAbs(f) && ev.Cwd != "" {
+				f = filepath.Join(ev.Cwd, f)
+			}
+			if err := g.check(f, "file of evaluator "+strconv.Quote(ev.Name)); err != nil {
+				return err
+			}
+		}
+		if err := checkEvaluators(g, ev.Members); err != nil {
+			return err
+		}
+	}
+	return nil
+}

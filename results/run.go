@@ -1,0 +1,88 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// RunFormat is the version of the run records this program writes. A reader accepts any
+// version: fields it does not know are ignored, and a record missing a field it needs is
+// reported, not guessed.
+const RunFormat = 1
+
+// Run record kinds: the value of a run record's "record" key. Case records have no such key.
+const (
+	KindRunStart = "run_start" // first line: written before any case runs
+	KindRunEnd   = "run_end"   // last line: written once the run's outcome is known
+)
+
+// RunRecord is a line of a results file about the run as a whole rather than one case. A
+// results file written by an eval run is
+//
+//	{"record":"run_start",...}   before any case ran
+//	{case record}...             in completion order
+//	{"record":"run_end",...}     when the run ended, cancelled or not
+//
+// so a file with a start record and no end record was written by a run that was killed (or
+// is still running). Run records have no eval_id; case readers (Scan, Read) skip them.
+type RunRecord struct {
+	Kind      string `json:"record"`
+	Format    int    `json:"format"`
+	Version   string `json:"agentv_version,omitempty"`
+	Timestamp string `json:"timestamp"` // RFC 3339, UTC: start or end time
+
+	// Planned is the number of cases the run selected to run. The start record has it only
+	// when every case was loaded before the first one ran (a streamed JSONL suite is counted
+	// as it is read); the end record always has it. PlannedComplete is false when loading was
+	// cut short (a cancelled run), so the run planned at least Planned cases.
+	Planned         *int  `json:"planned,omitempty"`
+	PlannedComplete *bool `json:"planned_complete,omitempty"`
+	// Gate is the thresholds the run gated with.
+	Gate *RunGate `json:"gate,omitempty"`
+	// Shard is set when the run was one shard of a split suite.
+	Shard *RunShard `json:"shard,omitempty"`
+
+	// End record only.
+	Outcome    string   `json:"outcome,omitempty"` // pass | fail | error | invalid | skipped
+	Reason     string   `json:"reason,omitempty"`
+	Cases      *int     `json:"cases,omitempty"` // case records written between start and end
+	Passed     int      `json:"passed,omitempty"`
+	Failed     int      `json:"failed,omitempty"`
+	Errors     int      `json:"errors,omitempty"`
+	MeanScore  *float64 `json:"mean_score,omitempty"`
+	Cancelled  bool     `json:"cancelled,omitempty"` // interrupted (SIGINT, SIGTERM) before every case ran
+	Problems   []string `json:"problems,omitempty"`  // run-level problems (redacted); any makes the run invalid
+	DurationMS int64    `json:"duration_ms,omitempty"`
+}
+
+// RunGate is the gate thresholds of a run.
+type RunGate struct {
+	CaseThreshold float64  `json:"case_threshold"`
+	MinScore      *float64 `json:"min_score,omitempty"`
+	MaxFailures   int      `json:"max_failures"`
+	MaxErrors     int      `json:"max_errors"`
+}
+
+// RunShard says which part of a split suite a run was: shard Index (1-based) of Count.
+type RunShard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// AppendRun appends r as one line of JSON (no newline), without HTML escaping.
+func AppendRun(b []byte, r *RunRecord) []byte {
+	if m := r.MeanScore; m != nil && (math.IsNaN(*m) || math.IsInf(*m, 0)) {
+		c := *r // JSON has no NaN: an unknowable mean is left out
+		c.MeanScore = nil
+		r = &c
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(r) // a RunRecord always encodes: no maps, funcs or non-finite floats
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+}
+
+// Int returns a pointer to n, for RunRecord's optional counts.
+func Int(n int) *int { return &n }
