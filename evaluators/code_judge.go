@@ -40,8 +40,11 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdi
 // reads its result object. what names the script in errors.
 func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage) verdict {
 	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
-	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: argv, Dir: cwd, Env: r.childEnv(sdkEnv(argv)), Stdin: stdin, Timeout: r.opts.Timeout,
+	cmd := proc.Cmd{Argv: argv, Dir: cwd, Env: r.childEnv(sdkEnv(argv)), Stdin: stdin, Timeout: r.opts.Timeout}
+	var res *proc.Result
+	err := r.withRetries(ctx, func() (err error) {
+		res, err = proc.Run(ctx, cmd)
+		return err
 	})
 	if err != nil {
 		var perr *proc.Error

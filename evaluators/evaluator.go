@@ -20,10 +20,13 @@ type JudgeResolver func(target *providers.Target, override string) (providers.Pr
 
 // Options are run-wide evaluator settings.
 type Options struct {
-	Timeout  time.Duration // per judge call, code judge or template run (--timeout)
-	Judges   JudgeResolver
-	Env      []string // environment for child processes (already filtered of the GitHub token)
-	Redactor *redact.Redactor
+	Timeout time.Duration // per judge call, code judge or template run (--timeout)
+	// MaxRetries is how many times a judge call, code judge or template run that timed out
+	// is tried again (--max-retries), each attempt with the whole Timeout.
+	MaxRetries int
+	Judges     JudgeResolver
+	Env        []string // environment for child processes (already filtered of the GitHub token)
+	Redactor   *redact.Redactor
 }
 
 // Input is everything an evaluator may look at for one case.

@@ -169,9 +169,13 @@ func (r *caseRun) resolveJudge(spec *suite.EvaluatorSpec) (providers.Provider, s
 	return judge, name, nil
 }
 
-// askJudge sends the prompts and returns the reply text.
+// askJudge sends the prompts and returns the reply text, retrying a call that timed out.
 func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, targetName, user, system string) (string, error) {
-	resp, err := r.invokeJudge(ctx, judge, user, system)
+	var resp *providers.Response
+	err := r.withRetries(ctx, func() (err error) {
+		resp, err = r.invokeJudge(ctx, judge, user, system)
+		return err
+	})
 	if err != nil {
 		if targetName != "" {
 			return "", fmt.Errorf("judge %q: %w", targetName, err)
@@ -217,7 +221,7 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 		err = errors.New("no response")
 	}
 	if err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("timed out after %s", r.opts.Timeout)
+		return nil, fmt.Errorf("%w after %s", errTimedOut, r.opts.Timeout)
 	}
 	return resp, err
 }

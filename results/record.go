@@ -108,6 +108,9 @@ type EvaluatorResult struct {
 	// Error is set when the evaluator could not produce a score; the case is then errored.
 	Error      string `json:"error,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+	// Attempts is set when a judge call or script timed out and was tried again: 1 + the
+	// retries (--max-retries); omitted (0) when the first attempts sufficed.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // TraceSummary summarises what the target did.
