@@ -97,7 +97,11 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	}
 	aggregate(out)
 	if isDefault && len(out.Results) == 1 {
+		// The default judge's request goes at the top of the record, where AgentV puts it,
+		// and only there: the prompt holds the question and the answer, which are large enough
+		// already without a second copy.
 		out.DefaultJudgeRequest = out.Results[0].EvaluatorProviderRequest
+		out.Results[0].EvaluatorProviderRequest = nil
 	}
 	return out
 }

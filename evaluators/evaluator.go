@@ -47,7 +47,8 @@ type Outcome struct {
 	Reasoning string // "name: reasoning" parts joined with " | "
 	Results   []results.EvaluatorResult
 	// DefaultJudgeRequest is the evaluator_provider_request of the default judge, set only when
-	// the case configured no evaluators (AgentV records it at the top of the record).
+	// the case configured no evaluators (AgentV records it at the top of the record); its
+	// result in Results then has none, so the record holds the prompt once.
 	DefaultJudgeRequest json.RawMessage
 	// Errored is true when some evaluator could not produce a score (Results[i].Error set).
 	Errored bool

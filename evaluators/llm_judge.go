@@ -12,6 +12,7 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -118,7 +119,7 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 	}
 	judge, targetName, judgeErr := r.resolveJudge(spec)
 	var request json.RawMessage
-	if spec.Prompt == nil && noSecrets(r.opts.Redactor) {
+	if spec.Prompt == nil && noSecrets(r.opts.Redactor) && len(userPrompt) <= textcap.Max {
 		request = defaultJudgeRequest(&vals, targetName)
 	} else {
 		request = judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
@@ -237,8 +238,10 @@ func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.
 }
 
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
-// caller passes the user prompt already redacted.
+// caller passes the user prompt already redacted (so a cut cannot leave part of a secret). A
+// huge prompt (a huge question or answer inside) is stored capped.
 func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
+	userPrompt = textcap.Cap(userPrompt)
 	sys := escSystemPrompt
 	if systemPrompt != SystemPrompt {
 		sys = nil

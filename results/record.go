@@ -63,7 +63,8 @@ type Record struct {
 	// agent: question and guideline_paths).
 	LMProviderRequest    json.RawMessage `json:"lm_provider_request,omitempty"`
 	AgentProviderRequest json.RawMessage `json:"agent_provider_request,omitempty"`
-	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV does.
+	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV
+	// does; that judge's entry in EvaluatorResults then carries none (the prompt is stored once).
 	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
 	EvaluatorResults         []EvaluatorResult `json:"evaluator_results"`
 	Error                    string            `json:"error,omitempty"`
