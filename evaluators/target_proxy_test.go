@@ -143,3 +143,55 @@ func TestCodeJudgeTargetProxy(t *testing.T) {
 		t.Errorf("evaluator_provider_request %s: want target_proxy {call_count: 2, max_calls: 2}", res.EvaluatorProviderRequest)
 	}
 }
+
+// The SDK's createTargetClient reaches the same proxy from a Node judge.
+func TestCodeJudgeTargetProxySDK(t *testing.T) {
+	t.Parallel()
+	needTool(t, "node")
+	dir, err := filepath.Abs(filepath.Join("testdata", "proxy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := mockProvider(t, "agent", "the target's answer")
+	judge := mockProvider(t, "judge", "the judge's answer")
+	spec := codeSpec("sdk", "node", "judge.mjs")
+	spec.Cwd = dir
+	spec.TargetProxy = &suite.TargetProxy{MaxCalls: 2}
+	spec.Config = json.RawMessage(`{"target_name":"agent"}`)
+	in := riskInput(riskCase(dir, spec), "High")
+	in.Target = target.Target()
+	opts := judgeOpts(nil, nil)
+	opts.Judges = func(t *providers.Target, override string) (providers.Provider, error) {
+		if override == t.Name {
+			return target, nil
+		}
+		return judge, nil
+	}
+	res := Evaluate(t.Context(), in, opts).Results[0]
+	if res.Error != "" || res.Score != 1 {
+		t.Fatalf("judge result: score %v error %q", res.Score, res.Error)
+	}
+	var got struct {
+		URL  string `json:"url"`
+		Info struct {
+			TargetName string `json:"targetName"`
+			MaxCalls   int    `json:"maxCalls"`
+		} `json:"info"`
+		Answers  []string `json:"answers"`
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		Refused int `json:"refused"`
+	}
+	if err := json.Unmarshal(res.Details, &got); err != nil {
+		t.Fatalf("details %s: %v", res.Details, err)
+	}
+	if got.Info.TargetName != "judge" || got.Info.MaxCalls != 2 || fmt.Sprint(got.Answers) != "[the judge's answer the target's answer]" ||
+		got.Refused != 429 || len(got.Messages) != 1 || got.Messages[0].Content != "the judge's answer" {
+		t.Errorf("details = %s", res.Details)
+	}
+	if u, err := url.Parse(got.URL); err != nil || u.Hostname() != "127.0.0.1" {
+		t.Errorf("proxy URL %q is not on 127.0.0.1", got.URL)
+	}
+}
