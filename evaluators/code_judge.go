@@ -33,15 +33,33 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdi
 	if err != nil {
 		return errorf(request, "could not build the judge payload: %v", err)
 	}
-	return r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request)
+	if spec.TargetProxy == nil {
+		return r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request, nil)
+	}
+	proxy, err := r.startProxy(ctx, spec.TargetProxy.MaxCalls)
+	if err != nil {
+		return errorf(request, "could not start the target proxy: %v", err)
+	}
+	v := r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request, proxy.env())
+	// Closed before the judge's result is read: no call can come in after the judge ended.
+	proxy.close()
+	rec := make([]byte, 0, len(request)+64)
+	rec = append(rec, request[:len(request)-1]...) // {script, cwd} without its closing brace
+	rec = append(rec, `,"target_proxy":`...)
+	rec = append(rec, proxy.record()...)
+	v.request = append(rec, '}')
+	return v
 }
 
 // runJudgeScript runs a judge process (code judges, composite aggregators) with stdin and
-// reads its result object. what names the script in errors.
-func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage) verdict {
+// env added to its environment, and reads its result object. what names the script in errors.
+func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage, env []string) verdict {
 	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
-	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: argv, Dir: cwd, Env: r.childEnv(sdkEnv(argv)), Stdin: stdin, Timeout: r.opts.Timeout,
+	cmd := proc.Cmd{Argv: argv, Dir: cwd, Env: r.childEnv(append(sdkEnv(argv), env...)), Stdin: stdin, Timeout: r.opts.Timeout}
+	var res *proc.Result
+	err := r.withRetries(ctx, func() (err error) {
+		res, err = proc.Run(ctx, cmd)
+		return err
 	})
 	if err != nil {
 		var perr *proc.Error

@@ -97,7 +97,7 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdi
 	case aggCodeJudge:
 		stdin := append(append([]byte(`{"results":`), membersJSON(children)...), '}')
 		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
-		v = r.runJudgeScript(ctx, "composite aggregator", []string{"sh", "-c", cfg.path}, r.dir(), stdin, request)
+		v = r.runJudgeScript(ctx, "composite aggregator", []string{"sh", "-c", cfg.path}, r.dir(), stdin, request, nil)
 	case aggLLMJudge:
 		v = r.aggregateByJudge(ctx, spec, cfg, children)
 	default:
@@ -210,7 +210,7 @@ func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpe
 		}
 		return vars(name)
 	})
-	judge, targetName, err := r.resolveJudge(spec)
+	judge, targetName, err := r.resolveJudge(spec.Target)
 	request := judgeRequest(r.opts.Redactor.String(user), SystemPrompt, targetName)
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)

@@ -56,6 +56,8 @@ type caseRun struct {
 	in   *Input
 	opts *Options
 	data caseData
+	// retries counts the timed-out attempts tried again by the evaluator running now.
+	retries int
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
@@ -95,7 +97,11 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	}
 	aggregate(out)
 	if isDefault && len(out.Results) == 1 {
+		// The default judge's request goes at the top of the record, where AgentV puts it,
+		// and only there: the prompt holds the question and the answer, which are large enough
+		// already without a second copy.
 		out.DefaultJudgeRequest = out.Results[0].EvaluatorProviderRequest
+		out.Results[0].EvaluatorProviderRequest = nil
 	}
 	return out
 }
@@ -115,6 +121,10 @@ func normalizeInput(in *Input) *Input {
 // run executes one evaluator and turns its verdict into a result.
 func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res results.EvaluatorResult) {
 	start := time.Now()
+	// A composite runs its members inside its own run: each result counts its own retries.
+	outer := r.retries
+	r.retries = 0
+	defer func() { r.retries = outer }()
 	typ := canonicalType(spec.Type)
 	name := spec.Name
 	if name == "" {
@@ -156,6 +166,9 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		Details:                  redactRaw(red, v.details),
 		EvaluatorResults:         v.children,
 		DurationMS:               time.Since(start).Milliseconds(),
+	}
+	if r.retries > 0 {
+		res.Attempts = 1 + r.retries
 	}
 	if v.forceFail {
 		res.Verdict = results.BandFail

@@ -20,10 +20,13 @@ type JudgeResolver func(target *providers.Target, override string) (providers.Pr
 
 // Options are run-wide evaluator settings.
 type Options struct {
-	Timeout  time.Duration // per judge call, code judge or template run (--timeout)
-	Judges   JudgeResolver
-	Env      []string // environment for child processes (already filtered of the GitHub token)
-	Redactor *redact.Redactor
+	Timeout time.Duration // per judge call, code judge or template run (--timeout)
+	// MaxRetries is how many times a judge call, code judge or template run that timed out
+	// is tried again (--max-retries), each attempt with the whole Timeout.
+	MaxRetries int
+	Judges     JudgeResolver
+	Env        []string // environment for child processes (already filtered of the GitHub token)
+	Redactor   *redact.Redactor
 }
 
 // Input is everything an evaluator may look at for one case.
@@ -44,7 +47,8 @@ type Outcome struct {
 	Reasoning string // "name: reasoning" parts joined with " | "
 	Results   []results.EvaluatorResult
 	// DefaultJudgeRequest is the evaluator_provider_request of the default judge, set only when
-	// the case configured no evaluators (AgentV records it at the top of the record).
+	// the case configured no evaluators (AgentV records it at the top of the record); its
+	// result in Results then has none, so the record holds the prompt once.
 	DefaultJudgeRequest json.RawMessage
 	// Errored is true when some evaluator could not produce a score (Results[i].Error set).
 	Errored bool

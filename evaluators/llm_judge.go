@@ -12,6 +12,7 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -116,9 +117,9 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 		vals = r.defaultValues()
 		userPrompt = defaultPrompt(&vals)
 	}
-	judge, targetName, judgeErr := r.resolveJudge(spec)
+	judge, targetName, judgeErr := r.resolveJudge(spec.Target)
 	var request json.RawMessage
-	if spec.Prompt == nil && noSecrets(r.opts.Redactor) {
+	if spec.Prompt == nil && noSecrets(r.opts.Redactor) && len(userPrompt) <= textcap.Max {
 		request = defaultJudgeRequest(&vals, targetName)
 	} else {
 		request = judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
@@ -150,28 +151,33 @@ func rubricEvaluator(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec)
 	return rubricJudge(ctx, r, spec, set)
 }
 
-// resolveJudge returns the judge provider for spec and the target name to record.
-func (r *caseRun) resolveJudge(spec *suite.EvaluatorSpec) (providers.Provider, string, error) {
+// resolveJudge returns the judge provider for an evaluator whose own `target` is override
+// ("" if none) and the target name to record.
+func (r *caseRun) resolveJudge(override string) (providers.Provider, string, error) {
 	if r.opts.Judges == nil {
-		return nil, spec.Target, errors.New("no judge provider is configured")
+		return nil, override, errors.New("no judge provider is configured")
 	}
-	judge, err := r.opts.Judges(r.in.Target, spec.Target)
+	judge, err := r.opts.Judges(r.in.Target, override)
 	if err != nil {
-		return nil, spec.Target, err
+		return nil, override, err
 	}
 	if judge == nil {
-		return nil, spec.Target, errors.New("no judge provider is configured")
+		return nil, override, errors.New("no judge provider is configured")
 	}
-	name := spec.Target
+	name := override
 	if t := judge.Target(); t != nil {
 		name = t.Name
 	}
 	return judge, name, nil
 }
 
-// askJudge sends the prompts and returns the reply text.
+// askJudge sends the prompts and returns the reply text, retrying a call that timed out.
 func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, targetName, user, system string) (string, error) {
-	resp, err := r.invokeJudge(ctx, judge, user, system)
+	var resp *providers.Response
+	err := r.withRetries(ctx, func() (err error) {
+		resp, err = r.invokeJudge(ctx, judge, user, system)
+		return err
+	})
 	if err != nil {
 		if targetName != "" {
 			return "", fmt.Errorf("judge %q: %w", targetName, err)
@@ -189,13 +195,17 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 // even if the provider does not honour its context: only a provider known to return on
 // cancellation (the mock) is called without a goroutine standing guard.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
+	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()})
+}
+
+// invokeWith sends req to p with the run's timeout, as invokeJudge does.
+func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, error) {
 	callCtx := providers.CallContext(ctx, "", r.opts.Timeout)
 	defer callCtx.Release()
-	req := &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()}
 	var resp *providers.Response
 	var err error
-	if providers.ReturnsOnCancel(judge) {
-		resp, err = invokeRecovering(callCtx, judge, req)
+	if providers.ReturnsOnCancel(p) {
+		resp, err = invokeRecovering(callCtx, p, req)
 	} else {
 		type answer struct {
 			resp *providers.Response
@@ -203,7 +213,7 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 		}
 		done := make(chan answer, 1)
 		go func() {
-			resp, err := invokeRecovering(callCtx, judge, req)
+			resp, err := invokeRecovering(callCtx, p, req)
 			done <- answer{resp, err}
 		}()
 		select {
@@ -217,7 +227,7 @@ func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, use
 		err = errors.New("no response")
 	}
 	if err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, fmt.Errorf("timed out after %s", r.opts.Timeout)
+		return nil, fmt.Errorf("%w after %s", errTimedOut, r.opts.Timeout)
 	}
 	return resp, err
 }
@@ -233,8 +243,10 @@ func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.
 }
 
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the
-// caller passes the user prompt already redacted.
+// caller passes the user prompt already redacted (so a cut cannot leave part of a secret). A
+// huge prompt (a huge question or answer inside) is stored capped.
 func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
+	userPrompt = textcap.Cap(userPrompt)
 	sys := escSystemPrompt
 	if systemPrompt != SystemPrompt {
 		sys = nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -87,7 +88,7 @@ func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 	b = appendStrings(b, c.InputFiles)
 	b = append(b, `,"trace_summary":`...)
 	if in.Trace != nil {
-		ts, err := jsonx.Marshal(in.Trace)
+		ts, err := jsonx.Marshal(traceForPayload(in.Trace))
 		if err != nil {
 			return nil, fmt.Errorf("trace summary: %w", err)
 		}
@@ -111,6 +112,22 @@ func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 	b = append(b, `,"expected_messages":`...)
 	b = append(b, d.expected...)
 	return append(b, '}'), nil
+}
+
+// traceForPayload returns t with its tool name list and counts as [] and {} rather than null
+// when there were no tool calls: judges iterate them (a Python len() of null crashes).
+func traceForPayload(t *results.TraceSummary) *results.TraceSummary {
+	if t.ToolNames != nil && t.ToolCallsByName != nil {
+		return t
+	}
+	cp := *t
+	if cp.ToolNames == nil {
+		cp.ToolNames = []string{}
+	}
+	if cp.ToolCallsByName == nil {
+		cp.ToolCallsByName = map[string]int{}
+	}
+	return &cp
 }
 
 func isNull(raw json.RawMessage) bool {

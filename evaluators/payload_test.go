@@ -199,3 +199,41 @@ func TestPayloadInvalidRawJSON(t *testing.T) {
 		t.Error("invalid config accepted")
 	}
 }
+
+// A trace without tool calls keeps nil name lists (the runner saves the allocation); judges
+// must still get a list and an object they can iterate.
+func TestPayloadTraceWithoutToolCalls(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		trace *results.TraceSummary
+		want  string
+	}{
+		{"nil lists", &results.TraceSummary{}, `{"event_count":0,"tool_names":[],"tool_calls_by_name":{},"error_count":0}`},
+		{"with calls", &results.TraceSummary{EventCount: 1, ToolNames: []string{"x"}, ToolCallsByName: map[string]int{"x": 1}},
+			`{"event_count":1,"tool_names":["x"],"tool_calls_by_name":{"x":1},"error_count":0}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := riskInput(riskCase("/evals"), "answer")
+			in.Trace = tt.trace
+			b, err := Payload(in, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p struct {
+				Trace json.RawMessage `json:"trace_summary"`
+			}
+			if err := json.Unmarshal(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if string(p.Trace) != tt.want {
+				t.Errorf("trace_summary = %s, want %s", p.Trace, tt.want)
+			}
+			if tt.trace.ToolNames == nil && (len(tt.trace.ToolNames) != 0 || tt.trace.ToolCallsByName != nil) {
+				t.Error("the caller's trace was modified")
+			}
+		})
+	}
+}

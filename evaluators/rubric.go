@@ -197,7 +197,7 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 // rubricJudge runs an llm_judge in rubric mode.
 func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
 	user, system := r.rubricPrompt(set)
-	judge, targetName, err := r.resolveJudge(spec)
+	judge, targetName, err := r.resolveJudge(spec.Target)
 	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)

@@ -199,8 +199,11 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	if err != nil {
 		return "", fmt.Errorf("prompt template %s: could not build its payload: %w", display, err)
 	}
-	res, err := proc.Run(ctx, proc.Cmd{
-		Argv: argv, Dir: dir, Env: r.childEnv(extraEnv), Stdin: payload, Timeout: r.opts.Timeout,
+	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: r.childEnv(extraEnv), Stdin: payload, Timeout: r.opts.Timeout}
+	var res *proc.Result
+	err = r.withRetries(ctx, func() (err error) {
+		res, err = proc.Run(ctx, cmd)
+		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("prompt template %s: %w", display, err)

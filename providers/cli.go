@@ -186,9 +186,13 @@ func (p *cliProvider) runError(what string, err error, res *proc.Result) error {
 	return e
 }
 
-// finish fills the duration (measured when the command did not report one) and the cost
-// from the target's price when the command reported usage but no cost.
+// finish turns a plain-text answer into one assistant message, fills the duration (measured
+// when the command did not report one) and the cost from the target's price when the command
+// reported usage but no cost.
 func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
+	if len(resp.OutputMessages) == 0 {
+		resp.OutputMessages = textAnswer(resp.Text)
+	}
 	if resp.DurationMS == nil {
 		ms := float64(elapsed.Microseconds()) / 1000
 		resp.DurationMS = &ms

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/suite"
 )
 
 // cliTestTarget builds a cli target whose eval directory is dir, as LoadTargets stores settings.
@@ -110,6 +111,11 @@ func TestCLIOutputFile(t *testing.T) {
 	}
 	if resp.Text != "from file" {
 		t.Errorf("answer %q", resp.Text)
+	}
+	// A plain-text answer reaches judges as one assistant message, as AgentV sends it.
+	want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: "from file"}}}
+	if diff := cmp.Diff(want, resp.OutputMessages); diff != "" {
+		t.Errorf("output messages (-want +got):\n%s", diff)
 	}
 	path, _ := os.ReadFile(filepath.Join(dir, "path.txt"))
 	if !strings.HasSuffix(string(path), "/.._odd_id.json") {

@@ -97,7 +97,7 @@ func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, err
 	if m.judge && req != nil && req.SystemPrompt != "" {
 		return &Response{Text: mockVerdict}, nil
 	}
-	return &Response{Text: m.response}, nil
+	return &Response{Text: m.response, OutputMessages: textAnswer(m.response)}, nil
 }
 
 func mockWait(ctx context.Context, d time.Duration) error {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/suite"
+	"github.com/google/go-cmp/cmp"
 )
 
 // mockTarget builds a mock target from settings as LoadTargets would store them.
@@ -43,6 +46,10 @@ func TestMockResponses(t *testing.T) {
 			}
 			if resp.Text != tc.want {
 				t.Errorf("text %q, want %q", resp.Text, tc.want)
+			}
+			want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: tc.want}}}
+			if diff := cmp.Diff(want, resp.OutputMessages); diff != "" {
+				t.Errorf("output messages (-want +got):\n%s", diff)
 			}
 		})
 	}

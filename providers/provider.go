@@ -139,3 +139,9 @@ func EvalIDFrom(ctx context.Context) string {
 	id, _ := ctx.Value(evalIDKey{}).(string)
 	return id
 }
+
+// textAnswer is a plain-text answer as output messages: one assistant message holding the
+// text, so judges see output_messages (and a trace summary) as for any other provider.
+func textAnswer(text string) []suite.Message {
+	return []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}
+}

@@ -127,6 +127,9 @@ func appendEvaluators(b []byte, rs []EvaluatorResult) []byte {
 			b = appendKeyString(b, "error", e.Error)
 		}
 		b = appendKeyInt(b, "duration_ms", e.DurationMS)
+		if e.Attempts > 0 {
+			b = appendKeyInt(b, "attempts", int64(e.Attempts))
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')

@@ -63,7 +63,8 @@ type Record struct {
 	// agent: question and guideline_paths).
 	LMProviderRequest    json.RawMessage `json:"lm_provider_request,omitempty"`
 	AgentProviderRequest json.RawMessage `json:"agent_provider_request,omitempty"`
-	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV does.
+	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV
+	// does; that judge's entry in EvaluatorResults then carries none (the prompt is stored once).
 	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
 	EvaluatorResults         []EvaluatorResult `json:"evaluator_results"`
 	Error                    string            `json:"error,omitempty"`
@@ -108,6 +109,9 @@ type EvaluatorResult struct {
 	// Error is set when the evaluator could not produce a score; the case is then errored.
 	Error      string `json:"error,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+	// Attempts is set when a judge call or script timed out and was tried again: 1 + the
+	// retries (--max-retries); omitted (0) when the first attempts sufficed.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // TraceSummary summarises what the target did.

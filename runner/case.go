@@ -12,6 +12,7 @@ import (
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -63,9 +64,9 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	rec.Score = out.Score
 	rec.Hits = nonNil(out.Hits)
 	rec.Misses = nonNil(out.Misses)
-	rec.CandidateAnswer = candidate
+	rec.CandidateAnswer = r.capText(candidate)
 	rec.Reasoning = out.Reasoning
-	setRequest(rec, req, mode)
+	r.setRequest(rec, req, mode)
 	rec.EvaluatorProviderRequest = out.DefaultJudgeRequest
 	rec.EvaluatorResults = out.Results
 	rec.TraceSummary = trace
@@ -192,18 +193,50 @@ func (r *Runner) errorRecord(j *Job, req *providers.Request, attempts int, d tim
 	rec.Attempts = attempts
 	rec.DurationMS = d.Milliseconds()
 	if req != nil && t != nil {
-		setRequest(rec, req, providers.ModeOf(t.Kind))
+		r.setRequest(rec, req, providers.ModeOf(t.Kind))
 	}
 	return rec
 }
 
-func setRequest(rec *results.Record, req *providers.Request, mode providers.Mode) {
+// capText is s as a record stores it: capped (textcap.Max) with a note when too long. The
+// text is redacted before the cut, so the cut cannot keep half a secret the redaction of
+// the record would no longer recognise.
+func (r *Runner) capText(s string) string {
+	if len(s) <= textcap.Max {
+		return s
+	}
+	return textcap.Cap(r.opts.Redactor.String(s))
+}
+
+// setRequest records what the target was sent, its long texts capped.
+func (r *Runner) setRequest(rec *results.Record, req *providers.Request, mode providers.Mode) {
+	if len(req.Question) > textcap.Max || len(req.Guidelines) > textcap.Max || anyLong(req.Chat) {
+		cp := *req
+		cp.Question, cp.Guidelines = r.capText(req.Question), r.capText(req.Guidelines)
+		if anyLong(req.Chat) {
+			cp.Chat = make([]providers.ChatMessage, len(req.Chat))
+			for i, m := range req.Chat {
+				m.Content = r.capText(m.Content)
+				cp.Chat[i] = m
+			}
+		}
+		req = &cp
+	}
 	raw := providers.RequestRecord(req, mode)
 	if mode == providers.ModeAgent {
 		rec.AgentProviderRequest = raw
 	} else {
 		rec.LMProviderRequest = raw
 	}
+}
+
+func anyLong(chat []providers.ChatMessage) bool {
+	for _, m := range chat {
+		if len(m.Content) > textcap.Max {
+			return true
+		}
+	}
+	return false
 }
 
 func evaluatorErrors(rs []results.EvaluatorResult) string {

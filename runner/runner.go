@@ -45,7 +45,7 @@ func (f HandlerFunc) CaseFinished(rec *results.Record) { f(rec) }
 type Options struct {
 	Workers       int           // --workers override; 0: the target's workers, else 1
 	Timeout       time.Duration // per target invocation, judge call and script (0: DefaultTimeout)
-	MaxRetries    int           // case-level retries on timeout
+	MaxRetries    int           // retries of a target invocation or judge that timed out
 	CaseThreshold float64       // a case passes at score >= this
 	Evaluators    evaluators.Options
 	Redactor      *redact.Redactor
@@ -104,6 +104,8 @@ func New(opts Options, h Handler) *Runner {
 	if opts.Evaluators.Timeout <= 0 {
 		opts.Evaluators.Timeout = opts.Timeout
 	}
+	// Judges get the same retry budget as targets: a judge timing out is as transient.
+	opts.Evaluators.MaxRetries = opts.MaxRetries
 	if opts.Evaluators.Redactor == nil {
 		opts.Evaluators.Redactor = opts.Redactor
 	}

@@ -343,6 +343,9 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 	} else {
 		spec.Script = l.argv(e, el)
 	}
+	if e := get("target"); e != nil && !isNull(e.v) {
+		spec.TargetProxy = l.targetProxy(e.v, el)
+	}
 	spec.Cwd = l.s.Dir
 	if c := get("cwd"); c != nil && !isNull(c.v) {
 		if c.v.Kind != yaml.ScalarNode || strings.TrimSpace(c.v.Value) == "" {
@@ -361,6 +364,40 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 			}
 		}
 	}
+}
+
+// targetProxy reads a code judge's `target`: true (a proxy allowing DefaultMaxCalls calls),
+// false (none) or {max_calls: n} with a whole n >= 0.
+func (l *loader) targetProxy(n *yaml.Node, el *evalList) *TargetProxy {
+	const want = "want true, false or {max_calls: <number of calls>}"
+	n = deref(n)
+	switch {
+	case n.Kind == yaml.ScalarNode && classify(n) == scalarBool:
+		if strings.EqualFold(n.Value, "true") {
+			return &TargetProxy{MaxCalls: DefaultMaxCalls}
+		}
+		return nil
+	case n.Kind != yaml.MappingNode:
+		l.evError(el, n, "code_judge %q: %s, got %s", "target", want, describe(n))
+		return nil
+	}
+	p := &TargetProxy{MaxCalls: DefaultMaxCalls}
+	for _, e := range entries(n) {
+		if e.key != "max_calls" && e.key != "maxCalls" {
+			l.evError(el, e.kn, "code_judge target: unknown setting %q; %s", e.key, want)
+			continue
+		}
+		if isNull(e.v) {
+			continue
+		}
+		f, ok := number(e.v)
+		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+			l.evError(el, e.v, "code_judge target %q must be a whole number >= 0, got %s", e.key, describe(e.v))
+			continue
+		}
+		p.MaxCalls = int(f)
+	}
+	return p
 }
 
 // argv reads a script: a list of non-empty strings, or a string run through `sh -c`.

@@ -132,6 +132,47 @@ func TestCodeJudge(t *testing.T) {
 	}
 }
 
+func TestCodeJudgeTargetProxy(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		target  string
+		want    *TargetProxy
+		wantErr string
+	}{
+		{"absent", "null", nil, ""},
+		{"true allows the default", "true", &TargetProxy{MaxCalls: DefaultMaxCalls}, ""},
+		{"false", "false", nil, ""},
+		{"max_calls", "{max_calls: 3}", &TargetProxy{MaxCalls: 3}, ""},
+		{"zero calls", "{max_calls: 0}", &TargetProxy{MaxCalls: 0}, ""},
+		{"camelCase", "{maxCalls: 2}", &TargetProxy{MaxCalls: 2}, ""},
+		{"empty mapping", "{}", &TargetProxy{MaxCalls: DefaultMaxCalls}, ""},
+		{"negative", "{max_calls: -1}", nil, `code_judge target "max_calls" must be a whole number >= 0, got "-1"`},
+		{"fraction", "{max_calls: 1.5}", nil, `must be a whole number >= 0, got "1.5"`},
+		{"unknown key", "{max_call: 3}", nil, `unknown setting "max_call"`},
+		{"a target name", "judge", nil, `code_judge "target": want true, false or {max_calls: <number of calls>}, got "judge"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := loadYAMLString(t, "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - {type: code_judge, script: [x], target: "+tt.target+"}\n")
+			if tt.wantErr != "" {
+				if got := formatDiags(s.Diagnostics); !strings.Contains(got, tt.wantErr) || !HasErrors(s.Diagnostics) {
+					t.Errorf("diagnostics:\n%s\nwant an error containing %q", got, tt.wantErr)
+				}
+				return
+			}
+			c := onlyCase(t, s)
+			if diff := cmp.Diff(tt.want, c.Evaluators[0].TargetProxy); diff != "" {
+				t.Errorf("target proxy (-want +got):\n%s", diff)
+			}
+			if c.Evaluators[0].Config != nil {
+				t.Errorf("config %s: target is a code_judge setting", c.Evaluators[0].Config)
+			}
+		})
+	}
+}
+
 func TestSuiteEvaluatorsShared(t *testing.T) {
 	t.Parallel()
 	s := loadYAMLString(t, "execution:\n  evaluators: [{type: code_judge, script: [x]}]\nevalcases:\n  - {id: a, input: hi}\n  - {id: b, input: hi}\n  - {id: c, input: hi, rubrics: [r]}\n")

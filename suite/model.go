@@ -146,6 +146,9 @@ type EvaluatorSpec struct {
 	// code_judge
 	Script []string // argv; a string script becomes ["sh", "-c", script]
 	Cwd    string   // absolute working directory (default: the eval file's directory)
+	// TargetProxy is `target: true` or `target: {max_calls: n}`: the judge may call the case's
+	// target or judge through a loopback proxy, at most MaxCalls times. nil: no proxy.
+	TargetProxy *TargetProxy
 
 	// Config is the pass-through config: keys of the entry that are not its own settings, merged
 	// under an explicit `config:` map (which wins). A JSON object in source key order, or nil.
@@ -157,6 +160,15 @@ type EvaluatorSpec struct {
 	// Members are a composite evaluator's `evaluators`, parsed like any entry (prompts and
 	// cwd resolved, names defaulted within the composite). nil for other types.
 	Members []*EvaluatorSpec
+}
+
+// DefaultMaxCalls is how many calls a code judge's target proxy allows when `target: true`
+// or `max_calls` is not given.
+const DefaultMaxCalls = 50
+
+// TargetProxy is a code judge's access to the case's target and judge.
+type TargetProxy struct {
+	MaxCalls int // calls allowed in one evaluation; 0 allows none
 }
 
 // PromptKind says where an llm_judge custom prompt comes from.

@@ -9,3 +9,4 @@ export { definePromptTemplate } from './prompt-template.js';
 export { defineCodeJudge } from './code-judge.js';
 export { readCodeJudgePayload } from './read-payload.js';
 export { parseCodeJudgePayload, toCodeJudgeInput, PayloadError } from './payload.js';
+export { createTargetClient, TargetProxyError, TARGET_PROXY_URL_ENV, TARGET_PROXY_TOKEN_ENV, } from './target-client.js';

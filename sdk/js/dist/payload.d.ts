@@ -1,4 +1,4 @@
-import type { CodeJudgeInput } from './types.js';
+import type { CodeJudgeInput, Message } from './types.js';
 /** Thrown when stdin does not hold a payload the SDK can use. */
 export declare class PayloadError extends Error {
     constructor(message: string);
@@ -10,6 +10,7 @@ export declare function kindOf(v: unknown): string;
  * word, so `_private` and already-camel keys are left alone.
  */
 export declare function camelKey(key: string): string;
+export declare function convertMessages(v: unknown, where: string): Message[];
 /**
  * Converts a parsed payload (snake_case, as agentv writes it; camelCase is accepted too) into the
  * handler input: the payload's own keys and message keys renamed, user data untouched, old and new

@@ -51,7 +51,7 @@ function convertToolCalls(v, where) {
         return renameKeys(tc); // input, output: user data, kept as is
     });
 }
-function convertMessages(v, where) {
+export function convertMessages(v, where) {
     if (!Array.isArray(v))
         throw new PayloadError(`invalid payload: ${where} must be an array of messages, got ${kindOf(v)}`);
     return v.map((m, i) => {

@@ -9,6 +9,13 @@ export { definePromptTemplate } from './prompt-template.js';
 export { defineCodeJudge } from './code-judge.js';
 export { readCodeJudgePayload } from './read-payload.js';
 export { parseCodeJudgePayload, toCodeJudgeInput, PayloadError } from './payload.js';
+export {
+  createTargetClient,
+  TargetProxyError,
+  TARGET_PROXY_URL_ENV,
+  TARGET_PROXY_TOKEN_ENV,
+} from './target-client.js';
+export type { TargetClient, TargetInfo, TargetInvokeRequest, TargetInvokeResponse } from './target-client.js';
 export type {
   CodeJudgeHandler,
   CodeJudgeInput,

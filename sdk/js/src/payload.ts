@@ -54,7 +54,7 @@ function convertToolCalls(v: unknown, where: string): unknown {
   });
 }
 
-function convertMessages(v: unknown, where: string): Message[] {
+export function convertMessages(v: unknown, where: string): Message[] {
   if (!Array.isArray(v)) throw new PayloadError(`invalid payload: ${where} must be an array of messages, got ${kindOf(v)}`);
   return v.map((m, i) => {
     if (!isObject(m)) throw new PayloadError(`invalid payload: ${where}[${i}] must be a message object, got ${kindOf(m)}`);

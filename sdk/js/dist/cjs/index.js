@@ -1,6 +1,6 @@
 "use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.PayloadError = exports.toCodeJudgeInput = exports.parseCodeJudgePayload = exports.readCodeJudgePayload = exports.defineCodeJudge = exports.definePromptTemplate = void 0;
+exports.TARGET_PROXY_TOKEN_ENV = exports.TARGET_PROXY_URL_ENV = exports.TargetProxyError = exports.createTargetClient = exports.PayloadError = exports.toCodeJudgeInput = exports.parseCodeJudgePayload = exports.readCodeJudgePayload = exports.defineCodeJudge = exports.definePromptTemplate = void 0;
 /**
  * `@agentv/eval`: write agentv prompt templates and code judges in TypeScript or JavaScript.
  *
@@ -18,3 +18,8 @@ var payload_js_1 = require("./payload.js");
 Object.defineProperty(exports, "parseCodeJudgePayload", { enumerable: true, get: function () { return payload_js_1.parseCodeJudgePayload; } });
 Object.defineProperty(exports, "toCodeJudgeInput", { enumerable: true, get: function () { return payload_js_1.toCodeJudgeInput; } });
 Object.defineProperty(exports, "PayloadError", { enumerable: true, get: function () { return payload_js_1.PayloadError; } });
+var target_client_js_1 = require("./target-client.js");
+Object.defineProperty(exports, "createTargetClient", { enumerable: true, get: function () { return target_client_js_1.createTargetClient; } });
+Object.defineProperty(exports, "TargetProxyError", { enumerable: true, get: function () { return target_client_js_1.TargetProxyError; } });
+Object.defineProperty(exports, "TARGET_PROXY_URL_ENV", { enumerable: true, get: function () { return target_client_js_1.TARGET_PROXY_URL_ENV; } });
+Object.defineProperty(exports, "TARGET_PROXY_TOKEN_ENV", { enumerable: true, get: function () { return target_client_js_1.TARGET_PROXY_TOKEN_ENV; } });

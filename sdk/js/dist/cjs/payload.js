@@ -3,6 +3,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.PayloadError = void 0;
 exports.kindOf = kindOf;
 exports.camelKey = camelKey;
+exports.convertMessages = convertMessages;
 exports.toCodeJudgeInput = toCodeJudgeInput;
 exports.parseCodeJudgePayload = parseCodeJudgePayload;
 /** Thrown when stdin does not hold a payload the SDK can use. */
