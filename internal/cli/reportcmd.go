@@ -21,9 +21,9 @@ func (c *Command) reportCmd(args []string) int {
 	var minScore float64
 	var minSet bool
 	fs.Var(scoreValue{f: &minScore, set: &minSet}, "min-score", "minimum mean score")
-	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold (default 0.8)")
-	fs.IntVar(&g.MaxFailures, "max-failures", 0, "failed cases allowed")
-	fs.IntVar(&g.MaxErrors, "max-errors", 0, "errored cases allowed")
+	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
+	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
+	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
