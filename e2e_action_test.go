@@ -213,11 +213,21 @@ func TestActionForkWithoutSecretsIsSkipped(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
 		"targets.yaml": "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_E2E_OPENAI_KEY }}\n",
-		"evals/s.yaml": "evalcases:\n  - id: a\n    input: hi\n",
+		"evals/s.yaml": "evalcases:\n  - id: a\n    input: hi\n  - id: b\n    input: ho\n  - id: c\n    input: hu\n",
 	})
 	res := runAction(t, ws, "event-pull_request-fork.json", gh, map[string]string{"evals": "evals"})
 	if res.code != 0 || res.outputs["outcome"] != "skipped" {
 		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	// The skipped output counts the cases that were planned and not run.
+	if res.outputs["skipped"] != "3" || res.outputs["total"] != "0" {
+		t.Errorf("skipped = %q, total = %q; want 3 and 0", res.outputs["skipped"], res.outputs["total"])
+	}
+	if want := `(or Dependabot): target "default" needs AGENTV_E2E_OPENAI_KEY`; !strings.Contains(res.stdout, want) {
+		t.Errorf("notice lacks %q:\n%s", want, res.stdout)
+	}
+	if !strings.Contains(res.summary, "3 cases skipped") {
+		t.Errorf("summary does not count the skipped cases:\n%s", res.summary)
 	}
 	if !strings.Contains(res.stdout, "::notice") || !strings.Contains(res.stdout, "workflow_run") {
 		t.Errorf("no notice explaining the fork recipe:\n%s", res.stdout)

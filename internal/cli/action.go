@@ -165,7 +165,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if run.Decision.Outcome == gate.Skipped {
-		ro.Skipped = len(out.Cases)
+		ro.Skipped = counts.Skipped
 	}
 	if counts.Total > 0 {
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)

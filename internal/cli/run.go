@@ -73,6 +73,7 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts := tally(out.Cases)
 	counts.Problems = out.Problems
 	counts.SkipReason = out.SkipReason
+	counts.Skipped = out.Skipped
 	return &report.Run{
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
