@@ -56,6 +56,12 @@ type actionRun struct {
 
 func runAction(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map[string]string) actionRun {
 	t.Helper()
+	return runActionEnv(t, ws, event, gh, inputs)
+}
+
+// runActionEnv is runAction with extra environment variables, which override the defaults.
+func runActionEnv(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map[string]string, extraEnv ...string) actionRun {
+	t.Helper()
 	tmp := t.TempDir()
 	outPath, sumPath := filepath.Join(tmp, "output"), filepath.Join(tmp, "summary")
 	for _, p := range []string{outPath, sumPath} {
@@ -73,6 +79,7 @@ func runAction(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map
 	for k, v := range inputs {
 		env = append(env, "INPUT_"+strings.ToUpper(k)+"="+v)
 	}
+	env = append(env, extraEnv...)
 	cmd := exec.Command(agentvBin) // no subcommand: the Action
 	cmd.Dir = ws
 	cmd.Env = env

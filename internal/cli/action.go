@@ -128,7 +128,10 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
 	report.Console(c.Stdout, run, false)
 
-	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {
+	// The step summary file may hold an earlier run's summary already; the limit is the
+	// file's, so this one gets the room that is left (less the newline Append may add).
+	sum := action.Summary{Path: p.env.SummaryPath}
+	if err := sum.Append(report.SummaryWithin(run, sum.Room()-1)); err != nil {
 		fmt.Fprintf(c.Stdout, "::warning::could not write the job summary: %s\n", escapeCommand(err.Error()))
 	}
 	// Passing cases get no annotations. Failing cases keep their records as far as the
