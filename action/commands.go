@@ -1,6 +1,8 @@
 package action
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,12 +13,16 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 )
 
 // Commands writes workflow commands (::add-mask::, ::group::, annotations) to the step's
 // log. It is safe for concurrent use: secrets can be registered from any goroutine.
 // Write errors never panic (go-githubactions' IssueCommand does); the first is kept in Err.
+//
+// It is the only writer of workflow commands: every other line agentv prints carries its
+// untrusted parts through logtext.Line, and multi-line untrusted text goes through Verbatim.
 type Commands struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -83,6 +89,58 @@ func (c *Commands) EndGroup() { c.issue(&githubactions.Command{Name: "endgroup"}
 // Debug writes a message shown only when step debug logging is on.
 func (c *Commands) Debug(msg string) {
 	c.issue(&githubactions.Command{Name: "debug", Message: c.clean(msg, maxMessage)})
+}
+
+// Message writes a run-level annotation, one not attached to a file (an invalid input, a
+// report that could not be written). It does not count against the per-step caps that
+// Annotate keeps for file annotations.
+func (c *Commands) Message(level Level, title, msg string) {
+	if level.rank() == 2 {
+		level = LevelNotice
+	}
+	props := githubactions.CommandProperties{}
+	if t := strings.ReplaceAll(c.clean(title, maxTitle), "\n", " "); t != "" {
+		props["title"] = t
+	}
+	c.issue(&githubactions.Command{Name: string(level), Message: c.clean(msg, maxMessage), Properties: props})
+}
+
+// Verbatim writes header as one line and then body, untrusted text of many lines (a model's
+// answer, a prompt, a command line), between ::stop-commands::TOKEN and ::TOKEN::, so the
+// runner takes none of its lines for a workflow command while still showing them. The token
+// is drawn at random for each body and drawn again if the body contains it. Both are
+// redacted; escape sequences and control characters are removed. The whole goes out in one
+// write under the lock, so no command (a secret's ::add-mask::) can fall inside the block
+// and be ignored.
+func (c *Commands) Verbatim(header, body string) {
+	var b strings.Builder
+	b.WriteString(logtext.Line(c.redact.String(header)) + "\n")
+	if body = strings.TrimRight(logtext.Block(c.redact.String(body)), "\n"); body != "" {
+		token, err := stopToken(body)
+		if err != nil {
+			// Without a token the body cannot be fenced; flattened it is still safe.
+			b.WriteString(logtext.Line(body) + "\n")
+		} else {
+			b.WriteString("::stop-commands::" + token + "\n" + body + "\n::" + token + "::\n")
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeLocked(b.String())
+}
+
+// stopToken draws a token for ::stop-commands:: that text does not contain.
+func stopToken(text string) (string, error) {
+	buf := make([]byte, 16)
+	for range maxDelimiterDraws {
+		if _, err := rand.Read(buf); err != nil {
+			return "", err
+		}
+		if t := "agentv-" + hex.EncodeToString(buf); !strings.Contains(text, t) {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("could not draw a token that the text does not contain")
 }
 
 // Lengths beyond which annotation text is cut; the summary holds the full story.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 )
@@ -52,7 +53,7 @@ func (c *Command) reportCmd(args []string) int {
 		dir = filepath.Dir(path)
 	}
 	if err := writeReports(dir, run, localMarker); err != nil {
-		fmt.Fprintf(c.Stderr, "agentv: %v\n", err)
+		fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
 	}
 	report.Console(c.Stdout, run, isTerminal(c.Stdout))
 	return run.Decision.Outcome.ExitCode(false)

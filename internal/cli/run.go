@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -24,7 +25,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if ro.actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
-	out, err := c.engine(cfg, red).Run(ctx)
+	out, err := c.engine(cfg, red, cmds).Run(ctx)
 	defer out.Close()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
@@ -48,12 +49,12 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		return pub.publish(ctx, run, out, dir, out.ResultsPath)
 	}
 	if werr := writeReports(dir, run, localMarker); werr != nil {
-		fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
+		fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(werr.Error()))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
 	report.Console(c.Stdout, run, isTerminal(c.Stdout))
 	if out.ResultsPath != "" {
-		fmt.Fprintf(c.Stdout, "Results written to %s\n", relTo(c.Cwd, out.ResultsPath))
+		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
 	}
 	return run.Decision.Outcome.ExitCode(false)
 }
