@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -149,68 +147,25 @@ const (
 	maxMessage = 4000
 )
 
-// clean redacts s, removes ANSI sequences and control characters other than newline and
-// tab, and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs
-// into the log. Newlines survive: the command encoding escapes them.
+// clean redacts s, removes ANSI sequences, bidirectional overrides and control characters
+// other than newline and tab, turns every other line break (CR, U+2028, …) into a newline,
+// and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs into the
+// log nor break an annotation where a viewer would. Newlines survive: the command encoding
+// escapes them.
 func (c *Commands) clean(s string, maxRunes int) string {
 	return sanitize(c.redact.String(s), maxRunes)
 }
 
 func sanitize(s string, maxRunes int) string {
-	var b strings.Builder
+	s = strings.TrimRight(logtext.Block(s), "\n")
 	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b { // ESC: skip a CSI/OSC sequence or a two-byte escape
-			i = skipEscape(s, i)
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			r = '\uFFFD'
-		case r == '\n' || r == '\t':
-		case r == '\r':
-			continue
-		case unicode.IsControl(r):
-			continue
-		}
+	for i := range s {
 		if n == maxRunes {
-			b.WriteString("…")
-			break
+			return s[:i] + "…"
 		}
-		b.WriteRune(r)
 		n++
 	}
-	return b.String()
-}
-
-// skipEscape returns the index after the escape sequence starting at s[i] == ESC.
-func skipEscape(s string, i int) int {
-	i++
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '[': // CSI: parameters and intermediates, then a final byte 0x40–0x7e
-		for i++; i < len(s); i++ {
-			if s[i] >= 0x40 && s[i] <= 0x7e {
-				return i + 1
-			}
-		}
-		return i
-	case ']': // OSC: up to BEL or ST (ESC \)
-		for i++; i < len(s); i++ {
-			if s[i] == 0x07 {
-				return i + 1
-			}
-			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-		}
-		return i
-	}
-	return i + 1
+	return s
 }
 
 // annotate writes one annotation without looking at the caps.

@@ -72,6 +72,11 @@ func TestAnnotationEscaping(t *testing.T) {
 			want: "::notice file=f.yaml,title=ared next::nulhere link",
 		},
 		{
+			name: "every line break is escaped, bidi overrides go",
+			a:    Annotation{Level: LevelWarning, Message: "a\r::add-mask::b\u2028::error::c\u2029d\u0085e\u202ef"},
+			want: "::warning::a%0A::add-mask::b%0A::error::c%0Ad%0Aef",
+		},
+		{
 			name: "end line",
 			a:    Annotation{Level: LevelError, File: "f.yaml", Line: 3, EndLine: 4, Message: "m"},
 			want: "::error endLine=4,file=f.yaml,line=3::m",
