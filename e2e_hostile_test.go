@@ -257,6 +257,8 @@ func TestHostileTextCannotForgeWorkflowCommands(t *testing.T) {
 		{name: "report of a missing file", args: []string{"report", "--results", "missing" + hostileBreaks[1] + ".jsonl", "--out-dir", filepath.Join(out, "d")}, wantCode: 2},
 		{name: "action run verbose", env: actionEnv(t, ws, gh, map[string]string{"evals": "evals", "verbose": "true", "details": "all"}),
 			underActions: true, wantCode: 3, verbatim: true},
+		{name: "action with a hostile input", env: actionEnv(t, ws, gh, map[string]string{"evals": "evals", "max-failures": "x" + hostileBreaks[0], "target": "t" + hostileBreaks[4]}),
+			underActions: true, wantCode: 2},
 		{name: "action report mode", env: actionEnv(t, ws, gh, map[string]string{"mode": "report", "results": "hostile-results.jsonl", "details": "all"}),
 			underActions: true, wantCode: 3},
 	}
