@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
@@ -259,7 +260,12 @@ func splitFirstLine(s string) (head, rest string) {
 	if i < 0 {
 		return s, ""
 	}
-	return s[:i], strings.TrimLeft(s[i:], "\r\n")
+	_, size := utf8.DecodeRuneInString(s[i:])
+	rest = s[i+size:]
+	if s[i] == '\r' {
+		rest = strings.TrimPrefix(rest, "\n")
+	}
+	return s[:i], rest
 }
 
 // details parses the details input; an invalid one was reported with the inputs.
