@@ -56,6 +56,12 @@ type actionRun struct {
 
 func runAction(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map[string]string) actionRun {
 	t.Helper()
+	return runActionEnv(t, ws, event, gh, inputs)
+}
+
+// runActionEnv is runAction with extra environment variables, which override the defaults.
+func runActionEnv(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map[string]string, extraEnv ...string) actionRun {
+	t.Helper()
 	tmp := t.TempDir()
 	outPath, sumPath := filepath.Join(tmp, "output"), filepath.Join(tmp, "summary")
 	for _, p := range []string{outPath, sumPath} {
@@ -73,6 +79,7 @@ func runAction(t *testing.T, ws, event string, gh *actiontest.GitHub, inputs map
 	for k, v := range inputs {
 		env = append(env, "INPUT_"+strings.ToUpper(k)+"="+v)
 	}
+	env = append(env, extraEnv...)
 	cmd := exec.Command(agentvBin) // no subcommand: the Action
 	cmd.Dir = ws
 	cmd.Env = env
@@ -213,11 +220,21 @@ func TestActionForkWithoutSecretsIsSkipped(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
 		"targets.yaml": "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_E2E_OPENAI_KEY }}\n",
-		"evals/s.yaml": "evalcases:\n  - id: a\n    input: hi\n",
+		"evals/s.yaml": "evalcases:\n  - id: a\n    input: hi\n  - id: b\n    input: ho\n  - id: c\n    input: hu\n",
 	})
 	res := runAction(t, ws, "event-pull_request-fork.json", gh, map[string]string{"evals": "evals"})
 	if res.code != 0 || res.outputs["outcome"] != "skipped" {
 		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	// The skipped output counts the cases that were planned and not run.
+	if res.outputs["skipped"] != "3" || res.outputs["total"] != "0" {
+		t.Errorf("skipped = %q, total = %q; want 3 and 0", res.outputs["skipped"], res.outputs["total"])
+	}
+	if want := `(or Dependabot): target "default" needs AGENTV_E2E_OPENAI_KEY`; !strings.Contains(res.stdout, want) {
+		t.Errorf("notice lacks %q:\n%s", want, res.stdout)
+	}
+	if !strings.Contains(res.summary, "3 cases skipped") {
+		t.Errorf("summary does not count the skipped cases:\n%s", res.summary)
 	}
 	if !strings.Contains(res.stdout, "::notice") || !strings.Contains(res.stdout, "workflow_run") {
 		t.Errorf("no notice explaining the fork recipe:\n%s", res.stdout)

@@ -1,22 +1,26 @@
 package action
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 )
 
 // Commands writes workflow commands (::add-mask::, ::group::, annotations) to the step's
 // log. It is safe for concurrent use: secrets can be registered from any goroutine.
 // Write errors never panic (go-githubactions' IssueCommand does); the first is kept in Err.
+//
+// It is the only writer of workflow commands: every other line agentv prints carries its
+// untrusted parts through logtext.Line, and multi-line untrusted text goes through Verbatim.
 type Commands struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -85,74 +89,83 @@ func (c *Commands) Debug(msg string) {
 	c.issue(&githubactions.Command{Name: "debug", Message: c.clean(msg, maxMessage)})
 }
 
+// Message writes a run-level annotation, one not attached to a file (an invalid input, a
+// report that could not be written). It does not count against the per-step caps that
+// Annotate keeps for file annotations.
+func (c *Commands) Message(level Level, title, msg string) {
+	if level.rank() == 2 {
+		level = LevelNotice
+	}
+	props := githubactions.CommandProperties{}
+	if t := strings.ReplaceAll(c.clean(title, maxTitle), "\n", " "); t != "" {
+		props["title"] = t
+	}
+	c.issue(&githubactions.Command{Name: string(level), Message: c.clean(msg, maxMessage), Properties: props})
+}
+
+// Verbatim writes header as one line and then body, untrusted text of many lines (a model's
+// answer, a prompt, a command line), between ::stop-commands::TOKEN and ::TOKEN::, so the
+// runner takes none of its lines for a workflow command while still showing them. The token
+// is drawn at random for each body and drawn again if the body contains it. Both are
+// redacted; escape sequences and control characters are removed. The whole goes out in one
+// write under the lock, so no command (a secret's ::add-mask::) can fall inside the block
+// and be ignored.
+func (c *Commands) Verbatim(header, body string) {
+	var b strings.Builder
+	b.WriteString(logtext.Line(c.redact.String(header)) + "\n")
+	if body = strings.TrimRight(logtext.Block(c.redact.String(body)), "\n"); body != "" {
+		token, err := stopToken(body)
+		if err != nil {
+			// Without a token the body cannot be fenced; flattened it is still safe.
+			b.WriteString(logtext.Line(body) + "\n")
+		} else {
+			b.WriteString("::stop-commands::" + token + "\n" + body + "\n::" + token + "::\n")
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeLocked(b.String())
+}
+
+// stopToken draws a token for ::stop-commands:: that text does not contain.
+func stopToken(text string) (string, error) {
+	buf := make([]byte, 16)
+	for range maxDelimiterDraws {
+		if _, err := rand.Read(buf); err != nil {
+			return "", err
+		}
+		if t := "agentv-" + hex.EncodeToString(buf); !strings.Contains(text, t) {
+			return t, nil
+		}
+	}
+	return "", fmt.Errorf("could not draw a token that the text does not contain")
+}
+
 // Lengths beyond which annotation text is cut; the summary holds the full story.
 const (
 	maxTitle   = 200
 	maxMessage = 4000
 )
 
-// clean redacts s, removes ANSI sequences and control characters other than newline and
-// tab, and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs
-// into the log. Newlines survive: the command encoding escapes them.
+// clean redacts s, removes ANSI sequences, bidirectional overrides and control characters
+// other than newline and tab, turns every other line break (CR, U+2028, …) into a newline,
+// and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs into the
+// log nor break an annotation where a viewer would. Newlines survive: the command encoding
+// escapes them.
 func (c *Commands) clean(s string, maxRunes int) string {
 	return sanitize(c.redact.String(s), maxRunes)
 }
 
 func sanitize(s string, maxRunes int) string {
-	var b strings.Builder
+	s = strings.TrimRight(logtext.Block(s), "\n")
 	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b { // ESC: skip a CSI/OSC sequence or a two-byte escape
-			i = skipEscape(s, i)
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			r = '\uFFFD'
-		case r == '\n' || r == '\t':
-		case r == '\r':
-			continue
-		case unicode.IsControl(r):
-			continue
-		}
+	for i := range s {
 		if n == maxRunes {
-			b.WriteString("…")
-			break
+			return s[:i] + "…"
 		}
-		b.WriteRune(r)
 		n++
 	}
-	return b.String()
-}
-
-// skipEscape returns the index after the escape sequence starting at s[i] == ESC.
-func skipEscape(s string, i int) int {
-	i++
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '[': // CSI: parameters and intermediates, then a final byte 0x40–0x7e
-		for i++; i < len(s); i++ {
-			if s[i] >= 0x40 && s[i] <= 0x7e {
-				return i + 1
-			}
-		}
-		return i
-	case ']': // OSC: up to BEL or ST (ESC \)
-		for i++; i < len(s); i++ {
-			if s[i] == 0x07 {
-				return i + 1
-			}
-			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-		}
-		return i
-	}
-	return i + 1
+	return s
 }
 
 // annotate writes one annotation without looking at the caps.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/action/actiontest"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -69,6 +70,11 @@ func TestAnnotationEscaping(t *testing.T) {
 			name: "ansi, NUL and newline in title",
 			a:    Annotation{Level: LevelNotice, File: "f.yaml", Title: "a\x1b[31mred\x1b[0m\nnext", Message: "nul\x00here \x1b]8;;http://x\x07link\x1b]8;;\x07"},
 			want: "::notice file=f.yaml,title=ared next::nulhere link",
+		},
+		{
+			name: "every line break is escaped, bidi overrides go",
+			a:    Annotation{Level: LevelWarning, Message: "a\r::add-mask::b\u2028::error::c\u2029d\u0085e\u202ef"},
+			want: "::warning::a%0A::add-mask::b%0A::error::c%0Ad%0Aef",
 		},
 		{
 			name: "end line",
@@ -253,5 +259,75 @@ func golden(t *testing.T, path, got string) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestMessage(t *testing.T) {
+	t.Parallel()
+	var r redact.Redactor
+	var buf bytes.Buffer
+	c := NewCommands(&buf, &r)
+	r.Add("sk-secret-1234")
+	buf.Reset()
+	c.Message(LevelError, "agentv invalid run", "bad input: sk-secret-1234\n::add-mask::e 50%")
+	c.Message(LevelWarning, "", "\x1b[31mred\x1b[0m")
+	c.Message(Level("bogus"), "t:1,2", "n")
+	want := []string{
+		"::error title=agentv invalid run::bad input: ***%0A::add-mask::e 50%25",
+		"::warning::red",
+		"::notice title=t%3A1%2C2::n",
+	}
+	if diff := cmp.Diff(want, lines(buf.String())); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestVerbatim(t *testing.T) {
+	t.Parallel()
+	var r redact.Redactor
+	var buf bytes.Buffer
+	c := NewCommands(&buf, &r)
+	r.Add("sk-secret-1234")
+	buf.Reset()
+	body := "prompt line\n::add-mask::e\r::error::forged\u2028##[set-output name=x]1\n  ::endgroup::\nkey sk-secret-1234\x1b[2J"
+	c.Verbatim("agentv: cli target \"x\": running\n::add-mask::h", body)
+	c.Verbatim("agentv: one line ##[add-mask]h", "")
+	out := buf.String()
+	cmds := actiontest.WorkflowCommands(out)
+	if len(cmds) != 2 || cmds[0].Name != "stop-commands" {
+		t.Fatalf("commands the runner would run: %+v\n%s", cmds, out)
+	}
+	token := strings.TrimPrefix(cmds[0].Line, "::stop-commands::")
+	if len(token) < 32 || cmds[1].Line != "::"+token+"::" {
+		t.Errorf("block not closed by its token: %+v", cmds)
+	}
+	ls := lines(out)
+	wantLines := []string{
+		`agentv: cli target "x": running ::add-mask::h`,
+		"::stop-commands::" + token,
+		"prompt line", "::add-mask::e", "::error::forged", "##[set-output name=x]1", "  ::endgroup::", "key ***",
+		"::" + token + "::",
+		`agentv: one line ##\[add-mask]h`,
+	}
+	if diff := cmp.Diff(wantLines, ls); diff != "" {
+		t.Errorf("verbatim output (-want +got):\n%s", diff)
+	}
+	// A fresh token for every block.
+	buf.Reset()
+	c.Verbatim("h", "x")
+	if strings.Contains(buf.String(), token) {
+		t.Error("token reused")
+	}
+}
+
+func TestWorkflowCommandsReadsLikeTheRunner(t *testing.T) {
+	t.Parallel()
+	log := "plain\n  ::warning::w\r::add-mask::m\nsay ##[error]legacy\n::stop-commands::tok\n::error::ignored\n##[error]ignored\n::tok::\n::notice::n\n"
+	var names []string
+	for _, c := range actiontest.WorkflowCommands(log) {
+		names = append(names, c.Name)
+	}
+	if diff := cmp.Diff([]string{"warning", "add-mask", "error", "stop-commands", "tok", "notice"}, names); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 }

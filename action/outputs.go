@@ -150,6 +150,19 @@ type Summary struct {
 	Path string // GITHUB_STEP_SUMMARY; "" (a local run) makes writes a no-op
 }
 
+// Room returns how many bytes can still be appended to the step summary without going over
+// MaxSummaryBytes (all of it for a local run, which writes nothing).
+func (s Summary) Room() int {
+	if s.Path == "" {
+		return MaxSummaryBytes
+	}
+	fi, err := os.Stat(s.Path)
+	if err != nil {
+		return MaxSummaryBytes
+	}
+	return max(0, MaxSummaryBytes-int(fi.Size()))
+}
+
 // Append adds markdown to the step summary, refusing to go over MaxSummaryBytes.
 func (s Summary) Append(markdown string) error {
 	if s.Path == "" {

@@ -213,3 +213,27 @@ func FuzzOutputs(f *testing.F) {
 		}
 	})
 }
+
+func TestSummaryRoom(t *testing.T) {
+	t.Parallel()
+	if got := (Summary{}).Room(); got != MaxSummaryBytes {
+		t.Errorf("local run: Room = %d", got)
+	}
+	path := filepath.Join(t.TempDir(), "summary")
+	s := Summary{Path: path}
+	if got := s.Room(); got != MaxSummaryBytes {
+		t.Errorf("no file yet: Room = %d", got)
+	}
+	if err := s.Append(strings.Repeat("x", 999) + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Room(); got != MaxSummaryBytes-1000 {
+		t.Errorf("after 1000 bytes: Room = %d", got)
+	}
+	if err := os.WriteFile(path, make([]byte, MaxSummaryBytes+5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Room(); got != 0 {
+		t.Errorf("over-full file: Room = %d", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 )
 
@@ -31,7 +32,8 @@ const consoleTop = 3
 // per errored case), the EVALUATION SUMMARY (counts, mean, median, min, max, sample standard
 // deviation, the five-bin histogram, top and bottom three cases), the warnings count and the
 // outcome with its reason. color adds ANSI styles; model text never carries its own, as
-// escape sequences are stripped from it.
+// escape sequences are stripped from it. Ids, messages and reasons are each flattened to part
+// of one line (logtext.Line), so no line of the summary is a workflow command.
 func Console(w io.Writer, run *Run, color bool) {
 	if run == nil {
 		run = &Run{}
@@ -51,7 +53,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	if len(errored) > 0 {
 		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 		for _, r := range errored {
-			fmt.Fprintf(b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), clean(run.label(r)), clean(truncate(r.Why, whyRunes)))
+			fmt.Fprintf(b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), logtext.Line(run.label(r)), logtext.Line(truncate(r.Why, whyRunes)))
 		}
 		b.WriteString("\n")
 	}
@@ -102,7 +104,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	}
 	line := "Outcome: " + name
 	if run.Decision.Reason != "" {
-		line += " — " + clean(oneLine(run.Decision.Reason))
+		line += " — " + logtext.Line(run.Decision.Reason)
 	}
 	fmt.Fprintf(b, "\n%s\n", p.paint(outcomeStyle(o), line))
 }
@@ -134,7 +136,7 @@ func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
 
 func writeRanked(b io.Writer, recs []*Case, run *Run) {
 	for i, r := range recs {
-		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), clean(run.label(r)))
+		fmt.Fprintf(b, "  %d. %.3f  %s\n", i+1, caseScore(r), logtext.Line(run.label(r)))
 	}
 }
 
@@ -185,25 +187,20 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	b = append(b, ' ')
 	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
 	b = append(b, ' ')
-	// Printable ASCII parts joined by "/" are what clean(oneLine(dataset/id)) would give.
-	if isOneLine(rec.Dataset) && isOneLine(rec.EvalID) {
-		if rec.Dataset != "" {
-			b = append(b, rec.Dataset...)
-			b = append(b, '/')
-		}
-		b = append(b, rec.EvalID...)
-	} else if rec.Dataset != "" {
-		b = append(b, clean(oneLine(rec.Dataset+"/"+rec.EvalID))...)
-	} else {
-		b = append(b, clean(oneLine(rec.EvalID))...)
+	// Each part is one safe line (logtext.Line returns the common plain id as it is), and "/"
+	// between them cannot join them into a command.
+	if rec.Dataset != "" {
+		b = append(b, logtext.Line(rec.Dataset)...)
+		b = append(b, '/')
 	}
+	b = append(b, logtext.Line(rec.EvalID)...)
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)
 	b = append(b, ')')
 	if vd == results.VerdictError {
 		if msg := firstError(rec); msg != "" {
 			b = append(b, ": "...)
-			b = append(b, clean(truncate(oneLine(msg), 200))...)
+			b = append(b, logtext.Line(truncate(oneLine(msg), 200))...)
 		}
 	}
 	b = append(b, '\n')

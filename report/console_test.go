@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
@@ -142,4 +143,67 @@ func FuzzOneLine(f *testing.F) {
 			t.Errorf("oneLine(%q) = %q, want %q", s, oneLine(s), want)
 		}
 	})
+}
+
+// hostileTexts are ids, messages and file names that try to become workflow commands or to
+// rewrite the log, each with a different line break or trick.
+var hostileTexts = []string{
+	"x\n::add-mask::e",
+	"x\r::stop-commands::tok",
+	"x\r\n  ::error file=a.go,line=1::forged",
+	"x\u2028::set-output name=outcome::pass",
+	"x\u2029::warning::p",
+	"x\u0085::notice::nel",
+	"x\v::debug::vt",
+	"x\f::group::ff",
+	"::add-mask::lead",
+	"\t::add-mask::tab",
+	"ok ##[add-mask]e",
+	"\x1b[2K\x1b[1A::add-mask::ansi",
+	"x\u202e::add-mask::bidi",
+}
+
+// checkLogLines fails for a line a GitHub runner would take for a workflow command.
+func checkLogLines(t *testing.T, name, out string) {
+	t.Helper()
+	for _, line := range strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l := strings.TrimLeftFunc(line, unicode.IsSpace); strings.HasPrefix(l, "::") || strings.Contains(line, "##[") {
+			t.Errorf("%s: workflow command in %q", name, line)
+		}
+		if strings.ContainsAny(line, "\x1b\u2028\u2029\u0085\v\f\u202e") {
+			t.Errorf("%s: line break or escape in %q", name, line)
+		}
+	}
+}
+
+func TestConsoleHostileText(t *testing.T) {
+	t.Parallel()
+	var recs []*results.Record
+	for i, h := range hostileTexts {
+		recs = append(recs,
+			&results.Record{EvalID: h, Dataset: h, File: h, Line: i + 1, Score: 0.9, Verdict: results.VerdictPass},
+			&results.Record{EvalID: h + "-err", File: "f.yaml", Line: i + 1, Verdict: results.VerdictError, Error: h},
+			&results.Record{EvalID: h, File: "g.yaml", Line: i + 1, Score: 0.1, Verdict: results.VerdictFail, Reasoning: h})
+	}
+	counts := gate.Tally(recs)
+	counts.Problems = hostileTexts
+	run := &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}
+	for _, color := range []bool{false, true} {
+		var b bytes.Buffer
+		Console(&b, run, color)
+		// Our own styles are the only escapes.
+		out := strings.NewReplacer(ansiReset, "", ansiBold, "", ansiRed, "", ansiGreen, "", ansiYellow, "").Replace(b.String())
+		checkLogLines(t, "Console", out)
+		if !strings.Contains(b.String(), `\::add-mask::lead`) {
+			t.Errorf("Console does not show the leading-colon id escaped:\n%s", b.String())
+		}
+	}
+	for i, r := range recs {
+		var b bytes.Buffer
+		Progress(&b, r, i+1, len(recs))
+		checkLogLines(t, "Progress", b.String())
+		if n := strings.Count(b.String(), "\n"); n != 1 {
+			t.Errorf("Progress wrote %d lines for %q", n, r.EvalID)
+		}
+	}
 }

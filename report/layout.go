@@ -50,6 +50,19 @@ var (
 // says so in the body.
 func Summary(run *Run) string { return renderSurface(run, "", summarySurface) }
 
+// SummaryWithin renders the job summary as Summary does, within maxBytes when that is less
+// than SummaryLimit: the runner's limit applies to the whole step summary file, which an
+// earlier run in the same step may have filled partly. The headline is never dropped, so
+// the result exceeds a budget too small for it.
+func SummaryWithin(run *Run, maxBytes int) string {
+	s := summarySurface
+	s.maxBytes = max(0, min(maxBytes, SummaryLimit))
+	if s.maxBytes == 0 {
+		s.maxBytes = 1 // 0 means no limit
+	}
+	return renderSurface(run, "", s)
+}
+
 // Comment renders the sticky PR comment: the summary's content within CommentLimit characters
 // (and CommentByteLimit bytes), starting with the caller's hidden marker line, verbatim.
 func Comment(run *Run, marker string) string { return renderSurface(run, marker, commentSurface) }

@@ -235,3 +235,33 @@ func BenchmarkReports100k(b *testing.B) {
 		}
 	}
 }
+
+// A step summary file already partly filled leaves less than the limit: the summary degrades
+// to what fits, keeping at least the headline.
+func TestSummaryWithin(t *testing.T) {
+	t.Parallel()
+	run := syntheticRun(30, 30, 500, DetailsAll)
+	full := Summary(run)
+	for _, budget := range []int{len(full) + 100, len(full) / 2, 3000, 0, -5} {
+		out := SummaryWithin(run, budget)
+		if !strings.HasPrefix(out, "## ") || !strings.Contains(out, "AgentV evals: fail") || !strings.Contains(out, "**Outcome: fail**") {
+			t.Errorf("budget %d: the headline is missing:\n%.400s", budget, out)
+		}
+		switch {
+		case budget >= len(full):
+			if out != full {
+				t.Errorf("budget %d: the whole summary fits but was cut", budget)
+			}
+		case budget >= 3000:
+			if len(out) > budget {
+				t.Errorf("budget %d: %d bytes", budget, len(out))
+			}
+			if !strings.Contains(out, "omitted to fit") {
+				t.Errorf("budget %d: no notice of what was left out", budget)
+			}
+		}
+	}
+	if got := SummaryWithin(run, 10*SummaryLimit); got != full {
+		t.Error("a budget above SummaryLimit should not raise the summary's own limit")
+	}
+}

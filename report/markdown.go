@@ -318,7 +318,11 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
 	c := run.Counts
 	if c.Total == 0 && len(recs) == 0 {
-		b.WriteString("**No eval case ran.**\n\n")
+		if c.Skipped > 0 {
+			fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
+		} else {
+			b.WriteString("**No eval case ran.**\n\n")
+		}
 		fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 		b.WriteString(settingsLine(run, recs) + "\n\n")
 		return b.String()

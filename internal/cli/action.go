@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -29,7 +32,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	red.Add(in.GitHubToken)
 	ev, evErr := action.LoadEvent(c.Getenv)
 	if evErr != nil {
-		fmt.Fprintf(c.Stdout, "::warning::%s\n", escapeCommand(red.String("could not read the event payload: "+evErr.Error())))
+		cmds.Message(action.LevelWarning, "", "could not read the event payload: "+evErr.Error())
 	}
 
 	workspace := env.Workspace
@@ -89,7 +92,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}
 	cmds.Group("agentv: running evals")
-	out, err := c.engine(cfg, red).Run(ctx)
+	out, err := c.engine(cfg, red, cmds).Run(ctx)
 	defer out.Close()
 	cmds.EndGroup()
 	if err != nil {
@@ -124,16 +127,19 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	marker := p.env.CommentMarker(p.in.CommentKey)
 	if out.keepOutputs(run) {
 		if err := writeReports(dir, run, marker); err != nil {
-			fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
+			p.cmds.Message(action.LevelError, "", err.Error())
 		}
 	} else {
-		fmt.Fprintf(c.Stdout, "::notice::%s\n", escapeCommand(strings.TrimPrefix(keptMessage, "agentv: ")))
+		p.cmds.Message(action.LevelNotice, "", strings.TrimPrefix(keptMessage, "agentv: "))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
 	report.Console(c.Stdout, run, false)
 
-	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {
-		fmt.Fprintf(c.Stdout, "::warning::could not write the job summary: %s\n", escapeCommand(err.Error()))
+	// The step summary file may hold an earlier run's summary already; the limit is the
+	// file's, so this one gets the room that is left (less the newline Append may add).
+	sum := action.Summary{Path: p.env.SummaryPath}
+	if err := sum.Append(report.SummaryWithin(run, sum.Room()-1)); err != nil {
+		p.cmds.Message(action.LevelWarning, "", "could not write the job summary: "+err.Error())
 	}
 	// Passing cases get no annotations. Failing cases keep their records as far as the
 	// annotation caps reach (Collector.KeepWorst); the others are only counted.
@@ -151,10 +157,10 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}), omitted)
 	if run.Decision.Outcome == gate.Invalid {
 		// Input and configuration problems often have no file position to annotate.
-		fmt.Fprintf(c.Stdout, "::error title=agentv invalid run::%s\n", escapeCommand(p.red.String(run.Decision.Reason)))
+		p.cmds.Message(action.LevelError, "agentv invalid run", run.Decision.Reason)
 	}
 	if run.Decision.Outcome == gate.Skipped {
-		fmt.Fprintf(c.Stdout, "::notice title=agentv skipped::%s\n", escapeCommand(run.Decision.Reason+". "+forkRecipe))
+		p.cmds.Message(action.LevelNotice, "agentv skipped", run.Decision.Reason+". "+forkRecipe)
 	}
 
 	commentURL := p.postComment(ctx, run, marker)
@@ -169,7 +175,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if run.Decision.Outcome == gate.Skipped {
-		ro.Skipped = len(out.Cases)
+		ro.Skipped = counts.Skipped
 	}
 	if counts.Total > 0 {
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
@@ -180,7 +186,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		ro.ResultsPath = rel("results.jsonl")
 	}
 	if err := (action.Outputs{Path: p.env.OutputPath}).SetAll(ro.Pairs()); err != nil {
-		fmt.Fprintf(c.Stdout, "::warning::could not write step outputs: %s\n", escapeCommand(err.Error()))
+		p.cmds.Message(action.LevelWarning, "", "could not write step outputs: "+err.Error())
 	}
 	_ = action.ChownToWorkspaceOwner(p.workspace, dir)
 	return run.Decision.Outcome.ExitCode(p.in.FailOnSkip)
@@ -195,38 +201,54 @@ func (p *publisher) postComment(ctx context.Context, run *report.Run, marker str
 	}
 	if p.ev.SecretsWithheld() && p.in.PRNumber == 0 {
 		// A fork's token is read-only: a comment would fail with 403.
-		fmt.Fprintln(p.c.Stdout, "::notice::no PR comment: the token of a fork pull request cannot write comments (see the job summary)")
+		p.cmds.Message(action.LevelNotice, "", "no PR comment: the token of a fork pull request cannot write comments (see the job summary)")
 		return ""
 	}
 	if p.in.GitHubToken == "" {
-		fmt.Fprintln(p.c.Stdout, "::warning::no PR comment: the github-token input is empty")
+		p.cmds.Message(action.LevelWarning, "", "no PR comment: the github-token input is empty")
 		return ""
 	}
 	store, err := action.NewGitHubStore(p.in.GitHubToken, p.env.APIURL, p.env.Repository)
 	if err != nil {
-		fmt.Fprintf(p.c.Stdout, "::warning::no PR comment: %s\n", escapeCommand(p.red.String(err.Error())))
+		p.cmds.Message(action.LevelWarning, "", "no PR comment: "+err.Error())
 		return ""
 	}
 	hasWarnings := len(run.Diagnostics) > 0
 	url, err := action.Upsert(ctx, store, pr, marker, report.Comment(run, marker), p.in.Comment, run.Decision.Outcome, hasWarnings)
 	if err != nil {
-		fmt.Fprintf(p.c.Stdout, "::warning title=PR comment not updated::%s\n", escapeCommand(p.red.String(err.Error())))
+		p.cmds.Message(action.LevelWarning, "PR comment not updated", err.Error())
 		return ""
 	}
 	return url
 }
 
-// engine returns an Engine for cfg with progress on stderr: a line per finished case (and
-// the verbose log), buffered for at most progressFlush and flushed when the run ends.
-func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
+// engine returns an Engine for cfg with progress on stderr: a line per finished case,
+// buffered for at most progressFlush and flushed when the run ends. With --verbose it logs
+// too; log messages carry model text (prompts, command lines, a target's stderr), so each is
+// made safe for the log: under GitHub Actions (cmds set) the first line is flattened and the
+// rest is fenced by Verbatim, elsewhere every line is flattened behind the "agentv:" prefix.
+func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Commands) *Engine {
 	var done int
 	pw := newProgressWriter(c.Stderr)
 	return &Engine{
 		Cfg: cfg, Redactor: red,
 		Logf: func(format string, args ...any) {
-			if cfg.Verbose {
-				fmt.Fprintf(pw, "agentv: "+format+"\n", args...)
+			if !cfg.Verbose {
+				return
 			}
+			head, body := splitFirstLine(red.String(fmt.Sprintf(format, args...)))
+			if cmds != nil {
+				cmds.Verbatim("agentv: "+head, body)
+				return
+			}
+			var b strings.Builder
+			b.WriteString("agentv: " + logtext.Line(head) + "\n")
+			if body = strings.TrimRight(logtext.Block(body), "\n"); body != "" {
+				for _, line := range strings.Split(body, "\n") {
+					b.WriteString("agentv:   " + logtext.Line(line) + "\n")
+				}
+			}
+			_, _ = io.WriteString(pw, b.String())
 		},
 		Handler: runner.HandlerFunc(func(rec *results.Record) {
 			done++ // handler calls are serialized by the runner
@@ -236,15 +258,24 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor) *Engine {
 	}
 }
 
+// splitFirstLine returns the first line of s and the rest, at any kind of line break.
+func splitFirstLine(s string) (head, rest string) {
+	i := strings.IndexAny(s, "\r\n\v\f\u0085\u2028\u2029")
+	if i < 0 {
+		return s, ""
+	}
+	_, size := utf8.DecodeRuneInString(s[i:])
+	rest = s[i+size:]
+	if s[i] == '\r' {
+		rest = strings.TrimPrefix(rest, "\n")
+	}
+	return s[:i], rest
+}
+
 // details parses the details input; an invalid one was reported with the inputs.
 func details(d action.Details) report.DetailLevel {
 	if l, err := report.ParseDetailLevel(string(d)); err == nil {
 		return l
 	}
 	return report.DetailsFailures
-}
-
-// escapeCommand escapes a workflow command's message (%, CR, LF).
-func escapeCommand(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/suite"
 )
 
@@ -15,7 +16,8 @@ const (
 )
 
 // printDiagnostics prints every diagnostic sorted by position, errors in red and
-// warnings in yellow on a terminal.
+// warnings in yellow on a terminal. Each is one line: file names and messages may carry
+// line breaks and workflow commands (logtext.Line).
 func printDiagnostics(w io.Writer, ds []suite.Diagnostic, color bool) {
 	ds = append([]suite.Diagnostic(nil), ds...)
 	suite.SortDiagnostics(ds)
@@ -26,9 +28,9 @@ func printDiagnostics(w io.Writer, ds []suite.Diagnostic, color bool) {
 			if d.IsError() {
 				c = ansiRed
 			}
-			fmt.Fprintf(w, "%s%s: %s%s\n", c, label, d.Error(), ansiReset)
+			fmt.Fprintf(w, "%s%s: %s%s\n", c, label, logtext.Line(d.Error()), ansiReset)
 			continue
 		}
-		fmt.Fprintf(w, "%s: %s\n", label, d.Error())
+		fmt.Fprintf(w, "%s: %s\n", label, logtext.Line(d.Error()))
 	}
 }

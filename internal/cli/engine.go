@@ -68,6 +68,7 @@ type Outcome struct {
 	Diagnostics []suite.Diagnostic
 	Problems    []string // configuration or input problems: the run is invalid
 	SkipReason  string
+	Skipped     int // cases planned but not run because the run was skipped
 	Targets     []string
 	Started     time.Time
 	Duration    time.Duration
@@ -213,7 +214,12 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		e.finish(out, p, st)
 		if len(p.unset) > 0 {
 			u := p.unset[0]
-			out.SkipReason = fmt.Sprintf("%s; secrets are not passed to workflows triggered from forks, so no case ran", strings.TrimSpace(cfg.SkipReason+" "+fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)))
+			need := fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)
+			if why := strings.TrimSpace(cfg.SkipReason); why != "" {
+				need = why + ": " + need
+			}
+			out.SkipReason = need + "; secrets are not passed to workflows triggered from forks, so no case ran"
+			out.Skipped = len(jobs)
 			out.Duration = e.Now().Sub(out.Started)
 			return out, nil
 		}

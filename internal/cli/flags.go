@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseFinite parses a float that is a number: NaN and the infinities compare false with
+// every bound, so a range check alone would let them through.
+func parseFinite(v string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// maxSeconds bounds durations given in seconds: more would overflow time.Duration.
+const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
+
 // secondsValue is a flag.Value for durations given in (possibly fractional) seconds.
 type secondsValue struct{ d *time.Duration }
 
@@ -40,8 +51,8 @@ func (s secondsValue) String() string {
 }
 
 func (s secondsValue) Set(v string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 {
+	f, ok := parseFinite(v)
+	if !ok || f < 0 || f > maxSeconds {
 		return fmt.Errorf("want a number of seconds >= 0, got %q", v)
 	}
 	*s.d = time.Duration(f * float64(time.Second))
@@ -52,15 +63,15 @@ func (s secondsValue) Set(v string) error {
 type millisValue struct{ d *time.Duration }
 
 func (m millisValue) String() string {
-	if m.d == nil {
+	if m.d == nil || *m.d == 0 {
 		return ""
 	}
 	return strconv.FormatInt(m.d.Milliseconds(), 10)
 }
 
 func (m millisValue) Set(v string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 {
+	f, ok := parseFinite(v)
+	if !ok || f < 0 || f > maxSeconds*1000 {
 		return fmt.Errorf("want milliseconds >= 0, got %q", v)
 	}
 	*m.d = time.Duration(f * float64(time.Millisecond))
@@ -73,8 +84,9 @@ type scoreValue struct {
 	set *bool
 }
 
+// String is the default shown in the help: none for an optional score that was not given.
 func (s scoreValue) String() string {
-	if s.f == nil {
+	if s.f == nil || (s.set != nil && !*s.set) {
 		return ""
 	}
 	return strconv.FormatFloat(*s.f, 'f', -1, 64)
@@ -93,9 +105,29 @@ func (s scoreValue) Set(v string) error {
 }
 
 func parseScore(v string) (float64, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 || f > 1 {
+	f, ok := parseFinite(v)
+	if !ok || f < 0 || f > 1 {
 		return 0, fmt.Errorf("want a score between 0 and 1, got %q", v)
 	}
 	return f, nil
+}
+
+// countValue is a flag.Value for a count that cannot be negative.
+type countValue struct{ n *int }
+
+// String is the default shown in the help, none for 0 (as for an int flag).
+func (c countValue) String() string {
+	if c.n == nil || *c.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(*c.n)
+}
+
+func (c countValue) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number >= 0, got %q", v)
+	}
+	*c.n = n
+	return nil
 }

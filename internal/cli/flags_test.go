@@ -45,6 +45,24 @@ func TestEvalFlags(t *testing.T) {
 		{name: "double dash ends flags", args: []string{"--", "--weird.yaml"}, paths: []string{"--weird.yaml"}},
 		{name: "score out of range", args: []string{"--min-score", "1.5"}, wantErr: "between 0 and 1"},
 		{name: "negative timeout", args: []string{"--timeout", "-1"}, wantErr: "seconds >= 0"},
+		{name: "NaN timeout", args: []string{"--timeout", "NaN"}, wantErr: "seconds >= 0"},
+		{name: "infinite timeout", args: []string{"--timeout", "+Inf"}, wantErr: "seconds >= 0"},
+		{name: "NaN min score", args: []string{"--min-score", "NaN"}, wantErr: "between 0 and 1"},
+		{name: "infinite min score", args: []string{"--min-score", "+Inf"}, wantErr: "between 0 and 1"},
+		{name: "NaN case threshold", args: []string{"--case-threshold", "nan"}, wantErr: "between 0 and 1"},
+		{name: "negative case threshold", args: []string{"--case-threshold", "-0.1"}, wantErr: "between 0 and 1"},
+		{name: "negative max failures", args: []string{"--max-failures", "-1"}, wantErr: "whole number >= 0"},
+		{name: "negative max errors", args: []string{"--max-errors", "-1"}, wantErr: "whole number >= 0"},
+		{name: "negative workers", args: []string{"--workers", "-1"}, wantErr: "whole number >= 0"},
+		{name: "negative max concurrency", args: []string{"--max-concurrency", "-3"}, wantErr: "whole number >= 0"},
+		{name: "negative max retries", args: []string{"--max-retries", "-1"}, wantErr: "whole number >= 0"},
+		{name: "NaN dry-run delay", args: []string{"--dry-run-delay", "NaN"}, wantErr: "milliseconds >= 0"},
+		{name: "zero counts are fine", args: []string{"--workers", "0", "--max-retries", "0", "s.yaml"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Workers != 0 || cfg.MaxRetries != 0 {
+					t.Errorf("cfg = %+v", cfg)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +90,64 @@ func TestEvalFlags(t *testing.T) {
 				tt.check(t, cfg, minSet)
 			}
 		})
+	}
+}
+
+// TestGateFlagsExitInvalid checks that the commands refuse gate values the Action inputs
+// refuse too, with exit 2 and a message naming the flag.
+func TestGateFlagsExitInvalid(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"eval", "--min-score", "NaN", "s.yaml"},
+		{"eval", "--case-threshold", "NaN", "s.yaml"},
+		{"eval", "--max-failures", "-1", "s.yaml"},
+		{"eval", "--workers", "-1", "s.yaml"},
+		{"eval", "--timeout", "-5", "s.yaml"},
+		{"eval", "--max-retries", "-1", "s.yaml"},
+		{"report", "--results", "r.jsonl", "--min-score", "Inf"},
+		{"report", "--results", "r.jsonl", "--case-threshold", "2"},
+		{"report", "--results", "r.jsonl", "--max-errors", "-1"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr strings.Builder
+			c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Cwd: t.TempDir()}
+			if code := c.Main(t.Context(), args); code != gate.ExitInvalid {
+				t.Errorf("exit %d, want %d", code, gate.ExitInvalid)
+			}
+			flagName := strings.TrimPrefix(args[len(args)-2], "--")
+			if args[0] == "eval" {
+				flagName = strings.TrimPrefix(args[1], "--")
+			}
+			if !strings.Contains(stderr.String(), "invalid value") || !strings.Contains(stderr.String(), "flag -"+flagName+":") {
+				t.Errorf("stderr does not name the flag %s:\n%s", flagName, stderr.String())
+			}
+		})
+	}
+}
+
+// TestFlagHelp checks that each default shows once, and none for a flag that has none.
+func TestFlagHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"eval", "report"} {
+		var stdout, stderr strings.Builder
+		c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+		if code := c.Main(t.Context(), []string{cmd, "-h"}); code != 0 {
+			t.Fatalf("%s -h: exit %d", cmd, code)
+		}
+		help := stderr.String()
+		lines := strings.Split(help, "\n")
+		for i, line := range lines {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s -h: default shown twice: %q", cmd, line)
+			}
+			if strings.Contains(line, "-min-score") && i+1 < len(lines) && strings.Contains(lines[i+1], "(default") {
+				t.Errorf("%s -h: --min-score is unset by default but shows %q", cmd, lines[i+1])
+			}
+		}
+		if !strings.Contains(help, "(default 0.8)") {
+			t.Errorf("%s -h does not show the case threshold default:\n%s", cmd, help)
+		}
 	}
 }
 

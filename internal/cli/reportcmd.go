@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -22,9 +23,9 @@ func (c *Command) reportCmd(args []string) int {
 	var minScore float64
 	var minSet bool
 	fs.Var(scoreValue{f: &minScore, set: &minSet}, "min-score", "minimum mean score")
-	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold (default 0.8)")
-	fs.IntVar(&g.MaxFailures, "max-failures", 0, "failed cases allowed")
-	fs.IntVar(&g.MaxErrors, "max-errors", 0, "errored cases allowed")
+	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
+	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
+	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -72,7 +73,7 @@ func (c *Command) reportCmd(args []string) int {
 	run := buildRun(out, g)
 	if out.keepOutputs(run) {
 		if err := writeReports(dir, run, localMarker); err != nil {
-			fmt.Fprintf(c.Stderr, "agentv: %v\n", err)
+			fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
 		}
 	} else {
 		fmt.Fprintln(c.Stderr, keptMessage)

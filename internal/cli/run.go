@@ -12,6 +12,7 @@ import (
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/atomicfile"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -27,7 +28,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if ro.actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
-	out, err := c.engine(cfg, red).Run(ctx)
+	out, err := c.engine(cfg, red, cmds).Run(ctx)
 	defer out.Close()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
@@ -52,7 +53,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	}
 	if out.keepOutputs(run) {
 		if werr := writeReports(dir, run, localMarker); werr != nil {
-			fmt.Fprintf(c.Stderr, "agentv: %v\n", werr)
+			fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(werr.Error()))
 		}
 	} else {
 		fmt.Fprintln(c.Stderr, keptMessage)
@@ -60,7 +61,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
 	report.Console(c.Stdout, run, isTerminal(c.Stdout))
 	if out.ResultsPath != "" {
-		fmt.Fprintf(c.Stdout, "Results written to %s\n", relTo(c.Cwd, out.ResultsPath))
+		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
 	}
 	return run.Decision.Outcome.ExitCode(false)
 }
@@ -97,6 +98,7 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts.SkipReason = out.SkipReason
 	counts.Planned, counts.PlannedAtLeast = out.Planned, out.Planned > 0 && !out.PlannedComplete
 	counts.Stopped = out.Cancelled || out.stopped
+	counts.Skipped = out.Skipped
 	return &report.Run{
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),

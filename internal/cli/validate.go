@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
@@ -52,16 +53,15 @@ func (c *Command) validateCmd(args []string) int {
 		tf := providers.LoadTargets(tpath, providers.NewEnv(c.Environ, s.Dir, s.RepoRoot), red)
 		diags = append(diags, tf.Diagnostics...)
 		for _, t := range tf.Targets {
+			if _, err := tf.Find(t.Name); err != nil || t.Kind == "" {
+				continue // the loader has reported what makes this target unusable
+			}
 			_, warns, err := providers.New(t, providers.Options{})
 			diags = append(diags, warns...)
-			var uv *providers.UnsetVarError
-			switch {
-			case errors.As(err, &uv):
-				diags = append(diags, suite.Diagnostic{File: uv.Pos.File, Line: uv.Pos.Line, Col: uv.Pos.Col,
-					Severity: suite.SeverityWarning, Kind: "unset-variable",
-					Message: fmt.Sprintf("target %q: %s: environment variable %s is not set here", uv.Target, uv.Field, uv.Var)})
-			case err != nil:
-				diags = append(diags, suite.Diagnostic{File: tf.Path, Severity: suite.SeverityError, Message: red.String(err.Error())})
+			for _, d := range targetDiagnostics(err, tf.Path, red) {
+				if !slices.ContainsFunc(diags, func(o suite.Diagnostic) bool { return sameProblem(o, d) }) {
+					diags = append(diags, d)
+				}
 			}
 		}
 	}
@@ -78,4 +78,38 @@ func (c *Command) validateCmd(args []string) int {
 		return gate.ExitInvalid
 	}
 	return 0
+}
+
+// targetDiagnostics turns the error of building a target's provider into diagnostics at the
+// setting's position: an unset variable is a warning here (the run may have it), anything
+// else an error.
+func targetDiagnostics(err error, file string, red *redact.Redactor) []suite.Diagnostic {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var ds []suite.Diagnostic
+		for _, e := range j.Unwrap() {
+			ds = append(ds, targetDiagnostics(e, file, red)...)
+		}
+		return ds
+	}
+	var uv *providers.UnsetVarError
+	var se *providers.SettingError
+	switch {
+	case errors.As(err, &uv):
+		return []suite.Diagnostic{{File: uv.Pos.File, Line: uv.Pos.Line, Col: uv.Pos.Col,
+			Severity: suite.SeverityWarning, Kind: "unset-variable",
+			Message: fmt.Sprintf("target %q: %s: environment variable %s is not set here", uv.Target, uv.Field, uv.Var)}}
+	case errors.As(err, &se) && se.Pos.File != "":
+		return []suite.Diagnostic{{File: se.Pos.File, Line: se.Pos.Line, Col: se.Pos.Col, Severity: suite.SeverityError,
+			Message: red.String(fmt.Sprintf("target %q: %s: %s", se.Target, se.Field, se.Msg))}}
+	}
+	return []suite.Diagnostic{{File: file, Severity: suite.SeverityError, Message: red.String(err.Error())}}
+}
+
+// sameProblem reports whether two diagnostics say the same thing at the same place, whatever
+// their kinds.
+func sameProblem(a, b suite.Diagnostic) bool {
+	return a.File == b.File && a.Line == b.Line && a.Col == b.Col && a.Severity == b.Severity && a.Message == b.Message
 }

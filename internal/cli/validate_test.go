@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentv/action/gate"
+)
+
+// TestValidateTargetErrorsOnce checks that a targets-file problem found both by the loader
+// and by building the provider is printed once, at the setting's position.
+func TestValidateTargetErrorsOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"s.yaml":    "evalcases:\n  - id: a\n    input: hi\n",
+		"targets.yaml": `targets:
+  - name: default
+    provider: cli
+  - name: bad-template
+    provider: cli
+    command_template: "run {NOPE}"
+  - name: unknown
+    provider: nosuch
+  - name: hot
+    provider: openai
+    api_key: abcd1234
+    model: m
+    temperature: 9
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr strings.Builder
+	c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Cwd: dir}
+	if code := c.Main(t.Context(), []string{"validate", "s.yaml"}); code != gate.ExitInvalid {
+		t.Fatalf("exit %d, want %d\n%s%s", code, gate.ExitInvalid, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		`targets.yaml:2:5: target "default": command_template: required setting is missing`,
+		`targets.yaml:6:5: target "bad-template": command_template: unsupported placeholder {NOPE}`,
+		`target "unknown": provider: unknown provider "nosuch"`,
+		`targets.yaml:13:5: target "hot": temperature: want a number from 0 to 2`,
+		"4 errors",
+	} {
+		if n := strings.Count(out, want); n != 1 {
+			t.Errorf("%q printed %d times, want once:\n%s", want, n, out)
+		}
+	}
+	if strings.Contains(out, "targets.yaml: targets.yaml:") || strings.Contains(out, "not supported here yet") {
+		t.Errorf("an error is printed again from the provider, without its own position:\n%s", out)
+	}
+}
