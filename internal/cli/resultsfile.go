@@ -27,7 +27,7 @@ type resultsFile struct {
 // createResults starts the results file at path with its start record.
 func createResults(path string, start *results.RunRecord) (*resultsFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("could not create results directory: %w", err)
+		return nil, fmt.Errorf("could not create results directory %s: %w", filepath.Dir(path), err)
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
