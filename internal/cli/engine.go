@@ -98,6 +98,7 @@ type targetKey struct{ file, name string }
 type planner struct {
 	e         *Engine
 	files     map[string]*providers.TargetsFile
+	reported  map[string]bool // targets files whose diagnostics are in diags
 	providers map[targetKey]providers.Provider
 	errs      map[targetKey]error
 	mu        sync.Mutex
@@ -136,8 +137,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
-		errs: map[targetKey]error{}, targets: map[string]bool{}}
+		errs: map[targetKey]error{}, targets: map[string]bool{}, reported: map[string]bool{}}
 	st := &loadState{}
+	p.preload(files)
 
 	var jobs []*runner.Job
 	if cfg.SkipOnUnsetSecret {
@@ -274,13 +276,29 @@ func (p *planner) targetName(s *suite.Suite, c *suite.Case) string {
 }
 
 func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
+	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reported[tf.Abs] {
+		p.reported[tf.Abs] = true
+		p.diags = append(p.diags, tf.Diagnostics...)
+	}
+	return tf, nil
+}
+
+// loadTargets loads (once) the targets file of eval files in dir, registering the value of
+// every `${{ VAR }}` reference it holds with the redactor.
+func (p *planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, error) {
 	cfg := &p.e.Cfg
 	var path string
 	var err error
 	if cfg.TargetsPath != "" {
 		path, err = providers.ResolveTargetsFlag(cfg.TargetsPath)
 	} else {
-		path, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, cfg.Cwd)
+		path, err = providers.FindTargetsFile(dir, repoRoot, cfg.Cwd)
 	}
 	if err != nil {
 		return nil, err
@@ -292,11 +310,32 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	env := providers.NewEnv(cfg.Environ, s.Dir, s.RepoRoot)
+	env := providers.NewEnv(cfg.Environ, dir, repoRoot)
 	tf := providers.LoadTargets(path, env, p.e.Redactor)
 	p.files[abs] = tf
-	p.diags = append(p.diags, tf.Diagnostics...)
 	return tf, nil
+}
+
+// preload loads the targets file of every eval file before any case runs, so that every
+// secret any of them references is masked from the first output on: child processes inherit
+// the environment and may print a variable of a target that runs later, or never. Problems
+// are reported when a case needs the file.
+func (p *planner) preload(files []string) {
+	cfg := &p.e.Cfg
+	seen := map[string]bool{}
+	for _, f := range files {
+		abs := f
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cfg.Cwd, abs)
+		}
+		abs, _ = filepath.Abs(abs)
+		dir := filepath.Dir(filepath.Clean(abs))
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		_, _ = p.loadTargets(dir, suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd))
+	}
 }
 
 // forSuite fills p.last for s: its display path and targets file, looked up once per file

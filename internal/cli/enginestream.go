@@ -98,7 +98,9 @@ func (e *Engine) finish(out *Outcome, p *planner, st *loadState) {
 	}
 	p.mu.Unlock()
 	for i := range out.Diagnostics {
-		out.Diagnostics[i].File = e.display(out.Diagnostics[i].File)
+		d := &out.Diagnostics[i]
+		d.File = e.display(d.File)
+		d.Message = e.Redactor.String(d.Message)
 	}
 	sort.Strings(out.Targets)
 	for _, d := range out.Diagnostics {
