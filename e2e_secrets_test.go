@@ -1,0 +1,119 @@
+package main_test
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// leakScript prints a secret the way a careless agent or judge might: plainly, encoded,
+// inside longer base64 data at every alignment, wrapped over lines, and as a tool name.
+const leakScript = `import base64, json, os, sys, urllib.parse
+key = os.environ["AGENTV_E2E_UNUSED_KEY"]
+b = key.encode()
+forms = [
+    "plain " + key,
+    "b64 " + base64.b64encode(b).decode(),
+    "b64url " + base64.urlsafe_b64encode(b).decode().rstrip("="),
+    "url " + urllib.parse.quote(key, safe=""),
+    "hex " + b.hex() + " " + b.hex().upper(),
+    "split " + key[:11] + "\n    " + key[11:23] + "\n" + key[23:],
+    "escaped " + key[:9] + "\\n" + key[9:],
+]
+for k in range(3):
+    forms.append("embedded " + base64.b64encode(b"x" * k + b"Authorization: Bearer " + b + b" end").decode())
+text = "\n".join(forms)
+if sys.argv[1] == "agent":
+    with open(sys.argv[2], "w") as f:
+        json.dump({"output_messages": [{"role": "assistant", "content": text,
+                   "tool_calls": [{"tool": "call_" + key, "input": {}}]}]}, f)
+else:
+    json.load(sys.stdin)
+    print(json.dumps({"score": 0, "hits": [], "misses": [text], "reasoning": text}))
+`
+
+// TestSecretsOfUnusedTargetsNeverReachReports: a child process inherits the environment,
+// so it can print the key of a target that does not run in this invocation. That key, in
+// any common encoding, must not reach the results, the reports or the console.
+func TestSecretsOfUnusedTargetsNeverReachReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	const key = "sk-e2e-unused/Key+0123456789abcdefXYZ"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"leak.py": leakScript,
+		"targets.yaml": `targets:
+  - name: default
+    provider: cli
+    command_template: python3 leak.py agent {OUTPUT_FILE}
+  - name: never-runs
+    provider: openai
+    model: gpt-4o
+    api_key: ${{ AGENTV_E2E_UNUSED_KEY }}
+`,
+		"s.yaml": "evalcases:\n  - id: leak\n    input: hi\n    evaluators: [{name: j, type: code_judge, script: [python3, leak.py, judge]}]\n",
+	})
+	res := agentv(t, dir, []string{"AGENTV_E2E_UNUSED_KEY=" + key}, "eval", "s.yaml")
+	if len(res.records) != 1 {
+		t.Fatalf("exit %d, %d records\nstdout:\n%s\nstderr:\n%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	texts := map[string]string{"stdout": res.stdout, "stderr": res.stderr}
+	for _, f := range []string{"results.jsonl", "junit.xml", "summary.md", "comment.md"} {
+		b, err := os.ReadFile(filepath.Join(res.outDir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+	}
+	if !strings.Contains(texts["results.jsonl"], "embedded") || !strings.Contains(texts["junit.xml"], "split") {
+		t.Fatalf("the script's output did not reach the reports:\n%s", texts["results.jsonl"])
+	}
+	for name, text := range texts {
+		for _, form := range secretForms(key) {
+			if strings.Contains(text, form) || strings.Contains(unwrap(text), form) {
+				t.Errorf("%s holds %q", name, form)
+			}
+		}
+	}
+}
+
+// secretForms lists what must not appear: the key, its encodings, and characters of its
+// base64 that lie well inside it at each alignment.
+func secretForms(key string) []string {
+	b := []byte(key)
+	out := []string{key, base64.RawStdEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b),
+		url.QueryEscape(key), hex.EncodeToString(b), strings.ToUpper(hex.EncodeToString(b))}
+	for k := 0; k < 3; k++ {
+		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", k) + "Authorization: Bearer " + key + " end"))
+		start := (k + 22 + 3) / 3 * 4 // first character that encodes only key bytes, and then some
+		out = append(out, enc[start:start+16])
+	}
+	return out
+}
+
+// unwrap removes line breaks (and JSON's \n escapes) with the indentation after them.
+func unwrap(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n' || s[i] == '\r':
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == 'n':
+			i++
+			for i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+				i++
+			}
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
