@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentv/action/action/actiontest"
 )
 
 // leakScript prints a secret the way a careless agent or judge might: plainly, encoded,
@@ -116,4 +118,35 @@ func unwrap(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestActionIgnoresDotenv: a repository that commits a .env with placeholder keys must still
+// skip a fork pull request (whose secrets are withheld) instead of running with the
+// placeholders; the run says the file was not read.
+func TestActionIgnoresDotenv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	gh := actiontest.StartGitHub(t)
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".env":         "AGENTV_E2E_OPENAI_KEY=sk-placeholder-replace-me\n",
+		"targets.yaml": "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_E2E_OPENAI_KEY }}\n",
+		"evals/s.yaml": "evalcases:\n  - id: a\n    input: hi\n",
+	})
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil { // .env sits at the repository root
+		t.Fatal(err)
+	}
+	res := runAction(t, ws, "event-pull_request-fork.json", gh, map[string]string{"evals": "evals"})
+	if res.code != 0 || res.outputs["outcome"] != "skipped" {
+		t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "::notice title=agentv::.env was not read") {
+		t.Errorf("no notice about the unread .env:\n%s", res.stdout)
+	}
+	// Locally the same .env is read: the placeholder key is used (and masked).
+	res2 := agentv(t, ws, nil, "validate", "evals")
+	if strings.Contains(res2.stdout, "AGENTV_E2E_OPENAI_KEY") {
+		t.Errorf("validate outside Actions did not read .env:\n%s", res2.stdout)
+	}
 }

@@ -79,6 +79,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
+		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 	}
@@ -126,6 +127,9 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		fmt.Fprintf(c.Stdout, "::error::%s\n", escapeCommand(err.Error()))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
+	for _, n := range out.Notices {
+		fmt.Fprintf(c.Stdout, "::notice title=agentv::%s\n", escapeCommand(p.red.String(n)))
+	}
 	report.Console(c.Stdout, run, false)
 
 	if err := (action.Summary{Path: p.env.SummaryPath}).Append(report.Summary(run)); err != nil {

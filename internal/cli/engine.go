@@ -45,6 +45,9 @@ type EvalConfig struct {
 	Cwd         string
 	Workspace   string   // GITHUB_WORKSPACE
 	Environ     []string // process environment
+	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
+	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
+	NoDotenv bool
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
@@ -69,6 +72,7 @@ type Outcome struct {
 	Diagnostics []suite.Diagnostic
 	Problems    []string // configuration or input problems: the run is invalid
 	SkipReason  string
+	Notices     []string // things the user should know that are no problem (ignored .env files)
 	Targets     []string
 	Started     time.Time
 	Duration    time.Duration
@@ -96,15 +100,17 @@ func (o *Outcome) Close() {
 type targetKey struct{ file, name string }
 
 type planner struct {
-	e         *Engine
-	files     map[string]*providers.TargetsFile
-	reported  map[string]bool // targets files whose diagnostics are in diags
-	providers map[targetKey]providers.Provider
-	errs      map[targetKey]error
-	mu        sync.Mutex
-	diags     []suite.Diagnostic
-	unset     []*providers.UnsetVarError
-	targets   map[string]bool
+	e          *Engine
+	files      map[string]*providers.TargetsFile
+	reported   map[string]bool // targets files whose diagnostics are in diags
+	notices    []string
+	dotenvSeen map[string]bool // .env files left unread (NoDotenv), already noticed
+	providers  map[targetKey]providers.Provider
+	errs       map[targetKey]error
+	mu         sync.Mutex
+	diags      []suite.Diagnostic
+	unset      []*providers.UnsetVarError
+	targets    map[string]bool
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
@@ -137,7 +143,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
-		errs: map[targetKey]error{}, targets: map[string]bool{}, reported: map[string]bool{}}
+		errs: map[targetKey]error{}, targets: map[string]bool{}, reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
 	st := &loadState{}
 	p.preload(files)
 
@@ -310,7 +316,18 @@ func (p *planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, err
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	env := providers.NewEnv(cfg.Environ, dir, repoRoot)
+	var env providers.LookupEnv
+	if cfg.NoDotenv {
+		env = providers.NewEnv(cfg.Environ, "", "")
+		for _, f := range providers.DotenvFiles(dir, repoRoot) {
+			if !p.dotenvSeen[f] {
+				p.dotenvSeen[f] = true
+				p.notices = append(p.notices, fmt.Sprintf("%s was not read: .env files are for local runs; under GitHub Actions, pass secrets through the workflow's env", p.e.display(f)))
+			}
+		}
+	} else {
+		env = providers.NewEnv(cfg.Environ, dir, repoRoot)
+	}
 	tf := providers.LoadTargets(path, env, p.e.Redactor)
 	p.files[abs] = tf
 	return tf, nil

@@ -93,6 +93,7 @@ func (e *Engine) finish(out *Outcome, p *planner, st *loadState) {
 	out.Diagnostics = append(out.Diagnostics, st.diags...)
 	p.mu.Lock()
 	out.Diagnostics = append(out.Diagnostics, p.diags...)
+	out.Notices = append(out.Notices, p.notices...)
 	for n := range p.targets {
 		out.Targets = append(out.Targets, n)
 	}
