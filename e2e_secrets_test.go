@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -148,5 +149,46 @@ func TestActionIgnoresDotenv(t *testing.T) {
 	res2 := agentv(t, ws, nil, "validate", "evals")
 	if strings.Contains(res2.stdout, "AGENTV_E2E_OPENAI_KEY") {
 		t.Errorf("validate outside Actions did not read .env:\n%s", res2.stdout)
+	}
+}
+
+// TestSecretsOfLaterTargetsFilesAreMaskedFromTheStart: the targets file of an eval file run
+// later is loaded, and its secrets registered, before the first case runs. The first eval
+// file has more cases than a target's queue holds, so its first cases finish before the
+// second file is even read; their agent prints the second file's key.
+func TestSecretsOfLaterTargetsFilesAreMaskedFromTheStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	const key = "sk-e2e-later-file-0123456789"
+	const n = 1200
+	var cases strings.Builder
+	for i := range n {
+		fmt.Fprintf(&cases, "{\"id\": \"c%d\", \"input\": \"hi\"}\n", i)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a/targets.yaml": "targets:\n  - name: default\n    provider: cli\n    command_template: echo key $AGENTV_E2E_LATER_KEY\n" +
+			"    workers: 4\n    judge_target: judge\n  - name: judge\n    provider: mock\n    response: '{\"score\": 1}'\n",
+		"a/s.jsonl": cases.String(),
+		"b/targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: fine\n" +
+			"  - name: never-runs\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_E2E_LATER_KEY }}\n",
+		"b/s.yaml": "evalcases:\n  - id: later\n    input: hi\n",
+	})
+	res := agentv(t, dir, []string{"AGENTV_E2E_LATER_KEY=" + key}, "eval", "a/s.jsonl", "b/s.yaml")
+	if len(res.records) != n+1 {
+		t.Fatalf("exit %d, %d records\n%s\n%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	leaked := 0
+	for _, r := range res.records {
+		if strings.Contains(r.CandidateAnswer, key) {
+			leaked++
+		}
+	}
+	if leaked > 0 || strings.Contains(res.stdout+res.stderr, key) {
+		t.Errorf("the key of b/targets.yaml is in %d of a's records", leaked)
+	}
+	if a := res.records[0].CandidateAnswer; !strings.Contains(a, "key ***") {
+		t.Errorf("a's agent did not print the masked key: %q", a)
 	}
 }
