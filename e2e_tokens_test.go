@@ -78,11 +78,12 @@ func TestTokensUnreadableByChildren(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var auth []string
+			var bodies bytes.Buffer
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				auth = append(auth, r.Header.Get("Authorization"))
+				_, _ = io.Copy(&bodies, r.Body)
 				mu.Unlock()
-				_, _ = io.Copy(io.Discard, r.Body)
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"fine"}}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
 			}))
@@ -109,7 +110,11 @@ evalcases:
           - {type: text, value: hi}
           - {type: file, value: /proc/self/environ}
   - id: uses-token
-    input: hi
+    input_messages:
+      - role: user
+        content:
+          - {type: text, value: hi}
+          - {type: file, value: /proc/self/environ}
     execution: {target: models}
 `,
 			})
@@ -151,6 +156,16 @@ evalcases:
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			// The file reference sent agentv's own environment to the model: without the tokens.
+			if sent := bodies.String(); !strings.Contains(sent, "PATH=") {
+				t.Errorf("the model was not sent /proc/self/environ: %.300s", sent)
+			} else {
+				for k, v := range tokenEnv {
+					if strings.Contains(sent, v) {
+						t.Errorf("the model was sent %s", k)
+					}
+				}
+			}
 			if len(auth) == 0 || auth[0] != "Bearer "+tokenEnv["GITHUB_TOKEN"] {
 				t.Errorf("the target referencing ${{ GITHUB_TOKEN }} sent %d requests, Authorization %q", len(auth), auth)
 			}
