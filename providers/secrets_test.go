@@ -29,6 +29,8 @@ func TestLoadTargetsRegistersEveryReference(t *testing.T) {
   - name: broken
     provider: openai
     model: ${{ MODEL_NAME }}
+    max_tokens: ${{ MAX_TOKENS }}
+    stream: ${{ STREAM }}
     workers: ${{ WORKERS_SECRET }}
 x-shared: &shared
   base_url: ${{ SHARED_BASE }}
@@ -39,7 +41,7 @@ x-shared: &shared
 	env := targetsMapEnv(map[string]string{
 		"CODEX_PROFILE": "profile-secret-1", "HEALTH_URL": "http://127.0.0.1:9/health-secret",
 		"MODEL_NAME": "model-secret-22", "WORKERS_SECRET": "sk-live-workers-9876", "SHARED_BASE": "http://shared-secret.invalid",
-		"NOT_REFERENCED": "never-referenced",
+		"NOT_REFERENCED": "never-referenced", "MAX_TOKENS": "4096", "STREAM": "true",
 	})
 	red := &redact.Redactor{}
 	tf := LoadTargets(p, env, red)
@@ -49,8 +51,10 @@ x-shared: &shared
 			t.Errorf("%q not registered; registered: %q", want, got)
 		}
 	}
-	if slices.Contains(got, "never-referenced") {
-		t.Errorf("an unreferenced variable was registered")
+	for _, no := range []string{"never-referenced", "4096", "true"} {
+		if slices.Contains(got, no) {
+			t.Errorf("%q was registered (unreferenced, or a number or boolean, which would corrupt JSON)", no)
+		}
 	}
 	// A reference in a non-secret field is still a secret: its validation error must not echo it.
 	var msgs []string

@@ -205,8 +205,11 @@ func (t *Target) resolve(s *Setting, raw string, secret bool) (string, error) {
 	if strings.TrimSpace(v) == "" {
 		return "", &UnsetVarError{Target: t.Name, Field: s.Key, Var: name, Pos: s.Pos}
 	}
-	// Whatever setting it fills, a value from the environment may be a key: it is masked.
-	t.Redactor.Add(v)
+	// Whatever setting it fills, a value from the environment may be a key: it is masked
+	// (unless a number or a boolean, which cannot be one).
+	if !targetsPlainValue(v) {
+		t.Redactor.Add(v)
+	}
 	return v, nil
 }
 

@@ -106,14 +106,16 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 // targetsRegisterRefs registers with red the value of every `${{ VAR }}` reference in the
 // file, whatever target or setting holds it and whether or not that target runs: child
 // processes inherit the environment, so any of them could print a value another target
-// uses. Aliases are not followed (the nodes they point to are visited where defined).
+// uses. Numbers and booleans are left out: they cannot be keys, and masking them would
+// corrupt numbers in JSON. Aliases are not followed (the nodes they point to are visited
+// where defined).
 func targetsRegisterRefs(n *yaml.Node, env LookupEnv, red *redact.Redactor) {
 	if n == nil || env == nil {
 		return
 	}
 	if n.Kind == yaml.ScalarNode {
 		if name, ok := EnvRef(n.Value); ok {
-			if v, ok := env(name); ok {
+			if v, ok := env(name); ok && !targetsPlainValue(v) {
 				red.Add(v)
 			}
 		}
