@@ -130,3 +130,24 @@ func BenchmarkRedactorString(b *testing.B) {
 		r.String(text)
 	}
 }
+
+// FuzzRedactorSplit: masking never panics, and no plain copy of the secret survives,
+// whatever breaks and escapes surround it.
+func FuzzRedactorSplit(f *testing.F) {
+	f.Add("x 0123456789abcdef y", 3)
+	f.Add("\\n\\r\n \t0123\n4567\\n89abcdef\\", 0)
+	f.Add("", 5)
+	var r Redactor
+	r.Add("0123456789abcdef")
+	f.Fuzz(func(t *testing.T, s string, at int) {
+		if at < 0 {
+			at = -at
+		}
+		at %= len(s) + 1
+		in := s[:at] + "01234567\n  89abcdef" + s[at:]
+		got := r.String(in)
+		if strings.Contains(got, "0123456789abcdef") {
+			t.Errorf("String(%q) = %q keeps the secret", in, got)
+		}
+	})
+}
