@@ -328,6 +328,12 @@ func TestInterruptWritesReports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
+	t.Run("SIGINT", func(t *testing.T) { interruptWritesReports(t, syscall.SIGINT, nil) })
+	// As a container's init, agentv forwards the signal `docker stop` sends to the run.
+	t.Run("SIGTERM to init", func(t *testing.T) { interruptWritesReports(t, syscall.SIGTERM, []string{"AGENTV_INIT=1"}) })
+}
+
+func interruptWritesReports(t *testing.T, sig os.Signal, env []string) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    delay_ms: 300\n    judge_target: judge\n    workers: 2\n  - name: judge\n    provider: mock\n    response: '{\"score\":1}'\n",
@@ -336,7 +342,7 @@ func TestInterruptWritesReports(t *testing.T) {
 	out := t.TempDir()
 	cmd := exec.Command(agentvBin, "eval", "s.yaml", "--out", filepath.Join(out, "results.jsonl"))
 	cmd.Dir = dir
-	cmd.Env = cleanEnv()
+	cmd.Env = append(cleanEnv(), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {
@@ -345,7 +351,7 @@ func TestInterruptWritesReports(t *testing.T) {
 	// Interrupt once some cases have finished (polled, so a slow machine does not make the run
 	// end before any case did). Until the run ends its results go to a temporary file.
 	partialFile(t, out, 2)
-	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {

@@ -5,15 +5,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
 
 	"github.com/agentv/action/internal/cli"
+	"github.com/agentv/action/internal/procinit"
 )
 
 func main() {
+	// First of all: move the GitHub and Actions tokens out of the environment children could
+	// read (this may re-execute the binary), and as a container's PID 1 act as its init.
+	secrets := procinit.Start(func(msg string) { fmt.Fprintln(os.Stderr, "agentv: warning: "+msg) })
 	// AGENTV_CPUPROFILE=file writes a CPU profile of the run (for benchmarking agentv itself).
 	if path := os.Getenv("AGENTV_CPUPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil {
@@ -23,7 +28,9 @@ func main() {
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.New().Main(ctx, os.Args[1:])
+	c := cli.New()
+	c.Environ, c.Getenv = secrets.Environ(c.Environ), secrets.Getenv(c.Getenv)
+	code := c.Main(ctx, os.Args[1:])
 	stop()
 	pprof.StopCPUProfile()
 	// AGENTV_MEMPROFILE=file writes a heap profile at the end of the run.

@@ -109,7 +109,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 	}
 	const shapes = "{type: http, url, timeout_seconds?} or {type: command, command_template, cwd?, timeout_seconds?}"
 	fail := func(field string, path []string, format string, args ...any) []error {
-		return []error{&SettingError{Target: t.Name, Field: field, Pos: cliPos(t, at, path...), Msg: fmt.Sprintf(format, args...)}}
+		return []error{&SettingError{Target: t.Name, Field: field, Pos: cliPos(t, at, path...), Msg: t.Redactor.String(fmt.Sprintf(format, args...))}}
 	}
 	raw, ok := s.Value.(map[string]any)
 	if !ok {

@@ -184,10 +184,12 @@ func (t *Target) errAt(s *Setting, field, format string, args ...any) error {
 		pos = s.Pos
 		field = s.Key
 	}
-	return &SettingError{Target: t.Name, Field: field, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	// A message quoting a value resolved from the environment must not show it.
+	return &SettingError{Target: t.Name, Field: field, Pos: pos, Msg: t.Redactor.String(fmt.Sprintf(format, args...))}
 }
 
-// resolve expands a whole-value ${{ VAR }} reference. secret registers the resolved value.
+// resolve expands a whole-value ${{ VAR }} reference and registers its value as a secret;
+// secret registers a literal value too.
 func (t *Target) resolve(s *Setting, raw string, secret bool) (string, error) {
 	name, ok := EnvRef(raw)
 	if !ok {
@@ -203,7 +205,9 @@ func (t *Target) resolve(s *Setting, raw string, secret bool) (string, error) {
 	if strings.TrimSpace(v) == "" {
 		return "", &UnsetVarError{Target: t.Name, Field: s.Key, Var: name, Pos: s.Pos}
 	}
-	if secret {
+	// Whatever setting it fills, a value from the environment may be a key: it is masked
+	// (unless a number or a boolean, which cannot be one).
+	if !targetsPlainValue(v) {
 		t.Redactor.Add(v)
 	}
 	return v, nil

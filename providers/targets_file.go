@@ -55,6 +55,7 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 		f.yamlError(err)
 		return f
 	}
+	targetsRegisterRefs(&doc, env, red)
 	root := targetsDeref(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = targetsDeref(root.Content[0])
@@ -100,6 +101,29 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 	}
 	suite.SortDiagnostics(f.Diagnostics)
 	return f
+}
+
+// targetsRegisterRefs registers with red the value of every `${{ VAR }}` reference in the
+// file, whatever target or setting holds it and whether or not that target runs: child
+// processes inherit the environment, so any of them could print a value another target
+// uses. Numbers and booleans are left out: they cannot be keys, and masking them would
+// corrupt numbers in JSON. Aliases are not followed (the nodes they point to are visited
+// where defined).
+func targetsRegisterRefs(n *yaml.Node, env LookupEnv, red *redact.Redactor) {
+	if n == nil || env == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode {
+		if name, ok := EnvRef(n.Value); ok {
+			if v, ok := env(name); ok && !targetsPlainValue(v) {
+				red.Add(v)
+			}
+		}
+		return
+	}
+	for _, c := range n.Content {
+		targetsRegisterRefs(c, env, red)
+	}
 }
 
 // loadEntry builds one target from its mapping node; nil when it has no usable name.
@@ -629,8 +653,8 @@ func (s *Setting) scalarString() string {
 }
 
 // targetsPlainValue reports values that cannot be secrets although their key looks like one
-// (`max_tokens: "4096"`) and `${{ VAR }}` references (registered when resolved); masking them
-// would shred ordinary text.
+// (`max_tokens: "4096"`) and `${{ VAR }}` references (their values are registered instead);
+// masking them would shred ordinary text.
 func targetsPlainValue(s string) bool {
 	if _, isRef := EnvRef(s); isRef {
 		return true

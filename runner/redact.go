@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"slices"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/results"
 )
@@ -8,7 +10,7 @@ import (
 // redactRecord removes secrets from every text a record carries, so no report, results
 // file or comment can leak a key a provider or script echoed back.
 func redactRecord(rec *results.Record, red *redact.Redactor) {
-	if red == nil || len(red.Secrets()) == 0 {
+	if red.Empty() {
 		return
 	}
 	s := red.String
@@ -25,6 +27,30 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 		rec.Warnings[i].Message = s(rec.Warnings[i].Message)
 	}
 	redactEvaluators(rec.EvaluatorResults, red)
+	redactTrace(rec.TraceSummary, red)
+}
+
+// redactTrace masks secrets in tool names: a model decides them and may echo a key in one.
+// Names that become equal once masked are counted together.
+func redactTrace(ts *results.TraceSummary, red *redact.Redactor) {
+	if ts == nil {
+		return
+	}
+	if ts.ToolCallsByName != nil {
+		byName := make(map[string]int, len(ts.ToolCallsByName))
+		for name, n := range ts.ToolCallsByName {
+			byName[red.String(name)] += n
+		}
+		ts.ToolCallsByName = byName
+	}
+	if ts.ToolNames != nil {
+		names := make([]string, 0, len(ts.ToolNames))
+		for _, name := range ts.ToolNames {
+			names = append(names, red.String(name))
+		}
+		slices.Sort(names)
+		ts.ToolNames = slices.Compact(names)
+	}
 }
 
 func redactEvaluators(rs []results.EvaluatorResult, red *redact.Redactor) {

@@ -4,7 +4,7 @@
 # a private Docker daemon) and a loopback fake of GitHub's comment API
 # (action/actiontest/fakegithub). Then checks what the Action produced.
 #
-# Four passes; the first two share the fake API's comments, so the sticky comment is
+# Five passes; the first two share the fake API's comments, so the sticky comment is
 # checked across runs:
 #   1. run:    the self-test step of .github/workflows/self-test.yml on examples/quickstart
 #              (4 cases, one fails on purpose, max-failures 1 => pass) plus comment: always.
@@ -17,13 +17,17 @@
 #   4. runtimes: scripts/e2e-runtimes (as working-directory): TypeScript judges under bun and tsx, a JavaScript judge
 #              under node, a Python judge and a TypeScript prompt template, all through the
 #              @agentv/eval SDK the binary carries. Checks which runtime ran each one.
+#   5. secrets: scripts/e2e-secrets (as working-directory): probes that read the environment of
+#              every process up to PID 1 (agentv) and a file reference to /proc/self/environ,
+#              and an orphan for PID 1 to reap. Checks that no token variable was visible, the
+#              orphan was reaped and the token is in no file.
 # After each pass, the matching check step of .github/workflows/self-test.yml is replayed on
 # the host against the pass's outputs and files, so the workflow expects what the binary does.
 #
-# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run] [--skip-runtimes]
+# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run] [--skip-runtimes] [--skip-secrets]
 #   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
 #                   (tracked and untracked, not ignored, files, like the shared tool copies)
-#   --skip-report, --skip-dry-run, --skip-runtimes   leave out pass 2, 3 or 4
+#   --skip-report, --skip-dry-run, --skip-runtimes, --skip-secrets   leave out pass 2, 3, 4 or 5
 #   --prebuilt      rewrite action.yml as .github/workflows/release.yml does (image:
 #                   docker://ghcr.io/agentv/action:<tag>), with a build of the Dockerfile
 #                   standing in for that image
@@ -31,7 +35,7 @@
 # AGENTV_E2E_UID (owner of the workspace, default 1001 as on GitHub's runners),
 # E2E_CACHE (default ~/.cache/agentv-e2e) and the shared tool's other E2E_* settings, except
 # E2E_WITH, E2E_API_URL and E2E_OUT, which this script sets.
-# Outputs: $E2E_CACHE/out-{run,report,dry-run,runtimes} (the shared tool's files) and
+# Outputs: $E2E_CACHE/out-{run,report,dry-run,runtimes,secrets} (the shared tool's files) and
 # $E2E_CACHE/fakegithub.json (the fake API's requests and comments).
 # Exit status: 0 when every check passed, 1 when a check failed, 2 on a setup error.
 # shellcheck disable=SC2015 # `cond && ok … || bad …`: ok always succeeds
@@ -45,13 +49,14 @@ export E2E_PR_NUMBER=${E2E_PR_NUMBER:-7}
 export E2E_GITHUB_TOKEN=${E2E_GITHUB_TOKEN:-e2e-fake-token}
 KEY=container-e2e # comment-key of both passes: pass 2 must find pass 1's comment
 
-REF="" REPORT=1 DRYRUN=1 RUNTIMES=1 PREBUILT=0
+REF="" REPORT=1 DRYRUN=1 RUNTIMES=1 SECRETS=1 PREBUILT=0
 while (($#)); do
 	case $1 in
 	--ref) REF=${2:?--ref needs a git ref}; shift 2 ;;
 	--skip-report) REPORT=0; shift ;;
 	--skip-dry-run) DRYRUN=0; shift ;;
 	--skip-runtimes) RUNTIMES=0; shift ;;
+	--skip-secrets) SECRETS=0; shift ;;
 	--prebuilt) PREBUILT=1; shift ;;
 	-h | --help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "container-e2e: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -409,6 +414,50 @@ EOF
 			"Does this answer name Paris?"
 	else
 		bad "the runtimes pass wrote no agentv-results/results.jsonl"
+	fi
+fi
+
+# ---------------------------------------------------------------- pass 5: secrets
+# agentv as the container's PID 1 (scripts/e2e-secrets): a probe agent and a probe judge read
+# /proc/<pid>/environ of themselves and of every ancestor up to PID 1, the case sends a file
+# reference to /proc/self/environ, and the agent leaves an orphan for PID 1 to reap. No
+# token variable may be visible anywhere, and the token must appear in no file.
+if ((SECRETS)); then
+	rm -rf "$PROJECT/agentv-results"
+	if [[ ! -d $PROJECT/scripts/e2e-secrets ]]; then
+		mkdir -p "$PROJECT/scripts"
+		cp -r "$ROOT/scripts/e2e-secrets" "$PROJECT/scripts/e2e-secrets"
+		chown -R "$WS_UID:$WS_UID" "$PROJECT/scripts"
+	fi
+	WITH_SEC=$(
+		cat <<EOF
+working-directory: scripts/e2e-secrets
+evals: evals/*.yaml
+targets: targets.yaml
+comment: "off"
+EOF
+	)
+	run_tool secrets "$WITH_SEC"
+	expect_job success
+	say "pass secrets: checking what the probes could read"
+	expect outcome "$(out outcome)" pass
+	expect total "$(out total)" 1
+	PROBES=$OUT/workspace/scripts/e2e-secrets
+	for role in agent judge; do
+		P=$PROBES/probe-$role.json
+		if [[ ! -s $P ]]; then
+			bad "the $role probe wrote no probe-$role.json"
+			continue
+		fi
+		expect "token variables the $role saw in any environ" "$(jq -r '.visible | join(", ")' "$P")" ""
+		expect "PID 1 (the $role's view)" "$(jq -r .pid1 "$P")" /usr/local/bin/agentv
+		expect_re "processes the $role probed" "$(jq -r '.environ | keys | join(" ")' "$P")" '(^| )1( |$)'
+	done
+	[[ -s $PROBES/probe-agent.json ]] && expect "orphan left by the agent" "$(jq -r .orphan "$PROBES/probe-agent.json")" reaped
+	if grep -rqF -- "$E2E_GITHUB_TOKEN" "$OUT/workspace" "$OUT/summary.md" "$OUT/outputs.json" 2>/dev/null; then
+		bad "the token appears in the workspace files (probes, results), summary or outputs"
+	else
+		ok "the token appears in no probe file, result, summary or output"
 	fi
 fi
 

@@ -82,6 +82,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
+		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 	}
@@ -133,6 +134,9 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		p.cmds.Message(action.LevelNotice, "", strings.TrimPrefix(keptMessage, "agentv: "))
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, false)
+	for _, n := range out.Notices {
+		p.cmds.Message(action.LevelNotice, "agentv", n)
+	}
 	report.Console(c.Stdout, run, false)
 
 	// The step summary file may hold an earlier run's summary already; the limit is the

@@ -144,6 +144,7 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 		cfg.Out = filepath.Join(c.Cwd, cfg.Out)
 	}
 	underActions := c.Getenv("GITHUB_ACTIONS") == "true"
+	cfg.NoDotenv = underActions
 	red := &redact.Redactor{}
 	return c.runEval(ctx, cfg, red, runOptions{actions: underActions, comment: comment})
 }

@@ -44,6 +44,9 @@ type EvalConfig struct {
 	Cwd         string
 	Workspace   string   // GITHUB_WORKSPACE
 	Environ     []string // process environment
+	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
+	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
+	NoDotenv bool
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
@@ -68,7 +71,8 @@ type Outcome struct {
 	Diagnostics []suite.Diagnostic
 	Problems    []string // configuration or input problems: the run is invalid
 	SkipReason  string
-	Skipped     int // cases planned but not run because the run was skipped
+	Skipped     int      // cases planned but not run because the run was skipped
+	Notices     []string // things the user should know that are no problem (ignored .env files)
 	Targets     []string
 	Started     time.Time
 	Duration    time.Duration
@@ -144,15 +148,18 @@ func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 type targetKey struct{ file, name string }
 
 type planner struct {
-	e         *Engine
-	files     map[string]*providers.TargetsFile
-	providers map[targetKey]providers.Provider
-	errs      map[targetKey]error
-	mu        sync.Mutex
-	diags     []suite.Diagnostic
-	unset     []*providers.UnsetVarError
-	targets   map[string]bool
-	guard     *outputGuard // refuses inputs that are outputs of the run
+	e          *Engine
+	files      map[string]*providers.TargetsFile
+	reported   map[string]bool // targets files whose diagnostics are in diags
+	notices    []string
+	dotenvSeen map[string]bool // .env files left unread (NoDotenv), already noticed
+	providers  map[targetKey]providers.Provider
+	errs       map[targetKey]error
+	mu         sync.Mutex
+	diags      []suite.Diagnostic
+	unset      []*providers.UnsetVarError
+	targets    map[string]bool
+	guard      *outputGuard // refuses inputs that are outputs of the run
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
@@ -191,8 +198,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, nil
 	}
 	p := &planner{e: e, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
-		errs: map[targetKey]error{}, targets: map[string]bool{}, guard: out.guard}
+		errs: map[targetKey]error{}, targets: map[string]bool{}, guard: out.guard,
+		reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
 	st := &loadState{}
+	p.preload(files)
 
 	var jobs []*runner.Job
 	if cfg.SkipOnUnsetSecret {
@@ -341,13 +350,29 @@ func (p *planner) targetName(s *suite.Suite, c *suite.Case) string {
 }
 
 func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
+	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reported[tf.Abs] {
+		p.reported[tf.Abs] = true
+		p.diags = append(p.diags, tf.Diagnostics...)
+	}
+	return tf, nil
+}
+
+// loadTargets loads (once) the targets file of eval files in dir, registering the value of
+// every `${{ VAR }}` reference it holds with the redactor.
+func (p *planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, error) {
 	cfg := &p.e.Cfg
 	var path string
 	var err error
 	if cfg.TargetsPath != "" {
 		path, err = providers.ResolveTargetsFlag(cfg.TargetsPath)
 	} else {
-		path, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, cfg.Cwd)
+		path, err = providers.FindTargetsFile(dir, repoRoot, cfg.Cwd)
 	}
 	if err != nil {
 		return nil, err
@@ -362,11 +387,43 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	env := providers.NewEnv(cfg.Environ, s.Dir, s.RepoRoot)
+	var env providers.LookupEnv
+	if cfg.NoDotenv {
+		env = providers.NewEnv(cfg.Environ, "", "")
+		for _, f := range providers.DotenvFiles(dir, repoRoot) {
+			if !p.dotenvSeen[f] {
+				p.dotenvSeen[f] = true
+				p.notices = append(p.notices, fmt.Sprintf("%s was not read: .env files are for local runs; under GitHub Actions, pass secrets through the workflow's env", p.e.display(f)))
+			}
+		}
+	} else {
+		env = providers.NewEnv(cfg.Environ, dir, repoRoot)
+	}
 	tf := providers.LoadTargets(path, env, p.e.Redactor)
 	p.files[abs] = tf
-	p.diags = append(p.diags, tf.Diagnostics...)
 	return tf, nil
+}
+
+// preload loads the targets file of every eval file before any case runs, so that every
+// secret any of them references is masked from the first output on: child processes inherit
+// the environment and may print a variable of a target that runs later, or never. Problems
+// are reported when a case needs the file.
+func (p *planner) preload(files []string) {
+	cfg := &p.e.Cfg
+	seen := map[string]bool{}
+	for _, f := range files {
+		abs := f
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cfg.Cwd, abs)
+		}
+		abs, _ = filepath.Abs(abs)
+		dir := filepath.Dir(filepath.Clean(abs))
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		_, _ = p.loadTargets(dir, suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd))
+	}
 }
 
 // forSuite fills p.last for s: its display path and targets file, looked up once per file

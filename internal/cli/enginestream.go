@@ -93,12 +93,15 @@ func (e *Engine) finish(out *Outcome, p *planner, st *loadState) {
 	out.Diagnostics = append(out.Diagnostics, st.diags...)
 	p.mu.Lock()
 	out.Diagnostics = append(out.Diagnostics, p.diags...)
+	out.Notices = append(out.Notices, p.notices...)
 	for n := range p.targets {
 		out.Targets = append(out.Targets, n)
 	}
 	p.mu.Unlock()
 	for i := range out.Diagnostics {
-		out.Diagnostics[i].File = e.display(out.Diagnostics[i].File)
+		d := &out.Diagnostics[i]
+		d.File = e.display(d.File)
+		d.Message = e.Redactor.String(d.Message)
 	}
 	sort.Strings(out.Targets)
 	for _, d := range out.Diagnostics {

@@ -50,7 +50,11 @@ func (c *Command) validateCmd(args []string) int {
 			continue
 		}
 		checked[tpath] = true
-		tf := providers.LoadTargets(tpath, providers.NewEnv(c.Environ, s.Dir, s.RepoRoot), red)
+		env := providers.NewEnv(c.Environ, s.Dir, s.RepoRoot)
+		if c.Getenv("GITHUB_ACTIONS") == "true" {
+			env = providers.NewEnv(c.Environ, "", "") // .env files are for local runs
+		}
+		tf := providers.LoadTargets(tpath, env, red)
 		diags = append(diags, tf.Diagnostics...)
 		for _, t := range tf.Targets {
 			if _, err := tf.Find(t.Name); err != nil || t.Kind == "" {

@@ -6,6 +6,17 @@ import "strings"
 // (judges, templates, CLI targets) do not get them unless a target references one.
 var tokenVars = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
 
+// IsTokenVar reports whether name carries the GitHub token or a token of the Actions
+// runtime (ACTIONS_*_TOKEN: artifacts, caches, OIDC).
+func IsTokenVar(name string) bool {
+	for _, t := range tokenVars {
+		if t == name {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, "ACTIONS_") && strings.HasSuffix(name, "_TOKEN")
+}
+
 // ChildEnv returns env without the GitHub token variables, plus extra (NAME=value) entries,
 // which win over existing ones. keep names token variables a target explicitly references.
 func ChildEnv(env []string, extra []string, keep ...string) []string {
@@ -16,10 +27,8 @@ func ChildEnv(env []string, extra []string, keep ...string) []string {
 				return false
 			}
 		}
-		for _, t := range tokenVars {
-			if t == name {
-				return true
-			}
+		if IsTokenVar(name) {
+			return true
 		}
 		for _, e := range extra {
 			if n, _, _ := strings.Cut(e, "="); n == name {

@@ -112,7 +112,7 @@ func TestRunLargeOutputBoundedMemory(t *testing.T) {
 
 func TestChildEnv(t *testing.T) {
 	t.Parallel()
-	env := []string{"PATH=/bin", "GITHUB_TOKEN=ghs_x", "INPUT_GITHUB-TOKEN=ghs_y", "KEEP=1", "OVER=old"}
+	env := []string{"PATH=/bin", "GITHUB_TOKEN=ghs_x", "INPUT_GITHUB-TOKEN=ghs_y", "KEEP=1", "OVER=old", "ACTIONS_CACHE_TOKEN=eyJz"}
 	got := strings.Join(ChildEnv(env, []string{"OVER=new"}), " ")
 	if want := "PATH=/bin KEEP=1 OVER=new"; got != want {
 		t.Errorf("ChildEnv = %q, want %q", got, want)
