@@ -292,8 +292,11 @@ func (p *planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	env := providers.NewEnv(cfg.Environ, s.Dir, s.RepoRoot)
+	env, envErr := providers.LoadEnv(cfg.Environ, s.Dir, s.RepoRoot)
 	tf := providers.LoadTargets(path, env, p.e.Redactor)
+	if envErr != nil {
+		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
+	}
 	p.files[abs] = tf
 	p.diags = append(p.diags, tf.Diagnostics...)
 	return tf, nil

@@ -49,8 +49,12 @@ func (c *Command) validateCmd(args []string) int {
 			continue
 		}
 		checked[tpath] = true
-		tf := providers.LoadTargets(tpath, providers.NewEnv(c.Environ, s.Dir, s.RepoRoot), red)
+		env, envErr := providers.LoadEnv(c.Environ, s.Dir, s.RepoRoot)
+		tf := providers.LoadTargets(tpath, env, red)
 		diags = append(diags, tf.Diagnostics...)
+		if envErr != nil {
+			diags = append(diags, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
+		}
 		for _, t := range tf.Targets {
 			_, warns, err := providers.New(t, providers.Options{})
 			diags = append(diags, warns...)
