@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Scan parses a results JSONL stream one record at a time, calling fn with each, so a large
@@ -34,9 +35,10 @@ func Scan(r io.Reader, fn func(*Record) error) error {
 	return sc.Err()
 }
 
-// ScanFile is Scan over a file; errors name the file.
+// ScanFile is Scan over a file; errors name the file. A FIFO or device is refused rather than
+// waited on; the file is streamed, so its size is not capped.
 func ScanFile(path string, fn func(*Record) error) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return err
 	}
