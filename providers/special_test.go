@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/suite"
 )
 
 // within fails the test when f has not returned after a generous wait: these reads used to
@@ -113,5 +115,67 @@ func mustWrite(t *testing.T, p, body string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// vscodeFIFOCode is a stand-in `code` whose agent leaves a FIFO where the answer should be.
+const vscodeFIFOCode = `#!/bin/sh
+if [ "$1" = chat ]; then
+  mkfifo "$(sed -n 's|.*file://||p' prompt.md | tail -n 1)"
+fi
+`
+
+// The vscode provider reads files the user (workspace_template) and the agent (the response
+// file) control; a FIFO in either place is an error, where it used to block the case forever.
+func TestVSCodeSpecialFiles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		template bool // workspace_template is a FIFO
+		want     string
+	}{
+		{"response file is a FIFO", false, "could not read the answer"},
+		{"workspace_template is a FIFO", true, "could not read workspace_template"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			code := filepath.Join(dir, "code")
+			mustWrite(t, code, vscodeFIFOCode)
+			if err := os.Chmod(code, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s := map[string]any{"command": code, "subagent_root": filepath.Join(dir, "agents")}
+			if tt.template {
+				tmpl := filepath.Join(dir, "team.code-workspace")
+				mustFIFO(t, tmpl)
+				s["workspace_template"] = tmpl
+			}
+			p, _, err := New(apiTestTarget(KindVSCode, s, nil), Options{Env: []string{"PATH=" + os.Getenv("PATH")}})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			p.(*vscodeProvider).pollEvery = 5 * time.Millisecond
+			within(t, func() { _, err = p.Invoke(t.Context(), &Request{EvalID: "q1", Question: "hi"}) })
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "named pipe (FIFO)") {
+				t.Errorf("Invoke error %v, want %q naming the FIFO", err, tt.want)
+			}
+		})
+	}
+}
+
+// A guideline file read from disk for the request is left out when it is a FIFO, rather than
+// blocking the case.
+func TestBuildRequestGuidelineFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "team.instructions.md")
+	mustFIFO(t, fifo)
+	c := &suite.Case{ID: "x", Input: []suite.Message{reqText("user", "q")}, GuidelinePaths: []string{fifo}}
+	var req *Request
+	within(t, func() { req = BuildRequest(c, ModeLM) })
+	if req.Guidelines != "" {
+		t.Errorf("guidelines %q, want none", req.Guidelines)
 	}
 }
