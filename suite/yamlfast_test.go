@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/suitegen"
 )
 
 // Every tree the fast path returns while the package's tests run is checked against the
@@ -327,28 +328,21 @@ func TestYAMLFastLoadEquivalence(t *testing.T) {
 			paths = append(paths, m...)
 		}
 	}
-	if gen := benchGenerator(); gen != "" {
-		if py, err := exec.LookPath("python3"); err == nil {
-			dir := t.TempDir()
-			cmd := exec.Command(py, gen, "--out", dir, "--dialect", "v2", "--modes", "fa,llm,code_py,none", "--sizes", "50")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("gen.py: %v\n%s", err, out)
-			}
-			m, _ := filepath.Glob(filepath.Join(dir, "v2", "*", "eval.yaml"))
-			if len(m) == 0 {
-				t.Fatal("gen.py wrote no suites")
-			}
-			for _, p := range m {
-				src, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, ok := parseYAMLFast(src); !ok {
-					t.Errorf("%s: generated suite left the fast path", p)
-				}
-			}
-			paths = append(paths, m...)
+	genDir := t.TempDir()
+	for _, mode := range []string{"fa", "llm", "code_py", "none"} {
+		dir, err := suitegen.Write(genDir, mode, 50)
+		if err != nil {
+			t.Fatal(err)
 		}
+		p := filepath.Join(dir, "eval.yaml")
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := parseYAMLFast(src); !ok {
+			t.Errorf("%s: generated suite left the fast path", p)
+		}
+		paths = append(paths, p)
 	}
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
@@ -424,7 +418,7 @@ func TestYAMLFastLazy(t *testing.T) {
 // case list) and through the library alone, reporting the heap the suite keeps and the peak
 // live heap while loading.
 func BenchmarkLoadYAML5000(b *testing.B) {
-	path := genSuite(b, "fa", "5000")
+	path := genSuite(b, "fa", 5000)
 	for _, mode := range []struct {
 		name    string
 		library bool
