@@ -24,7 +24,7 @@ const (
 	LimitContent = 32 << 20
 	// LimitEvalFile bounds a YAML eval file, which is parsed whole. JSONL eval files and
 	// results files are streamed and have no cap.
-	LimitEvalFile = 256 << 20
+	LimitEvalFile = 64 << 20
 )
 
 // ErrNotRegular matches (errors.Is) a NotRegularError.
