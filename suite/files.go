@@ -158,7 +158,7 @@ func (l *loader) readText(abs string) (string, error) {
 	return s, nil
 }
 
-// maxContentBytes bounds one referenced file (content, template or config file).
+// maxContentBytes bounds one referenced file (content or template).
 const maxContentBytes = safefile.LimitContent
 
 // readRegular reads a regular file of at most limit bytes. Opening does not block on a FIFO
