@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,7 +121,7 @@ func TestSpecialFiles(t *testing.T) {
 				}
 			}
 			// Memory stays bounded: /dev/zero used to be read until the machine ran out.
-			if rss > 512<<20 {
+			if rss > maxRSS {
 				t.Errorf("peak RSS %d MiB", rss>>20)
 			}
 			got := res.byID()
@@ -138,22 +140,37 @@ func TestSpecialFiles(t *testing.T) {
 	}
 }
 
+// maxRSS is the most memory a run over special files may use; reading /dev/zero used to take
+// gigabytes within seconds.
+const maxRSS = 512 << 20
+
 // runBounded runs agentv like agentv() but kills it after two minutes (the bug this guards
-// against is a hang) and limits its address space, so a regression cannot take the machine's
-// memory down with it. It returns the peak RSS in bytes.
+// against is a hang) or as soon as its resident memory passes maxRSS (polled on Linux), so a
+// regression cannot take the machine's memory with it. It returns the peak RSS in bytes.
 func runBounded(t *testing.T, dir string, args ...string) (runResult, int64) {
 	t.Helper()
 	out := t.TempDir()
 	args = append(args, "--out", filepath.Join(out, "results.jsonl"))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	// ulimit -v caps virtual memory at 1 GiB: a read without end fails instead of swapping.
-	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `ulimit -v 1048576 && exec "$0" "$@"`, agentvBin}, args...)...)
+	cmd := exec.CommandContext(ctx, agentvBin, args...)
 	cmd.Dir = dir
 	cmd.Env = cleanEnv()
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	overMemory := make(chan int64, 1)
+	go watchRSS(cmd.Process, done, overMemory)
+	err := cmd.Wait()
+	close(done)
+	select {
+	case rss := <-overMemory:
+		t.Fatalf("agentv used %d MiB of memory (killed)\n%s%s", rss>>20, tail(so.String(), 2000), tail(se.String(), 2000))
+	default:
+	}
 	if ctx.Err() != nil {
 		t.Fatalf("agentv did not finish within 2 minutes (killed)\n%s%s", so.String(), se.String())
 	}
@@ -173,4 +190,33 @@ func runBounded(t *testing.T, dir string, args ...string) (runResult, int64) {
 		rss = ru.Maxrss << 10 // kilobytes on Linux
 	}
 	return res, rss
+}
+
+// watchRSS kills p when its resident memory passes maxRSS, reporting it on over, until done.
+// It reads /proc, so it watches on Linux only.
+func watchRSS(p *os.Process, done <-chan struct{}, over chan<- int64) {
+	status := fmt.Sprintf("/proc/%d/status", p.Pid)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		b, err := os.ReadFile(status)
+		if err != nil {
+			return
+		}
+		for line := range strings.Lines(string(b)) {
+			if kb, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(kb), " kB"), 10, 64)
+				if n<<10 > maxRSS {
+					_ = p.Kill()
+					over <- n << 10
+					return
+				}
+			}
+		}
+	}
 }
