@@ -220,3 +220,20 @@ func watchRSS(p *os.Process, done <-chan struct{}, over chan<- int64) {
 		}
 	}
 }
+
+// A `**` glob does not follow a link back up the tree: the case runs once, where it used to run
+// once per level the glob could descend.
+func TestGlobSymlinkLoopRunsOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"targets.yaml": mockTargets, "evals/sub/s.yaml": "evalcases:\n  - id: a\n    input: hi\n"})
+	if err := os.Symlink("..", filepath.Join(dir, "evals", "sub", "up")); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := runBounded(t, dir, "eval", "evals/**/*.yaml")
+	if res.code != 0 || len(res.records) != 1 {
+		t.Errorf("exit %d, %d records, want 0 and 1\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+}
