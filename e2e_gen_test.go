@@ -3,40 +3,39 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/internal/suitegen"
 	"github.com/agentv/action/results"
 )
 
-// Suites written by the shared benchmark generator (AgentV 2.5 dialect) run unchanged and
-// every case scores 1; the provider and judges must have received each case's own input.
+// Suites written by the repository's generator (internal/suitegen, AgentV 2.5 format) run
+// unchanged and every case scores 1; the provider and judges must have received each case's
+// own input.
 func TestGeneratedSuites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	requireTools(t, "python3", "node")
-	gen := filepath.Join(repoRoot(t), "..", "shared", "bench", "gen.py")
-	if _, err := os.Stat(gen); err != nil {
-		t.Skipf("generator not found at %s", gen)
-	}
 	dir := t.TempDir()
-	out, err := exec.Command("python3", gen, "--out", dir, "--dialect", "v2",
-		"--modes", "fa,code_py,code_node,llm,none,delay", "--sizes", "12").CombinedOutput()
-	if err != nil {
-		t.Fatalf("gen.py: %v\n%s", err, out)
-	}
-	for _, mode := range []string{"fa", "code_py", "code_node", "llm", "none", "delay"} {
+	for _, mode := range suitegen.Modes {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
+			switch mode {
+			case "code_py":
+				requireTools(t, "python3")
+			case "code_node":
+				requireTools(t, "node")
+			}
+			suiteDir, err := suitegen.Write(dir, mode, 12)
+			if err != nil {
+				t.Fatal(err)
+			}
 			args := []string{"eval", "eval.yaml", "--workers", "4"}
 			if mode == "delay" {
 				args = append(args, "--dry-run", "--dry-run-delay", "20")
 			}
-			res := agentv(t, filepath.Join(dir, "v2", mode+"-12"), nil, args...)
+			res := agentv(t, suiteDir, nil, args...)
 			if res.code != 0 || len(res.records) != 12 {
 				t.Fatalf("exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
 			}

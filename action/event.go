@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // DependabotLogin is the actor of Dependabot's runs; GitHub treats them like fork PRs:
@@ -58,7 +59,7 @@ func LoadEvent(getenv func(string) string) (Event, error) {
 	if path == "" {
 		return base, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.LimitContent)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return base, fmt.Errorf("could not read event payload: GITHUB_EVENT_PATH %q does not exist", path)

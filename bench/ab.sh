@@ -5,15 +5,14 @@
 #
 #   bench/ab.sh OLD_BIN NEW_BIN [runs]     # default 7 runs per binary and scenario
 #
-# Needs python3, GNU time (/usr/bin/time) and ../shared/bench/gen.py (or GEN_PY) for the YAML
-# suites; the JSONL suite comes from bench/jsonl.py.
+# Needs python3 and GNU time (/usr/bin/time). The YAML suites come from bench/gen (internal/suitegen),
+# the JSONL suite from bench/jsonl.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=$(realpath "$1") new=$(realpath "$2") runs=${3:-7}
 out=$PWD/bench/out
-gen=${GEN_PY:-../shared/bench/gen.py}
 mkdir -p "$out"
-[ -d "$out/suites/v2/llm-5000" ] || python3 "$gen" --out "$out/suites" --dialect v2 --modes llm --sizes 5000,20000 >/dev/null
+[ -d "$out/suites/llm-5000" ] || go run ./bench/gen -out "$out/suites" -modes llm -sizes 5000,20000 >/dev/null
 [ -f "$out/jsonl-100k/eval.jsonl" ] || python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
 t=$(mktemp) rows=$(mktemp)
 trap 'rm -f "$t" "$rows"' EXIT
@@ -43,7 +42,7 @@ PY
 }
 
 echo "$runs runs per binary and scenario, alternating, $(nproc) cores"
-scenario "llm judge, 5,000 YAML" "$out/suites/v2/llm-5000" 5000 eval eval.yaml --out "$out/r.jsonl"
-scenario "validate, 5,000 YAML" "$out/suites/v2/llm-5000" 5000 validate eval.yaml --targets .agentv/targets.yaml
-scenario "llm judge, 20,000 YAML" "$out/suites/v2/llm-20000" 20000 eval eval.yaml --out "$out/r.jsonl"
+scenario "llm judge, 5,000 YAML" "$out/suites/llm-5000" 5000 eval eval.yaml --out "$out/r.jsonl"
+scenario "validate, 5,000 YAML" "$out/suites/llm-5000" 5000 validate eval.yaml --targets .agentv/targets.yaml
+scenario "llm judge, 20,000 YAML" "$out/suites/llm-20000" 20000 eval eval.yaml --out "$out/r.jsonl"
 scenario "JSONL, 100,000 cases" "$out/jsonl-100k" 100000 eval eval.jsonl --out "$out/r.jsonl"

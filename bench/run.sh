@@ -3,22 +3,19 @@
 #
 #   bench/run.sh [runs]        # default 5 runs per scenario; medians are reported
 #
-# Needs python3 and GNU time (/usr/bin/time). Suites come from ../shared/bench/gen.py
-# (AgentV-format YAML) when present, and from bench/jsonl.py (JSONL scale suite).
+# Needs python3 and GNU time (/usr/bin/time). Suites come from bench/gen (AgentV-format YAML,
+# internal/suitegen) and from bench/jsonl.py (JSONL scale suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 out=bench/out
-gen=${GEN_PY:-../shared/bench/gen.py}
 mkdir -p "$out"
 go build -o "$out/agentv" .
 bin="$PWD/$out/agentv"
 root=$PWD
 tfile=$(mktemp)
 
-if [ -f "$gen" ]; then
-  python3 "$gen" --out "$out/suites" --dialect v2 --modes fa,llm,code_py,none --sizes 1000,5000,20000 >/dev/null
-fi
+go run ./bench/gen -out "$out/suites" -modes fa,llm,code_py,none -sizes 1000,5000,20000 >/dev/null
 python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
 python3 bench/jsonl.py --out "$out/delay-1000" --n 1000 --delay-ms 50 --workers 64 >/dev/null
 python3 bench/jsonl.py --out "$out/jsonl-100k-fail" --n 100000 --fail >/dev/null
@@ -46,15 +43,13 @@ PY
 }
 
 echo "agentv benchmarks, $runs runs each, $(nproc) cores"
-if [ -d "$out/suites" ]; then
-  cases=20000 measure "field_accuracy, 20000 cases (YAML)" "$out/suites/v2/fa-20000" eval eval.yaml
-  cases=5000 measure "field_accuracy, 5000 cases (YAML)" "$out/suites/v2/fa-5000" eval eval.yaml
-  cases=20000 measure "llm judge, 20000 cases (YAML)" "$out/suites/v2/llm-20000" eval eval.yaml
-  cases=5000 measure "llm judge, 5000 cases (YAML)" "$out/suites/v2/llm-5000" eval eval.yaml
-  cases=5000 measure "default judge, 5000 cases" "$out/suites/v2/none-5000" eval eval.yaml
-  measure "validate 5000-case YAML" "$out/suites/v2/llm-5000" validate eval.yaml --targets .agentv/targets.yaml
-  measure "python code judge, 1000 cases" "$out/suites/v2/code_py-1000" eval eval.yaml --workers 2
-fi
+cases=20000 measure "field_accuracy, 20000 cases (YAML)" "$out/suites/fa-20000" eval eval.yaml
+cases=5000 measure "field_accuracy, 5000 cases (YAML)" "$out/suites/fa-5000" eval eval.yaml
+cases=20000 measure "llm judge, 20000 cases (YAML)" "$out/suites/llm-20000" eval eval.yaml
+cases=5000 measure "llm judge, 5000 cases (YAML)" "$out/suites/llm-5000" eval eval.yaml
+cases=5000 measure "default judge, 5000 cases" "$out/suites/none-5000" eval eval.yaml
+measure "validate 5000-case YAML" "$out/suites/llm-5000" validate eval.yaml --targets .agentv/targets.yaml
+measure "python code judge, 1000 cases" "$out/suites/code_py-1000" eval eval.yaml --workers 2
 cases=100000 measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl
 cases=100000 measure "JSONL 100,000 cases, all failing" "$out/jsonl-100k-fail" eval eval.jsonl --max-failures 100000
 cases=1000 measure "1000 x 50ms mock, 64 workers" "$out/delay-1000" eval eval.jsonl

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -197,8 +198,12 @@ func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpe
 	if p := strings.TrimSpace(cfg.prompt); p != "" {
 		tmpl = p
 		if path := filepath.Join(r.dir(), p); !strings.Contains(p, "\n") {
-			if b, err := os.ReadFile(path); err == nil {
+			b, err := safefile.ReadFile(path, safefile.LimitContent)
+			switch {
+			case err == nil:
 				tmpl = string(b)
+			case !errors.Is(err, fs.ErrNotExist):
+				return errorf(nil, "could not read the aggregator prompt: %v", err)
 			}
 		}
 	}

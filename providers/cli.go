@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/safefile"
 )
 
 func init() { register(KindCLI, newCLI) }
@@ -119,9 +121,14 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 	if outPath == "" {
 		return &cliOutput{data: res.Stdout, truncated: res.StdoutTruncated}, elapsed, nil
 	}
-	f, err := os.Open(outPath)
+	// The command controls what sits at outPath: a FIFO or device there must not block or
+	// flood the run.
+	f, err := safefile.Open(outPath)
 	if err != nil {
 		msg := fmt.Sprintf("the command exited 0 but did not write {OUTPUT_FILE} (%s)", outPath)
+		if !errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("could not read {OUTPUT_FILE}: %v", err)
+		}
 		if s := strings.TrimSpace(string(res.Stderr)); s != "" {
 			msg += "; stderr: " + cliExcerpt(s)
 		}

@@ -375,3 +375,35 @@ func TestCLITimeoutChoice(t *testing.T) {
 		}
 	}
 }
+
+// What the command leaves at {OUTPUT_FILE} is read only when it is a regular file: a FIFO no
+// one writes to used to block the run forever, a link to /dev/zero to fill memory.
+func TestCLIOutputFileNotRegular(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, command, want string
+	}{
+		{"fifo", "mkfifo {OUTPUT_FILE}", "named pipe (FIFO), not a regular file"},
+		{"link to /dev/zero", "ln -s /dev/zero {OUTPUT_FILE}", "symbolic link to /dev/zero) is a character device"},
+		{"directory", "mkdir {OUTPUT_FILE}", "is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := cliTestNew(t, t.TempDir(), map[string]any{"command_template": tt.command}, Options{})
+			done := make(chan error, 1)
+			go func() {
+				_, err := p.Invoke(t.Context(), &Request{EvalID: "x"})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "could not read {OUTPUT_FILE}") || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("Invoke error = %v, want one containing %q", err, tt.want)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("Invoke blocked on the output file")
+			}
+		})
+	}
+}

@@ -3,11 +3,16 @@ package providers
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // NewEnv returns the lookup used for `${{ VAR }}`: the real environment (environ, KEY=VALUE
@@ -16,6 +21,15 @@ import (
 // file (the Action passes secrets through the real environment). Parsed files are cached
 // by path, size and modification time, since the runner calls this once per eval file.
 func NewEnv(environ []string, evalDir, repoRoot string) LookupEnv {
+	env, _ := LoadEnv(environ, evalDir, repoRoot)
+	return env
+}
+
+// LoadEnv is NewEnv that also reports a .env file that exists but cannot be used: a FIFO,
+// a device, a file over the size cap or one that cannot be read. The run must stop on it
+// rather than hang, fill memory or silently miss variables; the lookup skips that file.
+// A directory named .env (a common name for a Python virtualenv) is not a .env file.
+func LoadEnv(environ []string, evalDir, repoRoot string) (LookupEnv, error) {
 	procEnv := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
@@ -25,8 +39,13 @@ func NewEnv(environ []string, evalDir, repoRoot string) LookupEnv {
 		}
 	}
 	var files []map[string]string // nearest first
+	var firstErr error
 	for _, d := range targetsAncestors(evalDir, repoRoot) {
-		if vars := dotenvLoad(filepath.Join(d, ".env")); vars != nil {
+		vars, err := dotenvLoad(filepath.Join(d, ".env"))
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if vars != nil {
 			files = append(files, vars)
 		}
 	}
@@ -40,7 +59,7 @@ func NewEnv(environ []string, evalDir, repoRoot string) LookupEnv {
 			}
 		}
 		return "", false
-	}
+	}, firstErr
 }
 
 type dotenvEntry struct {
@@ -54,27 +73,32 @@ var (
 	dotenvCache = map[string]*dotenvEntry{}
 )
 
-// dotenvLoad parses a .env file, nil when it does not exist or cannot be read.
-func dotenvLoad(path string) map[string]string {
+// dotenvLoad parses a .env file: nil when it does not exist or is a directory, an error
+// when it exists but cannot be used (see LoadEnv).
+func dotenvLoad(path string) (map[string]string, error) {
 	st, err := os.Stat(path)
-	if err != nil || st.IsDir() {
-		return nil
+	if errors.Is(err, fs.ErrNotExist) || err == nil && st.IsDir() {
+		return nil, nil
 	}
-	dotenvMu.Lock()
-	e := dotenvCache[path]
-	dotenvMu.Unlock()
-	if e != nil && e.size == st.Size() && e.mtime.Equal(st.ModTime()) {
-		return e.vars
+	if err == nil && st.Mode().IsRegular() {
+		dotenvMu.Lock()
+		e := dotenvCache[path]
+		dotenvMu.Unlock()
+		if e != nil && e.size == st.Size() && e.mtime.Equal(st.ModTime()) {
+			return e.vars, nil
+		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.LimitConfig)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("could not read .env file: %w", err)
 	}
 	vars := dotenvParse(data)
-	dotenvMu.Lock()
-	dotenvCache[path] = &dotenvEntry{size: st.Size(), mtime: st.ModTime(), vars: vars}
-	dotenvMu.Unlock()
-	return vars
+	if st != nil {
+		dotenvMu.Lock()
+		dotenvCache[path] = &dotenvEntry{size: st.Size(), mtime: st.ModTime(), vars: vars}
+		dotenvMu.Unlock()
+	}
+	return vars, nil
 }
 
 // dotenvParse reads KEY=VALUE lines: `export KEY=...`, blank lines and `#` comments,

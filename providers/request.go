@@ -3,12 +3,12 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/suite"
 )
 
@@ -390,7 +390,7 @@ func requestFileText(c *suite.Case, abs string) (string, bool) {
 			}
 		}
 	}
-	b, err := os.ReadFile(abs)
+	b, err := safefile.ReadFile(abs, safefile.LimitContent)
 	if err != nil {
 		return "", false
 	}

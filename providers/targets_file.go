@@ -14,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/suite"
 )
 
@@ -41,7 +42,7 @@ var targetsCandidates = []string{"targets.yaml", "targets.yml", filepath.Join(".
 func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile {
 	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}, budget: targetsDecodeBudget}
 	f.Abs, _ = filepath.Abs(path)
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, safefile.LimitConfig)
 	if err != nil {
 		f.errorf(suite.Position{}, "could not read targets file: %v", targetsPathErr(err))
 		return f

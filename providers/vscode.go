@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/suite"
 )
 
@@ -169,7 +170,7 @@ func (p *vscodeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	}
 	open := ws
 	if p.template != "" {
-		raw, err := os.ReadFile(p.template)
+		raw, err := safefile.ReadFile(p.template, safefile.LimitContent)
 		if err != nil {
 			return nil, fmt.Errorf("%s target %q: could not read workspace_template: %w", p.t.Kind, p.t.Name, err)
 		}
@@ -238,7 +239,8 @@ func (p *vscodeProvider) awaitAnswer(ctx context.Context, path string) (string, 
 				"write it there; check the VS Code window)", p.t.Kind, p.t.Name, path, p.timeout)}
 		case <-tick.C:
 		}
-		b, err := os.ReadFile(path)
+		// The agent writes this file: a FIFO or device there is an error, not a wait.
+		b, err := safefile.ReadFile(path, safefile.LimitContent)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%s target %q: could not read the answer: %w", p.t.Kind, p.t.Name, err)
 		}

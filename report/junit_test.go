@@ -21,19 +21,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-const xsdPath = "../../shared/testdata/junit-10.xsd"
-
-// xsd finds the schema of CONTRACT §5 (../testdata/junit-10.xsd beside the spec).
-func xsd(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"/work/shared/testdata/junit-10.xsd", filepath.FromSlash(xsdPath)} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skip("junit-10.xsd not found; schema validation skipped")
-	return ""
-}
+// xsdPath is the JUnit schema reports must validate against (Jenkins xUnit, vendored).
+var xsdPath = filepath.Join("testdata", "junit-10", "junit-10.xsd")
 
 func writeJUnit(t *testing.T, run *Run) []byte {
 	t.Helper()
@@ -50,7 +39,7 @@ func TestJUnitValidatesAgainstSchema(t *testing.T) {
 	if err != nil {
 		t.Skip("xmllint is not installed (apt-get install libxml2-utils); JUnit schema validation skipped")
 	}
-	schema := xsd(t)
+	schema := xsdPath
 	runs := map[string]*Run{
 		"fixture": fixtureRun(t),
 		"invalid": invalidRun(),
@@ -332,7 +321,7 @@ func TestJUnitHostileTextIsWellFormed(t *testing.T) {
 	if err != nil {
 		t.Skip("xmllint is not installed (apt-get install libxml2-utils); schema validation skipped")
 	}
-	args := append([]string{"--noout", "--schema", xsd(t)}, files...)
+	args := append([]string{"--noout", "--schema", xsdPath}, files...)
 	if out, err := exec.CommandContext(t.Context(), xmllint, args...).CombinedOutput(); err != nil {
 		t.Fatalf("xmllint rejected a JUnit file: %v\n%s", err, out)
 	}

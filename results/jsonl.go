@@ -3,9 +3,10 @@ package results
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
@@ -102,7 +103,7 @@ func Read(r io.Reader) ([]*Record, error) {
 
 // ReadFile parses a results JSONL file.
 func ReadFile(path string) ([]*Record, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Visitor receives the lines of a results file as ScanLines reads them, with their 1-based
@@ -76,9 +77,10 @@ func ScanFile(path string, fn func(*Record) error) error {
 	return ScanFileLines(path, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
 }
 
-// ScanFileLines is ScanLines over a file; errors name the file.
+// ScanFileLines is ScanLines over a file; errors name the file. A FIFO or device is refused
+// rather than waited on; the file is streamed, so its size is not capped.
 func ScanFileLines(path string, v Visitor) error {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func ScanFileLines(path string, v Visitor) error {
 // ReadRunStart returns the start record when it is the file's first line (as an eval run
 // writes it), else nil: a reader can learn how the run gated before reading its cases.
 func ReadRunStart(path string) (*RunRecord, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}

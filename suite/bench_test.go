@@ -3,57 +3,32 @@ package suite
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/internal/suitegen"
 )
 
-// genSuite writes a 5,000-case v2 suite with the shared benchmark generator, or skips when the
-// generator or python3 is unavailable.
-func genSuite(b *testing.B, mode string, n string) string {
+// genSuite writes an n-case suite of the given mode with the repository's generator and
+// returns its eval file.
+func genSuite(b *testing.B, mode string, n int) string {
 	b.Helper()
-	gen := benchGenerator()
-	if gen == "" {
-		b.Skip("benchmark generator gen.py not found (set AGENTV_BENCH_GEN)")
-	}
-	py, err := exec.LookPath("python3")
+	dir, err := suitegen.Write(b.TempDir(), mode, n)
 	if err != nil {
-		b.Skip("python3 not on PATH")
+		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	cmd := exec.Command(py, gen, "--out", dir, "--dialect", "v2", "--modes", mode, "--sizes", n)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("gen.py: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "v2", mode+"-"+n, "eval.yaml")
-}
-
-// benchGenerator finds the shared suite generator: $AGENTV_BENCH_GEN, else shared/bench/gen.py
-// beside the repository (CI) or at /work/shared. "" when none exists.
-func benchGenerator() string {
-	cands := []string{os.Getenv("AGENTV_BENCH_GEN"), "../../shared/bench/gen.py", "/work/shared/bench/gen.py"}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
-			if abs, err := filepath.Abs(c); err == nil {
-				return abs
-			}
-		}
-	}
-	return ""
+	return filepath.Join(dir, "eval.yaml")
 }
 
 // BenchmarkLoad5000 loads a 5,000-case YAML suite (a code_judge per case). Besides allocated
 // bytes it reports the heap the loaded suite keeps (retained-B) and the peak live heap during
 // the load (peak-heap-B, sampled every millisecond), which must stay well under 100 MiB.
 func BenchmarkLoad5000(b *testing.B) {
-	benchLoad(b, genSuite(b, "code_py", "5000"), 5000)
+	benchLoad(b, genSuite(b, "code_py", 5000), 5000)
 }
 
 // benchLoad loads the suite at path, which must hold n cases and no error, and reports the

@@ -17,8 +17,11 @@ var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 // Expand turns CLI arguments (files, directories or globs, relative to cwd) into eval file paths:
 // de-duplicated, sorted, relative to cwd when inside it. A directory means every eval file below
 // it; globs use doublestar (`**` spans directories). Targets files, `.agentv` config, JSONL
-// sidecars and hidden directories are skipped when walking or globbing. A pattern that matches
-// nothing is an error.
+// sidecars and hidden directories are skipped when walking or globbing. Walking and globbing
+// do not follow symbolic links to directories (a link to `..` would repeat the tree, one to
+// `/` would walk the machine); a directory named in the pattern is followed. A file reached
+// by two paths (a link, or two patterns) is listed once. A pattern that matches nothing is an
+// error.
 func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
@@ -30,8 +33,12 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	seen := map[string]bool{}
 	var out []string
 	add := func(abs string) {
-		if !seen[abs] {
-			seen[abs] = true
+		key := abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			key = real
+		}
+		if !seen[key] {
+			seen[key] = true
 			out = append(out, displayPath(abs, cwd))
 		}
 	}
@@ -115,6 +122,9 @@ func walkDir(root string) []string {
 			}
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 && linksToDir(path) {
+			return nil
+		}
 		if !skipFile(path) {
 			out = append(out, path)
 		}
@@ -134,18 +144,30 @@ func globFiles(abs string) ([]string, error) {
 	if rest == "" || base == "" {
 		return nil, nil
 	}
-	matches, err := doublestar.Glob(os.DirFS(filepath.FromSlash(base)), rest, doublestar.WithFilesOnly(), doublestar.WithNoHidden())
+	matches, err := doublestar.Glob(os.DirFS(filepath.FromSlash(base)), rest,
+		doublestar.WithFilesOnly(), doublestar.WithNoHidden(), doublestar.WithNoFollow())
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, m := range matches {
 		p := filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))
-		if !skipFile(p) && !inNodeModules(m) {
+		// Without following links the glob reports a link to a directory as a file.
+		if !skipFile(p) && !inNodeModules(m) && !linksToDir(p) {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// linksToDir reports whether path is a symbolic link that leads to a directory.
+func linksToDir(path string) bool {
+	li, err := os.Lstat(path)
+	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 func inNodeModules(rel string) bool {

@@ -1,12 +1,13 @@
 package suite
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/suitegen"
 )
 
 func TestExpand(t *testing.T) {
@@ -90,21 +91,17 @@ func TestExpandOutsideCwd(t *testing.T) {
 	}
 }
 
-// TestGeneratedSuites loads the shared benchmark generator's v2 suites (every mode) and
-// requires them to load without errors or warnings.
+// TestGeneratedSuites loads the repository generator's suites (every mode) and requires them
+// to load without errors or warnings.
 func TestGeneratedSuites(t *testing.T) {
 	t.Parallel()
-	gen := benchGenerator()
-	py, err := exec.LookPath("python3")
-	if err != nil || gen == "" {
-		t.Skip("python3 or the benchmark generator gen.py is not available")
-	}
 	dir := t.TempDir()
-	out, err := exec.Command(py, gen, "--out", dir, "--dialect", "v2", "--modes", "code_py,code_node,llm,none,fa,delay", "--sizes", "3").CombinedOutput()
-	if err != nil {
-		t.Fatalf("gen.py: %v\n%s", err, out)
+	for _, mode := range suitegen.Modes {
+		if _, err := suitegen.Write(dir, mode, 3); err != nil {
+			t.Fatal(err)
+		}
 	}
-	files, diags := Expand([]string{filepath.Join(dir, "v2")}, dir)
+	files, diags := Expand([]string{dir}, dir)
 	if len(diags) != 0 || len(files) != 6 {
 		t.Fatalf("expand: %v %v", files, diags)
 	}

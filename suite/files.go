@@ -2,10 +2,11 @@ package suite
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // FindRepoRoot returns the repository root for an eval file in dir: the nearest ancestor of dir
@@ -81,8 +82,9 @@ func searchRoots(dir, repoRoot, cwd string) []string {
 
 // fileRef is the outcome of resolving one file reference.
 type fileRef struct {
-	abs   string   // "" when not found
-	tried []string // absolute candidates, in order
+	abs     string   // "" when not found
+	tried   []string // absolute candidates, in order
+	refused string   // why the first candidate that exists but is not a file/directory was passed over
 }
 
 // resolve looks value up as a file (wantDir false) or a directory (wantDir true).
@@ -112,9 +114,16 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 		seen[c] = true
 		r.tried = append(r.tried, c)
 		// Only regular files count: a device or FIFO (/dev/stdin) would block or never end.
-		if fi, err := os.Stat(c); err == nil && (wantDir && fi.IsDir() || !wantDir && fi.Mode().IsRegular()) {
+		fi, err := os.Stat(c)
+		if err != nil {
+			continue
+		}
+		if wantDir && fi.IsDir() || !wantDir && fi.Mode().IsRegular() {
 			r.abs = c
 			break
+		}
+		if r.refused == "" && !wantDir && !fi.IsDir() {
+			r.refused = fmt.Sprintf("%s is %s, not a regular file", displayPath(c, l.cwd), safefile.Describe(fi.Mode()))
 		}
 	}
 	l.refs[key] = r
@@ -127,7 +136,11 @@ func (l *loader) triedList(r *fileRef) string {
 	for i, t := range r.tried {
 		parts[i] = displayPath(t, l.cwd)
 	}
-	return strings.Join(parts, ", ")
+	s := strings.Join(parts, ", ")
+	if r.refused != "" {
+		s += "; " + r.refused
+	}
+	return s
 }
 
 // readText returns a file's content with CRLF normalized to LF, reading each file once per load
@@ -145,27 +158,13 @@ func (l *loader) readText(abs string) (string, error) {
 	return s, nil
 }
 
-// maxContentBytes bounds one referenced file (content, template or config file).
-const maxContentBytes = 32 << 20
+// maxContentBytes bounds one referenced file (content or template).
+const maxContentBytes = safefile.LimitContent
 
-// readRegular reads a regular file of at most limit bytes.
+// readRegular reads a regular file of at most limit bytes. Opening does not block on a FIFO
+// (the path may have been swapped after resolve checked it).
 func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("file is larger than %d MiB", limit>>20)
-	}
-	return io.ReadAll(io.LimitReader(f, limit+1))
+	return safefile.ReadFile(path, limit)
 }
 
 // refDisplay is a file value as shown to users: without leading separators (reference §1.6).

@@ -1,12 +1,16 @@
 package suite
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // DefaultGuidelinePatterns apply when no config file sets `guideline_patterns` (seed 004).
@@ -38,8 +42,12 @@ func (l *loader) guidelinePatterns() []string {
 // readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
 // invalid (warned) or does not set the key.
 func (l *loader) readConfig(path string) ([]string, bool) {
-	b, err := readRegular(path, maxContentBytes)
+	b, err := readRegular(path, safefile.LimitConfig)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			l.add(Diagnostic{File: displayPath(path, l.cwd), Severity: SeverityWarning, Kind: KindConfig,
+				Message: "config file ignored: " + errText(err)})
+		}
 		return nil, false
 	}
 	saved := l.file

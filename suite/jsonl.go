@@ -5,18 +5,21 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // loadJSONL reads a JSONL suite line by line: one case per non-blank line. A bad line is
 // reported with its line number and skipped; the other lines still load.
 func (l *loader) loadJSONL() {
 	l.loadSidecar()
-	f, err := os.Open(l.s.Abs)
+	// Streamed without a cap, but a FIFO or device is refused rather than waited on.
+	f, err := safefile.Open(l.s.Abs)
 	if err != nil {
 		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
 		return
@@ -70,8 +73,13 @@ func (l *loader) loadSidecar() {
 	for _, ext := range []string{".yaml", ".yml"} {
 		path := base + ext
 		src, err := readRegular(path, maxContentBytes)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
+		}
+		if err != nil {
+			l.add(Diagnostic{File: displayPath(path, l.cwd), Severity: SeverityError, Kind: KindFile,
+				Message: "could not read the JSONL sidecar: " + errText(err)})
+			return
 		}
 		saved := l.file
 		l.file = displayPath(path, l.cwd)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // LoadOptions configure Load.
@@ -114,7 +116,7 @@ func Load(path string, opts LoadOptions) *Suite {
 	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
 		msg := "could not read eval file: no such file"
 		if err == nil {
-			msg = "could not read eval file: not a regular file"
+			msg = "could not read eval file: it is " + safefile.Describe(fi.Mode()) + ", not a regular file"
 		} else if !errors.Is(err, os.ErrNotExist) {
 			msg = "could not read eval file: " + errText(err)
 		}

@@ -2,9 +2,10 @@ package suite
 
 import (
 	"fmt"
-	"os"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Top-level keys of an eval file (and of a JSONL sidecar, without the case lists).
@@ -18,7 +19,7 @@ var (
 // loadYAML parses a whole YAML eval file. YAML cannot be streamed, but the node tree is dropped
 // as soon as the cases are converted.
 func (l *loader) loadYAML() {
-	src, err := os.ReadFile(l.s.Abs)
+	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
 		return

@@ -388,6 +388,7 @@ func (p *planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, err
 		return tf, nil
 	}
 	var env providers.LookupEnv
+	var envErr error
 	if cfg.NoDotenv {
 		env = providers.NewEnv(cfg.Environ, "", "")
 		for _, f := range providers.DotenvFiles(dir, repoRoot) {
@@ -397,9 +398,12 @@ func (p *planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, err
 			}
 		}
 	} else {
-		env = providers.NewEnv(cfg.Environ, dir, repoRoot)
+		env, envErr = providers.LoadEnv(cfg.Environ, dir, repoRoot)
 	}
 	tf := providers.LoadTargets(path, env, p.e.Redactor)
+	if envErr != nil {
+		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
+	}
 	p.files[abs] = tf
 	return tf, nil
 }

@@ -50,12 +50,15 @@ func (c *Command) validateCmd(args []string) int {
 			continue
 		}
 		checked[tpath] = true
-		env := providers.NewEnv(c.Environ, s.Dir, s.RepoRoot)
+		env, envErr := providers.LoadEnv(c.Environ, s.Dir, s.RepoRoot)
 		if c.Getenv("GITHUB_ACTIONS") == "true" {
-			env = providers.NewEnv(c.Environ, "", "") // .env files are for local runs
+			env, envErr = providers.NewEnv(c.Environ, "", ""), nil // .env files are for local runs
 		}
 		tf := providers.LoadTargets(tpath, env, red)
 		diags = append(diags, tf.Diagnostics...)
+		if envErr != nil {
+			diags = append(diags, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
+		}
 		for _, t := range tf.Targets {
 			if _, err := tf.Find(t.Name); err != nil || t.Kind == "" {
 				continue // the loader has reported what makes this target unusable
