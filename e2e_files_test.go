@@ -130,11 +130,16 @@ func TestSpecialFiles(t *testing.T) {
 					t.Errorf("%s: got %+v, want verdict %s", id, r, v)
 				}
 			}
-			// Reports are written whatever happened.
+			// Reports are written whatever happened, except for a run that is invalid before
+			// any case ran: it leaves the previous run's files (here: none) and says so.
 			for _, f := range []string{"results.jsonl", "junit.xml", "summary.md"} {
-				if _, err := os.Stat(filepath.Join(res.outDir, f)); err != nil {
-					t.Errorf("report %s not written: %v", f, err)
+				_, err := os.Stat(filepath.Join(res.outDir, f))
+				if ranNothing := tt.wantCode == 2; ranNothing != (err != nil) {
+					t.Errorf("report %s: written %v, want %v (exit %d)", f, err == nil, !ranNothing, res.code)
 				}
+			}
+			if tt.wantCode == 2 && !strings.Contains(all, "no results or reports written") {
+				t.Errorf("an invalid run that ran nothing does not say its files were left alone:\n%s", all)
 			}
 		})
 	}

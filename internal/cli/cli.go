@@ -100,7 +100,7 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "seconds per target invocation, judge call and script")
 	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
 	cfg.MaxRetries = runner.DefaultMaxRetries
-	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target invocation that timed out")
+	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target, judge or script invocation that timed out")
 	fs.BoolVar(&cfg.DryRun, "dry-run", false, "replace every target and judge with a mock: no network, no keys")
 	fs.Var(millisValue{&cfg.DryRunDelay}, "dry-run-delay", "milliseconds each dry-run answer takes")
 	fs.Var(millisValue{&cfg.DryRunMin}, "dry-run-delay-min", "minimum random dry-run delay in milliseconds")
