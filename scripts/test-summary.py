@@ -5,7 +5,7 @@ test with its reason (the t.Skip message), so that a CI log says what did not ru
     go test -json ./... | python3 scripts/test-summary.py
 
 Prints one line per package (ok / FAIL / no test files), the output of each failing test, any
-build errors, and at the end the skipped tests. The exit status is go test's, not this
+build errors, then the skipped tests and a closing count line ("tests: N passed, N failed, N skipped"). The exit status is go test's, not this
 script's: run it under `set -o pipefail`.
 """
 import json
@@ -13,6 +13,7 @@ import sys
 
 output = {}  # (package, test) -> output lines
 skipped = []  # (package, test, reason)
+counts = {"pass": 0, "fail": 0, "skip": 0}  # tests and subtests
 
 
 def reason(lines):
@@ -35,6 +36,8 @@ for raw in sys.stdin:
         sys.stdout.write(raw)  # not an event: pass it through
         continue
     action, pkg, test = ev.get("Action"), ev.get("Package", ""), ev.get("Test")
+    if test and action in counts:
+        counts[action] += 1
     if action == "build-output":
         sys.stdout.write(ev.get("Output", ""))
     elif action == "output":
@@ -62,3 +65,5 @@ if skipped:
         print(f"  {pkg} {test}: {why}")
 else:
     print("\nNo test was skipped.")
+# The closing line CI reads: tests and subtests, as go test -json counts them.
+print(f"\ntests: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
