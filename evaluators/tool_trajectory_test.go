@@ -47,7 +47,7 @@ func TestToolTrajectory(t *testing.T) {
 		{name: "no mode", settings: `{}`, wantErr: "needs `mode`"},
 		{name: "bad mode", settings: `{"mode": "sometimes"}`, wantErr: `unknown tool_trajectory mode "sometimes"`},
 		{name: "in order without expected", settings: `{"mode": "in_order"}`, wantErr: "needs `expected"},
-		{name: "bad args", settings: `{"mode": "exact", "expected": [{"tool": "a", "args": 3}]}`, wantErr: "args must be"},
+		{name: "bad args", settings: `{"mode": "exact", "expected": [{"tool": "a", "args": 3}]}`, wantErr: "args: must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

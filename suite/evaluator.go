@@ -11,13 +11,6 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// Evaluator types accepted by the loader: ours plus the AgentV 2.x ones (parsed into Settings).
-var evaluatorTypes = []string{TypeLLMJudge, TypeCodeJudge, "rubric", "composite", "tool_trajectory",
-	"field_accuracy", "latency", "cost", "token_usage"}
-
-// typeAliases maps accepted spellings to canonical types (seed 004 says `code`).
-var typeAliases = map[string]string{"code": TypeCodeJudge}
-
 // Own settings per type; other keys of llm_judge and code_judge entries are pass-through config.
 var (
 	commonKeys   = []string{"name", "type", "weight", "config"}
@@ -92,14 +85,13 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
 		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
 		// A known kind declares nothing: the suite's evaluators (or the default judge) apply.
-		t, ok := canonicalType(n.Value)
-		if ok {
-			if t != TypeLLMJudge {
+		if t, ok := LookupEvaluator(n.Value); ok {
+			if t.Name != TypeLLMJudge {
 				l.warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
 			}
 			return nil
 		}
-		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, validTypes())
+		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, EvaluatorTypeNames())
 	case chosen == evaluator && n.Kind == yaml.MappingNode:
 		if s := l.parseEvaluator(n, el); s != nil {
 			el.specs = []*EvaluatorSpec{s}
@@ -133,17 +125,6 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 		l.listsByText[textKey] = el
 	}
 	return el
-}
-
-func canonicalType(t string) (string, bool) {
-	if a, ok := typeAliases[t]; ok {
-		return a, true
-	}
-	return t, slices.Contains(evaluatorTypes, t)
-}
-
-func validTypes() string {
-	return strings.Replace(strings.Join(evaluatorTypes, ", "), TypeCodeJudge, TypeCodeJudge+" (alias code)", 1)
 }
 
 // nameEvaluators gives unnamed evaluators their type as name, suffixed -2, -3 when repeated.
@@ -190,14 +171,15 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	t := get("type")
 	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
-		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", validTypes())
+		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", EvaluatorTypeNames())
 		return nil
 	}
-	typ, ok := canonicalType(t.v.Value)
+	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, validTypes())
+		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, EvaluatorTypeNames())
 		return nil
 	}
+	typ := et.Name
 	spec.Type = l.str(typ)
 	before := el.failed
 	el.failed = false
@@ -287,6 +269,9 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	if cfg != nil {
 		spec.Config = objectJSON(cfg)
+	}
+	if !el.failed { // the type's own settings, once the entry is otherwise sound
+		parseSettings(et, spec, n, func(at *yaml.Node, msg string) { l.evError(el, at, "%s", msg) })
 	}
 	if el.failed {
 		return nil
