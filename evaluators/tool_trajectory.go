@@ -96,7 +96,7 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 	case "":
 		return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order or exact)")
 	}
-	return nil, settingErr("mode", "unknown tool_trajectory mode %q (want any_order, in_order or exact)", cfg.mode)
+	return nil, settingErr("mode", "unknown mode %q (want any_order, in_order or exact)", cfg.mode)
 }
 
 // toolCall is one call the target made, from its output messages' tool_calls.
