@@ -51,7 +51,6 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 		return nil, err
 	}
 	cfg := &compositeConfig{kind: agg.Type, weights: map[string]float64{}, path: agg.Path, prompt: agg.Prompt}
-	var errs []error
 	var names []string
 	for _, m := range spec.Members {
 		names = append(names, cmp.Or(m.Name, m.Type))
@@ -59,10 +58,11 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 	for _, name := range slices.Sorted(maps.Keys(agg.Weights)) {
 		at := "aggregator.weights." + name
 		if !slices.Contains(names, name) {
-			errs = append(errs, settingErr(at, "no member is named %q (members: %s)", name, strings.Join(names, ", ")))
+			return nil, settingErr(at, "no member is named %q (members: %s)", name, strings.Join(names, ", "))
 		}
-		cfg.weights[name], err = nonNegative(agg.Weights[name], at)
-		errs = append(errs, err)
+		if cfg.weights[name], err = nonNegative(agg.Weights[name], at); err != nil {
+			return nil, err
+		}
 	}
 	switch cfg.kind {
 	case "", aggWeightedAverage:
@@ -76,7 +76,7 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 	default:
 		return nil, settingErr("aggregator.type", "unknown composite aggregator %q (want weighted_average, code_judge or llm_judge)", cfg.kind)
 	}
-	return cfg, errors.Join(errs...)
+	return cfg, nil
 }
 
 // composite runs its member evaluators in order and combines their verdicts. A member that

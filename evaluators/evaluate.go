@@ -149,7 +149,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	outer := r.retries
 	r.retries = 0
 	defer func() { r.retries = outer }()
-	t, typ := lookupType(spec.Type)
+	t, known := suite.LookupEvaluator(spec.Type)
+	typ := spec.Type
+	if known {
+		typ = t.Name // an alias names its type in results
+	}
 	name := spec.Name
 	if name == "" {
 		name = typ
@@ -203,30 +207,14 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	return res
 }
 
-// lookupType finds a spec's type (nil: unknown) and its canonical name; a spec built in code
-// may spell it in another case or with dashes.
-func lookupType(typ string) (*suite.EvaluatorType, string) {
-	if t, ok := suite.LookupEvaluator(typ); ok {
-		return t, t.Name
-	}
-	typ = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(typ)), "-", "_")
-	if t, ok := suite.LookupEvaluator(typ); ok {
-		return t, t.Name
-	}
-	return nil, typ
-}
-
 // evaluatorOf returns the evaluator of a spec of type t (nil: unknown). A loaded spec carries
 // it; one built in code has its settings read now, and bad ones are its error.
 func evaluatorOf(spec *suite.EvaluatorSpec, t *suite.EvaluatorType) (evaluator, error) {
-	switch {
-	case t == nil && spec.Type == "":
-		return nil, fmt.Errorf("evaluator has no type (want %s)", suite.EvaluatorTypeNames())
-	case t == nil:
-		return nil, fmt.Errorf("unknown evaluator type %q (want %s)", spec.Type, suite.EvaluatorTypeNames())
-	}
 	if e, ok := spec.Parsed.(evaluator); ok {
 		return e, nil
+	}
+	if t == nil {
+		return nil, fmt.Errorf("unknown evaluator type %q (want %s)", spec.Type, suite.EvaluatorTypeNames())
 	}
 	parsed, err := t.Parse(spec)
 	if err != nil {

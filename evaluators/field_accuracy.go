@@ -62,30 +62,27 @@ func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
 	default:
 		return nil, settingErr("aggregation", "unknown aggregation %q (want weighted_average or all_or_nothing)", agg)
 	}
-	var errs []error
 	cfg.fields = make([]faField, len(fields))
 	for i, raw := range fields {
 		f, at := &cfg.fields[i], fmt.Sprintf("fields[%d]", i)
 		if err := decodeAt(raw, f, at); err != nil {
-			errs = append(errs, err)
-			continue
+			return nil, err
 		}
 		if f.steps, err = parsePath(f.Path); err != nil {
-			errs = append(errs, settingErr(at+".path", "%v", err))
-		}
-		if f.Match == "" {
-			f.Match = matchExact
+			return nil, settingErr(at+".path", "%v", err)
 		}
 		switch f.Match {
+		case "":
+			f.Match = matchExact
 		case matchExact, matchNumeric, matchDate:
 		default:
-			errs = append(errs, settingErr(at+".match", "unknown match %q (want exact, numeric_tolerance or date)", f.Match))
+			return nil, settingErr(at+".match", "unknown match %q (want exact, numeric_tolerance or date)", f.Match)
 		}
 		if f.Weight != nil && (*f.Weight < 0 || math.IsNaN(*f.Weight)) {
-			errs = append(errs, settingErr(at+".weight", "must be >= 0"))
+			return nil, settingErr(at+".weight", "must be >= 0")
 		}
 	}
-	return cfg, errors.Join(errs...)
+	return cfg, nil
 }
 
 // fieldAccuracy compares fields of the candidate's JSON answer with the expected answer.

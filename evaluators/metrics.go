@@ -68,18 +68,17 @@ func parseTokenLimits(spec *suite.EvaluatorSpec) ([]tokenLimit, error) {
 		return nil, err
 	}
 	var limits []tokenLimit
-	var errs []error
 	for _, k := range [][2]string{{"max_total", "maxTotal"}, {"max_input", "maxInput"}, {"max_output", "maxOutput"}} {
-		v, ok, err := s.number(k[0], k[1])
-		errs = append(errs, err)
-		if ok {
+		if v, ok, err := s.number(k[0], k[1]); err != nil {
+			return nil, err
+		} else if ok {
 			limits = append(limits, tokenLimit{strings.TrimPrefix(k[0], "max_"), v})
 		}
 	}
 	if len(limits) == 0 {
 		return nil, errors.New("token_usage needs at least one of `max_total`, `max_input`, `max_output`")
 	}
-	return limits, errors.Join(errs...)
+	return limits, nil
 }
 
 // tokenUsage passes when every configured limit holds; total counts input, output and cached

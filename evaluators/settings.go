@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,41 +78,19 @@ func decodeAt(v json.RawMessage, dst any, path string) error {
 		if te.Field != "" {
 			path += "." + te.Field
 		}
-		return settingErr(path, "must be %s, got %s", wantKind(te.Type), gotKind(te.Value))
+		t := te.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		return settingErr(path, "must be %s, got %s", cmp.Or(wantKinds[t.Kind()], t.String()),
+			cmp.Or(gotKinds[te.Value], strings.TrimPrefix(te.Value, "number ")))
 	}
 	return settingErr(path, "%v", err)
 }
 
-func wantKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return wantKind(t.Elem())
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		return "a mapping"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	}
-	return t.String()
-}
-
-func gotKind(v string) string {
-	switch v {
-	case "object":
-		return "a mapping"
-	case "array":
-		return "a list"
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	}
-	return strings.TrimPrefix(v, "number ")
-}
+// Kinds in messages, for Go kinds and for the JSON kinds encoding/json reports.
+var (
+	wantKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false", reflect.Slice: "a list",
+		reflect.Map: "a mapping", reflect.Struct: "a mapping", reflect.Float64: "a number", reflect.Int: "a whole number"}
+	gotKinds = map[string]string{"object": "a mapping", "array": "a list", "string": "a string", "bool": "a boolean"}
+)

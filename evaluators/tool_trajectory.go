@@ -49,24 +49,17 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 	}
 	switch cfg.mode {
 	case modeAnyOrder:
-		var minimums map[string]json.RawMessage
-		if ok, err := s.decode(&minimums, "minimums"); err != nil {
+		if ok, err := s.decode(&cfg.minimums, "minimums"); err != nil {
 			return nil, err
 		} else if !ok {
 			return nil, errors.New("tool_trajectory mode any_order needs `minimums: {tool: count}`")
 		}
-		cfg.minimums = make(map[string]int, len(minimums))
-		var errs []error
-		for _, tool := range slices.Sorted(maps.Keys(minimums)) {
-			var n int
-			if err := decodeAt(minimums[tool], &n, "minimums."+tool); err != nil {
-				errs = append(errs, err)
-			} else if n < 0 {
-				errs = append(errs, settingErr("minimums."+tool, "must be >= 0"))
+		for _, tool := range slices.Sorted(maps.Keys(cfg.minimums)) {
+			if cfg.minimums[tool] < 0 {
+				return nil, settingErr("minimums."+tool, "must be >= 0")
 			}
-			cfg.minimums[tool] = n
 		}
-		return cfg, errors.Join(errs...)
+		return cfg, nil
 	case modeInOrder, modeExact:
 		var expected []json.RawMessage
 		if ok, err := s.decode(&expected, "expected"); err != nil {
@@ -75,24 +68,18 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 			return nil, fmt.Errorf("tool_trajectory mode %s needs `expected: [{tool, args?}]`", cfg.mode)
 		}
 		cfg.expected = make([]expectedCall, len(expected))
-		var errs []error
 		for i, raw := range expected {
 			e, at := &cfg.expected[i], fmt.Sprintf("expected[%d]", i)
 			if err := decodeAt(raw, e, at); err != nil {
-				errs = append(errs, err)
-				continue
+				return nil, err
+			} else if e.Tool == "" {
+				return nil, settingErr(at+".tool", "is required")
 			}
-			if e.Tool == "" {
-				errs = append(errs, settingErr(at+".tool", "is required"))
-			}
-			if isNull(e.Args) || strings.TrimSpace(string(e.Args)) == `"any"` {
-				continue
-			}
-			if err := json.Unmarshal(e.Args, &e.args); err != nil {
-				errs = append(errs, settingErr(at+".args", "must be \"any\" or an object"))
+			if !isNull(e.Args) && strings.TrimSpace(string(e.Args)) != `"any"` && json.Unmarshal(e.Args, &e.args) != nil {
+				return nil, settingErr(at+".args", "must be \"any\" or an object")
 			}
 		}
-		return cfg, errors.Join(errs...)
+		return cfg, nil
 	case "":
 		return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order or exact)")
 	}
