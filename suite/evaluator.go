@@ -97,16 +97,7 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 			el.specs = []*EvaluatorSpec{s}
 		}
 	case n.Kind == yaml.SequenceNode:
-		for _, item := range n.Content {
-			item = deref(item)
-			if item == nil || item.Kind != yaml.MappingNode {
-				l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
-				continue
-			}
-			if s := l.parseEvaluator(item, el); s != nil {
-				el.specs = append(el.specs, s)
-			}
-		}
+		el.specs = l.parseEvaluators(n, el)
 	default:
 		want := "a list of evaluators"
 		if chosen == evaluator {
@@ -114,7 +105,7 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 		}
 		l.evError(el, n, "%q must be %s, got %s", chosen.key, want, kindName(n))
 	}
-	nameEvaluators(el.specs)
+	nameEvaluators(el.specs) // a single `evaluator` mapping; lists are named already
 	if el.specs == nil && !el.failed {
 		el.specs = []*EvaluatorSpec{} // declared but empty: the default judge runs
 	}
@@ -125,6 +116,21 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 		l.listsByText[textKey] = el
 	}
 	return el
+}
+
+// parseEvaluators parses a list of evaluator mappings (those with errors left out) and names
+// them.
+func (l *loader) parseEvaluators(n *yaml.Node, el *evalList) []*EvaluatorSpec {
+	var specs []*EvaluatorSpec
+	for _, item := range n.Content {
+		if item = deref(item); item == nil || item.Kind != yaml.MappingNode {
+			l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
+		} else if s := l.parseEvaluator(item, el); s != nil {
+			specs = append(specs, s)
+		}
+	}
+	nameEvaluators(specs)
+	return specs
 }
 
 // nameEvaluators gives unnamed evaluators their type as name, suffixed -2, -3 when repeated.
@@ -220,17 +226,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 			if e.v.Kind != yaml.SequenceNode {
 				l.evError(el, e.v, "composite %q must be a list, got %s", "evaluators", kindName(e.v))
 			} else {
-				for _, item := range e.v.Content {
-					item = deref(item)
-					if item == nil || item.Kind != yaml.MappingNode {
-						l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
-						continue
-					}
-					if m := l.parseEvaluator(item, el); m != nil {
-						spec.Members = append(spec.Members, m)
-					}
-				}
-				nameEvaluators(spec.Members)
+				spec.Members = l.parseEvaluators(e.v, el)
 			}
 		}
 	}
