@@ -111,6 +111,8 @@ func selfCPU() time.Duration {
 // field_accuracy (gen.py mode fa) and the default llm_judge against an in-memory judge.
 func BenchmarkInProcessEvaluators(b *testing.B) {
 	fa := faSpec(`{"fields": [{"path": "answer", "match": "exact"}]}`)
+	t, _ := suite.LookupEvaluator(fa.Type)
+	fa.Parsed, _ = t.Parse(fa) // at load time, as the loader does
 	cases := map[string]*suite.Case{"field_accuracy": riskCase("/evals", fa), "default_llm_judge": riskCase("/evals")}
 	for name, c := range cases {
 		c.Expected = []suite.Message{text("assistant", `{"answer":"42"}`)}

@@ -18,9 +18,14 @@ import (
 // stdoutInError is how much of a judge's stdout an error quotes.
 const stdoutInError = 300
 
+// The loader reads a code judge's script, cwd, target proxy and config: nothing is left here.
+func init() {
+	register(suite.TypeCodeJudge, []string{"code"}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
+}
+
 // codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
 // JSON object {score, hits?, misses?, reasoning?, details?} (CONTRACT §4.2).
-func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
 	cwd := spec.Cwd
 	if cwd == "" {
 		cwd = r.dir()

@@ -1,12 +1,15 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
@@ -29,59 +32,57 @@ type compositeConfig struct {
 	prompt  string // llm_judge: inline text or a file path
 }
 
-var compositeCache parsedCache
+func init() { register(TypeComposite, nil, parseComposite, composite) }
 
 func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
-	v, err := compositeCache.get(string(spec.Settings), func() (any, error) {
-		s, err := settingsOf(spec)
-		if err != nil {
-			return nil, err
-		}
-		var agg struct {
-			Type    string             `json:"type"`
-			Weights map[string]float64 `json:"weights"`
-			Path    string             `json:"path"`
-			Prompt  string             `json:"prompt"`
-		}
-		if _, err := s.decode(&agg, "aggregator"); err != nil {
-			return nil, err
-		}
-		cfg := &compositeConfig{kind: agg.Type, weights: agg.Weights, path: agg.Path, prompt: agg.Prompt}
-		switch cfg.kind {
-		case "", aggWeightedAverage:
-			cfg.kind = aggWeightedAverage
-			for name, w := range cfg.weights {
-				if w < 0 {
-					return nil, fmt.Errorf("aggregator.weights.%s must be >= 0", name)
-				}
-			}
-		case aggCodeJudge, "code":
-			cfg.kind = aggCodeJudge
-			if strings.TrimSpace(cfg.path) == "" {
-				return nil, errors.New("composite aggregator code_judge needs `path` (a command)")
-			}
-		case aggLLMJudge:
-		default:
-			return nil, fmt.Errorf("unknown composite aggregator %q (want weighted_average, code_judge or llm_judge)", cfg.kind)
-		}
-		return cfg, nil
-	})
+	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*compositeConfig), nil
+	if len(spec.Members) == 0 {
+		return nil, errors.New("composite needs `evaluators`")
+	}
+	var agg struct {
+		Type    string                     `json:"type"`
+		Weights map[string]json.RawMessage `json:"weights"`
+		Path    string                     `json:"path"`
+		Prompt  string                     `json:"prompt"`
+	}
+	if _, err := s.decode(&agg, "aggregator"); err != nil {
+		return nil, err
+	}
+	cfg := &compositeConfig{kind: agg.Type, weights: map[string]float64{}, path: agg.Path, prompt: agg.Prompt}
+	var names []string
+	for _, m := range spec.Members {
+		names = append(names, cmp.Or(m.Name, m.Type))
+	}
+	for _, name := range slices.Sorted(maps.Keys(agg.Weights)) {
+		at := "aggregator.weights." + name
+		if !slices.Contains(names, name) {
+			return nil, settingErr(at, "no member is named %q (members: %s)", name, strings.Join(names, ", "))
+		}
+		if cfg.weights[name], err = nonNegative(agg.Weights[name], at); err != nil {
+			return nil, err
+		}
+	}
+	switch cfg.kind {
+	case "", aggWeightedAverage:
+		cfg.kind = aggWeightedAverage
+	case aggCodeJudge, "code":
+		cfg.kind = aggCodeJudge
+		if strings.TrimSpace(cfg.path) == "" {
+			return nil, settingErr("aggregator", "composite aggregator code_judge needs `path` (a command)")
+		}
+	case aggLLMJudge:
+	default:
+		return nil, settingErr("aggregator.type", "unknown composite aggregator %q (want weighted_average, code_judge or llm_judge)", cfg.kind)
+	}
+	return cfg, nil
 }
 
 // composite runs its member evaluators in order and combines their verdicts. A member that
 // cannot score makes the composite unable to score too (the case is errored).
-func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	cfg, err := parseComposite(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
-	if len(spec.Members) == 0 {
-		return verdict{err: errors.New("composite needs `evaluators`")}
-	}
+func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *compositeConfig) verdict {
 	children := make([]results.EvaluatorResult, 0, len(spec.Members))
 	for _, m := range spec.Members {
 		if m == nil {

@@ -29,8 +29,6 @@ const (
 	TypeTokenUsage     = "token_usage"
 )
 
-const validTypes = "llm_judge, code_judge, rubric, composite, field_accuracy, tool_trajectory, latency, cost or token_usage"
-
 // missMax is how much of an error a miss quotes; Error keeps the longer text.
 const missMax = 600
 
@@ -47,8 +45,31 @@ type verdict struct {
 	children  []results.EvaluatorResult
 }
 
-// evalFunc is one evaluator type.
-type evalFunc func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict
+// evaluator scores a case with one entry's parsed settings: what a registered type's Parse
+// leaves in EvaluatorSpec.Parsed.
+type evaluator func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict
+
+// register adds an evaluator type, from the file that implements it: parse reads an entry's
+// settings into a C when the suite loads (problems as *suite.SettingError, named by path),
+// evaluate scores a case with that C.
+func register[C any](name string, aliases []string, parse func(*suite.EvaluatorSpec) (C, error),
+	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
+	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases,
+		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
+			cfg, err := parse(spec)
+			if err != nil {
+				return nil, err
+			}
+			return evaluator(func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+				return evaluate(ctx, r, spec, cfg)
+			}), nil
+		}})
+}
+
+// settingErr is a problem with the setting at path ("fields[1].match").
+func settingErr(path, format string, args ...any) error {
+	return &suite.SettingError{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
 
 // caseRun is the state shared by the evaluators of one case: the input, the options and the
 // case's JSON renderings, built once on first use.
@@ -61,7 +82,10 @@ type caseRun struct {
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
-var defaultSpecs = []*suite.EvaluatorSpec{{Name: DefaultJudgeName, Type: suite.TypeLLMJudge, Weight: 1}}
+var defaultSpecs = []*suite.EvaluatorSpec{{Name: DefaultJudgeName, Type: suite.TypeLLMJudge, Weight: 1,
+	Parsed: evaluator(func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+		return llmJudge(ctx, r, spec, nil)
+	})}}
 
 // Evaluate runs the case's evaluators in order (the default llm_judge when it has none) and
 // aggregates their verdicts. It never fails as a whole: an evaluator that cannot produce a
@@ -125,7 +149,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	outer := r.retries
 	r.retries = 0
 	defer func() { r.retries = outer }()
-	typ := canonicalType(spec.Type)
+	t, known := suite.LookupEvaluator(spec.Type)
+	typ := spec.Type
+	if known {
+		typ = t.Name // an alias names its type in results
+	}
 	name := spec.Name
 	if name == "" {
 		name = typ
@@ -137,11 +165,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 				v = verdict{err: fmt.Errorf("internal error in evaluator: %v", p)}
 			}
 		}()
-		f, err := lookup(typ)
+		eval, err := evaluatorOf(spec, t)
 		if err != nil {
 			return verdict{err: err}
 		}
-		return f(ctx, r, spec)
+		return eval(ctx, r, spec)
 	}()
 	if v.err != nil {
 		msg := v.err.Error()
@@ -179,41 +207,20 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	return res
 }
 
-// lookup returns the implementation of a canonical evaluator type.
-func lookup(typ string) (evalFunc, error) {
-	switch typ {
-	case suite.TypeLLMJudge:
-		return llmJudge, nil
-	case suite.TypeCodeJudge:
-		return codeJudge, nil
-	case TypeFieldAccuracy:
-		return fieldAccuracy, nil
-	case TypeLatency:
-		return latency, nil
-	case TypeCost:
-		return cost, nil
-	case TypeTokenUsage:
-		return tokenUsage, nil
-	case TypeToolTrajectory:
-		return toolTrajectory, nil
-	case TypeRubric:
-		return rubricEvaluator, nil
-	case TypeComposite:
-		return composite, nil
-	case "":
-		return nil, fmt.Errorf("evaluator has no type (want %s)", validTypes)
+// evaluatorOf returns the evaluator of a spec of type t (nil: unknown). A loaded spec carries
+// it; one built in code has its settings read now, and bad ones are its error.
+func evaluatorOf(spec *suite.EvaluatorSpec, t *suite.EvaluatorType) (evaluator, error) {
+	if e, ok := spec.Parsed.(evaluator); ok {
+		return e, nil
 	}
-	return nil, fmt.Errorf("unknown evaluator type %q (want %s)", typ, validTypes)
-}
-
-// canonicalType maps the spellings the loader may pass through (AgentV 4.x kebab-case,
-// seed 004's `code`) to the canonical type names.
-func canonicalType(t string) string {
-	t = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(t)), "-", "_")
-	if t == "code" {
-		return suite.TypeCodeJudge
+	if t == nil {
+		return nil, fmt.Errorf("unknown evaluator type %q (want %s)", spec.Type, suite.EvaluatorTypeNames())
 	}
-	return t
+	parsed, err := t.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	return parsed.(evaluator), nil
 }
 
 // weightOf is the evaluator's weight: 1 unless written; negative or non-finite counts as 0.

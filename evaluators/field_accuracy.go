@@ -37,62 +37,56 @@ type faConfig struct {
 	allOrNothing bool
 }
 
-var faCache parsedCache
+func init() { register(TypeFieldAccuracy, nil, parseFieldAccuracy, fieldAccuracy) }
 
 func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
-	v, err := faCache.get(string(spec.Settings), func() (any, error) {
-		s, err := settingsOf(spec)
-		if err != nil {
-			return nil, err
-		}
-		cfg := &faConfig{}
-		if ok, err := s.decode(&cfg.fields, "fields"); err != nil {
-			return nil, err
-		} else if !ok || len(cfg.fields) == 0 {
-			return nil, errors.New("field_accuracy needs `fields: [{path, match}]`")
-		}
-		var agg string
-		if _, err := s.decode(&agg, "aggregation"); err != nil {
-			return nil, err
-		}
-		switch agg {
-		case "", "weighted_average":
-		case "all_or_nothing":
-			cfg.allOrNothing = true
-		default:
-			return nil, fmt.Errorf("unknown aggregation %q (want weighted_average or all_or_nothing)", agg)
-		}
-		for i := range cfg.fields {
-			f := &cfg.fields[i]
-			if f.steps, err = parsePath(f.Path); err != nil {
-				return nil, fmt.Errorf("fields[%d].path: %w", i, err)
-			}
-			if f.Match == "" {
-				f.Match = matchExact
-			}
-			switch f.Match {
-			case matchExact, matchNumeric, matchDate:
-			default:
-				return nil, fmt.Errorf("fields[%d].match: unknown match %q (want exact, numeric_tolerance or date)", i, f.Match)
-			}
-			if f.Weight != nil && (*f.Weight < 0 || math.IsNaN(*f.Weight)) {
-				return nil, fmt.Errorf("fields[%d].weight must be >= 0", i)
-			}
-		}
-		return cfg, nil
-	})
+	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*faConfig), nil
+	cfg := &faConfig{}
+	var fields []json.RawMessage
+	if ok, err := s.decode(&fields, "fields"); err != nil {
+		return nil, err
+	} else if !ok || len(fields) == 0 {
+		return nil, errors.New("field_accuracy needs `fields: [{path, match}]`")
+	}
+	var agg string
+	if _, err := s.decode(&agg, "aggregation"); err != nil {
+		return nil, err
+	}
+	switch agg {
+	case "", "weighted_average":
+	case "all_or_nothing":
+		cfg.allOrNothing = true
+	default:
+		return nil, settingErr("aggregation", "unknown aggregation %q (want weighted_average or all_or_nothing)", agg)
+	}
+	cfg.fields = make([]faField, len(fields))
+	for i, raw := range fields {
+		f, at := &cfg.fields[i], fmt.Sprintf("fields[%d]", i)
+		if err := decodeAt(raw, f, at); err != nil {
+			return nil, err
+		}
+		if f.steps, err = parsePath(f.Path); err != nil {
+			return nil, settingErr(at+".path", "%v", err)
+		}
+		switch f.Match {
+		case "":
+			f.Match = matchExact
+		case matchExact, matchNumeric, matchDate:
+		default:
+			return nil, settingErr(at+".match", "unknown match %q (want exact, numeric_tolerance or date)", f.Match)
+		}
+		if f.Weight != nil && (*f.Weight < 0 || math.IsNaN(*f.Weight)) {
+			return nil, settingErr(at+".weight", "must be >= 0")
+		}
+	}
+	return cfg, nil
 }
 
 // fieldAccuracy compares fields of the candidate's JSON answer with the expected answer.
-func fieldAccuracy(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	cfg, err := parseFieldAccuracy(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
+func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *faConfig) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
 	raw, ok := jsonx.FirstObject(r.in.Candidate)
 	var cand any

@@ -98,13 +98,12 @@ func defaultJudgeRequest(vals *[len(defaultSections)]string, target string) json
 	return append(b, '}')
 }
 
-// llmJudge asks the judge provider for a verdict (CONTRACT §4.1). With `rubrics` it runs in
-// rubric mode instead, and a custom prompt does not apply.
-func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	set, err := rubricsOf(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
+// The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
+func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
+
+// llmJudge asks the judge provider for a verdict (CONTRACT §4.1). With rubrics (set not nil)
+// it runs in rubric mode instead, and a custom prompt does not apply.
+func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
 	if set != nil {
 		return rubricJudge(ctx, r, spec, set)
 	}
@@ -137,18 +136,6 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdic
 	v := parseVerdict(reply)
 	v.request = request
 	return v
-}
-
-// rubricEvaluator is `type: rubric`: an llm_judge that must have rubrics.
-func rubricEvaluator(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	set, err := rubricsOf(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
-	if set == nil {
-		return verdict{err: errors.New("rubric evaluator needs `rubrics`")}
-	}
-	return rubricJudge(ctx, r, spec, set)
 }
 
 // resolveJudge returns the judge provider for an evaluator whose own `target` is override

@@ -132,3 +132,75 @@ evalcases:
 		})
 	}
 }
+
+// TestSettingsCheckedAtLoad loads entries with bad type-specific settings: each is a load
+// error at the setting's position and its case is not loaded.
+func TestSettingsCheckedAtLoad(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, text string
+		want             string // file:line:col: message prefix
+	}{
+		{"unknown match", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: field_accuracy\n        fields: [{path: a}, {path: b, match: fuzzy}]\n",
+			`eval.yaml:6:46: field_accuracy fields[1].match: unknown match "fuzzy"`},
+		{"bad field path", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: field_accuracy\n        fields:\n          - path: 'a[x]'\n",
+			`eval.yaml:7:19: field_accuracy fields[0].path: path "a[x]": bad index`},
+		{"field weight not a number", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: field_accuracy\n        fields:\n          - {path: a, weight: heavy}\n",
+			`eval.yaml:7:31: field_accuracy fields[0].weight: must be a number, got a string`},
+		{"no fields", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: field_accuracy\n",
+			"eval.yaml:5:9: field_accuracy needs `fields: [{path, match}]`"},
+		{"rubric without criteria", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - {type: rubric, rubrics: []}\n",
+			`eval.yaml:5:33: rubric rubrics: must not be empty`},
+		{"rubric item without outcome", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    rubrics:\n      - {id: r1}\n",
+			`eval.yaml:5:9: llm_judge rubrics[0]: rubric "r1" has no expected_outcome`},
+		{"unknown mode", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - {type: tool_trajectory, mode: sometimes}\n",
+			`eval.yaml:5:39: tool_trajectory mode: unknown mode "sometimes"`},
+		{"negative minimum", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: tool_trajectory\n        mode: any_order\n        minimums: {Read: -1}\n",
+			`eval.yaml:7:26: tool_trajectory minimums.Read: must be >= 0`},
+		{"weights name no member", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: composite\n        aggregator: {weights: {llm_judge: 1, accuracy: 2}}\n        evaluators: [{type: llm_judge}]\n",
+			`eval.yaml:6:56: composite aggregator.weights.accuracy: no member is named "accuracy" (members: llm_judge)`},
+		{"composite weight not a number", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: composite\n        aggregator: {weights: {llm_judge: lots}}\n        evaluators: [{type: llm_judge}]\n",
+			`eval.yaml:6:43: composite aggregator.weights.llm_judge: must be a number >= 0, got "lots"`},
+		{"bad member settings", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: composite\n        evaluators: [{type: latency, threshold: soon}]\n",
+			`eval.yaml:6:49: latency threshold: must be a number >= 0, got "soon"`},
+		{"token usage without limits", "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: token_usage\n",
+			"eval.yaml:5:9: token_usage needs at least one of"},
+		{"suite list", "eval.yaml", "evaluators:\n  - {type: cost, budget: -1}\nevalcases:\n  - id: c\n    input: hi\n",
+			`eval.yaml:2:26: cost budget: must be a number >= 0, got -1`},
+		{"jsonl line", "eval.jsonl", `{"id": "c", "input": "hi", "evaluators": [{"type": "field_accuracy", "fields": [{"path": "a", "match": "fuzzy"}]}]}` + "\n",
+			`eval.jsonl:1:104: field_accuracy fields[0].match: unknown match "fuzzy"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := suite.Load(writeFile(t, dir, tt.file, tt.text), suite.LoadOptions{Cwd: dir})
+			var errs []string
+			for _, d := range s.Diagnostics {
+				if d.IsError() {
+					errs = append(errs, d.Error())
+				}
+			}
+			if len(errs) != 1 || !strings.HasPrefix(errs[0], tt.want) || len(s.Cases) != 0 {
+				t.Errorf("errors %q, %d cases; want one starting %q and no case", errs, len(s.Cases), tt.want)
+			}
+		})
+	}
+}
+
+// TestParsedAtLoad checks that a loaded entry runs with the settings parsed at load time:
+// the raw settings are not read again.
+func TestParsedAtLoad(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := suite.Load(writeFile(t, dir, "eval.yaml", "evalcases:\n  - id: c\n    input: hi\n    expected_output: {a: 1}\n    evaluators:\n      - {type: field_accuracy, fields: [{path: a}]}\n"), suite.LoadOptions{Cwd: dir})
+	if len(s.Cases) != 1 || s.Cases[0].Evaluators[0].Parsed == nil {
+		t.Fatalf("diagnostics %v: want one case with parsed settings", s.Diagnostics)
+	}
+	c := s.Cases[0]
+	c.Evaluators[0].Settings = []byte(`{"fields": "garbage"}`)
+	out := Evaluate(t.Context(), riskInput(c, `{"a": 1}`), &Options{})
+	if r := out.Results[0]; r.Error != "" || r.Score != 1 {
+		t.Errorf("result %+v: want the parsed settings used, score 1", r)
+	}
+}

@@ -9,18 +9,29 @@ import (
 	"github.com/agentv/action/suite"
 )
 
+func init() {
+	register(TypeLatency, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"), latency)
+	register(TypeCost, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"), cost)
+	register(TypeTokenUsage, nil, parseTokenLimits, tokenUsage)
+}
+
+// limitParser reads a type's one number setting, under any of keys; missing says it is needed.
+func limitParser(missing string, keys ...string) func(*suite.EvaluatorSpec) (float64, error) {
+	return func(spec *suite.EvaluatorSpec) (float64, error) {
+		s, err := settingsOf(spec)
+		if err != nil {
+			return 0, err
+		}
+		limit, ok, err := s.number(keys...)
+		if err == nil && !ok {
+			err = errors.New(missing)
+		}
+		return limit, err
+	}
+}
+
 // latency passes (1) when the target's duration is within `threshold` ms (reference §2.8).
-func latency(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	s, err := settingsOf(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
-	limit, ok, err := s.number("threshold", "max_duration_ms", "maxDurationMs")
-	if err != nil {
-		return verdict{err: err}
-	} else if !ok {
-		return verdict{err: errors.New("latency needs `threshold` (milliseconds)")}
-	}
+func latency(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
 	t := r.in.Trace
 	if t == nil || t.DurationMS == nil {
 		return binary(false, "", "no duration data in the trace", "no duration data available")
@@ -33,17 +44,7 @@ func latency(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
 }
 
 // cost passes when the target's cost is within `budget` USD.
-func cost(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	s, err := settingsOf(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
-	budget, ok, err := s.number("budget", "max_cost_usd", "maxCostUsd")
-	if err != nil {
-		return verdict{err: err}
-	} else if !ok {
-		return verdict{err: errors.New("cost needs `budget` (USD)")}
-	}
+func cost(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, budget float64) verdict {
 	t := r.in.Trace
 	if t == nil || t.CostUSD == nil {
 		return binary(false, "", "no cost data in the trace", "no cost data available")
@@ -55,30 +56,34 @@ func cost(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
 		fmt.Sprintf("cost $%.4f, budget $%.4f", c, budget))
 }
 
-// tokenUsage passes when every configured limit (max_total, max_input, max_output) holds;
-// total counts input, output and cached tokens.
-func tokenUsage(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+type tokenLimit struct {
+	name string // input, output or total
+	max  float64
+}
+
+// parseTokenLimits reads max_total, max_input and max_output; one at least is needed.
+func parseTokenLimits(spec *suite.EvaluatorSpec) ([]tokenLimit, error) {
 	s, err := settingsOf(spec)
 	if err != nil {
-		return verdict{err: err}
+		return nil, err
 	}
-	type limit struct {
-		name string
-		max  float64
-	}
-	var limits []limit
+	var limits []tokenLimit
 	for _, k := range [][2]string{{"max_total", "maxTotal"}, {"max_input", "maxInput"}, {"max_output", "maxOutput"}} {
-		v, ok, err := s.number(k[0], k[1])
-		if err != nil {
-			return verdict{err: err}
-		}
-		if ok {
-			limits = append(limits, limit{strings.TrimPrefix(k[0], "max_"), v})
+		if v, ok, err := s.number(k[0], k[1]); err != nil {
+			return nil, err
+		} else if ok {
+			limits = append(limits, tokenLimit{strings.TrimPrefix(k[0], "max_"), v})
 		}
 	}
 	if len(limits) == 0 {
-		return verdict{err: errors.New("token_usage needs at least one of `max_total`, `max_input`, `max_output`")}
+		return nil, errors.New("token_usage needs at least one of `max_total`, `max_input`, `max_output`")
 	}
+	return limits, nil
+}
+
+// tokenUsage passes when every configured limit holds; total counts input, output and cached
+// tokens.
+func tokenUsage(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limits []tokenLimit) verdict {
 	t := r.in.Trace
 	if t == nil || t.TokenUsage == nil {
 		return binary(false, "", "no token usage in the trace", "no token usage available")

@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,30 +47,31 @@ type rubricSet struct {
 	ranges bool // some rubric has score ranges: the whole evaluator scores 0–10 per criterion
 }
 
-var rubricCache parsedCache
+// `type: rubric` is an llm_judge that must have rubrics.
+func init() {
+	register(TypeRubric, nil, func(spec *suite.EvaluatorSpec) (*rubricSet, error) {
+		set, err := rubricsOf(spec)
+		if err == nil && set == nil {
+			err = errors.New("rubric evaluator needs `rubrics`")
+		}
+		return set, err
+	}, rubricJudge)
+}
 
 // rubricsOf returns the evaluator's rubrics, nil when it has none.
 func rubricsOf(spec *suite.EvaluatorSpec) (*rubricSet, error) {
 	if isNull(spec.Settings) || !strings.Contains(string(spec.Settings), `"rubrics"`) {
 		return nil, nil
 	}
-	v, err := rubricCache.get(string(spec.Settings), func() (any, error) {
-		s, err := settingsOf(spec)
-		if err != nil {
-			return nil, err
-		}
-		var raw []json.RawMessage
-		if ok, err := s.decode(&raw, "rubrics"); err != nil {
-			return nil, err
-		} else if !ok {
-			return (*rubricSet)(nil), nil
-		}
-		return parseRubrics(raw)
-	})
+	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*rubricSet), nil
+	var raw []json.RawMessage
+	if ok, err := s.decode(&raw, "rubrics"); err != nil || !ok {
+		return nil, err
+	}
+	return parseRubrics(raw)
 }
 
 func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
@@ -77,9 +79,12 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 	seen := map[string]bool{}
 	for i, item := range raw {
 		r := rubric{id: "rubric-" + strconv.Itoa(i+1), weight: 1, required: true}
+		at := fmt.Sprintf("rubrics[%d]", i)
 		var str string
 		if json.Unmarshal(item, &str) == nil {
 			r.outcome = strings.TrimSpace(str)
+		} else if !bytes.HasPrefix(bytes.TrimSpace(item), []byte("{")) {
+			return nil, settingErr(at, "want a string or {id, expected_outcome, weight?, required?, score_ranges?}, got %s", item)
 		} else {
 			var obj struct {
 				ID          string   `json:"id"`
@@ -94,8 +99,8 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 					Description string    `json:"description"`
 				} `json:"score_ranges"`
 			}
-			if err := json.Unmarshal(item, &obj); err != nil {
-				return nil, fmt.Errorf("rubrics[%d]: want a string or {id, expected_outcome, weight?, required?, score_ranges?}: %v", i, err)
+			if err := decodeAt(item, &obj, at); err != nil {
+				return nil, err
 			}
 			if obj.ID != "" {
 				r.id = obj.ID
@@ -103,21 +108,21 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 			r.outcome = strings.TrimSpace(firstNonEmpty(obj.Outcome, obj.Description))
 			if obj.Weight != nil {
 				if *obj.Weight < 0 || math.IsNaN(*obj.Weight) || math.IsInf(*obj.Weight, 0) {
-					return nil, fmt.Errorf("rubrics[%d].weight must be a number >= 0", i)
+					return nil, settingErr(at+".weight", "must be a number >= 0")
 				}
 				r.weight = *obj.Weight
 			}
 			if obj.MinScore != nil {
 				n := int(*obj.MinScore)
 				if float64(n) != *obj.MinScore || n < 0 || n > 10 {
-					return nil, fmt.Errorf("rubrics[%d].required_min_score must be a whole number from 0 to 10", i)
+					return nil, settingErr(at+".required_min_score", "must be a whole number from 0 to 10")
 				}
 				r.minScore = &n
 			}
 			for j, sr := range obj.Ranges {
 				if len(sr.Range) != 2 || sr.Range[0] != math.Trunc(sr.Range[0]) || sr.Range[1] != math.Trunc(sr.Range[1]) ||
 					sr.Range[0] < 0 || sr.Range[1] > 10 || sr.Range[0] > sr.Range[1] {
-					return nil, fmt.Errorf("rubrics[%d].score_ranges[%d].score_range must be [min, max] with whole numbers 0 <= min <= max <= 10", i, j)
+					return nil, settingErr(fmt.Sprintf("%s.score_ranges[%d].score_range", at, j), "must be [min, max] with whole numbers 0 <= min <= max <= 10")
 				}
 				r.ranges = append(r.ranges, scoreRange{int(sr.Range[0]), int(sr.Range[1]), strings.TrimSpace(firstNonEmpty(sr.Outcome, sr.Description))})
 			}
@@ -129,17 +134,17 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 			}
 		}
 		if len(r.ranges) == 0 && r.outcome == "" {
-			return nil, fmt.Errorf("rubrics[%d] (%s) has no expected_outcome", i, r.id)
+			return nil, settingErr(at, "rubric %q has no expected_outcome", r.id)
 		}
 		if seen[r.id] {
-			return nil, fmt.Errorf("rubrics[%d]: duplicate rubric id %q", i, r.id)
+			return nil, settingErr(at+".id", "duplicate rubric id %q", r.id)
 		}
 		seen[r.id] = true
 		set.ranges = set.ranges || len(r.ranges) > 0
 		set.items = append(set.items, r)
 	}
 	if len(set.items) == 0 {
-		return nil, errors.New("`rubrics` is empty")
+		return nil, settingErr("rubrics", "must not be empty")
 	}
 	return set, nil
 }

@@ -55,7 +55,7 @@ func TestRubricJudge(t *testing.T) {
 		{name: "no checks is score 0, not an error", typ: suite.TypeLLMJudge, settings: checklist, reply: `I cannot decide.`,
 			wantScore: 0, wantVerdict: "fail", wantHits: []string{}, wantMisses: []string{}, wantSystem: checklistSystemPrompt},
 		{name: "rubric without outcome", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x"}]}`, wantErr: "has no expected_outcome"},
-		{name: "bad range", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x", "score_ranges": [{"score_range": [3, 11]}]}]}`, wantErr: "score_range must be"},
+		{name: "bad range", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x", "score_ranges": [{"score_range": [3, 11]}]}]}`, wantErr: "score_range: must be"},
 		{name: "duplicate id", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x", "description": "a"}, {"id": "x", "description": "b"}]}`, wantErr: `duplicate rubric id "x"`},
 		{name: "type rubric needs rubrics", typ: TypeRubric, settings: `{"name": "r"}`, wantErr: "needs `rubrics`"},
 	}

@@ -1,16 +1,20 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"sync"
+	"reflect"
+	"strings"
 
 	"github.com/agentv/action/suite"
 )
 
 // settings decodes the keys of an evaluator entry (spec.Settings) for the types the loader
 // does not model. Spelling alternatives (snake_case first, then camelCase) are tried in order.
+// Problems are *suite.SettingError naming the setting, so the loader can point at it.
 type settings map[string]json.RawMessage
 
 func settingsOf(spec *suite.EvaluatorSpec) (settings, error) {
@@ -40,11 +44,17 @@ func (s settings) number(keys ...string) (float64, bool, error) {
 	if v == nil {
 		return 0, false, nil
 	}
+	f, err := nonNegative(v, k)
+	return f, true, err
+}
+
+// nonNegative reads the finite number >= 0 at path.
+func nonNegative(v json.RawMessage, path string) (float64, error) {
 	var f float64
 	if err := json.Unmarshal(v, &f); err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, true, fmt.Errorf("`%s` must be a number >= 0, got %s", k, v)
+		return 0, settingErr(path, "must be a number >= 0, got %s", v)
 	}
-	return f, true, nil
+	return f, nil
 }
 
 // decode unmarshals a setting into dst.
@@ -53,42 +63,34 @@ func (s settings) decode(dst any, keys ...string) (bool, error) {
 	if v == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(v, dst); err != nil {
-		return true, fmt.Errorf("`%s`: %v", k, err)
-	}
-	return true, nil
+	return true, decodeAt(v, dst, k)
 }
 
-// parsedCache memoizes parsed settings by their JSON text: suites share evaluator entries
-// across many cases, and in-process evaluators must stay cheap (CONTRACT §8). It is cleared
-// when full so per-case settings of a streamed JSONL suite cannot grow it without bound.
-type parsedCache struct {
-	mu sync.Mutex
-	m  map[string]any
-}
-
-const parsedCacheMax = 256
-
-func (c *parsedCache) get(key string, parse func() (any, error)) (any, error) {
-	c.mu.Lock()
-	v, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		if err, isErr := v.(error); isErr {
-			return nil, err
+// decodeAt unmarshals the setting at path into dst; a value of the wrong kind is reported at
+// the field inside it (encoding/json names struct fields, not list indexes or map keys).
+func decodeAt(v json.RawMessage, dst any, path string) error {
+	err := json.Unmarshal(v, dst)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		if te.Field != "" {
+			path += "." + te.Field
 		}
-		return v, nil
+		t := te.Type
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		return settingErr(path, "must be %s, got %s", cmp.Or(wantKinds[t.Kind()], t.String()),
+			cmp.Or(gotKinds[te.Value], strings.TrimPrefix(te.Value, "number ")))
 	}
-	v, err := parse()
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= parsedCacheMax {
-		c.m = map[string]any{}
-	}
-	if err != nil {
-		c.m[key] = err
-	} else {
-		c.m[key] = v
-	}
-	c.mu.Unlock()
-	return v, err
+	return settingErr(path, "%v", err)
 }
+
+// Kinds in messages, for Go kinds and for the JSON kinds encoding/json reports.
+var (
+	wantKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false", reflect.Slice: "a list",
+		reflect.Map: "a mapping", reflect.Struct: "a mapping", reflect.Float64: "a number", reflect.Int: "a whole number"}
+	gotKinds = map[string]string{"object": "a mapping", "array": "a list", "string": "a string", "bool": "a boolean"}
+)

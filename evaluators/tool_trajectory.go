@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,59 +36,54 @@ type trajectoryConfig struct {
 	expected []expectedCall
 }
 
-var trajectoryCache parsedCache
+func init() { register(TypeToolTrajectory, nil, parseTrajectory, toolTrajectory) }
 
 func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
-	v, err := trajectoryCache.get(string(spec.Settings), func() (any, error) {
-		s, err := settingsOf(spec)
-		if err != nil {
-			return nil, err
-		}
-		cfg := &trajectoryConfig{}
-		if _, err := s.decode(&cfg.mode, "mode"); err != nil {
-			return nil, err
-		}
-		switch cfg.mode {
-		case modeAnyOrder:
-			if ok, err := s.decode(&cfg.minimums, "minimums"); err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, errors.New("tool_trajectory mode any_order needs `minimums: {tool: count}`")
-			}
-			for tool, n := range cfg.minimums {
-				if n < 0 {
-					return nil, fmt.Errorf("minimums.%s must be >= 0", tool)
-				}
-			}
-		case modeInOrder, modeExact:
-			if ok, err := s.decode(&cfg.expected, "expected"); err != nil {
-				return nil, err
-			} else if !ok {
-				return nil, fmt.Errorf("tool_trajectory mode %s needs `expected: [{tool, args?}]`", cfg.mode)
-			}
-			for i := range cfg.expected {
-				e := &cfg.expected[i]
-				if e.Tool == "" {
-					return nil, fmt.Errorf("expected[%d].tool is required", i)
-				}
-				if isNull(e.Args) || strings.TrimSpace(string(e.Args)) == `"any"` {
-					continue
-				}
-				if err := json.Unmarshal(e.Args, &e.args); err != nil {
-					return nil, fmt.Errorf("expected[%d].args must be \"any\" or an object", i)
-				}
-			}
-		case "":
-			return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order or exact)")
-		default:
-			return nil, fmt.Errorf("unknown tool_trajectory mode %q (want any_order, in_order or exact)", cfg.mode)
-		}
-		return cfg, nil
-	})
+	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	return v.(*trajectoryConfig), nil
+	cfg := &trajectoryConfig{}
+	if _, err := s.decode(&cfg.mode, "mode"); err != nil {
+		return nil, err
+	}
+	switch cfg.mode {
+	case modeAnyOrder:
+		if ok, err := s.decode(&cfg.minimums, "minimums"); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, errors.New("tool_trajectory mode any_order needs `minimums: {tool: count}`")
+		}
+		for _, tool := range slices.Sorted(maps.Keys(cfg.minimums)) {
+			if cfg.minimums[tool] < 0 {
+				return nil, settingErr("minimums."+tool, "must be >= 0")
+			}
+		}
+		return cfg, nil
+	case modeInOrder, modeExact:
+		var expected []json.RawMessage
+		if ok, err := s.decode(&expected, "expected"); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, fmt.Errorf("tool_trajectory mode %s needs `expected: [{tool, args?}]`", cfg.mode)
+		}
+		cfg.expected = make([]expectedCall, len(expected))
+		for i, raw := range expected {
+			e, at := &cfg.expected[i], fmt.Sprintf("expected[%d]", i)
+			if err := decodeAt(raw, e, at); err != nil {
+				return nil, err
+			} else if e.Tool == "" {
+				return nil, settingErr(at+".tool", "is required")
+			}
+			if !isNull(e.Args) && strings.TrimSpace(string(e.Args)) != `"any"` && json.Unmarshal(e.Args, &e.args) != nil {
+				return nil, settingErr(at+".args", "must be \"any\" or an object")
+			}
+		}
+		return cfg, nil
+	case "":
+		return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order or exact)")
+	}
+	return nil, settingErr("mode", "unknown mode %q (want any_order, in_order or exact)", cfg.mode)
 }
 
 // toolCall is one call the target made, from its output messages' tool_calls.
@@ -143,11 +140,7 @@ func toolCalls(r *caseRun) []toolCall {
 }
 
 // toolTrajectory checks which tools the target called, and in what order.
-func toolTrajectory(_ context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
-	cfg, err := parseTrajectory(spec)
-	if err != nil {
-		return verdict{err: err}
-	}
+func toolTrajectory(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *trajectoryConfig) verdict {
 	calls := toolCalls(r)
 	if len(calls) == 0 && r.in.Trace == nil {
 		return binary(false, "", "no trace available for evaluation", "the target reported no tool calls and no trace")

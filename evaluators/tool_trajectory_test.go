@@ -45,9 +45,9 @@ func TestToolTrajectory(t *testing.T) {
 			output: calls, wantScore: 0.5, wantMiss: "call 1: expected read, got search"},
 		{name: "no trace", settings: `{"mode": "any_order", "minimums": {"search": 1}}`, wantScore: 0, wantMiss: "no trace available"},
 		{name: "no mode", settings: `{}`, wantErr: "needs `mode`"},
-		{name: "bad mode", settings: `{"mode": "sometimes"}`, wantErr: `unknown tool_trajectory mode "sometimes"`},
+		{name: "bad mode", settings: `{"mode": "sometimes"}`, wantErr: `mode: unknown mode "sometimes"`},
 		{name: "in order without expected", settings: `{"mode": "in_order"}`, wantErr: "needs `expected"},
-		{name: "bad args", settings: `{"mode": "exact", "expected": [{"tool": "a", "args": 3}]}`, wantErr: "args must be"},
+		{name: "bad args", settings: `{"mode": "exact", "expected": [{"tool": "a", "args": 3}]}`, wantErr: "args: must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

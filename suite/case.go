@@ -207,6 +207,13 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 		Pos:      Position{File: l.file, Line: rubrics.kn.Line, Col: rubrics.kn.Column},
 		Settings: objectJSON([]jsonField{{"rubrics", items}}),
 	}
+	if t, ok := LookupEvaluator(TypeLLMJudge); ok {
+		root := &yaml.Node{Kind: yaml.MappingNode, Line: rubrics.kn.Line, Column: rubrics.kn.Column, Content: []*yaml.Node{rubrics.kn, rubrics.v}}
+		parseSettings(t, spec, root, func(at *yaml.Node, msg string) { p.fail(at, KindEvaluator, "%s", msg) })
+		if p.failed {
+			return
+		}
+	}
 	out := make([]*EvaluatorSpec, 0, len(c.Evaluators)+1)
 	c.Evaluators = append(append(out, spec), c.Evaluators...)
 }

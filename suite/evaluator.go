@@ -11,13 +11,6 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// Evaluator types accepted by the loader: ours plus the AgentV 2.x ones (parsed into Settings).
-var evaluatorTypes = []string{TypeLLMJudge, TypeCodeJudge, "rubric", "composite", "tool_trajectory",
-	"field_accuracy", "latency", "cost", "token_usage"}
-
-// typeAliases maps accepted spellings to canonical types (seed 004 says `code`).
-var typeAliases = map[string]string{"code": TypeCodeJudge}
-
 // Own settings per type; other keys of llm_judge and code_judge entries are pass-through config.
 var (
 	commonKeys   = []string{"name", "type", "weight", "config"}
@@ -92,29 +85,19 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
 		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
 		// A known kind declares nothing: the suite's evaluators (or the default judge) apply.
-		t, ok := canonicalType(n.Value)
-		if ok {
-			if t != TypeLLMJudge {
+		if t, ok := LookupEvaluator(n.Value); ok {
+			if t.Name != TypeLLMJudge {
 				l.warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
 			}
 			return nil
 		}
-		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, validTypes())
+		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, EvaluatorTypeNames())
 	case chosen == evaluator && n.Kind == yaml.MappingNode:
 		if s := l.parseEvaluator(n, el); s != nil {
 			el.specs = []*EvaluatorSpec{s}
 		}
 	case n.Kind == yaml.SequenceNode:
-		for _, item := range n.Content {
-			item = deref(item)
-			if item == nil || item.Kind != yaml.MappingNode {
-				l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
-				continue
-			}
-			if s := l.parseEvaluator(item, el); s != nil {
-				el.specs = append(el.specs, s)
-			}
-		}
+		el.specs = l.parseEvaluators(n, el)
 	default:
 		want := "a list of evaluators"
 		if chosen == evaluator {
@@ -122,7 +105,7 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 		}
 		l.evError(el, n, "%q must be %s, got %s", chosen.key, want, kindName(n))
 	}
-	nameEvaluators(el.specs)
+	nameEvaluators(el.specs) // a single `evaluator` mapping; lists are named already
 	if el.specs == nil && !el.failed {
 		el.specs = []*EvaluatorSpec{} // declared but empty: the default judge runs
 	}
@@ -135,15 +118,19 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	return el
 }
 
-func canonicalType(t string) (string, bool) {
-	if a, ok := typeAliases[t]; ok {
-		return a, true
+// parseEvaluators parses a list of evaluator mappings (those with errors left out) and names
+// them.
+func (l *loader) parseEvaluators(n *yaml.Node, el *evalList) []*EvaluatorSpec {
+	var specs []*EvaluatorSpec
+	for _, item := range n.Content {
+		if item = deref(item); item == nil || item.Kind != yaml.MappingNode {
+			l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
+		} else if s := l.parseEvaluator(item, el); s != nil {
+			specs = append(specs, s)
+		}
 	}
-	return t, slices.Contains(evaluatorTypes, t)
-}
-
-func validTypes() string {
-	return strings.Replace(strings.Join(evaluatorTypes, ", "), TypeCodeJudge, TypeCodeJudge+" (alias code)", 1)
+	nameEvaluators(specs)
+	return specs
 }
 
 // nameEvaluators gives unnamed evaluators their type as name, suffixed -2, -3 when repeated.
@@ -190,14 +177,15 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	t := get("type")
 	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
-		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", validTypes())
+		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", EvaluatorTypeNames())
 		return nil
 	}
-	typ, ok := canonicalType(t.v.Value)
+	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, validTypes())
+		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, EvaluatorTypeNames())
 		return nil
 	}
+	typ := et.Name
 	spec.Type = l.str(typ)
 	before := el.failed
 	el.failed = false
@@ -238,17 +226,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 			if e.v.Kind != yaml.SequenceNode {
 				l.evError(el, e.v, "composite %q must be a list, got %s", "evaluators", kindName(e.v))
 			} else {
-				for _, item := range e.v.Content {
-					item = deref(item)
-					if item == nil || item.Kind != yaml.MappingNode {
-						l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
-						continue
-					}
-					if m := l.parseEvaluator(item, el); m != nil {
-						spec.Members = append(spec.Members, m)
-					}
-				}
-				nameEvaluators(spec.Members)
+				spec.Members = l.parseEvaluators(e.v, el)
 			}
 		}
 	}
@@ -287,6 +265,9 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	if cfg != nil {
 		spec.Config = objectJSON(cfg)
+	}
+	if !el.failed { // the type's own settings, once the entry is otherwise sound
+		parseSettings(et, spec, n, func(at *yaml.Node, msg string) { l.evError(el, at, "%s", msg) })
 	}
 	if el.failed {
 		return nil

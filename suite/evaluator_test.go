@@ -1,11 +1,14 @@
 package suite
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v4"
 )
 
 // evalView is a compact, comparable rendering of an evaluator spec.
@@ -258,5 +261,51 @@ func TestJudgeTargetOverride(t *testing.T) {
 	c := onlyCase(t, loadYAMLString(t, "evalcases:\n  - {id: c, input: hi, evaluators: [{type: llm_judge, target: big_model}]}\n"))
 	if c.Evaluators[0].Target != "big_model" || c.Evaluators[0].Config != nil {
 		t.Errorf("target %q config %s", c.Evaluators[0].Target, c.Evaluators[0].Config)
+	}
+}
+
+// TestParseSettingsPositions checks where a type's setting problems are reported: at the
+// setting a path names, at the deepest part of it that exists, or at the entry.
+func TestParseSettingsPositions(t *testing.T) {
+	t.Parallel()
+	var doc yaml.Node
+	src := "type: probe\na:\n  b:\n    - x\n    - {c: 1, d: [[7, 8]]}\nlist: [1, 2]\n"
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Content[0]
+	tests := []struct {
+		name string
+		err  error
+		want []string
+	}{
+		{"nested key", &SettingError{"a.b[1].c", "bad"}, []string{"5:11 probe a.b[1].c: bad"}},
+		{"nested indexes", &SettingError{"a.b[1].d[0][1]", "bad"}, []string{"5:22 probe a.b[1].d[0][1]: bad"}},
+		{"missing key stops at its parent", &SettingError{"a.nope", "bad"}, []string{"3:3 probe a.nope: bad"}},
+		{"index out of range", &SettingError{"list[5]", "bad"}, []string{"6:7 probe list[5]: bad"}},
+		{"key into a list", &SettingError{"list.x", "bad"}, []string{"6:7 probe list.x: bad"}},
+		{"entry", &SettingError{"", "whole entry"}, []string{"1:1 whole entry"}},
+		{"plain error", errors.New("plain"), []string{"1:1 plain"}},
+		{"joined", errors.Join(&SettingError{"a.b[0]", "one"}, errors.New("two")), []string{"4:7 probe a.b[0]: one", "1:1 two"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			typ := &EvaluatorType{Name: "probe", Parse: func(*EvaluatorSpec) (any, error) { return nil, tt.err }}
+			parseSettings(typ, &EvaluatorSpec{}, root, func(n *yaml.Node, msg string) {
+				got = append(got, fmt.Sprintf("%d:%d %s", n.Line, n.Column, msg))
+			})
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reports (-want +got):\n%s", diff)
+			}
+		})
+	}
+	spec := &EvaluatorSpec{}
+	panicky := &EvaluatorType{Name: "probe", Parse: func(*EvaluatorSpec) (any, error) { panic("boom") }}
+	var msgs []string
+	parseSettings(panicky, spec, root, func(_ *yaml.Node, msg string) { msgs = append(msgs, msg) })
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "internal error") || spec.Parsed != nil {
+		t.Errorf("a panicking parse: reports %q, parsed %v", msgs, spec.Parsed)
 	}
 }

@@ -7,6 +7,17 @@ import (
 	"testing"
 )
 
+// The loader accepts the registered evaluator types. Package evaluators registers the real
+// ones, with their settings checks, but suite's own tests cannot import it: these stand in
+// with the same names and check nothing.
+func init() {
+	for _, t := range []EvaluatorType{{Name: TypeLLMJudge}, {Name: TypeCodeJudge, Aliases: []string{"code"}},
+		{Name: "rubric"}, {Name: "composite"}, {Name: "tool_trajectory"}, {Name: "field_accuracy"},
+		{Name: "latency"}, {Name: "cost"}, {Name: "token_usage"}} {
+		RegisterEvaluator(t)
+	}
+}
+
 // writeTree creates files (slash paths → content) under a fresh repo root holding `.git`, and
 // returns the root.
 func writeTree(t *testing.T, files map[string]string) string {

@@ -125,7 +125,8 @@ type Position struct {
 	Line, Col int
 }
 
-// Evaluator types known to the loader. Type names are canonical (aliases resolved).
+// Evaluator types whose settings the loader models (prompts, scripts). Type names are
+// canonical (aliases resolved); the accepted types are the registered ones (EvaluatorType).
 const (
 	TypeLLMJudge  = "llm_judge"
 	TypeCodeJudge = "code_judge"
@@ -160,6 +161,11 @@ type EvaluatorSpec struct {
 	// Members are a composite evaluator's `evaluators`, parsed like any entry (prompts and
 	// cwd resolved, names defaulted within the composite). nil for other types.
 	Members []*EvaluatorSpec
+
+	// Parsed is what the type's Parse made of the settings at load time (see EvaluatorType),
+	// opaque to the loader and shared read-only by the cases using the entry. nil for a spec
+	// built in code: the evaluator then reads Settings when it runs.
+	Parsed any `json:"-"`
 }
 
 // DefaultMaxCalls is how many calls a code judge's target proxy allows when `target: true`

@@ -1,0 +1,125 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// EvaluatorType is one evaluator type as the loader knows it. Package evaluators registers
+// each of its types once, from the file that implements it; the loader accepts exactly the
+// registered names and aliases.
+type EvaluatorType struct {
+	Name    string   // canonical name, as recorded in results
+	Aliases []string // other accepted spellings
+	// Parse checks an entry's own settings at load time and returns what the evaluator runs
+	// with (kept in EvaluatorSpec.Parsed). spec is filled as far as the loader models it:
+	// Settings holds every key of the entry, Members a composite's named members. Each
+	// *SettingError (alone or in errors.Join) is reported at the setting it names, and the
+	// cases using the entry are not loaded.
+	Parse func(spec *EvaluatorSpec) (any, error)
+}
+
+// SettingError is a problem with one setting of an evaluator entry. Path names the setting
+// from the entry with keys and [indexes] ("fields[1].match"); "" is the entry itself.
+type SettingError struct{ Path, Msg string }
+
+func (e *SettingError) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// evaluatorTypes is the registry. Types register while packages initialize, so it is only
+// read afterwards.
+var evaluatorTypes []*EvaluatorType
+
+// RegisterEvaluator adds an evaluator type; a name taken twice is a programming error.
+func RegisterEvaluator(t EvaluatorType) {
+	for _, n := range append([]string{t.Name}, t.Aliases...) {
+		if _, taken := LookupEvaluator(n); taken || n == "" {
+			panic(fmt.Sprintf("suite: evaluator type name %q is empty or registered twice", n))
+		}
+	}
+	evaluatorTypes = append(evaluatorTypes, &t)
+}
+
+// LookupEvaluator returns the type a name or alias stands for.
+func LookupEvaluator(name string) (*EvaluatorType, bool) {
+	i := slices.IndexFunc(evaluatorTypes, func(t *EvaluatorType) bool { return t.Name == name || slices.Contains(t.Aliases, name) })
+	if i < 0 {
+		return nil, false
+	}
+	return evaluatorTypes[i], true
+}
+
+// EvaluatorTypeNames lists the registered types for messages, sorted, aliases in parentheses.
+func EvaluatorTypeNames() string {
+	var names []string
+	for _, t := range evaluatorTypes {
+		if len(t.Aliases) > 0 {
+			names = append(names, t.Name+" (alias "+strings.Join(t.Aliases, ", ")+")")
+		} else {
+			names = append(names, t.Name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// parseSettings runs the type's Parse on spec, whose entry is the mapping root, and reports
+// each problem at the setting it names (as far as that setting exists).
+func parseSettings(t *EvaluatorType, spec *EvaluatorSpec, root *yaml.Node, report func(n *yaml.Node, msg string)) {
+	if t.Parse == nil {
+		return
+	}
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil { // a bug in one type must not take the loader down
+				err = fmt.Errorf("internal error reading the %s settings: %v", t.Name, p)
+			}
+		}()
+		spec.Parsed, err = t.Parse(spec)
+		return err
+	}()
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if se := (*SettingError)(nil); errors.As(e, &se) && se.Path != "" {
+			report(settingNode(root, se.Path), t.Name+" "+se.Error())
+		} else if e != nil {
+			report(root, e.Error())
+		}
+	}
+}
+
+// settingNode follows a setting path ("a.b[1].c") from an entry's mapping as far as it goes.
+func settingNode(n *yaml.Node, path string) *yaml.Node {
+	for _, part := range strings.Split(path, ".") {
+		key, idx, _ := strings.Cut(part, "[")
+		if key != "" {
+			e := kvs(entries(n)).get(key)
+			if e == nil {
+				return n
+			}
+			n = e.v
+		}
+		for ; idx != ""; idx = strings.TrimPrefix(idx, "[") {
+			var num string
+			num, idx, _ = strings.Cut(idx, "]")
+			i, err := strconv.Atoi(num)
+			if n = deref(n); err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+				return n
+			}
+			n = deref(n.Content[i])
+		}
+	}
+	return n
+}
