@@ -320,9 +320,9 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 	if len(resp.OutputMessages) == 0 && resp.Usage == nil && resp.CostUSD == nil && resp.DurationMS == nil {
 		return nil
 	}
-	// The name list and map stay nil until a tool call is seen (most answers have none);
-	// the record encoder writes them as [] and {}.
-	ts := &results.TraceSummary{}
+	// Empty, not nil: the record shows "no tool calls" as [] and {} for consumers that
+	// iterate them.
+	ts := &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
 	for _, m := range resp.OutputMessages {
 		if len(m.ToolCalls) == 0 {
 			continue
@@ -343,9 +343,6 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 				continue
 			}
 			ts.EventCount++
-			if ts.ToolCallsByName == nil {
-				ts.ToolCallsByName = map[string]int{}
-			}
 			ts.ToolCallsByName[name]++
 		}
 	}
