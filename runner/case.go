@@ -98,14 +98,13 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
 		req.Attempt = attempt
-		actx := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
+		actx, cancel := context.WithTimeout(providers.WithEvalID(ctx, req.EvalID), r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
+		timedOut := actx.Err() == context.DeadlineExceeded
+		cancel()
 		if err == nil && resp != nil {
-			actx.Release()
 			return resp, attempt + 1, nil
 		}
-		timedOut := actx.Err() == context.DeadlineExceeded
-		actx.Release()
 		if err == nil {
 			err = errors.New("provider returned no response")
 		}
