@@ -24,7 +24,7 @@ fuzz:
 	go test -run XXX -fuzz FuzzLoadJSONL -fuzztime 30s ./suite
 	go test -run XXX -fuzz FuzzFirstObject -fuzztime 30s ./internal/jsonx
 	go test -run XXX -fuzz FuzzRenderTemplate -fuzztime 30s ./providers
-	go test -run XXX -fuzz FuzzAppendRecord -fuzztime 30s ./results
+	go test -run XXX -fuzz FuzzParseVerdict -fuzztime 30s ./evaluators
 
 update-golden:
 	go test ./suite ./providers ./evaluators ./report ./action -update
