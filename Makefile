@@ -17,7 +17,7 @@ vet:
 # End-to-end benchmarks on generated suites (wall time and peak RSS), then Go benchmarks.
 bench:
 	bench/run.sh 5
-	go test -run XXX -bench . -benchmem ./suite ./evaluators ./report ./runner ./providers ./internal/jsonx
+	go test -run XXX -bench . -benchmem ./suite ./evaluators ./report ./runner ./providers
 
 fuzz:
 	go test -run XXX -fuzz FuzzLoadYAML -fuzztime 30s ./suite
