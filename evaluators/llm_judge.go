@@ -151,8 +151,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 }
 
 // invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
-// even if the provider does not honour its context: only a provider known to return on
-// cancellation (the mock) is called without a goroutine standing guard.
+// even if the provider does not honour its context: the call runs in a goroutine that is
+// left behind if it outlives the timeout.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
 	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()})
 }
