@@ -17,14 +17,14 @@ vet:
 # End-to-end benchmarks on generated suites (wall time and peak RSS), then Go benchmarks.
 bench:
 	bench/run.sh 5
-	go test -run XXX -bench . -benchmem ./suite ./evaluators ./report ./runner ./providers ./internal/jsonx
+	go test -run XXX -bench . -benchmem ./suite ./evaluators ./report ./runner ./providers
 
 fuzz:
 	go test -run XXX -fuzz FuzzLoadYAML -fuzztime 30s ./suite
 	go test -run XXX -fuzz FuzzLoadJSONL -fuzztime 30s ./suite
 	go test -run XXX -fuzz FuzzFirstObject -fuzztime 30s ./internal/jsonx
 	go test -run XXX -fuzz FuzzRenderTemplate -fuzztime 30s ./providers
-	go test -run XXX -fuzz FuzzAppendRecord -fuzztime 30s ./results
+	go test -run XXX -fuzz FuzzParseVerdict -fuzztime 30s ./evaluators
 
 update-golden:
 	go test ./suite ./providers ./evaluators ./report ./action -update

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentv/action/internal/retry"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -42,7 +43,7 @@ type storeConfig struct {
 func WithHTTPClient(c *http.Client) StoreOption { return func(s *storeConfig) { s.httpClient = c } }
 
 // WithSleep replaces the wait between retries (tests pass one that does not sleep).
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) StoreOption {
+func WithSleep(sleep retry.Sleep) StoreOption {
 	return func(s *storeConfig) { s.retry.sleep = sleep }
 }
 
@@ -70,7 +71,7 @@ func NewGitHubStore(token, apiURL, repo string, opts ...StoreOption) (*GitHubSto
 		return nil, fmt.Errorf("could not use GITHUB_API_URL %q: want an http(s) URL", apiURL)
 	}
 	cfg := storeConfig{retry: retryTransport{
-		sleep: sleepCtx, now: time.Now,
+		sleep:    retry.Wait,
 		attempts: defaultAttempts, maxWait: defaultMaxWait, budget: defaultRetryBudget,
 	}}
 	for _, o := range opts {

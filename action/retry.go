@@ -2,12 +2,13 @@ package action
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentv/action/internal/retry"
 )
 
 // retryTransport retries GitHub API requests that were refused for a while: rate limits
@@ -18,8 +19,7 @@ import (
 // than maxWait, or past the total budget, returns the last response as it is.
 type retryTransport struct {
 	base     http.RoundTripper
-	sleep    func(ctx context.Context, d time.Duration) error
-	now      func() time.Time
+	sleep    retry.Sleep
 	attempts int           // tries per request, the first included
 	maxWait  time.Duration // longest single wait accepted
 	budget   time.Duration // total waiting per request
@@ -33,21 +33,9 @@ const (
 	defaultBackoff      = time.Second
 	secondaryLimitWait  = 60 * time.Second // GitHub: "wait at least one minute" without Retry-After
 	maxErrorBodyPeek    = 64 << 10
-	headerRetryAfter    = "Retry-After"
 	headerRateRemaining = "X-Ratelimit-Remaining"
 	headerRateReset     = "X-Ratelimit-Reset"
 )
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var waited time.Duration
@@ -89,11 +77,11 @@ func (t *retryTransport) decide(method string, resp *http.Response, err error, a
 	}
 	switch code := resp.StatusCode; {
 	case code == http.StatusTooManyRequests || code == http.StatusForbidden:
-		if d, ok := retryAfter(resp.Header, t.now()); ok {
+		if d, ok := retry.After(resp.Header, time.Now()); ok {
 			return d, true
 		}
 		if resp.Header.Get(headerRateRemaining) == "0" {
-			if d, ok := untilReset(resp.Header, t.now()); ok {
+			if d, ok := untilReset(resp.Header, time.Now()); ok {
 				return d, true
 			}
 			return secondaryLimitWait, true
@@ -103,25 +91,10 @@ func (t *retryTransport) decide(method string, resp *http.Response, err error, a
 		}
 	case code == http.StatusInternalServerError, code == http.StatusBadGateway,
 		code == http.StatusServiceUnavailable, code == http.StatusGatewayTimeout:
-		if d, ok := retryAfter(resp.Header, t.now()); ok {
+		if d, ok := retry.After(resp.Header, time.Now()); ok {
 			return d, idempotent
 		}
 		return backoff, idempotent
-	}
-	return 0, false
-}
-
-// retryAfter reads Retry-After as seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get(headerRetryAfter))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(at.Sub(now), 0), true
 	}
 	return 0, false
 }

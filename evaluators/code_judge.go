@@ -127,11 +127,14 @@ func stderrNote(stderr []byte) string {
 
 // codeRequest renders evaluator_provider_request {script, cwd}.
 func codeRequest(script []string, cwd string) json.RawMessage {
-	b := []byte(`{"script":`)
-	b = appendStrings(b, script)
-	b = append(b, `,"cwd":`...)
-	b = jsonx.AppendString(b, cwd)
-	return append(b, '}')
+	if script == nil {
+		script = []string{}
+	}
+	b, _ := jsonx.Marshal(struct {
+		Script []string `json:"script"`
+		Cwd    string   `json:"cwd"`
+	}{script, cwd}) // strings always encode
+	return b
 }
 
 // sdkEnv points JavaScript runtimes started from an explicit argv (node, bun, tsx, or a

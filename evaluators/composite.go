@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,35 +147,32 @@ func weightedAverage(children []results.EvaluatorResult) verdict {
 
 // membersJSON renders {name: {score, weight, verdict, hits, misses, reasoning}} in order.
 func membersJSON(children []results.EvaluatorResult) []byte {
+	type member struct {
+		Score     float64  `json:"score"`
+		Weight    float64  `json:"weight"`
+		Verdict   string   `json:"verdict"`
+		Hits      []string `json:"hits"`
+		Misses    []string `json:"misses"`
+		Reasoning string   `json:"reasoning"`
+	}
 	b := []byte{'{'}
 	for i, c := range children {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsonx.AppendString(b, c.Name)
-		b = append(b, `:{"score":`...)
-		b, _ = jsonx.AppendCompact(b, mustJSON(c.Score))
-		b = append(b, `,"weight":`...)
-		b, _ = jsonx.AppendCompact(b, mustJSON(c.Weight))
-		b = append(b, `,"verdict":`...)
-		b = jsonx.AppendString(b, c.Verdict)
-		b = append(b, `,"hits":`...)
-		b = appendStrings(b, c.Hits)
-		b = append(b, `,"misses":`...)
-		b = appendStrings(b, c.Misses)
-		b = append(b, `,"reasoning":`...)
-		b = jsonx.AppendString(b, c.Reasoning)
-		b = append(b, '}')
+		name, _ := jsonx.Marshal(c.Name)
+		m, _ := jsonx.Marshal(member{finite(c.Score), finite(c.Weight), c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning})
+		b = append(append(append(b, name...), ':'), m...)
 	}
 	return append(b, '}')
 }
 
-func mustJSON(f float64) []byte {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return []byte("0")
+// finite is f, or 0 when JSON cannot hold it.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
 	}
-	return b
+	return f
 }
 
 const defaultAggregatorPrompt = `You are an expert grader. Several evaluators have judged the candidate_answer below; combine their verdicts into one final verdict, weighing each by its weight and by how convincing its reasoning is.

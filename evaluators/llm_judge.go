@@ -1,7 +1,6 @@
 package evaluators
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,41 +62,6 @@ func defaultPrompt(vals *[len(defaultSections)]string) string {
 	return b.String()
 }
 
-// The constant parts of the default judge request, JSON-escaped once: they are most of its bytes.
-var (
-	escInstructions = jsonx.AppendEscaped(nil, defaultInstructions)
-	escHeaders      = func() (h [len(defaultSections)][]byte) {
-		for i, name := range defaultSections {
-			h[i] = jsonx.AppendEscaped(nil, sectionHeader(name))
-		}
-		return h
-	}()
-	escSystemPrompt = jsonx.AppendString(nil, SystemPrompt)
-)
-
-// defaultJudgeRequest is judgeRequest(defaultPrompt(vals), SystemPrompt, target) built from
-// the pre-escaped constant parts (the caller has no secrets to redact from the prompt).
-func defaultJudgeRequest(vals *[len(defaultSections)]string, target string) json.RawMessage {
-	size := len(`{"user_prompt":"","system_prompt":,"target":}`) + len(escInstructions) + len(escSystemPrompt) +
-		jsonx.StringLen(target)
-	for i := range vals {
-		size += len(escHeaders[i]) + jsonx.StringLen(vals[i]) - 2 + len(`\n`)
-	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"user_prompt":"`...)
-	b = append(b, escInstructions...)
-	for i := range vals {
-		b = append(b, escHeaders[i]...)
-		b = jsonx.AppendEscaped(b, vals[i])
-		b = append(b, `\n`...)
-	}
-	b = append(b, `","system_prompt":`...)
-	b = append(b, escSystemPrompt...)
-	b = append(b, `,"target":`...)
-	b = jsonx.AppendString(b, target)
-	return append(b, '}')
-}
-
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
 func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 
@@ -117,12 +81,7 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *r
 		userPrompt = defaultPrompt(&vals)
 	}
 	judge, targetName, judgeErr := r.resolveJudge(spec.Target)
-	var request json.RawMessage
-	if spec.Prompt == nil && noSecrets(r.opts.Redactor) && len(userPrompt) <= textcap.Max {
-		request = defaultJudgeRequest(&vals, targetName)
-	} else {
-		request = judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
-	}
+	request := judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
 	switch {
 	case promptErr != nil:
 		return errorf(request, "%v", promptErr)
@@ -179,36 +138,32 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 }
 
 // invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
-// even if the provider does not honour its context: only a provider known to return on
-// cancellation (the mock) is called without a goroutine standing guard.
+// even if the provider does not honour its context: the call runs in a goroutine that is
+// left behind if it outlives the timeout.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
 	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()})
 }
 
 // invokeWith sends req to p with the run's timeout, as invokeJudge does.
 func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, error) {
-	callCtx := providers.CallContext(ctx, "", r.opts.Timeout)
-	defer callCtx.Release()
+	callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
+	defer cancel()
+	type answer struct {
+		resp *providers.Response
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := invokeRecovering(callCtx, p, req)
+		done <- answer{resp, err}
+	}()
 	var resp *providers.Response
 	var err error
-	if providers.ReturnsOnCancel(p) {
-		resp, err = invokeRecovering(callCtx, p, req)
-	} else {
-		type answer struct {
-			resp *providers.Response
-			err  error
-		}
-		done := make(chan answer, 1)
-		go func() {
-			resp, err := invokeRecovering(callCtx, p, req)
-			done <- answer{resp, err}
-		}()
-		select {
-		case a := <-done:
-			resp, err = a.resp, a.err
-		case <-callCtx.Done():
-			err = callCtx.Err()
-		}
+	select {
+	case a := <-done:
+		resp, err = a.resp, a.err
+	case <-callCtx.Done():
+		err = callCtx.Err()
 	}
 	if err == nil && resp == nil {
 		err = errors.New("no response")
@@ -233,28 +188,12 @@ func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.
 // caller passes the user prompt already redacted (so a cut cannot leave part of a secret). A
 // huge prompt (a huge question or answer inside) is stored capped.
 func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
-	userPrompt = textcap.Cap(userPrompt)
-	sys := escSystemPrompt
-	if systemPrompt != SystemPrompt {
-		sys = nil
-	}
-	sysLen := len(sys)
-	if sys == nil {
-		sysLen = jsonx.StringLen(systemPrompt)
-	}
-	b := make([]byte, 0, jsonx.StringLen(userPrompt)+sysLen+jsonx.StringLen(target)+
-		len(`{"user_prompt":,"system_prompt":,"target":}`))
-	b = append(b, `{"user_prompt":`...)
-	b = jsonx.AppendString(b, userPrompt)
-	b = append(b, `,"system_prompt":`...)
-	if sys != nil {
-		b = append(b, sys...)
-	} else {
-		b = jsonx.AppendString(b, systemPrompt)
-	}
-	b = append(b, `,"target":`...)
-	b = jsonx.AppendString(b, target)
-	return append(b, '}')
+	b, _ := jsonx.Marshal(struct {
+		UserPrompt   string `json:"user_prompt"`
+		SystemPrompt string `json:"system_prompt"`
+		Target       string `json:"target"`
+	}{textcap.Cap(userPrompt), systemPrompt, target}) // strings always encode
+	return b
 }
 
 // noSecrets reports whether red has nothing to redact.
@@ -303,27 +242,13 @@ func parseVerdict(reply string) verdict {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v
 	}
-	// The members are read in place (raw is valid JSON): keys match as encoding/json
-	// matches struct fields (case-insensitively, the last occurrence winning).
-	var obj struct{ Score, Hits, Misses, Reasoning []byte }
-	if !jsonx.Members(raw, func(key, value []byte) {
-		switch {
-		case keyIs(key, "score"):
-			obj.Score = value
-		case keyIs(key, "hits"):
-			obj.Hits = value
-		case keyIs(key, "misses"):
-			obj.Misses = value
-		case keyIs(key, "reasoning"):
-			obj.Reasoning = value
-		}
-	}) {
+	// Keys match struct fields case-insensitively, the last occurrence winning.
+	var obj struct{ Score, Hits, Misses, Reasoning json.RawMessage }
+	if json.Unmarshal(raw, &obj) != nil {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v
 	}
-	if r, ok := jsonx.String(obj.Reasoning); ok { // a non-string reasoning is dropped
-		v.reasoning = r
-	}
+	_ = json.Unmarshal(obj.Reasoning, &v.reasoning) // a non-string reasoning is dropped
 	score, ok := parseScore(obj.Score)
 	if !ok {
 		if v.reasoning == "" {
@@ -335,16 +260,6 @@ func parseVerdict(reply string) verdict {
 	v.hits = stringItems(obj.Hits, maxVerdictItems)
 	v.misses = stringItems(obj.Misses, maxVerdictItems)
 	return v
-}
-
-// keyIs reports whether the raw JSON key names field as encoding/json would match it:
-// unescaped, case-insensitively.
-func keyIs(key []byte, field string) bool {
-	if bytes.IndexByte(key, '\\') < 0 {
-		return bytes.EqualFold(key[1:len(key)-1], []byte(field))
-	}
-	k, _ := jsonx.String(key)
-	return strings.EqualFold(k, field)
 }
 
 // parseScore reads a JSON number, clamped to [0,1]. Strings, booleans and null are not scores.
@@ -361,15 +276,18 @@ func parseScore(raw json.RawMessage) (float64, bool) {
 }
 
 // stringItems keeps the non-blank strings of a JSON list, at most max (0: no cap).
-func stringItems(raw []byte, max int) []string {
+func stringItems(raw json.RawMessage, max int) []string {
 	out := []string{}
-	jsonx.Elements(raw, func(value []byte) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items) // anything but a list has no items
+	for _, it := range items {
 		if max > 0 && len(out) == max {
-			return
+			break
 		}
-		if s, ok := jsonx.String(value); ok && strings.TrimSpace(s) != "" {
+		var s string
+		if json.Unmarshal(it, &s) == nil && strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
-	})
+	}
 	return out
 }

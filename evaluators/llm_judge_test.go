@@ -254,21 +254,3 @@ func FuzzParseVerdict(f *testing.F) {
 		}
 	})
 }
-
-// FuzzDefaultJudgeRequest: the request built from pre-escaped parts is byte for byte the
-// generic rendering of the default prompt.
-func FuzzDefaultJudgeRequest(f *testing.F) {
-	f.Add("Classify the risk.", "@[User]:\nWhat is <it>?", `{"answer":"42"}`, "It is \"High\"\u2028.", "judge")
-	f.Add("", "", "", "bad \xff utf8 \xe6\x97", "")
-	f.Fuzz(func(t *testing.T, outcome, question, reference, candidate, target string) {
-		vals := [len(defaultSections)]string{outcome, question, reference, candidate}
-		got := defaultJudgeRequest(&vals, target)
-		want := judgeRequest(defaultPrompt(&vals), SystemPrompt, target)
-		if string(got) != string(want) {
-			t.Fatalf("defaultJudgeRequest:\n%s\nwant:\n%s", got, want)
-		}
-		if !json.Valid(got) {
-			t.Fatalf("invalid JSON: %s", got)
-		}
-	})
-}

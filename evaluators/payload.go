@@ -3,6 +3,7 @@ package evaluators
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentv/action/internal/jsonx"
@@ -30,16 +31,16 @@ func (d *caseData) messages() error {
 	}
 	d.built = true
 	c := d.in.Case
-	if d.expected, d.err = appendMessages(nil, c.Expected); d.err != nil {
+	if d.expected, d.err = messagesJSON(c.Expected); d.err != nil {
 		d.err = fmt.Errorf("expected messages: %w", d.err)
 		return d.err
 	}
-	if d.input, d.err = appendMessages(nil, c.Input); d.err != nil {
+	if d.input, d.err = messagesJSON(c.Input); d.err != nil {
 		d.err = fmt.Errorf("input messages: %w", d.err)
 		return d.err
 	}
 	if resp := d.in.Response; resp != nil && len(resp.OutputMessages) > 0 {
-		if d.output, d.err = appendMessages(nil, resp.OutputMessages); d.err != nil {
+		if d.output, d.err = messagesJSON(resp.OutputMessages); d.err != nil {
 			d.err = fmt.Errorf("output messages: %w", d.err)
 		}
 	}
@@ -59,59 +60,46 @@ func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 		return nil, err
 	}
 	in, c := d.in, d.in.Case
-	question := c.Question
-	if question == "" && in.Request != nil {
-		question = in.Request.Question
+	p := payload{
+		Question: c.Question, ExpectedOutcome: c.ExpectedOutcome,
+		ExpectedOutput: d.expected, Input: d.input, ActualOutput: in.Candidate, OutputMessages: d.output,
+		GuidelineFiles: nonNil(c.GuidelinePaths), InputFiles: nonNil(c.InputFiles),
+		CandidateAnswer: in.Candidate, InputMessages: d.input, ExpectedMessages: d.expected,
 	}
-	b := make([]byte, 0, 512+len(question)+2*(len(in.Candidate)+len(d.expected)+len(d.input))+len(d.output)+len(config))
-	b = append(b, `{"question":`...)
-	b = jsonx.AppendString(b, question)
-	b = append(b, `,"expected_outcome":`...)
-	b = jsonx.AppendString(b, c.ExpectedOutcome)
-	b = append(b, `,"expected_output":`...)
-	b = append(b, d.expected...)
-	b = append(b, `,"input":`...)
-	b = append(b, d.input...)
-	b = append(b, `,"actual_output":`...)
-	b = jsonx.AppendString(b, in.Candidate)
-	b = append(b, `,"output_messages":`...)
-	b = appendOrNull(b, d.output)
-	b = append(b, `,"reference_answer":`...)
+	if p.Question == "" && in.Request != nil {
+		p.Question = in.Request.Question
+	}
 	if c.HasReference {
-		b = jsonx.AppendString(b, c.ReferenceAnswer)
-	} else {
-		b = append(b, "null"...)
+		p.ReferenceAnswer = &c.ReferenceAnswer
 	}
-	b = append(b, `,"guideline_files":`...)
-	b = appendStrings(b, c.GuidelinePaths)
-	b = append(b, `,"input_files":`...)
-	b = appendStrings(b, c.InputFiles)
-	b = append(b, `,"trace_summary":`...)
 	if in.Trace != nil {
-		ts, err := jsonx.Marshal(traceForPayload(in.Trace))
-		if err != nil {
-			return nil, fmt.Errorf("trace summary: %w", err)
-		}
-		b = append(b, ts...)
-	} else {
-		b = append(b, "null"...)
+		p.TraceSummary = traceForPayload(in.Trace)
 	}
-	b = append(b, `,"config":`...)
-	if isNull(config) {
-		b = append(b, "null"...)
-	} else {
-		var err error
-		if b, err = jsonx.AppendCompact(b, config); err != nil {
-			return nil, fmt.Errorf("evaluator config is not valid JSON: %w", err)
+	if !isNull(config) {
+		if !json.Valid(config) {
+			return nil, errors.New("evaluator config is not valid JSON")
 		}
+		p.Config = config
 	}
-	b = append(b, `,"candidate_answer":`...)
-	b = jsonx.AppendString(b, in.Candidate)
-	b = append(b, `,"input_messages":`...)
-	b = append(b, d.input...)
-	b = append(b, `,"expected_messages":`...)
-	b = append(b, d.expected...)
-	return append(b, '}'), nil
+	return jsonx.Marshal(&p)
+}
+
+// payload is the judge and template payload, in the order of its keys.
+type payload struct {
+	Question         string                `json:"question"`
+	ExpectedOutcome  string                `json:"expected_outcome"`
+	ExpectedOutput   json.RawMessage       `json:"expected_output"`
+	Input            json.RawMessage       `json:"input"`
+	ActualOutput     string                `json:"actual_output"`
+	OutputMessages   json.RawMessage       `json:"output_messages"` // null when the target returned none
+	ReferenceAnswer  *string               `json:"reference_answer"`
+	GuidelineFiles   []string              `json:"guideline_files"`
+	InputFiles       []string              `json:"input_files"`
+	TraceSummary     *results.TraceSummary `json:"trace_summary"`
+	Config           json.RawMessage       `json:"config"`
+	CandidateAnswer  string                `json:"candidate_answer"`
+	InputMessages    json.RawMessage       `json:"input_messages"`
+	ExpectedMessages json.RawMessage       `json:"expected_messages"`
 }
 
 // traceForPayload returns t with its tool name list and counts as [] and {} rather than null
@@ -135,100 +123,69 @@ func isNull(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-func appendOrNull(b, raw []byte) []byte {
-	if raw == nil {
-		return append(b, "null"...)
+// nonNil is ss, or an empty list for nil: judges iterate lists.
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
 	}
-	return append(b, raw...)
+	return ss
 }
 
-func appendStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonx.AppendString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendMessages writes msgs as a JSON list of {role, name?, content?, tool_calls?}: our own
+// messagesJSON renders msgs as a JSON list of {role, name?, content?, tool_calls?}: our own
 // keys snake_case, content objects and tool calls verbatim.
-func appendMessages(b []byte, msgs []suite.Message) ([]byte, error) {
-	b = append(b, '[')
+func messagesJSON(msgs []suite.Message) ([]byte, error) {
+	list := make([]message, len(msgs))
 	for i := range msgs {
-		if i > 0 {
-			b = append(b, ',')
+		m := &msgs[i]
+		list[i] = message{Role: m.Role, Name: m.Name}
+		switch m.Content.Kind {
+		case suite.ContentText:
+			list[i].Content = m.Content.Text
+		case suite.ContentStructured:
+			list[i].Content = m.Content.Structured
+		case suite.ContentSegments:
+			segs := make([]any, len(m.Content.Segments))
+			for j := range m.Content.Segments {
+				segs[j] = segmentJSON(&m.Content.Segments[j])
+			}
+			list[i].Content = segs
 		}
-		var err error
-		if b, err = appendMessage(b, &msgs[i]); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i+1, err)
+		if !isNull(m.ToolCalls) {
+			list[i].ToolCalls = m.ToolCalls
 		}
 	}
-	return append(b, ']'), nil
+	return jsonx.Marshal(list)
 }
 
-func appendMessage(b []byte, m *suite.Message) ([]byte, error) {
-	var err error
-	b = append(b, `{"role":`...)
-	b = jsonx.AppendString(b, m.Role)
-	if m.Name != "" {
-		b = append(b, `,"name":`...)
-		b = jsonx.AppendString(b, m.Name)
-	}
-	switch m.Content.Kind {
-	case suite.ContentText:
-		b = append(b, `,"content":`...)
-		b = jsonx.AppendString(b, m.Content.Text)
-	case suite.ContentStructured:
-		b = append(b, `,"content":`...)
-		if b, err = jsonx.AppendCompact(b, m.Content.Structured); err != nil {
-			return nil, fmt.Errorf("content: %w", err)
-		}
-	case suite.ContentSegments:
-		b = append(b, `,"content":[`...)
-		for i := range m.Content.Segments {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = appendSegment(b, &m.Content.Segments[i]); err != nil {
-				return nil, fmt.Errorf("content item %d: %w", i+1, err)
-			}
-		}
-		b = append(b, ']')
-	}
-	if len(m.ToolCalls) > 0 && !isNull(m.ToolCalls) {
-		b = append(b, `,"tool_calls":`...)
-		if b, err = jsonx.AppendCompact(b, m.ToolCalls); err != nil {
-			return nil, fmt.Errorf("tool_calls: %w", err)
-		}
-	}
-	return append(b, '}'), nil
+// message is a message as judges see it.
+type message struct {
+	Role      string          `json:"role"`
+	Name      string          `json:"name,omitempty"`
+	Content   any             `json:"content,omitempty"` // text, a content object, or a list of items
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
 }
 
-// appendSegment writes a content item: text {type, value}; file {type, value, path,
-// resolved_path?, text?} (the file's contents when it was found); others verbatim.
-func appendSegment(b []byte, s *suite.Segment) ([]byte, error) {
+// segmentJSON is a content item as judges see it: text {type, value}; file {type, value,
+// path, resolved_path?, text?} (the file's contents when it was found); others verbatim.
+func segmentJSON(s *suite.Segment) any {
 	switch {
 	case s.Type == "file":
-		b = append(b, `{"type":"file","value":`...)
-		b = jsonx.AppendString(b, s.Value)
-		b = append(b, `,"path":`...)
-		b = jsonx.AppendString(b, s.Path)
+		f := struct {
+			Type         string  `json:"type"`
+			Value        string  `json:"value"`
+			Path         string  `json:"path"`
+			ResolvedPath string  `json:"resolved_path,omitempty"`
+			Text         *string `json:"text,omitempty"`
+		}{Type: "file", Value: s.Value, Path: s.Path}
 		if s.Resolved != "" {
-			b = append(b, `,"resolved_path":`...)
-			b = jsonx.AppendString(b, s.Resolved)
-			b = append(b, `,"text":`...)
-			b = jsonx.AppendString(b, s.FileText)
+			f.ResolvedPath, f.Text = s.Resolved, &s.FileText
 		}
-		return append(b, '}'), nil
+		return f
 	case s.Type != "text" && len(s.Raw) > 0:
-		return jsonx.AppendCompact(b, s.Raw)
+		return s.Raw
 	}
-	b = append(b, `{"type":`...)
-	b = jsonx.AppendString(b, s.Type)
-	b = append(b, `,"value":`...)
-	b = jsonx.AppendString(b, s.Value)
-	return append(b, '}'), nil
+	return struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}{s.Type, s.Value}
 }

@@ -252,15 +252,14 @@ func (p *targetProxy) invoke(ctx context.Context, prov providers.Provider, name 
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %v", name, err)
 	}
-	msgs, err := appendMessages(nil, resp.OutputMessages)
+	msgs, err := messagesJSON(resp.OutputMessages)
 	if err != nil {
 		return nil, fmt.Errorf("target %q answer: %v", name, err)
 	}
-	b := []byte(`{"outputMessages":`)
-	b = append(b, msgs...)
-	b = append(b, `,"rawText":`...)
-	b = jsonx.AppendString(b, responseText(resp))
-	return append(b, '}'), nil
+	return jsonx.Marshal(struct {
+		OutputMessages json.RawMessage `json:"outputMessages"`
+		RawText        string          `json:"rawText"`
+	}{msgs, responseText(resp)})
 }
 
 func proxyError(w http.ResponseWriter, status int, msg string) {

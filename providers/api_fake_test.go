@@ -108,13 +108,11 @@ type apiSleeps struct {
 	d  []time.Duration
 }
 
-func (s *apiSleeps) sleep(d time.Duration) <-chan time.Time {
+func (s *apiSleeps) sleep(_ context.Context, d time.Duration) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.d = append(s.d, d)
-	s.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	ch <- time.Time{}
-	return ch
+	return nil
 }
 
 func (s *apiSleeps) all() []time.Duration {

@@ -128,11 +128,9 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 	tr.MaxIdleConnsPerHost = workers
 	client.Transport = tr
 	var sleeps atomic.Int64
-	fakeSleep := func(time.Duration) <-chan time.Time {
+	fakeSleep := func(context.Context, time.Duration) error {
 		sleeps.Add(1)
-		ch := make(chan time.Time, 1)
-		ch <- time.Time{}
-		return ch
+		return nil
 	}
 	p, _, err := New(apiTestTarget(spec.kind, spec.settings(srv.URL), nil),
 		Options{HTTPClient: &client, Sleep: fakeSleep})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/internal/retry"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -288,8 +289,8 @@ func apiScenarios(t *testing.T, spec apiSpec) {
 		f := newAPIFake(t, spec.tls, errStep(503, "busy", nil), ok)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		// The fake clock never fires: the provider must leave the wait when ctx is cancelled.
-		sleep := func(time.Duration) <-chan time.Time { cancel(); return nil }
+		// The run is cancelled during the wait: the provider must not try again.
+		sleep := func(ctx context.Context, d time.Duration) error { cancel(); return retry.Wait(ctx, d) }
 		p := apiNew(t, spec, f, nil, Options{Sleep: sleep})
 		_, err := p.Invoke(ctx, &Request{Question: "hi"})
 		if !errors.Is(err, context.Canceled) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/suite"
 )
 
@@ -20,8 +21,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// Env is the environment for child processes (cli, codex); nil: the process environment.
 	Env []string
-	// Sleep waits between HTTP retries; nil uses a real timer. Tests inject a fake clock.
-	Sleep func(d time.Duration) <-chan time.Time
+	// Sleep waits between HTTP retries; nil: retry.Wait. Tests inject a fake clock.
+	Sleep retry.Sleep
 	// Logf receives verbose diagnostics (already redacted by the caller's sink).
 	Logf func(format string, args ...any)
 }

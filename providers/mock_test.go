@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentv/action/suite"
@@ -90,25 +91,27 @@ func TestMockUnknownSettingWarns(t *testing.T) {
 // TestMockHonoursCancellation: a long delay ends when ctx does, and not before.
 func TestMockHonoursCancellation(t *testing.T) {
 	t.Parallel()
-	p, _, err := New(mockTarget(map[string]any{"delay_ms": 600000}), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	go func() { time.Sleep(10 * time.Millisecond); cancel() }()
-	resp, err := p.Invoke(ctx, &Request{})
-	if ctx.Err() == nil {
-		t.Fatal("returned before ctx was done")
-	}
-	if !errors.Is(err, context.Canceled) || resp != nil {
-		t.Errorf("resp %v err %v", resp, err)
-	}
-	// A deadline shows as one too (the runner retries timeouts).
-	ctx, cancel2 := context.WithTimeout(t.Context(), 5*time.Millisecond)
-	defer cancel2()
-	if _, err := p.Invoke(ctx, &Request{}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err %v, want DeadlineExceeded", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p, _, err := New(mockTarget(map[string]any{"delay_ms": 600000}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { time.Sleep(10 * time.Millisecond); cancel() }()
+		resp, err := p.Invoke(ctx, &Request{})
+		if ctx.Err() == nil {
+			t.Fatal("returned before ctx was done")
+		}
+		if !errors.Is(err, context.Canceled) || resp != nil {
+			t.Errorf("resp %v err %v", resp, err)
+		}
+		// A deadline shows as one too (the runner retries timeouts).
+		ctx, cancel2 := context.WithTimeout(t.Context(), 5*time.Millisecond)
+		defer cancel2()
+		if _, err := p.Invoke(ctx, &Request{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err %v, want DeadlineExceeded", err)
+		}
+	})
 }
 
 func TestDryRun(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
@@ -95,75 +94,6 @@ func BuildRequest(c *suite.Case, mode Mode) *Request {
 // ({question, guidelines} or {chat_prompt}) in ModeLM, `agent_provider_request`
 // ({question, guideline_paths}) in ModeAgent. HTML characters are not escaped.
 func RequestRecord(req *Request, mode Mode) json.RawMessage {
-	if b, ok := appendRequestRecord(nil, req, mode); ok {
-		return b
-	}
-	return requestRecordEncoder(req, mode)
-}
-
-// appendRequestRecord writes the record by hand, as encoding/json would; ok=false when a
-// string holds \b or \f, which encoding/json escapes differently from jsonx.
-func appendRequestRecord(b []byte, req *Request, mode Mode) ([]byte, bool) {
-	str := func(s string) bool {
-		if strings.IndexByte(s, '\b') >= 0 || strings.IndexByte(s, '\f') >= 0 {
-			return false
-		}
-		b = jsonx.AppendString(b, s)
-		return true
-	}
-	switch {
-	case mode == ModeAgent:
-		b = append(b, `{"question":`...)
-		if !str(req.Question) {
-			return nil, false
-		}
-		b = append(b, `,"guideline_paths":[`...)
-		for i, p := range req.GuidelinePaths {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if !str(p) {
-				return nil, false
-			}
-		}
-		b = append(b, ']')
-	case len(req.Chat) > 0:
-		size := len(`{"chat_prompt":[]}`)
-		for _, m := range req.Chat {
-			size += len(`{"role":,"content":},`) + len(m.Role) + len(m.Content) + 8
-		}
-		b = slices.Grow(b, size)
-		b = append(b, `{"chat_prompt":[`...)
-		for i, m := range req.Chat {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"role":`...)
-			if !str(m.Role) {
-				return nil, false
-			}
-			b = append(b, `,"content":`...)
-			if !str(m.Content) {
-				return nil, false
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	default:
-		b = append(b, `{"question":`...)
-		if !str(req.Question) {
-			return nil, false
-		}
-		b = append(b, `,"guidelines":`...)
-		if !str(req.Guidelines) {
-			return nil, false
-		}
-	}
-	return append(b, '}'), true
-}
-
-// requestRecordEncoder is RequestRecord through encoding/json.
-func requestRecordEncoder(req *Request, mode Mode) json.RawMessage {
 	var v any
 	switch {
 	case mode == ModeAgent:
@@ -185,11 +115,8 @@ func requestRecordEncoder(req *Request, mode Mode) json.RawMessage {
 			Guidelines string `json:"guidelines"`
 		}{req.Question, req.Guidelines}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // strings and slices of strings always encode
-	return bytes.TrimRight(b.Bytes(), "\n")
+	b, _ := jsonx.Marshal(v) // strings and slices of strings always encode
+	return b
 }
 
 type requestSegKind uint8

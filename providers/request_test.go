@@ -145,21 +145,3 @@ func TestBuildRequestDedupesFiles(t *testing.T) {
 		t.Error(diff)
 	}
 }
-
-// FuzzRequestRecord: the hand-written record is byte for byte encoding/json's.
-func FuzzRequestRecord(f *testing.F) {
-	f.Add("What is <b>&</b>?", "guide \"x\"\n", "system", "\u2028 bad \xff", true)
-	f.Add("", "", "", "back\bspace\fform", false)
-	f.Fuzz(func(t *testing.T, question, guidelines, role, content string, chat bool) {
-		req := &Request{Question: question, Guidelines: guidelines, GuidelinePaths: []string{guidelines, content}}
-		if chat {
-			req.Chat = []ChatMessage{{Role: role, Content: content}, {Role: "user", Content: question}}
-		}
-		for _, mode := range []Mode{ModeLM, ModeAgent} {
-			got, want := RequestRecord(req, mode), requestRecordEncoder(req, mode)
-			if string(got) != string(want) {
-				t.Fatalf("mode %d: RequestRecord = %s, encoding/json = %s", mode, got, want)
-			}
-		}
-	})
-}

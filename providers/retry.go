@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/retry"
 )
 
 // Retry defaults (CONTRACT §3.3, seed 004 "Provider Retry Configuration").
@@ -58,8 +59,8 @@ type retryPolicy struct {
 	cap        time.Duration
 	factor     float64
 	codes      map[int]bool
-	// sleep waits between attempts (Options.Sleep); nil uses a real timer.
-	sleep func(time.Duration) <-chan time.Time
+	// sleep waits between attempts (Options.Sleep); nil: retry.Wait.
+	sleep retry.Sleep
 	// jitter returns a factor in [0.75, 1.25); nil uses math/rand.
 	jitter func() float64
 	logf   func(format string, args ...any)
@@ -153,20 +154,10 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 
 // wait sleeps d or until ctx ends.
 func (p *retryPolicy) wait(ctx context.Context, d time.Duration) error {
-	var ch <-chan time.Time
 	if p.sleep != nil {
-		ch = p.sleep(d)
-	} else {
-		tm := time.NewTimer(d)
-		defer tm.Stop()
-		ch = tm.C
+		return p.sleep(ctx, d)
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-ch:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }
 
 // APIError is the failure of an API provider invocation, after the retry policy gave up or
@@ -343,7 +334,7 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			return e
 		}
 		delay := p.backoff(n)
-		if d, ok := retryAfter(header, time.Now()); ok {
+		if d, ok := retry.After(header, time.Now()); ok {
 			delay = min(d, p.cap)
 		}
 		if p.logf != nil {
@@ -369,29 +360,6 @@ func retryShort(e *APIError) string {
 		return "timeout"
 	}
 	return "network error"
-}
-
-// retryAfter reads retry-after-ms, then Retry-After (seconds or an HTTP date).
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if h == nil {
-		return 0, false
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
-			return time.Duration(f * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && !math.IsInf(f, 0) {
-		return time.Duration(f * float64(time.Second)), true
-	}
-	if at, err := http.ParseTime(v); err == nil {
-		return max(at.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 func retryIsTimeout(err error) bool {

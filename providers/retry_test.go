@@ -1,60 +1,15 @@
 package providers
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name   string
-		header map[string]string
-		want   time.Duration
-		ok     bool
-	}{
-		{"seconds", map[string]string{"Retry-After": "7"}, 7 * time.Second, true},
-		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond, true},
-		{"HTTP date", map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second, true},
-		{"date in the past", map[string]string{"Retry-After": now.Add(-time.Hour).Format(http.TimeFormat)}, 0, true},
-		{"retry-after-ms wins", map[string]string{"Retry-After": "7", "retry-after-ms": "250"}, 250 * time.Millisecond, true},
-		{"junk", map[string]string{"Retry-After": "soon"}, 0, false},
-		{"negative", map[string]string{"Retry-After": "-3"}, 0, false},
-		{"absent", nil, 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			h := http.Header{}
-			for k, v := range tc.header {
-				h.Set(k, v)
-			}
-			got, ok := retryAfter(h, now)
-			if got != tc.want || ok != tc.ok {
-				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
-func FuzzRetryAfter(f *testing.F) {
-	for _, s := range []string{"7", "0.5", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", "1e400", "NaN", ""} {
-		f.Add(s, "")
-		f.Add("", s)
-	}
-	f.Fuzz(func(t *testing.T, after, afterMS string) {
-		h := http.Header{}
-		h.Set("Retry-After", after)
-		h.Set("Retry-After-Ms", afterMS)
-		if d, ok := retryAfter(h, time.Now()); ok && d < 0 {
-			t.Errorf("retryAfter(%q, %q) = %v: negative delay", after, afterMS, d)
-		}
-	})
-}
 
 func TestRetryBackoff(t *testing.T) {
 	t.Parallel()
@@ -156,5 +111,56 @@ func TestAPIErrorMessage(t *testing.T) {
 		if got := retryErrorMessage(tc.body); got != tc.want {
 			t.Errorf("retryErrorMessage(%q) = %q, want %q", tc.body, got, tc.want)
 		}
+	}
+}
+
+// The policy waits its backoff (or the server's Retry-After) on the real clock, here
+// synctest's, between attempts, and stops waiting when the invocation's context ends.
+func TestRetryPolicyWaits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		header     http.Header
+		cancelAt   time.Duration // 0: never
+		wantTime   time.Duration
+		wantTries  int
+		wantCtxErr error
+	}{
+		{name: "backoff 1s then 2s", wantTime: 3 * time.Second, wantTries: 3},
+		{name: "Retry-After wins", header: http.Header{"Retry-After": {"5"}}, wantTime: 10 * time.Second, wantTries: 3},
+		{name: "cancelled while waiting", cancelAt: 1500 * time.Millisecond, wantTime: 1500 * time.Millisecond, wantTries: 2,
+			wantCtxErr: context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				p := &retryPolicy{maxRetries: 2, initial: time.Second, cap: time.Minute, factor: 2,
+					codes: map[int]bool{503: true}, jitter: func() float64 { return 1 }}
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if tt.cancelAt > 0 {
+					time.AfterFunc(tt.cancelAt, cancel)
+				}
+				tries := 0
+				start := time.Now()
+				err := p.run(ctx, "openai", "t", nil, func(ctx context.Context) error {
+					tries++
+					obs := ctx.Value(retryObsKey{}).(*retryObservation)
+					obs.sent, obs.status, obs.header = true, 503, tt.header
+					return errors.New("HTTP 503")
+				})
+				if got := time.Since(start); got != tt.wantTime {
+					t.Errorf("took %v, want %v", got, tt.wantTime)
+				}
+				if tries != tt.wantTries {
+					t.Errorf("%d attempts, want %d", tries, tt.wantTries)
+				}
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || errors.Unwrap(err) != tt.wantCtxErr {
+					t.Errorf("err = %v, want an APIError wrapping %v", err, tt.wantCtxErr)
+				}
+			})
+		})
 	}
 }

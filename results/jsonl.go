@@ -1,8 +1,11 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -12,7 +15,85 @@ import (
 // Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
 // so `<`, `>` and `&` in model text stay readable, as in AgentV's files.
 func Marshal(r *Record) ([]byte, error) {
-	return AppendRecord(nil, r), nil
+	var buf bytes.Buffer
+	if err := encodeRecord(newEncoder(&buf), r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// newEncoder returns an encoder writing one line per value without HTML escaping.
+func newEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// encodeRecord writes r as one line. A record JSON cannot hold as it is (a non-finite
+// number, a raw value that is not JSON) is written as encodable: the encoder writes
+// nothing of a value it fails on, so the line is never half written.
+func encodeRecord(enc *json.Encoder, r *Record) error {
+	if err := enc.Encode(r); err == nil {
+		return nil
+	}
+	if err := enc.Encode(encodable(r)); err != nil {
+		return fmt.Errorf("could not encode the record of case %q: %w", r.EvalID, err)
+	}
+	return nil
+}
+
+// encodable returns a copy of r that JSON can hold: a non-finite score or weight becomes 0
+// and a non-finite cost or duration is left out (what a reader gets from null either way),
+// and a raw value that is not valid JSON is kept as a JSON string of its text.
+func encodable(r *Record) *Record {
+	c := *r
+	c.Score = finite(c.Score)
+	c.LMProviderRequest = validRaw(c.LMProviderRequest)
+	c.AgentProviderRequest = validRaw(c.AgentProviderRequest)
+	c.EvaluatorProviderRequest = validRaw(c.EvaluatorProviderRequest)
+	c.ProviderMetadata = validRaw(c.ProviderMetadata)
+	c.EvaluatorResults = encodableResults(c.EvaluatorResults)
+	if t := c.TraceSummary; t != nil {
+		ts := *t
+		if ts.CostUSD != nil && finite(*ts.CostUSD) != *ts.CostUSD {
+			ts.CostUSD = nil
+		}
+		if ts.DurationMS != nil && finite(*ts.DurationMS) != *ts.DurationMS {
+			ts.DurationMS = nil
+		}
+		c.TraceSummary = &ts
+	}
+	return &c
+}
+
+func encodableResults(rs []EvaluatorResult) []EvaluatorResult {
+	if rs == nil {
+		return nil
+	}
+	out := make([]EvaluatorResult, len(rs))
+	for i, e := range rs {
+		e.Score, e.Weight = finite(e.Score), finite(e.Weight)
+		e.EvaluatorProviderRequest = validRaw(e.EvaluatorProviderRequest)
+		e.Details = validRaw(e.Details)
+		e.EvaluatorResults = encodableResults(e.EvaluatorResults)
+		out[i] = e
+	}
+	return out
+}
+
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func validRaw(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
 }
 
 // Writer appends records to a JSONL file as cases finish. It is safe for concurrent use.
@@ -23,7 +104,8 @@ func Marshal(r *Record) ([]byte, error) {
 type Writer struct {
 	mu    sync.Mutex
 	w     io.Writer
-	buf   []byte // pending lines
+	buf   bytes.Buffer  // pending lines
+	enc   *json.Encoder // writes to buf
 	timer *time.Timer
 	err   error
 }
@@ -34,7 +116,11 @@ const (
 )
 
 // NewWriter returns a writer appending to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+func NewWriter(w io.Writer) *Writer {
+	wr := &Writer{w: w}
+	wr.enc = newEncoder(&wr.buf)
+	return wr
+}
 
 // Write appends one record.
 func (w *Writer) Write(r *Record) error {
@@ -43,8 +129,10 @@ func (w *Writer) Write(r *Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.buf = append(AppendRecord(w.buf, r), '\n')
-	if len(w.buf) >= flushBytes {
+	if err := encodeRecord(w.enc, r); err != nil {
+		return err
+	}
+	if w.buf.Len() >= flushBytes {
 		return w.flushLocked()
 	}
 	if w.timer == nil {
@@ -61,7 +149,8 @@ func (w *Writer) WriteRun(r *RunRecord) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.buf = append(AppendRun(w.buf, r), '\n')
+	w.buf.Write(AppendRun(nil, r))
+	w.buf.WriteByte('\n')
 	return w.flushLocked()
 }
 
@@ -77,16 +166,16 @@ func (w *Writer) flushLocked() error {
 		w.timer.Stop()
 		w.timer = nil
 	}
-	if len(w.buf) == 0 || w.err != nil {
+	if w.buf.Len() == 0 || w.err != nil {
 		return w.err
 	}
-	if _, err := w.w.Write(w.buf); err != nil {
+	if _, err := w.w.Write(w.buf.Bytes()); err != nil {
 		w.err = fmt.Errorf("could not write results: %w", err)
 	}
-	if cap(w.buf) > 4*flushBytes { // one huge record must not pin its buffer for the run
-		w.buf = nil
+	if w.buf.Cap() > 4*flushBytes { // one huge record must not pin its buffer for the run
+		w.buf = bytes.Buffer{}
 	} else {
-		w.buf = w.buf[:0]
+		w.buf.Reset()
 	}
 	return w.err
 }

@@ -2,8 +2,10 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -77,5 +79,38 @@ func TestWriterErrorSticks(t *testing.T) {
 	}
 	if err := w.Write(&Record{EvalID: "b"}); err == nil {
 		t.Fatal("write after a failed flush must fail")
+	}
+}
+
+// A record JSON cannot hold as it is still becomes one valid line: non-finite numbers read
+// back as absent, a raw value that is not JSON as a string, and pretty-printed raw values
+// are compacted onto the line.
+func TestMarshalOddValues(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	tests := []struct {
+		name string
+		rec  Record
+		want string // a fragment of the line
+	}{
+		{"non-finite numbers", Record{Score: math.NaN(), TraceSummary: &TraceSummary{CostUSD: &inf},
+			EvaluatorResults: []EvaluatorResult{{Name: "j", Score: inf, Weight: math.NaN()}}}, `"score":0,`},
+		{"raw value that is not JSON", Record{EvaluatorResults: []EvaluatorResult{{Name: "j", Details: json.RawMessage(`{"a":`)}}},
+			`"details":"{\"a\":"`},
+		{"pretty-printed raw value", Record{EvaluatorResults: []EvaluatorResult{{Name: "j", Details: json.RawMessage("{\n  \"a\": 1\n}")}}},
+			`"details":{"a":1}`},
+		{"HTML characters stay", Record{CandidateAnswer: "<b>&</b>"}, `"candidate_answer":"<b>&</b>"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := Marshal(&tt.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !json.Valid(b) || bytes.ContainsAny(b, "\n\r") || !bytes.Contains(b, []byte(tt.want)) {
+				t.Errorf("line = %s, want one valid JSON line holding %s", b, tt.want)
+			}
+		})
 	}
 }

@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 )
 
@@ -78,9 +77,7 @@ func AppendRun(b []byte, r *RunRecord) []byte {
 		r = &c
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(r) // a RunRecord always encodes: no maps, funcs or non-finite floats
+	_ = newEncoder(&buf).Encode(r) // a RunRecord always encodes: no maps, funcs or non-finite floats
 	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 

@@ -98,14 +98,13 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
 		req.Attempt = attempt
-		actx := providers.CallContext(ctx, req.EvalID, r.opts.Timeout)
+		actx, cancel := context.WithTimeout(providers.WithEvalID(ctx, req.EvalID), r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
+		timedOut := actx.Err() == context.DeadlineExceeded
+		cancel()
 		if err == nil && resp != nil {
-			actx.Release()
 			return resp, attempt + 1, nil
 		}
-		timedOut := actx.Err() == context.DeadlineExceeded
-		actx.Release()
 		if err == nil {
 			err = errors.New("provider returned no response")
 		}
@@ -320,9 +319,9 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 	if len(resp.OutputMessages) == 0 && resp.Usage == nil && resp.CostUSD == nil && resp.DurationMS == nil {
 		return nil
 	}
-	// The name list and map stay nil until a tool call is seen (most answers have none);
-	// the record encoder writes them as [] and {}.
-	ts := &results.TraceSummary{}
+	// Empty, not nil: the record shows "no tool calls" as [] and {} for consumers that
+	// iterate them.
+	ts := &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
 	for _, m := range resp.OutputMessages {
 		if len(m.ToolCalls) == 0 {
 			continue
@@ -343,9 +342,6 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 				continue
 			}
 			ts.EventCount++
-			if ts.ToolCallsByName == nil {
-				ts.ToolCallsByName = map[string]int{}
-			}
 			ts.ToolCallsByName[name]++
 		}
 	}

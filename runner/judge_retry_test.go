@@ -86,7 +86,7 @@ func TestRunRetriesJudgeTimeouts(t *testing.T) {
 			if tt.wantAttempts > 0 {
 				wantKeys = 2
 			}
-			if line := string(results.AppendRecord(nil, r)); strings.Count(line, `"attempts":`) != wantKeys {
+			if line := string(mustMarshal(t, r)); strings.Count(line, `"attempts":`) != wantKeys {
 				t.Errorf("record %s: want %d attempts keys", line, wantKeys)
 			}
 			if _, err := os.Stat(state); err != nil && !tt.always {

@@ -48,7 +48,7 @@ func TestRunRecordSizeIsBounded(t *testing.T) {
 			var col collector
 			New(opts, &col).Run(t.Context(), jobsFor(s, p))
 			r := col.recs[0]
-			line := results.AppendRecord(nil, r)
+			line := mustMarshal(t, r)
 			// Question (or chat turns), the judge prompt and the answer, 1 MiB each at most.
 			limit := 4*textcap.Max + 64<<10
 			if tt.chat {
@@ -71,4 +71,13 @@ func TestRunRecordSizeIsBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustMarshal(t *testing.T, r *results.Record) []byte {
+	t.Helper()
+	b, err := results.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

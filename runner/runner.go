@@ -19,6 +19,7 @@ import (
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"golang.org/x/sync/errgroup"
 )
 
 // Defaults of the contract (§3.1).
@@ -256,8 +257,8 @@ func (r *Runner) healthcheck(work context.Context, l *lane) error {
 	return nil
 }
 
-// runLane runs a lane's queued jobs: a healthcheck first, then its worker pool. Jobs
-// queued when ctx is cancelled are dropped without a record.
+// runLane runs a lane's queued jobs: a healthcheck first, then at most the lane's limit of
+// cases at a time. Jobs queued when ctx is cancelled are dropped without a record.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	if err := r.healthcheck(work, l); err != nil {
 		for j := range l.queue {
@@ -267,17 +268,17 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for range l.limit {
-		wg.Go(func() {
-			for j := range l.queue {
-				if ctx.Err() == nil {
-					r.runCase(work, l.provider, j, nil)
-				}
+	var g errgroup.Group // cases never fail the group: each problem is its case's record
+	g.SetLimit(l.limit)
+	for j := range l.queue {
+		g.Go(func() error {
+			if ctx.Err() == nil {
+				r.runCase(work, l.provider, j, nil)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 }
 
 // runBatchLane runs a batching lane once the stream has ended: a healthcheck, then one batch
@@ -292,41 +293,31 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 		}
 		return
 	}
-	queue := make(chan func(), 1)
-	go func() {
-		defer close(queue)
-		for _, batch := range batches(l.jobs) {
-			if ctx.Err() != nil {
-				return
-			}
-			if len(batch) > 1 {
-				pending := r.runBatch(work, l, batch)
-				for _, p := range pending {
-					select {
-					case queue <- p:
-					case <-ctx.Done():
-						return
-					}
-				}
-				continue
-			}
-			j := batch[0]
-			select {
-			case queue <- func() { r.runCase(work, l.provider, j, nil) }:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range l.limit {
-		wg.Go(func() {
-			for f := range queue {
+	var g errgroup.Group
+	g.SetLimit(l.limit)
+	run := func(f func()) {
+		g.Go(func() error {
+			if ctx.Err() == nil {
 				f()
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	for _, batch := range batches(l.jobs) {
+		if ctx.Err() != nil {
+			break
+		}
+		if len(batch) > 1 {
+			// The next batch call goes out while the lane scores this one's answers.
+			for _, f := range r.runBatch(work, l, batch) {
+				run(f)
+			}
+			continue
+		}
+		j := batch[0]
+		run(func() { r.runCase(work, l.provider, j, nil) })
+	}
+	_ = g.Wait()
 }
 
 // batches groups a batching lane's jobs by eval file, in order of first appearance.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentv/action/evaluators"
@@ -130,32 +131,34 @@ func jobsFor(s *suite.Suite, p providers.Provider) []*Job {
 
 func TestRunWorkerLimit(t *testing.T) {
 	t.Parallel()
-	p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 3},
-		answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
-			time.Sleep(30 * time.Millisecond)
-			return &providers.Response{Text: "hi"}, nil
-		}}
-	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobsFor(newSuite(12), p))
-	if len(col.recs) != 12 {
-		t.Fatalf("got %d records, want 12", len(col.recs))
-	}
-	if got := p.peak.Load(); got > 3 {
-		t.Errorf("peak concurrency %d exceeds the target's workers (3)", got)
-	}
-	for _, r := range col.recs {
-		if r.Verdict != results.VerdictPass || r.Score != 1 || r.Attempts != 1 || r.Timestamp != "2026-01-02T03:04:05.000Z" {
-			t.Errorf("record %s: verdict %s score %v attempts %d ts %s", r.EvalID, r.Verdict, r.Score, r.Attempts, r.Timestamp)
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 3},
+			answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
+				time.Sleep(30 * time.Millisecond)
+				return &providers.Response{Text: "hi"}, nil
+			}}
+		var col collector
+		New(testOptions(1), &col).Run(t.Context(), jobsFor(newSuite(12), p))
+		if len(col.recs) != 12 {
+			t.Fatalf("got %d records, want 12", len(col.recs))
 		}
-	}
-	// --workers overrides the target's setting.
-	p.peak.Store(0)
-	opts := testOptions(1)
-	opts.Workers = 1
-	New(opts, &collector{}).Run(t.Context(), jobsFor(newSuite(4), p))
-	if got := p.peak.Load(); got != 1 {
-		t.Errorf("peak concurrency with --workers 1 = %d", got)
-	}
+		if got := p.peak.Load(); got != 3 {
+			t.Errorf("peak concurrency %d, want the target's workers (3)", got)
+		}
+		for _, r := range col.recs {
+			if r.Verdict != results.VerdictPass || r.Score != 1 || r.Attempts != 1 || r.Timestamp != "2026-01-02T03:04:05.000Z" {
+				t.Errorf("record %s: verdict %s score %v attempts %d ts %s", r.EvalID, r.Verdict, r.Score, r.Attempts, r.Timestamp)
+			}
+		}
+		// --workers overrides the target's setting.
+		p.peak.Store(0)
+		opts := testOptions(1)
+		opts.Workers = 1
+		New(opts, &collector{}).Run(t.Context(), jobsFor(newSuite(4), p))
+		if got := p.peak.Load(); got != 1 {
+			t.Errorf("peak concurrency with --workers 1 = %d", got)
+		}
+	})
 }
 
 func TestRunRetriesTimeouts(t *testing.T) {
@@ -329,25 +332,27 @@ func TestRunHealthcheckFailure(t *testing.T) {
 
 func TestRunCancellation(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(t.Context())
-	started := make(chan struct{}, 100)
-	p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 2},
-		answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
-			started <- struct{}{}
-			time.Sleep(100 * time.Millisecond)
-			return &providers.Response{Text: "hi"}, nil
-		}}
-	var col collector
-	go func() { <-started; cancel() }()
-	New(testOptions(1), &col).Run(ctx, jobsFor(newSuite(50), p))
-	if n := len(col.recs); n == 0 || n > 4 {
-		t.Errorf("after cancellation %d cases finished; want the running ones only (1..4)", n)
-	}
-	for _, r := range col.recs {
-		if r.Verdict != results.VerdictPass {
-			t.Errorf("a case running at cancellation should still finish: %+v", r)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		started := make(chan struct{}, 100)
+		p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 2},
+			answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
+				started <- struct{}{}
+				time.Sleep(100 * time.Millisecond)
+				return &providers.Response{Text: "hi"}, nil
+			}}
+		var col collector
+		go func() { <-started; cancel() }()
+		New(testOptions(1), &col).Run(ctx, jobsFor(newSuite(50), p))
+		if n := len(col.recs); n == 0 || n > 4 {
+			t.Errorf("after cancellation %d cases finished; want the running ones only (1..4)", n)
 		}
-	}
+		for _, r := range col.recs {
+			if r.Verdict != results.VerdictPass {
+				t.Errorf("a case running at cancellation should still finish: %+v", r)
+			}
+		}
+	})
 }
 
 func TestRunRedactsSecrets(t *testing.T) {

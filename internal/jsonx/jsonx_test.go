@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -92,76 +91,6 @@ func FuzzFirstObject(f *testing.F) {
 	})
 }
 
-func TestAppendString(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{`<b>&"q"\`, `"<b>&\"q\"\\"`},
-		{"a\nb\tc\r\x00\x1f", `"a\nb\tc\r\u0000\u001f"`},
-		{"é日本", `"é日本"`},
-		{"bad\xffutf8", `"bad\ufffdutf8"`},
-		{"ls\u2028ps\u2029", `"ls\u2028ps\u2029"`},
-	}
-	for _, tt := range tests {
-		if got := string(AppendString(nil, tt.in)); got != tt.want {
-			t.Errorf("AppendString(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-		if got := StringLen(tt.in); got != len(tt.want) {
-			t.Errorf("StringLen(%q) = %d, want %d", tt.in, got, len(tt.want))
-		}
-	}
-}
-
-// FuzzAppendEscaped: escaping two pieces cut next to an ASCII byte gives the escaping of
-// the whole, without its quotes.
-func FuzzAppendEscaped(f *testing.F) {
-	for _, s := range [][2]string{{"", ""}, {"x\xe6\x97", "A"}, {"日本", "\n\\"}, {"\u2028", "\""}} {
-		f.Add(s[0], s[1])
-	}
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if b != "" && b[0] >= utf8.RuneSelf {
-			b = "." + b
-		}
-		whole := AppendString(nil, a+b)
-		got := AppendEscaped(AppendEscaped(nil, a), b)
-		if string(got) != string(whole[1:len(whole)-1]) {
-			t.Fatalf("pieces %q + %q escaped to %s, whole to %s", a, b, got, whole)
-		}
-	})
-}
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a<b>&c", "\x00\n\"\\", "\xff\xfe", "\u2028"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := AppendString([]byte("x"), s)
-		if n := StringLen(s); n != len(out)-1 {
-			t.Fatalf("StringLen(%q) = %d, AppendString wrote %d bytes", s, n, len(out)-1)
-		}
-		var back string
-		if err := json.Unmarshal(out[1:], &back); err != nil {
-			t.Fatalf("AppendString(%q) = %s: invalid JSON: %v", s, out[1:], err)
-		}
-		want := strings.ToValidUTF8(s, "\uFFFD")
-		if !utf8.ValidString(s) {
-			// encoding/json replaces each invalid byte separately; compare with it.
-			var std string
-			b, _ := json.Marshal(s)
-			_ = json.Unmarshal(b, &std)
-			want = std
-		}
-		if back != want {
-			t.Fatalf("round trip of %q gave %q, want %q", s, back, want)
-		}
-		for _, c := range []string{`\u003c`, `\u003e`, `\u0026`} {
-			if strings.Contains(string(out), c) {
-				t.Fatalf("AppendString(%q) = %s: HTML-escaped", s, out)
-			}
-		}
-	})
-}
-
 func TestMarshalIndentCompact(t *testing.T) {
 	t.Parallel()
 	got, err := Marshal(map[string]any{"a": "<x>&"})
@@ -180,17 +109,5 @@ func TestMarshalIndentCompact(t *testing.T) {
 	}
 	if _, err := AppendCompact(nil, []byte("{")); err == nil {
 		t.Error("AppendCompact accepted invalid JSON")
-	}
-}
-
-// BenchmarkAppendString encodes a judge-prompt-sized text (mostly plain ASCII, some newlines
-// and quotes), as every llm_judge case does for its recorded request.
-func BenchmarkAppendString(b *testing.B) {
-	s := strings.Repeat("You are an impartial judge. Compare the \"candidate\" answer with the outcome.\n", 20)
-	buf := make([]byte, 0, 4096)
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		buf = AppendString(buf[:0], s)
-		_ = StringLen(s)
 	}
 }
