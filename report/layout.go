@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentv/action/results"
 )
 
 // Size budgets of the Markdown surfaces (ci-reporting.md §6b).
@@ -123,7 +125,7 @@ func (s surface) fits(z size) bool {
 func plan(v *view, s surface) layout {
 	full := layout{
 		warnings: min(len(v.warnings), s.lim.warnings),
-		failRows: len(v.fail), failDetails: len(v.failDetailed),
+		failRows: len(v.failRows), failDetails: len(v.failDetailed),
 		passRows: len(v.pass), passDetails: len(v.passDetailed),
 	}
 	// Everything fits without a notice: the full report.
@@ -146,11 +148,11 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 		whole    bool // all or nothing
 	}{
 		{full.warnings, func(i int) string { return v.warnings[i] }, warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings, false},
-		{full.failRows, func(i int) string { return v.row(v.fail[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
-		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, "", &lay.failDetails, false},
+		{full.failRows, func(i int) string { return v.failRow(v.failRows[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
+		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, foldOpen(v.failDetailed, 1<<30) + foldClose, &lay.failDetails, false},
 		// A partial list of passing cases would be an arbitrary slice; they go as a whole.
 		{full.passRows, func(i int) string { return v.row(v.pass[i]) }, passHead(v, len(v.pass)) + passTail, &lay.passRows, true},
-		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, "", &lay.passDetails, false},
+		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, foldOpen(v.passDetailed, 1<<30) + foldClose, &lay.passDetails, false},
 	}
 	for i, k := range kinds {
 		before := used
@@ -212,6 +214,37 @@ func passHead(v *view, shown int) string {
 	return fmt.Sprintf("### ✅ Passing cases\n\n<details>\n<summary>%s</summary>\n\n%s", what, v.passHead)
 }
 
+// foldMin is how many details blocks are folded into one: past it, a closed list of
+// closed blocks is still a screen tall.
+const foldMin = 10
+
+// foldOpen opens the block that folds the details of cases, or is "" when there are few.
+func foldOpen(cases []*Case, shown int) string {
+	n := min(len(cases), shown)
+	if n <= foldMin {
+		return ""
+	}
+	what := "passing"
+	if cases[0].Verdict != results.VerdictPass {
+		what = "failed and errored"
+	}
+	return fmt.Sprintf("<details>\n<summary><b>Details of %s %s cases</b> (click a case to open it)</summary>\n\n", thousands(n), what)
+}
+
+const foldClose = "</details>\n\n"
+
+// writeDetails writes the cases' details blocks, folded into one when there are many.
+func writeDetails(b *strings.Builder, v *view, cases []*Case) {
+	open := foldOpen(cases, len(cases))
+	b.WriteString(open)
+	for _, c := range cases {
+		b.WriteString(v.detailsOf(c))
+	}
+	if open != "" {
+		b.WriteString(foldClose)
+	}
+}
+
 // render assembles the report for a layout. It decides nothing.
 func render(v *view, lay layout, s surface) string {
 	var b strings.Builder
@@ -228,14 +261,12 @@ func render(v *view, lay layout, s surface) string {
 		b.WriteString("\n")
 	}
 	if lay.failRows > 0 {
-		b.WriteString(failHead(v, lay.failRows))
-		for _, c := range v.fail[:lay.failRows] {
-			b.WriteString(v.row(c))
+		b.WriteString(failHead(v, casesIn(v.failRows[:lay.failRows])))
+		for _, r := range v.failRows[:lay.failRows] {
+			b.WriteString(v.failRow(r))
 		}
 		b.WriteString("\n")
-		for _, c := range v.failDetailed[:lay.failDetails] {
-			b.WriteString(v.detailsOf(c))
-		}
+		writeDetails(&b, v, v.failDetailed[:lay.failDetails])
 	}
 	if lay.passRows > 0 {
 		b.WriteString(passHead(v, lay.passRows))
@@ -244,11 +275,7 @@ func render(v *view, lay layout, s surface) string {
 		}
 		b.WriteString(passTail)
 	}
-	if lay.passDetails > 0 {
-		for _, c := range v.passDetailed[:lay.passDetails] {
-			b.WriteString(v.detailsOf(c))
-		}
-	}
+	writeDetails(&b, v, v.passDetailed[:lay.passDetails])
 	b.WriteString(v.footer)
 	return b.String()
 }
@@ -265,7 +292,7 @@ func notice(v *view, lay layout, s surface) string {
 			parts = append(parts, fmt.Sprintf("%s of %s %s omitted", thousands(total-shown), thousands(total), what))
 		}
 	}
-	omitted(lay.failRows, len(v.fail), "failed or errored cases")
+	omitted(casesIn(v.failRows[:lay.failRows]), len(v.fail), "failed or errored cases")
 	omitted(lay.passRows, len(v.pass), "passing cases")
 	omitted(lay.failDetails+lay.passDetails, len(v.failDetailed)+len(v.passDetailed), "case details")
 	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
