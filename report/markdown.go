@@ -519,6 +519,9 @@ func datasetTable(recs []*Case) string {
 	return b.String()
 }
 
+// evaluatorsOpen is how many evaluators the evaluator table shows unfolded.
+const evaluatorsOpen = 5
+
 // evaluatorTable shows each top-level evaluator's mean score when cases use more than one.
 func evaluatorTable(recs []*Case) string {
 	var groups []*breakdown
@@ -546,8 +549,17 @@ func evaluatorTable(recs []*Case) string {
 	breakdownRows(&b, groups, "evaluators", func(g *breakdown) string {
 		return fmt.Sprintf("| %s | %s | %s | %.3f |\n", mdInline(truncate(g.name, 80)), thousands(g.cases), thousands(g.errors), g.mean())
 	})
-	return b.String()
+	if len(groups) <= evaluatorsOpen {
+		return b.String()
+	}
+	// Many evaluators make a tall table: it folds, naming the weakest (sorted first).
+	low := groups[0]
+	return fmt.Sprintf("<details>\n<summary>Mean score of each of %d evaluators (lowest: %s %.3f)</summary>\n\n%s</details>\n\n",
+		len(groups), mdInline(truncate(low.name, 80)), low.mean(), b.String())
 }
+
+// chartMin is the fewest cases worth a chart; the headline counts fewer at a glance.
+const chartMin = 10
 
 // scoreChart draws the five-bin score histogram as a Mermaid bar chart, which GitHub renders
 // as a picture (and shows as its short source where Mermaid is off). Only numbers and fixed
@@ -559,8 +571,18 @@ func scoreChart(s ScoreStats) string {
 		labels[i] = `"` + BinLabels[i] + `"`
 		counts[i] = strconv.Itoa(s.Histogram[i])
 	}
-	top := max(1, slices.Max(s.Histogram[:]))
-	return fmt.Sprintf("```mermaid\nxychart-beta\n    title \"Score distribution (%s %s)\"\n    x-axis \"score\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
+	if s.Count < chartMin {
+		return ""
+	}
+	// A round top keeps the axis ticks whole numbers.
+	top := 10
+	for top < slices.Max(s.Histogram[:]) {
+		top *= 2
+		if top%25 != 0 && top > 25 {
+			top = (top + 24) / 25 * 25
+		}
+	}
+	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 600, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score distribution (%s %s)\"\n    x-axis \"score\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
 		thousands(s.Count), plural(s.Count, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(counts, ", "))
 }
 
