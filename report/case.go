@@ -221,17 +221,16 @@ func clampInt32(n int) int32 {
 	return int32(max(min(n, 1<<31-1), -1<<31))
 }
 
-// whyOf is the one line to read first about a case that did not pass: its first error; else
-// its first miss, the case's own or an evaluator's; else what the lowest-scoring failing
+// whyOf is the one line to read first about a case that did not pass: its first error, its
+// own or an evaluator's; else its first miss, likewise; else what the lowest-scoring failing
 // evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
 // It is never empty, so every failed row says something.
 func whyOf(r *results.Record) string {
-	if verdictOf(r) == results.VerdictError {
-		msg := firstError(r)
-		if msg == "" {
-			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
-		}
+	if msg := firstError(r); msg != "" {
 		return oneLine(msg)
+	}
+	if verdictOf(r) == results.VerdictError {
+		return fmt.Sprintf("case has verdict %q", r.Verdict)
 	}
 	if m := firstMiss(r.Misses); m != "" {
 		return m
