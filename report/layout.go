@@ -85,6 +85,7 @@ func renderSurface(run *Run, marker string, s surface) string {
 // layout is the decision of what to show: how many of each kind of fragment, in order.
 type layout struct {
 	warnings, failRows, failDetails, passRows, passDetails int
+	overview                                               int // 1: the overview shows
 }
 
 // shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind, or
@@ -98,7 +99,7 @@ func (l *layout) shrink() bool {
 		l.passRows = 0
 		return true
 	}
-	for _, n := range []*int{&l.failDetails, &l.failRows, &l.warnings} {
+	for _, n := range []*int{&l.failDetails, &l.failRows, &l.overview, &l.warnings} {
 		if *n > 0 {
 			*n -= max(1, *n/10)
 			return true
@@ -117,8 +118,9 @@ func (s surface) fits(z size) bool {
 	return (s.maxRunes == 0 || z.runes <= s.maxRunes) && (s.maxBytes == 0 || z.bytes <= s.maxBytes)
 }
 
-// plan degrades in priority order — warnings, failed and errored rows, their details, passing
-// rows (all or none), their details — taking fragments while they fit. Once a kind of case
+// plan degrades in priority order — warnings, the overview (chart and breakdowns), failed and
+// errored rows, their details, passing rows (all or none), their details — taking fragments
+// while they fit. Once a kind of case
 // fragment is cut short, the kinds after it are left out entirely, so the report reads all
 // cases → failures only → headline only. Fragments are rendered to be measured and dropped,
 // and measuring stops at the budget, so a 100,000-case run costs no more than the budget.
@@ -127,6 +129,9 @@ func plan(v *view, s surface) layout {
 		warnings: min(len(v.warnings), s.lim.warnings),
 		failRows: len(v.failRows), failDetails: len(v.failDetailed),
 		passRows: len(v.pass), passDetails: len(v.passDetailed),
+	}
+	if v.overview != "" {
+		full.overview = 1
 	}
 	// Everything fits without a notice: the full report.
 	if lay, cut := fill(v, s, full, sizeOf(v.head).plus(sizeOf(v.footer))); !cut {
@@ -148,6 +153,8 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 		whole    bool // all or nothing
 	}{
 		{full.warnings, func(i int) string { return v.warnings[i] }, warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings, false},
+		// The overview is small and says much: it goes before the rows, though shown after them.
+		{full.overview, func(int) string { return v.overview }, "", &lay.overview, true},
 		{full.failRows, func(i int) string { return v.failRow(v.failRows[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
 		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, foldOpen(v.failDetailed, 1<<30) + foldClose, &lay.failDetails, false},
 		// A partial list of passing cases would be an arbitrary slice; they go as a whole.
@@ -268,6 +275,10 @@ func render(v *view, lay layout, s surface) string {
 		b.WriteString("\n")
 		writeDetails(&b, v, v.failDetailed[:lay.failDetails])
 	}
+	// The overview follows the failures: a reviewer reads what failed first.
+	if lay.overview > 0 {
+		b.WriteString(v.overview)
+	}
 	if lay.passRows > 0 {
 		b.WriteString(passHead(v, lay.passRows))
 		for _, c := range v.pass[:lay.passRows] {
@@ -296,6 +307,9 @@ func notice(v *view, lay layout, s surface) string {
 	omitted(lay.passRows, len(v.pass), "passing cases")
 	omitted(lay.failDetails+lay.passDetails, len(v.failDetailed)+len(v.passDetailed), "case details")
 	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
+	if v.overview != "" && lay.overview == 0 {
+		parts = append(parts, "the score chart omitted")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -27,7 +27,8 @@ const groupListMax = 100
 type view struct {
 	run      *Run
 	lim      limits
-	head     string   // title, headline, outcome, settings, distribution, breakdowns
+	head     string   // title, headline, outcome, settings
+	overview string   // score chart, per-dataset and per-evaluator tables: after the failures
 	footer   string   // closing line
 	warnings []string // one list item per diagnostic, sorted by position
 	problems int      // error diagnostics among warnings
@@ -84,6 +85,11 @@ func buildView(run *Run, marker string, lim limits) *view {
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
 	v.head = headSection(run, marker, recs)
+	if len(recs) > 0 {
+		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
+			v.overview = "### 📊 Scores\n\n" + o
+		}
+	}
 	v.footer = footerLine(run, v.runURL)
 	return v
 }
@@ -433,11 +439,6 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
-	if len(recs) > 0 {
-		b.WriteString(scoreChart(caseStats(recs)))
-		b.WriteString(datasetTable(recs))
-		b.WriteString(evaluatorTable(recs))
-	}
 	return b.String()
 }
 

@@ -223,6 +223,11 @@ summary{cursor:pointer} sub{font-size:75%}
 	if err := os.WriteFile(filepath.Join(*htmlDir, name+".html"), []byte(page), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same page with every block open, to see the details as a reader who opens them.
+	open := strings.ReplaceAll(page, "<details>", "<details open>")
+	if err := os.WriteFile(filepath.Join(*htmlDir, name+"-open.html"), []byte(open), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // reviewRun is a run shaped like the ones reviewers stumbled on: three datasets, eleven
