@@ -12,8 +12,10 @@ import (
 const minDetailsBytes = 80
 
 // maxFailText is how many failed or errored cases may keep their text for the Markdown
-// details, in failure order (failOrder): no budget holds more details blocks than this.
-const maxFailText = SummaryLimit / minDetailsBytes
+// details, in failure order (failOrder). A row and a details block take at least this share of
+// the largest budget; the layout never shows more details than this either (grouped rows can
+// be shorter), so a collected run renders as the same run held in memory.
+const maxFailText = SummaryLimit / (minRowBytes + minDetailsBytes)
 
 // firstCases keeps the n cases that come first by less, so a run with 100,000 failures keeps
 // the few records a surface can show. It is a max-heap: the root is the one that goes next.

@@ -127,7 +127,7 @@ func (s surface) fits(z size) bool {
 func plan(v *view, s surface) layout {
 	full := layout{
 		warnings: min(len(v.warnings), s.lim.warnings),
-		failRows: len(v.failRows), failDetails: len(v.failDetailed),
+		failRows: len(v.failRows), failDetails: min(len(v.failDetailed), maxFailText),
 		passRows: len(v.pass), passDetails: len(v.passDetailed),
 	}
 	if v.overview != "" {
