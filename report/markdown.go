@@ -44,6 +44,7 @@ type view struct {
 
 	showTokens, showCost bool
 	why                  bool // failure rows carry a "Why" column
+	evaluators           bool // rows without a Why list each evaluator's score
 }
 
 // limits bound one case's model text on a surface, in characters.
@@ -60,8 +61,9 @@ func buildView(run *Run, marker string, lim limits) *view {
 	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { _, _, ok := c.tokens(); return ok })
 	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { _, ok := c.cost(); return ok })
 	v.why = run.Details != DetailsNone
-	v.failHead = tableHeader(v.why, v.showTokens, v.showCost)
-	v.passHead = tableHeader(false, v.showTokens, v.showCost)
+	v.evaluators = slices.ContainsFunc(recs, func(c *Case) bool { return len(c.Evaluators) > 0 })
+	v.failHead = tableHeader(v.why, v.showTokens, v.showCost, v.evaluators)
+	v.passHead = tableHeader(false, v.showTokens, v.showCost, v.evaluators)
 	for _, c := range recs {
 		if c.Verdict == results.VerdictPass {
 			v.pass = append(v.pass, c)
@@ -169,26 +171,36 @@ func (v *view) caseLink(c *Case) string {
 }
 
 // row renders a case's table row: verdict, case linked to its source, score, and for a
-// failure the reason, else time, tokens and cost. Per-evaluator scores are in the details.
+// failure the reason (each evaluator's score is in its details), else each evaluator's score,
+// the time and the usage.
 func (v *view) row(c *Case) string {
 	cells := []string{verdictMark(c.Verdict), v.caseLink(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
 		return "| " + strings.Join(append(cells, mdInline(truncate(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
-	cells = append(cells, formatMS(c.DurationMS))
-	if v.showTokens {
-		cell := "–"
-		if in, out, ok := c.tokens(); ok {
-			cell = thousands(int(in)) + " / " + thousands(int(out))
+	if v.evaluators {
+		var parts []string
+		for _, e := range c.Evaluators {
+			parts = append(parts, mdInline(truncate(e.Name, 40))+" "+evaluatorScore(e))
 		}
-		cells = append(cells, cell)
+		if parts == nil {
+			parts = []string{"–"}
+		}
+		cells = append(cells, strings.Join(parts, ", "))
 	}
-	if v.showCost {
-		cell := "–"
-		if usd, ok := c.cost(); ok {
-			cell = fmt.Sprintf("$%.4f", usd)
+	cells = append(cells, formatMS(c.DurationMS))
+	if v.showTokens || v.showCost {
+		var usage []string
+		if in, out, ok := c.tokens(); ok {
+			usage = append(usage, thousands(int(in))+" / "+thousands(int(out))+" tokens")
 		}
-		cells = append(cells, cell)
+		if usd, ok := c.cost(); ok {
+			usage = append(usage, fmt.Sprintf("$%.4f", usd))
+		}
+		if usage == nil {
+			usage = []string{"–"}
+		}
+		cells = append(cells, strings.Join(usage, " · "))
 	}
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
@@ -200,26 +212,26 @@ func (v *view) detailsOf(c *Case) string {
 	return detailsBlock(v.run, c.record(), c.Verdict, v.run.label(c), v.lim)
 }
 
-// tableHeader is a case table's header: the failure table ends with the reason (why); the
-// passing table with time, tokens and cost. At most six columns, so the table fits a
-// 900-pixel column without scrolling.
-func tableHeader(why, showTokens, showCost bool) string {
+// tableHeader is a case table's header. The failure table ends with the reason (why); the
+// passing table (and a failure table without reasons) shows each evaluator's score, the time
+// and the usage. At most six columns, so the table fits a 900-pixel column without scrolling.
+func tableHeader(why, showTokens, showCost, evaluators bool) string {
 	h := []string{"", "Case", "Score"}
 	if why {
 		h = append(h, "Why")
 	} else {
-		h = append(h, "Time")
-		if showTokens {
-			h = append(h, "Tokens in/out")
+		if evaluators {
+			h = append(h, "Evaluators")
 		}
-		if showCost {
-			h = append(h, "Cost")
+		h = append(h, "Time")
+		if showTokens || showCost {
+			h = append(h, "Usage")
 		}
 	}
 	sep := make([]string, len(h))
 	for i := range sep {
 		sep[i] = "---"
-		if i >= 2 && h[i] != "Why" {
+		if i >= 2 && h[i] != "Why" && h[i] != "Evaluators" {
 			sep[i] = "--:"
 		}
 	}
