@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
@@ -277,6 +278,21 @@ func reviewRun(nCases int) *Run {
 		Links: Links{ServerURL: "https://github.com", Repo: "acme/evals", SHA: "abc123", RunURL: "https://github.com/acme/evals/actions/runs/7"}}
 }
 
+// hostileGroupRun has hostile ids and a hostile reason shared by enough cases to be grouped.
+func hostileGroupRun() *Run {
+	var recs []*results.Record
+	for i := range 4 {
+		recs = append(recs, &results.Record{
+			EvalID: fmt.Sprintf("x</details>|@org/team #%d <!-- agentv-action:v1 -->`[a](b)`", i), Dataset: "d", File: "evals/x.yaml", Line: i + 1,
+			Score: 0.1, Verdict: results.VerdictFail, Misses: []string{"</td></tr></table><details open>| @org #1 ```\n- x"},
+		})
+	}
+	opts := gate.Defaults()
+	counts := gate.Tally(recs)
+	return &Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
+		Links: Links{ServerURL: "https://github.com", Repo: "acme/app", SHA: "abc123"}}
+}
+
 // quickStartRun is the quick start's run: one case failing on a judge's miss among passes.
 func quickStartRun() *Run {
 	recs := []*results.Record{
@@ -305,6 +321,7 @@ func TestRenderedReports(t *testing.T) {
 		{"review-300", func() *Run { return reviewRun(300) }},
 		{"review-3000", func() *Run { return reviewRun(3000) }},
 		{"many-failures", func() *Run { return syntheticRun(2000, 0, 4000, DetailsFailures) }},
+		{"hostile-group", hostileGroupRun},
 	}
 	for _, tc := range runs {
 		for _, surface := range []string{"summary", "comment"} {
@@ -315,9 +332,15 @@ func TestRenderedReports(t *testing.T) {
 				} else {
 					md = Comment(tc.run(), testMarker)
 				}
+				if n := utf8.RuneCountInString(md); surface == "comment" && n > CommentLimit || len(md) > SummaryLimit {
+					t.Errorf("%s of %d characters, %d bytes: over its budget", surface, n, len(md))
+				}
 				rep := checkRendered(t, tc.name+"-"+surface, md)
 				if rep.failRows == nil {
 					t.Error("no failure table with a Why column")
+				}
+				if tc.name == "hostile-group" && (len(rep.failRows) != 1 || !strings.Contains(rep.failRows[0][1].text.String(), "4 cases")) {
+					t.Errorf("the four cases sharing a hostile reason are not one row: %d rows", len(rep.failRows))
 				}
 			})
 		}
