@@ -27,8 +27,8 @@ type Case struct {
 	// Record is the case's record with long texts cut and recorded prompts dropped (the
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
-	// Why is the one line to read first about a case that did not pass: its first error, else
-	// its first miss ("" for passing cases), cut to whyRunes characters with the length kept.
+	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
+	// passing cases), cut to whyRunes characters with the length kept.
 	Why string
 
 	part   spoolPart // where the case's rendered JUnit testcase is, when spooled
@@ -91,17 +91,8 @@ func NewCase(r *results.Record, keepText bool) *Case {
 			c.Usage.CostUSD, c.Usage.HasCost = *t.CostUSD, true
 		}
 	}
-	switch c.Verdict {
-	case results.VerdictError:
-		msg := firstError(r)
-		if msg == "" {
-			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
-		}
-		c.Why = cutRunes(oneLine(msg), whyRunes)
-	case results.VerdictFail:
-		if len(r.Misses) > 0 {
-			c.Why = cutRunes(oneLine(r.Misses[0]), whyRunes)
-		}
+	if c.Verdict != results.VerdictPass {
+		c.Why = cutRunes(whyOf(r), whyRunes)
 	}
 	if keepText {
 		c.Record = compact(r)
@@ -228,4 +219,57 @@ func (c *Case) record() *results.Record {
 // clampInt32 keeps a line number or attempt count in an int32 (no file has 2^31 lines).
 func clampInt32(n int) int32 {
 	return int32(max(min(n, 1<<31-1), -1<<31))
+}
+
+// whyOf is the one line to read first about a case that did not pass: its first error, its
+// own or an evaluator's; else its first miss, likewise; else what the lowest-scoring failing
+// evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
+// It is never empty, so every failed row says something.
+func whyOf(r *results.Record) string {
+	if msg := firstError(r); msg != "" {
+		return oneLine(msg)
+	}
+	if verdictOf(r) == results.VerdictError {
+		return fmt.Sprintf("case has verdict %q", r.Verdict)
+	}
+	if m := firstMiss(r.Misses); m != "" {
+		return m
+	}
+	var walk func([]results.EvaluatorResult) string
+	walk = func(ers []results.EvaluatorResult) string {
+		for _, e := range ers {
+			if m := firstMiss(e.Misses); m != "" {
+				return m
+			}
+			if m := walk(e.EvaluatorResults); m != "" {
+				return m
+			}
+		}
+		return ""
+	}
+	if m := walk(r.EvaluatorResults); m != "" {
+		return m
+	}
+	var low *results.EvaluatorResult
+	for i, e := range r.EvaluatorResults {
+		if strings.TrimSpace(e.Reasoning) != "" && e.Verdict != string(results.VerdictPass) && (low == nil || e.Score < low.Score) {
+			low = &r.EvaluatorResults[i]
+		}
+	}
+	switch {
+	case low != nil:
+		return oneLine(low.Name + ": " + low.Reasoning)
+	case strings.TrimSpace(r.Reasoning) != "":
+		return oneLine(r.Reasoning)
+	}
+	return fmt.Sprintf("score %.3f; no miss or reasoning recorded", r.Score)
+}
+
+func firstMiss(misses []string) string {
+	for _, m := range misses {
+		if m = oneLine(m); m != "" {
+			return m
+		}
+	}
+	return ""
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/agentv/action/results"
 )
 
-// minRowBytes is the smallest a case table row can be: "| ✅ |  |  | 1.000 |  | 0ms |\n".
-const minRowBytes = 31
+// minRowBytes is the smallest a case table row can be: "| ✅ |  | 1.000 | 0ms |\n".
+const minRowBytes = 25
 
 // maxPassText is how many passing cases may keep their text. Passing details show only when
 // every passing row fits (see plan), and more rows than this cannot fit in the largest budget,

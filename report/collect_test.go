@@ -182,7 +182,8 @@ func TestCollectorDropsPassingTextPastBudget(t *testing.T) {
 // minRowBytes is a true lower bound: the smallest possible row is not shorter.
 func TestMinRowBytes(t *testing.T) {
 	c := &Case{Verdict: results.VerdictPass, Score: 0}
-	row := tableRow(&Run{}, c, results.VerdictPass, nil, false, false, false, summarySurface.lim)
+	v := buildView(&Run{Cases: []*Case{c}}, "", summarySurface.lim)
+	row := v.row(c)
 	if len(row) < minRowBytes {
 		t.Errorf("row %q is %d bytes, below minRowBytes %d", row, len(row), minRowBytes)
 	}

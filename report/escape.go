@@ -152,3 +152,32 @@ func validRepo(repo string) bool {
 	}
 	return true
 }
+
+// mdWrapped escapes untrusted multi-line text for one Markdown line that wraps: as mdInline
+// (newlines become <br>), with each line's indentation kept as non-breaking spaces (a tab as
+// four) and a first character that could open a block (a list item's "-", "+" or "1.")
+// written as a character reference, which Markdown never reads as structure.
+func mdWrapped(s string) string {
+	lines := strings.Split(clean(s), "\n")
+	var b strings.Builder
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteString("<br>")
+		}
+		rest := strings.TrimLeft(line, " \t")
+		for _, r := range line[:len(line)-len(rest)] {
+			if r == '\t' {
+				b.WriteString("&nbsp;&nbsp;&nbsp;&nbsp;")
+			} else {
+				b.WriteString("&nbsp;")
+			}
+		}
+		esc := escapeMarkdown(rest, true)
+		if i == 0 && esc != "" && (esc[0] == '-' || esc[0] == '+' || esc[0] == '=' || (esc[0] >= '0' && esc[0] <= '9')) {
+			fmt.Fprintf(&b, "&#%d;", esc[0])
+			esc = esc[1:]
+		}
+		b.WriteString(esc)
+	}
+	return b.String()
+}

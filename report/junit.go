@@ -222,7 +222,8 @@ func junitCase(threshold float64, r *results.Record) junit.Testcase {
 	return tc
 }
 
-// failureMessage reads: score 0.420 below case threshold 0.800; misses: a; b; c (+2 more).
+// failureMessage reads: score 0.420 below case threshold 0.800; misses: a; b; c (+2 more),
+// or, for a case without misses, the score and the reason whyOf gives.
 func failureMessage(threshold float64, r *results.Record) string {
 	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, threshold)
 	if len(r.Misses) > 0 {
@@ -234,6 +235,10 @@ func failureMessage(threshold float64, r *results.Record) string {
 		if n := len(r.Misses) - junitTopMisses; n > 0 {
 			msg += fmt.Sprintf(" (+%d more)", n)
 		}
+	} else {
+		// Without misses of its own the case still has a reason (an evaluator's miss, or a
+		// judge whose reply held no verdict): the message is what CI pages show first.
+		msg += "; " + truncate(whyOf(r), 300)
 	}
 	return msg
 }

@@ -391,3 +391,16 @@ func BenchmarkJUnit100k(b *testing.B) {
 		}
 	}
 }
+
+// A failed case without misses of its own still says why in the failure message, the line CI
+// pages show first: here a judge whose reply held no verdict.
+func TestJUnitFailureMessageCarriesWhy(t *testing.T) {
+	rec := &results.Record{EvalID: "c", Verdict: results.VerdictFail, Score: 0,
+		EvaluatorResults: []results.EvaluatorResult{{Name: "rubric", Type: "llm_judge", Verdict: "fail",
+			Reasoning: "judge reply held no JSON verdict: Looks right to me."}}}
+	tc := junitCase(0.8, rec)
+	want := "score 0.000 below case threshold 0.800; rubric: judge reply held no JSON verdict: Looks right to me."
+	if tc.Failure == nil || tc.Failure.Message != want {
+		t.Errorf("failure message %+v, want %q", tc.Failure, want)
+	}
+}

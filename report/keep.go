@@ -12,8 +12,9 @@ import (
 const minDetailsBytes = 80
 
 // maxFailText is how many failed or errored cases may keep their text for the Markdown
-// details. Details are shown in report order, and only once every failure row fits (see
-// plan), so n blocks need at least n rows too: no budget holds more than this.
+// details, in failure order (failOrder). A row and a details block take at least this share of
+// the largest budget; the layout never shows more details than this either (grouped rows can
+// be shorter), so a collected run renders as the same run held in memory.
 const maxFailText = SummaryLimit / (minRowBytes + minDetailsBytes)
 
 // firstCases keeps the n cases that come first by less, so a run with 100,000 failures keeps
@@ -62,13 +63,31 @@ func reportOrder(a, b *Case) int {
 
 func beforeInReport(a, b *Case) bool { return reportOrder(a, b) < 0 }
 
+// failOrder is the order of the failure table and details: errored cases first (they decide
+// the outcome), then failed cases by ascending score, each in report order on ties.
+func failOrder(a, b *Case) int {
+	ea, eb := a.Verdict == results.VerdictError, b.Verdict == results.VerdictError
+	if ea != eb {
+		if ea {
+			return -1
+		}
+		return 1
+	}
+	if ea {
+		return reportOrder(a, b)
+	}
+	return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b))
+}
+
+func beforeInFailures(a, b *Case) bool { return failOrder(a, b) < 0 }
+
 // lowerScore orders failed cases as annotations rank them: lowest score first, then position.
 func lowerScore(a, b *Case) bool {
 	return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b)) < 0
 }
 
 // failKeeper decides which failed and errored cases keep their records: the first
-// maxFailText in report order (Markdown details), and for annotations the first worst
+// maxFailText in failure order (Markdown details), and for annotations the first worst
 // errored cases in report order and the worst failed cases by lowest score.
 type failKeeper struct {
 	details, errored, failed firstCases
@@ -76,7 +95,7 @@ type failKeeper struct {
 
 func newFailKeeper(worst int) *failKeeper {
 	return &failKeeper{
-		details: firstCases{n: maxFailText, less: beforeInReport},
+		details: firstCases{n: maxFailText, less: beforeInFailures},
 		errored: firstCases{n: worst, less: beforeInReport},
 		failed:  firstCases{n: worst, less: lowerScore},
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentv/action/results"
 )
 
 // Size budgets of the Markdown surfaces (ci-reporting.md §6b).
@@ -83,6 +85,7 @@ func renderSurface(run *Run, marker string, s surface) string {
 // layout is the decision of what to show: how many of each kind of fragment, in order.
 type layout struct {
 	warnings, failRows, failDetails, passRows, passDetails int
+	overview                                               int // 1: the overview shows
 }
 
 // shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind, or
@@ -96,7 +99,7 @@ func (l *layout) shrink() bool {
 		l.passRows = 0
 		return true
 	}
-	for _, n := range []*int{&l.failDetails, &l.failRows, &l.warnings} {
+	for _, n := range []*int{&l.failDetails, &l.failRows, &l.overview, &l.warnings} {
 		if *n > 0 {
 			*n -= max(1, *n/10)
 			return true
@@ -115,16 +118,20 @@ func (s surface) fits(z size) bool {
 	return (s.maxRunes == 0 || z.runes <= s.maxRunes) && (s.maxBytes == 0 || z.bytes <= s.maxBytes)
 }
 
-// plan degrades in priority order — warnings, failed and errored rows, their details, passing
-// rows (all or none), their details — taking fragments while they fit. Once a kind of case
+// plan degrades in priority order — warnings, the overview (chart and breakdowns), failed and
+// errored rows, their details, passing rows (all or none), their details — taking fragments
+// while they fit. Once a kind of case
 // fragment is cut short, the kinds after it are left out entirely, so the report reads all
 // cases → failures only → headline only. Fragments are rendered to be measured and dropped,
 // and measuring stops at the budget, so a 100,000-case run costs no more than the budget.
 func plan(v *view, s surface) layout {
 	full := layout{
 		warnings: min(len(v.warnings), s.lim.warnings),
-		failRows: len(v.fail), failDetails: len(v.failDetailed),
+		failRows: len(v.failRows), failDetails: min(len(v.failDetailed), maxFailText),
 		passRows: len(v.pass), passDetails: len(v.passDetailed),
+	}
+	if v.overview != "" {
+		full.overview = 1
 	}
 	// Everything fits without a notice: the full report.
 	if lay, cut := fill(v, s, full, sizeOf(v.head).plus(sizeOf(v.footer))); !cut {
@@ -146,11 +153,13 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 		whole    bool // all or nothing
 	}{
 		{full.warnings, func(i int) string { return v.warnings[i] }, warningsHead(v) + "- … and 99999999 more\n\n", &lay.warnings, false},
-		{full.failRows, func(i int) string { return v.row(v.fail[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
-		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, "", &lay.failDetails, false},
+		// The overview is small and says much: it goes before the rows, though shown after them.
+		{full.overview, func(int) string { return v.overview }, "", &lay.overview, true},
+		{full.failRows, func(i int) string { return v.failRow(v.failRows[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
+		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, foldOpen(v.failDetailed, 1<<30) + foldClose, &lay.failDetails, false},
 		// A partial list of passing cases would be an arbitrary slice; they go as a whole.
 		{full.passRows, func(i int) string { return v.row(v.pass[i]) }, passHead(v, len(v.pass)) + passTail, &lay.passRows, true},
-		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, "", &lay.passDetails, false},
+		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, foldOpen(v.passDetailed, 1<<30) + foldClose, &lay.passDetails, false},
 	}
 	for i, k := range kinds {
 		before := used
@@ -212,6 +221,37 @@ func passHead(v *view, shown int) string {
 	return fmt.Sprintf("### ✅ Passing cases\n\n<details>\n<summary>%s</summary>\n\n%s", what, v.passHead)
 }
 
+// foldMin is how many details blocks are folded into one: past it, a closed list of
+// closed blocks is still a screen tall.
+const foldMin = 10
+
+// foldOpen opens the block that folds the details of cases, or is "" when there are few.
+func foldOpen(cases []*Case, shown int) string {
+	n := min(len(cases), shown)
+	if n <= foldMin {
+		return ""
+	}
+	what := "passing"
+	if cases[0].Verdict != results.VerdictPass {
+		what = "failed and errored"
+	}
+	return fmt.Sprintf("<details>\n<summary><b>Details of %s %s cases</b> (click a case to open it)</summary>\n\n", thousands(n), what)
+}
+
+const foldClose = "</details>\n\n"
+
+// writeDetails writes the cases' details blocks, folded into one when there are many.
+func writeDetails(b *strings.Builder, v *view, cases []*Case) {
+	open := foldOpen(cases, len(cases))
+	b.WriteString(open)
+	for _, c := range cases {
+		b.WriteString(v.detailsOf(c))
+	}
+	if open != "" {
+		b.WriteString(foldClose)
+	}
+}
+
 // render assembles the report for a layout. It decides nothing.
 func render(v *view, lay layout, s surface) string {
 	var b strings.Builder
@@ -228,14 +268,16 @@ func render(v *view, lay layout, s surface) string {
 		b.WriteString("\n")
 	}
 	if lay.failRows > 0 {
-		b.WriteString(failHead(v, lay.failRows))
-		for _, c := range v.fail[:lay.failRows] {
-			b.WriteString(v.row(c))
+		b.WriteString(failHead(v, casesIn(v.failRows[:lay.failRows])))
+		for _, r := range v.failRows[:lay.failRows] {
+			b.WriteString(v.failRow(r))
 		}
 		b.WriteString("\n")
-		for _, c := range v.failDetailed[:lay.failDetails] {
-			b.WriteString(v.detailsOf(c))
-		}
+		writeDetails(&b, v, v.failDetailed[:lay.failDetails])
+	}
+	// The overview follows the failures: a reviewer reads what failed first.
+	if lay.overview > 0 {
+		b.WriteString(v.overview)
 	}
 	if lay.passRows > 0 {
 		b.WriteString(passHead(v, lay.passRows))
@@ -244,11 +286,7 @@ func render(v *view, lay layout, s surface) string {
 		}
 		b.WriteString(passTail)
 	}
-	if lay.passDetails > 0 {
-		for _, c := range v.passDetailed[:lay.passDetails] {
-			b.WriteString(v.detailsOf(c))
-		}
-	}
+	writeDetails(&b, v, v.passDetailed[:lay.passDetails])
 	b.WriteString(v.footer)
 	return b.String()
 }
@@ -265,10 +303,13 @@ func notice(v *view, lay layout, s surface) string {
 			parts = append(parts, fmt.Sprintf("%s of %s %s omitted", thousands(total-shown), thousands(total), what))
 		}
 	}
-	omitted(lay.failRows, len(v.fail), "failed or errored cases")
+	omitted(casesIn(v.failRows[:lay.failRows]), len(v.fail), "failed or errored cases")
 	omitted(lay.passRows, len(v.pass), "passing cases")
 	omitted(lay.failDetails+lay.passDetails, len(v.failDetailed)+len(v.passDetailed), "case details")
 	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
+	if v.overview != "" && lay.overview == 0 {
+		parts = append(parts, "the score chart omitted")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -18,7 +18,7 @@ func syntheticRun(nFail, nPass, reasonLen int, details DetailLevel) *Run {
 	for i := range nFail {
 		recs = append(recs, &results.Record{
 			EvalID: fmt.Sprintf("fail-%04d", i), Dataset: "big", File: "evals/big.yaml", Line: 10 + i*8,
-			Score: 0.3, Verdict: results.VerdictFail, Misses: []string{"misses the point", "too long"},
+			Score: 0.3, Verdict: results.VerdictFail, Misses: []string{fmt.Sprintf("misses point %d", i), "too long"},
 			Reasoning: reasoning, CandidateAnswer: reasoning, DurationMS: 1200, Target: "default",
 			EvaluatorResults: []results.EvaluatorResult{{Name: "rubric", Type: "llm_judge", Score: 0.3, Verdict: "fail",
 				Misses: []string{"misses the point", "too long"}, Reasoning: reasoning}},
@@ -134,8 +134,9 @@ func TestFullReportWhenItFits(t *testing.T) {
 	if strings.Contains(body, "omitted") {
 		t.Error("nothing should be omitted from a small report")
 	}
-	if got := strings.Count(body, "<details>"); got != 5+20+1 {
-		t.Errorf("%d <details> blocks; want one per case plus the passing table", got)
+	// One per case, the passing table, and the fold around the 20 passing details.
+	if got := strings.Count(body, "<details>"); got != 5+20+1+1 {
+		t.Errorf("%d <details> blocks; want one per case, the passing table and one fold", got)
 	}
 }
 

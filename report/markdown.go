@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentv/action/gate"
@@ -11,9 +13,13 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// maxEvaluatorColumns is how many evaluators get a score column each; with more, one
-// "Evaluators" column lists them all so the table stays readable.
-const maxEvaluatorColumns = 6
+// groupMin is how many failed cases must share a reason before their rows become one row
+// that lists them collapsed: one row saying "13 cases: 401 Unauthorized" reads faster than
+// thirteen.
+const groupMin = 3
+
+// groupListMax is how many cases a grouped row names; the rest are counted.
+const groupListMax = 100
 
 // view is a run prepared for Markdown: the fixed parts rendered, the cases sorted and
 // classified. Case rows and details are rendered on demand, so memory follows the budget and
@@ -21,21 +27,24 @@ const maxEvaluatorColumns = 6
 type view struct {
 	run      *Run
 	lim      limits
-	head     string   // title, headline, outcome, settings, distribution
+	head     string   // title, headline, outcome, settings
+	overview string   // score chart, per-dataset and per-evaluator tables: after the failures
 	footer   string   // closing line
 	warnings []string // one list item per diagnostic, sorted by position
 	problems int      // error diagnostics among warnings
-	fail     []*Case
+	fail     []*Case  // errored cases first, then failed ones by ascending score
 	pass     []*Case
+	// failRows are the failure table's rows in order: one case, or the cases sharing a reason.
+	failRows [][]*Case
 	// failDetailed and passDetailed are the cases whose details the level shows.
 	failDetailed, passDetailed []*Case
 	failHead                   string // failure table header (with the "Why" column)
 	passHead                   string
 	runURL                     string
 
-	cols                 []string // evaluator score columns; nil: one "Evaluators" column
 	showTokens, showCost bool
 	why                  bool // failure rows carry a "Why" column
+	evaluators           bool // rows without a Why list each evaluator's score
 }
 
 // limits bound one case's model text on a surface, in characters.
@@ -48,12 +57,13 @@ type limits struct {
 // buildView prepares a run for rendering.
 func buildView(run *Run, marker string, lim limits) *view {
 	recs := run.sortedCases()
-	v := &view{run: run, lim: lim, runURL: run.Links.runURL(), cols: evaluatorColumns(recs)}
+	v := &view{run: run, lim: lim, runURL: run.Links.runURL()}
 	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { _, _, ok := c.tokens(); return ok })
 	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { _, ok := c.cost(); return ok })
 	v.why = run.Details != DetailsNone
-	v.failHead = tableHeader(v.cols, v.showTokens, v.showCost, v.why)
-	v.passHead = tableHeader(v.cols, v.showTokens, v.showCost, false)
+	v.evaluators = slices.ContainsFunc(recs, func(c *Case) bool { return len(c.Evaluators) > 0 })
+	v.failHead = tableHeader(v.why, v.showTokens, v.showCost, v.evaluators)
+	v.passHead = tableHeader(false, v.showTokens, v.showCost, v.evaluators)
 	for _, c := range recs {
 		if c.Verdict == results.VerdictPass {
 			v.pass = append(v.pass, c)
@@ -61,6 +71,8 @@ func buildView(run *Run, marker string, lim limits) *view {
 			v.fail = append(v.fail, c)
 		}
 	}
+	slices.SortStableFunc(v.fail, failOrder)
+	v.failRows = groupRows(v.fail, v.why)
 	v.failDetailed, v.passDetailed = v.fail, v.pass
 	if !run.Details.shows(results.VerdictFail) {
 		v.failDetailed = nil
@@ -75,13 +87,122 @@ func buildView(run *Run, marker string, lim limits) *view {
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
 	v.head = headSection(run, marker, recs)
+	if len(recs) > 0 {
+		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
+			v.overview = "### 📊 Scores\n\n" + o
+		}
+	}
 	v.footer = footerLine(run, v.runURL)
 	return v
 }
 
-// row renders a case's table row.
+// groupRows makes the failure table's rows: cases sharing a verdict and a reason with at
+// least groupMin-1 others share one row, placed where the first of them would be.
+func groupRows(fail []*Case, byReason bool) [][]*Case {
+	type key struct {
+		v   results.Verdict
+		why string
+	}
+	count := map[key]int{}
+	if byReason {
+		for _, c := range fail {
+			if c.Why != "" {
+				count[key{c.Verdict, c.Why}]++
+			}
+		}
+	}
+	var rows [][]*Case
+	at := map[key]int{}
+	for _, c := range fail {
+		k := key{c.Verdict, c.Why}
+		if count[k] < groupMin {
+			rows = append(rows, []*Case{c})
+			continue
+		}
+		if i, ok := at[k]; ok {
+			rows[i] = append(rows[i], c)
+			continue
+		}
+		at[k] = len(rows)
+		rows = append(rows, []*Case{c})
+	}
+	return rows
+}
+
+// casesIn counts the cases in rows.
+func casesIn(rows [][]*Case) int {
+	n := 0
+	for _, r := range rows {
+		n += len(r)
+	}
+	return n
+}
+
+// row renders a failure table row: one case, or a group sharing a reason.
+func (v *view) failRow(cases []*Case) string {
+	if len(cases) == 1 {
+		return v.row(cases[0])
+	}
+	c := cases[0]
+	var list []string
+	for _, m := range cases[:min(len(cases), groupListMax)] {
+		list = append(list, v.caseLink(m))
+	}
+	if n := len(cases) - groupListMax; n > 0 {
+		list = append(list, fmt.Sprintf("and %s more", thousands(n)))
+	}
+	lo, hi := cases[0].Score, cases[0].Score
+	for _, m := range cases {
+		lo, hi = min(lo, m.Score), max(hi, m.Score)
+	}
+	score := fmt.Sprintf("%.3f", lo)
+	if hi != lo {
+		score += "–" + fmt.Sprintf("%.3f", hi)
+	}
+	cells := []string{verdictMark(c.Verdict),
+		fmt.Sprintf("<details><summary>%s cases</summary>%s</details>", thousands(len(cases)), strings.Join(list, ", ")),
+		score, mdInline(truncate(c.Why, min(v.lim.item, 200)))}
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// caseLink is the case's label linked to its source line (or the label alone without links).
+func (v *view) caseLink(c *Case) string {
+	return mdLink(truncate(v.run.label(c), 120), v.run.Links.sourceURL(c.File, int(c.Line)))
+}
+
+// row renders a case's table row: verdict, case linked to its source, score, and for a
+// failure the reason (each evaluator's score is in its details), else each evaluator's score,
+// the time and the usage.
 func (v *view) row(c *Case) string {
-	return tableRow(v.run, c, c.Verdict, v.cols, v.showTokens, v.showCost, v.why && c.Verdict != results.VerdictPass, v.lim)
+	cells := []string{verdictMark(c.Verdict), v.caseLink(c), fmt.Sprintf("%.3f", c.Score)}
+	if c.Verdict != results.VerdictPass && v.why {
+		return "| " + strings.Join(append(cells, mdInline(truncate(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
+	}
+	if v.evaluators {
+		var parts []string
+		for _, e := range c.Evaluators {
+			parts = append(parts, mdInline(truncate(e.Name, 40))+" "+evaluatorScore(e))
+		}
+		if parts == nil {
+			parts = []string{"–"}
+		}
+		cells = append(cells, strings.Join(parts, ", "))
+	}
+	cells = append(cells, formatMS(c.DurationMS))
+	if v.showTokens || v.showCost {
+		var usage []string
+		if in, out, ok := c.tokens(); ok {
+			usage = append(usage, thousands(int(in))+" / "+thousands(int(out))+" tokens")
+		}
+		if usd, ok := c.cost(); ok {
+			usage = append(usage, fmt.Sprintf("$%.4f", usd))
+		}
+		if usage == nil {
+			usage = []string{"–"}
+		}
+		cells = append(cells, strings.Join(usage, " · "))
+	}
+	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
 // detailsOf renders a case's collapsed details block.
@@ -91,90 +212,30 @@ func (v *view) detailsOf(c *Case) string {
 	return detailsBlock(v.run, c.record(), c.Verdict, v.run.label(c), v.lim)
 }
 
-// evaluatorColumns lists the top-level evaluator names in order of first appearance, or nil
-// when there are more than fit as columns.
-func evaluatorColumns(cases []*Case) []string {
-	var names []string
-	for _, r := range cases {
-		for _, e := range r.Evaluators {
-			if !slices.Contains(names, e.Name) {
-				names = append(names, e.Name)
-			}
-		}
-	}
-	if len(names) > maxEvaluatorColumns {
-		return nil
-	}
-	return names
-}
-
-func tableHeader(cols []string, showTokens, showCost, why bool) string {
-	h := []string{"", "Case", "Source", "Score"}
-	if cols == nil {
-		h = append(h, "Evaluators")
-	}
-	for _, c := range cols {
-		h = append(h, mdInline(c))
-	}
-	h = append(h, "Time")
-	if showTokens {
-		h = append(h, "Tokens in/out")
-	}
-	if showCost {
-		h = append(h, "Cost")
-	}
+// tableHeader is a case table's header. The failure table ends with the reason (why); the
+// passing table (and a failure table without reasons) shows each evaluator's score, the time
+// and the usage. At most six columns, so the table fits a 900-pixel column without scrolling.
+func tableHeader(why, showTokens, showCost, evaluators bool) string {
+	h := []string{"", "Case", "Score"}
 	if why {
 		h = append(h, "Why")
+	} else {
+		if evaluators {
+			h = append(h, "Evaluators")
+		}
+		h = append(h, "Time")
+		if showTokens || showCost {
+			h = append(h, "Usage")
+		}
 	}
 	sep := make([]string, len(h))
 	for i := range sep {
 		sep[i] = "---"
-		if i >= 3 && h[i] != "Why" && h[i] != "Evaluators" {
+		if i >= 2 && h[i] != "Why" && h[i] != "Evaluators" {
 			sep[i] = "--:"
 		}
 	}
 	return "| " + strings.Join(h, " | ") + " |\n|" + strings.Join(sep, "|") + "|\n"
-}
-
-func tableRow(run *Run, r *Case, vd results.Verdict, cols []string, showTokens, showCost, why bool, lim limits) string {
-	cells := []string{verdictMark(vd), mdInline(truncate(r.EvalID, 120)),
-		mdLink(position(r.File, int(r.Line)), run.Links.sourceURL(r.File, int(r.Line))), fmt.Sprintf("%.3f", r.Score)}
-	if cols == nil {
-		var parts []string
-		for _, e := range r.Evaluators {
-			parts = append(parts, mdInline(truncate(e.Name, 60))+" "+evaluatorScore(e))
-		}
-		cells = append(cells, strings.Join(parts, ", "))
-	}
-	for _, c := range cols {
-		cell := "–"
-		for _, e := range r.Evaluators {
-			if e.Name == c {
-				cell = evaluatorScore(e)
-				break
-			}
-		}
-		cells = append(cells, cell)
-	}
-	cells = append(cells, formatMS(r.DurationMS))
-	if showTokens {
-		cell := "–"
-		if in, out, ok := r.tokens(); ok {
-			cell = thousands(int(in)) + " / " + thousands(int(out))
-		}
-		cells = append(cells, cell)
-	}
-	if showCost {
-		cell := "–"
-		if usd, ok := r.cost(); ok {
-			cell = fmt.Sprintf("$%.4f", usd)
-		}
-		cells = append(cells, cell)
-	}
-	if why {
-		cells = append(cells, mdInline(truncate(r.Why, min(lim.item, 160))))
-	}
-	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
 func evaluatorScore(e EvaluatorScore) string {
@@ -214,6 +275,9 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	var b strings.Builder
 	fmt.Fprintf(&b, "<details>\n<summary>%s %s · %.3f · %s</summary>\n\n", verdictMark(vd), mdInline(truncate(label, 200)), r.Score, vd)
 	meta := []string{"Source: " + mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line))}
+	if r.Dataset != "" {
+		meta = append(meta, "dataset "+mdInline(truncate(r.Dataset, 100)))
+	}
 	if r.Target != "" {
 		meta = append(meta, "target "+mdInline(r.Target))
 	}
@@ -228,28 +292,72 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 		meta = append(meta, fmt.Sprintf("$%.4f", *t.CostUSD))
 	}
 	b.WriteString(strings.Join(meta, " · ") + "\n\n")
+	// An error is shown once: the runner also records it as a miss ("Error: …") and as the
+	// answer ("Error occurred: …"), which the case never gave.
+	seen := newSeen(r.Error)
 	if r.Error != "" {
 		b.WriteString("**Error:** " + mdInline(truncate(r.Error, lim.err)) + "\n\n")
 	}
 	if len(r.EvaluatorResults) == 0 {
-		writeFindings(&b, r.Hits, r.Misses, r.Reasoning, lim)
+		writeFindings(&b, r.Hits, seen.drop(r.Misses), seen.text(r.Reasoning), lim)
 	}
 	perEvaluator := evaluatorsHaveReasoning(r.EvaluatorResults)
 	for _, e := range r.EvaluatorResults {
 		fmt.Fprintf(&b, "**%s** (%s) — %.3f %s\n\n", mdInline(truncate(e.Name, 100)), mdInline(truncate(e.Type, 40)), e.Score, mdInline(e.Verdict))
-		if e.Error != "" {
+		if e.Error != "" && !seen.has(e.Error) {
 			b.WriteString("**Error:** " + mdInline(truncate(e.Error, lim.err)) + "\n\n")
 		}
-		writeFindings(&b, e.Hits, e.Misses, e.Reasoning, lim)
+		writeFindings(&b, e.Hits, seen.drop(e.Misses), seen.text(e.Reasoning), lim)
 	}
-	if len(r.EvaluatorResults) > 0 && !perEvaluator && strings.TrimSpace(r.Reasoning) != "" {
-		writePre(&b, "Reasoning", r.Reasoning, lim.reasoning)
+	if len(r.EvaluatorResults) > 0 && !perEvaluator {
+		if t := seen.text(r.Reasoning); strings.TrimSpace(t) != "" {
+			writeText(&b, "Reasoning", t, lim.reasoning)
+		}
 	}
-	if strings.TrimSpace(r.CandidateAnswer) != "" {
-		writePre(&b, "Answer", r.CandidateAnswer, lim.answer)
+	if a := r.CandidateAnswer; strings.TrimSpace(a) != "" && !(r.Error != "" && seen.has(strings.TrimPrefix(strings.TrimSpace(a), "Error occurred: "))) {
+		writeText(&b, "Answer", a, lim.answer)
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()
+}
+
+// seenError recognises texts that only repeat a case's error.
+type seenError struct{ err string }
+
+func newSeen(err string) seenError { return seenError{strings.TrimSpace(err)} }
+
+// has reports whether s is the error, possibly behind an "Error:" label.
+func (e seenError) has(s string) bool {
+	if e.err == "" {
+		return false
+	}
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"Error occurred:", "Error:", "error:"} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, p))
+	}
+	return s == e.err
+}
+
+// drop returns items without those that repeat the error.
+func (e seenError) drop(items []string) []string {
+	if e.err == "" || !slices.ContainsFunc(items, e.has) {
+		return items
+	}
+	var out []string
+	for _, it := range items {
+		if !e.has(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// text returns s, or "" when it only repeats the error.
+func (e seenError) text(s string) string {
+	if e.has(s) {
+		return ""
+	}
+	return s
 }
 
 func writeFindings(b *strings.Builder, hits, misses []string, reasoning string, lim limits) {
@@ -259,7 +367,7 @@ func writeFindings(b *strings.Builder, hits, misses []string, reasoning string, 
 		b.WriteByte('\n')
 	}
 	if strings.TrimSpace(reasoning) != "" {
-		writePre(b, "Reasoning", reasoning, lim.reasoning)
+		writeText(b, "Reasoning", reasoning, lim.reasoning)
 	}
 }
 
@@ -273,10 +381,11 @@ func writeItems(b *strings.Builder, mark string, items []string, lim limits) {
 	}
 }
 
-// writePre writes a titled <pre> block. A blank line before it starts a new HTML block that
-// only a literal </pre> can end, and mdBlock leaves no `<` in the text.
-func writePre(b *strings.Builder, title, text string, limit int) {
-	fmt.Fprintf(b, "%s:\n\n<pre>\n%s\n</pre>\n\n", title, mdBlock(truncate(strings.Trim(text, "\n"), limit)))
+// writeText writes a titled quote of model text. It is one Markdown line (newlines become
+// <br>, indentation non-breaking spaces), so it wraps at the column's width instead of
+// scrolling sideways as a <pre> would, and no line of the text can start a Markdown block.
+func writeText(b *strings.Builder, title, text string, limit int) {
+	fmt.Fprintf(b, "%s:\n> %s\n\n", title, mdWrapped(truncate(strings.Trim(text, "\n"), limit)))
 }
 
 func warningItem(l Links, d suite.Diagnostic, lim limits) string {
@@ -338,18 +447,156 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	if c.Skipped > 0 {
 		line = append(line, fmt.Sprintf("⏭️ %s skipped", thousands(c.Skipped)))
 	}
-	rate := "–"
-	if c.Total > 0 {
-		rate = fmt.Sprintf("%.1f%%", math.Floor(float64(c.Passed)/float64(c.Total)*1000)/10)
-	}
-	line = append(line, "pass rate **"+rate+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
+	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
-	if len(recs) > 0 {
-		b.WriteString(distribution(caseStats(recs)))
-	}
 	return b.String()
+}
+
+// passRate is passed/total as a percentage rounded to the nearest tenth, except that it
+// reads 100% only when every case passed and 0% only when none did.
+func passRate(passed, total int) string {
+	if total <= 0 {
+		return "–"
+	}
+	r := math.Round(float64(passed)/float64(total)*1000) / 10
+	switch {
+	case passed < total && r >= 100:
+		r = 99.9
+	case passed > 0 && r <= 0:
+		r = 0.1
+	}
+	return fmt.Sprintf("%.1f%%", r)
+}
+
+// breakdownMax is how many datasets or evaluators a breakdown table lists (the lowest
+// means first); the rest are counted.
+const breakdownMax = 20
+
+type breakdown struct {
+	name                  string
+	cases, passed, errors int
+	sum                   float64
+}
+
+func (g *breakdown) mean() float64 { return g.sum / float64(max(g.cases, 1)) }
+
+// breakdownRows orders groups by ascending mean score, then name, and renders at most
+// breakdownMax rows with row, then a line counting the rest.
+func breakdownRows(b *strings.Builder, groups []*breakdown, what string, row func(*breakdown) string) {
+	slices.SortStableFunc(groups, func(x, y *breakdown) int {
+		return cmp.Or(cmp.Compare(x.mean(), y.mean()), cmp.Compare(x.name, y.name))
+	})
+	for _, g := range groups[:min(len(groups), breakdownMax)] {
+		b.WriteString(row(g))
+	}
+	b.WriteString("\n")
+	if n := len(groups) - breakdownMax; n > 0 {
+		fmt.Fprintf(b, "… and %s more %s.\n\n", thousands(n), what)
+	}
+}
+
+// datasetTable shows cases, pass rate and mean score per dataset when there is more than one.
+func datasetTable(recs []*Case) string {
+	var groups []*breakdown
+	at := map[string]*breakdown{}
+	for _, c := range recs {
+		g := at[c.Dataset]
+		if g == nil {
+			g = &breakdown{name: c.Dataset}
+			at[c.Dataset] = g
+			groups = append(groups, g)
+		}
+		g.cases++
+		g.sum += caseScore(c)
+		switch c.Verdict {
+		case results.VerdictPass:
+			g.passed++
+		case results.VerdictError:
+			g.errors++
+		}
+	}
+	if len(groups) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| Dataset | Cases | Pass rate | Errored | Mean score |\n|---|--:|--:|--:|--:|\n")
+	breakdownRows(&b, groups, "datasets", func(g *breakdown) string {
+		name := g.name
+		if name == "" {
+			name = "(none)"
+		}
+		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(name, 80)), thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
+	})
+	return b.String()
+}
+
+// evaluatorsOpen is how many evaluators the evaluator table shows unfolded.
+const evaluatorsOpen = 5
+
+// evaluatorTable shows each top-level evaluator's mean score when cases use more than one.
+func evaluatorTable(recs []*Case) string {
+	var groups []*breakdown
+	at := map[string]*breakdown{}
+	for _, c := range recs {
+		for _, e := range c.Evaluators {
+			g := at[e.Name]
+			if g == nil {
+				g = &breakdown{name: e.Name}
+				at[e.Name] = g
+				groups = append(groups, g)
+			}
+			g.cases++
+			g.sum += clampScore(e.Score)
+			if e.Errored {
+				g.errors++
+			}
+		}
+	}
+	if len(groups) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| Evaluator | Cases | Errored | Mean score |\n|---|--:|--:|--:|\n")
+	breakdownRows(&b, groups, "evaluators", func(g *breakdown) string {
+		return fmt.Sprintf("| %s | %s | %s | %.3f |\n", mdInline(truncate(g.name, 80)), thousands(g.cases), thousands(g.errors), g.mean())
+	})
+	if len(groups) <= evaluatorsOpen {
+		return b.String()
+	}
+	// Many evaluators make a tall table: it folds, naming the weakest (sorted first).
+	low := groups[0]
+	return fmt.Sprintf("<details>\n<summary>Mean score of each of %d evaluators (lowest: %s %.3f)</summary>\n\n%s</details>\n\n",
+		len(groups), mdInline(truncate(low.name, 80)), low.mean(), b.String())
+}
+
+// chartMin is the fewest cases worth a chart; the headline counts fewer at a glance.
+const chartMin = 10
+
+// scoreChart draws the five-bin score histogram as a Mermaid bar chart, which GitHub renders
+// as a picture (and shows as its short source where Mermaid is off). Only numbers and fixed
+// labels go into it.
+func scoreChart(s ScoreStats) string {
+	labels := make([]string, Bins)
+	counts := make([]string, Bins)
+	for i := range Bins {
+		labels[i] = `"` + BinLabels[i] + `"`
+		counts[i] = strconv.Itoa(s.Histogram[i])
+	}
+	if s.Count < chartMin {
+		return ""
+	}
+	// A round top keeps the axis ticks whole numbers.
+	top := 10
+	for top < slices.Max(s.Histogram[:]) {
+		top *= 2
+		if top%25 != 0 && top > 25 {
+			top = (top + 24) / 25 * 25
+		}
+	}
+	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 600, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score distribution (%s %s)\"\n    x-axis \"score\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
+		thousands(s.Count), plural(s.Count, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(counts, ", "))
 }
 
 func settingsLine(run *Run, recs []*Case) string {
@@ -387,27 +634,6 @@ func settingsLine(run *Run, recs []*Case) string {
 		parts = append(parts, formatMS(run.Duration.Milliseconds()))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// distribution draws the five-bin score histogram as a text picture.
-func distribution(s ScoreStats) string {
-	const width = 20
-	peak := slices.Max(s.Histogram[:])
-	var b strings.Builder
-	b.WriteString("```text\n")
-	for i := Bins - 1; i >= 0; i-- {
-		n := s.Histogram[i]
-		bar := 0
-		if peak > 0 {
-			bar = int(math.Round(float64(n) / float64(peak) * width))
-		}
-		if n > 0 && bar == 0 {
-			bar = 1
-		}
-		fmt.Fprintf(&b, "%s │%s%s %d\n", BinLabels[i], strings.Repeat("█", bar), strings.Repeat(" ", width-bar), n)
-	}
-	b.WriteString("```\n\n")
-	return b.String()
 }
 
 func footerLine(run *Run, runURL string) string {
