@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentv/action/internal/logtext"
 )
 
 // clean makes untrusted text safe to put anywhere: it removes ANSI escape sequences (CSI, OSC
@@ -22,7 +24,7 @@ func clean(s string) string {
 		if c < utf8.RuneSelf {
 			switch {
 			case c == 0x1b:
-				i = skipEscape(s, i)
+				i = logtext.SkipEscape(s, i)
 				continue
 			case c == '\r':
 				b.WriteByte('\n')
@@ -40,7 +42,7 @@ func clean(s string) string {
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
 		case r == 0x9b: // C1 form of CSI
-			i = skipCSI(s, i+size)
+			i = logtext.SkipCSI(s, i+size)
 			continue
 		case r >= 0x80 && r <= 0x9f, r == 0xfffe, r == 0xffff:
 			// dropped
@@ -78,58 +80,6 @@ func cleanUnicode(s string) bool {
 		}
 	}
 	return true
-}
-
-// skipEscape returns the index after the escape sequence starting with ESC at s[i].
-func skipEscape(s string, i int) int {
-	j := i + 1
-	if j >= len(s) {
-		return j
-	}
-	switch c := s[j]; {
-	case c == '[':
-		return skipCSI(s, j+1)
-	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
-		// OSC, DCS, SOS, PM, APC: a string ended by BEL or ST (ESC \). Unterminated, only the
-		// introducer goes, so a stray ESC ] cannot swallow the rest of the text.
-		for k := j + 1; k < len(s); k++ {
-			if s[k] == 0x07 {
-				return k + 1
-			}
-			if s[k] == 0x1b && k+1 < len(s) && s[k+1] == '\\' {
-				return k + 2
-			}
-		}
-		return j + 1
-	case c >= 0x20 && c <= 0x2f:
-		// nF: intermediates then one final byte (charset designation and the like)
-		k := j
-		for k < len(s) && s[k] >= 0x20 && s[k] <= 0x2f {
-			k++
-		}
-		if k < len(s) && s[k] >= 0x30 && s[k] <= 0x7e {
-			k++
-		}
-		return k
-	case c >= 0x30 && c <= 0x7e:
-		return j + 1
-	}
-	return j // lone ESC before a control or non-ASCII: drop just the ESC
-}
-
-// skipCSI returns the index after a control sequence whose parameters start at s[j]:
-// parameter bytes 0x30–0x3F, intermediates 0x20–0x2F, one final byte 0x40–0x7E.
-func skipCSI(s string, j int) int {
-	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
-		j++
-	}
-	for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-		j++
-	}
-	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
-		j++
-	}
-	return j
 }
 
 // cutMark ends a text that compact cut short, followed by the number of characters it left

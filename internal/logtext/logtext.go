@@ -33,13 +33,13 @@ func Line(s string) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == 0x1b {
-			i = skipEscape(s, i)
+			i = SkipEscape(s, i)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == 0x9b: // C1 form of CSI
-			i = skipCSI(s, i+size)
+			i = SkipCSI(s, i+size)
 			continue
 		case r == utf8.RuneError && size == 1:
 			r = utf8.RuneError
@@ -104,7 +104,7 @@ func Block(s string) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == 0x1b {
-			i = skipEscape(s, i)
+			i = SkipEscape(s, i)
 			continue
 		}
 		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
@@ -113,7 +113,7 @@ func Block(s string) string {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == 0x9b {
-			i = skipCSI(s, i+size)
+			i = SkipCSI(s, i+size)
 			continue
 		}
 		i += size
@@ -154,15 +154,16 @@ func dropped(r rune) bool {
 	return false
 }
 
-// skipEscape returns the index after the escape sequence that starts with ESC at s[i].
-func skipEscape(s string, i int) int {
+// SkipEscape returns the index after the escape sequence that starts with ESC at s[i]
+// (CSI, OSC and the other string controls, nF and Fp/Fe/Fs escapes).
+func SkipEscape(s string, i int) int {
 	j := i + 1
 	if j >= len(s) {
 		return j
 	}
 	switch c := s[j]; {
 	case c == '[':
-		return skipCSI(s, j+1)
+		return SkipCSI(s, j+1)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
 		// OSC, DCS, SOS, PM, APC: a string ended by BEL or ST (ESC \). Unterminated, only the
 		// introducer goes, so a stray ESC ] cannot swallow the rest of the text.
@@ -191,9 +192,9 @@ func skipEscape(s string, i int) int {
 	return j // a lone ESC before a control or non-ASCII byte: drop just the ESC
 }
 
-// skipCSI returns the index after a control sequence whose parameters start at s[j]:
+// SkipCSI returns the index after a control sequence whose parameters start at s[j]:
 // parameter bytes 0x30–0x3F, intermediates 0x20–0x2F, one final byte 0x40–0x7E.
-func skipCSI(s string, j int) int {
+func SkipCSI(s string, j int) int {
 	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
 		j++
 	}
