@@ -23,19 +23,17 @@ func mockProvider(t *testing.T, name, answer string) providers.Provider {
 	return p
 }
 
-// A code judge with `target: {max_calls: 2}` calls the case's judge and target through a
-// loopback proxy: two calls are answered, the third is refused (429), a wrong token is refused
-// (401), and the proxy is gone once the judge has ended.
-func TestCodeJudgeTargetProxy(t *testing.T) {
-	t.Parallel()
-	needTool(t, "python3")
+// proxyCase is a case whose code judge (argv run in testdata/proxy) may call the target proxy
+// twice: "" reaches the judge provider, the target's own name the target, anything else fails.
+func proxyCase(t *testing.T, name string, argv ...string) (*Input, *Options) {
+	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("testdata", "proxy"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	target := mockProvider(t, "agent", "the target's answer")
 	judge := mockProvider(t, "judge", "the judge's answer")
-	spec := codeSpec("proxy", "python3", "judge.py")
+	spec := codeSpec(name, argv...)
 	spec.Cwd = dir
 	spec.TargetProxy = &suite.TargetProxy{MaxCalls: 2}
 	spec.Config = json.RawMessage(`{"target_name":"agent"}`)
@@ -51,6 +49,16 @@ func TestCodeJudgeTargetProxy(t *testing.T) {
 		}
 		return nil, fmt.Errorf("no target %q", override)
 	}
+	return in, opts
+}
+
+// A code judge with `target: {max_calls: 2}` calls the case's judge and target through a
+// loopback proxy: two calls are answered, the third is refused (429), a wrong token is refused
+// (401), and the proxy is gone once the judge has ended.
+func TestCodeJudgeTargetProxy(t *testing.T) {
+	t.Parallel()
+	needTool(t, "python3")
+	in, opts := proxyCase(t, "proxy", "python3", "judge.py")
 	out := Evaluate(t.Context(), in, opts)
 	res := out.Results[0]
 	if res.Error != "" || res.Score != 1 {
@@ -148,25 +156,7 @@ func TestCodeJudgeTargetProxy(t *testing.T) {
 func TestCodeJudgeTargetProxySDK(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node")
-	dir, err := filepath.Abs(filepath.Join("testdata", "proxy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := mockProvider(t, "agent", "the target's answer")
-	judge := mockProvider(t, "judge", "the judge's answer")
-	spec := codeSpec("sdk", "node", "judge.mjs")
-	spec.Cwd = dir
-	spec.TargetProxy = &suite.TargetProxy{MaxCalls: 2}
-	spec.Config = json.RawMessage(`{"target_name":"agent"}`)
-	in := riskInput(riskCase(dir, spec), "High")
-	in.Target = target.Target()
-	opts := judgeOpts(nil, nil)
-	opts.Judges = func(t *providers.Target, override string) (providers.Provider, error) {
-		if override == t.Name {
-			return target, nil
-		}
-		return judge, nil
-	}
+	in, opts := proxyCase(t, "sdk", "node", "judge.mjs")
 	res := Evaluate(t.Context(), in, opts).Results[0]
 	if res.Error != "" || res.Score != 1 {
 		t.Fatalf("judge result: score %v error %q", res.Score, res.Error)
