@@ -5,7 +5,6 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -179,17 +178,7 @@ func runBounded(t *testing.T, dir string, args ...string) (runResult, int64) {
 	if ctx.Err() != nil {
 		t.Fatalf("agentv did not finish within 2 minutes (killed)\n%s%s", so.String(), se.String())
 	}
-	res := runResult{stdout: so.String(), stderr: se.String(), outDir: out}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		res.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run agentv: %v", err)
-	}
-	if recs, err := results.ReadFile(filepath.Join(out, "results.jsonl")); err == nil {
-		res.records = recs
-	}
+	res := runOutcome(t, err, so.String(), se.String(), out)
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
 		rss = ru.Maxrss << 10 // kilobytes on Linux

@@ -65,7 +65,14 @@ func agentv(t *testing.T, dir string, env []string, args ...string) runResult {
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
-	res := runResult{stdout: so.String(), stderr: se.String(), outDir: out}
+	return runOutcome(t, err, so.String(), se.String(), out)
+}
+
+// runOutcome is what a finished agentv run left: its exit code (err from Wait), output and the
+// case records of the results file in out.
+func runOutcome(t *testing.T, err error, stdout, stderr, out string) runResult {
+	t.Helper()
+	res := runResult{stdout: stdout, stderr: stderr, outDir: out}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
