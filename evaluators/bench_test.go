@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -96,15 +95,6 @@ func BenchmarkCodeJudgeOverhead(b *testing.B) {
 		b.ReportMetric(float64((viaEval-viaHand).Nanoseconds())/n, "overhead-ns/op")
 		b.ReportMetric(float64((cpuEval-cpuHand).Nanoseconds())/n, "overhead-cpu-ns/op")
 	})
-}
-
-// selfCPU is this process's user+system CPU time (children excluded).
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkInProcessEvaluators measures the per-case cost of evaluators that spawn nothing:

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -109,12 +108,12 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	// Own process group, so a timeout kills the script and everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	startGroup(cmd)
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		return nil
 	}
 	cmd.WaitDelay = waitDelay
@@ -138,7 +137,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	}
 	// Reap anything left in the group (a background grandchild) once the leader is gone.
 	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 	}
 	if err == nil {
 		return res, nil
