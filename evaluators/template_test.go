@@ -238,4 +238,3 @@ func TestScriptTemplateFailures(t *testing.T) {
 		})
 	}
 }
-
