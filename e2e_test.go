@@ -108,6 +108,7 @@ func requireTools(t *testing.T, tools ...string) {
 }
 
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -195,6 +196,7 @@ const mockTargets = `targets:
 `
 
 func TestBadInputs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -324,6 +326,8 @@ func TestBadInputs(t *testing.T) {
 }
 
 // A cancelled run stops starting cases, lets running ones finish, and still writes every report.
+//
+//nolint:paralleltest // signals a run at a chosen moment; a busy machine shifts that moment.
 func TestInterruptWritesReports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")

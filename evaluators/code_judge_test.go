@@ -180,6 +180,8 @@ time.sleep(120)
 
 // TestCodeJudgeHugeOutput is not parallel: it measures allocation while a judge prints
 // 50 MB, which must be cut off (a few MiB kept) and reported as an error.
+//
+//nolint:paralleltest // measures this process's allocation, which other tests would add to.
 func TestCodeJudgeHugeOutput(t *testing.T) {
 	needTool(t, "python3")
 	dir := t.TempDir()

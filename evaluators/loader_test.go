@@ -84,6 +84,7 @@ evalcases:
 	for _, c := range s.Cases {
 		t.Run(c.ID, func(t *testing.T) {
 			j := &fakeJudge{name: "judge", reply: `{"score": 1, "hits": ["fine"]}`}
+			t.Parallel()
 			opts := judgeOpts(j, nil)
 			opts.Timeout = 30 * time.Second
 			out := Evaluate(t.Context(), riskInput(c, answers[c.ID]), opts)

@@ -3,39 +3,16 @@ package evaluators
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-// golden compares got (pretty-printed JSON) with testdata/<name>.golden.json.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden.json")
-	pretty := append(jsonx.Indent(got), '\n')
-	if *update {
-		if err := os.WriteFile(path, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(pretty)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 func TestPayloadGolden(t *testing.T) {
 	t.Parallel()
@@ -118,7 +95,7 @@ func TestPayloadGolden(t *testing.T) {
 				t.Errorf("payload escapes HTML characters: %s", got)
 			}
 			checkPayloadInvariants(t, got)
-			golden(t, "payload_"+tt.name, got)
+			golden.Check(t, filepath.Join("testdata", "payload_"+tt.name+".golden.json"), append(jsonx.Indent(got), '\n'))
 		})
 	}
 }

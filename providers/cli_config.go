@@ -198,7 +198,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 		}
 		h.cwd, _ = str("cwd", false)
 	}
-	if v, present := m["timeout_seconds"]; present && v != nil && !(cliIsRef(v) && !resolve) {
+	if v, present := m["timeout_seconds"]; present && v != nil && (!cliIsRef(v) || resolve) {
 		if sv, ok := v.(string); ok {
 			if _, isRef := EnvRef(sv); isRef {
 				sv, _ = str("timeout_seconds", false)

@@ -202,13 +202,12 @@ func (e *APIError) Timeout() bool { return e.timeout }
 // retryObservation is what the HTTP transport saw of one attempt: the SDKs hide status codes
 // and headers behind their own error types, so the transport records them for the policy.
 type retryObservation struct {
-	mu        sync.Mutex
-	sent      bool
-	status    int
-	header    http.Header
-	body      bytes.Buffer // first bytes of an error body (status >= 400)
-	netErr    error        // transport or body-read failure
-	redirects int
+	mu     sync.Mutex
+	sent   bool
+	status int
+	header http.Header
+	body   bytes.Buffer // first bytes of an error body (status >= 400)
+	netErr error        // transport or body-read failure
 }
 
 type retryObsKey struct{}

@@ -157,7 +157,7 @@ func TestRetryPolicyWaits(t *testing.T) {
 					t.Errorf("%d attempts, want %d", tries, tt.wantTries)
 				}
 				var apiErr *APIError
-				if !errors.As(err, &apiErr) || errors.Unwrap(err) != tt.wantCtxErr {
+				if !errors.As(err, &apiErr) || !errors.Is(errors.Unwrap(err), tt.wantCtxErr) {
 					t.Errorf("err = %v, want an APIError wrapping %v", err, tt.wantCtxErr)
 				}
 			})

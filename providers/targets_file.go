@@ -331,7 +331,7 @@ func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
 func ResolveTargetsFlag(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return "", fmt.Errorf("could not use targets file %q: %v", p, targetsPathErr(err))
+		return "", fmt.Errorf("could not use targets file %q: %w", p, targetsPathErr(err))
 	}
 	if !st.IsDir() {
 		return p, nil
