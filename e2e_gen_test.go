@@ -101,7 +101,8 @@ func parseJudgeReq(t *testing.T, raw json.RawMessage) judgeReq {
 	return req
 }
 
-// A code judge receives the CONTRACT §4.3 payload: new and old names, user data keys kept.
+// A code judge receives the documented payload: snake_case names (and the older names, for
+// existing judges), user data keys kept as written.
 func TestCodeJudgePayload(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// judgePy reads the payload and grades by the seed-002 names, echoing some of what it saw.
+// judgePy reads the payload and grades by the current payload names, echoing some of what it saw.
 const judgePy = `import json, sys
 d = json.load(sys.stdin)
 ok = d["expected_output"][0]["content"]["riskLevel"] in d["actual_output"]

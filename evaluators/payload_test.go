@@ -24,9 +24,9 @@ func TestPayloadGolden(t *testing.T) {
 		config json.RawMessage
 	}{
 		{
-			// Seed 002: structured expected output keeps riskLevel, no reference answer (null),
+			// Structured expected output keeps riskLevel, no reference answer (null),
 			// tool calls and config keep their keys, HTML characters stay unescaped.
-			name: "seed002",
+			name: "risk_case",
 			in: func() *Input {
 				c := riskCase("/evals")
 				c.GuidelinePaths = []string{"/repo/.github/policy.instructions.md"}
@@ -100,7 +100,7 @@ func TestPayloadGolden(t *testing.T) {
 	}
 }
 
-// checkPayloadInvariants asserts the contract's key set and that old and new names agree.
+// checkPayloadInvariants asserts the payload's documented key set and that old and new names agree.
 func checkPayloadInvariants(t *testing.T, got []byte) {
 	t.Helper()
 	var m map[string]json.RawMessage
@@ -129,7 +129,7 @@ func checkPayloadInvariants(t *testing.T, got []byte) {
 	}
 }
 
-func TestPayloadSeed002Values(t *testing.T) {
+func TestPayloadRiskCaseValues(t *testing.T) {
 	t.Parallel()
 	in := riskInput(riskCase("/evals"), "High")
 	got, err := Payload(in, nil)

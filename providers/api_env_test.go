@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestAPIIgnoresSDKEnvironment checks deps.md §2: the SDKs read OPENAI_*, ANTHROPIC_*, GEMINI_* and
+// TestAPIIgnoresSDKEnvironment: the provider SDKs read OPENAI_*, ANTHROPIC_*, GEMINI_* and
 // GOOGLE_* variables implicitly. A stray one in a runner's environment must not redirect a
 // target, replace its key or add headers. (t.Setenv: not parallel.)
 //

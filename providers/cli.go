@@ -18,7 +18,7 @@ import (
 
 func init() { register(KindCLI, newCLI) }
 
-// cliProvider runs a command template per request (CONTRACT §3.2) through `/bin/sh -c`,
+// cliProvider runs a command template per request through `/bin/sh -c`,
 // in its own process group, with output capped (internal/proc).
 //
 // Timeouts: the command's limit is the smaller of `timeout_seconds` and Options.Timeout.
