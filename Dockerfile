@@ -1,5 +1,5 @@
 # agentv/action image: the static agentv binary plus the runtimes that user judges and
-# prompt templates need (CONTRACT §7) — Node.js 24 with tsx, bun, and python3.
+# prompt templates need — Node.js 24 with tsx, bun, and python3.
 #
 # No "# syntax=" directive: it makes BuildKit pull a frontend image at build time, and the
 # built-in frontend (Docker >= 20.10 with BuildKit) handles everything here, RUN --mount

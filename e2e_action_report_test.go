@@ -13,6 +13,7 @@ import (
 // in the middle left a start record and no end record: the sticky comment, the summary and
 // the check all say invalid, with how many cases finished, never pass.
 func TestActionReportOfKilledRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

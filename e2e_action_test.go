@@ -120,6 +120,7 @@ func parseOutputs(t *testing.T, s string) map[string]string {
 }
 
 func TestActionPullRequest(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -213,6 +214,7 @@ func TestActionPullRequest(t *testing.T) {
 }
 
 func TestActionForkWithoutSecretsIsSkipped(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -252,6 +254,7 @@ func TestActionForkWithoutSecretsIsSkipped(t *testing.T) {
 }
 
 func TestActionCommentFailureIsAWarning(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -280,6 +283,7 @@ func yamlQuote(s string) string {
 // With working-directory, every path in results, reports and annotations is relative to the
 // repository, so a report step elsewhere (the fork recipe) points at the right file.
 func TestActionWorkingDirectoryPaths(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -310,6 +314,7 @@ func TestActionWorkingDirectoryPaths(t *testing.T) {
 
 // A bad input makes the run invalid, with the reason in an annotation, the summary and the outputs.
 func TestActionInvalidInput(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -37,6 +38,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestReportFromResults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -68,6 +70,7 @@ func TestReportFromResults(t *testing.T) {
 }
 
 func TestVersionAndUsage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -90,6 +93,7 @@ func TestVersionAndUsage(t *testing.T) {
 // reports each at its position without running anything, and eval reports them the same way
 // (an invalid run) instead of scoring the cases as errored.
 func TestEvaluatorSettingsAtLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

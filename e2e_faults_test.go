@@ -276,6 +276,8 @@ func faultCheckKey(t *testing.T, res runResult, key string) {
 // --timeout. Every case must end with exactly one passing record holding its own answer,
 // after exactly the requests and attempts its plan implies, and the key (echoed by error
 // bodies and some answers) must not show anywhere.
+//
+//nolint:paralleltest // 1,000 cases against a server that stalls past --timeout: a busy machine would turn healthy answers into timeouts.
 func TestFaultInjection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: 1,000 cases against a faulty server")
@@ -385,6 +387,7 @@ func tail(s string, n int) string {
 // TestFaultErrorsHideKey lets cases fail for good against error bodies that echo the key:
 // the errors reach every report, the key does not.
 func TestFaultErrorsHideKey(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -23,6 +23,7 @@ import (
 // must end by itself with a clear message: a FIFO used to hang agentv past --timeout and
 // signals, and targets.yaml or .env linked to /dev/zero grew memory without bound.
 func TestSpecialFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -218,6 +219,7 @@ func watchRSS(p *os.Process, done <-chan struct{}, over chan<- int64) {
 // A `**` glob does not follow a link back up the tree: the case runs once, where it used to run
 // once per level the glob could descend.
 func TestGlobSymlinkLoopRunsOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -14,6 +14,7 @@ import (
 // unchanged and every case scores 1; the provider and judges must have received each case's
 // own input.
 func TestGeneratedSuites(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -100,8 +101,10 @@ func parseJudgeReq(t *testing.T, raw json.RawMessage) judgeReq {
 	return req
 }
 
-// A code judge receives the CONTRACT §4.3 payload: new and old names, user data keys kept.
+// A code judge receives the documented payload: snake_case names (and the older names, for
+// existing judges), user data keys kept as written.
 func TestCodeJudgePayload(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

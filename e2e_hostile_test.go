@@ -230,6 +230,7 @@ func actionEnv(t *testing.T, ws string, gh *actiontest.GitHub, inputs map[string
 // diagnostics, --verbose, validate, report, the Action in run and report mode — and no line
 // of stdout or stderr is a workflow command agentv did not mean to write.
 func TestHostileTextCannotForgeWorkflowCommands(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -262,6 +263,7 @@ func TestHostileTextCannotForgeWorkflowCommands(t *testing.T) {
 		{name: "action report mode", env: actionEnv(t, ws, gh, map[string]string{"mode": "report", "results": "hostile-results.jsonl", "details": "all"}),
 			underActions: true, wantCode: 3},
 	}
+	//nolint:paralleltest // the runs share one workspace and one fake GitHub, in this order.
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			code, stdout, stderr := runSplit(t, ws, r.env, r.args...)

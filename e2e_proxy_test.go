@@ -9,6 +9,7 @@ import (
 // A code judge with `target: {max_calls: 1}` gets the case's target answer through the proxy of
 // the real binary, and its second call is refused; the record shows the proxy's use.
 func TestCodeJudgeTargetProxyEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -81,6 +81,7 @@ func exitCode(t *testing.T, err error) int {
 // run was: a pass, a fail, an error, an invalid run (duplicate ids), an interrupted one, or
 // one killed in the middle (its results file has a start record and no end record).
 func TestReportMatchesEval(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -216,6 +217,7 @@ func genJSONLCases(n int) string {
 // its case records alone, and says so; duplicate case records and records without an id are
 // invalid input.
 func TestReportOldFormat(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -248,6 +250,7 @@ func TestReportOldFormat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "results.jsonl")
+			t.Parallel()
 			if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -267,6 +270,7 @@ func TestReportOldFormat(t *testing.T) {
 // refused before anything is written: exit 2, every file as it was. Outputs are compared as
 // files, so a symbolic link or another spelling of the path is caught too.
 func TestOutputIsInput(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -356,6 +360,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // A run that is invalid before running anything leaves the previous run's results and reports
 // as they were; a run that ran writes all of them.
 func TestInvalidRunKeepsPreviousFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -9,6 +9,7 @@ import (
 // Executable prompt templates and code judges written against the bundled @agentv/eval SDK run
 // from a folder outside the repository with nothing installed but a runtime.
 func TestSDKTemplatesAndJudges(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -43,6 +43,7 @@ else:
 // so it can print the key of a target that does not run in this invocation. That key, in
 // any common encoding, must not reach the results, the reports or the console.
 func TestSecretsOfUnusedTargetsNeverReachReports(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -125,6 +126,7 @@ func unwrap(s string) string {
 // skip a fork pull request (whose secrets are withheld) instead of running with the
 // placeholders; the run says the file was not read.
 func TestActionIgnoresDotenv(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -157,6 +159,7 @@ func TestActionIgnoresDotenv(t *testing.T) {
 // file has more cases than a target's queue holds, so its first cases finish before the
 // second file is even read; their agent prints the second file's key.
 func TestSecretsOfLaterTargetsFilesAreMaskedFromTheStart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -196,6 +199,7 @@ func TestSecretsOfLaterTargetsFilesAreMaskedFromTheStart(t *testing.T) {
 // TestValidationErrorsDoNotEchoSecrets: a `${{ VAR }}` in a field that is not a secret (here
 // `workers`, which wants a number) is reported without its value.
 func TestValidationErrorsDoNotEchoSecrets(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -13,6 +13,7 @@ import (
 // A step summary that an earlier run in the same step has nearly filled: this run's summary
 // degrades to what fits within the file's 1 MiB limit instead of being dropped.
 func TestActionSummaryDegradesInAPartlyFilledFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -115,6 +115,7 @@ func requireTools(t *testing.T, tools ...string) {
 }
 
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -202,6 +203,7 @@ const mockTargets = `targets:
 `
 
 func TestBadInputs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -331,6 +333,8 @@ func TestBadInputs(t *testing.T) {
 }
 
 // A cancelled run stops starting cases, lets running ones finish, and still writes every report.
+//
+//nolint:paralleltest // signals a run at a chosen moment; a busy machine shifts that moment.
 func TestInterruptWritesReports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")

@@ -67,6 +67,7 @@ var tokenEnv = map[string]string{
 // as a plain process and as a container's init; a target that references
 // ${{ GITHUB_TOKEN }} still gets it.
 func TestTokensUnreadableByChildren(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -76,6 +77,7 @@ func TestTokensUnreadableByChildren(t *testing.T) {
 	requireTools(t, "python3")
 	for _, mode := range []struct{ name, init string }{{"process", ""}, {"init", "AGENTV_INIT=1"}} {
 		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
 			var mu sync.Mutex
 			var auth []string
 			var bodies bytes.Buffer
@@ -178,6 +180,7 @@ evalcases:
 // helper that is itself a subreaper: an orphan agentv does not reap is reparented to the
 // helper, which never waits for it, so it stays a zombie.
 func TestInitReapsOrphans(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -33,7 +33,7 @@ func (l Level) rank() int {
 
 // MaxAnnotationsPerLevel is GitHub's per-step cap for workflow-command annotations: 10
 // errors, 10 warnings and 10 notices; the rest are silently dropped
-// (actions/toolkit docs/problem-matchers.md; ci-reporting.md "Annotations").
+// (https://github.com/actions/toolkit/blob/main/docs/problem-matchers.md).
 const MaxAnnotationsPerLevel = 10
 
 // Annotation is a message attached to a file and line of the PR's diff.

@@ -3,9 +3,7 @@ package action
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,12 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/action/actiontest"
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
@@ -216,7 +213,7 @@ func TestBuildAnnotationsGolden(t *testing.T) {
 			anns := BuildAnnotations(diags, recs, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
 			var buf bytes.Buffer
 			NewCommands(&buf, nil).Annotate(anns)
-			golden(t, filepath.Join("testdata", "annotations-"+string(d)+".golden"), buf.String())
+			golden.Check(t, filepath.Join("testdata", "annotations-"+string(d)+".golden"), buf.String())
 		})
 	}
 }
@@ -241,24 +238,6 @@ func TestWorkspacePath(t *testing.T) {
 				t.Errorf("WorkspacePath(%q, %q, %q) = %q, want %q", tt.workspace, tt.wd, tt.p, got, tt.want)
 			}
 		})
-	}
-}
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }
 

@@ -28,7 +28,7 @@ type CommentStore interface {
 }
 
 // MaxCommentChars is GitHub's limit on a comment body: longer bodies get 422 "Body is too
-// long (maximum is 65536 characters)" (ci-reporting.md "Sizes"). The report package
+// long (maximum is 65536 characters)". The report package
 // budgets below it; Upsert refuses anything over it without calling the API.
 const MaxCommentChars = 65536
 

@@ -40,7 +40,7 @@ func ParseCommentMode(s string) (CommentMode, error) {
 // Details says how much model text reports show.
 type Details string
 
-// Detail levels (CONTRACT §5).
+// Detail levels: how much of each case the job summary and the PR comment show (input `details`).
 const (
 	DetailsFailures Details = "failures" // excerpts for failed and errored cases
 	DetailsAll      Details = "all"

@@ -22,8 +22,8 @@ type Output struct {
 // Outputs writes step outputs to the GITHUB_OUTPUT file command. Each value goes in a
 // heredoc whose delimiter is drawn at random for that value and drawn again if the value
 // contains it, so model text can never end a value early and forge another output (the
-// fixed delimiter of go-githubactions' SetOutput allows exactly that; ci-reporting.md
-// must-not-do 8). Never use SetOutput with untrusted text.
+// fixed delimiter of go-githubactions' SetOutput allows exactly that). Never use SetOutput
+// with untrusted text.
 type Outputs struct {
 	Path string    // GITHUB_OUTPUT; "" (a local run) makes writes a no-op
 	Rand io.Reader // delimiter randomness; nil: crypto/rand
@@ -101,7 +101,7 @@ func appendFile(path, s string) error {
 	return nil
 }
 
-// RunOutputs are the Action's outputs (CONTRACT §5, action.yml).
+// RunOutputs are the Action's outputs, as action.yml declares them.
 type RunOutputs struct {
 	Outcome   gate.Outcome
 	Total     int
@@ -138,7 +138,8 @@ func (r RunOutputs) Pairs() []Output {
 }
 
 // MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole
-// summary ("upload aborted, supports content up to a size of 1024k"; ci-reporting.md).
+// summary ("upload aborted, supports content up to a size of 1024k"; see
+// https://docs.github.com/en/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary).
 const MaxSummaryBytes = 1 << 20
 
 // ErrSummaryTooLarge is returned when an append would push the step summary over

@@ -10,7 +10,7 @@ import (
 // WorkspacePath returns p relative to the workspace, with forward slashes, as outputs and
 // annotations need it: the runner mounts the workspace at a different path inside a
 // container action, so only workspace-relative paths mean the same thing to later host
-// steps (ci-reporting.md, "Container actions"). A relative p is taken relative to wd (the
+// steps (GITHUB_WORKSPACE is /github/workspace inside the container). A relative p is taken relative to wd (the
 // working directory; "" means the workspace itself). A path outside the workspace, or any
 // path when workspace is "", is returned cleaned but otherwise unchanged.
 func WorkspacePath(workspace, wd, p string) string {

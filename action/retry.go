@@ -75,8 +75,8 @@ func (t *retryTransport) decide(method string, resp *http.Response, err error, a
 	if err != nil {
 		return backoff, idempotent
 	}
-	switch code := resp.StatusCode; {
-	case code == http.StatusTooManyRequests || code == http.StatusForbidden:
+	switch code := resp.StatusCode; code {
+	case http.StatusTooManyRequests, http.StatusForbidden:
 		if d, ok := retry.After(resp.Header, time.Now()); ok {
 			return d, true
 		}
@@ -89,8 +89,7 @@ func (t *retryTransport) decide(method string, resp *http.Response, err error, a
 		if code == http.StatusTooManyRequests || secondaryLimitBody(resp) {
 			return secondaryLimitWait, true
 		}
-	case code == http.StatusInternalServerError, code == http.StatusBadGateway,
-		code == http.StatusServiceUnavailable, code == http.StatusGatewayTimeout:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		if d, ok := retry.After(resp.Header, time.Now()); ok {
 			return d, idempotent
 		}

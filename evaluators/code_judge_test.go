@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// judgePy reads the payload and grades by the seed-002 names, echoing some of what it saw.
+// judgePy reads the payload and grades by the current payload names, echoing some of what it saw.
 const judgePy = `import json, sys
 d = json.load(sys.stdin)
 ok = d["expected_output"][0]["content"]["riskLevel"] in d["actual_output"]
@@ -180,6 +180,8 @@ time.sleep(120)
 
 // TestCodeJudgeHugeOutput is not parallel: it measures allocation while a judge prints
 // 50 MB, which must be cut off (a few MiB kept) and reported as an error.
+//
+//nolint:paralleltest // measures this process's allocation, which other tests would add to.
 func TestCodeJudgeHugeOutput(t *testing.T) {
 	needTool(t, "python3")
 	dir := t.TempDir()

@@ -19,7 +19,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Composite aggregator kinds (reference §2.6).
+// Composite aggregator kinds, as AgentV 2.5 names them.
 const (
 	aggWeightedAverage = "weighted_average"
 	aggCodeJudge       = "code_judge"

@@ -159,7 +159,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		name = typ
 	}
 	v := func() (v verdict) {
-		// A bug in one evaluator must not take the run down (CONTRACT §3.1: failures are isolated).
+		// A bug in one evaluator must not take the run down: it errors that evaluator only.
 		defer func() {
 			if p := recover(); p != nil {
 				v = verdict{err: fmt.Errorf("internal error in evaluator: %v", p)}
@@ -235,7 +235,7 @@ func weightOf(spec *suite.EvaluatorSpec) float64 {
 	return w
 }
 
-// aggregate fills the case-level fields of out from its results (reference §2.10).
+// aggregate fills the case-level fields of out from its results, as AgentV 2.5 aggregates them.
 func aggregate(out *Outcome) {
 	var sum, wsum float64
 	nh, nm, size := 0, 0, 0

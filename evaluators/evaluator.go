@@ -18,7 +18,7 @@ import (
 
 // JudgeResolver returns the judge provider for an llm_judge: override is the evaluator's own
 // `target` ("" if none); the resolver applies the target's judge_target, then the run's
-// --judge-target, then the target itself (CONTRACT §4.1).
+// --judge-target, then the target itself.
 type JudgeResolver func(target *providers.Target, override string) (providers.Provider, error)
 
 // Options are run-wide evaluator settings.

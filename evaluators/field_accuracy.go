@@ -14,7 +14,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Field match kinds of field_accuracy (reference §2.7).
+// Field match kinds of field_accuracy, as AgentV 2.5 names them.
 const (
 	matchExact   = "exact"
 	matchNumeric = "numeric_tolerance"
@@ -155,7 +155,7 @@ func b2f(b bool) float64 {
 }
 
 // expectedObject is the content of the last assistant expected message that has content:
-// structured content, or text holding JSON (reference §2.7). nil when there is none.
+// structured content, or text holding JSON. nil when there is none.
 func expectedObject(msgs []suite.Message) any {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := &msgs[i]

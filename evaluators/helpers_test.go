@@ -77,7 +77,7 @@ func structured(role, raw string) suite.Message {
 	return suite.Message{Role: role, Content: suite.Content{Kind: suite.ContentStructured, Structured: json.RawMessage(raw)}}
 }
 
-// riskCase is seed 002's example case.
+// riskCase is the risk-classification example case of the code judge payload docs.
 func riskCase(dir string, evs ...*suite.EvaluatorSpec) *suite.Case {
 	return &suite.Case{
 		Suite:           &suite.Suite{Dir: dir, Dataset: "risk", Abs: filepath.Join(dir, "eval.yaml")},

@@ -16,7 +16,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// maxVerdictItems caps hits and misses of a judge verdict (CONTRACT §4.1).
+// maxVerdictItems caps hits and misses of a judge verdict; the rest are dropped.
 const maxVerdictItems = 4
 
 // SystemPrompt is the JSON contract every llm_judge sends, default and custom prompts alike.
@@ -31,7 +31,7 @@ When a reference_answer is present, treat it as a gold-standard example of a goo
 Keep your feedback short and specific.
 `
 
-// defaultSections are the sections of the default user prompt, in order (reference §3.2).
+// defaultSections are the sections of the default user prompt, in AgentV 2.5's order.
 var defaultSections = [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
 
 // defaultValues are the values of defaultSections, as templateVars renders them.
@@ -65,7 +65,7 @@ func defaultPrompt(vals *[len(defaultSections)]string) string {
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
 func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 
-// llmJudge asks the judge provider for a verdict (CONTRACT §4.1). With rubrics (set not nil)
+// llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
 // it runs in rubric mode instead, and a custom prompt does not apply.
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
 	if set != nil {
@@ -234,7 +234,7 @@ func contentText(c *suite.Content) string {
 
 // parseVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
 // non-blank string hits and misses (at most four each). A reply without a valid verdict
-// scores 0 and is not an error (CONTRACT §4.1, seed 004).
+// scores 0 and is not an error: the judge answered, badly.
 func parseVerdict(reply string) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
 	raw, ok := jsonx.FirstObject(reply)

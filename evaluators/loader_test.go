@@ -65,7 +65,7 @@ evalcases:
     evaluators:
       - type: code
         script: ["python3", "judge.py"]
-  - id: seed001
+  - id: capital
     expected_outcome: x
     input: What is the capital of France?
     evaluator:
@@ -80,10 +80,11 @@ evalcases:
 	if len(s.Cases) != 3 {
 		t.Fatalf("loaded %d cases, want 3", len(s.Cases))
 	}
-	answers := map[string]string{"fa-code-prompt": `{"answer":"42"} High`, "risk": "High", "seed001": "Paris"}
+	answers := map[string]string{"fa-code-prompt": `{"answer":"42"} High`, "risk": "High", "capital": "Paris"}
 	for _, c := range s.Cases {
 		t.Run(c.ID, func(t *testing.T) {
 			j := &fakeJudge{name: "judge", reply: `{"score": 1, "hits": ["fine"]}`}
+			t.Parallel()
 			opts := judgeOpts(j, nil)
 			opts.Timeout = 30 * time.Second
 			out := Evaluate(t.Context(), riskInput(c, answers[c.ID]), opts)
@@ -121,7 +122,7 @@ evalcases:
 				if d := string(out.Results[1].Details); d != `{"riskLevel":"High","refIsNull":false}` {
 					t.Errorf("details = %s (user keys must stay verbatim)", d)
 				}
-			case "seed001":
+			case "capital":
 				if len(j.requests()) == 0 {
 					t.Fatal("the judge was not called")
 				}

@@ -30,7 +30,7 @@ func limitParser(missing string, keys ...string) func(*suite.EvaluatorSpec) (flo
 	}
 }
 
-// latency passes (1) when the target's duration is within `threshold` ms (reference §2.8).
+// latency passes (1) when the target's duration is within `threshold` ms (as in AgentV 2.5).
 func latency(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
 	t := r.in.Trace
 	if t == nil || t.DurationMS == nil {

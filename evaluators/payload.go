@@ -47,8 +47,8 @@ func (d *caseData) messages() error {
 	return d.err
 }
 
-// Payload returns the judge and template payload of a case (CONTRACT §4.3): one snake_case
-// JSON object with the seed-002 names and, for existing judges, the older names with the
+// Payload returns the judge and template payload of a case: one snake_case JSON object with
+// the current names (candidate_answer, expected_messages, ...) and, for existing judges, the older names with the
 // same values. User data (content objects, tool calls, config) keeps its keys as written.
 // config is the evaluator's pass-through config (nil: null).
 func Payload(in *Input, config json.RawMessage) ([]byte, error) {

@@ -3,39 +3,16 @@ package evaluators
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-// golden compares got (pretty-printed JSON) with testdata/<name>.golden.json.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden.json")
-	pretty := append(jsonx.Indent(got), '\n')
-	if *update {
-		if err := os.WriteFile(path, pretty, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(pretty)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 func TestPayloadGolden(t *testing.T) {
 	t.Parallel()
@@ -47,9 +24,9 @@ func TestPayloadGolden(t *testing.T) {
 		config json.RawMessage
 	}{
 		{
-			// Seed 002: structured expected output keeps riskLevel, no reference answer (null),
+			// Structured expected output keeps riskLevel, no reference answer (null),
 			// tool calls and config keep their keys, HTML characters stay unescaped.
-			name: "seed002",
+			name: "risk_case",
 			in: func() *Input {
 				c := riskCase("/evals")
 				c.GuidelinePaths = []string{"/repo/.github/policy.instructions.md"}
@@ -118,12 +95,12 @@ func TestPayloadGolden(t *testing.T) {
 				t.Errorf("payload escapes HTML characters: %s", got)
 			}
 			checkPayloadInvariants(t, got)
-			golden(t, "payload_"+tt.name, got)
+			golden.Check(t, filepath.Join("testdata", "payload_"+tt.name+".golden.json"), append(jsonx.Indent(got), '\n'))
 		})
 	}
 }
 
-// checkPayloadInvariants asserts the contract's key set and that old and new names agree.
+// checkPayloadInvariants asserts the payload's documented key set and that old and new names agree.
 func checkPayloadInvariants(t *testing.T, got []byte) {
 	t.Helper()
 	var m map[string]json.RawMessage
@@ -152,7 +129,7 @@ func checkPayloadInvariants(t *testing.T, got []byte) {
 	}
 }
 
-func TestPayloadSeed002Values(t *testing.T) {
+func TestPayloadRiskCaseValues(t *testing.T) {
 	t.Parallel()
 	in := riskInput(riskCase("/evals"), "High")
 	got, err := Payload(in, nil)

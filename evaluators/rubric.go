@@ -15,7 +15,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// System prompts of the two rubric modes (reference §3.2); custom prompts do not apply.
+// System prompts of the two rubric modes (AgentV 2.5's wording); custom prompts do not apply.
 const (
 	checklistSystemPrompt = `You grade answers against a checklist. Reply with exactly one JSON object and nothing else, shaped like this:
 {"checks": [{"id": "<rubric id>", "satisfied": <true or false>, "reasoning": "<one short sentence>"}], "overall_reasoning": "<one or two sentences>"}

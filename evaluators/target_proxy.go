@@ -229,7 +229,7 @@ func (p *targetProxy) target(in *proxyRequest) (providers.Provider, string, erro
 	name := in.Target
 	if name == "" {
 		if p.defaultErr != nil {
-			return nil, "", fmt.Errorf("no judge target: %v", p.defaultErr)
+			return nil, "", fmt.Errorf("no judge target: %w", p.defaultErr)
 		}
 		name = p.defaultName
 	}
@@ -250,11 +250,11 @@ func (p *targetProxy) invoke(ctx context.Context, prov providers.Provider, name 
 		EvalID: id, Attempt: in.Attempt, Question: *in.Question, SystemPrompt: in.SystemPrompt, Dir: p.r.dir(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("target %q: %v", name, err)
+		return nil, fmt.Errorf("target %q: %w", name, err)
 	}
 	msgs, err := messagesJSON(resp.OutputMessages)
 	if err != nil {
-		return nil, fmt.Errorf("target %q answer: %v", name, err)
+		return nil, fmt.Errorf("target %q answer: %w", name, err)
 	}
 	return jsonx.Marshal(struct {
 		OutputMessages json.RawMessage `json:"outputMessages"`

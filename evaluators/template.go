@@ -14,14 +14,14 @@ import (
 )
 
 // TemplateVariables are the names `{{ name }}` placeholders of custom judge prompts may use:
-// AgentV's seven, then the seed-002 names (actual_output = candidate_answer, expected_output =
+// AgentV's seven, then the newer payload names (actual_output = candidate_answer, expected_output =
 // expected_messages, input = input_messages).
 var TemplateVariables = []string{
 	"candidate_answer", "expected_messages", "question", "expected_outcome", "reference_answer",
 	"input_messages", "output_messages", "actual_output", "expected_output", "input",
 }
 
-// templateVars returns the lookup for `{{ }}` substitution. Values follow reference §3.3;
+// templateVars returns the lookup for `{{ }}` substitution, with AgentV 2.5's values;
 // the JSON ones are rendered only when a template asks for them.
 func (r *caseRun) templateVars() func(name string) (string, bool) {
 	in, c := r.in, r.in.Case
@@ -66,7 +66,7 @@ func (r *caseRun) templateVars() func(name string) (string, bool) {
 }
 
 // question is the judge's view of the question: the formatted provider question, else the
-// case's plain question text (reference §3.3).
+// case's plain question text.
 func (r *caseRun) question() string {
 	if r.in.Request != nil {
 		if q := strings.TrimSpace(r.in.Request.Question); q != "" {
@@ -143,7 +143,7 @@ func isNameByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// customPrompt renders an llm_judge's custom user prompt (CONTRACT §4.1).
+// customPrompt renders an llm_judge's custom user prompt (a text or executable template).
 func (r *caseRun) customPrompt(ctx context.Context, spec *suite.EvaluatorSpec) (string, error) {
 	p := spec.Prompt
 	switch p.Kind {
@@ -160,7 +160,7 @@ func (r *caseRun) customPrompt(ctx context.Context, spec *suite.EvaluatorSpec) (
 }
 
 // runTemplate runs an executable prompt template in its own directory with the payload on
-// stdin and returns its trimmed stdout (empty output is an empty prompt, seed 000).
+// stdin and returns its trimmed stdout (empty output is an empty prompt, not an error).
 func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (string, error) {
 	p := spec.Prompt
 	display := p.Display

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -238,24 +237,4 @@ func TestScriptTemplateFailures(t *testing.T) {
 			}
 		})
 	}
-}
-
-// processGone reports whether pid no longer runs (absent, or a zombie nobody reaped yet).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return true
-	}
-	stat, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	// Field 3 is the state; the command in field 2 may hold spaces, so look after ')'.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

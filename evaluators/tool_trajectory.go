@@ -13,7 +13,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Trajectory modes (reference §2.9).
+// Trajectory modes, as AgentV 2.5 names them.
 const (
 	modeAnyOrder = "any_order"
 	modeInOrder  = "in_order"

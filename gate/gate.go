@@ -1,4 +1,5 @@
-// Package gate turns case verdicts into the run's outcome and exit code (CONTRACT §6).
+// Package gate turns case verdicts into the run's outcome and exit code (0 pass, 1 fail,
+// 2 invalid, 3 error).
 // It is a pure function of counts and thresholds.
 package gate
 
@@ -63,7 +64,8 @@ func (o Options) String() string {
 	return s + fmt.Sprintf(", max-failures %d, max-errors %d", o.MaxFailures, o.MaxErrors)
 }
 
-// Defaults returns the contract's default thresholds.
+// Defaults returns the default thresholds: a case passes at score 0.8, and no failed or
+// errored case is allowed (max-failures and max-errors 0, no min-score).
 func Defaults() Options { return Options{CaseThreshold: 0.8} }
 
 // Counts summarise a run for the gate.
@@ -103,7 +105,7 @@ type Decision struct {
 	Reason  string
 }
 
-// Decide applies the contract's rules, first match wins.
+// Decide applies the gate's rules, first match wins.
 func Decide(c Counts, o Options) Decision {
 	if c.SkipReason != "" {
 		return Decision{Skipped, c.SkipReason}

@@ -5,9 +5,11 @@ import (
 	"testing"
 )
 
-// TestAPIIgnoresSDKEnvironment checks deps.md §2: the SDKs read OPENAI_*, ANTHROPIC_*, GEMINI_* and
+// TestAPIIgnoresSDKEnvironment: the provider SDKs read OPENAI_*, ANTHROPIC_*, GEMINI_* and
 // GOOGLE_* variables implicitly. A stray one in a runner's environment must not redirect a
 // target, replace its key or add headers. (t.Setenv: not parallel.)
+//
+//nolint:paralleltest // t.Setenv changes the whole process environment.
 func TestAPIIgnoresSDKEnvironment(t *testing.T) {
 	stray := map[string]string{
 		"OPENAI_BASE_URL": "http://127.0.0.1:9/evil", "OPENAI_API_KEY": "env-openai-key", "OPENAI_ADMIN_KEY": "env-admin",

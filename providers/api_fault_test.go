@@ -36,6 +36,8 @@ var apiFaultID = regexp.MustCompile(`req-\d{4}`)
 //
 // Not parallel, and one provider at a time: a healthy answer must never take as long as the
 // client timeout, or a spurious timeout would count as a (legitimate) duplicate attempt.
+//
+//nolint:paralleltest // a healthy answer must never take as long as the client timeout (see above).
 func TestAPIFaultInjection(t *testing.T) {
 	for _, spec := range apiSpecs() {
 		t.Run(spec.kind, func(t *testing.T) {

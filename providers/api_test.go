@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestAPIScenarios runs the wire-level scenarios of CONTRACT §3.3 against every API provider
+// TestAPIScenarios runs the wire-level retry scenarios against every API provider
 // through its real SDK and a loopback fake of its API.
 func TestAPIScenarios(t *testing.T) {
 	t.Parallel()

@@ -15,7 +15,7 @@ import (
 // apiDefaultSystem is the system text of a single-turn request that has no SystemPrompt.
 const apiDefaultSystem = "You are a careful assistant. Follow the instructions you are given exactly and never invent facts, files or results."
 
-// apiGuidelinesHeader introduces the guideline files' contents (reference §1.9).
+// apiGuidelinesHeader introduces the guideline files' contents, as in AgentV 2.5's prompts.
 const apiGuidelinesHeader = "[[ ## Guidelines ## ]]"
 
 // apiDefaultMaxTokens is sent where the API requires a limit (Anthropic) and none is set.
@@ -60,7 +60,7 @@ func apiBuildPrompt(req *Request) apiPrompt {
 	case len(chatSystem) == 0:
 		parts = append(parts, apiDefaultSystem)
 	}
-	// A chat prompt's leading system entry already carries the guidelines (reference §1.9).
+	// A chat prompt's leading system entry already carries the guidelines.
 	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, apiGuidelinesHeader)) {
 		parts = append(parts, apiGuidelinesHeader+"\n\n"+g)
 	}

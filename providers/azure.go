@@ -11,8 +11,9 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// apiAzureDefaultVersion is seed 004's default API version (AgentV 2.5 uses 2024-12-01-preview;
-// CONTRACT §9 keeps the seed's).
+// apiAzureDefaultVersion is the API version when a target sets none: the one AgentV's
+// specification names (AgentV 2.5.0's code uses 2024-12-01-preview; see the README's
+// compatibility notes).
 const apiAzureDefaultVersion = "2024-10-01-preview"
 
 // apiAzureResourceName is an Azure resource name: the NAME of https://NAME.openai.azure.com.

@@ -18,7 +18,7 @@ import (
 
 func init() { register(KindCLI, newCLI) }
 
-// cliProvider runs a command template per request (CONTRACT §3.2) through `/bin/sh -c`,
+// cliProvider runs a command template per request through `/bin/sh -c`,
 // in its own process group, with output capped (internal/proc).
 //
 // Timeouts: the command's limit is the smaller of `timeout_seconds` and Options.Timeout.
@@ -137,7 +137,7 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, proc.DefaultMaxOutput+1))
 	if err != nil {
-		return nil, elapsed, fmt.Errorf("cli target %q: could not read {OUTPUT_FILE} %s: %v", p.target.Name, outPath, err)
+		return nil, elapsed, fmt.Errorf("cli target %q: could not read {OUTPUT_FILE} %s: %w", p.target.Name, outPath, err)
 	}
 	if len(data) > proc.DefaultMaxOutput {
 		return &cliOutput{data: data[:proc.DefaultMaxOutput], truncated: true}, elapsed, nil
@@ -250,7 +250,7 @@ func (p *cliProvider) timeout(own time.Duration) time.Duration {
 func (p *cliProvider) tempDir() (string, error) {
 	d, err := os.MkdirTemp("", "agentv-cli-")
 	if err != nil {
-		return "", fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %v", p.target.Name, err)
+		return "", fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
 	}
 	return d, nil
 }

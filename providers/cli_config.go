@@ -13,7 +13,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// cliPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold (CONTRACT §3.2).
+// cliPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold; any other is an error.
 var cliPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
 
 // cliPlaceholderRe finds `{UPPER_CASE}` tokens as AgentV does; other braces (`{path}`,
@@ -198,7 +198,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 		}
 		h.cwd, _ = str("cwd", false)
 	}
-	if v, present := m["timeout_seconds"]; present && v != nil && !(cliIsRef(v) && !resolve) {
+	if v, present := m["timeout_seconds"]; present && v != nil && (!cliIsRef(v) || resolve) {
 		if sv, ok := v.(string); ok {
 			if _, isRef := EnvRef(sv); isRef {
 				sv, _ = str("timeout_seconds", false)
@@ -298,7 +298,7 @@ func cliIsRef(v any) bool {
 }
 
 // cliOptional drops an unset-variable error: an optional setting that references an unset
-// variable counts as absent (reference §7.2).
+// variable counts as absent, as in AgentV 2.5.
 func cliOptional(err error) error {
 	var ue *UnsetVarError
 	if errors.As(err, &ue) {

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,7 +65,7 @@ func (p *cliProvider) healthHTTP(ctx context.Context, h *cliHealth) error {
 		if ctx.Err() == context.DeadlineExceeded {
 			return fmt.Errorf("healthcheck of cli target %q failed: GET %s did not answer within %s", p.target.Name, shown, timeout)
 		}
-		return fmt.Errorf("healthcheck of cli target %q failed: GET %s: %v", p.target.Name, shown, cliURLErr(err))
+		return fmt.Errorf("healthcheck of cli target %q failed: GET %s: %w", p.target.Name, shown, cliURLErr(err))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -112,7 +113,7 @@ func cliShowURL(raw string) string {
 
 // cliURLErr strips the URL *url.Error repeats (it may carry a query string).
 func cliURLErr(err error) error {
-	if ue, ok := err.(*url.Error); ok {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err

@@ -10,7 +10,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// cliParseOutput reads a command's answer (reference §7.6). A JSON object may carry `text`,
+// cliParseOutput reads a command's answer as AgentV 2.5 does. A JSON object may carry `text`,
 // `output_messages`, `token_usage` {input, output, cached?}, `cost_usd` and `duration_ms`
 // (snake_case or camelCase, snake winning): non-empty output_messages are preferred, then
 // text (a non-string text is sent as JSON), else the whole output is the answer. Anything

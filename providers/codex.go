@@ -17,7 +17,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// codexBaseArgs is seed 004's invocation; configured args go before the final "-" (prompt on stdin).
+// codexBaseArgs is the documented codex invocation; configured args go before the final "-" (prompt on stdin).
 var codexBaseArgs = []string{"--ask-for-approval", "never", "exec", "--json", "--color", "never", "--skip-git-repo-check"}
 
 // codexDefaultSystem heads the prompt document unless `system_prompt` replaces it.
@@ -94,7 +94,8 @@ func newCodexProvider(t *Target, opts Options) (Provider, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	// Child processes lose the GitHub token unless this target references it (CONTRACT §2).
+	// Child processes lose the GitHub token unless this target references it: an agent under test
+	// must not act on the repository with the workflow's token.
 	p.env = proc.ChildEnv(env, nil, t.ReferencedVars()...)
 	return p, nil
 }

@@ -182,7 +182,7 @@ stream_max_retries = 0
 			logDir := t.TempDir()
 			tg := apiTestTarget(KindCodex, map[string]any{
 				"executable": bin,
-				// An args item from the environment (a whole-value reference), as seed 004 allows.
+				// An args item from the environment (a whole-value reference), as the targets file allows.
 				"args":           []any{"-c", "${{ CODEX_MODEL_OVERRIDE }}"},
 				"log_dir":        logDir,
 				"timeoutSeconds": 120,

@@ -369,6 +369,6 @@ func TestRetrySettingsAreCommon(t *testing.T) {
 	t.Parallel()
 	_, warns, err := New(apiTestTarget(KindCodex, map[string]any{"maxRetries": 2, "retry_status_codes": []any{429}}, nil), Options{})
 	if err != nil || len(warns) != 0 {
-		t.Errorf("codex target with retry settings: %v %v, want no warning (CONTRACT §2: retry settings are common)", err, warns)
+		t.Errorf("codex target with retry settings: %v %v, want no warning (retry settings are common to every target)", err, warns)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // NewEnv returns the lookup used for `${{ VAR }}`: the real environment (environ, KEY=VALUE
 // entries) always wins; then the .env files from evalDir up to repoRoot, the nearest file
-// winning (CONTRACT §2; AgentV 2.5 lets the outermost win). An empty evalDir reads no .env
+// winning, as a more specific file should (AgentV 2.5 lets the outermost win). An empty evalDir reads no .env
 // file (the Action passes secrets through the real environment). Parsed files are cached
 // by path, size and modification time, since the runner calls this once per eval file.
 func NewEnv(environ []string, evalDir, repoRoot string) LookupEnv {

@@ -2,7 +2,7 @@ package providers
 
 import "time"
 
-// DryRun returns a mock standing in for t (`--dry-run`, CONTRACT §3.1): agent requests get
+// DryRun returns a mock standing in for t (`--dry-run`): agent requests get
 // MockAnswer and judge requests (those with a SystemPrompt) a valid verdict of score 1, so
 // the whole pipeline, code judges included, runs without a network. Each request waits
 // delay, or a random time in [delayMin, delayMax] when delayMax > 0.

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/genai"
 )
 
-// apiGeminiDefaultModel is seed 004's default model.
+// apiGeminiDefaultModel is the model when a gemini target sets none.
 const apiGeminiDefaultModel = "gemini-2.5-flash"
 
 // apiGeminiDefaultBase is the Gemini API. It is always set explicitly so GOOGLE_GEMINI_BASE_URL in

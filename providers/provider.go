@@ -9,7 +9,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Mode is how a provider wants a case formatted (reference §1.9).
+// Mode is how a provider wants a case formatted (see BuildRequest).
 type Mode uint8
 
 const (
@@ -30,7 +30,7 @@ type Request struct {
 	EvalID   string
 	Attempt  int    // 0-based
 	Question string // the formatted question (user prompt for judges)
-	// Guidelines is the guideline files' contents block (reference §1.9), "" if none.
+	// Guidelines is the guideline files' contents block, "" if none.
 	Guidelines string
 	// SystemPrompt is set for judge calls (the JSON contract) and replaces the provider's default.
 	SystemPrompt string

@@ -11,7 +11,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// BuildRequest formats a case for a provider as AgentV 2.5 does (reference §1.9): the
+// BuildRequest formats a case for a provider as AgentV 2.5 does: the
 // question (flat, or with `@[Role]:` markers for multi-turn input), the guidelines block,
 // and the chat prompt for role-marker input. In ModeLM file contents are embedded as
 // `<file path="...">` blocks; in ModeAgent files are referenced as `<file: path="...">`.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/suite"
 )
 
@@ -89,22 +90,7 @@ func TestBuildRequestGolden(t *testing.T) {
 				b.WriteString("---- files\n" + strings.Join(req.Files, "\n") + "\n")
 				b.WriteString("---- record\n" + string(RequestRecord(req, mode)) + "\n")
 			}
-			golden := filepath.Join("testdata", "request", tc.name+".golden")
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			golden.Check(t, filepath.Join("testdata", "request", tc.name+".golden"), b.String())
 		})
 	}
 }

@@ -19,7 +19,8 @@ import (
 	"github.com/agentv/action/internal/retry"
 )
 
-// Retry defaults (CONTRACT §3.3, seed 004 "Provider Retry Configuration").
+// Retry defaults, as AgentV documents its provider retry configuration: 3 retries,
+// exponential backoff from 1 s (factor 2) capped at 60 s.
 const (
 	retryDefaultMax     = 3
 	retryDefaultInitial = 1000 * time.Millisecond
@@ -42,7 +43,7 @@ var retrySettingKeys = struct{ max, initial, cap, factor, codes []string }{
 	codes:   []string{"retry_status_codes", "retryable_status_codes"},
 }
 
-// Retry settings are common to every target (CONTRACT §2): a cli or codex target that carries them
+// Retry settings are common to every target: a cli or codex target that carries them
 // (shared YAML anchors, say) gets no unknown-setting warning.
 func init() {
 	for _, keys := range [][]string{retrySettingKeys.max, retrySettingKeys.initial, retrySettingKeys.cap,
@@ -202,13 +203,12 @@ func (e *APIError) Timeout() bool { return e.timeout }
 // retryObservation is what the HTTP transport saw of one attempt: the SDKs hide status codes
 // and headers behind their own error types, so the transport records them for the policy.
 type retryObservation struct {
-	mu        sync.Mutex
-	sent      bool
-	status    int
-	header    http.Header
-	body      bytes.Buffer // first bytes of an error body (status >= 400)
-	netErr    error        // transport or body-read failure
-	redirects int
+	mu     sync.Mutex
+	sent   bool
+	status int
+	header http.Header
+	body   bytes.Buffer // first bytes of an error body (status >= 400)
+	netErr error        // transport or body-read failure
 }
 
 type retryObsKey struct{}

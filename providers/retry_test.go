@@ -69,13 +69,13 @@ func TestRetrySettings(t *testing.T) {
 		want     got
 	}{
 		{"defaults", nil, nil, got{3, time.Second, time.Minute, 2, []int{408, 429, 500, 502, 503, 504}}},
-		{"contract names", map[string]any{"max_retries": 5, "retry_initial_delay_ms": 200, "retry_max_delay_ms": 5000,
+		{"snake_case names", map[string]any{"max_retries": 5, "retry_initial_delay_ms": 200, "retry_max_delay_ms": 5000,
 			"retry_backoff_factor": 1.5, "retry_status_codes": []any{429, 503}}, nil,
 			got{5, 200 * time.Millisecond, 5 * time.Second, 1.5, []int{429, 503}}},
 		{"camelCase", map[string]any{"maxRetries": 1, "retryInitialDelayMs": 10, "retryMaxDelayMs": 20,
 			"retryBackoffFactor": 3, "retryStatusCodes": []any{500}}, nil,
 			got{1, 10 * time.Millisecond, 20 * time.Millisecond, 3, []int{500}}},
-		{"seed 004 aliases", map[string]any{"maxRetries": 0, "initialDelayMs": 50, "maxDelayMs": 100,
+		{"camelCase aliases", map[string]any{"maxRetries": 0, "initialDelayMs": 50, "maxDelayMs": 100,
 			"backoffFactor": 4, "retryableStatusCodes": []any{"529", 429}}, nil,
 			got{0, 50 * time.Millisecond, 100 * time.Millisecond, 4, []int{429, 529}}},
 		{"numbers from the environment", map[string]any{"max_retries": "${{ RETRIES }}"}, map[string]string{"RETRIES": "6"},
@@ -157,7 +157,7 @@ func TestRetryPolicyWaits(t *testing.T) {
 					t.Errorf("%d attempts, want %d", tries, tt.wantTries)
 				}
 				var apiErr *APIError
-				if !errors.As(err, &apiErr) || errors.Unwrap(err) != tt.wantCtxErr {
+				if !errors.As(err, &apiErr) || !errors.Is(errors.Unwrap(err), tt.wantCtxErr) {
 					t.Errorf("err = %v, want an APIError wrapping %v", err, tt.wantCtxErr)
 				}
 			})

@@ -32,12 +32,12 @@ type TargetsFile struct {
 	budget int
 }
 
-// targetsCandidates are the names searched in each directory, in order (reference §7.1).
+// targetsCandidates are the names searched in each directory, in order (AgentV 2.5's).
 var targetsCandidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
 
 // LoadTargets reads a targets file. env resolves `${{ VAR }}` in the common settings and is
 // kept on each Target for its provider; literal values of secret-like settings are registered
-// with red at once. CLI targets are validated here (CONTRACT §3.2); other providers validate
+// with red at once. CLI targets are validated here; other providers validate
 // their settings when built (New).
 func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile {
 	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}, budget: targetsDecodeBudget}
@@ -209,7 +209,7 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 	return t
 }
 
-// loadCommon fills the common settings every provider shares (reference §7.3).
+// loadCommon fills the common settings every provider shares.
 func (t *Target) loadCommon(at func(path ...string) suite.Position) []error {
 	var errs []error
 	if v, ok, err := t.String("judge_target"); err != nil {
@@ -331,7 +331,7 @@ func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
 func ResolveTargetsFlag(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return "", fmt.Errorf("could not use targets file %q: %v", p, targetsPathErr(err))
+		return "", fmt.Errorf("could not use targets file %q: %w", p, targetsPathErr(err))
 	}
 	if !st.IsDir() {
 		return p, nil

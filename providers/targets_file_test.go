@@ -2,7 +2,6 @@ package providers
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,11 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite golden files under testdata")
 
 func targetsNoEnv(string) (string, bool) { return "", false }
 
@@ -73,19 +71,7 @@ func TestLoadTargetsBad(t *testing.T) {
 			if !suite.HasErrors(tf.Diagnostics) {
 				t.Errorf("no error diagnostic for a bad file:\n%s", got)
 			}
-			golden := strings.TrimSuffix(f, ".yaml") + ".out"
-			if *updateGolden {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("diagnostics (-want +got):\n%s", diff)
-			}
+			golden.Check(t, strings.TrimSuffix(f, ".yaml")+".out", got)
 		})
 	}
 }
@@ -170,6 +156,7 @@ func TestFind(t *testing.T) {
 		{"bad-common", `target "bad-common" in testdata/targets/bad/entries.yaml is invalid: `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := tf.Find(tc.name)
 			switch {
 			case tc.wantErr == "" && err != nil:

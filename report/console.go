@@ -28,7 +28,7 @@ const banner = "=================================================="
 // consoleTop is how many best and worst cases the console lists.
 const consoleTop = 3
 
-// Console writes the end-of-run summary (reference §8.7): an ERRORS section (id and message
+// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (id and message
 // per errored case), the EVALUATION SUMMARY (counts, mean, median, min, max, sample standard
 // deviation, the five-bin histogram, top and bottom three cases), the warnings count and the
 // outcome with its reason. color adds ANSI styles; model text never carries its own, as

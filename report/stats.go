@@ -28,7 +28,7 @@ type ScoreStats struct {
 //
 // Histogram bins are [0,0.2), [0.2,0.4), [0.4,0.6), [0.6,0.8) and [0.8,1.0]: a score on an
 // inner edge goes to the upper bin, so a case passing at the default threshold 0.8 shows in the
-// top bin. (AgentV 2.5 puts edge scores in the lower bin; the contract only asks for five bins.)
+// top bin. (AgentV 2.5 puts edge scores in the lower bin; any five-bin split is compatible.)
 func Stats(recs []*results.Record) ScoreStats {
 	return caseStats(CasesOf(recs))
 }

@@ -28,6 +28,7 @@ func TestReadSpecialFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			done := make(chan error, 1)
 			go func() { done <- tt.read(tt.path) }()
 			select {

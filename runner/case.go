@@ -19,7 +19,7 @@ import (
 )
 
 // HealthcheckError marks records of cases that did not run because their target's
-// healthcheck failed; such a run is invalid (CONTRACT §3.2).
+// healthcheck failed; such a run is invalid (exit code 2), not failed.
 type HealthcheckError struct{ Err error }
 
 func (e *HealthcheckError) Error() string { return e.Err.Error() }

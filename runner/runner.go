@@ -22,7 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Defaults of the contract (§3.1).
+// Defaults: each invocation may take 120 s, and a timed-out invocation is retried twice.
 const (
 	DefaultTimeout    = 120 * time.Second
 	DefaultMaxRetries = 2
@@ -81,7 +81,7 @@ type Runner struct {
 }
 
 // HealthFailures returns the failed healthchecks of the run, one per target: each makes the
-// run invalid (CONTRACT §3.2).
+// run invalid (exit code 2).
 func (r *Runner) HealthFailures() []error {
 	r.healthMu.Lock()
 	defer r.healthMu.Unlock()

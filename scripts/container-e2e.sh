@@ -372,7 +372,7 @@ EOF
 fi
 
 # ---------------------------------------------------------------- pass 4: runtimes
-# The image's runtimes (CONTRACT §7): TypeScript judges under bun and tsx, a JavaScript judge
+# The runtimes the image must carry: TypeScript judges under bun and tsx, a JavaScript judge
 # under node, a Python judge and a TypeScript prompt template, all through the @agentv/eval
 # SDK the binary carries (scripts/e2e-runtimes; mock targets, so only the scripts run).
 if ((RUNTIMES)); then

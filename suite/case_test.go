@@ -271,7 +271,7 @@ func TestUnsupportedAndMissingFiles(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			t.Parallel()
 			s := Load(tt.path, LoadOptions{Cwd: root})
-			requireDiag(t, s.Diagnostics, SeverityError, tt.want)
+			_ = requireDiag(t, s.Diagnostics, SeverityError, tt.want)
 			if len(s.Cases) != 0 {
 				t.Errorf("cases loaded from a bad file")
 			}
@@ -291,9 +291,9 @@ func TestHeaderTypeProblems(t *testing.T) {
 	t.Parallel()
 	s := loadYAMLString(t, "description: [not, text]\nevalcases: [{id: c, input: hi}]\n")
 	onlyCase(t, s)
-	requireDiag(t, s.Diagnostics, SeverityWarning, `"description" should be a string, got a list (ignored)`)
+	_ = requireDiag(t, s.Diagnostics, SeverityWarning, `"description" should be a string, got a list (ignored)`)
 
 	s = loadYAMLString(t, "dataset: {a: 1}\nexecution: [x]\nevalcases: [{id: c, input: hi}]\n")
-	requireDiag(t, s.Diagnostics, SeverityError, `"dataset" must be a string, got a mapping`)
-	requireDiag(t, s.Diagnostics, SeverityError, `"execution" must be a mapping with target and evaluators, got a list`)
+	_ = requireDiag(t, s.Diagnostics, SeverityError, `"dataset" must be a string, got a mapping`)
+	_ = requireDiag(t, s.Diagnostics, SeverityError, `"execution" must be a mapping with target and evaluators, got a list`)
 }

@@ -49,7 +49,7 @@ func TestEvaluatorParsing(t *testing.T) {
 			[]evalView{{"suite", "llm_judge", 1, ""}}},
 		{"root evaluators inherited", "evaluators: [{type: llm_judge, name: root}]\nevalcases: [{id: c, input: hi}]",
 			[]evalView{{"root", "llm_judge", 1, ""}}},
-		{"suite evaluator map (seed 001)", "evaluator: {type: llm_judge, name: single}\nevalcases: [{id: c, input: hi}]",
+		{"suite evaluator map", "evaluator: {type: llm_judge, name: single}\nevalcases: [{id: c, input: hi}]",
 			[]evalView{{"single", "llm_judge", 1, ""}}},
 		{"suite evaluator kind llm_judge is the default", "evaluator: llm_judge\nevalcases: [{id: c, input: hi}]", nil},
 		{"case evaluator kind keeps the suite list",

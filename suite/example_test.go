@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleLoad() {
-	s := suite.Load("testdata/good/seed001.yaml", suite.LoadOptions{Cwd: "."})
+	s := suite.Load("testdata/good/script-prompts.yaml", suite.LoadOptions{Cwd: "."})
 	for _, d := range s.Diagnostics {
 		fmt.Println(d)
 	}
@@ -42,6 +42,6 @@ func ExampleExpand() {
 		fmt.Println(d)
 	}
 	// Output:
-	// [testdata/good/agentv.yaml testdata/good/dataset.jsonl testdata/good/seed001.yaml]
+	// [testdata/good/agentv.yaml testdata/good/dataset.jsonl testdata/good/script-prompts.yaml]
 	// no eval files matched "testdata/nothing/*.yaml"
 }

@@ -54,7 +54,7 @@ func within(path, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// searchRoots lists where relative file references are looked up (reference §1.6): the eval
+// searchRoots lists where relative file references are looked up, as in AgentV 2.5: the eval
 // file's directory, each parent up to and including the repo root, then the working directory.
 func searchRoots(dir, repoRoot, cwd string) []string {
 	roots := []string{dir}
@@ -167,7 +167,7 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return safefile.ReadFile(path, limit)
 }
 
-// refDisplay is a file value as shown to users: without leading separators (reference §1.6).
+// refDisplay is a file value as shown to users: without leading separators.
 func refDisplay(value string) string {
 	return strings.TrimLeft(value, `/\`)
 }

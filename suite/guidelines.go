@@ -13,11 +13,12 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// DefaultGuidelinePatterns apply when no config file sets `guideline_patterns` (seed 004).
+// DefaultGuidelinePatterns apply when no config file sets `guideline_patterns` (AgentV 2.5
+// has no defaults; its specification names these).
 var DefaultGuidelinePatterns = []string{"**/*.instructions.md", "**/instructions/**", "**/*.prompt.md", "**/prompts/**"}
 
 // guidelinePatterns finds the patterns in force for the eval file: `.agentv.yaml` in its
-// directory (seed 004), else the first valid `.agentv/config.yaml` walking up to the repo root
+// directory, else the first valid `.agentv/config.yaml` walking up to the repo root
 // (AgentV 2.x), else the defaults. An invalid config file is reported and skipped.
 func (l *loader) guidelinePatterns() []string {
 	if p, ok := l.readConfig(filepath.Join(l.s.Dir, ".agentv.yaml")); ok {

@@ -85,8 +85,8 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// expected reads expected_messages (a list) or expected_output with the shorthands of
-// reference §1.4: string → assistant text; message or message list; any other list or object →
+// expected reads expected_messages (a list) or expected_output with AgentV 2.5's
+// shorthands: string → assistant text; message or message list; any other list or object →
 // one assistant message with that structured content.
 func (p *caseParser) expected(e *kv) {
 	if e == nil {
@@ -303,7 +303,7 @@ func appendUnique(xs []string, x string) []string {
 }
 
 // reference sets ReferenceAnswer: the explicit value wins, else it is derived from the last
-// expected message (reference §1.8).
+// expected message.
 func (p *caseParser) reference(e *kv) {
 	c := p.c
 	if e != nil && !isNull(e.v) {
@@ -379,7 +379,7 @@ func quote(s string) []byte {
 	return b.Bytes()
 }
 
-// question derives Case.Question (reference §1.8): string contents, JSON of structured contents
+// question derives Case.Question as AgentV 2.5 does: string contents, JSON of structured contents
 // and text segments of every input message, each trimmed, empties dropped, joined by a space.
 func question(msgs []Message) string {
 	var buf [4]string // most inputs have a few parts: no slice to allocate

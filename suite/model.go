@@ -40,10 +40,10 @@ type Case struct {
 	Input           []Message // expanded input messages (input_messages / input / question)
 	Expected        []Message // expanded expected messages (expected_messages / expected_output)
 	// ReferenceAnswer is the explicit `reference_answer`, else derived from the last expected
-	// message (reference §1.8). HasReference is false when neither exists (payload: null).
+	// message. HasReference is false when neither exists (payload: null).
 	ReferenceAnswer string
 	HasReference    bool
-	// Question is the plain text of all input messages (reference §1.8): string contents,
+	// Question is the plain text of all input messages: string contents,
 	// JSON of object contents and text segments, each trimmed, joined by one space.
 	Question       string
 	GuidelinePaths []string // absolute paths of referenced guideline files, in order of reference
@@ -62,7 +62,7 @@ func (c *Case) Dataset() string {
 	return c.Suite.Dataset
 }
 
-// FilePaths returns guideline paths followed by input-file paths (reference §1.7 `file_paths`).
+// FilePaths returns guideline paths followed by input-file paths (the payload's `file_paths`).
 func (c *Case) FilePaths() []string {
 	out := make([]string, 0, len(c.GuidelinePaths)+len(c.InputFiles))
 	out = append(out, c.GuidelinePaths...)

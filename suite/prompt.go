@@ -7,7 +7,7 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// scriptExts are prompt files run as executable templates (seeds 000/001, CONTRACT §4.1).
+// scriptExts are prompt files run as executable templates (payload on stdin, prompt on stdout).
 var scriptExts = map[string]bool{".ts": true, ".mts": true, ".js": true, ".mjs": true, ".cjs": true, ".py": true}
 
 // pathExts make a one-line prompt value look like a path: missing, it is an error, not inline text.
@@ -55,7 +55,7 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 	spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 }
 
-// parsePrompt resolves a prompt value (CONTRACT §4.1): an existing file is a text template or,
+// parsePrompt resolves a prompt value: an existing file is a text template or,
 // by extension, an executable one; a path-like value that exists nowhere is an error; anything
 // else is inline text. `{script: [...], config: {...}}` is an explicit executable template.
 func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *evalList) *PromptSpec {

@@ -117,7 +117,7 @@ func TestTemplateValidation(t *testing.T) {
 		{"expected_messages present", "Compare {{expected_messages}}", nil, nil},
 		{"new name actual_output", "Grade {{ actual_output }}", nil, nil},
 		{"new name expected_output", "Compare {{ expected_output }}", nil, nil},
-		{"question only (seed 003)", "{{ question }}", []string{
+		{"question only", "{{ question }}", []string{
 			"Custom evaluator template at prompts/t.md is missing required fields: include {{ candidate_answer }} or {{ expected_messages }}",
 		}, [][2]int{{1, 1}}},
 		{"unknown variables listed with valid ones", "Intro\n\n  {{ candiate_answer }} for {{invalid_var}} and {{ candiate_answer }} {{ candidate_answer }}", []string{

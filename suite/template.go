@@ -14,7 +14,7 @@ import (
 // TemplateVarPattern matches a `{{ variable }}` placeholder (spaces inside the braces allowed).
 var TemplateVarPattern = regexp.MustCompile(`{{\s*([a-zA-Z0-9_]+)\s*}}`)
 
-// TemplateVariables are the names a text template may use (CONTRACT §4.1).
+// TemplateVariables are the names a text template may use; others are left as written, with a warning.
 var TemplateVariables = []string{"candidate_answer", "expected_messages", "question", "expected_outcome",
 	"reference_answer", "input_messages", "output_messages", "actual_output", "expected_output", "input"}
 
@@ -80,7 +80,8 @@ func textPos(text string, off int) (int, int) {
 	return line, utf8.RuneCountInString(before[lineStart:]) + 1
 }
 
-// validateFileTemplate checks a text template file (seed 003). Warnings point into the file.
+// validateFileTemplate checks a text template file: it must use {{ candidate_answer }} or
+// {{ expected_messages }}, else the judge has nothing to grade. Warnings point into the file.
 func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
 	missing, unknown, off := templateProblems(text)
 	file := displayPath(abs, l.cwd)

@@ -2,16 +2,13 @@ package suite
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/agentv/action/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // formatDiags renders diagnostics one per line as `file:line:col: message [severity kind]`.
 func formatDiags(ds []Diagnostic) string {
@@ -53,28 +50,11 @@ func evalFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-// checkGolden compares got with the file at path, or rewrites it with -update.
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test ./suite -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
-
 // TestTestdata loads every file of testdata/bad and testdata/good: each file's diagnostics must
 // match its sibling .out file; good files must load without errors and their cases must match
 // the .cases.json golden.
 func TestTestdata(t *testing.T) {
+	t.Parallel()
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +65,7 @@ func TestTestdata(t *testing.T) {
 				t.Parallel()
 				s := Load(file, LoadOptions{Cwd: cwd})
 				base := strings.TrimSuffix(file, filepath.Ext(file))
-				checkGolden(t, base+".out", normalize(formatDiags(s.Diagnostics), s.RepoRoot))
+				golden.Check(t, base+".out", normalize(formatDiags(s.Diagnostics), s.RepoRoot))
 				switch kind {
 				case "bad":
 					if !HasErrors(s.Diagnostics) && len(s.Diagnostics) == 0 {
@@ -95,7 +75,7 @@ func TestTestdata(t *testing.T) {
 					if HasErrors(s.Diagnostics) {
 						t.Errorf("good file has errors:\n%s", formatDiags(s.Diagnostics))
 					}
-					checkGolden(t, base+".cases.json", normalize(dumpSuite(t, s), s.RepoRoot))
+					golden.Check(t, base+".cases.json", normalize(dumpSuite(t, s), s.RepoRoot))
 				}
 			})
 		}

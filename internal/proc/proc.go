@@ -1,5 +1,6 @@
 // Package proc runs user subprocesses (code judges, prompt templates, CLI targets):
-// stdin from a reader, a timeout that kills the whole process group, output capped
+// stdin from a reader, a timeout that kills the whole process group (on Windows, which
+// has no process groups here, only the process itself), output capped
 // so a runaway child cannot exhaust memory, and errors that carry the command, exit
 // status and a truncated stderr.
 package proc
@@ -12,7 +13,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -109,12 +109,12 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	// Own process group, so a timeout kills the script and everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	startGroup(cmd)
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 		return nil
 	}
 	cmd.WaitDelay = waitDelay
@@ -138,7 +138,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	}
 	// Reap anything left in the group (a background grandchild) once the leader is gone.
 	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd.Process)
 	}
 	if err == nil {
 		return res, nil

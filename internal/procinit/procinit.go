@@ -22,10 +22,6 @@ import (
 // fdVar names the inherited descriptor that carries the moved tokens.
 const fdVar = "AGENTV_SECRETS_FD"
 
-// initVar forces init mode (1: act as init, reaping orphans as a subreaper, even when not
-// PID 1) or disables it (0: never, even as PID 1). The worker an init starts gets 0.
-const initVar = "AGENTV_INIT"
-
 // Secrets are the variables moved out of the environment, by name.
 type Secrets map[string]string
 

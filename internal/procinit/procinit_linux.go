@@ -16,6 +16,11 @@ const (
 	fGetPipeSize        = 1032
 )
 
+// initVar forces init mode (1: act as init, reaping orphans as a subreaper, even when not
+// PID 1) or disables it (0: never, even as PID 1). The worker an init starts gets 0. Init
+// mode exists on Linux only (subreapers are a Linux feature).
+const initVar = "AGENTV_INIT"
+
 // selfExe is the running binary, whatever its path or name.
 const selfExe = "/proc/self/exe"
 

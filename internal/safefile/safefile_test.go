@@ -75,6 +75,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var got []byte
 			var err error
 			noHang(t, func() { got, err = ReadFile(tt.path, 16) })

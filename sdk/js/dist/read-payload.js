@@ -2,7 +2,7 @@ import { parseCodeJudgePayload } from './payload.js';
 import { readStdinSync } from './stdin.js';
 let cached;
 /**
- * Reads the payload from stdin and returns it camelCased (seed 002's `@agentv/core` API). Stdin can
+ * Reads the payload from stdin and returns it camelCased (the `@agentv/core` API of AgentV's code judge docs). Stdin can
  * be read only once, so later calls return the same object. Throws when stdin holds no valid payload.
  *
  * ```ts

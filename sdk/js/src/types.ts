@@ -104,7 +104,7 @@ export interface CodeJudgeInput {
 /** What a prompt template receives: the same context as a code judge. */
 export type PromptTemplateInput = CodeJudgeInput;
 
-/** Seed name of the code judge context, as `@agentv/core` exports it. */
+/** Earlier name of the code judge context, as `@agentv/core` exports it. */
 export type CodeJudgePayload = CodeJudgeInput;
 
 /** A code judge's verdict. */

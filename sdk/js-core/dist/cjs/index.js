@@ -1,5 +1,5 @@
 "use strict";
-// @agentv/core: the code judge payload reader of seed 002, kept in @agentv/eval so both
+// @agentv/core: the code judge payload reader AgentV's docs name, kept in @agentv/eval so both
 // packages return the same object.
 const sdk = require("@agentv/eval");
 exports.readCodeJudgePayload = sdk.readCodeJudgePayload;

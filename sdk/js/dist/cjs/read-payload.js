@@ -5,7 +5,7 @@ const payload_js_1 = require("./payload.js");
 const stdin_js_1 = require("./stdin.js");
 let cached;
 /**
- * Reads the payload from stdin and returns it camelCased (seed 002's `@agentv/core` API). Stdin can
+ * Reads the payload from stdin and returns it camelCased (the `@agentv/core` API of AgentV's code judge docs). Stdin can
  * be read only once, so later calls return the same object. Throws when stdin holds no valid payload.
  *
  * ```ts
