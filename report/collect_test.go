@@ -83,8 +83,10 @@ func manyFileRun(t testing.TB) *Run {
 // The reports rendered from a Collector are byte for byte those rendered from the records,
 // at every details level, whatever order the cases finished in.
 func TestCollectorRendersAsRecords(t *testing.T) {
+	t.Parallel()
 	for _, d := range []DetailLevel{DetailsFailures, DetailsAll, DetailsNone} {
 		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
 			want := manyFileRun(t)
 			want.Details = d
 			wantOut := renderAll(t, want)
@@ -108,6 +110,7 @@ func TestCollectorRendersAsRecords(t *testing.T) {
 // What the collector keeps: passing cases drop their text unless the details level shows it;
 // kept records lose recorded prompts and keep long texts cut with their length noted.
 func TestCollectorKeepsLittle(t *testing.T) {
+	t.Parallel()
 	run := manyFileRun(t)
 	_, col := collected(t, run, 1)
 	for _, c := range col.Cases() {
@@ -161,6 +164,7 @@ func TestCollectorWithoutSpool(t *testing.T) {
 // With details "all", passing cases keep their text only while their rows could still fit
 // the summary; past that their text goes, and the reports read the same as from records.
 func TestCollectorDropsPassingTextPastBudget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("renders 32,000 cases")
 	}
@@ -181,6 +185,7 @@ func TestCollectorDropsPassingTextPastBudget(t *testing.T) {
 
 // minRowBytes is a true lower bound: the smallest possible row is not shorter.
 func TestMinRowBytes(t *testing.T) {
+	t.Parallel()
 	c := &Case{Verdict: results.VerdictPass, Score: 0}
 	v := buildView(&Run{Cases: []*Case{c}}, "", summarySurface.lim)
 	row := v.row(c)
@@ -190,6 +195,7 @@ func TestMinRowBytes(t *testing.T) {
 }
 
 func TestCut(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", keepRunes+7)
 	got := cut(long)
 	if want := strings.Repeat("é", keepRunes) + cutMark + "7"; got != want {
@@ -272,11 +278,12 @@ func failingRun(nFail int, tiny bool) *Run {
 // A run with more failures than any surface can detail keeps only the records it may show,
 // and every report still reads as rendered from all the records.
 func TestCollectorBoundsFailureRecords(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("renders 9,300 cases")
 	}
 	for _, tiny := range []bool{false, true} {
-		t.Run(fmt.Sprintf("tiny=%v", tiny), func(t *testing.T) { checkBoundedFailures(t, tiny) })
+		t.Run(fmt.Sprintf("tiny=%v", tiny), func(t *testing.T) { t.Parallel(); checkBoundedFailures(t, tiny) })
 	}
 }
 
@@ -316,6 +323,7 @@ func checkBoundedFailures(t *testing.T, tiny bool) {
 
 // minDetailsBytes is a true lower bound: the smallest possible details block is not shorter.
 func TestMinDetailsBytes(t *testing.T) {
+	t.Parallel()
 	for _, vd := range []results.Verdict{results.VerdictFail, results.VerdictError} {
 		b := detailsBlock(&Run{}, &results.Record{Verdict: vd}, vd, "", summarySurface.lim)
 		if len(b) < minDetailsBytes {

@@ -146,7 +146,7 @@ func validRepo(repo string) bool {
 		return false
 	}
 	for _, r := range owner + name {
-		if !(r == '-' || r == '_' || r == '.' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+		if r != '-' && r != '_' && r != '.' && (r >= utf8.RuneSelf || !unicode.IsLetter(r) && !unicode.IsDigit(r)) {
 			return false
 		}
 	}

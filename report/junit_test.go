@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -267,7 +268,7 @@ func checkWellFormed(t testing.TB, data []byte, run *Run) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	for {
 		_, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -395,6 +396,7 @@ func BenchmarkJUnit100k(b *testing.B) {
 // A failed case without misses of its own still says why in the failure message, the line CI
 // pages show first: here a judge whose reply held no verdict.
 func TestJUnitFailureMessageCarriesWhy(t *testing.T) {
+	t.Parallel()
 	rec := &results.Record{EvalID: "c", Verdict: results.VerdictFail, Score: 0,
 		EvaluatorResults: []results.EvaluatorResult{{Name: "rubric", Type: "llm_judge", Verdict: "fail",
 			Reasoning: "judge reply held no JSON verdict: Looks right to me."}}}

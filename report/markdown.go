@@ -314,7 +314,10 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 			writeText(&b, "Reasoning", t, lim.reasoning)
 		}
 	}
-	if a := r.CandidateAnswer; strings.TrimSpace(a) != "" && !(r.Error != "" && seen.has(strings.TrimPrefix(strings.TrimSpace(a), "Error occurred: "))) {
+	// An errored case's "answer" is often the error again ("Error occurred: …"): shown once.
+	a := r.CandidateAnswer
+	echoesError := r.Error != "" && seen.has(strings.TrimPrefix(strings.TrimSpace(a), "Error occurred: "))
+	if strings.TrimSpace(a) != "" && !echoesError {
 		writeText(&b, "Answer", a, lim.answer)
 	}
 	b.WriteString("</details>\n\n")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPassRate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		passed, total int
 		want          string
@@ -30,6 +31,7 @@ func TestPassRate(t *testing.T) {
 }
 
 func TestWhyOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		rec  results.Record
@@ -56,6 +58,7 @@ func TestWhyOf(t *testing.T) {
 // A case whose target failed shows its error once, and no answer: the runner's "Error
 // occurred: …" answer and "Error: …" miss repeat the error.
 func TestErroredDetailsShowErrorOnce(t *testing.T) {
+	t.Parallel()
 	msg := `openai: 401 Unauthorized`
 	rec := &results.Record{EvalID: "e", File: "evals/a.yaml", Line: 3, Error: msg, Verdict: results.VerdictError,
 		Misses: []string{"Error: " + msg}, CandidateAnswer: "Error occurred: " + msg, Reasoning: msg,
@@ -77,6 +80,7 @@ func TestErroredDetailsShowErrorOnce(t *testing.T) {
 }
 
 func TestMdWrapped(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"- list\nnext", "&#45; list<br>next"},
 		{"1. one", "&#49;. one"},
@@ -92,6 +96,7 @@ func TestMdWrapped(t *testing.T) {
 }
 
 func TestGroupRows(t *testing.T) {
+	t.Parallel()
 	mk := func(id, why string, vd results.Verdict, score float64) *Case {
 		return &Case{EvalID: id, Why: why, Verdict: vd, Score: score}
 	}

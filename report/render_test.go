@@ -309,6 +309,7 @@ func quickStartRun() *Run {
 }
 
 func TestRenderedReports(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("cmark-gfm"); err != nil {
 		t.Skip("cmark-gfm not installed (apt-get install cmark-gfm): the rendered HTML is not checked")
 	}
@@ -326,6 +327,7 @@ func TestRenderedReports(t *testing.T) {
 	for _, tc := range runs {
 		for _, surface := range []string{"summary", "comment"} {
 			t.Run(tc.name+"-"+surface, func(t *testing.T) {
+				t.Parallel()
 				var md string
 				if surface == "summary" {
 					md = Summary(tc.run())
@@ -350,6 +352,7 @@ func TestRenderedReports(t *testing.T) {
 // The reasons reviewers could not see: the quick start's miss and a judge without a verdict
 // sit in the Why column; errors come first; the 13 identical errors are one row.
 func TestRenderedWhy(t *testing.T) {
+	t.Parallel()
 	qs := checkRendered(t, "quickstart-why", Comment(quickStartRun(), testMarker))
 	if got := strings.TrimSpace(qs.failRows[0][3].text.String()); got != "missing 'deploy'" {
 		t.Errorf("quick start Why = %q", got)
@@ -381,7 +384,9 @@ func TestRenderedWhy(t *testing.T) {
 	var last float64
 	for _, r := range rows[1:] {
 		var lo float64
-		fmt.Sscanf(cell(r, 2), "%f", &lo)
+		if _, err := fmt.Sscanf(cell(r, 2), "%f", &lo); err != nil {
+			t.Errorf("row %q: score %q is not a number", cell(r, 1), cell(r, 2))
+		}
 		if lo < last {
 			t.Errorf("row %q (score %s) after a score of %.3f", cell(r, 1), cell(r, 2), last)
 		}

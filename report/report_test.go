@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 const testMarker = "<!-- agentv-action:v1 key=ci/eval -->"
 
@@ -95,22 +92,10 @@ func skippedRun() *Run {
 	return &Run{Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts, Version: "1.2.3"}
 }
 
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/golden/name (go test -update rewrites it).
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestGolden(t *testing.T) {
@@ -170,7 +155,7 @@ func TestGolden(t *testing.T) {
 			if tt.adjust != nil {
 				tt.adjust(run)
 			}
-			golden(t, tt.name, tt.render(run))
+			checkGolden(t, tt.name, tt.render(run))
 		})
 	}
 }

@@ -17,8 +17,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata/ with the current output")
 
 // Check compares got with the file at path, or with -update writes got to path (creating its
-// directory). A missing
-// file fails the test with a hint to run -update.
+// directory). A missing file fails the test with a hint to run -update.
 func Check[T ~string | ~[]byte](t testing.TB, path string, got T) {
 	t.Helper()
 	check(t, path, []byte(got), *update)
