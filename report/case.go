@@ -12,7 +12,7 @@ import (
 // Case is what the reports keep of one finished case. The fields are what every surface
 // needs of every case (tables, statistics, JUnit suite headers); Record, the case's text,
 // is kept only where a surface may show it. A 100,000-case run keeps about 200 bytes a case
-// instead of its whole record (CONTRACT §1: the run stays under 150 MiB).
+// instead of its whole record (so a streamed 100,000-case run stays under 150 MiB).
 type Case struct {
 	EvalID, Dataset, Target, File string
 	Score                         float64

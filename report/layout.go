@@ -8,7 +8,8 @@ import (
 	"github.com/agentv/action/results"
 )
 
-// Size budgets of the Markdown surfaces (ci-reporting.md §6b).
+// Size budgets of the Markdown surfaces: GitHub refuses a comment over 65,536 characters and
+// a step summary over 1 MiB (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands).
 const (
 	// CommentLimit is the PR comment budget in characters. GitHub rejects a body over 65,536
 	// characters with 422 "Body is too long"; the margin absorbs counting differences.
