@@ -92,7 +92,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bool) {
 	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
 	fs.StringVar(&cfg.Target, "target", "", "run every case against this target (default: the case's or suite's target, else 'default')")
-	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for LLM judges when the target sets no judge_target")
+	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
 	fs.Var(countValue{&cfg.Workers}, "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
 	fs.Var(countValue{&cfg.Workers}, "max-concurrency", "alias of --workers")
 	fs.StringVar(&cfg.Out, "out", filepath.Join("agentv-results", "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")

@@ -494,15 +494,16 @@ func (p *planner) construct(tf *providers.TargetsFile, name string) (providers.P
 	return pr, err
 }
 
-// judge resolves the judge provider of an llm_judge (CONTRACT §4.1): the evaluator's own
-// target, else the target's judge_target, else --judge-target, else the target itself.
+// judge resolves the judge provider of an llm_judge: the evaluator's own target, else the
+// --judge-target override (an explicit choice wins over the targets file, as --target does),
+// else the target's judge_target, else the target itself.
 func (p *planner) judge(t *providers.Target, override string) (providers.Provider, error) {
 	name := override
 	if name == "" {
-		name = t.JudgeTarget
+		name = strings.TrimSpace(p.e.Cfg.JudgeTarget)
 	}
 	if name == "" {
-		name = p.e.Cfg.JudgeTarget
+		name = t.JudgeTarget
 	}
 	if name == "" {
 		name = t.Name
