@@ -58,8 +58,8 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	} else {
 		fmt.Fprintln(c.Stderr, keptMessage)
 	}
-	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
-	report.Console(c.Stdout, run, isTerminal(c.Stdout))
+	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
+	report.Console(c.Stdout, run, c.color(c.Stdout))
 	if out.ResultsPath != "" {
 		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
 	}

@@ -15,14 +15,10 @@ import (
 // validateCmd checks eval files and their targets files and prints every problem.
 func (c *Command) validateCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv validate", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
 	targetsPath := fs.String("targets", "", "targets file or directory (default: discovered per eval file)")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return gate.ExitInvalid
+	paths, code, ok := parseCommand(fs, "agentv validate [flags] <eval files, directories or globs...>", args, c.Stdout, c.Stderr)
+	if !ok {
+		return code
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv validate: no eval paths given")
@@ -37,6 +33,7 @@ func (c *Command) validateCmd(args []string) int {
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
 		var tpath string
+		var err error
 		if *targetsPath != "" {
 			tpath, err = providers.ResolveTargetsFlag(*targetsPath)
 		} else {
@@ -72,7 +69,7 @@ func (c *Command) validateCmd(args []string) int {
 			}
 		}
 	}
-	printDiagnostics(c.Stdout, diags, isTerminal(c.Stdout))
+	printDiagnostics(c.Stdout, diags, c.color(c.Stdout))
 	errs := 0
 	for _, d := range diags {
 		if d.IsError() {
