@@ -31,7 +31,8 @@ func parseCommand(fs *flag.FlagSet, synopsis string, args []string, stdout, stde
 		fs.SetOutput(io.Discard)
 		return nil, 0, false
 	}
-	msg := err.Error()
+	// Flags are written with two dashes everywhere else (help, README): errors say them so.
+	msg := strings.NewReplacer("for flag -", "for flag --", "argument: -", "argument: --").Replace(err.Error())
 	if name, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag --" + name

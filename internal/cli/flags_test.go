@@ -133,7 +133,7 @@ func TestGateFlagsExitInvalid(t *testing.T) {
 			if args[0] == "eval" {
 				flagName = strings.TrimPrefix(args[1], "--")
 			}
-			if !strings.Contains(stderr.String(), "invalid value") || !strings.Contains(stderr.String(), "flag -"+flagName+":") {
+			if !strings.Contains(stderr.String(), "invalid value") || !strings.Contains(stderr.String(), "flag --"+flagName+":") {
 				t.Errorf("stderr does not name the flag %s:\n%s", flagName, stderr.String())
 			}
 		})
@@ -201,7 +201,7 @@ func TestBadFlagIsOneLine(t *testing.T) {
 		{[]string{"report", "--result", "r.jsonl"}, "agentv report: unknown flag --result (did you mean --results?); 'agentv report -h' lists the flags\n"},
 		{[]string{"validate", "--target", "t.yaml", "s.yaml"}, "agentv validate: unknown flag --target (did you mean --targets?); 'agentv validate -h' lists the flags\n"},
 		{[]string{"eval", "--frobnicate", "s.yaml"}, "agentv eval: unknown flag --frobnicate; 'agentv eval -h' lists the flags\n"},
-		{[]string{"eval", "--timeout"}, "agentv eval: flag needs an argument: -timeout; 'agentv eval -h' lists the flags\n"},
+		{[]string{"eval", "--timeout"}, "agentv eval: flag needs an argument: --timeout; 'agentv eval -h' lists the flags\n"},
 		{[]string{"evl", "s.yaml"}, "agentv: unknown command \"evl\" (did you mean eval?); 'agentv -h' lists the commands\n"},
 		{[]string{"--dry-run", "s.yaml"}, "agentv: unknown flag --dry-run: flags go after a command (agentv eval [flags] <paths>); 'agentv -h' lists the commands\n"},
 	}
