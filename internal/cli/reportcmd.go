@@ -122,6 +122,7 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
 	}
 	out.Planned, out.PlannedComplete, out.stopped = res.Planned, !res.PlannedAtLeast, res.Stopped
+	out.Cancelled = res.Cancelled
 	return out
 }
 

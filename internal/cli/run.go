@@ -102,7 +102,7 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	return &report.Run{
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
-		Targets: out.Targets, Started: out.Started, Duration: out.Duration,
+		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}
 }
 
