@@ -12,7 +12,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -109,12 +108,9 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	// Own process group, so a timeout kills the script and everything it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		return nil
 	}
 	cmd.WaitDelay = waitDelay
@@ -137,9 +133,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	// Reap anything left in the group (a background grandchild) once the leader is gone.
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	killGroup(cmd)
 	if err == nil {
 		return res, nil
 	}
