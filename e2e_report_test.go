@@ -108,9 +108,9 @@ func TestReportMatchesEval(t *testing.T) {
 			"s.yaml": "evalcases:\n  - id: a\n    input: hi\n  - id: a\n    input: again\n  - id: b\n    input: hi\n"},
 			args: []string{"s.yaml"}, wantCode: 2, want: "invalid"},
 		{name: "cancelled", files: map[string]string{"targets.yaml": slowTargets, "s.yaml": "evalcases:\n" + genCases(40)},
-			args: []string{"s.yaml"}, stop: syscall.SIGINT, wantCode: 2, want: "invalid", wantOf: " of 40"},
+			args: []string{"s.yaml"}, stop: syscall.SIGINT, wantCode: 2, want: "cancelled", wantOf: " of 40"},
 		{name: "terminated", files: map[string]string{"targets.yaml": slowTargets, "s.jsonl": genJSONLCases(40)},
-			args: []string{"s.jsonl"}, stop: syscall.SIGTERM, wantCode: 2, want: "invalid", wantOf: " of 40"},
+			args: []string{"s.jsonl"}, stop: syscall.SIGTERM, wantCode: 2, want: "cancelled", wantOf: " of 40"},
 		{name: "killed", files: map[string]string{"targets.yaml": slowTargets, "s.yaml": "evalcases:\n" + genCases(40)},
 			args: []string{"s.yaml"}, stop: syscall.SIGKILL, wantCode: -1, want: "invalid", wantOf: " of an unknown number of"},
 	}
@@ -143,6 +143,10 @@ func TestReportMatchesEval(t *testing.T) {
 				code := exitCode(t, err)
 				if code != tt.wantCode || consoleOutcome(buf.String()) != tt.want {
 					t.Fatalf("eval: exit %d outcome %q, want %d %q\n%s", code, consoleOutcome(buf.String()), tt.wantCode, tt.want, buf)
+				}
+				// An interrupted run says it is stopping as soon as it is told to.
+				if stopping := strings.Contains(buf.String(), "agentv: stopping: "); stopping != (tt.stop != 0) {
+					t.Errorf("eval said it was stopping: %v, want %v\n%s", stopping, tt.stop != 0, buf)
 				}
 				if m, _ := filepath.Glob(filepath.Join(out, "*.partial")); len(m) > 0 {
 					t.Errorf("a run that ended left %v", m)

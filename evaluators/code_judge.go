@@ -38,14 +38,19 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 	if err != nil {
 		return errorf(request, "could not build the judge payload: %v", err)
 	}
+	// A .ts/.js/.py path runs with the interpreter prompt templates get.
+	argv, env, err := jsruntime.Resolver{}.JudgeCommand(spec.Script, cwd)
+	if err != nil {
+		return errorf(request, "code judge: %v", err)
+	}
 	if spec.TargetProxy == nil {
-		return r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request, nil)
+		return r.runJudgeScript(ctx, "code judge", argv, cwd, payload, request, env)
 	}
 	proxy, err := r.startProxy(ctx, spec.TargetProxy.MaxCalls)
 	if err != nil {
 		return errorf(request, "could not start the target proxy: %v", err)
 	}
-	v := r.runJudgeScript(ctx, "code judge", spec.Script, cwd, payload, request, proxy.env())
+	v := r.runJudgeScript(ctx, "code judge", argv, cwd, payload, request, append(env, proxy.env()...))
 	// Closed before the judge's result is read: no call can come in after the judge ended.
 	proxy.close()
 	rec := make([]byte, 0, len(request)+64)

@@ -36,6 +36,7 @@ type Replay struct {
 	atLeast  bool
 	unknown  bool // a run's planned count is unknown (killed while its suite streamed)
 	stopped  bool // a run stopped before every planned case finished (cancelled or killed)
+	cancel   bool // a run's end record says it was cancelled
 }
 
 // maxListed bounds how many record positions one problem lists.
@@ -130,7 +131,7 @@ func (r *Replay) end(rec *results.RunRecord, line int) {
 		r.planned += inRun
 	}
 	if rec.Cancelled {
-		r.stopped = true
+		r.stopped, r.cancel = true, true
 	}
 }
 
@@ -166,12 +167,14 @@ type ReplayResult struct {
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
+	// Cancelled is set when a run's end record says it was cancelled (interrupted, not killed).
+	Cancelled bool
 }
 
 // Result settles what was read (a run still open at the end of the file was killed).
 func (r *Replay) Result() ReplayResult {
 	r.closeOpen()
-	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped}
+	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped, Cancelled: r.cancel}
 	if r.runs > 0 || r.ends > 0 {
 		out.Planned = r.planned + r.outside
 		out.PlannedAtLeast = r.atLeast

@@ -28,12 +28,20 @@ const banner = "=================================================="
 // consoleTop is how many best and worst cases the console lists.
 const consoleTop = 3
 
-// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (id and message
-// per errored case), the EVALUATION SUMMARY (counts, mean, median, min, max, sample standard
-// deviation, the five-bin histogram, top and bottom three cases), the warnings count and the
-// outcome with its reason. color adds ANSI styles; model text never carries its own, as
-// escape sequences are stripped from it. Ids, messages and reasons are each flattened to part
-// of one line (logtext.Line), so no line of the summary is a workflow command.
+// consoleProblems is how many of an invalid run's problems the console lists.
+const consoleProblems = 20
+
+// consoleGroupIDs is how many case ids the console names for one error shared by many cases.
+const consoleGroupIDs = 5
+
+// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (each distinct
+// message once, with the cases it ended), the EVALUATION SUMMARY (counts; for a run that was
+// decided on its scores also mean, median, min, max, sample standard deviation, the five-bin
+// histogram, the top three cases and up to three cases below 1.0), the problems of an invalid
+// or cancelled run instead of the scores, the warnings count and the outcome with its reason.
+// color adds ANSI styles; model text never carries its own, as escape sequences are stripped
+// from it. Ids, messages and reasons are each flattened to part of one line (logtext.Line), so
+// no line of the summary is a workflow command.
 func Console(w io.Writer, run *Run, color bool) {
 	if run == nil {
 		run = &Run{}
@@ -44,19 +52,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	b := bufio.NewWriterSize(w, 64<<10)
 	defer b.Flush()
 
-	var errored []*Case
-	for _, r := range recs {
-		if r.Verdict == results.VerdictError {
-			errored = append(errored, r)
-		}
-	}
-	if len(errored) > 0 {
-		b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
-		for _, r := range errored {
-			fmt.Fprintf(b, "  %s %s: %s\n", p.paint(ansiRed, "✗"), logtext.Line(run.label(r)), logtext.Line(truncate(r.Why, whyRunes)))
-		}
-		b.WriteString("\n")
-	}
+	writeErrorGroups(b, run, recs, p)
 
 	b.WriteString(banner + "\n" + p.paint(ansiBold, "EVALUATION SUMMARY") + "\n" + banner + "\n")
 	c := run.Counts
@@ -70,8 +66,14 @@ func Console(w io.Writer, run *Run, color bool) {
 		fmt.Fprintf(b, "   Skipped: %d", c.Skipped)
 	}
 	b.WriteString("\n")
-	s := caseStats(recs)
-	if s.Count > 0 {
+	o := run.Decision.Outcome
+	// Scores of an invalid or cancelled run answer no question: its problems do.
+	if o == gate.Invalid || run.Cancelled {
+		// One problem is the outcome's reason already.
+		if len(c.Problems) > 1 || (len(c.Problems) == 1 && c.Problems[0] != run.Decision.Reason) {
+			writeProblems(b, c.Problems, p)
+		}
+	} else if s := caseStats(recs); s.Count > 0 {
 		fmt.Fprintf(b, "Mean score:    %.3f\n", s.Mean)
 		fmt.Fprintf(b, "Median score:  %.3f\n", s.Median)
 		fmt.Fprintf(b, "Min score:     %.3f\n", s.Min)
@@ -91,14 +93,20 @@ func Console(w io.Writer, run *Run, color bool) {
 		top, bottom := ranked(recs)
 		b.WriteString("\nTop 3 cases:\n")
 		writeRanked(b, top, run)
-		b.WriteString("Bottom 3 cases:\n")
-		writeRanked(b, bottom, run)
+		// A case that scored 1.0 is no case to look at, whatever its rank.
+		bottom = slices.DeleteFunc(bottom, func(c *Case) bool { return caseScore(c) >= 1 })
+		if len(bottom) > 0 {
+			b.WriteString("Bottom 3 cases:\n")
+			writeRanked(b, bottom, run)
+		}
 	}
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}
-	o := run.Decision.Outcome
 	name := strings.ToUpper(string(o))
+	if run.Cancelled {
+		name = "CANCELLED" // still exit 2: the run is invalid, but it was stopped, not wrong
+	}
 	if name == "" {
 		name = "UNKNOWN"
 	}
@@ -107,6 +115,69 @@ func Console(w io.Writer, run *Run, color bool) {
 		line += " — " + logtext.Line(run.Decision.Reason)
 	}
 	fmt.Fprintf(b, "\n%s\n", p.paint(outcomeStyle(o), line))
+}
+
+// writeErrorGroups writes the ERRORS section: each distinct error message once, in the order
+// of the first case it ended, with that case's id, or with how many cases it ended and the
+// first few ids. A run where one outage failed 300 cases reads as one line, not 300.
+func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
+	type group struct {
+		why   string
+		cases []*Case
+	}
+	var groups []*group
+	byWhy := map[string]*group{}
+	for _, r := range recs {
+		if r.Verdict != results.VerdictError {
+			continue
+		}
+		g := byWhy[r.Why]
+		if g == nil {
+			g = &group{why: r.Why}
+			byWhy[r.Why] = g
+			groups = append(groups, g)
+		}
+		g.cases = append(g.cases, r)
+	}
+	if len(groups) == 0 {
+		return
+	}
+	b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
+	mark := p.paint(ansiRed, "✗")
+	for _, g := range groups {
+		why := logtext.Line(truncate(g.why, whyRunes))
+		if len(g.cases) == 1 {
+			fmt.Fprintf(b, "  %s %s: %s\n", mark, logtext.Line(run.label(g.cases[0])), why)
+			continue
+		}
+		fmt.Fprintf(b, "  %s %d cases: %s\n", mark, len(g.cases), why)
+		b.WriteString("      ")
+		for i, c := range g.cases[:min(len(g.cases), consoleGroupIDs)] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(logtext.Line(run.label(c)))
+		}
+		if more := len(g.cases) - consoleGroupIDs; more > 0 {
+			fmt.Fprintf(b, " and %d more", more)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// writeProblems lists an invalid run's problems, the first consoleProblems of them.
+func writeProblems(b *bufio.Writer, problems []string, p *painter) {
+	if len(problems) == 0 {
+		return
+	}
+	b.WriteString("\n" + p.paint(ansiRed+ansiBold, "Problems:") + "\n")
+	for _, pr := range problems[:min(len(problems), consoleProblems)] {
+		fmt.Fprintf(b, "  - %s\n", logtext.Line(truncate(pr, whyRunes)))
+	}
+	if more := len(problems) - consoleProblems; more > 0 {
+		fmt.Fprintf(b, "  … and %d more\n", more)
+	}
 }
 
 // ranked returns the best and the worst cases, as stable sorts by descending and ascending
@@ -159,9 +230,9 @@ func (p *painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
-// Progress writes one line for a finished case, for output that is not a terminal:
-// "[12/40] PASS 0.950 smoke/case-3 (1.2s)", with the error's first part for errored cases.
-// A total of 0 or less means the total is unknown: "[12] …".
+// Progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)",
+// with the reason after a colon for a case that did not pass (its error, else its first miss,
+// else the judge's reasoning). A total of 0 or less means the total is not known yet: "[12/?] …".
 func Progress(w io.Writer, rec *results.Record, done, total int) {
 	if rec == nil {
 		return
@@ -170,9 +241,11 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	b := make([]byte, 0, 96)
 	b = append(b, '[')
 	b = strconv.AppendInt(b, int64(done), 10)
+	b = append(b, '/')
 	if total > 0 {
-		b = append(b, '/')
-		b = strconv.AppendInt(b, int64(total), 10)
+		b = strconv.AppendInt(b, int64(max(total, done)), 10)
+	} else {
+		b = append(b, '?')
 	}
 	b = append(b, "] "...)
 	vd := verdictOf(rec)
@@ -197,12 +270,40 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)
 	b = append(b, ')')
-	if vd == results.VerdictError {
-		if msg := firstError(rec); msg != "" {
-			b = append(b, ": "...)
-			b = append(b, logtext.Line(truncate(oneLine(msg), 200))...)
-		}
+	var why string
+	switch vd {
+	case results.VerdictError:
+		why = firstError(rec)
+	case results.VerdictFail:
+		why = failReason(rec)
+	}
+	if why != "" {
+		b = append(b, ": "...)
+		b = append(b, logtext.Line(truncate(oneLine(why), 200))...)
 	}
 	b = append(b, '\n')
 	_, _ = w.Write(b)
+}
+
+// failReason is the one thing to read about a failed case: its first miss, else the first
+// miss or reasoning of its lowest-scoring evaluator, else its own reasoning.
+func failReason(rec *results.Record) string {
+	if len(rec.Misses) > 0 {
+		return rec.Misses[0]
+	}
+	var low *results.EvaluatorResult
+	for i := range rec.EvaluatorResults {
+		if e := &rec.EvaluatorResults[i]; low == nil || e.Score < low.Score {
+			low = e
+		}
+	}
+	if low != nil {
+		if len(low.Misses) > 0 {
+			return low.Name + ": " + low.Misses[0]
+		}
+		if low.Reasoning != "" {
+			return low.Name + ": " + low.Reasoning
+		}
+	}
+	return rec.Reasoning
 }

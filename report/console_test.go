@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -23,12 +24,22 @@ func TestProgress(t *testing.T) {
 			"[12/40] PASS 0.950 smoke/case-3 (1.2s)\n"},
 		{"fail without dataset", &results.Record{EvalID: "c", Score: 0.1, Verdict: results.VerdictFail, DurationMS: 80}, 1, 2,
 			"[1/2] FAIL 0.100 c (80ms)\n"},
+		{"fail with its first miss", &results.Record{EvalID: "c", Score: 0.4, Verdict: results.VerdictFail, Misses: []string{"no\nrefund window", "x"}}, 1, 2,
+			"[1/2] FAIL 0.400 c (0ms): no refund window\n"},
+		{"fail with the lowest evaluator's reasoning", &results.Record{EvalID: "c", Score: 0.5, Verdict: results.VerdictFail,
+			EvaluatorResults: []results.EvaluatorResult{{Name: "ok", Score: 1, Reasoning: "fine"}, {Name: "tone", Score: 0, Reasoning: "rude"}}}, 2, 2,
+			"[2/2] FAIL 0.500 c (0ms): tone: rude\n"},
+		{"fail with a miss of the lowest evaluator", &results.Record{EvalID: "c", Score: 0.5, Verdict: results.VerdictFail,
+			EvaluatorResults: []results.EvaluatorResult{{Name: "facts", Score: 0.2, Misses: []string{"wrong year"}, Reasoning: "r"}}}, 2, 2,
+			"[2/2] FAIL 0.500 c (0ms): facts: wrong year\n"},
+		{"pass shows no reason", &results.Record{EvalID: "c", Score: 0.9, Verdict: results.VerdictPass, Misses: []string{"minor"}}, 1, 2,
+			"[1/2] PASS 0.900 c (0ms)\n"},
 		{"error with message", &results.Record{EvalID: "c", Dataset: "d", Verdict: results.VerdictError, Error: "timed out\nafter 120s", DurationMS: 120000}, 2, 2,
 			"[2/2] ERROR 0.000 d/c (2m00s): timed out after 120s\n"},
 		{"error field wins over verdict", &results.Record{EvalID: "c", Verdict: results.VerdictPass, Error: "boom"}, 1, 1,
 			"[1/1] ERROR 0.000 c (0ms): boom\n"},
 		{"unknown total", &results.Record{EvalID: "c", Score: 1, Verdict: results.VerdictPass}, 7, 0,
-			"[7] PASS 1.000 c (0ms)\n"},
+			"[7/?] PASS 1.000 c (0ms)\n"},
 		{"hostile id", &results.Record{EvalID: "a\x1b[2Jb\nc", Score: 1, Verdict: results.VerdictPass}, 1, 1,
 			"[1/1] PASS 1.000 ab c (0ms)\n"},
 		{"nil record", nil, 1, 1, ""},
@@ -109,8 +120,8 @@ func TestProgressUnknownTotal(t *testing.T) {
 		total int
 		want  string
 	}{
-		{"no total", &results.Record{EvalID: "a", Dataset: "ds", Verdict: results.VerdictPass, Score: 1, DurationMS: 5}, 0, "[3] PASS 1.000 ds/a (5ms)\n"},
-		{"no dataset", &results.Record{EvalID: "b\nc", Verdict: results.VerdictFail, Score: 0.12345}, -1, "[3] FAIL 0.123 b c (0ms)\n"},
+		{"no total", &results.Record{EvalID: "a", Dataset: "ds", Verdict: results.VerdictPass, Score: 1, DurationMS: 5}, 0, "[3/?] PASS 1.000 ds/a (5ms)\n"},
+		{"no dataset", &results.Record{EvalID: "b\nc", Verdict: results.VerdictFail, Score: 0.12345}, -1, "[3/?] FAIL 0.123 b c (0ms)\n"},
 		{"error", &results.Record{EvalID: "e", Verdict: results.VerdictError, Error: "boom"}, 9, "[3/9] ERROR 0.000 e (0ms): boom\n"},
 	}
 	for _, tt := range tests {
@@ -205,5 +216,67 @@ func TestConsoleHostileText(t *testing.T) {
 		if n := strings.Count(b.String(), "\n"); n != 1 {
 			t.Errorf("Progress wrote %d lines for %q", n, r.EvalID)
 		}
+	}
+}
+
+// TestConsoleSections checks what the summary shows for runs that need different things:
+// identical errors once, scores only for a decided run, the bottom list only below 1.0, and
+// "cancelled" for an interrupted run.
+func TestConsoleSections(t *testing.T) {
+	t.Parallel()
+	rec := func(id string, line int, score float64, v results.Verdict, err string) *results.Record {
+		return &results.Record{EvalID: id, File: "s.yaml", Line: line, Score: score, Verdict: v, Error: err}
+	}
+	var outage []*results.Record
+	for i := range 8 {
+		outage = append(outage, rec(fmt.Sprintf("c%d", i), i+1, 0, results.VerdictError, "connection refused"))
+	}
+	outage = append(outage, rec("odd", 20, 0, results.VerdictError, "judge printed nothing"))
+	decide := func(recs []*results.Record, problems ...string) *Run {
+		counts := gate.Tally(recs)
+		counts.Problems = problems
+		return &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}
+	}
+	cancelled := decide([]*results.Record{rec("a", 1, 1, results.VerdictPass, ""), rec("b", 2, 0.2, results.VerdictFail, "")},
+		"run cancelled: 2 of 10 cases finished")
+	cancelled.Cancelled, cancelled.Counts.Stopped, cancelled.Counts.Planned = true, true, 10
+	tests := []struct {
+		name      string
+		run       *Run
+		want, not []string
+	}{
+		{"identical errors grouped", decide(outage),
+			[]string{"  ✗ 8 cases: connection refused\n      c0, c1, c2, c3, c4 and 3 more\n", "  ✗ odd: judge printed nothing\n"},
+			[]string{"c5", "✗ c0:"}},
+		{"bottom list holds only cases below 1.0",
+			decide([]*results.Record{rec("p1", 1, 1, results.VerdictPass, ""), rec("p2", 2, 1, results.VerdictPass, ""), rec("f", 3, 0.5, results.VerdictFail, "")}),
+			[]string{"Bottom 3 cases:\n  1. 0.500  f\n\nOutcome"}, []string{"  2. 1.000  p1\n  3. 1.000  p2\n\nOutcome"}},
+		{"no bottom list when every case scored 1.0",
+			decide([]*results.Record{rec("p1", 1, 1, results.VerdictPass, ""), rec("p2", 2, 1, results.VerdictPass, "")}),
+			[]string{"Top 3 cases:\n  1. 1.000  p1\n  2. 1.000  p2\n\nOutcome: PASS"}, []string{"Bottom 3"}},
+		{"invalid run lists its problems, not scores",
+			decide([]*results.Record{rec("a", 1, 0.9, results.VerdictPass, "")}, "targets.yaml:3:5: unknown provider \"nope\"", "evals/x.yaml:1:1: no cases"),
+			[]string{"Problems:\n  - targets.yaml:3:5: unknown provider \"nope\"\n  - evals/x.yaml:1:1: no cases\n", "Outcome: INVALID — 2 configuration or input problems"},
+			[]string{"Mean score", "Score distribution", "Top 3", "Bottom 3"}},
+		{"cancelled run", cancelled,
+			[]string{"Total eval cases: 2 of 10\n", "Outcome: CANCELLED — run cancelled: 2 of 10 cases finished\n"},
+			[]string{"Mean score", "Top 3", "INVALID", "Problems:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			Console(&b, tt.run, false)
+			for _, w := range tt.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("missing %q in:\n%s", w, b.String())
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(b.String(), n) {
+					t.Errorf("unexpected %q in:\n%s", n, b.String())
+				}
+			}
+		})
 	}
 }

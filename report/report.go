@@ -53,6 +53,9 @@ type Run struct {
 	Targets     []string    // names of the targets used
 	Started     time.Time   // when the run started (zero: unknown)
 	Duration    time.Duration
+	// Cancelled is set when the run was interrupted (Ctrl-C, a cancelled job): the console
+	// reads "cancelled" rather than "invalid".
+	Cancelled bool
 
 	sorted []*Case            // cases in report order, computed once (a large run is sorted once)
 	dups   map[*Case]struct{} // cases whose id is not unique in the run

@@ -234,7 +234,7 @@ func (p *publisher) postComment(ctx context.Context, run *report.Run, marker str
 func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Commands) *Engine {
 	var done int
 	pw := newProgressWriter(c.Stderr)
-	return &Engine{
+	e := &Engine{
 		Cfg: cfg, Redactor: red,
 		Logf: func(format string, args ...any) {
 			if !cfg.Verbose {
@@ -254,12 +254,25 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Handler: runner.HandlerFunc(func(rec *results.Record) {
-			done++ // handler calls are serialized by the runner
-			report.Progress(pw, rec, done, 0)
-		}),
+		Starting: func(files, total int) {
+			cases := "cases (counted as the JSONL files are read)"
+			if total >= 0 {
+				cases = fmt.Sprintf("%d %s", total, plural(total, "case", "cases"))
+			}
+			fmt.Fprintf(pw, "agentv: running %s from %d eval %s\n", cases, files, plural(files, "file", "files"))
+			pw.flush() // something on screen before the first case finishes
+		},
+		Stopping: func() {
+			fmt.Fprintln(pw, "agentv: stopping: cancelling the running cases, then writing the reports (the outcome will be cancelled)")
+			pw.flush()
+		},
 		Done: pw.Close,
 	}
+	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
+		done++ // handler calls are serialized by the runner
+		report.Progress(pw, rec, done, e.Total())
+	})
+	return e
 }
 
 // splitFirstLine returns the first line of s and the rest, at any kind of line break.

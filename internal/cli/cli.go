@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/runner"
 )
@@ -84,7 +84,16 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		fmt.Fprint(c.Stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(c.Stderr, "agentv: unknown command %q\n\n%s", args[0], usage)
+	// One line, not the whole usage: the mistake is easier to see.
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(c.Stderr, "agentv: unknown flag %s: flags go after a command (agentv eval [flags] <paths>); 'agentv -h' lists the commands\n", logtext.Line(args[0]))
+		return gate.ExitInvalid
+	}
+	msg := fmt.Sprintf("agentv: unknown command %q", args[0])
+	if near := closestWord(args[0], []string{"eval", "validate", "report"}); near != "" {
+		msg += " (did you mean " + near + "?)"
+	}
+	fmt.Fprintln(c.Stderr, logtext.Line(msg)+"; 'agentv -h' lists the commands")
 	return gate.ExitInvalid
 }
 
@@ -92,12 +101,12 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bool) {
 	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
 	fs.StringVar(&cfg.Target, "target", "", "run every case against this target (default: the case's or suite's target, else 'default')")
-	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for LLM judges when the target sets no judge_target")
+	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
 	fs.Var(countValue{&cfg.Workers}, "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
 	fs.Var(countValue{&cfg.Workers}, "max-concurrency", "alias of --workers")
 	fs.StringVar(&cfg.Out, "out", filepath.Join("agentv-results", "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
 	fs.StringVar(&cfg.EvalID, "eval-id", "", "run only cases whose id matches this glob")
-	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "seconds per target invocation, judge call and script")
+	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "time per target invocation, judge call and script: seconds or a duration such as 90s or 2m")
 	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
 	cfg.MaxRetries = runner.DefaultMaxRetries
 	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target, judge or script invocation that timed out")
@@ -119,14 +128,10 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 	cfg := EvalConfig{Gate: gate.Defaults(), Timeout: runner.DefaultTimeout}
 	var minSet, comment bool
 	fs := flag.NewFlagSet("agentv eval", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
 	evalFlags(fs, &cfg, &minSet, &comment)
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return gate.ExitInvalid
+	paths, code, ok := parseCommand(fs, "agentv eval [flags] <eval files, directories or globs...>", args, c.Stdout, c.Stderr)
+	if !ok {
+		return code
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv eval: no eval paths given (files, directories or globs)")
@@ -153,6 +158,12 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 type runOptions struct {
 	actions bool // running under GitHub Actions: step summary and annotations
 	comment bool // post the sticky PR comment
+}
+
+// color reports whether output to w gets ANSI colors: only on a terminal, and not when
+// NO_COLOR is set to anything but "" (no-color.org).
+func (c *Command) color(w io.Writer) bool {
+	return isTerminal(w) && c.Getenv("NO_COLOR") == ""
 }
 
 // isTerminal reports whether w is a terminal.

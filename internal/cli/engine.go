@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -62,7 +63,18 @@ type Engine struct {
 	Logf     func(format string, args ...any)
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
+	// Starting is called once the run knows what it will run, before any case finishes:
+	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread.
+	Starting func(files, total int)
+	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
+	Stopping func()
+
+	total atomic.Int64 // cases the run will run; -1 while not known
 }
+
+// Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
+// are read as their cases run, so their count is known once they are read to the end).
+func (e *Engine) Total() int { return int(e.total.Load()) }
 
 // Outcome is what an eval run produced.
 type Outcome struct {
@@ -180,6 +192,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if e.Done != nil {
 		defer e.Done()
 	}
+	e.total.Store(-1)
+	if e.Stopping != nil {
+		stop := context.AfterFunc(ctx, e.Stopping)
+		defer stop()
+	}
 	if e.Logf == nil {
 		e.Logf = func(string, ...any) {}
 	}
@@ -220,6 +237,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		for _, j := range jobs {
 			st.add(j)
 		}
+		e.total.Store(int64(len(jobs)))
 		e.finish(out, p, st)
 		if len(p.unset) > 0 {
 			u := p.unset[0]
@@ -272,10 +290,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		},
 	}, handler)
 	if cfg.SkipOnUnsetSecret {
+		if e.Starting != nil {
+			e.Starting(len(files), len(jobs))
+		}
 		r.Run(ctx, jobs)
 	} else {
+		pre := p.preloadYAML(files)
+		if e.Starting != nil {
+			e.Starting(len(files), e.Total())
+		}
 		ch := make(chan *runner.Job)
-		go p.stream(ctx, files, st, ch)
+		go p.stream(ctx, files, pre, st, ch)
 		// RunStream returns after the channel is closed, so st is complete here.
 		r.RunStream(ctx, ch)
 	}
@@ -291,10 +316,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	out.Duration = e.Now().Sub(out.Started)
 	out.Planned, out.PlannedComplete = st.jobs, st.complete
+	if t := e.Total(); t >= 0 {
+		out.Planned, out.PlannedComplete = t, true // YAML files were counted before running
+	}
 	if ctx.Err() != nil {
 		out.Cancelled = true
-		total := fmt.Sprintf("%d", st.jobs)
-		if !st.complete {
+		total := fmt.Sprintf("%d", out.Planned)
+		if !out.PlannedComplete {
 			total = "at least " + total
 		}
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
@@ -318,10 +346,8 @@ func (p *planner) plan(suites []*suite.Suite) []*runner.Job {
 
 // job binds one case to its target's provider; nil when --eval-id leaves the case out.
 func (p *planner) job(s *suite.Suite, c *suite.Case, warns []results.Warning) *runner.Job {
-	if id := p.e.Cfg.EvalID; id != "" {
-		if ok, _ := doublestar.Match(id, c.ID); !ok {
-			return nil
-		}
+	if !p.selected(c) {
+		return nil
 	}
 	p.forSuite(s)
 	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
@@ -333,6 +359,15 @@ func (p *planner) job(s *suite.Suite, c *suite.Case, warns []results.Warning) *r
 		j.Err = p.checkJudges(j.Provider.Target(), c)
 	}
 	return j
+}
+
+// selected reports whether --eval-id (if given) selects the case.
+func (p *planner) selected(c *suite.Case) bool {
+	if id := p.e.Cfg.EvalID; id != "" {
+		ok, _ := doublestar.Match(id, c.ID)
+		return ok
+	}
+	return true
 }
 
 // targetName picks the case's target: override, case, suite, "default".
@@ -494,15 +529,16 @@ func (p *planner) construct(tf *providers.TargetsFile, name string) (providers.P
 	return pr, err
 }
 
-// judge resolves the judge provider of an llm_judge (CONTRACT §4.1): the evaluator's own
-// target, else the target's judge_target, else --judge-target, else the target itself.
+// judge resolves the judge provider of an llm_judge: the evaluator's own target, else the
+// --judge-target override (an explicit choice wins over the targets file, as --target does),
+// else the target's judge_target, else the target itself.
 func (p *planner) judge(t *providers.Target, override string) (providers.Provider, error) {
 	name := override
 	if name == "" {
-		name = t.JudgeTarget
+		name = strings.TrimSpace(p.e.Cfg.JudgeTarget)
 	}
 	if name == "" {
-		name = p.e.Cfg.JudgeTarget
+		name = t.JudgeTarget
 	}
 	if name == "" {
 		name = t.Name

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
@@ -34,10 +36,36 @@ func (st *loadState) add(j *runner.Job) {
 	}
 }
 
+// preloadYAML parses every YAML eval file before any case runs, so that the run's total is
+// known from the start when it has no JSONL files (the engine's Total); JSONL files are read
+// as their cases run, and with any of them the total is known once all are read. pre[i] is
+// files[i]'s suite, nil for JSONL.
+func (p *planner) preloadYAML(files []string) (pre []*suite.Suite) {
+	pre = make([]*suite.Suite, len(files))
+	total, known := 0, true
+	for i, f := range files {
+		if strings.EqualFold(filepath.Ext(f), ".jsonl") {
+			known = false
+			continue
+		}
+		s := suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace})
+		pre[i] = s
+		for _, c := range s.Cases {
+			if p.selected(c) {
+				total++
+			}
+		}
+	}
+	if known {
+		p.e.total.Store(int64(total))
+	}
+	return pre
+}
+
 // stream loads the files in order and sends a job for every selected case: JSONL cases as
-// their lines are read, YAML cases once their file is parsed. It closes ch when done or
-// when ctx is cancelled.
-func (p *planner) stream(ctx context.Context, files []string, st *loadState, ch chan<- *runner.Job) {
+// their lines are read, YAML cases (parsed already: pre) in file order. It closes ch when
+// done or when ctx is cancelled.
+func (p *planner) stream(ctx context.Context, files []string, pre []*suite.Suite, st *loadState, ch chan<- *runner.Job) {
 	defer close(ch)
 	send := func(j *runner.Job) bool {
 		select {
@@ -48,24 +76,28 @@ func (p *planner) stream(ctx context.Context, files []string, st *loadState, ch 
 			return false
 		}
 	}
-	for _, f := range files {
+	for i, f := range files {
 		if ctx.Err() != nil {
 			return
 		}
 		seen := 0 // diagnostics of the file already searched for case warnings
-		s := suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace,
-			OnCase: func(c *suite.Case) bool {
-				// A case's warnings are recorded before it is handed over.
-				var warns []results.Warning
-				if ds := c.Suite.Diagnostics; len(ds) > seen {
-					warns = caseWarnings(ds[seen:], p.e.display)[c.ID]
-					seen = len(ds)
-				}
-				if j := p.job(c.Suite, c, warns); j != nil {
-					return send(j)
-				}
-				return true
-			}})
+		s := pre[i]
+		pre[i] = nil // its cases are released as they run
+		if s == nil {
+			s = suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace,
+				OnCase: func(c *suite.Case) bool {
+					// A case's warnings are recorded before it is handed over.
+					var warns []results.Warning
+					if ds := c.Suite.Diagnostics; len(ds) > seen {
+						warns = caseWarnings(ds[seen:], p.e.display)[c.ID]
+						seen = len(ds)
+					}
+					if j := p.job(c.Suite, c, warns); j != nil {
+						return send(j)
+					}
+					return true
+				}})
+		}
 		st.diags = append(st.diags, s.Diagnostics...)
 		st.files++
 		cases := s.Cases // YAML only: streamed JSONL cases were sent already
@@ -85,6 +117,7 @@ func (p *planner) stream(ctx context.Context, files []string, st *loadState, ch 
 		}
 	}
 	st.complete = true
+	p.e.total.Store(int64(st.jobs))
 }
 
 // finish fills the outcome from what loading found: diagnostics (display paths), targets,

@@ -1,13 +1,97 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 )
+
+// parseCommand parses a subcommand's flags and positional arguments. -h and --help print the
+// synopsis and the flags to stdout; any other flag error is one line on stderr, naming the
+// closest flag for an unknown one (the flag package would dump every flag). ok is false when
+// the command must return code without running.
+func parseCommand(fs *flag.FlagSet, synopsis string, args []string, stdout, stderr io.Writer) (pos []string, code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	pos, err := parseInterspersed(fs, args)
+	if err == nil {
+		return pos, 0, true
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		return nil, 0, false
+	}
+	// Flags are written with two dashes everywhere else (help, README): errors say them so.
+	msg := strings.NewReplacer("for flag -", "for flag --", "argument: -", "argument: --").Replace(err.Error())
+	if name, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
+		name = strings.TrimLeft(name, "-")
+		msg = "unknown flag --" + name
+		if near := closestFlag(fs, name); near != "" {
+			msg += " (did you mean --" + near + "?)"
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %s; '%s -h' lists the flags\n", fs.Name(), logtext.Line(msg), fs.Name())
+	return nil, gate.ExitInvalid, false
+}
+
+// closestFlag returns the flag name nearest to name, or "" when none is near enough to be
+// what was meant.
+func closestFlag(fs *flag.FlagSet, name string) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return closestWord(name, names)
+}
+
+// closestWord returns the word nearest to w in edit distance (the first of equals), or ""
+// when none is near enough to be what was meant.
+func closestWord(w string, words []string) string {
+	best, bestD := "", -1
+	for _, x := range words {
+		d := editDistance(w, x)
+		if len(w) >= 3 && (strings.HasPrefix(x, w) || strings.HasPrefix(w, x)) {
+			d = min(d, 1) // a prefix ("--max-fail") or a word too many is a near miss
+		}
+		if bestD < 0 || d < bestD {
+			best, bestD = x, d
+		}
+	}
+	if bestD < 0 || bestD > max(2, len([]rune(w))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
 
 // parseInterspersed parses flags that may appear before, between or after positional
 // arguments (`agentv eval evals/*.yaml --dry-run`). "--" ends flag parsing.
@@ -40,7 +124,8 @@ func parseFinite(v string) (float64, bool) {
 // maxSeconds bounds durations given in seconds: more would overflow time.Duration.
 const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
 
-// secondsValue is a flag.Value for durations given in (possibly fractional) seconds.
+// secondsValue is a flag.Value for durations given in (possibly fractional) seconds or, as
+// the Action's timeout input takes them, as a Go duration ("90s", "2m", "1m30s").
 type secondsValue struct{ d *time.Duration }
 
 func (s secondsValue) String() string {
@@ -52,8 +137,14 @@ func (s secondsValue) String() string {
 
 func (s secondsValue) Set(v string) error {
 	f, ok := parseFinite(v)
+	if !ok {
+		if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d >= 0 {
+			*s.d = d
+			return nil
+		}
+	}
 	if !ok || f < 0 || f > maxSeconds {
-		return fmt.Errorf("want a number of seconds >= 0, got %q", v)
+		return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
 	}
 	*s.d = time.Duration(f * float64(time.Second))
 	return nil

@@ -45,6 +45,20 @@ func TestEvalFlags(t *testing.T) {
 		{name: "double dash ends flags", args: []string{"--", "--weird.yaml"}, paths: []string{"--weird.yaml"}},
 		{name: "score out of range", args: []string{"--min-score", "1.5"}, wantErr: "between 0 and 1"},
 		{name: "negative timeout", args: []string{"--timeout", "-1"}, wantErr: "seconds >= 0"},
+		{name: "timeout as a duration", args: []string{"--timeout", "2m", "s.yaml"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Timeout != 2*time.Minute {
+					t.Errorf("timeout = %v, want 2m", cfg.Timeout)
+				}
+			}},
+		{name: "timeout as a compound duration", args: []string{"--agent-timeout=1m30s", "s.yaml"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Timeout != 90*time.Second {
+					t.Errorf("timeout = %v, want 1m30s", cfg.Timeout)
+				}
+			}},
+		{name: "negative duration timeout", args: []string{"--timeout", "-2m"}, wantErr: "seconds >= 0"},
+		{name: "bad duration timeout", args: []string{"--timeout", "2 minutes"}, wantErr: "duration such as"},
 		{name: "NaN timeout", args: []string{"--timeout", "NaN"}, wantErr: "seconds >= 0"},
 		{name: "infinite timeout", args: []string{"--timeout", "+Inf"}, wantErr: "seconds >= 0"},
 		{name: "NaN min score", args: []string{"--min-score", "NaN"}, wantErr: "between 0 and 1"},
@@ -119,23 +133,31 @@ func TestGateFlagsExitInvalid(t *testing.T) {
 			if args[0] == "eval" {
 				flagName = strings.TrimPrefix(args[1], "--")
 			}
-			if !strings.Contains(stderr.String(), "invalid value") || !strings.Contains(stderr.String(), "flag -"+flagName+":") {
+			if !strings.Contains(stderr.String(), "invalid value") || !strings.Contains(stderr.String(), "flag --"+flagName+":") {
 				t.Errorf("stderr does not name the flag %s:\n%s", flagName, stderr.String())
 			}
 		})
 	}
 }
 
-// TestFlagHelp checks that each default shows once, and none for a flag that has none.
+// TestFlagHelp checks that -h and --help print to stdout, each default once, and none for a
+// flag that has none.
 func TestFlagHelp(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"eval", "report"} {
+	for _, args := range [][]string{{"eval", "-h"}, {"report", "--help"}, {"eval", "x.yaml", "--help"}} {
+		cmd := args[0]
 		var stdout, stderr strings.Builder
 		c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
-		if code := c.Main(t.Context(), []string{cmd, "-h"}); code != 0 {
-			t.Fatalf("%s -h: exit %d", cmd, code)
+		if code := c.Main(t.Context(), args); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
 		}
-		help := stderr.String()
+		if stderr.Len() > 0 {
+			t.Errorf("%v wrote to stderr:\n%s", args, stderr.String())
+		}
+		help := stdout.String()
+		if !strings.HasPrefix(help, "Usage: agentv "+cmd) {
+			t.Errorf("%v does not start with the synopsis:\n%s", args, help)
+		}
 		lines := strings.Split(help, "\n")
 		for i, line := range lines {
 			if strings.Count(line, "(default") > 1 {
@@ -162,5 +184,41 @@ func TestDisplayPath(t *testing.T) {
 	local := &Engine{Cfg: EvalConfig{Cwd: "/ws"}}
 	if got := local.display("evals/a.yaml"); got != "evals/a.yaml" {
 		t.Errorf("without a workspace paths stay as loaded, got %q", got)
+	}
+}
+
+// TestBadFlagIsOneLine checks that a bad flag prints one line naming the closest flag, not
+// every flag, and exits 2.
+func TestBadFlagIsOneLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--max-failure", "1", "s.yaml"}, "agentv eval: unknown flag --max-failure (did you mean --max-failures?); 'agentv eval -h' lists the flags\n"},
+		{[]string{"eval", "s.yaml", "-jugde-target", "j"}, "agentv eval: unknown flag --jugde-target (did you mean --judge-target?); 'agentv eval -h' lists the flags\n"},
+		{[]string{"eval", "--dry", "s.yaml"}, "agentv eval: unknown flag --dry (did you mean --dry-run?); 'agentv eval -h' lists the flags\n"},
+		{[]string{"report", "--result", "r.jsonl"}, "agentv report: unknown flag --result (did you mean --results?); 'agentv report -h' lists the flags\n"},
+		{[]string{"validate", "--target", "t.yaml", "s.yaml"}, "agentv validate: unknown flag --target (did you mean --targets?); 'agentv validate -h' lists the flags\n"},
+		{[]string{"eval", "--frobnicate", "s.yaml"}, "agentv eval: unknown flag --frobnicate; 'agentv eval -h' lists the flags\n"},
+		{[]string{"eval", "--timeout"}, "agentv eval: flag needs an argument: --timeout; 'agentv eval -h' lists the flags\n"},
+		{[]string{"evl", "s.yaml"}, "agentv: unknown command \"evl\" (did you mean eval?); 'agentv -h' lists the commands\n"},
+		{[]string{"--dry-run", "s.yaml"}, "agentv: unknown flag --dry-run: flags go after a command (agentv eval [flags] <paths>); 'agentv -h' lists the commands\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr strings.Builder
+			c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Cwd: t.TempDir()}
+			if code := c.Main(t.Context(), tt.args); code != gate.ExitInvalid {
+				t.Errorf("exit %d, want %d", code, gate.ExitInvalid)
+			}
+			if diff := cmp.Diff(tt.want, stderr.String()); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout: %q", stdout.String())
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 // reportCmd renders every report from a results file, running nothing.
 func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
 	resultsPath := fs.String("results", "", "results JSONL file to report on (required)")
 	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md (default: beside the results file)")
 	g := gate.Defaults()
@@ -26,11 +24,8 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
 	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
 	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return gate.ExitInvalid
+	if _, code, ok := parseCommand(fs, "agentv report --results FILE [flags]", args, c.Stdout, c.Stderr); !ok {
+		return code
 	}
 	if *resultsPath == "" {
 		fmt.Fprintln(c.Stderr, "agentv report: --results FILE is required")
@@ -78,8 +73,8 @@ func (c *Command) reportCmd(args []string) int {
 	} else {
 		fmt.Fprintln(c.Stderr, keptMessage)
 	}
-	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
-	report.Console(c.Stdout, run, isTerminal(c.Stdout))
+	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
+	report.Console(c.Stdout, run, c.color(c.Stdout))
 	return run.Decision.Outcome.ExitCode(false)
 }
 
@@ -127,6 +122,7 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
 	}
 	out.Planned, out.PlannedComplete, out.stopped = res.Planned, !res.PlannedAtLeast, res.Stopped
+	out.Cancelled = res.Cancelled
 	return out
 }
 

@@ -58,8 +58,8 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	} else {
 		fmt.Fprintln(c.Stderr, keptMessage)
 	}
-	printDiagnostics(c.Stderr, out.Diagnostics, isTerminal(c.Stderr))
-	report.Console(c.Stdout, run, isTerminal(c.Stdout))
+	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
+	report.Console(c.Stdout, run, c.color(c.Stdout))
 	if out.ResultsPath != "" {
 		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
 	}
@@ -102,7 +102,7 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	return &report.Run{
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
-		Targets: out.Targets, Started: out.Started, Duration: out.Duration,
+		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}
 }
 

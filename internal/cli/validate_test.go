@@ -62,3 +62,56 @@ func TestValidateTargetErrorsOnce(t *testing.T) {
 		t.Errorf("an error is printed again from the provider, without its own position:\n%s", out)
 	}
 }
+
+// TestValidateCodeJudges checks that validate flags a code judge that cannot run, at the
+// evaluator's position, and accepts one that can.
+func TestValidateCodeJudges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		".git/HEAD":    "ref: refs/heads/main\n",
+		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n",
+		"judges/ok.py": "print('{\"score\": 1}')\n",
+		"s.yaml": `evalcases:
+  - id: a
+    input: hi
+    evaluators:
+      - name: missing
+        type: code_judge
+        script: judges/nope.ts
+      - name: fine
+        type: code_judge
+        script: [sh, -c, "exit 0"]
+      - name: no-such-command
+        type: code_judge
+        script: [agentv-no-such-interpreter, judges/ok.py]
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr strings.Builder
+	c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Cwd: dir}
+	if code := c.Main(t.Context(), []string{"validate", "s.yaml"}); code != gate.ExitInvalid {
+		t.Fatalf("exit %d, want %d\n%s%s", code, gate.ExitInvalid, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		`s.yaml:5:9: code_judge "missing" cannot run: script judges/nope.ts: not found`,
+		`s.yaml:11:9: code_judge "no-such-command" cannot run: command agentv-no-such-interpreter is not installed (not found on PATH)`,
+		"2 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"fine"`) {
+		t.Errorf("a judge that can run is flagged:\n%s", out)
+	}
+}

@@ -51,17 +51,30 @@ func IsScript(path string) bool {
 // stdin). For JavaScript and TypeScript the environment makes `@agentv/eval` and
 // `@agentv/core` importable without the user installing them.
 func (r Resolver) Command(script string) (argv []string, env []string, err error) {
+	argv, err = r.runtime(script)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(argv) > 0 && strings.HasPrefix(filepath.Base(argv[0]), "python") {
+		return argv, nil, nil // no SDK needed: the payload is JSON on stdin
+	}
+	return r.withSDK(argv, false)
+}
+
+// runtime picks the interpreter of script, as Command does, without preparing the SDK: argv
+// holds hookMarker where the resolve hook goes.
+func (r Resolver) runtime(script string) ([]string, error) {
 	abs, err := filepath.Abs(script)
 	if err != nil {
-		return nil, nil, fmt.Errorf("could not resolve script path %q: %w", script, err)
+		return nil, fmt.Errorf("could not resolve script path %q: %w", script, err)
 	}
 	switch ext := strings.ToLower(filepath.Ext(script)); ext {
 	case ".ts", ".mts":
 		if p, ok := r.has("bun"); ok {
-			return r.withSDK([]string{p, "run", abs}, false)
+			return []string{p, "run", abs}, nil
 		}
 		if p, ok := r.has("tsx"); ok {
-			return r.withSDK([]string{p, "--import", hookMarker, abs}, false)
+			return []string{p, "--import", hookMarker, abs}, nil
 		}
 		node, hasNode := r.has("node")
 		var v nodeVersion
@@ -73,31 +86,31 @@ func (r Resolver) Command(script string) (argv []string, env []string, err error
 					args = append(args, "--experimental-strip-types")
 				}
 				args = append(args, "--disable-warning=ExperimentalWarning", "--import", hookMarker, abs)
-				return r.withSDK(args, false)
+				return args, nil
 			}
 		}
 		found := ""
 		if hasNode {
 			found = fmt.Sprintf(" (the node on PATH is %s, which cannot run TypeScript)", v)
 		}
-		return nil, nil, fmt.Errorf("cannot run TypeScript script %s: install bun (https://bun.sh, or npm install -g bun), tsx (npm install -g tsx) or Node.js 22.6 or newer%s", script, found)
+		return nil, fmt.Errorf("cannot run TypeScript script %s: install bun (https://bun.sh, or npm install -g bun), tsx (npm install -g tsx) or Node.js 22.6 or newer%s", script, found)
 	case ".js", ".mjs", ".cjs":
 		if p, ok := r.has("node"); ok {
-			return r.withSDK([]string{p, "--import", hookMarker, abs}, false)
+			return []string{p, "--import", hookMarker, abs}, nil
 		}
 		if p, ok := r.has("bun"); ok {
-			return r.withSDK([]string{p, "run", abs}, false)
+			return []string{p, "run", abs}, nil
 		}
-		return nil, nil, fmt.Errorf("cannot run JavaScript script %s: install Node.js or bun (https://bun.sh)", script)
+		return nil, fmt.Errorf("cannot run JavaScript script %s: install Node.js or bun (https://bun.sh)", script)
 	case ".py":
 		for _, name := range []string{"python3", "python"} {
 			if p, ok := r.has(name); ok {
-				return []string{p, abs}, nil, nil
+				return []string{p, abs}, nil
 			}
 		}
-		return nil, nil, fmt.Errorf("cannot run Python script %s: install python3", script)
+		return nil, fmt.Errorf("cannot run Python script %s: install python3", script)
 	default:
-		return nil, nil, fmt.Errorf("%s is not an executable script (want .ts, .mts, .js, .mjs, .cjs or .py)", script)
+		return nil, fmt.Errorf("%s is not an executable script (want .ts, .mts, .js, .mjs, .cjs or .py)", script)
 	}
 }
 

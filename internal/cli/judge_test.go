@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+)
+
+// TestJudgeResolution checks the order a judge target is chosen in: the evaluator's own
+// target, else the --judge-target override, else the target's judge_target, else the target.
+func TestJudgeResolution(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "targets.yaml")
+	yaml := `targets:
+  - name: agent
+    provider: mock
+    judge_target: configured
+  - name: plain
+    provider: mock
+  - name: configured
+    provider: mock
+  - name: override
+    provider: mock
+  - name: own
+    provider: mock
+`
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, target, flag, evaluator, want string
+	}{
+		{"target's judge_target", "agent", "", "", "configured"},
+		{"target itself", "plain", "", "", "plain"},
+		{"override beats judge_target", "agent", "override", "", "override"},
+		{"override without judge_target", "plain", "override", "", "override"},
+		{"evaluator's target beats override", "agent", "override", "own", "own"},
+		{"evaluator's target beats judge_target", "agent", "", "own", "own"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			red := &redact.Redactor{}
+			tf := providers.LoadTargets(path, providers.NewEnv(nil, "", ""), red)
+			if len(tf.Diagnostics) > 0 {
+				t.Fatalf("targets file: %v", tf.Diagnostics)
+			}
+			e := &Engine{Cfg: EvalConfig{JudgeTarget: tt.flag, Timeout: 10e9}, Redactor: red}
+			p := &planner{e: e, files: map[string]*providers.TargetsFile{tf.Abs: tf}, providers: map[targetKey]providers.Provider{},
+				errs: map[targetKey]error{}, targets: map[string]bool{}}
+			tg, err := tf.Find(tt.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, err := p.judge(tg, tt.evaluator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pr.Target().Name; got != tt.want {
+				t.Errorf("judge = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
