@@ -12,6 +12,7 @@ var progressLine = regexp.MustCompile(`(?m)^\[(\d+)/(\d+|\?)\] (PASS|FAIL|ERROR)
 // any case finishes, "[k/total]" with the total known up front for YAML suites ("?" while
 // JSONL files are still being read), and the reason on a failed case's line.
 func TestConsoleProgress(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

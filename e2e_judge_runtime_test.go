@@ -23,6 +23,7 @@ process.stdin.on("end", () => console.log(JSON.stringify({ score: JSON.parse(dat
 // TestCodeJudgeScriptPath checks that `script: judges/x.ts` (or .js) runs with the runtime
 // prompt templates use, and that without one the case's error says what to install.
 func TestCodeJudgeScriptPath(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

@@ -19,6 +19,7 @@ var (
 // The quick start's summary and comment, rendered as GitHub renders Markdown: the failure
 // table fits the column and its one failure says why without opening anything.
 func TestQuickstartReportsRendered(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}

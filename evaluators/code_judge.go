@@ -108,7 +108,7 @@ func parseJudgeOutput(out []byte) verdict {
 		Details   json.RawMessage `json:"details"`
 	}
 	if err := json.Unmarshal(out, &obj); err != nil {
-		return verdict{err: fmt.Errorf("code judge output: %v", err)}
+		return verdict{err: fmt.Errorf("code judge output: %w", err)}
 	}
 	v := verdict{hits: stringItems(obj.Hits, 0), misses: stringItems(obj.Misses, 0)}
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning)

@@ -94,11 +94,11 @@ func (c *Command) runAction(ctx context.Context) int {
 	}
 	cmds.Group("agentv: running evals")
 	out, err := c.engine(cfg, red, cmds).Run(ctx)
-	defer out.Close()
 	cmds.EndGroup()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
+	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
 	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 }

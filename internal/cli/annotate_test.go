@@ -15,6 +15,7 @@ import (
 // The annotations of a run with thousands of failures read the same from the records the
 // collector keeps (plus the count of the others) as from every record.
 func TestAnnotationsFromKeptRecords(t *testing.T) {
+	t.Parallel()
 	var recs []*results.Record
 	// More failures than the collector keeps records for Markdown details (the first ones in
 	// report order). The five errored cases and the lowest scores are all in the last file,

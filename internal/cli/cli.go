@@ -178,5 +178,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func trimLines(s string) string { return strings.TrimRight(s, "\n") }

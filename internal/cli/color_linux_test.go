@@ -39,6 +39,7 @@ func openPTY(t *testing.T) (pty, tty *os.File) {
 
 // TestNoColor checks that output to a terminal is colored unless NO_COLOR is set.
 func TestNoColor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("tests: 3\n"), 0o644); err != nil {
 		t.Fatal(err)

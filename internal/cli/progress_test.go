@@ -26,6 +26,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestProgressWriterFlushes(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := newProgressWriter(&out)
 	if _, err := p.Write([]byte("[1] PASS\n")); err != nil {

@@ -14,6 +14,7 @@ import (
 // readResults re-grades each record with the report's threshold, keeps the records before a
 // malformed line, and says which line broke.
 func TestReadResults(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "results.jsonl")
 	lines := []string{
 		`{"eval_id":"a","score":0.7,"verdict":"fail","file":"e.yaml","line":1}`,
@@ -50,6 +51,7 @@ func TestReadResults(t *testing.T) {
 // A report that gates differently from the run that wrote the file says so; a file's own
 // problems and a run that did not finish make it invalid input.
 func TestReadResultsRunRecords(t *testing.T) {
+	t.Parallel()
 	start := `{"record":"run_start","format":1,"timestamp":"t","gate":{"case_threshold":0.8,"max_failures":1,"max_errors":0}}`
 	pass := `{"eval_id":"a","score":1,"verdict":"pass","file":"e.yaml","line":1}`
 	end := `{"record":"run_end","format":1,"timestamp":"t","planned":1,"planned_complete":true,"cases":1,"outcome":"pass"}`
@@ -68,6 +70,7 @@ func TestReadResultsRunRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			path := filepath.Join(dir, "results.jsonl")
 			if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {

@@ -29,10 +29,10 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
 	out, err := c.engine(cfg, red, cmds).Run(ctx)
-	defer out.Close()
 	if err != nil {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
+	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
 	dir := filepath.Dir(cfg.Out)
 	if ro.actions {

@@ -216,6 +216,7 @@ func isTS(script string) bool {
 }
 
 func TestScriptsImportSDK(t *testing.T) {
+	t.Parallel()
 	payload := readPayload(t)
 	cache := filepath.Join(t.TempDir(), "agentv cache") // a space must survive argv, NODE_PATH and the hook URL
 	for _, rt := range availableRuntimes(t) {
@@ -276,6 +277,7 @@ func TestScriptsImportSDK(t *testing.T) {
 
 // A user's own node_modules/@agentv/eval, found walking up from the script, wins over agentv's.
 func TestUserSDKWins(t *testing.T) {
+	t.Parallel()
 	payload := readPayload(t)
 	cache := t.TempDir()
 	userSDK := regexp.MustCompile(`^USER-SDK (esm|cjs)\n$`)
@@ -310,6 +312,7 @@ func TestUserSDKWins(t *testing.T) {
 // Commands whose runtime the user chose (code_judge script lists and strings) get the SDK through
 // SDKEnv.
 func TestSDKEnvForUserCommands(t *testing.T) {
+	t.Parallel()
 	payload := readPayload(t)
 	cache := filepath.Join(t.TempDir(), "agentv cache") // NODE_OPTIONS is split on spaces
 	for _, rt := range availableRuntimes(t) {
