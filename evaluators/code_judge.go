@@ -24,7 +24,7 @@ func init() {
 }
 
 // codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
-// JSON object {score, hits?, misses?, reasoning?, details?} (CONTRACT §4.2).
+// JSON object {score, hits?, misses?, reasoning?, details?}; the score is clamped to [0, 1].
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
 	cwd := spec.Cwd
 	if cwd == "" {
@@ -97,7 +97,7 @@ func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string
 	return v
 }
 
-// parseJudgeOutput reads a code judge's result object (reference §4.3): a missing or
+// parseJudgeOutput reads a code judge's result object (as AgentV 2.5 reads it): a missing or
 // non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings.
 func parseJudgeOutput(out []byte) verdict {
 	var obj struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// ANSI colours for diagnostics on a terminal (seed 003: warnings in yellow).
+// ANSI colours for diagnostics on a terminal (template warnings are yellow).
 const (
 	ansiYellow = "\x1b[33m"
 	ansiRed    = "\x1b[31m"

@@ -46,7 +46,7 @@ func IsScript(path string) bool {
 
 // Command returns the argv and extra environment (NAME=value) to run script, which may be
 // relative to the working directory (argv holds its absolute path, so the caller may run it in
-// any folder). CONTRACT §4.1: .ts/.mts: bun run, else tsx, else node >= 22.6 with type
+// any folder). Runtimes: .ts/.mts: bun run, else tsx, else node >= 22.6 with type
 // stripping; .js/.mjs/.cjs: node, else bun; .py: python3 (no SDK needed: the payload is JSON on
 // stdin). For JavaScript and TypeScript the environment makes `@agentv/eval` and
 // `@agentv/core` importable without the user installing them.
