@@ -166,6 +166,10 @@ func TestReportMatchesEval(t *testing.T) {
 			if got := consoleOutcome(rep.stdout); got != tt.want {
 				t.Errorf("report outcome %q, eval's %q\n%s", got, tt.want, rep.stdout)
 			}
+			// The summary's headline names the same outcome as the console (cancelled too).
+			if summary, err := os.ReadFile(filepath.Join(repDir, "summary.md")); err == nil && !strings.Contains(string(summary), "AgentV evals: "+tt.want+"\n") {
+				t.Errorf("report summary does not read %q:\n%s", tt.want, summary)
+			}
 			if tt.wantOf != "" {
 				summary, _ := os.ReadFile(filepath.Join(repDir, "summary.md"))
 				for name, s := range map[string]string{"console": rep.stdout, "summary": string(summary)} {

@@ -424,6 +424,9 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	o := run.Decision.Outcome
 	name := string(o)
+	if run.Cancelled {
+		name = "cancelled" // as the console says; the gate's outcome (and exit code) stay invalid
+	}
 	if name == "" {
 		name = "unknown"
 	}
