@@ -41,7 +41,7 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		defer p.cleanup(tmp)
 		outPath = filepath.Join(tmp, "batch.jsonl")
 	}
-	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{EvalID: "batch", Files: requestDedupe(files), OutputFile: outPath})
+	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
 	timeout := p.cfg.timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
@@ -101,4 +101,17 @@ func cliParseBatch(data []byte) (map[string]map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// dedupe keeps the first of each path, in order.
+func dedupe(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

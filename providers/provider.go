@@ -9,7 +9,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Mode is how a provider wants a case formatted (see BuildRequest).
+// Mode is how a provider wants a case formatted (see prompt.Build).
 type Mode uint8
 
 const (

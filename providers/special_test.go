@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentv/action/suite"
 )
 
 // within fails the test when f has not returned after a generous wait: these reads used to
@@ -162,20 +160,5 @@ func TestVSCodeSpecialFiles(t *testing.T) {
 				t.Errorf("Invoke error %v, want %q naming the FIFO", err, tt.want)
 			}
 		})
-	}
-}
-
-// A guideline file read from disk for the request is left out when it is a FIFO, rather than
-// blocking the case.
-func TestBuildRequestGuidelineFIFO(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "team.instructions.md")
-	mustFIFO(t, fifo)
-	c := &suite.Case{ID: "x", Input: []suite.Message{reqText("user", "q")}, GuidelinePaths: []string{fifo}}
-	var req *Request
-	within(t, func() { req = BuildRequest(c, ModeLM) })
-	if req.Guidelines != "" {
-		t.Errorf("guidelines %q, want none", req.Guidelines)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/textcap"
+	"github.com/agentv/action/prompt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -44,7 +45,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	}()
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
-	req := providers.BuildRequest(j.Case, mode)
+	req := prompt.Build(j.Case, mode)
 	resp, attempts := pre, 1
 	var err error
 	if resp == nil {
@@ -137,7 +138,7 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
 	mode := providers.ModeOf(l.provider.Target().Kind)
 	reqs := make([]*providers.Request, len(jobs))
 	for i, j := range jobs {
-		reqs[i] = providers.BuildRequest(j.Case, mode)
+		reqs[i] = prompt.Build(j.Case, mode)
 	}
 	bctx, cancel := context.WithTimeout(ctx, r.opts.Timeout*time.Duration(max(1, len(jobs)/max(1, l.limit))))
 	resps, err := bp.InvokeBatch(bctx, reqs)
@@ -221,7 +222,7 @@ func (r *Runner) setRequest(rec *results.Record, req *providers.Request, mode pr
 		}
 		req = &cp
 	}
-	raw := providers.RequestRecord(req, mode)
+	raw := prompt.Record(req, mode)
 	if mode == providers.ModeAgent {
 		rec.AgentProviderRequest = raw
 	} else {

@@ -1,4 +1,7 @@
-package providers
+// Package prompt formats a loaded case into the request a provider is sent, as AgentV 2.5
+// does: the question text, the guidelines block, file blocks and, for conversations, chat
+// messages with role markers.
+package prompt
 
 import (
 	"bytes"
@@ -8,19 +11,20 @@ import (
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
 
-// BuildRequest formats a case for a provider as AgentV 2.5 does: the
+// Build formats a case for a provider as AgentV 2.5 does: the
 // question (flat, or with `@[Role]:` markers for multi-turn input), the guidelines block,
-// and the chat prompt for role-marker input. In ModeLM file contents are embedded as
-// `<file path="...">` blocks; in ModeAgent files are referenced as `<file: path="...">`.
-func BuildRequest(c *suite.Case, mode Mode) *Request {
-	req := &Request{
+// and the chat prompt for role-marker input. In providers.ModeLM file contents are embedded as
+// `<file path="...">` blocks; in providers.ModeAgent files are referenced as `<file: path="...">`.
+func Build(c *suite.Case, mode providers.Mode) *providers.Request {
+	req := &providers.Request{
 		EvalID:         c.ID,
 		GuidelinePaths: c.GuidelinePaths,
 		InputFiles:     c.InputFiles,
-		Files:          requestDedupe(c.FilePaths()),
+		Files:          dedupe(c.FilePaths()),
 		Guidelines:     requestGuidelines(c),
 	}
 	if c.Suite != nil {
@@ -90,13 +94,13 @@ func BuildRequest(c *suite.Case, mode Mode) *Request {
 	return req
 }
 
-// RequestRecord is the request as the results record shows it: `lm_provider_request`
-// ({question, guidelines} or {chat_prompt}) in ModeLM, `agent_provider_request`
-// ({question, guideline_paths}) in ModeAgent. HTML characters are not escaped.
-func RequestRecord(req *Request, mode Mode) json.RawMessage {
+// Record is the request as the results record shows it: `lm_provider_request`
+// ({question, guidelines} or {chat_prompt}) in providers.ModeLM, `agent_provider_request`
+// ({question, guideline_paths}) in providers.ModeAgent. HTML characters are not escaped.
+func Record(req *providers.Request, mode providers.Mode) json.RawMessage {
 	var v any
 	switch {
-	case mode == ModeAgent:
+	case mode == providers.ModeAgent:
 		paths := req.GuidelinePaths
 		if paths == nil {
 			paths = []string{}
@@ -107,7 +111,7 @@ func RequestRecord(req *Request, mode Mode) json.RawMessage {
 		}{req.Question, paths}
 	case len(req.Chat) > 0:
 		v = struct {
-			ChatPrompt []ChatMessage `json:"chat_prompt"`
+			ChatPrompt []providers.ChatMessage `json:"chat_prompt"`
 		}{req.Chat}
 	default:
 		v = struct {
@@ -135,14 +139,14 @@ type requestSeg struct {
 }
 
 // format renders a segment; "" means it shows nothing.
-func (s requestSeg) format(mode Mode) string {
+func (s requestSeg) format(mode providers.Mode) string {
 	switch s.kind {
 	case segText:
 		return s.text
 	case segGuidelineRef:
 		return "<Attached: " + s.path + ">"
 	}
-	if mode == ModeAgent {
+	if mode == providers.ModeAgent {
 		return `<file: path="` + s.path + `">`
 	}
 	if s.text == "" {
@@ -237,7 +241,7 @@ func requestRoleLabel(role string) string {
 // requestChat builds the multi-turn prompt: one system entry (guidelines block plus the
 // leading system messages), then one entry per message; a system or tool message later in
 // the conversation becomes an assistant entry marked `@[System]:` / `@[Tool]:`.
-func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, mode Mode) []ChatMessage {
+func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, mode providers.Mode) []providers.ChatMessage {
 	var systemBuf [2]string
 	system := systemBuf[:0]
 	if g := strings.TrimSpace(guidelines); g != "" {
@@ -256,9 +260,9 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 			system = append(system, strings.Join(parts, "\n"))
 		}
 	}
-	out := make([]ChatMessage, 0, len(msgs)-start+1)
+	out := make([]providers.ChatMessage, 0, len(msgs)-start+1)
 	if len(system) > 0 {
-		out = append(out, ChatMessage{Role: suite.RoleSystem, Content: strings.Join(system, "\n\n")})
+		out = append(out, providers.ChatMessage{Role: suite.RoleSystem, Content: strings.Join(system, "\n\n")})
 	}
 	for i := start; i < len(msgs); i++ {
 		role, marker := msgs[i].Role, ""
@@ -283,7 +287,7 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 		if marker != "" {
 			parts = append([]string{marker}, parts...)
 		}
-		out = append(out, ChatMessage{Role: role, Content: strings.Join(parts, "\n")})
+		out = append(out, providers.ChatMessage{Role: role, Content: strings.Join(parts, "\n")})
 	}
 	if len(out) == 0 {
 		return nil
@@ -324,7 +328,7 @@ func requestFileText(c *suite.Case, abs string) (string, bool) {
 	return strings.ReplaceAll(string(b), "\r\n", "\n"), true
 }
 
-func requestDedupe(paths []string) []string {
+func dedupe(paths []string) []string {
 	out := make([]string, 0, len(paths))
 	seen := make(map[string]bool, len(paths))
 	for _, p := range paths {

@@ -1,4 +1,4 @@
-package providers
+package prompt
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/golden"
+	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
 
@@ -75,12 +76,12 @@ func TestBuildRequestGolden(t *testing.T) {
 			t.Parallel()
 			tc.c.Suite = &suite.Suite{Dir: "/repo/evals"}
 			var b strings.Builder
-			for _, mode := range []Mode{ModeLM, ModeAgent} {
-				req := BuildRequest(tc.c, mode)
+			for _, mode := range []providers.Mode{providers.ModeLM, providers.ModeAgent} {
+				req := Build(tc.c, mode)
 				if req.EvalID != tc.c.ID || req.Dir != "/repo/evals" {
 					t.Errorf("EvalID %q Dir %q", req.EvalID, req.Dir)
 				}
-				name := map[Mode]string{ModeLM: "lm", ModeAgent: "agent"}[mode]
+				name := map[providers.Mode]string{providers.ModeLM: "lm", providers.ModeAgent: "agent"}[mode]
 				b.WriteString("==== " + name + "\n")
 				b.WriteString("---- question\n" + req.Question + "\n")
 				b.WriteString("---- guidelines\n" + req.Guidelines + "\n")
@@ -88,7 +89,7 @@ func TestBuildRequestGolden(t *testing.T) {
 					b.WriteString("---- chat " + m.Role + "\n" + m.Content + "\n")
 				}
 				b.WriteString("---- files\n" + strings.Join(req.Files, "\n") + "\n")
-				b.WriteString("---- record\n" + string(RequestRecord(req, mode)) + "\n")
+				b.WriteString("---- record\n" + string(Record(req, mode)) + "\n")
 			}
 			golden.Check(t, filepath.Join("testdata", "request", tc.name+".golden"), b.String())
 		})
@@ -103,7 +104,7 @@ func TestBuildRequestGuidelineFromDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &suite.Case{ID: "x", Input: []suite.Message{reqText("user", "q")}, GuidelinePaths: []string{p, filepath.Join(dir, "gone.md")}}
-	req := BuildRequest(c, ModeLM)
+	req := Build(c, providers.ModeLM)
 	want := "<file path=\"team.instructions.md\">\nLine one\nLine two\n</file>"
 	if req.Guidelines != want {
 		t.Errorf("guidelines %q, want %q", req.Guidelines, want)
@@ -115,11 +116,11 @@ func TestBuildRequestGuidelineFromDisk(t *testing.T) {
 
 func TestRequestRecordEmpty(t *testing.T) {
 	t.Parallel()
-	req := &Request{}
-	if got := string(RequestRecord(req, ModeAgent)); got != `{"question":"","guideline_paths":[]}` {
+	req := &providers.Request{}
+	if got := string(Record(req, providers.ModeAgent)); got != `{"question":"","guideline_paths":[]}` {
 		t.Errorf("agent: %s", got)
 	}
-	if got := string(RequestRecord(req, ModeLM)); got != `{"question":"","guidelines":""}` {
+	if got := string(Record(req, providers.ModeLM)); got != `{"question":"","guidelines":""}` {
 		t.Errorf("lm: %s", got)
 	}
 }
@@ -127,7 +128,7 @@ func TestRequestRecordEmpty(t *testing.T) {
 func TestBuildRequestDedupesFiles(t *testing.T) {
 	t.Parallel()
 	c := &suite.Case{ID: "d", GuidelinePaths: []string{"/g"}, InputFiles: []string{"/a", "/g", "/a"}}
-	if diff := cmp.Diff([]string{"/g", "/a"}, BuildRequest(c, ModeAgent).Files); diff != "" {
+	if diff := cmp.Diff([]string{"/g", "/a"}, Build(c, providers.ModeAgent).Files); diff != "" {
 		t.Error(diff)
 	}
 }
