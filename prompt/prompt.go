@@ -245,7 +245,7 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 	var systemBuf [2]string
 	system := systemBuf[:0]
 	if g := strings.TrimSpace(guidelines); g != "" {
-		system = append(system, "[[ ## Guidelines ## ]]\n\n"+g)
+		system = append(system, providers.GuidelinesHeader+"\n\n"+g)
 	}
 	start := 0
 	var partsBuf [4]string

@@ -15,8 +15,9 @@ import (
 // apiDefaultSystem is the system text of a single-turn request that has no SystemPrompt.
 const apiDefaultSystem = "You are a careful assistant. Follow the instructions you are given exactly and never invent facts, files or results."
 
-// apiGuidelinesHeader introduces the guideline files' contents, as in AgentV 2.5's prompts.
-const apiGuidelinesHeader = "[[ ## Guidelines ## ]]"
+// GuidelinesHeader introduces the guideline files' contents, as in AgentV 2.5's prompts; a
+// chat whose system message already holds it (package prompt writes it) gets no second copy.
+const GuidelinesHeader = "[[ ## Guidelines ## ]]"
 
 // apiDefaultMaxTokens is sent where the API requires a limit (Anthropic) and none is set.
 const apiDefaultMaxTokens = 4096
@@ -61,8 +62,8 @@ func apiBuildPrompt(req *Request) apiPrompt {
 		parts = append(parts, apiDefaultSystem)
 	}
 	// A chat prompt's leading system entry already carries the guidelines.
-	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, apiGuidelinesHeader)) {
-		parts = append(parts, apiGuidelinesHeader+"\n\n"+g)
+	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, GuidelinesHeader)) {
+		parts = append(parts, GuidelinesHeader+"\n\n"+g)
 	}
 	parts = append(parts, chatSystem...)
 	if len(req.Chat) == 0 || len(turns) == 0 {
