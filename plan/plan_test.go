@@ -1,4 +1,4 @@
-package cli
+package plan
 
 import (
 	"os"
@@ -49,14 +49,13 @@ func TestJudgeResolution(t *testing.T) {
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}
-			e := &Engine{Cfg: EvalConfig{JudgeTarget: tt.flag, Timeout: 10e9}, Redactor: red}
-			p := &planner{e: e, files: map[string]*providers.TargetsFile{tf.Abs: tf}, providers: map[targetKey]providers.Provider{},
-				errs: map[targetKey]error{}, targets: map[string]bool{}}
+			p := New(Options{JudgeTarget: tt.flag, Timeout: 10e9, Redactor: red})
+			p.files[tf.Abs] = tf
 			tg, err := tf.Find(tt.target)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := p.judge(tg, tt.evaluator)
+			pr, err := p.Judge(tg, tt.evaluator)
 			if err != nil {
 				t.Fatal(err)
 			}
