@@ -18,7 +18,6 @@ import (
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
-	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 )
@@ -108,7 +107,7 @@ func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 }
 
 // Job binds one case to its target's provider; nil when --eval-id leaves the case out.
-func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []results.Warning) *runner.Job {
+func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
 	if !p.Selected(c) {
 		return nil
 	}
@@ -415,14 +414,15 @@ func checkEvaluators(check func(path, what string) error, evs []*suite.Evaluator
 	return nil
 }
 
-// CaseWarnings groups warnings that name a case by case id, their files shown by display.
-func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]results.Warning {
-	out := map[string][]results.Warning{}
+// CaseWarnings groups warnings that name a case by case id, their files shown by display and
+// without the case id (the record they go in names the case).
+func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]suite.Diagnostic {
+	out := map[string][]suite.Diagnostic{}
 	for _, d := range ds {
 		if d.CaseID == "" || d.IsError() {
 			continue
 		}
-		out[d.CaseID] = append(out[d.CaseID], results.Warning{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
+		out[d.CaseID] = append(out[d.CaseID], suite.Diagnostic{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
 	}
 	return out
 }

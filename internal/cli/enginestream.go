@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/agentv/action/plan"
-	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 )
@@ -87,7 +86,7 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 			s = suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace,
 				OnCase: func(c *suite.Case) bool {
 					// A case's warnings are recorded before it is handed over.
-					var warns []results.Warning
+					var warns []suite.Diagnostic
 					if ds := c.Suite.Diagnostics; len(ds) > seen {
 						warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
 						seen = len(ds)
@@ -102,7 +101,7 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		st.files++
 		cases := s.Cases // YAML only: streamed JSONL cases were sent already
 		s.Cases = nil
-		var warns map[string][]results.Warning
+		var warns map[string][]suite.Diagnostic
 		if len(cases) > 0 {
 			warns = plan.CaseWarnings(s.Diagnostics, e.display)
 		}
