@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentv/action/action/actiontest"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // pwned marks the payload of every forged workflow command below: a forged command's data
@@ -108,7 +109,7 @@ func writeHostileResults(t *testing.T, path string) {
 			Score: float64(i%3) / 2, Hits: []string{"h" + br}, Misses: []string{"m" + br}, CandidateAnswer: hostileText,
 			Target: "t" + br, Reasoning: hostileText, Verdict: results.VerdictFail, File: "evals/x" + br + ".yaml", Line: i + 1,
 			EvaluatorResults: []results.EvaluatorResult{{Name: "e" + br, Type: "llm_judge", Score: 0.5, Verdict: "fail", Reasoning: hostileText}},
-			Warnings:         []results.Warning{{File: "w" + br, Line: 1, Kind: "k" + br, Message: "warn" + br}},
+			Warnings:         []suite.Diagnostic{{File: "w" + br, Line: 1, Kind: "k" + br, Message: "warn" + br}},
 		}
 		if i%4 == 1 {
 			rec.Verdict, rec.Error = results.VerdictError, "err"+br

@@ -196,13 +196,13 @@ func TestBuildAnnotationsGolden(t *testing.T) {
 		{File: "evals/a.yaml", Line: 9, Col: 1, Severity: suite.SeverityError, Kind: "duplicate-id", CaseID: "greet", Message: "duplicate id, first at line 2"},
 		{File: "evals/tmpl.ts", Severity: suite.SeverityWarning, Kind: "template", Message: "template prints nothing for {{ question }}"},
 	}
-	tmplWarn := results.Warning{File: "evals/prompt.md", Line: 2, Kind: "template", Message: "unknown placeholder {{ answr }}"}
+	tmplWarn := suite.Diagnostic{File: "evals/prompt.md", Line: 2, Kind: "template", Message: "unknown placeholder {{ answr }}"}
 	recs := []results.Record{
 		{EvalID: "ok", File: "evals/a.yaml", Line: 2, Verdict: results.VerdictPass, Score: 1},
 		{EvalID: "meh", File: "evals/a.yaml", Line: 20, Verdict: results.VerdictFail, Score: 0.6,
 			Misses: []string{"no greeting", "@org/team was mentioned", "a", "b"}, Reasoning: "partly right\x1b[1m",
-			EvaluatorResults: []results.EvaluatorResult{{Name: "judge", Score: 0.6}}, Warnings: []results.Warning{tmplWarn}},
-		{EvalID: "bad", File: "evals/a.yaml", Line: 30, Verdict: results.VerdictFail, Score: 0.1, Warnings: []results.Warning{tmplWarn}},
+			EvaluatorResults: []results.EvaluatorResult{{Name: "judge", Score: 0.6}}, Warnings: []suite.Diagnostic{tmplWarn}},
+		{EvalID: "bad", File: "evals/a.yaml", Line: 30, Verdict: results.VerdictFail, Score: 0.1, Warnings: []suite.Diagnostic{tmplWarn}},
 		{EvalID: "boom", File: "evals/b.yaml", Line: 5, Verdict: results.VerdictError, Error: "target timed out after 120s (3 attempts)"},
 		{EvalID: "judge-broke", File: "evals/b.yaml", Line: 2, Verdict: results.VerdictError,
 			EvaluatorResults: []results.EvaluatorResult{{Name: "code", Error: "exit status 1: TypeError"}}},

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // Case is what the reports keep of one finished case. The fields are what every surface
@@ -116,7 +117,7 @@ func CasesOf(recs []*results.Record) []*Case {
 }
 
 // warnings returns the load-time warnings the case carries.
-func (c *Case) warnings() []results.Warning {
+func (c *Case) warnings() []suite.Diagnostic {
 	if c.Record == nil {
 		return nil
 	}

@@ -77,7 +77,7 @@ func allBytesRecord() *results.Record {
 		EvalID: s, Dataset: s, File: s, Line: 1, Target: s, Score: 0.5, Verdict: results.VerdictFail,
 		Hits: []string{s}, Misses: []string{s}, Reasoning: s, CandidateAnswer: s,
 		EvaluatorResults: []results.EvaluatorResult{{Name: s, Type: s, Verdict: s, Reasoning: s, Error: s, Hits: []string{s}, Misses: []string{s}}},
-		Warnings:         []results.Warning{{File: s, Message: s}},
+		Warnings:         []suite.Diagnostic{{File: s, Message: s}},
 	}
 }
 
@@ -210,7 +210,7 @@ func hostileRecord(id, text string, line int, v results.Verdict) *results.Record
 		Reasoning: text, Hits: []string{text}, Misses: []string{text, text, text, text}, DurationMS: int64(line),
 		EvaluatorResults: []results.EvaluatorResult{{Name: text, Type: text, Verdict: text, Reasoning: text, Error: text,
 			Hits: []string{text}, Misses: []string{text}, EvaluatorResults: []results.EvaluatorResult{{Name: text, Reasoning: text}}}},
-		Warnings: []results.Warning{{File: text, Line: 1, Message: text}},
+		Warnings: []suite.Diagnostic{{File: text, Line: 1, Message: text}},
 	}
 	if v == results.VerdictError {
 		r.Error = text

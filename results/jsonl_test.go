@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/suite"
 )
 
 // lockedBuffer lets the test read what the writer's timer may write concurrently.
@@ -110,6 +112,34 @@ func TestMarshalOddValues(t *testing.T) {
 			}
 			if !json.Valid(b) || bytes.ContainsAny(b, "\n\r") || !bytes.Contains(b, []byte(tt.want)) {
 				t.Errorf("line = %s, want one valid JSON line holding %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// TestWarningsShape pins how a record's warnings are written: the diagnostic type they share
+// with loading must not add its severity, nor an empty file, to the results file.
+func TestWarningsShape(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		w    suite.Diagnostic
+		want string
+	}{
+		{"positioned", suite.Diagnostic{File: "evals/a.yaml", Line: 2, Col: 3, Kind: "template", Message: "m"},
+			`"warnings":[{"file":"evals/a.yaml","line":2,"col":3,"kind":"template","message":"m"}]`},
+		{"no file or position", suite.Diagnostic{Message: "m"}, `"warnings":[{"message":"m"}]`},
+		{"severity is not written", suite.Diagnostic{Severity: suite.SeverityError, File: "f", Message: "m"}, `"warnings":[{"file":"f","message":"m"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := Marshal(&Record{EvalID: "c", Warnings: []suite.Diagnostic{tt.w}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(b, []byte(tt.want)) {
+				t.Errorf("line = %s, want it to hold %s", b, tt.want)
 			}
 		})
 	}

@@ -7,6 +7,8 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentv/action/suite"
 )
 
 // Verdict is the outcome of one case.
@@ -79,16 +81,7 @@ type Record struct {
 	File       string  `json:"file"`        // eval file, as displayed (workspace-relative when possible)
 	Line       int     `json:"line"`        // 1-based line of the case in File
 	// Warnings are load-time warnings attached to this case (template validation, missing files).
-	Warnings []Warning `json:"warnings,omitempty"`
-}
-
-// Warning is a positioned warning carried by a record so reports can show it.
-type Warning struct {
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Col     int    `json:"col,omitempty"`
-	Kind    string `json:"kind,omitempty"`
-	Message string `json:"message"`
+	Warnings []suite.Diagnostic `json:"warnings,omitempty"`
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.

@@ -63,7 +63,7 @@ type Job struct {
 	// failed healthcheck): the case becomes an error record without invoking anything.
 	Err error
 	// Warnings are load-time warnings attached to the case (shown in reports).
-	Warnings []results.Warning
+	Warnings []suite.Diagnostic
 	// File is the eval file as shown in reports.
 	File string
 }

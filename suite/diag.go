@@ -26,7 +26,7 @@ func (s Severity) String() string {
 // Diagnostic is one positioned problem found while loading or validating input.
 // The same value feeds the console, Actions annotations and the results file.
 type Diagnostic struct {
-	File     string   `json:"file"`           // path as shown to the user (relative when possible)
+	File     string   `json:"file,omitempty"` // path as shown to the user (relative when possible)
 	Line     int      `json:"line,omitempty"` // 1-based; 0 when unknown
 	Col      int      `json:"col,omitempty"`  // 1-based; 0 when unknown
 	Severity Severity `json:"-"`

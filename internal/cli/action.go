@@ -235,7 +235,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 	var done int
 	pw := newProgressWriter(c.Stderr)
 	e := &Engine{
-		Cfg: cfg, Redactor: red,
+		Cfg: cfg, Redactor: red, KeepWorst: action.MaxAnnotationsPerLevel,
 		Logf: func(format string, args ...any) {
 			if !cfg.Verbose {
 				return

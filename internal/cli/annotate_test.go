@@ -46,7 +46,7 @@ func TestAnnotationsFromKeptRecords(t *testing.T) {
 	}
 	action.NewCommands(&want, &redact.Redactor{}).Annotate(action.BuildAnnotations(nil, all, opts))
 
-	col := newCollector(report.DetailsFailures, 0.8)
+	col := newCollector(report.DetailsFailures, 0.8, action.MaxAnnotationsPerLevel)
 	defer col.Close()
 	for _, r := range recs {
 		col.Add(r)

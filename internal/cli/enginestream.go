@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
-	"github.com/agentv/action/results"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 )
@@ -40,7 +39,7 @@ func (st *loadState) add(j *runner.Job) {
 // known from the start when it has no JSONL files (the engine's Total); JSONL files are read
 // as their cases run, and with any of them the total is known once all are read. pre[i] is
 // files[i]'s suite, nil for JSONL.
-func (p *planner) preloadYAML(files []string) (pre []*suite.Suite) {
+func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suite) {
 	pre = make([]*suite.Suite, len(files))
 	total, known := 0, true
 	for i, f := range files {
@@ -48,16 +47,16 @@ func (p *planner) preloadYAML(files []string) (pre []*suite.Suite) {
 			known = false
 			continue
 		}
-		s := suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace})
+		s := suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace})
 		pre[i] = s
 		for _, c := range s.Cases {
-			if p.selected(c) {
+			if p.Selected(c) {
 				total++
 			}
 		}
 	}
 	if known {
-		p.e.total.Store(int64(total))
+		e.total.Store(int64(total))
 	}
 	return pre
 }
@@ -65,7 +64,7 @@ func (p *planner) preloadYAML(files []string) (pre []*suite.Suite) {
 // stream loads the files in order and sends a job for every selected case: JSONL cases as
 // their lines are read, YAML cases (parsed already: pre) in file order. It closes ch when
 // done or when ctx is cancelled.
-func (p *planner) stream(ctx context.Context, files []string, pre []*suite.Suite, st *loadState, ch chan<- *runner.Job) {
+func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pre []*suite.Suite, st *loadState, ch chan<- *runner.Job) {
 	defer close(ch)
 	send := func(j *runner.Job) bool {
 		select {
@@ -84,15 +83,15 @@ func (p *planner) stream(ctx context.Context, files []string, pre []*suite.Suite
 		s := pre[i]
 		pre[i] = nil // its cases are released as they run
 		if s == nil {
-			s = suite.Load(f, suite.LoadOptions{Cwd: p.e.Cfg.Cwd, Workspace: p.e.Cfg.Workspace,
+			s = suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace,
 				OnCase: func(c *suite.Case) bool {
 					// A case's warnings are recorded before it is handed over.
-					var warns []results.Warning
+					var warns []suite.Diagnostic
 					if ds := c.Suite.Diagnostics; len(ds) > seen {
-						warns = caseWarnings(ds[seen:], p.e.display)[c.ID]
+						warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
 						seen = len(ds)
 					}
-					if j := p.job(c.Suite, c, warns); j != nil {
+					if j := p.Job(c.Suite, c, warns); j != nil {
 						return send(j)
 					}
 					return true
@@ -102,13 +101,13 @@ func (p *planner) stream(ctx context.Context, files []string, pre []*suite.Suite
 		st.files++
 		cases := s.Cases // YAML only: streamed JSONL cases were sent already
 		s.Cases = nil
-		var warns map[string][]results.Warning
+		var warns map[string][]suite.Diagnostic
 		if len(cases) > 0 {
-			warns = caseWarnings(s.Diagnostics, p.e.display)
+			warns = plan.CaseWarnings(s.Diagnostics, e.display)
 		}
 		for i, c := range cases {
 			cases[i] = nil // released once it has run
-			if j := p.job(s, c, warns[c.ID]); j != nil && !send(j) {
+			if j := p.Job(s, c, warns[c.ID]); j != nil && !send(j) {
 				return
 			}
 		}
@@ -117,26 +116,22 @@ func (p *planner) stream(ctx context.Context, files []string, pre []*suite.Suite
 		}
 	}
 	st.complete = true
-	p.e.total.Store(int64(st.jobs))
+	e.total.Store(int64(st.jobs))
 }
 
 // finish fills the outcome from what loading found: diagnostics (display paths), targets,
 // and the problems that make the run invalid.
-func (e *Engine) finish(out *Outcome, p *planner, st *loadState) {
+func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
 	out.Diagnostics = append(out.Diagnostics, st.diags...)
-	p.mu.Lock()
-	out.Diagnostics = append(out.Diagnostics, p.diags...)
-	out.Notices = append(out.Notices, p.notices...)
-	for n := range p.targets {
-		out.Targets = append(out.Targets, n)
-	}
-	p.mu.Unlock()
+	diags, notices, targets := p.Found()
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	out.Notices = append(out.Notices, notices...)
+	out.Targets = append(out.Targets, targets...)
 	for i := range out.Diagnostics {
 		d := &out.Diagnostics[i]
 		d.File = e.display(d.File)
 		d.Message = e.Redactor.String(d.Message)
 	}
-	sort.Strings(out.Targets)
 	for _, d := range out.Diagnostics {
 		if d.IsError() {
 			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -139,46 +138,4 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 		}
 	}
 	return problems
-}
-
-// checkReferences checks the files a case reads (guidelines, input files, judge prompts and
-// scripts) against the run's outputs.
-func (p *planner) checkReferences(c *suite.Case) error {
-	g := p.guard
-	if g == nil {
-		return nil
-	}
-	for _, f := range c.GuidelinePaths {
-		if err := g.check(f, "guideline file"); err != nil {
-			return err
-		}
-	}
-	for _, f := range c.InputFiles {
-		if err := g.check(f, "input file"); err != nil {
-			return err
-		}
-	}
-	return checkEvaluators(g, c.Evaluators)
-}
-
-func checkEvaluators(g *outputGuard, evs []*suite.EvaluatorSpec) error {
-	for _, ev := range evs {
-		var paths []string
-		if pr := ev.Prompt; pr != nil {
-			paths = append(append(paths, pr.Path), pr.Script...)
-		}
-		paths = append(paths, ev.Script...)
-		for _, f := range paths {
-			if !filepath.IsAbs(f) && ev.Cwd != "" {
-				f = filepath.Join(ev.Cwd, f)
-			}
-			if err := g.check(f, "file of evaluator "+strconv.Quote(ev.Name)); err != nil {
-				return err
-			}
-		}
-		if err := checkEvaluators(g, ev.Members); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/report"
@@ -85,7 +86,7 @@ func (c *Command) reportCmd(args []string) int {
 // the outcome; on a read error it keeps the records before it.
 func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Options) *Outcome {
 	threshold := g.CaseThreshold
-	col := newCollector(details, threshold)
+	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
 	out := &Outcome{ResultsPath: path, collector: col, guard: newOutputGuard("", dir, cwd)}
 	if err := out.guard.check(path, "results file"); err != nil {
 		out.Problems, out.refused = []string{err.Error()}, true

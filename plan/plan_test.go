@@ -1,12 +1,16 @@
-package cli
+package plan
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
 )
 
 // TestJudgeResolution checks the order a judge target is chosen in: the evaluator's own
@@ -49,14 +53,13 @@ func TestJudgeResolution(t *testing.T) {
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}
-			e := &Engine{Cfg: EvalConfig{JudgeTarget: tt.flag, Timeout: 10e9}, Redactor: red}
-			p := &planner{e: e, files: map[string]*providers.TargetsFile{tf.Abs: tf}, providers: map[targetKey]providers.Provider{},
-				errs: map[targetKey]error{}, targets: map[string]bool{}}
+			p := New(Options{JudgeTarget: tt.flag, Timeout: 10e9, Redactor: red})
+			p.files[tf.Abs] = tf
 			tg, err := tf.Find(tt.target)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr, err := p.judge(tg, tt.evaluator)
+			pr, err := p.Judge(tg, tt.evaluator)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,5 +67,24 @@ func TestJudgeResolution(t *testing.T) {
 				t.Errorf("judge = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCaseWarnings checks that a case's warnings reach its record with display paths and
+// without the case id (the record names the case), and that errors and warnings of no case
+// stay out.
+func TestCaseWarnings(t *testing.T) {
+	t.Parallel()
+	ds := []suite.Diagnostic{
+		{File: "/ws/evals/a.yaml", Line: 4, Kind: "template", CaseID: "one", Message: "unknown placeholder"},
+		{File: "/ws/evals/a.yaml", Line: 9, Severity: suite.SeverityError, CaseID: "one", Message: "bad"},
+		{File: "/ws/evals/a.yaml", Line: 1, Message: "file-wide"},
+	}
+	got := CaseWarnings(ds, func(p string) string { return strings.TrimPrefix(p, "/ws/") })
+	want := map[string][]suite.Diagnostic{
+		"one": {{File: "evals/a.yaml", Line: 4, Kind: "template", Message: "unknown placeholder"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CaseWarnings (-want +got):\n%s", diff)
 	}
 }

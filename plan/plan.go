@@ -1,0 +1,428 @@
+// Package plan is the plan stage of a run: which target and judge each case uses, the
+// provider cache (one provider per target of a targets file), and the fork skip (a target
+// needs a secret that is not set).
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
+)
+
+// Options are what the planner needs from the run's configuration.
+type Options struct {
+	TargetsPath string // --targets: a file or directory; "" discovers per eval file
+	Target      string // --target override ("" or "default": none)
+	JudgeTarget string // --judge-target
+	EvalID      string // --eval-id glob
+	Timeout     time.Duration
+	Verbose     bool
+	DryRun      bool
+	DryRunDelay time.Duration
+	DryRunMin   time.Duration
+	DryRunMax   time.Duration
+	Cwd         string
+	Workspace   string   // GITHUB_WORKSPACE
+	Environ     []string // process environment
+	// NoDotenv leaves .env files unread (a notice names each one).
+	NoDotenv bool
+
+	Redactor *redact.Redactor
+	Logf     func(format string, args ...any)
+	// Display returns the path shown to the user for a file path.
+	Display func(string) string
+	// Check returns an error when the input at path (what names it) is an output of the
+	// run; nil checks nothing.
+	Check func(path, what string) error
+}
+
+// targetKey identifies one provider instance: a target of one targets file.
+type targetKey struct{ file, name string }
+
+// Planner binds cases to providers. Job runs on one goroutine; Judge may be called from
+// running cases meanwhile.
+type Planner struct {
+	opts       Options
+	files      map[string]*providers.TargetsFile
+	reported   map[string]bool // targets files whose diagnostics are in diags
+	notices    []string
+	dotenvSeen map[string]bool // .env files left unread (NoDotenv), already noticed
+	providers  map[targetKey]providers.Provider
+	errs       map[targetKey]error
+	mu         sync.Mutex
+	diags      []suite.Diagnostic
+	unset      []*providers.UnsetVarError
+	targets    map[string]bool
+
+	// last caches what every case of one eval file shares (planning runs on one goroutine).
+	last struct {
+		s       *suite.Suite
+		display string
+		tf      *providers.TargetsFile
+		err     error
+	}
+}
+
+// New returns a planner with nothing loaded yet.
+func New(opts Options) *Planner {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Display == nil {
+		opts.Display = func(p string) string { return p }
+	}
+	if opts.Check == nil {
+		opts.Check = func(string, string) error { return nil }
+	}
+	return &Planner{opts: opts, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
+		errs: map[targetKey]error{}, targets: map[string]bool{},
+		reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
+}
+
+// Plan binds every selected case to its target's provider.
+func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
+	var jobs []*runner.Job
+	for _, s := range suites {
+		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
+		for _, c := range s.Cases {
+			if j := p.Job(s, c, warns[c.ID]); j != nil {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	return jobs
+}
+
+// Job binds one case to its target's provider; nil when --eval-id leaves the case out.
+func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
+	if !p.Selected(c) {
+		return nil
+	}
+	p.forSuite(s)
+	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
+	if j.Err = p.checkReferences(c); j.Err != nil {
+		return j
+	}
+	j.Provider, j.Err = p.provider(s, c)
+	if j.Err == nil {
+		j.Err = p.checkJudges(j.Provider.Target(), c)
+	}
+	return j
+}
+
+// Selected reports whether --eval-id (if given) selects the case.
+func (p *Planner) Selected(c *suite.Case) bool {
+	if id := p.opts.EvalID; id != "" {
+		ok, _ := doublestar.Match(id, c.ID)
+		return ok
+	}
+	return true
+}
+
+// SkipReason returns why the run is skipped when a target needs a variable that is not set
+// (secrets are withheld from fork pull requests), or "" when none is missing; why, if any,
+// leads the message.
+func (p *Planner) SkipReason(why string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.unset) == 0 {
+		return ""
+	}
+	u := p.unset[0]
+	need := fmt.Sprintf("target %q needs %s, which is not set", u.Target, u.Var)
+	if why := strings.TrimSpace(why); why != "" {
+		need = why + ": " + need
+	}
+	return need + "; secrets are not passed to workflows triggered from forks, so no case ran"
+}
+
+// Found returns what planning found so far: the diagnostics of the targets files and
+// providers, notices (.env files left unread), and the names of the targets built, sorted.
+func (p *Planner) Found() (diags []suite.Diagnostic, notices, targets []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	diags = append(diags, p.diags...)
+	notices = append(notices, p.notices...)
+	for n := range p.targets {
+		targets = append(targets, n)
+	}
+	sort.Strings(targets)
+	return diags, notices, targets
+}
+
+// targetName picks the case's target: override, case, suite, "default".
+func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
+	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
+		return t
+	}
+	if c.Target != "" {
+		return c.Target
+	}
+	if s.Target != "" {
+		return s.Target
+	}
+	return "default"
+}
+
+func (p *Planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
+	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reported[tf.Abs] {
+		p.reported[tf.Abs] = true
+		p.diags = append(p.diags, tf.Diagnostics...)
+	}
+	return tf, nil
+}
+
+// loadTargets loads (once) the targets file of eval files in dir, registering the value of
+// every `${{ VAR }}` reference it holds with the redactor.
+func (p *Planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, error) {
+	cfg := &p.opts
+	var path string
+	var err error
+	if cfg.TargetsPath != "" {
+		path, err = providers.ResolveTargetsFlag(cfg.TargetsPath)
+	} else {
+		path, err = providers.FindTargetsFile(dir, repoRoot, cfg.Cwd)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.opts.Check(path, "targets file"); err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(path)
+	// Judges look targets files up from running cases while the stream is still planning.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if tf, ok := p.files[abs]; ok {
+		return tf, nil
+	}
+	var env providers.LookupEnv
+	var envErr error
+	if cfg.NoDotenv {
+		env = providers.NewEnv(cfg.Environ, "", "")
+		for _, f := range providers.DotenvFiles(dir, repoRoot) {
+			if !p.dotenvSeen[f] {
+				p.dotenvSeen[f] = true
+				p.notices = append(p.notices, fmt.Sprintf("%s was not read: .env files are for local runs; under GitHub Actions, pass secrets through the workflow's env", p.opts.Display(f)))
+			}
+		}
+	} else {
+		env, envErr = providers.LoadEnv(cfg.Environ, dir, repoRoot)
+	}
+	tf := providers.LoadTargets(path, env, p.opts.Redactor)
+	if envErr != nil {
+		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
+	}
+	p.files[abs] = tf
+	return tf, nil
+}
+
+// Preload loads the targets file of every eval file before any case runs, so that every
+// secret any of them references is masked from the first output on: child processes inherit
+// the environment and may print a variable of a target that runs later, or never. Problems
+// are reported when a case needs the file.
+func (p *Planner) Preload(files []string) {
+	cfg := &p.opts
+	seen := map[string]bool{}
+	for _, f := range files {
+		abs := f
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cfg.Cwd, abs)
+		}
+		abs, _ = filepath.Abs(abs)
+		dir := filepath.Dir(filepath.Clean(abs))
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		_, _ = p.loadTargets(dir, suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd))
+	}
+}
+
+// forSuite fills p.last for s: its display path and targets file, looked up once per file
+// rather than once per case.
+func (p *Planner) forSuite(s *suite.Suite) {
+	if p.last.s == s {
+		return
+	}
+	p.last.s, p.last.display = s, p.opts.Display(s.Path)
+	p.last.tf, p.last.err = p.targetsFile(s)
+}
+
+// provider returns the (shared) provider of the case's target.
+func (p *Planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, error) {
+	p.forSuite(s)
+	tf, err := p.last.tf, p.last.err
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if suite.HasErrors(tf.Diagnostics) {
+		return nil, fmt.Errorf("targets file %s has errors", tf.Path)
+	}
+	return p.build(tf, p.targetName(s, c))
+}
+
+func (p *Planner) build(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := targetKey{tf.Abs, name}
+	if pr, ok := p.providers[key]; ok {
+		return pr, nil
+	}
+	if err, ok := p.errs[key]; ok {
+		return nil, err
+	}
+	pr, err := p.construct(tf, name)
+	if err != nil {
+		var uv *providers.UnsetVarError
+		if errors.As(err, &uv) {
+			p.unset = append(p.unset, uv)
+		}
+		p.errs[key] = err
+		return nil, err
+	}
+	p.providers[key] = pr
+	p.targets[name] = true
+	return pr, nil
+}
+
+func (p *Planner) construct(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+	cfg := &p.opts
+	t, err := tf.Find(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DryRun {
+		return providers.DryRun(t, cfg.DryRunDelay, cfg.DryRunMin, cfg.DryRunMax), nil
+	}
+	pr, warns, err := providers.New(t, providers.Options{
+		Verbose: cfg.Verbose, Timeout: cfg.Timeout, Env: proc.ChildEnv(cfg.Environ, nil, t.ReferencedVars()...),
+		Logf: p.opts.Logf,
+	})
+	p.diags = append(p.diags, warns...)
+	return pr, err
+}
+
+// Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the
+// --judge-target override (an explicit choice wins over the targets file, as --target does),
+// else the target's judge_target, else the target itself.
+func (p *Planner) Judge(t *providers.Target, override string) (providers.Provider, error) {
+	name := override
+	if name == "" {
+		name = strings.TrimSpace(p.opts.JudgeTarget)
+	}
+	if name == "" {
+		name = t.JudgeTarget
+	}
+	if name == "" {
+		name = t.Name
+	}
+	p.mu.Lock()
+	var tf *providers.TargetsFile
+	for _, f := range p.files {
+		for _, x := range f.Targets {
+			if x == t {
+				tf = f
+			}
+		}
+	}
+	p.mu.Unlock()
+	if tf == nil {
+		return nil, fmt.Errorf("judge target %q: targets file of %q not found", name, t.Name)
+	}
+	pr, err := p.build(tf, name)
+	if err != nil {
+		return nil, fmt.Errorf("judge target %q: %w", name, err)
+	}
+	return pr, nil
+}
+
+// checkJudges builds the judge providers a case will need, so a judge target that does not
+// exist or lacks its secret is a configuration problem found before anything runs.
+func (p *Planner) checkJudges(t *providers.Target, c *suite.Case) error {
+	needDefault := len(c.Evaluators) == 0
+	for _, ev := range c.Evaluators {
+		if ev.Type == suite.TypeLLMJudge {
+			if _, err := p.Judge(t, ev.Target); err != nil {
+				return fmt.Errorf("evaluator %q: %w", ev.Name, err)
+			}
+		}
+	}
+	if needDefault {
+		if _, err := p.Judge(t, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkReferences checks the files a case reads (guidelines, input files, judge prompts and
+// scripts) against the run's outputs.
+func (p *Planner) checkReferences(c *suite.Case) error {
+	check := p.opts.Check
+	for _, f := range c.GuidelinePaths {
+		if err := check(f, "guideline file"); err != nil {
+			return err
+		}
+	}
+	for _, f := range c.InputFiles {
+		if err := check(f, "input file"); err != nil {
+			return err
+		}
+	}
+	return checkEvaluators(check, c.Evaluators)
+}
+
+func checkEvaluators(check func(path, what string) error, evs []*suite.EvaluatorSpec) error {
+	for _, ev := range evs {
+		var paths []string
+		if pr := ev.Prompt; pr != nil {
+			paths = append(append(paths, pr.Path), pr.Script...)
+		}
+		paths = append(paths, ev.Script...)
+		for _, f := range paths {
+			if !filepath.IsAbs(f) && ev.Cwd != "" {
+				f = filepath.Join(ev.Cwd, f)
+			}
+			if err := check(f, "file of evaluator "+strconv.Quote(ev.Name)); err != nil {
+				return err
+			}
+		}
+		if err := checkEvaluators(check, ev.Members); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CaseWarnings groups warnings that name a case by case id, their files shown by display and
+// without the case id (the record they go in names the case).
+func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]suite.Diagnostic {
+	out := map[string][]suite.Diagnostic{}
+	for _, d := range ds {
+		if d.CaseID == "" || d.IsError() {
+			continue
+		}
+		out[d.CaseID] = append(out[d.CaseID], suite.Diagnostic{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
+	}
+	return out
+}
