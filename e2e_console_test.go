@@ -30,8 +30,10 @@ func TestConsoleProgress(t *testing.T) {
 			args: []string{"a.yaml", "b.yaml"}, start: "agentv: running 5 cases from 2 eval files\n", total: "5", lineWants: " PASS "},
 		{name: "eval-id counts the selected cases", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(12)},
 			args: []string{"a.yaml", "--eval-id", "case-00*"}, start: "agentv: running 10 cases from 1 eval file\n", total: "10", lineWants: " PASS "},
-		{name: "JSONL file", files: map[string]string{"targets.yaml": mockTargets, "s.jsonl": genJSONLCases(6)},
-			args: []string{"s.jsonl"}, start: "agentv: running cases (counted as the JSONL files are read) from 1 eval file\n", lineWants: " PASS "},
+		{name: "JSONL file: its lines are counted first", files: map[string]string{"targets.yaml": mockTargets, "s.jsonl": genJSONLCases(6) + "\n\n"},
+			args: []string{"s.jsonl"}, start: "agentv: running 6 cases from 1 eval file\n", total: "6", lineWants: " PASS "},
+		{name: "JSONL file with eval-id", files: map[string]string{"targets.yaml": mockTargets, "s.jsonl": genJSONLCases(6)},
+			args: []string{"s.jsonl", "--eval-id", "case-a*"}, start: "agentv: running cases (counted as the JSONL files are read) from 1 eval file\n", lineWants: " PASS "},
 		{name: "failed cases say why", files: map[string]string{"targets.yaml": failing, "a.yaml": "evalcases:\n" + genCases(2)},
 			args: []string{"a.yaml"}, start: "agentv: running 2 cases from 1 eval file\n", total: "2", lineWants: " FAIL 0.200 a/case-00"},
 	}

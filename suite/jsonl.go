@@ -99,3 +99,39 @@ func (l *loader) loadSidecar() {
 		return
 	}
 }
+
+// CountJSONLCases counts the lines of a JSONL eval file that are not blank: the cases it
+// plans, known before the file is loaded (a line that turns out malformed is counted too).
+// It reads the file once without parsing it, so a run can show its total from the start.
+func CountJSONLCases(path string) (int, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	n, blank := 0, true
+	for {
+		chunk, err := r.ReadSlice('\n')
+		for _, b := range chunk {
+			if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+				blank = false
+				break
+			}
+		}
+		end := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if (end || err == io.EOF) && !blank {
+			n++
+		}
+		if end {
+			blank = true
+		}
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			return n, nil
+		default:
+			return n, err
+		}
+	}
+}

@@ -242,3 +242,35 @@ func TestJSONLLongLineColumns(t *testing.T) {
 		t.Errorf("last item at column %d, want %d", last.Column, utf8.RuneCount(line)-4)
 	}
 }
+
+func TestCountJSONLCases(t *testing.T) {
+	t.Parallel()
+	long := `{"id":"long","input":"` + strings.Repeat("x", 200<<10) + `"}`
+	tests := []struct {
+		name, text string
+		want       int
+	}{
+		{"empty", "", 0},
+		{"one line without newline", `{"id":"a"}`, 1},
+		{"blank lines are not cases", "\n{\"id\":\"a\"}\n \t\r\n{\"id\":\"b\"}\n\n", 2},
+		{"a malformed line is planned too", "{\"id\":\"a\"}\nnot json\n", 2},
+		{"a line longer than the read buffer", long + "\n" + long, 2},
+		{"CRLF", "{\"id\":\"a\"}\r\n{\"id\":\"b\"}\r\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := CountJSONLCases(path)
+			if err != nil || got != tt.want {
+				t.Errorf("CountJSONLCases = %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := CountJSONLCases(filepath.Join(t.TempDir(), "missing.jsonl")); err == nil {
+		t.Error("a missing file counts without an error")
+	}
+}

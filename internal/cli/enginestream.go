@@ -36,15 +36,19 @@ func (st *loadState) add(j *runner.Job) {
 }
 
 // preloadYAML parses every YAML eval file before any case runs, so that the run's total is
-// known from the start when it has no JSONL files (the engine's Total); JSONL files are read
-// as their cases run, and with any of them the total is known once all are read. pre[i] is
-// files[i]'s suite, nil for JSONL.
+// known from the start (the engine's Total). JSONL files are read as their cases run; their
+// non-blank lines are counted first instead, unless --eval-id selects cases by id (then the
+// total is known once every file is read). pre[i] is files[i]'s suite, nil for JSONL.
 func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suite) {
 	pre = make([]*suite.Suite, len(files))
 	total, known := 0, true
 	for i, f := range files {
 		if strings.EqualFold(filepath.Ext(f), ".jsonl") {
-			known = false
+			n, err := suite.CountJSONLCases(f)
+			if err != nil || e.Cfg.EvalID != "" {
+				known = false // the loader reports an unreadable file
+			}
+			total += n
 			continue
 		}
 		s := suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace})
