@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,6 +107,27 @@ func skipFile(abs string) bool {
 		if _, err := os.Stat(strings.TrimSuffix(abs, filepath.Ext(abs)) + ".jsonl"); err == nil {
 			return true
 		}
+		// A YAML list is a file of tests that a suite includes (`tests: file.yaml`), not a suite.
+		return isYAMLList(abs)
+	}
+	return false
+}
+
+// isYAMLList reports whether a YAML file's top level is a list, from its first lines.
+func isYAMLList(abs string) bool {
+	f, err := os.Open(abs)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, buf)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || t == "---" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "%") {
+			continue
+		}
+		return strings.HasPrefix(line, "- ") || t == "-" || strings.HasPrefix(line, "[")
 	}
 	return false
 }

@@ -24,6 +24,11 @@ type LoadOptions struct {
 	// ids and every diagnostic are found as without it; a case's own diagnostics are already
 	// in Suite.Diagnostics when it is handed over. YAML files ignore it (they are parsed whole).
 	OnCase func(*Case) bool
+	// Env looks up the variables of `${{ VAR }}` in AgentV 4.x files; nil reads the process
+	// environment. Secret, when set, receives every non-blank value so resolved, so reports
+	// can mask it.
+	Env    func(name string) (string, bool)
+	Secret func(value string)
 }
 
 // Diagnostic kinds produced by the loader.
@@ -61,6 +66,9 @@ type loader struct {
 	listsByText map[string]*evalList
 
 	suiteList *evalList // the suite default evaluators
+
+	env    func(string) (string, bool) // LoadOptions.Env
+	secret func(string)                // LoadOptions.Secret
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
@@ -102,12 +110,17 @@ func Load(path string, opts LoadOptions) *Suite {
 		intern:      map[string]string{},
 		lists:       map[*yaml.Node]*evalList{},
 		listsByText: map[string]*evalList{},
+		env:         opts.Env,
+		secret:      opts.Secret,
+	}
+	if l.env == nil {
+		l.env = osLookupEnv
 	}
 	switch ext {
 	case ".yaml", ".yml":
 		s.Format = "yaml"
 	case ".jsonl":
-		s.Format = "jsonl"
+		s.Format, s.Dialect = "jsonl", Dialect25
 	default:
 		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
 			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})

@@ -18,7 +18,13 @@ type Suite struct {
 	Dir         string // absolute directory of the eval file
 	RepoRoot    string // absolute repository root used for file references and guideline matching
 	Format      string // "yaml" or "jsonl"
-	Dataset     string // `dataset`, else the file's base name without extension
+	Dialect     string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25
+	Name        string // 4.x `name`, "" if none (it also names the dataset)
+	Version     string // 4.x `version`
+	Tags        []string
+	Targets     []string // 4.x `execution.targets`: run every test on each
+	Threshold   *float64 // 4.x `execution.threshold` (0–1), nil if none
+	Dataset     string   // `dataset`, else the file's base name without extension
 	Description string
 	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
 	// Evaluators is the suite default list (`execution.evaluators`, `evaluators` or an `evaluator` map).
@@ -49,6 +55,7 @@ type Case struct {
 	GuidelinePaths []string // absolute paths of referenced guideline files, in order of reference
 	InputFiles     []string // absolute paths of referenced non-guideline files, in order
 	Target         string   // case-level `execution.target`, "" if none
+	Targets        []string // 4.x case-level `execution.targets`, nil if none
 	// Evaluators is the final list for this case: the case's own list, else the suite's.
 	// Empty means the default llm_judge runs.
 	Evaluators []*EvaluatorSpec

@@ -42,10 +42,19 @@ func (l *loader) loadYAML() {
 		l.errorf(pos, KindStructure, "", "an eval file must be a mapping with an %q list of cases, got %s", "evalcases", kindName(root))
 		return
 	}
+	dialect, ok := l.dialectOf(root)
+	if !ok {
+		return
+	}
+	if dialect == Dialect4 {
+		l.loadV4(root)
+		return
+	}
+	l.s.Dialect = Dialect25
 	list := l.header(root, true)
 	if list == nil {
 		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "",
-			"missing %q: an eval file needs a list of cases under %q (also accepted: %q, %q)", "evalcases", "evalcases", "cases", "eval_cases")
+			"missing %q: an eval file needs a list of cases under %q (AgentV 4.x) or %q (AgentV 2.5; also accepted: %q, %q)", "tests", "tests", "evalcases", "cases", "eval_cases")
 		return
 	}
 	if list.Kind != yaml.SequenceNode {

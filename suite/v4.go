@@ -1,0 +1,846 @@
+package suite
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
+)
+
+// Dialects of an eval file.
+const (
+	Dialect25 = "2.5" // `evalcases` (also `cases`, `eval_cases`), evaluators in snake_case
+	Dialect4  = "4"   // `tests`, `assertions` in kebab-case, `criteria`
+)
+
+// Keys of the AgentV 4.x dialect.
+var (
+	v4TopKeys = []string{"$schema", "name", "description", "version", "tags", "execution", "assertions", "assert",
+		"input", "input_files", "tests", "defaults", "target", "workspace", "metadata"}
+	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
+	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
+		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
+	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold"}
+	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
+	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure", "window_size"}
+	// v4Conversation keys make a test a multi-turn conversation, which cannot run yet.
+	v4Conversation = []string{"mode", "turns", "aggregation", "on_turn_failure"}
+)
+
+// v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
+// names not listed pass through unchanged (the deterministic assertions register under the
+// 4.x spelling).
+var v4Types = map[string]string{
+	"llm-grader":      TypeLLMJudge,
+	"code-grader":     TypeCodeJudge,
+	"rubrics":         TypeLLMJudge,
+	"field-accuracy":  "field_accuracy",
+	"tool-trajectory": "tool_trajectory",
+	"token-usage":     "token_usage",
+	"composite":       "composite",
+	"latency":         "latency",
+	"cost":            "cost",
+}
+
+// v4Unsupported are grader settings every 4.x grader accepts that no evaluator honours yet.
+var v4Unsupported = []string{"required", "min_score", "negate", "preprocessors"}
+
+var (
+	envRefPattern      = regexp.MustCompile(`\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+	wholeEnvRefPattern = regexp.MustCompile(`^\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$`)
+	varPattern         = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}`)
+	wholeVarPattern    = regexp.MustCompile(`^\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}$`)
+	plainNumber        = regexp.MustCompile(`^-?(?:0|[1-9]\d*)(?:\.\d+)?$`)
+)
+
+// dialectOf tells which dialect a file's root mapping is written in. Both case lists in one
+// file is an error naming both.
+func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
+	var tests, legacy *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		switch k.Value {
+		case "tests":
+			tests = k
+		case "evalcases", "cases", "eval_cases":
+			if legacy == nil {
+				legacy = k
+			}
+		}
+	}
+	switch {
+	case tests != nil && legacy != nil:
+		l.errorf(legacy, KindStructure, "", "the file mixes two dialects: %q (AgentV 4.x) at line %d and %q (AgentV 2.5) at line %d; keep one of them",
+			"tests", tests.Line, legacy.Value, legacy.Line)
+		return "", false
+	case tests != nil:
+		return Dialect4, true
+	}
+	return Dialect25, true
+}
+
+// interpolateEnv replaces `${{ VAR }}` in every scalar value below n, in place. A value that
+// is exactly one reference takes the variable's type (true/false, plain numbers); an unset
+// variable becomes empty, with a warning.
+func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
+	if n == nil || seen[n] {
+		return
+	}
+	seen[n] = true
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			l.interpolateEnv(c, seen)
+		}
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			l.interpolateEnv(n.Content[i], seen)
+		}
+	case yaml.AliasNode:
+		l.interpolateEnv(n.Alias, seen)
+	case yaml.ScalarNode:
+		if !strings.Contains(n.Value, "${{") {
+			return
+		}
+		lookup := func(name string) string {
+			v, ok := l.env(name)
+			if !ok {
+				l.warnf(n, KindConfig, "", "environment variable %s is not set; ${{ %s }} becomes empty", name, name)
+				return ""
+			}
+			if strings.TrimSpace(v) != "" && l.secret != nil {
+				l.secret(v)
+			}
+			return v
+		}
+		if m := wholeEnvRefPattern.FindStringSubmatch(n.Value); m != nil {
+			v := lookup(m[1])
+			n.Value, n.Tag = v, "!!str"
+			n.Style = yaml.DoubleQuotedStyle
+			if v == "true" || v == "false" || plainNumber.MatchString(v) {
+				n.Style = 0 // the value keeps its type: a boolean or a number
+			}
+			return
+		}
+		n.Value = envRefPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
+			return lookup(envRefPattern.FindStringSubmatch(ref)[1])
+		})
+		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
+	}
+}
+
+// loadV4 reads the root mapping of an AgentV 4.x file.
+func (l *loader) loadV4(root *yaml.Node) {
+	l.s.Dialect = Dialect4
+	l.interpolateEnv(root, map[*yaml.Node]bool{})
+	es := entries(root)
+	l.dupes(es, "")
+	f := kvs(es)
+	for _, e := range es {
+		switch e.key {
+		case "$schema", "defaults", "tests", "assertions", "assert", "input", "input_files":
+		case "name":
+			if v := l.scalarOr(&e, ""); v != "" {
+				l.s.Name, l.s.Dataset = v, v
+			}
+		case "description":
+			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
+				l.s.Description = e.v.Value
+			} else if !isNull(e.v) {
+				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
+			}
+		case "version":
+			l.s.Version = l.scalarOr(&e, "")
+		case "tags":
+			l.s.Tags = l.stringList(&e, "")
+		case "target":
+			if l.s.Target == "" {
+				l.s.Target = l.scalarOr(&e, "")
+			}
+		case "execution":
+			l.v4SuiteExecution(&e)
+		case "workspace", "metadata":
+			l.warnf(e.kn, KindIgnored, "", "%q is not supported yet (ignored)", e.key)
+		default:
+			l.unknownKey(e, "at the top level", "", v4TopKeys)
+		}
+	}
+	suiteAsserts := f.get("assertions")
+	if a := f.get("assert"); a != nil {
+		if suiteAsserts == nil {
+			suiteAsserts = a
+			l.warnf(a.kn, KindIgnored, "", "%q is deprecated: write %q", "assert", "assertions")
+		} else {
+			l.warnf(a.kn, KindIgnored, "", "%q ignored: %q is also set", "assert", "assertions")
+		}
+	}
+	if suiteAsserts != nil && !isNull(suiteAsserts.v) && suiteAsserts.v.Kind != yaml.SequenceNode {
+		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", "assertions", kindName(suiteAsserts.v))
+	}
+	sx := &v4Suite{asserts: suiteAsserts, input: f.get("input"), inputFiles: f.get("input_files")}
+	tests := f.get("tests")
+	if isNull(tests.v) {
+		l.errorf(tests.kn, KindStructure, "", "%q is empty: give a list of tests or the path of a .yaml or .jsonl file of tests", "tests")
+		return
+	}
+	switch tests.v.Kind {
+	case yaml.ScalarNode:
+		l.v4TestFile(sx, tests.v, tests.v.Value)
+	case yaml.SequenceNode:
+		if len(tests.v.Content) == 0 {
+			l.warnf(tests.v, KindStructure, "", "the test list is empty")
+		}
+		for _, item := range tests.v.Content {
+			if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && strings.HasPrefix(d.Value, "file://") {
+				l.v4TestFile(sx, d, strings.TrimPrefix(d.Value, "file://"))
+				continue
+			}
+			l.addCase(l.v4Test(sx, item))
+		}
+	default:
+		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file path, got %s", "tests", kindName(tests.v))
+	}
+}
+
+// v4Suite holds what a 4.x suite passes on to each of its tests.
+type v4Suite struct {
+	asserts, input, inputFiles *kv
+}
+
+// v4SuiteExecution reads the suite's `execution`.
+func (l *loader) v4SuiteExecution(e *kv) {
+	if isNull(e.v) {
+		return
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets and threshold, got %s", "execution", kindName(e.v))
+		return
+	}
+	xs := entries(e.v)
+	l.dupes(xs, "")
+	for i := range xs {
+		x := &xs[i]
+		switch x.key {
+		case "target":
+			if t := l.scalarOr(x, ""); t != "" {
+				l.s.Target = t
+			}
+		case "targets":
+			l.s.Targets = l.stringList(x, "")
+		case "threshold":
+			if isNull(x.v) {
+				continue
+			}
+			if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
+				l.s.Threshold = &v
+			} else {
+				l.errorf(x.v, KindStructure, "", "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+			}
+		case "trials":
+			l.warnf(x.kn, KindIgnored, "", "execution %q is not supported yet (ignored): each test runs once", "trials")
+		default:
+			l.unknownKey(*x, "in execution", "", v4ExecKeys)
+		}
+	}
+}
+
+// stringList reads a string or a list of strings.
+func (l *loader) stringList(e *kv, caseID string) []string {
+	switch {
+	case isNull(e.v):
+		return nil
+	case e.v.Kind == yaml.ScalarNode:
+		return []string{e.v.Value}
+	case e.v.Kind == yaml.SequenceNode:
+		var out []string
+		for _, c := range e.v.Content {
+			if c = deref(c); c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
+				l.errorf(c, KindStructure, caseID, "%q items must be strings, got %s", e.key, kindName(c))
+				continue
+			}
+			out = append(out, c.Value)
+		}
+		return out
+	}
+	l.errorf(e.v, KindStructure, caseID, "%q must be a string or a list of strings, got %s", e.key, kindName(e.v))
+	return nil
+}
+
+// v4TestFile loads the tests of an external file (`tests: path` or a `file://` item): a YAML
+// list of tests or JSONL, one test a line; a pattern with * ? or { is a glob.
+func (l *loader) v4TestFile(sx *v4Suite, at *yaml.Node, rel string) {
+	pattern := rel
+	if !filepath.IsAbs(pattern) {
+		pattern = filepath.Join(l.s.Dir, rel)
+	}
+	var files []string
+	if strings.ContainsAny(rel, "*?{") {
+		matches, err := doublestar.FilepathGlob(pattern, doublestar.WithFilesOnly())
+		if err != nil {
+			l.errorf(at, KindStructure, "", "bad test file pattern %q: %v", rel, err)
+			return
+		}
+		if len(matches) == 0 {
+			l.warnf(at, KindMissingFile, "", "test file pattern %q matched no files", rel)
+			return
+		}
+		slices.Sort(matches)
+		files = matches
+	} else {
+		files = []string{filepath.Clean(pattern)}
+	}
+	for _, f := range files {
+		l.v4LoadTestFile(sx, at, f)
+	}
+}
+
+func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
+	ext := strings.ToLower(filepath.Ext(abs))
+	if ext != ".yaml" && ext != ".yml" && ext != ".jsonl" {
+		l.errorf(at, KindFile, "", "test file %q: unsupported format %q (want .yaml, .yml or .jsonl)", displayPath(abs, l.cwd), ext)
+		return
+	}
+	src, err := readRegular(abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.errorf(at, KindFile, "", "could not read test file %q: %s", displayPath(abs, l.cwd), errText(err))
+		return
+	}
+	file, prevSrc := l.file, l.src
+	l.file = displayPath(abs, l.cwd)
+	defer func() { l.file, l.src = file, prevSrc }()
+	if strings.TrimSpace(string(src)) == "" {
+		l.warnf(nil, KindStructure, "", "the test file is empty")
+		return
+	}
+	if ext == ".jsonl" {
+		l.src = nil
+		for i, line := range strings.Split(string(src), "\n") {
+			line = strings.TrimRight(line, "\r")
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			n, jerr := parseJSONLine([]byte(line), i+1)
+			if jerr != nil {
+				l.add(Diagnostic{File: l.file, Line: i + 1, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
+					Message: "invalid JSON: " + jerr.msg + " (line skipped)"})
+				continue
+			}
+			l.interpolateEnv(n, map[*yaml.Node]bool{})
+			l.addCase(l.v4Test(sx, n))
+		}
+		return
+	}
+	l.src = src
+	doc := l.parseYAML(src)
+	if doc == nil {
+		return
+	}
+	l.interpolateEnv(doc, map[*yaml.Node]bool{})
+	var list *yaml.Node
+	if len(doc.Content) > 0 {
+		list = deref(doc.Content[0])
+	}
+	if list == nil || list.Kind != yaml.SequenceNode {
+		pos := list
+		if pos == nil {
+			pos = &yaml.Node{Line: 1, Column: 1}
+		}
+		l.errorf(pos, KindStructure, "", "a test file must be a YAML list of tests, got %s", kindName(list))
+		return
+	}
+	for _, item := range list.Content {
+		l.addCase(l.v4Test(sx, item))
+	}
+}
+
+// v4Test converts one 4.x test into the loader's case form and parses it.
+func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
+	n := deref(item)
+	if n == nil || n.Kind != yaml.MappingNode {
+		pos := n
+		if pos == nil {
+			pos = item
+		}
+		l.errorf(pos, KindCase, "", "a test must be a mapping with id, input and criteria, expected_output or assertions, got %s (case not loaded)", kindName(n))
+		return nil
+	}
+	es := entries(n)
+	f := kvs(es)
+	id := ""
+	if e := f.get("id"); e != nil && e.v.Kind == yaml.ScalarNode {
+		id = e.v.Value
+	}
+	failed := false
+	fail := func(at *yaml.Node, format string, args ...any) {
+		failed = true
+		l.errorf(at, KindCase, id, format+testNotLoaded(id), args...)
+	}
+	for _, e := range es {
+		switch {
+		case slices.Contains(v4TestKeys, e.key):
+		case slices.Contains(v4Later, e.key):
+			l.warnf(e.kn, KindIgnored, id, "%q is not supported yet (ignored)", e.key)
+		case slices.Contains(v4Conversation, e.key):
+			fail(e.kn, "conversation tests (%q) are not supported yet", e.key)
+		default:
+			l.unknownKey(e, "in test", id, v4TestKeys)
+		}
+	}
+	vars := f.get("vars")
+	if vars != nil && !isNull(vars.v) && vars.v.Kind != yaml.MappingNode {
+		fail(vars.v, "%q must be a mapping of names to values, got %s", "vars", kindName(vars.v))
+		vars = nil
+	}
+	sub := func(e *kv) *yaml.Node {
+		if e == nil || isNull(e.v) {
+			return nil
+		}
+		if vars == nil || isNull(vars.v) {
+			return e.v
+		}
+		return substVars(e.v, vars.v)
+	}
+
+	skipDefaults := false
+	var targets []string
+	if x := f.get("execution"); x != nil && !isNull(x.v) {
+		if x.v.Kind != yaml.MappingNode {
+			fail(x.v, "%q must be a mapping with skip_defaults and targets, got %s", "execution", kindName(x.v))
+		} else {
+			xs := entries(x.v)
+			l.dupes(xs, id)
+			for i := range xs {
+				switch xe := &xs[i]; xe.key {
+				case "skip_defaults":
+					if c := classify(xe.v); xe.v.Kind != yaml.ScalarNode || c != scalarBool && c != scalarNull {
+						fail(xe.v, "execution %q must be true or false, got %s", "skip_defaults", describe(xe.v))
+					} else {
+						skipDefaults = strings.EqualFold(xe.v.Value, "true")
+					}
+				case "targets":
+					targets = l.stringList(xe, id)
+				case "target":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
+				case "threshold":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", "threshold")
+				default:
+					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
+				}
+			}
+		}
+	}
+
+	// The case in the loader's own form; values keep their source positions.
+	var out []*yaml.Node
+	put := func(key string, at, v *yaml.Node) {
+		out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
+	}
+	if e := f.get("id"); e != nil {
+		put("id", e.kn, e.v)
+	}
+	criteria := f.get("criteria")
+	if criteria == nil {
+		if e := f.get("expected_outcome"); e != nil && !isNull(e.v) {
+			criteria = e
+			l.warnf(e.kn, KindIgnored, id, "%q is deprecated: write %q", "expected_outcome", "criteria")
+		}
+	}
+	if v := sub(criteria); v != nil {
+		put("expected_outcome", criteria.kn, v)
+	}
+	for _, k := range []string{"expected_output", "conversation_id", "description", "note", "rubrics"} {
+		if e := f.get(k); e != nil {
+			v := e.v
+			if k == "expected_output" {
+				v = sub(e)
+			}
+			if v != nil {
+				put(k, e.kn, v)
+			}
+		}
+	}
+
+	// Input: the suite's input, then the test's, whose string may carry input_files.
+	input := f.get("input")
+	var msgs []*yaml.Node
+	if sx.input != nil && !isNull(sx.input.v) && !skipDefaults {
+		msgs = append(msgs, l.v4Messages(sub(sx.input), fail)...)
+	}
+	files := f.get("input_files")
+	if files == nil && !skipDefaults {
+		files = sx.inputFiles
+	}
+	if iv := sub(input); iv != nil {
+		if fv := sub(files); fv != nil {
+			if m := l.v4InputFiles(fv, iv, fail); m != nil {
+				msgs = append(msgs, m)
+			}
+		} else {
+			msgs = append(msgs, l.v4Messages(iv, fail)...)
+		}
+	}
+	if input == nil || isNull(input.v) {
+		fail(n, "test has no %q", "input")
+	} else if len(msgs) > 0 {
+		put("input_messages", input.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs})
+	}
+
+	// Assertions: the test's own, then the suite's unless skip_defaults.
+	asserts := f.get("assertions")
+	if a := f.get("assert"); a != nil {
+		if asserts == nil {
+			asserts = a
+			l.warnf(a.kn, KindIgnored, id, "%q is deprecated: write %q", "assert", "assertions")
+		} else {
+			l.warnf(a.kn, KindIgnored, id, "%q ignored: %q is also set", "assert", "assertions")
+		}
+	}
+	var evals []*yaml.Node
+	declared := false
+	if asserts != nil && !isNull(asserts.v) {
+		declared = true
+		if asserts.v.Kind != yaml.SequenceNode {
+			fail(asserts.v, "%q must be a list of assertions, got %s", "assertions", kindName(asserts.v))
+		} else {
+			evals = append(evals, l.v4Assertions(asserts.v, id, fail)...)
+		}
+	}
+	if sx.asserts != nil && !isNull(sx.asserts.v) && !skipDefaults {
+		declared = true
+		if sx.asserts.v.Kind != yaml.SequenceNode {
+			failed = true // reported once, at the suite's assertions
+		} else {
+			evals = append(evals, l.v4Assertions(sx.asserts.v, id, fail)...)
+		}
+	}
+	if declared {
+		at := n
+		if asserts != nil {
+			at = asserts.kn
+		}
+		put("evaluators", at, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals})
+	}
+	if criteria == nil && f.get("expected_output") == nil && asserts == nil && !failed {
+		fail(n, "test needs %q, %q or %q to be scored", "criteria", "expected_output", "assertions")
+	}
+	if failed {
+		if _, dup := l.ids[id]; id != "" && !dup {
+			l.ids[id] = n.Line // a later test with this id is still a duplicate
+		}
+		return nil
+	}
+	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
+	if c != nil {
+		c.Targets = targets
+	}
+	return c
+}
+
+func testNotLoaded(id string) string {
+	if id == "" {
+		return " (case not loaded)"
+	}
+	return strings.ReplaceAll(fmt.Sprintf(" (case %q not loaded)", id), "%", "%%")
+}
+
+// v4Messages expands 4.x input shorthand: a string is one user message, a mapping with a role
+// one message, a mapping without a role a user message with that structured content, and a
+// list is messages.
+func (l *loader) v4Messages(n *yaml.Node, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
+	n = deref(n)
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return []*yaml.Node{userMessage(n, n)}
+	case yaml.MappingNode:
+		if hasKey(n, "role") {
+			return []*yaml.Node{n}
+		}
+		return []*yaml.Node{userMessage(n, n)}
+	case yaml.SequenceNode:
+		return n.Content
+	}
+	fail(n, "input must be a string, a message or a list of messages, got %s", kindName(n))
+	return nil
+}
+
+func userMessage(at, content *yaml.Node) *yaml.Node {
+	key := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
+		Content: []*yaml.Node{key("role"), key(RoleUser), key("content"), content}}
+}
+
+// v4InputFiles builds the user message of `input_files` with a string input: one file block
+// per path, then the text.
+func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	files, input = deref(files), deref(input)
+	if files.Kind != yaml.SequenceNode {
+		fail(files, "%q must be a list of file paths, got %s", "input_files", kindName(files))
+		return nil
+	}
+	if input.Kind != yaml.ScalarNode {
+		fail(input, "%q needs a string %q, got %s", "input_files", "input", kindName(input))
+		return nil
+	}
+	block := func(at *yaml.Node, typ string, v *yaml.Node) *yaml.Node {
+		k := func(s string) *yaml.Node {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
+		}
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
+			Content: []*yaml.Node{k("type"), k(typ), k("value"), v}}
+	}
+	content := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.Line, Column: input.Column}
+	for _, p := range files.Content {
+		if p = deref(p); p == nil || p.Kind != yaml.ScalarNode || isNull(p) {
+			fail(p, "%q items must be file paths, got %s", "input_files", kindName(p))
+			return nil
+		}
+		content.Content = append(content.Content, block(p, "file", p))
+	}
+	content.Content = append(content.Content, block(input, "text", input))
+	return userMessage(input, content)
+}
+
+// v4Assertions converts a 4.x assertion list into evaluator entries. Plain strings become one
+// rubric grader at the first string's place, weighted by the number of criteria.
+func (l *loader) v4Assertions(list *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
+	list = deref(list)
+	if list.Kind != yaml.SequenceNode {
+		fail(list, "%q must be a list of assertions, got %s", "assertions", kindName(list))
+		return nil
+	}
+	var out []*yaml.Node
+	var criteria *yaml.Node // the rubric grader's criteria list, once a string is seen
+	for _, item := range list.Content {
+		d := deref(item)
+		switch {
+		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
+			if strings.TrimSpace(d.Value) == "" {
+				l.warnf(d, KindEvaluator, id, "empty assertion string skipped")
+				continue
+			}
+			if criteria == nil {
+				criteria = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: d.Line, Column: d.Column}
+				out = append(out, mapping(d, "type", strNode(d, TypeLLMJudge), "name", strNode(d, "rubrics"),
+					"rubrics", criteria))
+			}
+			t := *d
+			t.Value = strings.TrimSpace(d.Value)
+			criteria.Content = append(criteria.Content, &t)
+		case d != nil && d.Kind == yaml.MappingNode:
+			if e := l.v4Assertion(d, id, fail); e != nil {
+				out = append(out, e)
+			}
+		default:
+			fail(d, "an assertion must be a mapping with a type or a criterion string, got %s", kindName(d))
+		}
+	}
+	if criteria != nil {
+		for i, e := range out {
+			if valueOf(e, "rubrics") == criteria {
+				w := strNode(criteria, itoa(len(criteria.Content)))
+				w.Tag, w.Style = "!!int", 0
+				out[i].Content = append(out[i].Content, strNode(criteria, "weight"), w)
+			}
+		}
+	}
+	return out
+}
+
+// v4Assertion converts one 4.x grader mapping; nil when it is skipped.
+func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	t := valueOf(n, "type")
+	if t == nil || t.Kind != yaml.ScalarNode || isNull(t) {
+		return n // reported by the evaluator parser, with the valid types
+	}
+	typ := strings.ReplaceAll(t.Value, "_", "-")
+	if typ == "llm-judge" || typ == "code-judge" {
+		l.warnf(t, KindEvaluator, id, "assertion type %q is no longer accepted by AgentV 4.x: write %q (skipped)", t.Value, strings.Replace(typ, "-judge", "-grader", 1))
+		return nil
+	}
+	mapped, ok := v4Types[typ]
+	if !ok {
+		mapped = typ
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	hasName := false
+	for _, e := range entries(n) {
+		k, v := e.kn, e.v
+		switch {
+		case e.key == "type":
+			v = strNode(t, mapped)
+		case e.key == "name":
+			hasName = true
+		case slices.Contains(v4Unsupported, e.key):
+			l.warnf(k, KindIgnored, id, "assertion setting %q is not supported yet (ignored)", e.key)
+			continue
+		case typ == "code-grader" && e.key == "command":
+			k = strNode(k, "script")
+		case typ == "rubrics" && e.key == "criteria":
+			k = strNode(k, "rubrics")
+		case typ == "llm-grader" && e.key == "prompt" && v.Kind == yaml.MappingNode:
+			v = renameKey(v, "command", "script")
+		case typ == "composite" && (e.key == "assertions" || e.key == "assert"):
+			k = strNode(k, "evaluators")
+			if v.Kind == yaml.SequenceNode {
+				v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column, Content: l.v4Assertions(v, id, fail)}
+			}
+		case typ == "composite" && e.key == "aggregator" && v.Kind == yaml.MappingNode:
+			if at := valueOf(v, "type"); at != nil && at.Kind == yaml.ScalarNode {
+				if m, ok := v4Types[strings.ReplaceAll(at.Value, "_", "-")]; ok && m != "composite" {
+					v = replaceValue(v, "type", strNode(at, m))
+				}
+			}
+		}
+		out.Content = append(out.Content, k, v)
+	}
+	if !hasName {
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v4Name(typ, n)))
+	}
+	return out
+}
+
+// v4Name is the name 4.x gives an unnamed grader: its type, with the value for the
+// single-value deterministic assertions.
+func v4Name(typ string, n *yaml.Node) string {
+	v := valueOf(n, "value")
+	scalar := v != nil && v.Kind == yaml.ScalarNode && !isNull(v) && v.Value != ""
+	switch typ {
+	case "contains", "icontains", "starts-with", "ends-with", "equals":
+		if scalar {
+			return typ + "-" + v.Value
+		}
+	case "regex":
+		if scalar {
+			r := []rune(v.Value)
+			if len(r) > 30 {
+				r = r[:30]
+			}
+			return typ + "-" + string(r)
+		}
+	case "contains-any", "contains-all", "icontains-any", "icontains-all":
+		if v != nil && v.Kind == yaml.SequenceNode {
+			return typ + "-" + itoa(len(v.Content))
+		}
+	case "skill-trigger":
+		if s := valueOf(n, "skill"); s != nil && s.Kind == yaml.ScalarNode && s.Value != "" {
+			return typ + "-" + s.Value
+		}
+	}
+	return typ
+}
+
+func itoa(i int) string { return jsNumber(float64(i)) }
+
+func strNode(at *yaml.Node, s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle, Line: at.Line, Column: at.Column}
+}
+
+// mapping builds a mapping at at's position from key, value pairs.
+func mapping(at *yaml.Node, kvs ...any) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column}
+	for i := 0; i+1 < len(kvs); i += 2 {
+		m.Content = append(m.Content, strNode(at, kvs[i].(string)), kvs[i+1].(*yaml.Node))
+	}
+	return m
+}
+
+// renameKey returns a copy of mapping m with key from renamed to.
+func renameKey(m *yaml.Node, from, to string) *yaml.Node {
+	c := *m
+	c.Content = slices.Clone(m.Content)
+	for i := 0; i+1 < len(c.Content); i += 2 {
+		if c.Content[i].Value == from {
+			c.Content[i] = strNode(c.Content[i], to)
+		}
+	}
+	return &c
+}
+
+// replaceValue returns a copy of mapping m with key's value replaced.
+func replaceValue(m *yaml.Node, key string, v *yaml.Node) *yaml.Node {
+	c := *m
+	c.Content = slices.Clone(m.Content)
+	for i := 0; i+1 < len(c.Content); i += 2 {
+		if c.Content[i].Value == key {
+			c.Content[i+1] = v
+		}
+	}
+	return &c
+}
+
+// substVars returns n with `{{ name }}` and `{{ a.b }}` replaced from vars in every string.
+// A string that is exactly one reference takes the variable's value whatever its type;
+// inside text, non-string values are written as JSON. Unknown names stay as written.
+func substVars(n, vars *yaml.Node) *yaml.Node {
+	return substVarsDepth(deref(n), vars, 0)
+}
+
+func substVarsDepth(n, vars *yaml.Node, depth int) *yaml.Node {
+	if n == nil || depth > 64 {
+		return n
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if classify(n) != scalarString || !strings.Contains(n.Value, "{{") {
+			return n
+		}
+		if m := wholeVarPattern.FindStringSubmatch(n.Value); m != nil {
+			if v := lookupVar(vars, m[1]); v != nil {
+				return v
+			}
+			return n
+		}
+		c := *n
+		c.Value = varPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
+			v := lookupVar(vars, varPattern.FindStringSubmatch(ref)[1])
+			switch {
+			case v == nil:
+				return ref
+			case v.Kind == yaml.ScalarNode && classify(v) == scalarString:
+				return v.Value
+			}
+			b, err := toJSON(v)
+			if err != nil {
+				return ref
+			}
+			return string(b)
+		})
+		c.Tag, c.Style = "!!str", yaml.DoubleQuotedStyle
+		return &c
+	case yaml.SequenceNode, yaml.MappingNode:
+		c := *n
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, x := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 {
+				c.Content[i] = x
+				continue
+			}
+			c.Content[i] = substVarsDepth(deref(x), vars, depth+1)
+		}
+		return &c
+	}
+	return n
+}
+
+func lookupVar(vars *yaml.Node, path string) *yaml.Node {
+	cur := deref(vars)
+	for _, part := range strings.Split(path, ".") {
+		if cur == nil || cur.Kind != yaml.MappingNode {
+			return nil
+		}
+		cur = valueOf(cur, part)
+	}
+	return cur
+}
+
+// osLookupEnv is the default environment for `${{ VAR }}`.
+func osLookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
