@@ -24,10 +24,11 @@ type LoadOptions struct {
 	// ids and every diagnostic are found as without it; a case's own diagnostics are already
 	// in Suite.Diagnostics when it is handed over. YAML files ignore it (they are parsed whole).
 	OnCase func(*Case) bool
-	// Env looks up the variables of `${{ VAR }}` in AgentV 4.x files; nil reads the process
-	// environment. Secret, when set, receives every non-blank value so resolved, so reports
-	// can mask it.
-	Env    func(name string) (string, bool)
+	// Env returns the lookup for `${{ VAR }}` in AgentV 4.x files, given the eval file's
+	// directory and repository root (for .env files); it is called at most once per file. nil
+	// reads the process environment. Secret, when set, receives every non-blank value so
+	// resolved, so reports can mask it.
+	Env    func(evalDir, repoRoot string) func(name string) (string, bool)
 	Secret func(value string)
 }
 
@@ -67,7 +68,8 @@ type loader struct {
 
 	suiteList *evalList // the suite default evaluators
 
-	env    func(string) (string, bool) // LoadOptions.Env
+	envFn  func(string, string) func(string) (string, bool) // LoadOptions.Env
+	envFor func(string) (string, bool)                       // its lookup, once asked for
 	secret func(string)                // LoadOptions.Secret
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
@@ -110,11 +112,8 @@ func Load(path string, opts LoadOptions) *Suite {
 		intern:      map[string]string{},
 		lists:       map[*yaml.Node]*evalList{},
 		listsByText: map[string]*evalList{},
-		env:         opts.Env,
+		envFn:       opts.Env,
 		secret:      opts.Secret,
-	}
-	if l.env == nil {
-		l.env = osLookupEnv
 	}
 	switch ext {
 	case ".yaml", ".yml":

@@ -842,5 +842,15 @@ func lookupVar(vars *yaml.Node, path string) *yaml.Node {
 	return cur
 }
 
-// osLookupEnv is the default environment for `${{ VAR }}`.
-func osLookupEnv(name string) (string, bool) { return os.LookupEnv(name) }
+// env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.
+func (l *loader) env(name string) (string, bool) {
+	if l.envFor == nil {
+		if l.envFn != nil {
+			l.envFor = l.envFn(l.s.Dir, l.s.RepoRoot)
+		}
+		if l.envFor == nil {
+			l.envFor = os.LookupEnv
+		}
+	}
+	return l.envFor(name)
+}

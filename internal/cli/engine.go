@@ -200,7 +200,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if cfg.SkipOnUnsetSecret {
 		var suites []*suite.Suite
 		for _, f := range files {
-			s := suite.Load(f, suite.LoadOptions{Cwd: cfg.Cwd, Workspace: cfg.Workspace})
+			s := suite.Load(f, loadOptions(cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv, e.Redactor))
 			st.diags = append(st.diags, s.Diagnostics...)
 			suites = append(suites, s)
 		}

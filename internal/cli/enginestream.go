@@ -51,7 +51,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			total += n
 			continue
 		}
-		s := suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace})
+		s := suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
 		pre[i] = s
 		for _, c := range s.Cases {
 			if p.Selected(c) {
@@ -87,19 +87,20 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		s := pre[i]
 		pre[i] = nil // its cases are released as they run
 		if s == nil {
-			s = suite.Load(f, suite.LoadOptions{Cwd: e.Cfg.Cwd, Workspace: e.Cfg.Workspace,
-				OnCase: func(c *suite.Case) bool {
-					// A case's warnings are recorded before it is handed over.
-					var warns []suite.Diagnostic
-					if ds := c.Suite.Diagnostics; len(ds) > seen {
-						warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
-						seen = len(ds)
-					}
-					if j := p.Job(c.Suite, c, warns); j != nil {
-						return send(j)
-					}
-					return true
-				}})
+			opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+			opts.OnCase = func(c *suite.Case) bool {
+				// A case's warnings are recorded before it is handed over.
+				var warns []suite.Diagnostic
+				if ds := c.Suite.Diagnostics; len(ds) > seen {
+					warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
+					seen = len(ds)
+				}
+				if j := p.Job(c.Suite, c, warns); j != nil {
+					return send(j)
+				}
+				return true
+			}
+			s = suite.Load(f, opts)
 		}
 		st.diags = append(st.diags, s.Diagnostics...)
 		st.files++

@@ -30,7 +30,7 @@ func (c *Command) validateCmd(args []string) int {
 	checked := map[string]bool{}
 	cases := 0
 	for _, f := range files {
-		s := suite.Load(f, suite.LoadOptions{Cwd: c.Cwd, Workspace: c.Getenv("GITHUB_WORKSPACE")})
+		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
 		for _, d := range judgeDiagnostics(s) {

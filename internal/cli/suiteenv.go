@@ -1,0 +1,22 @@
+package cli
+
+import (
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
+)
+
+// loadOptions are the loader options of a run. `${{ VAR }}` in AgentV 4.x eval files reads
+// the environment targets files read (the process environment, then .env files unless
+// noDotenv), and every value so resolved is masked like a target's secret.
+func loadOptions(cwd, workspace string, environ []string, noDotenv bool, red *redact.Redactor) suite.LoadOptions {
+	return suite.LoadOptions{Cwd: cwd, Workspace: workspace,
+		Env: func(evalDir, repoRoot string) func(string) (string, bool) {
+			if noDotenv {
+				evalDir, repoRoot = "", ""
+			}
+			return providers.NewEnv(environ, evalDir, repoRoot)
+		},
+		Secret: func(v string) { red.Add(v) },
+	}
+}

@@ -1,0 +1,147 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestV4Interpolation checks `${{ VAR }}` in a 4.x file: from LoadOptions.Env, whole values
+// keep their type, every resolved value goes to Secret, and an unset variable warns.
+func TestV4Interpolation(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"Q": "What is the secret?", "N": "3", "KEY": "sk-123", "DIR": "fixtures"}
+	tests := []struct {
+		name, yaml  string
+		wantText    string // the test's input text
+		wantSecrets []string
+		wantDiag    string // substring of a diagnostic, "" for none
+	}{
+		{name: "whole value", yaml: "tests:\n  - id: a\n    input: ${{ Q }}\n    criteria: ok\n",
+			wantText: "What is the secret?", wantSecrets: []string{"What is the secret?"}},
+		{name: "inside text", yaml: "tests:\n  - id: a\n    input: \"key ${{KEY}} and ${{ N }}\"\n    criteria: ok\n",
+			wantText: "key sk-123 and 3", wantSecrets: []string{"sk-123", "3"}},
+		{name: "number keeps its type", yaml: "tests:\n  - id: a\n    input: hi\n    assertions:\n      - type: latency\n        threshold: ${{ N }}\n",
+			wantText: "hi", wantSecrets: []string{"3"}},
+		{name: "unset", yaml: "tests:\n  - id: a\n    input: \"x${{ NOPE }}y\"\n    criteria: ok\n",
+			wantText: "xy", wantDiag: "3:12: environment variable NOPE is not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "s.eval.yaml")
+			if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var secrets []string
+			var gotDir string
+			s := Load(path, LoadOptions{Cwd: dir,
+				Env: func(evalDir, _ string) func(string) (string, bool) {
+					gotDir = evalDir
+					return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+				},
+				Secret: func(v string) { secrets = append(secrets, v) }})
+			if gotDir != dir {
+				t.Errorf("Env got evalDir %q, want %q", gotDir, dir)
+			}
+			if HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
+				t.Fatalf("load failed:\n%s", formatDiags(s.Diagnostics))
+			}
+			if got := s.Cases[0].Question; got != tt.wantText {
+				t.Errorf("input = %q, want %q", got, tt.wantText)
+			}
+			if !slices.Equal(secrets, tt.wantSecrets) {
+				t.Errorf("secrets = %q, want %q", secrets, tt.wantSecrets)
+			}
+			diags := formatDiags(s.Diagnostics)
+			if tt.wantDiag == "" && diags != "" || !strings.Contains(diags, tt.wantDiag) {
+				t.Errorf("diagnostics:\n%s\nwant one containing %q", diags, tt.wantDiag)
+			}
+			if tt.name == "number keeps its type" {
+				if got := string(s.Cases[0].Evaluators[0].Settings); !strings.Contains(got, `"threshold":3`) {
+					t.Errorf("settings %s: threshold should be the number 3", got)
+				}
+			}
+		})
+	}
+}
+
+// TestV4Merge checks how a test's assertions combine with the suite's: the test's first, the
+// suite's after, none of the suite's with skip_defaults; plain strings make one rubric grader
+// weighted by their number; no assertion at all leaves the default judge (an empty list).
+func TestV4Merge(t *testing.T) {
+	t.Parallel()
+	src := `assertions:
+  - type: latency
+    threshold: 10
+tests:
+  - id: both
+    input: hi
+    assertions:
+      - type: cost
+        budget: 1
+      - one
+      - type: token-usage
+        max_total: 5
+      - two
+  - id: skip
+    input: hi
+    criteria: ok
+    execution: {skip_defaults: true}
+  - id: inherit
+    input: hi
+    criteria: ok
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "EVAL.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Load(path, LoadOptions{Cwd: dir})
+	if len(s.Diagnostics) > 0 {
+		t.Fatalf("diagnostics:\n%s", formatDiags(s.Diagnostics))
+	}
+	want := map[string]string{
+		"both":    "cost:cost:1 rubrics:llm_judge:2 token-usage:token_usage:1 latency:latency:1",
+		"skip":    "",
+		"inherit": "latency:latency:1",
+	}
+	for _, c := range s.Cases {
+		var got []string
+		for _, e := range c.Evaluators {
+			got = append(got, e.Name+":"+e.Type+":"+jsNumber(e.Weight))
+		}
+		if g := strings.Join(got, " "); g != want[c.ID] {
+			t.Errorf("%s: evaluators %q, want %q", c.ID, g, want[c.ID])
+		}
+	}
+	if s.Dialect != Dialect4 {
+		t.Errorf("dialect %q, want %q", s.Dialect, Dialect4)
+	}
+}
+
+// TestExpandV4Names checks that directory expansion finds 4.x file names and leaves out a
+// YAML list of tests that a suite includes.
+func TestExpandV4Names(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"EVAL.yaml":       "tests: cases.yaml\n",
+		"smoke.eval.yaml": "tests:\n  - id: a\n    input: hi\n    criteria: ok\n",
+		"cases.yaml":      "# included by EVAL.yaml\n- id: b\n  input: hi\n  criteria: ok\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, diags := Expand([]string{"."}, dir)
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if want := []string{"EVAL.yaml", "smoke.eval.yaml"}; !slices.Equal(files, want) {
+		t.Errorf("files %q, want %q", files, want)
+	}
+}
