@@ -69,8 +69,8 @@ type loader struct {
 	suiteList *evalList // the suite default evaluators
 
 	envFn  func(string, string) func(string) (string, bool) // LoadOptions.Env
-	envFor func(string) (string, bool)                       // its lookup, once asked for
-	secret func(string)                // LoadOptions.Secret
+	envFor func(string) (string, bool)                      // its lookup, once asked for
+	secret func(string)                                     // LoadOptions.Secret
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
