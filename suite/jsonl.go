@@ -59,11 +59,33 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 		l.errorf(n, KindCase, "", "a JSONL line must be one JSON object (an eval case), got %s (line skipped)", kindName(n))
 		return
 	}
-	c := l.parseCase(n)
+	var c *Case
+	if l.sidecarAsserts != nil || l.s.Name != "" || isV4Line(n) {
+		l.s.Dialect = Dialect4
+		l.interpolateEnv(n, map[*yaml.Node]bool{})
+		sx := &v4Suite{}
+		if !hasKey(n, "execution") { // a test's own execution replaces the sidecar's
+			sx.asserts = l.sidecarAsserts
+		}
+		c = l.v4Test(sx, n)
+	} else {
+		c = l.parseCase(n)
+	}
 	if c != nil {
 		c.Col = 1
 	}
 	l.addCase(c)
+}
+
+// isV4Line reports whether a JSONL line is an AgentV 4.x test: it uses a key 2.5 does not have.
+// (A sidecar with 4.x keys, `name` or `execution.assertions`, makes every line one.)
+func isV4Line(n *yaml.Node) bool {
+	for _, k := range []string{"criteria", "assertions", "assert", "vars", "input_files"} {
+		if hasKey(n, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: description, dataset,

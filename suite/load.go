@@ -67,6 +67,9 @@ type loader struct {
 	listsByText map[string]*evalList
 
 	suiteList *evalList // the suite default evaluators
+	// sidecarAsserts is a JSONL sidecar's `execution.assertions`, the suite assertions of the
+	// file's AgentV 4.x lines.
+	sidecarAsserts *kv
 
 	envFn  func(string, string) func(string) (string, bool) // LoadOptions.Env
 	envFor func(string) (string, bool)                      // its lookup, once asked for

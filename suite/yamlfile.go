@@ -108,6 +108,12 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 			} else if !isNull(e.v) {
 				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
 			}
+		case "name":
+			if cases { // a 4.x key; 2.5 YAML names its dataset with `dataset`
+				l.unknownKey(*e, "at the top level", "", known)
+			} else if v := l.scalarOr(e, ""); v != "" {
+				l.s.Name, l.s.Dataset = v, v
+			}
 		case "dataset":
 			if v := l.scalarOr(e, ""); v != "" {
 				l.s.Dataset = v
@@ -136,6 +142,12 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 					}
 				case "evaluators":
 					execEvals = x
+				case "assertions":
+					if cases { // AgentV 4.x keeps a JSONL suite's assertions here
+						l.unknownKey(*x, "in execution", "", execKeys)
+					} else {
+						l.sidecarAsserts = x
+					}
 				default:
 					l.unknownKey(*x, "in execution", "", execKeys)
 				}
