@@ -86,3 +86,62 @@ tests:
 		t.Errorf("a value read through ${{ VAR }} reached the results or the console")
 	}
 }
+
+// TestV4Validate checks `agentv validate` on both dialects with the real grader settings: a
+// 4.x file using most grader types validates, a file mixing `tests` and `evalcases` does not.
+func TestV4Validate(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	tests := []struct {
+		name, file string
+		code       int
+		want       string
+	}{
+		{name: "graders", code: 0, want: `r.eval.yaml:11:41: rubric "operator" is not supported yet (ignored)`, file: `name: chk
+tests:
+  - id: r
+    input: hi
+    assertions:
+      - Is polite
+      - type: rubrics
+        criteria:
+          - {id: c1, outcome: Polite, weight: 2, required: true}
+          - {id: c2, outcome: Short, min_score: 0.7, score_ranges: {"0": bad, "6": good}}
+          - {id: c3, outcome: Not rude, operator: contradiction}
+      - type: field-accuracy
+        fields: [{path: a.b, match: numeric_tolerance, tolerance: 0.1, relative: true, required: true, weight: 2}]
+        aggregation: weighted_average
+      - type: tool-trajectory
+        mode: in_order
+        args_match: superset
+        expected: [{tool: search, args: {q: x}, args_match: ignore, max_duration_ms: 100}]
+      - type: composite
+        assertions:
+          - type: llm-grader
+          - type: latency
+            threshold: 10
+        aggregator: {type: weighted_average, weights: {llm-grader: 1, latency: 2}}
+      - type: code-grader
+        command: [python3, grade.py]
+      - type: token-usage
+        max_total: 100
+      - type: cost
+        budget: 1
+`},
+		{name: "mixed", code: 2, want: `r.eval.yaml:1:1: the file mixes two dialects: "tests" (AgentV 4.x) at line 3 and "evalcases" (AgentV 2.5) at line 1`,
+			file: "evalcases:\n  - {id: a, input: hi}\ntests:\n  - {id: b, input: hi, criteria: ok}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"targets.yaml": mockTargets, "r.eval.yaml": tt.file, "grade.py": "print('{}')\n"})
+			res := agentv(t, dir, nil, "validate", "r.eval.yaml")
+			if res.code != tt.code || !strings.Contains(res.stdout+res.stderr, tt.want) {
+				t.Errorf("exit %d, want %d and output containing %q:\n%s%s", res.code, tt.code, tt.want, res.stdout, res.stderr)
+			}
+		})
+	}
+}

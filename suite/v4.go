@@ -2,10 +2,12 @@ package suite
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -686,6 +688,13 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			k = strNode(k, "script")
 		case typ == "rubrics" && e.key == "criteria":
 			k = strNode(k, "rubrics")
+			if v.Kind == yaml.SequenceNode {
+				items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+				for _, it := range v.Content {
+					items.Content = append(items.Content, l.v4Rubric(deref(it), id))
+				}
+				v = items
+			}
 		case typ == "llm-grader" && e.key == "prompt" && v.Kind == yaml.MappingNode:
 			v = renameKey(v, "command", "script")
 		case typ == "composite" && (e.key == "assertions" || e.key == "assert"):
@@ -853,4 +862,86 @@ func (l *loader) env(name string) (string, bool) {
 		}
 	}
 	return l.envFor(name)
+}
+
+// v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `min_score`
+// (0–1) the minimum on the 0–10 scale, and `score_ranges` may be a map from each band's lower
+// bound to its description.
+func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return n // strings are criteria as they are; anything else is reported by the grader
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	hasOutcome := hasKey(n, "expected_outcome")
+	for _, e := range entries(n) {
+		k, v := e.kn, e.v
+		switch e.key {
+		case "outcome", "criteria":
+			if hasOutcome {
+				continue
+			}
+			hasOutcome = true
+			k = strNode(k, "expected_outcome")
+		case "min_score":
+			if f, ok := number(v); ok && f > 0 && f <= 1 {
+				k, v = strNode(k, "required_min_score"), intNode(v, int(math.Round(f*10)))
+			} else {
+				l.warnf(v, KindEvaluator, id, "rubric %q must be a number in (0, 1], got %s (ignored)", "min_score", describe(v))
+				continue
+			}
+		case "operator":
+			l.warnf(k, KindIgnored, id, "rubric %q is not supported yet (ignored)", "operator")
+			continue
+		case "score_ranges":
+			v = v4ScoreRanges(v)
+		}
+		out.Content = append(out.Content, k, v)
+	}
+	return out
+}
+
+// v4ScoreRanges turns the shorthand map {"0": text, "4": text, ...} into score-range items
+// (each band up to the next lower bound, the last up to 10) and renames `outcome` in items.
+func v4ScoreRanges(v *yaml.Node) *yaml.Node {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+		for _, it := range v.Content {
+			if it = deref(it); it.Kind == yaml.MappingNode && !hasKey(it, "expected_outcome") {
+				it = renameKey(it, "outcome", "expected_outcome")
+			}
+			items.Content = append(items.Content, it)
+		}
+		return items
+	case yaml.MappingNode:
+		es := entries(v)
+		bounds := make([]int, 0, len(es))
+		text := map[int]*yaml.Node{}
+		for _, e := range es {
+			b, err := strconv.Atoi(e.key)
+			if err != nil || b < 0 || b > 10 || e.v.Kind != yaml.ScalarNode {
+				return v // not the shorthand: the grader reports it
+			}
+			bounds = append(bounds, b)
+			text[b] = e.v
+		}
+		slices.Sort(bounds)
+		items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+		for i, b := range bounds {
+			hi := 10
+			if i+1 < len(bounds) {
+				hi = bounds[i+1] - 1
+			}
+			t := text[b]
+			rng := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.Line, Column: t.Column,
+				Content: []*yaml.Node{intNode(t, b), intNode(t, hi)}}
+			items.Content = append(items.Content, mapping(t, "score_range", rng, "expected_outcome", t))
+		}
+		return items
+	}
+	return v
+}
+
+func intNode(at *yaml.Node, i int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i), Line: at.Line, Column: at.Column}
 }
