@@ -42,6 +42,6 @@ func ExampleExpand() {
 		fmt.Println(d)
 	}
 	// Output:
-	// [testdata/good/agentv.yaml testdata/good/dataset.jsonl testdata/good/script-prompts.yaml testdata/good/v4-lines.jsonl testdata/good/v4-list.yaml testdata/good/v4.eval.yaml testdata/good/v4tests/more.jsonl]
+	// [testdata/good/agentv.yaml testdata/good/dataset.jsonl testdata/good/script-prompts.yaml testdata/good/v4-lines.jsonl testdata/good/v4-list.yaml testdata/good/v4.eval.yaml]
 	// no eval files matched "testdata/nothing/*.yaml"
 }

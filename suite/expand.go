@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // evalExts are the eval file extensions.
@@ -62,7 +66,7 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 				add(abs)
 				continue
 			}
-			found := walkDir(abs)
+			found := dropIncluded(walkDir(abs))
 			if len(found) == 0 {
 				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
 					Message: fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)})
@@ -83,7 +87,7 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 				Message: fmt.Sprintf("no eval files matched %q", pat)})
 			continue
 		}
-		for _, m := range matches {
+		for _, m := range dropIncluded(matches) {
 			add(m)
 		}
 	}
@@ -194,4 +198,68 @@ func linksToDir(path string) bool {
 
 func inNodeModules(rel string) bool {
 	return strings.Contains("/"+rel+"/", "/node_modules/")
+}
+
+// dropIncluded leaves out the files that an AgentV 4.x suite among files includes as its
+// tests (`tests: cases.jsonl`, or `file://` items of its test list): they are parts of that
+// suite, not suites of their own.
+func dropIncluded(files []string) []string {
+	included := map[string]bool{}
+	for _, f := range files {
+		if ext := strings.ToLower(filepath.Ext(f)); ext == ".yaml" || ext == ".yml" {
+			for _, inc := range includedTests(f) {
+				included[inc] = true
+			}
+		}
+	}
+	if len(included) == 0 {
+		return files
+	}
+	out := files[:0:0]
+	for _, f := range files {
+		if !included[filepath.Clean(f)] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// includedTests lists the absolute paths of the test files a 4.x suite file includes.
+func includedTests(abs string) []string {
+	src, err := readRegular(abs, safefile.LimitEvalFile)
+	if err != nil || !bytes.Contains(src, []byte("tests:")) {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	tests := valueOf(doc.Content[0], "tests")
+	if tests == nil {
+		return nil
+	}
+	var refs []string
+	switch tests.Kind {
+	case yaml.ScalarNode:
+		refs = append(refs, tests.Value)
+	case yaml.SequenceNode:
+		for _, it := range tests.Content {
+			if it = deref(it); it != nil && it.Kind == yaml.ScalarNode && strings.HasPrefix(it.Value, "file://") {
+				refs = append(refs, strings.TrimPrefix(it.Value, "file://"))
+			}
+		}
+	}
+	var out []string
+	for _, r := range refs {
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(filepath.Dir(abs), r)
+		}
+		if strings.ContainsAny(r, "*?{") {
+			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
+			out = append(out, m...)
+		} else {
+			out = append(out, filepath.Clean(r))
+		}
+	}
+	return out
 }

@@ -123,16 +123,21 @@ tests:
 	}
 }
 
-// TestExpandV4Names checks that directory expansion finds 4.x file names and leaves out a
-// YAML list of tests that a suite includes.
+// TestExpandV4Names checks that directory expansion finds 4.x file names and leaves out the
+// test files that a suite includes (a YAML list, JSONL named through file://).
 func TestExpandV4Names(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"EVAL.yaml":       "tests: cases.yaml\n",
+		"more.eval.yaml":  "tests:\n  - file://parts/*.jsonl\n",
+		"parts/a.jsonl":   "{\"id\": \"p\", \"input\": \"hi\", \"criteria\": \"ok\"}\n",
 		"smoke.eval.yaml": "tests:\n  - id: a\n    input: hi\n    criteria: ok\n",
 		"cases.yaml":      "# included by EVAL.yaml\n- id: b\n  input: hi\n  criteria: ok\n",
 	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +146,7 @@ func TestExpandV4Names(t *testing.T) {
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags)
 	}
-	if want := []string{"EVAL.yaml", "smoke.eval.yaml"}; !slices.Equal(files, want) {
+	if want := []string{"EVAL.yaml", "more.eval.yaml", "smoke.eval.yaml"}; !slices.Equal(files, want) {
 		t.Errorf("files %q, want %q", files, want)
 	}
 }
