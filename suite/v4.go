@@ -117,7 +117,9 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 				l.warnf(n, KindConfig, "", "environment variable %s is not set; ${{ %s }} becomes empty", name, name)
 				return ""
 			}
-			if strings.TrimSpace(v) != "" && l.secret != nil {
+			// Any value may be a key, so it is masked, except numbers and booleans, which
+			// cannot be one and would mask every such number in the reports.
+			if strings.TrimSpace(v) != "" && l.secret != nil && v != "true" && v != "false" && !plainNumber.MatchString(v) {
 				l.secret(v)
 			}
 			return v
