@@ -30,6 +30,9 @@ type Options struct {
 	Judges     JudgeResolver
 	Env        []string // environment for child processes (already filtered of the GitHub token)
 	Redactor   *redact.Redactor
+	// Threshold is the case pass threshold (DefaultThreshold when 0): a `required` evaluator
+	// without its own min_score must reach it or the case scores 0.
+	Threshold float64
 }
 
 // Input is everything an evaluator may look at for one case.
