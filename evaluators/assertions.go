@@ -267,7 +267,7 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 			prefix += string(f)
 		}
 	}
-	pattern := translateJSRegex(source)
+	pattern := translateJSRegex(source, strings.ContainsAny(r.flags, "uv"))
 	if strings.ContainsRune(r.flags, 'y') {
 		pattern = `\A(?:` + pattern + `)`
 	}
@@ -279,14 +279,20 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 		if e := (*syntax.Error)(nil); errors.As(err, &e) {
 			msg = e.Code.String() + ": " + e.Expr
 		}
+		for _, look := range []string{"(?=", "(?!", "(?<=", "(?<!"} {
+			if strings.Contains(source, look) {
+				msg = "lookahead and lookbehind " + look + "...) are not supported"
+			}
+		}
 		return nil, settingErr("value", "invalid regular expression /%s/: %s (patterns use RE2 syntax: no lookaround or backreferences)", source, msg)
 	}
 	return r, nil
 }
 
-// translateJSRegex rewrites the JavaScript escapes RE2 spells differently: \uXXXX and
-// \u{X...} become \x{...}, and \/ (an escaped slash) becomes /.
-func translateJSRegex(src string) string {
+// translateJSRegex rewrites the JavaScript escapes RE2 spells differently: \uXXXX becomes
+// \x{XXXX}, and so does \u{X...} in unicode mode (flag u or v); outside it \u without four
+// hex digits is the letter u. \/ (an escaped slash) becomes /.
+func translateJSRegex(src string, unicodeMode bool) string {
 	var b strings.Builder
 	for i := 0; i < len(src); i++ {
 		c := src[i]
@@ -299,13 +305,16 @@ func translateJSRegex(src string) string {
 		case next == 'u' && i+6 <= len(src) && isHex(src[i+2:i+6]):
 			b.WriteString(`\x{` + src[i+2:i+6] + `}`)
 			i += 5
-		case next == 'u' && i+2 < len(src) && src[i+2] == '{':
+		case next == 'u' && unicodeMode && i+2 < len(src) && src[i+2] == '{':
 			if end := strings.IndexByte(src[i+3:], '}'); end > 0 && isHex(src[i+3:i+3+end]) {
 				b.WriteString(`\x{` + src[i+3:i+3+end] + `}`)
 				i += 3 + end
 				continue
 			}
-			b.WriteString(src[i : i+2])
+			b.WriteByte('u')
+			i++
+		case next == 'u' && !unicodeMode:
+			b.WriteByte('u')
 			i++
 		case next == '/':
 			b.WriteByte('/')
