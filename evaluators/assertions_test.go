@@ -95,14 +95,19 @@ func TestAssertions(t *testing.T) {
 }
 
 // TestCommonKeys checks negate, required, min_score and weight on a case's list. The case
-// scores were taken from AgentV 4.42.4 runs on the same entries and answer (hello); the
-// partial scores come from a code judge printing a fixed score, as the 4.42.4 runs used a
-// code-grader doing the same.
+// scores were taken from AgentV 4.42.4 runs on the same entries and answer (hello); for the
+// partial scores those runs used a code-grader printing 0.3, 0.6 and 0.75, here a composite
+// scores 0.3, 0.6 and 0.7 (0.7 is below the default threshold 0.8 just as 0.75 is).
 func TestCommonKeys(t *testing.T) {
 	t.Parallel()
 	needTool(t, "sh")
 	judge := func(score float64, extra string) string {
 		return fmt.Sprintf(`{"type": "code_judge", "script": ["sh", "-c", "cat >/dev/null; echo '{\"score\": %v}'"]%s}`, score, extra)
+	}
+	// partial is a composite of a passing and a failing contains weighted to score tenths.
+	partial := func(tenths int, extra string) string {
+		return fmt.Sprintf(`{"type": "composite", "aggregator": {"type": "weighted_average", "weights": {"w": %d, "x": %d}}, `+
+			`"evaluators": [{"name": "w", "type": "contains", "value": "World"}, {"name": "x", "type": "contains", "value": "xyz"}]%s}`, tenths, 10-tenths, extra)
 	}
 	tests := []struct {
 		name      string
@@ -120,12 +125,15 @@ func TestCommonKeys(t *testing.T) {
 		{"required false", []string{`{"type": "contains", "value": "xyz", "required": false}`, `{"type": "contains", "value": "World"}`}, 0, 0.5, []float64{0, 1}},
 		{"min_score alone gates nothing", []string{`{"type": "contains", "value": "xyz", "min_score": 0.5}`, `{"type": "contains", "value": "World", "weight": 9}`}, 0, 0.9, []float64{0, 1}},
 		{"negate then required", []string{`{"type": "contains", "value": "World", "negate": true, "required": true}`, `{"type": "contains", "value": "World"}`}, 0, 0, []float64{0, 1}},
-		{"negate a partial score", []string{judge(0.3, `, "negate": true`)}, 0, 0.7, []float64{0.7}},
-		{"negated partial below its min_score", []string{judge(0.3, `, "negate": true, "required": true, "min_score": 0.75`), `{"type": "contains", "value": "World"}`}, 0, 0, []float64{0.7, 1}},
-		{"partial above its min_score", []string{judge(0.6, `, "required": true, "min_score": 0.5`)}, 0, 0.6, []float64{0.6}},
-		{"partial below the default threshold", []string{judge(0.75, `, "required": true`), `{"type": "contains", "value": "World"}`}, 0, 0, []float64{0.75, 1}},
+		{"negate a partial score", []string{partial(3, `, "negate": true`)}, 0, 0.7, []float64{0.7}},
+		{"negated partial below its min_score", []string{partial(3, `, "negate": true, "required": true, "min_score": 0.75`), `{"type": "contains", "value": "World"}`}, 0, 0, []float64{0.7, 1}},
+		{"partial above its min_score", []string{partial(6, `, "required": true, "min_score": 0.5`)}, 0, 0.6, []float64{0.6}},
+		// A 2.x code judge's other keys are its config: `required` is data for the judge.
+		{"code judge config named required", []string{judge(0.3, `, "required": true, "negate": true`)}, 0, 0.3, []float64{0.3}},
+		{"code judge config required not a score", []string{judge(0.3, `, "required": ["13.00", "EUR"]`)}, 0, 0.3, []float64{0.3}},
+		{"partial below the default threshold", []string{partial(7, `, "required": true`), `{"type": "contains", "value": "World"}`}, 0, 0, []float64{0.7, 1}},
 		// Not run on 4.42.4: its threshold comes from execution.threshold or --threshold.
-		{"partial above a lower case threshold", []string{judge(0.75, `, "required": true`), `{"type": "contains", "value": "World"}`}, 0.7, 0.875, []float64{0.75, 1}},
+		{"partial above a lower case threshold", []string{partial(7, `, "required": true`), `{"type": "contains", "value": "World"}`}, 0.7, 0.85, []float64{0.7, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

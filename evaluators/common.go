@@ -22,13 +22,18 @@ type commonKeys struct {
 	minScore float64 // 0: the case threshold
 }
 
+// configTypes are the types whose other keys are the judge's pass-through config in AgentV
+// 2.x files: there `required` and the like are the judge's own data (the quickstart's code
+// judge reads `required` as the list of texts an answer needs), not common keys.
+var configTypes = map[string]bool{suite.TypeCodeJudge: true, suite.TypeLLMJudge: true}
+
 // parseCommon reads `negate`, `required` (true, false or a minimum score) and `min_score`
 // (which wins over a numeric `required`). AgentV 4.42.4 silently ignores values it cannot
 // use (`required: 2`, `min_score: 0`, `negate: "yes"`); here they are errors, since the
 // author asked for a gate that would otherwise not be there.
 func parseCommon(spec *suite.EvaluatorSpec) (commonKeys, error) {
 	var c commonKeys
-	if isNull(spec.Settings) {
+	if isNull(spec.Settings) || configTypes[spec.Type] {
 		return c, nil
 	}
 	s, err := settingsOf(spec)
