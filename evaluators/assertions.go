@@ -267,7 +267,7 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 			prefix += string(f)
 		}
 	}
-	pattern := translateJSRegex(source, strings.ContainsAny(r.flags, "uv"))
+	pattern := translateJSRegex(source, strings.ContainsAny(r.flags, "uv"), strings.ContainsRune(r.flags, 's'))
 	if strings.ContainsRune(r.flags, 'y') {
 		pattern = `\A(?:` + pattern + `)`
 	}
@@ -289,13 +289,37 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 	return r, nil
 }
 
-// translateJSRegex rewrites the JavaScript escapes RE2 spells differently: \uXXXX becomes
-// \x{XXXX}, and so does \u{X...} in unicode mode (flag u or v); outside it \u without four
-// hex digits is the letter u. \/ (an escaped slash) becomes /.
-func translateJSRegex(src string, unicodeMode bool) string {
+// jsSpace is what \s matches in JavaScript (Unicode spaces and line terminators, and U+FEFF);
+// RE2's \s is ASCII only.
+const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// translateJSRegex rewrites what RE2 spells or means differently from JavaScript: \uXXXX
+// becomes \x{XXXX}, and so does \u{X...} in unicode mode (flag u or v), outside which \u
+// without four hex digits is the letter u; \s and \S match JavaScript's whitespace; . stops
+// at every line terminator (\n, \r, U+2028, U+2029) unless dotAll; [^] matches any character
+// and [] none; \/ (an escaped slash) is /.
+func translateJSRegex(src string, unicodeMode, dotAll bool) string {
 	var b strings.Builder
+	inClass := false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
+		switch {
+		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[^]"):
+			b.WriteString(`(?s:.)`)
+			i += 2
+			continue
+		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[]"):
+			b.WriteString(`[^\x00-\x{10ffff}]`)
+			i++
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+		case c == ']' && inClass:
+			inClass = false
+		case c == '.' && !inClass && !dotAll:
+			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
+			continue
+		}
 		if c != '\\' || i+1 >= len(src) {
 			b.WriteByte(c)
 			continue
@@ -311,10 +335,19 @@ func translateJSRegex(src string, unicodeMode bool) string {
 				i += 3 + end
 				continue
 			}
-			b.WriteByte('u')
+			b.WriteString(src[i : i+2]) // invalid in JavaScript too: RE2 rejects it
 			i++
 		case next == 'u' && !unicodeMode:
 			b.WriteByte('u')
+			i++
+		case next == 's' && inClass:
+			b.WriteString(jsSpace)
+			i++
+		case next == 's':
+			b.WriteString("[" + jsSpace + "]")
+			i++
+		case next == 'S' && !inClass:
+			b.WriteString("[^" + jsSpace + "]")
 			i++
 		case next == '/':
 			b.WriteByte('/')

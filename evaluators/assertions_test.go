@@ -17,6 +17,9 @@ func aSpec(typ, settings string) *suite.EvaluatorSpec {
 // target of the AgentV 4.42.4 runs returned.
 const hello = "  Hello World, the answer is 42.\n"
 
+// ws separates a and b by NBSP, CR, LF and U+2028.
+const ws = "a\u00a0b a\rb a\nb a\u2028b"
+
 // TestAssertions: every score marked "run" was taken from AgentV 4.42.4 (npm agentv@4.42.4,
 // mock targets answering the same text, the entry's score in index.jsonl); rows marked
 // "source" follow its graders/assertions.ts without a run.
@@ -68,6 +71,14 @@ func TestAssertions(t *testing.T) {
 		{"regex \\u escapes in unicode mode (run)", TypeRegex, `{"value": "\\u00e9t\\u{e9}", "flags": "u"}`, "été a/b", 1, ""},
 		{"regex \\u{} is not an escape without u (run)", TypeRegex, `{"value": "\\u00e9t\\u{e9}"}`, "été a/b", 0, ""},
 		{"regex \\u{} without u is the letter u (source)", TypeRegex, `{"value": "\\u{2}"}`, "uu", 1, ""},
+		{"regex \\s is Unicode space (run)", TypeRegex, `{"value": "^a\\sb"}`, ws, 1, ""},
+		{"regex \\S is not (run)", TypeRegex, `{"value": "^a\\Sb"}`, ws, 0, ""},
+		{"regex \\s in a class (run)", TypeRegex, `{"value": "^a[\\s]b"}`, ws, 1, ""},
+		{"regex dot stops at U+2028 (run)", TypeRegex, `{"value": "a.b$"}`, ws, 0, ""},
+		{"regex dot with s flag (run)", TypeRegex, `{"value": "a.b$", "flags": "s"}`, ws, 1, ""},
+		{"regex dot stops at CR (source)", TypeRegex, `{"value": "^a.b"}`, "a\rb", 0, ""},
+		{"regex [^] is any character (run)", TypeRegex, `{"value": "b a[^]b a"}`, ws, 1, ""},
+		{"regex [] is none (run)", TypeRegex, `{"value": "a[]b"}`, ws, 0, ""},
 		{"regex empty answer (run)", TypeRegex, `{"value": "^$"}`, "", 1, ""},
 		{"regex escaped slash (run)", TypeRegex, `{"value": "a\\/b"}`, "a/b", 1, ""},
 		{"is-json with whitespace (run)", TypeIsJSON, `{}`, "\n  {\"a\": [1, 2], \"b\": \"x\"}  \n", 1, "Output is valid JSON"},
