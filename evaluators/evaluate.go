@@ -3,6 +3,7 @@ package evaluators
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -56,14 +57,21 @@ func register[C any](name string, aliases []string, parse func(*suite.EvaluatorS
 	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
 	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases,
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
+			common, cerr := parseCommon(spec)
 			cfg, err := parse(spec)
-			if err != nil {
+			if err = errors.Join(cerr, err); err != nil {
 				return nil, err
 			}
-			return evaluator(func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
+			return &parsedEntry{common: common, run: func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) verdict {
 				return evaluate(ctx, r, spec, cfg)
-			}), nil
+			}}, nil
 		}})
+}
+
+// parsedEntry is what a registered type's Parse leaves in EvaluatorSpec.Parsed.
+type parsedEntry struct {
+	run    evaluator
+	common commonKeys
 }
 
 // settingErr is a problem with the setting at path ("fields[1].match").
@@ -113,13 +121,27 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	} else {
 		out = &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
 	}
+	var common []commonKeys // of each result, when some entry has any
 	for _, spec := range specs {
 		if spec == nil {
 			continue
 		}
-		out.Results = append(out.Results, r.run(ctx, spec))
+		res := r.run(ctx, spec)
+		if c := commonOf(spec); c != (commonKeys{}) || common != nil {
+			if common == nil {
+				common = make([]commonKeys, len(out.Results), len(specs))
+			}
+			if c.negate {
+				negateResult(&res)
+			}
+			common = append(common, c)
+		}
+		out.Results = append(out.Results, res)
 	}
 	aggregate(out)
+	if common != nil {
+		requiredGate(out, common, opts.Threshold)
+	}
 	if isDefault && len(out.Results) == 1 {
 		// The default judge's request goes at the top of the record, where AgentV puts it,
 		// and only there: the prompt holds the question and the answer, which are large enough
@@ -210,8 +232,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 // evaluatorOf returns the evaluator of a spec of type t (nil: unknown). A loaded spec carries
 // it; one built in code has its settings read now, and bad ones are its error.
 func evaluatorOf(spec *suite.EvaluatorSpec, t *suite.EvaluatorType) (evaluator, error) {
-	if e, ok := spec.Parsed.(evaluator); ok {
-		return e, nil
+	switch p := spec.Parsed.(type) {
+	case *parsedEntry:
+		return p.run, nil
+	case evaluator:
+		return p, nil
 	}
 	if t == nil {
 		return nil, fmt.Errorf("unknown evaluator type %q (want %s)", spec.Type, suite.EvaluatorTypeNames())
@@ -220,7 +245,7 @@ func evaluatorOf(spec *suite.EvaluatorSpec, t *suite.EvaluatorType) (evaluator, 
 	if err != nil {
 		return nil, err
 	}
-	return parsed.(evaluator), nil
+	return parsed.(*parsedEntry).run, nil
 }
 
 // weightOf is the evaluator's weight: 1 unless written; negative or non-finite counts as 0.

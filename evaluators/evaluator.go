@@ -1,6 +1,8 @@
 // Package evaluators scores a target's answer: llm_judge (default and custom prompts,
 // executable prompt templates, template validation, verdict parsing), code_judge
-// (subprocess with the judge payload on stdin), the AgentV 2.x types and weighted aggregation.
+// (subprocess with the judge payload on stdin), the AgentV 2.x types, the deterministic
+// assertions of AgentV 4.x with the keys every entry may carry (negate, required, min_score)
+// and weighted aggregation.
 //
 // Each type lives in one file that registers it from init: its names, a parse of its
 // settings that the suite loader runs at load time, and its evaluation.
@@ -30,6 +32,9 @@ type Options struct {
 	Judges     JudgeResolver
 	Env        []string // environment for child processes (already filtered of the GitHub token)
 	Redactor   *redact.Redactor
+	// Threshold is the case pass threshold (DefaultThreshold when 0): a `required` evaluator
+	// without its own min_score must reach it or the case scores 0.
+	Threshold float64
 }
 
 // Input is everything an evaluator may look at for one case.

@@ -1,0 +1,435 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentv/action/suite"
+)
+
+// The deterministic assertion types of AgentV 4.x. Each compares the final answer text (the
+// last assistant message) with `value` and scores 1 or 0.
+const (
+	TypeContains     = "contains"
+	TypeContainsAny  = "contains-any"
+	TypeContainsAll  = "contains-all"
+	TypeIcontains    = "icontains"
+	TypeIcontainsAny = "icontains-any"
+	TypeIcontainsAll = "icontains-all"
+	TypeStartsWith   = "starts-with"
+	TypeEndsWith     = "ends-with"
+	TypeRegex        = "regex"
+	TypeIsJSON       = "is-json"
+	TypeEquals       = "equals"
+)
+
+func init() {
+	// AgentV 4.x reads snake_case type names as their kebab-case form.
+	snake := func(name string) []string {
+		if s := strings.ReplaceAll(name, "-", "_"); s != name {
+			return []string{s}
+		}
+		return nil
+	}
+	one := func(name string, check func(answer, value string) (bool, string, string)) {
+		register(name, snake(name), valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
+			ok, hit, miss := check(r.in.Candidate, value)
+			return assertion(ok, hit, miss)
+		})
+	}
+	list := func(name string, check func(answer string, values []string) (bool, string, string)) {
+		register(name, snake(name), listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
+			ok, hit, miss := check(r.in.Candidate, values)
+			return assertion(ok, hit, miss)
+		})
+	}
+	one(TypeContains, func(a, v string) (bool, string, string) {
+		return strings.Contains(a, v), fmt.Sprintf("Output contains %q", v), fmt.Sprintf("Output does not contain %q", v)
+	})
+	one(TypeIcontains, func(a, v string) (bool, string, string) {
+		return strings.Contains(jsLower(a), jsLower(v)), fmt.Sprintf("Output contains %q (case-insensitive)", v),
+			fmt.Sprintf("Output does not contain %q (case-insensitive)", v)
+	})
+	list(TypeContainsAny, func(a string, vs []string) (bool, string, string) { return containsAny(a, vs, "") })
+	list(TypeIcontainsAny, func(a string, vs []string) (bool, string, string) {
+		return containsAny(a, vs, " (case-insensitive)")
+	})
+	list(TypeContainsAll, func(a string, vs []string) (bool, string, string) { return containsAll(a, vs, "") })
+	list(TypeIcontainsAll, func(a string, vs []string) (bool, string, string) {
+		return containsAll(a, vs, " (case-insensitive)")
+	})
+	// starts-with, ends-with and equals compare both sides trimmed.
+	one(TypeStartsWith, func(a, v string) (bool, string, string) {
+		return strings.HasPrefix(jsTrim(a), jsTrim(v)), fmt.Sprintf("Output starts with %q", v), fmt.Sprintf("Output does not start with %q", v)
+	})
+	one(TypeEndsWith, func(a, v string) (bool, string, string) {
+		return strings.HasSuffix(jsTrim(a), jsTrim(v)), fmt.Sprintf("Output ends with %q", v), fmt.Sprintf("Output does not end with %q", v)
+	})
+	one(TypeEquals, func(a, v string) (bool, string, string) {
+		return jsTrim(a) == jsTrim(v), fmt.Sprintf("Output equals %q", v), fmt.Sprintf("Output does not equal %q", v)
+	})
+	register(TypeRegex, nil, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
+		label := "/" + re.source + "/" + re.flags
+		if re.flags != "" {
+			label += " (flags: " + re.flags + ")"
+		}
+		return assertion(re.re.MatchString(r.in.Candidate), "Output matches pattern "+label, "Output does not match pattern "+label)
+	})
+	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
+	// around it.
+	register(TypeIsJSON, snake(TypeIsJSON), func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
+		func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, _ struct{}) verdict {
+			return assertion(json.Valid([]byte(r.in.Candidate)), "Output is valid JSON", "Output is not valid JSON")
+		})
+}
+
+// assertion is a pass/fail verdict whose reasoning is its one line.
+func assertion(ok bool, hit, miss string) verdict {
+	if ok {
+		return binary(true, hit, "", hit)
+	}
+	return binary(false, "", miss, miss)
+}
+
+func containsAny(a string, vs []string, ci string) (bool, string, string) {
+	cmp := a
+	if ci != "" {
+		cmp = jsLower(a)
+	}
+	for _, v := range vs {
+		w := v
+		if ci != "" {
+			w = jsLower(v)
+		}
+		if strings.Contains(cmp, w) {
+			return true, fmt.Sprintf("Output contains %q%s", v, ci), ""
+		}
+	}
+	return false, "", "Output does not contain any of: " + quoteList(vs) + ci
+}
+
+func containsAll(a string, vs []string, ci string) (bool, string, string) {
+	cmp := a
+	if ci != "" {
+		cmp = jsLower(a)
+	}
+	var missing []string
+	for _, v := range vs {
+		w := v
+		if ci != "" {
+			w = jsLower(v)
+		}
+		if !strings.Contains(cmp, w) {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) == 0 {
+		return true, fmt.Sprintf("Output contains all %d expected strings%s", len(vs), ci), ""
+	}
+	if ci != "" {
+		return false, "", "Output missing (case-insensitive): " + quoteList(missing)
+	}
+	return false, "", "Output missing: " + quoteList(missing)
+}
+
+func quoteList(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// valueParser reads `value`: a non-empty string. AgentV 4.42.4 drops an entry without one
+// (with a warning) and scores the case without it; here it is an error.
+func valueParser(typ string) func(*suite.EvaluatorSpec) (string, error) {
+	return func(spec *suite.EvaluatorSpec) (string, error) {
+		s, err := settingsOf(spec)
+		if err != nil {
+			return "", err
+		}
+		v, _ := s.raw("value")
+		if v == nil {
+			return "", fmt.Errorf("%s needs `value`: the text to compare the answer with", typ)
+		}
+		var str string
+		if json.Unmarshal(v, &str) != nil {
+			return "", settingErr("value", "must be a string, got %s%s", kindOf(v), quoteHint(v))
+		}
+		if str == "" {
+			return "", settingErr("value", "must not be empty")
+		}
+		return str, nil
+	}
+}
+
+// listParser reads `value`: a non-empty list of strings. AgentV 4.42.4 drops the items that
+// are not strings; here they are errors.
+func listParser(typ string) func(*suite.EvaluatorSpec) ([]string, error) {
+	return func(spec *suite.EvaluatorSpec) ([]string, error) {
+		s, err := settingsOf(spec)
+		if err != nil {
+			return nil, err
+		}
+		v, _ := s.raw("value")
+		if v == nil {
+			return nil, fmt.Errorf("%s needs `value`: a list of texts to look for", typ)
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil {
+			return nil, settingErr("value", "must be a list of strings, got %s", kindOf(v))
+		}
+		if len(items) == 0 {
+			return nil, settingErr("value", "must not be an empty list")
+		}
+		out := make([]string, len(items))
+		var errs []error
+		for i, it := range items {
+			if json.Unmarshal(it, &out[i]) != nil || isNull(it) {
+				errs = append(errs, settingErr(fmt.Sprintf("value[%d]", i), "must be a string, got %s%s", kindOf(it), quoteHint(it)))
+			}
+		}
+		return out, errors.Join(errs...)
+	}
+}
+
+// kindOf names a JSON value's kind for messages.
+func kindOf(v json.RawMessage) string {
+	var x any
+	_ = json.Unmarshal(v, &x)
+	switch x.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "the number " + string(v)
+	case bool:
+		return string(v)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return "null"
+}
+
+// quoteHint suggests quoting a number or boolean meant as text.
+func quoteHint(v json.RawMessage) string {
+	var x any
+	_ = json.Unmarshal(v, &x)
+	switch x.(type) {
+	case float64, bool:
+		return fmt.Sprintf(" (quote it to compare the text: %q)", string(v))
+	}
+	return ""
+}
+
+// jsRegex is a `regex` entry: the pattern as written and its Go translation.
+type jsRegex struct {
+	source, flags string
+	re            *regexp.Regexp
+}
+
+// parseRegex reads `value` (a JavaScript regular expression source) and `flags`. RegExp.test
+// on a fresh RegExp is one search from the start, so of the JavaScript flags only i, m, s
+// and y (sticky: the match must start at the beginning) change the result; d, g, u and v
+// are accepted and change nothing here. The pattern runs on Go's RE2 engine, which has no
+// lookaround or backreferences: such patterns are errors at load time. AgentV 4.42.4 reports
+// a bad pattern or flag only when the case runs, as a failed evaluator.
+func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
+	source, err := valueParser(TypeRegex)(spec)
+	if err != nil {
+		return nil, err
+	}
+	s, _ := settingsOf(spec)
+	r := &jsRegex{source: source}
+	if v, _ := s.raw("flags"); v != nil {
+		if json.Unmarshal(v, &r.flags) != nil {
+			return nil, settingErr("flags", "must be a string of regular expression flags such as \"i\" or \"ims\", got %s", kindOf(v))
+		}
+	}
+	var prefix string
+	for i, f := range r.flags {
+		switch {
+		case !strings.ContainsRune("dgimsuvy", f):
+			return nil, settingErr("flags", "unknown flag %q in %q (valid: d, g, i, m, s, u, v, y)", f, r.flags)
+		case strings.ContainsRune(r.flags[:i], f):
+			return nil, settingErr("flags", "flag %q is repeated in %q", f, r.flags)
+		case f == 'v' && strings.ContainsRune(r.flags, 'u'):
+			return nil, settingErr("flags", "flags u and v cannot be used together")
+		case strings.ContainsRune("ims", f):
+			prefix += string(f)
+		}
+	}
+	pattern := translateJSRegex(source, strings.ContainsAny(r.flags, "uv"), strings.ContainsRune(r.flags, 's'))
+	if strings.ContainsRune(r.flags, 'y') {
+		pattern = `\A(?:` + pattern + `)`
+	}
+	if prefix != "" {
+		pattern = "(?" + prefix + ")" + pattern
+	}
+	if r.re, err = regexp.Compile(pattern); err != nil {
+		msg := err.Error()
+		if e := (*syntax.Error)(nil); errors.As(err, &e) {
+			msg = e.Code.String() + ": " + e.Expr
+		}
+		for _, look := range []string{"(?=", "(?!", "(?<=", "(?<!"} {
+			if strings.Contains(source, look) {
+				msg = "lookahead and lookbehind " + look + "...) are not supported"
+			}
+		}
+		return nil, settingErr("value", "invalid regular expression /%s/: %s (patterns use RE2 syntax: no lookaround or backreferences)", source, msg)
+	}
+	return r, nil
+}
+
+// jsSpace is what \s matches in JavaScript (Unicode spaces and line terminators, and U+FEFF);
+// RE2's \s is ASCII only.
+const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// translateJSRegex rewrites what RE2 spells or means differently from JavaScript: \uXXXX
+// becomes \x{XXXX}, and so does \u{X...} in unicode mode (flag u or v), outside which \u
+// without four hex digits is the letter u; \s and \S match JavaScript's whitespace; . stops
+// at every line terminator (\n, \r, U+2028, U+2029) unless dotAll; [^] matches any character
+// and [] none; \/ (an escaped slash) is /.
+func translateJSRegex(src string, unicodeMode, dotAll bool) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[^]"):
+			b.WriteString(`(?s:.)`)
+			i += 2
+			continue
+		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[]"):
+			b.WriteString(`[^\x00-\x{10ffff}]`)
+			i++
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+		case c == ']' && inClass:
+			inClass = false
+		case c == '.' && !inClass && !dotAll:
+			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
+			continue
+		}
+		if c != '\\' || i+1 >= len(src) {
+			b.WriteByte(c)
+			continue
+		}
+		next := src[i+1]
+		switch {
+		case next == 'u' && i+6 <= len(src) && isHex(src[i+2:i+6]):
+			b.WriteString(`\x{` + src[i+2:i+6] + `}`)
+			i += 5
+		case next == 'u' && unicodeMode && i+2 < len(src) && src[i+2] == '{':
+			if end := strings.IndexByte(src[i+3:], '}'); end > 0 && isHex(src[i+3:i+3+end]) {
+				b.WriteString(`\x{` + src[i+3:i+3+end] + `}`)
+				i += 3 + end
+				continue
+			}
+			b.WriteString(src[i : i+2]) // invalid in JavaScript too: RE2 rejects it
+			i++
+		case next == 'u' && !unicodeMode:
+			b.WriteByte('u')
+			i++
+		case next == 's' && inClass:
+			b.WriteString(jsSpace)
+			i++
+		case next == 's':
+			b.WriteString("[" + jsSpace + "]")
+			i++
+		case next == 'S' && !inClass:
+			b.WriteString("[^" + jsSpace + "]")
+			i++
+		case next == '/':
+			b.WriteByte('/')
+			i++
+		default:
+			b.WriteString(src[i : i+2])
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHex(s string) bool {
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// jsTrim trims as JavaScript's String.prototype.trim: its whitespace is Unicode's White_Space
+// without U+0085, plus U+FEFF.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r == '\uFEFF' || r != '\u0085' && unicode.IsSpace(r) })
+}
+
+// jsLower lowercases as JavaScript's toLowerCase does outside Turkish and Lithuanian locales:
+// per-character mappings plus the two unconditional special cases: İ becomes i with a
+// combining dot, and Σ at the end of a word becomes ς.
+func jsLower(s string) string {
+	if !strings.ContainsAny(s, "\u0130\u03a3") {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch r {
+		case '\u0130':
+			b.WriteString("i\u0307")
+		case '\u03a3':
+			if finalSigma(s, i) {
+				b.WriteRune('ς')
+			} else {
+				b.WriteRune('σ')
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// finalSigma is Unicode's Final_Sigma condition for the Σ at byte i: a cased letter comes
+// before it and none after it, skipping case-ignorable characters.
+func finalSigma(s string, i int) bool {
+	before := false
+	for j := i; j > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		j -= size
+		if caseIgnorable(r) {
+			continue
+		}
+		before = cased(r)
+		break
+	}
+	if !before {
+		return false
+	}
+	for j := i + len("Σ"); j < len(s); {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		j += size
+		if caseIgnorable(r) {
+			continue
+		}
+		return !cased(r)
+	}
+	return true
+}
+
+func cased(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) }
+
+func caseIgnorable(r rune) bool {
+	return strings.ContainsRune("'.:^`\u00b7\u2018\u2019\u2024\u2027", r) ||
+		unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
