@@ -46,6 +46,12 @@ func TestAssertionsEndToEnd(t *testing.T) {
 		t.Errorf("required: misses %q lack the gate", rec.Misses)
 	}
 
+	// `required: true` gates at the run's case threshold.
+	res = agentv(t, dir, nil, "eval", "suite.yaml", "--eval-id", "required", "--case-threshold", "0.5")
+	if rec := res.byID()["required"]; rec == nil || !strings.Contains(strings.Join(rec.Misses, "\n"), "below its minimum 0.50") {
+		t.Errorf("required with --case-threshold 0.5: the gate does not use the run's threshold\n%s%s", res.stdout, res.stderr)
+	}
+
 	res = agentv(t, dir, nil, "eval", "bad.yaml")
 	if res.code != 2 || len(res.records) != 0 {
 		t.Errorf("eval bad.yaml: exit %d, %d records; want 2 (invalid), none\n%s%s", res.code, len(res.records), res.stdout, res.stderr)

@@ -256,7 +256,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
 		Logf: e.Logf, Verbose: cfg.Verbose,
 		Evaluators: evaluators.Options{
-			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor,
+			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
 			Env: proc.ChildEnv(cfg.Environ, nil),
 		},
 	}, handler)
