@@ -362,7 +362,9 @@ func translateJSRegex(src string, unicodeMode, dotAll bool) string {
 
 func isHex(s string) bool {
 	for _, c := range []byte(s) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+		isDigit := '0' <= c && c <= '9'
+		isLetter := 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+		if !isDigit && !isLetter {
 			return false
 		}
 	}
