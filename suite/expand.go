@@ -119,7 +119,7 @@ func skipFile(abs string) bool {
 
 // isYAMLList reports whether a YAML file's top level is a list, from its first lines.
 func isYAMLList(abs string) bool {
-	f, err := os.Open(abs)
+	f, err := safefile.Open(abs) // a FIFO found by a walk must not block it
 	if err != nil {
 		return false
 	}

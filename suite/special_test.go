@@ -134,3 +134,30 @@ func TestSpecialFilesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A FIFO named like an eval file in a directory being expanded is listed (the loader then
+// refuses it), and looking at it never blocks the walk: Expand peeks at YAML files to tell a
+// suite from a list of tests a suite includes.
+func TestExpandDoesNotBlockOnFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("evalcases: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan []string, 1)
+	go func() {
+		files, _ := Expand([]string{dir}, dir)
+		done <- files
+	}()
+	select {
+	case files := <-done:
+		if len(files) != 2 {
+			t.Errorf("Expand = %q, want a.yaml and pipe.yaml", files)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Expand blocked on a FIFO")
+	}
+}
