@@ -212,7 +212,8 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 // loadCommon fills the common settings every provider shares.
 func (t *Target) loadCommon(at func(path ...string) suite.Position) []error {
 	var errs []error
-	if v, ok, err := t.String("judge_target"); err != nil {
+	// AgentV 4.x names the judge's target grader_target; the 2.5 name wins when both are set.
+	if v, ok, err := t.String("judge_target", "grader_target"); err != nil {
 		errs = append(errs, err)
 	} else if ok {
 		t.JudgeTarget = strings.TrimSpace(v)

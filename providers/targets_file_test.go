@@ -121,6 +121,27 @@ func TestLoadTargetsFields(t *testing.T) {
 	}
 }
 
+// AgentV 4.x targets files name the judge's target grader_target.
+func TestLoadTargetsGraderTarget(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "targets.yaml")
+	text := "targets:\n  - name: default\n    provider: mock\n    grader_target: judge\n" +
+		"  - name: both\n    provider: mock\n    judge_target: old\n    grader_target: new\n  - name: judge\n    provider: mock\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf := LoadTargets(path, targetsNoEnv, &redact.Redactor{})
+	if len(tf.Diagnostics) > 0 {
+		t.Errorf("diagnostics: %s", targetsDiagLines(tf.Diagnostics))
+	}
+	for name, want := range map[string]string{"default": "judge", "both": "old"} {
+		tg, err := tf.Find(name)
+		if err != nil || tg.JudgeTarget != want {
+			t.Errorf("%s: judge target %q (%v), want %q", name, tg.JudgeTarget, err, want)
+		}
+	}
+}
+
 func TestLoadTargetsSnakeWins(t *testing.T) {
 	t.Parallel()
 	tf := LoadTargets("testdata/targets/bad/cli.yaml", targetsNoEnv, nil)
