@@ -21,7 +21,7 @@ var cliPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FI
 var cliPlaceholderRe = regexp.MustCompile(`\{([A-Z_]+)\}`)
 
 // cliKnownKeys are the settings of a cli target, AgentV aliases included.
-var cliKnownKeys = []string{"command_template", "files_format", "attachments_format", "cwd", "timeout_seconds",
+var cliKnownKeys = []string{"command_template", "command", "files_format", "attachments_format", "cwd", "timeout_seconds",
 	"healthcheck", "verbose", "cli_verbose", "keep_temp_files", "keep_output_files"}
 
 // cliConfig is a validated cli target.
@@ -53,17 +53,24 @@ func cliParseConfig(t *Target, resolve bool, at func(path ...string) suite.Posit
 	t.MarkUsed(cliKnownKeys...)
 	c := &cliConfig{filesFormat: "{path}"}
 	var errs []error
-	tmpl, ok, ref, err := cliString(t, resolve, "command_template")
+	// AgentV 4.x calls the template `command`; AgentV 2.5's `command_template` wins when both are set.
+	cmdKey := "command_template"
+	if _, ok := t.Raw(cmdKey); !ok {
+		if _, ok := t.Raw("command"); ok {
+			cmdKey = "command"
+		}
+	}
+	tmpl, ok, ref, err := cliString(t, resolve, cmdKey)
 	switch {
 	case err != nil:
 		errs = append(errs, err)
 	case ref:
 	case !ok || strings.TrimSpace(tmpl) == "":
-		errs = append(errs, &SettingError{Target: t.Name, Field: "command_template", Pos: cliPos(t, at, "command_template"),
+		errs = append(errs, &SettingError{Target: t.Name, Field: cmdKey, Pos: cliPos(t, at, cmdKey),
 			Msg: "required setting is missing: the command to run, e.g. `my-agent --prompt {PROMPT} --out {OUTPUT_FILE}`"})
 	default:
 		if err := cliCheckTemplate(tmpl); err != nil {
-			errs = append(errs, &SettingError{Target: t.Name, Field: cliKeyOf(t, "command_template"), Pos: cliPos(t, at, "command_template"), Msg: err.Error()})
+			errs = append(errs, &SettingError{Target: t.Name, Field: cliKeyOf(t, cmdKey), Pos: cliPos(t, at, cmdKey), Msg: err.Error()})
 		}
 		c.template = tmpl
 		c.usesOutputFile = strings.Contains(tmpl, "{OUTPUT_FILE}")
@@ -122,6 +129,17 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 			continue // the snake_case spelling wins
 		}
 		m[nk], orig[nk] = v, k
+	}
+	// AgentV 4.x writes a command healthcheck as {command, cwd}: no type, and `command` for the
+	// template.
+	if v, ok := m["command"]; ok {
+		if _, both := m["command_template"]; !both {
+			m["command_template"], orig["command_template"] = v, orig["command"]
+		}
+		delete(m, "command")
+		if _, typed := m["type"]; !typed {
+			m["type"], orig["type"] = "command", "type"
+		}
 	}
 	typ, _ := m["type"].(string)
 	h := &cliHealth{kind: lower(typ)}

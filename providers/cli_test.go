@@ -345,3 +345,31 @@ func TestCLIOutputFileNotRegular(t *testing.T) {
 		})
 	}
 }
+
+// AgentV 4.x writes a cli target's template as `command` and a command healthcheck as
+// {command, cwd} without a type; both read as AgentV 2.5's spellings do.
+func TestCLIAgentV4Spellings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tg := cliTestTarget(dir, map[string]any{
+		"command":     "printf %s {PROMPT}",
+		"healthcheck": map[string]any{"command": "true", "cwd": "."},
+	})
+	cfg, errs := cliParseConfig(tg, true, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	if cfg.template != "printf %s {PROMPT}" || cfg.health == nil || cfg.health.kind != "command" || cfg.health.template != "true" || cfg.health.cwd != "." {
+		t.Errorf("config %+v health %+v", cfg, cfg.health)
+	}
+	p := cliTestNew(t, dir, map[string]any{"command": "printf %s {PROMPT}"}, Options{})
+	resp, err := p.Invoke(t.Context(), &Request{Question: "hello", EvalID: "a"})
+	if err != nil || resp.Text != "hello" {
+		t.Errorf("answer %+v, %v; want hello", resp, err)
+	}
+	// command_template wins when both are set.
+	cfg, errs = cliParseConfig(cliTestTarget(dir, map[string]any{"command_template": "echo 2.5", "command": "echo 4.x"}), true, nil)
+	if len(errs) > 0 || cfg.template != "echo 2.5" {
+		t.Errorf("both spellings: template %q, errors %v", cfg.template, errs)
+	}
+}
