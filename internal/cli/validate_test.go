@@ -32,21 +32,7 @@ func TestValidateTargetErrorsOnce(t *testing.T) {
     temperature: 9
 `,
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var stdout, stderr strings.Builder
-	c := &Command{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Cwd: dir}
-	if code := c.Main(t.Context(), []string{"validate", "s.yaml"}); code != gate.ExitInvalid {
-		t.Fatalf("exit %d, want %d\n%s%s", code, gate.ExitInvalid, stdout.String(), stderr.String())
-	}
-	out := stdout.String()
+	out := validateInvalid(t, dir, files)
 	for _, want := range []string{
 		`targets.yaml:2:5: target "default": command_template: required setting is missing`,
 		`targets.yaml:6:5: target "bad-template": command_template: unsupported placeholder {NOPE}`,
@@ -87,6 +73,25 @@ func TestValidateCodeJudges(t *testing.T) {
         script: [agentv-no-such-interpreter, judges/ok.py]
 `,
 	}
+	out := validateInvalid(t, dir, files)
+	for _, want := range []string{
+		`s.yaml:5:9: code_judge "missing" cannot run: script judges/nope.ts: not found`,
+		`s.yaml:11:9: code_judge "no-such-command" cannot run: command agentv-no-such-interpreter is not installed (not found on PATH)`,
+		"2 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"fine"`) {
+		t.Errorf("a judge that can run is flagged:\n%s", out)
+	}
+}
+
+// validateInvalid writes files into dir, runs `agentv validate s.yaml` there, expects exit 2
+// (invalid) and returns what it printed on stdout.
+func validateInvalid(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -101,17 +106,5 @@ func TestValidateCodeJudges(t *testing.T) {
 	if code := c.Main(t.Context(), []string{"validate", "s.yaml"}); code != gate.ExitInvalid {
 		t.Fatalf("exit %d, want %d\n%s%s", code, gate.ExitInvalid, stdout.String(), stderr.String())
 	}
-	out := stdout.String()
-	for _, want := range []string{
-		`s.yaml:5:9: code_judge "missing" cannot run: script judges/nope.ts: not found`,
-		`s.yaml:11:9: code_judge "no-such-command" cannot run: command agentv-no-such-interpreter is not installed (not found on PATH)`,
-		"2 errors",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in:\n%s", want, out)
-		}
-	}
-	if strings.Contains(out, `"fine"`) {
-		t.Errorf("a judge that can run is flagged:\n%s", out)
-	}
+	return stdout.String()
 }
