@@ -82,6 +82,22 @@ type Record struct {
 	Line       int     `json:"line"`        // 1-based line of the case in File
 	// Warnings are load-time warnings attached to this case (template validation, missing files).
 	Warnings []suite.Diagnostic `json:"warnings,omitempty"`
+	// Trials holds every trial when the case ran more than once (execution.trials or --trials);
+	// Score and Verdict above are then the aggregate the trials strategy gives.
+	Trials []Trial `json:"trials,omitempty"`
+	// Flaky is set when the trials disagree about passing.
+	Flaky bool `json:"flaky,omitempty"`
+}
+
+// Trial is one run of a case when it ran several times.
+type Trial struct {
+	Trial            int               `json:"trial"` // 1-based
+	Score            float64           `json:"score"`
+	Verdict          Verdict           `json:"verdict"`
+	CandidateAnswer  string            `json:"candidate_answer,omitempty"`
+	EvaluatorResults []EvaluatorResult `json:"evaluator_results,omitempty"`
+	Error            string            `json:"error,omitempty"`
+	DurationMS       int64             `json:"duration_ms"`
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.
