@@ -28,12 +28,12 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 	for _, r := range reqs {
 		files = append(files, r.Files...)
 	}
-	dir, err := p.workDir(reqs[0].Dir, p.cfg.cwd)
+	dir, err := p.workDir(reqs[0].Dir, p.cfg.Cwd)
 	if err != nil {
 		return nil, err
 	}
 	var outPath string
-	if p.cfg.usesOutputFile {
+	if p.cfg.UsesOutputFile {
 		tmp, err := p.tempDir()
 		if err != nil {
 			return nil, err
@@ -41,8 +41,8 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		defer p.cleanup(tmp)
 		outPath = filepath.Join(tmp, "batch.jsonl")
 	}
-	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
-	timeout := p.cfg.timeout
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
+	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
 	}

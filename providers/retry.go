@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/retry"
 )
@@ -68,7 +70,7 @@ type retryPolicy struct {
 }
 
 // retryPolicyFromTarget reads the retry settings of a target (snake or camel spelling, seed aliases).
-func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
+func retryPolicyFromTarget(t *targets.Target, opts Options) (*retryPolicy, error) {
 	p := &retryPolicy{maxRetries: retryDefaultMax, initial: retryDefaultInitial, cap: retryDefaultCap,
 		factor: retryDefaultFactor, codes: map[int]bool{}, sleep: opts.Sleep, logf: opts.Logf}
 	for _, c := range retryDefaultCodes {
@@ -89,7 +91,7 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 		}
 		if f < 0 || f > float64(24*time.Hour/time.Millisecond) {
 			s, _ := t.Raw(keys...)
-			return t.errAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
+			return t.ErrorAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
 		}
 		*dst = time.Duration(f * float64(time.Millisecond))
 		return nil
@@ -105,7 +107,7 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 	} else if ok {
 		if f < 1 || f > 100 {
 			s, _ := t.Raw(retrySettingKeys.factor...)
-			return nil, t.errAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
+			return nil, t.ErrorAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
 		}
 		p.factor = f
 	}
@@ -117,10 +119,10 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 		for i, it := range items {
 			c, perr := strconv.Atoi(strings.TrimSpace(it))
 			if perr != nil || c < 100 || c > 599 {
-				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
+				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
 			}
 			if c == http.StatusUnauthorized || c == http.StatusForbidden {
-				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
+				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
 			}
 			p.codes[c] = true
 		}
