@@ -155,14 +155,6 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 	return min(d, p.cap)
 }
 
-// wait sleeps d or until ctx ends.
-func (p *retryPolicy) wait(ctx context.Context, d time.Duration) error {
-	if p.sleep != nil {
-		return p.sleep(ctx, d)
-	}
-	return retry.Wait(ctx, d)
-}
-
 // APIError is the failure of an API provider invocation, after the retry policy gave up or
 // decided not to retry. Its text is redacted: a key echoed by the server never shows.
 type APIError struct {
@@ -288,17 +280,20 @@ func retryHTTPClient(c *http.Client) *http.Client {
 // retryRun calls attempt until it succeeds, the policy gives up, or ctx ends. attempt must send
 // its HTTP request with the context it is given. Errors are *APIError, redacted with r.
 func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Redactor, attempt func(ctx context.Context) error) error {
-	for n := 0; ; n++ {
+	var last *APIError
+	werr := retry.Loop(ctx, p.sleep, func(n int) (time.Duration, bool) {
 		obs := &retryObservation{}
 		err := attempt(context.WithValue(ctx, retryObsKey{}, obs))
 		if err == nil {
-			return nil
+			last = nil
+			return 0, false
 		}
 		var own *APIError
 		if errors.As(err, &own) {
 			// Our own verdict on a 2xx answer (no text): final, already redacted.
 			own.Attempts = n + 1
-			return own
+			last = own
+			return 0, false
 		}
 		obs.mu.Lock()
 		status, header, netErr, sent := obs.status, obs.header, obs.netErr, obs.sent
@@ -306,6 +301,7 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 		obs.mu.Unlock()
 
 		e := &APIError{Target: target, Kind: kind, StatusCode: status, Attempts: n + 1}
+		last = e
 		retryable := false
 		switch {
 		case ctx.Err() != nil:
@@ -333,7 +329,7 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			e.Msg = fmt.Sprintf("could not read the HTTP %d response: %s", status, r.String(err.Error()))
 		}
 		if !retryable || n >= p.maxRetries {
-			return e
+			return 0, false
 		}
 		delay := p.backoff(n)
 		if d, ok := retry.After(header, time.Now()); ok {
@@ -346,12 +342,16 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			}
 			p.logf("%s: attempt %d failed (%s), retrying in %s", who, n+1, retryShort(e), delay.Round(time.Millisecond))
 		}
-		if werr := p.wait(ctx, delay); werr != nil {
-			e.ctxErr, e.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
-			e.Msg += "; stopped while waiting to retry: " + werr.Error()
-			return e
-		}
+		return delay, true
+	})
+	if werr != nil {
+		last.ctxErr, last.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
+		last.Msg += "; stopped while waiting to retry: " + werr.Error()
 	}
+	if last == nil {
+		return nil
+	}
+	return last
 }
 
 func retryShort(e *APIError) string {
