@@ -73,15 +73,11 @@ func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		return nil, err
 	}
-	var outPath string
-	if p.cfg.UsesOutputFile {
-		tmp, err := p.tempDir()
-		if err != nil {
-			return nil, err
-		}
-		defer p.cleanup(tmp)
-		outPath = filepath.Join(tmp, cliFileName(req.EvalID)+".json")
+	outPath, done, err := p.outputFile(p.cfg.Template, cliFileName(req.EvalID)+".json")
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{
 		Prompt: req.Question, Guidelines: req.Guidelines, EvalID: req.EvalID,
 		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
@@ -249,20 +245,24 @@ func (p *cliProvider) timeout(own time.Duration) time.Duration {
 	return min(own, p.opts.Timeout)
 }
 
-func (p *cliProvider) tempDir() (string, error) {
-	d, err := os.MkdirTemp("", "agentv-cli-")
+// outputFile is the {OUTPUT_FILE} path for a command template, named name in a fresh
+// temporary directory, and the function that removes it (unless keep_temp_files); "" when
+// the template does not use {OUTPUT_FILE}.
+func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), err error) {
+	if !strings.Contains(tmpl, "{OUTPUT_FILE}") {
+		return "", func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "agentv-cli-")
 	if err != nil {
-		return "", fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
+		return "", nil, fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
 	}
-	return d, nil
-}
-
-func (p *cliProvider) cleanup(dir string) {
-	if p.cfg.KeepTemp {
-		p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
-		return
-	}
-	_ = os.RemoveAll(dir)
+	return filepath.Join(dir, name), func() {
+		if p.cfg.KeepTemp {
+			p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}, nil
 }
 
 func (p *cliProvider) verbose() bool { return p.cfg.Verbose || p.opts.Verbose }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/agentv/action/internal/proc"
@@ -32,15 +31,11 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 	if err != nil {
 		return nil, err
 	}
-	var outPath string
-	if p.cfg.UsesOutputFile {
-		tmp, err := p.tempDir()
-		if err != nil {
-			return nil, err
-		}
-		defer p.cleanup(tmp)
-		outPath = filepath.Join(tmp, "batch.jsonl")
+	outPath, done, err := p.outputFile(p.cfg.Template, "batch.jsonl")
+	if err != nil {
+		return nil, err
 	}
+	defer done()
 	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
 	timeout := p.cfg.Timeout
 	if timeout <= 0 {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"time"
 
 	"github.com/agentv/action/targets"
@@ -86,12 +85,12 @@ func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth) e
 	if err != nil {
 		return fmt.Errorf("healthcheck of cli target %q failed: %w", p.target.Name, err)
 	}
-	tmp, err := p.tempDir()
+	out, done, err := p.outputFile(h.Template, "healthcheck.json")
 	if err != nil {
 		return err
 	}
-	defer p.cleanup(tmp)
-	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", OutputFile: filepath.Join(tmp, "healthcheck.json")})
+	defer done()
+	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", OutputFile: out})
 	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.Timeout), ""); err != nil {
 		return fmt.Errorf("healthcheck of %w", err)
 	}

@@ -26,14 +26,13 @@ var CLIKnownKeys = []string{"command_template", "command", "files_format", "atta
 
 // CLI is a validated cli target.
 type CLI struct {
-	Template       string
-	UsesOutputFile bool
-	FilesFormat    string        // per file, with {path} / {basename}
-	Cwd            string        // as configured; "" means the eval file's directory
-	Timeout        time.Duration // the target's own limit; 0: none
-	Verbose        bool
-	KeepTemp       bool
-	Health         *CLIHealth
+	Template    string
+	FilesFormat string        // per file, with {path} / {basename}
+	Cwd         string        // as configured; "" means the eval file's directory
+	Timeout     time.Duration // the target's own limit; 0: none
+	Verbose     bool
+	KeepTemp    bool
+	Health      *CLIHealth
 }
 
 // CLIHealth is a healthcheck probe.
@@ -73,7 +72,6 @@ func ParseCLI(t *Target, resolve bool, at func(path ...string) suite.Position) (
 			errs = append(errs, &SettingError{Target: t.Name, Field: cliKeyOf(t, cmdKey), Pos: cliPos(t, at, cmdKey), Msg: err.Error()})
 		}
 		c.Template = tmpl
-		c.UsesOutputFile = strings.Contains(tmpl, "{OUTPUT_FILE}")
 	}
 	if v, ok, _, err := cliString(t, resolve, "files_format", "attachments_format"); cliOptional(err) != nil {
 		errs = append(errs, err)

@@ -115,7 +115,7 @@ func TestLoadTargetsFields(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if cfg.FilesFormat != "--file {path}" || cfg.Cwd != ".." || cfg.Timeout != 2500*time.Millisecond || !cfg.UsesOutputFile ||
+	if cfg.FilesFormat != "--file {path}" || cfg.Cwd != ".." || cfg.Timeout != 2500*time.Millisecond ||
 		cfg.Health == nil || cfg.Health.Kind != "command" || cfg.Health.Template != "my-agent --version" || cfg.Health.Timeout != 5*time.Second {
 		t.Errorf("cli config: %+v health %+v", cfg, cfg.Health)
 	}
