@@ -77,7 +77,9 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *J
 	rec.Hits, rec.Misses = nonNil(cr.hits), nonNil(cr.misses)
 	rec.CandidateAnswer = r.capText(cr.answer)
 	rec.Reasoning = strings.Join(cr.reasons, " | ")
-	r.setRequest(rec, cr.lastReq, cr.mode)
+	if cr.lastReq != nil {
+		r.setRequest(rec, cr.lastReq, cr.mode)
+	}
 	rec.EvaluatorResults = cr.entries
 	rec.TraceSummary = mergeTraces(cr.traces)
 	rec.Turns = cr.turns

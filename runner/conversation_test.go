@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -273,5 +274,31 @@ func TestConversationJudgedTurn(t *testing.T) {
 	judge := r.EvaluatorResults[0].EvaluatorResults[0]
 	if judge.Name != "llm_judge" || !strings.Contains(string(judge.EvaluatorProviderRequest), "Hello to you.") {
 		t.Errorf("turn-1 judge %s request %s: want the default judge given the turn's reference", judge.Name, judge.EvaluatorProviderRequest)
+	}
+}
+
+// TestConversationRedacts checks that a secret a target echoes in a turn's answer, or that a
+// turn's input holds, is masked in the record's turns like everywhere else in the record.
+func TestConversationRedacts(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-conv-secret-123456"
+	s := loadConversation(t, "tests:\n  - id: leak\n    mode: conversation\n    input: Start.\n    turns:\n      - input: key "+secret+"\n      - input: again\n")
+	var log chatLog
+	var col collector
+	opts := testOptions(1)
+	opts.Redactor = &redact.Redactor{}
+	opts.Redactor.Add(secret)
+	New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(providers.KindMock)))
+	r := col.recs[0]
+	if len(r.Turns) != 2 {
+		t.Fatalf("turns %+v", r.Turns)
+	}
+	for _, tr := range r.Turns {
+		if strings.Contains(tr.Input+tr.Answer, secret) {
+			t.Errorf("turn %d keeps the secret: input %q answer %q", tr.Turn, tr.Input, tr.Answer)
+		}
+	}
+	if !strings.Contains(r.Turns[0].Answer, "re: key ") {
+		t.Errorf("turn 1 answer %q, want the masked echo", r.Turns[0].Answer)
 	}
 }
