@@ -150,11 +150,11 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 			return nil
 		}
 		failed := false
-		evals := l.v4Assertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
-			failed = true
-			fail(at, format, args...)
-		})
-		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: a.v.Line, Column: a.v.Column, Content: evals}
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: a.v.Line, Column: a.v.Column,
+			Content: l.v4TurnAssertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
+				failed = true
+				fail(at, format, args...)
+			})}
 		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
 		for _, d := range el.diags {
 			if d.Severity == SeverityError {
@@ -173,6 +173,30 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 		return nil
 	}
 	return t
+}
+
+// v4TurnAssertions converts a turn's assertions as AgentV 4.x grades a turn: its plain-string
+// criteria make one rubric grader named turn-rubrics, first and of weight 1, then the other
+// assertions in order.
+func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
+	strs := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	rest := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	for _, item := range list.Content {
+		if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+			strs.Content = append(strs.Content, item)
+		} else {
+			rest.Content = append(rest.Content, item)
+		}
+	}
+	var out []*yaml.Node
+	if len(strs.Content) > 0 {
+		for _, g := range l.v4Assertions(strs, id, fail) {
+			g = replaceValue(g, "name", strNode(g, "turn-rubrics"))
+			w := intNode(g, 1)
+			out = append(out, replaceValue(g, "weight", w))
+		}
+	}
+	return append(out, l.v4Assertions(rest, id, fail)...)
 }
 
 // notLoaded is the note an error adds about the test it keeps from loading.

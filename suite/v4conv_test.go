@@ -30,6 +30,7 @@ func TestV4ConversationLoad(t *testing.T) {
           - type: latency
             threshold: 10
           - Greets the user
+          - Is polite
       - input:
           - type: text
             value: And now?
@@ -67,8 +68,12 @@ func TestV4ConversationLoad(t *testing.T) {
 	for _, e := range t1.Evaluators {
 		names = append(names, e.Name)
 	}
-	if got := strings.Join(names, " "); got != "latency rubrics" {
-		t.Errorf("turn 1 evaluators %q, want %q", got, "latency rubrics")
+	if got := strings.Join(names, " "); got != "turn-rubrics latency" {
+		t.Errorf("turn 1 evaluators %q, want %q", got, "turn-rubrics latency")
+	}
+	// As AgentV 4.x grades a turn, the criteria strings make one grader of weight 1, first.
+	if w := t1.Evaluators[0].Weight; w != 1 {
+		t.Errorf("turn-rubrics weight %v, want 1", w)
 	}
 	if len(t2.Evaluators) != 0 || t2.HasReference {
 		t.Errorf("turn 2 has %d evaluators, reference %v; want none", len(t2.Evaluators), t2.HasReference)
