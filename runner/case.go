@@ -45,6 +45,10 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
 		}
 	}()
+	if j.Case.Conversation != nil {
+		r.runConversation(ctx, p, j, start)
+		return
+	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)

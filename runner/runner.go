@@ -323,11 +323,16 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 	_ = g.Wait()
 }
 
-// batches groups a batching lane's jobs by eval file, in order of first appearance.
+// batches groups a batching lane's jobs by eval file, in order of first appearance. A
+// conversation is a batch of its own: each of its turns needs the answer to the one before.
 func batches(jobs []*Job) [][]*Job {
 	var out [][]*Job
 	idx := map[*suite.Suite]int{}
 	for _, j := range jobs {
+		if j.Case.Conversation != nil {
+			out = append(out, []*Job{j})
+			continue
+		}
 		i, ok := idx[j.Case.Suite]
 		if !ok {
 			i = len(out)
