@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -39,7 +41,7 @@ type chatLog struct {
 }
 
 func (l *chatLog) provider(kind string) *fakeProvider {
-	return &fakeProvider{target: &providers.Target{Name: "t", Kind: kind},
+	return &fakeProvider{target: &targets.Target{Name: "t", Kind: kind},
 		answer: func(_ context.Context, req *providers.Request) (*providers.Response, error) {
 			l.mu.Lock()
 			l.reqs = append(l.reqs, req)
@@ -91,17 +93,17 @@ func TestConversationHistory(t *testing.T) {
 		name, src, kind string
 		want            []string // per turn: the chat prompt (LM) or the question (agent)
 	}{
-		{"lm chat", src, providers.KindMock, []string{
+		{"lm chat", src, targets.KindMock, []string{
 			"system: Be brief.\nuser: Context here.\nuser: one",
 			"system: Be brief.\nuser: Context here.\nuser: one\nassistant: re: one\nuser: two",
 			"system: Be brief.\nuser: Context here.\nuser: one\nassistant: re: one\nuser: two\nassistant: re: two\nuser: three",
 		}},
-		{"agent question", src, providers.KindCLI, []string{
+		{"agent question", src, targets.KindCLI, []string{
 			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none",
 			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none\n\n@[Assistant]:\nre: one\n\n@[User]:\ntwo",
 			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none\n\n@[Assistant]:\nre: one\n\n@[User]:\ntwo\n\n@[Assistant]:\nre: two\n\n@[User]:\nthree",
 		}},
-		{"window of one exchange", windowed, providers.KindMock, []string{
+		{"window of one exchange", windowed, targets.KindMock, []string{
 			"system: Be brief.\nuser: Context here.\nuser: one",
 			"system: Be brief.\nassistant: re: one\nuser: two", // one exchange: two messages
 			"system: Be brief.\nassistant: re: two\nuser: three",
@@ -119,7 +121,7 @@ func TestConversationHistory(t *testing.T) {
 			}
 			for i, req := range log.reqs {
 				got := req.Question
-				if tt.kind == providers.KindMock {
+				if tt.kind == targets.KindMock {
 					got = chatText(req.Chat)
 				}
 				if got != tt.want[i] {
@@ -188,7 +190,7 @@ func TestConversationScoring(t *testing.T) {
 			s := loadConversation(t, src)
 			var log chatLog
 			var col collector
-			New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(providers.KindMock)))
+			New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
 			r := col.recs[0]
 			if len(log.reqs) != tt.wantCalls {
 				t.Errorf("%d target calls, want %d", len(log.reqs), tt.wantCalls)
@@ -231,7 +233,7 @@ func TestConversationStopRecord(t *testing.T) {
 `)
 	var log chatLog
 	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(providers.KindMock)))
+	New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
 	r := col.recs[0]
 	if len(log.reqs) != 1 {
 		t.Errorf("%d target calls, want 1 (the second turn is not sent)", len(log.reqs))
@@ -263,7 +265,7 @@ func TestConversationJudgedTurn(t *testing.T) {
 `)
 	var log chatLog
 	var col collector
-	New(testOptions(0.5), &col).Run(t.Context(), jobsFor(s, log.provider(providers.KindMock)))
+	New(testOptions(0.5), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
 	r := col.recs[0]
 	if r.Score != 0.75 { // (0.5 + 1) / 2
 		t.Errorf("score %v, want 0.75", r.Score)
@@ -288,7 +290,7 @@ func TestConversationRedacts(t *testing.T) {
 	opts := testOptions(1)
 	opts.Redactor = &redact.Redactor{}
 	opts.Redactor.Add(secret)
-	New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(providers.KindMock)))
+	New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
 	r := col.recs[0]
 	if len(r.Turns) != 2 {
 		t.Fatalf("turns %+v", r.Turns)
