@@ -87,6 +87,22 @@ type Record struct {
 	Trials []Trial `json:"trials,omitempty"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
+	// TrialStrategy is the strategy that made Score and Verdict of Trials (pass_at_k, mean or
+	// confidence_interval), so a report can re-grade them with another threshold.
+	TrialStrategy string `json:"trial_strategy,omitempty"`
+	// TrialInterval is the 95% confidence interval of the mean trial score, for the
+	// confidence_interval strategy (Score is its lower bound).
+	TrialInterval *TrialInterval `json:"trial_interval,omitempty"`
+	// TrialsCostLimited is set when trials stopped early because they reached the cost limit.
+	TrialsCostLimited bool `json:"trials_cost_limited,omitempty"`
+}
+
+// TrialInterval is a 95% confidence interval of the mean of a case's trial scores.
+type TrialInterval struct {
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"` // sample standard deviation (n-1)
 }
 
 // Trial is one run of a case when it ran several times.
@@ -98,6 +114,7 @@ type Trial struct {
 	EvaluatorResults []EvaluatorResult `json:"evaluator_results,omitempty"`
 	Error            string            `json:"error,omitempty"`
 	DurationMS       int64             `json:"duration_ms"`
+	CostUSD          *float64          `json:"cost_usd,omitempty"` // what the target reported this trial cost
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.
