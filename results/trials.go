@@ -127,12 +127,14 @@ func trialScore(t Trial) float64 {
 	return min(max(t.Score, 0), 1)
 }
 
+// mean is the mean of xs to 12 decimals: the sum's rounding error must not put a mean that
+// is exactly the threshold (1, 1 and 0.4 against 0.8) below it.
 func mean(xs []float64) float64 {
 	var sum float64
 	for _, x := range xs {
 		sum += x
 	}
-	return sum / float64(len(xs))
+	return math.Round(sum/float64(len(xs))*1e12) / 1e12
 }
 
 // interval95 is the 95% confidence interval of the mean of xs: mean ± t·s/√n with Student's

@@ -47,6 +47,7 @@ func TestAggregateTrials(t *testing.T) {
 		{name: "pass_at_k all errored", strategy: suite.TrialsPassAtK, trials: trials(-1, -1), score: 0, verdict: VerdictError},
 		{name: "mean below threshold though one passes", strategy: suite.TrialsMean, trials: trials(0.5, 1, 0, 1, 0.5, 1), score: 4.0 / 6, verdict: VerdictFail, flaky: true},
 		{name: "mean passes", strategy: suite.TrialsMean, trials: trials(1, 1, 0.5, 1, 1, 0.5), score: 5.0 / 6, verdict: VerdictPass, flaky: true},
+		{name: "mean exactly at the threshold", strategy: suite.TrialsMean, trials: trials(1, 1, 0.4), score: 0.8, verdict: VerdictPass, flaky: true},
 		{name: "mean errored trial counts 0", strategy: suite.TrialsMean, trials: trials(1, -1), score: 0.5, verdict: VerdictFail, flaky: true},
 		{name: "mean all errored", strategy: suite.TrialsMean, trials: trials(-1), score: 0, verdict: VerdictError},
 		{name: "interval flip", strategy: suite.TrialsConfidenceInterval, trials: trials(0.5, 1, 0, 1, 0.5, 1),
