@@ -20,6 +20,10 @@ type Case struct {
 	DurationMS                    int64
 	Line                          int32
 	Attempts                      int32
+	// Trials and TrialsPassed count the case's trials (0 when it ran once); Flaky is set when
+	// they disagreed about passing.
+	Trials, TrialsPassed int32
+	Flaky                bool
 	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
 	// not pass or fail, counts as errored.
 	Verdict    results.Verdict
@@ -76,6 +80,7 @@ func NewCase(r *results.Record, keepText bool) *Case {
 	c := &Case{
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
 		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
+		Trials: clampInt32(len(r.Trials)), TrialsPassed: clampInt32(r.TrialsPassed()), Flaky: r.Flaky,
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)
@@ -196,7 +201,7 @@ func (c *Case) record() *results.Record {
 	}
 	r := &results.Record{
 		EvalID: c.EvalID, Dataset: c.Dataset, Target: c.Target, File: c.File, Line: int(c.Line),
-		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts),
+		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts), Flaky: c.Flaky,
 	}
 	for _, e := range c.Evaluators {
 		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: results.Band(e.Score)}

@@ -299,3 +299,14 @@ func thousands(n int) string {
 	}
 	return b.String()
 }
+
+// Flaky counts the run's flaky cases: those whose trials disagreed about passing.
+func Flaky(run *Run) int {
+	n := 0
+	for _, c := range run.sortedCases() {
+		if c.Flaky {
+			n++
+		}
+	}
+	return n
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -80,6 +81,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	cfg := EvalConfig{
 		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
+		Trials: suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy},
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
 		NoDotenv:          true,
@@ -175,7 +177,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	}
 	ro := action.RunOutputs{
 		Outcome: run.Decision.Outcome, Total: counts.Total, Passed: counts.Passed, Failed: counts.Failed,
-		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL,
+		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL, Flaky: report.Flaky(run),
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if run.Decision.Outcome == gate.Skipped {
