@@ -232,6 +232,9 @@ func clampInt32(n int) int32 {
 // evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
 // It is never empty, so every failed row says something.
 func whyOf(r *results.Record) string {
+	if len(r.Trials) > 0 && verdictOf(r) == results.VerdictFail {
+		return trialsWhy(r)
+	}
 	if msg := firstError(r); msg != "" {
 		return oneLine(msg)
 	}
@@ -269,6 +272,22 @@ func whyOf(r *results.Record) string {
 		return oneLine(r.Reasoning)
 	}
 	return fmt.Sprintf("score %.3f; no miss or reasoning recorded", r.Score)
+}
+
+// trialsWhy is why a case run as trials failed: how many trials passed, then why the first
+// trial that did not pass failed (the case's own details are its best trial's).
+func trialsWhy(r *results.Record) string {
+	head := fmt.Sprintf("%d/%d trials passed", r.TrialsPassed(), len(r.Trials))
+	for _, t := range r.Trials {
+		if t.Verdict == results.VerdictPass {
+			continue
+		}
+		sub := &results.Record{Score: t.Score, Verdict: t.Verdict, Error: t.Error, EvaluatorResults: t.EvaluatorResults}
+		return fmt.Sprintf("%s; trial %d: %s", head, t.Trial, whyOf(sub))
+	}
+	// Every trial passed and the strategy still failed the case (a confidence interval
+	// too wide for the threshold).
+	return fmt.Sprintf("%s, but the %s score %.3f is below the threshold", head, r.TrialStrategy, r.Score)
 }
 
 func firstMiss(misses []string) string {
