@@ -141,6 +141,9 @@ func TestTrialsFlaky(t *testing.T) {
 	if !strings.Contains(res.stdout, "Flaky: 2") || !strings.Contains(res.stdout, "~ flip: 1/2 trials passed, pass 1.000") {
 		t.Errorf("console lacks the flaky count or marker:\n%s", res.stdout)
 	}
+	if !strings.Contains(res.stderr, "flip (") || !strings.Contains(res.stderr, "[1/2 trials passed, flaky]") {
+		t.Errorf("progress lacks the flaky marker:\n%s", res.stderr)
+	}
 
 	// The report re-renders the same reports from the results file, but for the run's own
 	// start and duration, which a results file does not hold.

@@ -81,13 +81,13 @@ func (c *Command) runAction(ctx context.Context) int {
 	cfg := EvalConfig{
 		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
-		Trials: suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy},
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 	}
+	cfg.Trials = suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = runner.DefaultTimeout
 	}
