@@ -276,7 +276,7 @@ func junitSystemOut(threshold float64, r *results.Record) string {
 		fmt.Fprintf(&b, "target: %s\n", r.Target)
 	}
 	fmt.Fprintf(&b, "duration: %s\n", formatMS(r.DurationMS))
-	if r.Attempts > 1 {
+	if r.Attempts > max(1, len(r.Trials)) { // one invocation per trial is no retry
 		fmt.Fprintf(&b, "attempts: %d\n", r.Attempts)
 	}
 	writeTrials(&b, r)

@@ -7,6 +7,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // junitTestcase is a testcase with Maven Surefire's flaky elements: a case that passed on
@@ -33,6 +34,9 @@ func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 		return
 	}
 	for _, t := range r.Trials {
+		if len(tc.FlakyFailures)+len(tc.FlakyErrors) == suite.MaxTrials {
+			return
+		}
 		switch t.Verdict {
 		case results.VerdictPass:
 		case results.VerdictFail:
@@ -82,7 +86,11 @@ func writeTrials(b *strings.Builder, r *results.Record) {
 	if r.TrialsCostLimited {
 		b.WriteString("trials stopped at the cost limit\n")
 	}
-	for _, t := range r.Trials {
+	for i, t := range r.Trials {
+		if i == suite.MaxTrials { // a results file from elsewhere may hold any number
+			fmt.Fprintf(b, "  … and %d more\n", len(r.Trials)-i)
+			break
+		}
 		fmt.Fprintf(b, "  - trial %d: %.3f %s", t.Trial, t.Score, t.Verdict)
 		if t.Error != "" {
 			fmt.Fprintf(b, ": %s", truncate(oneLine(t.Error), 500))

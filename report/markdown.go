@@ -295,7 +295,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 		meta = append(meta, "target "+mdInline(r.Target))
 	}
 	meta = append(meta, formatMS(r.DurationMS))
-	if r.Attempts > 1 {
+	if r.Attempts > max(1, len(r.Trials)) { // one invocation per trial is no retry
 		meta = append(meta, fmt.Sprintf("%d attempts", r.Attempts))
 	}
 	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
