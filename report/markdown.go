@@ -362,6 +362,9 @@ func trialsLine(r *results.Record) string {
 	if r.TrialsCostLimited {
 		head += " · stopped at the cost limit"
 	}
+	if len(r.Trials) > 1 {
+		head += fmt.Sprintf(" · below: trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
+	}
 	return head
 }
 
