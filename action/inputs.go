@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/suite"
 )
 
 // CommentMode says when the sticky PR comment is posted.
@@ -93,6 +95,8 @@ type Inputs struct {
 	EvalID         string        // run only cases whose id matches (exact or glob)
 	Timeout        time.Duration // per target invocation
 	MaxRetries     int           // retries of a timed-out invocation
+	Trials         int           // runs of each case; 0 keeps the eval files' execution.trials
+	TrialsStrategy string        // pass_at_k, mean or confidence_interval; "" keeps the files'
 	MinScore       *float64      // minimum mean score in [0, 1]; nil: unset
 	CaseThreshold  float64       // a case passes at score >= this, in [0, 1]
 	MaxFailures    int
@@ -170,6 +174,14 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
 	p.duration("timeout", &in.Timeout)
 	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
+	p.intIn("trials", &in.Trials, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
+	p.enum("trials-strategy", func(s string) error {
+		if !slices.Contains(suite.TrialStrategies, s) {
+			return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(suite.TrialStrategies, ", "))
+		}
+		in.TrialsStrategy = s
+		return nil
+	})
 	if v, ok := p.unitFloat("min-score"); ok {
 		in.MinScore = &v
 	}

@@ -94,6 +94,17 @@ func TestParseInputs(t *testing.T) {
 			want: func(in *Inputs) { in.Mode, in.Results = ModeReport, "dl/results.jsonl" },
 		},
 		{
+			name: "trials",
+			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "5", "INPUT_TRIALS-STRATEGY": "mean"},
+			want: func(in *Inputs) { in.Evals, in.Trials, in.TrialsStrategy = []string{"a.yaml"}, 5, "mean" },
+		},
+		{
+			name:    "bad trials",
+			env:     map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "0", "INPUT_TRIALS-STRATEGY": "best"},
+			want:    func(in *Inputs) { in.Evals = []string{"a.yaml"} },
+			errored: []string{"trials", "trials-strategy"},
+		},
+		{
 			name:    "run mode without evals",
 			env:     map[string]string{"INPUT_EVALS": " , \n"},
 			errored: []string{"evals"},

@@ -109,6 +109,7 @@ type RunOutputs struct {
 	Failed    int
 	Errors    int
 	Skipped   int
+	Flaky     int     // cases whose trials disagreed about passing
 	MeanScore float64 // 0–1
 	PassRate  float64 // 0–1
 	// Paths are workspace-relative (see WorkspacePath).
@@ -128,6 +129,7 @@ func (r RunOutputs) Pairs() []Output {
 		{"failed", strconv.Itoa(r.Failed)},
 		{"errors", strconv.Itoa(r.Errors)},
 		{"skipped", strconv.Itoa(r.Skipped)},
+		{"flaky", strconv.Itoa(r.Flaky)},
 		{"mean-score", f4(r.MeanScore)},
 		{"pass-rate", f4(r.PassRate)},
 		{"results-path", r.ResultsPath},

@@ -323,6 +323,7 @@ func TestRenderedReports(t *testing.T) {
 		{"review-3000", func() *Run { return reviewRun(3000) }},
 		{"many-failures", func() *Run { return syntheticRun(2000, 0, 4000, DetailsFailures) }},
 		{"hostile-group", hostileGroupRun},
+		{"trials", func() *Run { return trialsRun(t) }},
 	}
 	for _, tc := range runs {
 		for _, surface := range []string{"summary", "comment"} {

@@ -299,3 +299,16 @@ func thousands(n int) string {
 	}
 	return b.String()
 }
+
+// Flaky counts the run's flaky cases: those whose trials disagreed about passing.
+func Flaky(run *Run) int { return flakyIn(run.sortedCases()) }
+
+func flakyIn(cases []*Case) int {
+	n := 0
+	for _, c := range cases {
+		if c.Flaky {
+			n++
+		}
+	}
+	return n
+}

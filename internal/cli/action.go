@@ -15,6 +15,7 @@ import (
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -86,6 +87,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 	}
+	cfg.Trials = suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = runner.DefaultTimeout
 	}
@@ -175,7 +177,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	}
 	ro := action.RunOutputs{
 		Outcome: run.Decision.Outcome, Total: counts.Total, Passed: counts.Passed, Failed: counts.Failed,
-		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL,
+		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL, Flaky: report.Flaky(run),
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if run.Decision.Outcome == gate.Skipped {

@@ -29,7 +29,8 @@ type EvalConfig struct {
 	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
 	MaxRetries  int
-	Out         string // results JSONL path
+	Trials      suite.Trials // --trials and --trials-strategy; zero values keep the files'
+	Out         string       // results JSONL path
 	DryRun      bool
 	DryRunDelay time.Duration
 	DryRunMin   time.Duration
@@ -254,7 +255,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	r := runner.New(runner.Options{
 		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
 		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
-		Logf: e.Logf, Verbose: cfg.Verbose,
+		Logf: e.Logf, Verbose: cfg.Verbose, Trials: cfg.Trials,
 		Evaluators: evaluators.Options{
 			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
 			Env: proc.ChildEnv(cfg.Environ, nil),

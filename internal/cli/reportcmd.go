@@ -130,6 +130,10 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 // regrade re-applies the case threshold of this report to a scored case, so a report step
 // can gate with a different threshold than the run that wrote the file.
 func regrade(r *results.Record, threshold float64) {
+	if len(r.Trials) > 0 { // each trial again, then the strategy
+		results.RegradeTrials(r, threshold)
+		return
+	}
 	if r.Verdict == results.VerdictError || r.Error != "" {
 		r.Verdict = results.VerdictError
 		return
