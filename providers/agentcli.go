@@ -32,6 +32,8 @@ type agentSpec struct {
 	secretEnv []string
 	// dropEnv are variables removed from the child's environment.
 	dropEnv []string
+	// stdoutTail: errors quote the end of stdout (where the verdict is), not its start.
+	stdoutTail bool
 }
 
 // agentCLI is what the agent CLI providers (codex, claude) share: the executable, extra args,
@@ -259,8 +261,12 @@ func (r *agentRun) Fail(msg string, cause error, exit int) error {
 	if r.logErr != nil {
 		msg += fmt.Sprintf(" (could not write logs: %v)", r.logErr)
 	}
+	stdout := proc.Excerpt(string(r.Stdout), agentExcerpt)
+	if a.spec.stdoutTail {
+		stdout = codexTail(string(r.Stdout), agentExcerpt)
+	}
 	return &AgentError{Agent: a.spec.name, Target: a.t.Name, Msg: a.t.Redactor.String(msg), ExitCode: exit, err: cause,
-		Stdout: proc.Excerpt(string(r.Stdout), agentExcerpt), Stderr: codexTail(string(r.Stderr), agentExcerpt), Logs: r.Logs}
+		Stdout: stdout, Stderr: codexTail(string(r.Stderr), agentExcerpt), Logs: r.Logs}
 }
 
 // Close removes the workspace unless a failure keeps it.

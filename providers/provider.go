@@ -1,5 +1,5 @@
 // Package providers answers eval requests: targets.yaml loading and `${{ VAR }}`
-// resolution, the Provider interface, and every provider (mock, cli, codex, vscode,
+// resolution, the Provider interface, and every provider (mock, cli, codex, claude-code, vscode,
 // azure, anthropic, gemini, openai) with one retry policy for the API ones.
 package providers
 
@@ -15,7 +15,7 @@ type Mode uint8
 const (
 	// ModeLM embeds file contents in the prompt (API providers and mock).
 	ModeLM Mode = iota
-	// ModeAgent references files by path (cli, codex, vscode): the agent reads them itself.
+	// ModeAgent references files by path (cli, codex, claude-code, vscode): the agent reads them itself.
 	ModeAgent
 )
 
@@ -90,7 +90,7 @@ type HealthChecker interface {
 // ModeOf returns the formatting mode of a provider kind.
 func ModeOf(kind string) Mode {
 	switch kind {
-	case KindCLI, KindCodex, KindVSCode, KindVSCodeInsiders:
+	case KindCLI, KindCodex, KindClaude, KindVSCode, KindVSCodeInsiders:
 		return ModeAgent
 	}
 	return ModeLM
@@ -104,6 +104,7 @@ const (
 	KindOpenAI         = "openai"
 	KindCLI            = "cli"
 	KindCodex          = "codex"
+	KindClaude         = "claude-code"
 	KindVSCode         = "vscode"
 	KindVSCodeInsiders = "vscode-insiders"
 	KindMock           = "mock"
@@ -117,6 +118,7 @@ var kindAliases = map[string]string{
 	"openai": KindOpenAI,
 	"cli":    KindCLI,
 	"codex":  KindCodex, "codex-cli": KindCodex,
+	"claude-code": KindClaude, "claude": KindClaude, "claude-cli": KindClaude,
 	"vscode": KindVSCode, "vscode-insiders": KindVSCodeInsiders,
 	"mock": KindMock,
 }
