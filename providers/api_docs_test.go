@@ -55,7 +55,7 @@ func TestProvidersREADMEExample(t *testing.T) {
 			kinds[p.Target().Kind] = true
 		}
 	}
-	for _, k := range []string{KindOpenAI, KindAzure, KindAnthropic, KindGemini, KindCodex, KindVSCode, KindCLI, KindMock} {
+	for _, k := range []string{KindOpenAI, KindAzure, KindAnthropic, KindGemini, KindCodex, KindClaude, KindVSCode, KindCLI, KindMock} {
 		if !kinds[k] {
 			t.Errorf("the example has no %s target", k)
 		}

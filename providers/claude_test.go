@@ -485,3 +485,29 @@ func TestClaudeSettingErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeSettingsDocumented: every setting the provider reads is known (no warning) and
+// documented in providers/README.md.
+func TestClaudeSettingsDocumented(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]any{"executable": "claude", "model": "m", "args": []any{"-x"}, "cwd": t.TempDir(), "timeout_seconds": 5,
+		"log_dir": t.TempDir(), "log_format": "summary", "system_prompt": "s", "bypass_permissions": true, "max_turns": 3, "max_budget_usd": 1}
+	_, warns, err := New(apiTestTarget(KindClaude, settings, nil), Options{Env: []string{}})
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("New: %v %v", err, warns)
+	}
+	for k := range settings {
+		if !strings.Contains(string(raw), "`"+k+"`") {
+			t.Errorf("providers/README.md does not document `%s`", k)
+		}
+	}
+	for _, s := range []string{"**claude-code**", "`claude-cli`", "ANTHROPIC_API_KEY"} {
+		if !strings.Contains(string(raw), s) {
+			t.Errorf("providers/README.md lacks %s", s)
+		}
+	}
+}
