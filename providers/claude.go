@@ -49,11 +49,11 @@ func newClaudeProvider(t *Target, opts Options) (Provider, error) {
 	p := &claudeProvider{t: t, cli: cli}
 	// The agent works unattended in a throwaway workspace: it may use its tools without asking,
 	// unless the target says otherwise.
-	bypass, _, err := t.Bool("bypass_permissions")
+	bypass, set, err := t.Bool("bypass_permissions")
 	if err != nil {
 		return nil, err
 	}
-	if s, set := t.Raw("bypass_permissions"); !set || s == nil || bypass {
+	if !set || bypass {
 		p.flags = append(p.flags, "--dangerously-skip-permissions")
 	}
 	if v, ok, err := t.String("model"); err != nil {

@@ -511,3 +511,40 @@ func TestClaudeSettingsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCredentialsMasked: the credentials an agent CLI reads from the environment are masked
+// in its errors and logs although no setting names them.
+func TestAgentCredentialsMasked(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind, dir, stream, variable string
+	}{
+		{KindCodex, "codex", "unauthorized.jsonl", "OPENAI_API_KEY"},
+		{KindCodex, "codex", "unauthorized.jsonl", "CODEX_API_KEY"},
+		{KindClaude, "claude", "unauthorized.jsonl", "ANTHROPIC_API_KEY"},
+		{KindClaude, "claude", "unauthorized.jsonl", "ANTHROPIC_AUTH_TOKEN"},
+		{KindClaude, "claude", "unauthorized.jsonl", "CLAUDE_CODE_OAUTH_TOKEN"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind+" "+tc.variable, func(t *testing.T) {
+			t.Parallel()
+			r := newCodexFakeRun(t)
+			p, _, err := New(apiTestTarget(tc.kind, map[string]any{"executable": r.script}, nil),
+				Options{Env: r.envIn(tc.dir, "fail", tc.stream, tc.variable+"="+apiTestKey)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Invoke(t.Context(), &Request{EvalID: "c"})
+			var ae *AgentError
+			if !errors.As(err, &ae) || !strings.Contains(ae.Stderr, "auth failed for ***") {
+				t.Fatalf("error %v, want the key in stderr masked", err)
+			}
+			t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(ae.Logs[0])) })
+			for _, l := range ae.Logs {
+				if b, _ := os.ReadFile(l); strings.Contains(string(b), apiTestKey) {
+					t.Errorf("log %s leaks %s", l, tc.variable)
+				}
+			}
+		})
+	}
+}
