@@ -87,6 +87,9 @@ type Record struct {
 	Trials []Trial `json:"trials,omitempty"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
+	// BaselineScore is the case's score in the baseline run it was compared with (errored
+	// counting 0); nil when the run had no baseline or the baseline lacks the case.
+	BaselineScore *float64 `json:"baseline_score,omitempty"`
 }
 
 // Trial is one run of a case when it ran several times.

@@ -74,6 +74,17 @@ func FallTest(before, after []float64, seed uint64) Test {
 	return Test{P: float64(1+hits) / float64(1+MonteCarloResamples), PMin: max(pmin, floor)}
 }
 
+// FallMinP is FallTest's PMin without the test: the smallest p-value any split of these
+// scores could give. It depends only on the pooled scores, so a correction for many tests
+// may use it for every test, made or not.
+func FallMinP(before, after []float64) float64 {
+	if len(before) == 0 || len(after) == 0 {
+		return 1
+	}
+	pooled := make([]float64, 0, len(before)+len(after))
+	return minP(append(append(pooled, before...), after...), len(after))
+}
+
 // countAtMost counts the k-element subsets of xs whose sum is at most limit.
 func countAtMost(xs []float64, k int, limit float64) int {
 	sorted := slices.Clone(xs)
