@@ -100,6 +100,7 @@ func Console(w io.Writer, run *Run, color bool) {
 			writeRanked(b, bottom, run)
 		}
 	}
+	consoleBaseline(b, run)
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}

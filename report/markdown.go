@@ -86,7 +86,7 @@ func buildView(run *Run, marker string, lim limits) *view {
 		}
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
-	v.head = headSection(run, marker, recs)
+	v.head = headSection(run, marker, recs) + baselineSection(v)
 	if len(recs) > 0 {
 		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
 			v.overview = "### 📊 Scores\n\n" + o
@@ -455,6 +455,7 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
+	b.WriteString(baselineHeadline(run))
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
 	return b.String()
