@@ -50,6 +50,22 @@ func baselineHeadline(run *Run) string {
 	return strings.Join(parts, " · ") + "\n\n"
 }
 
+// baselineSettings are the settings line's regression thresholds, none without a baseline.
+func baselineSettings(run *Run) []string {
+	if run.Baseline == nil {
+		return nil
+	}
+	g := run.Gate
+	parts := []string{"regression margin " + formatFloat(run.Baseline.Margin)}
+	if g.MaxRegressions != nil {
+		parts = append(parts, fmt.Sprintf("max-regressions %d", *g.MaxRegressions))
+	}
+	if g.MaxMeanDrop != nil {
+		parts = append(parts, "max-mean-drop "+formatFloat(*g.MaxMeanDrop))
+	}
+	return parts
+}
+
 // signed formats a change with its sign: +0.120, −0.050 (a true minus), ±0.000.
 func signed(f float64) string {
 	s := fmt.Sprintf("%+.3f", f)
@@ -128,13 +144,13 @@ func baselineSection(v *view) string {
 	names("🆕 New cases", r.Of(compare.New))
 	names("🗑️ Removed cases", r.Of(compare.Removed))
 	if len(r.Datasets) > 0 {
-		b.WriteString("| Dataset | Cases in both | Before | After | Δ | Regressed | Improved |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		b.WriteString("| Dataset | Cases in both | Before → after | Δ | Regressed | Improved |\n|---|--:|--:|--:|--:|--:|\n")
 		for _, d := range r.Datasets[:min(len(r.Datasets), breakdownMax)] {
 			name := d.Name
 			if name == "" {
 				name = "(none)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %s | %s | %s |\n", mdInline(truncate(name, 80)), thousands(d.Compared),
+			fmt.Fprintf(&b, "| %s | %s | %.3f → %.3f | %s | %s | %s |\n", mdInline(truncate(name, 80)), thousands(d.Compared),
 				d.Before, d.After, signed(d.Delta()), thousands(d.Regressed), thousands(d.Improved))
 		}
 		b.WriteString("\n")

@@ -613,6 +613,7 @@ func settingsLine(run *Run, recs []*Case) string {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}
 	parts = append(parts, fmt.Sprintf("max-failures %d", g.MaxFailures), fmt.Sprintf("max-errors %d", g.MaxErrors))
+	parts = append(parts, baselineSettings(run)...)
 	if len(run.Targets) > 0 {
 		var ts []string
 		for _, t := range run.Targets[:min(len(run.Targets), 20)] {
