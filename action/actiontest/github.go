@@ -86,6 +86,7 @@ type GitHub struct {
 	requests   []Request
 	faults     map[string][]Fault
 	unexpected []string
+	actions    actionsState
 }
 
 // NewGitHub returns a fake whose first comment id is 1001. Serve it with Handler.
@@ -197,6 +198,7 @@ func (g *GitHub) Handler() http.Handler {
 	mux.HandleFunc("GET "+APIPrefix+"/repos/{owner}/{repo}/issues/{n}/comments", g.list)
 	mux.HandleFunc("POST "+APIPrefix+"/repos/{owner}/{repo}/issues/{n}/comments", g.create)
 	mux.HandleFunc("PATCH "+APIPrefix+"/repos/{owner}/{repo}/issues/comments/{id}", g.edit)
+	g.actionsRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.unexpected = append(g.unexpected, r.Method+" "+r.URL.String())
@@ -217,7 +219,7 @@ func (g *GitHub) Handler() http.Handler {
 		}
 		token := g.Token
 		g.mu.Unlock()
-		if token != "" && req.Auth != "Bearer "+token && req.Auth != "token "+token {
+		if token != "" && req.Auth != "Bearer "+token && req.Auth != "token "+token && !strings.HasPrefix(req.Path, "/blobs/") {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
 			return
 		}
