@@ -66,12 +66,12 @@ func baselineSettings(run *Run) []string {
 	return parts
 }
 
-// signed formats a change with its sign: +0.120, −0.050 (a true minus), ±0.000.
+// signed formats a change with its sign: +0.120, −0.050 (a true minus), and 0.000.
 func signed(f float64) string {
 	s := fmt.Sprintf("%+.3f", f)
 	switch {
 	case s == "+0.000" || s == "-0.000":
-		return "±0.000"
+		return "0.000"
 	case strings.HasPrefix(s, "-"):
 		return "−" + s[1:]
 	}

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/internal/logtext"
 	"io"
 	"path/filepath"
@@ -93,4 +95,44 @@ func printNotices(w io.Writer, notices []string) {
 	for _, n := range notices {
 		fmt.Fprintf(w, "agentv: %s\n", logtext.Line(n))
 	}
+}
+
+// actionBaseline resolves the baseline input to a results file to compare with, and the
+// name reports give it. baseline: auto downloads the base branch's results artifact into
+// tmp; on any failure to find it the run goes on uncompared, with a notice.
+func actionBaseline(ctx context.Context, in action.Inputs, env action.Env, ev action.Event, getenv func(string) string, workspace, tmp string, cmds *action.Commands) (path, source string) {
+	switch in.Baseline {
+	case "":
+		return "", ""
+	case action.BaselineAuto:
+	default:
+		if filepath.IsAbs(in.Baseline) {
+			return in.Baseline, ""
+		}
+		return filepath.Join(workspace, in.Baseline), ""
+	}
+	notice := func(msg string) { cmds.Message(action.LevelNotice, "agentv baseline", msg) }
+	branch := ev.BaseRef
+	if branch == "" {
+		branch = strings.TrimSpace(getenv("GITHUB_BASE_REF")) // set on pull_request events
+	}
+	if !ev.IsPR() || branch == "" {
+		notice("baseline: auto compares pull requests with their base branch; this run is not compared (upload its results-dir as the " +
+			in.BaselineArtifact + " artifact on pushes to the default branch, and pull requests compare with it)")
+		return "", ""
+	}
+	runID, _ := strconv.ParseInt(env.RunID, 10, 64)
+	store, err := action.NewGitHubStore(in.GitHubToken, env.APIURL, env.Repository)
+	if err != nil {
+		notice("no baseline: " + err.Error())
+		return "", ""
+	}
+	dst := filepath.Join(tmp, "baseline-results.jsonl")
+	run, err := store.FetchBaseline(ctx, action.BaselineQuery{RunID: runID, Branch: branch, Artifact: in.BaselineArtifact}, dst)
+	if err != nil {
+		notice("no baseline, the run is not compared: " + err.Error())
+		return "", ""
+	}
+	cmds.Message(action.LevelNotice, "agentv baseline", "comparing with "+run.Describe()+" ("+run.URL+")")
+	return dst, run.Describe()
 }
