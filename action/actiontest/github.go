@@ -1,5 +1,6 @@
 // Package actiontest provides a loopback stand-in for the part of GitHub's REST API the
-// Action uses (the authenticated user, and listing, creating and editing issue comments),
+// Action uses (the authenticated user; listing, creating and editing issue comments; a
+// workflow's runs, their artifacts and artifact downloads),
 // for the action package's tests and for end-to-end runs of the binary:
 //
 //	gh := actiontest.StartGitHub(t)           // stops with the test
