@@ -70,8 +70,12 @@ func FallTest(before, after []float64, seed uint64) Test {
 			hits++
 		}
 	}
+	// A sampled p-value below the exact smallest one would let a correction that leaves out
+	// tests unable to reach its level (Tarone) be wrong: it is raised to it, which keeps it
+	// valid.
 	floor := 1 / float64(MonteCarloResamples+1)
-	return Test{P: float64(1+hits) / float64(1+MonteCarloResamples), PMin: max(pmin, floor)}
+	p := max(float64(1+hits)/float64(1+MonteCarloResamples), pmin)
+	return Test{P: p, PMin: max(pmin, floor)}
 }
 
 // FallMinP is FallTest's PMin without the test: the smallest p-value any split of these
