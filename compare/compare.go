@@ -50,6 +50,7 @@ type Case struct {
 	// by more than the margin and either run has trials; nil otherwise (with one score
 	// each, the margin alone decides).
 	Test  *stats.Test
+	Level float64 // the p-value Test had to reach
 	Class Class
 	Label string // the id, with the dataset when another dataset has the same id
 }
@@ -86,10 +87,10 @@ type Result struct {
 	Mean          stats.Interval
 	Before, After float64
 	Datasets      []Dataset // by name; empty when every case is in one dataset
-	// Level is the p-value a case's test had to reach after the correction for testing many
-	// cases; Tested is how many cases were tested.
-	Level  float64
-	Tested int
+	// Level and RiseLevel are the p-values a fall's and a rise's test had to reach after the
+	// correction for testing many cases; Tested is how many cases either run has trials of.
+	Level, RiseLevel float64
+	Tested           int
 }
 
 // Count returns how many cases are of class c.
@@ -251,7 +252,7 @@ func classify(cases []*Case, margin float64, res *Result) {
 		}
 	}
 	fallLevel, riseLevel := stats.Tarone(fallMin, Alpha), stats.Tarone(riseMin, Alpha)
-	res.Level, res.Tested = fallLevel, len(fallMin)
+	res.Level, res.RiseLevel, res.Tested = fallLevel, riseLevel, len(fallMin)
 	for _, x := range cases {
 		if x.Class != Unchanged {
 			continue
@@ -261,7 +262,7 @@ func classify(cases []*Case, margin float64, res *Result) {
 			x.Class = Regressed
 			if x.Trials() {
 				t := stats.FallTest(x.Before.samples(), x.After.samples(), caseSeed(x))
-				if x.Test = &t; t.P > fallLevel {
+				if x.Test, x.Level = &t, fallLevel; t.P > fallLevel {
 					x.Class = Noisy
 				}
 			}
@@ -269,7 +270,7 @@ func classify(cases []*Case, margin float64, res *Result) {
 			x.Class = Improved
 			if x.Trials() {
 				t := stats.FallTest(x.After.samples(), x.Before.samples(), caseSeed(x))
-				if x.Test = &t; t.P > riseLevel {
+				if x.Test, x.Level = &t, riseLevel; t.P > riseLevel {
 					x.Class = Noisy
 				}
 			}

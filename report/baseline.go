@@ -179,24 +179,24 @@ func testNote(x *compare.Case) string {
 		}
 		return "one score each"
 	}
-	return fmt.Sprintf("p = %s (%d + %d trials)", formatP(x.Test.P), len(sampleCount(x.Before)), len(sampleCount(x.After)))
+	rel := "≤"
+	if x.Test.P > x.Level {
+		rel = ">"
+	}
+	return fmt.Sprintf("p = %s %s %s (%d + %d trials)", formatP(x.Test.P), rel, formatP(x.Level), samples(x.Before), samples(x.After))
 }
 
-func sampleCount(s *compare.Side) []float64 {
+// samples counts the scores a side's test used: its trials, else its one score.
+func samples(s *compare.Side) int {
 	if s == nil {
-		return nil
+		return 0
 	}
-	if len(s.Trials) > 0 {
-		return s.Trials
-	}
-	return []float64{s.Score}
+	return max(1, len(s.Trials))
 }
 
+// formatP formats a p-value with three significant digits: 0.131, 0.00397, 2.5e-05.
 func formatP(p float64) string {
-	if p < 0.001 {
-		return "< 0.001"
-	}
-	return strconv.FormatFloat(p, 'f', 3, 64)
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // deltaBins are the per-case change chart's bins, lowest first; labels are fixed text.

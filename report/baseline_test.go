@@ -97,7 +97,7 @@ func TestBaselineReport(t *testing.T) {
 				"🔻 2 regressed · 🔺 1 improved · 🆕 1 new · 🗑️ 1 removed · 〰️ 1 within the noise",
 				"2 cases regressed against the baseline (max-regressions 0): support-03, billing-04",
 				"<summary>🔺 Improvements (1)</summary>",
-				"billing-08](https://github.com/acme/app/blob/abc123/evals/billing.yaml#L44) 🎲 flaky | 0.900 → 0.700 | −0.200 | p = 0.131 (5 + 5 trials)",
+				"billing-08](https://github.com/acme/app/blob/abc123/evals/billing.yaml#L44) 🎲 flaky | 0.900 → 0.700 | −0.200 | p = 0.131 > 0.05 (5 + 5 trials)",
 				"| support | 6 | 0.908 → 0.808 | −0.100 | 1 | 0 |",
 				"xychart-beta",
 			} {
