@@ -165,9 +165,23 @@ func TestRunOutputs(t *testing.T) {
 		{"skipped", "0"}, {"flaky", "2"}, {"mean-score", "0.6667"}, {"pass-rate", "0.3333"},
 		{"results-path", "agentv-results/results.jsonl"}, {"junit-path", "agentv-results/junit.xml"},
 		{"summary-path", "agentv-results/summary.md"}, {"comment-url", "https://github.com/o/r/pull/7#issuecomment-1"},
+		{"regressions", ""}, {"improvements", ""}, {"mean-score-delta", ""}, // no baseline
 	}
 	if diff := cmp.Diff(want, parseOutputFile(t, path)); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		delta float64
+		want  string
+	}{{-0.12345, "-0.1235"}, {0.05, "+0.0500"}, {-0.00001, "0.0000"}, {0, "0.0000"}} {
+		r := RunOutputs{Compared: true, Regressions: 2, Improvements: 1, MeanScoreDelta: tt.delta}
+		got := map[string]string{}
+		for _, o := range r.Pairs() {
+			got[o.Name] = o.Value
+		}
+		if got["regressions"] != "2" || got["improvements"] != "1" || got["mean-score-delta"] != tt.want {
+			t.Errorf("delta %v: regressions %q improvements %q mean-score-delta %q, want 2, 1, %q", tt.delta, got["regressions"], got["improvements"], got["mean-score-delta"], tt.want)
+		}
 	}
 }
 

@@ -107,6 +107,7 @@ func Console(w io.Writer, run *Run, color bool) {
 	if flaky > 0 {
 		writeFlaky(b, run, recs, flaky, p)
 	}
+	consoleBaseline(b, run)
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}

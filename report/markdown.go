@@ -86,7 +86,7 @@ func buildView(run *Run, marker string, lim limits) *view {
 		}
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
-	v.head = headSection(run, marker, recs)
+	v.head = headSection(run, marker, recs) + baselineSection(v)
 	if len(recs) > 0 {
 		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
 			v.overview = "### 📊 Scores\n\n" + o
@@ -502,6 +502,7 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
+	b.WriteString(baselineHeadline(run))
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(flakyLine(run, recs))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
@@ -688,6 +689,7 @@ func settingsLine(run *Run, recs []*Case) string {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}
 	parts = append(parts, fmt.Sprintf("max-failures %d", g.MaxFailures), fmt.Sprintf("max-errors %d", g.MaxErrors))
+	parts = append(parts, baselineSettings(run)...)
 	if len(run.Targets) > 0 {
 		var ts []string
 		for _, t := range run.Targets[:min(len(run.Targets), 20)] {

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -53,6 +54,8 @@ type Run struct {
 	Targets     []string    // names of the targets used
 	Started     time.Time   // when the run started (zero: unknown)
 	Duration    time.Duration
+	// Baseline is the run compared with an earlier one; nil without a baseline.
+	Baseline *compare.Result
 	// Cancelled is set when the run was interrupted (Ctrl-C, a cancelled job): the console
 	// reads "cancelled" rather than "invalid".
 	Cancelled bool

@@ -99,6 +99,9 @@ type Record struct {
 	TrialInterval *TrialInterval `json:"trial_interval,omitempty"`
 	// TrialsCostLimited is set when trials stopped early because they reached the cost limit.
 	TrialsCostLimited bool `json:"trials_cost_limited,omitempty"`
+	// BaselineScore is the case's score in the baseline run it was compared with (errored
+	// counting 0); nil when the run had no baseline or the baseline lacks the case.
+	BaselineScore *float64 `json:"baseline_score,omitempty"`
 }
 
 // Turn verdicts beyond pass, fail and error.

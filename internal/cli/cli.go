@@ -120,6 +120,7 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(scoreValue{f: &cfg.Gate.CaseThreshold}, "case-threshold", "a case passes at this score or above")
 	fs.Var(countValue{&cfg.Gate.MaxFailures}, "max-failures", "failed cases allowed before the run fails")
 	fs.Var(countValue{&cfg.Gate.MaxErrors}, "max-errors", "errored cases allowed before the run errors")
+	baselineFlags(fs, &cfg.BaselinePath, &cfg.Gate)
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
 	if comment != nil {
 		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")
