@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
 )
 
@@ -109,6 +110,8 @@ type Inputs struct {
 	PRNumber       int    // pr-number: the PR to comment on when the event names none (workflow_run)
 	DryRun         bool
 	Verbose        bool
+	Cache          cache.Mode // response cache: read-write, read-only or off
+	CacheDir       string     // cache folder, relative to the workspace
 }
 
 // Gate returns the gate thresholds the inputs set.
@@ -166,6 +169,8 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Comment:       CommentAuto,
 		Details:       DetailsFailures,
 		Mode:          ModeRun,
+		Cache:         cache.Off,
+		CacheDir:      p.str("cache-dir"),
 	}
 	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
 	p.duration("timeout", &in.Timeout)
@@ -185,6 +190,16 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
 	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
 	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("cache", func(s string) error {
+		m, err := cache.ParseMode(s)
+		if err == nil {
+			in.Cache = m
+		}
+		return err
+	})
+	if in.CacheDir == "" {
+		in.CacheDir = cache.DefaultDir
+	}
 	if in.Comment == "" {
 		in.Comment = CommentAuto
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/cache"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -14,6 +16,7 @@ func defaults() Inputs {
 	return Inputs{
 		Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, CaseThreshold: DefaultCaseThreshold,
 		Comment: CommentAuto, Details: DetailsFailures, Mode: ModeRun, ResultsDir: DefaultResultsDir,
+		Cache: cache.Off, CacheDir: cache.DefaultDir,
 	}
 }
 
@@ -63,6 +66,11 @@ func TestParseInputs(t *testing.T) {
 				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", DetailsAll
 				in.GitHubToken, in.ResultsDir, in.WorkDir, in.DryRun = "ghs_secret", "out", "sub", true
 			},
+		},
+		{
+			name: "cache",
+			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_CACHE": "Read-Only", "INPUT_CACHE-DIR": "/tmp/c"},
+			want: func(in *Inputs) { in.Evals, in.Cache, in.CacheDir = []string{"a.yaml"}, cache.ReadOnly, "/tmp/c" },
 		},
 		{
 			name: "underscores accepted",
@@ -116,10 +124,11 @@ func TestParseInputs(t *testing.T) {
 				"INPUT_COMMENT":         "true",
 				"INPUT_DETAILS":         "some",
 				"INPUT_MODE":            "eval",
+				"INPUT_CACHE":           "sometimes",
 			},
 			want: func(in *Inputs) { in.Evals = []string{"a.yaml"} },
 			errored: []string{"max-concurrency", "timeout", "max-retries", "min-score", "case-threshold", "max-failures",
-				"max-errors", "pr-number", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode"},
+				"max-errors", "pr-number", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode", "cache"},
 		},
 		{
 			name:    "NaN and infinity",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
@@ -47,6 +48,8 @@ type Options struct {
 	// Check returns an error when the input at path (what names it) is an output of the
 	// run; nil checks nothing.
 	Check func(path, what string) error
+	// Cache answers targets and judges from earlier runs; nil: no cache.
+	Cache *cache.Store
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -319,7 +322,10 @@ func (p *Planner) construct(tf *providers.TargetsFile, name string) (providers.P
 		Logf: p.opts.Logf,
 	})
 	p.diags = append(p.diags, warns...)
-	return pr, err
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Cache.Wrap(pr)
 }
 
 // Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the

@@ -36,7 +36,7 @@ var constructors = map[string]constructor{}
 func register(kind string, c constructor) { constructors[kind] = c }
 
 // commonKeys are settings every target may carry; they are never "unknown".
-var commonKeys = []string{"name", "provider", "judge_target", "grader_target", "workers", "provider_batching", "price", "$schema"}
+var commonKeys = []string{"name", "provider", "judge_target", "grader_target", "workers", "provider_batching", "price", "cache", "$schema"}
 
 // New builds the provider of a target. Settings the provider did not read are returned
 // as warnings (unknown settings never fail a run); invalid values are errors.

@@ -100,6 +100,9 @@ func Console(w io.Writer, run *Run, color bool) {
 			writeRanked(b, bottom, run)
 		}
 	}
+	if s := cacheLine(run.Cache); s != "" {
+		fmt.Fprintf(b, "\nResponse cache: %s\n", s)
+	}
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}

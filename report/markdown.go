@@ -639,6 +639,9 @@ func settingsLine(run *Run, recs []*Case) string {
 	if run.Duration > 0 {
 		parts = append(parts, formatMS(run.Duration.Milliseconds()))
 	}
+	if s := cacheLine(run.Cache); s != "" {
+		parts = append(parts, s)
+	}
 	return strings.Join(parts, " · ")
 }
 

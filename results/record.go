@@ -87,6 +87,16 @@ type Record struct {
 	Trials []Trial `json:"trials,omitempty"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
+	// Cache is set when the run used the response cache and a call of this case (its target's,
+	// its LLM judges') went through it.
+	Cache *CacheUse `json:"cache,omitempty"`
+}
+
+// CacheUse says how a case's calls went through the response cache.
+type CacheUse struct {
+	Hits        int   `json:"hits"`                   // calls answered from the cache
+	Misses      int   `json:"misses"`                 // calls made because the cache had no answer
+	TokensSaved int64 `json:"tokens_saved,omitempty"` // tokens the cached answers had cost
 }
 
 // Trial is one run of a case when it ran several times.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -43,6 +44,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
 		}
 	}()
+	ctx, use := cache.Track(ctx)
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
@@ -77,6 +79,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		}
 	}
 	rec.Attempts = attempts
+	rec.Cache = use.Record()
 	rec.DurationMS = time.Since(start).Milliseconds()
 	switch {
 	case resp.Error != "":

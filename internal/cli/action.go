@@ -82,6 +82,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
+		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir),
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
@@ -101,6 +102,14 @@ func (c *Command) runAction(ctx context.Context) int {
 	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
 	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
+}
+
+// underWorkspace returns p, relative to the workspace unless absolute.
+func underWorkspace(workspace, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(workspace, p)
 }
 
 // publisher delivers a finished run to every surface: files, console, step summary,

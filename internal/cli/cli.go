@@ -119,6 +119,8 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(countValue{&cfg.Gate.MaxFailures}, "max-failures", "failed cases allowed before the run fails")
 	fs.Var(countValue{&cfg.Gate.MaxErrors}, "max-errors", "errored cases allowed before the run errors")
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
+	fs.Var(cacheValue{&cfg.Cache}, "cache", "answer targets and LLM judges from the response cache and store new answers; --cache=read-only stores nothing, --cache=off turns it off")
+	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "response cache folder (default: .agentv-cache in the workspace, else the current folder)")
 	if comment != nil {
 		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")
 	}

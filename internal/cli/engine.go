@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
@@ -46,6 +47,9 @@ type EvalConfig struct {
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
+	// Cache is how the run uses the response cache in CacheDir ("" or off: not at all).
+	Cache    cache.Mode
+	CacheDir string // absolute, or relative to Cwd; "": .agentv-cache in the workspace
 
 	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
@@ -186,12 +190,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Duration = e.Now().Sub(out.Started)
 		return out, nil
 	}
+	store := e.openCache()
 	p := plan.New(plan.Options{
 		TargetsPath: cfg.TargetsPath, Target: cfg.Target, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
+		Cache: store,
 	})
 	st := &loadState{}
 	p.Preload(files)
@@ -282,6 +288,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}
+	if w := store.Warning(); w != "" {
+		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{Severity: suite.SeverityWarning, Kind: "cache", Message: w})
+	}
 	for _, err := range r.HealthFailures() {
 		out.Problems = append(out.Problems, e.Redactor.String(err.Error()))
 	}
@@ -299,6 +308,26 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
 	}
 	return out, writeErr
+}
+
+// openCache returns the run's response cache, nil when the run uses none. A dry run has no
+// answers worth keeping.
+func (e *Engine) openCache() *cache.Store {
+	cfg := &e.Cfg
+	if cfg.DryRun {
+		return nil
+	}
+	dir := cfg.CacheDir
+	if dir == "" {
+		base := cfg.Workspace
+		if base == "" {
+			base = cfg.Cwd
+		}
+		dir = filepath.Join(base, cache.DefaultDir)
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.Cwd, dir)
+	}
+	return cache.Open(cache.Options{Dir: dir, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf})
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the

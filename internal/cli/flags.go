@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 )
@@ -202,6 +203,28 @@ func parseScore(v string) (float64, error) {
 	}
 	return f, nil
 }
+
+// cacheValue is the --cache flag: bare, it turns the cache on (read-write); with a value,
+// --cache=read-only or --cache=off.
+type cacheValue struct{ m *cache.Mode }
+
+func (c cacheValue) String() string {
+	if c.m == nil || *c.m == "" || *c.m == cache.Off {
+		return ""
+	}
+	return string(*c.m)
+}
+
+func (c cacheValue) Set(v string) error {
+	m, err := cache.ParseMode(v)
+	if err == nil {
+		*c.m = m
+	}
+	return err
+}
+
+// IsBoolFlag lets --cache stand alone.
+func (c cacheValue) IsBoolFlag() bool { return true }
 
 // countValue is a flag.Value for a count that cannot be negative.
 type countValue struct{ n *int }

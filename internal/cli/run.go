@@ -99,7 +99,11 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts.Planned, counts.PlannedAtLeast = out.Planned, out.Planned > 0 && !out.PlannedComplete
 	counts.Stopped = out.Cancelled || out.stopped
 	counts.Skipped = out.Skipped
-	return &report.Run{
+	var cached *results.CacheUse
+	if out.collector != nil {
+		cached = out.collector.Cache()
+	}
+	return &report.Run{Cache: cached,
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
