@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/plan"
 )
 
 // CommentMode says when the sticky PR comment is posted.
@@ -110,9 +111,14 @@ type Inputs struct {
 	PRNumber       int    // pr-number: the PR to comment on when the event names none (workflow_run)
 	DryRun         bool
 	Verbose        bool
-	Cache          cache.Mode // response cache: read-write, read-only or off
-	CacheDir       string     // cache folder, relative to the workspace
+	Cache          cache.Mode  // response cache: read-write, read-only or off
+	CacheDir       string      // cache folder, relative to the workspace
+	Shard          *plan.Shard // run only this part of the suite (I/N); nil: all of it
 }
+
+// ResultsFiles returns the results files (or globs) mode report reads: the results input as a
+// newline- or comma-separated list.
+func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
 // Gate returns the gate thresholds the inputs set.
 func (in Inputs) Gate() gate.Options {
@@ -190,6 +196,13 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
 	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
 	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("shard", func(s string) error {
+		sh, err := plan.ParseShard(s)
+		if err == nil {
+			in.Shard = &sh
+		}
+		return err
+	})
 	p.enum("cache", func(s string) error {
 		m, err := cache.ParseMode(s)
 		if err == nil {

@@ -30,6 +30,10 @@ func (c *Command) runAction(ctx context.Context) int {
 	cmds := action.NewCommands(c.Stdout, red)
 	in, inErrs := action.ParseInputs(c.Getenv)
 	red.Add(in.GitHubToken)
+	if in.Shard != nil && in.Mode == action.ModeRun {
+		// One comment per pull request: the job that merges the shards posts it.
+		in.Comment = action.CommentOff
+	}
 	ev, evErr := action.LoadEvent(c.Getenv)
 	if evErr != nil {
 		cmds.Message(action.LevelWarning, "", "could not read the event payload: "+evErr.Error())
@@ -60,16 +64,17 @@ func (c *Command) runAction(ctx context.Context) int {
 	}
 
 	if in.Mode == action.ModeReport {
-		path := in.Results
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(workspace, path)
+		paths, err := expandResults(workspace, in.ResultsFiles())
+		if err != nil {
+			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
+			return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, "")
 		}
-		out := readResults(path, resultsDir, workspace, details(in.Details), in.Gate())
+		out := readResults(paths, resultsDir, workspace, details(in.Details), in.Gate())
 		defer out.Close()
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)
 		}
-		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, path)
+		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, out.ResultsPath)
 	}
 
 	environ := c.Environ
@@ -82,7 +87,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
-		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir),
+		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",

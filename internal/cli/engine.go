@@ -50,6 +50,8 @@ type EvalConfig struct {
 	// Cache is how the run uses the response cache in CacheDir ("" or off: not at all).
 	Cache    cache.Mode
 	CacheDir string // absolute, or relative to Cwd; "": .agentv-cache in the workspace
+	// Shard runs only one part of the suite (--shard I/N); nil: all of it.
+	Shard *plan.Shard
 
 	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
@@ -96,6 +98,9 @@ type Outcome struct {
 	Planned         int
 	PlannedComplete bool
 	Cancelled       bool // interrupted before every planned case finished
+	// Shard is the part of a split suite the run was (with its plan), nil for a whole run;
+	// for a report, the shards it merged.
+	Shard *results.RunShard
 
 	// ran is set once a case ran (a target was called) or, for a report, a case was read:
 	// an invalid run that ran nothing leaves the previous run's files as they were.
@@ -197,7 +202,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store,
+		Cache: store, Shard: cfg.Shard,
 	})
 	st := &loadState{}
 	p.Preload(files)
@@ -211,6 +216,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			suites = append(suites, s)
 		}
 		st.files, st.complete = len(suites), true
+		if cfg.Shard != nil {
+			var hashes []uint64
+			for _, s := range suites {
+				for _, c := range s.Cases {
+					if p.SelectedByID(c) {
+						hashes = append(hashes, plan.CaseHash(c))
+					}
+				}
+			}
+			p.Balance(hashes)
+		}
 		jobs = p.Plan(suites)
 		// From here on the jobs hold the cases; each is released as soon as it has run.
 		for _, s := range suites {
@@ -233,6 +249,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	// by commitResults once the outcome is known.
 	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
 		Timestamp: out.Started.UTC().Format(stampLayout), Gate: cfg.Gate.Record()}
+	if sh := cfg.Shard; sh != nil {
+		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
+	}
 	if cfg.SkipOnUnsetSecret {
 		start.Planned = results.Int(len(jobs)) // everything was planned before running
 	}
@@ -293,6 +312,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	for _, err := range r.HealthFailures() {
 		out.Problems = append(out.Problems, e.Redactor.String(err.Error()))
+	}
+	if sh := p.Shard(); sh != nil {
+		id, n := sh.Plan()
+		out.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count, Plan: id, PlanCases: results.Int(n)}
 	}
 	out.Duration = e.Now().Sub(out.Started)
 	out.Planned, out.PlannedComplete = st.jobs, st.complete

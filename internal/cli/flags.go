@@ -13,6 +13,7 @@ import (
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/plan"
 )
 
 // parseCommand parses a subcommand's flags and positional arguments. -h and --help print the
@@ -202,6 +203,24 @@ func parseScore(v string) (float64, error) {
 		return 0, fmt.Errorf("want a score between 0 and 1, got %q", v)
 	}
 	return f, nil
+}
+
+// shardValue is the --shard I/N flag.
+type shardValue struct{ s **plan.Shard }
+
+func (v shardValue) String() string {
+	if v.s == nil || *v.s == nil {
+		return ""
+	}
+	return (*v.s).String()
+}
+
+func (v shardValue) Set(s string) error {
+	sh, err := plan.ParseShard(s)
+	if err == nil {
+		*v.s = &sh
+	}
+	return err
 }
 
 // cacheValue is the --cache flag: bare, it turns the cache on (read-write); with a value,
