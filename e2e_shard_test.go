@@ -146,8 +146,8 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 			}
 			seen[r.EvalID] = i
 		}
-		if strings.Contains(s.stdout, "Total eval cases: 1000") {
-			t.Errorf("shard %d reports the whole suite", i+1)
+		if strings.Contains(s.stdout, "Total eval cases: 1000") || !strings.Contains(s.stdout, fmt.Sprintf("Shard %d of 4", i+1)) {
+			t.Errorf("shard %d does not say it is a shard:\n%s", i+1, s.stdout)
 		}
 		args = append(args, "--results", filepath.Join(s.outDir, "results.jsonl"))
 	}

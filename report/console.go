@@ -66,6 +66,9 @@ func Console(w io.Writer, run *Run, color bool) {
 		fmt.Fprintf(b, "   Skipped: %d", c.Skipped)
 	}
 	b.WriteString("\n")
+	if sh := run.Shard; sh != nil {
+		fmt.Fprintf(b, "Shard %d of %d: the counts and the outcome are this shard's\n", sh.Index, sh.Count)
+	}
 	o := run.Decision.Outcome
 	// Scores of an invalid or cancelled run answer no question: its problems do.
 	if o == gate.Invalid || run.Cancelled {

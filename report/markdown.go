@@ -607,7 +607,11 @@ func scoreChart(s ScoreStats) string {
 
 func settingsLine(run *Run, recs []*Case) string {
 	g := run.Gate
-	parts := []string{"case threshold " + formatFloat(g.CaseThreshold)}
+	var parts []string
+	if sh := run.Shard; sh != nil {
+		parts = append(parts, fmt.Sprintf("shard %d of %d", sh.Index, sh.Count))
+	}
+	parts = append(parts, "case threshold "+formatFloat(g.CaseThreshold))
 	if g.MinScore != nil {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}

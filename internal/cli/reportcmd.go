@@ -128,6 +128,9 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 			out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
 		}
 		shards = append(shards, gate.ShardFile{Name: name, Shard: res.Shard})
+		if len(paths) == 1 {
+			out.Shard = res.Shard // a shard on its own reports as that shard
+		}
 		unknown = unknown || (res.Planned == 0 && res.Stopped)
 		out.Planned += res.Planned
 		out.PlannedComplete = out.PlannedComplete || res.PlannedAtLeast // inverted below

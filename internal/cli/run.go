@@ -39,7 +39,8 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		env := action.LoadEnv(c.Getenv)
 		ev, _ := action.LoadEvent(c.Getenv)
 		mode := action.CommentOff
-		if ro.comment {
+		// A shard comments never: the job that merges the shards posts the one comment.
+		if ro.comment && cfg.Shard == nil {
 			mode = action.CommentAlways
 		}
 		red.Add(c.Getenv("GITHUB_TOKEN"))
@@ -103,7 +104,7 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	if out.collector != nil {
 		cached = out.collector.Cache()
 	}
-	return &report.Run{Cache: cached,
+	return &report.Run{Cache: cached, Shard: out.Shard,
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
