@@ -9,6 +9,7 @@ package cache
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -216,7 +217,7 @@ func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers
 	}
 	c.miss(ctx, req, key)
 	resp, err := c.p.Invoke(ctx, req)
-	if err == nil && ok(resp) {
+	if err == nil && storable(req, resp) {
 		c.store.store(key, resp)
 	}
 	return resp, err
@@ -253,9 +254,31 @@ func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 	}
 }
 
-// ok reports whether an answer may be stored: a whole answer, without a reported error.
-func ok(resp *providers.Response) bool {
-	return resp != nil && resp.Error == ""
+// storable reports whether an answer may be stored: a whole answer without a reported error
+// and, for a judge (a request with a system prompt: the verdict contract), one that holds a
+// JSON object, so a reply that is no verdict is asked again next run instead of failing the
+// case for good.
+func storable(req *providers.Request, resp *providers.Response) bool {
+	if resp == nil || resp.Error != "" {
+		return false
+	}
+	return req.SystemPrompt == "" || holdsObject(resp.Text)
+}
+
+// holdsObject reports whether s contains a JSON object.
+func holdsObject(s string) bool {
+	for i := strings.IndexByte(s, '{'); i >= 0; {
+		var v map[string]any
+		if json.NewDecoder(strings.NewReader(s[i:])).Decode(&v) == nil {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // cachedHealth keeps the provider's healthcheck, so it runs before the first call that
@@ -302,7 +325,7 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 	}
 	for n, i := range where {
 		out[i] = resps[n]
-		if ok(resps[n]) {
+		if storable(missing[n], resps[n]) {
 			c.store.store(keys[i], resps[n])
 		}
 	}

@@ -110,22 +110,31 @@ func TestHitAfterMiss(t *testing.T) {
 func TestFailuresAreNotStored(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		c    func(*counter)
+		name   string
+		c      func(*counter)
+		system string
+		q      string
+		calls  int64
 	}{
-		{"error", func(c *counter) { c.fail = errors.New("boom") }},
-		{"answer with error", func(c *counter) { c.bad = "batch line missing" }},
+		{name: "error", c: func(c *counter) { c.fail = errors.New("boom") }, q: "q", calls: 2},
+		{name: "answer with error", c: func(c *counter) { c.bad = "batch line missing" }, q: "q", calls: 2},
+		{name: "judge reply without a verdict", system: "answer in JSON", q: "I cannot grade this", calls: 2},
+		{name: "judge reply with a broken object", system: "answer in JSON", q: `{"score": 0.5,`, calls: 2},
+		{name: "judge verdict", system: "answer in JSON", q: `{"score": 1} and more`, calls: 1},
+		{name: "judge verdict after prose", system: "answer in JSON", q: `Sure {not json} {"score": 1}`, calls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := newCounter(t)
-			tc.c(c)
+			if tc.c != nil {
+				tc.c(c)
+			}
 			p := wrap(t, Open(Options{Dir: t.TempDir(), Mode: ReadWrite}), c)
 			for range 2 {
-				_, _ = p.Invoke(context.Background(), &providers.Request{Question: "q"})
+				_, _ = p.Invoke(context.Background(), &providers.Request{Question: tc.q, SystemPrompt: tc.system})
 			}
-			if n := c.calls.Load(); n != 2 {
-				t.Errorf("provider called %d times, want 2 (a failure is never answered from the cache)", n)
+			if n := c.calls.Load(); n != tc.calls {
+				t.Errorf("provider called %d times, want %d", n, tc.calls)
 			}
 		})
 	}
