@@ -47,6 +47,10 @@ func New(t *Target, opts Options) (Provider, []suite.Diagnostic, error) {
 			Msg: fmt.Sprintf("provider %q is not supported here yet (supported: %s)", t.Provider, strings.Join(Kinds(), ", "))}
 	}
 	t.MarkUsed(commonKeys...)
+	// `cache` (read by the response cache) is checked here, so validate reports a bad value.
+	if _, _, err := t.Bool("cache"); err != nil {
+		return nil, nil, err
+	}
 	p, err := c(t, opts)
 	if err != nil {
 		return nil, nil, err
