@@ -306,8 +306,10 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 	trial := trialOf(ctx)
 	for i, req := range reqs {
 		keys[i] = c.store.hash.key(c.p.Target(), req, trial)
-		// A batch serves many cases: only the run's totals count its calls.
-		if out[i] = c.hit(ctx, keys[i]); out[i] == nil {
+		// A batch serves many cases: each answer is noted for its case (Batched).
+		if out[i] = c.hit(ctx, keys[i]); out[i] != nil {
+			batched.Store(out[i], true)
+		} else {
 			c.miss(ctx, req, keys[i])
 			missing = append(missing, req)
 			where = append(where, i)
@@ -325,6 +327,9 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 	}
 	for n, i := range where {
 		out[i] = resps[n]
+		if resps[n] != nil {
+			batched.Store(resps[n], false)
+		}
 		if storable(missing[n], resps[n]) {
 			c.store.store(keys[i], resps[n])
 		}

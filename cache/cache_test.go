@@ -347,3 +347,57 @@ func TestParseMode(t *testing.T) {
 		t.Errorf("ParseMode(sometimes) error = %v", err)
 	}
 }
+
+// batcher is a counter that also answers batches, counting the requests batches carried.
+type batcher struct {
+	counter
+	batched atomic.Int64
+}
+
+func (b *batcher) InvokeBatch(ctx context.Context, reqs []*providers.Request) ([]*providers.Response, error) {
+	out := make([]*providers.Response, len(reqs))
+	for i, r := range reqs {
+		b.batched.Add(1)
+		out[i], _ = b.Invoke(ctx, r)
+	}
+	return out, nil
+}
+
+// TestBatchSendsOnlyMisses: a batch sends only the requests the cache cannot answer, and each
+// case's record learns whether its answer came from the cache.
+func TestBatchSendsOnlyMisses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b := &batcher{counter: counter{t: loadTarget(t, "targets:\n  - name: default\n    provider: cli\n    command_template: x\n    cache: true\n", nil)}}
+	reqs := func(qs ...string) []*providers.Request {
+		var out []*providers.Request
+		for _, q := range qs {
+			out = append(out, &providers.Request{EvalID: q, Question: q})
+		}
+		return out
+	}
+	p := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), b).(providers.BatchProvider)
+	if _, err := p.InvokeBatch(context.Background(), reqs("a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	resps, err := p.InvokeBatch(context.Background(), reqs("a", "c", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.batched.Load(); n != 3 {
+		t.Errorf("batches carried %d requests, want 3 (a, b, then only c)", n)
+	}
+	for i, want := range []string{"answer to a", "answer to c", "answer to b"} {
+		if resps[i].Text != want {
+			t.Errorf("answer %d = %q, want %q", i, resps[i].Text, want)
+		}
+	}
+	for i, wantHit := range []bool{true, false, true} {
+		ctx, use := Track(context.Background())
+		Batched(ctx, resps[i])
+		r := use.Record()
+		if r == nil || (r.Hits == 1) != wantHit || r.Hits+r.Misses != 1 {
+			t.Errorf("answer %d: use %+v, want hit %v", i, r, wantHit)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 )
 
@@ -16,6 +17,25 @@ type Use struct {
 }
 
 type useKey struct{}
+
+// batched holds the answers of batch calls that went through the cache until their cases
+// take them (Batched): whether each came from the cache.
+var batched sync.Map // *providers.Response → bool
+
+// Batched counts, in ctx's Use, the cache use of a case's answer that came from a batch call.
+func Batched(ctx context.Context, resp *providers.Response) {
+	v, ok := batched.LoadAndDelete(resp)
+	if !ok {
+		return
+	}
+	if u := useOf(ctx); u != nil {
+		var tokens int64
+		if hit := v.(bool); hit && resp.Usage != nil {
+			tokens = resp.Usage.Input + resp.Usage.Output
+		}
+		u.add(v.(bool), tokens)
+	}
+}
 
 // Track returns a context whose cached calls are counted in the returned Use.
 func Track(ctx context.Context) (context.Context, *Use) {

@@ -45,6 +45,9 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		}
 	}()
 	ctx, use := cache.Track(ctx)
+	if pre != nil {
+		cache.Batched(ctx, pre)
+	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
