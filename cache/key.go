@@ -27,6 +27,7 @@ var howSettings = map[string]bool{
 	"max_retries": true, "retry_initial_delay_ms": true, "retry_max_delay_ms": true, "retry_backoff_factor": true,
 	"retry_status_codes": true, "timeout_seconds": true, "healthcheck": true, "verbose": true, "cli_verbose": true,
 	"keep_temp_files": true, "keep_output_files": true, "log_dir": true, "log_format": true, "cache": true, "$schema": true,
+	"delay_ms": true, "delay_min_ms": true, "delay_max_ms": true,
 }
 
 type trialKey struct{}

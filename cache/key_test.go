@@ -40,7 +40,7 @@ func TestKey(t *testing.T) {
 	}{
 		{name: "same", same: true},
 		{name: "another api key", t: loadTarget(t, base, map[string]string{"MODEL": "gpt", "KEY": "sk-two"}), same: true},
-		{name: "retries and workers", t: loadTarget(t, base+"    max_retries: 9\n    workers: 4\n    judge_target: j\n", env), same: true},
+		{name: "retries and workers", t: loadTarget(t, base+"    max_retries: 9\n    workers: 4\n    judge_target: j\n    timeout_seconds: 5\n", env), same: true},
 		{name: "target name", t: loadTarget(t, "targets:\n  - name: other\n"+base[len("targets:\n  - name: default\n"):], env), same: true},
 		{name: "attempt", req: func(r *providers.Request) { r.Attempt = 2 }, same: true},
 		{name: "same files elsewhere", req: func(r *providers.Request) {
