@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentv/action/action/actiontest"
 )
 
 // fakeLLM is a loopback OpenAI-compatible server that counts the chat requests it answers, by
@@ -219,5 +221,32 @@ func TestCacheUnwritable(t *testing.T) {
 	}
 	if n := strings.Count(res.stdout+res.stderr, "cannot be written"); n != 1 {
 		t.Errorf("warnings = %d, want 1:\n%s%s", n, res.stdout, res.stderr)
+	}
+}
+
+// TestActionCache: the Action's cache input stores answers in cache-dir under the workspace,
+// and the next run's summary says they came from there.
+func TestActionCache(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	gh := actiontest.StartGitHub(t)
+	ws := actionWorkspace(t)
+	in := map[string]string{"evals": "evals/*.yaml", "max-failures": "1", "comment": "off", "cache": "read-write"}
+	first := runAction(t, ws, "event-pull_request.json", gh, in)
+	entries, _ := filepath.Glob(filepath.Join(ws, ".agentv-cache", "v1", "*", "*.json"))
+	if first.code != 0 || len(entries) == 0 {
+		t.Fatalf("first run: exit %d, %d cache entries\n%s", first.code, len(entries), first.stdout)
+	}
+	second := runAction(t, ws, "event-pull_request.json", gh, in)
+	if second.code != 0 || !strings.Contains(second.summary, "5 of 5 calls from cache") {
+		t.Errorf("second run: exit %d; summary does not say the calls came from the cache:\n%s", second.code, second.summary)
+	}
+	in["cache"] = "off"
+	third := runAction(t, ws, "event-pull_request.json", gh, in)
+	if strings.Contains(third.summary, "from cache") {
+		t.Errorf("cache off still reads the cache:\n%s", third.summary)
 	}
 }
