@@ -109,7 +109,7 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 	}
 	var shards []gate.ShardFile
 	var gated []string // notes on the runs' thresholds, once each
-	unknown := false
+	unknown, atLeast := false, false
 	for _, path := range paths {
 		name := relTo(cwd, path)
 		res, err := readOne(path, col, threshold)
@@ -133,11 +133,11 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 		}
 		unknown = unknown || (res.Planned == 0 && res.Stopped)
 		out.Planned += res.Planned
-		out.PlannedComplete = out.PlannedComplete || res.PlannedAtLeast // inverted below
+		atLeast = atLeast || res.PlannedAtLeast
 		out.stopped = out.stopped || res.Stopped
 		out.Cancelled = out.Cancelled || res.Cancelled
 	}
-	out.PlannedComplete = !out.PlannedComplete
+	out.PlannedComplete = !atLeast
 	if unknown && len(paths) > 1 {
 		out.Planned, out.PlannedComplete = 0, true // one run's count is not known, so neither is the sum
 	}
