@@ -1,6 +1,6 @@
 package jsruntime
 
-// End-to-end tests: user scripts importing @agentv/eval and @agentv/core, copied to a temporary
+// End-to-end tests: user scripts importing @agentv/eval, @agentv/core and @agentv/sdk, copied to a temporary
 // folder outside the repository (so no node_modules of ours can hide a resolution failure), run
 // through Resolver.Command and proc.Run with nothing but one runtime on PATH and the payload of
 // testdata/payload.json on stdin.
@@ -208,6 +208,14 @@ var scriptCases = []scriptCase{
 	{name: "throwing ts template", script: "throws.ts", code: 1, stderr: "rubric file missing: rubric.md\n"},
 	{name: "throwing async judge", script: "throws.mjs", code: 1, stderr: "judge crashed on purpose\n"},
 	{name: "empty template output", script: "empty.mjs", stdout: "\n"},
+	// @agentv/sdk (AgentV 4.x names): config keys camelCased as 4.x does, tool names kept.
+	{name: "sdk defineAssertion ts", script: "sdk-assertion.ts", judge: `{"score":1,"reasoning":"criteria: Correctly classify the claim as high risk",
+		"assertions":[{"text":"mentions High","passed":true,"evidence":"The risk level is High."}],
+		"details":{"roles":["user","assistant"],"toolCalls":{"get_weather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`},
+	{name: "sdk defineCodeGrader cjs", script: "sdk-grader.cjs", judge: `{"score":1,"assertions":[{"text":"expected High","passed":true}],
+		"details":{"firstTool":"get_weather","args":{"cityName":"Paris","unitSystem":"metric"}}}`},
+	{name: "sdk definePromptTemplate mjs", script: "sdk-template.mjs", stdout: "Criteria: Correctly classify the claim as high risk\nAnswer: The risk level is High.\n"},
+	{name: "sdk assertion with a bad score", script: "sdk-bad-result.mjs", code: 1, stderr: "assertion result: score must be a number from 0 to 1, got a string\n"},
 }
 
 func isTS(script string) bool {
