@@ -98,22 +98,30 @@ func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string
 }
 
 // parseJudgeOutput reads a code judge's result object (as AgentV 2.5 reads it): a missing or
-// non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings.
+// non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings. The
+// AgentV 4.x form `assertions: [{text, passed, evidence?}]` adds its passed checks to the hits
+// and the others to the misses, and a result without a score then scores the share that passed.
 func parseJudgeOutput(out []byte) verdict {
 	var obj struct {
-		Score     json.RawMessage `json:"score"`
-		Hits      json.RawMessage `json:"hits"`
-		Misses    json.RawMessage `json:"misses"`
-		Reasoning json.RawMessage `json:"reasoning"`
-		Details   json.RawMessage `json:"details"`
+		Score      json.RawMessage `json:"score"`
+		Hits       json.RawMessage `json:"hits"`
+		Misses     json.RawMessage `json:"misses"`
+		Assertions json.RawMessage `json:"assertions"`
+		Reasoning  json.RawMessage `json:"reasoning"`
+		Details    json.RawMessage `json:"details"`
 	}
 	if err := json.Unmarshal(out, &obj); err != nil {
 		return verdict{err: fmt.Errorf("code judge output: %w", err)}
 	}
 	v := verdict{hits: stringItems(obj.Hits, 0), misses: stringItems(obj.Misses, 0)}
+	passed, total := addChecks(&v, obj.Assertions)
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning)
 	score, ok := parseScore(obj.Score)
-	if !ok {
+	switch {
+	case ok:
+	case total > 0:
+		score = float64(passed) / float64(total)
+	default:
 		v.misses = append(v.misses, "code judge result has no numeric score")
 	}
 	v.score = score
@@ -121,6 +129,38 @@ func parseJudgeOutput(out []byte) verdict {
 		v.details, _ = jsonx.AppendCompact(nil, obj.Details)
 	}
 	return v
+}
+
+// addChecks reads AgentV 4.x `assertions` ({text, passed, evidence?} objects; others are
+// skipped) into v's hits and misses, the evidence after the text, and counts them.
+func addChecks(v *verdict, raw json.RawMessage) (passed, total int) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items) // anything but a list has no items
+	for _, it := range items {
+		var a struct {
+			Text     *string `json:"text"`
+			Passed   bool    `json:"passed"`
+			Evidence string  `json:"evidence"`
+		}
+		if json.Unmarshal(it, &a) != nil || a.Text == nil {
+			continue
+		}
+		total++
+		line := *a.Text
+		if e := strings.TrimSpace(a.Evidence); e != "" {
+			line += " (" + e + ")"
+		}
+		if strings.TrimSpace(line) == "" {
+			line = "(unnamed check)"
+		}
+		if a.Passed {
+			passed++
+			v.hits = append(v.hits, line)
+		} else {
+			v.misses = append(v.misses, line)
+		}
+	}
+	return passed, total
 }
 
 func stderrNote(stderr []byte) string {
