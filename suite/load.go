@@ -75,6 +75,8 @@ type loader struct {
 	envFor func(string) (string, bool)                      // its lookup, once asked for
 	secret func(string)                                     // LoadOptions.Secret
 
+	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
+
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }

@@ -670,6 +670,16 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		l.warnf(t, KindEvaluator, id, "assertion type %q is no longer accepted by AgentV 4.x: write %q (skipped)", t.Value, strings.Replace(typ, "-judge", "-grader", 1))
 		return nil
 	}
+	if _, builtin := v4Types[typ]; !builtin && !isEvaluatorType(typ) && !isEvaluatorType(t.Value) {
+		script, searched := l.customScript(typ)
+		if script == "" {
+			fail(t, "unknown assertion type %q: not a built-in type, and no custom assertion script %s.ts (or .js, .mts, .mjs) in %s",
+				t.Value, typ, l.searchedText(searched))
+			return nil
+		}
+		n = customAssertion(n, typ, script)
+		t, typ = valueOf(n, "type"), "code-grader"
+	}
 	mapped, ok := v4Types[typ]
 	if !ok {
 		mapped = typ
