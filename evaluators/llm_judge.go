@@ -78,6 +78,9 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *r
 		userPrompt, promptErr = r.customPrompt(ctx, spec)
 	} else {
 		vals = r.defaultValues()
+		if spec.Criteria != "" {
+			vals[0] = spec.Criteria
+		}
 		userPrompt = defaultPrompt(&vals)
 	}
 	judge, targetName, judgeErr := r.resolveJudge(spec.Target)
