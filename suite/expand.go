@@ -237,8 +237,8 @@ func inNodeModules(rel string) bool {
 }
 
 // dropIncluded leaves out the files that an AgentV 4.x suite among files includes as its
-// tests (`tests: cases.jsonl`, or `file://` items of its test list): they are parts of that
-// suite, not suites of their own.
+// tests (`tests: cases.jsonl`, `tests: <directory>` with a case.yaml per subdirectory, or
+// `file://` items of its test list): they are parts of that suite, not suites of their own.
 func dropIncluded(files []string) []string {
 	included := map[string]bool{}
 	for _, f := range files {
@@ -293,6 +293,12 @@ func includedTests(abs string) []string {
 		if strings.ContainsAny(r, "*?{") {
 			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
 			out = append(out, m...)
+		} else if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			// A directory of tests: each subdirectory's case file is part of the suite.
+			for _, n := range caseFileNames {
+				m, _ := filepath.Glob(filepath.Join(r, "*", n))
+				out = append(out, m...)
+			}
 		} else {
 			out = append(out, filepath.Clean(r))
 		}

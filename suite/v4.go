@@ -196,6 +196,10 @@ func (l *loader) loadV4(root *yaml.Node) {
 	}
 	switch tests.v.Kind {
 	case yaml.ScalarNode:
+		if dir, ok := l.isTestDir(tests.v.Value); ok {
+			l.v4TestDir(sx, tests.v, dir)
+			break
+		}
 		l.v4TestFile(sx, tests.v, tests.v.Value)
 	case yaml.SequenceNode:
 		if len(tests.v.Content) == 0 {
