@@ -317,6 +317,36 @@ func TestUserSDKWins(t *testing.T) {
 	}
 }
 
+// A user's own node_modules/@agentv/sdk wins over agentv's too.
+func TestUserSDK4Wins(t *testing.T) {
+	t.Parallel()
+	payload := readPayload(t)
+	cache := t.TempDir()
+	for _, rt := range availableRuntimes(t) {
+		t.Run(rt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, rt, cache)
+			for _, f := range []string{"package.json", "index.js"} {
+				copyFile(t, filepath.Join("testdata", "user-sdk4", f), filepath.Join(s.dir, "node_modules", "@agentv", "sdk", f))
+			}
+			for _, name := range []string{"sdk-assertion.ts", "sdk-template.mjs"} {
+				if (rt.only == "ts" && !isTS(name)) || (isTS(name) && !rt.ts) {
+					continue
+				}
+				script := filepath.Join(s.dir, ".agentv", "assertions", name)
+				copyFile(t, filepath.Join("testdata", "scripts", name), script)
+				argv, extra, err := s.resolver.Command(script)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := s.run(t, argv, extra, s.dir, payload); got.code != 0 || got.stdout != "USER-SDK4 esm\n" {
+					t.Errorf("%q: exit %d, stdout %q, stderr %q; want the user's SDK marker", argv, got.code, got.stdout, got.stderr)
+				}
+			}
+		})
+	}
+}
+
 // Commands whose runtime the user chose (code_judge script lists and strings) get the SDK through
 // SDKEnv.
 func TestSDKEnvForUserCommands(t *testing.T) {
