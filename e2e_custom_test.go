@@ -205,3 +205,72 @@ export default defineAssertion(({ output, config }) => {
 		t.Errorf("validate of custom types: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
+
+// TestSDK4GraderAndTemplate runs a code-grader and an llm-grader prompt template written with
+// @agentv/sdk's defineCodeGrader and definePromptTemplate, started by an explicit `bun run`.
+// AgentV 4.42.4, run side by side on the same files, scores the test 0.75: the code grader 1 (all
+// three checks pass, `strict_mode` read as config.strictMode) and the judge 0.5, asked with the
+// prompt "Grade this answer: The capital of France is Paris.\nAgainst: Names Paris".
+func TestSDK4GraderAndTemplate(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "bun")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: "The capital of France is Paris."
+    grader_target: judge
+  - name: judge
+    provider: mock
+    response: '{"score": 0.5, "hits": ["judged"], "assertions": [{"text": "judged", "passed": true}]}'
+`,
+		"evals/judges/grade.ts": `import { defineCodeGrader } from '@agentv/sdk';
+
+export default defineCodeGrader(({ output, expectedOutput, criteria, config }) => {
+  const want = String(expectedOutput.at(-1)?.content ?? '');
+  const checks = [
+    { text: 'names the expected city', passed: (output ?? '').includes(want) },
+    { text: 'criteria given', passed: criteria.length > 0 },
+    { text: 'strict mode', passed: config?.strictMode === true },
+  ];
+  return { score: checks.filter((c) => c.passed).length / checks.length, assertions: checks };
+});
+`,
+		"evals/prompts/grade-prompt.ts": "import { definePromptTemplate } from '@agentv/sdk';\n\n" +
+			"export default definePromptTemplate((ctx) => `Grade this answer: ${ctx.output}\\nAgainst: ${ctx.criteria}`);\n",
+		"evals/sdk.eval.yaml": `name: sdk4
+tests:
+  - id: graded
+    input: What is the capital of France?
+    criteria: Names Paris
+    expected_output: Paris
+    assertions:
+      - type: code-grader
+        command: [bun, run, judges/grade.ts]
+        strict_mode: true
+      - type: llm-grader
+        prompt:
+          command: [bun, run, prompts/grade-prompt.ts]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "evals")
+	r := res.byID()["graded"]
+	if res.code != 1 || r == nil || len(r.EvaluatorResults) != 2 {
+		t.Fatalf("exit %d, record %+v\n%s%s", res.code, r, res.stdout, res.stderr)
+	}
+	code, judge := r.EvaluatorResults[0], r.EvaluatorResults[1]
+	if r.Score != 0.75 || code.Score != 1 || judge.Score != 0.5 || code.Error != "" || judge.Error != "" {
+		t.Errorf("score %v (code %v %q, judge %v %q), want 0.75 (1, 0.5)", r.Score, code.Score, code.Error, judge.Score, judge.Error)
+	}
+	if h := strings.Join(code.Hits, "; "); h != "names the expected city; criteria given; strict mode" {
+		t.Errorf("code grader hits %q", h)
+	}
+	if !strings.Contains(string(judge.EvaluatorProviderRequest), `"Grade this answer: The capital of France is Paris.\nAgainst: Names Paris"`) {
+		t.Errorf("judge prompt: %s", judge.EvaluatorProviderRequest)
+	}
+}
