@@ -109,9 +109,9 @@ func TestCustomAssertions(t *testing.T) {
 		score   float64
 		graders []grader
 	}{
-		"words":  {0.9285714285714286, []grader{{"word-count", 5.0 / 7, "at most 5 words (7 words)"}, {"names-city", 1, ""}, {"greets", 1, ""}}},
+		"words":  {0.9285714285714286, []grader{{"word-count", 5.0 / 7, "at most 5 words"}, {"names-city", 1, ""}, {"greets", 1, ""}}},
 		"grader": {0.8333333333333334, []grader{{"checks", 0.5, ""}, {"contains-Paris", 1, ""}, {"greets", 1, ""}}},
-		"near":   {0.48214285714285715, []grader{{"greets", 0.25, ""}, {"word-count", 5.0 / 7, "at most 5 words (7 words)"}}},
+		"near":   {0.48214285714285715, []grader{{"greets", 0.25, ""}, {"word-count", 5.0 / 7, "at most 5 words"}}},
 	}
 	got := res.byID()
 	if len(got) != len(want) {

@@ -65,8 +65,9 @@ func TestAgentSkillsEvals(t *testing.T) {
 	}
 	for i, criterion := range []string{"Greets the user", "Mentions Paris"} {
 		prompt := string(got["1"].EvaluatorResults[i].EvaluatorProviderRequest)
-		if !strings.Contains(prompt, `expected_outcome ## ]]\n`+criterion+`\n`) || !strings.Contains(prompt, "Hello, the capital of France is Paris.") ||
-			!strings.Contains(prompt, `reference_answer ## ]]\nA greeting`) {
+		other := []string{"Mentions Paris", "Greets the user"}[i]
+		if !strings.Contains(prompt, `## ]]\n`+criterion+`\n`) || !strings.Contains(prompt, "Hello, the capital of France is Paris.") ||
+			!strings.Contains(prompt, `reference_answer ## ]]\nA greeting`) || strings.Contains(prompt, other) {
 			t.Errorf("assertion-%d prompt does not judge %q against the answer: %s", i+1, criterion, prompt)
 		}
 	}

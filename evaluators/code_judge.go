@@ -99,8 +99,9 @@ func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string
 
 // parseJudgeOutput reads a code judge's result object (as AgentV 2.5 reads it): a missing or
 // non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings. The
-// AgentV 4.x form `assertions: [{text, passed, evidence?}]` adds its passed checks to the hits
-// and the others to the misses, and a result without a score then scores the share that passed.
+// AgentV 4.x form `assertions: [{text, passed, evidence?}]` (what @agentv/sdk graders print) adds
+// its passed checks to the hits, the others to the misses and `text: evidence` to the reasoning,
+// and a result without a score then scores the share that passed.
 func parseJudgeOutput(out []byte) verdict {
 	var obj struct {
 		Score      json.RawMessage `json:"score"`
@@ -114,8 +115,8 @@ func parseJudgeOutput(out []byte) verdict {
 		return verdict{err: fmt.Errorf("code judge output: %w", err)}
 	}
 	v := verdict{hits: stringItems(obj.Hits, 0), misses: stringItems(obj.Misses, 0)}
-	passed, total := addChecks(&v, obj.Assertions)
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning)
+	passed, total := addChecks(&v, obj.Assertions)
 	score, ok := parseScore(obj.Score)
 	switch {
 	case ok:
@@ -132,10 +133,11 @@ func parseJudgeOutput(out []byte) verdict {
 }
 
 // addChecks reads AgentV 4.x `assertions` ({text, passed, evidence?} objects; others are
-// skipped) into v's hits and misses, the evidence after the text, and counts them.
+// skipped) into v and counts them.
 func addChecks(v *verdict, raw json.RawMessage) (passed, total int) {
 	var items []json.RawMessage
 	_ = json.Unmarshal(raw, &items) // anything but a list has no items
+	var evidence []string
 	for _, it := range items {
 		var a struct {
 			Text     *string `json:"text"`
@@ -146,19 +148,18 @@ func addChecks(v *verdict, raw json.RawMessage) (passed, total int) {
 			continue
 		}
 		total++
-		line := *a.Text
-		if e := strings.TrimSpace(a.Evidence); e != "" {
-			line += " (" + e + ")"
-		}
-		if strings.TrimSpace(line) == "" {
-			line = "(unnamed check)"
-		}
 		if a.Passed {
 			passed++
-			v.hits = append(v.hits, line)
+			v.hits = append(v.hits, *a.Text)
 		} else {
-			v.misses = append(v.misses, line)
+			v.misses = append(v.misses, *a.Text)
 		}
+		if e := strings.TrimSpace(a.Evidence); e != "" {
+			evidence = append(evidence, *a.Text+": "+e)
+		}
+	}
+	if len(evidence) > 0 {
+		v.reasoning = strings.TrimSpace(v.reasoning + " " + strings.Join(evidence, "; "))
 	}
 	return passed, total
 }

@@ -230,9 +230,10 @@ func TestParseJudgeOutputAssertions(t *testing.T) {
 		out          string
 		score        float64
 		hits, misses []string
+		reasoning    string
 	}{
-		{name: "score and checks", out: `{"score": 0.7, "assertions": [{"text": "7 words", "passed": false, "evidence": "counted"}, {"text": "greets", "passed": true}]}`,
-			score: 0.7, hits: []string{"greets"}, misses: []string{"7 words (counted)"}},
+		{name: "score and checks", out: `{"score": 0.7, "reasoning": "7 words", "assertions": [{"text": "at most 5", "passed": false, "evidence": "counted"}, {"text": "greets", "passed": true}]}`,
+			score: 0.7, hits: []string{"greets"}, misses: []string{"at most 5"}, reasoning: "7 words at most 5: counted"},
 		{name: "no score: share passed", out: `{"assertions": [{"text": "a", "passed": true}, {"text": "b", "passed": false}, {"text": "c", "passed": true}, {"text": "d", "passed": true}]}`,
 			score: 0.75, hits: []string{"a", "c", "d"}, misses: []string{"b"}},
 		{name: "malformed checks skipped", out: `{"assertions": [{"passed": true}, "x", {"text": "ok", "passed": true}]}`,
@@ -246,8 +247,8 @@ func TestParseJudgeOutputAssertions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			v := parseJudgeOutput([]byte(tt.out))
-			if v.err != nil || v.score != tt.score {
-				t.Fatalf("score %v err %v, want %v", v.score, v.err, tt.score)
+			if v.err != nil || v.score != tt.score || v.reasoning != tt.reasoning {
+				t.Fatalf("score %v reasoning %q err %v, want %v %q", v.score, v.reasoning, v.err, tt.score, tt.reasoning)
 			}
 			if diff := cmp.Diff(tt.hits, v.hits); diff != "" {
 				t.Errorf("hits (-want +got):\n%s", diff)

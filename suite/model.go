@@ -151,7 +151,8 @@ type EvaluatorSpec struct {
 	Prompt *PromptSpec // nil: default prompt
 	Target string      // judge target override (`target`), "" if none
 	// Criteria, when set, stands for the case's criteria (expected outcome) in the default
-	// prompt: an Agent Skills assertion string judged on its own.
+	// prompt, which is used instead of Prompt: an Agent Skills assertion string judged on its
+	// own.
 	Criteria string `json:",omitempty"`
 
 	// code_judge

@@ -212,7 +212,10 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	}
 	for _, e := range c.Evaluators {
 		if text, ok := criteria[e.Name]; ok && e.Type == TypeLLMJudge {
+			// The string is the grader's criteria; it is also its inline prompt, as 4.x writes
+			// it (an inline prompt without template variables is criteria there too).
 			e.Criteria = text
+			e.Prompt = &PromptSpec{Kind: PromptInline, Text: text, Display: text}
 		}
 	}
 	l.addCase(c)
