@@ -196,7 +196,7 @@ export default defineAssertion(({ output, config }) => {
 
 	for _, cmd := range []string{"eval", "validate"} {
 		res = agentv(t, dir, nil, cmd, "bad")
-		want := `bad/bad.eval.yaml:5:15: unknown evaluator type "max-word": not a built-in type, and no custom assertion script max-word.ts (or .js, .mts, .mjs) in bad/.agentv/assertions and the .agentv/assertions, .agentv/graders and .agentv/judges folders above it`
+		want := `bad/bad.eval.yaml:5:15: unknown evaluator type "max-word": not a built-in type, and no custom assertion script max-word.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of bad or of a folder above it`
 		if res.code != 2 || !strings.Contains(res.stdout+res.stderr, want) {
 			t.Errorf("%s: exit %d, want 2 and %q:\n%s%s", cmd, res.code, want, res.stdout, res.stderr)
 		}

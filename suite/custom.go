@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,17 +92,15 @@ func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
 	return out
 }
 
-// searchedText names the folders searched for a custom type in an error, shortest first: the
-// eval file's own `.agentv/assertions`, then how many more.
-func (l *loader) searchedText(searched []string) string {
-	if len(searched) == 0 {
-		return ""
+// unknownType is the error for an assertion type that is neither built in nor a custom script;
+// searched is empty when the type cannot name a file.
+func (l *loader) unknownType(written, typ string, searched []string) string {
+	msg := fmt.Sprintf("unknown evaluator type %q: not a built-in type", written)
+	if len(searched) > 0 {
+		msg += fmt.Sprintf(", and no custom assertion script %s.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of %s or of a folder above it",
+			typ, displayPath(l.s.Dir, l.cwd))
 	}
-	s := displayPath(searched[0], l.cwd)
-	if len(searched) > 1 {
-		s += " and the .agentv/assertions, .agentv/graders and .agentv/judges folders above it"
-	}
-	return s
+	return msg
 }
 
 func isEvaluatorType(name string) bool {

@@ -677,8 +677,7 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	if _, builtin := v4Types[typ]; !builtin && !isEvaluatorType(typ) && !isEvaluatorType(t.Value) {
 		script, searched := l.customScript(typ)
 		if script == "" {
-			fail(t, "unknown evaluator type %q: not a built-in type, and no custom assertion script %s.ts (or .js, .mts, .mjs) in %s",
-				t.Value, typ, l.searchedText(searched))
+			fail(t, "%s", l.unknownType(t.Value, typ, searched))
 			return nil
 		}
 		n = customAssertion(n, typ, script)
