@@ -107,6 +107,9 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	idKV := f.get("id")
 	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
 		id = idKV.v.Value
+		if f, ok := number(idKV.v); ok && classify(idKV.v) != scalarString {
+			id = jsNumber(f) // as JavaScript's String(id): 1.0 is "1"
+		}
 	}
 	for _, e := range es {
 		switch {

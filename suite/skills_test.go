@@ -98,7 +98,7 @@ func TestSkillsEvalsErrors(t *testing.T) {
 			`evals.json:1:57: "expected_output" must be a string, got a list (case "1" not loaded) [error case case=1]`},
 		{"unknown key", `{"evals": [{"id": 1, "prompt": "hi", "expected": "x"}], "skil_name": "s"}`, 1,
 			`evals.json:1:57: unknown key "skil_name" at the top level (ignored); did you mean "skill_name"? [warning unknown-key]`},
-		{"duplicate ids", `{"evals": [{"id": 1, "prompt": "a"}, {"id": 1, "prompt": "b"}]}`, 1, `duplicate`},
+		{"duplicate ids", `{"evals": [{"id": 1, "prompt": "a"}, {"id": 1.0, "prompt": "b"}]}`, 1, `duplicate`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
