@@ -201,6 +201,10 @@ func (l *loader) loadV4(root *yaml.Node) {
 	}
 	switch tests.v.Kind {
 	case yaml.ScalarNode:
+		if dir, ok := l.isTestDir(tests.v.Value); ok {
+			l.v4TestDir(sx, tests.v, dir)
+			break
+		}
 		l.v4TestFile(sx, tests.v, tests.v.Value)
 	case yaml.SequenceNode:
 		if len(tests.v.Content) == 0 {
@@ -684,6 +688,15 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	if typ == "llm-judge" || typ == "code-judge" {
 		l.warnf(t, KindEvaluator, id, "assertion type %q is no longer accepted by AgentV 4.x: write %q (skipped)", t.Value, strings.Replace(typ, "-judge", "-grader", 1))
 		return nil
+	}
+	if _, builtin := v4Types[typ]; !builtin && !isEvaluatorType(typ) && !isEvaluatorType(t.Value) {
+		script, searched := l.customScript(typ)
+		if script == "" {
+			fail(t, "%s", l.unknownType(t.Value, typ, searched))
+			return nil
+		}
+		n = customAssertion(n, typ, script)
+		t, typ = valueOf(n, "type"), "code-grader"
 	}
 	mapped, ok := v4Types[typ]
 	if !ok {
