@@ -87,8 +87,8 @@ func TestBaselineRegressionsEndToEnd(t *testing.T) {
 	table := md[strings.Index(md, "\n|")+1:]
 	table = table[:strings.Index(table, "\n\n")]
 	want := "| Case | Before → after | Δ | Why |\n|---|--:|--:|---|\n" +
-		"| c2 | 0.900 → 0.400 | −0.500 | one score each |\n" +
-		"| c5 | 0.900 → 0.600 | −0.300 | one score each |"
+		"| c2 | 0.900 → 0.400 | −0.500 | one run each (no trials to test) |\n" +
+		"| c5 | 0.900 → 0.600 | −0.300 | one run each (no trials to test) |"
 	if table != want {
 		t.Errorf("first table of the summary:\n%s\nwant\n%s", table, want)
 	}
@@ -182,7 +182,7 @@ func TestActionBaselineAuto(t *testing.T) {
 		if res.code != 1 || res.outputs["regressions"] != "2" || res.outputs["improvements"] != "0" || res.outputs["mean-score-delta"] != "-0.1333" {
 			t.Errorf("%s: exit %d, outputs %v\n%s", tt.name, res.code, res.outputs, res.stdout)
 		}
-		if !strings.Contains(res.summary, "**Against the baseline** (run 41 on main (0123456))") || !strings.Contains(res.summary, "/evals/suite.yaml#L8) | 0.900 → 0.400 | −0.500 | one score each |") {
+		if !strings.Contains(res.summary, "**Against the baseline** (run 41 on main (0123456))") || !strings.Contains(res.summary, "/evals/suite.yaml#L8) | 0.900 → 0.400 | −0.500 | one run each (no trials to test) |") {
 			t.Errorf("%s: summary:\n%s", tt.name, res.summary)
 		}
 	}

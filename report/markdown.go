@@ -363,7 +363,7 @@ func trialsLine(r *results.Record) string {
 		head += " · stopped at the cost limit"
 	}
 	if len(r.Trials) > 1 {
-		head += fmt.Sprintf(" · below: trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
+		head += fmt.Sprintf(" · details below are from trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
 	}
 	return head
 }
