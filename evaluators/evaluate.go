@@ -142,6 +142,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if common != nil {
 		requiredGate(out, common, opts.Threshold)
 	}
+	if out.Errored && isV4(in) {
+		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
+	}
 	if isDefault && len(out.Results) == 1 {
 		// The default judge's request goes at the top of the record, where AgentV puts it,
 		// and only there: the prompt holds the question and the answer, which are large enough
