@@ -28,8 +28,8 @@ const (
 )
 
 type compositeConfig struct {
-	kind    string
-	weights map[string]float64
+	kind      string
+	weights   map[string]float64
 	path      string  // code_judge: a shell command
 	prompt    string  // llm_judge: inline text or a file path
 	threshold float64 // threshold: the share of passing members needed to pass
@@ -46,8 +46,8 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 		return nil, errors.New("composite needs `evaluators`")
 	}
 	var agg struct {
-		Type    string                     `json:"type"`
-		Weights map[string]json.RawMessage `json:"weights"`
+		Type      string                     `json:"type"`
+		Weights   map[string]json.RawMessage `json:"weights"`
 		Path      string                     `json:"path"`
 		Prompt    string                     `json:"prompt"`
 		Threshold json.RawMessage            `json:"threshold"`

@@ -695,7 +695,7 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			l.warnf(k, KindIgnored, id, "llm-grader %q is not sent to the judge (ignored): set temperature on the judge's target", e.key)
 		case typ == "code-grader" && e.key == "command":
 			k = strNode(k, "script")
-		case typ == "rubrics" && e.key == "criteria":
+		case typ == "rubrics" && e.key == "criteria", typ == "llm-grader" && e.key == "rubrics":
 			k = strNode(k, "rubrics")
 			if v.Kind == yaml.SequenceNode {
 				items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
