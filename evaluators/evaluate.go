@@ -87,6 +87,8 @@ type caseRun struct {
 	data caseData
 	// retries counts the timed-out attempts tried again by the evaluator running now.
 	retries int
+	// temperature is the judge temperature of the 4.x llm-grader running now, nil for none.
+	temperature *float64
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).

@@ -177,6 +177,8 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
+	r.temperature = v4Temperature(spec)
+	defer func() { r.temperature = nil }()
 	v, err := r.askV4(ctx, judge, targetName, user, system, parse)
 	if err != nil {
 		return errorf(request, "%v", err)
@@ -662,4 +664,22 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 		}{raw, "score / 10", "weighted_average"})
 	}
 	return v, nil
+}
+
+// v4Temperature is an llm-grader's `temperature` (0 to 2), which AgentV 4.x sends to the judge
+// only when the grader names its own target; nil otherwise.
+func v4Temperature(spec *suite.EvaluatorSpec) *float64 {
+	if spec.Target == "" || isNull(spec.Settings) {
+		return nil
+	}
+	s, err := settingsOf(spec)
+	if err != nil {
+		return nil
+	}
+	raw, _ := s.raw("temperature")
+	var f float64
+	if raw == nil || json.Unmarshal(raw, &f) != nil || f < 0 || f > 2 {
+		return nil
+	}
+	return &f
 }

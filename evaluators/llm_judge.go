@@ -144,7 +144,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 // even if the provider does not honour its context: the call runs in a goroutine that is
 // left behind if it outlives the timeout.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()})
+	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir(),
+		Temperature: r.temperature})
 }
 
 // invokeWith sends req to p with the run's timeout, as invokeJudge does.

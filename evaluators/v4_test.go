@@ -136,6 +136,29 @@ func TestV4LLMGrader(t *testing.T) {
 	}
 }
 
+// An llm-grader's temperature goes to the judge only when the grader names its own target.
+func TestV4Temperature(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		target, settings string
+		want             *float64
+	}{
+		{"j", `{"temperature": 0.3}`, new(0.3)},
+		{"", `{"temperature": 0.3}`, nil},
+		{"j", `{"temperature": 5}`, nil},
+		{"j", `{}`, nil},
+	}
+	for _, tt := range tests {
+		spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Target: tt.target, Settings: json.RawMessage(tt.settings), Dialect: suite.Dialect4}
+		j := &fakeJudge{name: "j", reply: `{"score": 1}`}
+		Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
+		got := j.requests()[0].Temperature
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("target %q settings %s: temperature %v, want %v", tt.target, tt.settings, got, tt.want)
+		}
+	}
+}
+
 // The fourth call repairs the last reply: it carries the reply and what is wrong with it.
 func TestV4RepairRequest(t *testing.T) {
 	t.Parallel()

@@ -692,7 +692,15 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			// Only AgentV's built-in agent grader (provider agentv) takes steps; no judge here does.
 			l.warnf(k, KindIgnored, id, "llm-grader %q is ignored: it only limits the steps of AgentV's built-in agent grader", e.key)
 		case typ == "llm-grader" && e.key == "temperature":
-			l.warnf(k, KindIgnored, id, "llm-grader %q is not sent to the judge (ignored): set temperature on the judge's target", e.key)
+			// AgentV 4.x sends it only when the grader names its own target.
+			if f, ok := number(v); !ok || f < 0 || f > 2 {
+				l.warnf(v, KindIgnored, id, "llm-grader %q must be a number from 0 to 2, got %s (ignored)", e.key, describe(v))
+			} else if t := valueOf(n, "target"); t == nil || isNull(t) {
+				l.warnf(k, KindIgnored, id, "llm-grader %q is ignored without the grader's own %q (as in AgentV 4.x): set temperature on the judge's target", e.key, "target")
+			}
+		case typ == "rubrics" && e.key == "temperature":
+			l.warnf(k, KindIgnored, id, "rubrics %q is ignored (as in AgentV 4.x)", e.key)
+			continue
 		case typ == "code-grader" && e.key == "command":
 			k = strNode(k, "script")
 		case typ == "rubrics" && e.key == "criteria", typ == "llm-grader" && e.key == "rubrics":

@@ -38,7 +38,11 @@ func TestV4GraderSettings(t *testing.T) {
 					t.Errorf("config %s, want none", e.Config)
 				}
 			}},
-		{name: "temperature", assertion: "{type: llm-grader, temperature: 0.2}", wantDiag: `llm-grader "temperature" is not sent to the judge`},
+		{name: "temperature without a target", assertion: "{type: llm-grader, temperature: 0.2}",
+			wantDiag: `llm-grader "temperature" is ignored without the grader's own "target" (as in AgentV 4.x)`},
+		{name: "temperature with a target", assertion: "{type: llm-grader, target: j, temperature: 0.2}"},
+		{name: "temperature out of range", assertion: "{type: llm-grader, target: j, temperature: 3}",
+			wantDiag: `llm-grader "temperature" must be a number from 0 to 2, got "3" (ignored)`},
 		{name: "operator and min_score", assertion: "{type: rubrics, criteria: [{id: a, outcome: A, operator: contradiction, min_score: 0.7}]}",
 			check: func(t *testing.T, e *EvaluatorSpec) {
 				if s := string(e.Settings); !strings.Contains(s, `"operator":"contradiction"`) || !strings.Contains(s, `"min_score":0.7`) || !strings.Contains(s, `"expected_outcome":"A"`) {
