@@ -42,6 +42,7 @@ func thresholdAggregate(children []results.EvaluatorResult, threshold float64) v
 	summary := fmt.Sprintf("%d/%d evaluators passed (threshold: %s)", passing, len(children), jsNum(threshold))
 	if v.score >= threshold {
 		v.hits = append([]string{summary}, v.hits...)
+		v.forcePass = true
 	} else {
 		v.misses = append([]string{summary}, v.misses...)
 		v.forceFail = true
@@ -102,13 +103,16 @@ func (r *caseRun) runAggregatorV4(ctx context.Context, argv []string, stdin []by
 		return v
 	}
 	var obj struct {
-		Score json.RawMessage `json:"score"`
+		Score   json.RawMessage `json:"score"`
+		Verdict string          `json:"verdict"`
 	}
 	_ = json.Unmarshal(out, &obj)
 	v := parseV4GraderOutput(out)
 	if _, ok := parseScoreRaw(obj.Score); !ok {
 		v.score = 0 // an aggregator's score is never derived from its assertions
 	}
+	// Its own pass or fail wins over the score's.
+	v.forcePass, v.forceFail = obj.Verdict == "pass", obj.Verdict == "fail"
 	v.request = request
 	return v
 }

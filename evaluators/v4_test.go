@@ -223,7 +223,7 @@ func TestThresholdAggregate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		v := thresholdAggregate(kids, tt.threshold)
-		if !approx(v.score, 1.0/3) || v.forceFail != tt.fail || !cmp.Equal(v.hits, tt.hits) || !cmp.Equal(v.misses, tt.misses) {
+		if !approx(v.score, 1.0/3) || v.forceFail != tt.fail || v.forcePass == tt.fail || !cmp.Equal(v.hits, tt.hits) || !cmp.Equal(v.misses, tt.misses) {
 			t.Errorf("threshold %v: score %v fail %v hits %q misses %q", tt.threshold, v.score, v.forceFail, v.hits, v.misses)
 		}
 	}
