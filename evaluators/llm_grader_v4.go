@@ -221,7 +221,7 @@ func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetNam
 		}
 		lastErr, lastReply = perr, reply
 	}
-	return verdict{}, fmt.Errorf("the judge's reply held no valid verdict after %d attempts and a repair request: %v; reply: %s",
+	return verdict{}, fmt.Errorf("the judge's reply held no valid verdict after %d attempts and a repair request: %w; reply: %s",
 		v4Attempts, lastErr, proc.Excerpt(lastReply, 200))
 }
 
@@ -411,7 +411,7 @@ func v4ReplyObject(reply string) (map[string]json.RawMessage, error) {
 	})
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(blob), &obj); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %v", err)
+		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	if obj == nil {
 		return nil, errors.New("expected a JSON object")
