@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
@@ -27,11 +29,11 @@ const codexDefaultSystem = "You are a coding agent under evaluation. Complete th
 // codexExcerpt is how much of stdout and stderr an error message carries.
 const codexExcerpt = 1500
 
-func init() { register(KindCodex, newCodexProvider) }
+func init() { register(targets.KindCodex, newCodexProvider) }
 
 // codexProvider runs the Codex CLI once per request in a fresh temporary workspace.
 type codexProvider struct {
-	t         *Target
+	t         *targets.Target
 	exe       string
 	args      []string
 	cwd       string // "" : the temporary workspace
@@ -43,7 +45,7 @@ type codexProvider struct {
 	logf      func(string, ...any)
 }
 
-func newCodexProvider(t *Target, opts Options) (Provider, error) {
+func newCodexProvider(t *targets.Target, opts Options) (Provider, error) {
 	p := &codexProvider{t: t, exe: "codex", system: codexDefaultSystem, logFormat: "json", logf: opts.Logf}
 	if v, ok, err := t.String("executable", "command", "binary"); err != nil {
 		return nil, err
@@ -78,7 +80,7 @@ func newCodexProvider(t *Target, opts Options) (Provider, error) {
 	if !ok && t.Env != nil {
 		format, _ = t.Env("AGENTV_CODEX_LOG_FORMAT")
 	}
-	switch f := lower(format); f {
+	switch f := strings.ToLower(strings.TrimSpace(format)); f {
 	case "", "json":
 	case "summary":
 		p.logFormat = f
@@ -102,7 +104,7 @@ func newCodexProvider(t *Target, opts Options) (Provider, error) {
 
 // codexResolvePath makes a relative path absolute against the eval file's directory (else the
 // targets file's). A bare command name (no separator) is left for PATH lookup when command is set.
-func codexResolvePath(t *Target, p string, command bool) string {
+func codexResolvePath(t *targets.Target, p string, command bool) string {
 	if filepath.IsAbs(p) || (command && !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/')) {
 		return p
 	}
@@ -116,7 +118,7 @@ func codexResolvePath(t *Target, p string, command bool) string {
 	return filepath.Join(base, p)
 }
 
-func (p *codexProvider) Target() *Target { return p.t }
+func (p *codexProvider) Target() *targets.Target { return p.t }
 
 // HealthCheck makes sure the executable can be found before the first case runs.
 func (p *codexProvider) HealthCheck(context.Context) error {
@@ -245,7 +247,7 @@ func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, er
 	}
 	resp := &Response{Text: stream.Final, OutputMessages: []suite.Message{msg}, Usage: stream.Usage, DurationMS: &ms}
 	if p.t.Price != nil && stream.Usage != nil {
-		c := p.t.Price.Cost(stream.Usage)
+		c := usageCost(p.t.Price, stream.Usage)
 		resp.CostUSD = &c
 	}
 	return resp, nil

@@ -1,10 +1,12 @@
-// Package providers answers eval requests: targets.yaml loading and `${{ VAR }}`
-// resolution, the Provider interface, and every provider (mock, cli, codex, vscode,
-// azure, anthropic, gemini, openai) with one retry policy for the API ones.
+// Package providers answers eval requests: the Provider interface and every provider
+// (mock, cli, codex, vscode, azure, anthropic, gemini, openai), built from a target that
+// package targets loaded, with one retry policy for the API ones.
 package providers
 
 import (
 	"context"
+
+	"github.com/agentv/action/targets"
 
 	"github.com/agentv/action/suite"
 )
@@ -72,7 +74,7 @@ type Response struct {
 // Provider answers requests for one target.
 type Provider interface {
 	// Target returns the configuration this provider was built from.
-	Target() *Target
+	Target() *targets.Target
 	// Invoke answers one request. It must return promptly when ctx is done.
 	Invoke(ctx context.Context, req *Request) (*Response, error)
 }
@@ -92,40 +94,10 @@ type HealthChecker interface {
 // ModeOf returns the formatting mode of a provider kind.
 func ModeOf(kind string) Mode {
 	switch kind {
-	case KindCLI, KindCodex, KindVSCode, KindVSCodeInsiders:
+	case targets.KindCLI, targets.KindCodex, targets.KindVSCode, targets.KindVSCodeInsiders:
 		return ModeAgent
 	}
 	return ModeLM
-}
-
-// Canonical provider kinds.
-const (
-	KindAzure          = "azure"
-	KindAnthropic      = "anthropic"
-	KindGemini         = "gemini"
-	KindOpenAI         = "openai"
-	KindCLI            = "cli"
-	KindCodex          = "codex"
-	KindVSCode         = "vscode"
-	KindVSCodeInsiders = "vscode-insiders"
-	KindMock           = "mock"
-)
-
-// kindAliases maps every accepted `provider:` spelling (lower-cased) to its kind.
-var kindAliases = map[string]string{
-	"azure": KindAzure, "azure-openai": KindAzure,
-	"anthropic": KindAnthropic,
-	"gemini":    KindGemini, "google": KindGemini, "google-gemini": KindGemini,
-	"openai": KindOpenAI,
-	"cli":    KindCLI,
-	"codex":  KindCodex, "codex-cli": KindCodex,
-	"vscode": KindVSCode, "vscode-insiders": KindVSCodeInsiders,
-	"mock": KindMock,
-}
-
-// CanonicalKind returns the kind for a `provider:` value, or "" when unknown.
-func CanonicalKind(provider string) string {
-	return kindAliases[lower(provider)]
 }
 
 type evalIDKey struct{}
@@ -146,4 +118,12 @@ func EvalIDFrom(ctx context.Context) string {
 // text, so judges see output_messages (and a trace summary) as for any other provider.
 func textAnswer(text string) []suite.Message {
 	return []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}
+}
+
+// usageCost is the cost in USD of a usage at a target's price; 0 without either.
+func usageCost(p *targets.Price, u *Usage) float64 {
+	if u == nil {
+		return 0
+	}
+	return p.Cost(u.Input, u.Output)
 }

@@ -87,6 +87,25 @@ type Record struct {
 	Trials []Trial `json:"trials,omitempty"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
+	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one
+	// entry per turn ("turn-1", ...) holding that turn's evaluators, and "conversation" for the
+	// test's own evaluators.
+	Turns []Turn `json:"turns,omitempty"`
+}
+
+// Turn verdicts beyond pass, fail and error.
+const TurnNotSent = "not_sent" // an earlier turn failed and on_turn_failure is stop
+
+// Turn is one turn of a conversation test.
+type Turn struct {
+	Turn    int     `json:"turn"` // 1-based
+	Input   string  `json:"input"`
+	Answer  string  `json:"answer,omitempty"`
+	Score   float64 `json:"score"`
+	Verdict string  `json:"verdict"` // pass | fail | error | not_sent
+	// Error is why the turn has no score: the target gave no answer or an evaluator failed.
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // Trial is one run of a case when it ran several times.

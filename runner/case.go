@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -43,6 +45,10 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
 		}
 	}()
+	if j.Case.Conversation != nil {
+		r.runConversation(ctx, p, j, start)
+		return
+	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
@@ -164,7 +170,7 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
 	return out
 }
 
-func (r *Runner) baseRecord(j *Job, t *providers.Target) *results.Record {
+func (r *Runner) baseRecord(j *Job, t *targets.Target) *results.Record {
 	c := j.Case
 	rec := &results.Record{
 		EvalID: c.ID, Dataset: c.Dataset(), ConversationID: c.ConversationID,
@@ -180,7 +186,7 @@ func (r *Runner) baseRecord(j *Job, t *providers.Target) *results.Record {
 
 // errorRecord is the record of a case whose target gave no answer (AgentV's error shape).
 func (r *Runner) errorRecord(j *Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
-	var t *providers.Target
+	var t *targets.Target
 	if j.Provider != nil {
 		t = j.Provider.Target()
 	}

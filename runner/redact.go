@@ -28,6 +28,10 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 	}
 	redactEvaluators(rec.EvaluatorResults, red)
 	redactTrace(rec.TraceSummary, red)
+	for i := range rec.Turns {
+		t := &rec.Turns[i]
+		t.Input, t.Answer, t.Error = s(t.Input), s(t.Answer), s(t.Error)
+	}
 }
 
 // redactTrace masks secrets in tool names: a model decides them and may echo a key in one.

@@ -30,9 +30,7 @@ var (
 		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
 	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure", "window_size"}
-	// v4Conversation keys make a test a multi-turn conversation, which cannot run yet.
-	v4Conversation = []string{"mode", "turns", "aggregation", "on_turn_failure"}
+	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -393,10 +391,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		case slices.Contains(v4TestKeys, e.key):
 		case slices.Contains(v4Later, e.key):
 			l.warnf(e.kn, KindIgnored, id, "%q is not supported yet (ignored)", e.key)
-		case slices.Contains(v4Conversation, e.key):
-			fail(e.kn, "conversation tests (%q) are not supported yet", e.key)
+		case slices.Contains(v4ConversationKeys, e.key):
 		default:
-			l.unknownKey(e, "in test", id, v4TestKeys)
+			l.unknownKey(e, "in test", id, slices.Concat(v4TestKeys, v4ConversationKeys))
 		}
 	}
 	vars := f.get("vars")
@@ -533,7 +530,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 		put("evaluators", at, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals})
 	}
-	if criteria == nil && f.get("expected_output") == nil && asserts == nil && !failed {
+	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
+	failed = failed || !convOK
+	if criteria == nil && f.get("expected_output") == nil && asserts == nil && f.get("mode") == nil && !failed {
 		fail(n, "test needs %q, %q or %q to be scored", "criteria", "expected_output", "assertions")
 	}
 	if failed {
@@ -545,6 +544,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
 	if c != nil {
 		c.Targets = targets
+		c.Conversation = conv
 	}
 	return c
 }

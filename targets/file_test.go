@@ -1,4 +1,4 @@
-package providers
+package targets
 
 import (
 	"errors"
@@ -15,13 +15,13 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-func targetsNoEnv(string) (string, bool) { return "", false }
+func noEnv(string) (string, bool) { return "", false }
 
-func targetsMapEnv(m map[string]string) LookupEnv {
+func mapEnv(m map[string]string) LookupEnv {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-func targetsDiagLines(ds []suite.Diagnostic) string {
+func diagLines(ds []suite.Diagnostic) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString(d.Severity.String() + " " + d.Error() + "\n")
@@ -29,19 +29,19 @@ func targetsDiagLines(ds []suite.Diagnostic) string {
 	return b.String()
 }
 
-// TestLoadTargetsGood: every file under testdata/targets/good loads with no diagnostic.
+// TestLoadTargetsGood: every file under testdata/good loads with no diagnostic.
 func TestLoadTargetsGood(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/targets/good/*.yaml")
+	files, _ := filepath.Glob("testdata/good/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no good files")
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			tf := LoadTargets(f, targetsNoEnv, &redact.Redactor{})
+			tf := Load(f, noEnv, &redact.Redactor{})
 			if len(tf.Diagnostics) > 0 {
-				t.Errorf("unexpected diagnostics:\n%s", targetsDiagLines(tf.Diagnostics))
+				t.Errorf("unexpected diagnostics:\n%s", diagLines(tf.Diagnostics))
 			}
 			if len(tf.Targets) == 0 {
 				t.Error("no targets loaded")
@@ -55,19 +55,19 @@ func TestLoadTargetsGood(t *testing.T) {
 	}
 }
 
-// TestLoadTargetsBad: each file under testdata/targets/bad produces exactly the diagnostics in
+// TestLoadTargetsBad: each file under testdata/bad produces exactly the diagnostics in
 // its sibling .out file (severity, file:line:col, message). Run with -update to rewrite.
 func TestLoadTargetsBad(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("testdata/targets/bad/*.yaml")
+	files, _ := filepath.Glob("testdata/bad/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no bad files")
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			t.Parallel()
-			tf := LoadTargets(f, targetsNoEnv, &redact.Redactor{})
-			got := targetsDiagLines(tf.Diagnostics)
+			tf := Load(f, noEnv, &redact.Redactor{})
+			got := diagLines(tf.Diagnostics)
 			if !suite.HasErrors(tf.Diagnostics) {
 				t.Errorf("no error diagnostic for a bad file:\n%s", got)
 			}
@@ -79,8 +79,8 @@ func TestLoadTargetsBad(t *testing.T) {
 func TestLoadTargetsFields(t *testing.T) {
 	t.Parallel()
 	red := &redact.Redactor{}
-	tf := LoadTargets("testdata/targets/good/full.yaml", targetsNoEnv, red)
-	if tf.Path != "testdata/targets/good/full.yaml" || !filepath.IsAbs(tf.Abs) {
+	tf := Load("testdata/good/full.yaml", noEnv, red)
+	if tf.Path != "testdata/good/full.yaml" || !filepath.IsAbs(tf.Abs) {
 		t.Errorf("Path %q Abs %q", tf.Path, tf.Abs)
 	}
 	type summary struct {
@@ -111,13 +111,13 @@ func TestLoadTargetsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, errs := cliParseConfig(agent.ForEval(t.TempDir(), nil), true, nil)
+	cfg, errs := ParseCLI(agent.ForEval(t.TempDir(), nil), true, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if cfg.filesFormat != "--file {path}" || cfg.cwd != ".." || cfg.timeout != 2500*time.Millisecond || !cfg.usesOutputFile ||
-		cfg.health == nil || cfg.health.kind != "command" || cfg.health.template != "my-agent --version" || cfg.health.timeout != 5*time.Second {
-		t.Errorf("cli config: %+v health %+v", cfg, cfg.health)
+	if cfg.FilesFormat != "--file {path}" || cfg.Cwd != ".." || cfg.Timeout != 2500*time.Millisecond ||
+		cfg.Health == nil || cfg.Health.Kind != "command" || cfg.Health.Template != "my-agent --version" || cfg.Health.Timeout != 5*time.Second {
+		t.Errorf("cli config: %+v health %+v", cfg, cfg.Health)
 	}
 }
 
@@ -130,9 +130,9 @@ func TestLoadTargetsGraderTarget(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tf := LoadTargets(path, targetsNoEnv, &redact.Redactor{})
+	tf := Load(path, noEnv, &redact.Redactor{})
 	if len(tf.Diagnostics) > 0 {
-		t.Errorf("diagnostics: %s", targetsDiagLines(tf.Diagnostics))
+		t.Errorf("diagnostics: %s", diagLines(tf.Diagnostics))
 	}
 	for name, want := range map[string]string{"default": "judge", "both": "old"} {
 		tg, err := tf.Find(name)
@@ -144,20 +144,20 @@ func TestLoadTargetsGraderTarget(t *testing.T) {
 
 func TestLoadTargetsSnakeWins(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/bad/cli.yaml", targetsNoEnv, nil)
+	tf := Load("testdata/bad/cli.yaml", noEnv, nil)
 	tg, err := tf.Find("both-spellings")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, errs := cliParseConfig(tg, true, nil)
-	if len(errs) > 0 || cfg.template != "snake {PROMPT}" {
-		t.Errorf("template %q errs %v", cfg.template, errs)
+	cfg, errs := ParseCLI(tg, true, nil)
+	if len(errs) > 0 || cfg.Template != "snake {PROMPT}" {
+		t.Errorf("template %q errs %v", cfg.Template, errs)
 	}
 }
 
 func TestLoadTargetsAnchors(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/good/anchors.yaml", targetsNoEnv, nil)
+	tf := Load("testdata/good/anchors.yaml", noEnv, nil)
 	var got []string
 	for _, tg := range tf.Targets {
 		got = append(got, tg.Name+":"+tg.Kind+":"+strings.Repeat("w", tg.Workers))
@@ -169,12 +169,12 @@ func TestLoadTargetsAnchors(t *testing.T) {
 
 func TestFind(t *testing.T) {
 	t.Parallel()
-	tf := LoadTargets("testdata/targets/bad/entries.yaml", targetsNoEnv, nil)
+	tf := Load("testdata/bad/entries.yaml", noEnv, nil)
 	for _, tc := range []struct{ name, wantErr string }{
 		{"dup", ""},
-		{"nope", `target "nope" not found in testdata/targets/bad/entries.yaml; available targets: no-provider, unknown, dup, bad-common, bad-price, bad-price-key, price-not-map, dup-keys, both-spellings, bad-scalar`},
-		{"unknown", `target "unknown" in testdata/targets/bad/entries.yaml is invalid: `},
-		{"bad-common", `target "bad-common" in testdata/targets/bad/entries.yaml is invalid: `},
+		{"nope", `target "nope" not found in testdata/bad/entries.yaml; available targets: no-provider, unknown, dup, bad-common, bad-price, bad-price-key, price-not-map, dup-keys, both-spellings, bad-scalar`},
+		{"unknown", `target "unknown" in testdata/bad/entries.yaml is invalid: `},
+		{"bad-common", `target "bad-common" in testdata/bad/entries.yaml is invalid: `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -197,7 +197,7 @@ func TestLoadTargetsRedactsLiteralSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := &redact.Redactor{}
-	LoadTargets(p, targetsNoEnv, red)
+	Load(p, noEnv, red)
 	if diff := cmp.Diff([]string{"sk-literal-secret-123"}, red.Secrets()); diff != "" {
 		t.Error(diff)
 	}
@@ -211,7 +211,7 @@ func TestUnsetVarError(t *testing.T) {
 		t.Fatal(err)
 	}
 	red := &redact.Redactor{}
-	tf := LoadTargets(p, targetsMapEnv(map[string]string{"OPENAI_KEY": "   ", "MODEL": "gpt-secretive"}), red)
+	tf := Load(p, mapEnv(map[string]string{"OPENAI_KEY": "   ", "MODEL": "gpt-secretive"}), red)
 	tg, err := tf.Find("judge")
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func TestFindTargetsFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := FindTargetsFile(evalDir, repo, cwd); err == nil || !strings.Contains(err.Error(), "--targets") {
+	if _, err := FindFile(evalDir, repo, cwd); err == nil || !strings.Contains(err.Error(), "--targets") {
 		t.Errorf("want a not-found error naming --targets, got %v", err)
 	}
 	inCwd := write("cwd/.agentv/targets.yml")
@@ -276,7 +276,7 @@ func TestFindTargetsFile(t *testing.T) {
 			write(s.create)
 			want = filepath.Join(root, s.want)
 		}
-		got, err := FindTargetsFile(evalDir, repo, cwd)
+		got, err := FindFile(evalDir, repo, cwd)
 		if err != nil || got != want {
 			t.Errorf("after creating %q: got %q, %v; want %q", s.create, got, err, want)
 		}
@@ -287,7 +287,7 @@ func TestFindTargetsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("targets.yaml")
-	if got, err := FindTargetsFile(outside, repo, ""); err == nil {
+	if got, err := FindFile(outside, repo, ""); err == nil {
 		t.Errorf("found %q above an eval dir outside the repo", got)
 	}
 }
@@ -295,20 +295,20 @@ func TestFindTargetsFile(t *testing.T) {
 func TestResolveTargetsFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := ResolveTargetsFlag(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := ResolveFlag(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file accepted")
 	}
-	if _, err := ResolveTargetsFlag(dir); err == nil || !strings.Contains(err.Error(), "targets.yaml") {
+	if _, err := ResolveFlag(dir); err == nil || !strings.Contains(err.Error(), "targets.yaml") {
 		t.Errorf("empty dir: %v", err)
 	}
 	p := filepath.Join(dir, "targets.yml")
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ResolveTargetsFlag(dir); err != nil || got != p {
+	if got, err := ResolveFlag(dir); err != nil || got != p {
 		t.Errorf("dir: %q %v", got, err)
 	}
-	if got, err := ResolveTargetsFlag(p); err != nil || got != p {
+	if got, err := ResolveFlag(p); err != nil || got != p {
 		t.Errorf("file: %q %v", got, err)
 	}
 }
@@ -316,7 +316,7 @@ func TestResolveTargetsFlag(t *testing.T) {
 // FuzzLoadTargets: any input loads without panicking, every diagnostic names the file,
 // and every loaded target has a name Find returns.
 func FuzzLoadTargets(f *testing.F) {
-	files, _ := filepath.Glob("testdata/targets/*/*.yaml")
+	files, _ := filepath.Glob("testdata/*/*.yaml")
 	for _, p := range files {
 		if strings.Contains(p, "alias_bomb") {
 			continue // slow by design: it spends the whole decode budget
@@ -333,7 +333,7 @@ func FuzzLoadTargets(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tf := LoadTargets(p, targetsNoEnv, &redact.Redactor{})
+		tf := Load(p, noEnv, &redact.Redactor{})
 		for _, d := range tf.Diagnostics {
 			if d.File == "" || d.Message == "" {
 				t.Errorf("diagnostic without file or message: %+v", d)

@@ -1,4 +1,4 @@
-package providers
+package targets
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ func LoadEnv(environ []string, evalDir, repoRoot string) (LookupEnv, error) {
 	}
 	var files []map[string]string // nearest first
 	var firstErr error
-	for _, d := range targetsAncestors(evalDir, repoRoot) {
+	for _, d := range ancestors(evalDir, repoRoot) {
 		vars, err := dotenvLoad(filepath.Join(d, ".env"))
 		if err != nil && firstErr == nil {
 			firstErr = err
@@ -212,4 +212,28 @@ func dotenvValidKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// EnvFiles lists the .env files a target of an eval file in evalDir may read variables from
+// (nearest first; they need not exist), so a caller can tell which files a run reads.
+func EnvFiles(evalDir, repoRoot string) []string {
+	var out []string
+	for _, d := range ancestors(evalDir, repoRoot) {
+		out = append(out, filepath.Join(d, ".env"))
+	}
+	return out
+}
+
+// DotenvFiles lists the .env files NewEnv would read for an eval file in evalDir, nearest
+// first. Under GitHub Actions they are not read (secrets come from the workflow), and the
+// run says so for each one present.
+func DotenvFiles(evalDir, repoRoot string) []string {
+	var out []string
+	for _, d := range ancestors(evalDir, repoRoot) {
+		p := filepath.Join(d, ".env")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,4 +1,8 @@
-package providers
+// Package targets reads targets files: where they are found, their entries and settings,
+// `${{ VAR }}` references resolved from the environment and .env files (and registered as
+// secrets), and the load-time checks of cli targets. It knows nothing of how a provider
+// talks to its model; package providers builds providers from the Targets loaded here.
+package targets
 
 import (
 	"fmt"
@@ -30,12 +34,12 @@ type Price struct {
 	OutputPerMTok float64
 }
 
-// Cost returns the cost in USD of a usage.
-func (p *Price) Cost(u *Usage) float64 {
-	if p == nil || u == nil {
+// Cost returns the cost in USD of input and output token counts; 0 without a price.
+func (p *Price) Cost(input, output int64) float64 {
+	if p == nil {
 		return 0
 	}
-	return (float64(u.Input)*p.InputPerMTok + float64(u.Output)*p.OutputPerMTok) / 1e6
+	return (float64(input)*p.InputPerMTok + float64(output)*p.OutputPerMTok) / 1e6
 }
 
 // Target is one entry of targets.yaml.
@@ -178,7 +182,9 @@ func (t *Target) Unused() []*Setting {
 	return out
 }
 
-func (t *Target) errAt(s *Setting, field, format string, args ...any) error {
+// ErrorAt returns a SettingError positioned at s (the target itself when s is nil); the
+// message is redacted.
+func (t *Target) ErrorAt(s *Setting, field, format string, args ...any) error {
 	pos := t.Pos
 	if s != nil {
 		pos = s.Pos
@@ -207,7 +213,7 @@ func (t *Target) resolve(s *Setting, raw string, secret bool) (string, error) {
 	}
 	// Whatever setting it fills, a value from the environment may be a key: it is masked
 	// (unless a number or a boolean, which cannot be one).
-	if !targetsPlainValue(v) {
+	if !plainValue(v) {
 		t.Redactor.Add(v)
 	}
 	return v, nil
@@ -227,7 +233,7 @@ func (t *Target) String(keys ...string) (string, bool, error) {
 	case int, int64, float64, bool:
 		raw = fmt.Sprint(v)
 	default:
-		return "", true, t.errAt(s, k, "want a string, got %s", typeName(v))
+		return "", true, t.ErrorAt(s, k, "want a string, got %s", typeName(v))
 	}
 	v, err := t.resolve(s, raw, isSecretKey(k))
 	return v, true, err
@@ -240,7 +246,7 @@ func (t *Target) RequireString(keys ...string) (string, error) {
 		return "", err
 	}
 	if !ok || strings.TrimSpace(v) == "" {
-		return "", t.errAt(nil, keys[0], "required setting is missing")
+		return "", t.ErrorAt(nil, keys[0], "required setting is missing")
 	}
 	return v, nil
 }
@@ -267,7 +273,7 @@ func (t *Target) Float(keys ...string) (float64, bool, error) {
 		return float64(v), true, nil
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, true, t.errAt(s, k, "want a finite number, got %v", v)
+			return 0, true, t.ErrorAt(s, k, "want a finite number, got %v", v)
 		}
 		return v, true, nil
 	case string:
@@ -277,11 +283,11 @@ func (t *Target) Float(keys ...string) (float64, bool, error) {
 		}
 		f, perr := strconv.ParseFloat(strings.TrimSpace(str), 64)
 		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, true, t.errAt(s, k, "want a number, got %q", str)
+			return 0, true, t.ErrorAt(s, k, "want a number, got %q", str)
 		}
 		return f, true, nil
 	}
-	return 0, true, t.errAt(s, k, "want a number, got %s", typeName(s.Value))
+	return 0, true, t.ErrorAt(s, k, "want a number, got %s", typeName(s.Value))
 }
 
 // Int returns an integer setting.
@@ -292,7 +298,7 @@ func (t *Target) Int(keys ...string) (int, bool, error) {
 	}
 	if f != math.Trunc(f) || math.Abs(f) > math.MaxInt32 {
 		s, k := t.lookup(keys...)
-		return 0, true, t.errAt(s, k, "want a whole number, got %v", f)
+		return 0, true, t.ErrorAt(s, k, "want a whole number, got %v", f)
 	}
 	return int(f), true, nil
 }
@@ -322,7 +328,7 @@ func (t *Target) Bool(keys ...string) (bool, bool, error) {
 			return false, true, nil
 		}
 	}
-	return false, true, t.errAt(s, k, "want true or false, got %v", s.Value)
+	return false, true, t.ErrorAt(s, k, "want true or false, got %v", s.Value)
 }
 
 // Strings returns a list-of-strings setting; each item may be a `${{ VAR }}` reference.
@@ -339,7 +345,7 @@ func (t *Target) Strings(keys ...string) ([]string, bool, error) {
 	case string:
 		items = []any{v}
 	default:
-		return nil, true, t.errAt(s, k, "want a list of strings, got %s", typeName(v))
+		return nil, true, t.ErrorAt(s, k, "want a list of strings, got %s", typeName(v))
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
@@ -350,7 +356,7 @@ func (t *Target) Strings(keys ...string) ([]string, bool, error) {
 		case int, int64, float64, bool:
 			raw = fmt.Sprint(v)
 		default:
-			return nil, true, t.errAt(s, k, "item %d: want a string, got %s", i+1, typeName(it))
+			return nil, true, t.ErrorAt(s, k, "item %d: want a string, got %s", i+1, typeName(it))
 		}
 		v, err := t.resolve(s, raw, isSecretKey(k))
 		if err != nil {
@@ -370,7 +376,7 @@ func (t *Target) Raw(keys ...string) (*Setting, bool) {
 // Error returns a SettingError for a present setting (keys[0] when absent).
 func (t *Target) Error(key, format string, args ...any) error {
 	s, _ := t.Raw(key)
-	return t.errAt(s, key, format, args...)
+	return t.ErrorAt(s, key, format, args...)
 }
 
 func typeName(v any) string {

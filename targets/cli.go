@@ -1,4 +1,4 @@
-package providers
+package targets
 
 import (
 	"errors"
@@ -13,45 +13,44 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// cliPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold; any other is an error.
-var cliPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
+// CLIPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold; any other is an error.
+var CLIPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
 
-// cliPlaceholderRe finds `{UPPER_CASE}` tokens as AgentV does; other braces (`{path}`,
+// CLIPlaceholder finds `{UPPER_CASE}` tokens as AgentV does; other braces (`{path}`,
 // `{Mixed}`, shell `${x}`) are left alone. Shell `${HOME}` matches too: write `$HOME`.
-var cliPlaceholderRe = regexp.MustCompile(`\{([A-Z_]+)\}`)
+var CLIPlaceholder = regexp.MustCompile(`\{([A-Z_]+)\}`)
 
-// cliKnownKeys are the settings of a cli target, AgentV aliases included.
-var cliKnownKeys = []string{"command_template", "command", "files_format", "attachments_format", "cwd", "timeout_seconds",
+// CLIKnownKeys are the settings of a cli target, AgentV aliases included.
+var CLIKnownKeys = []string{"command_template", "command", "files_format", "attachments_format", "cwd", "timeout_seconds",
 	"healthcheck", "verbose", "cli_verbose", "keep_temp_files", "keep_output_files"}
 
-// cliConfig is a validated cli target.
-type cliConfig struct {
-	template       string
-	usesOutputFile bool
-	filesFormat    string        // per file, with {path} / {basename}
-	cwd            string        // as configured; "" means the eval file's directory
-	timeout        time.Duration // the target's own limit; 0: none
-	verbose        bool
-	keepTemp       bool
-	health         *cliHealth
+// CLI is a validated cli target.
+type CLI struct {
+	Template    string
+	FilesFormat string        // per file, with {path} / {basename}
+	Cwd         string        // as configured; "" means the eval file's directory
+	Timeout     time.Duration // the target's own limit; 0: none
+	Verbose     bool
+	KeepTemp    bool
+	Health      *CLIHealth
 }
 
-// cliHealth is a healthcheck probe.
-type cliHealth struct {
-	kind     string // "http" or "command"
-	url      string
-	template string
-	cwd      string
-	timeout  time.Duration
+// CLIHealth is a healthcheck probe.
+type CLIHealth struct {
+	Kind     string // "http" or "command"
+	URL      string
+	Template string
+	Cwd      string
+	Timeout  time.Duration
 }
 
-// cliParseConfig reads and validates a cli target. With resolve false (load time) `${{ VAR }}`
+// ParseCLI reads and validates a cli target. With resolve false (load time) `${{ VAR }}`
 // values are not read and only literal values are checked, so a secret withheld from a fork
 // PR does not make the file invalid; New parses again with resolve true. at gives the
 // position of a (normalized) settings path, for nested keys.
-func cliParseConfig(t *Target, resolve bool, at func(path ...string) suite.Position) (*cliConfig, []error) {
-	t.MarkUsed(cliKnownKeys...)
-	c := &cliConfig{filesFormat: "{path}"}
+func ParseCLI(t *Target, resolve bool, at func(path ...string) suite.Position) (*CLI, []error) {
+	t.MarkUsed(CLIKnownKeys...)
+	c := &CLI{FilesFormat: "{path}"}
 	var errs []error
 	// AgentV 4.x calls the template `command`; AgentV 2.5's `command_template` wins when both are set.
 	cmdKey := "command_template"
@@ -72,28 +71,27 @@ func cliParseConfig(t *Target, resolve bool, at func(path ...string) suite.Posit
 		if err := cliCheckTemplate(tmpl); err != nil {
 			errs = append(errs, &SettingError{Target: t.Name, Field: cliKeyOf(t, cmdKey), Pos: cliPos(t, at, cmdKey), Msg: err.Error()})
 		}
-		c.template = tmpl
-		c.usesOutputFile = strings.Contains(tmpl, "{OUTPUT_FILE}")
+		c.Template = tmpl
 	}
 	if v, ok, _, err := cliString(t, resolve, "files_format", "attachments_format"); cliOptional(err) != nil {
 		errs = append(errs, err)
 	} else if ok && strings.TrimSpace(v) != "" {
-		c.filesFormat = v
+		c.FilesFormat = v
 	}
 	if v, ok, _, err := cliString(t, resolve, "cwd"); cliOptional(err) != nil {
 		errs = append(errs, err)
 	} else if ok {
-		c.cwd = strings.TrimSpace(v)
+		c.Cwd = strings.TrimSpace(v)
 	}
 	if d, err := cliSeconds(t, resolve, "timeout_seconds"); err != nil {
 		errs = append(errs, err)
 	} else {
-		c.timeout = d
+		c.Timeout = d
 	}
 	for _, kv := range []struct {
 		dst  *bool
 		keys []string
-	}{{&c.verbose, []string{"verbose", "cli_verbose"}}, {&c.keepTemp, []string{"keep_temp_files", "keep_output_files"}}} {
+	}{{&c.Verbose, []string{"verbose", "cli_verbose"}}, {&c.KeepTemp, []string{"keep_temp_files", "keep_output_files"}}} {
 		if s, ok := t.Raw(kv.keys...); ok && !resolve && cliIsRef(s.Value) {
 			continue
 		}
@@ -104,12 +102,12 @@ func cliParseConfig(t *Target, resolve bool, at func(path ...string) suite.Posit
 		}
 	}
 	h, herrs := cliParseHealth(t, resolve, at)
-	c.health = h
+	c.Health = h
 	return c, append(errs, herrs...)
 }
 
 // cliParseHealth validates `healthcheck` against the two accepted shapes.
-func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Position) (*cliHealth, []error) {
+func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Position) (*CLIHealth, []error) {
 	s, ok := t.Raw("healthcheck")
 	if !ok {
 		return nil, nil
@@ -142,9 +140,9 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 		}
 	}
 	typ, _ := m["type"].(string)
-	h := &cliHealth{kind: lower(typ)}
+	h := &CLIHealth{Kind: lower(typ)}
 	var allowed []string
-	switch h.kind {
+	switch h.Kind {
 	case "http":
 		allowed = []string{"type", "url", "timeout_seconds"}
 	case "command":
@@ -162,7 +160,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 	var errs []error
 	for _, k := range keys {
 		if !cliContains(allowed, k) {
-			errs = append(errs, fail(s.Key+"."+orig[k], []string{"healthcheck", k}, "not allowed for a %s healthcheck (allowed: %s)", h.kind, strings.Join(allowed, ", "))...)
+			errs = append(errs, fail(s.Key+"."+orig[k], []string{"healthcheck", k}, "not allowed for a %s healthcheck (allowed: %s)", h.Kind, strings.Join(allowed, ", "))...)
 		}
 	}
 	// str reads a nested string; "" with no error when absent (or an optional unset variable).
@@ -171,7 +169,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 		field := s.Key + "." + orig[k]
 		if !present || v == nil {
 			if required {
-				errs = append(errs, fail(s.Key+"."+k, []string{"healthcheck"}, "%s healthcheck needs `%s`", h.kind, k)...)
+				errs = append(errs, fail(s.Key+"."+k, []string{"healthcheck"}, "%s healthcheck needs `%s`", h.Kind, k)...)
 			}
 			return "", false
 		}
@@ -199,22 +197,22 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 		}
 		return sv, true
 	}
-	switch h.kind {
+	switch h.Kind {
 	case "http":
 		if u, ok := str("url", true); ok {
 			if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 				errs = append(errs, fail(s.Key+"."+orig["url"], []string{"healthcheck", "url"}, "want an http:// or https:// URL, got %q", u)...)
 			}
-			h.url = u
+			h.URL = u
 		}
 	case "command":
 		if tmpl, ok := str("command_template", true); ok {
 			if err := cliCheckTemplate(tmpl); err != nil {
 				errs = append(errs, fail(s.Key+"."+orig["command_template"], []string{"healthcheck", "command_template"}, "%v", err)...)
 			}
-			h.template = tmpl
+			h.Template = tmpl
 		}
-		h.cwd, _ = str("cwd", false)
+		h.Cwd, _ = str("cwd", false)
 	}
 	if v, present := m["timeout_seconds"]; present && v != nil && (!cliIsRef(v) || resolve) {
 		if sv, ok := v.(string); ok {
@@ -223,11 +221,11 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 				v = sv
 			}
 		}
-		f, ok := targetsNumber(v)
+		f, ok := number(v)
 		if !ok || f <= 0 {
 			errs = append(errs, fail(s.Key+"."+orig["timeout_seconds"], []string{"healthcheck", "timeout_seconds"}, "want a number of seconds > 0, got %v", v)...)
 		} else {
-			h.timeout = cliDuration(f)
+			h.Timeout = cliDuration(f)
 		}
 	}
 	if len(errs) > 0 {
@@ -239,16 +237,16 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 // cliCheckTemplate rejects `{UPPER_CASE}` placeholders other than the six supported ones.
 func cliCheckTemplate(tmpl string) error {
 	var bad []string
-	for _, m := range cliPlaceholderRe.FindAllStringSubmatch(tmpl, -1) {
-		if !cliContains(cliPlaceholders, m[1]) && !cliContains(bad, m[0]) {
+	for _, m := range CLIPlaceholder.FindAllStringSubmatch(tmpl, -1) {
+		if !cliContains(CLIPlaceholders, m[1]) && !cliContains(bad, m[0]) {
 			bad = append(bad, m[0])
 		}
 	}
 	if len(bad) == 0 {
 		return nil
 	}
-	supported := make([]string, len(cliPlaceholders))
-	for i, p := range cliPlaceholders {
+	supported := make([]string, len(CLIPlaceholders))
+	for i, p := range CLIPlaceholders {
 		supported[i] = "{" + p + "}"
 	}
 	word := "placeholder"
@@ -278,7 +276,7 @@ func cliString(t *Target, resolve bool, keys ...string) (val string, ok, ref boo
 	case int, float64, bool:
 		return fmt.Sprint(v), true, false, nil
 	}
-	return "", true, false, t.errAt(s, keys[0], "want a string, got %s", typeName(s.Value))
+	return "", true, false, t.ErrorAt(s, keys[0], "want a string, got %s", typeName(s.Value))
 }
 
 // cliSeconds reads a positive number of seconds (fractions allowed).

@@ -1,4 +1,4 @@
-package providers
+package targets
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TargetsFile is a loaded targets.yaml. Loading never stops at the first problem: every
+// File is a loaded targets.yaml. Loading never stops at the first problem: every
 // invalid entry or setting becomes a positioned Diagnostic and the other targets still load.
-type TargetsFile struct {
+type File struct {
 	Path        string // as shown to users: relative to the working directory when inside it
 	Abs         string // absolute path
 	Targets     []*Target
@@ -28,23 +28,23 @@ type TargetsFile struct {
 
 	// invalid holds the first load error of each target that cannot be used.
 	invalid map[string]error
-	// budget bounds the YAML nodes decoding may visit in the whole file (see targetsDecodeBudget).
+	// budget bounds the YAML nodes decoding may visit in the whole file (see decodeBudget).
 	budget int
 }
 
-// targetsCandidates are the names searched in each directory, in order (AgentV 2.5's).
-var targetsCandidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
+// candidates are the names searched in each directory, in order (AgentV 2.5's).
+var candidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
 
-// LoadTargets reads a targets file. env resolves `${{ VAR }}` in the common settings and is
+// Load reads a targets file. env resolves `${{ VAR }}` in the common settings and is
 // kept on each Target for its provider; literal values of secret-like settings are registered
 // with red at once. CLI targets are validated here; other providers validate
 // their settings when built (New).
-func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile {
-	f := &TargetsFile{Path: targetsDisplayPath(path), invalid: map[string]error{}, budget: targetsDecodeBudget}
+func Load(path string, env LookupEnv, red *redact.Redactor) *File {
+	f := &File{Path: displayPath(path), invalid: map[string]error{}, budget: decodeBudget}
 	f.Abs, _ = filepath.Abs(path)
 	data, err := safefile.ReadFile(path, safefile.LimitConfig)
 	if err != nil {
-		f.errorf(suite.Position{}, "could not read targets file: %v", targetsPathErr(err))
+		f.errorf(suite.Position{}, "could not read targets file: %v", pathErr(err))
 		return f
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -56,10 +56,10 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 		f.yamlError(err)
 		return f
 	}
-	targetsRegisterRefs(&doc, env, red)
-	root := targetsDeref(&doc)
+	registerRefs(&doc, env, red)
+	root := deref(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = targetsDeref(root.Content[0])
+		root = deref(root.Content[0])
 	}
 	if root.Kind != yaml.MappingNode {
 		f.errorf(f.pos(root), "a targets file must be a map with a `targets:` list")
@@ -67,7 +67,7 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 	}
 	var list *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], targetsDeref(root.Content[i+1])
+		k, v := root.Content[i], deref(root.Content[i+1])
 		switch k.Value {
 		case "targets":
 			list = v
@@ -89,7 +89,7 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 	}
 	seen := map[string]*Target{}
 	for _, item := range list.Content {
-		t := f.loadEntry(targetsDeref(item), env, red)
+		t := f.loadEntry(deref(item), env, red)
 		if t == nil {
 			continue
 		}
@@ -104,40 +104,40 @@ func LoadTargets(path string, env LookupEnv, red *redact.Redactor) *TargetsFile 
 	return f
 }
 
-// targetsRegisterRefs registers with red the value of every `${{ VAR }}` reference in the
+// registerRefs registers with red the value of every `${{ VAR }}` reference in the
 // file, whatever target or setting holds it and whether or not that target runs: child
 // processes inherit the environment, so any of them could print a value another target
 // uses. Numbers and booleans are left out: they cannot be keys, and masking them would
 // corrupt numbers in JSON. Aliases are not followed (the nodes they point to are visited
 // where defined).
-func targetsRegisterRefs(n *yaml.Node, env LookupEnv, red *redact.Redactor) {
+func registerRefs(n *yaml.Node, env LookupEnv, red *redact.Redactor) {
 	if n == nil || env == nil {
 		return
 	}
 	if n.Kind == yaml.ScalarNode {
 		if name, ok := EnvRef(n.Value); ok {
-			if v, ok := env(name); ok && !targetsPlainValue(v) {
+			if v, ok := env(name); ok && !plainValue(v) {
 				red.Add(v)
 			}
 		}
 		return
 	}
 	for _, c := range n.Content {
-		targetsRegisterRefs(c, env, red)
+		registerRefs(c, env, red)
 	}
 }
 
 // loadEntry builds one target from its mapping node; nil when it has no usable name.
-func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redactor) *Target {
+func (f *File) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redactor) *Target {
 	if n.Kind != yaml.MappingNode {
 		f.errorf(f.pos(n), "a target must be a map with `name` and `provider`")
 		return nil
 	}
 	t := &Target{Pos: f.pos(n), File: f.Path, Dir: filepath.Dir(f.Abs), Settings: map[string]*Setting{}, Env: env, Redactor: red}
-	pairs := targetsPairs(n)
+	pairs := mappingPairs(n)
 	for _, kv := range pairs {
-		if kv[0].Value == "name" && targetsDeref(kv[1]).Kind == yaml.ScalarNode {
-			t.Name, t.Pos = strings.TrimSpace(targetsDeref(kv[1]).Value), f.pos(kv[0])
+		if kv[0].Value == "name" && deref(kv[1]).Kind == yaml.ScalarNode {
+			t.Name, t.Pos = strings.TrimSpace(deref(kv[1]).Value), f.pos(kv[0])
 		}
 	}
 	if t.Name == "" {
@@ -145,7 +145,7 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 		return nil
 	}
 	fail := func(err error) {
-		f.add(targetsDiag(err, t))
+		f.add(diagnosticOf(err, t))
 		if f.invalid[t.Name] == nil {
 			f.invalid[t.Name] = err
 		}
@@ -176,14 +176,14 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 				continue
 			}
 		}
-		val, err := targetsDecodeNode(v, 0, &f.budget)
+		val, err := decodeNode(v, 0, &f.budget)
 		if err != nil {
 			failAt(f.pos(v), k.Value, "%v", err)
 			continue
 		}
 		t.Settings[norm] = &Setting{Key: k.Value, Value: val, Pos: f.pos(k)}
 		keys[norm], vals[norm] = k, v
-		if s, ok := val.(string); ok && isSecretKey(norm) && !targetsPlainValue(s) {
+		if s, ok := val.(string); ok && isSecretKey(norm) && !plainValue(s) {
 			red.Add(s)
 		}
 	}
@@ -192,16 +192,16 @@ func (f *TargetsFile) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redacto
 	t.Kind = CanonicalKind(prov)
 	switch {
 	case strings.TrimSpace(prov) == "":
-		failAt(t.Pos, "provider", "required setting is missing (supported: %s)", targetsKindList())
+		failAt(t.Pos, "provider", "required setting is missing (supported: %s)", kindList())
 	case t.Kind == "":
-		fail(t.errAt(t.Settings["provider"], "provider", "unknown provider %q (supported: %s)", prov, targetsKindList()))
+		fail(t.ErrorAt(t.Settings["provider"], "provider", "unknown provider %q (supported: %s)", prov, kindList()))
 	}
 	at := func(path ...string) suite.Position { return f.nestedPos(keys, vals, path) }
 	for _, err := range t.loadCommon(at) {
 		fail(err)
 	}
 	if t.Kind == KindCLI {
-		_, errs := cliParseConfig(t, false, at)
+		_, errs := ParseCLI(t, false, at)
 		for _, err := range errs {
 			fail(err)
 		}
@@ -245,7 +245,7 @@ func (t *Target) loadCommon(at func(path ...string) suite.Position) []error {
 func (t *Target) loadPrice(s *Setting, at func(path ...string) suite.Position) (*Price, error) {
 	m, ok := s.Value.(map[string]any)
 	if !ok {
-		return nil, t.errAt(s, "price", "want a map {input_per_mtok, output_per_mtok}, got %s", typeName(s.Value))
+		return nil, t.ErrorAt(s, "price", "want a map {input_per_mtok, output_per_mtok}, got %s", typeName(s.Value))
 	}
 	p := &Price{}
 	for k, v := range m {
@@ -258,7 +258,7 @@ func (t *Target) loadPrice(s *Setting, at func(path ...string) suite.Position) (
 		default:
 			return nil, &SettingError{Target: t.Name, Field: "price." + k, Pos: at("price", SnakeCase(k)), Msg: "unknown key (expected input_per_mtok, output_per_mtok)"}
 		}
-		f, ok := targetsNumber(v)
+		f, ok := number(v)
 		if !ok || f < 0 {
 			return nil, &SettingError{Target: t.Name, Field: "price." + k, Pos: at("price", SnakeCase(k)), Msg: fmt.Sprintf("want a number of USD per million tokens (>= 0), got %v", v)}
 		}
@@ -269,7 +269,7 @@ func (t *Target) loadPrice(s *Setting, at func(path ...string) suite.Position) (
 
 // Find returns the target called name, or an error listing the available ones. A target
 // whose entry had errors is found but returned with its first error.
-func (f *TargetsFile) Find(name string) (*Target, error) {
+func (f *File) Find(name string) (*Target, error) {
 	for _, t := range f.Targets {
 		if t.Name == name {
 			if err := f.invalid[name]; err != nil {
@@ -302,11 +302,11 @@ func (t *Target) ForEval(evalDir string, env LookupEnv) *Target {
 	return &c
 }
 
-// FindTargetsFile searches evalDir and each parent up to repoRoot, then cwd, for
+// FindFile searches evalDir and each parent up to repoRoot, then cwd, for
 // targets.yaml, targets.yml, .agentv/targets.yaml or .agentv/targets.yml.
-func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
+func FindFile(evalDir, repoRoot, cwd string) (string, error) {
 	var tried []string
-	dirs := targetsAncestors(evalDir, repoRoot)
+	dirs := ancestors(evalDir, repoRoot)
 	if cwd != "" {
 		dirs = append(dirs, cwd)
 	}
@@ -316,7 +316,7 @@ func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
 			continue
 		}
 		seen[d] = true
-		for _, c := range targetsCandidates {
+		for _, c := range candidates {
 			p := filepath.Join(d, c)
 			if st, err := os.Stat(p); err == nil && !st.IsDir() {
 				return p, nil
@@ -327,18 +327,18 @@ func FindTargetsFile(evalDir, repoRoot, cwd string) (string, error) {
 	return "", fmt.Errorf("could not find a targets file (tried %s); create targets.yaml or pass --targets <file>", strings.Join(tried, ", "))
 }
 
-// ResolveTargetsFlag turns a `--targets` value into a file: a file is used as is, a
+// ResolveFlag turns a `--targets` value into a file: a file is used as is, a
 // directory is searched for the usual names.
-func ResolveTargetsFlag(p string) (string, error) {
+func ResolveFlag(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return "", fmt.Errorf("could not use targets file %q: %w", p, targetsPathErr(err))
+		return "", fmt.Errorf("could not use targets file %q: %w", p, pathErr(err))
 	}
 	if !st.IsDir() {
 		return p, nil
 	}
 	var tried []string
-	for _, c := range targetsCandidates {
+	for _, c := range candidates {
 		q := filepath.Join(p, c)
 		if st, err := os.Stat(q); err == nil && !st.IsDir() {
 			return q, nil
@@ -348,9 +348,9 @@ func ResolveTargetsFlag(p string) (string, error) {
 	return "", fmt.Errorf("no targets file in directory %q (tried %s)", p, strings.Join(tried, ", "))
 }
 
-// targetsAncestors lists dir and its parents up to and including root. When dir is not
+// ancestors lists dir and its parents up to and including root. When dir is not
 // inside root, only dir itself is searched: walking to / would pick up unrelated files.
-func targetsAncestors(dir, root string) []string {
+func ancestors(dir, root string) []string {
 	if dir == "" {
 		return nil
 	}
@@ -374,22 +374,22 @@ func targetsAncestors(dir, root string) []string {
 	return out
 }
 
-func (f *TargetsFile) add(d suite.Diagnostic) { f.Diagnostics = append(f.Diagnostics, d) }
+func (f *File) add(d suite.Diagnostic) { f.Diagnostics = append(f.Diagnostics, d) }
 
-func (f *TargetsFile) errorf(p suite.Position, format string, args ...any) {
+func (f *File) errorf(p suite.Position, format string, args ...any) {
 	f.add(suite.Diagnostic{File: f.Path, Line: p.Line, Col: p.Col, Severity: suite.SeverityError, Kind: "targets", Message: fmt.Sprintf(format, args...)})
 }
 
-func (f *TargetsFile) warnf(p suite.Position, kind, format string, args ...any) {
+func (f *File) warnf(p suite.Position, kind, format string, args ...any) {
 	f.add(suite.Diagnostic{File: f.Path, Line: p.Line, Col: p.Col, Severity: suite.SeverityWarning, Kind: kind, Message: fmt.Sprintf(format, args...)})
 }
 
-func (f *TargetsFile) pos(n *yaml.Node) suite.Position {
+func (f *File) pos(n *yaml.Node) suite.Position {
 	return suite.Position{File: f.Path, Line: n.Line, Col: n.Column}
 }
 
 // yamlError turns a parse error into diagnostics with line:col when the parser knows them.
-func (f *TargetsFile) yamlError(err error) {
+func (f *File) yamlError(err error) {
 	if strings.Contains(err.Error(), "no documents in stream") {
 		f.errorf(suite.Position{}, "the targets file is empty; expected a `targets:` list")
 		return
@@ -410,20 +410,20 @@ func (f *TargetsFile) yamlError(err error) {
 }
 
 // nestedPos is the position of the deepest key of path (normalized names) that exists.
-func (f *TargetsFile) nestedPos(keys, vals map[string]*yaml.Node, path []string) suite.Position {
+func (f *File) nestedPos(keys, vals map[string]*yaml.Node, path []string) suite.Position {
 	if len(path) == 0 || keys[path[0]] == nil {
 		return suite.Position{File: f.Path}
 	}
 	pos := f.pos(keys[path[0]])
-	n := targetsDeref(vals[path[0]])
+	n := deref(vals[path[0]])
 	for _, p := range path[1:] {
 		if n.Kind != yaml.MappingNode {
 			break
 		}
 		var next *yaml.Node
-		for _, kv := range targetsPairs(n) {
+		for _, kv := range mappingPairs(n) {
 			if SnakeCase(kv[0].Value) == p {
-				pos, next = f.pos(kv[0]), targetsDeref(kv[1])
+				pos, next = f.pos(kv[0]), deref(kv[1])
 			}
 		}
 		if next == nil {
@@ -434,8 +434,8 @@ func (f *TargetsFile) nestedPos(keys, vals map[string]*yaml.Node, path []string)
 	return pos
 }
 
-// targetsDiag turns a target error into a diagnostic at its position.
-func targetsDiag(err error, t *Target) suite.Diagnostic {
+// diagnosticOf turns a target error into a diagnostic at its position.
+func diagnosticOf(err error, t *Target) suite.Diagnostic {
 	d := suite.Diagnostic{File: t.File, Line: t.Pos.Line, Col: t.Pos.Col, Severity: suite.SeverityError, Kind: "target", Message: err.Error()}
 	var se *SettingError
 	var ue *UnsetVarError
@@ -450,8 +450,8 @@ func targetsDiag(err error, t *Target) suite.Diagnostic {
 	return d
 }
 
-// targetsKindList names every accepted provider, aliases in parentheses.
-func targetsKindList() string {
+// kindList names every accepted provider, aliases in parentheses.
+func kindList() string {
 	aliases := map[string][]string{}
 	for a, k := range kindAliases {
 		if a != k {
@@ -476,7 +476,7 @@ func targetsKindList() string {
 	return strings.Join(kinds, ", ")
 }
 
-func targetsDisplayPath(p string) string {
+func displayPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.ToSlash(p)
@@ -489,8 +489,8 @@ func targetsDisplayPath(p string) string {
 	return filepath.ToSlash(p)
 }
 
-// targetsPathErr drops the path os errors repeat (the caller names the file).
-func targetsPathErr(err error) error {
+// pathErr drops the path os errors repeat (the caller names the file).
+func pathErr(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -498,33 +498,33 @@ func targetsPathErr(err error) error {
 	return err
 }
 
-// targetsDeref follows aliases (bounded, so an alias cycle cannot loop).
-func targetsDeref(n *yaml.Node) *yaml.Node {
+// deref follows aliases (bounded, so an alias cycle cannot loop).
+func deref(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 32; i++ {
 		n = n.Alias
 	}
 	return n
 }
 
-// targetsPairs lists the key/value pairs of a mapping, expanding `<<` merge keys
+// mappingPairs lists the key/value pairs of a mapping, expanding `<<` merge keys
 // (explicit keys win over merged ones, earlier merge sources over later ones). Merges nest
 // a few levels at most and expand to a bounded number of pairs, so alias tricks end.
-func targetsPairs(n *yaml.Node) [][2]*yaml.Node {
+func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
 	budget := 1000
-	return targetsPairsDepth(n, 0, &budget)
+	return mappingPairsDepth(n, 0, &budget)
 }
 
-func targetsPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
+func mappingPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 	var out, merged [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Tag != "!!str" {
 			if depth < 8 {
-				for _, m := range targetsMergeSources(targetsDeref(v)) {
+				for _, m := range mergeSources(deref(v)) {
 					if *budget <= 0 {
 						break
 					}
-					merged = append(merged, targetsPairsDepth(m, depth+1, budget)...)
+					merged = append(merged, mappingPairsDepth(m, depth+1, budget)...)
 				}
 			}
 			continue
@@ -548,25 +548,25 @@ func targetsPairsDepth(n *yaml.Node, depth int, budget *int) [][2]*yaml.Node {
 	return out
 }
 
-// targetsDecodeBudget bounds the nodes (and merged pairs) the settings of one file may
+// decodeBudget bounds the nodes (and merged pairs) the settings of one file may
 // expand to: aliases can make a small file describe an enormous value ("billion laughs").
-const targetsDecodeBudget = 20000
+const decodeBudget = 20000
 
-// targetsDecodeNode turns a node into the value types Setting documents: string, int,
+// decodeNode turns a node into the value types Setting documents: string, int,
 // float64, bool, []any, map[string]any or nil, spending budget.
-func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
-	n = targetsDeref(n)
+func decodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
+	n = deref(n)
 	*budget--
 	if depth > 64 || *budget < 0 {
 		return nil, errors.New("value nested too deeply or too large (alias loop?)")
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		return targetsScalar(n)
+		return scalar(n)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := targetsDecodeNode(c, depth+1, budget)
+			v, err := decodeNode(c, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -575,8 +575,8 @@ func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
 		return out, nil
 	case yaml.MappingNode:
 		out := map[string]any{}
-		for _, kv := range targetsPairsDepth(n, 0, budget) {
-			v, err := targetsDecodeNode(kv[1], depth+1, budget)
+		for _, kv := range mappingPairsDepth(n, 0, budget) {
+			v, err := decodeNode(kv[1], depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -587,7 +587,7 @@ func targetsDecodeNode(n *yaml.Node, depth int, budget *int) (any, error) {
 	return nil, nil
 }
 
-func targetsScalar(n *yaml.Node) (any, error) {
+func scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil, nil
@@ -627,7 +627,7 @@ func targetsScalar(n *yaml.Node) (any, error) {
 	return n.Value, nil
 }
 
-func targetsNumber(v any) (float64, bool) {
+func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int:
 		return float64(x), true
@@ -654,10 +654,10 @@ func (s *Setting) scalarString() string {
 	return ""
 }
 
-// targetsPlainValue reports values that cannot be secrets although their key looks like one
+// plainValue reports values that cannot be secrets although their key looks like one
 // (`max_tokens: "4096"`) and `${{ VAR }}` references (their values are registered instead);
 // masking them would shred ordinary text.
-func targetsPlainValue(s string) bool {
+func plainValue(s string) bool {
 	if _, isRef := EnvRef(s); isRef {
 		return true
 	}
@@ -671,14 +671,14 @@ func targetsPlainValue(s string) bool {
 	return false
 }
 
-func targetsMergeSources(v *yaml.Node) []*yaml.Node {
+func mergeSources(v *yaml.Node) []*yaml.Node {
 	switch v.Kind {
 	case yaml.MappingNode:
 		return []*yaml.Node{v}
 	case yaml.SequenceNode:
 		var out []*yaml.Node
 		for _, c := range v.Content {
-			if c = targetsDeref(c); c.Kind == yaml.MappingNode {
+			if c = deref(c); c.Kind == yaml.MappingNode {
 				out = append(out, c)
 			}
 		}
