@@ -146,6 +146,17 @@ tests:
         value: "42"
       - type: llm-grader
         target: judge-bad
+  - id: composite-skip
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: composite
+        assertions:
+          - {name: c, type: contains, value: "42"}
+          - {name: l, type: llm-grader, target: judge-bad}
+        aggregator: {type: weighted_average}
+      - type: contains
+        value: "nope"
 `,
 	"evals/strings.eval.yaml": `name: strings
 execution:
@@ -273,6 +284,7 @@ func TestV4Graders(t *testing.T) {
 		{"code-names-25", 1, "code-grader"},
 		{"negate-required", 0.7999999999999999, "contains-43 icontains-any-2 llm-grader"},
 		{"bad-judge", 0, "contains-42 llm-grader"},
+		{"composite-skip", 0.5, "composite contains-nope"}, // the member that cannot score is left out
 		{"plain-strings", 0.8333333333333334, "contains-42 rubrics starts-with-The regex-^The answer is [0-9]+ and that ends-with-. is-json"},
 		{"prompts", 0.6749999999999999, "script file inline rubric-template icontains-ANSWER icontains-ANSWER"},
 		{"legacy", 0.6, "llm_judge"},

@@ -104,10 +104,24 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		}
 		children = append(children, child)
 	}
+	v4 := usesV4(r, spec)
+	// In 4.x files the averaging aggregators leave out members that could not score; the
+	// composite cannot score only when none could.
+	scored := children
+	if v4 {
+		scored = make([]results.EvaluatorResult, 0, len(children))
+		for _, c := range children {
+			if c.Error == "" {
+				scored = append(scored, c)
+			}
+		}
+	}
 	var v verdict
 	switch {
+	case v4 && len(scored) == 0 && len(children) > 0:
+		v = verdict{}
 	case cfg.kind == aggThreshold:
-		v = thresholdAggregate(children, cfg.threshold)
+		v = thresholdAggregate(scored, cfg.threshold)
 	case usesV4(r, spec) && cfg.kind == aggCodeJudge:
 		stdin := append(append([]byte("{\"results\":"), v4MembersJSON(children)...), '}')
 		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
@@ -121,7 +135,7 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 	case cfg.kind == aggLLMJudge:
 		v = r.aggregateByJudge(ctx, spec, cfg, children)
 	default:
-		v = weightedAverage(children)
+		v = weightedAverage(scored)
 	}
 	v.children = children
 	var failed []string
@@ -130,7 +144,11 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 			failed = append(failed, fmt.Sprintf("member %q could not score: %s", c.Name, c.Error))
 		}
 	}
-	if len(failed) > 0 && v.err == nil {
+	switch {
+	case len(failed) == 0 || v.err != nil:
+	case v4 && len(scored) > 0:
+		v.misses = append(v.misses, failed...) // left out of the score, still reported
+	default:
 		v.err = errors.New(strings.Join(failed, "; "))
 	}
 	return v
