@@ -57,7 +57,7 @@ func TestProvidersREADMEExample(t *testing.T) {
 			kinds[p.Target().Kind] = true
 		}
 	}
-	for _, k := range []string{targets.KindOpenAI, targets.KindAzure, targets.KindAnthropic, targets.KindGemini, targets.KindCodex, targets.KindVSCode, targets.KindCLI, targets.KindMock} {
+	for _, k := range []string{targets.KindOpenAI, targets.KindAzure, targets.KindAnthropic, targets.KindGemini, targets.KindCodex, targets.KindClaude, targets.KindVSCode, targets.KindCLI, targets.KindMock} {
 		if !kinds[k] {
 			t.Errorf("the example has no %s target", k)
 		}

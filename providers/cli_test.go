@@ -20,7 +20,7 @@ import (
 )
 
 // cliTestTarget builds a cli target whose eval directory is dir, as targets.Load stores settings.
-// mapEnv is a LookupEnv over a fixed map.
+// mapEnv is a targets.LookupEnv over a fixed map.
 func mapEnv(m map[string]string) targets.LookupEnv {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }

@@ -161,7 +161,15 @@ func newCodexFakeRun(t *testing.T) *codexFakeRun {
 }
 
 func (r *codexFakeRun) env(mode, stream string, extra ...string) []string {
-	abs, _ := filepath.Abs(filepath.Join("testdata", "codex", stream))
+	return r.envIn("codex", mode, stream, extra...)
+}
+
+// envIn is env with the stream read from testdata/<dir> (or an absolute path).
+func (r *codexFakeRun) envIn(dir, mode, stream string, extra ...string) []string {
+	abs := stream
+	if !filepath.IsAbs(stream) {
+		abs, _ = filepath.Abs(filepath.Join("testdata", dir, stream))
+	}
 	return append([]string{"PATH=" + os.Getenv("PATH"), "CODEX_FAKE_REC=" + r.rec, "CODEX_FAKE_MODE=" + mode,
 		"CODEX_FAKE_STREAM=" + abs, "CODEX_FAKE_SECRET=" + apiTestKey}, extra...)
 }

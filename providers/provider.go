@@ -1,5 +1,5 @@
 // Package providers answers eval requests: the Provider interface and every provider
-// (mock, cli, codex, vscode, azure, anthropic, gemini, openai), built from a target that
+// (mock, cli, codex, claude-code, vscode, azure, anthropic, gemini, openai), built from a target that
 // package targets loaded, with one retry policy for the API ones.
 package providers
 
@@ -17,7 +17,7 @@ type Mode uint8
 const (
 	// ModeLM embeds file contents in the prompt (API providers and mock).
 	ModeLM Mode = iota
-	// ModeAgent references files by path (cli, codex, vscode): the agent reads them itself.
+	// ModeAgent references files by path (cli, codex, claude-code, vscode): the agent reads them itself.
 	ModeAgent
 )
 
@@ -94,7 +94,7 @@ type HealthChecker interface {
 // ModeOf returns the formatting mode of a provider kind.
 func ModeOf(kind string) Mode {
 	switch kind {
-	case targets.KindCLI, targets.KindCodex, targets.KindVSCode, targets.KindVSCodeInsiders:
+	case targets.KindCLI, targets.KindCodex, targets.KindClaude, targets.KindVSCode, targets.KindVSCodeInsiders:
 		return ModeAgent
 	}
 	return ModeLM

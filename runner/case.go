@@ -33,21 +33,29 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout)
 }
 
-// runCase invokes the target (unless pre is an answer from a batch) and scores the answer.
+// runCase runs a job, once or as its trials (see trials.go), and emits its record.
 func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
-	start := time.Now()
 	// The case is not needed once its record is out: let it go, so memory does not hold
 	// every case of a large suite until the end.
 	defer func() { j.Case = nil }()
+	if tr := r.trialsOf(j.Case); tr != nil {
+		r.emit(r.runTrials(ctx, p, j, pre, tr))
+		return
+	}
+	r.emit(r.runOnce(ctx, p, j, pre))
+}
+
+// runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
+func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) (rec *results.Record) {
+	start := time.Now()
 	// A bug in a provider or evaluator must cost one case, not the run.
 	defer func() {
 		if v := recover(); v != nil {
-			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
+			rec = r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v))
 		}
 	}()
 	if j.Case.Conversation != nil {
-		r.runConversation(ctx, p, j, start)
-		return
+		return r.runConversation(ctx, p, j, start)
 	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
@@ -58,8 +66,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		resp, attempts, err = r.invoke(ctx, p, req)
 	}
 	if err != nil {
-		r.emit(r.errorRecord(j, req, attempts, time.Since(start), err))
-		return
+		return r.errorRecord(j, req, attempts, time.Since(start), err)
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
@@ -67,7 +74,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
 	}, &r.opts.Evaluators)
 
-	rec := r.baseRecord(j, t)
+	rec = r.baseRecord(j, t)
 	rec.Score = out.Score
 	rec.Hits = nonNil(out.Hits)
 	rec.Misses = nonNil(out.Misses)
@@ -96,7 +103,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	default:
 		rec.Verdict = results.VerdictFail
 	}
-	r.emit(rec)
+	return rec
 }
 
 // invoke calls the provider with a timeout per attempt, retrying timeouts while

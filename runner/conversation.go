@@ -53,7 +53,7 @@ type conversationRun struct {
 // A turn whose target call fails scores 0 and makes the case an error; with
 // on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
 // turns are recorded as not sent, scoring 0.
-func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *Job, start time.Time) {
+func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *Job, start time.Time) *results.Record {
 	c := j.Case
 	conv := c.Conversation
 	t := p.Target()
@@ -94,7 +94,7 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *J
 	default:
 		rec.Verdict = results.VerdictFail
 	}
-	r.emit(rec)
+	return rec
 }
 
 // turn sends one turn and scores its answer. It reports whether the turn failed: no answer,

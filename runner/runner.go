@@ -56,6 +56,9 @@ type Options struct {
 	Now           func() time.Time // clock for timestamps; nil: time.Now
 	Logf          func(format string, args ...any)
 	Verbose       bool
+	// Trials overrides the files' trials when set: Count (--trials) and Strategy
+	// (--trials-strategy); see TrialsFor.
+	Trials suite.Trials
 }
 
 // Job is one case bound to the provider that answers it.
@@ -81,6 +84,8 @@ type Runner struct {
 	healthFailed []error // one per target whose healthcheck failed
 
 	lastStamp atomic.Pointer[stamp] // the last record timestamp
+
+	costWarning sync.Once // a cost limit on trials whose target reports no cost is said once
 }
 
 // HealthFailures returns the failed healthchecks of the run, one per target: each makes the

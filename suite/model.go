@@ -24,6 +24,7 @@ type Suite struct {
 	Tags        []string
 	Targets     []string // 4.x `execution.targets`: run every test on each
 	Threshold   *float64 // 4.x `execution.threshold` (0–1), nil if none
+	Trials      *Trials  // 4.x `execution.trials`, nil if none (each case runs once)
 	Dataset     string   // `dataset`, else the file's base name without extension
 	Description string
 	Target      string // suite-level target name (`execution.target`, else `target`), "" if none

@@ -28,7 +28,7 @@ var (
 	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
 		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
-	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold"}
+	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
 	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
 )
@@ -224,7 +224,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 		return
 	}
 	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets and threshold, got %s", "execution", kindName(e.v))
+		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
 		return
 	}
 	xs := entries(e.v)
@@ -248,7 +248,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 				l.errorf(x.v, KindStructure, "", "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
 			}
 		case "trials":
-			l.warnf(x.kn, KindIgnored, "", "execution %q is not supported yet (ignored): each test runs once", "trials")
+			l.v4Trials(x)
 		default:
 			l.unknownKey(*x, "in execution", "", v4ExecKeys)
 		}
@@ -433,6 +433,8 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
 				case "threshold":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", "threshold")
+				case "trials":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
 				default:
 					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
 				}

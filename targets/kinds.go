@@ -8,6 +8,7 @@ const (
 	KindOpenAI         = "openai"
 	KindCLI            = "cli"
 	KindCodex          = "codex"
+	KindClaude         = "claude-code"
 	KindVSCode         = "vscode"
 	KindVSCodeInsiders = "vscode-insiders"
 	KindMock           = "mock"
@@ -21,6 +22,7 @@ var kindAliases = map[string]string{
 	"openai": KindOpenAI,
 	"cli":    KindCLI,
 	"codex":  KindCodex, "codex-cli": KindCodex,
+	"claude-code": KindClaude, "claude": KindClaude, "claude-cli": KindClaude,
 	"vscode": KindVSCode, "vscode-insiders": KindVSCodeInsiders,
 	"mock": KindMock,
 }
