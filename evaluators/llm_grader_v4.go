@@ -158,6 +158,9 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 			user = override
 		}
 		user = substitute(user, vars)
+		if tc := r.toolCallsV4(); tc != "" && override == "" {
+			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
+		}
 		parse = parseV4Freeform
 	case override != "":
 		user, system = substitute(override, vars), v4ChecklistSystem
@@ -247,7 +250,9 @@ func (r *caseRun) v4Vars(criteria string, set *rubricSet) func(string) (string, 
 				b = jsonx.Indent(b)
 			}
 			return string(b), true
-		case "metadata", "metadata_json", "file_changes", "tool_calls":
+		case "tool_calls":
+			return r.toolCallsV4(), true
+		case "metadata", "metadata_json", "file_changes":
 			return "", true
 		}
 		return "", false
@@ -293,6 +298,17 @@ func (r *caseRun) v4Sections(b *strings.Builder, criteria string) {
 		fmt.Fprintf(b, "[[ ## reference_answer ## ]]\n%s\n\n", ref)
 	}
 	fmt.Fprintf(b, "[[ ## answer ## ]]\n%s\n\n", r.in.Candidate)
+	if tc := r.toolCallsV4(); tc != "" {
+		fmt.Fprintf(b, "[[ ## tool_calls ## ]]\n%s\n\n", tc)
+	}
+}
+
+// toolCallsV4 is the summary of the target's tool calls for 4.x prompts.
+func (r *caseRun) toolCallsV4() string {
+	if r.in.Response == nil {
+		return ""
+	}
+	return v4ToolCalls(r.in.Response.OutputMessages)
 }
 
 // v4Guidance lists the guidance of each operator the rubrics use, in order of first use.

@@ -261,3 +261,22 @@ func TestV4Payload(t *testing.T) {
 		t.Error("answer set outside a prompt template's payload")
 	}
 }
+
+func TestV4ToolCalls(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 130)
+	tests := []struct{ calls, want string }{
+		{`[{"tool": "Read", "input": {"file_path": "a.txt"}}, {"tool": "search", "input": {"n": 3, "q": "answer", "r": "later"}}, {"tool": "Bash", "input": {"command": "ls"}}, {"tool": "noinput"}]`,
+			"- Read: a.txt\n- search: answer\n- Bash: ls\n- noinput"},
+		{`[{"tool": "Bash", "input": {"cwd": "/", "command": "` + long + `"}}]`, "- Bash: " + strings.Repeat("x", 120) + "…"},
+		{`[{"tool": "other", "input": {"big": "` + long + `", "small": "s"}}]`, "- other: s"},
+		{`[{"input": {}}]`, "- unknown"},
+		{`not json`, ""},
+	}
+	for _, tt := range tests {
+		msgs := []suite.Message{{Role: "assistant", ToolCalls: json.RawMessage(tt.calls)}}
+		if got := v4ToolCalls(msgs); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.calls, got, tt.want)
+		}
+	}
+}
