@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/internal/proc"
@@ -22,6 +20,7 @@ import (
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Options are what the planner needs from the run's configuration.

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Options are run-wide settings every provider may use.

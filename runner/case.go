@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -19,6 +17,7 @@ import (
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // HealthcheckError marks records of cases that did not run because their target's
