@@ -26,6 +26,9 @@ func init() {
 // codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
 // JSON object {score, hits?, misses?, reasoning?, details?}; the score is clamped to [0, 1].
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
+	if usesV4(r, spec) {
+		return codeGraderV4(ctx, r, spec)
+	}
 	cwd := spec.Cwd
 	if cwd == "" {
 		cwd = r.dir()

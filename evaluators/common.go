@@ -24,7 +24,8 @@ type commonKeys struct {
 
 // configTypes are the types whose other keys are the judge's pass-through config in AgentV
 // 2.x files: there `required` and the like are the judge's own data (the quickstart's code
-// judge reads `required` as the list of texts an answer needs), not common keys.
+// judge reads `required` as the list of texts an answer needs), not common keys. In 4.x files
+// they are common keys on these types too.
 var configTypes = map[string]bool{suite.TypeCodeJudge: true, suite.TypeLLMJudge: true}
 
 // parseCommon reads `negate`, `required` (true, false or a minimum score) and `min_score`
@@ -33,7 +34,7 @@ var configTypes = map[string]bool{suite.TypeCodeJudge: true, suite.TypeLLMJudge:
 // author asked for a gate that would otherwise not be there.
 func parseCommon(spec *suite.EvaluatorSpec) (commonKeys, error) {
 	var c commonKeys
-	if isNull(spec.Settings) || configTypes[spec.Type] {
+	if isNull(spec.Settings) || configTypes[spec.Type] && spec.Dialect != suite.Dialect4 {
 		return c, nil
 	}
 	s, err := settingsOf(spec)

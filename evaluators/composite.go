@@ -24,13 +24,15 @@ const (
 	aggWeightedAverage = "weighted_average"
 	aggCodeJudge       = "code_judge"
 	aggLLMJudge        = "llm_judge"
+	aggThreshold       = "threshold" // AgentV 4.x: the share of members that pass
 )
 
 type compositeConfig struct {
-	kind    string
-	weights map[string]float64
-	path    string // code_judge: a shell command
-	prompt  string // llm_judge: inline text or a file path
+	kind      string
+	weights   map[string]float64
+	path      string  // code_judge: a shell command
+	prompt    string  // llm_judge: inline text or a file path
+	threshold float64 // threshold: the share of passing members needed to pass
 }
 
 func init() { register(TypeComposite, nil, parseComposite, composite) }
@@ -44,10 +46,11 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 		return nil, errors.New("composite needs `evaluators`")
 	}
 	var agg struct {
-		Type    string                     `json:"type"`
-		Weights map[string]json.RawMessage `json:"weights"`
-		Path    string                     `json:"path"`
-		Prompt  string                     `json:"prompt"`
+		Type      string                     `json:"type"`
+		Weights   map[string]json.RawMessage `json:"weights"`
+		Path      string                     `json:"path"`
+		Prompt    string                     `json:"prompt"`
+		Threshold json.RawMessage            `json:"threshold"`
 	}
 	if _, err := s.decode(&agg, "aggregator"); err != nil {
 		return nil, err
@@ -75,8 +78,14 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 			return nil, settingErr("aggregator", "composite aggregator code_judge needs `path` (a command)")
 		}
 	case aggLLMJudge:
+	case aggThreshold:
+		var t float64
+		if json.Unmarshal(agg.Threshold, &t) != nil || t < 0 || t > 1 {
+			return nil, settingErr("aggregator.threshold", "must be a number from 0 to 1 (the share of members that must pass), got %s", cmp.Or(string(agg.Threshold), "nothing"))
+		}
+		cfg.threshold = t
 	default:
-		return nil, settingErr("aggregator.type", "unknown composite aggregator %q (want weighted_average, code_judge or llm_judge)", cfg.kind)
+		return nil, settingErr("aggregator.type", "unknown composite aggregator %q (want weighted_average, threshold, code_judge or llm_judge)", cfg.kind)
 	}
 	return cfg, nil
 }
@@ -95,16 +104,38 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		}
 		children = append(children, child)
 	}
+	v4 := usesV4(r, spec)
+	// In 4.x files the averaging aggregators leave out members that could not score; the
+	// composite cannot score only when none could.
+	scored := children
+	if v4 {
+		scored = make([]results.EvaluatorResult, 0, len(children))
+		for _, c := range children {
+			if c.Error == "" {
+				scored = append(scored, c)
+			}
+		}
+	}
 	var v verdict
-	switch cfg.kind {
-	case aggCodeJudge:
+	switch {
+	case v4 && len(scored) == 0 && len(children) > 0:
+		v = verdict{}
+	case cfg.kind == aggThreshold:
+		v = thresholdAggregate(scored, cfg.threshold)
+	case usesV4(r, spec) && cfg.kind == aggCodeJudge:
+		stdin := append(append([]byte("{\"results\":"), v4MembersJSON(children)...), '}')
+		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
+		v = r.runAggregatorV4(ctx, []string{"sh", "-c", cfg.path}, jsonx.Indent(stdin), request)
+	case usesV4(r, spec) && cfg.kind == aggLLMJudge:
+		v = r.aggregateByJudgeV4(ctx, spec, cfg, children)
+	case cfg.kind == aggCodeJudge:
 		stdin := append(append([]byte(`{"results":`), membersJSON(children)...), '}')
 		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
 		v = r.runJudgeScript(ctx, "composite aggregator", []string{"sh", "-c", cfg.path}, r.dir(), stdin, request, nil)
-	case aggLLMJudge:
+	case cfg.kind == aggLLMJudge:
 		v = r.aggregateByJudge(ctx, spec, cfg, children)
 	default:
-		v = weightedAverage(children)
+		v = weightedAverage(scored)
 	}
 	v.children = children
 	var failed []string
@@ -113,7 +144,11 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 			failed = append(failed, fmt.Sprintf("member %q could not score: %s", c.Name, c.Error))
 		}
 	}
-	if len(failed) > 0 && v.err == nil {
+	switch {
+	case len(failed) == 0 || v.err != nil:
+	case v4 && len(scored) > 0:
+		v.misses = append(v.misses, failed...) // left out of the score, still reported
+	default:
 		v.err = errors.New(strings.Join(failed, "; "))
 	}
 	return v

@@ -43,6 +43,7 @@ type verdict struct {
 	details   json.RawMessage
 	err       error // the evaluator could not produce a score
 	forceFail bool  // a required rubric failed: verdict fail whatever the score
+	forcePass bool  // a 4.x threshold or aggregator verdict passed: verdict pass whatever the score
 	children  []results.EvaluatorResult
 }
 
@@ -87,6 +88,8 @@ type caseRun struct {
 	data caseData
 	// retries counts the timed-out attempts tried again by the evaluator running now.
 	retries int
+	// temperature is the judge temperature of the 4.x llm-grader running now, nil for none.
+	temperature *float64
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
@@ -141,6 +144,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	aggregate(out)
 	if common != nil {
 		requiredGate(out, common, opts.Threshold)
+	}
+	if out.Errored && isV4(in) {
+		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
 	}
 	if isDefault && len(out.Results) == 1 {
 		// The default judge's request goes at the top of the record, where AgentV puts it,
@@ -220,8 +226,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	if r.retries > 0 {
 		res.Attempts = 1 + r.retries
 	}
-	if v.forceFail {
+	switch {
+	case v.forceFail:
 		res.Verdict = results.BandFail
+	case v.forcePass && v.err == nil:
+		res.Verdict = results.BandPass
 	}
 	if v.err != nil {
 		res.Error = red.String(v.err.Error())

@@ -68,6 +68,9 @@ func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 // llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
 // it runs in rubric mode instead, and a custom prompt does not apply.
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
+	if usesV4(r, spec) {
+		return llmGraderV4(ctx, r, spec, set)
+	}
 	if set != nil {
 		return rubricJudge(ctx, r, spec, set)
 	}
@@ -144,7 +147,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 // even if the provider does not honour its context: the call runs in a goroutine that is
 // left behind if it outlives the timeout.
 func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir()})
+	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir(),
+		Temperature: r.temperature})
 }
 
 // invokeWith sends req to p with the run's timeout, as invokeJudge does.

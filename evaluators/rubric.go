@@ -40,6 +40,10 @@ type rubric struct {
 	required bool
 	minScore *int // required_min_score (0–10)
 	ranges   []scoreRange
+	// minUnit is 4.x's `min_score` (0–1), which gates a score-range criterion; operator is
+	// 4.x's correctness or contradiction.
+	minUnit  *float64
+	operator string
 }
 
 type rubricSet struct {
@@ -93,6 +97,8 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 				Weight      *float64 `json:"weight"`
 				Required    *bool    `json:"required"`
 				MinScore    *float64 `json:"required_min_score"`
+				MinUnit     *float64 `json:"min_score"`
+				Operator    string   `json:"operator"`
 				Ranges      []struct {
 					Range       []float64 `json:"score_range"`
 					Outcome     string    `json:"expected_outcome"`
@@ -119,6 +125,17 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 				}
 				r.minScore = &n
 			}
+			if obj.MinUnit != nil {
+				if !(*obj.MinUnit > 0 && *obj.MinUnit <= 1) {
+					return nil, settingErr(at+".min_score", "must be a number above 0 and at most 1")
+				}
+				r.minUnit = obj.MinUnit
+				if r.minScore == nil {
+					n := int(math.Round(*obj.MinUnit * 10))
+					r.minScore = &n
+				}
+			}
+			r.operator = obj.Operator
 			for j, sr := range obj.Ranges {
 				if len(sr.Range) != 2 || sr.Range[0] != math.Trunc(sr.Range[0]) || sr.Range[1] != math.Trunc(sr.Range[1]) ||
 					sr.Range[0] < 0 || sr.Range[1] > 10 || sr.Range[0] > sr.Range[1] {
@@ -201,6 +218,9 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 
 // rubricJudge runs an llm_judge in rubric mode.
 func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
+	if usesV4(r, spec) {
+		return llmGraderV4(ctx, r, spec, set)
+	}
 	user, system := r.rubricPrompt(set)
 	judge, targetName, err := r.resolveJudge(spec.Target)
 	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)

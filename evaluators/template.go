@@ -195,7 +195,13 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	if config == nil {
 		config = spec.Config
 	}
-	payload, err := r.data.payload(config)
+	var payload []byte
+	var err error
+	if usesV4(r, spec) {
+		payload, err = r.data.v4Payload(v4PayloadOpts{config: config, template: true})
+	} else {
+		payload, err = r.data.payload(config)
+	}
 	if err != nil {
 		return "", fmt.Errorf("prompt template %s: could not build its payload: %w", display, err)
 	}

@@ -104,10 +104,10 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 			params.Messages = append(params.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(tr.Content)))
 		}
 	}
-	if p.sampling.Temperature != nil {
+	if t := p.sampling.forRequest(req).Temperature; t != nil {
 		// The v2 SDK has no temperature field (deprecated in its API version); the API still
 		// reads it, so a configured value is sent as written.
-		params.SetExtraFields(map[string]any{"temperature": *p.sampling.Temperature})
+		params.SetExtraFields(map[string]any{"temperature": *t})
 	}
 	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
 		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.timeout))

@@ -88,6 +88,14 @@ type apiSampling struct {
 	MaxTokens   *int64
 }
 
+// forRequest is s with the request's own temperature, if it has one.
+func (s apiSampling) forRequest(req *Request) apiSampling {
+	if req != nil && req.Temperature != nil {
+		s.Temperature = req.Temperature
+	}
+	return s
+}
+
 // apiReadSampling reads temperature and max_output_tokens (alias max_tokens).
 func apiReadSampling(t *targets.Target) (apiSampling, error) {
 	var s apiSampling

@@ -107,6 +107,6 @@ func (p *azureProvider) Target() *targets.Target { return p.call.t }
 func (p *azureProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
 		// The SDK routes by the request's model: it becomes /openai/deployments/{model}/...
-		return apiChatCompletion(ctx, p.call, p.chat, p.deployment, p.sampling, "max_completion_tokens", req)
+		return apiChatCompletion(ctx, p.call, p.chat, p.deployment, p.sampling.forRequest(req), "max_completion_tokens", req)
 	})
 }

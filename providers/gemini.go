@@ -77,8 +77,8 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	if pr.System != "" {
 		cfg.SystemInstruction = genai.NewContentFromText(pr.System, genai.RoleUser)
 	}
-	if p.sampling.Temperature != nil {
-		f := float32(*p.sampling.Temperature)
+	if t := p.sampling.forRequest(req).Temperature; t != nil {
+		f := float32(*t)
 		cfg.Temperature = &f
 	}
 	if p.sampling.MaxTokens != nil {

@@ -83,7 +83,7 @@ func (p *openAIProvider) Target() *targets.Target { return p.call.t }
 
 func (p *openAIProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		return apiChatCompletion(ctx, p.call, p.chat, p.model, p.sampling, p.maxTokensField, req)
+		return apiChatCompletion(ctx, p.call, p.chat, p.model, p.sampling.forRequest(req), p.maxTokensField, req)
 	})
 }
 

@@ -107,6 +107,19 @@ func TestOpenAIRequest(t *testing.T) {
 			},
 		},
 		{
+			name: "a request's temperature replaces the target's",
+			settings: map[string]any{"api_key": apiTestKey, "model": "gpt-test", "base_url": "http://vllm.internal:8000/v1",
+				"temperature": 0.2},
+			req:      Request{Question: "judge", Temperature: new(0.7)},
+			wantURL:  "POST http://vllm.internal:8000/v1/chat/completions",
+			wantAuth: "Bearer " + apiTestKey,
+			check: func(t *testing.T, s apiSeen) {
+				if s.Body["temperature"] != 0.7 {
+					t.Errorf("temperature = %v, want 0.7", s.Body["temperature"])
+				}
+			},
+		},
+		{
 			name:     "GitHub Models with the workflow token",
 			settings: map[string]any{"api_key": "${{ GITHUB_TOKEN }}", "model": "openai/gpt-4.1-mini", "base_url": "https://models.github.ai/inference"},
 			env:      map[string]string{"GITHUB_TOKEN": "ghs_workflowtoken123"},

@@ -43,6 +43,8 @@ type Request struct {
 	InputFiles     []string
 	// Dir is the eval file's directory (default working directory of agent targets).
 	Dir string
+	// Temperature, when set, replaces the target's temperature for this call (a grader's own).
+	Temperature *float64
 }
 
 // Usage counts tokens of one invocation.

@@ -16,6 +16,10 @@ var (
 	commonKeys   = []string{"name", "type", "weight", "config"}
 	llmJudgeKeys = []string{"prompt", "promptPath", "prompt_path", "target", "model", "rubrics"}
 	codeKeys     = []string{"script", "cwd", "target"}
+	// v4GraderKeys are settings of 4.x llm-grader and code-grader entries that are not config;
+	// v4LLMKeys those of llm-grader alone.
+	v4GraderKeys = []string{"required", "min_score", "negate", "preprocessors"}
+	v4LLMKeys    = []string{"max_steps", "maxSteps", "temperature"}
 	promptKeys   = []string{"script", "config"}
 )
 
@@ -167,6 +171,9 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 		}
 	}
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{File: l.file, Line: n.Line, Col: n.Column}}
+	if l.s.Dialect == Dialect4 {
+		spec.Dialect = Dialect4
+	}
 	get := func(key string) *kv {
 		for i := range es {
 			if es[i].key == key {
@@ -214,6 +221,12 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	spec.Settings = settings
 
 	own := commonKeys
+	if spec.Dialect == Dialect4 {
+		own = append(slices.Clip(own), v4GraderKeys...)
+		if typ == TypeLLMJudge {
+			own = append(own, v4LLMKeys...)
+		}
+	}
 	switch typ {
 	case TypeLLMJudge:
 		own = append(slices.Clip(own), llmJudgeKeys...)

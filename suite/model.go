@@ -185,6 +185,9 @@ type EvaluatorSpec struct {
 	Weight    float64 // `weight`, default 1
 	WeightSet bool    // weight was written explicitly
 	Pos       Position
+	// Dialect is Dialect4 for an entry of an AgentV 4.x file, whose graders prompt, parse
+	// verdicts and build payloads the 4.x way; "" (2.5) otherwise.
+	Dialect string `json:",omitempty"`
 
 	// llm_judge
 	Prompt *PromptSpec // nil: default prompt

@@ -68,6 +68,9 @@ func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *eval
 		}
 		return l.parseScriptPrompt(n, el)
 	case yaml.ScalarNode:
+		if spec.Dialect == Dialect4 && !pathOnly {
+			return l.parseV4Prompt(n, el)
+		}
 	default:
 		l.evError(el, n, "%q must be a file path, inline template text or {script: [...]}, got %s", e.key, kindName(n))
 		return nil

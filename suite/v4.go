@@ -2,7 +2,6 @@ package suite
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -50,7 +49,10 @@ var v4Types = map[string]string{
 }
 
 // v4Unsupported are grader settings every 4.x grader accepts that no evaluator honours yet.
-var v4Unsupported = []string{"required", "min_score", "negate", "preprocessors"}
+var v4Unsupported = []string{"preprocessors"}
+
+// v4RubricOperators are the values of a rubric criterion's `operator`.
+var v4RubricOperators = []string{"correctness", "contradiction"}
 
 var (
 	envRefPattern      = regexp.MustCompile(`\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -714,9 +716,22 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case slices.Contains(v4Unsupported, e.key):
 			l.warnf(k, KindIgnored, id, "assertion setting %q is not supported yet (ignored)", e.key)
 			continue
+		case typ == "llm-grader" && (e.key == "max_steps" || e.key == "maxSteps"):
+			// Only AgentV's built-in agent grader (provider agentv) takes steps; no judge here does.
+			l.warnf(k, KindIgnored, id, "llm-grader %q is ignored: it only limits the steps of AgentV's built-in agent grader", e.key)
+		case typ == "llm-grader" && e.key == "temperature":
+			// AgentV 4.x sends it only when the grader names its own target.
+			if f, ok := number(v); !ok || f < 0 || f > 2 {
+				l.warnf(v, KindIgnored, id, "llm-grader %q must be a number from 0 to 2, got %s (ignored)", e.key, describe(v))
+			} else if t := valueOf(n, "target"); t == nil || isNull(t) {
+				l.warnf(k, KindIgnored, id, "llm-grader %q is ignored without the grader's own %q (as in AgentV 4.x): set temperature on the judge's target", e.key, "target")
+			}
+		case typ == "rubrics" && e.key == "temperature":
+			l.warnf(k, KindIgnored, id, "rubrics %q is ignored (as in AgentV 4.x)", e.key)
+			continue
 		case typ == "code-grader" && e.key == "command":
 			k = strNode(k, "script")
-		case typ == "rubrics" && e.key == "criteria":
+		case typ == "rubrics" && e.key == "criteria", typ == "llm-grader" && e.key == "rubrics":
 			k = strNode(k, "rubrics")
 			if v.Kind == yaml.SequenceNode {
 				items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
@@ -750,8 +765,9 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 // v4Name is the name 4.x gives an unnamed grader: its type, with the value for the
 // single-value deterministic assertions.
 func v4Name(typ string, n *yaml.Node) string {
-	v := valueOf(n, "value")
-	scalar := v != nil && v.Kind == yaml.ScalarNode && !isNull(v) && v.Value != ""
+	v := deref(valueOf(n, "value"))
+	// Only a non-empty string value names the grader: 4.x names `value: 43` plainly `contains`.
+	scalar := v != nil && v.Kind == yaml.ScalarNode && classify(v) == scalarString && v.Value != ""
 	switch typ {
 	case "contains", "icontains", "starts-with", "ends-with", "equals":
 		if scalar {
@@ -770,7 +786,7 @@ func v4Name(typ string, n *yaml.Node) string {
 			return typ + "-" + itoa(len(v.Content))
 		}
 	case "skill-trigger":
-		if s := valueOf(n, "skill"); s != nil && s.Kind == yaml.ScalarNode && s.Value != "" {
+		if s := deref(valueOf(n, "skill")); s != nil && s.Kind == yaml.ScalarNode && classify(s) == scalarString && s.Value != "" {
 			return typ + "-" + s.Value
 		}
 	}
@@ -894,9 +910,9 @@ func (l *loader) env(name string) (string, bool) {
 	return l.envFor(name)
 }
 
-// v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `min_score`
-// (0–1) the minimum on the 0–10 scale, and `score_ranges` may be a map from each band's lower
-// bound to its description.
+// v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `operator`
+// is checked, and `score_ranges` may be a map from each band's lower bound to its description.
+// `min_score` (0–1) passes through to the grader.
 func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return n // strings are criteria as they are; anything else is reported by the grader
@@ -912,16 +928,11 @@ func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
 			}
 			hasOutcome = true
 			k = strNode(k, "expected_outcome")
-		case "min_score":
-			if f, ok := number(v); ok && f > 0 && f <= 1 {
-				k, v = strNode(k, "required_min_score"), intNode(v, int(math.Round(f*10)))
-			} else {
-				l.warnf(v, KindEvaluator, id, "rubric %q must be a number in (0, 1], got %s (ignored)", "min_score", describe(v))
+		case "operator":
+			if v.Kind != yaml.ScalarNode || !slices.Contains(v4RubricOperators, v.Value) {
+				l.warnf(v, KindEvaluator, id, "rubric %q must be one of %s, got %s (ignored)", "operator", strings.Join(v4RubricOperators, ", "), describe(v))
 				continue
 			}
-		case "operator":
-			l.warnf(k, KindIgnored, id, "rubric %q is not supported yet (ignored)", "operator")
-			continue
 		case "score_ranges":
 			v = v4ScoreRanges(v)
 		}

@@ -1,0 +1,701 @@
+package evaluators
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/suite"
+)
+
+// The 4.x grader prompts. Their sections and variables, and the reply shapes the system
+// prompts ask for, are AgentV 4.x's, so a judge answers in the shape parsed below.
+const (
+	v4GraderTemplate = `You are an expert grader. Grade the answer by how well it meets the criteria for the original task.
+
+If a reference_answer is given, treat it as an example of a high-quality response. It may be plain text or a sequence of expected agent messages with tool calls; when there are several messages, the last one is the final expected answer. The answer need not match it word for word, but it should cover the key points in the same spirit.
+
+Keep the grading short and specific.
+
+[[ ## criteria ## ]]
+{{criteria}}
+
+[[ ## question ## ]]
+{{input}}
+
+[[ ## reference_answer ## ]]
+{{expected_output}}
+
+[[ ## answer ## ]]
+{{output}}`
+
+	v4FreeformSystem = `Reply with a single JSON object in this shape and nothing else:
+
+{
+  "score": <number from 0.0 to 1.0>,
+  "assertions": [
+    {
+      "text": "<what was checked, briefly>",
+      "passed": <true or false>,
+      "evidence": "<short evidence, one or two sentences; optional>"
+    }
+  ],
+  "details": {<optional object of structured, domain-specific metrics>}
+}`
+
+	v4ChecklistSystem = `You are an expert grader. Check the candidate answer against each rubric item.
+Reply with a single valid JSON object in this shape:
+{
+  "checks": [
+    {
+      "id": "string (the rubric id)",
+      "satisfied": boolean,
+      "reasoning": "string (a short explanation)"
+    }
+  ],
+  "overall_reasoning": "string (a summary)"
+}`
+
+	v4RangeSystem = `You are an expert grader. Score the candidate answer on each criterion.
+Reply with a single valid JSON object in this shape:
+{
+  "checks": [
+    {
+      "id": "string (the criterion id)",
+      "score": integer (0-10),
+      "reasoning": "string (a short explanation of the score)"
+    }
+  ],
+  "overall_reasoning": "string (a summary, optional)"
+}
+
+The "score" must be a whole number from 0 to 10 inside one of the score ranges defined for that criterion.`
+)
+
+// v4OperatorGuidance explains each rubric operator to the judge.
+var v4OperatorGuidance = map[string]string{
+	"correctness":   "Correctness: count the item satisfied only when the answer positively supports or achieves the outcome; leaving it out or contradicting it does not satisfy it.",
+	"contradiction": "Contradiction check: count the item satisfied unless the answer claims something incompatible with the outcome; the answer does not have to mention the outcome at all.",
+}
+
+// v4MaxAssertions caps the assertions kept from a free-form verdict.
+const v4MaxAssertions = 8
+
+// v4Assertion is one checked aspect of a 4.x verdict.
+type v4Assertion struct {
+	Text     string  `json:"text"`
+	Passed   bool    `json:"passed"`
+	Evidence *string `json:"evidence,omitempty"`
+}
+
+// v4Verdict maps 4.x assertions onto a verdict: passed ones are hits, failed ones misses,
+// and "text: evidence" for those with evidence is the reasoning.
+func v4Verdict(score float64, as []v4Assertion) verdict {
+	v := verdict{score: score, hits: []string{}, misses: []string{}}
+	var reasons []string
+	for _, a := range as {
+		if a.Passed {
+			v.hits = append(v.hits, a.Text)
+		} else {
+			v.misses = append(v.misses, a.Text)
+		}
+		if a.Evidence != nil && strings.TrimSpace(*a.Evidence) != "" {
+			reasons = append(reasons, a.Text+": "+strings.TrimSpace(*a.Evidence))
+		}
+	}
+	v.reasoning = strings.Join(reasons, "; ")
+	return v
+}
+
+// usesV4 reports whether an evaluator grades the 4.x way: it comes from a 4.x file.
+func usesV4(r *caseRun, spec *suite.EvaluatorSpec) bool {
+	return spec.Dialect == suite.Dialect4 || isV4(r.in)
+}
+
+// llmGraderV4 is an llm-grader of a 4.x file: free-form with the 4.x prompt and {score,
+// assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
+// ranges ({checks: [{id, score 0-10}]}).
+func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
+	criteria := r.in.Case.ExpectedOutcome
+	override := ""
+	if p := spec.Prompt; p != nil {
+		switch p.Kind {
+		case suite.PromptInline:
+			// Inline text without a 4.x variable is criteria for the default prompt.
+			if suite.V4HasTemplateVariables(p.Text) {
+				override = p.Text
+			} else if p.Text != "" {
+				criteria = p.Text
+			}
+		case suite.PromptFile:
+			override = p.Text
+		case suite.PromptScript:
+			out, err := r.runTemplate(ctx, spec)
+			if err == nil && out == "" {
+				err = fmt.Errorf("prompt template %s printed nothing: a grader prompt is needed", p.Display)
+			}
+			if err != nil {
+				return errorf(nil, "%v", err)
+			}
+			override = out
+		}
+	}
+	vars := r.v4Vars(criteria, set)
+	var user, system string
+	var parse func(string) (verdict, error)
+	switch {
+	case set == nil:
+		user, system = v4GraderTemplate, v4FreeformSystem
+		if override != "" {
+			user = override
+		}
+		user = substitute(user, vars)
+		if tc := r.toolCallsV4(); tc != "" && override == "" {
+			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
+		}
+		parse = parseV4Freeform
+	case override != "":
+		user, system = substitute(override, vars), v4ChecklistSystem
+		if set.ranges {
+			system = v4RangeSystem
+		}
+	case set.ranges:
+		user, system = r.v4RangePrompt(set, criteria), v4RangeSystem
+	default:
+		user, system = r.v4ChecklistPrompt(set, criteria), v4ChecklistSystem
+	}
+	if set != nil {
+		parse = func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
+	}
+	judge, targetName, err := r.resolveJudge(spec.Target)
+	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
+	if err != nil {
+		return errorf(request, "could not resolve the judge: %v", err)
+	}
+	r.temperature = v4Temperature(spec)
+	defer func() { r.temperature = nil }()
+	v, err := r.askV4(ctx, judge, targetName, user, system, parse)
+	if err != nil {
+		return errorf(request, "%v", err)
+	}
+	v.request = request
+	return v
+}
+
+// v4Attempts is how many times a judge is asked before its reply is sent back for repair.
+const v4Attempts = 3
+
+// askV4 asks the judge until its reply parses: three times, then once more with the last
+// reply and what is wrong with it, asking for the same verdict in the right shape. A judge
+// call that fails is not asked again here (the run's retry policy applies to it).
+func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetName, user, system string, parse func(string) (verdict, error)) (verdict, error) {
+	var lastErr error
+	lastReply := ""
+	for range v4Attempts {
+		reply, err := r.askJudge(ctx, judge, targetName, user, system)
+		if err != nil {
+			return verdict{}, err
+		}
+		v, perr := parse(reply)
+		if perr == nil {
+			return v, nil
+		}
+		lastErr, lastReply = perr, reply
+	}
+	if strings.TrimSpace(lastReply) != "" {
+		repair := "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
+			"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
+			"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
+		reply, err := r.askJudge(ctx, judge, targetName, repair, system)
+		if err != nil {
+			return verdict{}, err
+		}
+		v, perr := parse(reply)
+		if perr == nil {
+			return v, nil
+		}
+		lastErr, lastReply = perr, reply
+	}
+	return verdict{}, fmt.Errorf("the judge's reply held no valid verdict after %d attempts and a repair request: %w; reply: %s",
+		v4Attempts, lastErr, proc.Excerpt(lastReply, 200))
+}
+
+// v4Vars is the lookup of 4.x template variables.
+func (r *caseRun) v4Vars(criteria string, set *rubricSet) func(string) (string, bool) {
+	c := r.in.Case
+	return func(name string) (string, bool) {
+		switch name {
+		case "input":
+			return r.question(), true
+		case "output":
+			return strings.TrimSpace(r.in.Candidate), true
+		case "expected_output":
+			return strings.TrimSpace(c.ReferenceAnswer), true
+		case "criteria":
+			return strings.TrimSpace(criteria), true
+		case "rubrics", "rubrics_json":
+			if set == nil {
+				return "", true
+			}
+			b, _ := jsonx.Marshal(v4RubricsJSON(set))
+			if name == "rubrics" {
+				b = jsonx.Indent(b)
+			}
+			return string(b), true
+		case "tool_calls":
+			return r.toolCallsV4(), true
+		case "metadata", "metadata_json", "file_changes":
+			return "", true
+		}
+		return "", false
+	}
+}
+
+// v4RubricsJSON renders rubric items as 4.x shows them to templates.
+func v4RubricsJSON(set *rubricSet) []any {
+	type rng struct {
+		Range   [2]int `json:"score_range"`
+		Outcome string `json:"outcome"`
+	}
+	type item struct {
+		ID        string   `json:"id"`
+		Outcome   string   `json:"outcome,omitempty"`
+		Operator  string   `json:"operator,omitempty"`
+		Weight    float64  `json:"weight"`
+		Required  *bool    `json:"required,omitempty"`
+		MinScore  *float64 `json:"min_score,omitempty"`
+		ReqMin    *int     `json:"required_min_score,omitempty"`
+		ScoreRngs []rng    `json:"score_ranges,omitempty"`
+	}
+	out := make([]any, 0, len(set.items))
+	for _, it := range set.items {
+		x := item{ID: it.id, Outcome: it.outcome, Operator: it.operator, Weight: it.weight, MinScore: it.minUnit, ReqMin: it.minScore}
+		if len(it.ranges) == 0 || it.required {
+			req := it.required
+			x.Required = &req
+		}
+		for _, sr := range it.ranges {
+			x.ScoreRngs = append(x.ScoreRngs, rng{[2]int{sr.min, sr.max}, sr.outcome})
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// v4Sections writes the question, criteria, reference answer (when there is one) and answer
+// sections of the rubric prompts.
+func (r *caseRun) v4Sections(b *strings.Builder, criteria string) {
+	fmt.Fprintf(b, "\n[[ ## question ## ]]\n%s\n\n[[ ## criteria ## ]]\n%s\n\n", r.question(), criteria)
+	if ref := r.in.Case.ReferenceAnswer; strings.TrimSpace(ref) != "" {
+		fmt.Fprintf(b, "[[ ## reference_answer ## ]]\n%s\n\n", ref)
+	}
+	fmt.Fprintf(b, "[[ ## answer ## ]]\n%s\n\n", r.in.Candidate)
+	if tc := r.toolCallsV4(); tc != "" {
+		fmt.Fprintf(b, "[[ ## tool_calls ## ]]\n%s\n\n", tc)
+	}
+}
+
+// toolCallsV4 is the summary of the target's tool calls for 4.x prompts.
+func (r *caseRun) toolCallsV4() string {
+	if r.in.Response == nil {
+		return ""
+	}
+	return v4ToolCalls(r.in.Response.OutputMessages)
+}
+
+// v4Guidance lists the guidance of each operator the rubrics use, in order of first use.
+func v4Guidance(set *rubricSet) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range set.items {
+		if g, ok := v4OperatorGuidance[it.operator]; ok && !seen[it.operator] {
+			seen[it.operator] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func jsNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// v4ChecklistPrompt is the user prompt of a rubric checklist.
+func (r *caseRun) v4ChecklistPrompt(set *rubricSet, criteria string) string {
+	var b strings.Builder
+	b.WriteString("You are an expert grader. Check the candidate answer against each rubric item below.\n")
+	r.v4Sections(&b, criteria)
+	b.WriteString("[[ ## rubrics ## ]]\n")
+	if g := v4Guidance(set); len(g) > 0 {
+		b.WriteString("\nOperator guidance:\n")
+		for _, line := range g {
+			b.WriteString("- " + line + "\n")
+		}
+		b.WriteString("\n")
+	}
+	for _, it := range set.items {
+		fmt.Fprintf(&b, "- [%s]", it.id)
+		if it.required {
+			b.WriteString(" (REQUIRED)")
+		}
+		if it.weight != 1 {
+			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+		}
+		if it.operator != "" {
+			fmt.Fprintf(&b, " (operator: %s)", it.operator)
+		}
+		fmt.Fprintf(&b, ": %s\n", it.outcome)
+	}
+	b.WriteString("\nFor each rubric item, decide whether it is satisfied and give a short reason.")
+	return b.String()
+}
+
+// v4RangePrompt is the user prompt of score-range criteria.
+func (r *caseRun) v4RangePrompt(set *rubricSet, criteria string) string {
+	var b strings.Builder
+	b.WriteString("You are an expert grader. Score the candidate answer on each criterion below with the score ranges given.\n")
+	b.WriteString("For each criterion, give a whole-number score from 0 to 10 according to the score range that best fits the answer.\n")
+	r.v4Sections(&b, criteria)
+	b.WriteString("[[ ## scoring_criteria ## ]]\n")
+	for _, it := range set.items {
+		fmt.Fprintf(&b, "\n### Criterion: %s", it.id)
+		if it.weight != 1 {
+			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+		}
+		switch {
+		case it.minUnit != nil:
+			fmt.Fprintf(&b, " [REQUIRED: min score %s]", jsNum(*it.minUnit))
+		case it.minScore != nil:
+			fmt.Fprintf(&b, " [REQUIRED: min score %d]", *it.minScore)
+		}
+		b.WriteString("\n")
+		if it.operator != "" {
+			fmt.Fprintf(&b, "Operator: %s\n", it.operator)
+		}
+		if it.outcome != "" {
+			fmt.Fprintf(&b, "Description: %s\n", it.outcome)
+		}
+		if len(it.ranges) > 0 {
+			b.WriteString("Score ranges:\n")
+			for _, sr := range it.ranges {
+				label := strconv.Itoa(sr.min)
+				if sr.min != sr.max {
+					label += "-" + strconv.Itoa(sr.max)
+				}
+				fmt.Fprintf(&b, "  - Score %s: %s\n", label, sr.outcome)
+			}
+		}
+	}
+	if g := v4Guidance(set); len(g) > 0 {
+		b.WriteString("\n" + strings.Join(g, "\n") + "\n")
+	}
+	b.WriteString("\nFor each criterion, give a whole-number score from 0 to 10 that falls in one of its score ranges.")
+	return b.String()
+}
+
+var (
+	v4Fences = regexp.MustCompile("```json\\n?|```")
+	// v4Passed finds a "passed" value written as a string or a bare word, which 4.x repairs
+	// into a boolean ("true" is true, anything else false) before parsing.
+	v4Passed = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
+)
+
+// v4ReplyObject reads a judge reply the way 4.x does: code fences removed, the text from the
+// first "{" to the last "}", "passed" values repaired, then one JSON object, keys matched
+// exactly (the last of a repeated key wins).
+func v4ReplyObject(reply string) (map[string]json.RawMessage, error) {
+	cleaned := strings.TrimSpace(v4Fences.ReplaceAllString(reply, ""))
+	blob := cleaned
+	if i := strings.IndexByte(cleaned, '{'); i >= 0 {
+		if j := strings.LastIndexByte(cleaned, '}'); j > i {
+			blob = cleaned[i : j+1]
+		}
+	}
+	blob = v4Passed.ReplaceAllStringFunc(blob, func(m string) string {
+		sub := v4Passed.FindStringSubmatch(m)
+		val := strings.ToLower(strings.TrimSpace(sub[2] + sub[3]))
+		if val == "true" {
+			return sub[1] + "true"
+		}
+		return sub[1] + "false"
+	})
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(blob), &obj); err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	if obj == nil {
+		return nil, errors.New("expected a JSON object")
+	}
+	return obj, nil
+}
+
+// jsonKind names a JSON value's type: object, array, string, number, boolean or null.
+func jsonKind(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "" || s == "null":
+		return "null"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	case s[0] == '"':
+		return "string"
+	case s == "true" || s == "false":
+		return "boolean"
+	}
+	return "number"
+}
+
+// field checks that key is present (unless optional) with a value of kind want.
+func field(obj map[string]json.RawMessage, path, key, want string, optional bool) (json.RawMessage, error) {
+	raw, ok := obj[key]
+	if !ok {
+		if optional {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s%s: required", path, key)
+	}
+	if got := jsonKind(raw); got != want {
+		return nil, fmt.Errorf("%s%s: expected %s, received %s", path, key, want, got)
+	}
+	return raw, nil
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// parseV4Freeform reads {score (0-1), assertions?: [{text, passed, evidence?}], details?}.
+func parseV4Freeform(reply string) (verdict, error) {
+	obj, err := v4ReplyObject(reply)
+	if err != nil {
+		return verdict{}, err
+	}
+	raw, err := field(obj, "", "score", "number", false)
+	if err != nil {
+		return verdict{}, err
+	}
+	score, _ := parseScoreRaw(raw)
+	if score < 0 || score > 1 {
+		return verdict{}, fmt.Errorf("score: must be from 0 to 1, got %s", raw)
+	}
+	var as []v4Assertion
+	if raw, err := field(obj, "", "assertions", "array", true); err != nil {
+		return verdict{}, err
+	} else if raw != nil {
+		var items []json.RawMessage
+		_ = json.Unmarshal(raw, &items)
+		for i, it := range items {
+			path := fmt.Sprintf("assertions[%d].", i)
+			var m map[string]json.RawMessage
+			if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
+				return verdict{}, fmt.Errorf("assertions[%d]: expected object, received %s", i, jsonKind(it))
+			}
+			text, err := field(m, path, "text", "string", false)
+			if err != nil {
+				return verdict{}, err
+			}
+			passed, err := field(m, path, "passed", "boolean", false)
+			if err != nil {
+				return verdict{}, err
+			}
+			a := v4Assertion{Text: str(text), Passed: string(passed) == "true"}
+			if ev, err := field(m, path, "evidence", "string", true); err != nil {
+				return verdict{}, err
+			} else if ev != nil {
+				e := str(ev)
+				a.Evidence = &e
+			}
+			as = append(as, a)
+		}
+	}
+	details, err := field(obj, "", "details", "object", true)
+	if err != nil {
+		return verdict{}, err
+	}
+	if len(as) > v4MaxAssertions {
+		as = as[:v4MaxAssertions]
+	}
+	v := v4Verdict(clamp01(score), as)
+	if details != nil && strings.TrimSpace(string(details)) != "{}" {
+		v.details, _ = jsonx.AppendCompact(nil, details)
+	}
+	return v, nil
+}
+
+// v4Check is one item of a rubric verdict's checks.
+type v4Check struct {
+	id        string
+	satisfied bool
+	score     float64
+	reasoning *string
+}
+
+// parseV4Checks reads `checks` (and checks `overall_reasoning`): checklist items need id,
+// satisfied and reasoning, and the overall reasoning; score-range items need id and a whole
+// score from 0 to 10.
+func parseV4Checks(reply string, ranges bool) ([]v4Check, string, error) {
+	obj, err := v4ReplyObject(reply)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := field(obj, "", "checks", "array", false)
+	if err != nil {
+		return nil, "", err
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items)
+	checks := make([]v4Check, 0, len(items))
+	for i, it := range items {
+		path := fmt.Sprintf("checks[%d].", i)
+		var m map[string]json.RawMessage
+		if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
+			return nil, "", fmt.Errorf("checks[%d]: expected object, received %s", i, jsonKind(it))
+		}
+		id, err := field(m, path, "id", "string", false)
+		if err != nil {
+			return nil, "", err
+		}
+		c := v4Check{id: str(id)}
+		if ranges {
+			s, err := field(m, path, "score", "number", false)
+			if err != nil {
+				return nil, "", err
+			}
+			c.score, _ = parseScoreRaw(s)
+			if c.score != math.Trunc(c.score) || c.score < 0 || c.score > 10 {
+				return nil, "", fmt.Errorf("%sscore: must be a whole number from 0 to 10, got %s", path, s)
+			}
+		} else {
+			s, err := field(m, path, "satisfied", "boolean", false)
+			if err != nil {
+				return nil, "", err
+			}
+			c.satisfied = string(s) == "true"
+		}
+		reason, err := field(m, path, "reasoning", "string", ranges)
+		if err != nil {
+			return nil, "", err
+		}
+		if reason != nil {
+			s := str(reason)
+			c.reasoning = &s
+		}
+		checks = append(checks, c)
+	}
+	overall, err := field(obj, "", "overall_reasoning", "string", ranges)
+	if err != nil {
+		return nil, "", err
+	}
+	return checks, str(overall), nil
+}
+
+// scoreV4Rubrics scores a rubric verdict as 4.x does: only the checks whose id is a rubric
+// count, each adding its rubric's weight to the total (earned when satisfied; for score
+// ranges weight × score/10). A failed required item, or a score-range item below its
+// minimum, fails the grader's verdict but leaves its score.
+func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
+	checks, overall, err := parseV4Checks(reply, set.ranges)
+	if err != nil {
+		return verdict{}, err
+	}
+	byID := make(map[string]*rubric, len(set.items))
+	for i := range set.items {
+		if _, dup := byID[set.items[i].id]; !dup {
+			byID[set.items[i].id] = &set.items[i]
+		}
+	}
+	var as []v4Assertion
+	var total, earned float64
+	failed := false
+	raw := map[string]float64{}
+	for _, c := range checks {
+		it, ok := byID[c.id]
+		if !ok {
+			continue
+		}
+		total += it.weight
+		if !set.ranges {
+			as = append(as, v4Assertion{Text: "[" + it.id + "] " + it.outcome, Passed: c.satisfied, Evidence: c.reasoning})
+			if c.satisfied {
+				earned += it.weight
+			} else if it.required {
+				failed = true
+			}
+			continue
+		}
+		score := math.Max(0, math.Min(10, c.score))
+		raw[it.id] = score
+		earned += score / 10 * it.weight
+		var minimum *float64
+		switch {
+		case it.minUnit != nil:
+			minimum = it.minUnit
+		case it.minScore != nil:
+			m := float64(*it.minScore) / 10
+			minimum = &m
+		case it.required:
+			m := 1.0
+			minimum = &m
+		}
+		below := minimum != nil && score/10 < *minimum
+		failed = failed || below
+		desc := ""
+		for _, sr := range it.ranges {
+			if score >= float64(sr.min) && score <= float64(sr.max) {
+				desc = sr.outcome
+				break
+			}
+		}
+		label := it.outcome
+		if label == "" {
+			label = it.id
+		}
+		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNum(score), desc),
+			Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
+	}
+	score := 0.0
+	if total > 0 {
+		score = clamp01(earned / total)
+	}
+	v := v4Verdict(score, as)
+	v.forceFail = failed
+	if o := strings.TrimSpace(overall); o != "" {
+		v.reasoning = strings.TrimSuffix(o+"; "+v.reasoning, "; ")
+	}
+	if set.ranges {
+		v.details, _ = jsonx.Marshal(struct {
+			Raw           map[string]float64 `json:"raw_scores"`
+			Normalization string             `json:"normalization"`
+			Aggregation   string             `json:"aggregation"`
+		}{raw, "score / 10", "weighted_average"})
+	}
+	return v, nil
+}
+
+// v4Temperature is an llm-grader's `temperature` (0 to 2), which AgentV 4.x sends to the judge
+// only when the grader names its own target; nil otherwise.
+func v4Temperature(spec *suite.EvaluatorSpec) *float64 {
+	if spec.Target == "" || isNull(spec.Settings) {
+		return nil
+	}
+	s, err := settingsOf(spec)
+	if err != nil {
+		return nil
+	}
+	raw, _ := s.raw("temperature")
+	var f float64
+	if raw == nil || json.Unmarshal(raw, &f) != nil || f < 0 || f > 2 {
+		return nil
+	}
+	return &f
+}

@@ -1,0 +1,90 @@
+package suite
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// V4TemplateVariables are the names a 4.x grader template may use; others stay as written.
+var V4TemplateVariables = []string{"expected_output", "criteria", "metadata", "metadata_json", "rubrics",
+	"rubrics_json", "input", "output", "file_changes", "tool_calls"}
+
+// v4RequiredVariables: a 4.x template needs one of them, or there is nothing to grade against.
+var v4RequiredVariables = []string{"output", "expected_output"}
+
+// V4HasTemplateVariables reports whether text uses a 4.x template variable: an inline 4.x
+// prompt without one is criteria text for the default grader prompt, not a template.
+func V4HasTemplateVariables(text string) bool {
+	for _, v := range scanTemplate(text) {
+		if slices.Contains(V4TemplateVariables, v.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// v4PromptFilePrefix marks a 4.x prompt value as a file.
+const v4PromptFilePrefix = "file://"
+
+// parseV4Prompt resolves a 4.x llm-grader `prompt` string: `file://path` is a template file
+// (missing: an error). A bare one-line value naming an existing file is read as that file,
+// with a warning, since AgentV 4.x would send the path itself as criteria text; anything else
+// is inline text (a template when it uses a 4.x variable, else criteria).
+func (l *loader) parseV4Prompt(n *yaml.Node, el *evalList) *PromptSpec {
+	v := n.Value
+	t := strings.TrimSpace(v)
+	if ref, ok := strings.CutPrefix(t, v4PromptFilePrefix); ok {
+		r := l.resolve(ref, false)
+		if r.abs == "" {
+			l.evError(el, n, "prompt file %q not found (tried: %s)", ref, l.triedList(r))
+			return nil
+		}
+		return l.v4PromptFile(n, r.abs, ref, el)
+	}
+	if t != "" && !strings.ContainsAny(t, "\n\r") && looksLikePath(t) {
+		if r := l.resolve(t, false); r.abs != "" {
+			l.evWarn(el, n, KindTemplate, "prompt %q is read as the file it names; AgentV 4.x reads a bare prompt as inline text (criteria %q): write %q to be read the same by both",
+				t, t, v4PromptFilePrefix+t)
+			return l.v4PromptFile(n, r.abs, t, el)
+		}
+	}
+	return &PromptSpec{Kind: PromptInline, Text: v, Display: v}
+}
+
+// v4PromptFile reads a 4.x template file and checks its variables once per file.
+func (l *loader) v4PromptFile(n *yaml.Node, abs, display string, el *evalList) *PromptSpec {
+	text, err := l.readText(abs)
+	if err != nil {
+		l.evError(el, n, "could not read prompt file %q: %s", display, errText(err))
+		return nil
+	}
+	if !l.templates[abs] {
+		l.templates[abs] = true
+		file := displayPath(abs, l.cwd)
+		missing, unknown, off := true, []string(nil), -1
+		for _, tv := range scanTemplate(text) {
+			if slices.Contains(v4RequiredVariables, tv.name) {
+				missing = false
+			}
+			if !slices.Contains(V4TemplateVariables, tv.name) && !slices.Contains(unknown, tv.name) {
+				if off < 0 {
+					off = tv.off
+				}
+				unknown = append(unknown, tv.name)
+			}
+		}
+		if missing {
+			el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: fmt.Sprintf(
+				"Custom grader template at %s is missing required fields: include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against; the template is still used", file)})
+		}
+		if len(unknown) > 0 {
+			line, col := textPos(text, off)
+			el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: fmt.Sprintf(
+				"Custom grader template at %s uses unknown variables %s (left as written); valid variables: %s", file, braces(unknown), braces(V4TemplateVariables))})
+		}
+	}
+	return &PromptSpec{Kind: PromptFile, Text: text, Path: abs, Display: display}
+}
