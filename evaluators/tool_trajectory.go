@@ -90,6 +90,7 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 type toolCall struct {
 	name       string
 	input      any
+	output     json.RawMessage // what the tool returned, as the target reported it
 	durationMS *float64
 }
 
@@ -108,13 +109,14 @@ func toolCalls(r *caseRun) []toolCall {
 			Input      json.RawMessage `json:"input"`
 			Args       json.RawMessage `json:"args"`
 			Arguments  json.RawMessage `json:"arguments"`
+			Output     json.RawMessage `json:"output"`
 			DurationMS *float64        `json:"duration_ms"`
 		}
 		if json.Unmarshal(m.ToolCalls, &items) != nil {
 			continue
 		}
 		for _, it := range items {
-			c := toolCall{name: it.Tool, durationMS: it.DurationMS}
+			c := toolCall{name: it.Tool, durationMS: it.DurationMS, output: it.Output}
 			if c.name == "" {
 				c.name = it.Name
 			}
