@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,25 +99,67 @@ func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 	for _, s := range suites {
 		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
 		for _, c := range s.Cases {
-			if j := p.Job(s, c, warns[c.ID]); j != nil {
-				jobs = append(jobs, j)
-			}
+			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
 		}
 	}
 	return jobs
 }
 
-// Job binds one case to its target's provider; nil when --eval-id leaves the case out.
+// Job binds one case to its target's provider; nil when --eval-id leaves the case out. A
+// case that runs on several targets (see Jobs) gets the job of its first.
 func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
+	if js := p.Jobs(s, c, warns); len(js) > 0 {
+		return js[0]
+	}
+	return nil
+}
+
+// Jobs binds one case to the providers of its targets: one job, or, when the suite names
+// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
+// per target, each target's record naming it. A test's own `execution.targets` keeps those
+// of the suite's targets it lists. Nil when --eval-id leaves the case out.
+func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*runner.Job {
 	if !p.Selected(c) {
 		return nil
 	}
+	names := p.matrix(s)
+	if names == nil {
+		return []*runner.Job{p.job(s, c, warns, p.targetName(s, c))}
+	}
+	var jobs []*runner.Job
+	for _, n := range names {
+		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
+			jobs = append(jobs, p.job(s, c, warns, n))
+		}
+	}
+	if len(jobs) == 0 {
+		p.forSuite(s)
+		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns,
+			Err: fmt.Errorf("the test's execution targets (%s) name none of the suite's targets (%s), so it runs nowhere",
+				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
+	}
+	return jobs
+}
+
+// matrix returns the targets every case of s runs on, nil when each runs on one.
+func (p *Planner) matrix(s *suite.Suite) []string {
+	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
+		return nil
+	}
+	if len(s.Targets) < 2 {
+		return nil
+	}
+	return slices.Compact(slices.Clone(s.Targets))
+}
+
+// job binds one case to the provider of target name.
+func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, name string) *runner.Job {
 	p.forSuite(s)
 	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
 	if j.Err = p.checkReferences(c); j.Err != nil {
 		return j
 	}
-	j.Provider, j.Err = p.provider(s, c)
+	j.Provider, j.Err = p.provider(s, name)
 	if j.Err == nil {
 		j.Err = p.checkJudges(j.Provider.Target(), c)
 	}
@@ -170,6 +213,9 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	}
 	if c.Target != "" {
 		return c.Target
+	}
+	if len(s.Targets) > 0 { // one target in `execution.targets` is the suite's target
+		return s.Targets[0]
 	}
 	if s.Target != "" {
 		return s.Target
@@ -269,7 +315,7 @@ func (p *Planner) forSuite(s *suite.Suite) {
 }
 
 // provider returns the (shared) provider of the case's target.
-func (p *Planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, error) {
+func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, error) {
 	p.forSuite(s)
 	tf, err := p.last.tf, p.last.err
 	if err != nil {
@@ -278,7 +324,7 @@ func (p *Planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, e
 	if suite.HasErrors(tf.Diagnostics) {
 		return nil, fmt.Errorf("targets file %s has errors", tf.Path)
 	}
-	return p.build(tf, p.targetName(s, c))
+	return p.build(tf, name)
 }
 
 func (p *Planner) build(tf *providers.TargetsFile, name string) (providers.Provider, error) {

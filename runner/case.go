@@ -57,9 +57,16 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
+	threshold := caseThreshold(j.Case, r.opts.CaseThreshold)
+	eopts := &r.opts.Evaluators
+	if threshold != r.opts.CaseThreshold {
+		o := *eopts
+		o.Threshold = threshold
+		eopts = &o
+	}
 	out := evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
-	}, &r.opts.Evaluators)
+	}, eopts)
 
 	rec := r.baseRecord(j, t)
 	rec.Score = out.Score
@@ -85,12 +92,25 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	case out.Errored:
 		rec.Error = evaluatorErrors(out.Results)
 		rec.Verdict = results.VerdictError
-	case out.Score >= r.opts.CaseThreshold:
+	case out.Score >= threshold:
 		rec.Verdict = results.VerdictPass
 	default:
 		rec.Verdict = results.VerdictFail
 	}
 	r.emit(rec)
+}
+
+// caseThreshold is the score a case passes at: its own `execution.threshold`, else its
+// suite's (AgentV 4.x files), else the run's.
+func caseThreshold(c *suite.Case, run float64) float64 {
+	switch {
+	case c == nil:
+	case c.Threshold != nil:
+		return *c.Threshold
+	case c.Suite != nil && c.Suite.Threshold != nil:
+		return *c.Suite.Threshold
+	}
+	return run
 }
 
 // invoke calls the provider with a timeout per attempt, retrying timeouts while

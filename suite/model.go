@@ -56,6 +56,7 @@ type Case struct {
 	InputFiles     []string // absolute paths of referenced non-guideline files, in order
 	Target         string   // case-level `execution.target`, "" if none
 	Targets        []string // 4.x case-level `execution.targets`, nil if none
+	Threshold      *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
 	// Evaluators is the final list for this case: the case's own list, else the suite's.
 	// Empty means the default llm_judge runs.
 	Evaluators []*EvaluatorSpec

@@ -95,8 +95,10 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 					warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
 					seen = len(ds)
 				}
-				if j := p.Job(c.Suite, c, warns); j != nil {
-					return send(j)
+				for _, j := range p.Jobs(c.Suite, c, warns) {
+					if !send(j) {
+						return false
+					}
 				}
 				return true
 			}
@@ -112,8 +114,10 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		}
 		for i, c := range cases {
 			cases[i] = nil // released once it has run
-			if j := p.Job(s, c, warns[c.ID]); j != nil && !send(j) {
-				return
+			for _, j := range p.Jobs(s, c, warns[c.ID]) {
+				if !send(j) {
+					return
+				}
 			}
 		}
 		if ctx.Err() != nil {
