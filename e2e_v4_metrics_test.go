@@ -99,6 +99,11 @@ func TestV4MetricsGraders(t *testing.T) {
 		"tt-io-items":                   1,
 		"tt-inorder-none":               0,
 		"tt-inorder-empty":              1,
+		// required, min_score and negate on these types (4.42.4 honours them).
+		"neg-contains": 0,
+		"req-metrics":  0,
+		"req-min":      0.75,
+		"neg-skill":    0.6667,
 	}
 	got := res.byID()
 	if len(got) != len(want) {
@@ -511,4 +516,23 @@ tests:
       - type: tool-trajectory
         mode: exact
         expected: []
+  - id: neg-contains
+    input: resp=tools
+    assertions:
+      - {type: contains, value: total, negate: true}
+  - id: req-metrics
+    input: resp=tools
+    assertions:
+      - {type: execution-metrics, max_tool_calls: 3, max_tokens: 200, required: true}
+      - {type: contains, value: total}
+  - id: req-min
+    input: resp=tools
+    assertions:
+      - {type: execution-metrics, max_tool_calls: 3, max_tokens: 200, required: 0.5}
+      - {type: contains, value: total}
+  - id: neg-skill
+    input: resp=tools
+    assertions:
+      - {type: skill-trigger, skill: pdf, negate: true}
+      - {type: tool-trajectory, mode: any_order, minimums: {Read: 1}, min_score: 0.9, weight: 2}
 `

@@ -51,8 +51,13 @@ var v4Types = map[string]string{
 	"cost":            "cost",
 }
 
-// v4Unsupported are grader settings every 4.x grader accepts that no evaluator honours yet.
-var v4Unsupported = []string{"required", "min_score", "negate", "preprocessors"}
+// v4Unsupported are grader settings every 4.x grader accepts that no evaluator honours yet;
+// v4CommonKeys are honoured by every type except the LLM and code graders, whose other keys
+// are their configuration.
+var (
+	v4Unsupported = []string{"preprocessors"}
+	v4CommonKeys  = []string{"required", "min_score", "negate"}
+)
 
 var (
 	envRefPattern      = regexp.MustCompile(`\$\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
@@ -691,7 +696,8 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			v = strNode(t, mapped)
 		case e.key == "name":
 			hasName = true
-		case slices.Contains(v4Unsupported, e.key):
+		case slices.Contains(v4Unsupported, e.key),
+			slices.Contains(v4CommonKeys, e.key) && (mapped == TypeLLMJudge || mapped == TypeCodeJudge):
 			l.warnf(k, KindIgnored, id, "assertion setting %q is not supported yet (ignored)", e.key)
 			continue
 		case typ == "code-grader" && e.key == "command":
