@@ -4,8 +4,10 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
@@ -68,6 +71,11 @@ type Planner struct {
 	unset      []*providers.UnsetVarError
 	targets    map[string]bool
 
+	// workspaces are the suites' workspace directories (or why one could not be made), made
+	// when a suite's first case is planned; Close removes them.
+	workspaces map[*suite.Suite]madeWorkspace
+	runID      string
+
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
 		s       *suite.Suite
@@ -90,7 +98,8 @@ func New(opts Options) *Planner {
 	}
 	return &Planner{opts: opts, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
-		reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
+		reported: map[string]bool{}, dotenvSeen: map[string]bool{},
+		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
 // Plan binds every selected case to its target's provider.
@@ -141,6 +150,66 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	return jobs
 }
 
+// madeWorkspace is a suite's workspace directory, or why it could not be made.
+type madeWorkspace struct {
+	dir string
+	err error
+}
+
+// workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
+// made (template copied, before_all run) once, when its first case is planned.
+func (p *Planner) workspace(s *suite.Suite) (string, error) {
+	if s.Workspace == nil {
+		return "", nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.workspaces[s]; ok {
+		return w.dir, w.err
+	}
+	env := p.opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, workspace.Options{RunID: p.runID, Env: env})
+	if err != nil {
+		err = fmt.Errorf("%s: %w", s.Path, err)
+	} else {
+		p.opts.Logf("workspace of %s: %s", s.Path, dir)
+	}
+	p.workspaces[s] = madeWorkspace{dir, err}
+	return dir, err
+}
+
+// Close removes the workspaces the planner made; call it once every job has run.
+func (p *Planner) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for s, w := range p.workspaces {
+		if w.dir != "" {
+			errs = append(errs, workspace.Remove(w.dir))
+		}
+		delete(p.workspaces, s)
+	}
+	return errors.Join(errs...)
+}
+
+// Runs returns how many jobs Jobs makes for the case, without building them.
+func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
+	if !p.Selected(c) {
+		return 0
+	}
+	names := p.matrix(s)
+	n := 0
+	for _, name := range names {
+		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
 // matrix returns the targets every case of s runs on, nil when each runs on one.
 func (p *Planner) matrix(s *suite.Suite) []string {
 	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
@@ -157,6 +226,9 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	p.forSuite(s)
 	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
 	if j.Err = p.checkReferences(c); j.Err != nil {
+		return j
+	}
+	if j.Workspace, j.Err = p.workspace(s); j.Err != nil {
 		return j
 	}
 	j.Provider, j.Err = p.provider(s, name)

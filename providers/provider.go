@@ -42,6 +42,9 @@ type Request struct {
 	InputFiles     []string
 	// Dir is the eval file's directory (default working directory of agent targets).
 	Dir string
+	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: a cli
+	// target runs there whatever its cwd.
+	Workspace string
 }
 
 // Usage counts tokens of one invocation.

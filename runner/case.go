@@ -46,6 +46,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
+	req.Workspace = j.Workspace
 	resp, attempts := pre, 1
 	var err error
 	if resp == nil {

@@ -175,7 +175,9 @@ func (l *loader) loadV4(root *yaml.Node) {
 			}
 		case "execution":
 			l.v4SuiteExecution(&e)
-		case "workspace", "metadata":
+		case "workspace":
+			l.v4Workspace(&e)
+		case "metadata":
 			l.warnf(e.kn, KindIgnored, "", "%q is not supported yet (ignored)", e.key)
 		default:
 			l.unknownKey(e, "at the top level", "", v4TopKeys)

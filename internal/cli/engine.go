@@ -193,6 +193,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
 	})
+	defer func() {
+		if err := p.Close(); err != nil {
+			e.Logf("removing a workspace: %v", err)
+		}
+	}()
 	st := &loadState{}
 	p.Preload(files)
 

@@ -54,9 +54,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 		s := suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
 		pre[i] = s
 		for _, c := range s.Cases {
-			if p.Selected(c) {
-				total++
-			}
+			total += p.Runs(s, c)
 		}
 	}
 	if known {
