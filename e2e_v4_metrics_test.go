@@ -55,6 +55,11 @@ func TestV4MetricsGraders(t *testing.T) {
 `,
 		"resp/fa.json": `{"text": "Here you go: {\"total\": 10.5, \"name\": \"Bob\", \"date\": \"15-JAN-2025\", \"us\": \"01/02/2025\", \"items\": [1, {\"k\": \"v\"}], \"zero\": 0.01, \"s\": \"42\", \"n\": 42, \"iso\": \"2025-01-15T10:00:00Z\"} done"}
 `,
+		"resp/fatwo.json": `{"text": "first {\"total\": 1} then {\"name\": \"x\"}"}
+`,
+		"resp/fafence.json": "{\"text\": \"```json\\n{\\\"total\\\": 1, \\\"passed\\\": \\\"yes\\\"}\\n```\"}\n",
+		"resp/faprose.json": `{"text": "the set {a, b} has {\"total\": 1}"}
+`,
 		"resp/fabad.json": `{"text": "not json at all"}
 `,
 	})
@@ -101,6 +106,11 @@ func TestV4MetricsGraders(t *testing.T) {
 		"tt-io-items":                   1,
 		"tt-inorder-none":               0,
 		"tt-inorder-empty":              1,
+		// field-accuracy reads the answer's JSON as AgentV does: fences removed, first "{" to
+		// last "}" (two objects do not parse), a "passed" field read as a boolean.
+		"fa-two-objects":   0,
+		"fa-fenced-passed": 1,
+		"fa-prose-braces":  0,
 		// required, min_score and negate on these types (4.42.4 honours them).
 		"neg-contains": 0,
 		"req-metrics":  0,
@@ -537,6 +547,24 @@ tests:
     assertions:
       - {type: skill-trigger, skill: pdf, negate: true}
       - {type: tool-trajectory, mode: any_order, minimums: {Read: 1}, min_score: 0.9, weight: 2}
+  - id: fa-two-objects
+    input: resp=fatwo
+    expected_output: {total: 1}
+    assertions:
+      - type: field-accuracy
+        fields: [{path: total, match: exact}]
+  - id: fa-fenced-passed
+    input: resp=fafence
+    expected_output: {total: 1, passed: false}
+    assertions:
+      - type: field-accuracy
+        fields: [{path: total, match: exact}, {path: passed, match: exact}]
+  - id: fa-prose-braces
+    input: resp=faprose
+    expected_output: {total: 1}
+    assertions:
+      - type: field-accuracy
+        fields: [{path: total, match: exact}]
 `
 
 // TestV4Workspace runs a suite with a workspace: its template is copied into a new directory,

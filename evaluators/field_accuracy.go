@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/suite"
 )
 
@@ -91,9 +90,8 @@ func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
 // weight is 0), or all-or-nothing.
 func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *faConfig) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
-	raw, ok := jsonx.FirstObject(r.in.Candidate)
-	var cand any
-	if !ok || json.Unmarshal(raw, &cand) != nil {
+	cand, ok := agentvJSON(r.in.Candidate)
+	if !ok {
 		v.misses = append(v.misses, "Failed to parse candidate answer as JSON")
 		v.reasoning = "Candidate answer is not valid JSON"
 		return v
@@ -184,12 +182,42 @@ func expectedObject(msgs []suite.Message) any {
 			if m.Content.Text == "" {
 				continue
 			}
-			if raw, ok := jsonx.FirstObject(m.Content.Text); ok && json.Unmarshal(raw, &v) == nil {
+			if v, ok := agentvJSON(m.Content.Text); ok && v != nil {
 				return v
 			}
 		}
 	}
 	return nil
+}
+
+// AgentV's reading of JSON in model text: code fences removed, then the text from the first
+// "{" to the last "}" (so two objects side by side do not parse), with a "passed" field's
+// non-boolean value read as a boolean.
+var (
+	jsonFence   = regexp.MustCompile("```json\n?|```")
+	jsonSpan    = regexp.MustCompile(`\{[\s\S]*\}`)
+	passedField = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
+)
+
+// agentvJSON parses the JSON in text as AgentV does for field-accuracy.
+func agentvJSON(text string) (any, bool) {
+	t := strings.TrimSpace(jsonFence.ReplaceAllString(text, ""))
+	if span := jsonSpan.FindString(t); span != "" {
+		t = span
+	}
+	t = passedField.ReplaceAllStringFunc(t, func(m string) string {
+		g := passedField.FindStringSubmatch(m)
+		v := strings.ToLower(strings.TrimSpace(g[2] + g[3]))
+		if v == "true" {
+			return g[1] + "true"
+		}
+		return g[1] + "false"
+	})
+	var v any
+	if json.Unmarshal([]byte(t), &v) != nil {
+		return nil, false
+	}
+	return v, true
 }
 
 // matchField compares one field; note is AgentV's text for the hit or miss.
