@@ -186,6 +186,10 @@ tests:
     assertions:
       - {type: contains, value: alpha}
       - {type: contains, value: says}
+`,
+		"nowhere.eval.yaml": `execution:
+  targets: [alpha, beta]
+tests:
   - id: nowhere
     input: hi
     execution: {targets: [gamma]}
@@ -194,10 +198,8 @@ tests:
 `,
 	})
 	res := agentv(t, dir, nil, "eval", "mx.eval.yaml")
-	// A test whose targets name none of the suite's is a configuration error (exit 2); 4.42.4
-	// drops it silently.
-	if res.code != 2 {
-		t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	type key struct{ id, target string }
 	want := map[key]struct {
@@ -210,13 +212,14 @@ tests:
 		{"strict", "alpha"}:   {1, "pass"},
 		{"strict", "beta"}:    {0.5, "fail"},
 	}
-	if want := "nowhere: the test's execution targets (gamma) name none of the suite's targets (alpha, beta)"; !strings.Contains(res.stdout, want) {
-		t.Errorf("stdout lacks %q:\n%s", want, res.stdout)
-	}
 	seen := 0
 	for _, r := range res.records {
-		if r.EvalID == "nowhere" {
-			continue
+		th := 0.5 // the threshold each record says it passed or failed at
+		if r.EvalID == "strict" {
+			th = 0.9
+		}
+		if r.CaseThreshold == nil || *r.CaseThreshold != th {
+			t.Errorf("%s on %s: case_threshold %v, want %v", r.EvalID, r.Target, r.CaseThreshold, th)
 		}
 		w, ok := want[key{r.EvalID, r.Target}]
 		if !ok {
@@ -230,6 +233,24 @@ tests:
 	}
 	if seen != len(want) {
 		t.Errorf("%d records of runs, want %d:\n%s", seen, len(want), res.stdout)
+	}
+	junit, err := os.ReadFile(filepath.Join(res.outDir, "junit.xml"))
+	if err != nil || !strings.Contains(string(junit), "score 0.500 below case threshold 0.900") {
+		t.Errorf("junit.xml (%v) lacks the test's own threshold:\n%s", err, junit)
+	}
+	// A report with another --case-threshold keeps the thresholds the eval file set.
+	out := t.TempDir()
+	rep := agentv(t, dir, nil, "report", "--results", filepath.Join(res.outDir, "results.jsonl"), "--out-dir", out, "--case-threshold", "0.95")
+	junit, err = os.ReadFile(filepath.Join(out, "junit.xml"))
+	if rep.code != 1 || err != nil || strings.Count(string(junit), "<failure") != 1 {
+		t.Errorf("report: exit %d, want 1 with one failure (strict on beta); junit (%v):\n%s\n%s", rep.code, err, junit, rep.stdout)
+	}
+
+	// A test whose targets name none of the suite's cannot run: the run is invalid (exit 2);
+	// 4.42.4 drops such a test silently.
+	res = agentv(t, dir, nil, "eval", "nowhere.eval.yaml")
+	if want := "nowhere: the test's execution targets (gamma) name none of the suite's targets (alpha, beta)"; res.code != 2 || !strings.Contains(res.stdout, want) {
+		t.Errorf("exit %d, want 2 and %q in:\n%s", res.code, want, res.stdout)
 	}
 }
 

@@ -195,6 +195,9 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 // junitCase renders a record's testcase; threshold is the case threshold its failure
 // message names.
 func junitCase(threshold float64, r *results.Record) junit.Testcase {
+	if r.CaseThreshold != nil {
+		threshold = *r.CaseThreshold // the eval file's own threshold for this case
+	}
 	tc := junit.Testcase{
 		Name:      clean(r.EvalID),
 		Classname: clean(r.Dataset),

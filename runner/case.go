@@ -58,7 +58,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
-	threshold := caseThreshold(j.Case, r.opts.CaseThreshold)
+	threshold, own := caseThreshold(j.Case, r.opts.CaseThreshold)
 	eopts := &r.opts.Evaluators
 	if threshold != r.opts.CaseThreshold {
 		o := *eopts
@@ -86,6 +86,9 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	rec.Attempts = attempts
 	rec.DurationMS = time.Since(start).Milliseconds()
+	if own {
+		rec.CaseThreshold = &threshold
+	}
 	switch {
 	case resp.Error != "":
 		rec.Error = resp.Error
@@ -102,16 +105,16 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 }
 
 // caseThreshold is the score a case passes at: its own `execution.threshold`, else its
-// suite's (AgentV 4.x files), else the run's.
-func caseThreshold(c *suite.Case, run float64) float64 {
+// suite's (AgentV 4.x files), else the run's; own tells whether the eval file set it.
+func caseThreshold(c *suite.Case, run float64) (threshold float64, own bool) {
 	switch {
 	case c == nil:
 	case c.Threshold != nil:
-		return *c.Threshold
+		return *c.Threshold, true
 	case c.Suite != nil && c.Suite.Threshold != nil:
-		return *c.Suite.Threshold
+		return *c.Suite.Threshold, true
 	}
-	return run
+	return run, false
 }
 
 // invoke calls the provider with a timeout per attempt, retrying timeouts while
