@@ -23,6 +23,8 @@ type GitHubStore struct {
 
 	viewerOnce sync.Once
 	viewer     string // the token's login; "" when GET /user does not answer (GITHUB_TOKEN)
+
+	download *http.Client // fetches artifact archives from their signed URLs, without the token
 }
 
 var _ CommentStore = (*GitHubStore)(nil)
@@ -93,7 +95,10 @@ func NewGitHubStore(token, apiURL, repo string, opts ...StoreOption) (*GitHubSto
 	// Set BaseURL directly: WithEnterpriseURLs appends api/v3/ to URLs lacking it, which
 	// would break GITHUB_API_URL values that are already complete.
 	client.BaseURL = base
-	return &GitHubStore{client: client, owner: owner, repo: name, maxPages: maxCommentPages}, nil
+	// Artifact archives are fetched through the same retrying transport, without the token
+	// (WithAuthToken wrapped a copy of hc, not hc).
+	dl := &http.Client{Timeout: 5 * time.Minute, Transport: hc.Transport}
+	return &GitHubStore{client: client, owner: owner, repo: name, maxPages: maxCommentPages, download: dl}, nil
 }
 
 // login returns the token's own login from GET /user, once. The workflow's GITHUB_TOKEN

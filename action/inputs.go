@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/suite"
 )
 
 // CommentMode says when the sticky PR comment is posted.
@@ -93,6 +95,8 @@ type Inputs struct {
 	EvalID         string        // run only cases whose id matches (exact or glob)
 	Timeout        time.Duration // per target invocation
 	MaxRetries     int           // retries of a timed-out invocation
+	Trials         int           // runs of each case; 0 keeps the eval files' execution.trials
+	TrialsStrategy string        // pass_at_k, mean or confidence_interval; "" keeps the files'
 	MinScore       *float64      // minimum mean score in [0, 1]; nil: unset
 	CaseThreshold  float64       // a case passes at score >= this, in [0, 1]
 	MaxFailures    int
@@ -107,8 +111,16 @@ type Inputs struct {
 	Mode           Mode
 	Results        string // results file to report on (mode report); default <ResultsDir>/results.jsonl
 	PRNumber       int    // pr-number: the PR to comment on when the event names none (workflow_run)
-	DryRun         bool
-	Verbose        bool
+	// Baseline is a results file of an earlier run (workspace-relative) to compare with, or
+	// BaselineAuto; "" compares with nothing. BaselineArtifact is the artifact name auto
+	// looks for.
+	Baseline         string
+	BaselineArtifact string
+	MaxRegressions   *int     // regressed cases allowed; nil: report only
+	RegressionMargin float64  // how far a case's score must fall to count as regressed
+	MaxMeanDrop      *float64 // largest fall of the mean allowed; nil: report only
+	DryRun           bool
+	Verbose          bool
 }
 
 // Gate returns the gate thresholds the inputs set.
@@ -118,8 +130,19 @@ func (in Inputs) Gate() gate.Options {
 		MinScore:      in.MinScore,
 		MaxFailures:   in.MaxFailures,
 		MaxErrors:     in.MaxErrors,
+
+		MaxRegressions:   in.MaxRegressions,
+		RegressionMargin: in.RegressionMargin,
+		MaxMeanDrop:      in.MaxMeanDrop,
 	}
 }
+
+// BaselineAuto is the baseline input that finds the baseline itself: the results artifact of
+// the newest successful push run of the same workflow on the pull request's base branch.
+const BaselineAuto = "auto"
+
+// DefaultBaselineArtifact is the artifact name baseline: auto looks for.
+const DefaultBaselineArtifact = "agentv-results"
 
 // InputError is an invalid input value; Name is the input as written in `with:`.
 type InputError struct {
@@ -150,26 +173,37 @@ func Input(getenv func(string) string, name string) string {
 func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p := inputParser{getenv: getenv}
 	in := Inputs{
-		Evals:         splitList(p.str("evals")),
-		Targets:       p.str("targets"),
-		Target:        p.str("target"),
-		JudgeTarget:   p.str("judge-target"),
-		EvalID:        p.str("eval-id"),
-		CommentKey:    p.str("comment-key"),
-		GitHubToken:   p.str("github-token"),
-		ResultsDir:    p.str("results-dir"),
-		WorkDir:       p.str("working-directory"),
-		Results:       p.str("results"),
-		Timeout:       DefaultTimeout,
-		MaxRetries:    DefaultMaxRetries,
-		CaseThreshold: DefaultCaseThreshold,
-		Comment:       CommentAuto,
-		Details:       DetailsFailures,
-		Mode:          ModeRun,
+		Evals:            splitList(p.str("evals")),
+		Targets:          p.str("targets"),
+		Target:           p.str("target"),
+		JudgeTarget:      p.str("judge-target"),
+		EvalID:           p.str("eval-id"),
+		CommentKey:       p.str("comment-key"),
+		GitHubToken:      p.str("github-token"),
+		ResultsDir:       p.str("results-dir"),
+		WorkDir:          p.str("working-directory"),
+		Results:          p.str("results"),
+		Baseline:         p.str("baseline"),
+		BaselineArtifact: p.str("baseline-artifact"),
+		RegressionMargin: gate.DefaultRegressionMargin,
+		Timeout:          DefaultTimeout,
+		MaxRetries:       DefaultMaxRetries,
+		CaseThreshold:    DefaultCaseThreshold,
+		Comment:          CommentAuto,
+		Details:          DetailsFailures,
+		Mode:             ModeRun,
 	}
 	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
 	p.duration("timeout", &in.Timeout)
 	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
+	p.intIn("trials", &in.Trials, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
+	p.enum("trials-strategy", func(s string) error {
+		if !slices.Contains(suite.TrialStrategies, s) {
+			return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(suite.TrialStrategies, ", "))
+		}
+		in.TrialsStrategy = s
+		return nil
+	})
 	if v, ok := p.unitFloat("min-score"); ok {
 		in.MinScore = &v
 	}
@@ -179,6 +213,19 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.intIn("max-failures", &in.MaxFailures, 0, math.MaxInt32, "0 or more")
 	p.intIn("max-errors", &in.MaxErrors, 0, math.MaxInt32, "0 or more")
 	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
+	in.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
+	if v, ok := p.unitFloat("regression-margin"); ok {
+		in.RegressionMargin = v
+	}
+	if v, ok := p.unitFloat("max-mean-drop"); ok {
+		in.MaxMeanDrop = &v
+	}
+	if strings.EqualFold(in.Baseline, BaselineAuto) {
+		in.Baseline = BaselineAuto
+	}
+	if in.BaselineArtifact == "" {
+		in.BaselineArtifact = DefaultBaselineArtifact
+	}
 	p.boolean("fail-on-skip", &in.FailOnSkip)
 	p.boolean("dry-run", &in.DryRun)
 	p.boolean("verbose", &in.Verbose)
@@ -228,6 +275,19 @@ func (p *inputParser) intIn(name string, dst *int, lo, hi int, want string) {
 		return
 	}
 	*dst = n
+}
+
+// optInt is intIn for an input without a default: nil when empty or invalid.
+func (p *inputParser) optInt(name string, lo, hi int, want string) *int {
+	if p.str(name) == "" {
+		return nil
+	}
+	n := lo - 1
+	p.intIn(name, &n, lo, hi, want)
+	if n < lo {
+		return nil
+	}
+	return &n
 }
 
 func (p *inputParser) unitFloat(name string) (float64, bool) {

@@ -14,6 +14,7 @@ func defaults() Inputs {
 	return Inputs{
 		Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, CaseThreshold: DefaultCaseThreshold,
 		Comment: CommentAuto, Details: DetailsFailures, Mode: ModeRun, ResultsDir: DefaultResultsDir,
+		BaselineArtifact: DefaultBaselineArtifact, RegressionMargin: 0.1,
 	}
 }
 
@@ -54,6 +55,11 @@ func TestParseInputs(t *testing.T) {
 				"INPUT_WORKING-DIRECTORY": "sub",
 				"INPUT_DRY-RUN":           "TRUE",
 				"INPUT_VERBOSE":           "False",
+				"INPUT_BASELINE":          "Auto",
+				"INPUT_BASELINE-ARTIFACT": "evals-main",
+				"INPUT_MAX-REGRESSIONS":   "0",
+				"INPUT_REGRESSION-MARGIN": "0.05",
+				"INPUT_MAX-MEAN-DROP":     "0.02",
 			},
 			want: func(in *Inputs) {
 				in.Evals = []string{"evals/a.yaml", "evals/b/**/*.yaml", "evals/c.jsonl"}
@@ -62,6 +68,7 @@ func TestParseInputs(t *testing.T) {
 				in.MinScore, in.CaseThreshold, in.MaxFailures, in.MaxErrors = ptr(0.75), 0.9, 2, 1
 				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", DetailsAll
 				in.GitHubToken, in.ResultsDir, in.WorkDir, in.DryRun = "ghs_secret", "out", "sub", true
+				in.Baseline, in.BaselineArtifact, in.MaxRegressions, in.RegressionMargin, in.MaxMeanDrop = BaselineAuto, "evals-main", ptr(0), 0.05, ptr(0.02)
 			},
 		},
 		{
@@ -94,6 +101,17 @@ func TestParseInputs(t *testing.T) {
 			want: func(in *Inputs) { in.Mode, in.Results = ModeReport, "dl/results.jsonl" },
 		},
 		{
+			name: "trials",
+			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "5", "INPUT_TRIALS-STRATEGY": "mean"},
+			want: func(in *Inputs) { in.Evals, in.Trials, in.TrialsStrategy = []string{"a.yaml"}, 5, "mean" },
+		},
+		{
+			name:    "bad trials",
+			env:     map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "0", "INPUT_TRIALS-STRATEGY": "best"},
+			want:    func(in *Inputs) { in.Evals = []string{"a.yaml"} },
+			errored: []string{"trials", "trials-strategy"},
+		},
+		{
 			name:    "run mode without evals",
 			env:     map[string]string{"INPUT_EVALS": " , \n"},
 			errored: []string{"evals"},
@@ -101,25 +119,28 @@ func TestParseInputs(t *testing.T) {
 		{
 			name: "every bad value is reported",
 			env: map[string]string{
-				"INPUT_EVALS":           "a.yaml",
-				"INPUT_MAX-CONCURRENCY": "-1",
-				"INPUT_TIMEOUT":         "0",
-				"INPUT_MAX-RETRIES":     "two",
-				"INPUT_MIN-SCORE":       "80%",
-				"INPUT_CASE-THRESHOLD":  "1.5",
-				"INPUT_MAX-FAILURES":    "1.5",
-				"INPUT_MAX-ERRORS":      "-2",
-				"INPUT_PR-NUMBER":       "0",
-				"INPUT_FAIL-ON-SKIP":    "maybe",
-				"INPUT_DRY-RUN":         "y",
-				"INPUT_VERBOSE":         "2",
-				"INPUT_COMMENT":         "true",
-				"INPUT_DETAILS":         "some",
-				"INPUT_MODE":            "eval",
+				"INPUT_EVALS":             "a.yaml",
+				"INPUT_MAX-CONCURRENCY":   "-1",
+				"INPUT_TIMEOUT":           "0",
+				"INPUT_MAX-RETRIES":       "two",
+				"INPUT_MIN-SCORE":         "80%",
+				"INPUT_CASE-THRESHOLD":    "1.5",
+				"INPUT_MAX-FAILURES":      "1.5",
+				"INPUT_MAX-ERRORS":        "-2",
+				"INPUT_PR-NUMBER":         "0",
+				"INPUT_FAIL-ON-SKIP":      "maybe",
+				"INPUT_DRY-RUN":           "y",
+				"INPUT_VERBOSE":           "2",
+				"INPUT_COMMENT":           "true",
+				"INPUT_DETAILS":           "some",
+				"INPUT_MODE":              "eval",
+				"INPUT_MAX-REGRESSIONS":   "-1",
+				"INPUT_REGRESSION-MARGIN": "2",
+				"INPUT_MAX-MEAN-DROP":     "x",
 			},
 			want: func(in *Inputs) { in.Evals = []string{"a.yaml"} },
 			errored: []string{"max-concurrency", "timeout", "max-retries", "min-score", "case-threshold", "max-failures",
-				"max-errors", "pr-number", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode"},
+				"max-errors", "pr-number", "max-regressions", "regression-margin", "max-mean-drop", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode"},
 		},
 		{
 			name:    "NaN and infinity",

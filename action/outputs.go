@@ -109,6 +109,7 @@ type RunOutputs struct {
 	Failed    int
 	Errors    int
 	Skipped   int
+	Flaky     int     // cases whose trials disagreed about passing
 	MeanScore float64 // 0–1
 	PassRate  float64 // 0–1
 	// Paths are workspace-relative (see WorkspacePath).
@@ -116,6 +117,10 @@ type RunOutputs struct {
 	JUnitPath   string
 	SummaryPath string
 	CommentURL  string // "" when no comment was posted or updated
+	// Against a baseline; Compared is false without one (the outputs are then empty).
+	Compared                  bool
+	Regressions, Improvements int
+	MeanScoreDelta            float64
 }
 
 // Pairs returns the outputs in action.yml's order, scores with four decimals.
@@ -128,13 +133,37 @@ func (r RunOutputs) Pairs() []Output {
 		{"failed", strconv.Itoa(r.Failed)},
 		{"errors", strconv.Itoa(r.Errors)},
 		{"skipped", strconv.Itoa(r.Skipped)},
+		{"flaky", strconv.Itoa(r.Flaky)},
 		{"mean-score", f4(r.MeanScore)},
 		{"pass-rate", f4(r.PassRate)},
 		{"results-path", r.ResultsPath},
 		{"junit-path", r.JUnitPath},
 		{"summary-path", r.SummaryPath},
 		{"comment-url", r.CommentURL},
+		{"regressions", r.ifCompared(strconv.Itoa(r.Regressions))},
+		{"improvements", r.ifCompared(strconv.Itoa(r.Improvements))},
+		{"mean-score-delta", r.ifCompared(signed4(r.MeanScoreDelta))},
 	}
+}
+
+// ifCompared is s for a run compared with a baseline, else "".
+func (r RunOutputs) ifCompared(s string) string {
+	if !r.Compared {
+		return ""
+	}
+	return s
+}
+
+// signed4 formats a change with four decimals and its sign: +0.1200, -0.0500, 0.0000.
+func signed4(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 4, 64)
+	switch {
+	case s == "0.0000" || s == "-0.0000":
+		return "0.0000"
+	case strings.HasPrefix(s, "-"):
+		return s
+	}
+	return "+" + s
 }
 
 // MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole

@@ -152,7 +152,7 @@ func TestRunOutputs(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "output")
 	r := RunOutputs{
-		Outcome: gate.Fail, Total: 3, Passed: 1, Failed: 1, Errors: 1,
+		Outcome: gate.Fail, Total: 3, Passed: 1, Failed: 1, Errors: 1, Flaky: 2,
 		MeanScore: 2.0 / 3, PassRate: 1.0 / 3,
 		ResultsPath: "agentv-results/results.jsonl", JUnitPath: "agentv-results/junit.xml",
 		SummaryPath: "agentv-results/summary.md", CommentURL: "https://github.com/o/r/pull/7#issuecomment-1",
@@ -162,12 +162,26 @@ func TestRunOutputs(t *testing.T) {
 	}
 	want := []Output{
 		{"outcome", "fail"}, {"total", "3"}, {"passed", "1"}, {"failed", "1"}, {"errors", "1"},
-		{"skipped", "0"}, {"mean-score", "0.6667"}, {"pass-rate", "0.3333"},
+		{"skipped", "0"}, {"flaky", "2"}, {"mean-score", "0.6667"}, {"pass-rate", "0.3333"},
 		{"results-path", "agentv-results/results.jsonl"}, {"junit-path", "agentv-results/junit.xml"},
 		{"summary-path", "agentv-results/summary.md"}, {"comment-url", "https://github.com/o/r/pull/7#issuecomment-1"},
+		{"regressions", ""}, {"improvements", ""}, {"mean-score-delta", ""}, // no baseline
 	}
 	if diff := cmp.Diff(want, parseOutputFile(t, path)); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		delta float64
+		want  string
+	}{{-0.12345, "-0.1235"}, {0.05, "+0.0500"}, {-0.00001, "0.0000"}, {0, "0.0000"}} {
+		r := RunOutputs{Compared: true, Regressions: 2, Improvements: 1, MeanScoreDelta: tt.delta}
+		got := map[string]string{}
+		for _, o := range r.Pairs() {
+			got[o.Name] = o.Value
+		}
+		if got["regressions"] != "2" || got["improvements"] != "1" || got["mean-score-delta"] != tt.want {
+			t.Errorf("delta %v: regressions %q improvements %q mean-score-delta %q, want 2, 1, %q", tt.delta, got["regressions"], got["improvements"], got["mean-score-delta"], tt.want)
+		}
 	}
 }
 

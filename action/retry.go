@@ -38,34 +38,41 @@ const (
 )
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var waited time.Duration
-	for attempt := 1; ; attempt++ {
+	var (
+		resp   *http.Response
+		err    error
+		waited time.Duration
+	)
+	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	werr := retry.Loop(req.Context(), t.sleep, func(n int) (time.Duration, bool) {
 		r := req
-		if attempt > 1 {
+		if n > 0 {
 			r = req.Clone(req.Context())
 			if req.GetBody != nil {
-				body, err := req.GetBody()
-				if err != nil {
-					return nil, err
+				body, gerr := req.GetBody()
+				if gerr != nil {
+					resp, err = nil, gerr
+					return 0, false
 				}
 				r.Body = body
 			}
 		}
-		resp, err := t.base.RoundTrip(r)
-		wait, retry := t.decide(req.Method, resp, err, attempt)
-		rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-		if !retry || !rewindable || req.Context().Err() != nil || attempt >= t.attempts || wait > t.maxWait || waited+wait > t.budget {
-			return resp, err
+		resp, err = t.base.RoundTrip(r)
+		wait, again := t.decide(req.Method, resp, err, n+1)
+		if !again || !rewindable || req.Context().Err() != nil || n+1 >= t.attempts || wait > t.maxWait || waited+wait > t.budget {
+			return 0, false
 		}
 		if resp != nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBodyPeek))
 			resp.Body.Close()
 		}
-		if err := t.sleep(req.Context(), wait); err != nil {
-			return nil, err
-		}
 		waited += wait
+		return wait, true
+	})
+	if werr != nil {
+		return nil, werr
 	}
+	return resp, err
 }
 
 // decide says whether to retry and after how long.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -122,7 +124,7 @@ func BenchmarkInProcessEvaluators(b *testing.B) {
 // benchJudge answers every judge call with a canned verdict, recording nothing.
 type benchJudge struct{}
 
-func (benchJudge) Target() *providers.Target { return &providers.Target{Name: "bench-judge"} }
+func (benchJudge) Target() *targets.Target { return &targets.Target{Name: "bench-judge"} }
 
 func (benchJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
 	return &providers.Response{Text: `{"score":1,"hits":["canned hit"],"misses":[],"reasoning":"canned verdict"}`}, nil

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -21,7 +23,7 @@ import (
 // JudgeResolver returns the judge provider for an llm_judge: override is the evaluator's own
 // `target` ("" if none); the resolver applies the target's judge_target, then the run's
 // --judge-target, then the target itself.
-type JudgeResolver func(target *providers.Target, override string) (providers.Provider, error)
+type JudgeResolver func(target *targets.Target, override string) (providers.Provider, error)
 
 // Options are run-wide evaluator settings.
 type Options struct {
@@ -40,7 +42,7 @@ type Options struct {
 // Input is everything an evaluator may look at for one case.
 type Input struct {
 	Case      *suite.Case
-	Target    *providers.Target
+	Target    *targets.Target
 	Request   *providers.Request  // what the target was sent (formatted question, guidelines, chat)
 	Response  *providers.Response // the target's answer
 	Candidate string              // final answer text: last assistant message content

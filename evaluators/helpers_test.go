@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
@@ -29,7 +31,7 @@ type fakeJudge struct {
 
 var _ providers.Provider = (*fakeJudge)(nil)
 
-func (f *fakeJudge) Target() *providers.Target { return &providers.Target{Name: f.name, Kind: "mock"} }
+func (f *fakeJudge) Target() *targets.Target { return &targets.Target{Name: f.name, Kind: "mock"} }
 
 func (f *fakeJudge) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	f.mu.Lock()
@@ -60,7 +62,7 @@ func judgeOpts(j providers.Provider, override *string) *Options {
 		// Generous: tsx and bun start slowly on a loaded 2-core machine; tests of timeouts set their own.
 		Timeout:  60 * time.Second,
 		Redactor: &redact.Redactor{},
-		Judges: func(_ *providers.Target, o string) (providers.Provider, error) {
+		Judges: func(_ *targets.Target, o string) (providers.Provider, error) {
 			if override != nil {
 				*override = o
 			}
@@ -95,7 +97,7 @@ func riskCase(dir string, evs ...*suite.EvaluatorSpec) *suite.Case {
 func riskInput(c *suite.Case, candidate string) *Input {
 	return &Input{
 		Case:      c,
-		Target:    &providers.Target{Name: "agent", JudgeTarget: "judge"},
+		Target:    &targets.Target{Name: "agent", JudgeTarget: "judge"},
 		Request:   &providers.Request{EvalID: c.ID, Question: "Formatted: " + c.Question + "  \n", Dir: c.Suite.Dir},
 		Response:  &providers.Response{Text: candidate, OutputMessages: []suite.Message{text("assistant", candidate)}},
 		Candidate: candidate,

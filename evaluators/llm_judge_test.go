@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestLLMJudgeReplies(t *testing.T) {
@@ -170,7 +173,7 @@ func TestLLMJudgeTimeout(t *testing.T) {
 // stuckJudge ignores its context: it answers only when release is closed.
 type stuckJudge struct{ release chan struct{} }
 
-func (stuckJudge) Target() *providers.Target { return &providers.Target{Name: "stuck", Kind: "mock"} }
+func (stuckJudge) Target() *targets.Target { return &targets.Target{Name: "stuck", Kind: "mock"} }
 
 func (s stuckJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
 	<-s.release
@@ -193,7 +196,7 @@ func TestLLMJudgeTimeoutIgnoredContext(t *testing.T) {
 // panicJudge panics in Invoke.
 type panicJudge struct{}
 
-func (panicJudge) Target() *providers.Target { return &providers.Target{Name: "boom", Kind: "mock"} }
+func (panicJudge) Target() *targets.Target { return &targets.Target{Name: "boom", Kind: "mock"} }
 
 func (panicJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
 	panic("judge exploded")
@@ -209,7 +212,7 @@ func TestLLMJudgePanics(t *testing.T) {
 
 func TestLLMJudgeResolverError(t *testing.T) {
 	t.Parallel()
-	opts := &Options{Judges: func(*providers.Target, string) (providers.Provider, error) {
+	opts := &Options{Judges: func(*targets.Target, string) (providers.Provider, error) {
 		return nil, errors.New(`unknown target "nope"`)
 	}}
 	out := Evaluate(t.Context(), riskInput(riskCase(t.TempDir()), "x"), opts)

@@ -9,14 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
 
 func mockProvider(t *testing.T, name, answer string) providers.Provider {
 	t.Helper()
-	p, _, err := providers.New(&providers.Target{Name: name, Kind: providers.KindMock, Provider: "mock",
-		Settings: map[string]*providers.Setting{"response": {Key: "response", Value: answer}}}, providers.Options{})
+	p, _, err := providers.New(&targets.Target{Name: name, Kind: targets.KindMock, Provider: "mock",
+		Settings: map[string]*targets.Setting{"response": {Key: "response", Value: answer}}}, providers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func proxyCase(t *testing.T, name string, argv ...string) (*Input, *Options) {
 	in := riskInput(riskCase(dir, spec), "High")
 	in.Target = target.Target()
 	opts := judgeOpts(nil, nil)
-	opts.Judges = func(t *providers.Target, override string) (providers.Provider, error) {
+	opts.Judges = func(t *targets.Target, override string) (providers.Provider, error) {
 		switch override {
 		case "":
 			return judge, nil

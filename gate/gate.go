@@ -52,6 +52,12 @@ type Options struct {
 	MinScore      *float64 // minimum mean score over all cases (errored count 0); nil: unset
 	MaxFailures   int      // failed cases allowed (default 0)
 	MaxErrors     int      // errored cases allowed (default 0)
+	// Against a baseline (see Baseline): regressed cases allowed, and the largest fall of
+	// the mean score allowed; nil: unset. RegressionMargin is how far a case's score must
+	// fall to count (compare.DefaultMargin when the caller takes the default).
+	MaxRegressions   *int
+	MaxMeanDrop      *float64
+	RegressionMargin float64
 }
 
 // String lists the thresholds as a person reads them: "case threshold 0.8, min-score 0.7,
@@ -65,8 +71,14 @@ func (o Options) String() string {
 }
 
 // Defaults returns the default thresholds: a case passes at score 0.8, and no failed or
-// errored case is allowed (max-failures and max-errors 0, no min-score).
-func Defaults() Options { return Options{CaseThreshold: 0.8} }
+// errored case is allowed (max-failures and max-errors 0, no min-score); regressions
+// against a baseline are reported, not gated, with a margin of 0.1.
+func Defaults() Options {
+	return Options{CaseThreshold: 0.8, RegressionMargin: DefaultRegressionMargin}
+}
+
+// DefaultRegressionMargin is how far a case's score must fall to count as a regression.
+const DefaultRegressionMargin = 0.1
 
 // Counts summarise a run for the gate.
 type Counts struct {
@@ -82,6 +94,8 @@ type Counts struct {
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
+	// Baseline is the comparison with a baseline run; nil without one.
+	Baseline *Baseline
 }
 
 // OfPlanned says how many of the planned cases finished, "12 of 200", for a run that
@@ -130,6 +144,7 @@ func Decide(c Counts, o Options) Decision {
 	if o.MinScore != nil && c.MeanScore < *o.MinScore {
 		why = append(why, fmt.Sprintf("mean score %.3f below min-score %.3f", c.MeanScore, *o.MinScore))
 	}
+	why = append(why, regressionReasons(c.Baseline, o)...)
 	if len(why) > 0 {
 		return Decision{Fail, strings.Join(why, "; ")}
 	}

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/internal/proc"
@@ -60,7 +62,7 @@ type targetKey struct{ file, name string }
 // running cases meanwhile.
 type Planner struct {
 	opts       Options
-	files      map[string]*providers.TargetsFile
+	files      map[string]*targets.File
 	reported   map[string]bool // targets files whose diagnostics are in diags
 	notices    []string
 	dotenvSeen map[string]bool // .env files left unread (NoDotenv), already noticed
@@ -68,7 +70,7 @@ type Planner struct {
 	errs       map[targetKey]error
 	mu         sync.Mutex
 	diags      []suite.Diagnostic
-	unset      []*providers.UnsetVarError
+	unset      []*targets.UnsetVarError
 	targets    map[string]bool
 
 	// workspaces are the suites' workspace directories (or why one could not be made), made
@@ -80,7 +82,7 @@ type Planner struct {
 	last struct {
 		s       *suite.Suite
 		display string
-		tf      *providers.TargetsFile
+		tf      *targets.File
 		err     error
 	}
 }
@@ -96,7 +98,7 @@ func New(opts Options) *Planner {
 	if opts.Check == nil {
 		opts.Check = func(string, string) error { return nil }
 	}
-	return &Planner{opts: opts, files: map[string]*providers.TargetsFile{}, providers: map[targetKey]providers.Provider{},
+	return &Planner{opts: opts, files: map[string]*targets.File{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
 		reported: map[string]bool{}, dotenvSeen: map[string]bool{},
 		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
@@ -295,7 +297,7 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	return "default"
 }
 
-func (p *Planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
+func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
 	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
 	if err != nil {
 		return nil, err
@@ -311,14 +313,14 @@ func (p *Planner) targetsFile(s *suite.Suite) (*providers.TargetsFile, error) {
 
 // loadTargets loads (once) the targets file of eval files in dir, registering the value of
 // every `${{ VAR }}` reference it holds with the redactor.
-func (p *Planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, error) {
+func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	cfg := &p.opts
 	var path string
 	var err error
 	if cfg.TargetsPath != "" {
-		path, err = providers.ResolveTargetsFlag(cfg.TargetsPath)
+		path, err = targets.ResolveFlag(cfg.TargetsPath)
 	} else {
-		path, err = providers.FindTargetsFile(dir, repoRoot, cfg.Cwd)
+		path, err = targets.FindFile(dir, repoRoot, cfg.Cwd)
 	}
 	if err != nil {
 		return nil, err
@@ -333,20 +335,20 @@ func (p *Planner) loadTargets(dir, repoRoot string) (*providers.TargetsFile, err
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	var env providers.LookupEnv
+	var env targets.LookupEnv
 	var envErr error
 	if cfg.NoDotenv {
-		env = providers.NewEnv(cfg.Environ, "", "")
-		for _, f := range providers.DotenvFiles(dir, repoRoot) {
+		env = targets.NewEnv(cfg.Environ, "", "")
+		for _, f := range targets.DotenvFiles(dir, repoRoot) {
 			if !p.dotenvSeen[f] {
 				p.dotenvSeen[f] = true
 				p.notices = append(p.notices, fmt.Sprintf("%s was not read: .env files are for local runs; under GitHub Actions, pass secrets through the workflow's env", p.opts.Display(f)))
 			}
 		}
 	} else {
-		env, envErr = providers.LoadEnv(cfg.Environ, dir, repoRoot)
+		env, envErr = targets.LoadEnv(cfg.Environ, dir, repoRoot)
 	}
-	tf := providers.LoadTargets(path, env, p.opts.Redactor)
+	tf := targets.Load(path, env, p.opts.Redactor)
 	if envErr != nil {
 		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
 	}
@@ -399,7 +401,7 @@ func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, err
 	return p.build(tf, name)
 }
 
-func (p *Planner) build(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+func (p *Planner) build(tf *targets.File, name string) (providers.Provider, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	key := targetKey{tf.Abs, name}
@@ -411,7 +413,7 @@ func (p *Planner) build(tf *providers.TargetsFile, name string) (providers.Provi
 	}
 	pr, err := p.construct(tf, name)
 	if err != nil {
-		var uv *providers.UnsetVarError
+		var uv *targets.UnsetVarError
 		if errors.As(err, &uv) {
 			p.unset = append(p.unset, uv)
 		}
@@ -423,7 +425,7 @@ func (p *Planner) build(tf *providers.TargetsFile, name string) (providers.Provi
 	return pr, nil
 }
 
-func (p *Planner) construct(tf *providers.TargetsFile, name string) (providers.Provider, error) {
+func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, error) {
 	cfg := &p.opts
 	t, err := tf.Find(name)
 	if err != nil {
@@ -443,7 +445,7 @@ func (p *Planner) construct(tf *providers.TargetsFile, name string) (providers.P
 // Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the
 // --judge-target override (an explicit choice wins over the targets file, as --target does),
 // else the target's judge_target, else the target itself.
-func (p *Planner) Judge(t *providers.Target, override string) (providers.Provider, error) {
+func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider, error) {
 	name := override
 	if name == "" {
 		name = strings.TrimSpace(p.opts.JudgeTarget)
@@ -455,7 +457,7 @@ func (p *Planner) Judge(t *providers.Target, override string) (providers.Provide
 		name = t.Name
 	}
 	p.mu.Lock()
-	var tf *providers.TargetsFile
+	var tf *targets.File
 	for _, f := range p.files {
 		for _, x := range f.Targets {
 			if x == t {
@@ -476,7 +478,7 @@ func (p *Planner) Judge(t *providers.Target, override string) (providers.Provide
 
 // checkJudges builds the judge providers a case will need, so a judge target that does not
 // exist or lacks its secret is a configuration problem found before anything runs.
-func (p *Planner) checkJudges(t *providers.Target, c *suite.Case) error {
+func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
 	needDefault := len(c.Evaluators) == 0
 	for _, ev := range c.Evaluators {
 		if ev.Type == suite.TypeLLMJudge {

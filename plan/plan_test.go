@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
 
@@ -49,7 +50,7 @@ func TestJudgeResolution(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			red := &redact.Redactor{}
-			tf := providers.LoadTargets(path, providers.NewEnv(nil, "", ""), red)
+			tf := targets.Load(path, targets.NewEnv(nil, "", ""), red)
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
@@ -12,11 +14,11 @@ import (
 // apiAnthropicMinThinking is the API's smallest thinking budget.
 const apiAnthropicMinThinking = 1024
 
-// apiAnthropicRequestTimeout bounds one request when --timeout is unset. Setting it also keeps the
+// apiAnthropicRequestTimeout bounds one request when --timeout is unset. targets.Setting it also keeps the
 // SDK from refusing large max_tokens without streaming (its 10-minute estimate).
 const apiAnthropicRequestTimeout = 10 * time.Minute
 
-func init() { register(KindAnthropic, newAnthropicProvider) }
+func init() { register(targets.KindAnthropic, newAnthropicProvider) }
 
 // anthropicProvider calls the Messages API (POST {base}/v1/messages).
 type anthropicProvider struct {
@@ -28,8 +30,8 @@ type anthropicProvider struct {
 	timeout  time.Duration
 }
 
-func newAnthropicProvider(t *Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, KindAnthropic, opts)
+func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, targets.KindAnthropic, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func newAnthropicProvider(t *Target, opts Options) (Provider, error) {
 		thinking: budget, timeout: timeout}, nil
 }
 
-func (p *anthropicProvider) Target() *Target { return p.call.t }
+func (p *anthropicProvider) Target() *targets.Target { return p.call.t }
 
 func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)

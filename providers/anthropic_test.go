@@ -3,6 +3,8 @@ package providers
 import (
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -93,7 +95,7 @@ func TestAnthropicRequest(t *testing.T) {
 			} else {
 				tc.settings["base_url"] = f.srv.URL
 			}
-			p, warns, err := New(apiTestTarget(KindAnthropic, tc.settings, nil), Options{HTTPClient: client})
+			p, warns, err := New(apiTestTarget(targets.KindAnthropic, tc.settings, nil), Options{HTTPClient: client})
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
 			}

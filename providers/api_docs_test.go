@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 )
 
@@ -39,7 +41,7 @@ func TestProvidersREADMEExample(t *testing.T) {
 		if err := os.WriteFile(path, []byte(example), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f := LoadTargets(path, func(n string) (string, bool) { v, ok := env[n]; return v, ok }, &redact.Redactor{})
+		f := targets.Load(path, func(n string) (string, bool) { v, ok := env[n]; return v, ok }, &redact.Redactor{})
 		for _, d := range f.Diagnostics {
 			t.Errorf("example %d: load: %v", i+1, d)
 		}
@@ -55,7 +57,7 @@ func TestProvidersREADMEExample(t *testing.T) {
 			kinds[p.Target().Kind] = true
 		}
 	}
-	for _, k := range []string{KindOpenAI, KindAzure, KindAnthropic, KindGemini, KindCodex, KindVSCode, KindCLI, KindMock} {
+	for _, k := range []string{targets.KindOpenAI, targets.KindAzure, targets.KindAnthropic, targets.KindGemini, targets.KindCodex, targets.KindClaude, targets.KindVSCode, targets.KindCLI, targets.KindMock} {
 		if !kinds[k] {
 			t.Errorf("the example has no %s target", k)
 		}
@@ -73,8 +75,8 @@ func TestProvidersREADMEDocumentsSettings(t *testing.T) {
 	}
 	doc := string(raw)
 	want := append([]string{"judge_target", "workers", "provider_batching", "price",
-		"response", "delay_ms", "delay_min_ms", "delay_max_ms", "{path}", "{basename}"}, cliKnownKeys...)
-	for _, p := range cliPlaceholders {
+		"response", "delay_ms", "delay_min_ms", "delay_max_ms", "{path}", "{basename}"}, targets.CLIKnownKeys...)
+	for _, p := range targets.CLIPlaceholders {
 		want = append(want, "{"+p+"}")
 	}
 	for _, w := range want {

@@ -3,6 +3,8 @@ package providers
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentv/action/targets"
 )
 
 // TestAPIIgnoresSDKEnvironment: the provider SDKs read OPENAI_*, ANTHROPIC_*, GEMINI_* and
@@ -26,7 +28,7 @@ func TestAPIIgnoresSDKEnvironment(t *testing.T) {
 		for _, viaDefault := range []bool{false, true} {
 			name := spec.kind + "/base_url set"
 			if viaDefault {
-				if spec.kind == KindAzure {
+				if spec.kind == targets.KindAzure {
 					continue // Azure has no default host
 				}
 				name = spec.kind + "/default host"

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
 )
@@ -21,9 +23,9 @@ import (
 const apiTestKey = "sk-test-SECRET-0123456789"
 
 // apiTestTarget builds a target as targets.yaml would: keys normalized, positions set.
-func apiTestTarget(kind string, settings map[string]any, env map[string]string) *Target {
-	t := &Target{Name: "t1", Kind: kind, Provider: kind, Pos: suite.Position{File: "targets.yaml", Line: 2, Col: 5},
-		File: "targets.yaml", Settings: map[string]*Setting{}, Redactor: &redact.Redactor{},
+func apiTestTarget(kind string, settings map[string]any, env map[string]string) *targets.Target {
+	t := &targets.Target{Name: "t1", Kind: kind, Provider: kind, Pos: suite.Position{File: "targets.yaml", Line: 2, Col: 5},
+		File: "targets.yaml", Settings: map[string]*targets.Setting{}, Redactor: &redact.Redactor{},
 		Env: func(n string) (string, bool) { v, ok := env[n]; return v, ok }}
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
@@ -31,7 +33,7 @@ func apiTestTarget(kind string, settings map[string]any, env map[string]string) 
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
-		t.Settings[SnakeCase(k)] = &Setting{Key: k, Value: settings[k], Pos: suite.Position{File: "targets.yaml", Line: 3 + i, Col: 5}}
+		t.Settings[targets.SnakeCase(k)] = &targets.Setting{Key: k, Value: settings[k], Pos: suite.Position{File: "targets.yaml", Line: 3 + i, Col: 5}}
 	}
 	return t
 }
@@ -142,7 +144,7 @@ type apiSpec struct {
 func apiSpecs() []apiSpec {
 	return []apiSpec{
 		{
-			kind: KindOpenAI,
+			kind: targets.KindOpenAI,
 			settings: func(url string) map[string]any {
 				return map[string]any{"api_key": apiTestKey, "model": "gpt-test", "base_url": url + "/v1"}
 			},
@@ -153,7 +155,7 @@ func apiSpecs() []apiSpec {
 			prompt:  apiOpenAIPrompt,
 		},
 		{
-			kind: KindAzure,
+			kind: targets.KindAzure,
 			tls:  true,
 			settings: func(url string) map[string]any {
 				return map[string]any{"api_key": apiTestKey, "deployment": "dep-1", "endpoint": url}
@@ -165,7 +167,7 @@ func apiSpecs() []apiSpec {
 			prompt:  apiOpenAIPrompt,
 		},
 		{
-			kind: KindAnthropic,
+			kind: targets.KindAnthropic,
 			settings: func(url string) map[string]any {
 				return map[string]any{"api_key": apiTestKey, "model": "claude-test", "base_url": url}
 			},
@@ -196,7 +198,7 @@ func apiSpecs() []apiSpec {
 			},
 		},
 		{
-			kind: KindGemini,
+			kind: targets.KindGemini,
 			settings: func(url string) map[string]any {
 				return map[string]any{"api_key": apiTestKey, "base_url": url}
 			},

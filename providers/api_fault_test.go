@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/targets"
 )
 
 // apiFault is what the fault server does with one attempt of one request.
@@ -41,7 +43,7 @@ var apiFaultID = regexp.MustCompile(`req-\d{4}`)
 func TestAPIFaultInjection(t *testing.T) {
 	for _, spec := range apiSpecs() {
 		t.Run(spec.kind, func(t *testing.T) {
-			if testing.Short() && spec.kind != KindOpenAI {
+			if testing.Short() && spec.kind != targets.KindOpenAI {
 				t.Skip("-short: one provider is enough")
 			}
 			apiFaultRun(t, spec)

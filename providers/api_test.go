@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/internal/retry"
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/retry"
 )
 
 // TestAPIScenarios runs the wire-level retry scenarios against every API provider
@@ -226,7 +229,7 @@ func apiScenarios(t *testing.T, spec apiSpec) {
 		f := newAPIFake(t, spec.tls, ok)
 		s := spec.settings(f.srv.URL)
 		tg := apiTestTarget(spec.kind, s, nil)
-		tg.Price = &Price{InputPerMTok: 2, OutputPerMTok: 10}
+		tg.Price = &targets.Price{InputPerMTok: 2, OutputPerMTok: 10}
 		p, _, err := New(tg, Options{HTTPClient: f.srv.Client()})
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/suite"
 )
 
@@ -88,7 +90,7 @@ type apiSampling struct {
 }
 
 // apiReadSampling reads temperature and max_output_tokens (alias max_tokens).
-func apiReadSampling(t *Target) (apiSampling, error) {
+func apiReadSampling(t *targets.Target) (apiSampling, error) {
 	var s apiSampling
 	if f, ok, err := t.Float("temperature"); err != nil {
 		return s, err
@@ -103,7 +105,7 @@ func apiReadSampling(t *Target) (apiSampling, error) {
 	} else if ok {
 		if n < 1 {
 			s2, _ := t.Raw("max_output_tokens", "max_tokens")
-			return s, t.errAt(s2, "max_output_tokens", "want a positive whole number, got %d", n)
+			return s, t.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n)
 		}
 		v := int64(n)
 		s.MaxTokens = &v
@@ -113,7 +115,7 @@ func apiReadSampling(t *Target) (apiSampling, error) {
 
 // apiReadBaseURL reads an optional base_url (alias endpoint for gateways): it must be an
 // absolute http(s) URL.
-func apiReadBaseURL(t *Target, keys ...string) (string, error) {
+func apiReadBaseURL(t *targets.Target, keys ...string) (string, error) {
 	v, ok, err := t.String(keys...)
 	if err != nil || !ok || strings.TrimSpace(v) == "" {
 		return "", err
@@ -127,7 +129,7 @@ func apiReadBaseURL(t *Target, keys ...string) (string, error) {
 }
 
 // apiReadKey reads the api_key setting (secret: registered with the redactor).
-func apiReadKey(t *Target, required bool) (string, error) {
+func apiReadKey(t *targets.Target, required bool) (string, error) {
 	if required {
 		v, err := t.RequireString("api_key")
 		if err == nil {
@@ -141,14 +143,14 @@ func apiReadKey(t *Target, required bool) (string, error) {
 
 // apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
 type apiCall struct {
-	t       *Target
+	t       *targets.Target
 	kind    string
 	retry   *retryPolicy
 	client  *http.Client
 	timeout time.Duration
 }
 
-func newAPICall(t *Target, kind string, opts Options) (*apiCall, error) {
+func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, error) {
 	p, err := retryPolicyFromTarget(t, opts)
 	if err != nil {
 		return nil, err
@@ -193,7 +195,7 @@ func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) 
 		DurationMS: &ms,
 	}
 	if c.t.Price != nil && res.Usage != nil {
-		cost := c.t.Price.Cost(res.Usage)
+		cost := usageCost(c.t.Price, res.Usage)
 		resp.CostUSD = &cost
 	}
 	return resp, nil

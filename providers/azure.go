@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/azure"
 	"github.com/openai/openai-go/v3/option"
@@ -19,7 +21,7 @@ const apiAzureDefaultVersion = "2024-10-01-preview"
 // apiAzureResourceName is an Azure resource name: the NAME of https://NAME.openai.azure.com.
 var apiAzureResourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,62}$`)
 
-func init() { register(KindAzure, newAzureProvider) }
+func init() { register(targets.KindAzure, newAzureProvider) }
 
 // azureProvider calls Azure OpenAI chat completions: POST
 // {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=... with an api-key header.
@@ -30,8 +32,8 @@ type azureProvider struct {
 	sampling   apiSampling
 }
 
-func newAzureProvider(t *Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, KindAzure, opts)
+func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, targets.KindAzure, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -76,18 +78,18 @@ func newAzureProvider(t *Target, opts Options) (Provider, error) {
 
 // apiAzureEndpoint accepts a full URL (https://NAME.openai.azure.com, optionally ending in
 // /openai), a host name, or a resource name, and returns the endpoint the SDK expects.
-func apiAzureEndpoint(t *Target, raw string) (string, error) {
+func apiAzureEndpoint(t *targets.Target, raw string) (string, error) {
 	s, _ := t.Raw("endpoint", "resource", "resource_name")
 	v := strings.TrimSpace(raw)
 	switch {
 	case strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "http://"):
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" {
-			return "", t.errAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
+			return "", t.ErrorAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
 		}
 		if u.Scheme != "https" {
 			// The SDK refuses to send an Azure key over plain HTTP; say so before the first case.
-			return "", t.errAt(s, "endpoint", "Azure OpenAI needs an https:// endpoint (the key is never sent over plain http), got %q", v)
+			return "", t.ErrorAt(s, "endpoint", "Azure OpenAI needs an https:// endpoint (the key is never sent over plain http), got %q", v)
 		}
 		u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/openai")
 		u.RawQuery, u.Fragment = "", ""
@@ -97,10 +99,10 @@ func apiAzureEndpoint(t *Target, raw string) (string, error) {
 	case apiAzureResourceName.MatchString(v):
 		return "https://" + v + ".openai.azure.com", nil
 	}
-	return "", t.errAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
+	return "", t.ErrorAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
 }
 
-func (p *azureProvider) Target() *Target { return p.call.t }
+func (p *azureProvider) Target() *targets.Target { return p.call.t }
 
 func (p *azureProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {

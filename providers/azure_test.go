@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,7 +27,7 @@ func TestAzureEndpoint(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
-			tg := apiTestTarget(KindAzure, map[string]any{"endpoint": tc.in}, nil)
+			tg := apiTestTarget(targets.KindAzure, map[string]any{"endpoint": tc.in}, nil)
 			got, err := apiAzureEndpoint(tg, tc.in)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -93,7 +95,7 @@ func TestAzureRequest(t *testing.T) {
 			if tc.redirect {
 				client, rd = apiRedirectClient(f)
 			}
-			p, warns, err := New(apiTestTarget(KindAzure, tc.settings(f.srv.URL), tc.env), Options{HTTPClient: client})
+			p, warns, err := New(apiTestTarget(targets.KindAzure, tc.settings(f.srv.URL), tc.env), Options{HTTPClient: client})
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
 			}

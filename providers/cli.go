@@ -12,11 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
 )
 
-func init() { register(KindCLI, newCLI) }
+func init() { register(targets.KindCLI, newCLI) }
 
 // cliProvider runs a command template per request through `/bin/sh -c`,
 // in its own process group, with output capped (internal/proc).
@@ -26,8 +28,8 @@ func init() { register(KindCLI, newCLI) }
 // which both errors.Is(err, context.DeadlineExceeded) and errors.Is(err, proc.ErrTimeout)
 // hold, so the runner retries it.
 type cliProvider struct {
-	target *Target
-	cfg    *cliConfig
+	target *targets.Target
+	cfg    *targets.CLI
 	opts   Options
 	env    []string
 
@@ -39,12 +41,12 @@ type cliProvider struct {
 // cliBatchProvider is a cliProvider whose target asked for provider_batching.
 type cliBatchProvider struct{ *cliProvider }
 
-func newCLI(t *Target, opts Options) (Provider, error) {
-	cfg, errs := cliParseConfig(t, true, nil)
+func newCLI(t *targets.Target, opts Options) (Provider, error) {
+	cfg, errs := targets.ParseCLI(t, true, nil)
 	if len(errs) > 0 {
 		// An unset variable goes first: on a fork PR it means "skipped", not "invalid".
 		for _, err := range errs {
-			var ue *UnsetVarError
+			var ue *targets.UnsetVarError
 			if errors.As(err, &ue) {
 				return nil, err
 			}
@@ -62,32 +64,28 @@ func newCLI(t *Target, opts Options) (Provider, error) {
 	return p, nil
 }
 
-func (p *cliProvider) Target() *Target { return p.target }
+func (p *cliProvider) Target() *targets.Target { return p.target }
 
 // Invoke renders the template for req, runs it and reads the answer from {OUTPUT_FILE}
 // when the template uses it (the file is removed afterwards), else from stdout.
 func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	dir, err := p.workDir(req.Dir, p.cfg.cwd)
+	dir, err := p.workDir(req.Dir, p.cfg.Cwd)
 	if req.Workspace != "" {
 		dir, err = req.Workspace, nil // the suite's workspace wins over the target's cwd, as in AgentV 4.x
 	}
 	if err != nil {
 		return nil, err
 	}
-	var outPath string
-	if p.cfg.usesOutputFile {
-		tmp, err := p.tempDir()
-		if err != nil {
-			return nil, err
-		}
-		defer p.cleanup(tmp)
-		outPath = filepath.Join(tmp, cliFileName(req.EvalID)+".json")
+	outPath, done, err := p.outputFile(p.cfg.Template, cliFileName(req.EvalID)+".json")
+	if err != nil {
+		return nil, err
 	}
-	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{
+	defer done()
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{
 		Prompt: req.Question, Guidelines: req.Guidelines, EvalID: req.EvalID,
 		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
 	})
-	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.timeout), outPath)
+	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), outPath)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +206,7 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 		resp.DurationMS = &ms
 	}
 	if resp.CostUSD == nil && resp.Usage != nil && p.target.Price != nil {
-		c := p.target.Price.Cost(resp.Usage)
+		c := usageCost(p.target.Price, resp.Usage)
 		resp.CostUSD = &c
 	}
 }
@@ -250,23 +248,27 @@ func (p *cliProvider) timeout(own time.Duration) time.Duration {
 	return min(own, p.opts.Timeout)
 }
 
-func (p *cliProvider) tempDir() (string, error) {
-	d, err := os.MkdirTemp("", "agentv-cli-")
+// outputFile is the {OUTPUT_FILE} path for a command template, named name in a fresh
+// temporary directory, and the function that removes it (unless keep_temp_files); "" when
+// the template does not use {OUTPUT_FILE}.
+func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), err error) {
+	if !strings.Contains(tmpl, "{OUTPUT_FILE}") {
+		return "", func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "agentv-cli-")
 	if err != nil {
-		return "", fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
+		return "", nil, fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
 	}
-	return d, nil
+	return filepath.Join(dir, name), func() {
+		if p.cfg.KeepTemp {
+			p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}, nil
 }
 
-func (p *cliProvider) cleanup(dir string) {
-	if p.cfg.keepTemp {
-		p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
-		return
-	}
-	_ = os.RemoveAll(dir)
-}
-
-func (p *cliProvider) verbose() bool { return p.cfg.verbose || p.opts.Verbose }
+func (p *cliProvider) verbose() bool { return p.cfg.Verbose || p.opts.Verbose }
 
 func (p *cliProvider) logf(format string, args ...any) {
 	if p.opts.Logf != nil {

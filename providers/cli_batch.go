@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/agentv/action/internal/proc"
@@ -28,24 +27,20 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 	for _, r := range reqs {
 		files = append(files, r.Files...)
 	}
-	dir, err := p.workDir(reqs[0].Dir, p.cfg.cwd)
+	dir, err := p.workDir(reqs[0].Dir, p.cfg.Cwd)
 	if reqs[0].Workspace != "" {
 		dir, err = reqs[0].Workspace, nil // the requests of a batch share their suite's workspace
 	}
 	if err != nil {
 		return nil, err
 	}
-	var outPath string
-	if p.cfg.usesOutputFile {
-		tmp, err := p.tempDir()
-		if err != nil {
-			return nil, err
-		}
-		defer p.cleanup(tmp)
-		outPath = filepath.Join(tmp, "batch.jsonl")
+	outPath, done, err := p.outputFile(p.cfg.Template, "batch.jsonl")
+	if err != nil {
+		return nil, err
 	}
-	cmdline := cliRender(p.cfg.template, p.cfg.filesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
-	timeout := p.cfg.timeout
+	defer done()
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
+	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
 	}

@@ -7,8 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"time"
+
+	"github.com/agentv/action/targets"
 )
 
 // cliHealthDefaultTimeout bounds an HTTP probe when neither the healthcheck nor the run
@@ -19,7 +20,7 @@ const cliHealthDefaultTimeout = 30 * time.Second
 // (concurrent callers wait for it). A probe interrupted because ctx ended is not
 // remembered, so a later caller may run it again. No healthcheck: nil.
 func (p *cliProvider) HealthCheck(ctx context.Context) error {
-	h := p.cfg.health
+	h := p.cfg.Health
 	if h == nil {
 		return nil
 	}
@@ -29,7 +30,7 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 		return p.healthErr
 	}
 	var err error
-	if h.kind == "http" {
+	if h.Kind == "http" {
 		err = p.healthHTTP(ctx, h)
 	} else {
 		err = p.healthCommand(ctx, h)
@@ -41,8 +42,8 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	return err
 }
 
-func (p *cliProvider) healthHTTP(ctx context.Context, h *cliHealth) error {
-	timeout := h.timeout
+func (p *cliProvider) healthHTTP(ctx context.Context, h *targets.CLIHealth) error {
+	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout
 	}
@@ -51,8 +52,8 @@ func (p *cliProvider) healthHTTP(ctx context.Context, h *cliHealth) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	shown := cliShowURL(h.url)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url, nil)
+	shown := cliShowURL(h.URL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL, nil)
 	if err != nil {
 		return fmt.Errorf("healthcheck of cli target %q failed: invalid URL %s", p.target.Name, shown)
 	}
@@ -75,22 +76,22 @@ func (p *cliProvider) healthHTTP(ctx context.Context, h *cliHealth) error {
 	return nil
 }
 
-func (p *cliProvider) healthCommand(ctx context.Context, h *cliHealth) error {
-	cwd := h.cwd
+func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth) error {
+	cwd := h.Cwd
 	if cwd == "" {
-		cwd = p.cfg.cwd
+		cwd = p.cfg.Cwd
 	}
 	dir, err := p.workDir("", cwd)
 	if err != nil {
 		return fmt.Errorf("healthcheck of cli target %q failed: %w", p.target.Name, err)
 	}
-	tmp, err := p.tempDir()
+	out, done, err := p.outputFile(h.Template, "healthcheck.json")
 	if err != nil {
 		return err
 	}
-	defer p.cleanup(tmp)
-	cmdline := cliRender(h.template, p.cfg.filesFormat, cliValues{EvalID: "healthcheck", OutputFile: filepath.Join(tmp, "healthcheck.json")})
-	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.timeout), ""); err != nil {
+	defer done()
+	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", OutputFile: out})
+	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.Timeout), ""); err != nil {
 		return fmt.Errorf("healthcheck of %w", err)
 	}
 	return nil

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentv/action/targets"
 )
 
 // cliValues are the raw (unquoted) values of one command's placeholders.
@@ -26,7 +28,7 @@ var cliFileFormatRe = regexp.MustCompile(`\{(path|basename)\}`)
 // Unknown `{UPPER_CASE}` tokens are left as written (loading rejects them). NUL bytes,
 // which no argv can carry, are dropped from values.
 func cliRender(tmpl, filesFormat string, v cliValues) string {
-	return cliPlaceholderRe.ReplaceAllStringFunc(tmpl, func(tok string) string {
+	return targets.CLIPlaceholder.ReplaceAllStringFunc(tmpl, func(tok string) string {
 		switch tok[1 : len(tok)-1] {
 		case "PROMPT":
 			return cliQuote(v.Prompt)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -129,5 +131,5 @@ func FuzzRenderTemplate(f *testing.F) {
 // which naive repeated replacement would then substitute.
 func cliFormsToken(tmpl string) bool {
 	joined := strings.ReplaceAll(tmpl, "{FILES}", "")
-	return len(cliPlaceholderRe.FindAllString(joined, -1)) != len(cliPlaceholderRe.FindAllString(tmpl, -1))-strings.Count(tmpl, "{FILES}")
+	return len(targets.CLIPlaceholder.FindAllString(joined, -1)) != len(targets.CLIPlaceholder.FindAllString(tmpl, -1))-strings.Count(tmpl, "{FILES}")
 }

@@ -11,17 +11,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
 
-// cliTestTarget builds a cli target whose eval directory is dir, as LoadTargets stores settings.
-func cliTestTarget(dir string, settings map[string]any) *Target {
-	t := &Target{Name: "agent", Kind: KindCLI, Provider: "cli", Dir: dir, EvalDir: dir, Settings: map[string]*Setting{}}
+// cliTestTarget builds a cli target whose eval directory is dir, as targets.Load stores settings.
+// mapEnv is a targets.LookupEnv over a fixed map.
+func mapEnv(m map[string]string) targets.LookupEnv {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func cliTestTarget(dir string, settings map[string]any) *targets.Target {
+	t := &targets.Target{Name: "agent", Kind: targets.KindCLI, Provider: "cli", Dir: dir, EvalDir: dir, Settings: map[string]*targets.Setting{}}
 	for k, v := range settings {
-		t.Settings[SnakeCase(k)] = &Setting{Key: k, Value: v}
+		t.Settings[targets.SnakeCase(k)] = &targets.Setting{Key: k, Value: v}
 	}
 	if b, ok := settings["provider_batching"].(bool); ok {
 		t.ProviderBatching = b
@@ -176,7 +183,7 @@ func TestCLIPriceFillsCost(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tg := cliTestTarget(dir, map[string]any{"command_template": `echo '{"text":"hi","token_usage":{"input":1000000,"output":2000000}}'`})
-	tg.Price = &Price{InputPerMTok: 3, OutputPerMTok: 15}
+	tg.Price = &targets.Price{InputPerMTok: 3, OutputPerMTok: 15}
 	p, _, err := New(tg, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +275,7 @@ func TestCLIChildEnvironment(t *testing.T) {
 	}
 	// A target that references the token keeps it.
 	tg := cliTestTarget(t.TempDir(), map[string]any{"command_template": `echo "${GITHUB_TOKEN:-none}"`, "healthcheck": map[string]any{"type": "http", "url": "${{ GITHUB_TOKEN }}"}})
-	tg.Env = targetsMapEnv(map[string]string{"GITHUB_TOKEN": "https://127.0.0.1/x"})
+	tg.Env = mapEnv(map[string]string{"GITHUB_TOKEN": "https://127.0.0.1/x"})
 	pp, _, err := New(tg, Options{Env: env})
 	if err != nil {
 		t.Fatal(err)
@@ -281,12 +288,12 @@ func TestCLIChildEnvironment(t *testing.T) {
 func TestCLINewErrors(t *testing.T) {
 	t.Parallel()
 	_, _, err := New(cliTestTarget("", map[string]any{"command_template": "${{ AGENT_CMD }}"}), Options{})
-	var ue *UnsetVarError
+	var ue *targets.UnsetVarError
 	if !errors.As(err, &ue) || ue.Var != "AGENT_CMD" || ue.Field != "command_template" {
-		t.Errorf("want *UnsetVarError for AGENT_CMD, got %v", err)
+		t.Errorf("want *targets.UnsetVarError for AGENT_CMD, got %v", err)
 	}
 	tg := cliTestTarget("", map[string]any{"command_template": "${{ AGENT_CMD }}"})
-	tg.Env = targetsMapEnv(map[string]string{"AGENT_CMD": "agent {MODEL}"})
+	tg.Env = mapEnv(map[string]string{"AGENT_CMD": "agent {MODEL}"})
 	if _, _, err := New(tg, Options{}); err == nil || !strings.Contains(err.Error(), "unsupported placeholder {MODEL}") {
 		t.Errorf("resolved template not validated: %v", err)
 	}
@@ -355,12 +362,12 @@ func TestCLIAgentV4Spellings(t *testing.T) {
 		"command":     "printf %s {PROMPT}",
 		"healthcheck": map[string]any{"command": "true", "cwd": "."},
 	})
-	cfg, errs := cliParseConfig(tg, true, nil)
+	cfg, errs := targets.ParseCLI(tg, true, nil)
 	if len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
 	}
-	if cfg.template != "printf %s {PROMPT}" || cfg.health == nil || cfg.health.kind != "command" || cfg.health.template != "true" || cfg.health.cwd != "." {
-		t.Errorf("config %+v health %+v", cfg, cfg.health)
+	if cfg.Template != "printf %s {PROMPT}" || cfg.Health == nil || cfg.Health.Kind != "command" || cfg.Health.Template != "true" || cfg.Health.Cwd != "." {
+		t.Errorf("config %+v health %+v", cfg, cfg.Health)
 	}
 	p := cliTestNew(t, dir, map[string]any{"command": "printf %s {PROMPT}"}, Options{})
 	resp, err := p.Invoke(t.Context(), &Request{Question: "hello", EvalID: "a"})
@@ -368,8 +375,8 @@ func TestCLIAgentV4Spellings(t *testing.T) {
 		t.Errorf("answer %+v, %v; want hello", resp, err)
 	}
 	// command_template wins when both are set.
-	cfg, errs = cliParseConfig(cliTestTarget(dir, map[string]any{"command_template": "echo 2.5", "command": "echo 4.x"}), true, nil)
-	if len(errs) > 0 || cfg.template != "echo 2.5" {
-		t.Errorf("both spellings: template %q, errors %v", cfg.template, errs)
+	cfg, errs = targets.ParseCLI(cliTestTarget(dir, map[string]any{"command_template": "echo 2.5", "command": "echo 4.x"}), true, nil)
+	if len(errs) > 0 || cfg.Template != "echo 2.5" {
+		t.Errorf("both spellings: template %q, errors %v", cfg.Template, errs)
 	}
 }

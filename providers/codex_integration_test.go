@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentv/action/targets"
 )
 
 // codexFakeKey is the key the fake Responses server expects from the real Codex CLI.
@@ -180,7 +182,7 @@ stream_max_retries = 0
 				t.Fatal(err)
 			}
 			logDir := t.TempDir()
-			tg := apiTestTarget(KindCodex, map[string]any{
+			tg := apiTestTarget(targets.KindCodex, map[string]any{
 				"executable": bin,
 				// An args item from the environment (a whole-value reference), as the targets file allows.
 				"args":           []any{"-c", "${{ CODEX_MODEL_OVERRIDE }}"},

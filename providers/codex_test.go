@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/proc"
 )
 
 // codexGolden compares got with a golden file; `go test -update` rewrites it. The flag is the
@@ -158,7 +161,15 @@ func newCodexFakeRun(t *testing.T) *codexFakeRun {
 }
 
 func (r *codexFakeRun) env(mode, stream string, extra ...string) []string {
-	abs, _ := filepath.Abs(filepath.Join("testdata", "codex", stream))
+	return r.envIn("codex", mode, stream, extra...)
+}
+
+// envIn is env with the stream read from testdata/<dir> (or an absolute path).
+func (r *codexFakeRun) envIn(dir, mode, stream string, extra ...string) []string {
+	abs := stream
+	if !filepath.IsAbs(stream) {
+		abs, _ = filepath.Abs(filepath.Join("testdata", dir, stream))
+	}
 	return append([]string{"PATH=" + os.Getenv("PATH"), "CODEX_FAKE_REC=" + r.rec, "CODEX_FAKE_MODE=" + mode,
 		"CODEX_FAKE_STREAM=" + abs, "CODEX_FAKE_SECRET=" + apiTestKey}, extra...)
 }
@@ -180,9 +191,9 @@ func TestCodexProvider(t *testing.T) {
 	t.Run("invocation, workspace, prompt and answer", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)
-		tg := apiTestTarget(KindCodex, map[string]any{"command": r.script,
+		tg := apiTestTarget(targets.KindCodex, map[string]any{"command": r.script,
 			"arguments": []any{"--model", "${{ CODEX_MODEL }}", "-c", "x=1"}}, map[string]string{"CODEX_MODEL": "o4-mini"})
-		tg.Price = &Price{InputPerMTok: 1, OutputPerMTok: 4}
+		tg.Price = &targets.Price{InputPerMTok: 1, OutputPerMTok: 4}
 		p, warns, err := New(tg, Options{Env: r.env("ok", "tool_call.jsonl", "GITHUB_TOKEN=ghs_secret", "KEEP_ME=1")})
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("New: %v %v", err, warns)
@@ -226,7 +237,7 @@ func TestCodexProvider(t *testing.T) {
 	t.Run("failure carries exit code, stderr, stdout and kept logs, redacted", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)
-		tg := apiTestTarget(KindCodex, map[string]any{"executable": r.script, "log_format": "summary"}, nil)
+		tg := apiTestTarget(targets.KindCodex, map[string]any{"executable": r.script, "log_format": "summary"}, nil)
 		tg.Redactor.Add(apiTestKey)
 		p, _, err := New(tg, Options{Env: r.env("fail", "unauthorized.jsonl")})
 		if err != nil {
@@ -268,7 +279,7 @@ func TestCodexProvider(t *testing.T) {
 		if err := os.Mkdir(filepath.Join(evalDir, "work"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		tg := apiTestTarget(KindCodex, map[string]any{"binary": r.script, "cwd": "work", "logDir": "logs",
+		tg := apiTestTarget(targets.KindCodex, map[string]any{"binary": r.script, "cwd": "work", "logDir": "logs",
 			"args": []any{"${{ GITHUB_TOKEN }}"}}, map[string]string{"GITHUB_TOKEN": "ghs_x123"})
 		tg.EvalDir = evalDir
 		p, _, err := New(tg, Options{Env: r.env("ok", "answer.jsonl", "GITHUB_TOKEN=ghs_x123")})
@@ -293,7 +304,7 @@ func TestCodexProvider(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)
-		p, _, err := New(apiTestTarget(KindCodex, map[string]any{"executable": r.script, "timeout_seconds": 0.2}, nil),
+		p, _, err := New(apiTestTarget(targets.KindCodex, map[string]any{"executable": r.script, "timeout_seconds": 0.2}, nil),
 			Options{Env: r.env("sleep", "answer.jsonl")})
 		if err != nil {
 			t.Fatal(err)
@@ -307,7 +318,7 @@ func TestCodexProvider(t *testing.T) {
 	t.Run("no JSON on stdout", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)
-		p, _, err := New(apiTestTarget(KindCodex, map[string]any{"executable": r.script}, nil), Options{Env: r.env("nojson", "answer.jsonl")})
+		p, _, err := New(apiTestTarget(targets.KindCodex, map[string]any{"executable": r.script}, nil), Options{Env: r.env("nojson", "answer.jsonl")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +330,7 @@ func TestCodexProvider(t *testing.T) {
 
 	t.Run("executable not found", func(t *testing.T) {
 		t.Parallel()
-		p, _, err := New(apiTestTarget(KindCodex, map[string]any{"executable": "agentv-no-such-codex"}, nil), Options{})
+		p, _, err := New(apiTestTarget(targets.KindCodex, map[string]any{"executable": "agentv-no-such-codex"}, nil), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +360,7 @@ func TestCodexSettingErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := New(apiTestTarget(KindCodex, tc.settings, nil), Options{})
+			_, _, err := New(apiTestTarget(targets.KindCodex, tc.settings, nil), Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
 			}
@@ -367,7 +378,7 @@ func TestCodexPromptDocumentGolden(t *testing.T) {
 
 func TestRetrySettingsAreCommon(t *testing.T) {
 	t.Parallel()
-	_, warns, err := New(apiTestTarget(KindCodex, map[string]any{"maxRetries": 2, "retry_status_codes": []any{429}}, nil), Options{})
+	_, warns, err := New(apiTestTarget(targets.KindCodex, map[string]any{"maxRetries": 2, "retry_status_codes": []any{429}}, nil), Options{})
 	if err != nil || len(warns) != 0 {
 		t.Errorf("codex target with retry settings: %v %v, want no warning (retry settings are common to every target)", err, warns)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/suite"
 )
@@ -28,7 +30,7 @@ type Options struct {
 }
 
 // constructor builds a provider from a validated target.
-type constructor func(t *Target, opts Options) (Provider, error)
+type constructor func(t *targets.Target, opts Options) (Provider, error)
 
 var constructors = map[string]constructor{}
 
@@ -40,10 +42,10 @@ var commonKeys = []string{"name", "provider", "judge_target", "grader_target", "
 
 // New builds the provider of a target. Settings the provider did not read are returned
 // as warnings (unknown settings never fail a run); invalid values are errors.
-func New(t *Target, opts Options) (Provider, []suite.Diagnostic, error) {
+func New(t *targets.Target, opts Options) (Provider, []suite.Diagnostic, error) {
 	c, ok := constructors[t.Kind]
 	if !ok {
-		return nil, nil, &SettingError{Target: t.Name, Field: "provider", Pos: t.Pos,
+		return nil, nil, &targets.SettingError{Target: t.Name, Field: "provider", Pos: t.Pos,
 			Msg: fmt.Sprintf("provider %q is not supported here yet (supported: %s)", t.Provider, strings.Join(Kinds(), ", "))}
 	}
 	t.MarkUsed(commonKeys...)

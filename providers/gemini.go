@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentv/action/targets"
+
 	"google.golang.org/genai"
 )
 
@@ -14,7 +16,7 @@ const apiGeminiDefaultModel = "gemini-2.5-flash"
 // the environment cannot redirect a target.
 const apiGeminiDefaultBase = "https://generativelanguage.googleapis.com/"
 
-func init() { register(KindGemini, newGeminiProvider) }
+func init() { register(targets.KindGemini, newGeminiProvider) }
 
 // geminiProvider calls generateContent (POST {base}/v1beta/models/{model}:generateContent, key in
 // the x-goog-api-key header).
@@ -25,8 +27,8 @@ type geminiProvider struct {
 	sampling apiSampling
 }
 
-func newGeminiProvider(t *Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, KindGemini, opts)
+func newGeminiProvider(t *targets.Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, targets.KindGemini, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +69,7 @@ func newGeminiProvider(t *Target, opts Options) (Provider, error) {
 	return &geminiProvider{call: call, models: client.Models, model: model, sampling: sampling}, nil
 }
 
-func (p *geminiProvider) Target() *Target { return p.call.t }
+func (p *geminiProvider) Target() *targets.Target { return p.call.t }
 
 func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)

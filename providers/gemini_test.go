@@ -3,6 +3,8 @@ package providers
 import (
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -75,7 +77,7 @@ func TestGeminiRequest(t *testing.T) {
 			} else {
 				tc.settings["baseUrl"] = f.srv.URL
 			}
-			p, warns, err := New(apiTestTarget(KindGemini, tc.settings, nil), Options{HTTPClient: client})
+			p, warns, err := New(apiTestTarget(targets.KindGemini, tc.settings, nil), Options{HTTPClient: client})
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
 			}

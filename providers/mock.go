@@ -8,17 +8,19 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/agentv/action/targets"
 )
 
 // MockAnswer is AgentV's canned mock and dry-run answer.
 const MockAnswer = `{"answer":"Mock dry-run response"}`
 
-func init() { register(KindMock, newMock) }
+func init() { register(targets.KindMock, newMock) }
 
 // mockProvider answers every request with a fixed response after an optional delay,
 // without any network. The dry-run mock also answers judge requests with a verdict.
 type mockProvider struct {
-	target   *Target
+	target   *targets.Target
 	response string
 	delay    time.Duration // fixed delay; used when delayMax is 0
 	delayMin time.Duration
@@ -31,7 +33,7 @@ const mockVerdict = `{"score":1,"hits":["dry run"],"misses":[],"reasoning":"dry-
 
 // newMock reads `response` (a string; a map or list is sent as JSON), `delay_ms`, or
 // `delay_min_ms`..`delay_max_ms` for a random delay.
-func newMock(t *Target, _ Options) (Provider, error) {
+func newMock(t *targets.Target, _ Options) (Provider, error) {
 	m := &mockProvider{target: t, response: MockAnswer}
 	if s, ok := t.Raw("response"); ok {
 		switch v := s.Value.(type) {
@@ -83,7 +85,7 @@ func newMock(t *Target, _ Options) (Provider, error) {
 	return m, nil
 }
 
-func (m *mockProvider) Target() *Target { return m.target }
+func (m *mockProvider) Target() *targets.Target { return m.target }
 
 // Invoke waits for the delay (returning early with ctx's error when ctx ends first) and answers.
 func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {

@@ -9,15 +9,18 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/suite"
 )
 
-// mockTarget builds a mock target from settings as LoadTargets would store them.
-func mockTarget(settings map[string]any) *Target {
-	t := &Target{Name: "m", Kind: KindMock, Provider: "mock", Settings: map[string]*Setting{}}
+// mockTarget builds a mock target from settings as targets.Load would store them.
+func mockTarget(settings map[string]any) *targets.Target {
+	t := &targets.Target{Name: "m", Kind: targets.KindMock, Provider: "mock", Settings: map[string]*targets.Setting{}}
 	for k, v := range settings {
-		t.Settings[SnakeCase(k)] = &Setting{Key: k, Value: v}
+		t.Settings[targets.SnakeCase(k)] = &targets.Setting{Key: k, Value: v}
 	}
 	return t
 }
@@ -116,7 +119,7 @@ func TestMockHonoursCancellation(t *testing.T) {
 
 func TestDryRun(t *testing.T) {
 	t.Parallel()
-	target := &Target{Name: "prod", Kind: KindOpenAI}
+	target := &targets.Target{Name: "prod", Kind: targets.KindOpenAI}
 	p := DryRun(target, 0, 2*time.Millisecond, time.Millisecond)
 	if p.Target() != target {
 		t.Error("Target() is not the original target")

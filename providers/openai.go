@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -13,7 +15,7 @@ import (
 // (GitHub Models https://models.github.ai/inference, vLLM, Ollama, LiteLLM).
 const apiOpenAIDefaultBase = "https://api.openai.com/v1/"
 
-func init() { register(KindOpenAI, newOpenAIProvider) }
+func init() { register(targets.KindOpenAI, newOpenAIProvider) }
 
 // openAIProvider calls an OpenAI-compatible Chat Completions endpoint.
 type openAIProvider struct {
@@ -26,8 +28,8 @@ type openAIProvider struct {
 	maxTokensField string
 }
 
-func newOpenAIProvider(t *Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, KindOpenAI, opts)
+func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
+	call, err := newAPICall(t, targets.KindOpenAI, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,7 @@ func newOpenAIProvider(t *Target, opts Options) (Provider, error) {
 		sampling: sampling, maxTokensField: field}, nil
 }
 
-func (p *openAIProvider) Target() *Target { return p.call.t }
+func (p *openAIProvider) Target() *targets.Target { return p.call.t }
 
 func (p *openAIProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {

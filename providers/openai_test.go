@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -152,7 +154,7 @@ func TestOpenAIRequest(t *testing.T) {
 			t.Parallel()
 			f := newAPIFake(t, false, apiStep{Status: 200, Body: apiOpenAIOK("4")})
 			client, rd := apiRedirectClient(f)
-			tg := apiTestTarget(KindOpenAI, tc.settings, tc.env)
+			tg := apiTestTarget(targets.KindOpenAI, tc.settings, tc.env)
 			p, warns, err := New(tg, Options{HTTPClient: client})
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
@@ -189,23 +191,23 @@ func TestAPISettingErrors(t *testing.T) {
 		wantErr  string
 		unsetVar string
 	}{
-		{"openai needs a key for api.openai.com", KindOpenAI, map[string]any{"model": "m"}, nil, "api_key: required setting is missing", ""},
-		{"openai needs a model", KindOpenAI, map[string]any{"api_key": "k1234"}, nil, "model: required setting is missing", ""},
-		{"openai base_url must be a URL", KindOpenAI, map[string]any{"model": "m", "base_url": "localhost:8000"}, nil, "want an absolute http(s) URL", ""},
-		{"unset key variable", KindAnthropic, map[string]any{"api_key": "${{ ANTHROPIC_KEY }}", "model": "m"}, nil, "ANTHROPIC_KEY is not set", "ANTHROPIC_KEY"},
-		{"anthropic needs a model", KindAnthropic, map[string]any{"api_key": "k1234"}, nil, "model: required setting is missing", ""},
-		{"thinking budget below the API minimum", KindAnthropic, map[string]any{"api_key": "k1234", "model": "m", "thinkingBudget": 100}, nil, "thinkingBudget: want at least 1024", ""},
-		{"temperature out of range", KindGemini, map[string]any{"api_key": "k1234", "temperature": 3}, nil, "temperature: want a number from 0 to 2", ""},
-		{"max tokens must be positive", KindGemini, map[string]any{"api_key": "k1234", "maxOutputTokens": 0}, nil, "maxOutputTokens: want a positive whole number", ""},
-		{"gemini needs a key", KindGemini, map[string]any{}, nil, "api_key: required setting is missing", ""},
-		{"azure needs an endpoint", KindAzure, map[string]any{"api_key": "k1234", "deployment": "d"}, nil, "endpoint: required setting is missing", ""},
-		{"azure refuses plain http", KindAzure, map[string]any{"api_key": "k1234", "deployment": "d", "endpoint": "http://127.0.0.1:1"}, nil, "needs an https:// endpoint", ""},
-		{"azure needs a deployment", KindAzure, map[string]any{"api_key": "k1234", "resourceName": "res"}, nil, "deployment: required setting is missing", ""},
-		{"negative retries", KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "maxRetries": -1}, nil, "maxRetries: want a whole number from 0 to 100", ""},
-		{"bad backoff factor", KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retry_backoff_factor": 0.5}, nil, "retry_backoff_factor: want a number from 1 to 100", ""},
-		{"negative delay", KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "initialDelayMs": -5}, nil, "initialDelayMs: want milliseconds", ""},
-		{"status code list with junk", KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retry_status_codes": []any{429, "soon"}}, nil, `item 2: want an HTTP status code (100-599), got "soon"`, ""},
-		{"401 cannot be made retryable", KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retryStatusCodes": []any{401}}, nil, "401 is never retried", ""},
+		{"openai needs a key for api.openai.com", targets.KindOpenAI, map[string]any{"model": "m"}, nil, "api_key: required setting is missing", ""},
+		{"openai needs a model", targets.KindOpenAI, map[string]any{"api_key": "k1234"}, nil, "model: required setting is missing", ""},
+		{"openai base_url must be a URL", targets.KindOpenAI, map[string]any{"model": "m", "base_url": "localhost:8000"}, nil, "want an absolute http(s) URL", ""},
+		{"unset key variable", targets.KindAnthropic, map[string]any{"api_key": "${{ ANTHROPIC_KEY }}", "model": "m"}, nil, "ANTHROPIC_KEY is not set", "ANTHROPIC_KEY"},
+		{"anthropic needs a model", targets.KindAnthropic, map[string]any{"api_key": "k1234"}, nil, "model: required setting is missing", ""},
+		{"thinking budget below the API minimum", targets.KindAnthropic, map[string]any{"api_key": "k1234", "model": "m", "thinkingBudget": 100}, nil, "thinkingBudget: want at least 1024", ""},
+		{"temperature out of range", targets.KindGemini, map[string]any{"api_key": "k1234", "temperature": 3}, nil, "temperature: want a number from 0 to 2", ""},
+		{"max tokens must be positive", targets.KindGemini, map[string]any{"api_key": "k1234", "maxOutputTokens": 0}, nil, "maxOutputTokens: want a positive whole number", ""},
+		{"gemini needs a key", targets.KindGemini, map[string]any{}, nil, "api_key: required setting is missing", ""},
+		{"azure needs an endpoint", targets.KindAzure, map[string]any{"api_key": "k1234", "deployment": "d"}, nil, "endpoint: required setting is missing", ""},
+		{"azure refuses plain http", targets.KindAzure, map[string]any{"api_key": "k1234", "deployment": "d", "endpoint": "http://127.0.0.1:1"}, nil, "needs an https:// endpoint", ""},
+		{"azure needs a deployment", targets.KindAzure, map[string]any{"api_key": "k1234", "resourceName": "res"}, nil, "deployment: required setting is missing", ""},
+		{"negative retries", targets.KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "maxRetries": -1}, nil, "maxRetries: want a whole number from 0 to 100", ""},
+		{"bad backoff factor", targets.KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retry_backoff_factor": 0.5}, nil, "retry_backoff_factor: want a number from 1 to 100", ""},
+		{"negative delay", targets.KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "initialDelayMs": -5}, nil, "initialDelayMs: want milliseconds", ""},
+		{"status code list with junk", targets.KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retry_status_codes": []any{429, "soon"}}, nil, `item 2: want an HTTP status code (100-599), got "soon"`, ""},
+		{"401 cannot be made retryable", targets.KindOpenAI, map[string]any{"api_key": "k1234", "model": "m", "retryStatusCodes": []any{401}}, nil, "401 is never retried", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,9 +222,9 @@ func TestAPISettingErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "targets.yaml:") {
 				t.Errorf("error %q does not start with the targets file position", err)
 			}
-			var uv *UnsetVarError
+			var uv *targets.UnsetVarError
 			if got := errors.As(err, &uv); got != (tc.unsetVar != "") || (got && uv.Var != tc.unsetVar) {
-				t.Errorf("UnsetVarError = %v (%v), want var %q", got, uv, tc.unsetVar)
+				t.Errorf("targets.UnsetVarError = %v (%v), want var %q", got, uv, tc.unsetVar)
 			}
 		})
 	}
@@ -230,7 +232,7 @@ func TestAPISettingErrors(t *testing.T) {
 
 func TestAPIUnknownSettingsWarn(t *testing.T) {
 	t.Parallel()
-	tg := apiTestTarget(KindGemini, map[string]any{"api_key": "k1234", "modle": "x", "maxRetries": 1, "retry_initial_delay_ms": 5,
+	tg := apiTestTarget(targets.KindGemini, map[string]any{"api_key": "k1234", "modle": "x", "maxRetries": 1, "retry_initial_delay_ms": 5,
 		"maxDelayMs": 10, "backoffFactor": 2, "retryableStatusCodes": []any{429}}, nil)
 	_, warns, err := New(tg, Options{})
 	if err != nil {

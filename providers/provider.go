@@ -1,10 +1,12 @@
-// Package providers answers eval requests: targets.yaml loading and `${{ VAR }}`
-// resolution, the Provider interface, and every provider (mock, cli, codex, vscode,
-// azure, anthropic, gemini, openai) with one retry policy for the API ones.
+// Package providers answers eval requests: the Provider interface and every provider
+// (mock, cli, codex, claude-code, vscode, azure, anthropic, gemini, openai), built from a target that
+// package targets loaded, with one retry policy for the API ones.
 package providers
 
 import (
 	"context"
+
+	"github.com/agentv/action/targets"
 
 	"github.com/agentv/action/suite"
 )
@@ -15,7 +17,7 @@ type Mode uint8
 const (
 	// ModeLM embeds file contents in the prompt (API providers and mock).
 	ModeLM Mode = iota
-	// ModeAgent references files by path (cli, codex, vscode): the agent reads them itself.
+	// ModeAgent references files by path (cli, codex, claude-code, vscode): the agent reads them itself.
 	ModeAgent
 )
 
@@ -42,8 +44,8 @@ type Request struct {
 	InputFiles     []string
 	// Dir is the eval file's directory (default working directory of agent targets).
 	Dir string
-	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: a cli
-	// target runs there whatever its cwd.
+	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
+	// claude and codex targets run there whatever their cwd.
 	Workspace string
 }
 
@@ -73,7 +75,7 @@ type Response struct {
 // Provider answers requests for one target.
 type Provider interface {
 	// Target returns the configuration this provider was built from.
-	Target() *Target
+	Target() *targets.Target
 	// Invoke answers one request. It must return promptly when ctx is done.
 	Invoke(ctx context.Context, req *Request) (*Response, error)
 }
@@ -93,40 +95,10 @@ type HealthChecker interface {
 // ModeOf returns the formatting mode of a provider kind.
 func ModeOf(kind string) Mode {
 	switch kind {
-	case KindCLI, KindCodex, KindVSCode, KindVSCodeInsiders:
+	case targets.KindCLI, targets.KindCodex, targets.KindClaude, targets.KindVSCode, targets.KindVSCodeInsiders:
 		return ModeAgent
 	}
 	return ModeLM
-}
-
-// Canonical provider kinds.
-const (
-	KindAzure          = "azure"
-	KindAnthropic      = "anthropic"
-	KindGemini         = "gemini"
-	KindOpenAI         = "openai"
-	KindCLI            = "cli"
-	KindCodex          = "codex"
-	KindVSCode         = "vscode"
-	KindVSCodeInsiders = "vscode-insiders"
-	KindMock           = "mock"
-)
-
-// kindAliases maps every accepted `provider:` spelling (lower-cased) to its kind.
-var kindAliases = map[string]string{
-	"azure": KindAzure, "azure-openai": KindAzure,
-	"anthropic": KindAnthropic,
-	"gemini":    KindGemini, "google": KindGemini, "google-gemini": KindGemini,
-	"openai": KindOpenAI,
-	"cli":    KindCLI,
-	"codex":  KindCodex, "codex-cli": KindCodex,
-	"vscode": KindVSCode, "vscode-insiders": KindVSCodeInsiders,
-	"mock": KindMock,
-}
-
-// CanonicalKind returns the kind for a `provider:` value, or "" when unknown.
-func CanonicalKind(provider string) string {
-	return kindAliases[lower(provider)]
 }
 
 type evalIDKey struct{}
@@ -147,4 +119,12 @@ func EvalIDFrom(ctx context.Context) string {
 // text, so judges see output_messages (and a trace summary) as for any other provider.
 func textAnswer(text string) []suite.Message {
 	return []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}
+}
+
+// usageCost is the cost in USD of a usage at a target's price; 0 without either.
+func usageCost(p *targets.Price, u *Usage) float64 {
+	if u == nil {
+		return 0
+	}
+	return p.Cost(u.Input, u.Output)
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/retry"
 )
@@ -68,7 +70,7 @@ type retryPolicy struct {
 }
 
 // retryPolicyFromTarget reads the retry settings of a target (snake or camel spelling, seed aliases).
-func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
+func retryPolicyFromTarget(t *targets.Target, opts Options) (*retryPolicy, error) {
 	p := &retryPolicy{maxRetries: retryDefaultMax, initial: retryDefaultInitial, cap: retryDefaultCap,
 		factor: retryDefaultFactor, codes: map[int]bool{}, sleep: opts.Sleep, logf: opts.Logf}
 	for _, c := range retryDefaultCodes {
@@ -89,7 +91,7 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 		}
 		if f < 0 || f > float64(24*time.Hour/time.Millisecond) {
 			s, _ := t.Raw(keys...)
-			return t.errAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
+			return t.ErrorAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
 		}
 		*dst = time.Duration(f * float64(time.Millisecond))
 		return nil
@@ -105,7 +107,7 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 	} else if ok {
 		if f < 1 || f > 100 {
 			s, _ := t.Raw(retrySettingKeys.factor...)
-			return nil, t.errAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
+			return nil, t.ErrorAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
 		}
 		p.factor = f
 	}
@@ -117,10 +119,10 @@ func retryPolicyFromTarget(t *Target, opts Options) (*retryPolicy, error) {
 		for i, it := range items {
 			c, perr := strconv.Atoi(strings.TrimSpace(it))
 			if perr != nil || c < 100 || c > 599 {
-				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
+				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
 			}
 			if c == http.StatusUnauthorized || c == http.StatusForbidden {
-				return nil, t.errAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
+				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
 			}
 			p.codes[c] = true
 		}
@@ -151,14 +153,6 @@ func (p *retryPolicy) backoff(n int) time.Duration {
 	}
 	d := time.Duration(base * j)
 	return min(d, p.cap)
-}
-
-// wait sleeps d or until ctx ends.
-func (p *retryPolicy) wait(ctx context.Context, d time.Duration) error {
-	if p.sleep != nil {
-		return p.sleep(ctx, d)
-	}
-	return retry.Wait(ctx, d)
 }
 
 // APIError is the failure of an API provider invocation, after the retry policy gave up or
@@ -286,17 +280,20 @@ func retryHTTPClient(c *http.Client) *http.Client {
 // retryRun calls attempt until it succeeds, the policy gives up, or ctx ends. attempt must send
 // its HTTP request with the context it is given. Errors are *APIError, redacted with r.
 func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Redactor, attempt func(ctx context.Context) error) error {
-	for n := 0; ; n++ {
+	var last *APIError
+	werr := retry.Loop(ctx, p.sleep, func(n int) (time.Duration, bool) {
 		obs := &retryObservation{}
 		err := attempt(context.WithValue(ctx, retryObsKey{}, obs))
 		if err == nil {
-			return nil
+			last = nil
+			return 0, false
 		}
 		var own *APIError
 		if errors.As(err, &own) {
 			// Our own verdict on a 2xx answer (no text): final, already redacted.
 			own.Attempts = n + 1
-			return own
+			last = own
+			return 0, false
 		}
 		obs.mu.Lock()
 		status, header, netErr, sent := obs.status, obs.header, obs.netErr, obs.sent
@@ -304,6 +301,7 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 		obs.mu.Unlock()
 
 		e := &APIError{Target: target, Kind: kind, StatusCode: status, Attempts: n + 1}
+		last = e
 		retryable := false
 		switch {
 		case ctx.Err() != nil:
@@ -331,7 +329,7 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			e.Msg = fmt.Sprintf("could not read the HTTP %d response: %s", status, r.String(err.Error()))
 		}
 		if !retryable || n >= p.maxRetries {
-			return e
+			return 0, false
 		}
 		delay := p.backoff(n)
 		if d, ok := retry.After(header, time.Now()); ok {
@@ -344,12 +342,16 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 			}
 			p.logf("%s: attempt %d failed (%s), retrying in %s", who, n+1, retryShort(e), delay.Round(time.Millisecond))
 		}
-		if werr := p.wait(ctx, delay); werr != nil {
-			e.ctxErr, e.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
-			e.Msg += "; stopped while waiting to retry: " + werr.Error()
-			return e
-		}
+		return delay, true
+	})
+	if werr != nil {
+		last.ctxErr, last.timeout = werr, errors.Is(werr, context.DeadlineExceeded)
+		last.Msg += "; stopped while waiting to retry: " + werr.Error()
 	}
+	if last == nil {
+		return nil
+	}
+	return last
 }
 
 func retryShort(e *APIError) string {

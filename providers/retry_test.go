@@ -8,6 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,7 +27,7 @@ func TestRetryBackoff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := retryPolicyFromTarget(apiTestTarget(KindOpenAI, nil, nil), Options{})
+			p, err := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, nil, nil), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +47,7 @@ func TestRetryBackoff(t *testing.T) {
 	}
 	t.Run("real jitter stays within ±25%", func(t *testing.T) {
 		t.Parallel()
-		p, _ := retryPolicyFromTarget(apiTestTarget(KindOpenAI, nil, nil), Options{})
+		p, _ := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, nil, nil), Options{})
 		for range 1000 {
 			if d := p.backoff(1); d < 1500*time.Millisecond || d > 2500*time.Millisecond {
 				t.Fatalf("backoff(1) = %v, want within [1.5s, 2.5s]", d)
@@ -84,7 +86,7 @@ func TestRetrySettings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := retryPolicyFromTarget(apiTestTarget(KindOpenAI, tc.settings, tc.env), Options{})
+			p, err := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, tc.settings, tc.env), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 )
 
@@ -38,13 +40,13 @@ x-shared: &shared
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := targetsMapEnv(map[string]string{
+	env := mapEnv(map[string]string{
 		"CODEX_PROFILE": "profile-secret-1", "HEALTH_URL": "http://127.0.0.1:9/health-secret",
 		"MODEL_NAME": "model-secret-22", "WORKERS_SECRET": "sk-live-workers-9876", "SHARED_BASE": "http://shared-secret.invalid",
 		"NOT_REFERENCED": "never-referenced", "MAX_TOKENS": "4096", "STREAM": "true",
 	})
 	red := &redact.Redactor{}
-	tf := LoadTargets(p, env, red)
+	tf := targets.Load(p, env, red)
 	got := red.Secrets()
 	for _, want := range []string{"profile-secret-1", "http://127.0.0.1:9/health-secret", "model-secret-22", "sk-live-workers-9876", "http://shared-secret.invalid"} {
 		if !slices.Contains(got, want) {
@@ -74,9 +76,9 @@ x-shared: &shared
 func TestCodexArgsAreSecrets(t *testing.T) {
 	t.Parallel()
 	red := &redact.Redactor{}
-	tg := &Target{Name: "agent", Kind: KindCodex, Redactor: red,
-		Settings: map[string]*Setting{"args": {Key: "args", Value: []any{"--key", "${{ CODEX_KEY }}"}}},
-		Env:      targetsMapEnv(map[string]string{"CODEX_KEY": "codex-arg-secret-42"})}
+	tg := &targets.Target{Name: "agent", Kind: targets.KindCodex, Redactor: red,
+		Settings: map[string]*targets.Setting{"args": {Key: "args", Value: []any{"--key", "${{ CODEX_KEY }}"}}},
+		Env:      mapEnv(map[string]string{"CODEX_KEY": "codex-arg-secret-42"})}
 	args, _, err := tg.Strings("args")
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +96,9 @@ func TestCodexArgsAreSecrets(t *testing.T) {
 func TestSettingErrorsDoNotEchoResolvedValues(t *testing.T) {
 	t.Parallel()
 	red := &redact.Redactor{}
-	tg := &Target{Name: "t", Redactor: red,
-		Settings: map[string]*Setting{"temperature": {Key: "temperature", Value: "${{ SEC }}"}},
-		Env:      targetsMapEnv(map[string]string{"SEC": "sk-live-not-a-number"})}
+	tg := &targets.Target{Name: "t", Redactor: red,
+		Settings: map[string]*targets.Setting{"temperature": {Key: "temperature", Value: "${{ SEC }}"}},
+		Env:      mapEnv(map[string]string{"SEC": "sk-live-not-a-number"})}
 	_, _, err := tg.Float("temperature")
 	if err == nil {
 		t.Fatal("want an error")

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/targets"
 )
 
 // within fails the test when f has not returned after a generous wait: these reads used to
@@ -52,13 +54,13 @@ func TestLoadEnvSpecialFiles(t *testing.T) {
 			envPath := filepath.Join(repo, ".env")
 			tt.make(t, envPath)
 			var err error
-			var env LookupEnv
-			within(t, func() { env, err = LoadEnv([]string{"REAL=1"}, repo, repo) })
+			var env targets.LookupEnv
+			within(t, func() { env, err = targets.LoadEnv([]string{"REAL=1"}, repo, repo) })
 			switch {
 			case tt.wantErr == "" && err != nil:
-				t.Errorf("LoadEnv error %v, want none", err)
+				t.Errorf("targets.LoadEnv error %v, want none", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), envPath)):
-				t.Errorf("LoadEnv error %v, want one naming %s and containing %q", err, envPath, tt.wantErr)
+				t.Errorf("targets.LoadEnv error %v, want one naming %s and containing %q", err, envPath, tt.wantErr)
 			}
 			if v, ok := env("REAL"); !ok || v != "1" {
 				t.Errorf("the real environment is lost: %q %v", v, ok)
@@ -86,8 +88,8 @@ func TestLoadTargetsSpecialFiles(t *testing.T) {
 			t.Parallel()
 			p := filepath.Join(t.TempDir(), "targets.yaml")
 			tt.make(t, p)
-			var tf *TargetsFile
-			within(t, func() { tf = LoadTargets(p, NewEnv(nil, "", ""), nil) })
+			var tf *targets.File
+			within(t, func() { tf = targets.Load(p, targets.NewEnv(nil, "", ""), nil) })
 			if len(tf.Diagnostics) != 1 || !tf.Diagnostics[0].IsError() || !strings.Contains(tf.Diagnostics[0].Message, tt.wantErr) {
 				t.Errorf("diagnostics %v, want one error containing %q", tf.Diagnostics, tt.wantErr)
 			}
@@ -150,7 +152,7 @@ func TestVSCodeSpecialFiles(t *testing.T) {
 				mustFIFO(t, tmpl)
 				s["workspace_template"] = tmpl
 			}
-			p, _, err := New(apiTestTarget(KindVSCode, s, nil), Options{Env: []string{"PATH=" + os.Getenv("PATH")}})
+			p, _, err := New(apiTestTarget(targets.KindVSCode, s, nil), Options{Env: []string{"PATH=" + os.Getenv("PATH")}})
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}

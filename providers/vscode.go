@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/suite"
@@ -27,8 +29,8 @@ const vscodeResponseFile = "response.md"
 const vscodeDefaultWait = 10 * time.Minute
 
 func init() {
-	register(KindVSCode, newVSCodeProvider)
-	register(KindVSCodeInsiders, newVSCodeProvider)
+	register(targets.KindVSCode, newVSCodeProvider)
+	register(targets.KindVSCodeInsiders, newVSCodeProvider)
 }
 
 // vscodeProvider hands a case to a VS Code chat agent: it writes the prompt document into a fresh
@@ -38,7 +40,7 @@ func init() {
 // VS Code needs a desktop session and a signed-in chat extension. Where that cannot exist (no `code`
 // command, or a CI job), the provider fails with an error that says so, before any case runs.
 type vscodeProvider struct {
-	t         *Target
+	t         *targets.Target
 	command   string
 	dryRun    bool
 	wait      bool
@@ -52,10 +54,10 @@ type vscodeProvider struct {
 	pollEvery time.Duration
 }
 
-func newVSCodeProvider(t *Target, opts Options) (Provider, error) {
+func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	p := &vscodeProvider{t: t, command: "code", wait: true, system: vscodeDefaultSystem, logf: opts.Logf,
 		pollEvery: 500 * time.Millisecond}
-	if t.Kind == KindVSCodeInsiders {
+	if t.Kind == targets.KindVSCodeInsiders {
 		p.command = "code-insiders"
 	}
 	if v, ok, err := t.String("vscode_cmd", "command", "executable"); err != nil {
@@ -109,14 +111,14 @@ func newVSCodeProvider(t *Target, opts Options) (Provider, error) {
 func vscodeCIReason(env []string) string {
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
-		if (name == "GITHUB_ACTIONS" || name == "CI") && lower(val) != "" && lower(val) != "false" && lower(val) != "0" {
+		if (name == "GITHUB_ACTIONS" || name == "CI") && strings.ToLower(strings.TrimSpace(val)) != "" && strings.ToLower(strings.TrimSpace(val)) != "false" && strings.ToLower(strings.TrimSpace(val)) != "0" {
 			return fmt.Sprintf("this is a CI job (%s=%s): it has no desktop session and no signed-in VS Code", name, val)
 		}
 	}
 	return ""
 }
 
-func (p *vscodeProvider) Target() *Target { return p.t }
+func (p *vscodeProvider) Target() *targets.Target { return p.t }
 
 // HealthCheck fails before the first case where VS Code cannot be driven (dry runs always pass).
 func (p *vscodeProvider) HealthCheck(context.Context) error {

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/targets"
+
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/proc"
 )
 
 // vscodeGoldenCases are the prompt documents checked against testdata/vscode/*.md.
@@ -43,7 +46,7 @@ var vscodeGoldenCases = []struct {
 func TestVSCodeDryRunGolden(t *testing.T) {
 	t.Parallel()
 	for _, tc := range vscodeGoldenCases {
-		for _, kind := range []string{KindVSCode, KindVSCodeInsiders} {
+		for _, kind := range []string{targets.KindVSCode, targets.KindVSCodeInsiders} {
 			t.Run(kind+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
 				s := map[string]any{"dryRun": true}
@@ -70,7 +73,7 @@ func TestVSCodeDryRunGolden(t *testing.T) {
 				if resp.Metadata["dry_run"] != true || doc == "" {
 					t.Fatalf("Metadata = %v, want dry_run and the prompt document", resp.Metadata)
 				}
-				if kind == KindVSCode {
+				if kind == targets.KindVSCode {
 					codexGolden(t, filepath.Join("testdata", "vscode", tc.name+".md"), doc)
 				} else if want, _ := os.ReadFile(filepath.Join("testdata", "vscode", tc.name+".md")); string(want) != doc {
 					t.Errorf("vscode-insiders document differs from vscode's")
@@ -89,12 +92,12 @@ func TestVSCodeCannotDrive(t *testing.T) {
 		env      []string
 		want     string
 	}{
-		{"GitHub Actions", KindVSCode, nil, []string{"GITHUB_ACTIONS=true"}, "this is a CI job (GITHUB_ACTIONS=true)"},
-		{"generic CI", KindVSCodeInsiders, nil, []string{"CI=1"}, "this is a CI job (CI=1)"},
-		{"no code command", KindVSCode, map[string]any{"command": "agentv-no-such-code"}, []string{"CI=false"},
+		{"GitHub Actions", targets.KindVSCode, nil, []string{"GITHUB_ACTIONS=true"}, "this is a CI job (GITHUB_ACTIONS=true)"},
+		{"generic CI", targets.KindVSCodeInsiders, nil, []string{"CI=1"}, "this is a CI job (CI=1)"},
+		{"no code command", targets.KindVSCode, map[string]any{"command": "agentv-no-such-code"}, []string{"CI=false"},
 			`the "agentv-no-such-code" command was not found`},
 		// An explicit environment: the test itself may run in CI (CI=true), which is checked first.
-		{"vscode_cmd alias", KindVSCodeInsiders, map[string]any{"vscode_cmd": "agentv-no-such-code-insiders"}, []string{"PATH=/usr/bin:/bin"},
+		{"vscode_cmd alias", targets.KindVSCodeInsiders, map[string]any{"vscode_cmd": "agentv-no-such-code-insiders"}, []string{"PATH=/usr/bin:/bin"},
 			`the "agentv-no-such-code-insiders" command was not found`},
 	}
 	for _, tc := range tests {
@@ -118,7 +121,7 @@ func TestVSCodeCannotDrive(t *testing.T) {
 
 func TestVSCodeDefaultCommand(t *testing.T) {
 	t.Parallel()
-	for kind, want := range map[string]string{KindVSCode: "code", KindVSCodeInsiders: "code-insiders"} {
+	for kind, want := range map[string]string{targets.KindVSCode: "code", targets.KindVSCodeInsiders: "code-insiders"} {
 		p, _, err := New(apiTestTarget(kind, nil, nil), Options{Env: []string{}})
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +161,7 @@ func TestVSCodeDrive(t *testing.T) {
 			s[k] = v
 		}
 		env := append([]string{"PATH=" + os.Getenv("PATH"), "VSCODE_FAKE_REC=" + rec}, extraEnv...)
-		p, warns, err := New(apiTestTarget(KindVSCode, s, nil), Options{Env: env})
+		p, warns, err := New(apiTestTarget(targets.KindVSCode, s, nil), Options{Env: env})
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("New: %v %v", err, warns)
 		}

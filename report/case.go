@@ -20,6 +20,10 @@ type Case struct {
 	DurationMS                    int64
 	Line                          int32
 	Attempts                      int32
+	// Trials and TrialsPassed count the case's trials (0 when it ran once); Flaky is set when
+	// they disagreed about passing.
+	Trials, TrialsPassed int32
+	Flaky                bool
 	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
 	// not pass or fail, counts as errored.
 	Verdict    results.Verdict
@@ -76,6 +80,7 @@ func NewCase(r *results.Record, keepText bool) *Case {
 	c := &Case{
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
 		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
+		Trials: clampInt32(len(r.Trials)), TrialsPassed: clampInt32(r.TrialsPassed()), Flaky: r.Flaky,
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)
@@ -196,7 +201,7 @@ func (c *Case) record() *results.Record {
 	}
 	r := &results.Record{
 		EvalID: c.EvalID, Dataset: c.Dataset, Target: c.Target, File: c.File, Line: int(c.Line),
-		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts),
+		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts), Flaky: c.Flaky,
 	}
 	for _, e := range c.Evaluators {
 		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: results.Band(e.Score)}
@@ -227,6 +232,9 @@ func clampInt32(n int) int32 {
 // evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
 // It is never empty, so every failed row says something.
 func whyOf(r *results.Record) string {
+	if len(r.Trials) > 0 && verdictOf(r) == results.VerdictFail {
+		return trialsWhy(r)
+	}
 	if msg := firstError(r); msg != "" {
 		return oneLine(msg)
 	}
@@ -264,6 +272,22 @@ func whyOf(r *results.Record) string {
 		return oneLine(r.Reasoning)
 	}
 	return fmt.Sprintf("score %.3f; no miss or reasoning recorded", r.Score)
+}
+
+// trialsWhy is why a case run as trials failed: how many trials passed, then why the first
+// trial that did not pass failed (the case's own details are its best trial's).
+func trialsWhy(r *results.Record) string {
+	head := fmt.Sprintf("%d/%d trials passed", r.TrialsPassed(), len(r.Trials))
+	for _, t := range r.Trials {
+		if t.Verdict == results.VerdictPass {
+			continue
+		}
+		sub := &results.Record{Score: t.Score, Verdict: t.Verdict, Error: t.Error, EvaluatorResults: t.EvaluatorResults}
+		return fmt.Sprintf("%s; trial %d: %s", head, t.Trial, whyOf(sub))
+	}
+	// Every trial passed and the strategy still failed the case (a confidence interval
+	// too wide for the threshold).
+	return fmt.Sprintf("%s, but the %s score %.3f is below the threshold", head, r.TrialStrategy, r.Score)
 }
 
 func firstMiss(misses []string) string {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/jstemmer/go-junit-report/v2/junit"
-
 	"github.com/agentv/action/results"
 )
 
@@ -180,7 +178,7 @@ func newJUnitParts() (*JUnitParts, error) {
 
 var testcaseStart = xml.StartElement{Name: xml.Name{Local: "testcase"}}
 
-func (p *JUnitParts) add(tc *junit.Testcase) spoolPart {
+func (p *JUnitParts) add(tc *junitTestcase) spoolPart {
 	off := p.n
 	if err := p.enc.EncodeElement(tc, testcaseStart); err != nil && p.err == nil {
 		p.err = err

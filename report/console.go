@@ -65,6 +65,10 @@ func Console(w io.Writer, run *Run, color bool) {
 	if c.Skipped > 0 {
 		fmt.Fprintf(b, "   Skipped: %d", c.Skipped)
 	}
+	flaky := flakyIn(recs)
+	if flaky > 0 {
+		fmt.Fprintf(b, "   Flaky: %d", flaky)
+	}
 	b.WriteString("\n")
 	o := run.Decision.Outcome
 	// Scores of an invalid or cancelled run answer no question: its problems do.
@@ -100,6 +104,10 @@ func Console(w io.Writer, run *Run, color bool) {
 			writeRanked(b, bottom, run)
 		}
 	}
+	if flaky > 0 {
+		writeFlaky(b, run, recs, flaky, p)
+	}
+	consoleBaseline(b, run)
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}
@@ -164,6 +172,27 @@ func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+}
+
+// consoleFlaky is how many flaky cases the console names.
+const consoleFlaky = 20
+
+// writeFlaky lists the flaky cases (their trials disagreed about passing) with how many
+// trials passed and the verdict they count with.
+func writeFlaky(b *bufio.Writer, run *Run, recs []*Case, n int, p *painter) {
+	b.WriteString("\n" + p.paint(ansiYellow+ansiBold, fmt.Sprintf("Flaky cases: %d (each counts by its aggregate verdict)", n)) + "\n")
+	listed := 0
+	for _, c := range recs {
+		if !c.Flaky {
+			continue
+		}
+		if listed == consoleFlaky {
+			fmt.Fprintf(b, "  … and %d more\n", n-listed)
+			return
+		}
+		listed++
+		fmt.Fprintf(b, "  ~ %s: %d/%d trials passed, %s %.3f\n", logtext.Line(run.label(c)), c.TrialsPassed, c.Trials, c.Verdict, c.Score)
+	}
 }
 
 // writeProblems lists an invalid run's problems, the first consoleProblems of them.
@@ -270,12 +299,22 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)
 	b = append(b, ')')
+	if n := len(rec.Trials); n > 0 {
+		b = fmt.Appendf(b, " [%d/%d trials passed", rec.TrialsPassed(), n)
+		if rec.Flaky {
+			b = append(b, ", flaky"...)
+		}
+		b = append(b, ']')
+	}
 	var why string
 	switch vd {
 	case results.VerdictError:
 		why = firstError(rec)
 	case results.VerdictFail:
 		why = failReason(rec)
+		if len(rec.Trials) > 0 {
+			why = trialsWhy(rec)
+		}
 	}
 	if why != "" {
 		b = append(b, ": "...)

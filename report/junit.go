@@ -186,6 +186,9 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 	}
 	s.AddProperty("max-failures", strconv.Itoa(run.Gate.MaxFailures))
 	s.AddProperty("max-errors", strconv.Itoa(run.Gate.MaxErrors))
+	if n := flakyIn(recs); n > 0 {
+		s.AddProperty("flaky", strconv.Itoa(n))
+	}
 	if run.Version != "" {
 		s.AddProperty("agentv-version", clean(run.Version))
 	}
@@ -194,16 +197,17 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 
 // junitCase renders a record's testcase; threshold is the case threshold its failure
 // message names.
-func junitCase(threshold float64, r *results.Record) junit.Testcase {
+func junitCase(threshold float64, r *results.Record) junitTestcase {
 	if r.CaseThreshold != nil {
 		threshold = *r.CaseThreshold // the eval file's own threshold for this case
 	}
-	tc := junit.Testcase{
+	tc := junitTestcase{Testcase: junit.Testcase{
 		Name:      clean(r.EvalID),
 		Classname: clean(r.Dataset),
 		Time:      seconds(r.DurationMS),
 		SystemOut: &junit.Output{Data: clean(junitSystemOut(threshold, r))},
-	}
+	}}
+	addFlaky(&tc, threshold, r)
 	switch verdictOf(r) {
 	case results.VerdictError:
 		msg := firstError(r)
@@ -275,9 +279,10 @@ func junitSystemOut(threshold float64, r *results.Record) string {
 		fmt.Fprintf(&b, "target: %s\n", r.Target)
 	}
 	fmt.Fprintf(&b, "duration: %s\n", formatMS(r.DurationMS))
-	if r.Attempts > 1 {
+	if r.Attempts > max(1, len(r.Trials)) { // one invocation per trial is no retry
 		fmt.Fprintf(&b, "attempts: %d\n", r.Attempts)
 	}
+	writeTrials(&b, r)
 	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
 		fmt.Fprintf(&b, "tokens: %d input, %d output\n", t.TokenUsage.Input, t.TokenUsage.Output)
 	}

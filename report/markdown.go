@@ -86,7 +86,7 @@ func buildView(run *Run, marker string, lim limits) *view {
 		}
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
-	v.head = headSection(run, marker, recs)
+	v.head = headSection(run, marker, recs) + baselineSection(v)
 	if len(recs) > 0 {
 		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
 			v.overview = "### 📊 Scores\n\n" + o
@@ -115,7 +115,7 @@ func groupRows(fail []*Case, byReason bool) [][]*Case {
 	at := map[key]int{}
 	for _, c := range fail {
 		k := key{c.Verdict, c.Why}
-		if count[k] < groupMin {
+		if count[k] < groupMin || c.Flaky { // a flaky case keeps its row and its marker
 			rows = append(rows, []*Case{c})
 			continue
 		}
@@ -174,7 +174,7 @@ func (v *view) caseLink(c *Case) string {
 // failure the reason (each evaluator's score is in its details), else each evaluator's score,
 // the time and the usage.
 func (v *view) row(c *Case) string {
-	cells := []string{verdictMark(c.Verdict), v.caseLink(c), fmt.Sprintf("%.3f", c.Score)}
+	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
 		return "| " + strings.Join(append(cells, mdInline(truncate(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
@@ -238,6 +238,15 @@ func tableHeader(why, showTokens, showCost, evaluators bool) string {
 	return "| " + strings.Join(h, " | ") + " |\n|" + strings.Join(sep, "|") + "|\n"
 }
 
+// trialsMark follows a case's name in its row: "flaky" and how many of its trials passed,
+// for a case whose trials disagreed; "" otherwise.
+func trialsMark(c *Case) string {
+	if !c.Flaky {
+		return ""
+	}
+	return fmt.Sprintf(" 🎲 **flaky** <sub>%d/%d trials passed</sub>", c.TrialsPassed, c.Trials)
+}
+
 func evaluatorScore(e EvaluatorScore) string {
 	if e.Errored {
 		return fmt.Sprintf("%.3f 💥", e.Score)
@@ -273,7 +282,11 @@ func outcomeMark(o gate.Outcome) string {
 
 func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string, lim limits) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<details>\n<summary>%s %s · %.3f · %s</summary>\n\n", verdictMark(vd), mdInline(truncate(label, 200)), r.Score, vd)
+	flaky := ""
+	if r.Flaky {
+		flaky = " · flaky"
+	}
+	fmt.Fprintf(&b, "<details>\n<summary>%s %s · %.3f · %s%s</summary>\n\n", verdictMark(vd), mdInline(truncate(label, 200)), r.Score, vd, flaky)
 	meta := []string{"Source: " + mdLink(position(r.File, r.Line), run.Links.sourceURL(r.File, r.Line))}
 	if r.Dataset != "" {
 		meta = append(meta, "dataset "+mdInline(truncate(r.Dataset, 100)))
@@ -282,7 +295,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 		meta = append(meta, "target "+mdInline(r.Target))
 	}
 	meta = append(meta, formatMS(r.DurationMS))
-	if r.Attempts > 1 {
+	if r.Attempts > max(1, len(r.Trials)) { // one invocation per trial is no retry
 		meta = append(meta, fmt.Sprintf("%d attempts", r.Attempts))
 	}
 	if t := r.TraceSummary; t != nil && t.TokenUsage != nil {
@@ -292,6 +305,9 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 		meta = append(meta, fmt.Sprintf("$%.4f", *t.CostUSD))
 	}
 	b.WriteString(strings.Join(meta, " · ") + "\n\n")
+	if len(r.Trials) > 0 {
+		b.WriteString(trialsLine(r) + "\n\n")
+	}
 	// An error is shown once: the runner also records it as a miss ("Error: …") and as the
 	// answer ("Error occurred: …"), which the case never gave.
 	seen := newSeen(r.Error)
@@ -322,6 +338,34 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()
+}
+
+// trialsLine lists a case's trials in its details: the strategy, how many passed, each
+// trial's verdict and score, and the interval or the cost limit when they apply.
+func trialsLine(r *results.Record) string {
+	strategy := r.TrialStrategy
+	if strategy == "" {
+		strategy = suite.TrialsPassAtK
+	}
+	head := fmt.Sprintf("**Trials** (%s): %d/%d passed", mdInline(strategy), r.TrialsPassed(), len(r.Trials))
+	if r.Flaky {
+		head += ", flaky"
+	}
+	var each []string
+	for _, t := range r.Trials[:min(len(r.Trials), suite.MaxTrials)] {
+		each = append(each, fmt.Sprintf("%s %.3f", verdictMark(t.Verdict), t.Score))
+	}
+	head += " — " + strings.Join(each, " · ")
+	if iv := r.TrialInterval; iv != nil {
+		head += fmt.Sprintf(" · 95%% interval %.3f–%.3f around the mean %.3f", iv.Low, iv.High, iv.Mean)
+	}
+	if r.TrialsCostLimited {
+		head += " · stopped at the cost limit"
+	}
+	if len(r.Trials) > 1 {
+		head += fmt.Sprintf(" · below: trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
+	}
+	return head
 }
 
 // seenError recognises texts that only repeat a case's error.
@@ -453,11 +497,44 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	if c.Skipped > 0 {
 		line = append(line, fmt.Sprintf("⏭️ %s skipped", thousands(c.Skipped)))
 	}
+	if n := flakyIn(recs); n > 0 {
+		line = append(line, fmt.Sprintf("🎲 %s flaky", thousands(n)))
+	}
 	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
 	b.WriteString(strings.Join(line, " · ") + "\n\n")
+	b.WriteString(baselineHeadline(run))
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
+	b.WriteString(flakyLine(run, recs))
 	b.WriteString(settingsLine(run, recs) + "\n\n")
 	return b.String()
+}
+
+// flakyNamed is how many flaky cases the headline names.
+const flakyNamed = 10
+
+// flakyLine names the flaky cases under the headline, where a reviewer sees them even when
+// they passed and their rows are folded away: each with its verdict and how many trials
+// passed. "" when there are none.
+func flakyLine(run *Run, recs []*Case) string {
+	var items []string
+	n := 0
+	for _, c := range recs {
+		if !c.Flaky {
+			continue
+		}
+		n++
+		if len(items) < flakyNamed {
+			items = append(items, fmt.Sprintf("%s %s %d/%d", verdictMark(c.Verdict),
+				mdLink(truncate(run.label(c), 120), run.Links.sourceURL(c.File, int(c.Line))), c.TrialsPassed, c.Trials))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if more := n - len(items); more > 0 {
+		items = append(items, fmt.Sprintf("and %s more", thousands(more)))
+	}
+	return fmt.Sprintf("🎲 **Flaky** (trials disagreed; each counts by its aggregate verdict): %s\n\n", strings.Join(items, " · "))
 }
 
 // passRate is passed/total as a percentage rounded to the nearest tenth, except that it
@@ -612,6 +689,7 @@ func settingsLine(run *Run, recs []*Case) string {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}
 	parts = append(parts, fmt.Sprintf("max-failures %d", g.MaxFailures), fmt.Sprintf("max-errors %d", g.MaxErrors))
+	parts = append(parts, baselineSettings(run)...)
 	if len(run.Targets) > 0 {
 		var ts []string
 		for _, t := range run.Targets[:min(len(run.Targets), 20)] {

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -53,6 +54,8 @@ type Run struct {
 	Targets     []string    // names of the targets used
 	Started     time.Time   // when the run started (zero: unknown)
 	Duration    time.Duration
+	// Baseline is the run compared with an earlier one; nil without a baseline.
+	Baseline *compare.Result
 	// Cancelled is set when the run was interrupted (Ctrl-C, a cancelled job): the console
 	// reads "cancelled" rather than "invalid".
 	Cancelled bool
@@ -298,4 +301,17 @@ func thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Flaky counts the run's flaky cases: those whose trials disagreed about passing.
+func Flaky(run *Run) int { return flakyIn(run.sortedCases()) }
+
+func flakyIn(cases []*Case) int {
+	n := 0
+	for _, c := range cases {
+		if c.Flaky {
+			n++
+		}
+	}
+	return n
 }

@@ -90,6 +90,44 @@ type Record struct {
 	Trials []Trial `json:"trials,omitempty"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
+	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one
+	// entry per turn ("turn-1", ...) holding that turn's evaluators, and "conversation" for the
+	// test's own evaluators.
+	Turns []Turn `json:"turns,omitempty"`
+	// TrialStrategy is the strategy that made Score and Verdict of Trials (pass_at_k, mean or
+	// confidence_interval), so a report can re-grade them with another threshold.
+	TrialStrategy string `json:"trial_strategy,omitempty"`
+	// TrialInterval is the 95% confidence interval of the mean trial score, for the
+	// confidence_interval strategy (Score is its lower bound).
+	TrialInterval *TrialInterval `json:"trial_interval,omitempty"`
+	// TrialsCostLimited is set when trials stopped early because they reached the cost limit.
+	TrialsCostLimited bool `json:"trials_cost_limited,omitempty"`
+	// BaselineScore is the case's score in the baseline run it was compared with (errored
+	// counting 0); nil when the run had no baseline or the baseline lacks the case.
+	BaselineScore *float64 `json:"baseline_score,omitempty"`
+}
+
+// Turn verdicts beyond pass, fail and error.
+const TurnNotSent = "not_sent" // an earlier turn failed and on_turn_failure is stop
+
+// Turn is one turn of a conversation test.
+type Turn struct {
+	Turn    int     `json:"turn"` // 1-based
+	Input   string  `json:"input"`
+	Answer  string  `json:"answer,omitempty"`
+	Score   float64 `json:"score"`
+	Verdict string  `json:"verdict"` // pass | fail | error | not_sent
+	// Error is why the turn has no score: the target gave no answer or an evaluator failed.
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// TrialInterval is a 95% confidence interval of the mean of a case's trial scores.
+type TrialInterval struct {
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Mean   float64 `json:"mean"`
+	StdDev float64 `json:"stddev"` // sample standard deviation (n-1)
 }
 
 // Trial is one run of a case when it ran several times.
@@ -101,6 +139,7 @@ type Trial struct {
 	EvaluatorResults []EvaluatorResult `json:"evaluator_results,omitempty"`
 	Error            string            `json:"error,omitempty"`
 	DurationMS       int64             `json:"duration_ms"`
+	CostUSD          *float64          `json:"cost_usd,omitempty"` // what the target reported this trial cost
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.

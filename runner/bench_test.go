@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
@@ -48,7 +50,7 @@ func writeBenchSuite(b *testing.B, n int) (dir string) {
 func BenchmarkStreamJSONL(b *testing.B) {
 	dir := writeBenchSuite(b, benchCases)
 	red := &redact.Redactor{}
-	tf := providers.LoadTargets(filepath.Join(dir, "targets.yaml"), func(string) (string, bool) { return "", false }, red)
+	tf := targets.Load(filepath.Join(dir, "targets.yaml"), func(string) (string, bool) { return "", false }, red)
 	if suite.HasErrors(tf.Diagnostics) {
 		b.Fatalf("targets: %v", tf.Diagnostics)
 	}
@@ -64,7 +66,7 @@ func BenchmarkStreamJSONL(b *testing.B) {
 		return p
 	}
 	target, judge := build("mock"), build("judge")
-	judges := func(*providers.Target, string) (providers.Provider, error) { return judge, nil }
+	judges := func(*targets.Target, string) (providers.Provider, error) { return judge, nil }
 	b.ReportAllocs()
 	var n int
 	for b.Loop() {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -31,18 +33,30 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout)
 }
 
-// runCase invokes the target (unless pre is an answer from a batch) and scores the answer.
+// runCase runs a job, once or as its trials (see trials.go), and emits its record.
 func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
-	start := time.Now()
 	// The case is not needed once its record is out: let it go, so memory does not hold
 	// every case of a large suite until the end.
 	defer func() { j.Case = nil }()
+	if tr := r.trialsOf(j.Case); tr != nil {
+		r.emit(r.runTrials(ctx, p, j, pre, tr))
+		return
+	}
+	r.emit(r.runOnce(ctx, p, j, pre))
+}
+
+// runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
+func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) (rec *results.Record) {
+	start := time.Now()
 	// A bug in a provider or evaluator must cost one case, not the run.
 	defer func() {
 		if v := recover(); v != nil {
-			r.emit(r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v)))
+			rec = r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v))
 		}
 	}()
+	if j.Case.Conversation != nil {
+		return r.runConversation(ctx, p, j, start)
+	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
@@ -53,8 +67,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		resp, attempts, err = r.invoke(ctx, p, req)
 	}
 	if err != nil {
-		r.emit(r.errorRecord(j, req, attempts, time.Since(start), err))
-		return
+		return r.errorRecord(j, req, attempts, time.Since(start), err)
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
@@ -69,7 +82,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
 	}, eopts)
 
-	rec := r.baseRecord(j, t)
+	rec = r.baseRecord(j, t)
 	rec.Score = out.Score
 	rec.Hits = nonNil(out.Hits)
 	rec.Misses = nonNil(out.Misses)
@@ -101,7 +114,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	default:
 		rec.Verdict = results.VerdictFail
 	}
-	r.emit(rec)
+	return rec
 }
 
 // caseThreshold is the score a case passes at: its own `execution.threshold`, else its
@@ -188,7 +201,7 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
 	return out
 }
 
-func (r *Runner) baseRecord(j *Job, t *providers.Target) *results.Record {
+func (r *Runner) baseRecord(j *Job, t *targets.Target) *results.Record {
 	c := j.Case
 	rec := &results.Record{
 		EvalID: c.ID, Dataset: c.Dataset(), ConversationID: c.ConversationID,
@@ -204,7 +217,7 @@ func (r *Runner) baseRecord(j *Job, t *providers.Target) *results.Record {
 
 // errorRecord is the record of a case whose target gave no answer (AgentV's error shape).
 func (r *Runner) errorRecord(j *Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
-	var t *providers.Target
+	var t *targets.Target
 	if j.Provider != nil {
 		t = j.Provider.Target()
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -54,19 +56,19 @@ func TestRunRetriesJudgeTimeouts(t *testing.T) {
 			switch tt.kind {
 			case suite.TypeLLMJudge:
 				cmd := slowOnce(state, tt.always, "printf '%s' '"+verdict+"' > {OUTPUT_FILE}")
-				jt := &providers.Target{Name: "flaky-judge", Kind: providers.KindCLI, Provider: "cli", Dir: dir, EvalDir: dir,
-					Settings: map[string]*providers.Setting{"command_template": {Key: "command_template", Value: cmd}}}
+				jt := &targets.Target{Name: "flaky-judge", Kind: targets.KindCLI, Provider: "cli", Dir: dir, EvalDir: dir,
+					Settings: map[string]*targets.Setting{"command_template": {Key: "command_template", Value: cmd}}}
 				judge, _, err := providers.New(jt, providers.Options{Timeout: opts.Timeout})
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts.Evaluators.Judges = func(*providers.Target, string) (providers.Provider, error) { return judge, nil }
+				opts.Evaluators.Judges = func(*targets.Target, string) (providers.Provider, error) { return judge, nil }
 			case suite.TypeCodeJudge:
 				script := slowOnce(state, tt.always, "printf '%s' '"+verdict+"'")
 				s.Cases[0].Evaluators = []*suite.EvaluatorSpec{{Name: "check", Type: suite.TypeCodeJudge, Weight: 1,
 					Script: []string{"sh", "-c", script}, Cwd: dir}}
 			}
-			target := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock}, answer: answerText("hi")}
+			target := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock}, answer: answerText("hi")}
 			var col collector
 			New(opts, &col).Run(t.Context(), jobsFor(s, target))
 			r := col.recs[0]

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -16,8 +18,8 @@ func TestRunCodeJudgePayloadShapes(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not on PATH")
 	}
-	mock, _, err := providers.New(&providers.Target{Name: "m", Kind: providers.KindMock, Provider: "mock",
-		Settings: map[string]*providers.Setting{"response": {Key: "response", Value: "Paris"}}}, providers.Options{})
+	mock, _, err := providers.New(&targets.Target{Name: "m", Kind: targets.KindMock, Provider: "mock",
+		Settings: map[string]*targets.Setting{"response": {Key: "response", Value: "Paris"}}}, providers.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/providers"
@@ -39,7 +41,7 @@ func TestRunRecordSizeIsBounded(t *testing.T) {
 				c.Input = append(c.Input, c.Input[0], c.Input[0])
 				c.Input[1].Role = "assistant"
 			}
-			p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock},
+			p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock},
 				answer: func(context.Context, *providers.Request) (*providers.Response, error) {
 					return &providers.Response{Text: answer}, nil
 				}}

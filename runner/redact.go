@@ -28,6 +28,16 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 	}
 	redactEvaluators(rec.EvaluatorResults, red)
 	redactTrace(rec.TraceSummary, red)
+	for i := range rec.Turns {
+		t := &rec.Turns[i]
+		t.Input, t.Answer, t.Error = s(t.Input), s(t.Answer), s(t.Error)
+	}
+	for i := range rec.Trials {
+		t := &rec.Trials[i]
+		t.CandidateAnswer = s(t.CandidateAnswer)
+		t.Error = s(t.Error)
+		redactEvaluators(t.EvaluatorResults, red)
+	}
 }
 
 // redactTrace masks secrets in tool names: a model decides them and may echo a key in one.

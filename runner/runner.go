@@ -14,12 +14,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/targets"
+
+	"golang.org/x/sync/errgroup"
+
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
-	"golang.org/x/sync/errgroup"
 )
 
 // Defaults: each invocation may take 120 s, and a timed-out invocation is retried twice.
@@ -53,6 +56,9 @@ type Options struct {
 	Now           func() time.Time // clock for timestamps; nil: time.Now
 	Logf          func(format string, args ...any)
 	Verbose       bool
+	// Trials overrides the files' trials when set: Count (--trials) and Strategy
+	// (--trials-strategy); see TrialsFor.
+	Trials suite.Trials
 }
 
 // Job is one case bound to the provider that answers it.
@@ -81,6 +87,8 @@ type Runner struct {
 	healthFailed []error // one per target whose healthcheck failed
 
 	lastStamp atomic.Pointer[stamp] // the last record timestamp
+
+	costWarning sync.Once // a cost limit on trials whose target reports no cost is said once
 }
 
 // HealthFailures returns the failed healthchecks of the run, one per target: each makes the
@@ -233,7 +241,7 @@ func jobErr(j *Job) error {
 	return errors.New("no provider for this case")
 }
 
-func (r *Runner) limit(t *providers.Target) int {
+func (r *Runner) limit(t *targets.Target) int {
 	switch {
 	case r.opts.Workers > 0:
 		return r.opts.Workers
@@ -323,11 +331,16 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 	_ = g.Wait()
 }
 
-// batches groups a batching lane's jobs by eval file, in order of first appearance.
+// batches groups a batching lane's jobs by eval file, in order of first appearance. A
+// conversation is a batch of its own: each of its turns needs the answer to the one before.
 func batches(jobs []*Job) [][]*Job {
 	var out [][]*Job
 	idx := map[*suite.Suite]int{}
 	for _, j := range jobs {
+		if j.Case.Conversation != nil {
+			out = append(out, []*Job{j})
+			continue
+		}
 		i, ok := idx[j.Case.Suite]
 		if !ok {
 			i = len(out)

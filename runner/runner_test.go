@@ -11,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
@@ -20,14 +22,14 @@ import (
 
 // fakeProvider is an in-process provider: answer decides per request what happens.
 type fakeProvider struct {
-	target  *providers.Target
+	target  *targets.Target
 	answer  func(ctx context.Context, req *providers.Request) (*providers.Response, error)
 	calls   atomic.Int64
 	running atomic.Int64
 	peak    atomic.Int64
 }
 
-func (f *fakeProvider) Target() *providers.Target { return f.target }
+func (f *fakeProvider) Target() *targets.Target { return f.target }
 
 func (f *fakeProvider) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	f.calls.Add(1)
@@ -67,8 +69,8 @@ func (f *fakeBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request) 
 // verdictJudge answers every judge request with a fixed verdict.
 type verdictJudge struct{ score float64 }
 
-func (v verdictJudge) Target() *providers.Target {
-	return &providers.Target{Name: "judge", Kind: providers.KindMock}
+func (v verdictJudge) Target() *targets.Target {
+	return &targets.Target{Name: "judge", Kind: targets.KindMock}
 }
 func (v verdictJudge) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	return &providers.Response{Text: fmt.Sprintf(`{"score": %g, "hits": ["ok"], "misses": [], "reasoning": "fine"}`, v.score)}, nil
@@ -115,7 +117,7 @@ func testOptions(score float64) Options {
 	return Options{
 		Timeout: 2 * time.Second, MaxRetries: 2, CaseThreshold: 0.8,
 		Evaluators: evaluators.Options{
-			Judges: func(*providers.Target, string) (providers.Provider, error) { return verdictJudge{score}, nil },
+			Judges: func(*targets.Target, string) (providers.Provider, error) { return verdictJudge{score}, nil },
 		},
 		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 	}
@@ -132,7 +134,7 @@ func jobsFor(s *suite.Suite, p providers.Provider) []*Job {
 func TestRunWorkerLimit(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 3},
+		p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock, Workers: 3},
 			answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 				time.Sleep(30 * time.Millisecond)
 				return &providers.Response{Text: "hi"}, nil
@@ -180,7 +182,7 @@ func TestRunRetriesTimeouts(t *testing.T) {
 			t.Parallel()
 			var seen []int
 			var mu sync.Mutex
-			p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock},
+			p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock},
 				answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 					mu.Lock()
 					seen = append(seen, req.Attempt)
@@ -212,7 +214,7 @@ func TestRunRetriesTimeouts(t *testing.T) {
 
 func TestRunErrorsAreIsolated(t *testing.T) {
 	t.Parallel()
-	p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 4},
+	p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock, Workers: 4},
 		answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 			switch req.EvalID {
 			case "case-2":
@@ -250,7 +252,7 @@ func TestRunErrorsAreIsolated(t *testing.T) {
 
 func TestRunVerdicts(t *testing.T) {
 	t.Parallel()
-	p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock}, answer: answerText("hi")}
+	p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock}, answer: answerText("hi")}
 	for _, tt := range []struct {
 		score float64
 		want  results.Verdict
@@ -269,7 +271,7 @@ func TestRunBatching(t *testing.T) {
 		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
 			t.Parallel()
 			p := &fakeBatch{fail: fail}
-			p.target = &providers.Target{Name: "t", Kind: providers.KindCLI, ProviderBatching: true}
+			p.target = &targets.Target{Name: "t", Kind: targets.KindCLI, ProviderBatching: true}
 			p.answer = answerText("single answer")
 			s1, s2 := newSuite(3), newSuite(2)
 			s2.Path = "evals/other.yaml"
@@ -312,7 +314,7 @@ func (f *failingHealth) HealthCheck(context.Context) error {
 func TestRunHealthcheckFailure(t *testing.T) {
 	t.Parallel()
 	p := &failingHealth{}
-	p.target = &providers.Target{Name: "agent", Kind: providers.KindCLI}
+	p.target = &targets.Target{Name: "agent", Kind: targets.KindCLI}
 	p.answer = answerText("hi")
 	var col collector
 	r := New(testOptions(1), &col)
@@ -335,7 +337,7 @@ func TestRunCancellation(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		started := make(chan struct{}, 100)
-		p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock, Workers: 2},
+		p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock, Workers: 2},
 			answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 				started <- struct{}{}
 				time.Sleep(100 * time.Millisecond)
@@ -359,7 +361,7 @@ func TestRunRedactsSecrets(t *testing.T) {
 	t.Parallel()
 	red := &redact.Redactor{}
 	red.Add("sk-test-SECRET-1234")
-	p := &fakeProvider{target: &providers.Target{Name: "t", Kind: providers.KindMock},
+	p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock},
 		answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 			if req.EvalID == "case-1" {
 				return nil, errors.New("401: invalid key sk-test-SECRET-1234")

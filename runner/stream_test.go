@@ -8,6 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -30,7 +32,7 @@ func TestRunStreamTwoProviders(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		slow := func(name string, workers int) *fakeProvider {
-			return &fakeProvider{target: &providers.Target{Name: name, Kind: providers.KindMock, Workers: workers},
+			return &fakeProvider{target: &targets.Target{Name: name, Kind: targets.KindMock, Workers: workers},
 				answer: func(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 					time.Sleep(5 * time.Millisecond)
 					return &providers.Response{Text: "hi from " + name}, nil

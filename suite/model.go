@@ -27,6 +27,7 @@ type Suite struct {
 	Tags        []string
 	Targets     []string // 4.x `execution.targets`: run every test on each
 	Threshold   *float64 // 4.x `execution.threshold` (0–1), nil if none
+	Trials      *Trials  // 4.x `execution.trials`, nil if none (each case runs once)
 	Dataset     string   // `dataset`, else the file's base name without extension
 	Description string
 	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
@@ -63,7 +64,45 @@ type Case struct {
 	Targets        []string // 4.x case-level `execution.targets`, nil if none
 	Threshold      *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
 	// Evaluators is the final list for this case: the case's own list, else the suite's.
-	// Empty means the default llm_judge runs.
+	// Empty means the default llm_judge runs. For a conversation they score the whole
+	// transcript once every turn has run, and none runs when the list is empty.
+	Evaluators []*EvaluatorSpec
+	// Conversation is set for an AgentV 4.x conversation test (`mode: conversation`): Input is
+	// then the conversation's opening and each turn is sent in order; nil for other cases.
+	Conversation *Conversation `json:",omitempty"`
+}
+
+// Conversation aggregations and turn-failure policies (AgentV 4.x's values).
+const (
+	AggregateMean = "mean" // the mean of the turn scores (default)
+	AggregateMin  = "min"  // the weakest turn
+	AggregateMax  = "max"  // the best turn
+
+	OnTurnFailureContinue = "continue" // later turns still run (default)
+	OnTurnFailureStop     = "stop"     // later turns are not sent and score 0
+)
+
+// Conversation is a multi-turn test: each turn's input is sent with the conversation so far
+// (the case's input, then every earlier turn's input and the target's answer to it).
+type Conversation struct {
+	Turns         []*Turn
+	Aggregation   string // AggregateMean, AggregateMin or AggregateMax
+	OnTurnFailure string // OnTurnFailureContinue or OnTurnFailureStop
+	// WindowSize, when > 0, limits what each turn sends and its graders see to the system
+	// messages and the last WindowSize exchanges (2 × WindowSize messages).
+	WindowSize int
+}
+
+// Turn is one user message of a conversation and how its answer is scored.
+type Turn struct {
+	Line, Col int     // position of the turn in its file
+	Input     Message // the user message (non-string content is sent as its JSON text)
+	// Expected is the turn's `expected_output` (for judges; never sent to the target).
+	Expected        []Message
+	ReferenceAnswer string
+	HasReference    bool
+	// Evaluators score the turn's answer. With none and no Expected the turn scores 1; with
+	// Expected only, the default llm_judge runs.
 	Evaluators []*EvaluatorSpec
 }
 

@@ -29,11 +29,9 @@ var (
 	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
 		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
-	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold"}
+	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure", "window_size"}
-	// v4Conversation keys make a test a multi-turn conversation, which cannot run yet.
-	v4Conversation = []string{"mode", "turns", "aggregation", "on_turn_failure"}
+	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -231,7 +229,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 		return
 	}
 	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets and threshold, got %s", "execution", kindName(e.v))
+		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
 		return
 	}
 	xs := entries(e.v)
@@ -255,7 +253,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 				l.errorf(x.v, KindStructure, "", "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
 			}
 		case "trials":
-			l.warnf(x.kn, KindIgnored, "", "execution %q is not supported yet (ignored): each test runs once", "trials")
+			l.v4Trials(x)
 		default:
 			l.unknownKey(*x, "in execution", "", v4ExecKeys)
 		}
@@ -398,10 +396,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		case slices.Contains(v4TestKeys, e.key):
 		case slices.Contains(v4Later, e.key):
 			l.warnf(e.kn, KindIgnored, id, "%q is not supported yet (ignored)", e.key)
-		case slices.Contains(v4Conversation, e.key):
-			fail(e.kn, "conversation tests (%q) are not supported yet", e.key)
+		case slices.Contains(v4ConversationKeys, e.key):
 		default:
-			l.unknownKey(e, "in test", id, v4TestKeys)
+			l.unknownKey(e, "in test", id, slices.Concat(v4TestKeys, v4ConversationKeys))
 		}
 	}
 	vars := f.get("vars")
@@ -449,6 +446,8 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 					} else {
 						fail(xe.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(xe.v))
 					}
+				case "trials":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
 				default:
 					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
 				}
@@ -546,7 +545,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 		put("evaluators", at, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals})
 	}
-	if criteria == nil && f.get("expected_output") == nil && asserts == nil && !failed {
+	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
+	failed = failed || !convOK
+	if criteria == nil && f.get("expected_output") == nil && asserts == nil && f.get("mode") == nil && !failed {
 		fail(n, "test needs %q, %q or %q to be scored", "criteria", "expected_output", "assertions")
 	}
 	if failed {
@@ -558,6 +559,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
 	if c != nil {
 		c.Targets, c.Threshold = targets, threshold
+		c.Conversation = conv
 	}
 	return c
 }

@@ -160,6 +160,12 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 					} else {
 						l.sidecarAsserts = x
 					}
+				case "trials":
+					if cases {
+						l.unknownKey(*x, "in execution", "", execKeys)
+					} else { // a JSONL suite's AgentV 4.x trials
+						l.v4Trials(x)
+					}
 				default:
 					l.unknownKey(*x, "in execution", "", execKeys)
 				}

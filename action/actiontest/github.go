@@ -1,5 +1,6 @@
 // Package actiontest provides a loopback stand-in for the part of GitHub's REST API the
-// Action uses (the authenticated user, and listing, creating and editing issue comments),
+// Action uses (the authenticated user; listing, creating and editing issue comments; a
+// workflow's runs, their artifacts and artifact downloads),
 // for the action package's tests and for end-to-end runs of the binary:
 //
 //	gh := actiontest.StartGitHub(t)           // stops with the test
@@ -86,6 +87,7 @@ type GitHub struct {
 	requests   []Request
 	faults     map[string][]Fault
 	unexpected []string
+	actions    actionsState
 }
 
 // NewGitHub returns a fake whose first comment id is 1001. Serve it with Handler.
@@ -197,6 +199,7 @@ func (g *GitHub) Handler() http.Handler {
 	mux.HandleFunc("GET "+APIPrefix+"/repos/{owner}/{repo}/issues/{n}/comments", g.list)
 	mux.HandleFunc("POST "+APIPrefix+"/repos/{owner}/{repo}/issues/{n}/comments", g.create)
 	mux.HandleFunc("PATCH "+APIPrefix+"/repos/{owner}/{repo}/issues/comments/{id}", g.edit)
+	g.actionsRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.unexpected = append(g.unexpected, r.Method+" "+r.URL.String())
@@ -217,7 +220,7 @@ func (g *GitHub) Handler() http.Handler {
 		}
 		token := g.Token
 		g.mu.Unlock()
-		if token != "" && req.Auth != "Bearer "+token && req.Auth != "token "+token {
+		if token != "" && req.Auth != "Bearer "+token && req.Auth != "token "+token && !strings.HasPrefix(req.Path, "/blobs/") {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
 			return
 		}

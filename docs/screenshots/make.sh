@@ -21,4 +21,5 @@ shot() { # page, png, height
 shot quickstart-comment quickstart-comment.png 760
 shot review-300-comment failures-comment.png 2300
 shot fixture-comment-open details-open.png 1700
+shot baseline-comment baseline-comment.png 1130
 echo "pages in $out"

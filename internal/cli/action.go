@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentv/action/action"
+	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
+	"github.com/agentv/action/suite"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -59,13 +62,29 @@ func (c *Command) runAction(ctx context.Context) int {
 		return pub.publish(ctx, run, out, resultsDir, "")
 	}
 
+	tmp := ""
+	if in.Baseline == action.BaselineAuto {
+		if d, err := os.MkdirTemp(env.RunnerTemp, "agentv-baseline-"); err == nil {
+			tmp = d
+			defer os.RemoveAll(d)
+		}
+	}
+	baselinePath, baselineSource := actionBaseline(ctx, in, env, ev, c.Getenv, workspace, tmp, cmds)
+
 	if in.Mode == action.ModeReport {
 		path := in.Results
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(workspace, path)
 		}
-		out := readResults(path, resultsDir, workspace, details(in.Details), in.Gate())
+		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.RegressionMargin)
+		if note != "" {
+			cmds.Message(action.LevelNotice, "agentv baseline", note)
+		}
+		out := readResultsAgainst(path, resultsDir, workspace, details(in.Details), in.Gate(), cmpr)
 		defer out.Close()
+		if berr != nil {
+			out.Problems = append(out.Problems, berr.Error())
+		}
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)
 		}
@@ -85,7 +104,9 @@ func (c *Command) runAction(ctx context.Context) int {
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
+		BaselinePath:      baselinePath, BaselineSource: baselineSource,
 	}
+	cfg.Trials = suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = runner.DefaultTimeout
 	}
@@ -175,8 +196,12 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	}
 	ro := action.RunOutputs{
 		Outcome: run.Decision.Outcome, Total: counts.Total, Passed: counts.Passed, Failed: counts.Failed,
-		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL,
+		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL, Flaky: report.Flaky(run),
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
+	}
+	if b := run.Baseline; b != nil {
+		ro.Compared, ro.Regressions, ro.Improvements = true, b.Count(compare.Regressed), b.Count(compare.Improved)
+		ro.MeanScoreDelta = b.Mean.Estimate
 	}
 	if run.Decision.Outcome == gate.Skipped {
 		ro.Skipped = counts.Skipped

@@ -110,6 +110,8 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
 	cfg.MaxRetries = runner.DefaultMaxRetries
 	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target, judge or script invocation that timed out")
+	fs.Var(trialsValue{&cfg.Trials.Count}, "trials", "run each case this many times, overriding the eval files' execution.trials count (1 runs each case once)")
+	fs.Var(strategyValue{&cfg.Trials.Strategy}, "trials-strategy", "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'")
 	fs.BoolVar(&cfg.DryRun, "dry-run", false, "replace every target and judge with a mock: no network, no keys")
 	fs.Var(millisValue{&cfg.DryRunDelay}, "dry-run-delay", "milliseconds each dry-run answer takes")
 	fs.Var(millisValue{&cfg.DryRunMin}, "dry-run-delay-min", "minimum random dry-run delay in milliseconds")
@@ -118,6 +120,7 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(scoreValue{f: &cfg.Gate.CaseThreshold}, "case-threshold", "a case passes at this score or above")
 	fs.Var(countValue{&cfg.Gate.MaxFailures}, "max-failures", "failed cases allowed before the run fails")
 	fs.Var(countValue{&cfg.Gate.MaxErrors}, "max-errors", "errored cases allowed before the run errors")
+	baselineFlags(fs, &cfg.BaselinePath, &cfg.Gate)
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
 	if comment != nil {
 		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/compare"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
@@ -29,7 +30,8 @@ type EvalConfig struct {
 	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
 	MaxRetries  int
-	Out         string // results JSONL path
+	Trials      suite.Trials // --trials and --trials-strategy; zero values keep the files'
+	Out         string       // results JSONL path
 	DryRun      bool
 	DryRunDelay time.Duration
 	DryRunMin   time.Duration
@@ -46,6 +48,9 @@ type EvalConfig struct {
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
+	// BaselinePath is a results file of an earlier run to compare with (--baseline);
+	// BaselineSource names it in reports instead of its path (a workflow run).
+	BaselinePath, BaselineSource string
 
 	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
@@ -103,6 +108,8 @@ type Outcome struct {
 	stopped bool         // the file read back was written by a run that did not finish
 
 	collector *report.Collector
+	// Comparison is the run compared with its baseline; nil without one.
+	Comparison *compare.Result
 }
 
 // newCollector returns the collector of a run's or a results file's cases: it keeps the
@@ -186,6 +193,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Duration = e.Now().Sub(out.Started)
 		return out, nil
 	}
+	// The baseline is read whole before the run, so it may be the results file this run
+	// replaces.
+	cmpr, note, err := loadBaseline(cfg.BaselinePath, cfg.Cwd, cfg.BaselineSource, cfg.Gate.RegressionMargin)
+	if err != nil {
+		out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
+		out.Duration = e.Now().Sub(out.Started)
+		return out, nil
+	}
+	if note != "" {
+		out.Notices = append(out.Notices, note)
+	}
 	p := plan.New(plan.Options{
 		TargetsPath: cfg.TargetsPath, Target: cfg.Target, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
@@ -245,6 +263,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {
+		if cmpr != nil {
+			cmpr.Add(rec) // sets the record's baseline score
+		}
 		if err := w.Write(rec); err != nil && writeErr == nil {
 			writeErr = err
 		}
@@ -259,7 +280,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	r := runner.New(runner.Options{
 		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
 		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
-		Logf: e.Logf, Verbose: cfg.Verbose,
+		Logf: e.Logf, Verbose: cfg.Verbose, Trials: cfg.Trials,
 		Evaluators: evaluators.Options{
 			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
 			Env: proc.ChildEnv(cfg.Environ, nil),
@@ -284,6 +305,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		writeErr = err
 	}
 	out.Cases = col.Cases()
+	if cmpr != nil {
+		out.Comparison = cmpr.Result()
+	}
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}

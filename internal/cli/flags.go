@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/suite"
 )
 
 // parseCommand parses a subcommand's flags and positional arguments. -h and --help print the
@@ -220,5 +222,39 @@ func (c countValue) Set(v string) error {
 		return fmt.Errorf("want a whole number >= 0, got %q", v)
 	}
 	*c.n = n
+	return nil
+}
+
+// trialsValue is a flag.Value for --trials: how many times each case runs, 0 for the files'
+// own setting.
+type trialsValue struct{ n *int }
+
+func (t trialsValue) String() string { return countValue(t).String() }
+
+func (t trialsValue) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > suite.MaxTrials {
+		return fmt.Errorf("want a whole number of trials from 1 to %d (0 keeps the eval files' own), got %q", suite.MaxTrials, v)
+	}
+	*t.n = n
+	return nil
+}
+
+// strategyValue is a flag.Value for --trials-strategy.
+type strategyValue struct{ s *string }
+
+func (s strategyValue) String() string {
+	if s.s == nil {
+		return ""
+	}
+	return *s.s
+}
+
+func (s strategyValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v != "" && !slices.Contains(suite.TrialStrategies, v) {
+		return fmt.Errorf("want one of %s, got %q", strings.Join(suite.TrialStrategies, ", "), v)
+	}
+	*s.s = v
 	return nil
 }

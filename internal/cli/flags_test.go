@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/suite"
 )
 
 func TestEvalFlags(t *testing.T) {
@@ -71,6 +72,15 @@ func TestEvalFlags(t *testing.T) {
 		{name: "negative max concurrency", args: []string{"--max-concurrency", "-3"}, wantErr: "whole number >= 0"},
 		{name: "negative max retries", args: []string{"--max-retries", "-1"}, wantErr: "whole number >= 0"},
 		{name: "NaN dry-run delay", args: []string{"--dry-run-delay", "NaN"}, wantErr: "milliseconds >= 0"},
+		{name: "trials", args: []string{"--trials", "4", "--trials-strategy", "confidence_interval", "s.yaml"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Trials != (suite.Trials{Count: 4, Strategy: suite.TrialsConfidenceInterval}) {
+					t.Errorf("trials = %+v", cfg.Trials)
+				}
+			}},
+		{name: "too many trials", args: []string{"--trials", "101"}, wantErr: "from 1 to 100"},
+		{name: "negative trials", args: []string{"--trials", "-2"}, wantErr: "from 1 to 100"},
+		{name: "unknown trials strategy", args: []string{"--trials-strategy", "max"}, wantErr: "want one of pass_at_k, mean, confidence_interval"},
 		{name: "zero counts are fine", args: []string{"--workers", "0", "--max-retries", "0", "s.yaml"}, paths: []string{"s.yaml"},
 			check: func(t *testing.T, cfg EvalConfig, _ bool) {
 				if cfg.Workers != 0 || cfg.MaxRetries != 0 {

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentv/action/providers"
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/suite"
 )
 
@@ -105,7 +106,7 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 		}
 	}
 	if cfg.TargetsPath != "" {
-		if p, err := providers.ResolveTargetsFlag(cfg.TargetsPath); err == nil {
+		if p, err := targets.ResolveFlag(cfg.TargetsPath); err == nil {
 			add(p, "targets file")
 		}
 	}
@@ -127,12 +128,12 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 		dirs[dir] = true
 		root := suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd)
 		if cfg.TargetsPath == "" {
-			if p, err := providers.FindTargetsFile(dir, root, cfg.Cwd); err == nil {
+			if p, err := targets.FindFile(dir, root, cfg.Cwd); err == nil {
 				add(p, "targets file")
 			}
 		}
 		add(filepath.Join(dir, ".agentv.yaml"), "config file")
-		for _, env := range providers.EnvFiles(dir, root) {
+		for _, env := range targets.EnvFiles(dir, root) {
 			add(env, ".env file")
 			add(filepath.Join(filepath.Dir(env), ".agentv", "config.yaml"), "config file")
 		}

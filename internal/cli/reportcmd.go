@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentv/action/action"
+	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/report"
@@ -25,6 +26,8 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
 	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
 	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
+	var baselinePath string
+	baselineFlags(fs, &baselinePath, &g)
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [flags]", args, c.Stdout, c.Stderr); !ok {
 		return code
 	}
@@ -64,7 +67,15 @@ func (c *Command) reportCmd(args []string) int {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(c.Cwd, dir)
 	}
-	out := readResults(path, dir, c.Cwd, report.DetailsFailures, g)
+	cmpr, note, err := loadBaseline(baselinePath, c.Cwd, "", g.RegressionMargin)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
+	if note != "" {
+		printNotices(c.Stderr, []string{note})
+	}
+	out := readResultsAgainst(path, dir, c.Cwd, report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := buildRun(out, g)
 	if out.keepOutputs(run) {
@@ -85,6 +96,11 @@ func (c *Command) reportCmd(args []string) int {
 // a results file that is one of them is refused. Problems (also an unreadable file) are in
 // the outcome; on a read error it keeps the records before it.
 func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Options) *Outcome {
+	return readResultsAgainst(path, dir, cwd, details, g, nil)
+}
+
+// readResultsAgainst is readResults comparing the records with a baseline (cmpr, may be nil).
+func readResultsAgainst(path, dir, cwd string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
 	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
 	out := &Outcome{ResultsPath: path, collector: col, guard: newOutputGuard("", dir, cwd)}
@@ -97,6 +113,9 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 		Case: func(r *results.Record, line int) error {
 			rp.Case(r, line)
 			regrade(r, threshold)
+			if cmpr != nil {
+				cmpr.Add(r)
+			}
 			col.Add(r)
 			return nil
 		},
@@ -124,6 +143,9 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 	}
 	out.Planned, out.PlannedComplete, out.stopped = res.Planned, !res.PlannedAtLeast, res.Stopped
 	out.Cancelled = res.Cancelled
+	if cmpr != nil {
+		out.Comparison = cmpr.Result()
+	}
 	return out
 }
 
@@ -131,6 +153,10 @@ func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Optio
 // can gate with a different threshold than the run that wrote the file. A case whose eval file
 // set its own threshold keeps it.
 func regrade(r *results.Record, threshold float64) {
+	if len(r.Trials) > 0 { // each trial again, then the strategy
+		results.RegradeTrials(r, threshold)
+		return
+	}
 	if r.Verdict == results.VerdictError || r.Error != "" {
 		r.Verdict = results.VerdictError
 		return

@@ -59,6 +59,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		fmt.Fprintln(c.Stderr, keptMessage)
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
+	printNotices(c.Stderr, out.Notices)
 	report.Console(c.Stdout, run, c.color(c.Stdout))
 	if out.ResultsPath != "" {
 		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
@@ -99,8 +100,10 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts.Planned, counts.PlannedAtLeast = out.Planned, out.Planned > 0 && !out.PlannedComplete
 	counts.Stopped = out.Cancelled || out.stopped
 	counts.Skipped = out.Skipped
+	counts.Baseline = out.Comparison.Gate()
 	return &report.Run{
-		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
+		Baseline: out.Comparison,
+		Cases:    out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}

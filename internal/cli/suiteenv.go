@@ -2,8 +2,8 @@ package cli
 
 import (
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // loadOptions are the loader options of a run. `${{ VAR }}` in AgentV 4.x eval files reads
@@ -15,7 +15,7 @@ func loadOptions(cwd, workspace string, environ []string, noDotenv bool, red *re
 			if noDotenv {
 				evalDir, repoRoot = "", ""
 			}
-			return providers.NewEnv(environ, evalDir, repoRoot)
+			return targets.NewEnv(environ, evalDir, repoRoot)
 		},
 		Secret: func(v string) { red.Add(v) },
 	}

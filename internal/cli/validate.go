@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentv/action/targets"
+
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/redact"
@@ -41,9 +43,9 @@ func (c *Command) validateCmd(args []string) int {
 		var tpath string
 		var err error
 		if *targetsPath != "" {
-			tpath, err = providers.ResolveTargetsFlag(*targetsPath)
+			tpath, err = targets.ResolveFlag(*targetsPath)
 		} else {
-			tpath, err = providers.FindTargetsFile(s.Dir, s.RepoRoot, c.Cwd)
+			tpath, err = targets.FindFile(s.Dir, s.RepoRoot, c.Cwd)
 		}
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
@@ -53,11 +55,11 @@ func (c *Command) validateCmd(args []string) int {
 			continue
 		}
 		checked[tpath] = true
-		env, envErr := providers.LoadEnv(c.Environ, s.Dir, s.RepoRoot)
+		env, envErr := targets.LoadEnv(c.Environ, s.Dir, s.RepoRoot)
 		if c.Getenv("GITHUB_ACTIONS") == "true" {
-			env, envErr = providers.NewEnv(c.Environ, "", ""), nil // .env files are for local runs
+			env, envErr = targets.NewEnv(c.Environ, "", ""), nil // .env files are for local runs
 		}
-		tf := providers.LoadTargets(tpath, env, red)
+		tf := targets.Load(tpath, env, red)
 		diags = append(diags, tf.Diagnostics...)
 		if envErr != nil {
 			diags = append(diags, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
@@ -104,8 +106,8 @@ func targetDiagnostics(err error, file string, red *redact.Redactor) []suite.Dia
 		}
 		return ds
 	}
-	var uv *providers.UnsetVarError
-	var se *providers.SettingError
+	var uv *targets.UnsetVarError
+	var se *targets.SettingError
 	switch {
 	case errors.As(err, &uv):
 		return []suite.Diagnostic{{File: uv.Pos.File, Line: uv.Pos.Line, Col: uv.Pos.Col,

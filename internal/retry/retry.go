@@ -1,10 +1,13 @@
-// Package retry holds what the two HTTP retry paths share, the API providers' retry policy
-// and the GitHub API transport: the wait between attempts and reading how long a server
-// asked to wait.
+// Package retry is the retry loop both HTTP paths use, the API providers' retry policy and
+// the GitHub API transport: each decides what is worth another attempt and how long to wait;
+// Loop does the attempts and the waits on one clock, and After reads how long a server asked
+// to wait.
 //
-//	if d, ok := retry.After(resp.Header, time.Now()); ok {
-//		err = retry.Wait(ctx, d)
-//	}
+//	err := retry.Loop(ctx, nil, func(n int) (time.Duration, bool) {
+//		resp, err = send()
+//		d, ok := retry.After(resp.Header, time.Now())
+//		return d, ok && n < 2
+//	})
 package retry
 
 import (
@@ -29,6 +32,24 @@ func Wait(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// Loop calls try with attempt numbers 0, 1, 2, ... until try returns again false, waiting
+// the delay try returned between calls on sleep (Wait when nil). It returns nil when try
+// stopped, or the wait's error when ctx ended during a wait; try keeps its own result.
+func Loop(ctx context.Context, sleep Sleep, try func(n int) (delay time.Duration, again bool)) error {
+	if sleep == nil {
+		sleep = Wait
+	}
+	for n := 0; ; n++ {
+		d, again := try(n)
+		if !again {
+			return nil
+		}
+		if err := sleep(ctx, d); err != nil {
+			return err
+		}
 	}
 }
 

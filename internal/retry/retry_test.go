@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,6 +31,34 @@ func TestWait(t *testing.T) {
 		}
 		if got := time.Since(start); got != time.Second {
 			t.Errorf("waited %v after the context ended at 1s", got)
+		}
+	})
+}
+
+// Loop makes attempts until try stops, waits each delay on the clock in between, and when
+// the context ends during a wait returns its error without another attempt.
+func TestLoop(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var at []time.Duration
+		err := Loop(t.Context(), nil, func(n int) (time.Duration, bool) {
+			at = append(at, time.Since(start))
+			return time.Duration(n+1) * time.Second, n < 2
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []time.Duration{0, time.Second, 3 * time.Second}; !slices.Equal(at, want) {
+			t.Errorf("attempts at %v, want %v", at, want)
+		}
+
+		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+		defer cancel()
+		calls := 0
+		err = Loop(ctx, nil, func(int) (time.Duration, bool) { calls++; return time.Minute, true })
+		if !errors.Is(err, context.DeadlineExceeded) || calls != 2 {
+			t.Errorf("err %v after %d attempts, want the deadline after 2", err, calls)
 		}
 	})
 }

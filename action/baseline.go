@@ -1,0 +1,224 @@
+package action
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// BaselineQuery says which workflow run's results are the baseline of a pull request's run:
+// the newest successful push run of the same workflow on the pull request's base branch.
+type BaselineQuery struct {
+	RunID    int64  // the current run (GITHUB_RUN_ID), to learn its workflow
+	Branch   string // the pull request's base branch
+	Artifact string // the name the results were uploaded under (actions/upload-artifact)
+	// MaxBytes bounds the artifact's zip and its results.jsonl (0: DefaultBaselineMaxBytes).
+	MaxBytes int64
+}
+
+// DefaultBaselineMaxBytes bounds a downloaded baseline: a results file of 100,000 cases with
+// their answers is well under it.
+const DefaultBaselineMaxBytes = 512 << 20
+
+// BaselineRun is the workflow run a baseline came from.
+type BaselineRun struct {
+	ID      int64
+	Number  int
+	Branch  string
+	HeadSHA string
+	URL     string // its page
+	Created time.Time
+}
+
+// Describe names the run for reports: "run 41 on main (abc1234)".
+func (r *BaselineRun) Describe() string {
+	s := fmt.Sprintf("run %d on %s", r.Number, r.Branch)
+	if len(r.HeadSHA) >= 7 {
+		s += " (" + r.HeadSHA[:7] + ")"
+	}
+	return s
+}
+
+// ErrNoBaselineRun means there is nothing to compare with: no successful run of the
+// workflow on the branch, or its results artifact is missing or expired. Any such error is
+// a notice for the user, never a failure of the run.
+var ErrNoBaselineRun = errors.New("no baseline")
+
+// runsLooked is how many runs one page of the lookup asks for: the newest successful run is
+// on the first page, and a lookup costs a bounded number of calls.
+const runsLooked = 20
+
+// FetchBaseline finds the baseline run (see BaselineQuery), downloads its results artifact
+// and writes the results.jsonl inside to dst. It makes four API calls at most (the current
+// run, the workflow's runs, the run's artifacts, the download) and one download. The
+// token needs actions: read.
+// https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
+// https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts
+// https://docs.github.com/rest/actions/artifacts#download-an-artifact
+func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst string) (*BaselineRun, error) {
+	if q.Branch == "" {
+		return nil, fmt.Errorf("%w: the event names no base branch (baseline: auto compares pull requests)", ErrNoBaselineRun)
+	}
+	if q.RunID <= 0 {
+		return nil, fmt.Errorf("%w: GITHUB_RUN_ID is not set, so the workflow is unknown", ErrNoBaselineRun)
+	}
+	maxBytes := q.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultBaselineMaxBytes
+	}
+	cur, _, err := s.client.Actions.GetWorkflowRunByID(ctx, s.owner, s.repo, q.RunID)
+	if err != nil {
+		return nil, apiError(fmt.Sprintf("get workflow run %d", q.RunID), err)
+	}
+	workflow := cur.GetWorkflowID()
+	runs, _, err := s.client.Actions.ListWorkflowRunsByID(ctx, s.owner, s.repo, workflow, &github.ListWorkflowRunsOptions{
+		Branch: q.Branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: runsLooked},
+	})
+	if err != nil {
+		return nil, apiError(fmt.Sprintf("list the runs of workflow %d", workflow), err)
+	}
+	// The filters are checked again here: the newest run that matches all of them wins.
+	var best *github.WorkflowRun
+	for _, r := range runs.WorkflowRuns {
+		if r.GetID() == q.RunID || r.GetWorkflowID() != workflow || r.GetHeadBranch() != q.Branch ||
+			r.GetEvent() != "push" || r.GetConclusion() != "success" {
+			continue
+		}
+		at, bestAt := r.GetCreatedAt().Time, best.GetCreatedAt().Time
+		if best == nil || at.After(bestAt) || (at.Equal(bestAt) && r.GetID() > best.GetID()) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("%w: no successful push run of this workflow on %s", ErrNoBaselineRun, q.Branch)
+	}
+	run := &BaselineRun{ID: best.GetID(), Number: best.GetRunNumber(), Branch: best.GetHeadBranch(),
+		HeadSHA: best.GetHeadSHA(), URL: best.GetHTMLURL(), Created: best.GetCreatedAt().Time}
+	arts, _, err := s.client.Actions.ListWorkflowRunArtifacts(ctx, s.owner, s.repo, run.ID, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return run, apiError(fmt.Sprintf("list the artifacts of run %d", run.ID), err)
+	}
+	var art *github.Artifact
+	for _, a := range arts.Artifacts {
+		if a.GetName() == q.Artifact {
+			art = a
+			break
+		}
+	}
+	switch {
+	case art == nil:
+		return run, fmt.Errorf("%w: %s has no artifact named %q (upload results-dir with actions/upload-artifact under that name)", ErrNoBaselineRun, run.Describe(), q.Artifact)
+	case art.GetExpired():
+		return run, fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
+	case art.GetSizeInBytes() > maxBytes:
+		return run, fmt.Errorf("%w: the %q artifact of %s is %d bytes, more than the %d a baseline may be", ErrNoBaselineRun, q.Artifact, run.Describe(), art.GetSizeInBytes(), maxBytes)
+	}
+	loc, resp, err := s.client.Actions.DownloadArtifact(ctx, s.owner, s.repo, art.GetID(), 1)
+	if resp != nil && resp.StatusCode == http.StatusGone {
+		return run, fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
+	}
+	if err != nil {
+		return run, apiError(fmt.Sprintf("download artifact %d", art.GetID()), err)
+	}
+	if err := s.downloadResults(ctx, loc.String(), dst, maxBytes); err != nil {
+		return run, fmt.Errorf("the %q artifact of %s: %w", q.Artifact, run.Describe(), err)
+	}
+	return run, nil
+}
+
+// downloadResults fetches the artifact zip from the signed URL the API redirected to and
+// writes its results.jsonl to dst. The URL carries its own authorisation: the token is not
+// sent there.
+func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxBytes int64) error {
+	if !strings.HasPrefix(loc, "https://") && !strings.HasPrefix(loc, "http://") {
+		return fmt.Errorf("download URL %q is not http(s)", loc)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+	if err != nil {
+		return fmt.Errorf("could not download: %w", err)
+	}
+	hc := s.download
+	if hc == nil {
+		hc = &http.Client{Timeout: 5 * time.Minute}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("could not download: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode == http.StatusGone || resp.StatusCode == http.StatusNotFound {
+			return fmt.Errorf("%w: the download answered %s (expired?)", ErrNoBaselineRun, resp.Status)
+		}
+		return fmt.Errorf("could not download: %s", resp.Status)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".baseline-*.zip")
+	if err != nil {
+		return fmt.Errorf("could not store the download: %w", err)
+	}
+	defer func() { tmp.Close(); os.Remove(tmp.Name()) }()
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return fmt.Errorf("could not download: %w", err)
+	}
+	if n > maxBytes {
+		return fmt.Errorf("the download is more than %d bytes", maxBytes)
+	}
+	zr, err := zip.NewReader(tmp, n)
+	if err != nil {
+		return fmt.Errorf("the download is not a zip archive: %w", err)
+	}
+	f := resultsEntry(zr)
+	if f == nil {
+		return fmt.Errorf("%w: the archive holds no results.jsonl", ErrNoBaselineRun)
+	}
+	if f.UncompressedSize64 > uint64(maxBytes) {
+		return fmt.Errorf("its results.jsonl is %d bytes, more than %d", f.UncompressedSize64, maxBytes)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return fmt.Errorf("could not read %s in the archive: %w", f.Name, err)
+	}
+	defer rc.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("could not write the baseline: %w", err)
+	}
+	// The size in the zip's directory is the writer's word: the copy is bounded regardless.
+	w, err := io.Copy(out, io.LimitReader(rc, maxBytes+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("could not read %s in the archive: %w", f.Name, err)
+	}
+	if w > maxBytes {
+		return fmt.Errorf("its results.jsonl is more than %d bytes", maxBytes)
+	}
+	return nil
+}
+
+// resultsEntry returns the archive's results.jsonl: at its top level (results-dir uploaded
+// as it is), else the shallowest one.
+func resultsEntry(zr *zip.Reader) *zip.File {
+	var best *zip.File
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() || path.Base(f.Name) != "results.jsonl" {
+			continue
+		}
+		if best == nil || strings.Count(f.Name, "/") < strings.Count(best.Name, "/") {
+			best = f
+		}
+	}
+	return best
+}

@@ -1,0 +1,187 @@
+// Package compare compares a run with a baseline: the results file of an earlier run. It
+// matches cases by dataset and id, computes each case's score change and the change of the
+// mean with its interval, and says which cases regressed or improved beyond the noise their
+// trials show (package stats), which are new and which were removed.
+package compare
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"strings"
+
+	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/results"
+)
+
+// Side is what a comparison keeps of one case in one run.
+type Side struct {
+	Score   float64         // the score the case counts with: 0 when errored, clamped to [0, 1]
+	Trials  []float64       // the trials' scores (likewise counted), nil when the case ran once
+	Flaky   bool            // the trials disagreed about passing
+	Verdict results.Verdict // pass, fail or error
+}
+
+// samples returns the scores the case's tests use: its trials, else its one score.
+func (s *Side) samples() []float64 {
+	if len(s.Trials) > 0 {
+		return s.Trials
+	}
+	return []float64{s.Score}
+}
+
+// Key identifies a case across runs.
+type Key struct{ Dataset, ID string }
+
+type baseCase struct {
+	target  string
+	side    Side
+	line    int
+	matched bool
+}
+
+// Baseline is an earlier run's cases, by dataset and id.
+type Baseline struct {
+	// Source names the baseline for people: the file, or the workflow run it came from.
+	Source string
+	cases  map[Key][]*baseCase
+	order  []Key // first appearance of each key, for listing removed cases in file order
+	count  int
+}
+
+// Len is the number of cases the baseline holds.
+func (b *Baseline) Len() int { return b.count }
+
+// ErrNoBaseline is returned by Load for a file that does not exist.
+var ErrNoBaseline = errors.New("no baseline")
+
+// Load reads a results file as a baseline: one written by this program (with or without
+// run records and trials) or by AgentV (2.5 records without verdicts, later ones naming the
+// case test_id). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
+// record is an error naming the file, line and field.
+func Load(path string) (*Baseline, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("baseline %s: %w", path, ErrNoBaseline)
+		}
+		return nil, fmt.Errorf("could not read baseline: %w", err)
+	}
+	defer f.Close()
+	b, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, err)
+	}
+	b.Source = path
+	return b, nil
+}
+
+// baseLine is the part of a results line a baseline needs. Both id spellings are read.
+type baseLine struct {
+	Kind    *string  `json:"record"`
+	EvalID  string   `json:"eval_id"`
+	TestID  string   `json:"test_id"`
+	Dataset string   `json:"dataset"`
+	Target  string   `json:"target"`
+	Score   *float64 `json:"score"`
+	Verdict string   `json:"verdict"`
+	Error   string   `json:"error"`
+	Trials  []struct {
+		Score   float64 `json:"score"`
+		Verdict string  `json:"verdict"`
+		Error   string  `json:"error"`
+	} `json:"trials"`
+	Flaky bool `json:"flaky"`
+}
+
+// Read reads a baseline from a results JSONL stream (see Load).
+func Read(r io.Reader) (*Baseline, error) {
+	b := &Baseline{cases: map[Key][]*baseCase{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for n := 1; sc.Scan(); n++ {
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var l baseLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("line %d: not a results record: %w", n, err)
+		}
+		if l.Kind != nil {
+			continue // a run record
+		}
+		id := strings.TrimSpace(l.EvalID)
+		if id == "" {
+			id = strings.TrimSpace(l.TestID)
+		}
+		if id == "" {
+			return nil, fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
+		}
+		if l.Score == nil {
+			return nil, fmt.Errorf("line %d: field score: missing in case %q", n, id)
+		}
+		k := Key{l.Dataset, id}
+		for _, c := range b.cases[k] {
+			if c.target == l.Target {
+				return nil, fmt.Errorf("line %d: case %q of dataset %q repeats line %d", n, id, l.Dataset, c.line)
+			}
+		}
+		errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
+		s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
+		for _, t := range l.Trials {
+			terr := t.Error != "" || t.Verdict == string(results.VerdictError)
+			s.Trials = append(s.Trials, counted(t.Score, terr))
+		}
+		if len(b.cases[k]) == 0 {
+			b.order = append(b.order, k)
+		}
+		b.cases[k] = append(b.cases[k], &baseCase{target: l.Target, side: s, line: n})
+		b.count++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// verdict is a record's verdict; AgentV 2.5 records have none, and count as scored.
+func verdict(v string, errored bool) results.Verdict {
+	switch {
+	case errored:
+		return results.VerdictError
+	case v == "":
+		return ""
+	}
+	return results.Verdict(v)
+}
+
+// counted is the score a case counts with, as every report counts it: 0 when errored,
+// clamped to [0, 1].
+func counted(score float64, errored bool) float64 {
+	switch {
+	case errored, math.IsNaN(score), score < 0:
+		return 0
+	case score > 1:
+		return 1
+	}
+	return score
+}
+
+// sideOf is what a comparison keeps of a record of the current run.
+func sideOf(r *results.Record) Side {
+	errored := r.Error != "" || (r.Verdict != results.VerdictPass && r.Verdict != results.VerdictFail)
+	s := Side{Score: counted(r.Score, errored), Flaky: r.Flaky, Verdict: r.Verdict}
+	if errored {
+		s.Verdict = results.VerdictError
+	}
+	for _, t := range r.Trials {
+		s.Trials = append(s.Trials, counted(t.Score, t.Error != "" || t.Verdict == results.VerdictError))
+	}
+	return s
+}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"github.com/agentv/action/action"
+	"github.com/agentv/action/internal/logtext"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentv/action/compare"
+	"github.com/agentv/action/gate"
+)
+
+// baselineFlags binds the flags of a comparison with a baseline run.
+func baselineFlags(fs *flag.FlagSet, path *string, g *gate.Options) {
+	fs.StringVar(path, "baseline", "", "results file of an earlier run to compare with: per-case and mean score changes, regressions (missing: a notice, no comparison)")
+	fs.Var(optCountValue{&g.MaxRegressions}, "max-regressions", "fail when more cases regressed against --baseline than this (default: report only)")
+	g.RegressionMargin = gate.DefaultRegressionMargin
+	fs.Var(scoreValue{f: &g.RegressionMargin}, "regression-margin", "how far a case's score must fall against --baseline to count as a regression")
+	fs.Var(optScoreValue{&g.MaxMeanDrop}, "max-mean-drop", "fail when the mean score fell by more than this against --baseline, the whole 95% interval below zero (default: report only)")
+}
+
+// optCountValue is a flag.Value for an optional count: nil until given.
+type optCountValue struct{ n **int }
+
+func (c optCountValue) String() string {
+	if c.n == nil || *c.n == nil {
+		return ""
+	}
+	return strconv.Itoa(**c.n)
+}
+
+func (c optCountValue) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number >= 0, got %q", v)
+	}
+	*c.n = &n
+	return nil
+}
+
+// optScoreValue is a flag.Value for an optional score in [0, 1]: nil until given.
+type optScoreValue struct{ f **float64 }
+
+func (s optScoreValue) String() string {
+	if s.f == nil || *s.f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(**s.f, 'f', -1, 64)
+}
+
+func (s optScoreValue) Set(v string) error {
+	f, err := parseScore(v)
+	if err != nil {
+		return err
+	}
+	*s.f = &f
+	return nil
+}
+
+// loadBaseline reads the baseline at path (relative to cwd) and returns a comparer for it.
+// No path: nil, nothing to say. A file that does not exist is a notice, not a problem
+// (the step that should have fetched it may have found none): the run is not compared. A
+// file that cannot be read as results is a problem of the run. source, when set, names
+// the baseline in reports instead of its path.
+func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Comparer, notice string, err error) {
+	if path == "" {
+		return nil, "", nil
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	base, err := compare.Load(abs)
+	if errors.Is(err, compare.ErrNoBaseline) {
+		return nil, fmt.Sprintf("no baseline: %s does not exist; the run is not compared with an earlier one", relTo(cwd, abs)), nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	base.Source = relTo(cwd, abs)
+	if source != "" {
+		base.Source = source
+	}
+	return compare.NewComparer(base, margin), "", nil
+}
+
+// printNotices prints what the user should know that is no problem, one line each.
+func printNotices(w io.Writer, notices []string) {
+	for _, n := range notices {
+		fmt.Fprintf(w, "agentv: %s\n", logtext.Line(n))
+	}
+}
+
+// actionBaseline resolves the baseline input to a results file to compare with, and the
+// name reports give it. baseline: auto downloads the base branch's results artifact into
+// tmp; on any failure to find it the run goes on uncompared, with a notice.
+func actionBaseline(ctx context.Context, in action.Inputs, env action.Env, ev action.Event, getenv func(string) string, workspace, tmp string, cmds *action.Commands) (path, source string) {
+	switch in.Baseline {
+	case "":
+		return "", ""
+	case action.BaselineAuto:
+	default:
+		if filepath.IsAbs(in.Baseline) {
+			return in.Baseline, ""
+		}
+		return filepath.Join(workspace, in.Baseline), ""
+	}
+	notice := func(msg string) { cmds.Message(action.LevelNotice, "agentv baseline", msg) }
+	branch := ev.BaseRef
+	if branch == "" {
+		branch = strings.TrimSpace(getenv("GITHUB_BASE_REF")) // set on pull_request events
+	}
+	if !ev.IsPR() || branch == "" {
+		notice("baseline: auto compares pull requests with their base branch; this run is not compared (upload its results-dir as the " +
+			in.BaselineArtifact + " artifact on pushes to the default branch, and pull requests compare with it)")
+		return "", ""
+	}
+	runID, _ := strconv.ParseInt(env.RunID, 10, 64)
+	store, err := action.NewGitHubStore(in.GitHubToken, env.APIURL, env.Repository)
+	if err != nil {
+		notice("no baseline: " + err.Error())
+		return "", ""
+	}
+	dst := filepath.Join(tmp, "baseline-results.jsonl")
+	run, err := store.FetchBaseline(ctx, action.BaselineQuery{RunID: runID, Branch: branch, Artifact: in.BaselineArtifact}, dst)
+	if err != nil {
+		notice("no baseline, the run is not compared: " + err.Error())
+		return "", ""
+	}
+	cmds.Message(action.LevelNotice, "agentv baseline", "comparing with "+run.Describe()+" ("+run.URL+")")
+	return dst, run.Describe()
+}

@@ -1,0 +1,313 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/targets"
+
+	"github.com/agentv/action/internal/proc"
+)
+
+// agentExcerpt is how much of stdout and stderr an agent error message carries.
+const agentExcerpt = 1500
+
+// agentMaxOutput caps what an agent CLI may print (per stream). An agent's JSON stream carries
+// every file it read; its verdict comes last, so the cap is well above proc's default.
+const agentMaxOutput = 64 << 20
+
+// agentSpec is what differs between the agent CLI providers that share agentCLI.
+type agentSpec struct {
+	name         string   // in messages and in workspace and log file names: "codex", "claude"
+	exe          string   // default executable
+	install      string   // how to install the CLI, for the not-found error
+	system       string   // default header of the prompt document
+	logFormatEnv []string // environment variables read when log_format is not set
+	// secretEnv are the credential variables the CLI reads: their values are masked everywhere.
+	secretEnv []string
+	// dropEnv are variables removed from the child's environment.
+	dropEnv []string
+	// stdoutTail: errors quote the end of stdout (where the verdict is), not its start.
+	stdoutTail bool
+}
+
+// agentCLI is what the agent CLI providers (codex, claude) share: the executable, extra args,
+// working directory, timeout, logs, prompt header and the child's environment, read from the
+// same settings, and one run in a fresh temporary workspace.
+type agentCLI struct {
+	spec      agentSpec
+	t         *targets.Target
+	exe       string
+	args      []string
+	cwd       string // "" : the temporary workspace
+	timeout   time.Duration
+	logDir    string // "" : logs stay in the workspace, kept only on failure
+	logFormat string // json | summary
+	system    string
+	env       []string
+	logf      func(string, ...any)
+}
+
+func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, error) {
+	a := &agentCLI{spec: spec, t: t, exe: spec.exe, system: spec.system, logFormat: "json", logf: opts.Logf}
+	if v, ok, err := t.String("executable", "command", "binary"); err != nil {
+		return nil, err
+	} else if ok && strings.TrimSpace(v) != "" {
+		a.exe = codexResolvePath(t, strings.TrimSpace(v), true)
+	}
+	args, _, err := t.Strings("args", "arguments")
+	if err != nil {
+		return nil, err
+	}
+	a.args = args
+	if v, ok, err := t.String("cwd"); err != nil {
+		return nil, err
+	} else if ok && strings.TrimSpace(v) != "" {
+		a.cwd = codexResolvePath(t, strings.TrimSpace(v), false)
+		if st, serr := os.Stat(a.cwd); serr != nil || !st.IsDir() {
+			return nil, t.Error("cwd", "directory %q does not exist", a.cwd)
+		}
+	}
+	if a.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
+		return nil, err
+	}
+	if v, ok, err := t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
+		return nil, err
+	} else if ok && strings.TrimSpace(v) != "" {
+		a.logDir = codexResolvePath(t, strings.TrimSpace(v), false)
+	}
+	format, ok, err := t.String("log_format", "log_output_format")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range spec.logFormatEnv {
+		if ok || t.Env == nil {
+			break
+		}
+		format, ok = t.Env(name)
+	}
+	switch f := strings.ToLower(strings.TrimSpace(format)); f {
+	case "", "json":
+	case "summary":
+		a.logFormat = f
+	default:
+		return nil, t.Error("log_format", "want json or summary, got %q", format)
+	}
+	if v, ok, err := t.String("system_prompt"); err != nil {
+		return nil, err
+	} else if ok && strings.TrimSpace(v) != "" {
+		a.system = strings.TrimSpace(v)
+	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// Child processes lose the GitHub token unless this target references it: an agent under test
+	// must not act on the repository with the workflow's token.
+	for _, kv := range proc.ChildEnv(env, nil, t.ReferencedVars()...) {
+		name, value, _ := strings.Cut(kv, "=")
+		if agentHas(spec.dropEnv, name) {
+			continue
+		}
+		// The CLI's own credentials come from the environment, not from a setting: mask them.
+		if agentHas(spec.secretEnv, name) && t.Redactor != nil {
+			t.Redactor.Add(value)
+		}
+		a.env = append(a.env, kv)
+	}
+	return a, nil
+}
+
+func agentHas(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lookPath makes sure the executable can be found.
+func (a *agentCLI) lookPath() (string, error) {
+	path, err := exec.LookPath(a.exe)
+	if err != nil {
+		return "", &AgentError{Agent: a.spec.name, Target: a.t.Name, Msg: fmt.Sprintf("executable %q not found (install %s, "+
+			"or set `executable` in targets.yaml): %v", a.exe, a.spec.install, err)}
+	}
+	return path, nil
+}
+
+// AgentError is a failed run of an agent CLI (codex, claude): it carries what the agent printed
+// and where the logs are.
+type AgentError struct {
+	Agent    string // codex | claude
+	Target   string
+	Msg      string
+	ExitCode int // -1 when the agent did not exit normally (timeout, signal), 0 when it exited cleanly
+	Stdout   string
+	Stderr   string
+	Logs     []string
+	err      error
+}
+
+// CodexError is the error of a codex target.
+type CodexError = AgentError
+
+func (e *AgentError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s target %q: %s", e.Agent, e.Target, e.Msg)
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		fmt.Fprintf(&b, "; stderr: %q", s)
+	}
+	if s := strings.TrimSpace(e.Stdout); s != "" {
+		fmt.Fprintf(&b, "; stdout: %q", s)
+	}
+	if len(e.Logs) > 0 {
+		fmt.Fprintf(&b, "; logs: %s", strings.Join(e.Logs, ", "))
+	}
+	return b.String()
+}
+
+// Unwrap exposes the subprocess error: errors.Is(err, proc.ErrTimeout) holds for a timeout.
+func (e *AgentError) Unwrap() error { return e.err }
+
+// agentReport is what an agent's stream says about a run, for errors and logs.
+type agentReport struct {
+	// Failure is the error the agent reported, "" if none.
+	Failure string
+	// Summary renders the readable log (log_format: summary).
+	Summary func() string
+}
+
+// agentRun is one finished run of an agent CLI that exited cleanly. Close removes its workspace
+// unless Fail kept it.
+type agentRun struct {
+	a              *agentCLI
+	Stdout, Stderr []byte // redacted
+	Truncated      bool   // stdout hit agentMaxOutput
+	Logs           []string
+	logErr         error
+	ws             string
+	keep           bool
+	DurationMS     float64
+}
+
+// run writes the prompt document to prompt.md in a fresh workspace, runs argv there (or in
+// cwd) with the document on stdin, redacts what the agent printed, hands stdout to parse and
+// writes the logs. A run that did not exit cleanly is returned as an *AgentError.
+func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc string, parse func(stdout []byte) agentReport) (*agentRun, error) {
+	name := a.spec.name
+	ws, err := os.MkdirTemp("", "agentv-"+name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("%s target %q: could not create a workspace: %w", name, a.t.Name, err)
+	}
+	r := &agentRun{a: a, ws: ws}
+	if err := os.WriteFile(filepath.Join(ws, "prompt.md"), []byte(doc), 0o600); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("%s target %q: could not write prompt.md: %w", name, a.t.Name, err)
+	}
+	dir := a.cwd
+	if req.Workspace != "" {
+		dir = req.Workspace // the suite's workspace wins over the target's cwd, as in AgentV 4.x
+	}
+	if dir == "" {
+		dir = ws
+	}
+	start := time.Now()
+	res, runErr := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: dir, Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput})
+	r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	if res != nil {
+		r.Stdout, r.Stderr, r.Truncated = a.t.Redactor.Bytes(res.Stdout), a.t.Redactor.Bytes(res.Stderr), res.StdoutTruncated
+	}
+	report := parse(r.Stdout)
+	logDir := a.logDir
+	if logDir == "" {
+		logDir = ws
+	}
+	r.Logs, r.logErr = a.writeLogs(logDir, req, r.Stdout, r.Stderr, report.Summary)
+	if runErr == nil {
+		if a.logf != nil && a.logDir != "" {
+			a.logf("%s target %q: case %s: logs in %s", name, a.t.Name, req.EvalID, strings.Join(r.Logs, ", "))
+		}
+		return r, nil
+	}
+	defer r.Close()
+	var pe *proc.Error
+	switch {
+	case errors.As(runErr, &pe) && pe.TimedOut:
+		return nil, r.Fail(fmt.Sprintf("%s timed out after %s", name, pe.Timeout), runErr, -1)
+	case ctx.Err() != nil:
+		return nil, r.Fail(name+" was stopped: "+ctx.Err().Error(), ctx.Err(), -1)
+	case errors.As(runErr, &pe) && pe.ExitCode >= 0:
+		msg := fmt.Sprintf("%s exited with code %d", name, pe.ExitCode)
+		if report.Failure != "" {
+			msg += ": " + report.Failure
+		}
+		return nil, r.Fail(msg, runErr, pe.ExitCode)
+	default:
+		return nil, r.Fail("could not run "+name+": "+runErr.Error(), runErr, -1)
+	}
+}
+
+// Fail is the error of a run, with excerpts of its output and its logs; without log_dir the
+// workspace holding the logs is kept, as the evidence.
+func (r *agentRun) Fail(msg string, cause error, exit int) error {
+	a := r.a
+	if a.logDir == "" && len(r.Logs) > 0 {
+		r.keep = true
+	}
+	if r.logErr != nil {
+		msg += fmt.Sprintf(" (could not write logs: %v)", r.logErr)
+	}
+	stdout := proc.Excerpt(string(r.Stdout), agentExcerpt)
+	if a.spec.stdoutTail {
+		stdout = codexTail(string(r.Stdout), agentExcerpt)
+	}
+	return &AgentError{Agent: a.spec.name, Target: a.t.Name, Msg: a.t.Redactor.String(msg), ExitCode: exit, err: cause,
+		Stdout: stdout, Stderr: codexTail(string(r.Stderr), agentExcerpt), Logs: r.Logs}
+}
+
+// Close removes the workspace unless a failure keeps it.
+func (r *agentRun) Close() {
+	if !r.keep {
+		_ = os.RemoveAll(r.ws)
+	}
+}
+
+var codexUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// writeLogs writes the agent's stdout (its JSONL stream) and stderr, already redacted, and a
+// readable summary when log_format is summary. It returns the paths written.
+func (a *agentCLI) writeLogs(dir string, req *Request, stdout, stderr []byte, summary func() string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	id := codexUnsafeName.ReplaceAllString(req.EvalID, "_")
+	if id == "" {
+		id = "case"
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%s-%s-attempt%d-%s", a.spec.name, id, req.Attempt, time.Now().UTC().Format("20060102T150405.000000000")))
+	type file struct {
+		path string
+		data []byte
+	}
+	files := []file{{base + ".jsonl", stdout}, {base + ".stderr.log", stderr}}
+	if a.logFormat == "summary" && summary != nil {
+		files = append(files, file{base + ".summary.log", []byte(a.t.Redactor.String(summary()))})
+	}
+	var paths []string
+	for _, f := range files {
+		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
+			return paths, err
+		}
+		paths = append(paths, f.path)
+	}
+	return paths, nil
+}

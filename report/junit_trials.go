@@ -1,0 +1,100 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// junitTestcase is a testcase with Maven Surefire's flaky elements: a case that passed on
+// some of its trials and failed on others lists each trial that did not pass as a
+// flakyFailure (or flakyError), the way Surefire reports a test that passed on a rerun, which
+// JUnit viewers that know Surefire show as flaky. Without trials it encodes as junit.Testcase.
+type junitTestcase struct {
+	junit.Testcase
+	FlakyFailures []junitRerun `xml:"flakyFailure,omitempty"`
+	FlakyErrors   []junitRerun `xml:"flakyError,omitempty"`
+}
+
+// junitRerun is Surefire's rerunType: a message, a type and the run's output.
+type junitRerun struct {
+	Message   string        `xml:"message,attr,omitempty"`
+	Type      string        `xml:"type,attr"`
+	SystemOut *junit.Output `xml:"system-out,omitempty"`
+}
+
+// addFlaky lists the trials of a passing flaky case that did not pass. A failed or errored
+// flaky case already has its failure or error; its system-out lists its trials.
+func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
+	if !r.Flaky || verdictOf(r) != results.VerdictPass {
+		return
+	}
+	for _, t := range r.Trials {
+		if len(tc.FlakyFailures)+len(tc.FlakyErrors) == suite.MaxTrials {
+			return
+		}
+		switch t.Verdict {
+		case results.VerdictPass:
+		case results.VerdictFail:
+			tc.FlakyFailures = append(tc.FlakyFailures, junitRerun{Type: "below-threshold",
+				Message:   clean(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
+				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+		default:
+			msg := t.Error
+			if msg == "" {
+				msg = "case has verdict " + string(t.Verdict)
+			}
+			tc.FlakyErrors = append(tc.FlakyErrors, junitRerun{Type: "error",
+				Message:   clean(truncate(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
+				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+		}
+	}
+}
+
+// trialOut is what a flaky element says of its trial: its evaluators.
+func trialOut(t results.Trial) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "score: %.3f\n", t.Score)
+	if len(t.EvaluatorResults) > 0 {
+		b.WriteString("evaluators:\n")
+		writeEvaluators(&b, t.EvaluatorResults, "  ")
+	}
+	return b.String()
+}
+
+// writeTrials is the trials part of a testcase's system-out: the strategy, how many passed,
+// whether the case is flaky, and each trial's verdict and score.
+func writeTrials(b *strings.Builder, r *results.Record) {
+	if len(r.Trials) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "trials: %d/%d passed (%s)", r.TrialsPassed(), len(r.Trials), r.TrialStrategy)
+	if r.Flaky {
+		b.WriteString(", flaky")
+	}
+	b.WriteByte('\n')
+	if r.Flaky {
+		b.WriteString("flaky: true\n")
+	}
+	if iv := r.TrialInterval; iv != nil {
+		fmt.Fprintf(b, "interval: %.3f-%.3f (95%%, mean %.3f, stddev %.3f)\n", iv.Low, iv.High, iv.Mean, iv.StdDev)
+	}
+	if r.TrialsCostLimited {
+		b.WriteString("trials stopped at the cost limit\n")
+	}
+	for i, t := range r.Trials {
+		if i == suite.MaxTrials { // a results file from elsewhere may hold any number
+			fmt.Fprintf(b, "  … and %d more\n", len(r.Trials)-i)
+			break
+		}
+		fmt.Fprintf(b, "  - trial %d: %.3f %s", t.Trial, t.Score, t.Verdict)
+		if t.Error != "" {
+			fmt.Fprintf(b, ": %s", truncate(oneLine(t.Error), 500))
+		}
+		b.WriteByte('\n')
+	}
+}

@@ -1,0 +1,170 @@
+package results
+
+import (
+	"math"
+
+	"github.com/agentv/action/suite"
+)
+
+// TrialsOutcome is what a trial strategy makes of a case's trials.
+type TrialsOutcome struct {
+	Score    float64
+	Verdict  Verdict
+	Flaky    bool           // some trials passed and some did not
+	Interval *TrialInterval // confidence_interval only
+}
+
+// AggregateTrials combines a case's trials by strategy (suite.TrialsPassAtK when empty):
+//
+//   - pass_at_k: the best trial's score; passes when any trial passed.
+//   - mean: the mean score; passes when it reaches threshold.
+//   - confidence_interval: the lower bound of the 95% interval of the mean score (Student's
+//     t, clamped to 0–1); passes when that bound reaches threshold.
+//
+// An errored trial scores 0. The case is errored only when every trial errored: one trial
+// that ran is enough to judge the case by. Trials that disagree about passing make it flaky
+// whatever the strategy. trials must not be empty.
+func AggregateTrials(strategy string, trials []Trial, threshold float64) TrialsOutcome {
+	var out TrialsOutcome
+	scores := make([]float64, len(trials))
+	passed, errored := 0, 0
+	for i, t := range trials {
+		switch t.Verdict {
+		case VerdictPass:
+			passed++
+		case VerdictFail:
+		default:
+			errored++
+		}
+		scores[i] = trialScore(t)
+	}
+	out.Flaky = passed > 0 && passed < len(trials)
+	byThreshold := func(score float64) Verdict {
+		if score >= threshold {
+			return VerdictPass
+		}
+		return VerdictFail
+	}
+	switch strategy {
+	case suite.TrialsMean:
+		out.Score = mean(scores)
+		out.Verdict = byThreshold(out.Score)
+	case suite.TrialsConfidenceInterval:
+		out.Interval = interval95(scores)
+		out.Score = out.Interval.Low
+		out.Verdict = byThreshold(out.Score)
+	default:
+		for _, s := range scores {
+			out.Score = max(out.Score, s)
+		}
+		out.Verdict = VerdictFail
+		if passed > 0 {
+			out.Verdict = VerdictPass
+		}
+	}
+	if errored == len(trials) {
+		out.Verdict = VerdictError
+	}
+	return out
+}
+
+// BestTrial is the index of the trial whose details stand for the case: the highest score
+// among the trials that did not error (the first of equals), else the first trial.
+func BestTrial(trials []Trial) int {
+	best := -1
+	for i, t := range trials {
+		if t.Verdict == VerdictError || t.Error != "" {
+			continue
+		}
+		if best < 0 || t.Score > trials[best].Score {
+			best = i
+		}
+	}
+	return max(best, 0)
+}
+
+// RegradeTrials re-grades each trial that did not error with threshold and aggregates them
+// again with the record's strategy; the record's Verdict and Flaky change, not its trials'
+// scores. A record without trials is left alone.
+func RegradeTrials(r *Record, threshold float64) {
+	if len(r.Trials) == 0 {
+		return
+	}
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		if t.Verdict == VerdictError || t.Error != "" {
+			t.Verdict = VerdictError
+			continue
+		}
+		t.Verdict = VerdictFail
+		if t.Score >= threshold {
+			t.Verdict = VerdictPass
+		}
+	}
+	out := AggregateTrials(r.TrialStrategy, r.Trials, threshold)
+	r.Verdict, r.Flaky = out.Verdict, out.Flaky
+	if out.Verdict == VerdictError && r.Error == "" {
+		r.Error = r.Trials[len(r.Trials)-1].Error
+	}
+}
+
+// TrialsPassed counts the trials that passed.
+func (r *Record) TrialsPassed() int {
+	n := 0
+	for _, t := range r.Trials {
+		if t.Verdict == VerdictPass {
+			n++
+		}
+	}
+	return n
+}
+
+// trialScore is the score a trial counts with: 0 when errored, else clamped to 0–1.
+func trialScore(t Trial) float64 {
+	if t.Verdict != VerdictPass && t.Verdict != VerdictFail || math.IsNaN(t.Score) {
+		return 0
+	}
+	return min(max(t.Score, 0), 1)
+}
+
+// mean is the mean of xs to 12 decimals: the sum's rounding error must not put a mean that
+// is exactly the threshold (1, 1 and 0.4 against 0.8) below it.
+func mean(xs []float64) float64 {
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	return math.Round(sum/float64(len(xs))*1e12) / 1e12
+}
+
+// interval95 is the 95% confidence interval of the mean of xs: mean ± t·s/√n with Student's
+// t for n-1 degrees of freedom (1.96 from 30 on), clamped to 0–1. One sample gives the
+// point interval at its value.
+func interval95(xs []float64) *TrialInterval {
+	m := mean(xs)
+	n := len(xs)
+	if n < 2 {
+		c := min(max(m, 0), 1)
+		return &TrialInterval{Low: c, High: c, Mean: m}
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	margin := tCritical95(n-1) * sd / math.Sqrt(float64(n))
+	return &TrialInterval{Low: max(m-margin, 0), High: min(m+margin, 1), Mean: m, StdDev: sd}
+}
+
+// t95 holds the two-tailed 95% critical values of Student's t for 1 to 29 degrees of
+// freedom, to three decimals (the precision AgentV 4.x uses, so scores match it).
+var t95 = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086,
+	2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045}
+
+func tCritical95(df int) float64 {
+	if df >= 30 {
+		return 1.96
+	}
+	return t95[max(df, 1)-1]
+}

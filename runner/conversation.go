@@ -1,0 +1,358 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/prompt"
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// Types of the evaluator_results entries of a conversation test.
+const (
+	TypeTurn         = "turn"         // one turn's evaluators, named turn-1, turn-2, ...
+	TypeConversation = "conversation" // the test's own evaluators on the whole transcript
+	// verdictSkipped is the entry verdict of a turn that was not sent.
+	verdictSkipped = "skipped"
+)
+
+// conversationRun is the state of one conversation test while its turns run.
+type conversationRun struct {
+	r    *Runner
+	p    providers.Provider
+	c    *suite.Case
+	mode providers.Mode
+
+	history  []suite.Message // the opening, then each turn's input and answer
+	outputs  []suite.Message // every turn's output messages, in order
+	traces   []*results.TraceSummary
+	scores   []float64
+	entries  []results.EvaluatorResult
+	turns    []results.Turn
+	hits     []string
+	misses   []string
+	reasons  []string
+	errs     []string
+	lastReq  *providers.Request
+	answer   string // the last answer
+	attempts int
+}
+
+// runConversation runs a conversation test: each turn is sent with the conversation so far and
+// its answer scored by the turn's evaluators; then the test's own evaluators, if any, score the
+// whole transcript. The case score aggregates the turn scores and that one (mean, min or max).
+// A turn whose target call fails scores 0 and makes the case an error; with
+// on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
+// turns are recorded as not sent, scoring 0.
+func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *Job, start time.Time) *results.Record {
+	c := j.Case
+	conv := c.Conversation
+	t := p.Target()
+	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(t.Kind), history: slices.Clone(c.Input)}
+	stoppedAt := 0
+	for i, turn := range conv.Turns {
+		if stoppedAt > 0 {
+			cr.notSent(i+1, turn, stoppedAt)
+			continue
+		}
+		if failed := cr.turn(ctx, i+1, turn); failed && conv.OnTurnFailure == suite.OnTurnFailureStop {
+			stoppedAt = i + 1
+		}
+	}
+	if len(c.Evaluators) > 0 {
+		cr.transcript(ctx)
+	}
+
+	rec := r.baseRecord(j, t)
+	rec.Score = aggregateTurns(cr.scores, conv.Aggregation)
+	rec.Hits, rec.Misses = nonNil(cr.hits), nonNil(cr.misses)
+	rec.CandidateAnswer = r.capText(cr.answer)
+	rec.Reasoning = strings.Join(cr.reasons, " | ")
+	if cr.lastReq != nil {
+		r.setRequest(rec, cr.lastReq, cr.mode)
+	}
+	rec.EvaluatorResults = cr.entries
+	rec.TraceSummary = mergeTraces(cr.traces)
+	rec.Turns = cr.turns
+	rec.Attempts = cr.attempts
+	rec.DurationMS = time.Since(start).Milliseconds()
+	switch {
+	case len(cr.errs) > 0:
+		rec.Error = strings.Join(cr.errs, "; ")
+		rec.Verdict = results.VerdictError
+	case rec.Score >= r.opts.CaseThreshold:
+		rec.Verdict = results.VerdictPass
+	default:
+		rec.Verdict = results.VerdictFail
+	}
+	return rec
+}
+
+// turn sends one turn and scores its answer. It reports whether the turn failed: no answer,
+// an evaluator that could not score, or a score below the case threshold.
+func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) (failed bool) {
+	r, c, conv := cr.r, cr.c, cr.c.Conversation
+	name := turnName(num)
+	began := time.Now()
+	cr.history = append(cr.history, turn.Input)
+	sent := *c
+	sent.ID = c.ID + "/" + name
+	sent.Input = window(cr.history, conv.WindowSize)
+	sent.Conversation = nil
+	req := prompt.Build(&sent, cr.mode)
+	cr.lastReq = req
+	resp, n, err := r.invoke(ctx, cr.p, req)
+	cr.attempts += n
+	if err == nil && resp.Error != "" {
+		err = errors.New(resp.Error)
+	}
+	rt := results.Turn{Turn: num, Input: r.capText(turn.Input.Content.Text)}
+	if err != nil {
+		msg := "the target gave no answer: " + err.Error()
+		cr.errs = append(cr.errs, name+": "+msg)
+		cr.misses = append(cr.misses, name+": "+msg)
+		cr.scores = append(cr.scores, 0)
+		cr.entries = append(cr.entries, results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1,
+			Verdict: string(results.VerdictError), Hits: []string{}, Misses: []string{msg}, Error: msg,
+			DurationMS: time.Since(began).Milliseconds()})
+		rt.Verdict, rt.Error = string(results.VerdictError), msg
+		rt.DurationMS = time.Since(began).Milliseconds()
+		cr.turns = append(cr.turns, rt)
+		return true
+	}
+	answer := Candidate(resp)
+	trace := Trace(resp)
+	cr.answer = answer
+	cr.traces = append(cr.traces, trace)
+	cr.outputs = append(cr.outputs, resp.OutputMessages...)
+	cr.history = append(cr.history, suite.Message{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: answer}})
+	rt.Answer = r.capText(answer)
+
+	entry := results.EvaluatorResult{Name: name, Type: TypeTurn, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
+	errored := false
+	// A turn with neither evaluators nor an expected answer has nothing to check: it scores 1.
+	if len(turn.Evaluators) > 0 || len(turn.Expected) > 0 {
+		graded := sent
+		graded.Input = window(cr.history, conv.WindowSize)
+		graded.Question = transcriptText(graded.Input)
+		graded.Expected, graded.ReferenceAnswer, graded.HasReference = turn.Expected, turn.ReferenceAnswer, turn.HasReference
+		graded.Evaluators = turn.Evaluators
+		out := evaluators.Evaluate(ctx, &evaluators.Input{
+			Case: &graded, Target: cr.p.Target(), Request: req, Response: resp, Candidate: answer, Trace: trace,
+		}, &r.opts.Evaluators)
+		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
+			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
+		}
+		entry.Score, entry.Reasoning, entry.EvaluatorResults = out.Score, out.Reasoning, out.Results
+		entry.Hits, entry.Misses = nonNil(out.Hits), nonNil(out.Misses)
+		if out.Errored {
+			errored = true
+			entry.Error = evaluatorErrors(out.Results)
+			cr.errs = append(cr.errs, name+": "+entry.Error)
+			rt.Error = entry.Error
+		}
+	}
+	entry.Verdict = turnVerdict(entry.Score, r.opts.CaseThreshold, errored)
+	entry.DurationMS = time.Since(began).Milliseconds()
+	cr.addEntry(entry)
+	rt.Score, rt.Verdict, rt.DurationMS = entry.Score, entry.Verdict, entry.DurationMS
+	cr.turns = append(cr.turns, rt)
+	return errored || entry.Score < r.opts.CaseThreshold
+}
+
+// notSent records a turn left out because turn stoppedAt failed with on_turn_failure: stop.
+func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
+	name := turnName(num)
+	why := fmt.Sprintf("not sent: turn %d failed and on_turn_failure is stop", stoppedAt)
+	cr.scores = append(cr.scores, 0)
+	cr.misses = append(cr.misses, name+": "+why)
+	cr.entries = append(cr.entries, results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1,
+		Verdict: verdictSkipped, Hits: []string{}, Misses: []string{why}})
+	cr.turns = append(cr.turns, results.Turn{Turn: num, Input: cr.r.capText(turn.Input.Content.Text), Verdict: results.TurnNotSent})
+}
+
+// transcript scores the whole conversation with the test's own evaluators: the candidate is
+// the transcript ("role: content" blocks), as AgentV 4.x grades it.
+func (cr *conversationRun) transcript(ctx context.Context) {
+	r, c := cr.r, cr.c
+	began := time.Now()
+	text := transcriptText(cr.history)
+	whole := *c
+	whole.ID = c.ID + "/" + TypeConversation
+	whole.Input = cr.history
+	whole.Question = text
+	whole.Expected, whole.ReferenceAnswer, whole.HasReference = nil, "", false
+	whole.Conversation = nil
+	req := prompt.Build(&whole, cr.mode)
+	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
+	out := evaluators.Evaluate(ctx, &evaluators.Input{
+		Case: &whole, Target: cr.p.Target(), Request: req, Response: resp, Candidate: text, Trace: mergeTraces(cr.traces),
+	}, &r.opts.Evaluators)
+	entry := results.EvaluatorResult{Name: TypeConversation, Type: TypeConversation, Score: out.Score, Weight: 1,
+		Hits: nonNil(out.Hits), Misses: nonNil(out.Misses), Reasoning: out.Reasoning, EvaluatorResults: out.Results}
+	if out.Errored {
+		entry.Error = evaluatorErrors(out.Results)
+		cr.errs = append(cr.errs, TypeConversation+": "+entry.Error)
+	}
+	entry.Verdict = turnVerdict(entry.Score, r.opts.CaseThreshold, out.Errored)
+	entry.DurationMS = time.Since(began).Milliseconds()
+	cr.addEntry(entry)
+}
+
+// addEntry appends a scored entry and its score; its hits, misses and reasoning also go to the record, named
+// by the entry, so a report's one-line reason says which turn failed.
+func (cr *conversationRun) addEntry(e results.EvaluatorResult) {
+	cr.scores = append(cr.scores, e.Score)
+	for _, h := range e.Hits {
+		cr.hits = append(cr.hits, e.Name+": "+h)
+	}
+	for _, m := range e.Misses {
+		cr.misses = append(cr.misses, e.Name+": "+m)
+	}
+	if s := strings.TrimSpace(e.Reasoning); s != "" {
+		cr.reasons = append(cr.reasons, e.Name+": "+s)
+	}
+	cr.entries = append(cr.entries, e)
+}
+
+func turnName(num int) string { return "turn-" + strconv.Itoa(num) }
+
+// turnVerdict is a turn's (or the transcript's) verdict against the case threshold.
+func turnVerdict(score, threshold float64, errored bool) string {
+	switch {
+	case errored:
+		return string(results.VerdictError)
+	case score >= threshold:
+		return string(results.VerdictPass)
+	}
+	return string(results.VerdictFail)
+}
+
+// aggregateTurns combines the turn scores (and the transcript's) into the case score; a
+// conversation with no score at all scores 1.
+func aggregateTurns(scores []float64, how string) float64 {
+	if len(scores) == 0 {
+		return 1
+	}
+	switch how {
+	case suite.AggregateMin:
+		return slices.Min(scores)
+	case suite.AggregateMax:
+		return slices.Max(scores)
+	}
+	sum := 0.0
+	for _, s := range scores {
+		sum += s
+	}
+	return sum / float64(len(scores))
+}
+
+// window keeps the system messages and the last size exchanges (2 × size other messages) of
+// a conversation; size 0 keeps everything.
+func window(history []suite.Message, size int) []suite.Message {
+	if size <= 0 {
+		return slices.Clone(history)
+	}
+	var system, rest []suite.Message
+	for _, m := range history {
+		if m.Role == suite.RoleSystem {
+			system = append(system, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	if n := 2 * size; len(rest) > n {
+		rest = rest[len(rest)-n:]
+	}
+	return append(system, rest...)
+}
+
+// transcriptText renders a conversation as AgentV 4.x shows it to graders: "role: content"
+// blocks separated by a blank line, non-text content as JSON.
+func transcriptText(msgs []suite.Message) string {
+	var b strings.Builder
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(m.Role)
+		b.WriteString(": ")
+		b.WriteString(messageText(m))
+	}
+	return b.String()
+}
+
+func messageText(m suite.Message) string {
+	switch m.Content.Kind {
+	case suite.ContentText:
+		return m.Content.Text
+	case suite.ContentStructured:
+		return string(m.Content.Structured)
+	case suite.ContentSegments:
+		return string(suite.SegmentsJSON(m.Content.Segments))
+	}
+	return ""
+}
+
+// mergeTraces sums the turns' trace summaries: tool calls, tokens, cost and duration. nil when
+// no turn reported any.
+func mergeTraces(ts []*results.TraceSummary) *results.TraceSummary {
+	var out *results.TraceSummary
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		if out == nil {
+			out = &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
+		}
+		out.EventCount += t.EventCount
+		out.ErrorCount += t.ErrorCount
+		for name, n := range t.ToolCallsByName {
+			out.ToolCallsByName[name] += n
+		}
+		if u := t.TokenUsage; u != nil {
+			if out.TokenUsage == nil {
+				out.TokenUsage = &results.TokenUsage{}
+			}
+			out.TokenUsage.Input += u.Input
+			out.TokenUsage.Output += u.Output
+			if u.Cached != nil {
+				c := *u.Cached
+				if out.TokenUsage.Cached != nil {
+					c += *out.TokenUsage.Cached
+				}
+				out.TokenUsage.Cached = &c
+			}
+		}
+		out.CostUSD = addPtr(out.CostUSD, t.CostUSD)
+		out.DurationMS = addPtr(out.DurationMS, t.DurationMS)
+	}
+	if out != nil {
+		for name := range out.ToolCallsByName {
+			out.ToolNames = append(out.ToolNames, name)
+		}
+		sort.Strings(out.ToolNames)
+	}
+	return out
+}
+
+func addPtr(a, b *float64) *float64 {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		v := *b
+		return &v
+	}
+	v := *a + *b
+	return &v
+}

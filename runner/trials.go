@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
+)
+
+// TrialsFor is the trials a case of a file with fileTrials runs: override's Count (the
+// --trials flag) and Strategy (--trials-strategy) win over the file's when set, and the
+// file's cost limit stays. nil when each case runs once.
+func TrialsFor(fileTrials *suite.Trials, override suite.Trials) *suite.Trials {
+	var t suite.Trials
+	if fileTrials != nil {
+		t = *fileTrials
+	}
+	if override.Count > 0 {
+		t.Count = override.Count
+	}
+	if override.Strategy != "" {
+		t.Strategy = override.Strategy
+	}
+	if t.Count <= 1 {
+		return nil
+	}
+	if t.Strategy == "" {
+		t.Strategy = suite.TrialsPassAtK
+	}
+	return &t
+}
+
+func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
+	var file *suite.Trials
+	if c != nil && c.Suite != nil {
+		file = c.Suite.Trials
+	}
+	return TrialsFor(file, r.opts.Trials)
+}
+
+// runTrials runs a case tr.Count times, each a full run (target and evaluators; pre, a batch's
+// answer, serves the first), and returns the record of the trial that stands for the case
+// with the strategy's score and verdict and every trial listed. Trials stop early once one
+// passes under pass_at_k (more cannot change the verdict), once they cost tr.CostUSD, or when
+// the run is cancelled.
+func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response, tr *suite.Trials) *results.Record {
+	start := time.Now()
+	recs := make([]*results.Record, 0, tr.Count)
+	trials := make([]results.Trial, 0, tr.Count)
+	var spent float64
+	costLimited := false
+	for i := range tr.Count {
+		if i > 0 && ctx.Err() != nil {
+			break
+		}
+		first := pre
+		if i > 0 {
+			first = nil
+		}
+		rec := r.runOnce(ctx, p, j, first)
+		recs = append(recs, rec)
+		trials = append(trials, trialOf(i+1, rec))
+		if tr.CostUSD > 0 {
+			if c := costOf(rec); c != nil {
+				spent += *c
+			} else if rec.Error == "" {
+				r.costWarning.Do(func() {
+					r.opts.Logf("trials: cost_limit_usd is set but target %q reports no cost, so every trial runs", p.Target().Name)
+				})
+			}
+			if spent >= tr.CostUSD && i+1 < tr.Count {
+				costLimited = true
+				break
+			}
+		}
+		if tr.Strategy == suite.TrialsPassAtK && rec.Verdict == results.VerdictPass {
+			break
+		}
+	}
+	agg := results.AggregateTrials(tr.Strategy, trials, r.opts.CaseThreshold)
+	attempts := 0
+	for _, x := range recs {
+		attempts += x.Attempts
+	}
+	rec := recs[results.BestTrial(trials)]
+	rec.Score, rec.Verdict, rec.Flaky, rec.TrialInterval = agg.Score, agg.Verdict, agg.Flaky, agg.Interval
+	rec.Trials, rec.TrialStrategy, rec.TrialsCostLimited = trials, tr.Strategy, costLimited
+	if agg.Verdict != results.VerdictError {
+		rec.Error = "" // the standing trial ran; other trials' errors are in their entries
+	}
+	rec.Attempts = attempts
+	rec.TraceSummary = sumUsage(rec.TraceSummary, recs)
+	rec.DurationMS = time.Since(start).Milliseconds()
+	return rec
+}
+
+// trialOf is a trial's entry in the case record: its score, verdict, answer and evaluator
+// results, without the judges' prompts (the standing trial's are in the record itself).
+func trialOf(n int, rec *results.Record) results.Trial {
+	t := results.Trial{Trial: n, Score: rec.Score, Verdict: rec.Verdict, CandidateAnswer: rec.CandidateAnswer,
+		Error: rec.Error, DurationMS: rec.DurationMS, CostUSD: costOf(rec)}
+	if len(rec.EvaluatorResults) > 0 {
+		t.EvaluatorResults = withoutPrompts(rec.EvaluatorResults)
+	}
+	return t
+}
+
+func withoutPrompts(ers []results.EvaluatorResult) []results.EvaluatorResult {
+	out := make([]results.EvaluatorResult, len(ers))
+	for i, e := range ers {
+		e.EvaluatorProviderRequest = nil
+		if e.EvaluatorResults != nil {
+			e.EvaluatorResults = withoutPrompts(e.EvaluatorResults)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+func costOf(rec *results.Record) *float64 {
+	if rec.TraceSummary == nil || rec.TraceSummary.CostUSD == nil {
+		return nil
+	}
+	c := *rec.TraceSummary.CostUSD
+	return &c
+}
+
+// sumUsage is the standing trial's trace with the tokens and cost of every trial, so a
+// case's usage is what its trials spent.
+func sumUsage(ts *results.TraceSummary, recs []*results.Record) *results.TraceSummary {
+	var in, out int64
+	var cost float64
+	haveTokens, haveCost := false, false
+	for _, r := range recs {
+		t := r.TraceSummary
+		if t == nil {
+			continue
+		}
+		if t.TokenUsage != nil {
+			in, out, haveTokens = in+t.TokenUsage.Input, out+t.TokenUsage.Output, true
+		}
+		if t.CostUSD != nil {
+			cost, haveCost = cost+*t.CostUSD, true
+		}
+	}
+	if !haveTokens && !haveCost {
+		return ts
+	}
+	var sum results.TraceSummary
+	if ts != nil {
+		sum = *ts
+	}
+	if haveTokens {
+		sum.TokenUsage = &results.TokenUsage{Input: in, Output: out}
+	}
+	if haveCost {
+		sum.CostUSD = &cost
+	}
+	return &sum
+}

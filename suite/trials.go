@@ -1,0 +1,121 @@
+package suite
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Trial strategies: how the runs of a case that runs several times make its score and verdict.
+const (
+	// TrialsPassAtK passes when any trial passes; the score is the best trial's. Trials stop
+	// at the first one that passes.
+	TrialsPassAtK = "pass_at_k"
+	// TrialsMean scores the mean of the trials' scores; the verdict is that mean against the
+	// case threshold.
+	TrialsMean = "mean"
+	// TrialsConfidenceInterval scores the lower bound of the 95% confidence interval of the
+	// mean (Student's t); the verdict is that bound against the case threshold.
+	TrialsConfidenceInterval = "confidence_interval"
+)
+
+// TrialStrategies lists the strategies, default first.
+var TrialStrategies = []string{TrialsPassAtK, TrialsMean, TrialsConfidenceInterval}
+
+// MaxTrials bounds a trial count: each trial is a full run of the case, target and judges.
+const MaxTrials = 100
+
+// Trials is how many times each case of a file runs and how the runs are combined
+// (AgentV 4.x `execution.trials`).
+type Trials struct {
+	Count    int     // runs of each case, 1 to MaxTrials
+	Strategy string  // one of TrialStrategies; "" means TrialsPassAtK
+	CostUSD  float64 // cost_limit_usd: no further trial starts once the case's trials cost this much; 0: no limit
+}
+
+var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}
+
+// v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}. A count
+// of 1 runs each test once, as without trials.
+func (l *loader) v4Trials(e *kv) {
+	if isNull(e.v) {
+		return
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", "execution %q must be a mapping with count, strategy and cost_limit_usd, got %s", "trials", kindName(e.v))
+		return
+	}
+	es := entries(e.v)
+	l.dupes(es, "")
+	t := &Trials{Strategy: TrialsPassAtK}
+	ok, counted := true, false
+	var costAt *kv
+	for i := range es {
+		x := &es[i]
+		switch x.key {
+		case "count":
+			n, isNum := number(x.v)
+			if !isNum || n != math.Trunc(n) || n < 1 || n > MaxTrials {
+				l.errorf(x.v, KindStructure, "", "trials %q must be a whole number from 1 to %d, got %s", "count", MaxTrials, describe(x.v))
+				ok = false
+				continue
+			}
+			t.Count, counted = int(n), true
+		case "strategy":
+			s := deref(x.v)
+			if s == nil || s.Kind != yaml.ScalarNode || !slices.Contains(TrialStrategies, s.Value) {
+				l.errorf(x.v, KindStructure, "", "trials %q must be one of %s, got %s", "strategy", strings.Join(TrialStrategies, ", "), describe(x.v))
+				ok = false
+				continue
+			}
+			t.Strategy = s.Value
+		case "cost_limit_usd", "costLimitUsd":
+			if costAt != nil {
+				l.warnf(x.kn, KindIgnored, "", "trials %q ignored: %q is also set", x.key, costAt.key)
+				continue
+			}
+			costAt = x
+			if isNull(x.v) {
+				continue
+			}
+			v, isNum := number(x.v)
+			if !isNum || v <= 0 || math.IsInf(v, 0) {
+				l.errorf(x.v, KindStructure, "", "trials %q must be a number of US dollars above 0, got %s", x.key, describe(x.v))
+				ok = false
+				continue
+			}
+			t.CostUSD = v
+		default:
+			l.unknownKey(*x, "in trials", "", trialKeys)
+		}
+	}
+	if !counted && ok {
+		l.errorf(e.kn, KindStructure, "", "execution %q needs %q: how many times each test runs (1 to %d)", "trials", "count", MaxTrials)
+		return
+	}
+	if ok {
+		l.s.Trials = t
+	}
+}
+
+// String describes the setting for people: "5 trials, mean".
+func (t *Trials) String() string {
+	if t == nil {
+		return "1 trial"
+	}
+	s := fmt.Sprintf("%d trials, %s", t.Count, t.strategy())
+	if t.CostUSD > 0 {
+		s += fmt.Sprintf(", cost limit $%g", t.CostUSD)
+	}
+	return s
+}
+
+func (t *Trials) strategy() string {
+	if t.Strategy == "" {
+		return TrialsPassAtK
+	}
+	return t.Strategy
+}

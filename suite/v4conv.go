@@ -1,0 +1,208 @@
+package suite
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Keys of an AgentV 4.x conversation test and of its turns.
+var (
+	v4ConversationKeys = []string{"mode", "turns", "aggregation", "on_turn_failure", "window_size"}
+	v4TurnKeys         = []string{"input", "expected_output", "assertions"}
+	v4Aggregations     = []string{AggregateMean, AggregateMin, AggregateMax}
+	v4TurnFailures     = []string{OnTurnFailureContinue, OnTurnFailureStop}
+)
+
+// v4Conversation reads a test's conversation keys: nil when the test is not a conversation
+// (`mode` absent) or when something is wrong (reported through fail, or as diagnostics when
+// ok is false). sub applies the test's vars to a value.
+func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
+	mode := f.get("mode")
+	if mode == nil || isNull(mode.v) {
+		// The other keys only make sense in a conversation: say so rather than ignore them.
+		for _, k := range v4ConversationKeys[1:] {
+			if e := f.get(k); e != nil {
+				fail(e.kn, "%q needs %q", k, "mode: conversation")
+			}
+		}
+		return nil, true
+	}
+	if mode.v.Kind != yaml.ScalarNode || mode.v.Value != "conversation" {
+		fail(mode.v, "%q must be %q, got %s", "mode", "conversation", describe(mode.v))
+		return nil, false
+	}
+	conv = &Conversation{Aggregation: AggregateMean, OnTurnFailure: OnTurnFailureContinue}
+	ok = true
+	oneOf := func(key string, allowed []string, dst *string) {
+		e := f.get(key)
+		if e == nil || isNull(e.v) {
+			return
+		}
+		if e.v.Kind != yaml.ScalarNode || !slices.Contains(allowed, e.v.Value) {
+			fail(e.v, "%q must be one of %s, got %s", key, strings.Join(allowed, ", "), describe(e.v))
+			ok = false
+			return
+		}
+		*dst = e.v.Value
+	}
+	oneOf("aggregation", v4Aggregations, &conv.Aggregation)
+	oneOf("on_turn_failure", v4TurnFailures, &conv.OnTurnFailure)
+	if e := f.get("window_size"); e != nil && !isNull(e.v) {
+		w, isNum := number(e.v)
+		if !isNum || classify(e.v) != scalarInt || w < 1 || w > math.MaxInt32 {
+			fail(e.v, "%q must be a whole number of turns, at least 1, got %s", "window_size", describe(e.v))
+			ok = false
+		} else {
+			conv.WindowSize = int(w)
+		}
+	}
+	if e := f.get("expected_output"); e != nil && !isNull(e.v) {
+		fail(e.kn, "a conversation test takes %q per turn, not for the whole test", "expected_output")
+		ok = false
+	}
+	turns := f.get("turns")
+	switch {
+	case turns == nil || isNull(turns.v):
+		fail(n, "%q needs a non-empty %q list", "mode: conversation", "turns")
+		return nil, false
+	case turns.v.Kind != yaml.SequenceNode:
+		fail(turns.v, "%q must be a list of turns, each with an input, got %s", "turns", kindName(turns.v))
+		return nil, false
+	case len(turns.v.Content) == 0:
+		fail(turns.v, "%q needs at least one turn", "turns")
+		return nil, false
+	}
+	for i, item := range turns.v.Content {
+		if t := l.v4Turn(item, i+1, id, sub, fail); t != nil {
+			conv.Turns = append(conv.Turns, t)
+		} else {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	return conv, true
+}
+
+// v4Turn reads one turn: its input (a string; other content is sent as its JSON text, as
+// AgentV 4.x does), its expected_output and its assertions.
+func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
+	n := deref(item)
+	where := fmt.Sprintf("turn %d", num)
+	if n == nil || n.Kind != yaml.MappingNode {
+		at := n
+		if at == nil {
+			at = item
+		}
+		fail(at, "%s must be a mapping with an input, got %s", where, kindName(n))
+		return nil
+	}
+	es := entries(n)
+	l.dupes(es, id)
+	f := kvs(es)
+	for _, e := range es {
+		if !slices.Contains(v4TurnKeys, e.key) {
+			l.unknownKey(e, "in "+where, id, v4TurnKeys)
+		}
+	}
+	t := &Turn{Line: n.Line, Col: n.Column}
+	ok := true
+	in := sub(f.get("input"))
+	switch {
+	case in == nil:
+		fail(n, "%s has no %q", where, "input")
+		ok = false
+	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
+		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
+		fail(in, "%s has an empty %q", where, "input")
+		ok = false
+	case in.Kind == yaml.ScalarNode:
+		t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(in.Value)}}
+	default:
+		b, err := toJSON(in)
+		if err != nil {
+			fail(in, "%s input: %v", where, err)
+			ok = false
+		} else {
+			t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(string(b))}}
+		}
+	}
+	// expected_output reads as a test's does (string, message, messages or structured content).
+	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
+	if e := f.get("expected_output"); e != nil {
+		if v := sub(e); v != nil {
+			p.expected(&kv{key: "expected_output", kn: e.kn, v: v})
+			p.reference(nil)
+		}
+	}
+	if p.failed {
+		ok = false
+	}
+	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	if a := f.get("assertions"); a != nil && !isNull(a.v) {
+		if a.v.Kind != yaml.SequenceNode {
+			fail(a.v, "%s %q must be a list of assertions, got %s", where, "assertions", kindName(a.v))
+			return nil
+		}
+		failed := false
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: a.v.Line, Column: a.v.Column,
+			Content: l.v4TurnAssertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
+				failed = true
+				fail(at, format, args...)
+			})}
+		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
+		for _, d := range el.diags {
+			if d.Severity == SeverityError {
+				failed = true
+				d.Message += notLoaded(id)
+			}
+			d.CaseID = id
+			l.add(d)
+		}
+		if failed {
+			ok = false
+		}
+		t.Evaluators = el.specs
+	}
+	if !ok {
+		return nil
+	}
+	return t
+}
+
+// v4TurnAssertions converts a turn's assertions as AgentV 4.x grades a turn: its plain-string
+// criteria make one rubric grader named turn-rubrics, first and of weight 1, then the other
+// assertions in order.
+func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
+	strs := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	rest := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	for _, item := range list.Content {
+		if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+			strs.Content = append(strs.Content, item)
+		} else {
+			rest.Content = append(rest.Content, item)
+		}
+	}
+	var out []*yaml.Node
+	if len(strs.Content) > 0 {
+		for _, g := range l.v4Assertions(strs, id, fail) {
+			g = replaceValue(g, "name", strNode(g, "turn-rubrics"))
+			w := intNode(g, 1)
+			out = append(out, replaceValue(g, "weight", w))
+		}
+	}
+	return append(out, l.v4Assertions(rest, id, fail)...)
+}
+
+// notLoaded is the note an error adds about the test it keeps from loading.
+func notLoaded(id string) string {
+	if id == "" {
+		return " (case not loaded)"
+	}
+	return fmt.Sprintf(" (case %q not loaded)", id)
+}
