@@ -71,13 +71,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
-	threshold, own := caseThreshold(j.Case, r.opts.CaseThreshold)
-	eopts := &r.opts.Evaluators
-	if threshold != r.opts.CaseThreshold {
-		o := *eopts
-		o.Threshold = threshold
-		eopts = &o
-	}
+	threshold, own, eopts := r.thresholdOf(j.Case)
 	out := evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
 	}, eopts)
@@ -115,6 +109,20 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 		rec.Verdict = results.VerdictFail
 	}
 	return rec
+}
+
+// thresholdOf returns the score case c passes at (see caseThreshold), whether its eval file
+// set it, and the evaluator options to score it with (their Threshold, the minimum of a
+// `required` evaluator without its own, is that score).
+func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options) {
+	threshold, own := caseThreshold(c, r.opts.CaseThreshold)
+	eopts := &r.opts.Evaluators
+	if threshold != r.opts.CaseThreshold {
+		o := *eopts
+		o.Threshold = threshold
+		eopts = &o
+	}
+	return threshold, own, eopts
 }
 
 // caseThreshold is the score a case passes at: its own `execution.threshold`, else its
