@@ -16,16 +16,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Options are what the planner needs from the run's configuration.
@@ -53,6 +53,10 @@ type Options struct {
 	// Check returns an error when the input at path (what names it) is an output of the
 	// run; nil checks nothing.
 	Check func(path, what string) error
+	// Cache answers targets and judges from earlier runs; nil: no cache.
+	Cache *cache.Store
+	// Shard, when set, runs only the cases of that shard.
+	Shard *Shard
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -98,6 +102,10 @@ func New(opts Options) *Planner {
 	if opts.Check == nil {
 		opts.Check = func(string, string) error { return nil }
 	}
+	if opts.Shard != nil {
+		sh := *opts.Shard // Balance cuts this run's copy
+		opts.Shard = &sh
+	}
 	return &Planner{opts: opts, files: map[string]*targets.File{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
 		reported: map[string]bool{}, dotenvSeen: map[string]bool{},
@@ -128,7 +136,7 @@ func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *
 // Jobs binds one case to the providers of its targets: one job, or, when the suite names
 // several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
 // per target, each target's record naming it. A test's own `execution.targets` keeps those
-// of the suite's targets it lists. Nil when --eval-id leaves the case out.
+// of the suite's targets it lists. Nil when --eval-id or the run's shard leaves the case out.
 func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*runner.Job {
 	if !p.Selected(c) {
 		return nil
@@ -240,8 +248,26 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	return j
 }
 
-// Selected reports whether --eval-id (if given) selects the case.
+// Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {
+	return p.selectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
+}
+
+// Balance cuts the run's shard out of the plan (see Shard.Balance): hashes are CaseHash of
+// every case --eval-id selects, in all shards. Without a shard it does nothing.
+func (p *Planner) Balance(hashes []uint64) {
+	if p.opts.Shard != nil {
+		p.opts.Shard.Balance(hashes)
+	}
+}
+
+// Shard returns the run's shard, nil when the run is whole.
+func (p *Planner) Shard() *Shard { return p.opts.Shard }
+
+// SelectedByID reports whether --eval-id (if given) selects the case, whatever its shard.
+func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }
+
+func (p *Planner) selectedByID(c *suite.Case) bool {
 	if id := p.opts.EvalID; id != "" {
 		ok, _ := doublestar.Match(id, c.ID)
 		return ok
@@ -439,7 +465,10 @@ func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, 
 		Logf: p.opts.Logf,
 	})
 	p.diags = append(p.diags, warns...)
-	return pr, err
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Cache.Wrap(pr)
 }
 
 // Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the

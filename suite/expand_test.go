@@ -102,10 +102,13 @@ func TestGeneratedSuites(t *testing.T) {
 		}
 	}
 	files, diags := Expand([]string{dir}, dir)
-	if len(diags) != 0 || len(files) != 6 {
+	if len(diags) != 0 || len(files) != len(suitegen.Modes) {
 		t.Fatalf("expand: %v %v", files, diags)
 	}
 	for _, f := range files {
+		if strings.Contains(f, "v4-") {
+			continue // its 4.x assertion types register from package evaluators: e2e_gen_test.go loads it
+		}
 		s := Load(f, LoadOptions{Cwd: dir})
 		if len(s.Diagnostics) != 0 || len(s.Cases) != 3 || s.Target != "mock" {
 			t.Errorf("%s: %d cases, target %q:\n%s", f, len(s.Cases), s.Target, formatDiags(s.Diagnostics))

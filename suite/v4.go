@@ -95,10 +95,17 @@ func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 // is exactly one reference takes the variable's type (true/false, plain numbers); an unset
 // variable becomes empty, with a warning.
 func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
-	if n == nil || seen[n] {
+	if n == nil {
 		return
 	}
-	seen[n] = true
+	// Only an anchored node can be reached twice (through an alias); remembering just those
+	// keeps the walk of a large file from holding a map entry per node.
+	if n.Anchor != "" {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+	}
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
@@ -212,6 +219,12 @@ func (l *loader) loadV4(root *yaml.Node) {
 				continue
 			}
 			l.addCase(l.v4Test(sx, item))
+			// The test is built: let the collector take its part of the node tree now rather
+			// than after the whole file, which halves the peak of a large file. A node with an
+			// anchor stays whole, for the aliases that may point to it.
+			if item.Anchor == "" && item.Kind == yaml.MappingNode {
+				item.Content = nil
+			}
 		}
 	default:
 		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file path, got %s", "tests", kindName(tests.v))
