@@ -47,6 +47,7 @@ tests:
     assertions:
       - type: tool-trajectory
         mode: in_order
+        args_match: superset # the call also has a description; 4.x compares arguments exactly by default
         expected: [{tool: Bash, args: {command: cat prompt.md}}]
       - type: contains
         value: Done.

@@ -28,8 +28,8 @@ func ExampleEvaluate() {
 	}
 	fmt.Printf("case: %.2f errored=%v\n%s\n", out.Score, out.Errored, out.Reasoning)
 	// Output:
-	// fa: 1.00 pass [answer: matches "42"] []
-	// fast: 0.00 fail [] [no duration data in the trace]
+	// fa: 1.00 pass [answer] []
+	// fast: 0.00 fail [] [No duration data available in trace]
 	// case: 0.75 errored=false
-	// fa: 1/1 fields matched | fast: no duration data available
+	// fa: 1/1 fields matched | fast: No duration data available in trace
 }

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/agentv/action/internal/jsonx"
-	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
 
@@ -85,21 +84,40 @@ func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
 	return cfg, nil
 }
 
-// fieldAccuracy compares fields of the candidate's JSON answer with the expected answer.
+// fieldAccuracy compares fields of the candidate's JSON answer with the expected answer, as
+// AgentV (2.5 and 4.x alike) does: a field without an expected value is a hit, a missing
+// optional one a hit of weight 0, and the score is the weighted share of hits (0 when every
+// weight is 0), or all-or-nothing.
 func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *faConfig) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
-	raw, ok := jsonx.FirstObject(r.in.Candidate)
-	var cand any
-	if !ok || json.Unmarshal(raw, &cand) != nil {
-		v.misses = append(v.misses, "candidate answer is not JSON: "+proc.Excerpt(r.in.Candidate, 100))
-		v.reasoning = "candidate answer is not JSON"
+	cand, ok := agentvJSON(r.in.Candidate)
+	if !ok {
+		v.misses = append(v.misses, "Failed to parse candidate answer as JSON")
+		v.reasoning = "Candidate answer is not valid JSON"
 		return v
 	}
 	expected := expectedObject(r.in.Case.Expected)
-
+	if expected == nil {
+		name := "expected_output"
+		if r.in.Case.Suite == nil || r.in.Case.Suite.Dialect != suite.Dialect4 {
+			name = "expected_messages"
+		}
+		v.misses = append(v.misses, "No expected data found in "+name)
+		v.reasoning = "Could not extract expected data from " + name
+		return v
+	}
+	// AgentV 2.5 keeps four hits and four misses; 4.x keeps them all.
+	limit := maxVerdictItems
+	if r.in.Case.Suite != nil && r.in.Case.Suite.Dialect == suite.Dialect4 {
+		limit = len(cfg.fields)
+	}
+	add := func(list *[]string, s string) {
+		if len(*list) < limit {
+			*list = append(*list, s)
+		}
+	}
 	var sum, wsum float64
-	matched, counted := 0, 0
-	allMatched := true
+	hits := 0
 	for i := range cfg.fields {
 		f := &cfg.fields[i]
 		w := 1.0
@@ -112,39 +130,31 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 		var note string
 		switch {
 		case !haveWant:
-			ok, note = true, "no expected value"
+			ok, note = true, f.Path+": no expected value"
 		case !haveGot && (f.Required == nil || *f.Required):
-			ok, note = false, "missing from the answer"
+			ok, note = false, f.Path+" (required, missing)"
 		case !haveGot:
-			continue // optional and absent: does not count
+			ok, note, w = true, f.Path+": optional field missing", 0
 		default:
 			ok, note = matchField(f, want, got)
 		}
-		counted++
 		sum += w * b2f(ok)
 		wsum += w
 		if ok {
-			matched++
-			addCapped(&v.hits, fmt.Sprintf("%s: %s", f.Path, note))
+			hits++
+			add(&v.hits, note)
 		} else {
-			allMatched = false
-			addCapped(&v.misses, fmt.Sprintf("%s: %s", f.Path, note))
+			add(&v.misses, note)
 		}
 	}
 	switch {
 	case cfg.allOrNothing:
-		v.score = b2f(allMatched && counted > 0)
+		v.score = b2f(hits == len(cfg.fields))
 	case wsum > 0:
 		v.score = sum / wsum
 	}
-	v.reasoning = fmt.Sprintf("%d/%d fields matched", matched, counted)
+	v.reasoning = fmt.Sprintf("%d/%d fields matched", hits, len(cfg.fields))
 	return v
-}
-
-func addCapped(list *[]string, s string) {
-	if len(*list) < maxVerdictItems {
-		*list = append(*list, s)
-	}
 }
 
 func b2f(b bool) float64 {
@@ -154,76 +164,139 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// expectedObject is the content of the last assistant expected message that has content:
-// structured content, or text holding JSON. nil when there is none.
+// expectedObject is the content of the last assistant expected message with content that is
+// structured or text holding JSON. nil when there is none.
 func expectedObject(msgs []suite.Message) any {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		m := &msgs[i]
-		if m.Role != suite.RoleAssistant || m.Content.Kind == suite.ContentNone {
+		if m.Role != suite.RoleAssistant {
 			continue
 		}
 		var v any
 		switch m.Content.Kind {
 		case suite.ContentStructured:
-			_ = json.Unmarshal(m.Content.Structured, &v)
+			if json.Unmarshal(m.Content.Structured, &v) == nil && v != nil {
+				return v
+			}
 		case suite.ContentText:
-			_ = json.Unmarshal([]byte(strings.TrimSpace(m.Content.Text)), &v)
+			if m.Content.Text == "" {
+				continue
+			}
+			if v, ok := agentvJSON(m.Content.Text); ok && v != nil {
+				return v
+			}
 		}
-		return v
 	}
 	return nil
 }
 
-// matchField compares one field; note says how it matched or why not.
+// AgentV's reading of JSON in model text: code fences removed, then the text from the first
+// "{" to the last "}" (so two objects side by side do not parse), with a "passed" field's
+// non-boolean value read as a boolean.
+var (
+	jsonFence   = regexp.MustCompile("```json\n?|```")
+	jsonSpan    = regexp.MustCompile(`\{[\s\S]*\}`)
+	passedField = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
+)
+
+// agentvJSON parses the JSON in text as AgentV does for field-accuracy.
+func agentvJSON(text string) (any, bool) {
+	t := strings.TrimSpace(jsonFence.ReplaceAllString(text, ""))
+	if span := jsonSpan.FindString(t); span != "" {
+		t = span
+	}
+	t = passedField.ReplaceAllStringFunc(t, func(m string) string {
+		g := passedField.FindStringSubmatch(m)
+		v := strings.ToLower(strings.TrimSpace(g[2] + g[3]))
+		if v == "true" {
+			return g[1] + "true"
+		}
+		return g[1] + "false"
+	})
+	var v any
+	if json.Unmarshal([]byte(t), &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// matchField compares one field; note is AgentV's text for the hit or miss.
 func matchField(f *faField, want, got any) (bool, string) {
 	switch f.Match {
 	case matchNumeric:
-		w, okW := toNumber(want)
-		g, okG := toNumber(got)
-		if !okW || !okG {
-			return false, fmt.Sprintf("not a number: expected %s, got %s", short(want), short(got))
+		w, okW := jsParseFloat(want)
+		g, okG := jsParseFloat(got)
+		switch {
+		case !okW || !okG:
+			return false, f.Path + " (non-numeric value)"
+		case math.IsInf(w, 0) || math.IsInf(g, 0):
+			return false, f.Path + " (invalid numeric value)"
 		}
-		tol := f.Tolerance
-		if f.Relative {
-			tol *= math.Abs(w)
+		diff := math.Abs(g - w)
+		within := diff <= f.Tolerance
+		if f.Relative && w != 0 {
+			// Relative to |expected|; an expected 0 compares the plain difference.
+			within = diff/math.Abs(w) <= f.Tolerance
 		}
-		if math.Abs(w-g) <= tol {
-			return true, fmt.Sprintf("%s within %g of %s", short(got), tol, short(want))
+		if within {
+			return true, fmt.Sprintf("%s (within tolerance: diff=%s)", f.Path, jsFixed(diff, 2))
 		}
-		return false, fmt.Sprintf("expected %s ± %g, got %s", short(want), tol, short(got))
+		return false, fmt.Sprintf("%s (outside tolerance: diff=%s, tolerance=%s)", f.Path, jsFixed(diff, 2), jsNumber(f.Tolerance))
 	case matchDate:
-		w, okW := parseDate(want, f.Formats)
-		g, okG := parseDate(got, f.Formats)
-		if !okW || !okG {
-			return false, fmt.Sprintf("not a date: expected %s, got %s", short(want), short(got))
+		g, okG := parseDate(jsString(got), f.Formats)
+		if !okG {
+			return false, f.Path + " (unparseable candidate date)"
+		}
+		w, okW := parseDate(jsString(want), f.Formats)
+		if !okW {
+			return false, f.Path + " (unparseable expected date)"
 		}
 		if w == g {
-			return true, "same date " + w.String()
+			return true, f.Path
 		}
-		return false, fmt.Sprintf("expected date %s, got %s", w, g)
+		return false, fmt.Sprintf("%s (date mismatch: got %s, expected %s)", f.Path, g, w)
 	}
 	if jsonEqual(want, got) {
-		return true, "matches " + short(want)
+		return true, f.Path
 	}
-	return false, fmt.Sprintf("expected %s, got %s", short(want), short(got))
+	if tw, tg := jsTypeof(want), jsTypeof(got); tw != tg {
+		return false, fmt.Sprintf("%s (type mismatch: got %s, expected %s)", f.Path, tg, tw)
+	}
+	return false, f.Path + " (value mismatch)"
 }
 
-// short renders a JSON value for a hit or miss, truncated.
-func short(v any) string {
-	b, err := jsonx.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+// jsTypeof names a decoded JSON value's type as JavaScript's typeof does.
+func jsTypeof(v any) string {
+	switch v.(type) {
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
 	}
-	return proc.Excerpt(string(b), 80)
+	return "object"
 }
 
-func toNumber(v any) (float64, bool) {
+// jsFloatPrefix is the number at the start of a string that JavaScript's parseFloat reads.
+var jsFloatPrefix = regexp.MustCompile(`^[+-]?(?:Infinity|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)`)
+
+// jsParseFloat reads a number, or a string as JavaScript's parseFloat does (the longest
+// number at its start: "42 kg" is 42).
+func jsParseFloat(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
 	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+		m := jsFloatPrefix.FindString(strings.TrimLeft(x, " \t\n\r\v\f\u00a0\ufeff"))
+		if m == "" {
+			return 0, false
+		}
+		if strings.HasSuffix(m, "Infinity") {
+			return math.Inf(map[bool]int{true: -1, false: 1}[strings.HasPrefix(m, "-")]), true
+		}
+		f, err := strconv.ParseFloat(m, 64)
+		return f, err == nil || errors.Is(err, strconv.ErrRange)
 	}
 	return 0, false
 }
@@ -300,14 +373,30 @@ func parsePath(p string) ([]pathStep, error) {
 	return steps, nil
 }
 
+// lookupPath follows steps as JavaScript property access does: a numeric key indexes a list
+// ("items.0") and an index names an object's key ("m[0]" reads m["0"]).
 func lookupPath(v any, steps []pathStep) (any, bool) {
 	for _, st := range steps {
 		if st.key != "" {
+			if l, ok := v.([]any); ok {
+				n, err := strconv.Atoi(st.key)
+				if err != nil || n < 0 || n >= len(l) {
+					return nil, false
+				}
+				v = l[n]
+				continue
+			}
 			m, ok := v.(map[string]any)
 			if !ok {
 				return nil, false
 			}
 			if v, ok = m[st.key]; !ok {
+				return nil, false
+			}
+			continue
+		}
+		if m, ok := v.(map[string]any); ok {
+			if v, ok = m[strconv.Itoa(st.index)]; !ok {
 				return nil, false
 			}
 			continue

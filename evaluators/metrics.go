@@ -30,30 +30,31 @@ func limitParser(missing string, keys ...string) func(*suite.EvaluatorSpec) (flo
 	}
 }
 
-// latency passes (1) when the target's duration is within `threshold` ms (as in AgentV 2.5).
+// latency passes (1) when the target's duration is within `threshold` ms. Its texts are
+// AgentV's (the same in 2.5 and 4.x).
 func latency(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
 	t := r.in.Trace
 	if t == nil || t.DurationMS == nil {
-		return binary(false, "", "no duration data in the trace", "no duration data available")
+		return assertion(false, "", "No duration data available in trace")
 	}
 	d := *t.DurationMS
-	return binary(d <= limit,
-		fmt.Sprintf("duration %.0f ms within %.0f ms", d, limit),
-		fmt.Sprintf("duration %.0f ms exceeds %.0f ms", d, limit),
-		fmt.Sprintf("duration %.0f ms, threshold %.0f ms", d, limit))
+	if d <= limit {
+		return assertion(true, fmt.Sprintf("Duration %sms <= %sms threshold", jsNumber(d), jsNumber(limit)), "")
+	}
+	return assertion(false, "", fmt.Sprintf("Duration %sms > %sms threshold", jsNumber(d), jsNumber(limit)))
 }
 
 // cost passes when the target's cost is within `budget` USD.
 func cost(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, budget float64) verdict {
 	t := r.in.Trace
 	if t == nil || t.CostUSD == nil {
-		return binary(false, "", "no cost data in the trace", "no cost data available")
+		return assertion(false, "", "No cost data available in trace")
 	}
 	c := *t.CostUSD
-	return binary(c <= budget,
-		fmt.Sprintf("cost $%.4f within budget $%.4f", c, budget),
-		fmt.Sprintf("cost $%.4f exceeds budget $%.4f", c, budget),
-		fmt.Sprintf("cost $%.4f, budget $%.4f", c, budget))
+	if c <= budget {
+		return assertion(true, fmt.Sprintf("Cost $%s <= $%s budget", jsFixed(c, 4), jsFixed(budget, 4)), "")
+	}
+	return assertion(false, "", fmt.Sprintf("Cost $%s > $%s budget", jsFixed(c, 4), jsFixed(budget, 4)))
 }
 
 type tokenLimit struct {
@@ -61,14 +62,15 @@ type tokenLimit struct {
 	max  float64
 }
 
-// parseTokenLimits reads max_total, max_input and max_output; one at least is needed.
+// parseTokenLimits reads max_input, max_output and max_total (checked in that order); one at
+// least is needed.
 func parseTokenLimits(spec *suite.EvaluatorSpec) ([]tokenLimit, error) {
 	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
 	var limits []tokenLimit
-	for _, k := range [][2]string{{"max_total", "maxTotal"}, {"max_input", "maxInput"}, {"max_output", "maxOutput"}} {
+	for _, k := range [][2]string{{"max_input", "maxInput"}, {"max_output", "maxOutput"}, {"max_total", "maxTotal"}} {
 		if v, ok, err := s.number(k[0], k[1]); err != nil {
 			return nil, err
 		} else if ok {
@@ -86,26 +88,30 @@ func parseTokenLimits(spec *suite.EvaluatorSpec) ([]tokenLimit, error) {
 func tokenUsage(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limits []tokenLimit) verdict {
 	t := r.in.Trace
 	if t == nil || t.TokenUsage == nil {
-		return binary(false, "", "no token usage in the trace", "no token usage available")
+		return assertion(false, "", "No token usage data available in trace")
 	}
 	u := t.TokenUsage
 	used := map[string]float64{"input": float64(u.Input), "output": float64(u.Output), "total": float64(u.Input + u.Output)}
 	if u.Cached != nil {
 		used["total"] += float64(*u.Cached)
 	}
+	label := map[string]string{"input": "Input", "output": "Output", "total": "Total"}
 	v := verdict{score: 1, hits: []string{}, misses: []string{}}
 	var parts []string
 	for _, l := range limits {
 		n := used[l.name]
-		parts = append(parts, fmt.Sprintf("%s %.0f/%.0f", l.name, n, l.max))
 		if n <= l.max {
-			v.hits = append(v.hits, fmt.Sprintf("%s tokens %.0f within %.0f", l.name, n, l.max))
+			text := fmt.Sprintf("%s tokens %s <= %s", label[l.name], jsNumber(n), jsNumber(l.max))
+			v.hits = append(v.hits, text)
+			parts = append(parts, text)
 		} else {
+			text := fmt.Sprintf("%s tokens %s > %s", label[l.name], jsNumber(n), jsNumber(l.max))
 			v.score = 0
-			v.misses = append(v.misses, fmt.Sprintf("%s tokens %.0f exceed %.0f", l.name, n, l.max))
+			v.misses = append(v.misses, text)
+			parts = append(parts, text)
 		}
 	}
-	v.reasoning = "tokens " + strings.Join(parts, ", ")
+	v.reasoning = strings.Join(parts, "; ")
 	return v
 }
 

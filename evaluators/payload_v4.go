@@ -96,8 +96,13 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 	if o.template {
 		p.Answer = &cand
 	}
-	if p.Question == "" && in.Request != nil {
-		p.Question = in.Request.Question
+	if in.Request != nil {
+		if p.Question == "" {
+			p.Question = in.Request.Question
+		}
+		if ws := in.Request.Workspace; ws != "" {
+			p.WorkspacePath = &ws
+		}
 	}
 	if c.HasReference {
 		p.ReferenceAnswer = &c.ReferenceAnswer

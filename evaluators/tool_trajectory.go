@@ -7,36 +7,93 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/agentv/action/suite"
 )
 
-// Trajectory modes, as AgentV 2.5 names them.
+// Trajectory modes, as AgentV names them (subset and superset are 4.x's).
 const (
 	modeAnyOrder = "any_order"
 	modeInOrder  = "in_order"
 	modeExact    = "exact"
+	modeSubset   = "subset"
+	modeSuperset = "superset"
 )
+
+// Argument match modes of args_match. A list of field paths is a fifth mode: only those
+// fields are compared.
+const (
+	argsExact    = "exact"    // the same keys and values
+	argsSuperset = "superset" // the call has every expected key with its value; extras are fine
+	argsSubset   = "subset"   // every key of the call is expected with its value
+	argsIgnore   = "ignore"
+)
+
+// argsMode is an args_match setting: a mode, or the fields to compare; zero is unset.
+type argsMode struct {
+	mode   string
+	fields [][]pathStep
+}
 
 type expectedCall struct {
 	Tool string `json:"tool"`
-	// Args is "any" or an object whose keys must all be present and equal in the call's input.
-	Args json.RawMessage `json:"args"`
-	// MaxDurationMS bounds the matched call's duration_ms (AgentV 2.5 documents it but never
-	// parses it; we honour it).
-	MaxDurationMS *float64 `json:"max_duration_ms"`
-	args          map[string]any
+	// Args is "any" or an object the call's input is compared with under its args_match.
+	Args          json.RawMessage `json:"args"`
+	MaxDurationMS *float64        `json:"max_duration_ms"`
+	MaxDurationMs *float64        `json:"maxDurationMs"`
+	ArgsMatch     json.RawMessage `json:"args_match"`
+	ArgsMatchCml  json.RawMessage `json:"argsMatch"`
+	args          map[string]any  // nil: any arguments
+	argsMatch     argsMode
 }
 
 type trajectoryConfig struct {
-	mode     string
-	minimums map[string]int
-	expected []expectedCall
+	mode      string
+	minimums  map[string]int
+	expected  []expectedCall
+	argsMatch argsMode
 }
 
 func init() { register(TypeToolTrajectory, nil, parseTrajectory, toolTrajectory) }
+
+// parseArgsMatch reads an args_match value at path: a mode name or a list of field paths.
+func parseArgsMatch(raw json.RawMessage, path string) (argsMode, error) {
+	if isNull(raw) {
+		return argsMode{}, nil
+	}
+	var name string
+	if json.Unmarshal(raw, &name) == nil {
+		switch name {
+		case argsExact, argsSuperset, argsSubset, argsIgnore:
+			return argsMode{mode: name}, nil
+		}
+		return argsMode{}, settingErr(path, "unknown args_match %q (want exact, superset, subset, ignore or a list of fields)", name)
+	}
+	var fields []string
+	if err := decodeAt(raw, &fields, path); err != nil {
+		return argsMode{}, err
+	}
+	var m argsMode
+	for i, f := range fields {
+		if f == "" {
+			continue
+		}
+		var steps []pathStep
+		for _, part := range strings.Split(f, ".") {
+			if part == "" {
+				return argsMode{}, settingErr(fmt.Sprintf("%s[%d]", path, i), "field %q has an empty segment", f)
+			}
+			steps = append(steps, pathStep{key: part})
+		}
+		m.fields = append(m.fields, steps)
+	}
+	if m.fields == nil {
+		return argsMode{}, nil
+	}
+	m.mode = "fields"
+	return m, nil
+}
 
 func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 	s, err := settingsOf(spec)
@@ -46,6 +103,11 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 	cfg := &trajectoryConfig{}
 	if _, err := s.decode(&cfg.mode, "mode"); err != nil {
 		return nil, err
+	}
+	if raw, k := s.raw("args_match", "argsMatch"); raw != nil {
+		if cfg.argsMatch, err = parseArgsMatch(raw, k); err != nil {
+			return nil, err
+		}
 	}
 	switch cfg.mode {
 	case modeAnyOrder:
@@ -60,7 +122,7 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 			}
 		}
 		return cfg, nil
-	case modeInOrder, modeExact:
+	case modeInOrder, modeExact, modeSubset, modeSuperset:
 		var expected []json.RawMessage
 		if ok, err := s.decode(&expected, "expected"); err != nil {
 			return nil, err
@@ -78,18 +140,32 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 			if !isNull(e.Args) && strings.TrimSpace(string(e.Args)) != `"any"` && json.Unmarshal(e.Args, &e.args) != nil {
 				return nil, settingErr(at+".args", "must be \"any\" or an object")
 			}
+			if e.MaxDurationMS == nil {
+				e.MaxDurationMS = e.MaxDurationMs
+			}
+			if d := e.MaxDurationMS; d != nil && *d < 0 {
+				return nil, settingErr(at+".max_duration_ms", "must be a number >= 0")
+			}
+			am, k := e.ArgsMatch, "args_match"
+			if isNull(am) {
+				am, k = e.ArgsMatchCml, "argsMatch"
+			}
+			if e.argsMatch, err = parseArgsMatch(am, at+"."+k); err != nil {
+				return nil, err
+			}
 		}
 		return cfg, nil
 	case "":
-		return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order or exact)")
+		return nil, errors.New("tool_trajectory needs `mode` (any_order, in_order, exact, subset or superset)")
 	}
-	return nil, settingErr("mode", "unknown mode %q (want any_order, in_order or exact)", cfg.mode)
+	return nil, settingErr("mode", "unknown mode %q (want any_order, in_order, exact, subset or superset)", cfg.mode)
 }
 
 // toolCall is one call the target made, from its output messages' tool_calls.
 type toolCall struct {
 	name       string
 	input      any
+	output     json.RawMessage // what the tool returned, as the target reported it
 	durationMS *float64
 }
 
@@ -108,13 +184,14 @@ func toolCalls(r *caseRun) []toolCall {
 			Input      json.RawMessage `json:"input"`
 			Args       json.RawMessage `json:"args"`
 			Arguments  json.RawMessage `json:"arguments"`
+			Output     json.RawMessage `json:"output"`
 			DurationMS *float64        `json:"duration_ms"`
 		}
 		if json.Unmarshal(m.ToolCalls, &items) != nil {
 			continue
 		}
 		for _, it := range items {
-			c := toolCall{name: it.Tool, durationMS: it.DurationMS}
+			c := toolCall{name: it.Tool, durationMS: it.DurationMS, output: it.Output}
 			if c.name == "" {
 				c.name = it.Name
 			}
@@ -139,134 +216,275 @@ func toolCalls(r *caseRun) []toolCall {
 	return calls
 }
 
-// toolTrajectory checks which tools the target called, and in what order.
+// toolTrajectory checks which tools the target called, and in what order, as AgentV 4.42.4
+// does; AgentV 2.5 files keep 2.5's rules where they differ (no trace scores 0, arguments
+// match as a superset by default).
 func toolTrajectory(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *trajectoryConfig) verdict {
 	calls := toolCalls(r)
-	if len(calls) == 0 && r.in.Trace == nil {
-		return binary(false, "", "no trace available for evaluation", "the target reported no tool calls and no trace")
+	v4 := r.in.Case.Suite != nil && r.in.Case.Suite.Dialect == suite.Dialect4
+	if !v4 && len(calls) == 0 && r.in.Trace == nil {
+		return assertion(false, "", "No trace available for evaluation")
 	}
-	if cfg.mode == modeAnyOrder {
-		return anyOrder(cfg, calls, r)
+	t := &trajectory{cfg: cfg, calls: calls, v: verdict{hits: []string{}, misses: []string{}}, defaultArgs: argsMode{mode: argsExact}}
+	if !v4 {
+		t.defaultArgs = argsMode{mode: argsSuperset}
 	}
-	return sequence(cfg, calls)
+	switch cfg.mode {
+	case modeAnyOrder:
+		t.anyOrder(r)
+	case modeSuperset:
+		t.superset()
+	case modeSubset:
+		t.subset()
+	default:
+		t.sequence()
+	}
+	t.v.reasoning = strings.Join(t.texts, "; ")
+	return t.v
 }
 
-func anyOrder(cfg *trajectoryConfig, calls []toolCall, r *caseRun) verdict {
+// trajectory is one tool-trajectory evaluation under way.
+type trajectory struct {
+	cfg         *trajectoryConfig
+	calls       []toolCall
+	defaultArgs argsMode
+	v           verdict
+	texts       []string // every check in order, for the reasoning
+}
+
+func (t *trajectory) check(ok bool, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	t.texts = append(t.texts, text)
+	if ok {
+		t.v.hits = append(t.v.hits, text)
+	} else {
+		t.v.misses = append(t.v.misses, text)
+	}
+}
+
+// matches tells whether call c satisfies expected item e: the same tool, and arguments that
+// match under the item's args_match, else the grader's, else the default.
+func (t *trajectory) matches(e *expectedCall, c *toolCall) bool {
+	if c.name != e.Tool {
+		return false
+	}
+	mode := e.argsMatch
+	if mode.mode == "" {
+		mode = t.cfg.argsMatch
+	}
+	if mode.mode == "" {
+		mode = t.defaultArgs
+	}
+	return argsMatch(e.args, c.input, mode)
+}
+
+func (t *trajectory) anyOrder(r *caseRun) {
 	counts := map[string]int{}
-	for _, c := range calls {
+	for _, c := range t.calls {
 		counts[c.name]++
 	}
-	if len(calls) == 0 && r.in.Trace != nil {
-		for name, n := range r.in.Trace.ToolCallsByName {
-			counts[name] = n
-		}
+	if len(t.calls) == 0 && r.in.Trace != nil {
+		maps.Copy(counts, r.in.Trace.ToolCallsByName)
 	}
-	names := make([]string, 0, len(cfg.minimums))
-	for name := range cfg.minimums {
-		names = append(names, name)
+	// The settings map does not keep the order written: tools are checked sorted by name.
+	names := slices.Sorted(maps.Keys(t.cfg.minimums))
+	if len(names) == 0 {
+		t.v.score = 1
+		t.check(true, "No tool requirements specified")
+		return
 	}
-	sort.Strings(names)
-	v := verdict{score: 1, hits: []string{}, misses: []string{}}
 	ok := 0
 	for _, name := range names {
-		min, got := cfg.minimums[name], counts[name]
-		if got >= min {
+		minimum, got := t.cfg.minimums[name], counts[name]
+		if got >= minimum {
 			ok++
-			v.hits = append(v.hits, fmt.Sprintf("%s called %d time(s) (minimum %d)", name, got, min))
-		} else {
-			v.misses = append(v.misses, fmt.Sprintf("%s called %d time(s), want at least %d", name, got, min))
 		}
+		t.check(got >= minimum, "%s: called %d times (required >=%d)", name, got, minimum)
 	}
-	if len(names) > 0 {
-		v.score = float64(ok) / float64(len(names))
-	}
-	v.reasoning = fmt.Sprintf("%d/%d tool minimums met", ok, len(names))
-	return v
+	t.v.score = float64(ok) / float64(len(names))
 }
 
-// sequence scores in_order and exact: (sequence hits + latency hits) / (expected calls +
-// latency assertions that could be checked).
-func sequence(cfg *trajectoryConfig, calls []toolCall) verdict {
-	v := verdict{hits: []string{}, misses: []string{}}
-	hits, total := 0, len(cfg.expected)
-	matched := func(i int, e *expectedCall, c *toolCall) {
-		hits++
-		v.hits = append(v.hits, fmt.Sprintf("call %d: %s", i+1, e.Tool))
-		if e.MaxDurationMS != nil && c.durationMS != nil {
+// sequence scores in_order and exact: (calls matched + latency checks passed) / (expected
+// calls + latency checks that could be made). An item's max_duration_ms is a latency check
+// unless its call matched without a duration.
+func (t *trajectory) sequence() {
+	exp := t.cfg.expected
+	if len(exp) == 0 {
+		t.v.score = 1
+		t.check(true, "No tool sequence specified")
+		return
+	}
+	hits, total := 0, len(exp)
+	for i := range exp {
+		if exp[i].MaxDurationMS != nil {
 			total++
-			if *c.durationMS <= *e.MaxDurationMS {
-				hits++
-				v.hits = append(v.hits, fmt.Sprintf("%s took %.0f ms (max %.0f)", e.Tool, *c.durationMS, *e.MaxDurationMS))
-			} else {
-				v.misses = append(v.misses, fmt.Sprintf("%s took %.0f ms, max %.0f", e.Tool, *c.durationMS, *e.MaxDurationMS))
-			}
 		}
 	}
-	if cfg.mode == modeExact {
-		if len(calls) != len(cfg.expected) {
-			v.misses = append(v.misses, fmt.Sprintf("expected %d tool calls, got %d", len(cfg.expected), len(calls)))
+	latency := func(e *expectedCall, c *toolCall) {
+		switch {
+		case e.MaxDurationMS == nil:
+		case c.durationMS == nil:
+			total-- // no timing: the check is skipped
+		case *c.durationMS <= *e.MaxDurationMS:
+			hits++
+			t.check(true, "%s completed in %sms (max: %sms)", e.Tool, jsNumber(*c.durationMS), jsNumber(*e.MaxDurationMS))
+		default:
+			t.check(false, "%s took %sms (max: %sms)", e.Tool, jsNumber(*c.durationMS), jsNumber(*e.MaxDurationMS))
 		}
-		for i := range cfg.expected {
-			e := &cfg.expected[i]
+	}
+	if t.cfg.mode == modeExact {
+		if len(t.calls) != len(exp) {
+			t.check(false, "Expected %d tool calls, got %d", len(exp), len(t.calls))
+		}
+		for i := range exp {
+			e := &exp[i]
 			switch {
-			case i >= len(calls):
-				v.misses = append(v.misses, fmt.Sprintf("call %d: expected %s, no call", i+1, e.Tool))
-			case calls[i].name != e.Tool:
-				v.misses = append(v.misses, fmt.Sprintf("call %d: expected %s, got %s", i+1, e.Tool, calls[i].name))
-			case !argsMatch(e.args, calls[i].input):
-				v.misses = append(v.misses, fmt.Sprintf("call %d: %s called with other arguments", i+1, e.Tool))
+			case i >= len(t.calls):
+				t.check(false, "Position %d: expected %s, got nothing", i, e.Tool)
+			case t.calls[i].name != e.Tool:
+				t.check(false, "Position %d: expected %s, got %s", i, e.Tool, t.calls[i].name)
+			case !t.matches(e, &t.calls[i]):
+				t.check(false, "Position %d: %s args mismatch", i, e.Tool)
 			default:
-				matched(i, e, &calls[i])
+				hits++
+				t.check(true, "Position %d: %s", i, e.Tool)
+				latency(e, &t.calls[i])
 			}
 		}
 	} else {
+		// The cursor moves past every call it looks at: the first call of the expected
+		// tool is the item's match or its miss, and an item never found uses up the rest.
 		cursor := 0
-		for i := range cfg.expected {
-			e := &cfg.expected[i]
-			found := -1
-			for k := cursor; k < len(calls); k++ {
-				if calls[k].name == e.Tool {
-					found = k
-					break
+		for i := range exp {
+			e := &exp[i]
+			found := false
+			for ; cursor < len(t.calls); cursor++ {
+				c := &t.calls[cursor]
+				if c.name != e.Tool {
+					continue
 				}
+				found = true
+				if t.matches(e, c) {
+					hits++
+					t.check(true, "Found %s at position %d", e.Tool, cursor)
+					latency(e, c)
+				} else {
+					t.check(false, "Expected %s at position %d: tool found at %d but args mismatch", e.Tool, i, cursor)
+				}
+				cursor++
+				break
 			}
-			if found < 0 {
-				v.misses = append(v.misses, fmt.Sprintf("expected %s (step %d) not called in order", e.Tool, i+1))
-				continue
+			if !found {
+				t.check(false, "Expected %s at position %d, not found in remaining trace", e.Tool, i)
 			}
-			cursor = found + 1
-			if !argsMatch(e.args, calls[found].input) {
-				v.misses = append(v.misses, fmt.Sprintf("step %d: %s called with other arguments", i+1, e.Tool))
-				continue
-			}
-			matched(i, e, &calls[found])
 		}
 	}
-	switch {
-	case total > 0:
-		v.score = float64(hits) / float64(total)
-	case len(v.misses) == 0:
-		v.score = 1
+	t.v.score = 1
+	if total > 0 {
+		t.v.score = float64(hits) / float64(total)
 	}
-	v.reasoning = fmt.Sprintf("%d/%d trajectory checks passed (%s)", hits, total, cfg.mode)
-	return v
 }
 
-// argsMatch: every expected key is present in the call's input with an equal value;
-// extra keys in the input are fine. nil want means any arguments.
-func argsMatch(want map[string]any, input any) bool {
-	if want == nil {
-		return true
+// superset: every expected item must match a call of its own (each call matches once);
+// other calls are fine.
+func (t *trajectory) superset() {
+	exp := t.cfg.expected
+	if len(exp) == 0 {
+		t.v.score = 1
+		t.check(true, "No expected tools specified")
+		return
 	}
-	got, ok := input.(map[string]any)
-	if !ok {
-		return len(want) == 0
+	used := make([]bool, len(t.calls))
+	hits := 0
+	for i := range exp {
+		e := &exp[i]
+		j := -1
+		for k := range t.calls {
+			if !used[k] && t.matches(e, &t.calls[k]) {
+				j = k
+				break
+			}
+		}
+		if j < 0 {
+			t.check(false, "Expected %s not found in actual trajectory", e.Tool)
+			continue
+		}
+		used[j] = true
+		hits++
+		t.check(true, "Found %s at position %d", e.Tool, j)
 	}
-	for k, wv := range want {
-		gv, ok := got[k]
-		if !ok || !jsonEqual(wv, gv) {
-			return false
+	t.v.score = float64(hits) / float64(len(exp))
+}
+
+// subset: every call must match some expected item (items may match many calls).
+func (t *trajectory) subset() {
+	exp := t.cfg.expected
+	switch {
+	case len(exp) == 0 && len(t.calls) == 0:
+		t.v.score = 1
+		t.check(true, "No tool calls and no expected tools")
+		return
+	case len(exp) == 0:
+		t.check(false, "%d unexpected tool call(s) with empty allowed list", len(t.calls))
+		return
+	case len(t.calls) == 0:
+		t.v.score = 1
+		t.check(true, "No actual tool calls (trivially a subset)")
+		return
+	}
+	hits := 0
+	for i := range t.calls {
+		c := &t.calls[i]
+		allowed := slices.ContainsFunc(exp, func(e expectedCall) bool { return t.matches(&e, c) })
+		if allowed {
+			hits++
+			t.check(true, "Position %d: %s is in allowed set", i, c.name)
+		} else {
+			t.check(false, "Position %d: %s is not in allowed set", i, c.name)
 		}
 	}
-	return true
+	t.v.score = float64(hits) / float64(len(t.calls))
+}
+
+// argsMatch compares a call's input with an item's expected arguments (nil: any) under mode.
+// A call without arguments matches only when nothing is asked of them.
+func argsMatch(want map[string]any, input any, mode argsMode) bool {
+	if want == nil || mode.mode == argsIgnore {
+		return true
+	}
+	if input == nil {
+		return false
+	}
+	got, isObject := input.(map[string]any)
+	switch mode.mode {
+	case "fields":
+		for _, f := range mode.fields {
+			wv, ok := lookupPath(want, f)
+			if !ok {
+				continue // a field the item does not give is not compared
+			}
+			gv, ok := lookupPath(input, f)
+			if !ok || !jsonEqual(wv, gv) {
+				return false
+			}
+		}
+		return true
+	case argsSuperset:
+		for k, wv := range want {
+			gv, ok := got[k]
+			if !ok || !jsonEqual(wv, gv) {
+				return false
+			}
+		}
+		return true
+	case argsSubset:
+		for k, gv := range got {
+			wv, ok := want[k]
+			if !ok || !jsonEqual(wv, gv) {
+				return false
+			}
+		}
+		return true
+	}
+	return isObject && jsonEqual(want, got)
 }

@@ -4,9 +4,12 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
@@ -73,6 +77,11 @@ type Planner struct {
 	unset      []*targets.UnsetVarError
 	targets    map[string]bool
 
+	// workspaces are the suites' workspace directories (or why one could not be made), made
+	// when a suite's first case is planned; Close removes them.
+	workspaces map[*suite.Suite]madeWorkspace
+	runID      string
+
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
 		s       *suite.Suite
@@ -99,7 +108,8 @@ func New(opts Options) *Planner {
 	}
 	return &Planner{opts: opts, files: map[string]*targets.File{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
-		reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
+		reported: map[string]bool{}, dotenvSeen: map[string]bool{},
+		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
 // Plan binds every selected case to its target's provider.
@@ -108,28 +118,130 @@ func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 	for _, s := range suites {
 		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
 		for _, c := range s.Cases {
-			if j := p.Job(s, c, warns[c.ID]); j != nil {
-				jobs = append(jobs, j)
-			}
+			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
 		}
 	}
 	return jobs
 }
 
-// Job binds one case to its target's provider; nil when --eval-id leaves the case out.
+// Job binds one case to its target's provider; nil when --eval-id leaves the case out. A
+// case that runs on several targets (see Jobs) gets the job of its first.
 func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
-	if !p.selectedByID(c) {
+	if js := p.Jobs(s, c, warns); len(js) > 0 {
+		return js[0]
+	}
+	return nil
+}
+
+// Jobs binds one case to the providers of its targets: one job, or, when the suite names
+// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
+// per target, each target's record naming it. A test's own `execution.targets` keeps those
+// of the suite's targets it lists. Nil when --eval-id or the run's shard leaves the case out.
+func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*runner.Job {
+	if !p.Selected(c) {
 		return nil
 	}
-	if sh := p.opts.Shard; sh != nil && !sh.Has(c) {
+	names := p.matrix(s)
+	if names == nil {
+		return []*runner.Job{p.job(s, c, warns, p.targetName(s, c))}
+	}
+	var jobs []*runner.Job
+	for _, n := range names {
+		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
+			jobs = append(jobs, p.job(s, c, warns, n))
+		}
+	}
+	if len(jobs) == 0 {
+		p.forSuite(s)
+		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns,
+			Err: fmt.Errorf("the test's execution targets (%s) name none of the suite's targets (%s), so it runs nowhere",
+				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
+	}
+	return jobs
+}
+
+// madeWorkspace is a suite's workspace directory, or why it could not be made.
+type madeWorkspace struct {
+	dir string
+	err error
+}
+
+// workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
+// made (template copied, before_all run) once, when its first case is planned.
+func (p *Planner) workspace(s *suite.Suite) (string, error) {
+	if s.Workspace == nil {
+		return "", nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.workspaces[s]; ok {
+		return w.dir, w.err
+	}
+	env := p.opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, workspace.Options{RunID: p.runID, Env: env})
+	if err != nil {
+		err = fmt.Errorf("%s: %w", s.Path, err)
+	} else {
+		p.opts.Logf("workspace of %s: %s", s.Path, dir)
+	}
+	p.workspaces[s] = madeWorkspace{dir, err}
+	return dir, err
+}
+
+// Close removes the workspaces the planner made; call it once every job has run.
+func (p *Planner) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for s, w := range p.workspaces {
+		if w.dir != "" {
+			errs = append(errs, workspace.Remove(w.dir))
+		}
+		delete(p.workspaces, s)
+	}
+	return errors.Join(errs...)
+}
+
+// Runs returns how many jobs Jobs makes for the case, without building them.
+func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
+	if !p.Selected(c) {
+		return 0
+	}
+	names := p.matrix(s)
+	n := 0
+	for _, name := range names {
+		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// matrix returns the targets every case of s runs on, nil when each runs on one.
+func (p *Planner) matrix(s *suite.Suite) []string {
+	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
 		return nil
 	}
+	if len(s.Targets) < 2 {
+		return nil
+	}
+	return slices.Compact(slices.Clone(s.Targets))
+}
+
+// job binds one case to the provider of target name.
+func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, name string) *runner.Job {
 	p.forSuite(s)
 	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
 	if j.Err = p.checkReferences(c); j.Err != nil {
 		return j
 	}
-	j.Provider, j.Err = p.provider(s, c)
+	if j.Workspace, j.Err = p.workspace(s); j.Err != nil {
+		return j
+	}
+	j.Provider, j.Err = p.provider(s, name)
 	if j.Err == nil {
 		j.Err = p.checkJudges(j.Provider.Target(), c)
 	}
@@ -201,6 +313,9 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	}
 	if c.Target != "" {
 		return c.Target
+	}
+	if len(s.Targets) > 0 { // one target in `execution.targets` is the suite's target
+		return s.Targets[0]
 	}
 	if s.Target != "" {
 		return s.Target
@@ -300,7 +415,7 @@ func (p *Planner) forSuite(s *suite.Suite) {
 }
 
 // provider returns the (shared) provider of the case's target.
-func (p *Planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, error) {
+func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, error) {
 	p.forSuite(s)
 	tf, err := p.last.tf, p.last.err
 	if err != nil {
@@ -309,7 +424,7 @@ func (p *Planner) provider(s *suite.Suite, c *suite.Case) (providers.Provider, e
 	if suite.HasErrors(tf.Diagnostics) {
 		return nil, fmt.Errorf("targets file %s has errors", tf.Path)
 	}
-	return p.build(tf, p.targetName(s, c))
+	return p.build(tf, name)
 }
 
 func (p *Planner) build(tf *targets.File, name string) (providers.Provider, error) {

@@ -88,3 +88,55 @@ func TestCaseWarnings(t *testing.T) {
 		t.Errorf("CaseWarnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestJobsPerTarget checks the targets a case runs on: the suite's one target, each of the
+// suite's `execution.targets` (those a test's own targets keep), or --target alone; a test
+// whose targets keep none gets one job that cannot run, saying why. Runs counts them.
+func TestJobsPerTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	targets := "targets:\n  - {name: default, provider: mock}\n  - {name: a, provider: mock}\n  - {name: b, provider: mock}\n  - {name: c, provider: mock}\n"
+	if err := os.WriteFile(filepath.Join(dir, "targets.yaml"), []byte(targets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name         string
+		flag         string
+		suiteTargets []string
+		suiteTarget  string
+		caseTargets  []string
+		want         string // target names of the jobs, or "error: ..." for one that cannot run
+	}{
+		{name: "default", want: "default"},
+		{name: "suite target", suiteTarget: "b", want: "b"},
+		{name: "one suite target wins over target", suiteTarget: "b", suiteTargets: []string{"c"}, want: "c"},
+		{name: "matrix", suiteTargets: []string{"a", "b", "c"}, want: "a b c"},
+		{name: "matrix kept by the test", suiteTargets: []string{"a", "b", "c"}, caseTargets: []string{"c", "a", "z"}, want: "a c"},
+		{name: "test targets alone do nothing", caseTargets: []string{"c"}, suiteTarget: "b", want: "b"},
+		{name: "--target picks one", flag: "b", suiteTargets: []string{"a", "c"}, want: "b"},
+		{name: "none kept", suiteTargets: []string{"a", "b"}, caseTargets: []string{"z"},
+			want: "error: the test's execution targets (z) name none of the suite's targets (a, b), so it runs nowhere"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := New(Options{TargetsPath: filepath.Join(dir, "targets.yaml"), Target: tt.flag, Timeout: 10e9, Redactor: &redact.Redactor{}, Cwd: dir})
+			s := &suite.Suite{Path: "e.yaml", Dir: dir, Targets: tt.suiteTargets, Target: tt.suiteTarget}
+			c := &suite.Case{Suite: s, ID: "x", Targets: tt.caseTargets}
+			var got []string
+			for _, j := range p.Jobs(s, c, nil) {
+				if j.Err != nil {
+					got = append(got, "error: "+j.Err.Error())
+					continue
+				}
+				got = append(got, j.Provider.Target().Name)
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("jobs on %q, want %q", g, tt.want)
+			}
+			if n := p.Runs(s, c); n != len(got) {
+				t.Errorf("Runs = %d, want %d", n, len(got))
+			}
+		})
+	}
+}

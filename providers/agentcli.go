@@ -213,6 +213,9 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 		return nil, fmt.Errorf("%s target %q: could not write prompt.md: %w", name, a.t.Name, err)
 	}
 	dir := a.cwd
+	if req.Workspace != "" {
+		dir = req.Workspace // the suite's workspace wins over the target's cwd, as in AgentV 4.x
+	}
 	if dir == "" {
 		dir = ws
 	}

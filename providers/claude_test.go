@@ -364,6 +364,25 @@ func TestClaudeProvider(t *testing.T) {
 		}
 	})
 
+	t.Run("the suite's workspace wins over cwd", func(t *testing.T) {
+		t.Parallel()
+		r := newCodexFakeRun(t)
+		evalDir, ws := t.TempDir(), t.TempDir()
+		tg := apiTestTarget(targets.KindClaude, map[string]any{"binary": r.script, "cwd": evalDir}, nil)
+		p, _, err := New(tg, Options{Env: r.envIn("claude", "ok", "answer.jsonl")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wreq := *req
+		wreq.Workspace = ws
+		if _, err := p.Invoke(t.Context(), &wreq); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(r.read(t, "cwd")); got != ws {
+			t.Errorf("cwd = %q, want the workspace %q", got, ws)
+		}
+	})
+
 	t.Run("log_dir and cwd relative to the eval directory", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)

@@ -69,6 +69,9 @@ func (p *cliProvider) Target() *targets.Target { return p.target }
 // when the template uses it (the file is removed afterwards), else from stdout.
 func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	dir, err := p.workDir(req.Dir, p.cfg.Cwd)
+	if req.Workspace != "" {
+		dir, err = req.Workspace, nil // the suite's workspace wins over the target's cwd, as in AgentV 4.x
+	}
 	if err != nil {
 		return nil, err
 	}

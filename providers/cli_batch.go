@@ -28,6 +28,9 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		files = append(files, r.Files...)
 	}
 	dir, err := p.workDir(reqs[0].Dir, p.cfg.Cwd)
+	if reqs[0].Workspace != "" {
+		dir, err = reqs[0].Workspace, nil // the requests of a batch share their suite's workspace
+	}
 	if err != nil {
 		return nil, err
 	}

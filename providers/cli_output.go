@@ -11,7 +11,7 @@ import (
 )
 
 // cliParseOutput reads a command's answer as AgentV 2.5 does. A JSON object may carry `text`,
-// `output_messages`, `token_usage` {input, output, cached?}, `cost_usd` and `duration_ms`
+// `output_messages` (or AgentV 4.x's `output`, which wins), `token_usage` {input, output, cached?}, `cost_usd` and `duration_ms`
 // (snake_case or camelCase, snake winning): non-empty output_messages are preferred, then
 // text (a non-string text is sent as JSON), else the whole output is the answer. Anything
 // else is plain text. Negative cost or duration are dropped with a warning.
@@ -32,7 +32,13 @@ func cliParseOutput(data []byte) (*Response, []string) {
 func cliParseRecord(obj map[string]json.RawMessage) (*Response, []string) {
 	resp := &Response{}
 	var warns []string
-	if raw := cliField(obj, "output_messages", "outputMessages"); raw != nil {
+	raw := cliField(obj, "output_messages", "outputMessages")
+	// AgentV 4.x names the list `output` and prefers it; a non-list `output` is some other
+	// field of a 2.5 answer and is left alone.
+	if out := bytes.TrimSpace(obj["output"]); len(out) > 0 && out[0] == '[' {
+		raw = out
+	}
+	if raw != nil {
 		msgs, err := cliMessages(raw)
 		if err != nil {
 			warns = append(warns, "output_messages ignored: "+err.Error())

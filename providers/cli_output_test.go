@@ -30,6 +30,11 @@ func TestCLIParseOutput(t *testing.T) {
 		{"negative cost and duration dropped", `{"text":"t","cost_usd":-1,"duration_ms":-5}`, &Response{Text: "t"},
 			[]string{"cost_usd ignored: negative value -1", "duration_ms ignored: negative value -5"}},
 		{"bad cost type", `{"text":"t","cost_usd":"cheap"}`, &Response{Text: "t"}, []string{`cost_usd ignored: want a number, got "cheap"`}},
+		// AgentV 4.x's `output` list wins over output_messages; a non-list `output` is not it.
+		{"4.x output", `{"output":[{"role":"assistant","content":"new","tool_calls":[{"tool":"Read"}]}],"output_messages":[{"role":"assistant","content":"old"}]}`,
+			&Response{Text: "new", OutputMessages: []suite.Message{
+				{Role: "assistant", Content: suite.Content{Kind: suite.ContentText, Text: "new"}, ToolCalls: []byte(`[{"tool":"Read"}]`)}}}, nil},
+		{"non-list output", `{"text":"t","output":"log"}`, &Response{Text: "t"}, nil},
 		{"empty output_messages fall back to text", `{"output_messages":[],"text":"t"}`, &Response{Text: "t", OutputMessages: []suite.Message{}}, nil},
 		{"empty output_messages and no text: raw", `{"output_messages":[]}`, &Response{Text: `{"output_messages":[]}`, OutputMessages: []suite.Message{}}, nil},
 		{"messages", `{"text":"ignored","outputMessages":[{"role":"user","content":"q"},{"content":[{"type":"text","value":"a"},{"type":"text","text":"b"}],"tool_calls":[{"tool":"t"}],"toolCalls":[{"tool":"camel"}]},{"role":"tool","content":{"k":1}}]}`,

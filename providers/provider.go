@@ -45,6 +45,9 @@ type Request struct {
 	Dir string
 	// Temperature, when set, replaces the target's temperature for this call (a grader's own).
 	Temperature *float64
+	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
+	// claude and codex targets run there whatever their cwd.
+	Workspace string
 }
 
 // Usage counts tokens of one invocation.

@@ -198,6 +198,9 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 // junitCase renders a record's testcase; threshold is the case threshold its failure
 // message names.
 func junitCase(threshold float64, r *results.Record) junitTestcase {
+	if r.CaseThreshold != nil {
+		threshold = *r.CaseThreshold // the eval file's own threshold for this case
+	}
 	tc := junitTestcase{Testcase: junit.Testcase{
 		Name:      clean(r.EvalID),
 		Classname: clean(r.Dataset),

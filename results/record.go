@@ -80,6 +80,9 @@ type Record struct {
 	Attempts   int     `json:"attempts"`    // target invocations made (1 + retries)
 	File       string  `json:"file"`        // eval file, as displayed (workspace-relative when possible)
 	Line       int     `json:"line"`        // 1-based line of the case in File
+	// CaseThreshold is the score this case passes at when its eval file sets one (AgentV
+	// 4.x's execution.threshold of the suite or the test), nil when the run's applies.
+	CaseThreshold *float64 `json:"case_threshold,omitempty"`
 	// Warnings are load-time warnings attached to this case (template validation, missing files).
 	Warnings []suite.Diagnostic `json:"warnings,omitempty"`
 	// Trials holds every trial when the case ran more than once (execution.trials or --trials);

@@ -66,6 +66,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
 	req := prompt.Build(j.Case, mode)
+	req.Workspace = j.Workspace
 	resp, attempts := pre, 1
 	var err error
 	if resp == nil {
@@ -76,9 +77,10 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
+	threshold, own, eopts := r.thresholdOf(j.Case)
 	out := evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
-	}, &r.opts.Evaluators)
+	}, eopts)
 
 	rec = r.baseRecord(j, t)
 	rec.Score = out.Score
@@ -98,6 +100,9 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	rec.Attempts = attempts
 	rec.Cache = use.Record()
 	rec.DurationMS = time.Since(start).Milliseconds()
+	if own {
+		rec.CaseThreshold = &threshold
+	}
 	switch {
 	case resp.Error != "":
 		rec.Error = resp.Error
@@ -105,12 +110,39 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	case out.Errored:
 		rec.Error = evaluatorErrors(out.Results)
 		rec.Verdict = results.VerdictError
-	case out.Score >= r.opts.CaseThreshold:
+	case out.Score >= threshold:
 		rec.Verdict = results.VerdictPass
 	default:
 		rec.Verdict = results.VerdictFail
 	}
 	return rec
+}
+
+// thresholdOf returns the score case c passes at (see caseThreshold), whether its eval file
+// set it, and the evaluator options to score it with (their Threshold, the minimum of a
+// `required` evaluator without its own, is that score).
+func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options) {
+	threshold, own := caseThreshold(c, r.opts.CaseThreshold)
+	eopts := &r.opts.Evaluators
+	if threshold != r.opts.CaseThreshold {
+		o := *eopts
+		o.Threshold = threshold
+		eopts = &o
+	}
+	return threshold, own, eopts
+}
+
+// caseThreshold is the score a case passes at: its own `execution.threshold`, else its
+// suite's (AgentV 4.x files), else the run's; own tells whether the eval file set it.
+func caseThreshold(c *suite.Case, run float64) (threshold float64, own bool) {
+	switch {
+	case c == nil:
+	case c.Threshold != nil:
+		return *c.Threshold, true
+	case c.Suite != nil && c.Suite.Threshold != nil:
+		return *c.Suite.Threshold, true
+	}
+	return run, false
 }
 
 // invoke calls the provider with a timeout per attempt, retrying timeouts while

@@ -32,6 +32,9 @@ type conversationRun struct {
 	c    *suite.Case
 	mode providers.Mode
 
+	threshold float64             // the score the case and each of its turns pass at
+	eopts     *evaluators.Options // the options its evaluators run with
+
 	history  []suite.Message // the opening, then each turn's input and answer
 	outputs  []suite.Message // every turn's output messages, in order
 	traces   []*results.TraceSummary
@@ -58,6 +61,8 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *J
 	conv := c.Conversation
 	t := p.Target()
 	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(t.Kind), history: slices.Clone(c.Input)}
+	threshold, own, eopts := r.thresholdOf(c)
+	cr.threshold, cr.eopts = threshold, eopts
 	stoppedAt := 0
 	for i, turn := range conv.Turns {
 		if stoppedAt > 0 {
@@ -85,11 +90,14 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *J
 	rec.Turns = cr.turns
 	rec.Attempts = cr.attempts
 	rec.DurationMS = time.Since(start).Milliseconds()
+	if own {
+		rec.CaseThreshold = &threshold
+	}
 	switch {
 	case len(cr.errs) > 0:
 		rec.Error = strings.Join(cr.errs, "; ")
 		rec.Verdict = results.VerdictError
-	case rec.Score >= r.opts.CaseThreshold:
+	case rec.Score >= threshold:
 		rec.Verdict = results.VerdictPass
 	default:
 		rec.Verdict = results.VerdictFail
@@ -148,7 +156,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 		graded.Evaluators = turn.Evaluators
 		out := evaluators.Evaluate(ctx, &evaluators.Input{
 			Case: &graded, Target: cr.p.Target(), Request: req, Response: resp, Candidate: answer, Trace: trace,
-		}, &r.opts.Evaluators)
+		}, cr.eopts)
 		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
 			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
 		}
@@ -161,12 +169,12 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 			rt.Error = entry.Error
 		}
 	}
-	entry.Verdict = turnVerdict(entry.Score, r.opts.CaseThreshold, errored)
+	entry.Verdict = turnVerdict(entry.Score, cr.threshold, errored)
 	entry.DurationMS = time.Since(began).Milliseconds()
 	cr.addEntry(entry)
 	rt.Score, rt.Verdict, rt.DurationMS = entry.Score, entry.Verdict, entry.DurationMS
 	cr.turns = append(cr.turns, rt)
-	return errored || entry.Score < r.opts.CaseThreshold
+	return errored || entry.Score < cr.threshold
 }
 
 // notSent records a turn left out because turn stoppedAt failed with on_turn_failure: stop.
@@ -183,7 +191,7 @@ func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
 // transcript scores the whole conversation with the test's own evaluators: the candidate is
 // the transcript ("role: content" blocks), as AgentV 4.x grades it.
 func (cr *conversationRun) transcript(ctx context.Context) {
-	r, c := cr.r, cr.c
+	c := cr.c
 	began := time.Now()
 	text := transcriptText(cr.history)
 	whole := *c
@@ -196,14 +204,14 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
 	out := evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: &whole, Target: cr.p.Target(), Request: req, Response: resp, Candidate: text, Trace: mergeTraces(cr.traces),
-	}, &r.opts.Evaluators)
+	}, cr.eopts)
 	entry := results.EvaluatorResult{Name: TypeConversation, Type: TypeConversation, Score: out.Score, Weight: 1,
 		Hits: nonNil(out.Hits), Misses: nonNil(out.Misses), Reasoning: out.Reasoning, EvaluatorResults: out.Results}
 	if out.Errored {
 		entry.Error = evaluatorErrors(out.Results)
 		cr.errs = append(cr.errs, TypeConversation+": "+entry.Error)
 	}
-	entry.Verdict = turnVerdict(entry.Score, r.opts.CaseThreshold, out.Errored)
+	entry.Verdict = turnVerdict(entry.Score, cr.threshold, out.Errored)
 	entry.DurationMS = time.Since(began).Milliseconds()
 	cr.addEntry(entry)
 }

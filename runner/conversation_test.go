@@ -177,6 +177,8 @@ func TestConversationScoring(t *testing.T) {
 		{name: "transcript assertions", keys: "    assertions:\n      - type: contains\n        value: \"user: gamma\"\n",
 			wantScore: 3.0 / 4, wantVerdict: results.VerdictFail, wantCalls: 3,
 			wantEntries: "turn-1:pass turn-2:fail turn-3:pass conversation:pass", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail pass"},
+		{name: "the test's threshold", keys: "    execution: {threshold: 0.5}\n", wantScore: 2.0 / 3, wantVerdict: results.VerdictPass, wantCalls: 3,
+			wantEntries: "turn-1:pass turn-2:fail turn-3:pass", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail pass"},
 		{name: "target fails on a turn", extraTurns: "      - input: FAIL now\n      - input: later\n        assertions: [{type: contains, value: later}]\n",
 			wantScore: 3.0 / 5, wantVerdict: results.VerdictError, wantCalls: 5,
 			wantEntries: "turn-1:pass turn-2:fail turn-3:pass turn-4:error turn-5:pass", wantMiss: `turn-2: Output does not contain "nope"`,

@@ -71,6 +71,9 @@ type Job struct {
 	Warnings []suite.Diagnostic
 	// File is the eval file as shown in reports.
 	File string
+	// Workspace is the directory the case's suite runs in (AgentV 4.x `workspace`), "" if
+	// none: agent targets work there.
+	Workspace string
 }
 
 // Runner runs jobs.

@@ -57,6 +57,7 @@ func TestRunTrials(t *testing.T) {
 		verdict   results.Verdict
 		flaky     bool
 		limited   bool
+		threshold float64 // the eval file's execution.threshold, 0 for none
 	}{
 		{name: "pass_at_k stops at the first pass", file: &suite.Trials{Count: 4, Strategy: suite.TrialsPassAtK},
 			scores: []float64{0.5, 0.9, 1}, wantCalls: 2, wantScore: 0.9, verdict: results.VerdictPass, flaky: true},
@@ -64,6 +65,8 @@ func TestRunTrials(t *testing.T) {
 			scores: []float64{0.5, 0.7, 0.2}, wantCalls: 3, wantScore: 0.7, verdict: results.VerdictFail},
 		{name: "mean runs them all", file: &suite.Trials{Count: 4, Strategy: suite.TrialsMean},
 			scores: []float64{0.5, 1, 0, 1}, wantCalls: 4, wantScore: 0.625, verdict: results.VerdictFail, flaky: true},
+		{name: "the eval file's threshold", file: &suite.Trials{Count: 4, Strategy: suite.TrialsMean}, threshold: 0.6,
+			scores: []float64{0.5, 1, 0, 1}, wantCalls: 4, wantScore: 0.625, verdict: results.VerdictPass, flaky: true},
 		{name: "confidence interval", file: &suite.Trials{Count: 3, Strategy: suite.TrialsConfidenceInterval},
 			scores: []float64{0.9}, wantCalls: 3, wantScore: 0.9, verdict: results.VerdictPass},
 		{name: "flag sets trials on a file without", override: suite.Trials{Count: 3, Strategy: suite.TrialsMean},
@@ -87,6 +90,9 @@ func TestRunTrials(t *testing.T) {
 				}}
 			s := newSuite(1)
 			s.Trials = tt.file
+			if tt.threshold > 0 {
+				s.Threshold = &tt.threshold
+			}
 			opts := trialOptions(tt.scores...)
 			opts.Trials = tt.override
 			var logs []string

@@ -9,7 +9,10 @@
 //	for _, c := range s.Cases { ... }
 package suite
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Suite is one loaded eval file.
 type Suite struct {
@@ -28,6 +31,8 @@ type Suite struct {
 	Dataset     string   // `dataset`, else the file's base name without extension
 	Description string
 	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
+	// Workspace is a 4.x suite's `workspace`, nil if none: the directory its tests run in.
+	Workspace *Workspace
 	// Evaluators is the suite default list (`execution.evaluators`, `evaluators` or an `evaluator` map).
 	// Cases that declare their own list have already replaced it; Case.Evaluators is final.
 	Evaluators        []*EvaluatorSpec
@@ -57,6 +62,7 @@ type Case struct {
 	InputFiles     []string // absolute paths of referenced non-guideline files, in order
 	Target         string   // case-level `execution.target`, "" if none
 	Targets        []string // 4.x case-level `execution.targets`, nil if none
+	Threshold      *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
 	// Evaluators is the final list for this case: the case's own list, else the suite's.
 	// Empty means the default llm_judge runs. For a conversation they score the whole
 	// transcript once every turn has run, and none runs when the list is empty.
@@ -249,4 +255,18 @@ type PromptSpec struct {
 	Script  []string // explicit argv of the {script: [...]} form (last element resolved to an absolute path)
 	// Config is the `config` of the {script, config} form; nil means use the evaluator's Config.
 	Config json.RawMessage
+}
+
+// Workspace is the directory the tests of a 4.x suite run in (`workspace`): made for the run
+// from a template directory, then set up by a before_all command.
+type Workspace struct {
+	Template  string // absolute path of the template directory, "" for an empty workspace
+	BeforeAll *Hook  // nil if none
+}
+
+// Hook is a workspace command.
+type Hook struct {
+	Command []string
+	Cwd     string        // absolute; "" is the eval file's directory
+	Timeout time.Duration // 0: the default
 }

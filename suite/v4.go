@@ -177,7 +177,9 @@ func (l *loader) loadV4(root *yaml.Node) {
 			}
 		case "execution":
 			l.v4SuiteExecution(&e)
-		case "workspace", "metadata":
+		case "workspace":
+			l.v4Workspace(&e)
+		case "metadata":
 			l.warnf(e.kn, KindIgnored, "", "%q is not supported yet (ignored)", e.key)
 		default:
 			l.unknownKey(e, "at the top level", "", v4TopKeys)
@@ -430,6 +432,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 
 	skipDefaults := false
 	var targets []string
+	var threshold *float64
 	if x := f.get("execution"); x != nil && !isNull(x.v) {
 		if x.v.Kind != yaml.MappingNode {
 			fail(x.v, "%q must be a mapping with skip_defaults and targets, got %s", "execution", kindName(x.v))
@@ -449,7 +452,14 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 				case "target":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
 				case "threshold":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", "threshold")
+					if isNull(xe.v) {
+						continue
+					}
+					if v, ok := number(xe.v); ok && v >= 0 && v <= 1 {
+						threshold = &v
+					} else {
+						fail(xe.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(xe.v))
+					}
 				case "trials":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
 				default:
@@ -562,7 +572,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
 	if c != nil {
-		c.Targets = targets
+		c.Targets, c.Threshold = targets, threshold
 		c.Conversation = conv
 	}
 	return c

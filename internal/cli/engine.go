@@ -222,6 +222,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
 		Cache: store, Shard: cfg.Shard,
 	})
+	defer func() {
+		if err := p.Close(); err != nil {
+			e.Logf("removing a workspace: %v", err)
+		}
+	}()
 	st := &loadState{}
 	p.Preload(files)
 

@@ -89,9 +89,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			continue
 		}
 		for _, c := range s.Cases {
-			if p.Selected(c) {
-				total++
-			}
+			total += p.Runs(s, c)
 		}
 	}
 	if known {
@@ -130,8 +128,10 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 					warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
 					seen = len(ds)
 				}
-				if j := p.Job(c.Suite, c, warns); j != nil {
-					return send(j)
+				for _, j := range p.Jobs(c.Suite, c, warns) {
+					if !send(j) {
+						return false
+					}
 				}
 				return true
 			}
@@ -147,8 +147,10 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		}
 		for i, c := range cases {
 			cases[i] = nil // released once it has run
-			if j := p.Job(s, c, warns[c.ID]); j != nil && !send(j) {
-				return
+			for _, j := range p.Jobs(s, c, warns[c.ID]) {
+				if !send(j) {
+					return
+				}
 			}
 		}
 		if ctx.Err() != nil {

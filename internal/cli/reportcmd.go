@@ -237,7 +237,8 @@ func (l listValue) Set(v string) error {
 }
 
 // regrade re-applies the case threshold of this report to a scored case, so a report step
-// can gate with a different threshold than the run that wrote the file.
+// can gate with a different threshold than the run that wrote the file. A case whose eval file
+// set its own threshold keeps it.
 func regrade(r *results.Record, threshold float64) {
 	if len(r.Trials) > 0 { // each trial again, then the strategy
 		results.RegradeTrials(r, threshold)
@@ -246,6 +247,9 @@ func regrade(r *results.Record, threshold float64) {
 	if r.Verdict == results.VerdictError || r.Error != "" {
 		r.Verdict = results.VerdictError
 		return
+	}
+	if r.CaseThreshold != nil {
+		threshold = *r.CaseThreshold
 	}
 	if r.Score >= threshold {
 		r.Verdict = results.VerdictPass

@@ -1,0 +1,155 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Keys of a 4.x `workspace`, and those read but not supported yet.
+var (
+	v4WorkspaceKeys   = []string{"template", "hooks", "isolation", "repos", "mode", "path", "docker", "env"}
+	v4WorkspaceLater  = []string{"isolation", "repos", "mode", "path", "docker", "env"}
+	v4HookKeys        = []string{"enabled", "before_all", "before_each", "after_each", "after_all"}
+	v4HookCommandKeys = []string{"command", "script", "cwd", "timeout_ms"}
+)
+
+// v4Workspace reads the suite's `workspace`: a template directory (relative to the eval file)
+// and a before_all hook. The other keys of 4.x are warned about and left alone.
+func (l *loader) v4Workspace(e *kv) {
+	switch {
+	case isNull(e.v):
+		return
+	case e.v.Kind == yaml.ScalarNode:
+		l.warnf(e.v, KindIgnored, "", "a workspace file (%q) is not supported yet (ignored): write the workspace mapping in the eval file", e.v.Value)
+		return
+	case e.v.Kind != yaml.MappingNode:
+		l.errorf(e.v, KindStructure, "", "%q must be a mapping with template and hooks, got %s", "workspace", kindName(e.v))
+		return
+	}
+	ws := &Workspace{}
+	es := entries(e.v)
+	l.dupes(es, "")
+	for i := range es {
+		x := &es[i]
+		switch {
+		case x.key == "template":
+			t := l.scalarOr(x, "")
+			if t == "" {
+				continue
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(l.s.Dir, t)
+			}
+			if st, err := os.Stat(t); err != nil || !st.IsDir() {
+				l.errorf(x.v, KindStructure, "", "workspace template %q is not a directory", x.v.Value)
+				continue
+			}
+			ws.Template = filepath.Clean(t)
+		case x.key == "hooks":
+			ws.BeforeAll = l.v4Hooks(x)
+		case slices.Contains(v4WorkspaceLater, x.key):
+			l.warnf(x.kn, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.key)
+		default:
+			l.unknownKey(*x, "in workspace", "", v4WorkspaceKeys)
+		}
+	}
+	if ws.Template != "" || ws.BeforeAll != nil {
+		l.s.Workspace = ws
+	}
+}
+
+// v4Hooks reads `hooks`, returning before_all (nil if none or `enabled: false`).
+func (l *loader) v4Hooks(e *kv) *Hook {
+	if isNull(e.v) {
+		return nil
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", "workspace %q must be a mapping with before_all, got %s", "hooks", kindName(e.v))
+		return nil
+	}
+	var h *Hook
+	enabled := true
+	es := entries(e.v)
+	l.dupes(es, "")
+	for i := range es {
+		x := &es[i]
+		switch x.key {
+		case "enabled":
+			if c := classify(x.v); x.v.Kind != yaml.ScalarNode || c != scalarBool {
+				l.errorf(x.v, KindStructure, "", "hooks %q must be true or false, got %s", "enabled", describe(x.v))
+			} else {
+				enabled = strings.EqualFold(x.v.Value, "true")
+			}
+		case "before_all":
+			h = l.v4Hook(x)
+		case "before_each", "after_each", "after_all":
+			l.warnf(x.kn, KindIgnored, "", "workspace hook %q is not supported yet (ignored)", x.key)
+		default:
+			l.unknownKey(*x, "in workspace hooks", "", v4HookKeys)
+		}
+	}
+	if !enabled {
+		return nil
+	}
+	return h
+}
+
+// v4Hook reads one hook: `command` (a list, or a string split on white space; `script` is its
+// old name), `cwd` (relative to the eval file) and `timeout_ms`.
+func (l *loader) v4Hook(e *kv) *Hook {
+	if isNull(e.v) {
+		return nil
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", "hook %q must be a mapping with command, got %s", e.key, kindName(e.v))
+		return nil
+	}
+	h := &Hook{}
+	es := entries(e.v)
+	l.dupes(es, "")
+	f := kvs(es)
+	cmd := f.get("command")
+	if cmd == nil {
+		cmd = f.get("script")
+	}
+	for i := range es {
+		x := &es[i]
+		switch x.key {
+		case "command", "script":
+		case "cwd":
+			if c := l.scalarOr(x, ""); c != "" {
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(l.s.Dir, c)
+				}
+				h.Cwd = filepath.Clean(c)
+			}
+		case "timeout_ms":
+			if v, ok := number(x.v); ok && v > 0 {
+				h.Timeout = time.Duration(v * float64(time.Millisecond))
+			} else {
+				l.errorf(x.v, KindStructure, "", "hook %q must be a number of milliseconds above 0, got %s", "timeout_ms", describe(x.v))
+			}
+		default:
+			l.unknownKey(*x, "in hook "+e.key, "", v4HookCommandKeys)
+		}
+	}
+	switch {
+	case cmd == nil || isNull(cmd.v):
+		l.errorf(e.kn, KindStructure, "", "hook %q needs %q", e.key, "command")
+		return nil
+	case cmd.v.Kind == yaml.ScalarNode:
+		h.Command = strings.Fields(cmd.v.Value)
+	default:
+		h.Command = l.stringList(cmd, "")
+	}
+	if len(h.Command) == 0 {
+		l.errorf(cmd.v, KindStructure, "", "hook %q: %q is empty", e.key, "command")
+		return nil
+	}
+	return h
+}
