@@ -7,6 +7,8 @@ package compare
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +51,8 @@ type baseCase struct {
 type Baseline struct {
 	// Source names the baseline for people: the file, or the workflow run it came from.
 	Source string
+	// SHA256 is the hex SHA-256 of the file Load read, "" for a baseline Read from a stream.
+	SHA256 string
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
@@ -73,11 +77,12 @@ func Load(path string) (*Baseline, error) {
 		return nil, fmt.Errorf("could not read baseline: %w", err)
 	}
 	defer f.Close()
-	b, err := Read(f)
+	h := sha256.New()
+	b, err := Read(io.TeeReader(f, h))
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
-	b.Source = path
+	b.Source, b.SHA256 = path, hex.EncodeToString(h.Sum(nil))
 	return b, nil
 }
 

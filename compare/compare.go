@@ -138,6 +138,9 @@ func NewComparer(base *Baseline, margin float64) *Comparer {
 	return &Comparer{base: base, margin: margin}
 }
 
+// Baseline is the baseline the comparer compares with.
+func (c *Comparer) Baseline() *Baseline { return c.base }
+
 // Add takes a finished record of the run and sets its BaselineScore when the baseline has
 // the case. Call it before the record is written.
 func (c *Comparer) Add(r *results.Record) {
