@@ -170,6 +170,10 @@ func shownOf(limit, n int) string {
 	return thousands(n)
 }
 
+// TestNote says what made a compared case regressed, improved or within the noise: its
+// test's p-value against the level it had to reach, or that each run scored it once.
+func TestNote(x *compare.Case) string { return testNote(x) }
+
 // testNote says what decided a case's class: its test's p-value against the level it had
 // to reach, or that each run scored it once.
 func testNote(x *compare.Case) string {
