@@ -3,6 +3,7 @@ package main_test
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,6 +158,20 @@ func TestBaselineTrialsEndToEnd(t *testing.T) {
 	other := filepath.Join(same.outDir, "results.jsonl")
 	if rep := report("--baseline", other); !strings.Contains(rep.stderr, "the run was compared with another baseline ("+base+", 8 cases) than this report") {
 		t.Errorf("report against another baseline: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	// Under pass_at_k (the default strategy) trials stop at the first pass: c1 and c2 have one
+	// score before, and their fall cannot be significant. The comparison says so.
+	if err := os.Remove(filepath.Join(ws, "worse.txt")); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"eval", "evals/suite.yaml", "--trials", "5", "--max-failures", "8"}
+	atK := eval("4")
+	writeFiles(t, ws, map[string]string{"worse.txt": "worse\n"})
+	res := eval("5", "--baseline", filepath.Join(atK.outDir, "results.jsonl"), "--max-regressions", "0")
+	md = readFile(t, filepath.Join(res.outDir, "summary.md"))
+	if atK.code != 0 || res.code != 0 || !strings.Contains(res.stdout, "Note: 8 compared cases ran pass_at_k trials") ||
+		!strings.Contains(md, "> ⚠️ 8 compared cases ran `pass_at_k` trials") {
+		t.Errorf("pass_at_k: exits %d and %d, want 0 and 0 with a note\n%s%s", atK.code, res.code, res.stdout, md)
 	}
 }
 
