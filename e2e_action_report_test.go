@@ -1,8 +1,10 @@
 package main_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,5 +49,57 @@ func TestActionReportOfKilledRun(t *testing.T) {
 		if !strings.Contains(s, "AgentV evals: invalid") || !strings.Contains(s, "2 of an unknown number of cases") || !strings.Contains(s, "did not finish") {
 			t.Errorf("%s does not say the run did not finish:\n%s", name, s)
 		}
+	}
+}
+
+// A matrix of shards posts no comment and gates on its own cases; the final job merges the
+// shards' results (a glob) with mode report into one comment and one outcome, the whole run's.
+func TestActionShardsAndMergedReport(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	gh := actiontest.StartGitHub(t)
+	ws := actionWorkspace(t)
+	total := 0
+	for i := 1; i <= 2; i++ {
+		res := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"evals": "evals/*.yaml", "shard": fmt.Sprintf("%d/2", i),
+			"comment": "always", "results-dir": fmt.Sprintf("shards/%d", i)})
+		if res.code > 1 {
+			t.Fatalf("shard %d: exit %d\n%s", i, res.code, res.stdout)
+		}
+		n, _ := strconv.Atoi(res.outputs["total"])
+		total += n
+	}
+	if n := len(gh.Comments(42)); n != 0 {
+		t.Errorf("the shards posted %d comments, want none", n)
+	}
+	if total != 3 {
+		t.Errorf("the shards ran %d cases, want 3", total)
+	}
+	res := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"mode": "report", "results": "shards/*/results.jsonl",
+		"comment": "always", "results-dir": "merged"})
+	if res.code != 1 || res.outputs["outcome"] != "fail" || res.outputs["total"] != "3" || res.outputs["failed"] != "1" {
+		t.Errorf("merged report: exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+	}
+	if n := len(gh.Comments(42)); n != 1 {
+		t.Errorf("the merged report posted %d comments, want 1", n)
+	}
+	for _, f := range []string{"junit.xml", "summary.md", "comment.md"} {
+		if _, err := os.Stat(filepath.Join(ws, "merged", f)); err != nil {
+			t.Errorf("merged %s: %v", f, err)
+		}
+	}
+	// A shard given twice makes the merged outcome invalid, with a message naming it.
+	b, err := os.ReadFile(filepath.Join(ws, "shards", "1", "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, ws, map[string]string{"again.jsonl": string(b)})
+	res = runAction(t, ws, "event-pull_request.json", gh, map[string]string{"mode": "report", "results": "shards/*/results.jsonl\nagain.jsonl",
+		"comment": "always", "results-dir": "merged"})
+	if res.code != 2 || res.outputs["outcome"] != "invalid" || !strings.Contains(gh.Comments(42)[0].Body, "shard 1 of 2 is in") {
+		t.Errorf("a shard given twice: exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
 	}
 }

@@ -87,8 +87,8 @@ func TestBaselineRegressionsEndToEnd(t *testing.T) {
 	table := md[strings.Index(md, "\n|")+1:]
 	table = table[:strings.Index(table, "\n\n")]
 	want := "| Case | Before → after | Δ | Why |\n|---|--:|--:|---|\n" +
-		"| c2 | 0.900 → 0.400 | −0.500 | one score each |\n" +
-		"| c5 | 0.900 → 0.600 | −0.300 | one score each |"
+		"| c2 | 0.900 → 0.400 | −0.500 | one run each (no trials to test) |\n" +
+		"| c5 | 0.900 → 0.600 | −0.300 | one run each (no trials to test) |"
 	if table != want {
 		t.Errorf("first table of the summary:\n%s\nwant\n%s", table, want)
 	}
@@ -184,14 +184,14 @@ func TestActionBaselineAuto(t *testing.T) {
 		}
 		// Each regression is annotated at its case's line, an error since it failed the run.
 		for _, want := range []string{
-			"::error file=evals/suite.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one score each\n",
-			"::error file=evals/suite.yaml,line=14,title=eval case c5 regressed%3A 0.90 → 0.60::score 0.900 → 0.600 (-0.300) against the baseline; one score each\n",
+			"::error file=evals/suite.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)\n",
+			"::error file=evals/suite.yaml,line=14,title=eval case c5 regressed%3A 0.90 → 0.60::score 0.900 → 0.600 (-0.300) against the baseline; one run each (no trials to test)\n",
 		} {
 			if !strings.Contains(res.stdout, want) {
 				t.Errorf("%s: the log lacks the annotation %q:\n%s", tt.name, want, res.stdout)
 			}
 		}
-		if !strings.Contains(res.summary, "**Against the baseline** (run 41 on main (0123456))") || !strings.Contains(res.summary, "/evals/suite.yaml#L8) | 0.900 → 0.400 | −0.500 | one score each |") {
+		if !strings.Contains(res.summary, "**Against the baseline** (run 41 on main (0123456))") || !strings.Contains(res.summary, "/evals/suite.yaml#L8) | 0.900 → 0.400 | −0.500 | one run each (no trials to test) |") {
 			t.Errorf("%s: summary:\n%s", tt.name, res.summary)
 		}
 	}

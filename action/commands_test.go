@@ -317,7 +317,7 @@ func TestWorkflowCommandsReadsLikeTheRunner(t *testing.T) {
 func TestRegressionAnnotations(t *testing.T) {
 	t.Parallel()
 	regs := []Regression{
-		{ID: "c2", File: "/ws/evals/s.yaml", Line: 8, Before: 0.9, After: 0.4, Why: "one score each"},
+		{ID: "c2", File: "/ws/evals/s.yaml", Line: 8, Before: 0.9, After: 0.4, Why: "one run each (no trials to test)"},
 		{ID: "evil\n::set-output name=x::1", File: "evals/s.yaml", Line: 12, Before: 1, After: 0.5, Why: "p = 0.00397 ≤ 0.01 (5 + 5 trials)"},
 	}
 	failed := []results.Record{{EvalID: "low", File: "evals/s.yaml", Line: 3, Verdict: results.VerdictFail, Score: 0.2}}
@@ -333,14 +333,14 @@ func TestRegressionAnnotations(t *testing.T) {
 		want  []string
 	}{
 		{"gated", regs, true, []string{
-			"::error file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one score each",
+			"::error file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)",
 			"::error file=evals/s.yaml,line=12,title=eval case evil %3A%3Aset-output name=x%3A%3A1 regressed%3A 1.00 → 0.50::score 1.000 → 0.500 (-0.500) against the baseline; p = 0.00397 ≤ 0.01 (5 + 5 trials)",
 			"::error file=evals/s.yaml,line=3,title=eval case low failed%3A score 0.20::score 0.200",
 			"::warning file=evals/s.yaml,line=1,title=agentv warning%3A unknown-key::unknown key",
 		}},
 		{"reported", regs[:1], false, []string{
 			"::error file=evals/s.yaml,line=3,title=eval case low failed%3A score 0.20::score 0.200",
-			"::warning file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one score each",
+			"::warning file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)",
 			"::warning file=evals/s.yaml,line=1,title=agentv warning%3A unknown-key::unknown key",
 		}},
 	}

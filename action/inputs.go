@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/suite"
 )
 
@@ -121,7 +123,14 @@ type Inputs struct {
 	MaxMeanDrop      *float64 // largest fall of the mean allowed; nil: report only
 	DryRun           bool
 	Verbose          bool
+	Cache            cache.Mode  // response cache: read-write, read-only or off
+	CacheDir         string      // cache folder, relative to the workspace
+	Shard            *plan.Shard // run only this part of the suite (I/N); nil: all of it
 }
+
+// ResultsFiles returns the results files (or globs) mode report reads: the results input as a
+// newline- or comma-separated list.
+func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
 // Gate returns the gate thresholds the inputs set.
 func (in Inputs) Gate() gate.Options {
@@ -192,6 +201,8 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Comment:          CommentAuto,
 		Details:          DetailsFailures,
 		Mode:             ModeRun,
+		Cache:            cache.Off,
+		CacheDir:         p.str("cache-dir"),
 	}
 	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
 	p.duration("timeout", &in.Timeout)
@@ -232,6 +243,23 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
 	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
 	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("shard", func(s string) error {
+		sh, err := plan.ParseShard(s)
+		if err == nil {
+			in.Shard = &sh
+		}
+		return err
+	})
+	p.enum("cache", func(s string) error {
+		m, err := cache.ParseMode(s)
+		if err == nil {
+			in.Cache = m
+		}
+		return err
+	})
+	if in.CacheDir == "" {
+		in.CacheDir = cache.DefaultDir
+	}
 	if in.Comment == "" {
 		in.Comment = CommentAuto
 	}

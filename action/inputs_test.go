@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/cache"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -15,6 +17,7 @@ func defaults() Inputs {
 		Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, CaseThreshold: DefaultCaseThreshold,
 		Comment: CommentAuto, Details: DetailsFailures, Mode: ModeRun, ResultsDir: DefaultResultsDir,
 		BaselineArtifact: DefaultBaselineArtifact, RegressionMargin: 0.1,
+		Cache: cache.Off, CacheDir: cache.DefaultDir,
 	}
 }
 
@@ -70,6 +73,11 @@ func TestParseInputs(t *testing.T) {
 				in.GitHubToken, in.ResultsDir, in.WorkDir, in.DryRun = "ghs_secret", "out", "sub", true
 				in.Baseline, in.BaselineArtifact, in.MaxRegressions, in.RegressionMargin, in.MaxMeanDrop = BaselineAuto, "evals-main", ptr(0), 0.05, ptr(0.02)
 			},
+		},
+		{
+			name: "cache",
+			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_CACHE": "Read-Only", "INPUT_CACHE-DIR": "/tmp/c"},
+			want: func(in *Inputs) { in.Evals, in.Cache, in.CacheDir = []string{"a.yaml"}, cache.ReadOnly, "/tmp/c" },
 		},
 		{
 			name: "underscores accepted",
@@ -137,10 +145,11 @@ func TestParseInputs(t *testing.T) {
 				"INPUT_MAX-REGRESSIONS":   "-1",
 				"INPUT_REGRESSION-MARGIN": "2",
 				"INPUT_MAX-MEAN-DROP":     "x",
+				"INPUT_CACHE":             "sometimes",
 			},
 			want: func(in *Inputs) { in.Evals = []string{"a.yaml"} },
 			errored: []string{"max-concurrency", "timeout", "max-retries", "min-score", "case-threshold", "max-failures",
-				"max-errors", "pr-number", "max-regressions", "regression-margin", "max-mean-drop", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode"},
+				"max-errors", "pr-number", "max-regressions", "regression-margin", "max-mean-drop", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode", "cache"},
 		},
 		{
 			name:    "NaN and infinity",

@@ -15,7 +15,7 @@ bin="$PWD/$out/agentv"
 root=$PWD
 tfile=$(mktemp)
 
-go run ./bench/gen -out "$out/suites" -modes fa,llm,code_py,none -sizes 1000,5000,20000 >/dev/null
+go run ./bench/gen -out "$out/suites" -modes fa,llm,code_py,none,v4 -sizes 1000,5000,20000 >/dev/null
 python3 bench/jsonl.py --out "$out/jsonl-100k" --n 100000 >/dev/null
 python3 bench/jsonl.py --out "$out/delay-1000" --n 1000 --delay-ms 50 --workers 64 >/dev/null
 python3 bench/jsonl.py --out "$out/jsonl-100k-fail" --n 100000 --fail >/dev/null
@@ -48,6 +48,7 @@ cases=5000 measure "field_accuracy, 5000 cases (YAML)" "$out/suites/fa-5000" eva
 cases=20000 measure "llm judge, 20000 cases (YAML)" "$out/suites/llm-20000" eval eval.yaml
 cases=5000 measure "llm judge, 5000 cases (YAML)" "$out/suites/llm-5000" eval eval.yaml
 cases=5000 measure "default judge, 5000 cases" "$out/suites/none-5000" eval eval.yaml
+cases=5000 measure "AgentV 4.x, 5000 tests (YAML)" "$out/suites/v4-5000" eval eval.yaml
 measure "validate 5000-case YAML" "$out/suites/llm-5000" validate eval.yaml --targets .agentv/targets.yaml
 measure "python code judge, 1000 cases" "$out/suites/code_py-1000" eval eval.yaml --workers 2
 cases=100000 measure "JSONL 100,000 cases" "$out/jsonl-100k" eval eval.jsonl

@@ -5,14 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
+	"github.com/agentv/action/internal/suitegen"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // benchJudgePy does real work: it parses the payload and scores word overlap between the
@@ -128,4 +130,32 @@ func (benchJudge) Target() *targets.Target { return &targets.Target{Name: "bench
 
 func (benchJudge) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
 	return &providers.Response{Text: `{"score":1,"hits":["canned hit"],"misses":[],"reasoning":"canned verdict"}`}, nil
+}
+
+// BenchmarkLoadV4_5000 loads a 5,000-test AgentV 4.x suite (criteria, messages and four
+// assertions per test). It lives here rather than in package suite because the 4.x
+// assertion types are registered by this package; retained-B is the heap the loaded suite
+// keeps, which must stay well under 100 MiB.
+func BenchmarkLoadV4_5000(b *testing.B) {
+	dir, err := suitegen.Write(b.TempDir(), "v4", 5000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "eval.yaml")
+	b.ReportAllocs()
+	var retained uint64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := suite.Load(path, suite.LoadOptions{Cwd: dir})
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if len(s.Cases) != 5000 || suite.HasErrors(s.Diagnostics) {
+			b.Fatalf("loaded %d tests, %d diagnostics", len(s.Cases), len(s.Diagnostics))
+		}
+		retained = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(float64(retained), "retained-B")
 }

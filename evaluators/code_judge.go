@@ -98,22 +98,31 @@ func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string
 }
 
 // parseJudgeOutput reads a code judge's result object (as AgentV 2.5 reads it): a missing or
-// non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings.
+// non-number score is 0 (with a miss saying so), hits and misses keep non-blank strings. The
+// AgentV 4.x form `assertions: [{text, passed, evidence?}]` (what @agentv/sdk graders print) adds
+// its passed checks to the hits, the others to the misses and `text: evidence` to the reasoning,
+// and a result without a score then scores the share that passed.
 func parseJudgeOutput(out []byte) verdict {
 	var obj struct {
-		Score     json.RawMessage `json:"score"`
-		Hits      json.RawMessage `json:"hits"`
-		Misses    json.RawMessage `json:"misses"`
-		Reasoning json.RawMessage `json:"reasoning"`
-		Details   json.RawMessage `json:"details"`
+		Score      json.RawMessage `json:"score"`
+		Hits       json.RawMessage `json:"hits"`
+		Misses     json.RawMessage `json:"misses"`
+		Assertions json.RawMessage `json:"assertions"`
+		Reasoning  json.RawMessage `json:"reasoning"`
+		Details    json.RawMessage `json:"details"`
 	}
 	if err := json.Unmarshal(out, &obj); err != nil {
 		return verdict{err: fmt.Errorf("code judge output: %w", err)}
 	}
 	v := verdict{hits: stringItems(obj.Hits, 0), misses: stringItems(obj.Misses, 0)}
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning)
+	passed, total := addChecks(&v, obj.Assertions)
 	score, ok := parseScore(obj.Score)
-	if !ok {
+	switch {
+	case ok:
+	case total > 0:
+		score = float64(passed) / float64(total)
+	default:
 		v.misses = append(v.misses, "code judge result has no numeric score")
 	}
 	v.score = score
@@ -121,6 +130,38 @@ func parseJudgeOutput(out []byte) verdict {
 		v.details, _ = jsonx.AppendCompact(nil, obj.Details)
 	}
 	return v
+}
+
+// addChecks reads AgentV 4.x `assertions` ({text, passed, evidence?} objects; others are
+// skipped) into v and counts them.
+func addChecks(v *verdict, raw json.RawMessage) (passed, total int) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items) // anything but a list has no items
+	var evidence []string
+	for _, it := range items {
+		var a struct {
+			Text     *string `json:"text"`
+			Passed   bool    `json:"passed"`
+			Evidence string  `json:"evidence"`
+		}
+		if json.Unmarshal(it, &a) != nil || a.Text == nil {
+			continue
+		}
+		total++
+		if a.Passed {
+			passed++
+			v.hits = append(v.hits, *a.Text)
+		} else {
+			v.misses = append(v.misses, *a.Text)
+		}
+		if e := strings.TrimSpace(a.Evidence); e != "" {
+			evidence = append(evidence, *a.Text+": "+e)
+		}
+	}
+	if len(evidence) > 0 {
+		v.reasoning = strings.TrimSpace(v.reasoning + " " + strings.Join(evidence, "; "))
+	}
+	return passed, total
 }
 
 func stderrNote(stderr []byte) string {

@@ -220,3 +220,42 @@ func TestCodeJudgeEnvDropsToken(t *testing.T) {
 		t.Errorf("reasoning = %q (error %q)", got, out.Results[0].Error)
 	}
 }
+
+// AgentV 4.x graders print {score?, assertions: [{text, passed, evidence?}]}: the checks become
+// hits and misses, and without a score the share of passed checks is the score.
+func TestParseJudgeOutputAssertions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		out          string
+		score        float64
+		hits, misses []string
+		reasoning    string
+	}{
+		{name: "score and checks", out: `{"score": 0.7, "reasoning": "7 words", "assertions": [{"text": "at most 5", "passed": false, "evidence": "counted"}, {"text": "greets", "passed": true}]}`,
+			score: 0.7, hits: []string{"greets"}, misses: []string{"at most 5"}, reasoning: "7 words at most 5: counted"},
+		{name: "no score: share passed", out: `{"assertions": [{"text": "a", "passed": true}, {"text": "b", "passed": false}, {"text": "c", "passed": true}, {"text": "d", "passed": true}]}`,
+			score: 0.75, hits: []string{"a", "c", "d"}, misses: []string{"b"}},
+		{name: "malformed checks skipped", out: `{"assertions": [{"passed": true}, "x", {"text": "ok", "passed": true}]}`,
+			score: 1, hits: []string{"ok"}, misses: []string{}},
+		{name: "with 2.5 hits", out: `{"score": 1, "hits": ["old"], "assertions": [{"text": "new", "passed": true}]}`,
+			score: 1, hits: []string{"old", "new"}, misses: []string{}},
+		{name: "empty checks, no score", out: `{"assertions": []}`,
+			score: 0, hits: []string{}, misses: []string{"code judge result has no numeric score"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v := parseJudgeOutput([]byte(tt.out))
+			if v.err != nil || v.score != tt.score || v.reasoning != tt.reasoning {
+				t.Fatalf("score %v reasoning %q err %v, want %v %q", v.score, v.reasoning, v.err, tt.score, tt.reasoning)
+			}
+			if diff := cmp.Diff(tt.hits, v.hits); diff != "" {
+				t.Errorf("hits (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.misses, v.misses); diff != "" {
+				t.Errorf("misses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -12,12 +12,11 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // JudgeResolver returns the judge provider for an llm_judge: override is the evaluator's own

@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // fakeJudge is a providers.Provider for judge calls: it records requests and answers

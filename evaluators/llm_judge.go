@@ -74,10 +74,13 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *r
 	userPrompt := ""
 	var promptErr error
 	var vals [len(defaultSections)]string
-	if spec.Prompt != nil {
+	if spec.Prompt != nil && spec.Criteria == "" {
 		userPrompt, promptErr = r.customPrompt(ctx, spec)
 	} else {
 		vals = r.defaultValues()
+		if spec.Criteria != "" {
+			vals[0] = spec.Criteria
+		}
 		userPrompt = defaultPrompt(&vals)
 	}
 	judge, targetName, judgeErr := r.resolveJudge(spec.Target)

@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 func TestLLMJudgeReplies(t *testing.T) {

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 func mockProvider(t *testing.T, name, answer string) providers.Provider {

@@ -37,6 +37,7 @@ type Replay struct {
 	unknown  bool // a run's planned count is unknown (killed while its suite streamed)
 	stopped  bool // a run stopped before every planned case finished (cancelled or killed)
 	cancel   bool // a run's end record says it was cancelled
+	shard    *results.RunShard
 }
 
 // maxListed bounds how many record positions one problem lists.
@@ -93,6 +94,10 @@ func (r *Replay) Run(rec *results.RunRecord, line int) {
 		if r.gate == nil {
 			r.gate = rec.Gate
 		}
+		if r.shard == nil && rec.Shard != nil {
+			sh := *rec.Shard
+			r.shard = &sh
+		}
 	case results.KindRunEnd:
 		r.end(rec, line)
 	default:
@@ -112,6 +117,10 @@ func (r *Replay) end(rec *results.RunRecord, line int) {
 		r.gate = rec.Gate
 	}
 	r.recorded = append(r.recorded, rec.Problems...)
+	if rec.Shard != nil {
+		sh := *rec.Shard // the end record also names the plan
+		r.shard = &sh
+	}
 	if rec.Cases != nil && *rec.Cases != inRun && started {
 		r.problems = append(r.problems, fmt.Sprintf("line %d: the run recorded %d case %s but the file holds %d between its start and end records (cut or edited?)",
 			line, *rec.Cases, plural(*rec.Cases, "record", "records"), inRun))
@@ -169,12 +178,14 @@ type ReplayResult struct {
 	Stopped        bool
 	// Cancelled is set when a run's end record says it was cancelled (interrupted, not killed).
 	Cancelled bool
+	// Shard is the part of a split suite the file's run was, nil for a whole run.
+	Shard *results.RunShard
 }
 
 // Result settles what was read (a run still open at the end of the file was killed).
 func (r *Replay) Result() ReplayResult {
 	r.closeOpen()
-	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped, Cancelled: r.cancel}
+	out := ReplayResult{RunProblems: r.recorded, Problems: r.problems, Notes: r.notes, Gate: r.gate, Stopped: r.stopped, Cancelled: r.cancel, Shard: r.shard}
 	if r.runs > 0 || r.ends > 0 {
 		out.Planned = r.planned + r.outside
 		out.PlannedAtLeast = r.atLeast

@@ -13,15 +13,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Options are what the planner needs from the run's configuration.
@@ -49,6 +49,10 @@ type Options struct {
 	// Check returns an error when the input at path (what names it) is an output of the
 	// run; nil checks nothing.
 	Check func(path, what string) error
+	// Cache answers targets and judges from earlier runs; nil: no cache.
+	Cache *cache.Store
+	// Shard, when set, runs only the cases of that shard.
+	Shard *Shard
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -89,6 +93,10 @@ func New(opts Options) *Planner {
 	if opts.Check == nil {
 		opts.Check = func(string, string) error { return nil }
 	}
+	if opts.Shard != nil {
+		sh := *opts.Shard // Balance cuts this run's copy
+		opts.Shard = &sh
+	}
 	return &Planner{opts: opts, files: map[string]*targets.File{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
 		reported: map[string]bool{}, dotenvSeen: map[string]bool{}}
@@ -110,7 +118,10 @@ func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 
 // Job binds one case to its target's provider; nil when --eval-id leaves the case out.
 func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
-	if !p.Selected(c) {
+	if !p.selectedByID(c) {
+		return nil
+	}
+	if sh := p.opts.Shard; sh != nil && !sh.Has(c) {
 		return nil
 	}
 	p.forSuite(s)
@@ -125,8 +136,26 @@ func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *
 	return j
 }
 
-// Selected reports whether --eval-id (if given) selects the case.
+// Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {
+	return p.selectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
+}
+
+// Balance cuts the run's shard out of the plan (see Shard.Balance): hashes are CaseHash of
+// every case --eval-id selects, in all shards. Without a shard it does nothing.
+func (p *Planner) Balance(hashes []uint64) {
+	if p.opts.Shard != nil {
+		p.opts.Shard.Balance(hashes)
+	}
+}
+
+// Shard returns the run's shard, nil when the run is whole.
+func (p *Planner) Shard() *Shard { return p.opts.Shard }
+
+// SelectedByID reports whether --eval-id (if given) selects the case, whatever its shard.
+func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }
+
+func (p *Planner) selectedByID(c *suite.Case) bool {
 	if id := p.opts.EvalID; id != "" {
 		ok, _ := doublestar.Match(id, c.ID)
 		return ok
@@ -321,7 +350,10 @@ func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, 
 		Logf: p.opts.Logf,
 	})
 	p.diags = append(p.diags, warns...)
-	return pr, err
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Cache.Wrap(pr)
 }
 
 // Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the

@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // TestJudgeResolution checks the order a judge target is chosen in: the evaluator's own

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/targets"
 )
 
 // agentExcerpt is how much of stdout and stderr an agent error message carries.

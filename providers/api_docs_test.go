@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/targets"
 )
 
 // TestProvidersREADMEExample loads every targets.yaml example of providers/README.md and builds

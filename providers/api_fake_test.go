@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // apiTestKey is the key every fake expects; tests assert it never leaks.

@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/retry"
+	"github.com/agentv/action/targets"
 )
 
 // TestAPIScenarios runs the wire-level retry scenarios against every API provider

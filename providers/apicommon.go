@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // apiDefaultSystem is the system text of a single-turn request that has no SystemPrompt.

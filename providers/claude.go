@@ -8,10 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // claudeBaseArgs is Claude Code's print mode with its JSON event stream (--verbose is required

@@ -8,12 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 func TestClaudeKinds(t *testing.T) {

@@ -12,10 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/targets"
 )
 
 func init() { register(targets.KindCLI, newCLI) }

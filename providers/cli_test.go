@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // cliTestTarget builds a cli target whose eval directory is dir, as targets.Load stores settings.

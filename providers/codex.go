@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // codexBaseArgs is the documented codex invocation; configured args go before the final "-" (prompt on stdin).

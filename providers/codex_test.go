@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/targets"
 )
 
 // codexGolden compares got with a golden file; `go test -update` rewrites it. The flag is the

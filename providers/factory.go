@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Options are run-wide settings every provider may use.
@@ -38,7 +37,7 @@ var constructors = map[string]constructor{}
 func register(kind string, c constructor) { constructors[kind] = c }
 
 // commonKeys are settings every target may carry; they are never "unknown".
-var commonKeys = []string{"name", "provider", "judge_target", "grader_target", "workers", "provider_batching", "price", "$schema"}
+var commonKeys = []string{"name", "provider", "judge_target", "grader_target", "workers", "provider_batching", "price", "cache", "$schema"}
 
 // New builds the provider of a target. Settings the provider did not read are returned
 // as warnings (unknown settings never fail a run); invalid values are errors.
@@ -49,6 +48,10 @@ func New(t *targets.Target, opts Options) (Provider, []suite.Diagnostic, error) 
 			Msg: fmt.Sprintf("provider %q is not supported here yet (supported: %s)", t.Provider, strings.Join(Kinds(), ", "))}
 	}
 	t.MarkUsed(commonKeys...)
+	// `cache` (read by the response cache) is checked here, so validate reports a bad value.
+	if _, _, err := t.Bool("cache"); err != nil {
+		return nil, nil, err
+	}
 	p, err := c(t, opts)
 	if err != nil {
 		return nil, nil, err

@@ -9,11 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // mockTarget builds a mock target from settings as targets.Load would store them.

@@ -6,9 +6,8 @@ package providers
 import (
 	"context"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Mode is how a provider wants a case formatted (see prompt.Build).

@@ -15,10 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/retry"
+	"github.com/agentv/action/targets"
 )
 
 // Retry defaults, as AgentV documents its provider retry configuration: 3 retries,

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/targets"
 )
 
 // TestLoadTargetsRegistersEveryReference: every value resolved from `${{ VAR }}`, in any

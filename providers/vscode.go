@@ -11,11 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // vscodeDefaultSystem heads the prompt document unless `system_prompt` replaces it.

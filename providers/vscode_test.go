@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/targets"
 )
 
 // vscodeGoldenCases are the prompt documents checked against testdata/vscode/*.md.

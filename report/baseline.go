@@ -186,7 +186,7 @@ func testNote(x *compare.Case) string {
 		if x.Trials() {
 			return "within the margin"
 		}
-		return "one score each"
+		return "one run each (no trials to test)"
 	}
 	rel := "≤"
 	if x.Test.P > x.Level {

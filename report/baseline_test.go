@@ -122,8 +122,8 @@ func TestBaselineReport(t *testing.T) {
 			}
 			want := []string{
 				"Case | Before → after | Δ | Why",
-				"support-03 | 0.950 → 0.350 | −0.600 | did not mention the refund window · one score each",
-				"billing-04 | 1.000 → 0.800 | −0.200 | one score each",
+				"support-03 | 0.950 → 0.350 | −0.600 | did not mention the refund window · one run each (no trials to test)",
+				"billing-04 | 1.000 → 0.800 | −0.200 | one run each (no trials to test)",
 			}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("first table:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

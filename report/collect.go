@@ -34,6 +34,7 @@ type Collector struct {
 	parts     *JUnitParts
 	intern    map[string]string
 	fails     *failKeeper
+	cache     *results.CacheUse
 }
 
 // NewCollector returns a collector for a run whose Markdown surfaces use details and whose
@@ -63,6 +64,7 @@ func (c *Collector) KeepWorst(n int) {
 // are among the few whose details or annotations can show (failKeeper).
 func (c *Collector) Add(rec *results.Record) {
 	cs := NewCase(rec, false)
+	c.cache = addCache(c.cache, rec.Cache)
 	// Eval runs repeat the same few file, dataset and target names, and often the same
 	// reasons for failing (a target that is down, a judge's standard miss).
 	cs.File, cs.Dataset, cs.Target, cs.Why = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target), c.str(cs.Why)
@@ -119,6 +121,9 @@ func (c *Collector) str(s string) string {
 
 // Cases returns the cases kept so far, in completion order.
 func (c *Collector) Cases() []*Case { return c.cases }
+
+// Cache returns the response cache use of the cases added so far, nil when none used it.
+func (c *Collector) Cache() *results.CacheUse { return c.cache }
 
 // Len returns how many cases were added.
 func (c *Collector) Len() int { return len(c.cases) }

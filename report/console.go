@@ -70,6 +70,9 @@ func Console(w io.Writer, run *Run, color bool) {
 		fmt.Fprintf(b, "   Flaky: %d", flaky)
 	}
 	b.WriteString("\n")
+	if sh := run.Shard; sh != nil {
+		fmt.Fprintf(b, "Shard %d of %d: the counts and the outcome are this shard's\n", sh.Index, sh.Count)
+	}
 	o := run.Decision.Outcome
 	// Scores of an invalid or cancelled run answer no question: its problems do.
 	if o == gate.Invalid || run.Cancelled {
@@ -108,6 +111,9 @@ func Console(w io.Writer, run *Run, color bool) {
 		writeFlaky(b, run, recs, flaky, p)
 	}
 	consoleBaseline(b, run)
+	if s := cacheLine(run.Cache); s != "" {
+		fmt.Fprintf(b, "\nResponse cache: %s\n", s)
+	}
 	if n := warningCount(run); n > 0 {
 		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
 	}

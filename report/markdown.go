@@ -363,7 +363,7 @@ func trialsLine(r *results.Record) string {
 		head += " · stopped at the cost limit"
 	}
 	if len(r.Trials) > 1 {
-		head += fmt.Sprintf(" · below: trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
+		head += fmt.Sprintf(" · details below are from trial %d, the best", r.Trials[results.BestTrial(r.Trials)].Trial)
 	}
 	return head
 }
@@ -684,7 +684,11 @@ func scoreChart(s ScoreStats) string {
 
 func settingsLine(run *Run, recs []*Case) string {
 	g := run.Gate
-	parts := []string{"case threshold " + formatFloat(g.CaseThreshold)}
+	var parts []string
+	if sh := run.Shard; sh != nil {
+		parts = append(parts, fmt.Sprintf("shard %d of %d", sh.Index, sh.Count))
+	}
+	parts = append(parts, "case threshold "+formatFloat(g.CaseThreshold))
 	if g.MinScore != nil {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}
@@ -716,6 +720,9 @@ func settingsLine(run *Run, recs []*Case) string {
 	}
 	if run.Duration > 0 {
 		parts = append(parts, formatMS(run.Duration.Milliseconds()))
+	}
+	if s := cacheLine(run.Cache); s != "" {
+		parts = append(parts, s)
 	}
 	return strings.Join(parts, " · ")
 }

@@ -59,6 +59,10 @@ type Run struct {
 	// Cancelled is set when the run was interrupted (Ctrl-C, a cancelled job): the console
 	// reads "cancelled" rather than "invalid".
 	Cancelled bool
+	// Cache is what the response cache did for the run's cases, nil when it was not used.
+	Cache *results.CacheUse
+	// Shard is set when the run was one shard of a split suite: its counts are the shard's.
+	Shard *results.RunShard
 
 	sorted []*Case            // cases in report order, computed once (a large run is sorted once)
 	dups   map[*Case]struct{} // cases whose id is not unique in the run

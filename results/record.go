@@ -102,6 +102,9 @@ type Record struct {
 	// BaselineScore is the case's score in the baseline run it was compared with (errored
 	// counting 0); nil when the run had no baseline or the baseline lacks the case.
 	BaselineScore *float64 `json:"baseline_score,omitempty"`
+	// Cache is set when the run used the response cache and a call of this case (its target's,
+	// its LLM judges') went through it.
+	Cache *CacheUse `json:"cache,omitempty"`
 }
 
 // Turn verdicts beyond pass, fail and error.
@@ -125,6 +128,13 @@ type TrialInterval struct {
 	High   float64 `json:"high"`
 	Mean   float64 `json:"mean"`
 	StdDev float64 `json:"stddev"` // sample standard deviation (n-1)
+}
+
+// CacheUse says how a case's calls went through the response cache.
+type CacheUse struct {
+	Hits        int   `json:"hits"`                   // calls answered from the cache
+	Misses      int   `json:"misses"`                 // calls made because the cache had no answer
+	TokensSaved int64 `json:"tokens_saved,omitempty"` // tokens the cached answers had cost
 }
 
 // Trial is one run of a case when it ran several times.

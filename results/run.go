@@ -81,6 +81,10 @@ type RunBaseline struct {
 type RunShard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
+	// Plan identifies the split (the cases selected in all shards together, and Count): shards
+	// of one plan share it. PlanCases is how many cases that is. The end record has them.
+	Plan      string `json:"plan,omitempty"`
+	PlanCases *int   `json:"plan_cases,omitempty"`
 }
 
 // AppendRun appends r as one line of JSON (no newline), without HTML escaping.

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/targets"
-
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -19,6 +18,7 @@ import (
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // HealthcheckError marks records of cases that did not run because their target's
@@ -54,8 +54,14 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 			rec = r.errorRecord(j, nil, 1, time.Since(start), fmt.Errorf("internal error while running the case: %v", v))
 		}
 	}()
+	ctx, use := cache.Track(ctx)
+	if pre != nil {
+		cache.Batched(ctx, pre)
+	}
 	if j.Case.Conversation != nil {
-		return r.runConversation(ctx, p, j, start)
+		rec = r.runConversation(ctx, p, j, start)
+		rec.Cache = use.Record()
+		return rec
 	}
 	t := p.Target()
 	mode := providers.ModeOf(t.Kind)
@@ -90,6 +96,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 		}
 	}
 	rec.Attempts = attempts
+	rec.Cache = use.Record()
 	rec.DurationMS = time.Since(start).Milliseconds()
 	switch {
 	case resp.Error != "":

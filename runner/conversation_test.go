@@ -11,12 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // loadConversation loads a 4.x eval file holding conversation tests.

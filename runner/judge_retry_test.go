@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // slowOnce is a shell snippet that hangs past the timeout on its first run (and on every run

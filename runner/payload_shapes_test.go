@@ -5,10 +5,9 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // A Python judge that iterates the trace and the output messages works on a plain-text answer

@@ -5,12 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/targets"
 )
 
 // A huge question and answer cost a bounded record: each text is stored once (the default

@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentv/action/evaluators"
@@ -23,6 +21,7 @@ import (
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // Defaults: each invocation may take 120 s, and a timed-out invocation is retried twice.

@@ -11,13 +11,12 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // fakeProvider is an in-process provider: answer decides per request what happens.

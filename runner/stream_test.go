@@ -8,11 +8,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // notifyCollector signals each record as it arrives.

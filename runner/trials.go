@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -60,7 +61,8 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pr
 		if i > 0 {
 			first = nil
 		}
-		rec := r.runOnce(ctx, p, j, first)
+		// Each trial is its own sample: the response cache keys its calls by the trial.
+		rec := r.runOnce(cache.WithTrial(ctx, i), p, j, first)
 		recs = append(recs, rec)
 		trials = append(trials, trialOf(i+1, rec))
 		if tr.CostUSD > 0 {
@@ -93,6 +95,7 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pr
 	}
 	rec.Attempts = attempts
 	rec.TraceSummary = sumUsage(rec.TraceSummary, recs)
+	rec.Cache = sumCache(recs)
 	rec.DurationMS = time.Since(start).Milliseconds()
 	return rec
 }
@@ -160,4 +163,21 @@ func sumUsage(ts *results.TraceSummary, recs []*results.Record) *results.TraceSu
 		sum.CostUSD = &cost
 	}
 	return &sum
+}
+
+// sumCache adds up how every trial's calls went through the response cache.
+func sumCache(recs []*results.Record) *results.CacheUse {
+	var sum *results.CacheUse
+	for _, r := range recs {
+		if r.Cache == nil {
+			continue
+		}
+		if sum == nil {
+			sum = &results.CacheUse{}
+		}
+		sum.Hits += r.Cache.Hits
+		sum.Misses += r.Cache.Misses
+		sum.TokensSaved += r.Cache.TokensSaved
+	}
+	return sum
 }

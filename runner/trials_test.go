@@ -10,13 +10,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // sequenceJudge answers the n-th judge request with scores[n % len(scores)]: one judge call

@@ -1,6 +1,7 @@
-// Package sdk carries the compiled JavaScript packages `@agentv/eval` (js/) and `@agentv/core`
-// (js-core/) inside the agentv binary, so user scripts can import them with nothing installed:
-// internal/jsruntime writes them to a cache folder and points the JavaScript runtime at it.
+// Package sdk carries the compiled JavaScript packages `@agentv/eval` (js/), `@agentv/core`
+// (js-core/) and `@agentv/sdk` (js-sdk/) inside the agentv binary, so user scripts can import
+// them with nothing installed: internal/jsruntime writes them to a cache folder and points the
+// JavaScript runtime at it.
 //
 // The TypeScript sources live in js/src; the compiled dist/ folders are committed so that building
 // the Go binary needs no npm (run `npm run build` in js/ after changing the sources; a test fails
@@ -17,7 +18,7 @@ import (
 	"sort"
 )
 
-//go:embed js/package.json js/dist js-core/package.json js-core/dist
+//go:embed js/package.json js/dist js-core/package.json js-core/dist js-sdk/package.json js-sdk/dist
 var files embed.FS
 
 // Package is one npm package carried in the binary.
@@ -28,9 +29,10 @@ type Package struct {
 }
 
 // dirs maps the embedded folders to their packages, in a fixed order.
-var dirs = []string{"js", "js-core"}
+var dirs = []string{"js", "js-core", "js-sdk"}
 
-// Packages returns the embedded packages: `@agentv/eval` first, then `@agentv/core`.
+// Packages returns the embedded packages: `@agentv/eval` first, then `@agentv/core` and
+// `@agentv/sdk` (AgentV 4.x's grader helpers, re-exported from `@agentv/eval/sdk`).
 func Packages() ([]Package, error) {
 	out := make([]Package, 0, len(dirs))
 	for _, dir := range dirs {

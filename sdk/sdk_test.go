@@ -18,8 +18,8 @@ func TestPackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) != 2 || pkgs[0].Name != "@agentv/eval" || pkgs[1].Name != "@agentv/core" {
-		t.Fatalf("Packages() = %+v, want @agentv/eval then @agentv/core", pkgs)
+	if len(pkgs) != 3 || pkgs[0].Name != "@agentv/eval" || pkgs[1].Name != "@agentv/core" || pkgs[2].Name != "@agentv/sdk" {
+		t.Fatalf("Packages() = %+v, want @agentv/eval, @agentv/core, @agentv/sdk", pkgs)
 	}
 	for _, p := range pkgs {
 		t.Run(p.Name, func(t *testing.T) {
@@ -63,9 +63,9 @@ func TestPackages(t *testing.T) {
 			if data, err := fs.ReadFile(p.FS, "dist/cjs/package.json"); err != nil || !strings.Contains(string(data), `"commonjs"`) {
 				t.Errorf("dist/cjs/package.json must declare type commonjs (err %v)", err)
 			}
-			if p.Name == "@agentv/core" {
+			if p.Name != "@agentv/eval" {
 				if got, want := meta.Dependencies["@agentv/eval"], pkgs[0].Version; got != want {
-					t.Errorf("@agentv/core depends on @agentv/eval %q, want the shipped version %q", got, want)
+					t.Errorf("%s depends on @agentv/eval %q, want the shipped version %q", p.Name, got, want)
 				}
 			}
 		})

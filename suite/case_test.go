@@ -261,9 +261,9 @@ func TestUnknownKeysAreWarnings(t *testing.T) {
 
 func TestUnsupportedAndMissingFiles(t *testing.T) {
 	t.Parallel()
-	root := writeTree(t, map[string]string{"evals.json": "{}"})
+	root := writeTree(t, map[string]string{"notes.txt": "{}"})
 	tests := []struct{ path, want string }{
-		{"evals.json", `unsupported file format ".json"`},
+		{"notes.txt", `unsupported file format ".txt"`},
 		{"absent.yaml", "no such file"},
 		{".", "unsupported file format"},
 	}

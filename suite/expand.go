@@ -21,7 +21,8 @@ var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 
 // Expand turns CLI arguments (files, directories or globs, relative to cwd) into eval file paths:
 // de-duplicated, sorted, relative to cwd when inside it. A directory means every eval file below
-// it; globs use doublestar (`**` spans directories). Targets files, `.agentv` config, JSONL
+// it; globs use doublestar (`**` spans directories). A .json file (Agent Skills evals.json) is
+// taken when named, or matched by a glob as skillsFile says. Targets files, `.agentv` config, JSONL
 // sidecars and hidden directories are skipped when walking or globbing. Walking and globbing
 // do not follow symbolic links to directories (a link to `..` would repeat the tree, one to
 // `/` would walk the machine); a directory named in the pattern is followed. A file reached
@@ -58,9 +59,9 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 		abs = filepath.Clean(abs)
 		if fi, err := os.Stat(abs); err == nil {
 			if !fi.IsDir() {
-				if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] {
+				if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
 					diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
-						Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})
+						Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
 					continue
 				}
 				add(abs)
@@ -68,8 +69,12 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 			}
 			found := dropIncluded(walkDir(abs))
 			if len(found) == 0 {
-				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
-					Message: fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)})
+				msg := fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)
+				if hasSkillsFile(abs) {
+					msg += fmt.Sprintf("; Agent Skills evals.json files run when named or matched by a glob such as %q",
+						filepath.ToSlash(filepath.Join(pat, "**", "evals.json")))
+				}
+				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile, Message: msg})
 			}
 			for _, f := range found {
 				add(f)
@@ -159,6 +164,26 @@ func walkDir(root string) []string {
 	return out
 }
 
+// hasSkillsFile reports whether an evals.json lies below root (hidden folders and node_modules
+// left out, as when walking).
+func hasSkillsFile(root string) bool {
+	found := false
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil || found:
+			return filepath.SkipDir
+		case d.IsDir():
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+		case strings.EqualFold(d.Name(), "evals.json"):
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
 // globFiles expands an absolute doublestar pattern. Hidden files and directories only match
 // when the pattern names them.
 func globFiles(abs string) ([]string, error) {
@@ -179,11 +204,22 @@ func globFiles(abs string) ([]string, error) {
 	for _, m := range matches {
 		p := filepath.Join(filepath.FromSlash(base), filepath.FromSlash(m))
 		// Without following links the glob reports a link to a directory as a file.
-		if !skipFile(p) && !inNodeModules(m) && !linksToDir(p) {
+		if (!skipFile(p) || skillsFile(p, pattern)) && !inNodeModules(m) && !linksToDir(p) {
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+// skillsFile reports whether a glob match is an Agent Skills evals file to run: a .json file
+// named evals.json, or any .json file when the pattern itself ends in .json. Walking a
+// directory picks no .json file, as AgentV 4.x does not.
+func skillsFile(path, pattern string) bool {
+	base := strings.ToLower(filepath.Base(path))
+	if filepath.Ext(base) != ".json" || strings.HasPrefix(base, ".") {
+		return false
+	}
+	return base == "evals.json" || strings.HasSuffix(strings.ToLower(pattern), ".json")
 }
 
 // linksToDir reports whether path is a symbolic link that leads to a directory.
@@ -201,8 +237,8 @@ func inNodeModules(rel string) bool {
 }
 
 // dropIncluded leaves out the files that an AgentV 4.x suite among files includes as its
-// tests (`tests: cases.jsonl`, or `file://` items of its test list): they are parts of that
-// suite, not suites of their own.
+// tests (`tests: cases.jsonl`, `tests: <directory>` with a case.yaml per subdirectory, or
+// `file://` items of its test list): they are parts of that suite, not suites of their own.
 func dropIncluded(files []string) []string {
 	included := map[string]bool{}
 	for _, f := range files {
@@ -257,6 +293,12 @@ func includedTests(abs string) []string {
 		if strings.ContainsAny(r, "*?{") {
 			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
 			out = append(out, m...)
+		} else if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			// A directory of tests: each subdirectory's case file is part of the suite.
+			for _, n := range caseFileNames {
+				m, _ := filepath.Glob(filepath.Join(r, "*", n))
+				out = append(out, m...)
+			}
 		} else {
 			out = append(out, filepath.Clean(r))
 		}

@@ -75,6 +75,8 @@ type loader struct {
 	envFor func(string) (string, bool)                      // its lookup, once asked for
 	secret func(string)                                     // LoadOptions.Secret
 
+	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
+
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }
@@ -123,9 +125,11 @@ func Load(path string, opts LoadOptions) *Suite {
 		s.Format = "yaml"
 	case ".jsonl":
 		s.Format, s.Dialect = "jsonl", Dialect25
+	case ".json":
+		s.Format, s.Dialect = "json", Dialect4 // Agent Skills evals.json
 	default:
 		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
-			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml or .jsonl", ext)})
+			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
 		return s
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
@@ -139,9 +143,12 @@ func Load(path string, opts LoadOptions) *Suite {
 		return s
 	}
 	s.GuidelinePatterns = l.guidelinePatterns()
-	if s.Format == "yaml" {
+	switch s.Format {
+	case "yaml":
 		l.loadYAML()
-	} else {
+	case "json":
+		l.loadSkills()
+	default:
 		l.onCase = opts.OnCase
 		l.loadJSONL()
 	}

@@ -17,7 +17,7 @@ type Suite struct {
 	Abs         string // absolute path of the eval file
 	Dir         string // absolute directory of the eval file
 	RepoRoot    string // absolute repository root used for file references and guideline matching
-	Format      string // "yaml" or "jsonl"
+	Format      string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
 	Dialect     string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
@@ -189,6 +189,10 @@ type EvaluatorSpec struct {
 	// llm_judge
 	Prompt *PromptSpec // nil: default prompt
 	Target string      // judge target override (`target`), "" if none
+	// Criteria, when set, stands for the case's criteria (expected outcome) in the default
+	// prompt, which is used instead of Prompt: an Agent Skills assertion string judged on its
+	// own.
+	Criteria string `json:",omitempty"`
 
 	// code_judge
 	Script []string // argv; a string script becomes ["sh", "-c", script]

@@ -90,10 +90,17 @@ func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 // is exactly one reference takes the variable's type (true/false, plain numbers); an unset
 // variable becomes empty, with a warning.
 func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
-	if n == nil || seen[n] {
+	if n == nil {
 		return
 	}
-	seen[n] = true
+	// Only an anchored node can be reached twice (through an alias); remembering just those
+	// keeps the walk of a large file from holding a map entry per node.
+	if n.Anchor != "" {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+	}
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
@@ -194,6 +201,10 @@ func (l *loader) loadV4(root *yaml.Node) {
 	}
 	switch tests.v.Kind {
 	case yaml.ScalarNode:
+		if dir, ok := l.isTestDir(tests.v.Value); ok {
+			l.v4TestDir(sx, tests.v, dir)
+			break
+		}
 		l.v4TestFile(sx, tests.v, tests.v.Value)
 	case yaml.SequenceNode:
 		if len(tests.v.Content) == 0 {
@@ -205,6 +216,12 @@ func (l *loader) loadV4(root *yaml.Node) {
 				continue
 			}
 			l.addCase(l.v4Test(sx, item))
+			// The test is built: let the collector take its part of the node tree now rather
+			// than after the whole file, which halves the peak of a large file. A node with an
+			// anchor stays whole, for the aliases that may point to it.
+			if item.Anchor == "" && item.Kind == yaml.MappingNode {
+				item.Content = nil
+			}
 		}
 	default:
 		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file path, got %s", "tests", kindName(tests.v))
@@ -671,6 +688,15 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	if typ == "llm-judge" || typ == "code-judge" {
 		l.warnf(t, KindEvaluator, id, "assertion type %q is no longer accepted by AgentV 4.x: write %q (skipped)", t.Value, strings.Replace(typ, "-judge", "-grader", 1))
 		return nil
+	}
+	if _, builtin := v4Types[typ]; !builtin && !isEvaluatorType(typ) && !isEvaluatorType(t.Value) {
+		script, searched := l.customScript(typ)
+		if script == "" {
+			fail(t, "%s", l.unknownType(t.Value, typ, searched))
+			return nil
+		}
+		n = customAssertion(n, typ, script)
+		t, typ = valueOf(n, "type"), "code-grader"
 	}
 	mapped, ok := v4Types[typ]
 	if !ok {

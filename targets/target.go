@@ -443,3 +443,7 @@ func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration,
 	}
 	return d, nil
 }
+
+// IsSecretKey reports whether a setting's key names a secret (api_key, token, password, …):
+// its value is masked everywhere and kept out of anything derived from the settings.
+func IsSecretKey(key string) bool { return isSecretKey(key) }

@@ -33,6 +33,10 @@ func (c *Command) runAction(ctx context.Context) int {
 	cmds := action.NewCommands(c.Stdout, red)
 	in, inErrs := action.ParseInputs(c.Getenv)
 	red.Add(in.GitHubToken)
+	if in.Shard != nil && in.Mode == action.ModeRun {
+		// One comment per pull request: the job that merges the shards posts it.
+		in.Comment = action.CommentOff
+	}
 	ev, evErr := action.LoadEvent(c.Getenv)
 	if evErr != nil {
 		cmds.Message(action.LevelWarning, "", "could not read the event payload: "+evErr.Error())
@@ -72,15 +76,16 @@ func (c *Command) runAction(ctx context.Context) int {
 	baselinePath, baselineSource := actionBaseline(ctx, in, env, ev, c.Getenv, workspace, tmp, cmds)
 
 	if in.Mode == action.ModeReport {
-		path := in.Results
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(workspace, path)
+		paths, err := expandResults(workspace, in.ResultsFiles())
+		if err != nil {
+			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
+			return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, "")
 		}
 		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.RegressionMargin)
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResultsAgainst(path, resultsDir, workspace, details(in.Details), in.Gate(), cmpr)
+		out := readResults(paths, resultsDir, workspace, details(in.Details), in.Gate(), cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -88,7 +93,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)
 		}
-		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, path)
+		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, out.ResultsPath)
 	}
 
 	environ := c.Environ
@@ -101,6 +106,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
 		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
+		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
@@ -122,6 +128,14 @@ func (c *Command) runAction(ctx context.Context) int {
 	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
 	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
+}
+
+// underWorkspace returns p, relative to the workspace unless absolute.
+func underWorkspace(workspace, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(workspace, p)
 }
 
 // publisher delivers a finished run to every surface: files, console, step summary,

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/agentv/action/action"
-	"github.com/agentv/action/internal/logtext"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/agentv/action/action"
+	"github.com/agentv/action/internal/logtext"
 
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"

@@ -122,6 +122,9 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(countValue{&cfg.Gate.MaxErrors}, "max-errors", "errored cases allowed before the run errors")
 	baselineFlags(fs, &cfg.BaselinePath, &cfg.Gate)
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
+	fs.Var(shardValue{&cfg.Shard}, "shard", "run only shard I of N of the suite (2/8), split by a stable hash of dataset and id; merge the shards' results with agentv report")
+	fs.Var(cacheValue{&cfg.Cache}, "cache", "answer targets and LLM judges from the response cache and store new answers; --cache=read-only stores nothing, --cache=off turns it off")
+	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "response cache folder (default: .agentv-cache in the workspace, else the current folder)")
 	if comment != nil {
 		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")
 	}

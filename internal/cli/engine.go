@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
@@ -51,6 +52,11 @@ type EvalConfig struct {
 	// BaselinePath is a results file of an earlier run to compare with (--baseline);
 	// BaselineSource names it in reports instead of its path (a workflow run).
 	BaselinePath, BaselineSource string
+	// Cache is how the run uses the response cache in CacheDir ("" or off: not at all).
+	Cache    cache.Mode
+	CacheDir string // absolute, or relative to Cwd; "": .agentv-cache in the workspace
+	// Shard runs only one part of the suite (--shard I/N); nil: all of it.
+	Shard *plan.Shard
 
 	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
@@ -97,6 +103,9 @@ type Outcome struct {
 	Planned         int
 	PlannedComplete bool
 	Cancelled       bool // interrupted before every planned case finished
+	// Shard is the part of a split suite the run was (with its plan), nil for a whole run;
+	// for a report, the shards it merged.
+	Shard *results.RunShard
 
 	// ran is set once a case ran (a target was called) or, for a report, a case was read:
 	// an invalid run that ran nothing leaves the previous run's files as they were.
@@ -204,12 +213,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if note != "" {
 		out.Notices = append(out.Notices, note)
 	}
+	store := e.openCache()
 	p := plan.New(plan.Options{
 		TargetsPath: cfg.TargetsPath, Target: cfg.Target, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
+		Cache: store, Shard: cfg.Shard,
 	})
 	st := &loadState{}
 	p.Preload(files)
@@ -223,6 +234,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			suites = append(suites, s)
 		}
 		st.files, st.complete = len(suites), true
+		if cfg.Shard != nil {
+			var hashes []uint64
+			for _, s := range suites {
+				for _, c := range s.Cases {
+					if p.SelectedByID(c) {
+						hashes = append(hashes, plan.CaseHash(c))
+					}
+				}
+			}
+			p.Balance(hashes)
+		}
 		jobs = p.Plan(suites)
 		// From here on the jobs hold the cases; each is released as soon as it has run.
 		for _, s := range suites {
@@ -245,6 +267,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	// by commitResults once the outcome is known.
 	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
 		Timestamp: out.Started.UTC().Format(stampLayout), Gate: cfg.Gate.Record()}
+	if sh := cfg.Shard; sh != nil {
+		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
+	}
 	if cfg.SkipOnUnsetSecret {
 		start.Planned = results.Int(len(jobs)) // everything was planned before running
 	}
@@ -310,8 +335,15 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}
+	if w := store.Warning(); w != "" {
+		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{Severity: suite.SeverityWarning, Kind: "cache", Message: w})
+	}
 	for _, err := range r.HealthFailures() {
 		out.Problems = append(out.Problems, e.Redactor.String(err.Error()))
+	}
+	if sh := p.Shard(); sh != nil {
+		id, n := sh.Plan()
+		out.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count, Plan: id, PlanCases: results.Int(n)}
 	}
 	out.Duration = e.Now().Sub(out.Started)
 	out.Planned, out.PlannedComplete = st.jobs, st.complete
@@ -327,6 +359,26 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
 	}
 	return out, writeErr
+}
+
+// openCache returns the run's response cache, nil when the run uses none. A dry run has no
+// answers worth keeping.
+func (e *Engine) openCache() *cache.Store {
+	cfg := &e.Cfg
+	if cfg.DryRun {
+		return nil
+	}
+	dir := cfg.CacheDir
+	if dir == "" {
+		base := cfg.Workspace
+		if base == "" {
+			base = cfg.Cwd
+		}
+		dir = filepath.Join(base, cache.DefaultDir)
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.Cwd, dir)
+	}
+	return cache.Open(cache.Options{Dir: dir, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf})
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the

@@ -39,11 +39,27 @@ func (st *loadState) add(j *runner.Job) {
 // known from the start (the engine's Total). JSONL files are read as their cases run; their
 // non-blank lines are counted first instead, unless --eval-id selects cases by id (then the
 // total is known once every file is read). pre[i] is files[i]'s suite, nil for JSONL.
+//
+// A shard reads every file first, JSONL ones too, to cut its part of the plan (plan.Shard).
 func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suite) {
 	pre = make([]*suite.Suite, len(files))
 	total, known := 0, true
+	sharded := p.Shard() != nil
+	var hashes, streamed []uint64 // every selected case's; the JSONL ones'
 	for i, f := range files {
-		if strings.EqualFold(filepath.Ext(f), ".jsonl") {
+		isJSONL := strings.EqualFold(filepath.Ext(f), ".jsonl")
+		if isJSONL && sharded {
+			opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+			opts.OnCase = func(c *suite.Case) bool {
+				if p.SelectedByID(c) {
+					streamed = append(streamed, plan.CaseHash(c))
+				}
+				return true
+			}
+			suite.Load(f, opts) // problems are reported when the file is read to run
+			continue
+		}
+		if isJSONL {
 			n, err := suite.CountJSONLCases(f)
 			if err != nil || e.Cfg.EvalID != "" {
 				known = false // the loader reports an unreadable file
@@ -51,8 +67,27 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			total += n
 			continue
 		}
-		s := suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
-		pre[i] = s
+		pre[i] = suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
+		if sharded {
+			for _, c := range pre[i].Cases {
+				if p.SelectedByID(c) {
+					hashes = append(hashes, plan.CaseHash(c))
+				}
+			}
+		}
+	}
+	if sharded {
+		p.Balance(append(hashes, streamed...))
+		for _, h := range streamed {
+			if p.Shard().HasHash(h) {
+				total++
+			}
+		}
+	}
+	for _, s := range pre {
+		if s == nil {
+			continue
+		}
 		for _, c := range s.Cases {
 			if p.Selected(c) {
 				total++

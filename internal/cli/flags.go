@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/suite"
 )
 
@@ -204,6 +206,46 @@ func parseScore(v string) (float64, error) {
 	}
 	return f, nil
 }
+
+// shardValue is the --shard I/N flag.
+type shardValue struct{ s **plan.Shard }
+
+func (v shardValue) String() string {
+	if v.s == nil || *v.s == nil {
+		return ""
+	}
+	return (*v.s).String()
+}
+
+func (v shardValue) Set(s string) error {
+	sh, err := plan.ParseShard(s)
+	if err == nil {
+		*v.s = &sh
+	}
+	return err
+}
+
+// cacheValue is the --cache flag: bare, it turns the cache on (read-write); with a value,
+// --cache=read-only or --cache=off.
+type cacheValue struct{ m *cache.Mode }
+
+func (c cacheValue) String() string {
+	if c.m == nil || *c.m == "" || *c.m == cache.Off {
+		return ""
+	}
+	return string(*c.m)
+}
+
+func (c cacheValue) Set(v string) error {
+	m, err := cache.ParseMode(v)
+	if err == nil {
+		*c.m = m
+	}
+	return err
+}
+
+// IsBoolFlag lets --cache stand alone.
+func (c cacheValue) IsBoolFlag() bool { return true }
 
 // countValue is a flag.Value for a count that cannot be negative.
 type countValue struct{ n *int }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/suite"
 )
@@ -43,6 +44,20 @@ func TestEvalFlags(t *testing.T) {
 					t.Errorf("cfg = %+v minSet %v", cfg, minSet)
 				}
 			}},
+		{name: "cache and shard", args: []string{"--cache", "s.yaml", "--cache-dir", "c", "--shard", "2/8"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Cache != cache.ReadWrite || cfg.CacheDir != "c" || cfg.Shard == nil || cfg.Shard.Index != 2 || cfg.Shard.Count != 8 {
+					t.Errorf("cfg = %+v", cfg)
+				}
+			}},
+		{name: "cache read-only", args: []string{"--cache=read-only", "s.yaml"}, paths: []string{"s.yaml"},
+			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+				if cfg.Cache != cache.ReadOnly {
+					t.Errorf("cache = %q", cfg.Cache)
+				}
+			}},
+		{name: "bad cache mode", args: []string{"--cache=sometimes"}, wantErr: "read-write, read-only or off"},
+		{name: "bad shard", args: []string{"--shard", "5/4"}, wantErr: "I/N"},
 		{name: "double dash ends flags", args: []string{"--", "--weird.yaml"}, paths: []string{"--weird.yaml"}},
 		{name: "score out of range", args: []string{"--min-score", "1.5"}, wantErr: "between 0 and 1"},
 		{name: "negative timeout", args: []string{"--timeout", "-1"}, wantErr: "seconds >= 0"},

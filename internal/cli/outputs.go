@@ -7,9 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // reportFiles are the reports written beside the results file (or into the report's

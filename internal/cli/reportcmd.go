@@ -4,6 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/compare"
@@ -17,7 +22,8 @@ import (
 // reportCmd renders every report from a results file, running nothing.
 func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
-	resultsPath := fs.String("results", "", "results JSONL file to report on (required)")
+	var patterns []string
+	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
 	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md (default: beside the results file)")
 	g := gate.Defaults()
 	var minScore float64
@@ -28,20 +34,22 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
 	var baselinePath string
 	baselineFlags(fs, &baselinePath, &g)
-	if _, code, ok := parseCommand(fs, "agentv report --results FILE [flags]", args, c.Stdout, c.Stderr); !ok {
+	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
 		return code
 	}
-	if *resultsPath == "" {
+	if len(patterns) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv report: --results FILE is required")
 		return gate.ExitInvalid
 	}
 	if minSet {
 		g.MinScore = &minScore
 	}
-	path := *resultsPath
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.Cwd, path)
+	paths, err := expandResults(c.Cwd, patterns)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
 	}
+	path := paths[0]
 	// Thresholds not given here are the run's own, so the report reaches the run's outcome.
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -85,7 +93,7 @@ func (c *Command) reportCmd(args []string) int {
 			start.Baseline.Source, start.Baseline.Cases, cmpr.Baseline().Source))
 	}
 	printNotices(c.Stderr, notes)
-	out := readResultsAgainst(path, dir, c.Cwd, report.DetailsFailures, g, cmpr)
+	out := readResults(paths, dir, c.Cwd, report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := buildRun(out, g)
 	if out.keepOutputs(run) {
@@ -118,24 +126,74 @@ func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, 
 	return nil
 }
 
-// readResults reads a results file for the reports one record at a time (a large file is
-// never held whole), re-grading each with g's case threshold, and replays its run records so the
-// report reaches the outcome of the run that wrote it (see gate.Replay). Reports go to dir:
-// a results file that is one of them is refused. Problems (also an unreadable file) are in
-// the outcome; on a read error it keeps the records before it.
-func readResults(path, dir, cwd string, details report.DetailLevel, g gate.Options) *Outcome {
-	return readResultsAgainst(path, dir, cwd, details, g, nil)
-}
-
-// readResultsAgainst is readResults comparing the records with a baseline (cmpr, may be nil).
-func readResultsAgainst(path, dir, cwd string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
+// readResults reads results files for the reports one record at a time (a large file is
+// never held whole), re-grading each with g's case threshold, and replays their run records so
+// the report reaches the outcome of the runs that wrote them (see gate.Replay). Several files
+// merge into one report: shards of one split run (all of them, once each; see
+// gate.CheckShards) or whole runs. Reports go to dir: a results file that is one of them is
+// refused. Problems (also an unreadable file) are in the outcome; on a read error it keeps
+// the records before it. A non-nil cmpr compares the records with a baseline.
+func readResults(paths []string, dir, cwd string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
 	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
-	out := &Outcome{ResultsPath: path, collector: col, guard: newOutputGuard("", dir, cwd)}
-	if err := out.guard.check(path, "results file"); err != nil {
-		out.Problems, out.refused = []string{err.Error()}, true
-		return out
+	out := &Outcome{collector: col, guard: newOutputGuard("", dir, cwd)}
+	if len(paths) == 1 {
+		out.ResultsPath = paths[0]
 	}
+	for _, path := range paths {
+		if err := out.guard.check(path, "results file"); err != nil {
+			out.Problems, out.refused = []string{err.Error()}, true
+			return out
+		}
+	}
+	var shards []gate.ShardFile
+	var gated []string // notes on the runs' thresholds, once each
+	unknown, atLeast := false, false
+	for _, path := range paths {
+		name := relTo(cwd, path)
+		res, err := readOne(path, col, threshold, cmpr)
+		out.Problems = append(out.Problems, res.RunProblems...)
+		for _, p := range res.Problems {
+			out.Problems = append(out.Problems, name+": "+p)
+		}
+		if err != nil {
+			out.Problems = append(out.Problems, fmt.Sprintf("%s: could not read results: %v", name, err))
+		}
+		if rec := gate.OptionsOf(res.Gate); rec != nil && rec.String() != g.String() && !slices.Contains(gated, rec.String()) {
+			gated = append(gated, rec.String())
+			res.Notes = append(res.Notes, fmt.Sprintf("the run gated with %s; this report gates with %s", rec, g))
+		}
+		for _, n := range res.Notes {
+			out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
+		}
+		shards = append(shards, gate.ShardFile{Name: name, Shard: res.Shard})
+		if len(paths) == 1 {
+			out.Shard = res.Shard // a shard on its own reports as that shard
+		}
+		unknown = unknown || (res.Planned == 0 && res.Stopped)
+		out.Planned += res.Planned
+		atLeast = atLeast || res.PlannedAtLeast
+		out.stopped = out.stopped || res.Stopped
+		out.Cancelled = out.Cancelled || res.Cancelled
+	}
+	out.PlannedComplete = !atLeast
+	if unknown && len(paths) > 1 {
+		out.Planned, out.PlannedComplete = 0, true // one run's count is not known, so neither is the sum
+	}
+	// A shard reported on its own reaches its run's outcome; merged, shards must make a whole.
+	if len(paths) > 1 {
+		out.Problems = append(out.Problems, gate.CheckShards(shards)...)
+	}
+	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
+	out.ran = len(out.Cases) > 0
+	if cmpr != nil {
+		out.Comparison = cmpr.Result()
+	}
+	return out
+}
+
+// readOne adds the case records of one results file to col and replays its run records.
+func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer) (gate.ReplayResult, error) {
 	var rp gate.Replay
 	err := results.ScanFileLines(path, results.Visitor{
 		Case: func(r *results.Record, line int) error {
@@ -152,29 +210,58 @@ func readResultsAgainst(path, dir, cwd string, details report.DetailLevel, g gat
 			return nil
 		},
 	})
-	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
-	out.ran = len(out.Cases) > 0
-	res := rp.Result()
-	name := relTo(cwd, path)
-	out.Problems = append(out.Problems, res.RunProblems...)
-	for _, p := range res.Problems {
-		out.Problems = append(out.Problems, name+": "+p)
+	return rp.Result(), err
+}
+
+// expandResults returns the results files that patterns name, relative to cwd: a pattern
+// with glob characters must match a file, and each file is listed once, in pattern order
+// (a glob's matches sorted).
+func expandResults(cwd string, patterns []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		abs := pat
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, abs)
+		}
+		matches := []string{abs}
+		if strings.ContainsAny(pat, "*?[{") {
+			m, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
+			if err != nil {
+				return nil, fmt.Errorf("results pattern %q: %w", pat, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("no results file matches %q", pat)
+			}
+			sort.Strings(m)
+			matches = m
+		}
+		for _, p := range matches {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
 	}
-	if err != nil {
-		out.Problems = append(out.Problems, fmt.Sprintf("could not read results: %v", err))
+	return out, nil
+}
+
+// listValue is a repeatable string flag.
+type listValue struct{ list *[]string }
+
+func (l listValue) String() string {
+	if l.list == nil {
+		return ""
 	}
-	if rec := gate.OptionsOf(res.Gate); rec != nil && rec.String() != g.String() {
-		res.Notes = append(res.Notes, fmt.Sprintf("the run gated with %s; this report gates with %s", rec, g))
+	return strings.Join(*l.list, ",")
+}
+
+func (l listValue) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("want a file or a glob")
 	}
-	for _, n := range res.Notes {
-		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{File: name, Kind: "results", Message: n})
-	}
-	out.Planned, out.PlannedComplete, out.stopped = res.Planned, !res.PlannedAtLeast, res.Stopped
-	out.Cancelled = res.Cancelled
-	if cmpr != nil {
-		out.Comparison = cmpr.Result()
-	}
-	return out
+	*l.list = append(*l.list, v)
+	return nil
 }
 
 // regrade re-applies the case threshold of this report to a scored case, so a report step

@@ -39,7 +39,8 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		env := action.LoadEnv(c.Getenv)
 		ev, _ := action.LoadEvent(c.Getenv)
 		mode := action.CommentOff
-		if ro.comment {
+		// A shard comments never: the job that merges the shards posts the one comment.
+		if ro.comment && cfg.Shard == nil {
 			mode = action.CommentAlways
 		}
 		red.Add(c.Getenv("GITHUB_TOKEN"))
@@ -101,9 +102,19 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	counts.Stopped = out.Cancelled || out.stopped
 	counts.Skipped = out.Skipped
 	counts.Baseline = out.Comparison.Gate()
-	return &report.Run{
-		Baseline: out.Comparison,
-		Cases:    out.Cases, JUnitParts: out.JUnitParts, Decision: gate.Decide(counts, g), Gate: g, Counts: counts,
+	var cached *results.CacheUse
+	if out.collector != nil {
+		cached = out.collector.Cache()
+	}
+	decision := gate.Decide(counts, g)
+	// More shards than cases leaves a shard empty: nothing is wrong with it, and its results
+	// file must be kept for the merge.
+	if sh := out.Shard; sh != nil && sh.PlanCases != nil && *sh.PlanCases > 0 && counts.Total == 0 &&
+		len(counts.Problems) == 0 && !counts.Stopped && counts.SkipReason == "" {
+		decision = gate.Decision{Outcome: gate.Pass, Reason: fmt.Sprintf("shard %d of %d has none of the plan's %d cases", sh.Index, sh.Count, *sh.PlanCases)}
+	}
+	return &report.Run{Cache: cached, Shard: out.Shard, Baseline: out.Comparison,
+		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: decision, Gate: g, Counts: counts,
 		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // validateCmd checks eval files and their targets files and prints every problem.

@@ -30,6 +30,9 @@ func TestValidateTargetErrorsOnce(t *testing.T) {
     api_key: abcd1234
     model: m
     temperature: 9
+  - name: cached
+    provider: mock
+    cache: sometimes
 `,
 	}
 	out := validateInvalid(t, dir, files)
@@ -38,7 +41,8 @@ func TestValidateTargetErrorsOnce(t *testing.T) {
 		`targets.yaml:6:5: target "bad-template": command_template: unsupported placeholder {NOPE}`,
 		`target "unknown": provider: unknown provider "nosuch"`,
 		`targets.yaml:13:5: target "hot": temperature: want a number from 0 to 2`,
-		"4 errors",
+		`targets.yaml:16:5: target "cached": cache: want true or false, got sometimes`,
+		"5 errors",
 	} {
 		if n := strings.Count(out, want); n != 1 {
 			t.Errorf("%q printed %d times, want once:\n%s", want, n, out)

@@ -22,7 +22,7 @@ var hooks embed.FS
 // completeMarker is written last into a cache folder: a folder without it is unfinished.
 const completeMarker = ".complete"
 
-// sdkDir is a materialized SDK: <dir>/node_modules/@agentv/{eval,core} and <dir>/register.mjs.
+// sdkDir is a materialized SDK: <dir>/node_modules/@agentv/{eval,core,sdk} and <dir>/register.mjs.
 type sdkDir struct {
 	dir string
 }

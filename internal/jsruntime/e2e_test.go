@@ -1,6 +1,6 @@
 package jsruntime
 
-// End-to-end tests: user scripts importing @agentv/eval and @agentv/core, copied to a temporary
+// End-to-end tests: user scripts importing @agentv/eval, @agentv/core and @agentv/sdk, copied to a temporary
 // folder outside the repository (so no node_modules of ours can hide a resolution failure), run
 // through Resolver.Command and proc.Run with nothing but one runtime on PATH and the payload of
 // testdata/payload.json on stdin.
@@ -208,6 +208,14 @@ var scriptCases = []scriptCase{
 	{name: "throwing ts template", script: "throws.ts", code: 1, stderr: "rubric file missing: rubric.md\n"},
 	{name: "throwing async judge", script: "throws.mjs", code: 1, stderr: "judge crashed on purpose\n"},
 	{name: "empty template output", script: "empty.mjs", stdout: "\n"},
+	// @agentv/sdk (AgentV 4.x names): config keys camelCased as 4.x does, tool names kept.
+	{name: "sdk defineAssertion ts", script: "sdk-assertion.ts", judge: `{"score":1,"reasoning":"criteria: Correctly classify the claim as high risk",
+		"assertions":[{"text":"mentions High","passed":true,"evidence":"The risk level is High."}],
+		"details":{"roles":["user","assistant"],"toolCalls":{"get_weather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`},
+	{name: "sdk defineCodeGrader cjs", script: "sdk-grader.cjs", judge: `{"score":1,"assertions":[{"text":"expected High","passed":true}],
+		"details":{"firstTool":"get_weather","args":{"cityName":"Paris","unitSystem":"metric"}}}`},
+	{name: "sdk definePromptTemplate mjs", script: "sdk-template.mjs", stdout: "Criteria: Correctly classify the claim as high risk\nAnswer: The risk level is High.\n"},
+	{name: "sdk assertion with a bad score", script: "sdk-bad-result.mjs", code: 1, stderr: "assertion result: score must be a number from 0 to 1, got a string\n"},
 }
 
 func isTS(script string) bool {
@@ -304,6 +312,36 @@ func TestUserSDKWins(t *testing.T) {
 						t.Errorf("%q: exit %d, stdout %q, stderr %q; want the user's SDK marker", argv, got.code, got.stdout, got.stderr)
 					}
 				})
+			}
+		})
+	}
+}
+
+// A user's own node_modules/@agentv/sdk wins over agentv's too.
+func TestUserSDK4Wins(t *testing.T) {
+	t.Parallel()
+	payload := readPayload(t)
+	cache := t.TempDir()
+	for _, rt := range availableRuntimes(t) {
+		t.Run(rt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t, rt, cache)
+			for _, f := range []string{"package.json", "index.js"} {
+				copyFile(t, filepath.Join("testdata", "user-sdk4", f), filepath.Join(s.dir, "node_modules", "@agentv", "sdk", f))
+			}
+			for _, name := range []string{"sdk-assertion.ts", "sdk-template.mjs"} {
+				if (rt.only == "ts" && !isTS(name)) || (isTS(name) && !rt.ts) {
+					continue
+				}
+				script := filepath.Join(s.dir, ".agentv", "assertions", name)
+				copyFile(t, filepath.Join("testdata", "scripts", name), script)
+				argv, extra, err := s.resolver.Command(script)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := s.run(t, argv, extra, s.dir, payload); got.code != 0 || got.stdout != "USER-SDK4 esm\n" {
+					t.Errorf("%q: exit %d, stdout %q, stderr %q; want the user's SDK marker", argv, got.code, got.stdout, got.stderr)
+				}
 			}
 		})
 	}

@@ -48,8 +48,8 @@ func IsScript(path string) bool {
 // relative to the working directory (argv holds its absolute path, so the caller may run it in
 // any folder). Runtimes: .ts/.mts: bun run, else tsx, else node >= 22.6 with type
 // stripping; .js/.mjs/.cjs: node, else bun; .py: python3 (no SDK needed: the payload is JSON on
-// stdin). For JavaScript and TypeScript the environment makes `@agentv/eval` and
-// `@agentv/core` importable without the user installing them.
+// stdin). For JavaScript and TypeScript the environment makes `@agentv/eval`, `@agentv/core`
+// and `@agentv/sdk` importable without the user installing them.
 func (r Resolver) Command(script string) (argv []string, env []string, err error) {
 	argv, err = r.runtime(script)
 	if err != nil {
@@ -114,10 +114,10 @@ func (r Resolver) runtime(script string) ([]string, error) {
 	}
 }
 
-// SDKEnv returns environment entries (NAME=value) that make `@agentv/eval` and `@agentv/core`
-// importable by a command whose runtime the user chose (a code_judge `script:` list or string, a
-// prompt `{script: [...]}`): NODE_OPTIONS gains an --import of the resolve hook (node, tsx, npx
-// tsx) and NODE_PATH the SDK folder (bun, require()).
+// SDKEnv returns environment entries (NAME=value) that make `@agentv/eval`, `@agentv/core` and
+// `@agentv/sdk` importable by a command whose runtime the user chose (a code_judge `script:`
+// list or string, a prompt `{script: [...]}`): NODE_OPTIONS gains an --import of the resolve
+// hook (node, tsx, npx tsx) and NODE_PATH the SDK folder (bun, require()).
 func (r Resolver) SDKEnv() ([]string, error) {
 	_, env, err := r.withSDK(nil, true)
 	return env, err

@@ -1,5 +1,5 @@
-// Package suitegen writes synthetic eval suites in the AgentV 2.5 format for tests and
-// benchmarks. They run offline: a mock target answers every case and a mock judge returns a
+// Package suitegen writes synthetic eval suites in the AgentV 2.5 format (and, in mode v4,
+// the AgentV 4.x format) for tests and benchmarks. They run offline: a mock target answers every case and a mock judge returns a
 // passing verdict, so every case of every mode scores 1. Cases differ only in their id and
 // question number, so the cost of a suite grows linearly with its size.
 package suitegen
@@ -19,7 +19,9 @@ import (
 //	llm        llm_judge with the default prompt, answered by the mock judge
 //	none       no evaluator: the runner's default llm_judge
 //	delay      field_accuracy against the --dry-run answer; run with --dry-run --dry-run-delay MS
-var Modes = []string{"fa", "code_py", "code_node", "llm", "none", "delay"}
+//	v4         an AgentV 4.x file (tests, criteria, assertions): contains, is-json, regex and
+//	           field-accuracy, all in process
+var Modes = []string{"fa", "code_py", "code_node", "llm", "none", "delay", "v4"}
 
 // Answers and texts the suites use; tests check them.
 const (
@@ -87,11 +89,15 @@ var evaluators = map[string]string{
 	"code_node": "        - name: cj\n          type: code_judge\n          script: [node, judge.mjs]\n",
 	"llm":       "        - name: lj\n          type: llm_judge\n",
 	"none":      "",
+	"v4":        "",
 }
 
 const faEvaluator = "        - name: fa\n          type: field_accuracy\n          fields:\n            - path: answer\n              match: exact\n"
 
 func evalYAML(mode, ev string, n int) string {
+	if mode == "v4" {
+		return evalYAMLV4(n)
+	}
 	expected := MockAnswer
 	if mode == "delay" {
 		expected = DryRunAnswer
@@ -109,6 +115,28 @@ func evalYAML(mode, ev string, n int) string {
 		if ev != "" {
 			b.WriteString("    execution:\n      evaluators:\n" + ev)
 		}
+	}
+	return b.String()
+}
+
+// evalYAMLV4 writes an AgentV 4.x suite: each test has criteria, messages as input, an
+// expected output and four deterministic assertions.
+func evalYAMLV4(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# written by internal/suitegen: mode v4, %d tests\n", n)
+	fmt.Fprintf(&b, "name: synthetic-v4\ndescription: synthetic offline AgentV 4.x suite (%d tests)\n", n)
+	fmt.Fprintf(&b, "execution:\n  target: %s\ntests:\n", Target)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "  - id: %s\n", CaseID(i))
+		fmt.Fprintf(&b, "    criteria: %s\n", quote(Outcome))
+		fmt.Fprintf(&b, "    input:\n      - role: system\n        content: %s\n      - role: user\n        content: %s\n",
+			quote(System), quote(Question(i)))
+		fmt.Fprintf(&b, "    expected_output: %s\n", quote(MockAnswer))
+		b.WriteString("    assertions:\n" +
+			"      - type: contains\n        value: '42'\n" +
+			"      - type: is-json\n" +
+			"      - type: regex\n        value: '\"answer\" *: *\"4[0-9]\"'\n" +
+			"      - type: field-accuracy\n        fields:\n          - path: answer\n            match: exact\n")
 	}
 	return b.String()
 }

@@ -1,11 +1,11 @@
 // Loaded by agentv with `node --import` (also through tsx) before a user script. It lets
-// `import ... from '@agentv/eval'` (and '@agentv/core') fall back to the copy of the SDK that
+// `import ... from '@agentv/eval'` (and '@agentv/core', '@agentv/sdk') fall back to the copy of the SDK that
 // agentv wrote next to this file when normal resolution finds none, so a user's own
 // node_modules copy still wins. Node ignores NODE_PATH for ESM imports, hence a resolve hook.
 import * as mod from 'node:module';
 import { pathToFileURL } from 'node:url';
 
-const SDK = /^@agentv\/(eval|core)(\/.*)?$/;
+const SDK = /^@agentv\/(eval|core|sdk)(\/.*)?$/;
 const notFound = (err) => err?.code === 'ERR_MODULE_NOT_FOUND' || err?.code === 'MODULE_NOT_FOUND';
 
 if (typeof mod.registerHooks === 'function') {

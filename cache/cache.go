@@ -1,0 +1,347 @@
+// Package cache answers provider calls from earlier runs: a response cache on disk, keyed by
+// everything that decides an answer (provider kind, settings, the whole request, the trial),
+// wrapped around providers at the plan stage so targets and LLM judges use it alike.
+//
+// Only successful answers are stored. Entries are written under a temporary name and renamed
+// into place, so runs sharing a directory see whole entries or none; an entry that does not
+// read back whole (truncated, corrupt, another format) is a miss, never an error.
+package cache
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentv/action/targets"
+
+	"github.com/agentv/action/providers"
+)
+
+// Mode is how a run uses the cache.
+type Mode string
+
+// Cache modes.
+const (
+	ReadWrite Mode = "read-write" // answer from the cache and store new answers
+	ReadOnly  Mode = "read-only"  // answer from the cache, store nothing
+	Off       Mode = "off"
+)
+
+// DefaultDir is the cache folder, relative to the workspace, when none is given.
+const DefaultDir = ".agentv-cache"
+
+// ParseMode reads a mode: read-write (also "true", "on", or empty: the cache turned on
+// without a mode), read-only, or off (also "false").
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "true", "on", "read-write", "readwrite", "rw":
+		return ReadWrite, nil
+	case "read-only", "readonly", "ro":
+		return ReadOnly, nil
+	case "off", "false", "none", "no":
+		return Off, nil
+	}
+	return "", fmt.Errorf("want read-write, read-only or off, got %q", s)
+}
+
+// Options configure a Store.
+type Options struct {
+	Dir     string
+	Mode    Mode
+	Verbose bool // log each miss
+	// Logf receives the misses (with Verbose) and a warning when entries cannot be written.
+	Logf func(format string, args ...any)
+}
+
+// Store is the cache of one run.
+type Store struct {
+	opts     Options
+	hash     *hasher
+	warnOnce sync.Once
+	warning  atomic.Pointer[string]
+	hits     atomic.Int64
+	misses   atomic.Int64
+	tokens   atomic.Int64
+}
+
+// Open returns the store of a run; nil when the mode is off. A read-write cache creates its
+// folder; one that cannot be created only means nothing is stored (a warning says so).
+func Open(opts Options) *Store {
+	if opts.Mode == Off || opts.Mode == "" {
+		return nil
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	return &Store{opts: opts, hash: newHasher()}
+}
+
+// Dir returns the cache folder.
+func (s *Store) Dir() string { return s.opts.Dir }
+
+// Totals returns the calls the run answered from the cache, the calls it made because the
+// cache had no answer, and the tokens the cached answers had cost.
+func (s *Store) Totals() (hits, misses, tokens int64) {
+	if s == nil {
+		return 0, 0, 0
+	}
+	return s.hits.Load(), s.misses.Load(), s.tokens.Load()
+}
+
+// Warning returns why the run's answers could not be stored, "" when nothing went wrong.
+func (s *Store) Warning() string {
+	if s == nil {
+		return ""
+	}
+	if w := s.warning.Load(); w != nil {
+		return *w
+	}
+	return ""
+}
+
+// cacheableKinds are answered from the cache unless a target says `cache: false`: their
+// answer depends only on the request. Agent providers (cli, codex, vscode) may read files the
+// key does not see, so they use the cache only with `cache: true`.
+var cacheableKinds = map[string]bool{
+	targets.KindOpenAI: true, targets.KindAzure: true, targets.KindAnthropic: true,
+	targets.KindGemini: true, targets.KindMock: true,
+}
+
+// Wrap returns p answering from the cache, or p itself when its target does not use the
+// cache. A target's `cache` setting that is not a boolean is an error.
+func (s *Store) Wrap(p providers.Provider) (providers.Provider, error) {
+	t := p.Target()
+	if s == nil || t == nil {
+		return p, nil
+	}
+	use := cacheableKinds[t.Kind]
+	if v, ok, err := t.Bool("cache"); err != nil {
+		return nil, err
+	} else if ok {
+		use = v
+	}
+	if !use {
+		return p, nil
+	}
+	c := &cached{store: s, p: p}
+	hc, isHC := p.(providers.HealthChecker)
+	bp, isBP := p.(providers.BatchProvider)
+	switch {
+	case isBP && isHC:
+		return &cachedBatchHealth{cachedBatch{c, bp}, hc}, nil
+	case isBP:
+		return &cachedBatch{c, bp}, nil
+	case isHC:
+		return &cachedHealth{c, hc}, nil
+	}
+	return c, nil
+}
+
+// path is where the entry of key lives: two levels, so no folder grows too large.
+func (s *Store) path(key string) string {
+	return filepath.Join(s.opts.Dir, fmt.Sprintf("v%d", keyVersion), key[:2], key+".json")
+}
+
+// lookup returns the stored answer of key, nil on a miss.
+func (s *Store) lookup(key string) *providers.Response {
+	b, err := os.ReadFile(s.path(key))
+	if err != nil {
+		return nil
+	}
+	return decodeEntry(b, key)
+}
+
+// store writes the answer of key, unless the mode is read-only. A cache that cannot be
+// written is warned about once and the run goes on.
+func (s *Store) store(key string, resp *providers.Response) {
+	if s.opts.Mode != ReadWrite {
+		return
+	}
+	b, err := encodeEntry(key, resp)
+	if err == nil {
+		err = writeAtomic(s.path(key), b)
+	}
+	if err != nil {
+		s.warnOnce.Do(func() {
+			msg := fmt.Sprintf("response cache %s cannot be written, answers of this run are not stored: %v", s.opts.Dir, err)
+			s.warning.Store(&msg)
+			s.opts.Logf("warning: %s", msg)
+		})
+	}
+}
+
+// writeAtomic writes b to path under a temporary name and renames it into place: a reader,
+// or another run writing the same entry, sees the whole file or none.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".entry-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// Entries are not secret, but CreateTemp makes them private: a shared cache is shared.
+		_ = os.Chmod(f.Name(), 0o644)
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// cached is a provider answering from the store first.
+type cached struct {
+	store *Store
+	p     providers.Provider
+}
+
+var _ providers.Provider = (*cached)(nil)
+
+func (c *cached) Target() *targets.Target { return c.p.Target() }
+
+// Invoke answers from the cache, else calls the provider and stores a successful answer.
+func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
+	key := c.store.hash.key(c.p.Target(), req, trialOf(ctx))
+	if resp := c.hit(ctx, key); resp != nil {
+		return resp, nil
+	}
+	c.miss(ctx, req, key)
+	resp, err := c.p.Invoke(ctx, req)
+	if err == nil && storable(req, resp) {
+		c.store.store(key, resp)
+	}
+	return resp, err
+}
+
+func (c *cached) hit(ctx context.Context, key string) *providers.Response {
+	resp := c.store.lookup(key)
+	if resp == nil {
+		return nil
+	}
+	var tokens int64
+	if u := resp.Usage; u != nil {
+		tokens = u.Input + u.Output
+	}
+	c.store.hits.Add(1)
+	c.store.tokens.Add(tokens)
+	if u := useOf(ctx); u != nil {
+		u.add(true, tokens)
+	}
+	return resp
+}
+
+func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
+	c.store.misses.Add(1)
+	if u := useOf(ctx); u != nil {
+		u.add(false, 0)
+	}
+	if c.store.opts.Verbose {
+		what := "target"
+		if req.SystemPrompt != "" {
+			what = "judge"
+		}
+		c.store.opts.Logf("cache miss: %s: %s %q called (key %s)", req.EvalID, what, c.p.Target().Name, key[:12])
+	}
+}
+
+// storable reports whether an answer may be stored: a whole answer without a reported error
+// and, for a judge (a request with a system prompt: the verdict contract), one that holds a
+// JSON object, so a reply that is no verdict is asked again next run instead of failing the
+// case for good.
+func storable(req *providers.Request, resp *providers.Response) bool {
+	if resp == nil || resp.Error != "" {
+		return false
+	}
+	return req.SystemPrompt == "" || holdsObject(resp.Text)
+}
+
+// holdsObject reports whether s contains a JSON object.
+func holdsObject(s string) bool {
+	for i := strings.IndexByte(s, '{'); i >= 0; {
+		var v map[string]any
+		if json.NewDecoder(strings.NewReader(s[i:])).Decode(&v) == nil {
+			return true
+		}
+		next := strings.IndexByte(s[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// cachedHealth keeps the provider's healthcheck, so it runs before the first call that
+// misses, as without the cache.
+type cachedHealth struct {
+	*cached
+	hc providers.HealthChecker
+}
+
+func (c *cachedHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }
+
+// cachedBatch answers a batch's cached requests from the store and sends only the others.
+type cachedBatch struct {
+	*cached
+	bp providers.BatchProvider
+}
+
+var _ providers.BatchProvider = (*cachedBatch)(nil)
+
+func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request) ([]*providers.Response, error) {
+	out := make([]*providers.Response, len(reqs))
+	keys := make([]string, len(reqs))
+	var missing []*providers.Request
+	var where []int
+	trial := trialOf(ctx)
+	for i, req := range reqs {
+		keys[i] = c.store.hash.key(c.p.Target(), req, trial)
+		// A batch serves many cases: each answer is noted for its case (Batched).
+		if out[i] = c.hit(ctx, keys[i]); out[i] != nil {
+			batched.Store(out[i], true)
+		} else {
+			c.miss(ctx, req, keys[i])
+			missing = append(missing, req)
+			where = append(where, i)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	resps, err := c.bp.InvokeBatch(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	if len(resps) != len(missing) {
+		return nil, fmt.Errorf("batch returned %d answers for %d cases", len(resps), len(missing))
+	}
+	for n, i := range where {
+		out[i] = resps[n]
+		if resps[n] != nil {
+			batched.Store(resps[n], false)
+		}
+		if storable(missing[n], resps[n]) {
+			c.store.store(keys[i], resps[n])
+		}
+	}
+	return out, nil
+}
+
+type cachedBatchHealth struct {
+	cachedBatch
+	hc providers.HealthChecker
+}
+
+func (c *cachedBatchHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }

@@ -1,0 +1,199 @@
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/agentv/action/targets"
+
+	"github.com/agentv/action/providers"
+)
+
+// keyVersion is part of every key: bump it when the way requests are rendered for a provider
+// changes, so answers to the old rendering are no longer used.
+const keyVersion = 1
+
+// howSettings are target settings that change how a call is made, not what is asked: they
+// are left out of the key, so tuning retries or workers keeps the cache warm.
+var howSettings = map[string]bool{
+	"name": true, "judge_target": true, "grader_target": true, "workers": true, "provider_batching": true,
+	"max_retries": true, "retry_initial_delay_ms": true, "retry_max_delay_ms": true, "retry_backoff_factor": true,
+	"retry_status_codes": true, "timeout_seconds": true, "healthcheck": true, "verbose": true, "cli_verbose": true,
+	"keep_temp_files": true, "keep_output_files": true, "log_dir": true, "log_format": true, "cache": true, "$schema": true,
+	"delay_ms": true, "delay_min_ms": true, "delay_max_ms": true,
+}
+
+type trialKey struct{}
+
+// WithTrial returns a context whose calls are keyed as trial n (0-based) of their case: each
+// trial of a case is its own sample, answered and cached separately.
+func WithTrial(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, trialKey{}, n)
+}
+
+func trialOf(ctx context.Context) int {
+	n, _ := ctx.Value(trialKey{}).(int)
+	return n
+}
+
+// keyDoc is what a key hashes: everything that decides a provider's answer.
+type keyDoc struct {
+	Version  int                     `json:"v"`
+	Kind     string                  `json:"kind"`
+	Settings map[string]any          `json:"settings"`
+	Trial    int                     `json:"trial"`
+	EvalID   string                  `json:"eval_id"`
+	Question string                  `json:"question"`
+	Guide    string                  `json:"guidelines"`
+	System   string                  `json:"system"`
+	Chat     []providers.ChatMessage `json:"chat"`
+	Files    []fileRef               `json:"files"`
+	Guides   []string                `json:"guideline_paths"`
+	Inputs   []string                `json:"input_files"`
+}
+
+// fileRef is an attachment as the key sees it: its path relative to the eval file's folder
+// (absolute paths differ between machines) and the hash of its contents.
+type fileRef struct {
+	Path string `json:"path"`
+	Hash string `json:"sha256"`
+}
+
+// Key returns the cache key of req sent to target t as trial trial of its case: a SHA-256
+// over the provider kind, the target's settings (endpoint, model, temperature, … with
+// `${{ VAR }}` values resolved; secrets and settings that only change how a call is made are
+// left out) and the whole request, attachments by the hash of their contents.
+func Key(t *targets.Target, req *providers.Request, trial int) string {
+	return newHasher().key(t, req, trial)
+}
+
+// hasher hashes attachments once per run: the same guideline file is attached to many cases.
+type hasher struct {
+	files sync.Map // absolute path → content hash
+}
+
+func newHasher() *hasher { return &hasher{} }
+
+func (h *hasher) key(t *targets.Target, req *providers.Request, trial int) string {
+	doc := keyDoc{Version: keyVersion, Kind: t.Kind, Settings: settingsOf(t), Trial: trial,
+		EvalID: req.EvalID, Question: req.Question, Guide: req.Guidelines, System: req.SystemPrompt, Chat: req.Chat,
+		Guides: rel(req.Dir, req.GuidelinePaths), Inputs: rel(req.Dir, req.InputFiles)}
+	for _, f := range req.Files {
+		doc.Files = append(doc.Files, fileRef{Path: relOne(req.Dir, f), Hash: h.fileHash(f)})
+	}
+	// Maps encode with sorted keys, so equal documents hash equally.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		// Settings come from YAML and cannot fail to encode; a key nobody shares is still safe.
+		b = []byte(err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// fileHash is the hash of a file's contents, or a marker for a file that cannot be read (the
+// provider will fail on it, and failures are not stored).
+func (h *hasher) fileHash(path string) string {
+	if v, ok := h.files.Load(path); ok {
+		return v.(string)
+	}
+	sum := "unreadable"
+	if f, err := os.Open(path); err == nil {
+		d := sha256.New()
+		if _, err := io.Copy(d, f); err == nil {
+			sum = hex.EncodeToString(d.Sum(nil))
+		}
+		f.Close()
+	}
+	h.files.Store(path, sum)
+	return sum
+}
+
+func rel(dir string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = relOne(dir, p)
+	}
+	return out
+}
+
+func relOne(dir, p string) string {
+	if dir != "" && filepath.IsAbs(p) {
+		if r, err := filepath.Rel(dir, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// settingsOf returns the target's settings that reach a request, `${{ VAR }}` references
+// replaced by their values (a changed model variable is a changed request).
+func settingsOf(t *targets.Target) map[string]any {
+	out := map[string]any{}
+	keys := make([]string, 0, len(t.Settings))
+	for k := range t.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if howSettings[k] {
+			continue
+		}
+		v := resolve(t, t.Settings[k].Value)
+		// Credentials do not change an answer (a rotated key keeps the cache) and must not be
+		// hashed into anything kept; numbers under such names (max_output_tokens) do count.
+		if targets.IsSecretKey(k) && !plain(v) {
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// plain reports whether a setting's value is a number or a boolean: no credential.
+func plain(v any) bool {
+	switch x := v.(type) {
+	case int, int64, float64, bool:
+		return true
+	case string:
+		if _, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return true
+		}
+		_, err := strconv.ParseBool(strings.TrimSpace(x))
+		return err == nil
+	}
+	return false
+}
+
+func resolve(t *targets.Target, v any) any {
+	switch x := v.(type) {
+	case string:
+		if name, ok := targets.EnvRef(x); ok && t.Env != nil {
+			val, _ := t.Env(name)
+			return val
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = resolve(t, it)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, it := range x {
+			out[k] = resolve(t, it)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,109 @@
+package suite
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Custom assertion types of AgentV 4.x: an assertion whose type is not built in names a script
+// found by convention, `.agentv/assertions/<type>.ts` (or .js, .mts, .mjs), usually written with
+// `defineAssertion` from `@agentv/sdk`. It runs as a code judge: the payload on stdin, a
+// {score, assertions} object on stdout.
+
+// customDirs are the folders below `.agentv` searched for custom types, in order: every
+// `assertions` folder from the eval file's directory up to the root comes before the
+// `graders` and `judges` folders.
+var customDirs = []string{"assertions", "graders", "judges"}
+
+// customExts are the script extensions of a custom type, in the order tried within a folder.
+var customExts = []string{".ts", ".js", ".mts", ".mjs"}
+
+// customMeta are the keys of a custom assertion that are settings of the assertion itself; the
+// others are the script's config.
+var customMeta = []string{"type", "name", "weight", "required", "min_score", "negate", "preprocessors"}
+
+// customScript returns the absolute path of the script of custom assertion type typ (already
+// kebab-cased), or "" with the folders searched.
+func (l *loader) customScript(typ string) (string, []string) {
+	if typ == "" || typ == "." || typ == ".." || strings.ContainsAny(typ, `/\:`+"\x00") {
+		return "", nil
+	}
+	if p, ok := l.custom[typ]; ok {
+		return p, nil
+	}
+	var searched []string
+	for _, sub := range customDirs {
+		for d := l.s.Dir; ; {
+			dir := filepath.Join(d, ".agentv", sub)
+			searched = append(searched, dir)
+			for _, ext := range customExts {
+				p := filepath.Join(dir, typ+ext)
+				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+					if l.custom == nil {
+						l.custom = map[string]string{}
+					}
+					l.custom[typ] = p
+					return p, nil
+				}
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	return "", searched
+}
+
+// customAssertion rewrites the assertion n of custom type typ, whose script is at script, into a
+// code-grader entry: the script as its command, the keys that are not the assertion's own
+// settings as its config, and the type as its default name.
+func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	cfg := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	hasName := false
+	for _, e := range entries(n) {
+		switch {
+		case e.key == "type":
+			out.Content = append(out.Content, e.kn, strNode(e.v, "code-grader"))
+		case e.key == "name":
+			hasName = true
+			out.Content = append(out.Content, e.kn, e.v)
+		case slices.Contains(customMeta, e.key):
+			out.Content = append(out.Content, e.kn, e.v)
+		default:
+			cfg.Content = append(cfg.Content, e.kn, e.v)
+		}
+	}
+	if !hasName {
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
+	}
+	cmd := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: n.Line, Column: n.Column, Content: []*yaml.Node{strNode(n, script)}}
+	out.Content = append(out.Content, strNode(n, "command"), cmd)
+	if len(cfg.Content) > 0 {
+		out.Content = append(out.Content, strNode(n, "config"), cfg)
+	}
+	return out
+}
+
+// unknownType is the error for an assertion type that is neither built in nor a custom script;
+// searched is empty when the type cannot name a file.
+func (l *loader) unknownType(written, typ string, searched []string) string {
+	msg := fmt.Sprintf("unknown evaluator type %q: not a built-in type", written)
+	if len(searched) > 0 {
+		msg += fmt.Sprintf(", and no custom assertion script %s.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of %s or of a folder above it",
+			typ, displayPath(l.s.Dir, l.cwd))
+	}
+	return msg
+}
+
+func isEvaluatorType(name string) bool {
+	_, ok := LookupEvaluator(name)
+	return ok
+}

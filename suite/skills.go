@@ -1,0 +1,246 @@
+package suite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
+)
+
+// The Agent Skills evals format (a `.json` eval file, usually named evals.json), as AgentV 4.x
+// reads it: {skill_name, evals: [{id, prompt, expected_output, files, assertions}]}. Each eval
+// becomes a 4.x test: the prompt its input, expected_output its expected answer and criteria,
+// files its input files (paths from the file's folder), and each assertion string a freeform
+// llm-grader named assertion-N that judges with that string as the criteria.
+
+var (
+	skillsTopKeys  = []string{"skill_name", "evals"}
+	skillsEvalKeys = []string{"id", "prompt", "expected_output", "files", "assertions", "should_trigger"}
+)
+
+// loadSkills reads an Agent Skills evals file.
+func (l *loader) loadSkills() {
+	l.s.Dialect = Dialect4
+	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		return
+	}
+	if d, ok := jsonSyntax(src); !ok {
+		d.File = l.s.Path
+		l.add(d)
+		return
+	}
+	// Valid JSON is valid YAML: the YAML parser gives every value its line and column.
+	l.src = src
+	defer func() { l.src = nil }()
+	doc := l.parseYAML(src)
+	if doc == nil {
+		return
+	}
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = deref(doc.Content[0])
+	}
+	if root == nil || root.Kind != yaml.MappingNode {
+		pos := root
+		if pos == nil {
+			pos = &yaml.Node{Line: 1, Column: 1}
+		}
+		l.errorf(pos, KindStructure, "", "an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", kindName(root))
+		return
+	}
+	es := entries(root)
+	l.dupes(es, "")
+	f := kvs(es)
+	for _, e := range es {
+		if !slices.Contains(skillsTopKeys, e.key) {
+			l.unknownKey(e, "at the top level", "", skillsTopKeys)
+		}
+	}
+	if e := f.get("skill_name"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.ScalarNode || classify(e.v) != scalarString {
+			l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", "skill_name", describe(e.v))
+		} else if v := strings.TrimSpace(e.v.Value); v != "" {
+			l.s.Name, l.s.Dataset = v, v
+		}
+	}
+	evals := f.get("evals")
+	switch {
+	case evals == nil || isNull(evals.v):
+		at := root
+		if evals != nil {
+			at = evals.kn
+		}
+		l.errorf(at, KindStructure, "", "an Agent Skills evals file needs an %q list", "evals")
+		return
+	case evals.v.Kind != yaml.SequenceNode:
+		l.errorf(evals.v, KindStructure, "", "%q must be a list of evals, got %s", "evals", kindName(evals.v))
+		return
+	case len(evals.v.Content) == 0:
+		l.errorf(evals.v, KindStructure, "", "the %q list is empty", "evals")
+		return
+	}
+	for _, item := range evals.v.Content {
+		l.skillsEval(item)
+	}
+}
+
+// skillsEval converts one eval into a 4.x test and loads it.
+func (l *loader) skillsEval(item *yaml.Node) {
+	n := deref(item)
+	if n == nil || n.Kind != yaml.MappingNode {
+		l.errorf(item, KindCase, "", "an eval must be an object with id and prompt, got %s (case not loaded)", kindName(n))
+		return
+	}
+	es := entries(n)
+	l.dupes(es, "")
+	f := kvs(es)
+	id := ""
+	idKV := f.get("id")
+	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
+		id = idKV.v.Value
+		if f, ok := number(idKV.v); ok && classify(idKV.v) != scalarString {
+			id = jsNumber(f) // as JavaScript's String(id): 1.0 is "1"
+		}
+	}
+	for _, e := range es {
+		switch {
+		case e.key == "should_trigger":
+			l.warnf(e.kn, KindIgnored, id, "%q is not used when running evals (ignored, as AgentV 4.x does)", e.key)
+		case !slices.Contains(skillsEvalKeys, e.key):
+			l.unknownKey(e, "in eval", id, skillsEvalKeys)
+		}
+	}
+	failed := false
+	fail := func(at *yaml.Node, format string, args ...any) {
+		failed = true
+		l.errorf(at, KindCase, id, format+testNotLoaded(id), args...)
+	}
+	if id == "" {
+		at := n
+		if idKV != nil {
+			at = idKV.v
+		}
+		fail(at, "eval needs an %q (a number)", "id")
+	}
+	prompt := f.get("prompt")
+	if prompt == nil || prompt.v.Kind != yaml.ScalarNode || isNull(prompt.v) || strings.TrimSpace(prompt.v.Value) == "" {
+		at := n
+		if prompt != nil {
+			at = prompt.v
+		}
+		fail(at, "eval needs a %q: the task given to the agent, a non-empty string", "prompt")
+	}
+	expected := f.get("expected_output")
+	if expected != nil && !isNull(expected.v) && (expected.v.Kind != yaml.ScalarNode || classify(expected.v) != scalarString) {
+		fail(expected.v, "%q must be a string, got %s", "expected_output", describe(expected.v))
+	}
+	var files []string
+	if e := f.get("files"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.SequenceNode {
+			fail(e.v, "%q must be a list of file paths, got %s", "files", kindName(e.v))
+		}
+		for _, p := range e.v.Content {
+			if p = deref(p); p == nil || p.Kind != yaml.ScalarNode || classify(p) != scalarString || strings.TrimSpace(p.Value) == "" {
+				fail(p, "%q items must be file paths, got %s", "files", describe(p))
+				continue
+			}
+			abs := p.Value
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(l.s.Dir, abs)
+			}
+			abs = filepath.Clean(abs)
+			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+				l.warnf(p, KindMissingFile, id, "file %q not found (looked for %s)", p.Value, displayPath(abs, l.cwd))
+			}
+			files = append(files, abs)
+		}
+	}
+	// Each assertion string is its own llm-grader, numbered by its place in the list.
+	var graders []*yaml.Node
+	criteria := map[string]string{}
+	asserts := f.get("assertions")
+	if asserts != nil && !isNull(asserts.v) {
+		if asserts.v.Kind != yaml.SequenceNode {
+			fail(asserts.v, "%q must be a list of strings, got %s", "assertions", kindName(asserts.v))
+		}
+		for i, a := range asserts.v.Content {
+			if a = deref(a); a == nil || a.Kind != yaml.ScalarNode || classify(a) != scalarString {
+				fail(a, "%q items must be strings, got %s", "assertions", describe(a))
+				continue
+			}
+			if strings.TrimSpace(a.Value) == "" {
+				l.warnf(a, KindEvaluator, id, "empty assertion string skipped")
+				continue
+			}
+			name := fmt.Sprintf("assertion-%d", i+1)
+			criteria[name] = strings.TrimSpace(a.Value)
+			graders = append(graders, mapping(a, "type", strNode(a, "llm-grader"), "name", strNode(a, name)))
+		}
+	}
+	if failed {
+		return
+	}
+
+	// The eval as a 4.x test. Without expected_output its criteria is empty, as in 4.x.
+	var test []*yaml.Node
+	put := func(key string, at, v *yaml.Node) {
+		test = append(test, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
+	}
+	put("id", idKV.kn, strNode(idKV.v, id))
+	put("input", prompt.kn, prompt.v)
+	if expected != nil && !isNull(expected.v) {
+		put("criteria", expected.kn, expected.v)
+		put("expected_output", expected.kn, expected.v)
+	} else {
+		put("criteria", n, strNode(n, ""))
+	}
+	if asserts != nil && !isNull(asserts.v) {
+		put("assertions", asserts.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: asserts.v.Line, Column: asserts.v.Column, Content: graders})
+	}
+	c := l.v4Test(&v4Suite{}, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: test})
+	if c == nil {
+		return
+	}
+	for _, p := range files {
+		c.InputFiles = appendUnique(c.InputFiles, p)
+	}
+	for _, e := range c.Evaluators {
+		if text, ok := criteria[e.Name]; ok && e.Type == TypeLLMJudge {
+			// The string is the grader's criteria; it is also its inline prompt, as 4.x writes
+			// it (an inline prompt without template variables is criteria there too).
+			e.Criteria = text
+			e.Prompt = &PromptSpec{Kind: PromptInline, Text: text, Display: text}
+		}
+	}
+	l.addCase(c)
+}
+
+// jsonSyntax checks that src is one JSON value; when not, the diagnostic says where.
+func jsonSyntax(src []byte) (Diagnostic, bool) {
+	var v any
+	err := json.Unmarshal(src, &v)
+	if err == nil {
+		return Diagnostic{}, true
+	}
+	d := Diagnostic{Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off := int(min(se.Offset, int64(len(src))))
+		before := src[:off]
+		d.Line = strings.Count(string(before), "\n") + 1
+		d.Col = len([]rune(string(before[strings.LastIndexByte(string(before), '\n')+1:])))
+		if d.Col == 0 {
+			d.Col = 1
+		}
+	}
+	return d, false
+}
