@@ -182,6 +182,15 @@ func TestActionBaselineAuto(t *testing.T) {
 		if res.code != 1 || res.outputs["regressions"] != "2" || res.outputs["improvements"] != "0" || res.outputs["mean-score-delta"] != "-0.1333" {
 			t.Errorf("%s: exit %d, outputs %v\n%s", tt.name, res.code, res.outputs, res.stdout)
 		}
+		// Each regression is annotated at its case's line, an error since it failed the run.
+		for _, want := range []string{
+			"::error file=evals/suite.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)\n",
+			"::error file=evals/suite.yaml,line=14,title=eval case c5 regressed%3A 0.90 → 0.60::score 0.900 → 0.600 (-0.300) against the baseline; one run each (no trials to test)\n",
+		} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("%s: the log lacks the annotation %q:\n%s", tt.name, want, res.stdout)
+			}
+		}
 		if !strings.Contains(res.summary, "**Against the baseline** (run 41 on main (0123456))") || !strings.Contains(res.summary, "/evals/suite.yaml#L8) | 0.900 → 0.400 | −0.500 | one run each (no trials to test) |") {
 			t.Errorf("%s: summary:\n%s", tt.name, res.summary)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,4 +278,73 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTrialsConversation runs an AgentV 4.x conversation test as 2 trials. Each trial holds
+// the whole conversation again: the target's first answer lacks "beta", so trial 1 fails at
+// turn 1 and trial 2 passes both turns. The record keeps each trial's turns, so the results
+// say which turn failed in which trial and with what answer.
+func TestTrialsConversation(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"answer.sh": `f="$(dirname "$0")/calls"
+n=$(( $(cat "$f" 2>/dev/null || echo 0) + 1 ))
+echo $n > "$f"
+if [ $n = 1 ]; then echo alpha; else echo "alpha beta"; fi
+`,
+		".agentv/targets.yaml": "targets:\n  - name: default\n    provider: cli\n    command_template: sh " + shellQuote(filepath.Join(dir, "answer.sh")) + " {PROMPT}\n",
+		"evals/conv.eval.yaml": `name: conv-trials
+tests:
+  - id: chat
+    mode: conversation
+    input: You are terse.
+    turns:
+      - input: first question
+        assertions: [{type: contains, value: beta}]
+      - input: second question
+        assertions: [{type: contains, value: beta}]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "evals", "--trials", "2")
+	if res.code != 0 || len(res.records) != 1 {
+		t.Fatalf("exit %d, %d records; want 0 and one record\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	r := res.records[0]
+	if calls := strings.TrimSpace(readFile(t, filepath.Join(dir, "calls"))); calls != "4" {
+		t.Errorf("the target was called %s times, want 4 (two turns in each of two trials)", calls)
+	}
+	type turn struct {
+		answer, verdict string
+		score           float64
+	}
+	turnsOf := func(ts []results.Turn) []turn {
+		var out []turn
+		for _, x := range ts {
+			out = append(out, turn{x.Answer, x.Verdict, x.Score})
+		}
+		return out
+	}
+	failing := []turn{{"alpha", "fail", 0}, {"alpha beta", "pass", 1}}
+	passing := []turn{{"alpha beta", "pass", 1}, {"alpha beta", "pass", 1}}
+	if len(r.Trials) != 2 || r.Verdict != results.VerdictPass || !r.Flaky || r.Score != 1 {
+		t.Fatalf("record: %d trials, verdict %s, flaky %v, score %v; want 2, pass, flaky, 1", len(r.Trials), r.Verdict, r.Flaky, r.Score)
+	}
+	for i, want := range [][]turn{failing, passing} {
+		if got := turnsOf(r.Trials[i].Turns); !slices.Equal(got, want) {
+			t.Errorf("trial %d turns %+v, want %+v", i+1, got, want)
+		}
+	}
+	if got := turnsOf(r.Turns); !slices.Equal(got, passing) || r.Trials[0].Score != 0.5 {
+		t.Errorf("record turns %+v (want the passing trial's), trial 1 score %v (want 0.5)", got, r.Trials[0].Score)
+	}
+	junit := readFile(t, filepath.Join(res.outDir, "junit.xml"))
+	if !strings.Contains(junit, `<flakyFailure message="trial 1: score 0.500 below case threshold 0.800"`) || !strings.Contains(junit, "- turn-1 (turn): 0.000 fail") {
+		t.Errorf("junit.xml does not say trial 1 failed at turn 1:\n%s", junit)
+	}
 }

@@ -127,7 +127,18 @@ func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Worksp
 // cases, failed cases (lowest score first), then configuration and template warnings
 // (diagnostics and the warnings records carry, each once).
 func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts AnnotationOptions) []Annotation {
+	return BuildAnnotationsAgainst(diags, recs, nil, false, opts)
+}
+
+// BuildAnnotationsAgainst is BuildAnnotations for a run compared with a baseline: each
+// regressed case is annotated too, as an error right after the configuration errors when
+// the regressions failed the run (gated), else as a warning before the other warnings.
+func BuildAnnotationsAgainst(diags []suite.Diagnostic, recs []results.Record, regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
 	var errs, warns []Annotation
+	regAnns := FromRegressions(regs, gated, opts)
+	if !gated {
+		warns = append(warns, regAnns...)
+	}
 	seen := map[string]bool{}
 	// One annotation per warning, whichever case it was reported for: annotation slots
 	// are few (10 per level and step).
@@ -144,6 +155,9 @@ func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts Anno
 		} else {
 			addWarn(a)
 		}
+	}
+	if gated {
+		errs = append(errs, regAnns...)
 	}
 	errs = append(errs, FromRecords(recs, opts)...)
 	for _, r := range recs {
@@ -263,4 +277,37 @@ func failureMessage(r results.Record, details Details) string {
 		b.WriteString("\nreasoning: " + sanitize(r.Reasoning, 600))
 	}
 	return b.String()
+}
+
+// Regression is a case that regressed against the baseline, as its annotation shows it.
+type Regression struct {
+	ID, File      string
+	Line          int
+	Before, After float64
+	// Why is what made it a regression: the test and the level it reached, or that each run
+	// scored the case once.
+	Why string
+}
+
+// FromRegressions annotates each regressed case at its line, in the order given (worst
+// first), naming its score before → after: errors when the regressions failed the run
+// (gated), else warnings.
+func FromRegressions(regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
+	level := LevelWarning
+	if gated {
+		level = LevelError
+	}
+	out := make([]Annotation, 0, len(regs))
+	for _, r := range regs {
+		msg := fmt.Sprintf("score %.3f → %.3f (%+.3f) against the baseline", r.Before, r.After, r.After-r.Before)
+		if r.Why != "" {
+			msg += "; " + r.Why
+		}
+		out = append(out, Annotation{
+			Level: level, File: opts.path(r.File), Line: r.Line,
+			Title:   fmt.Sprintf("eval case %s regressed: %.2f → %.2f", r.ID, r.Before, r.After),
+			Message: msg,
+		})
+	}
+	return out
 }

@@ -310,3 +310,62 @@ func TestWorkflowCommandsReadsLikeTheRunner(t *testing.T) {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
 }
+
+// Each regressed case is annotated at its line with its score before → after: errors first
+// among the case annotations when the regressions failed the run, warnings before the other
+// warnings when they only report. Hostile ids cannot forge commands, and the cap holds.
+func TestRegressionAnnotations(t *testing.T) {
+	t.Parallel()
+	regs := []Regression{
+		{ID: "c2", File: "/ws/evals/s.yaml", Line: 8, Before: 0.9, After: 0.4, Why: "one run each (no trials to test)"},
+		{ID: "evil\n::set-output name=x::1", File: "evals/s.yaml", Line: 12, Before: 1, After: 0.5, Why: "p = 0.00397 ≤ 0.01 (5 + 5 trials)"},
+	}
+	failed := []results.Record{{EvalID: "low", File: "evals/s.yaml", Line: 3, Verdict: results.VerdictFail, Score: 0.2}}
+	warn := []suite.Diagnostic{{File: "evals/s.yaml", Line: 1, Severity: suite.SeverityWarning, Kind: "unknown-key", Message: "unknown key"}}
+	many := make([]Regression, 12)
+	for i := range many {
+		many[i] = Regression{ID: fmt.Sprintf("r%d", i), File: "evals/s.yaml", Line: i + 1, Before: 1, After: 0}
+	}
+	tests := []struct {
+		name  string
+		regs  []Regression
+		gated bool
+		want  []string
+	}{
+		{"gated", regs, true, []string{
+			"::error file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)",
+			"::error file=evals/s.yaml,line=12,title=eval case evil %3A%3Aset-output name=x%3A%3A1 regressed%3A 1.00 → 0.50::score 1.000 → 0.500 (-0.500) against the baseline; p = 0.00397 ≤ 0.01 (5 + 5 trials)",
+			"::error file=evals/s.yaml,line=3,title=eval case low failed%3A score 0.20::score 0.200",
+			"::warning file=evals/s.yaml,line=1,title=agentv warning%3A unknown-key::unknown key",
+		}},
+		{"reported", regs[:1], false, []string{
+			"::error file=evals/s.yaml,line=3,title=eval case low failed%3A score 0.20::score 0.200",
+			"::warning file=evals/s.yaml,line=8,title=eval case c2 regressed%3A 0.90 → 0.40::score 0.900 → 0.400 (-0.500) against the baseline; one run each (no trials to test)",
+			"::warning file=evals/s.yaml,line=1,title=agentv warning%3A unknown-key::unknown key",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			NewCommands(&buf, nil).Annotate(BuildAnnotationsAgainst(warn, failed, tt.regs, tt.gated, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws"}))
+			var got []string
+			for _, c := range actiontest.WorkflowCommands(buf.String()) {
+				got = append(got, c.Line)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s\n%s", diff, buf.String())
+			}
+		})
+	}
+	t.Run("cap", func(t *testing.T) {
+		t.Parallel()
+		var buf bytes.Buffer
+		NewCommands(&buf, nil).Annotate(BuildAnnotationsAgainst(nil, failed, many, true, AnnotationOptions{}))
+		out := buf.String()
+		if n := strings.Count(out, "::error "); n != MaxAnnotationsPerLevel || !strings.Contains(out, "title=eval case r9 regressed%3A") ||
+			!strings.Contains(out, "3 more annotations (3 errors) not shown") {
+			t.Errorf("want the first 10 regressions and a notice for the rest:\n%s", out)
+		}
+	})
+}

@@ -7,6 +7,8 @@ package compare
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // Side is what a comparison keeps of one case in one run.
@@ -25,6 +28,9 @@ type Side struct {
 	Trials  []float64       // the trials' scores (likewise counted), nil when the case ran once
 	Flaky   bool            // the trials disagreed about passing
 	Verdict results.Verdict // pass, fail or error
+	// PassAtK is set when the trials ran under pass_at_k, which stops them at the first
+	// pass: a case that passed at once has one score, too few for its test to reach a level.
+	PassAtK bool
 }
 
 // samples returns the scores the case's tests use: its trials, else its one score.
@@ -49,6 +55,8 @@ type baseCase struct {
 type Baseline struct {
 	// Source names the baseline for people: the file, or the workflow run it came from.
 	Source string
+	// SHA256 is the hex SHA-256 of the file Load read, "" for a baseline Read from a stream.
+	SHA256 string
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
@@ -73,11 +81,12 @@ func Load(path string) (*Baseline, error) {
 		return nil, fmt.Errorf("could not read baseline: %w", err)
 	}
 	defer f.Close()
-	b, err := Read(f)
+	h := sha256.New()
+	b, err := Read(io.TeeReader(f, h))
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
-	b.Source = path
+	b.Source, b.SHA256 = path, hex.EncodeToString(h.Sum(nil))
 	return b, nil
 }
 
@@ -96,7 +105,8 @@ type baseLine struct {
 		Verdict string  `json:"verdict"`
 		Error   string  `json:"error"`
 	} `json:"trials"`
-	Flaky bool `json:"flaky"`
+	Flaky         bool   `json:"flaky"`
+	TrialStrategy string `json:"trial_strategy"`
 }
 
 // Read reads a baseline from a results JSONL stream (see Load).
@@ -138,6 +148,7 @@ func Read(r io.Reader) (*Baseline, error) {
 			terr := t.Error != "" || t.Verdict == string(results.VerdictError)
 			s.Trials = append(s.Trials, counted(t.Score, terr))
 		}
+		s.PassAtK = passAtK(l.TrialStrategy, len(s.Trials))
 		if len(b.cases[k]) == 0 {
 			b.order = append(b.order, k)
 		}
@@ -183,5 +194,11 @@ func sideOf(r *results.Record) Side {
 	for _, t := range r.Trials {
 		s.Trials = append(s.Trials, counted(t.Score, t.Error != "" || t.Verdict == results.VerdictError))
 	}
+	s.PassAtK = passAtK(r.TrialStrategy, len(s.Trials))
 	return s
+}
+
+// passAtK reports whether a case's trials ran under pass_at_k.
+func passAtK(strategy string, trials int) bool {
+	return trials > 0 && strategy == suite.TrialsPassAtK
 }

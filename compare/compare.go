@@ -91,6 +91,9 @@ type Result struct {
 	// correction for testing many cases; Tested is how many cases either run has trials of.
 	Level, RiseLevel float64
 	Tested           int
+	// PassAtK counts the cases both runs have whose trials ran under pass_at_k in either run:
+	// their trials stop at the first pass, so their tests have few scores to go on.
+	PassAtK int
 }
 
 // Count returns how many cases are of class c.
@@ -137,6 +140,9 @@ func NewComparer(base *Baseline, margin float64) *Comparer {
 	}
 	return &Comparer{base: base, margin: margin}
 }
+
+// Baseline is the baseline the comparer compares with.
+func (c *Comparer) Baseline() *Baseline { return c.base }
 
 // Add takes a finished record of the run and sets its BaselineScore when the baseline has
 // the case. Call it before the record is written.
@@ -246,6 +252,9 @@ func classify(cases []*Case, margin float64, res *Result) {
 		}
 		x.Class = Unchanged
 		x.Delta = x.After.Score - x.Before.Score
+		if x.Before.PassAtK || x.After.PassAtK {
+			res.PassAtK++
+		}
 		if x.Trials() {
 			fallMin = append(fallMin, stats.FallMinP(x.Before.samples(), x.After.samples()))
 			riseMin = append(riseMin, stats.FallMinP(x.After.samples(), x.Before.samples()))

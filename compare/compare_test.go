@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -34,6 +36,8 @@ func TestLoadDialects(t *testing.T) {
 		`{"eval_id":"c","dataset":"ds","score":0.7,"error":"boom","target":"t"}`,
 		// Later AgentV: test_id.
 		`{"test_id":"d","dataset":"ds","score":1,"target":"t"}`,
+		// Trials stopped at the first pass.
+		`{"eval_id":"e","dataset":"ds","score":1,"verdict":"pass","target":"t","trials":[{"trial":1,"score":1,"verdict":"pass"}],"trial_strategy":"pass_at_k"}`,
 		``,
 		`{"record":"run_end","format":1,"timestamp":"2026-01-01T00:00:01.000Z","outcome":"pass"}`,
 	}, "\n")
@@ -41,14 +45,18 @@ func TestLoadDialects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Len() != 4 {
-		t.Fatalf("Len = %d, want 4", b.Len())
+	if b.Len() != 5 {
+		t.Fatalf("Len = %d, want 5", b.Len())
+	}
+	if sum := sha256.Sum256([]byte(text)); b.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("SHA256 = %s, want the file's", b.SHA256)
 	}
 	want := map[string]Side{
 		"a": {Score: 0.9, Trials: []float64{1, 0.8}, Verdict: results.VerdictPass},
 		"b": {Score: 0.5},
 		"c": {Score: 0, Verdict: results.VerdictError},
 		"d": {Score: 1},
+		"e": {Score: 1, Trials: []float64{1}, Verdict: results.VerdictPass, PassAtK: true},
 	}
 	for id, w := range want {
 		got := b.cases[Key{"ds", id}][0].side

@@ -240,3 +240,10 @@ func OptionsOf(g *results.RunGate) *Options {
 func (o Options) Record() *results.RunGate {
 	return &results.RunGate{CaseThreshold: o.CaseThreshold, MinScore: o.MinScore, MaxFailures: o.MaxFailures, MaxErrors: o.MaxErrors}
 }
+
+// BaselineRecord returns the regression thresholds as a run record holds them, with the
+// identity of the baseline they were applied against.
+func (o Options) BaselineRecord(source, sha256 string, cases int) *results.RunBaseline {
+	return &results.RunBaseline{Source: source, SHA256: sha256, Cases: cases,
+		RegressionMargin: o.RegressionMargin, MaxRegressions: o.MaxRegressions, MaxMeanDrop: o.MaxMeanDrop}
+}

@@ -103,6 +103,11 @@ func baselineSection(v *view) string {
 		return fmt.Sprintf("%.3f → %.3f", x.Before.Score, x.After.Score)
 	}
 	var b strings.Builder
+	if n := r.PassAtK; n > 0 {
+		fmt.Fprintf(&b, "> ⚠️ %s compared %s ran `pass_at_k` trials, which stop at the first pass: a case that passed at once has one score, "+
+			"too few for a fall to be significant. Compare runs whose trials use the `mean` strategy (`trials-strategy: mean`, `--trials-strategy mean`).\n\n",
+			thousands(n), plural(n, "case", "cases"))
+	}
 	reg := r.Of(compare.Regressed)
 	if len(reg) > 0 {
 		fmt.Fprintf(&b, "### 🔻 Regressions (%s)\n\n", shownOf(limit, len(reg)))
@@ -169,6 +174,10 @@ func shownOf(limit, n int) string {
 	}
 	return thousands(n)
 }
+
+// TestNote says what made a compared case regressed, improved or within the noise: its
+// test's p-value against the level it had to reach, or that each run scored it once.
+func TestNote(x *compare.Case) string { return testNote(x) }
 
 // testNote says what decided a case's class: its test's p-value against the level it had
 // to reach, or that each run scored it once.
@@ -263,6 +272,10 @@ func consoleBaseline(w io.Writer, run *Run) {
 	}
 	fmt.Fprintf(w, "  Regressed: %d   Improved: %d   New: %d   Removed: %d   Within the noise: %d\n",
 		r.Count(compare.Regressed), r.Count(compare.Improved), r.Count(compare.New), r.Count(compare.Removed), r.Count(compare.Noisy))
+	if n := r.PassAtK; n > 0 {
+		fmt.Fprintf(w, "  Note: %d compared %s ran pass_at_k trials, which stop at the first pass: too few scores for a fall to be significant; compare runs with --trials-strategy mean\n",
+			n, plural(n, "case", "cases"))
+	}
 	reg := r.Of(compare.Regressed)
 	for _, x := range reg[:min(len(reg), 10)] {
 		fmt.Fprintf(w, "  - %s: %.3f -> %.3f (%+.3f)\n", logtext.Line(truncate(x.Label, 120)), x.Before.Score, x.After.Score, x.Delta)

@@ -148,3 +148,41 @@ func TestBaselineConsole(t *testing.T) {
 		}
 	}
 }
+
+// A case whose trials ran under pass_at_k stopped at its first pass: one score before, five
+// after cannot make a fall significant, and the reports say why and what to run instead.
+func TestBaselinePassAtKNote(t *testing.T) {
+	t.Parallel()
+	before := baselineRecord("ds", "steady", 3, 1, 1)
+	after := baselineRecord("ds", "steady", 3, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4)
+	before.TrialStrategy, after.TrialStrategy = "pass_at_k", "pass_at_k"
+	line, err := results.Marshal(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := compare.Read(strings.NewReader(string(line) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := compare.NewComparer(base, compare.DefaultMargin)
+	c.Add(after)
+	res := c.Result()
+	run := &Run{Records: []*results.Record{after}, Baseline: res, Gate: gate.Defaults(), Counts: gate.Tally([]*results.Record{after})}
+	if res.PassAtK != 1 || res.Count(compare.Noisy) != 1 {
+		t.Fatalf("PassAtK %d, %d within the noise; want 1 and 1", res.PassAtK, res.Count(compare.Noisy))
+	}
+	if md := Summary(run); !strings.Contains(md, "> ⚠️ 1 compared case ran `pass_at_k` trials, which stop at the first pass") ||
+		!strings.Contains(md, "`--trials-strategy mean`") {
+		t.Errorf("summary lacks the pass_at_k note:\n%s", md)
+	}
+	var b strings.Builder
+	Console(&b, run, false)
+	if !strings.Contains(b.String(), "Note: 1 compared case ran pass_at_k trials") {
+		t.Errorf("console lacks the pass_at_k note:\n%s", b.String())
+	}
+	for _, md := range []string{Summary(baselineRun(t)), Comment(baselineRun(t), testMarker)} {
+		if strings.Contains(md, "ran `pass_at_k` trials") {
+			t.Errorf("a run without pass_at_k trials has the note:\n%s", md)
+		}
+	}
+}

@@ -150,6 +150,9 @@ type Trial struct {
 	Error            string            `json:"error,omitempty"`
 	DurationMS       int64             `json:"duration_ms"`
 	CostUSD          *float64          `json:"cost_usd,omitempty"` // what the target reported this trial cost
+	// Turns are a conversation test's turns in this trial: each trial holds the whole
+	// conversation again, and which turn failed, with what answer, differs between trials.
+	Turns []Turn `json:"turns,omitempty"`
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.

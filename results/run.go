@@ -41,6 +41,9 @@ type RunRecord struct {
 	Gate *RunGate `json:"gate,omitempty"`
 	// Shard is set when the run was one shard of a split suite.
 	Shard *RunShard `json:"shard,omitempty"`
+	// Baseline is set in the start record of a run compared with a baseline: which one, and
+	// the regression thresholds it gated with, so a report of the file can gate as it did.
+	Baseline *RunBaseline `json:"baseline,omitempty"`
 
 	// End record only.
 	Outcome    string   `json:"outcome,omitempty"` // pass | fail | error | invalid | skipped
@@ -61,6 +64,17 @@ type RunGate struct {
 	MinScore      *float64 `json:"min_score,omitempty"`
 	MaxFailures   int      `json:"max_failures"`
 	MaxErrors     int      `json:"max_errors"`
+}
+
+// RunBaseline is the baseline a run was compared with and the regression thresholds it
+// gated with (MaxRegressions and MaxMeanDrop nil: reported, not gated).
+type RunBaseline struct {
+	Source           string   `json:"source"`            // as reports name it: the file, or the workflow run it came from
+	SHA256           string   `json:"sha256"`            // of the baseline file, hex
+	Cases            int      `json:"cases"`             // case records the baseline holds
+	RegressionMargin float64  `json:"regression_margin"` // how far a case's score had to fall to count
+	MaxRegressions   *int     `json:"max_regressions,omitempty"`
+	MaxMeanDrop      *float64 `json:"max_mean_drop,omitempty"`
 }
 
 // RunShard says which part of a split suite a run was: shard Index (1-based) of Count.

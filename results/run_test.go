@@ -22,6 +22,10 @@ func TestAppendRun(t *testing.T) {
 		{"start of a streamed run", RunRecord{Kind: KindRunStart, Format: RunFormat, Version: "v1.2.3", Timestamp: "2026-01-02T03:04:05.000Z",
 			Gate: &RunGate{CaseThreshold: 0.8, MinScore: &half}},
 			`{"record":"run_start","format":1,"agentv_version":"v1.2.3","timestamp":"2026-01-02T03:04:05.000Z","gate":{"case_threshold":0.8,"min_score":0.5,"max_failures":0,"max_errors":0}}`},
+		{"start of a run compared with a baseline", RunRecord{Kind: KindRunStart, Format: RunFormat, Timestamp: "t", Gate: &RunGate{CaseThreshold: 0.8},
+			Baseline: &RunBaseline{Source: "run 41 on main (0123456)", SHA256: "ab12", Cases: 6, RegressionMargin: 0.1, MaxRegressions: Int(0)}},
+			`{"record":"run_start","format":1,"timestamp":"t","gate":{"case_threshold":0.8,"max_failures":0,"max_errors":0},` +
+				`"baseline":{"source":"run 41 on main (0123456)","sha256":"ab12","cases":6,"regression_margin":0.1,"max_regressions":0}}`},
 		{"end of a cancelled run", RunRecord{Kind: KindRunEnd, Format: RunFormat, Timestamp: "t", Planned: Int(200), PlannedComplete: new(bool),
 			Outcome: "invalid", Reason: "run cancelled: 12 of at least 200 cases finished", Cases: Int(12), Passed: 12, MeanScore: &half,
 			Cancelled: true, Problems: []string{"run cancelled: 12 of at least 200 cases finished", "<b> & </b>"}, DurationMS: 5},

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -281,27 +282,43 @@ func TestConversationJudgedTurn(t *testing.T) {
 }
 
 // TestConversationRedacts checks that a secret a target echoes in a turn's answer, or that a
-// turn's input holds, is masked in the record's turns like everywhere else in the record.
+// turn's input holds, is masked in the record's turns like everywhere else in the record, and
+// in each trial's turns when the test runs as trials.
 func TestConversationRedacts(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-conv-secret-123456"
-	s := loadConversation(t, "tests:\n  - id: leak\n    mode: conversation\n    input: Start.\n    turns:\n      - input: key "+secret+"\n      - input: again\n")
-	var log chatLog
-	var col collector
-	opts := testOptions(1)
-	opts.Redactor = &redact.Redactor{}
-	opts.Redactor.Add(secret)
-	New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
-	r := col.recs[0]
-	if len(r.Turns) != 2 {
-		t.Fatalf("turns %+v", r.Turns)
-	}
-	for _, tr := range r.Turns {
-		if strings.Contains(tr.Input+tr.Answer, secret) {
-			t.Errorf("turn %d keeps the secret: input %q answer %q", tr.Turn, tr.Input, tr.Answer)
-		}
-	}
-	if !strings.Contains(r.Turns[0].Answer, "re: key ") {
-		t.Errorf("turn 1 answer %q, want the masked echo", r.Turns[0].Answer)
+	for _, trials := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d trials", trials), func(t *testing.T) {
+			t.Parallel()
+			s := loadConversation(t, "tests:\n  - id: leak\n    mode: conversation\n    input: Start.\n    turns:\n      - input: key "+secret+"\n      - input: again\n")
+			var log chatLog
+			var col collector
+			opts := testOptions(1)
+			opts.Redactor = &redact.Redactor{}
+			opts.Redactor.Add(secret)
+			opts.Trials = suite.Trials{Count: trials, Strategy: suite.TrialsMean}
+			New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
+			r := col.recs[0]
+			all := [][]results.Turn{r.Turns}
+			for _, tr := range r.Trials {
+				all = append(all, tr.Turns)
+			}
+			if want := map[int]int{1: 0, 2: 2}[trials]; len(r.Trials) != want {
+				t.Fatalf("%d trials in the record, want %d", len(r.Trials), want)
+			}
+			for _, turns := range all {
+				if len(turns) != 2 {
+					t.Fatalf("turns %+v", turns)
+				}
+				for _, tr := range turns {
+					if strings.Contains(tr.Input+tr.Answer, secret) {
+						t.Errorf("turn %d keeps the secret: input %q answer %q", tr.Turn, tr.Input, tr.Answer)
+					}
+				}
+				if !strings.Contains(turns[0].Answer, "re: key ") {
+					t.Errorf("turn 1 answer %q, want the masked echo", turns[0].Answer)
+				}
+			}
+		})
 	}
 }

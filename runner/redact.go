@@ -28,15 +28,20 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 	}
 	redactEvaluators(rec.EvaluatorResults, red)
 	redactTrace(rec.TraceSummary, red)
-	for i := range rec.Turns {
-		t := &rec.Turns[i]
-		t.Input, t.Answer, t.Error = s(t.Input), s(t.Answer), s(t.Error)
-	}
+	redactTurns(rec.Turns, s)
 	for i := range rec.Trials {
 		t := &rec.Trials[i]
 		t.CandidateAnswer = s(t.CandidateAnswer)
 		t.Error = s(t.Error)
 		redactEvaluators(t.EvaluatorResults, red)
+		redactTurns(t.Turns, s)
+	}
+}
+
+func redactTurns(turns []results.Turn, s func(string) string) {
+	for i := range turns {
+		t := &turns[i]
+		t.Input, t.Answer, t.Error = s(t.Input), s(t.Answer), s(t.Error)
 	}
 }
 

@@ -192,7 +192,8 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 			omitted++
 		}
 	}
-	p.cmds.AnnotateOmitted(action.BuildAnnotations(out.Diagnostics, recs, action.AnnotationOptions{
+	regs, gated := regressions(run)
+	p.cmds.AnnotateOmitted(action.BuildAnnotationsAgainst(out.Diagnostics, recs, regs, gated, action.AnnotationOptions{
 		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}), omitted)
 	if run.Decision.Outcome == gate.Invalid {
 		// Input and configuration problems often have no file position to annotate.
@@ -334,4 +335,26 @@ func details(d action.Details) report.DetailLevel {
 		return l
 	}
 	return report.DetailsFailures
+}
+
+// regressions are the run's regressed cases against its baseline, worst first, for their
+// annotations, and whether they failed the run.
+func regressions(run *report.Run) (regs []action.Regression, gated bool) {
+	if run.Baseline == nil {
+		return nil, false
+	}
+	type key struct{ dataset, id, target string }
+	at := map[key]*report.Case{}
+	for _, c := range run.Cases {
+		at[key{c.Dataset, c.EvalID, c.Target}] = c
+	}
+	for _, x := range run.Baseline.Of(compare.Regressed) {
+		r := action.Regression{ID: x.Label, Before: x.Before.Score, After: x.After.Score, Why: report.TestNote(x)}
+		if c := at[key{x.Dataset, x.ID, x.Target}]; c != nil {
+			r.File, r.Line = c.File, int(c.Line)
+		}
+		regs = append(regs, r)
+	}
+	m := run.Gate.MaxRegressions
+	return regs, m != nil && len(regs) > *m
 }

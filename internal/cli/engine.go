@@ -278,6 +278,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if cfg.SkipOnUnsetSecret {
 		start.Planned = results.Int(len(jobs)) // everything was planned before running
 	}
+	if cmpr != nil {
+		b := cmpr.Baseline()
+		start.Baseline = cfg.Gate.BaselineRecord(b.Source, b.SHA256, b.Len())
+	}
 	rf, err := createResults(cfg.Out, start)
 	if err != nil {
 		return out, err

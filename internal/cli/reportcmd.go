@@ -51,9 +51,10 @@ func (c *Command) reportCmd(args []string) int {
 	}
 	path := paths[0]
 	// Thresholds not given here are the run's own, so the report reaches the run's outcome.
-	if start, _ := results.ReadRunStart(path); start != nil && start.Gate != nil {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	start, _ := results.ReadRunStart(path)
+	if start != nil && start.Gate != nil {
 		rec := gate.OptionsOf(start.Gate)
 		if !set["case-threshold"] {
 			g.CaseThreshold = rec.CaseThreshold
@@ -68,6 +69,10 @@ func (c *Command) reportCmd(args []string) int {
 			g.MaxErrors = rec.MaxErrors
 		}
 	}
+	var notes []string
+	if start != nil && start.Baseline != nil {
+		notes = runBaseline(start.Baseline, &g, set, baselinePath == "")
+	}
 	dir := *outDir
 	if dir == "" {
 		dir = filepath.Dir(path)
@@ -81,8 +86,13 @@ func (c *Command) reportCmd(args []string) int {
 		return gate.ExitInvalid
 	}
 	if note != "" {
-		printNotices(c.Stderr, []string{note})
+		notes = append(notes, note)
 	}
+	if cmpr != nil && start != nil && start.Baseline != nil && start.Baseline.SHA256 != "" && cmpr.Baseline().SHA256 != start.Baseline.SHA256 {
+		notes = append(notes, fmt.Sprintf("the run was compared with another baseline (%s, %d cases) than this report (%s)",
+			start.Baseline.Source, start.Baseline.Cases, cmpr.Baseline().Source))
+	}
+	printNotices(c.Stderr, notes)
 	out := readResults(paths, dir, c.Cwd, report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := buildRun(out, g)
@@ -96,6 +106,24 @@ func (c *Command) reportCmd(args []string) int {
 	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
 	report.Console(c.Stdout, run, c.color(c.Stdout))
 	return run.Decision.Outcome.ExitCode(false)
+}
+
+// runBaseline applies the regression thresholds a run recorded to the report's, but for the
+// flags given (set), and says what the report should know about the run's baseline.
+func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, uncompared bool) []string {
+	if !set["regression-margin"] {
+		g.RegressionMargin = rb.RegressionMargin
+	}
+	if !set["max-regressions"] {
+		g.MaxRegressions = rb.MaxRegressions
+	}
+	if !set["max-mean-drop"] {
+		g.MaxMeanDrop = rb.MaxMeanDrop
+	}
+	if uncompared {
+		return []string{fmt.Sprintf("the run was compared with the baseline %s; give --baseline to compare this report too", rb.Source)}
+	}
+	return nil
 }
 
 // readResults reads results files for the reports one record at a time (a large file is
