@@ -41,3 +41,31 @@ func TestFIFOEntryIsAMiss(t *testing.T) {
 		t.Fatal("reading a FIFO entry blocked")
 	}
 }
+
+// Attachments are hashed into the key: a FIFO among them (eval files name them) must not
+// block the run, as a device must not make the hash read forever.
+func TestKeyOfSpecialAttachments(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	must(t, syscall.Mkfifo(fifo, 0o644))
+	tg := loadTarget(t, openaiTarget, nil)
+	for _, path := range []string{fifo, "/dev/zero"} {
+		done := make(chan string, 1)
+		go func() {
+			done <- Key(tg, &providers.Request{EvalID: "c1", Question: "q", Files: []string{path}}, 0)
+		}()
+		select {
+		case k := <-done:
+			if len(k) != 64 {
+				t.Errorf("%s: key %q", path, k)
+			}
+		case <-time.After(30 * time.Second):
+			// Not a speed check: a blocked open or an endless read never returns.
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Close()
+			}
+			t.Fatalf("hashing %s did not end", path)
+		}
+	}
+}
