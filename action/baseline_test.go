@@ -2,8 +2,8 @@ package action
 
 import (
 	"archive/zip"
-	"compress/flate"
 	"bytes"
+	"compress/flate"
 	"context"
 	"errors"
 	"hash/crc32"
