@@ -209,11 +209,12 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 }
 
 // resultsEntry returns the archive's results.jsonl: at its top level (results-dir uploaded
-// as it is), else the shallowest one.
+// as it is), else the shallowest one. Only a regular file counts: a symbolic link entry
+// holds a path, not results.
 func resultsEntry(zr *zip.Reader) *zip.File {
 	var best *zip.File
 	for _, f := range zr.File {
-		if f.FileInfo().IsDir() || path.Base(f.Name) != "results.jsonl" {
+		if !f.Mode().IsRegular() || path.Base(f.Name) != "results.jsonl" {
 			continue
 		}
 		if best == nil || strings.Count(f.Name, "/") < strings.Count(best.Name, "/") {

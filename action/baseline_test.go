@@ -3,8 +3,10 @@ package action
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +161,97 @@ func TestFetchBaselineBadArchive(t *testing.T) {
 	s2, _ := newTestStore(t, gh2)
 	if _, err := s2.FetchBaseline(context.Background(), BaselineQuery{RunID: 99, Branch: "main", Artifact: "agentv-results", MaxBytes: 1024}, dst); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// An archive's entries are the uploader's word: a symbolic link named results.jsonl is not
+// the results (its content is a path), and a size written smaller than the entry is does not
+// let more through.
+func TestFetchBaselineHostileArchive(t *testing.T) {
+	t.Parallel()
+	raw := func(t *testing.T, build func(zw *zip.Writer)) []byte {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		build(zw)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name    string
+		archive func(t *testing.T) []byte
+		want    string // the baseline written, "" when an error is wanted
+		err     string
+	}{
+		{"symbolic link entry", func(t *testing.T) []byte {
+			return raw(t, func(zw *zip.Writer) {
+				h := &zip.FileHeader{Name: "results.jsonl"}
+				h.SetMode(os.ModeSymlink | 0o777)
+				w, err := zw.CreateHeader(h)
+				must(t, err)
+				_, err = w.Write([]byte("/etc/passwd"))
+				must(t, err)
+				w, err = zw.Create("out/results.jsonl")
+				must(t, err)
+				_, err = w.Write([]byte(baselineResults))
+				must(t, err)
+			})
+		}, baselineResults, ""},
+		{"only a symbolic link", func(t *testing.T) []byte {
+			return raw(t, func(zw *zip.Writer) {
+				h := &zip.FileHeader{Name: "results.jsonl"}
+				h.SetMode(os.ModeSymlink | 0o777)
+				w, err := zw.CreateHeader(h)
+				must(t, err)
+				_, err = w.Write([]byte("/etc/passwd"))
+				must(t, err)
+			})
+		}, "", "no results.jsonl"},
+		{"declared size smaller than the entry", func(t *testing.T) []byte {
+			return raw(t, func(zw *zip.Writer) {
+				body := bytes.Repeat([]byte("x"), 1<<20)
+				var comp bytes.Buffer
+				fw, err := flate.NewWriter(&comp, flate.BestCompression)
+				must(t, err)
+				_, err = fw.Write(body)
+				must(t, err)
+				must(t, fw.Close())
+				w, err := zw.CreateRaw(&zip.FileHeader{Name: "results.jsonl", Method: zip.Deflate,
+					CRC32: crc32.ChecksumIEEE(body), CompressedSize64: uint64(comp.Len()), UncompressedSize64: 10})
+				must(t, err)
+				_, err = w.Write(comp.Bytes())
+				must(t, err)
+			})
+		}, "", "could not read results.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := startGitHub(t)
+			baselineRuns(gh)
+			gh.AddArtifact(11, "agentv-results", tc.archive(t), false)
+			s, _ := newTestStore(t, gh)
+			dst := filepath.Join(t.TempDir(), "b.jsonl")
+			_, err := s.FetchBaseline(context.Background(), BaselineQuery{RunID: 99, Branch: "main", Artifact: "agentv-results", MaxBytes: 64 << 10}, dst)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(dst); string(got) != tc.want {
+				t.Errorf("baseline = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

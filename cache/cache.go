@@ -8,9 +8,12 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +22,8 @@ import (
 
 	"github.com/agentv/action/targets"
 
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/providers"
 )
 
@@ -56,6 +61,9 @@ type Options struct {
 	Verbose bool // log each miss
 	// Logf receives the misses (with Verbose) and a warning when entries cannot be written.
 	Logf func(format string, args ...any)
+	// Redactor holds the run's secrets: an answer that contains one is not stored, since a
+	// later run (with the secret rotated) would replay it without masking it.
+	Redactor *redact.Redactor
 }
 
 // Store is the cache of one run.
@@ -147,13 +155,52 @@ func (s *Store) path(key string) string {
 	return filepath.Join(s.opts.Dir, fmt.Sprintf("v%d", keyVersion), key[:2], key+".json")
 }
 
+// entryLimit bounds an entry file read back. An answer with its messages is far below it; a
+// larger file, or a device or FIFO planted in the folder, is a miss.
+const entryLimit = 64 << 20
+
 // lookup returns the stored answer of key, nil on a miss.
 func (s *Store) lookup(key string) *providers.Response {
-	b, err := os.ReadFile(s.path(key))
+	p := s.path(key)
+	if s.linkOnPath(p) != nil {
+		return nil
+	}
+	b, err := safefile.ReadFile(p, entryLimit)
 	if err != nil {
 		return nil
 	}
 	return decodeEntry(b, key)
+}
+
+// linkOnPath returns an error when the cache folder, or any folder or file between it and
+// p, is a symbolic link or not what it should be: the folder may come with a checkout, and
+// a link in it would make entries be read from, or written to, a place outside it.
+func (s *Store) linkOnPath(p string) error {
+	rel, err := filepath.Rel(s.opts.Dir, p)
+	if err != nil {
+		return err
+	}
+	d := s.opts.Dir
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := -1; i < len(parts); i++ {
+		if i >= 0 {
+			d = filepath.Join(d, parts[i])
+		}
+		fi, err := os.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link, which the cache does not follow", d)
+		}
+		if last := i == len(parts)-1; !last && !fi.IsDir() {
+			return fmt.Errorf("%s is %s, not a folder", d, safefile.Describe(fi.Mode()))
+		}
+	}
+	return nil
 }
 
 // store writes the answer of key, unless the mode is read-only. A cache that cannot be
@@ -163,8 +210,14 @@ func (s *Store) store(key string, resp *providers.Response) {
 		return
 	}
 	b, err := encodeEntry(key, resp)
+	if err == nil && s.opts.Redactor != nil && !bytes.Equal(s.opts.Redactor.Bytes(b), b) {
+		if s.opts.Verbose {
+			s.opts.Logf("cache: an answer (key %s) holds a secret and is not stored", key[:12])
+		}
+		return
+	}
 	if err == nil {
-		err = writeAtomic(s.path(key), b)
+		err = s.writeAtomic(s.path(key), b)
 	}
 	if err != nil {
 		s.warnOnce.Do(func() {
@@ -176,10 +229,27 @@ func (s *Store) store(key string, resp *providers.Response) {
 }
 
 // writeAtomic writes b to path under a temporary name and renames it into place: a reader,
-// or another run writing the same entry, sees the whole file or none.
-func writeAtomic(path string, b []byte) error {
+// or another run writing the same entry, sees the whole file or none. The folders on the way
+// are made one by one, none of them a symbolic link.
+func (s *Store) writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(s.opts.Dir), 0o755); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(s.opts.Dir, dir)
+	if err != nil {
+		return err
+	}
+	d := s.opts.Dir
+	for i, part := range append([]string{""}, strings.Split(rel, string(filepath.Separator))...) {
+		if i > 0 {
+			d = filepath.Join(d, part)
+		}
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	if err := s.linkOnPath(path); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, ".entry-*.tmp")
@@ -193,6 +263,7 @@ func writeAtomic(path string, b []byte) error {
 	if err == nil {
 		// Entries are not secret, but CreateTemp makes them private: a shared cache is shared.
 		_ = os.Chmod(f.Name(), 0o644)
+		// A rename replaces a link at path instead of following it.
 		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {

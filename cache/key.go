@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/agentv/action/targets"
+
+	"github.com/agentv/action/internal/safefile"
 
 	"github.com/agentv/action/providers"
 )
@@ -107,7 +108,9 @@ func (h *hasher) fileHash(path string) string {
 		return v.(string)
 	}
 	sum := "unreadable"
-	if f, err := os.Open(path); err == nil {
+	// Attachments are named by eval files: a FIFO or a device among them must not block or
+	// never end (the provider refuses them; so does the key).
+	if f, err := safefile.Open(path); err == nil {
 		d := sha256.New()
 		if _, err := io.Copy(d, f); err == nil {
 			sum = hex.EncodeToString(d.Sum(nil))

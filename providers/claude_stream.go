@@ -37,6 +37,9 @@ type claudeMessage struct {
 	ID    string
 	Text  string
 	Calls []*claudeToolCall
+	// texts gathers the turn's text blocks while the stream is read; Text joins them once at
+	// the end, since appending to Text block by block would copy it for each of thousands.
+	texts []string
 }
 
 // claudeToolCall is one tool_use block, with the output of its tool_result when the stream has it.
@@ -120,6 +123,9 @@ func claudeParseStream(out []byte) *claudeStream {
 			s.Skipped++
 		}
 	}
+	for i := range s.Messages {
+		s.Messages[i].Text, s.Messages[i].texts = strings.Join(s.Messages[i].texts, "\n"), nil
+	}
 	if s.Final == "" && !s.IsError {
 		for i := len(s.Messages) - 1; i >= 0; i-- {
 			if t := s.Messages[i].Text; strings.TrimSpace(t) != "" {
@@ -170,10 +176,9 @@ func (s *claudeStream) add(raw []byte) bool {
 		for _, b := range blocks {
 			switch b.Type {
 			case "text":
-				if m.Text != "" && b.Text != "" {
-					m.Text += "\n"
+				if b.Text != "" {
+					m.texts = append(m.texts, b.Text)
 				}
-				m.Text += b.Text
 			case "tool_use":
 				c := &claudeToolCall{Tool: b.Name, Input: b.Input, ID: b.ID}
 				if len(c.Input) == 0 || string(c.Input) == "null" {

@@ -1,10 +1,12 @@
 package providers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -567,5 +569,29 @@ func TestAgentCredentialsMasked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A stream that splits one assistant turn into very many text events is read in time and
+// memory proportional to its size: joining the texts once, not copying the turn per event.
+//
+//nolint:paralleltest // it measures the bytes allocated, which parallel tests would add to
+func TestClaudeParseStreamManyBlocksOfOneTurn(t *testing.T) {
+	const n = 20000
+	var b bytes.Buffer
+	for range n {
+		b.WriteString(`{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"0123456789"}]}}` + "\n")
+	}
+	in := b.Bytes()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s := claudeParseStream(in)
+	runtime.ReadMemStats(&after)
+	if len(s.Messages) != 1 || len(s.Messages[0].Text) != n*11-1 || s.Final != s.Messages[0].Text {
+		t.Fatalf("%d messages, text of %d bytes", len(s.Messages), len(s.Final))
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(64*len(in)); got > limit {
+		t.Errorf("parsing %d bytes allocated %d bytes, more than %d", len(in), got, limit)
 	}
 }

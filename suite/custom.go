@@ -16,7 +16,7 @@ import (
 // {score, assertions} object on stdout.
 
 // customDirs are the folders below `.agentv` searched for custom types, in order: every
-// `assertions` folder from the eval file's directory up to the root comes before the
+// `assertions` folder from the eval file's directory up to the repository root comes before the
 // `graders` and `judges` folders.
 var customDirs = []string{"assertions", "graders", "judges"}
 
@@ -50,6 +50,11 @@ func (l *loader) customScript(typ string) (string, []string) {
 					l.custom[typ] = p
 					return p, nil
 				}
+			}
+			// Scripts run: a folder above the repository (outside the checkout) is never
+			// searched.
+			if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
+				break
 			}
 			parent := filepath.Dir(d)
 			if parent == d {

@@ -76,3 +76,32 @@ func TestCustomAssertionTypes(t *testing.T) {
 		})
 	}
 }
+
+// Custom scripts are run, so the search for one stops at the repository root: a script in a
+// folder above the checkout is never found, whatever the eval file names.
+func TestCustomAssertionSearchStopsAtTheRepository(t *testing.T) {
+	t.Parallel()
+	root := writeTree(t, map[string]string{
+		".agentv/assertions/above.ts":       "",
+		".agentv/graders/above2.ts":         "",
+		"repo/.git/HEAD":                    "",
+		"repo/.agentv/assertions/inside.ts": "",
+		"repo/evals/eval.yaml": "tests:\n  - id: a\n    input: hi\n    assertions:\n      - {type: above}\n" +
+			"  - id: b\n    input: hi\n    assertions:\n      - {type: above2}\n" +
+			"  - id: c\n    input: hi\n    assertions:\n      - {type: inside}\n",
+	})
+	repo := filepath.Join(root, "repo")
+	s := Load(filepath.Join(repo, "evals/eval.yaml"), LoadOptions{Cwd: repo})
+	if s.RepoRoot != repo {
+		t.Fatalf("repo root %s, want %s", s.RepoRoot, repo)
+	}
+	got := formatDiags(s.Diagnostics)
+	for _, typ := range []string{"above", "above2"} {
+		if !strings.Contains(got, `unknown evaluator type "`+typ+`"`) {
+			t.Errorf("type %s: want unknown, got:\n%s", typ, got)
+		}
+	}
+	if len(s.Cases) != 1 || s.Cases[0].ID != "c" || s.Cases[0].Evaluators[0].Script[0] != filepath.Join(repo, ".agentv/assertions/inside.ts") {
+		t.Errorf("want only case c, with the repository's script; got %d cases", len(s.Cases))
+	}
+}

@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,5 +63,30 @@ func TestTestsDirectory(t *testing.T) {
 				t.Errorf("unexpected diagnostics:\n%s", all)
 			}
 		})
+	}
+}
+
+// A test directory is walked one level, without following links: a subdirectory that is a
+// symbolic link (to a folder outside the tree, or a loop) is not a test.
+func TestTestsDirectoryLinks(t *testing.T) {
+	t.Parallel()
+	root := writeTree(t, map[string]string{
+		"eval.yaml":         "tests: cases\n",
+		"cases/a/case.yaml": "input: hi\ncriteria: ok\n",
+		"outside/case.yaml": "input: hi\ncriteria: ok\n",
+		"cases/.keep":       "",
+	})
+	for link, to := range map[string]string{"cases/out": "outside", "cases/loop": "cases"} {
+		if err := os.Symlink(filepath.Join(root, to), filepath.Join(root, link)); err != nil {
+			t.Skipf("no symbolic links: %v", err)
+		}
+	}
+	s := Load(filepath.Join(root, "eval.yaml"), LoadOptions{Cwd: root})
+	var ids []string
+	for _, c := range s.Cases {
+		ids = append(ids, c.ID)
+	}
+	if got := strings.Join(ids, " "); got != "a" {
+		t.Errorf("ids %q, want a\n%s", got, formatDiags(s.Diagnostics))
 	}
 }

@@ -383,7 +383,7 @@ func (e *Engine) openCache() *cache.Store {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Cwd, dir)
 	}
-	return cache.Open(cache.Options{Dir: dir, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf})
+	return cache.Open(cache.Options{Dir: dir, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the

@@ -14,6 +14,7 @@ import (
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -213,9 +214,14 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 	return rp.Result(), err
 }
 
+// maxResultsFiles bounds how many results files one report merges: as many as a run can
+// have shards.
+const maxResultsFiles = plan.MaxShards
+
 // expandResults returns the results files that patterns name, relative to cwd: a pattern
 // with glob characters must match a file, and each file is listed once, in pattern order
-// (a glob's matches sorted).
+// (a glob's matches sorted). A file named twice under two names (a symbolic link to it) is
+// still listed once, so its cases never count twice; `**` does not follow links to folders.
 func expandResults(cwd string, patterns []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -226,7 +232,7 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 		}
 		matches := []string{abs}
 		if strings.ContainsAny(pat, "*?[{") {
-			m, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly())
+			m, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
 			if err != nil {
 				return nil, fmt.Errorf("results pattern %q: %w", pat, err)
 			}
@@ -237,10 +243,18 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 			matches = m
 		}
 		for _, p := range matches {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
+			file := p // the file itself, when p is a link to it
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				file = r
 			}
+			if seen[p] || seen[file] {
+				continue
+			}
+			seen[p], seen[file] = true, true
+			if len(out) == maxResultsFiles {
+				return nil, fmt.Errorf("the results patterns match more than %d files: name the shards' files more precisely", maxResultsFiles)
+			}
+			out = append(out, p)
 		}
 	}
 	return out, nil

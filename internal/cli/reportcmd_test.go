@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,67 @@ func TestReadResultsRunRecords(t *testing.T) {
 				t.Errorf("problems = %q, want %q", got, tt.wantProblems)
 			}
 		})
+	}
+}
+
+// Merged results files come from artifacts and globs: a file reached twice (under its name
+// and through a symbolic link, or a linked folder) counts once, `**` does not follow a link
+// to a folder (a loop would never end), and a pattern matching more files than a run can
+// have shards is refused.
+func TestExpandResultsHostile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"s1/results.jsonl", "s2/results.jsonl"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for old, link := range map[string]string{
+		"s1/results.jsonl": "s2/again.jsonl",
+		"..":               "s2/loop",
+		"s1":               "s3",
+	} {
+		if err := os.Symlink(filepath.Join(dir, old), filepath.Join(dir, link)); err != nil {
+			t.Skipf("no symbolic links: %v", err)
+		}
+	}
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		patterns []string
+		want     string
+	}{
+		{[]string{"s1/results.jsonl", "s2/again.jsonl"}, "s1/results.jsonl"},
+		{[]string{"**/*.jsonl"}, "s1/results.jsonl s2/results.jsonl"},
+		{[]string{"s3/results.jsonl", "**/results.jsonl"}, "s3/results.jsonl s2/results.jsonl"},
+	} {
+		got, err := expandResults(dir, tc.patterns)
+		if err != nil {
+			t.Errorf("%v: %v", tc.patterns, err)
+			continue
+		}
+		if g := strings.Join(rel(got), " "); g != tc.want {
+			t.Errorf("%v: got %s, want %s", tc.patterns, g, tc.want)
+		}
+	}
+
+	many := t.TempDir()
+	for i := range maxResultsFiles + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("r%05d.jsonl", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := expandResults(many, []string{"*.jsonl"}); err == nil || !strings.Contains(err.Error(), "more than 10000 files") {
+		t.Errorf("%d files: err = %v", maxResultsFiles+1, err)
 	}
 }
