@@ -12,9 +12,10 @@ import (
 	"syscall"
 )
 
-// ChownToWorkspaceOwner gives the files and folders at paths (recursively) to the owner of
-// the workspace. A container action runs as root, and root-owned files in the workspace
-// break later steps and the next checkout on self-hosted runners (actions/runner#434,
+// ChownToWorkspaceOwner gives the files and folders at paths (recursively), and the folders
+// between the workspace and each path (which the action may have made on the way), to the
+// owner of the workspace. A container action runs as root, and root-owned files in the
+// workspace break later steps and the next checkout on self-hosted runners (actions/runner#434,
 // #1282). It does nothing unless running as root, and skips paths outside the workspace.
 func ChownToWorkspaceOwner(workspace string, paths ...string) error {
 	if workspace == "" || os.Geteuid() != 0 {
@@ -34,10 +35,16 @@ func ChownToWorkspaceOwner(workspace string, paths ...string) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(workspace, p)
 		}
-		if rel, err := filepath.Rel(workspace, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel, err := filepath.Rel(workspace, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		err := filepath.WalkDir(p, func(path string, _ fs.DirEntry, err error) error {
+		for up := filepath.Dir(rel); up != "." && up != string(filepath.Separator); up = filepath.Dir(up) {
+			if err := os.Lchown(filepath.Join(workspace, up), uid, gid); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		err = filepath.WalkDir(p, func(path string, _ fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return nil

@@ -27,14 +27,19 @@ func TestChownToWorkspaceOwner(t *testing.T) {
 	if err := os.WriteFile(file, []byte("<x/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A nested path: the folder made on the way to it goes to the owner too.
+	deep := filepath.Join(ws, "ci", "cache")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	outside := filepath.Join(t.TempDir(), "elsewhere")
 	if err := os.WriteFile(outside, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := ChownToWorkspaceOwner(ws, "agentv-results", outside, "missing"); err != nil {
+	if err := ChownToWorkspaceOwner(ws, "agentv-results", outside, "missing", deep); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{out, file} {
+	for _, p := range []string{out, file, deep, filepath.Dir(deep)} {
 		st := statT(t, p)
 		if st.Uid != uid || st.Gid != gid {
 			t.Errorf("%s owned by %d:%d, want %d:%d", p, st.Uid, st.Gid, uid, gid)

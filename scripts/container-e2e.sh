@@ -4,8 +4,8 @@
 # a private Docker daemon) and a loopback fake of GitHub's comment API
 # (action/actiontest/fakegithub). Then checks what the Action produced.
 #
-# Five passes; the first two share the fake API's comments, so the sticky comment is
-# checked across runs:
+# Nine passes (ten runs of the shared tool) against one fake API: passes 1 and 2 check the
+# sticky comment across runs, pass 8 that the merged report's comment is one more:
 #   1. run:    the self-test step of .github/workflows/self-test.yml on examples/quickstart
 #              (4 cases, one fails on purpose, max-failures 1 => pass) plus comment: always.
 #              Checks outputs.json, the step summary, the annotations, the files in
@@ -21,13 +21,30 @@
 #              every process up to PID 1 (agentv) and a file reference to /proc/self/environ,
 #              and an orphan for PID 1 to reap. Checks that no token variable was visible, the
 #              orphan was reaped and the token is in no file.
+#   6. shard-1, shard-2: docs/action.md's matrix workflow, one leg per run (the shared tool runs
+#              one job): the self-test's shards job on scripts/e2e-matrix (6 cases, cli targets
+#              with cache: true, one fails on purpose) with shard: I/2, cache: read-write and
+#              comment: always. Checks 3 cases a leg, the legs' case ids disjoint and all 6, the
+#              shard in results.jsonl, no API request, "0 of 6 calls from cache", the cache folder.
+#   7. shard-cached: leg 2 again with the cache folder leg 2 left (as actions/cache restores
+#              it). Checks "6 of 6 calls from cache", that the agent never ran, the same scores.
+#   8. merge:  the shards-report job's mode: report on both legs' results.jsonl (copied to
+#              shards/agentv-shard-I/, where actions/download-artifact puts them; results:
+#              shards/*/results.jsonl). Checks the whole suite's outputs (6 cases, 5 passed),
+#              the JUnit testcases, the summary, and one new comment (POST) with its own key.
+#   9. baseline: the whole suite unsharded with baseline: scripts/e2e-matrix/baseline.jsonl
+#              (moon-landing regressed, capital-italy improved) and max-regressions 0. Checks
+#              the failed step, the regressions, improvements and mean-score-delta outputs, the
+#              summary's Regressions table, and counts and testcases equal to pass 8's.
 # After each pass, the matching check step of .github/workflows/self-test.yml is replayed on
 # the host against the pass's outputs and files, so the workflow expects what the binary does.
 #
-# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-report] [--skip-dry-run] [--skip-runtimes] [--skip-secrets]
+# Usage: sudo scripts/container-e2e.sh [--ref GIT_REF] [--skip-PASS...] [--prebuilt]
 #   --ref REF       test a committed snapshot (git archive REF) instead of the work tree
 #                   (tracked and untracked, not ignored, files, like the shared tool copies)
 #   --skip-report, --skip-dry-run, --skip-runtimes, --skip-secrets   leave out pass 2, 3, 4 or 5
+#   --skip-shards   leave out passes 6-8 (7 and 8 need the legs); --skip-cache, --skip-merge
+#                   leave out pass 7 or 8; --skip-baseline leaves out pass 9
 #   --prebuilt      rewrite action.yml as .github/workflows/release.yml does (image:
 #                   docker://ghcr.io/agentv/action:<tag>), with a build of the Dockerfile
 #                   standing in for that image
@@ -35,7 +52,8 @@
 # AGENTV_E2E_UID (owner of the workspace, default 1001 as on GitHub's runners),
 # E2E_CACHE (default ~/.cache/agentv-e2e) and the shared tool's other E2E_* settings, except
 # E2E_WITH, E2E_API_URL and E2E_OUT, which this script sets.
-# Outputs: $E2E_CACHE/out-{run,report,dry-run,runtimes,secrets} (the shared tool's files) and
+# Outputs: $E2E_CACHE/out-{run,report,dry-run,runtimes,secrets,shard-1,shard-2,shard-cached,
+# merge,baseline} (the shared tool's files) and
 # $E2E_CACHE/fakegithub.json (the fake API's requests and comments).
 # Exit status: 0 when every check passed, 1 when a check failed, 2 on a setup error.
 # shellcheck disable=SC2015 # `cond && ok … || bad …`: ok always succeeds
@@ -49,7 +67,7 @@ export E2E_PR_NUMBER=${E2E_PR_NUMBER:-7}
 export E2E_GITHUB_TOKEN=${E2E_GITHUB_TOKEN:-e2e-fake-token}
 KEY=container-e2e # comment-key of both passes: pass 2 must find pass 1's comment
 
-REF="" REPORT=1 DRYRUN=1 RUNTIMES=1 SECRETS=1 PREBUILT=0
+REF="" REPORT=1 DRYRUN=1 RUNTIMES=1 SECRETS=1 SHARDS=1 CACHE=1 MERGE=1 BASELINE=1 PREBUILT=0
 while (($#)); do
 	case $1 in
 	--ref) REF=${2:?--ref needs a git ref}; shift 2 ;;
@@ -57,6 +75,10 @@ while (($#)); do
 	--skip-dry-run) DRYRUN=0; shift ;;
 	--skip-runtimes) RUNTIMES=0; shift ;;
 	--skip-secrets) SECRETS=0; shift ;;
+	--skip-shards) SHARDS=0; shift ;;
+	--skip-cache) CACHE=0; shift ;;
+	--skip-merge) MERGE=0; shift ;;
+	--skip-baseline) BASELINE=0; shift ;;
 	--prebuilt) PREBUILT=1; shift ;;
 	-h | --help) sed -n '2,/^# shellcheck/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "container-e2e: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -154,9 +176,10 @@ expect_job() {
 }
 
 mark() { python3 -c 'import sys, urllib.parse as u; print(u.quote(sys.argv[1], safe="._").replace("-", "%2D").replace("~", "%7E"))' "$1"; }
-# selftest_check JOB STEP [NAME=value...]: runs that `run:` step of the self-test workflow
-# on the host against this pass's outputs (its `env:` from steps.*.outputs.*, plus the given
-# values) in the pass's workspace files, so the workflow's expectations are the binary's.
+# selftest_check JOB STEP [NAME=value...] [@ID=OUTPUTS_JSON...]: runs that `run:` step of the
+# self-test workflow on the host against this pass's outputs (its `env:` from
+# steps.*.outputs.*, those of step ID from another pass's outputs.json, plus the given values)
+# in the pass's workspace files, so the workflow's expectations are the binary's.
 selftest_check() {
 	local job=$1 step=$2 rc=0
 	shift 2
@@ -171,11 +194,13 @@ steps = [s for s in yaml.safe_load(open(wf_path))["jobs"][job]["steps"] if s.get
 if len(steps) != 1:
     sys.exit(f"no step '{name}' in job '{job}' of {wf_path}")
 outputs = json.load(open(os.path.join(out, "outputs.json")))
+# @ID=FILE reads the outputs of step ID from another pass's outputs.json.
+others = {kv[1:].split("=", 1)[0]: json.load(open(kv.split("=", 1)[1])) for kv in extra if kv.startswith("@")}
 env = dict(os.environ)
 for k, v in (steps[0].get("env") or {}).items():
-    m = re.fullmatch(r"\$\{\{ *steps\.[\w-]+\.outputs\.([\w-]+) *\}\}", str(v))
-    env[k] = outputs.get(m.group(1), "") if m else ""
-env.update(kv.split("=", 1) for kv in extra)
+    m = re.fullmatch(r"\$\{\{ *steps\.([\w-]+)\.outputs\.([\w-]+) *\}\}", str(v))
+    env[k] = others.get(m.group(1), outputs).get(m.group(2), "") if m else ""
+env.update(kv.split("=", 1) for kv in extra if not kv.startswith("@"))
 sys.exit(subprocess.run(["bash", "-e", "-c", steps[0]["run"]], cwd=os.path.join(out, "workspace"), env=env).returncode)
 PY
 	((rc == 0)) && ok "self-test.yml $job / '$step' passes on these outputs" ||
@@ -183,6 +208,14 @@ PY
 }
 
 out() { jq -r --arg k "$1" '.[$k] // "<unset>"' "$OUT/outputs.json"; }
+# stage_scripts NAME: scripts/NAME into the project. Already there unless --ref names a commit
+# from before it; scripts/ is left out of the image's build context, so the image stays cached.
+stage_scripts() {
+	[[ -d $PROJECT/scripts/$1 ]] && return
+	mkdir -p "$PROJECT/scripts"
+	cp -r "$ROOT/scripts/$1" "$PROJECT/scripts/$1"
+	chown -R "$WS_UID:$WS_UID" "$PROJECT/scripts"
+}
 requests() { jq -r '.requests[] | "\(.method) \(.path)"' "$STATE" 2>/dev/null; }
 
 # ---------------------------------------------------------------- pass 1: run
@@ -377,13 +410,7 @@ fi
 # SDK the binary carries (scripts/e2e-runtimes; mock targets, so only the scripts run).
 if ((RUNTIMES)); then
 	rm -rf "$PROJECT/agentv-results"
-	# Already in the project unless --ref names a commit from before it; scripts/ is left out of
-	# the image's build context, so the image stays cached.
-	if [[ ! -d $PROJECT/scripts/e2e-runtimes ]]; then
-		mkdir -p "$PROJECT/scripts"
-		cp -r "$ROOT/scripts/e2e-runtimes" "$PROJECT/scripts/e2e-runtimes"
-		chown -R "$WS_UID:$WS_UID" "$PROJECT/scripts"
-	fi
+	stage_scripts e2e-runtimes
 	WITH_RT=$(
 		cat <<EOF
 working-directory: scripts/e2e-runtimes
@@ -424,11 +451,7 @@ fi
 # token variable may be visible anywhere, and the token must appear in no file.
 if ((SECRETS)); then
 	rm -rf "$PROJECT/agentv-results"
-	if [[ ! -d $PROJECT/scripts/e2e-secrets ]]; then
-		mkdir -p "$PROJECT/scripts"
-		cp -r "$ROOT/scripts/e2e-secrets" "$PROJECT/scripts/e2e-secrets"
-		chown -R "$WS_UID:$WS_UID" "$PROJECT/scripts"
-	fi
+	stage_scripts e2e-secrets
 	WITH_SEC=$(
 		cat <<EOF
 working-directory: scripts/e2e-secrets
@@ -459,6 +482,188 @@ EOF
 	else
 		ok "the token appears in no probe file, result, summary or output"
 	fi
+fi
+
+# ---------------------------------------------------------------- passes 6-8: the matrix
+# docs/action.md's matrix workflow, leg by leg (the shared tool runs one job of one step): the
+# self-test's shards job for shard 1/2 and 2/2 of scripts/e2e-matrix (six cases, one fails
+# on purpose; cli targets with cache: true) with the response cache, each leg in its own
+# workspace; the same leg again with the cache folder the first run left (what actions/cache
+# restores); then the shards-report job's mode: report on both legs' results files, copied
+# where actions/download-artifact puts them.
+MKEY=e2e-matrix # comment-key of the merged report
+MATRIX_IDS="arithmetic boiling capital-france capital-italy moon-landing planet"
+WITH_MATRIX=$(
+	cat <<EOF
+working-directory: scripts/e2e-matrix
+evals: evals/*.yaml
+targets: targets.yaml
+max-failures: "1"
+EOF
+)
+# case_ids RESULTS: the case ids of a results file, sorted, on one line.
+case_ids() { jq -r 'select(has("record") | not) | .eval_id' "$1" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//'; }
+# junit_cases JUNIT: "classname/name" of each testcase, and "!" after a failed one, sorted.
+junit_cases() {
+	python3 -c '
+import sys, xml.etree.ElementTree as ET
+print(" ".join(sorted(c.get("classname") + "/" + c.get("name") + ("!" if c.find("failure") is not None else "") for c in ET.parse(sys.argv[1]).iter("testcase"))))' "$1" 2>/dev/null
+}
+declare -A LEG_OUT=()
+if ((SHARDS)); then
+	stage_scripts e2e-matrix
+	rm -rf "$PROJECT/agentv-results" "$PROJECT/.agentv-cache"
+	leg_ids=""
+	for i in 1 2; do
+		n_before=$(jq '.requests | length' "$STATE" 2>/dev/null || echo 0)
+		run_tool "shard-$i" "$WITH_MATRIX"$'\n'"shard: $i/2"$'\n'"cache: read-write"$'\n'"cache-dir: .agentv-cache"$'\n'"comment: always"$'\n'"comment-key: $MKEY"
+		LEG_OUT[$i]=$OUT
+		expect_job success
+		say "pass shard-$i: checking the leg's outputs, results and cache"
+		expect outcome "$(out outcome)" pass
+		expect total "$(out total)" 3 # six cases in two shards of equal length
+		expect comment-url "$(out comment-url)" ""
+		expect "API requests of a shard with comment: always" "$(jq --argjson n "$n_before" '.requests[$n:] | length' "$STATE" 2>/dev/null || echo 0)" 0
+		R=$OUT/workspace/agentv-results/results.jsonl
+		if [[ -s $R ]]; then
+			expect "shard in run_start" "$(jq -c 'select(.record == "run_start") | .shard' "$R")" "{\"index\":$i,\"count\":2}"
+			expect "cases the plan selected (run_end)" "$(jq -r 'select(.record == "run_end") | .shard.plan_cases' "$R")" 6
+			expect "cache use of each case (first run)" "$(jq -c 'select(has("record") | not) | .cache' "$R" | sort -u)" '{"hits":0,"misses":2}'
+			leg_ids+=" $(case_ids "$R")"
+		else
+			bad "shard $i wrote no agentv-results/results.jsonl"
+		fi
+		grep -qF "0 of 6 calls from cache" "$OUT/summary.md" && ok "step summary says 0 of 6 calls from cache" || bad "the step summary does not say '0 of 6 calls from cache'"
+		expect "agent runs (calls.log lines)" "$(wc -l <"$OUT/workspace/scripts/e2e-matrix/calls.log" 2>/dev/null | tr -d ' ' || echo 0)" 3
+		entries=$(find "$OUT/workspace/.agentv-cache" -type f 2>/dev/null | wc -l)
+		((entries > 0)) && ok ".agentv-cache holds $entries files" || bad "the leg left no files in .agentv-cache"
+		expect_owned "$OUT/workspace/agentv-results"
+		expect_owned "$OUT/workspace/.agentv-cache"
+		selftest_check shards "Check the shard" SHARD="$i"
+	done
+	expect "case ids of both legs (each once)" "$(tr ' ' '\n' <<<"$leg_ids" | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//')" "$MATRIX_IDS"
+
+	# ------------------------------------------------------------ pass 7: shard-cached
+	# Leg 2 again, its workspace holding the cache folder leg 2 left, as actions/cache restores
+	# it; results-dir as in the self-test's second run in the same job.
+	if ((CACHE)) && [[ -d ${LEG_OUT[2]}/workspace/.agentv-cache ]]; then
+		rm -rf "$PROJECT/.agentv-cache"
+		cp -r "${LEG_OUT[2]}/workspace/.agentv-cache" "$PROJECT/.agentv-cache"
+		chown -R "$WS_UID:$WS_UID" "$PROJECT/.agentv-cache"
+		run_tool shard-cached "$WITH_MATRIX"$'\n'"shard: 2/2"$'\n'"cache: read-write"$'\n'"cache-dir: .agentv-cache"$'\n'"results-dir: agentv-results-cached"
+		rm -rf "$PROJECT/.agentv-cache"
+		expect_job success
+		say "pass shard-cached: checking that the cache answered every call"
+		for k in outcome total passed failed errors mean-score; do
+			expect "$k (= the first run of leg 2)" "$(out "$k")" "$(jq -r --arg k "$k" '.[$k]' "${LEG_OUT[2]}/outputs.json")"
+		done
+		grep -qF "6 of 6 calls from cache" "$OUT/summary.md" && ok "step summary says 6 of 6 calls from cache" || bad "the step summary does not say '6 of 6 calls from cache': $(grep -F 'from cache' "$OUT/summary.md")"
+		[[ ! -e $OUT/workspace/scripts/e2e-matrix/calls.log ]] && ok "the agent never ran (no calls.log)" || bad "the agent ran $(wc -l <"$OUT/workspace/scripts/e2e-matrix/calls.log") times despite the cache"
+		R=$OUT/workspace/agentv-results-cached/results.jsonl
+		if [[ -s $R ]]; then
+			expect "cache use of each case (from the cache)" "$(jq -c 'select(has("record") | not) | .cache | {hits, misses}' "$R" | sort -u)" '{"hits":2,"misses":0}'
+			scores() { jq -r 'select(has("record") | not) | "\(.eval_id)=\(.score)/\(.candidate_answer)"' "$1" | sort; }
+			expect "scores and answers (= the first run of leg 2)" "$(scores "$R" | tr '\n' ' ')" "$(scores "${LEG_OUT[2]}/workspace/agentv-results/results.jsonl" | tr '\n' ' ')"
+		else
+			bad "the cached leg wrote no agentv-results-cached/results.jsonl"
+		fi
+		selftest_check shards "Check the run from the cache"
+	elif ((CACHE)); then
+		bad "pass shard-cached skipped: leg 2 left no .agentv-cache"
+	fi
+
+	# ------------------------------------------------------------ pass 8: merge
+	MERGE_OUT=""
+	if ((MERGE)); then
+		rm -rf "$PROJECT/shards"
+		for i in 1 2; do
+			mkdir -p "$PROJECT/shards/agentv-shard-$i"
+			cp "${LEG_OUT[$i]}/workspace/agentv-results/results.jsonl" "$PROJECT/shards/agentv-shard-$i/" 2>/dev/null ||
+				bad "leg $i's results.jsonl is missing: the merge will say so"
+		done
+		chown -R "$WS_UID:$WS_UID" "$PROJECT/shards"
+		n_before=$(jq '.requests | length' "$STATE" 2>/dev/null || echo 0)
+		WITH_MERGE=$(
+			cat <<EOF
+mode: report
+results: shards/*/results.jsonl
+results-dir: agentv-merged
+max-failures: "1"
+comment: always
+comment-key: $MKEY
+EOF
+		)
+		run_tool merge "$WITH_MERGE"
+		MERGE_OUT=$OUT
+		rm -rf "$PROJECT/shards"
+		expect_job success
+		say "pass merge: checking the one merged report"
+		expect outcome "$(out outcome)" pass
+		expect total "$(out total)" 6
+		expect passed "$(out passed)" 5
+		expect failed "$(out failed)" 1
+		expect errors "$(out errors)" 0
+		expect pass-rate "$(out pass-rate)" 0.8333
+		expect mean-score "$(out mean-score)" 0.8333
+		expect junit-path "$(out junit-path)" agentv-merged/junit.xml
+		expect summary-path "$(out summary-path)" agentv-merged/summary.md
+		expect results-path "$(out results-path)" ""
+		W=$OUT/workspace/agentv-merged
+		for f in junit.xml summary.md comment.md; do
+			[[ -s $W/$f ]] && ok "agentv-merged/$f written" || bad "agentv-merged/$f is missing or empty"
+		done
+		expect_owned "$W"
+		[[ -s $W/junit.xml ]] && expect "junit.xml testcases (! = failed)" "$(junit_cases "$W/junit.xml")" \
+			"matrix/arithmetic matrix/boiling matrix/capital-france matrix/capital-italy matrix/moon-landing! matrix/planet"
+		grep -q '^## .*AgentV evals: pass' "$OUT/summary.md" && ok "summary headline says pass" || bad "summary has no '## … AgentV evals: pass' headline"
+		grep -qF '**6 cases**' "$OUT/summary.md" && ok "summary counts 6 cases" || bad "summary does not count 6 cases"
+		grep -qF "0 of 12 calls from cache" "$OUT/summary.md" && ok "summary adds up the legs' cache use (0 of 12 calls)" || bad "summary does not say '0 of 12 calls from cache'"
+		grep -qi 'shard' "$OUT/summary.md" && say "note: the merged summary mentions shards: $(grep -i shard "$OUT/summary.md" | head -2)"
+		expect "unexpected API requests" "$(jq -r '.unexpected | join(", ")' "$STATE")" ""
+		expect "POSTs in the merge pass" "$(jq -r --argjson n "$n_before" '[.requests[$n:][] | select(.method == "POST")] | "\(length) \(.[0].path)"' "$STATE")" "1 /repos/$E2E_REPO/issues/$E2E_PR_NUMBER/comments"
+		mbody() { jq -j --arg pr "$E2E_PR_NUMBER" --arg m "key=$(mark "$MKEY") -->" '[.comments[$pr][] | select(.body | split("\n")[0] | endswith($m))] | if length == 1 then .[0].body else "\(length) comments" end' "$STATE"; }
+		cmp -s <(mbody) "$W/comment.md" && ok "one comment with key $MKEY, its body = agentv-merged/comment.md" ||
+			bad "the comments with key $MKEY: $(mbody | head -c 200)"
+		url_id=$(out comment-url) url_id=${url_id##*-}
+		expect "comment-url's id" "$url_id" "$(jq -r --arg pr "$E2E_PR_NUMBER" '.comments[$pr][-1].id' "$STATE")"
+		selftest_check shards-report "Check the merged report"
+	fi
+fi
+
+# ---------------------------------------------------------------- pass 9: baseline
+# The self-test's whole-suite run of scripts/e2e-matrix, unsharded and compared with
+# scripts/e2e-matrix/baseline.jsonl (moon-landing scored 1 there, capital-italy 0.5) under
+# max-regressions 0: the regression fails the gate. Its counts are the merged report's.
+if ((BASELINE)); then
+	stage_scripts e2e-matrix
+	n_before=$(jq '.requests | length' "$STATE" 2>/dev/null || echo 0)
+	run_tool baseline "$WITH_MATRIX"$'\n'"baseline: scripts/e2e-matrix/baseline.jsonl"$'\n'"max-regressions: \"0\""$'\n'"comment: \"off\""
+	expect_job failure
+	say "pass baseline: checking the comparison"
+	expect outcome "$(out outcome)" fail
+	expect regressions "$(out regressions)" 1
+	expect improvements "$(out improvements)" 1
+	expect mean-score-delta "$(out mean-score-delta)" -0.0833
+	if [[ -n ${MERGE_OUT:-} ]]; then
+		for k in total passed failed errors mean-score pass-rate; do
+			expect "$k (unsharded = the merged shards)" "$(out "$k")" "$(jq -r --arg k "$k" '.[$k]' "$MERGE_OUT/outputs.json")"
+		done
+		[[ -s $OUT/workspace/agentv-results/junit.xml && -s $MERGE_OUT/workspace/agentv-merged/junit.xml ]] &&
+			expect "junit.xml testcases (unsharded = the merged shards)" "$(junit_cases "$OUT/workspace/agentv-results/junit.xml")" "$(junit_cases "$MERGE_OUT/workspace/agentv-merged/junit.xml")"
+	else
+		expect total "$(out total)" 6
+		expect failed "$(out failed)" 1
+	fi
+	S=$OUT/summary.md
+	grep -qF '### 🔻 Regressions (1)' "$S" && ok "summary has the Regressions table" || bad "summary has no '### 🔻 Regressions (1)' heading"
+	row='| [moon-landing](https://github.com/'"$E2E_REPO"'/blob/'"$(jq -r .pull_request.head.sha "$OUT/event.json")"'/scripts/e2e-matrix/evals/matrix.yaml#L37) | 1.000 → 0.000 | −1.000 |'
+	grep -qF "$row" "$S" && ok "the Regressions table has moon-landing 1.000 → 0.000, linked at the head SHA" || bad "no Regressions row starting $row"
+	grep -qF 'regressed against the baseline (max-regressions 0): moon-landing' "$S" && ok "summary says why the gate failed" || bad "summary does not say moon-landing regressed past max-regressions 0"
+	expect "API requests with comment: off" "$(jq --argjson n "$n_before" '.requests[$n:] | length' "$STATE" 2>/dev/null || echo 0)" 0
+	expect_owned "$OUT/workspace/agentv-results"
+	args=()
+	[[ -n ${MERGE_OUT:-} ]] && args=("@report=$MERGE_OUT/outputs.json")
+	selftest_check shards-report "Check the comparison with the baseline" "${args[@]}"
 fi
 
 echo >&2

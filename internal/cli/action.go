@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentv/action/action"
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
@@ -126,6 +127,11 @@ func (c *Command) runAction(ctx context.Context) int {
 		out.Problems = append(out.Problems, red.String(err.Error()))
 	}
 	defer out.Close() // Run returns an outcome with or without an error
+	if cfg.Cache == cache.ReadWrite && !cfg.DryRun {
+		// The entries are root's like every file the container writes; the cache folder is
+		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.
+		_ = action.ChownToWorkspaceOwner(workspace, cfg.CacheDir)
+	}
 	run := finishRun(out, cfg.Gate, red)
 	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 }
@@ -224,9 +230,11 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	if counts.Total > 0 {
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
 	}
-	if resultsPath != "" {
+	switch {
+	case out.merged: // a merged report writes no results file, and no one input holds it all
+	case resultsPath != "":
 		ro.ResultsPath = action.WorkspacePath(p.workspace, p.workspace, resultsPath)
-	} else {
+	default:
 		ro.ResultsPath = rel("results.jsonl")
 	}
 	if err := (action.Outputs{Path: p.env.OutputPath}).SetAll(ro.Pairs()); err != nil {

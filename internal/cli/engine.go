@@ -112,6 +112,8 @@ type Outcome struct {
 	ran bool
 	// refused is set when an output of the run is one of its inputs: nothing is written.
 	refused bool
+	// merged is set for a report of several results files: no one file holds its records.
+	merged  bool
 	guard   *outputGuard
 	results *resultsFile // the results file until it is committed
 	stopped bool         // the file read back was written by a run that did not finish

@@ -141,6 +141,7 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 	if len(paths) == 1 {
 		out.ResultsPath = paths[0]
 	}
+	out.merged = len(paths) > 1
 	for _, path := range paths {
 		if err := out.guard.check(path, "results file"); err != nil {
 			out.Problems, out.refused = []string{err.Error()}, true
