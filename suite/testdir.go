@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -84,16 +85,10 @@ func (l *loader) v4CaseFile(sx *v4Suite, abs, id string) {
 		return
 	}
 	l.interpolateEnv(doc, map[*yaml.Node]bool{})
-	var n *yaml.Node
-	if len(doc.Content) > 0 {
-		n = deref(doc.Content[0])
-	}
-	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "a case file must be a mapping with the test's input and assertions, got %s (case %q not loaded)", kindName(n), id)
+	n := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+		return fmt.Sprintf("a case file must be a mapping with the test's input and assertions, got %s (case %q not loaded)", got, id)
+	})
+	if n == nil {
 		return
 	}
 	if valueOf(n, "id") == nil {

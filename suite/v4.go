@@ -366,16 +366,10 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 		return
 	}
 	l.interpolateEnv(doc, map[*yaml.Node]bool{})
-	var list *yaml.Node
-	if len(doc.Content) > 0 {
-		list = deref(doc.Content[0])
-	}
-	if list == nil || list.Kind != yaml.SequenceNode {
-		pos := list
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "a test file must be a YAML list of tests, got %s", kindName(list))
+	list := l.rootOf(doc, yaml.SequenceNode, func(got string) string {
+		return "a test file must be a YAML list of tests, got " + got
+	})
+	if list == nil {
 		return
 	}
 	for _, item := range list.Content {
