@@ -79,12 +79,10 @@ func (l *loader) v4CaseFile(sx *v4Suite, abs, id string) {
 		l.errorf(nil, KindFile, "", "could not read test file: %s", errText(err))
 		return
 	}
-	l.src = src
-	doc := l.parseYAML(src)
+	doc := l.v4Doc(src)
 	if doc == nil {
 		return
 	}
-	l.interpolateEnv(doc, map[*yaml.Node]bool{})
 	n := l.rootOf(doc, yaml.MappingNode, func(got string) string {
 		return fmt.Sprintf("a case file must be a mapping with the test's input and assertions, got %s (case %q not loaded)", got, id)
 	})

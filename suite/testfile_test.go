@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,32 @@ func TestV4TestFileRoot(t *testing.T) {
 			}
 			if len(s.Cases) != 0 {
 				t.Errorf("got %d cases, want none", len(s.Cases))
+			}
+		})
+	}
+}
+
+// TestV4FileInterpolation checks that ${{ VAR }} is replaced in tests files and case files too.
+func TestV4FileInterpolation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+	}{
+		{"tests file", map[string]string{"eval.yaml": "tests: cases.yaml\n", "cases.yaml": "- id: a\n  input: ${{ Q }}\n  criteria: ok\n"}},
+		{"jsonl tests file", map[string]string{"eval.yaml": "tests: cases.jsonl\n", "cases.jsonl": `{"id": "a", "input": "${{ Q }}", "criteria": "ok"}` + "\n"}},
+		{"case file", map[string]string{"eval.yaml": "tests: cases\n", "cases/a/case.yaml": "input: ${{ Q }}\ncriteria: ok\n"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := writeTree(t, tt.files)
+			s := Load(filepath.Join(root, "eval.yaml"), LoadOptions{Cwd: root,
+				Env: func(string, string) func(string) (string, bool) {
+					return func(k string) (string, bool) { return "the question", k == "Q" }
+				}})
+			if c := onlyCase(t, s); c.Question != "the question" {
+				t.Errorf("input %q, want %q", c.Question, "the question")
 			}
 		})
 	}
