@@ -154,15 +154,12 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 	return v
 }
 
-// weightedAverage is the default aggregator: hits and misses prefixed with the member name,
-// reasoning "member: text" joined with "; ".
-func weightedAverage(children []results.EvaluatorResult) verdict {
+// membersVerdict is an aggregator's verdict before scoring: the members' hits and misses
+// prefixed with the member name, reasoning "member: text" joined with "; ".
+func membersVerdict(children []results.EvaluatorResult) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
-	var sum, wsum float64
 	var parts []string
 	for _, c := range children {
-		sum += c.Weight * c.Score
-		wsum += c.Weight
 		for _, h := range c.Hits {
 			v.hits = append(v.hits, "["+c.Name+"] "+h)
 		}
@@ -173,10 +170,21 @@ func weightedAverage(children []results.EvaluatorResult) verdict {
 			parts = append(parts, c.Name+": "+c.Reasoning)
 		}
 	}
+	v.reasoning = strings.Join(parts, "; ")
+	return v
+}
+
+// weightedAverage is the default aggregator: the members' scores averaged by weight.
+func weightedAverage(children []results.EvaluatorResult) verdict {
+	v := membersVerdict(children)
+	var sum, wsum float64
+	for _, c := range children {
+		sum += c.Weight * c.Score
+		wsum += c.Weight
+	}
 	if wsum > 0 {
 		v.score = sum / wsum
 	}
-	v.reasoning = strings.Join(parts, "; ")
 	return v
 }
 
@@ -190,13 +198,21 @@ func membersJSON(children []results.EvaluatorResult) []byte {
 		Misses    []string `json:"misses"`
 		Reasoning string   `json:"reasoning"`
 	}
+	return byName(children, func(c results.EvaluatorResult) any {
+		return member{finite(c.Score), finite(c.Weight), c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning}
+	})
+}
+
+// byName renders the members as one JSON object, in order: each member's name, then what
+// entry gives for it. (A map would sort the names.)
+func byName(children []results.EvaluatorResult, entry func(results.EvaluatorResult) any) []byte {
 	b := []byte{'{'}
 	for i, c := range children {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		name, _ := jsonx.Marshal(c.Name)
-		m, _ := jsonx.Marshal(member{finite(c.Score), finite(c.Weight), c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning})
+		m, _ := jsonx.Marshal(entry(c))
 		b = append(append(append(b, name...), ':'), m...)
 	}
 	return append(b, '}')

@@ -19,21 +19,11 @@ import (
 // thresholdAggregate scores a composite by the share of its members that pass (score at
 // least 0.8 and no failed required rubric); it passes when that share reaches threshold.
 func thresholdAggregate(children []results.EvaluatorResult, threshold float64) verdict {
-	v := verdict{hits: []string{}, misses: []string{}}
+	v := membersVerdict(children)
 	passing := 0
-	var parts []string
 	for _, c := range children {
 		if c.Verdict == results.BandPass {
 			passing++
-		}
-		for _, h := range c.Hits {
-			v.hits = append(v.hits, "["+c.Name+"] "+h)
-		}
-		for _, m := range c.Misses {
-			v.misses = append(v.misses, "["+c.Name+"] "+m)
-		}
-		if c.Reasoning != "" {
-			parts = append(parts, c.Name+": "+c.Reasoning)
 		}
 	}
 	if len(children) > 0 {
@@ -47,7 +37,6 @@ func thresholdAggregate(children []results.EvaluatorResult, threshold float64) v
 		v.misses = append([]string{summary}, v.misses...)
 		v.forceFail = true
 	}
-	v.reasoning = strings.Join(parts, "; ")
 	return v
 }
 
@@ -60,11 +49,7 @@ func v4MembersJSON(children []results.EvaluatorResult) []byte {
 		Assertions []v4Assertion `json:"assertions"`
 		Aspects    int           `json:"expectedAspectCount"`
 	}
-	b := []byte{'{'}
-	for i, c := range children {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return byName(children, func(c results.EvaluatorResult) any {
 		m := member{Score: finite(c.Score), Verdict: "fail", Assertions: []v4Assertion{}}
 		if c.Verdict == results.BandPass {
 			m.Verdict = "pass"
@@ -76,11 +61,8 @@ func v4MembersJSON(children []results.EvaluatorResult) []byte {
 			m.Assertions = append(m.Assertions, v4Assertion{Text: x, Passed: false})
 		}
 		m.Aspects = max(len(m.Assertions), 1)
-		name, _ := jsonx.Marshal(c.Name)
-		mb, _ := jsonx.Marshal(m)
-		b = append(append(append(b, name...), ':'), mb...)
-	}
-	return append(b, '}')
+		return m
+	})
 }
 
 // runAggregatorV4 runs a 4.x composite's code aggregator: its stdout's `score` (0 when it

@@ -199,30 +199,31 @@ const v4Attempts = 3
 func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetName, user, system string, parse func(string) (verdict, error)) (verdict, error) {
 	var lastErr error
 	lastReply := ""
-	for range v4Attempts {
+	// ask asks once: done when the reply parses or the call fails.
+	ask := func(user string) (v verdict, done bool, err error) {
 		reply, err := r.askJudge(ctx, judge, targetName, user, system)
 		if err != nil {
-			return verdict{}, err
+			return verdict{}, true, err
 		}
 		v, perr := parse(reply)
-		if perr == nil {
-			return v, nil
+		if perr != nil {
+			lastErr, lastReply = perr, reply
+			return verdict{}, false, nil
 		}
-		lastErr, lastReply = perr, reply
+		return v, true, nil
+	}
+	for range v4Attempts {
+		if v, done, err := ask(user); done {
+			return v, err
+		}
 	}
 	if strings.TrimSpace(lastReply) != "" {
 		repair := "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
 			"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
 			"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
-		reply, err := r.askJudge(ctx, judge, targetName, repair, system)
-		if err != nil {
-			return verdict{}, err
+		if v, done, err := ask(repair); done {
+			return v, err
 		}
-		v, perr := parse(reply)
-		if perr == nil {
-			return v, nil
-		}
-		lastErr, lastReply = perr, reply
 	}
 	return verdict{}, fmt.Errorf("the judge's reply held no valid verdict after %d attempts and a repair request: %w; reply: %s",
 		v4Attempts, lastErr, proc.Excerpt(lastReply, 200))

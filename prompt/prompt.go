@@ -24,7 +24,7 @@ func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 		EvalID:         c.ID,
 		GuidelinePaths: c.GuidelinePaths,
 		InputFiles:     c.InputFiles,
-		Files:          dedupe(c.FilePaths()),
+		Files:          providers.UniqueFiles(c.FilePaths()),
 		Guidelines:     requestGuidelines(c),
 	}
 	if c.Suite != nil {
@@ -326,16 +326,4 @@ func requestFileText(c *suite.Case, abs string) (string, bool) {
 		return "", false
 	}
 	return strings.ReplaceAll(string(b), "\r\n", "\n"), true
-}
-
-func dedupe(paths []string) []string {
-	out := make([]string, 0, len(paths))
-	seen := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
 }

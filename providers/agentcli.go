@@ -1,6 +1,8 @@
 package providers
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +23,24 @@ const agentExcerpt = 1500
 // agentMaxOutput caps what an agent CLI may print (per stream). An agent's JSON stream carries
 // every file it read; its verdict comes last, so the cap is well above proc's default.
 const agentMaxOutput = 64 << 20
+
+// jsonLines hands each non-blank line of out that starts with '{' to add, and counts the
+// lines that do not or that add refuses (not JSON). err is the scanner's: a line longer than
+// maxLine (64 KiB at the least) stops the reading there.
+func jsonLines(out []byte, maxLine int, add func([]byte) bool) (skipped int, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' || !add(line) {
+			skipped++
+		}
+	}
+	return skipped, sc.Err()
+}
 
 // agentSpec is what differs between the agent CLI providers that share agentCLI.
 type agentSpec struct {

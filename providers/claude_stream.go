@@ -1,8 +1,6 @@
 package providers
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -112,17 +110,7 @@ type claudeUsage struct {
 // are skipped: a stray warning must not hide an answer.
 func claudeParseStream(out []byte) *claudeStream {
 	s := &claudeStream{calls: map[string]*claudeToolCall{}}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 64*1024), agentMaxOutput)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if line[0] != '{' || !s.add(line) {
-			s.Skipped++
-		}
-	}
+	s.Skipped, _ = jsonLines(out, agentMaxOutput, s.add)
 	for i := range s.Messages {
 		s.Messages[i].Text, s.Messages[i].texts = strings.Join(s.Messages[i].texts, "\n"), nil
 	}

@@ -39,7 +39,7 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		return nil, err
 	}
 	defer done()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: dedupe(files), OutputFile: outPath})
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: UniqueFiles(files), OutputFile: outPath})
 	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
@@ -99,17 +99,4 @@ func cliParseBatch(data []byte) (map[string]map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// dedupe keeps the first of each path, in order.
-func dedupe(paths []string) []string {
-	out := make([]string, 0, len(paths))
-	seen := make(map[string]bool, len(paths))
-	for _, p := range paths {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
 }

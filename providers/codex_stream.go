@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -81,18 +80,9 @@ func codexParseStream(out []byte) *codexStream {
 			return s
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		if line[0] != '{' || !s.add(line) {
-			s.Skipped++
-		}
-	}
-	if sc.Err() != nil && s.Events == 0 {
+	skipped, err := jsonLines(out, 16<<20, s.add)
+	s.Skipped += skipped
+	if err != nil && s.Events == 0 {
 		// A single pretty-printed object spans lines; try the whole output once.
 		s.add(trimmed)
 	}

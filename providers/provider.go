@@ -129,3 +129,17 @@ func usageCost(p *targets.Price, u *Usage) float64 {
 	}
 	return p.Cost(u.Input, u.Output)
 }
+
+// UniqueFiles keeps the first of each path, in order: a request's Files, or a batch's, name
+// each file once.
+func UniqueFiles(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

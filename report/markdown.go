@@ -565,9 +565,35 @@ type breakdown struct {
 
 func (g *breakdown) mean() float64 { return g.sum / float64(max(g.cases, 1)) }
 
-// breakdownRows orders groups by ascending mean score, then name, and renders at most
-// breakdownMax rows with row, then a line counting the rest.
-func breakdownRows(b *strings.Builder, groups []*breakdown, what string, row func(*breakdown) string) {
+// breakdowns are groups by name, in the order their names first come.
+type breakdowns struct {
+	list []*breakdown
+	at   map[string]*breakdown
+}
+
+// get returns the group of name, new when name comes first.
+func (bs *breakdowns) get(name string) *breakdown {
+	g := bs.at[name]
+	if g == nil {
+		if bs.at == nil {
+			bs.at = map[string]*breakdown{}
+		}
+		g = &breakdown{name: name}
+		bs.at[name] = g
+		bs.list = append(bs.list, g)
+	}
+	return g
+}
+
+// breakdownTable is "" for fewer than two groups. Otherwise it orders the groups by ascending
+// mean score, then name, and renders header, at most breakdownMax rows with row, then a line
+// counting the rest.
+func breakdownTable(groups []*breakdown, header, what string, row func(*breakdown) string) string {
+	if len(groups) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(header)
 	slices.SortStableFunc(groups, func(x, y *breakdown) int {
 		return cmp.Or(cmp.Compare(x.mean(), y.mean()), cmp.Compare(x.name, y.name))
 	})
@@ -576,21 +602,16 @@ func breakdownRows(b *strings.Builder, groups []*breakdown, what string, row fun
 	}
 	b.WriteString("\n")
 	if n := len(groups) - breakdownMax; n > 0 {
-		fmt.Fprintf(b, "… and %s more %s.\n\n", thousands(n), what)
+		fmt.Fprintf(&b, "… and %s more %s.\n\n", thousands(n), what)
 	}
+	return b.String()
 }
 
 // datasetTable shows cases, pass rate and mean score per dataset when there is more than one.
 func datasetTable(recs []*Case) string {
-	var groups []*breakdown
-	at := map[string]*breakdown{}
+	var groups breakdowns
 	for _, c := range recs {
-		g := at[c.Dataset]
-		if g == nil {
-			g = &breakdown{name: c.Dataset}
-			at[c.Dataset] = g
-			groups = append(groups, g)
-		}
+		g := groups.get(c.Dataset)
 		g.cases++
 		g.sum += caseScore(c)
 		switch c.Verdict {
@@ -600,19 +621,13 @@ func datasetTable(recs []*Case) string {
 			g.errors++
 		}
 	}
-	if len(groups) < 2 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("| Dataset | Cases | Pass rate | Errored | Mean score |\n|---|--:|--:|--:|--:|\n")
-	breakdownRows(&b, groups, "datasets", func(g *breakdown) string {
+	return breakdownTable(groups.list, "| Dataset | Cases | Pass rate | Errored | Mean score |\n|---|--:|--:|--:|--:|\n", "datasets", func(g *breakdown) string {
 		name := g.name
 		if name == "" {
 			name = "(none)"
 		}
 		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(name, 80)), thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
 	})
-	return b.String()
 }
 
 // evaluatorsOpen is how many evaluators the evaluator table shows unfolded.
@@ -620,16 +635,10 @@ const evaluatorsOpen = 5
 
 // evaluatorTable shows each top-level evaluator's mean score when cases use more than one.
 func evaluatorTable(recs []*Case) string {
-	var groups []*breakdown
-	at := map[string]*breakdown{}
+	var bs breakdowns
 	for _, c := range recs {
 		for _, e := range c.Evaluators {
-			g := at[e.Name]
-			if g == nil {
-				g = &breakdown{name: e.Name}
-				at[e.Name] = g
-				groups = append(groups, g)
-			}
+			g := bs.get(e.Name)
 			g.cases++
 			g.sum += clampScore(e.Score)
 			if e.Errored {
@@ -637,21 +646,17 @@ func evaluatorTable(recs []*Case) string {
 			}
 		}
 	}
-	if len(groups) < 2 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("| Evaluator | Cases | Errored | Mean score |\n|---|--:|--:|--:|\n")
-	breakdownRows(&b, groups, "evaluators", func(g *breakdown) string {
+	groups := bs.list
+	table := breakdownTable(groups, "| Evaluator | Cases | Errored | Mean score |\n|---|--:|--:|--:|\n", "evaluators", func(g *breakdown) string {
 		return fmt.Sprintf("| %s | %s | %s | %.3f |\n", mdInline(truncate(g.name, 80)), thousands(g.cases), thousands(g.errors), g.mean())
 	})
 	if len(groups) <= evaluatorsOpen {
-		return b.String()
+		return table
 	}
 	// Many evaluators make a tall table: it folds, naming the weakest (sorted first).
 	low := groups[0]
 	return fmt.Sprintf("<details>\n<summary>Mean score of each of %d evaluators (lowest: %s %.3f)</summary>\n\n%s</details>\n\n",
-		len(groups), mdInline(truncate(low.name, 80)), low.mean(), b.String())
+		len(groups), mdInline(truncate(low.name, 80)), low.mean(), table)
 }
 
 // chartMin is the fewest cases worth a chart; the headline counts fewer at a glance.

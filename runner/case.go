@@ -100,22 +100,31 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	rec.Attempts = attempts
 	rec.Cache = use.Record()
 	rec.DurationMS = time.Since(start).Milliseconds()
+	errored := resp.Error != "" || out.Errored
+	if errored {
+		rec.Error = resp.Error
+		if rec.Error == "" {
+			rec.Error = evaluatorErrors(out.Results)
+		}
+	}
+	settle(rec, threshold, own, errored)
+	return rec
+}
+
+// settle sets a scored case's verdict: an error when errored, else pass at or above
+// threshold; it records the threshold when the case set its own.
+func settle(rec *results.Record, threshold float64, own, errored bool) {
 	if own {
 		rec.CaseThreshold = &threshold
 	}
 	switch {
-	case resp.Error != "":
-		rec.Error = resp.Error
+	case errored:
 		rec.Verdict = results.VerdictError
-	case out.Errored:
-		rec.Error = evaluatorErrors(out.Results)
-		rec.Verdict = results.VerdictError
-	case out.Score >= threshold:
+	case rec.Score >= threshold:
 		rec.Verdict = results.VerdictPass
 	default:
 		rec.Verdict = results.VerdictFail
 	}
-	return rec
 }
 
 // thresholdOf returns the score case c passes at (see caseThreshold), whether its eval file

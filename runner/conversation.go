@@ -90,18 +90,10 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *J
 	rec.Turns = cr.turns
 	rec.Attempts = cr.attempts
 	rec.DurationMS = time.Since(start).Milliseconds()
-	if own {
-		rec.CaseThreshold = &threshold
-	}
-	switch {
-	case len(cr.errs) > 0:
+	if len(cr.errs) > 0 {
 		rec.Error = strings.Join(cr.errs, "; ")
-		rec.Verdict = results.VerdictError
-	case rec.Score >= threshold:
-		rec.Verdict = results.VerdictPass
-	default:
-		rec.Verdict = results.VerdictFail
 	}
+	settle(rec, threshold, own, len(cr.errs) > 0)
 	return rec
 }
 

@@ -212,6 +212,25 @@ func (l *loader) str(s string) string {
 	return s
 }
 
+// rootOf returns the document's top node when it is of kind. Otherwise it reports the error
+// message gives for what is there instead (at that node; line 1 when the document is empty)
+// and returns nil.
+func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string) string) *yaml.Node {
+	var n *yaml.Node
+	if len(doc.Content) > 0 {
+		n = deref(doc.Content[0])
+	}
+	if n != nil && n.Kind == kind {
+		return n
+	}
+	pos := n
+	if pos == nil {
+		pos = &yaml.Node{Line: 1, Column: 1}
+	}
+	l.errorf(pos, KindStructure, "", "%s", message(kindName(n)))
+	return nil
+}
+
 // parseYAML decodes a YAML document into its root node, reporting syntax problems.
 // It returns nil when the document is unusable (already reported).
 func (l *loader) parseYAML(src []byte) *yaml.Node {

@@ -45,16 +45,10 @@ func (l *loader) loadSkills() {
 	if doc == nil {
 		return
 	}
-	var root *yaml.Node
-	if len(doc.Content) > 0 {
-		root = deref(doc.Content[0])
-	}
-	if root == nil || root.Kind != yaml.MappingNode {
-		pos := root
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", kindName(root))
+	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+		return fmt.Sprintf("an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", got)
+	})
+	if root == nil {
 		return
 	}
 	es := entries(root)

@@ -35,16 +35,16 @@ func scanTemplate(text string) []templateVar {
 	return out
 }
 
-// templateProblems returns whether the required fields are missing and the unknown variables
-// (each name once, in order of appearance, with the first one's offset).
-func templateProblems(text string) (missing bool, unknown []string, firstOff int) {
+// templateProblems returns whether text uses none of the required variables and the ones it
+// uses that are not known (each name once, in order of appearance, with the first one's offset).
+func templateProblems(text string, required, known []string) (missing bool, unknown []string, firstOff int) {
 	missing = true
 	firstOff = -1
 	for _, v := range scanTemplate(text) {
-		if slices.Contains(requiredVariables, v.name) {
+		if slices.Contains(required, v.name) {
 			missing = false
 		}
-		if !slices.Contains(TemplateVariables, v.name) && !slices.Contains(unknown, v.name) {
+		if !slices.Contains(known, v.name) && !slices.Contains(unknown, v.name) {
 			if firstOff < 0 {
 				firstOff = v.off
 			}
@@ -83,7 +83,7 @@ func textPos(text string, off int) (int, int) {
 // validateFileTemplate checks a text template file: it must use {{ candidate_answer }} or
 // {{ expected_messages }}, else the judge has nothing to grade. Warnings point into the file.
 func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
-	missing, unknown, off := templateProblems(text)
+	missing, unknown, off := templateProblems(text, requiredVariables, TemplateVariables)
 	file := displayPath(abs, l.cwd)
 	if missing {
 		el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(file)})
@@ -96,7 +96,7 @@ func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
 
 // validateInlineTemplate checks an inline prompt; warnings point into the eval file.
 func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *EvaluatorSpec, el *evalList) {
-	missing, unknown, off := templateProblems(text)
+	missing, unknown, off := templateProblems(text, requiredVariables, TemplateVariables)
 	if !missing && len(unknown) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -78,22 +79,14 @@ func (l *loader) v4CaseFile(sx *v4Suite, abs, id string) {
 		l.errorf(nil, KindFile, "", "could not read test file: %s", errText(err))
 		return
 	}
-	l.src = src
-	doc := l.parseYAML(src)
+	doc := l.v4Doc(src)
 	if doc == nil {
 		return
 	}
-	l.interpolateEnv(doc, map[*yaml.Node]bool{})
-	var n *yaml.Node
-	if len(doc.Content) > 0 {
-		n = deref(doc.Content[0])
-	}
-	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "a case file must be a mapping with the test's input and assertions, got %s (case %q not loaded)", kindName(n), id)
+	n := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+		return fmt.Sprintf("a case file must be a mapping with the test's input and assertions, got %s (case %q not loaded)", got, id)
+	})
+	if n == nil {
 		return
 	}
 	if valueOf(n, "id") == nil {

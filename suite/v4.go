@@ -360,27 +360,30 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 		}
 		return
 	}
-	l.src = src
-	doc := l.parseYAML(src)
+	doc := l.v4Doc(src)
 	if doc == nil {
 		return
 	}
-	l.interpolateEnv(doc, map[*yaml.Node]bool{})
-	var list *yaml.Node
-	if len(doc.Content) > 0 {
-		list = deref(doc.Content[0])
-	}
-	if list == nil || list.Kind != yaml.SequenceNode {
-		pos := list
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "a test file must be a YAML list of tests, got %s", kindName(list))
+	list := l.rootOf(doc, yaml.SequenceNode, func(got string) string {
+		return "a test file must be a YAML list of tests, got " + got
+	})
+	if list == nil {
 		return
 	}
 	for _, item := range list.Content {
 		l.addCase(l.v4Test(sx, item))
 	}
+}
+
+// v4Doc parses a 4.x test or case file (the loader's current file) and interpolates its
+// environment references; nil when it does not parse (reported).
+func (l *loader) v4Doc(src []byte) *yaml.Node {
+	l.src = src
+	doc := l.parseYAML(src)
+	if doc != nil {
+		l.interpolateEnv(doc, map[*yaml.Node]bool{})
+	}
+	return doc
 }
 
 // v4Test converts one 4.x test into the loader's case form and parses it.

@@ -64,18 +64,7 @@ func (l *loader) v4PromptFile(n *yaml.Node, abs, display string, el *evalList) *
 	if !l.templates[abs] {
 		l.templates[abs] = true
 		file := displayPath(abs, l.cwd)
-		missing, unknown, off := true, []string(nil), -1
-		for _, tv := range scanTemplate(text) {
-			if slices.Contains(v4RequiredVariables, tv.name) {
-				missing = false
-			}
-			if !slices.Contains(V4TemplateVariables, tv.name) && !slices.Contains(unknown, tv.name) {
-				if off < 0 {
-					off = tv.off
-				}
-				unknown = append(unknown, tv.name)
-			}
-		}
+		missing, unknown, off := templateProblems(text, v4RequiredVariables, V4TemplateVariables)
 		if missing {
 			el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: fmt.Sprintf(
 				"Custom grader template at %s is missing required fields: include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against; the template is still used", file)})

@@ -42,16 +42,10 @@ func (l *loader) loadYAML() {
 	if doc == nil {
 		return
 	}
-	var root *yaml.Node
-	if len(doc.Content) > 0 {
-		root = deref(doc.Content[0])
-	}
-	if root == nil || root.Kind != yaml.MappingNode {
-		pos := root
-		if pos == nil {
-			pos = &yaml.Node{Line: 1, Column: 1}
-		}
-		l.errorf(pos, KindStructure, "", "an eval file must be a mapping with an %q list of cases, got %s", "evalcases", kindName(root))
+	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+		return fmt.Sprintf("an eval file must be a mapping with an %q list of cases, got %s", "evalcases", got)
+	})
+	if root == nil {
 		return
 	}
 	dialect, ok := l.dialectOf(root)
