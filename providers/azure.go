@@ -14,8 +14,8 @@ import (
 )
 
 // apiAzureDefaultVersion is the API version when a target sets none: the one AgentV's
-// specification names (AgentV 2.5.0's code uses 2024-12-01-preview; see the README's
-// compatibility notes).
+// specification names (AgentV 2.5.0's code uses 2024-12-01-preview; see
+// docs/agentv-2.5.md).
 const apiAzureDefaultVersion = "2024-10-01-preview"
 
 // apiAzureResourceName is an Azure resource name: the NAME of https://NAME.openai.azure.com.
