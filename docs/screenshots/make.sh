@@ -22,4 +22,5 @@ shot quickstart-comment quickstart-comment.png 760
 shot review-300-comment failures-comment.png 2300
 shot fixture-comment-open details-open.png 1700
 shot baseline-comment baseline-comment.png 1130
+shot trials-comment trials-comment.png 620
 echo "pages in $out"
