@@ -86,12 +86,11 @@ func TestActionShardsAndMergedReport(t *testing.T) {
 	if n := len(gh.Comments(42)); n != 1 {
 		t.Errorf("the merged report posted %d comments, want 1", n)
 	}
-	// No one file holds the merged records, and the report writes none: results-path must
-	// not name a file that does not exist.
-	if p := res.outputs["results-path"]; p != "" {
-		t.Errorf("results-path of a merged report = %q, want empty", p)
+	// The merge writes the records of all shards to one results file, named by results-path.
+	if p := res.outputs["results-path"]; p != "merged/results.jsonl" {
+		t.Errorf("results-path of a merged report = %q, want merged/results.jsonl", p)
 	}
-	for _, f := range []string{"junit.xml", "summary.md", "comment.md"} {
+	for _, f := range []string{"results.jsonl", "junit.xml", "summary.md", "comment.md"} {
 		if _, err := os.Stat(filepath.Join(ws, "merged", f)); err != nil {
 			t.Errorf("merged %s: %v", f, err)
 		}
