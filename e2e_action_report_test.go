@@ -95,6 +95,13 @@ func TestActionShardsAndMergedReport(t *testing.T) {
 			t.Errorf("merged %s: %v", f, err)
 		}
 	}
+	// That file alone reports as the merge did.
+	again := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"mode": "report", "results": "merged/results.jsonl",
+		"comment": "off", "results-dir": "again"})
+	if again.code != 1 || again.outputs["outcome"] != "fail" || again.outputs["total"] != "3" || again.outputs["failed"] != "1" ||
+		again.outputs["results-path"] != "merged/results.jsonl" {
+		t.Errorf("report of the merged file: exit %d outputs %v\n%s", again.code, again.outputs, again.stdout)
+	}
 	// A shard given twice makes the merged outcome invalid, with a message naming it.
 	b, err := os.ReadFile(filepath.Join(ws, "shards", "1", "results.jsonl"))
 	if err != nil {

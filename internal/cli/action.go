@@ -94,8 +94,10 @@ func (c *Command) runAction(ctx context.Context) int {
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)
 		}
-		// The problems are redacted before a merge's results file records them.
-		return pub.publish(ctx, finishRun(out, in.Gate(), red), out, resultsDir, out.ResultsPath)
+		// The problems are redacted before a merge's results file records them, and the
+		// file's path is known once it is committed (or dropped).
+		run := finishRun(out, in.Gate(), red)
+		return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 	}
 
 	environ := c.Environ
