@@ -26,7 +26,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md (default: beside the results file)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, the folder that holds all its files)")
 	g := gate.Defaults()
 	var minScore float64
 	var minSet bool
@@ -76,7 +76,12 @@ func (c *Command) reportCmd(args []string) int {
 		notes = runBaseline(start.Baseline, &g, set, baselinePath == "")
 	}
 	dir := *outDir
-	if dir == "" {
+	switch {
+	case dir == "" && len(paths) > 1:
+		// A merge writes its own results.jsonl: beside the first file it would often replace
+		// that file (shards/1/results.jsonl), so it goes to the folder that holds them all.
+		dir = commonDir(paths)
+	case dir == "":
 		dir = filepath.Dir(path)
 	}
 	if !filepath.IsAbs(dir) {
@@ -256,6 +261,27 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 		},
 	})
 	return rp.Result(), err
+}
+
+// commonDir returns the deepest folder that holds every path (absolute or all relative).
+func commonDir(paths []string) string {
+	dir := filepath.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for d := filepath.Dir(p); !within(d, dir); {
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return dir
+}
+
+// within reports whether folder d is dir or inside it.
+func within(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can
