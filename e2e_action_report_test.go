@@ -86,15 +86,21 @@ func TestActionShardsAndMergedReport(t *testing.T) {
 	if n := len(gh.Comments(42)); n != 1 {
 		t.Errorf("the merged report posted %d comments, want 1", n)
 	}
-	// No one file holds the merged records, and the report writes none: results-path must
-	// not name a file that does not exist.
-	if p := res.outputs["results-path"]; p != "" {
-		t.Errorf("results-path of a merged report = %q, want empty", p)
+	// The merge writes the records of all shards to one results file, named by results-path.
+	if p := res.outputs["results-path"]; p != "merged/results.jsonl" {
+		t.Errorf("results-path of a merged report = %q, want merged/results.jsonl", p)
 	}
-	for _, f := range []string{"junit.xml", "summary.md", "comment.md"} {
+	for _, f := range []string{"results.jsonl", "junit.xml", "summary.md", "comment.md"} {
 		if _, err := os.Stat(filepath.Join(ws, "merged", f)); err != nil {
 			t.Errorf("merged %s: %v", f, err)
 		}
+	}
+	// That file alone reports as the merge did.
+	again := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"mode": "report", "results": "merged/results.jsonl",
+		"comment": "off", "results-dir": "again"})
+	if again.code != 1 || again.outputs["outcome"] != "fail" || again.outputs["total"] != "3" || again.outputs["failed"] != "1" ||
+		again.outputs["results-path"] != "merged/results.jsonl" {
+		t.Errorf("report of the merged file: exit %d outputs %v\n%s", again.code, again.outputs, again.stdout)
 	}
 	// A shard given twice makes the merged outcome invalid, with a message naming it.
 	b, err := os.ReadFile(filepath.Join(ws, "shards", "1", "results.jsonl"))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,9 +179,20 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 	if err != nil {
 		return fmt.Errorf("the download is not a zip archive: %w", err)
 	}
-	f := resultsEntry(zr)
+	f, others := resultsEntry(zr)
 	if f == nil {
 		return fmt.Errorf("%w: the archive holds no results.jsonl", ErrNoBaselineRun)
+	}
+	if len(others) > 0 {
+		// Shards' results side by side: any one of them is part of the run, not its baseline.
+		names := append(others, f.Name)
+		slices.Sort(names)
+		if len(names) > 3 {
+			names = append(names[:3], "…")
+		}
+		return fmt.Errorf("%w: the archive holds no top-level results.jsonl but %d at the same depth (%s): "+
+			"the results of shards; upload the results-dir of the job that merges them (mode: report) instead",
+			ErrNoBaselineRun, len(others)+1, strings.Join(names, ", "))
 	}
 	if f.UncompressedSize64 > uint64(maxBytes) {
 		return fmt.Errorf("its results.jsonl is %d bytes, more than %d", f.UncompressedSize64, maxBytes)
@@ -209,17 +221,23 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 }
 
 // resultsEntry returns the archive's results.jsonl: at its top level (results-dir uploaded
-// as it is), else the shallowest one. Only a regular file counts: a symbolic link entry
-// holds a path, not results.
-func resultsEntry(zr *zip.Reader) *zip.File {
-	var best *zip.File
+// as it is), else the shallowest one; others names the further ones as shallow as it when
+// there is no top-level one (the shards of a split run, uploaded unmerged). Only a regular
+// file counts: a symbolic link entry holds a path, not results.
+func resultsEntry(zr *zip.Reader) (best *zip.File, others []string) {
 	for _, f := range zr.File {
 		if !f.Mode().IsRegular() || path.Base(f.Name) != "results.jsonl" {
 			continue
 		}
-		if best == nil || strings.Count(f.Name, "/") < strings.Count(best.Name, "/") {
-			best = f
+		switch d := strings.Count(f.Name, "/"); {
+		case best == nil || d < strings.Count(best.Name, "/"):
+			best, others = f, nil
+		case d == strings.Count(best.Name, "/"):
+			others = append(others, f.Name)
 		}
 	}
-	return best
+	if best != nil && !strings.Contains(best.Name, "/") {
+		others = nil // an archive's own results.jsonl is the run's, whatever else it holds
+	}
+	return best, others
 }

@@ -124,6 +124,11 @@ func TestFetchBaselineMissing(t *testing.T) {
 			baselineRuns(gh)
 			gh.AddArtifact(11, "agentv-results", zipOf(t, map[string]string{"junit.xml": "<x/>"}), false)
 		}, "the archive holds no results.jsonl"},
+		{"shards side by side", func(gh *actiontest.GitHub) {
+			baselineRuns(gh)
+			gh.AddArtifact(11, "agentv-results", zipOf(t, map[string]string{
+				"shards/1/results.jsonl": baselineResults, "shards/2/results.jsonl": baselineResults, "shards/1/deeper/results.jsonl": "x\n"}), false)
+		}, "no top-level results.jsonl but 2 at the same depth (shards/1/results.jsonl, shards/2/results.jsonl): the results of shards"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,7 +94,10 @@ func (c *Command) runAction(ctx context.Context) int {
 		for i, p := range out.Problems {
 			out.Problems[i] = red.String(p)
 		}
-		return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, out.ResultsPath)
+		// The problems are redacted before a merge's results file records them, and the
+		// file's path is known once it is committed (or dropped).
+		run := finishRun(out, in.Gate(), red)
+		return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 	}
 
 	environ := c.Environ
@@ -231,7 +234,7 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
 	}
 	switch {
-	case out.merged: // a merged report writes no results file, and no one input holds it all
+	case out.merged && resultsPath == "": // the merge's results file was not written
 	case resultsPath != "":
 		ro.ResultsPath = action.WorkspacePath(p.workspace, p.workspace, resultsPath)
 	default:

@@ -52,7 +52,8 @@ func writeShards(tb testing.TB, dir string, count, perShard int) []string {
 }
 
 // BenchmarkMergeShards merges 100 shards of 1,000 cases each into one set of reports: reading
-// and checking every file, the gate, and writing junit.xml, summary.md and comment.md.
+// and checking every file, the gate, and writing results.jsonl, junit.xml, summary.md and
+// comment.md.
 func BenchmarkMergeShards(b *testing.B) {
 	dir := b.TempDir()
 	paths := writeShards(b, dir, 100, 1000)
@@ -60,7 +61,7 @@ func BenchmarkMergeShards(b *testing.B) {
 	g := gate.Defaults()
 	for b.Loop() {
 		o := readResults(paths, out, dir, report.DetailsFailures, g, nil)
-		run := buildRun(o, g)
+		run := finishRun(o, g, nil)
 		if len(o.Problems) > 0 || run.Counts.Total != 100_000 {
 			b.Fatalf("problems %q, %d cases", o.Problems, run.Counts.Total)
 		}

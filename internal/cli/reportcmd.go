@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -25,7 +26,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md (default: beside the results file)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, the folder that holds all its files)")
 	g := gate.Defaults()
 	var minScore float64
 	var minSet bool
@@ -75,7 +76,12 @@ func (c *Command) reportCmd(args []string) int {
 		notes = runBaseline(start.Baseline, &g, set, baselinePath == "")
 	}
 	dir := *outDir
-	if dir == "" {
+	switch {
+	case dir == "" && len(paths) > 1:
+		// A merge writes its own results.jsonl: beside the first file it would often replace
+		// that file (shards/1/results.jsonl), so it goes to the folder that holds them all.
+		dir = commonDir(paths)
+	case dir == "":
 		dir = filepath.Dir(path)
 	}
 	if !filepath.IsAbs(dir) {
@@ -96,7 +102,7 @@ func (c *Command) reportCmd(args []string) int {
 	printNotices(c.Stderr, notes)
 	out := readResults(paths, dir, c.Cwd, report.DetailsFailures, g, cmpr)
 	defer out.Close()
-	run := buildRun(out, g)
+	run := finishRun(out, g, nil)
 	if out.keepOutputs(run) {
 		if err := writeReports(dir, run, localMarker); err != nil {
 			fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
@@ -106,6 +112,9 @@ func (c *Command) reportCmd(args []string) int {
 	}
 	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
 	report.Console(c.Stdout, run, c.color(c.Stdout))
+	if out.merged && out.ResultsPath != "" {
+		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
+	}
 	return run.Decision.Outcome.ExitCode(false)
 }
 
@@ -137,15 +146,37 @@ func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, 
 func readResults(paths []string, dir, cwd string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
 	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
-	out := &Outcome{collector: col, guard: newOutputGuard("", dir, cwd)}
-	if len(paths) == 1 {
+	out := &Outcome{collector: col}
+	out.merged = len(paths) > 1
+	merged := ""
+	if out.merged {
+		merged = filepath.Join(dir, "results.jsonl")
+	} else {
 		out.ResultsPath = paths[0]
 	}
-	out.merged = len(paths) > 1
+	out.guard = newOutputGuard(merged, dir, cwd)
 	for _, path := range paths {
 		if err := out.guard.check(path, "results file"); err != nil {
 			out.Problems, out.refused = []string{err.Error()}, true
 			return out
+		}
+	}
+	// A merge writes the records of all its files as one whole run, so a report (or a
+	// baseline) of that one file reaches the merge's outcome: see mergedStart.
+	var write func(*results.Record)
+	if out.merged {
+		rf, err := createResults(merged, mergedStart(g, cmpr, time.Now()))
+		if err != nil {
+			out.Problems = append(out.Problems, err.Error())
+		} else {
+			out.results, out.ResultsPath = rf, merged
+			rf.counted = true
+			write = func(r *results.Record) {
+				if err := rf.w.Write(r); err != nil && rf.err == nil {
+					rf.err = err
+				}
+				rf.cases++
+			}
 		}
 	}
 	var shards []gate.ShardFile
@@ -153,7 +184,7 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 	unknown, atLeast := false, false
 	for _, path := range paths {
 		name := relTo(cwd, path)
-		res, err := readOne(path, col, threshold, cmpr)
+		res, err := readOne(path, col, threshold, cmpr, write)
 		out.Problems = append(out.Problems, res.RunProblems...)
 		for _, p := range res.Problems {
 			out.Problems = append(out.Problems, name+": "+p)
@@ -194,8 +225,22 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 	return out
 }
 
-// readOne adds the case records of one results file to col and replays its run records.
-func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer) (gate.ReplayResult, error) {
+// mergedStart is the start record of a merge's results file: a whole run (no shard) that
+// gated with g and, with cmpr, was compared with its baseline. Its end record (endRecord)
+// holds the merge's counts and problems, so a report of the file replays the merge.
+func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
+	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
+		Timestamp: now.UTC().Format(stampLayout), Gate: g.Record()}
+	if cmpr != nil {
+		b := cmpr.Baseline()
+		start.Baseline = g.BaselineRecord(b.Source, b.SHA256, b.Len())
+	}
+	return start
+}
+
+// readOne adds the case records of one results file to col and replays its run records;
+// a non-nil write also gets each case record, re-graded.
+func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, write func(*results.Record)) (gate.ReplayResult, error) {
 	var rp gate.Replay
 	err := results.ScanFileLines(path, results.Visitor{
 		Case: func(r *results.Record, line int) error {
@@ -203,6 +248,9 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 			regrade(r, threshold)
 			if cmpr != nil {
 				cmpr.Add(r)
+			}
+			if write != nil {
+				write(r)
 			}
 			col.Add(r)
 			return nil
@@ -213,6 +261,27 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 		},
 	})
 	return rp.Result(), err
+}
+
+// commonDir returns the deepest folder that holds every path (absolute or all relative).
+func commonDir(paths []string) string {
+	dir := filepath.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for d := filepath.Dir(p); !within(d, dir); {
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return dir
+}
+
+// within reports whether folder d is dir or inside it.
+func within(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can

@@ -22,6 +22,11 @@ const stampLayout = "2006-01-02T15:04:05.000Z"
 type resultsFile struct {
 	f *atomicfile.File
 	w *results.Writer
+	// counted is set when the writer of the case records counts them (cases) and keeps the
+	// first write error (err): the end record then holds that count, not the reports' total.
+	counted bool
+	cases   int
+	err     error
 }
 
 // createResults starts the results file at path with its start record.
@@ -43,6 +48,13 @@ func createResults(path string, start *results.RunRecord) (*resultsFile, error) 
 
 // commit writes the end record and puts the file in place.
 func (rf *resultsFile) commit(end *results.RunRecord) error {
+	if rf.err != nil {
+		rf.f.Abort()
+		return fmt.Errorf("could not write results file: %w", rf.err)
+	}
+	if rf.counted {
+		end.Cases = results.Int(rf.cases)
+	}
 	if err := rf.w.Flush(); err != nil {
 		rf.f.Abort()
 		return err
