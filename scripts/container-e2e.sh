@@ -607,9 +607,9 @@ EOF
 		expect mean-score "$(out mean-score)" 0.8333
 		expect junit-path "$(out junit-path)" agentv-merged/junit.xml
 		expect summary-path "$(out summary-path)" agentv-merged/summary.md
-		expect results-path "$(out results-path)" ""
+		expect results-path "$(out results-path)" agentv-merged/results.jsonl
 		W=$OUT/workspace/agentv-merged
-		for f in junit.xml summary.md comment.md; do
+		for f in results.jsonl junit.xml summary.md comment.md; do
 			[[ -s $W/$f ]] && ok "agentv-merged/$f written" || bad "agentv-merged/$f is missing or empty"
 		done
 		expect_owned "$W"
