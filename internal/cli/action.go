@@ -86,7 +86,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResults(paths, resultsDir, workspace, details(in.Details), in.Gate(), cmpr)
+		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate(), cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -108,7 +108,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	cfg := EvalConfig{
 		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
-		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
 		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
 		NoDotenv:          true,

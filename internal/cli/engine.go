@@ -33,6 +33,7 @@ type EvalConfig struct {
 	MaxRetries  int
 	Trials      suite.Trials // --trials and --trials-strategy; zero values keep the files'
 	Out         string       // results JSONL path
+	OutName     string       // what moves Out, for messages: "" is the --out flag
 	DryRun      bool
 	DryRunDelay time.Duration
 	DryRunMin   time.Duration
@@ -198,7 +199,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
-	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd)
+	outName := cfg.OutName
+	if outName == "" {
+		outName = "--out"
+	}
+	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
 	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
