@@ -305,10 +305,16 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Starting: func(files, total int) {
+		Starting: func(files, total, trials int) {
 			cases := "cases (counted as the JSONL files are read)"
 			if total >= 0 {
 				cases = fmt.Sprintf("%d %s", total, plural(total, "case", "cases"))
+			}
+			switch {
+			case trials > 1:
+				cases += fmt.Sprintf(" × %d trials", trials)
+			case trials == 0:
+				cases += ", some with several trials,"
 			}
 			fmt.Fprintf(pw, "agentv: running %s from %d eval %s\n", cases, files, plural(files, "file", "files"))
 			pw.flush() // something on screen before the first case finishes

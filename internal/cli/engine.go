@@ -71,8 +71,10 @@ type Engine struct {
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
 	// Starting is called once the run knows what it will run, before any case finishes:
-	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread.
-	Starting func(files, total int)
+	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread;
+	// trials is how many times each case runs (1: once), or 0 when cases run different
+	// numbers of trials.
+	Starting func(files, total, trials int)
 	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
 	Stopping func()
 	// KeepWorst is how many of the worst records of each level the run keeps for the
@@ -324,13 +326,27 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}, handler)
 	if cfg.SkipOnUnsetSecret {
 		if e.Starting != nil {
-			e.Starting(len(files), len(jobs))
+			var fileTrials []*suite.Trials
+			for _, j := range jobs {
+				if j.Case != nil && j.Case.Suite != nil {
+					fileTrials = append(fileTrials, j.Case.Suite.Trials)
+				}
+			}
+			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials))
 		}
 		r.Run(ctx, jobs)
 	} else {
 		pre := e.preloadYAML(p, files)
 		if e.Starting != nil {
-			e.Starting(len(files), e.Total())
+			var fileTrials []*suite.Trials
+			for _, s := range pre {
+				if s == nil { // a JSONL file, read as its cases run: no trials known yet
+					fileTrials = append(fileTrials, nil)
+					continue
+				}
+				fileTrials = append(fileTrials, s.Trials)
+			}
+			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials))
 		}
 		ch := make(chan *runner.Job)
 		go e.stream(ctx, p, files, pre, st, ch)
@@ -411,4 +427,24 @@ func (e *Engine) display(p string) string {
 		return p
 	}
 	return filepath.ToSlash(rel)
+}
+
+// runTrials is how many trials each case of files with fileTrials runs under override
+// (--trials): 1 when each runs once, 0 when the files differ.
+func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
+	n := -1
+	for _, ft := range fileTrials {
+		c := 1
+		if t := runner.TrialsFor(ft, override); t != nil {
+			c = t.Count
+		}
+		if n >= 0 && c != n {
+			return 0
+		}
+		n = c
+	}
+	if n < 0 {
+		return 1
+	}
+	return n
 }
