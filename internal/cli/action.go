@@ -327,7 +327,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 	}
 	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
-		report.Progress(pw, rec, done, e.Total())
+		report.Progress(pw, rec, done, e.Total(), e.SeveralTargets())
 	})
 	return e
 }

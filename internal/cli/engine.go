@@ -82,11 +82,19 @@ type Engine struct {
 	KeepWorst int
 
 	total atomic.Int64 // cases the run will run; -1 while not known
+	// several reports whether the cases planned so far run on more than one target; nil
+	// before planning starts.
+	several func() bool
 }
 
 // Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
 // are read as their cases run, so their count is known once they are read to the end).
 func (e *Engine) Total() int { return int(e.total.Load()) }
+
+// SeveralTargets reports whether the cases planned so far run on more than one target:
+// progress then names each record's target. A case's jobs are planned before it runs, so
+// every record of a case on several targets finishes after this turns true.
+func (e *Engine) SeveralTargets() bool { return e.several != nil && e.several() }
 
 // Outcome is what an eval run produced.
 type Outcome struct {
@@ -231,6 +239,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
 		Cache: store, Shard: cfg.Shard,
 	})
+	e.several = p.SeveralTargets
 	defer func() {
 		if err := p.Close(); err != nil {
 			e.Logf("removing a workspace: %v", err)
@@ -298,6 +307,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	out.results, out.ResultsPath = rf, cfg.Out
 	w := rf.w
 	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
+	col.SeveralTargets(p.SeveralTargets)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {
