@@ -120,3 +120,49 @@ func TestSeveralTargetsLabels(t *testing.T) {
 		t.Errorf("a run on one target names it:\n%s%s", res.stderr, res.stdout)
 	}
 }
+
+// TestOwnThresholdsReason checks that a failed run whose cases passed at thresholds their
+// eval file set says so in the outcome's reason and in the reports' settings line, rather
+// than naming the run's case threshold alone.
+func TestOwnThresholdsReason(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	targets := matrixTargets + "  - name: default\n    provider: mock\n    response: hi\n"
+	writeFiles(t, dir, map[string]string{".agentv/targets.yaml": targets, "th.eval.yaml": `name: own
+execution:
+  targets: [alpha, beta]
+  threshold: 0.5
+tests:
+  - id: both
+    input: hi
+    assertions:
+      - {type: contains, value: alpha}
+      - {type: contains, value: says}
+  - id: strict
+    input: hi
+    execution: {threshold: 0.9}
+    assertions:
+      - {type: contains, value: alpha}
+      - {type: contains, value: says}
+`, "plain.yaml": "evalcases:\n" + genCases(1)})
+	res := agentv(t, dir, nil, "eval", "th.eval.yaml", "plain.yaml")
+	reason := "2 failed cases below their case threshold (0.80; 2 cases use their file's 0.50, 2 cases use their file's 0.90; max-failures 0)"
+	if res.code != 1 || !strings.Contains(res.stdout, "Outcome: FAIL — "+reason+"\n") {
+		t.Errorf("exit %d, want 1 with %q:\n%s%s", res.code, reason, res.stdout, res.stderr)
+	}
+	settings := "case threshold 0.8; 2 cases use their file's 0.5, 2 cases use their file's 0.9"
+	for _, name := range []string{"summary.md", "comment.md"} {
+		b, err := os.ReadFile(filepath.Join(res.outDir, name))
+		if err != nil || !strings.Contains(string(b), settings) || !strings.Contains(string(b), reason) {
+			t.Errorf("%s (%v) lacks %q or the reason:\n%s", name, err, settings, b)
+		}
+	}
+	// Without thresholds of their own the reason names the run's.
+	res = agentv(t, dir, nil, "eval", "plain.yaml")
+	if want := "Outcome: FAIL — 1 failed case below case threshold 0.80 (max-failures 0)\n"; !strings.Contains(res.stdout, want) {
+		t.Errorf("want %q:\n%s%s", want, res.stdout, res.stderr)
+	}
+}
