@@ -36,6 +36,11 @@ func TestConsoleProgress(t *testing.T) {
 			args: []string{"s.jsonl", "--eval-id", "case-a*"}, start: "agentv: running cases (counted as the JSONL files are read) from 1 eval file\n", lineWants: " PASS "},
 		{name: "failed cases say why", files: map[string]string{"targets.yaml": failing, "a.yaml": "evalcases:\n" + genCases(2)},
 			args: []string{"a.yaml"}, start: "agentv: running 2 cases from 1 eval file\n", total: "2", lineWants: " FAIL 0.200 a/case-00"},
+		{name: "trials are counted", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2)},
+			args: []string{"a.yaml", "--trials", "3"}, start: "agentv: running 2 cases × 3 trials from 1 eval file\n", total: "2", lineWants: " PASS "},
+		{name: "a file's own trials", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2),
+			"b.eval.yaml": "execution:\n  trials: {count: 2}\ntests:\n  - id: t\n    input: hi\n    criteria: says hi\n"},
+			args: []string{"a.yaml", "b.eval.yaml"}, start: "agentv: running 3 cases, some with several trials, from 2 eval files\n", total: "3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

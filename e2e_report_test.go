@@ -334,6 +334,11 @@ func TestOutputIsInput(t *testing.T) {
 			if code := exitCode(t, err); code != 2 || !strings.Contains(string(outb), "both an output and an input") {
 				t.Errorf("exit %d, want 2 naming the collision\n%s", code, outb)
 			}
+			// The refusal names the flag of the command that refused, not another command's.
+			flag := map[string]string{"eval": "(--out)", "report": "(--out-dir)"}[tt.args[0]]
+			if !strings.Contains(string(outb), "write the results elsewhere "+flag) {
+				t.Errorf("refusal does not suggest %s:\n%s", flag, outb)
+			}
 			if after := snapshot(t, dir); !maps.Equal(before, after) {
 				t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
 			}

@@ -4,7 +4,9 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -96,6 +98,48 @@ type Counts struct {
 	Stopped        bool
 	// Baseline is the comparison with a baseline run; nil without one.
 	Baseline *Baseline
+	// OwnThresholds count the cases graded at a threshold their eval file set (AgentV 4.x
+	// execution.threshold) instead of the run's, by threshold, in ascending order.
+	OwnThresholds []OwnThreshold
+}
+
+// OwnThreshold counts the cases whose eval file set the score they pass at.
+type OwnThreshold struct {
+	Threshold float64
+	Cases     int
+}
+
+// AddOwnThreshold counts a case graded at threshold, which its eval file set.
+func (c *Counts) AddOwnThreshold(threshold float64) {
+	i, found := slices.BinarySearchFunc(c.OwnThresholds, threshold, func(o OwnThreshold, t float64) int {
+		return cmp.Compare(o.Threshold, t)
+	})
+	if !found {
+		c.OwnThresholds = slices.Insert(c.OwnThresholds, i, OwnThreshold{Threshold: threshold})
+	}
+	c.OwnThresholds[i].Cases++
+}
+
+// CaseThresholds says which case thresholds graded the run: "0.8", or, when eval files set
+// their own other than the run's, "0.8; 3 cases use their file's 0.6, 1 case uses its
+// file's 0.9"; format writes a threshold.
+func (c Counts) CaseThresholds(run float64, format func(float64) string) string {
+	s := format(run)
+	var own []string
+	for _, o := range c.OwnThresholds {
+		if o.Threshold == run {
+			continue // the same score as the run's: nothing to tell apart
+		}
+		if o.Cases == 1 {
+			own = append(own, "1 case uses its file's "+format(o.Threshold))
+		} else {
+			own = append(own, fmt.Sprintf("%d cases use their file's %s", o.Cases, format(o.Threshold)))
+		}
+	}
+	if len(own) > 0 {
+		s += "; " + strings.Join(own, ", ")
+	}
+	return s
 }
 
 // OfPlanned says how many of the planned cases finished, "12 of 200", for a run that
@@ -139,7 +183,12 @@ func Decide(c Counts, o Options) Decision {
 	}
 	var why []string
 	if c.Failed > o.MaxFailures {
-		why = append(why, fmt.Sprintf("%d failed %s below case threshold %.2f (max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), o.CaseThreshold, o.MaxFailures))
+		if th := c.CaseThresholds(o.CaseThreshold, formatThreshold); th != formatThreshold(o.CaseThreshold) {
+			// Some cases passed at a threshold of their own: the run's alone would mislead.
+			why = append(why, fmt.Sprintf("%d failed %s below their case threshold (%s; max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), th, o.MaxFailures))
+		} else {
+			why = append(why, fmt.Sprintf("%d failed %s below case threshold %.2f (max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), o.CaseThreshold, o.MaxFailures))
+		}
 	}
 	if o.MinScore != nil && c.MeanScore < *o.MinScore {
 		why = append(why, fmt.Sprintf("mean score %.3f below min-score %.3f", c.MeanScore, *o.MinScore))
@@ -158,6 +207,8 @@ func Decide(c Counts, o Options) Decision {
 	}
 	return Decision{Pass, reason}
 }
+
+func formatThreshold(t float64) string { return fmt.Sprintf("%.2f", t) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

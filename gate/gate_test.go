@@ -59,3 +59,39 @@ func TestTally(t *testing.T) {
 		t.Errorf("Tally = %+v", c)
 	}
 }
+
+// TestDecideOwnThresholds checks the reason of a run whose eval files set thresholds of
+// their own: it names them beside the run's, leaving out one equal to the run's.
+func TestDecideOwnThresholds(t *testing.T) {
+	t.Parallel()
+	own := func(ths ...float64) []OwnThreshold {
+		var c Counts
+		for _, th := range ths {
+			c.AddOwnThreshold(th)
+		}
+		return c.OwnThresholds
+	}
+	tests := []struct {
+		name string
+		own  []OwnThreshold
+		want string
+	}{
+		{"none", nil, "2 failed cases below case threshold 0.80 (max-failures 0)"},
+		{"the run's own", own(0.8, 0.8), "2 failed cases below case threshold 0.80 (max-failures 0)"},
+		{"one other", own(0.6, 0.6, 0.6), "2 failed cases below their case threshold (0.80; 3 cases use their file's 0.60; max-failures 0)"},
+		{"several, sorted", own(0.9, 0.6, 0.8, 0.6), "2 failed cases below their case threshold (0.80; 2 cases use their file's 0.60, 1 case uses its file's 0.90; max-failures 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := Decide(Counts{Total: 5, Passed: 3, Failed: 2, OwnThresholds: tt.own}, Defaults())
+			if d.Outcome != Fail || d.Reason != tt.want {
+				t.Errorf("Decide = %s %q, want fail %q", d.Outcome, d.Reason, tt.want)
+			}
+		})
+	}
+	recs := []*results.Record{{Verdict: results.VerdictPass, Score: 1, CaseThreshold: new(0.6)}, {Verdict: results.VerdictFail}}
+	if got := Tally(recs).OwnThresholds; len(got) != 1 || got[0] != (OwnThreshold{0.6, 1}) {
+		t.Errorf("Tally's own thresholds = %v, want one case at 0.6", got)
+	}
+}

@@ -6,15 +6,22 @@ import (
 	"github.com/agentv/action/results"
 )
 
-// Tally counts verdicts and the mean score (errored cases count 0).
+// Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
+// files set.
 func Tally(recs []*results.Record) Counts {
-	return TallySeq(func(yield func(results.Verdict, float64) bool) {
+	c := TallySeq(func(yield func(results.Verdict, float64) bool) {
 		for _, r := range recs {
 			if !yield(r.Verdict, r.Score) {
 				return
 			}
 		}
 	})
+	for _, r := range recs {
+		if r.CaseThreshold != nil {
+			c.AddOwnThreshold(*r.CaseThreshold)
+		}
+	}
+	return c
 }
 
 // TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -81,6 +82,10 @@ type Planner struct {
 	// when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
 	runID      string
+
+	// several is set once a case is planned on more than one target, so reports can say
+	// which target each of its records is from.
+	several atomic.Bool
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
@@ -150,6 +155,9 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
 			jobs = append(jobs, p.job(s, c, warns, n))
 		}
+	}
+	if len(jobs) > 1 {
+		p.several.Store(true)
 	}
 	if len(jobs) == 0 {
 		p.forSuite(s)
@@ -247,6 +255,11 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	}
 	return j
 }
+
+// SeveralTargets reports whether a case planned so far runs on more than one target (a
+// suite's several targets): one id then has a record per target. Safe to call while
+// planning.
+func (p *Planner) SeveralTargets() bool { return p.several.Load() }
 
 // Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {

@@ -35,6 +35,9 @@ type Case struct {
 	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
 	// passing cases), cut to whyRunes characters with the length kept.
 	Why string
+	// CaseThreshold is the score the case passed at when its eval file set one; nil: the
+	// run's.
+	CaseThreshold *float64
 
 	part   spoolPart // where the case's rendered JUnit testcase is, when spooled
 	holds  uint8     // Collector: how many of its bounded lists hold this case's record
@@ -81,6 +84,10 @@ func NewCase(r *results.Record, keepText bool) *Case {
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
 		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
 		Trials: clampInt32(len(r.Trials)), TrialsPassed: clampInt32(r.TrialsPassed()), Flaky: r.Flaky,
+	}
+	if r.CaseThreshold != nil {
+		t := *r.CaseThreshold
+		c.CaseThreshold = &t
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)

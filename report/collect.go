@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/xml"
 	"fmt"
@@ -35,7 +36,20 @@ type Collector struct {
 	intern    map[string]string
 	fails     *failKeeper
 	cache     *results.CacheUse
+
+	// A case run on several targets has a record per target with one id: JUnit names each
+	// testcase's target then. seen and several learn it from the records; severalHint (see
+	// SeveralTargets) knows it before a case's first record arrives.
+	seen        targetsSeen
+	several     bool
+	severalHint func() bool
 }
+
+// SeveralTargets gives the collector what reports whether the run has a case on more than
+// one target, known before its records arrive (the planner knows it). Without it the
+// collector learns it from the records, so a case's first record may come too early to
+// name its target.
+func (c *Collector) SeveralTargets(f func() bool) { c.severalHint = f }
 
 // NewCollector returns a collector for a run whose Markdown surfaces use details and whose
 // JUnit failure messages use caseThreshold. Close it when the reports are written.
@@ -71,9 +85,14 @@ func (c *Collector) Add(rec *results.Record) {
 	for i := range cs.Evaluators {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
 	}
+	if !c.several && c.seen.add(rec.File, rec.EvalID, rec.Target) {
+		c.several, c.seen = true, targetsSeen{} // the map is not needed any more
+	}
 	if c.parts != nil {
-		tc := junitCase(c.threshold, rec)
+		named := c.several || (c.severalHint != nil && c.severalHint())
+		tc := junitCase(c.threshold, rec, named)
 		cs.part = c.parts.add(&tc)
+		cs.part.named = named && rec.Target != ""
 	}
 	cs.pinned = c.parts == nil || len(rec.Warnings) > 0
 	keep := cs.pinned
@@ -149,10 +168,12 @@ type JUnitParts struct {
 	err error
 }
 
-// spoolPart locates one rendered testcase in the spool; n == 0: none.
+// spoolPart locates one rendered testcase in the spool; n == 0: none. named is set when
+// its name has the record's target.
 type spoolPart struct {
-	off int64
-	n   int32
+	off   int64
+	n     int32
+	named bool
 }
 
 func newJUnitParts() (*JUnitParts, error) {
@@ -195,19 +216,32 @@ func (p *JUnitParts) add(tc *junitTestcase) spoolPart {
 }
 
 // copyTo writes the cases' spooled testcases to w in order, reading runs of adjacent ones at
-// once.
-func (p *JUnitParts) copyTo(w io.Writer, cases []*Case) error {
+// once. With several (a case ran on more than one target), a testcase spooled before that
+// was known gets its target added to its name.
+func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 	if p.err != nil {
 		return fmt.Errorf("JUnit spool: %w", p.err)
 	}
 	if err := p.w.Flush(); err != nil {
 		return fmt.Errorf("JUnit spool: %w", err)
 	}
+	unnamed := func(c *Case) bool { return several && c.Target != "" && !c.part.named }
 	buf := make([]byte, 0, 256<<10)
 	for i := 0; i < len(cases); {
+		if c := cases[i]; unnamed(c) {
+			b := make([]byte, c.part.n)
+			if _, err := p.f.ReadAt(b, c.part.off); err != nil {
+				return fmt.Errorf("JUnit spool: %w", err)
+			}
+			if _, err := w.Write(withTargetName(b, c.Target)); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
 		off, end := cases[i].part.off, cases[i].part.off+int64(cases[i].part.n)
 		j := i + 1
-		for j < len(cases) && cases[j].part.off == end && end-off < 1<<20 {
+		for j < len(cases) && cases[j].part.off == end && end-off < 1<<20 && !unnamed(cases[j]) {
 			end += int64(cases[j].part.n)
 			j++
 		}
@@ -227,6 +261,28 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case) error {
 }
 
 func (p *JUnitParts) close() error { return p.f.Close() }
+
+// withTargetName adds " [target]" to the name of the rendered testcase tc, as junitCase names
+// it on several targets. The name is the testcase element's first attribute, and a quote
+// inside an attribute value is always escaped, so the value ends at the next quote.
+func withTargetName(tc []byte, target string) []byte {
+	const attr = ` name="`
+	i := bytes.Index(tc, []byte(attr))
+	if i < 0 {
+		return tc
+	}
+	i += len(attr)
+	j := bytes.IndexByte(tc[i:], '"')
+	if j < 0 {
+		return tc
+	}
+	var name bytes.Buffer
+	_ = xml.EscapeText(&name, []byte(clean(caseName("", target, true))))
+	out := make([]byte, 0, len(tc)+name.Len())
+	out = append(out, tc[:i+j]...)
+	out = append(out, name.Bytes()...)
+	return append(out, tc[i+j:]...)
+}
 
 type countingWriter struct {
 	w io.Writer

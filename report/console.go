@@ -268,7 +268,9 @@ func (p *painter) paint(style, s string) string {
 // Progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)",
 // with the reason after a colon for a case that did not pass (its error, else its first miss,
 // else the judge's reasoning). A total of 0 or less means the total is not known yet: "[12/?] …".
-func Progress(w io.Writer, rec *results.Record, done, total int) {
+// withTarget names the record's target after its id, "smoke/case-3 [gpt]", for a run on
+// several targets, where one id has a record per target.
+func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
 	if rec == nil {
 		return
 	}
@@ -302,6 +304,11 @@ func Progress(w io.Writer, rec *results.Record, done, total int) {
 		b = append(b, '/')
 	}
 	b = append(b, logtext.Line(rec.EvalID)...)
+	if withTarget && rec.Target != "" {
+		b = append(b, " ["...)
+		b = append(b, logtext.Line(rec.Target)...)
+		b = append(b, ']')
+	}
 	b = append(b, " ("...)
 	b = append(b, formatMS(rec.DurationMS)...)
 	b = append(b, ')')

@@ -48,7 +48,40 @@ func TestProgress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			Progress(&b, tt.rec, tt.done, tt.total)
+			Progress(&b, tt.rec, tt.done, tt.total, false)
+			if b.String() != tt.want {
+				t.Errorf("Progress = %q, want %q", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestProgressTarget checks that a run on several targets names each line's target (one id
+// has a record per target) and a run on one target does not.
+func TestProgressTarget(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		rec        *results.Record
+		withTarget bool
+		want       string
+	}{
+		{"one target", &results.Record{EvalID: "case-1", Target: "gpt", Score: 1, Verdict: results.VerdictPass}, false,
+			"[1/2] PASS 1.000 case-1 (0ms)\n"},
+		{"several targets", &results.Record{EvalID: "case-1", Dataset: "d", Target: "gpt", Score: 1, Verdict: results.VerdictPass}, true,
+			"[1/2] PASS 1.000 d/case-1 [gpt] (0ms)\n"},
+		{"several targets, failed", &results.Record{EvalID: "case-1", Target: "claude", Score: 0.2, Verdict: results.VerdictFail, Misses: []string{"no"}}, true,
+			"[1/2] FAIL 0.200 case-1 [claude] (0ms): no\n"},
+		{"hostile target", &results.Record{EvalID: "c", Target: "a\nb\x1b[2J", Score: 1, Verdict: results.VerdictPass}, true,
+			"[1/2] PASS 1.000 c [a b] (0ms)\n"},
+		{"no target recorded", &results.Record{EvalID: "c", Verdict: results.VerdictError, Error: "unknown target"}, true,
+			"[1/2] ERROR 0.000 c (0ms): unknown target\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			Progress(&b, tt.rec, 1, 2, tt.withTarget)
 			if b.String() != tt.want {
 				t.Errorf("Progress = %q, want %q", b.String(), tt.want)
 			}
@@ -128,7 +161,7 @@ func TestProgressUnknownTotal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var b strings.Builder
-			Progress(&b, tt.rec, 3, tt.total)
+			Progress(&b, tt.rec, 3, tt.total, false)
 			if diff := cmp.Diff(tt.want, b.String()); diff != "" {
 				t.Errorf("progress (-want +got):\n%s", diff)
 			}
@@ -211,7 +244,7 @@ func TestConsoleHostileText(t *testing.T) {
 	}
 	for i, r := range recs {
 		var b bytes.Buffer
-		Progress(&b, r, i+1, len(recs))
+		Progress(&b, r, i+1, len(recs), false)
 		checkLogLines(t, "Progress", b.String())
 		if n := strings.Count(b.String(), "\n"); n != 1 {
 			t.Errorf("Progress wrote %d lines for %q", n, r.EvalID)

@@ -11,7 +11,7 @@ import (
 // Progress prints one line per finished case when the output is not a terminal.
 func ExampleProgress() {
 	rec := &results.Record{EvalID: "case-3", Dataset: "smoke", Score: 0.95, Verdict: results.VerdictPass, DurationMS: 1200}
-	report.Progress(os.Stdout, rec, 12, 40)
+	report.Progress(os.Stdout, rec, 12, 40, false)
 	// Output: [12/40] PASS 0.950 smoke/case-3 (1.2s)
 }
 

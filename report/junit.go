@@ -61,7 +61,7 @@ func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 			j++
 		}
 		if j == i {
-			tc := junitCase(c.run.Gate.CaseThreshold, c.cases[i].record())
+			tc := junitCase(c.run.Gate.CaseThreshold, c.cases[i].record(), c.run.severalTargets())
 			if err := e.EncodeElement(&tc, start); err != nil {
 				return err
 			}
@@ -73,7 +73,7 @@ func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 		if err := e.Flush(); err != nil {
 			return err
 		}
-		if err := c.run.JUnitParts.copyTo(c.w, c.cases[i:j]); err != nil {
+		if err := c.run.JUnitParts.copyTo(c.w, c.cases[i:j], c.run.severalTargets()); err != nil {
 			return err
 		}
 		i = j
@@ -196,13 +196,14 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 }
 
 // junitCase renders a record's testcase; threshold is the case threshold its failure
-// message names.
-func junitCase(threshold float64, r *results.Record) junitTestcase {
+// message names. withTarget names the record's target after its id, "case-1 [gpt]": in a run
+// on several targets one id has a testcase per target, and names must tell them apart.
+func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestcase {
 	if r.CaseThreshold != nil {
 		threshold = *r.CaseThreshold // the eval file's own threshold for this case
 	}
 	tc := junitTestcase{Testcase: junit.Testcase{
-		Name:      clean(r.EvalID),
+		Name:      clean(caseName(r.EvalID, r.Target, withTarget)),
 		Classname: clean(r.Dataset),
 		Time:      seconds(r.DurationMS),
 		SystemOut: &junit.Output{Data: clean(junitSystemOut(threshold, r))},

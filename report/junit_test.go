@@ -400,9 +400,67 @@ func TestJUnitFailureMessageCarriesWhy(t *testing.T) {
 	rec := &results.Record{EvalID: "c", Verdict: results.VerdictFail, Score: 0,
 		EvaluatorResults: []results.EvaluatorResult{{Name: "rubric", Type: "llm_judge", Verdict: "fail",
 			Reasoning: "judge reply held no JSON verdict: Looks right to me."}}}
-	tc := junitCase(0.8, rec)
+	tc := junitCase(0.8, rec, false)
 	want := "score 0.000 below case threshold 0.800; rubric: judge reply held no JSON verdict: Looks right to me."
 	if tc.Failure == nil || tc.Failure.Message != want {
 		t.Errorf("failure message %+v, want %q", tc.Failure, want)
+	}
+}
+
+// TestJUnitSeveralTargets checks that the testcases of one id run on two targets have
+// distinct names, whether rendered from records, from a spool that knew of the targets as
+// the records arrived, or from one that learnt it after the first record; a run where each id
+// has one target keeps bare ids.
+func TestJUnitSeveralTargets(t *testing.T) {
+	t.Parallel()
+	rec := func(id, target string) *results.Record {
+		return &results.Record{EvalID: id, Target: target, File: "m.yaml", Line: 3, Score: 1, Verdict: results.VerdictPass}
+	}
+	matrix := []*results.Record{rec("c", "b\"<x>"), rec("c", "alpha"), rec("d", "alpha")}
+	tests := []struct {
+		name  string
+		recs  []*results.Record
+		spool bool
+		hint  bool
+		want  []string
+	}{
+		{"records", matrix, false, false, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
+		{"spool told", matrix, true, true, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
+		{"spool learning", matrix, true, false, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
+		{"one target per id", []*results.Record{rec("c", "alpha"), rec("d", "beta")}, true, false, []string{"c", "d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := &Run{Records: tt.recs}
+			if tt.spool {
+				col := NewCollector(DetailsFailures, 0.8)
+				defer col.Close()
+				col.SeveralTargets(func() bool { return tt.hint })
+				for _, r := range tt.recs {
+					col.Add(r)
+				}
+				run = &Run{Cases: col.Cases(), JUnitParts: col.Parts()}
+			}
+			var b bytes.Buffer
+			if err := JUnit(&b, run); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Cases []struct {
+					Name string `xml:"name,attr"`
+				} `xml:"testsuite>testcase"`
+			}
+			if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			var got []string
+			for _, c := range doc.Cases {
+				got = append(got, c.Name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("testcase names (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -693,7 +693,7 @@ func settingsLine(run *Run, recs []*Case) string {
 	if sh := run.Shard; sh != nil {
 		parts = append(parts, fmt.Sprintf("shard %d of %d", sh.Index, sh.Count))
 	}
-	parts = append(parts, "case threshold "+formatFloat(g.CaseThreshold))
+	parts = append(parts, "case threshold "+run.Counts.CaseThresholds(g.CaseThreshold, formatFloat))
 	if g.MinScore != nil {
 		parts = append(parts, "min-score "+formatFloat(*g.MinScore))
 	}

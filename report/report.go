@@ -64,8 +64,9 @@ type Run struct {
 	// Shard is set when the run was one shard of a split suite: its counts are the shard's.
 	Shard *results.RunShard
 
-	sorted []*Case            // cases in report order, computed once (a large run is sorted once)
-	dups   map[*Case]struct{} // cases whose id is not unique in the run
+	sorted  []*Case            // cases in report order, computed once (a large run is sorted once)
+	dups    map[*Case]struct{} // cases whose id (and target, on several) is not unique in the run
+	several bool               // a case ran on more than one target
 }
 
 // sortedCases returns the run's cases ordered by file, line, then id. Neither Cases nor
@@ -86,10 +87,58 @@ func (run *Run) sortedCases() []*Case {
 		out = CasesOf(run.Records)
 	}
 	slices.SortStableFunc(out, func(a, b *Case) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID),
+			cmp.Compare(a.Target, b.Target))
 	})
-	run.sorted, run.dups = out, findDups(out)
+	run.several = severalTargets(out)
+	run.sorted, run.dups = out, findDups(out, run.several)
 	return out
+}
+
+// severalTargets reports whether a case of the run ran on more than one target.
+func (run *Run) severalTargets() bool {
+	run.sortedCases()
+	return run.several
+}
+
+func severalTargets(cases []*Case) bool {
+	var seen targetsSeen
+	for _, c := range cases {
+		if seen.add(c.File, c.EvalID, c.Target) {
+			return true
+		}
+	}
+	return false
+}
+
+// targetsSeen learns whether one case (file and id) has records on more than one target.
+type targetsSeen struct {
+	first map[[2]string]string // file and id → the target of its first record
+}
+
+// add notes a record and reports whether its case now has records on two targets.
+func (s *targetsSeen) add(file, id, target string) bool {
+	if target == "" {
+		return false
+	}
+	if s.first == nil {
+		s.first = map[[2]string]string{}
+	}
+	k := [2]string{file, id}
+	first, ok := s.first[k]
+	if !ok {
+		s.first[k] = target
+		return false
+	}
+	return first != target
+}
+
+// caseName is a case's id, followed by its target when withTarget: "case-1 [gpt]".
+func caseName(id, target string, withTarget bool) string {
+	if withTarget && target != "" {
+		return id + " [" + target + "]"
+	}
+	return id
 }
 
 // Links locate the run on GitHub. Source links need ServerURL, Repo and SHA.
@@ -169,24 +218,32 @@ func verdictOf(r *results.Record) results.Verdict {
 	return results.VerdictError
 }
 
-// label names a case for people: the bare id, qualified by file and line when the same id
+// label names a case for people: the bare id, with its target when the run has several
+// (each case then has a record per target), qualified by file and line when the same id
 // appears in more than one place (two eval files may share ids).
 func (run *Run) label(c *Case) string {
 	run.sortedCases()
+	name := caseName(c.EvalID, c.Target, run.several)
 	if _, ok := run.dups[c]; ok {
-		return fmt.Sprintf("%s (%s)", c.EvalID, position(c.File, int(c.Line)))
+		return fmt.Sprintf("%s (%s)", name, position(c.File, int(c.Line)))
 	}
-	return c.EvalID
+	return name
 }
 
-// findDups returns the cases whose id another case shares (usually none).
-func findDups(cases []*Case) map[*Case]struct{} {
-	seen := make(map[string]*Case, len(cases))
+// findDups returns the cases whose id (and target, when byTarget) another case shares
+// (usually none).
+func findDups(cases []*Case, byTarget bool) map[*Case]struct{} {
+	type key struct{ id, target string }
+	seen := make(map[key]*Case, len(cases))
 	var dups map[*Case]struct{}
 	for _, c := range cases {
-		first, ok := seen[c.EvalID]
+		k := key{id: c.EvalID}
+		if byTarget {
+			k.target = c.Target
+		}
+		first, ok := seen[k]
 		if !ok {
-			seen[c.EvalID] = c
+			seen[k] = c
 			continue
 		}
 		if dups == nil {

@@ -138,7 +138,7 @@ func TestGolden(t *testing.T) {
 		{"progress.txt", fixtureRun, nil, func(r *Run) string {
 			var b bytes.Buffer
 			for i, rec := range r.Records {
-				Progress(&b, rec, i+1, len(r.Records))
+				Progress(&b, rec, i+1, len(r.Records), false)
 			}
 			return b.String()
 		}},

@@ -56,7 +56,7 @@ func TestGoldenTrials(t *testing.T) {
 		{"trials-progress.txt", func(r *Run) string {
 			var b bytes.Buffer
 			for i, rec := range r.Records {
-				Progress(&b, rec, i+1, len(r.Records))
+				Progress(&b, rec, i+1, len(r.Records), false)
 			}
 			return b.String()
 		}},

@@ -86,7 +86,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResults(paths, resultsDir, workspace, details(in.Details), in.Gate(), cmpr)
+		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate(), cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -108,7 +108,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	cfg := EvalConfig{
 		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
 		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
-		Out: filepath.Join(resultsDir, "results.jsonl"), DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
 		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
 		NoDotenv:          true,
@@ -305,10 +305,16 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Starting: func(files, total int) {
+		Starting: func(files, total, trials int) {
 			cases := "cases (counted as the JSONL files are read)"
 			if total >= 0 {
 				cases = fmt.Sprintf("%d %s", total, plural(total, "case", "cases"))
+			}
+			switch {
+			case trials > 1:
+				cases += fmt.Sprintf(" × %d trials", trials)
+			case trials == 0:
+				cases += ", some with several trials,"
 			}
 			fmt.Fprintf(pw, "agentv: running %s from %d eval %s\n", cases, files, plural(files, "file", "files"))
 			pw.flush() // something on screen before the first case finishes
@@ -321,7 +327,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 	}
 	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
-		report.Progress(pw, rec, done, e.Total())
+		report.Progress(pw, rec, done, e.Total(), e.SeveralTargets())
 	})
 	return e
 }

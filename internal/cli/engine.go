@@ -33,6 +33,7 @@ type EvalConfig struct {
 	MaxRetries  int
 	Trials      suite.Trials // --trials and --trials-strategy; zero values keep the files'
 	Out         string       // results JSONL path
+	OutName     string       // what moves Out, for messages: "" is the --out flag
 	DryRun      bool
 	DryRunDelay time.Duration
 	DryRunMin   time.Duration
@@ -70,8 +71,10 @@ type Engine struct {
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
 	// Starting is called once the run knows what it will run, before any case finishes:
-	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread.
-	Starting func(files, total int)
+	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread;
+	// trials is how many times each case runs (1: once), or 0 when cases run different
+	// numbers of trials.
+	Starting func(files, total, trials int)
 	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
 	Stopping func()
 	// KeepWorst is how many of the worst records of each level the run keeps for the
@@ -79,11 +82,19 @@ type Engine struct {
 	KeepWorst int
 
 	total atomic.Int64 // cases the run will run; -1 while not known
+	// several reports whether the cases planned so far run on more than one target; nil
+	// before planning starts.
+	several func() bool
 }
 
 // Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
 // are read as their cases run, so their count is known once they are read to the end).
 func (e *Engine) Total() int { return int(e.total.Load()) }
+
+// SeveralTargets reports whether the cases planned so far run on more than one target:
+// progress then names each record's target. A case's jobs are planned before it runs, so
+// every record of a case on several targets finishes after this turns true.
+func (e *Engine) SeveralTargets() bool { return e.several != nil && e.several() }
 
 // Outcome is what an eval run produced.
 type Outcome struct {
@@ -198,7 +209,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
-	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd)
+	outName := cfg.OutName
+	if outName == "" {
+		outName = "--out"
+	}
+	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
 	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
@@ -224,6 +239,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
 		Cache: store, Shard: cfg.Shard,
 	})
+	e.several = p.SeveralTargets
 	defer func() {
 		if err := p.Close(); err != nil {
 			e.Logf("removing a workspace: %v", err)
@@ -291,6 +307,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	out.results, out.ResultsPath = rf, cfg.Out
 	w := rf.w
 	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
+	col.SeveralTargets(p.SeveralTargets)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	handler := runner.HandlerFunc(func(rec *results.Record) {
@@ -319,13 +336,27 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}, handler)
 	if cfg.SkipOnUnsetSecret {
 		if e.Starting != nil {
-			e.Starting(len(files), len(jobs))
+			var fileTrials []*suite.Trials
+			for _, j := range jobs {
+				if j.Case != nil && j.Case.Suite != nil {
+					fileTrials = append(fileTrials, j.Case.Suite.Trials)
+				}
+			}
+			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials))
 		}
 		r.Run(ctx, jobs)
 	} else {
 		pre := e.preloadYAML(p, files)
 		if e.Starting != nil {
-			e.Starting(len(files), e.Total())
+			var fileTrials []*suite.Trials
+			for _, s := range pre {
+				if s == nil { // a JSONL file, read as its cases run: no trials known yet
+					fileTrials = append(fileTrials, nil)
+					continue
+				}
+				fileTrials = append(fileTrials, s.Trials)
+			}
+			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials))
 		}
 		ch := make(chan *runner.Job)
 		go e.stream(ctx, p, files, pre, st, ch)
@@ -406,4 +437,24 @@ func (e *Engine) display(p string) string {
 		return p
 	}
 	return filepath.ToSlash(rel)
+}
+
+// runTrials is how many trials each case of files with fileTrials runs under override
+// (--trials): 1 when each runs once, 0 when the files differ.
+func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
+	n := -1
+	for _, ft := range fileTrials {
+		c := 1
+		if t := runner.TrialsFor(ft, override); t != nil {
+			c = t.Count
+		}
+		if n >= 0 && c != n {
+			return 0
+		}
+		n = c
+	}
+	if n < 0 {
+		return 1
+	}
+	return n
 }

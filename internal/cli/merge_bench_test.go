@@ -60,7 +60,7 @@ func BenchmarkMergeShards(b *testing.B) {
 	out := filepath.Join(dir, "merged")
 	g := gate.Defaults()
 	for b.Loop() {
-		o := readResults(paths, out, dir, report.DetailsFailures, g, nil)
+		o := readResults(paths, out, dir, "--out-dir", report.DetailsFailures, g, nil)
 		run := finishRun(o, g, nil)
 		if len(o.Problems) > 0 || run.Counts.Total != 100_000 {
 			b.Fatalf("problems %q, %d cases", o.Problems, run.Counts.Total)
@@ -86,7 +86,7 @@ func TestMergeShardsChecksThePlan(t *testing.T) {
 		{"missing", paths[:2], "shard 3 of 3 is missing"},
 		{"alone", paths[1:2], ""}, // one shard reports its own outcome
 	} {
-		o := readResults(tc.paths, filepath.Join(dir, "out"), dir, report.DetailsFailures, g, nil)
+		o := readResults(tc.paths, filepath.Join(dir, "out"), dir, "--out-dir", report.DetailsFailures, g, nil)
 		got := fmt.Sprint(o.Problems)
 		if (tc.want == "") != (len(o.Problems) == 0) || (tc.want != "" && !strings.Contains(got, tc.want)) {
 			t.Errorf("%s: problems %s, want %q", tc.name, got, tc.want)

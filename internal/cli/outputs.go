@@ -21,6 +21,9 @@ var reportFiles = []string{"junit.xml", "summary.md", "comment.md"}
 type outputGuard struct {
 	outs []output
 	cwd  string // relative inputs are relative to it
+	// outName is what the refused command lets the user change to write elsewhere: a flag
+	// of the CLI command or an input of the Action.
+	outName string
 
 	mu      sync.Mutex
 	checked map[string]error // input path → the collision found, nil if none
@@ -33,9 +36,9 @@ type output struct {
 }
 
 // newOutputGuard returns a guard of the results file (if any) and the reports in dir; both
-// paths are absolute.
-func newOutputGuard(resultsPath, dir, cwd string) *outputGuard {
-	g := &outputGuard{checked: map[string]error{}, cwd: cwd}
+// paths are absolute. outName names the flag or input that moves them, for the refusal.
+func newOutputGuard(resultsPath, dir, cwd, outName string) *outputGuard {
+	g := &outputGuard{checked: map[string]error{}, cwd: cwd, outName: outName}
 	paths := []string{}
 	if resultsPath != "" {
 		paths = append(paths, resultsPath)
@@ -72,8 +75,8 @@ func (g *outputGuard) check(path, what string) error {
 	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
 		for _, o := range g.outs {
 			if o.fi != nil && os.SameFile(fi, o.fi) {
-				found = fmt.Errorf("%s is both an output and an input of this run (%s %s): refusing to overwrite it; write the results elsewhere (--out, results-dir)",
-					relTo(g.cwd, o.path), what, relTo(g.cwd, abs))
+				found = fmt.Errorf("%s is both an output and an input of this run (%s %s): refusing to overwrite it; write the results elsewhere (%s)",
+					relTo(g.cwd, o.path), what, relTo(g.cwd, abs), g.outName)
 				g.hit = true
 				break
 			}

@@ -100,7 +100,7 @@ func (c *Command) reportCmd(args []string) int {
 			start.Baseline.Source, start.Baseline.Cases, cmpr.Baseline().Source))
 	}
 	printNotices(c.Stderr, notes)
-	out := readResults(paths, dir, c.Cwd, report.DetailsFailures, g, cmpr)
+	out := readResults(paths, dir, c.Cwd, "--out-dir", report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := finishRun(out, g, nil)
 	if out.keepOutputs(run) {
@@ -143,7 +143,7 @@ func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, 
 // gate.CheckShards) or whole runs. Reports go to dir: a results file that is one of them is
 // refused. Problems (also an unreadable file) are in the outcome; on a read error it keeps
 // the records before it. A non-nil cmpr compares the records with a baseline.
-func readResults(paths []string, dir, cwd string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
+func readResults(paths []string, dir, cwd, outName string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
 	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
 	out := &Outcome{collector: col}
@@ -154,7 +154,7 @@ func readResults(paths []string, dir, cwd string, details report.DetailLevel, g 
 	} else {
 		out.ResultsPath = paths[0]
 	}
-	out.guard = newOutputGuard(merged, dir, cwd)
+	out.guard = newOutputGuard(merged, dir, cwd, outName)
 	for _, path := range paths {
 		if err := out.guard.check(path, "results file"); err != nil {
 			out.Problems, out.refused = []string{err.Error()}, true

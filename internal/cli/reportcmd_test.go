@@ -27,7 +27,7 @@ func TestReadResults(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := readResults([]string{path}, t.TempDir(), "", report.DetailsFailures, gate.Options{CaseThreshold: 0.6}, nil)
+	out := readResults([]string{path}, t.TempDir(), "", "--out-dir", report.DetailsFailures, gate.Options{CaseThreshold: 0.6}, nil)
 	defer out.Close()
 	if p := strings.Join(out.Problems, "\n"); !strings.Contains(p, "line 4") {
 		t.Errorf("problems = %q, want one naming line 4", p)
@@ -77,7 +77,7 @@ func TestReadResultsRunRecords(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := readResults([]string{path}, dir, dir, report.DetailsFailures, tt.g, nil)
+			out := readResults([]string{path}, dir, dir, "--out-dir", report.DetailsFailures, tt.g, nil)
 			defer out.Close()
 			var notes []string
 			for _, d := range out.Diagnostics {

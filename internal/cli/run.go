@@ -123,13 +123,19 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 // tally counts verdicts as gate.Tally does, from the cases' verdicts (an errored record
 // counts as errored whatever its verdict field says, as every report shows it).
 func tally(cases []*report.Case) gate.Counts {
-	return gate.TallySeq(func(yield func(results.Verdict, float64) bool) {
+	counts := gate.TallySeq(func(yield func(results.Verdict, float64) bool) {
 		for _, c := range cases {
 			if !yield(c.Verdict, c.Score) {
 				return
 			}
 		}
 	})
+	for _, c := range cases {
+		if c.CaseThreshold != nil {
+			counts.AddOwnThreshold(*c.CaseThreshold)
+		}
+	}
+	return counts
 }
 
 // writeReports writes junit.xml, summary.md and comment.md into dir, each put in place only
