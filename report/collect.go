@@ -85,7 +85,9 @@ func (c *Collector) Add(rec *results.Record) {
 	for i := range cs.Evaluators {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
 	}
-	if !c.several && c.seen.add(rec.File, rec.EvalID, rec.Target) {
+	// The planner knows when a case runs on several targets (eval); only a report of a
+	// results file has to learn it from the records.
+	if !c.several && c.severalHint == nil && c.seen.add(rec.File, rec.EvalID, rec.Target) {
 		c.several, c.seen = true, targetsSeen{} // the map is not needed any more
 	}
 	if c.parts != nil {

@@ -23,6 +23,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -101,19 +102,23 @@ func (run *Run) severalTargets() bool {
 	return run.several
 }
 
-func severalTargets(cases []*Case) bool {
-	var seen targetsSeen
-	for _, c := range cases {
-		if seen.add(c.File, c.EvalID, c.Target) {
+// severalTargets reports it for cases sorted by file, line, id and target: the records of one
+// case are neighbours, so no map of every case is needed.
+func severalTargets(sorted []*Case) bool {
+	for i := 1; i < len(sorted); i++ {
+		a, b := sorted[i-1], sorted[i]
+		if a.File == b.File && a.Line == b.Line && a.EvalID == b.EvalID && a.Target != b.Target && a.Target != "" && b.Target != "" {
 			return true
 		}
 	}
 	return false
 }
 
-// targetsSeen learns whether one case (file and id) has records on more than one target.
+// targetsSeen learns whether one case (file and id) has records on more than one target. It
+// keeps 64-bit hashes, not the strings: a run of 100,000 cases on one target holds an entry for
+// each case until it ends (a collision could only name targets where one would do).
 type targetsSeen struct {
-	first map[[2]string]string // file and id → the target of its first record
+	first map[uint64]uint64 // hash of file and id → hash of the target of its first record
 }
 
 // add notes a record and reports whether its case now has records on two targets.
@@ -122,15 +127,22 @@ func (s *targetsSeen) add(file, id, target string) bool {
 		return false
 	}
 	if s.first == nil {
-		s.first = map[[2]string]string{}
+		s.first = map[uint64]uint64{}
 	}
-	k := [2]string{file, id}
+	h := fnv.New64a()
+	h.Write([]byte(file))
+	h.Write([]byte{0})
+	h.Write([]byte(id))
+	k := h.Sum64()
+	h.Reset()
+	h.Write([]byte(target))
+	t := h.Sum64()
 	first, ok := s.first[k]
 	if !ok {
-		s.first[k] = target
+		s.first[k] = t
 		return false
 	}
-	return first != target
+	return first != t
 }
 
 // caseName is a case's id, followed by its target when withTarget: "case-1 [gpt]".
