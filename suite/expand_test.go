@@ -119,7 +119,7 @@ func TestGeneratedSuites(t *testing.T) {
 	}
 	for _, f := range files {
 		if strings.Contains(f, "v4-") {
-			continue // its 4.x assertion types register from package evaluators: e2e_gen_test.go loads it
+			continue // its 4.x assertion types register from package evaluators: test/e2e/gen_test.go loads it
 		}
 		s := Load(f, LoadOptions{Cwd: dir})
 		if len(s.Diagnostics) != 0 || len(s.Cases) != 3 || s.Target != "mock" {

@@ -1,0 +1,252 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentv/action/action/actiontest"
+)
+
+// fakeLLM is a loopback OpenAI-compatible server that counts the chat requests it answers, by
+// model, and keeps their bodies: the agent model echoes the question, the judge model gives a
+// verdict whose score depends on the answer it grades.
+type fakeLLM struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	calls  map[string]int
+	bodies []string
+}
+
+func newFakeLLM(t *testing.T) *fakeLLM {
+	t.Helper()
+	f := &fakeLLM{calls: map[string]int{}}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &req)
+		f.mu.Lock()
+		f.calls[req.Model]++
+		f.bodies = append(f.bodies, string(body))
+		f.mu.Unlock()
+		last := ""
+		if n := len(req.Messages); n > 0 {
+			last = req.Messages[n-1].Content
+		}
+		answer := "echo: " + last
+		if req.Model == "judge-model" {
+			score := float64(len(last)%5) / 4
+			v, _ := json.Marshal(map[string]any{"score": score, "hits": []string{"read it"}, "misses": []string{}, "reasoning": "looked"})
+			answer = string(v)
+		}
+		resp, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion", "created": 1, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(resp)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// take returns the calls by model since the last take, and their bodies.
+func (f *fakeLLM) take() (map[string]int, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	calls, bodies := f.calls, f.bodies
+	f.calls, f.bodies = map[string]int{}, nil
+	return calls, bodies
+}
+
+func cacheSuite(n int, changed int) string {
+	var b strings.Builder
+	b.WriteString("evalcases:\n")
+	for i := range n {
+		q := fmt.Sprintf("question %03d", i)
+		if i == changed {
+			q += " (reworded)"
+		}
+		fmt.Fprintf(&b, "  - id: case-%03d\n    input: %q\n    expected_outcome: a short answer\n", i, q)
+	}
+	return b.String()
+}
+
+// TestCacheRunTwice: a 200-case suite run twice with --cache makes no provider request the
+// second time and scores the same; after one case's input changes, exactly that case's target
+// and judge are called again, and --verbose names the misses.
+func TestCacheRunTwice(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	llm := newFakeLLM(t)
+	dir := t.TempDir()
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": fmt.Sprintf(`targets:
+  - name: default
+    provider: openai
+    base_url: %[1]s/v1
+    api_key: sk-test
+    model: agent-model
+    judge_target: judge
+    workers: 8
+  - name: judge
+    provider: openai
+    base_url: %[1]s/v1
+    api_key: sk-test
+    model: judge-model
+`, llm.srv.URL),
+		"s.yaml": cacheSuite(200, -1),
+	})
+	run := func(extra ...string) runResult {
+		t.Helper()
+		args := append([]string{"eval", "s.yaml", "--cache", "--cache-dir", cacheDir, "--case-threshold", "0"}, extra...)
+		res := agentv(t, dir, nil, args...)
+		if res.code != 0 || len(res.records) != 200 {
+			t.Fatalf("exit %d, %d records\nstdout:\n%s\nstderr:\n%s", res.code, len(res.records), res.stdout, res.stderr)
+		}
+		return res
+	}
+
+	first := run()
+	if calls, _ := llm.take(); calls["agent-model"] != 200 || calls["judge-model"] != 200 {
+		t.Fatalf("first run calls = %v, want 200 each", calls)
+	}
+	if c := first.records[0].Cache; c == nil || c.Hits != 0 || c.Misses != 2 {
+		t.Errorf("first run record cache = %+v, want 2 misses", c)
+	}
+
+	second := run()
+	if calls, _ := llm.take(); len(calls) != 0 {
+		t.Fatalf("second run made provider requests: %v", calls)
+	}
+	if !strings.Contains(second.stdout, "400 of 400 calls from cache; 48.0k tokens not spent") {
+		t.Errorf("console does not say what the cache did:\n%s", second.stdout)
+	}
+	summary, _ := os.ReadFile(filepath.Join(second.outDir, "summary.md"))
+	if !strings.Contains(string(summary), "400 of 400 calls from cache") {
+		t.Errorf("summary does not say what the cache did:\n%s", summary)
+	}
+	a, b := first.byID(), second.byID()
+	for id, r := range a {
+		s := b[id]
+		if s.Score != r.Score || s.CandidateAnswer != r.CandidateAnswer || s.Verdict != r.Verdict || s.Reasoning != r.Reasoning {
+			t.Fatalf("%s: second run %v %q %s, first %v %q %s", id, s.Score, s.CandidateAnswer, s.Verdict, r.Score, r.CandidateAnswer, r.Verdict)
+		}
+		if s.Cache == nil || s.Cache.Hits != 2 || s.Cache.Misses != 0 {
+			t.Fatalf("%s: record cache = %+v, want 2 hits", id, s.Cache)
+		}
+	}
+
+	writeFiles(t, dir, map[string]string{"s.yaml": cacheSuite(200, 7)})
+	third := run("--verbose")
+	calls, bodies := llm.take()
+	if calls["agent-model"] != 1 || calls["judge-model"] != 1 {
+		t.Fatalf("after changing one case, calls = %v, want 1 target and 1 judge", calls)
+	}
+	for _, body := range bodies {
+		if !strings.Contains(body, "question 007 (reworded)") {
+			t.Errorf("a call that is not for the changed case: %s", body)
+		}
+	}
+	log := third.stdout + third.stderr
+	if strings.Count(log, "cache miss") != 2 || !strings.Contains(log, "cache miss: case-007: target \"default\"") ||
+		!strings.Contains(log, "cache miss: case-007: judge \"judge\"") {
+		t.Errorf("--verbose does not name exactly the two misses:\n%s", log)
+	}
+}
+
+// TestCacheSharedByConcurrentRuns: two runs sharing one cache folder at once both finish with
+// every case answered, and a third run finds everything they stored.
+func TestCacheSharedByConcurrentRuns(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	llm := newFakeLLM(t)
+	dir := t.TempDir()
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": fmt.Sprintf("targets:\n  - name: default\n    provider: openai\n    base_url: %[1]s/v1\n    api_key: k\n    model: agent-model\n    judge_target: judge\n    workers: 4\n  - name: judge\n    provider: openai\n    base_url: %[1]s/v1\n    api_key: k\n    model: judge-model\n", llm.srv.URL),
+		"s.yaml":       cacheSuite(60, -1),
+	})
+	args := []string{"eval", "s.yaml", "--cache", "--cache-dir", cacheDir, "--case-threshold", "0"}
+	var wg sync.WaitGroup
+	res := make([]runResult, 2)
+	for i := range res {
+		wg.Go(func() { res[i] = agentv(t, dir, nil, args...) })
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.code != 0 || len(r.records) != 60 {
+			t.Fatalf("run %d: exit %d, %d records\n%s%s", i, r.code, len(r.records), r.stdout, r.stderr)
+		}
+	}
+	llm.take()
+	last := agentv(t, dir, nil, args...)
+	if calls, _ := llm.take(); last.code != 0 || len(calls) != 0 {
+		t.Errorf("the run after two shared runs: exit %d, calls %v, want none", last.code, calls)
+	}
+}
+
+// TestCacheUnwritable: a cache folder that cannot be written warns once and the run goes on.
+func TestCacheUnwritable(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	llm := newFakeLLM(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": fmt.Sprintf("targets:\n  - name: default\n    provider: openai\n    base_url: %s/v1\n    api_key: k\n    model: agent-model\n    judge_target: default\n", llm.srv.URL),
+		"s.yaml":       cacheSuite(5, -1),
+		"blocker":      "a file where the cache folder would go",
+	})
+	res := agentv(t, dir, nil, "eval", "s.yaml", "--cache", "--cache-dir", "blocker/cache", "--case-threshold", "0")
+	if res.code != 0 || len(res.records) != 5 {
+		t.Fatalf("exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	if n := strings.Count(res.stdout+res.stderr, "cannot be written"); n != 1 {
+		t.Errorf("warnings = %d, want 1:\n%s%s", n, res.stdout, res.stderr)
+	}
+}
+
+// TestActionCache: the Action's cache input stores answers in cache-dir under the workspace,
+// and the next run's summary says they came from there.
+func TestActionCache(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	gh := actiontest.StartGitHub(t)
+	ws := actionWorkspace(t)
+	in := map[string]string{"evals": "evals/*.yaml", "max-failures": "1", "comment": "off", "cache": "read-write"}
+	first := runAction(t, ws, "event-pull_request.json", gh, in)
+	entries, _ := filepath.Glob(filepath.Join(ws, ".agentv-cache", "v1", "*", "*.json"))
+	if first.code != 0 || len(entries) == 0 {
+		t.Fatalf("first run: exit %d, %d cache entries\n%s", first.code, len(entries), first.stdout)
+	}
+	second := runAction(t, ws, "event-pull_request.json", gh, in)
+	if second.code != 0 || !strings.Contains(second.summary, "5 of 5 calls from cache") {
+		t.Errorf("second run: exit %d; summary does not say the calls came from the cache:\n%s", second.code, second.summary)
+	}
+	in["cache"] = "off"
+	third := runAction(t, ws, "event-pull_request.json", gh, in)
+	if strings.Contains(third.summary, "from cache") {
+		t.Errorf("cache off still reads the cache:\n%s", third.summary)
+	}
+}

@@ -1,0 +1,109 @@
+package e2e_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// mergedSuite has cases that pass and cases that fail, so a merge has a fail outcome to replay.
+const mergedSuite = `name: merged
+tests:
+  - id: p1
+    input: q
+    assertions: [{type: contains, value: hi}]
+  - id: p2
+    input: q
+    assertions: [{type: contains, value: hi}]
+  - id: f1
+    input: q
+    assertions: [{type: contains, value: nope}]
+  - id: p3
+    input: q
+    assertions: [{type: contains, value: hi}]
+`
+
+// A merge of shards writes one results file of a whole run: a report of that file alone
+// reaches the merge's counts, outcome and JUnit test cases, and it serves as a baseline.
+func TestMergedResultsFile(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: hi\n",
+		"s.yaml":       mergedSuite,
+	})
+	var args []string
+	for i := 1; i <= 2; i++ {
+		res := agentv(t, dir, nil, "eval", "s.yaml", "--shard", fmt.Sprintf("%d/2", i))
+		if res.code > 1 {
+			t.Fatalf("shard %d: exit %d\n%s%s", i, res.code, res.stdout, res.stderr)
+		}
+		args = append(args, "--results", filepath.Join(res.outDir, "results.jsonl"))
+	}
+	mergedDir := t.TempDir()
+	rep := agentv(t, dir, nil, append(append([]string{"report"}, args...), "--out-dir", mergedDir)...)
+	if rep.code != 1 || !strings.Contains(rep.stdout, "Passed: 3   Failed: 1") {
+		t.Fatalf("merged report: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	merged := filepath.Join(mergedDir, "results.jsonl")
+	if !strings.Contains(rep.stdout, "Results written to") {
+		t.Errorf("the merge does not name its results file:\n%s", rep.stdout)
+	}
+	// The file alone: reports go elsewhere so the merge's JUnit stays to compare with.
+	again := agentv(t, dir, nil, "report", "--results", merged, "--out-dir", t.TempDir())
+	if again.code != rep.code || !strings.Contains(again.stdout, "Passed: 3   Failed: 1") || !strings.Contains(again.stdout, "Outcome: FAIL") {
+		t.Errorf("report of the merged file: exit %d (merge %d)\n%s%s", again.code, rep.code, again.stdout, again.stderr)
+	}
+	if strings.Contains(again.stderr, "no run records") || strings.Contains(again.stdout, "invalid") {
+		t.Errorf("the merged file is not a whole run:\n%s%s", again.stdout, again.stderr)
+	}
+	againDir := t.TempDir()
+	again = agentv(t, dir, nil, "report", "--results", merged, "--out-dir", againDir)
+	if diff := cmp.Diff(junitCases(t, filepath.Join(mergedDir, "junit.xml")), junitCases(t, filepath.Join(againDir, "junit.xml"))); diff != "" {
+		t.Errorf("JUnit test cases of the merged file differ from the merge's (-merge +file):\n%s", diff)
+	}
+	// As a baseline: the same cases, nothing regressed.
+	base := agentv(t, dir, nil, "eval", "s.yaml", "--baseline", merged)
+	if base.code != 1 || !strings.Contains(base.stdout, "Regressed: 0   Improved: 0   New: 0   Removed: 0") {
+		t.Errorf("eval against the merged baseline: exit %d\n%s%s", base.code, base.stdout, base.stderr)
+	}
+	if strings.Contains(base.stdout+base.stderr, "could not") {
+		t.Errorf("the merged baseline was not read:\n%s%s", base.stdout, base.stderr)
+	}
+
+	// A merge given a shard twice is invalid, and so is its file read alone.
+	b, err := os.ReadFile(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"again.jsonl": string(b)})
+	bad := t.TempDir()
+	rep = agentv(t, dir, nil, append(append([]string{"report"}, args...), "--results", "again.jsonl", "--out-dir", bad)...)
+	if rep.code != 2 {
+		t.Fatalf("merge with a shard twice: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	again = agentv(t, dir, nil, "report", "--results", filepath.Join(bad, "results.jsonl"), "--out-dir", t.TempDir())
+	if again.code != 2 || !strings.Contains(again.stdout, "shard 1 of 2 is in") {
+		t.Errorf("report of a merge missing a shard: exit %d\n%s%s", again.code, again.stdout, again.stderr)
+	}
+
+	// The merged file is an output: a merge that names it as an input is refused.
+	before, err := os.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = agentv(t, dir, nil, append(append([]string{"report"}, args...), "--results", merged, "--out-dir", mergedDir)...)
+	if rep.code != 2 || !strings.Contains(rep.stderr+rep.stdout, "both an output and an input") {
+		t.Errorf("merge naming its own output: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if after, _ := os.ReadFile(merged); string(after) != string(before) {
+		t.Error("the refused merge changed the merged results file")
+	}
+}
