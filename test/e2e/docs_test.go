@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 )
 
 // TestInstallDocs checks that the README says how to get the agentv command, that the release
-// workflow attaches a binary for every platform it names, and that each of those builds.
+// workflow attaches a binary for every platform it names.
 func TestInstallDocs(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
@@ -55,19 +54,8 @@ func TestInstallDocs(t *testing.T) {
 	if !uploads {
 		t.Error("the release job does not attach the binaries to the GitHub release")
 	}
-	if testing.Short() {
-		return
-	}
-	// The platforms unlike the one tests run on compile (cgo off, as the workflow builds):
-	// Windows has no process groups or POSIX signals.
-	for _, p := range [][2]string{{"windows", "amd64"}, {"darwin", "arm64"}} {
-		cmd := exec.Command("go", "build", "-o", os.DevNull, ".")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS="+p[0], "GOARCH="+p[1], "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("GOOS=%s GOARCH=%s go build: %v\n%s", p[0], p[1], err, out)
-		}
-	}
+	// That each of those platforms builds is checked by .ci/run (a cross-compile takes
+	// minutes on a cold cache, too long for the README's go test).
 }
 
 // TestSDKRuntimeDocs checks that sdk/js/README.md's runtime rules cover code judges given as a
