@@ -36,13 +36,14 @@ var apiFaultID = regexp.MustCompile(`req-\d{4}`)
 // client's timeout. Every request must end with its own answer or a clear error, after exactly
 // the attempts the plan allows; the server counts attempts per request id.
 //
-// Not parallel, and one provider at a time: a healthy answer must never take as long as the
-// client timeout, or a spurious timeout would count as a (legitimate) duplicate attempt.
-//
-//nolint:paralleltest // a healthy answer must never take as long as the client timeout (see above).
+// A slow response times out the moment the server starts stalling (stallTransport), not after
+// a real client timeout: the test waits for no clock, and a healthy answer on a loaded machine
+// can never be mistaken for a slow one.
 func TestAPIFaultInjection(t *testing.T) {
+	t.Parallel()
 	for _, spec := range apiSpecs() {
 		t.Run(spec.kind, func(t *testing.T) {
+			t.Parallel()
 			if testing.Short() && spec.kind != targets.KindOpenAI {
 				t.Skip("-short: one provider is enough")
 			}
@@ -75,6 +76,7 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 	attempts := make([]int, requests)
 	served := make([]int, requests) // successful answers written per id
 	var unknown atomic.Int64
+	stalls := &stallTransport{}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
@@ -104,9 +106,10 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 			w.WriteHeader(500)
 			_, _ = io.WriteString(w, spec.errBody(500, "internal error"))
 		case apiFaultSlow:
+			stalls.stalling(r)
 			select {
 			case <-r.Context().Done():
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 			}
 		default:
 			mu.Lock()
@@ -123,14 +126,14 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 	}
 	t.Cleanup(srv.Close)
 	client := *srv.Client()
-	// 3 s: healthy answers on a loaded 2-core machine must never hit it (a retry would look like a
-	// duplicate); slow faults stall until the client gives up.
-	client.Timeout = 3 * time.Second
+	// Only a safety net: slow faults time out through stallTransport.
+	client.Timeout = time.Minute
 	// Keep a connection per worker: the default of 2 idle connections per host would make most
-	// requests handshake again (TLS for Azure), which is slow enough on 2 cores to hit the timeout.
+	// requests handshake again (TLS for Azure).
 	tr := client.Transport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = workers
-	client.Transport = tr
+	stalls.inner = tr
+	client.Transport = stalls
 	var sleeps atomic.Int64
 	fakeSleep := func(context.Context, time.Duration) error {
 		sleeps.Add(1)
@@ -228,3 +231,76 @@ func apiFaultRun(t *testing.T, spec apiSpec) {
 	t.Logf("%s: %d answered (%d after retries), %d failed after %d attempts, %d backoff waits",
 		spec.kind, ok, retried, failed, maxRetries+1, sleeps.Load())
 }
+
+// stallTransport makes a stalling server look like a client timeout at once: each round trip
+// carries a token, the server reports the token of a response it stalls, and the round trip
+// then ends with a timeout error, as http.Client's own Timeout would end it.
+type stallTransport struct {
+	inner http.RoundTripper
+	next  atomic.Int64
+	chans sync.Map // token → chan struct{}, closed when the server stalls that round trip
+}
+
+const stallHeader = "X-Test-Round-Trip"
+
+func (s *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	token := fmt.Sprint(s.next.Add(1))
+	stalled := make(chan struct{})
+	s.chans.Store(token, stalled)
+	defer s.chans.Delete(token)
+	ctx, cancel := context.WithCancel(req.Context())
+	r := req.Clone(ctx)
+	r.Header.Set(stallHeader, token)
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := s.inner.RoundTrip(r)
+		done <- result{resp, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			cancel()
+			return nil, res.err
+		}
+		// The body is read after RoundTrip returns: cancel the context only once it is closed.
+		res.resp.Body = &cancelOnClose{ReadCloser: res.resp.Body, cancel: cancel}
+		return res.resp, nil
+	case <-stalled:
+		cancel()
+		if res := <-done; res.err == nil {
+			res.resp.Body.Close()
+		}
+		return nil, stallTimeout{}
+	}
+}
+
+// stalling is called by the server's handler for a response it will not send in time.
+func (s *stallTransport) stalling(r *http.Request) {
+	if c, ok := s.chans.Load(r.Header.Get(stallHeader)); ok {
+		close(c.(chan struct{}))
+	}
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// stallTimeout is the error of a stalled round trip: a net.Error that timed out.
+type stallTimeout struct{}
+
+func (stallTimeout) Error() string {
+	return "net/http: request canceled (Client.Timeout exceeded while awaiting headers)"
+}
+func (stallTimeout) Timeout() bool   { return true }
+func (stallTimeout) Temporary() bool { return true }
