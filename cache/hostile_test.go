@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,8 @@ import (
 // entryPath is where the entry of ask(…, q) lives in a store on dir.
 func entryPath(t *testing.T, s *Store, c *counter, q string) string {
 	t.Helper()
-	return s.path(Key(c.t, &providers.Request{EvalID: "c1", Question: q}, 0))
+	key, _ := Key(c.t, &providers.Request{EvalID: "c1", Question: q}, 0)
+	return s.path(key)
 }
 
 // filesUnder lists the regular files below dir.
@@ -47,10 +47,10 @@ func TestSymbolicLinksInTheFolder(t *testing.T) {
 			must(t, os.Symlink(outside, dir))
 		}},
 		{"version folder", func(t *testing.T, dir, _, outside string, _ []byte) {
-			must(t, os.Symlink(outside, filepath.Join(dir, "v1")))
+			must(t, os.Symlink(outside, filepath.Join(dir, versionDir)))
 		}},
 		{"shard folder", func(t *testing.T, dir, entry, outside string, _ []byte) {
-			must(t, os.MkdirAll(filepath.Join(dir, "v1"), 0o755))
+			must(t, os.MkdirAll(filepath.Join(dir, versionDir), 0o755))
 			must(t, os.Symlink(outside, filepath.Dir(entry)))
 		}},
 		{"entry", func(t *testing.T, _, entry, outside string, valid []byte) {
@@ -128,10 +128,10 @@ func TestOversizedEntryIsAMiss(t *testing.T) {
 	must(t, err)
 	must(t, f.Truncate(entryLimit+1)) // sparse: no disk used
 	must(t, f.Close())
-	if resp := s.lookup(Key(c.t, &providers.Request{EvalID: "c1", Question: "q"}, 0)); resp != nil {
-		t.Errorf("an oversized entry answered %q", resp.Text)
+	if key, _ := Key(c.t, &providers.Request{EvalID: "c1", Question: "q"}, 0); s.lookup(key) != nil {
+		t.Error("an oversized entry answered")
 	}
-	if resp, err := wrap(t, s, c).Invoke(context.Background(), &providers.Request{EvalID: "c1", Question: "q"}); err != nil || resp.Text != "answer to q" || c.calls.Load() != 1 {
+	if resp, err := wrap(t, s, c).Invoke(accepting(), &providers.Request{EvalID: "c1", Question: "q"}); err != nil || resp.Text != "answer to q" || c.calls.Load() != 1 {
 		t.Errorf("calls = %d, err %v", c.calls.Load(), err)
 	}
 }
