@@ -3,9 +3,10 @@
 // wrapped around providers at the plan stage so targets and LLM judges use it alike.
 //
 // Only answers their caller accepted are stored (WithAccept), never a reply that was asked
-// again, and a code judge's proxy calls bypass the cache (Bypass). Entries are written under a temporary name and renamed
-// into place, so runs sharing a directory see whole entries or none; an entry that does not
-// read back whole (truncated, corrupt, another format) is a miss, never an error.
+// again, and a code judge's proxy calls bypass the cache (Bypass). Entries are written under a
+// temporary name and renamed into place, so runs sharing a directory see whole entries or
+// none; an entry that does not read back whole (truncated, corrupt, another format) is a
+// miss, never an error.
 package cache
 
 import (
