@@ -426,3 +426,31 @@ print(json.dumps({"score": 1 if len(set(answers)) == 3 else 0, "details": {"answ
 		}
 	}
 }
+
+// TestCacheLinkOnTheWay: locally too, a symbolic link between the working directory and the
+// cache folder (--cache-dir build/cache, build a link elsewhere) is not followed: the run
+// goes on without the cache, says why, and writes nothing where the link leads.
+func TestCacheLinkOnTheWay(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	llm := newFakeLLM(t)
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{"targets.yaml": cacheTargets(llm.srv.URL), "s.yaml": cacheSuite(3, -1)})
+	if err := os.Symlink(outside, filepath.Join(dir, "build")); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"first", "second"} {
+		res := agentv(t, dir, nil, "eval", "s.yaml", "--cache", "--cache-dir", "build/cache", "--case-threshold", "0")
+		if res.code != 0 || len(res.records) != 3 || !strings.Contains(res.stdout+res.stderr, "symbolic link") {
+			t.Errorf("%s run: exit %d, %d records; want 3 and a warning naming the link\n%s%s", run, res.code, len(res.records), res.stdout, res.stderr)
+		}
+		if calls, _ := llm.take(); calls["agent-model"] != 3 {
+			t.Errorf("%s run: calls %v, want every case asked", run, calls)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("the cache wrote where the link leads: %v", entries)
+	}
+}
