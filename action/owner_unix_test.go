@@ -3,8 +3,10 @@
 package action
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -48,6 +50,42 @@ func TestChownToWorkspaceOwner(t *testing.T) {
 	if st := statT(t, outside); st.Uid == uid {
 		t.Error("a path outside the workspace was changed")
 	}
+}
+
+// TestChownDoesNotFollowLinks: a symbolic link committed in the checkout, on the way to a
+// path or at it, must not take the change of owner outside the workspace.
+func TestChownDoesNotFollowLinks(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to change owners")
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	const uid, gid = 4242, 4343
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Chown(ws, uid, gid))
+	// What the links lead to: a folder with a file, as a cache folder would hold.
+	must(os.MkdirAll(filepath.Join(outside, "cache", "v2"), 0o755))
+	must(os.WriteFile(filepath.Join(outside, "cache", "v2", "entry.json"), nil, 0o644))
+	must(os.Symlink(outside, filepath.Join(ws, "ci")))
+	must(os.MkdirAll(filepath.Join(ws, "real"), 0o755))
+	must(os.Symlink(filepath.Join(outside, "cache"), filepath.Join(ws, "real", "answers")))
+	err := ChownToWorkspaceOwner(ws, "ci/cache", "real/answers/v2")
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("err = %v, want one naming the symbolic link", err)
+	}
+	_ = filepath.WalkDir(outside, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			if st := statT(t, p); st.Uid == uid {
+				t.Errorf("%s, outside the workspace, was given to the workspace owner", p)
+			}
+		}
+		return err
+	})
 }
 
 func statT(t *testing.T, p string) *syscall.Stat_t {

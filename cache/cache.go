@@ -2,15 +2,16 @@
 // everything that decides an answer (provider kind, settings, the whole request, the trial),
 // wrapped around providers at the plan stage so targets and LLM judges use it alike.
 //
-// Only successful answers are stored. Entries are written under a temporary name and renamed
-// into place, so runs sharing a directory see whole entries or none; an entry that does not
-// read back whole (truncated, corrupt, another format) is a miss, never an error.
+// Only answers their caller accepted are stored (WithAccept), never a reply that was asked
+// again, and a code judge's proxy calls bypass the cache (Bypass). Entries are written under a
+// temporary name and renamed into place, so runs sharing a directory see whole entries or
+// none; an entry that does not read back whole (truncated, corrupt, another format) is a
+// miss, never an error.
 package cache
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,6 +62,13 @@ type Options struct {
 	Verbose bool // log each miss
 	// Logf receives the misses (with Verbose) and a warning when entries cannot be written.
 	Logf func(format string, args ...any)
+	// Base is the folder the cache folder's path is checked from when Dir is inside it: the
+	// workspace (a checkout), else the working directory. No folder between Base and an entry
+	// may be a symbolic link, Dir's own parents included: a link committed in a checkout would
+	// take reads and writes (and, in the Action, a change of owner) outside it. Base itself
+	// and the folders above it are the runner's or the user's and are not checked; "" (or a
+	// Dir outside Base) checks Dir and below only.
+	Base string
 	// Redactor holds the run's secrets: an answer that contains one is not stored, since a
 	// later run (with the secret rotated) would replay it without masking it.
 	Redactor *redact.Redactor
@@ -172,20 +180,19 @@ func (s *Store) lookup(key string) *providers.Response {
 	return decodeEntry(b, key)
 }
 
-// linkOnPath returns an error when the cache folder, or any folder or file between it and
-// p, is a symbolic link or not what it should be: the folder may come with a checkout, and
-// a link in it would make entries be read from, or written to, a place outside it.
+// linkOnPath returns an error when any folder or file from below Base (see Options) down to
+// p is a symbolic link or not what it should be: the folder may come with a checkout, and a
+// link in it, or in a folder above it in the checkout, would make entries be read from, or
+// written to, a place outside it.
 func (s *Store) linkOnPath(p string) error {
-	rel, err := filepath.Rel(s.opts.Dir, p)
+	top := s.top()
+	rel, err := filepath.Rel(top, p)
 	if err != nil {
 		return err
 	}
-	d := s.opts.Dir
-	parts := strings.Split(rel, string(filepath.Separator))
-	for i := -1; i < len(parts); i++ {
-		if i >= 0 {
-			d = filepath.Join(d, parts[i])
-		}
+	d := top
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, part)
 		fi, err := os.Lstat(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -196,11 +203,24 @@ func (s *Store) linkOnPath(p string) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link, which the cache does not follow", d)
 		}
-		if last := i == len(parts)-1; !last && !fi.IsDir() {
+		if d != p && !fi.IsDir() {
 			return fmt.Errorf("%s is %s, not a folder", d, safefile.Describe(fi.Mode()))
 		}
 	}
 	return nil
+}
+
+// top is the folder the checks of linkOnPath start below: Base when it holds the cache
+// folder, else the cache folder's parent.
+func (s *Store) top() string {
+	dir := filepath.Clean(s.opts.Dir)
+	if b := s.opts.Base; b != "" {
+		b = filepath.Clean(b)
+		if rel, err := filepath.Rel(b, dir); err == nil && rel != "." && filepath.IsLocal(rel) {
+			return b
+		}
+	}
+	return filepath.Dir(dir)
 }
 
 // store writes the answer of key, unless the mode is read-only. A cache that cannot be
@@ -233,17 +253,21 @@ func (s *Store) store(key string, resp *providers.Response) {
 // are made one by one, none of them a symbolic link.
 func (s *Store) writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(filepath.Dir(s.opts.Dir), 0o755); err != nil {
+	top := s.top()
+	// Above top nothing is checked (see Options.Base); below it each folder is made on its
+	// own and checked before the next is made in it.
+	if err := os.MkdirAll(top, 0o755); err != nil {
 		return err
 	}
-	rel, err := filepath.Rel(s.opts.Dir, dir)
+	rel, err := filepath.Rel(top, dir)
 	if err != nil {
 		return err
 	}
-	d := s.opts.Dir
-	for i, part := range append([]string{""}, strings.Split(rel, string(filepath.Separator))...) {
-		if i > 0 {
-			d = filepath.Join(d, part)
+	d := top
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, part)
+		if err := s.linkOnPath(d); err != nil {
+			return err
 		}
 		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
@@ -282,23 +306,40 @@ var _ providers.Provider = (*cached)(nil)
 
 func (c *cached) Target() *targets.Target { return c.p.Target() }
 
-// Invoke answers from the cache, else calls the provider and stores a successful answer.
+// Invoke answers from the cache, else calls the provider and stores the answer if the
+// caller accepts it (see WithAccept).
 func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
-	key := c.store.hash.key(c.p.Target(), req, trialOf(ctx))
-	if resp := c.hit(ctx, key); resp != nil {
+	if bypassed(ctx) {
+		return c.p.Invoke(ctx, req)
+	}
+	key, ok := c.store.hash.key(c.p.Target(), req, trialOf(ctx))
+	if !ok {
+		return c.p.Invoke(ctx, req)
+	}
+	accept := acceptOf(ctx)
+	if resp := c.hit(ctx, key, accept); resp != nil {
 		return resp, nil
 	}
 	c.miss(ctx, req, key)
 	resp, err := c.p.Invoke(ctx, req)
-	if err == nil && storable(req, resp) {
+	if err == nil && storable(accept, resp) {
 		c.store.store(key, resp)
 	}
 	return resp, err
 }
 
-func (c *cached) hit(ctx context.Context, key string) *providers.Response {
+// hit returns the stored answer of key when there is one the caller accepts.
+func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.Response {
 	resp := c.store.lookup(key)
 	if resp == nil {
+		return nil
+	}
+	if accept != nil && !accept(resp) {
+		// A stored answer the caller would reject (an older version stored it, or someone
+		// wrote it): asked again, and replaced if the new answer is accepted.
+		if c.store.opts.Verbose {
+			c.store.opts.Logf("cache: the stored answer of key %s is not one its caller accepts; asking again", key[:12])
+		}
 		return nil
 	}
 	var tokens int64
@@ -328,30 +369,10 @@ func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 }
 
 // storable reports whether an answer may be stored: a whole answer without a reported error
-// and, for a judge (a request with a system prompt: the verdict contract), one that holds a
-// JSON object, so a reply that is no verdict is asked again next run instead of failing the
-// case for good.
-func storable(req *providers.Request, resp *providers.Response) bool {
-	if resp == nil || resp.Error != "" {
-		return false
-	}
-	return req.SystemPrompt == "" || holdsObject(resp.Text)
-}
-
-// holdsObject reports whether s contains a JSON object.
-func holdsObject(s string) bool {
-	for i := strings.IndexByte(s, '{'); i >= 0; {
-		var v map[string]any
-		if json.NewDecoder(strings.NewReader(s[i:])).Decode(&v) == nil {
-			return true
-		}
-		next := strings.IndexByte(s[i+1:], '{')
-		if next < 0 {
-			break
-		}
-		i += 1 + next
-	}
-	return false
+// that its caller accepted. A judge reply that is no verdict is rejected by its evaluator and
+// asked again, so it is never stored to be replayed to every later ask.
+func storable(accept Accept, resp *providers.Response) bool {
+	return resp != nil && resp.Error == "" && accept != nil && accept(resp)
 }
 
 // cachedHealth keeps the provider's healthcheck, so it runs before the first call that
@@ -372,18 +393,28 @@ type cachedBatch struct {
 var _ providers.BatchProvider = (*cachedBatch)(nil)
 
 func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request) ([]*providers.Response, error) {
+	if bypassed(ctx) {
+		return c.bp.InvokeBatch(ctx, reqs)
+	}
 	out := make([]*providers.Response, len(reqs))
 	keys := make([]string, len(reqs))
 	var missing []*providers.Request
 	var where []int
 	trial := trialOf(ctx)
+	accept := acceptOf(ctx)
 	for i, req := range reqs {
-		keys[i] = c.store.hash.key(c.p.Target(), req, trial)
+		key, ok := c.store.hash.key(c.p.Target(), req, trial)
 		// A batch serves many cases: each answer is noted for its case (Batched).
-		if out[i] = c.hit(ctx, keys[i]); out[i] != nil {
+		if ok {
+			keys[i] = key
+			out[i] = c.hit(ctx, key, accept)
+		}
+		if out[i] != nil {
 			batched.Store(out[i], true)
 		} else {
-			c.miss(ctx, req, keys[i])
+			if ok {
+				c.miss(ctx, req, key)
+			}
 			missing = append(missing, req)
 			where = append(where, i)
 		}
@@ -403,7 +434,7 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 		if resps[n] != nil {
 			batched.Store(resps[n], false)
 		}
-		if storable(missing[n], resps[n]) {
+		if keys[i] != "" && storable(accept, resps[n]) {
 			c.store.store(keys[i], resps[n])
 		}
 	}

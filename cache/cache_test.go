@@ -71,9 +71,18 @@ func wrap(t *testing.T, s *Store, p providers.Provider) providers.Provider {
 	return w
 }
 
+// versionDir is the folder of this version's entries.
+var versionDir = fmt.Sprintf("v%d", keyVersion)
+
+// accepting is a context whose calls store every answer without an error, as the runner's
+// target calls do.
+func accepting() context.Context {
+	return WithAccept(context.Background(), func(*providers.Response) bool { return true })
+}
+
 func ask(t *testing.T, p providers.Provider, q string) *providers.Response {
 	t.Helper()
-	resp, err := p.Invoke(context.Background(), &providers.Request{EvalID: "c1", Question: q})
+	resp, err := p.Invoke(accepting(), &providers.Request{EvalID: "c1", Question: q})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +98,7 @@ func TestHitAfterMiss(t *testing.T) {
 	// A second run: a new store on the same folder.
 	s2 := Open(Options{Dir: dir, Mode: ReadWrite})
 	p2 := wrap(t, s2, c)
-	ctx, use := Track(context.Background())
+	ctx, use := Track(accepting())
 	second, err := p2.Invoke(ctx, &providers.Request{EvalID: "c1", Question: "q"})
 	if err != nil {
 		t.Fatal(err)
@@ -111,19 +120,18 @@ func TestHitAfterMiss(t *testing.T) {
 
 func TestFailuresAreNotStored(t *testing.T) {
 	t.Parallel()
+	acceptAll := func(*providers.Response) bool { return true }
 	for _, tc := range []struct {
 		name   string
 		c      func(*counter)
-		system string
-		q      string
+		accept Accept // nil: the caller said nothing
 		calls  int64
 	}{
-		{name: "error", c: func(c *counter) { c.fail = errors.New("boom") }, q: "q", calls: 2},
-		{name: "answer with error", c: func(c *counter) { c.bad = "batch line missing" }, q: "q", calls: 2},
-		{name: "judge reply without a verdict", system: "answer in JSON", q: "I cannot grade this", calls: 2},
-		{name: "judge reply with a broken object", system: "answer in JSON", q: `{"score": 0.5,`, calls: 2},
-		{name: "judge verdict", system: "answer in JSON", q: `{"score": 1} and more`, calls: 1},
-		{name: "judge verdict after prose", system: "answer in JSON", q: `Sure {not json} {"score": 1}`, calls: 1},
+		{name: "error", c: func(c *counter) { c.fail = errors.New("boom") }, accept: acceptAll, calls: 2},
+		{name: "answer with error", c: func(c *counter) { c.bad = "batch line missing" }, accept: acceptAll, calls: 2},
+		{name: "caller said nothing", calls: 2},
+		{name: "caller rejected it", accept: func(*providers.Response) bool { return false }, calls: 2},
+		{name: "caller accepted it", accept: acceptAll, calls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -131,21 +139,120 @@ func TestFailuresAreNotStored(t *testing.T) {
 			if tc.c != nil {
 				tc.c(c)
 			}
-			p := wrap(t, Open(Options{Dir: t.TempDir(), Mode: ReadWrite}), c)
+			dir := t.TempDir()
+			p := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), c)
+			ctx := context.Background()
+			if tc.accept != nil {
+				ctx = WithAccept(ctx, tc.accept)
+			}
 			for range 2 {
-				_, _ = p.Invoke(context.Background(), &providers.Request{Question: tc.q, SystemPrompt: tc.system})
+				_, _ = p.Invoke(ctx, &providers.Request{Question: "q", SystemPrompt: "answer in JSON"})
 			}
 			if n := c.calls.Load(); n != tc.calls {
 				t.Errorf("provider called %d times, want %d", n, tc.calls)
 			}
+			if n := len(entryFiles(t, dir)); n != int(2-tc.calls) {
+				t.Errorf("entries = %d, want %d", n, 2-tc.calls)
+			}
 		})
+	}
+}
+
+// scripted is a judge that gives its replies in order, the last one for ever after.
+type scripted struct {
+	t       *targets.Target
+	replies []string
+	calls   atomic.Int64
+}
+
+func (s *scripted) Target() *targets.Target { return s.t }
+
+func (s *scripted) Invoke(context.Context, *providers.Request) (*providers.Response, error) {
+	n := int(s.calls.Add(1)) - 1
+	return &providers.Response{Text: s.replies[min(n, len(s.replies)-1)]}, nil
+}
+
+// hasScore is a caller that takes only a reply holding a score, as a 4.x grader does.
+func hasScore(resp *providers.Response) bool { return strings.Contains(resp.Text, `"score"`) }
+
+// TestReaskedReplyIsNotReplayed: a judge reply that is no verdict is not stored, so asking
+// the same question again reaches the judge; the verdict that follows is stored and answers
+// the next run.
+func TestReaskedReplyIsNotReplayed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j := &scripted{t: loadTarget(t, openaiTarget, nil), replies: []string{`{"note": "let me think"}`, `{"score": 1}`}}
+	req := &providers.Request{EvalID: "c1", Question: "grade this", SystemPrompt: "reply with a JSON verdict"}
+	ctx := WithAccept(context.Background(), hasScore)
+	p := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), j)
+	for i, want := range []string{`{"note": "let me think"}`, `{"score": 1}`} {
+		resp, err := p.Invoke(ctx, req)
+		if err != nil || resp.Text != want {
+			t.Fatalf("ask %d: %v, %q; want %q", i+1, err, resp.Text, want)
+		}
+	}
+	next := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), j)
+	if resp, err := next.Invoke(ctx, req); err != nil || resp.Text != `{"score": 1}` || j.calls.Load() != 2 {
+		t.Errorf("next run: %v, %q after %d calls; want the stored verdict after 2", err, resp.Text, j.calls.Load())
+	}
+}
+
+// TestStoredAnswerTheCallerRejectsIsAMiss: an entry the caller would not accept (an older
+// version stored it, or a pull request wrote it) is asked again and replaced.
+func TestStoredAnswerTheCallerRejectsIsAMiss(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	req := &providers.Request{EvalID: "c1", Question: "grade this", SystemPrompt: "reply with a JSON verdict"}
+	bad := &scripted{t: loadTarget(t, openaiTarget, nil), replies: []string{`{"note": "no verdict"}`}}
+	if _, err := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), bad).Invoke(accepting(), req); err != nil {
+		t.Fatal(err)
+	}
+	good := &scripted{t: bad.t, replies: []string{`{"score": 0}`}}
+	s := Open(Options{Dir: dir, Mode: ReadWrite})
+	ctx, use := Track(WithAccept(context.Background(), hasScore))
+	for range 2 {
+		if resp, err := wrap(t, s, good).Invoke(ctx, req); err != nil || resp.Text != `{"score": 0}` {
+			t.Fatalf("%v, %q", err, resp.Text)
+		}
+	}
+	if good.calls.Load() != 1 {
+		t.Errorf("calls = %d, want 1 (the rejected entry asked again, then replaced)", good.calls.Load())
+	}
+	if r := use.Record(); r == nil || r.Hits != 1 || r.Misses != 1 {
+		t.Errorf("use = %+v, want 1 miss then 1 hit", r)
+	}
+}
+
+// TestBypass: calls marked Bypass (a code judge's target proxy) always reach the provider and
+// store nothing.
+func TestBypass(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := newCounter(t)
+	s := Open(Options{Dir: dir, Mode: ReadWrite})
+	p := wrap(t, s, c)
+	ask(t, p, "q") // stored
+	ctx := Bypass(accepting())
+	for range 3 {
+		if _, err := p.Invoke(ctx, &providers.Request{EvalID: "c1", Question: "q"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Invoke(ctx, &providers.Request{EvalID: "c1", Question: "new"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.calls.Load() != 7 || len(entryFiles(t, dir)) != 1 {
+		t.Errorf("calls = %d, entries %d; want 7 and 1", c.calls.Load(), len(entryFiles(t, dir)))
+	}
+	if h, m, _ := s.Totals(); h != 0 || m != 1 {
+		t.Errorf("totals = %d hits, %d misses; bypassed calls must not count", h, m)
 	}
 }
 
 // entryFiles returns the entry files under dir.
 func entryFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "v1", "*", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(dir, versionDir, "*", "*.json"))
 	return files
 }
 
@@ -229,10 +336,10 @@ func TestReadOnlyFolder(t *testing.T) {
 	dir := t.TempDir()
 	c := newCounter(t)
 	ask(t, wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), c), "q")
-	if err := os.Chmod(filepath.Join(dir, "v1"), 0o555); err != nil {
+	if err := os.Chmod(filepath.Join(dir, versionDir), 0o555); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = os.Chmod(filepath.Join(dir, "v1"), 0o755) })
+	t.Cleanup(func() { _ = os.Chmod(filepath.Join(dir, versionDir), 0o755) })
 	p := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), c)
 	ask(t, p, "q")
 	ask(t, p, "new")
@@ -275,7 +382,7 @@ func TestSharedFolder(t *testing.T) {
 			wg.Go(func() {
 				for i := range 50 {
 					q := fmt.Sprintf("q%d", (i+w)%25)
-					resp, err := p.Invoke(context.Background(), &providers.Request{EvalID: "c1", Question: q})
+					resp, err := p.Invoke(accepting(), &providers.Request{EvalID: "c1", Question: q})
 					if err != nil || resp.Text != "answer to "+q {
 						wrong.Add(1)
 					}
@@ -290,7 +397,7 @@ func TestSharedFolder(t *testing.T) {
 	if n := len(entryFiles(t, dir)); n != 25 {
 		t.Errorf("entries = %d, want 25", n)
 	}
-	if tmp, _ := filepath.Glob(filepath.Join(dir, "v1", "*", "*.tmp")); len(tmp) > 0 {
+	if tmp, _ := filepath.Glob(filepath.Join(dir, versionDir, "*", "*.tmp")); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 	before := c.calls.Load()
@@ -379,10 +486,10 @@ func TestBatchSendsOnlyMisses(t *testing.T) {
 		return out
 	}
 	p := wrap(t, Open(Options{Dir: dir, Mode: ReadWrite}), b).(providers.BatchProvider)
-	if _, err := p.InvokeBatch(context.Background(), reqs("a", "b")); err != nil {
+	if _, err := p.InvokeBatch(accepting(), reqs("a", "b")); err != nil {
 		t.Fatal(err)
 	}
-	resps, err := p.InvokeBatch(context.Background(), reqs("a", "c", "b"))
+	resps, err := p.InvokeBatch(accepting(), reqs("a", "c", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}

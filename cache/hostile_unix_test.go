@@ -3,7 +3,6 @@
 package cache
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -25,7 +24,7 @@ func TestFIFOEntryIsAMiss(t *testing.T) {
 	p := wrap(t, s, c)
 	done := make(chan *providers.Response, 1)
 	go func() {
-		resp, _ := p.Invoke(context.Background(), &providers.Request{EvalID: "c1", Question: "q"})
+		resp, _ := p.Invoke(accepting(), &providers.Request{EvalID: "c1", Question: "q"})
 		done <- resp
 	}()
 	select {
@@ -53,7 +52,8 @@ func TestKeyOfSpecialAttachments(t *testing.T) {
 	for _, path := range []string{fifo, "/dev/zero"} {
 		done := make(chan string, 1)
 		go func() {
-			done <- Key(tg, &providers.Request{EvalID: "c1", Question: "q", Files: []string{path}}, 0)
+			k, _ := Key(tg, &providers.Request{EvalID: "c1", Question: "q", Files: []string{path}}, 0)
+			done <- k
 		}()
 		select {
 		case k := <-done:

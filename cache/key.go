@@ -20,8 +20,9 @@ import (
 )
 
 // keyVersion is part of every key: bump it when the way requests are rendered for a provider
-// changes, so answers to the old rendering are no longer used.
-const keyVersion = 1
+// changes, so answers to the old rendering are no longer used. 2: the key holds every field of
+// the request (v1 left out a grader's own temperature).
+const keyVersion = 2
 
 // howSettings are target settings that change how a call is made, not what is asked: they
 // are left out of the key, so tuning retries or workers keeps the cache warm.
@@ -46,20 +47,16 @@ func trialOf(ctx context.Context) int {
 	return n
 }
 
-// keyDoc is what a key hashes: everything that decides a provider's answer.
+// keyDoc is what a key hashes: everything that decides a provider's answer. Request is the
+// whole request as the provider receives it (see requestDoc), so a field added to
+// providers.Request is in the key without anyone remembering to add it here.
 type keyDoc struct {
-	Version  int                     `json:"v"`
-	Kind     string                  `json:"kind"`
-	Settings map[string]any          `json:"settings"`
-	Trial    int                     `json:"trial"`
-	EvalID   string                  `json:"eval_id"`
-	Question string                  `json:"question"`
-	Guide    string                  `json:"guidelines"`
-	System   string                  `json:"system"`
-	Chat     []providers.ChatMessage `json:"chat"`
-	Files    []fileRef               `json:"files"`
-	Guides   []string                `json:"guideline_paths"`
-	Inputs   []string                `json:"input_files"`
+	Version  int               `json:"v"`
+	Kind     string            `json:"kind"`
+	Settings map[string]any    `json:"settings"`
+	Trial    int               `json:"trial"`
+	Request  providers.Request `json:"request"`
+	Files    []fileRef         `json:"files"`
 }
 
 // fileRef is an attachment as the key sees it: its path relative to the eval file's folder
@@ -72,8 +69,10 @@ type fileRef struct {
 // Key returns the cache key of req sent to target t as trial trial of its case: a SHA-256
 // over the provider kind, the target's settings (endpoint, model, temperature, … with
 // `${{ VAR }}` values resolved; secrets and settings that only change how a call is made are
-// left out) and the whole request, attachments by the hash of their contents.
-func Key(t *targets.Target, req *providers.Request, trial int) string {
+// left out) and every field of the request (a grader's own temperature too), attachments by
+// the hash of their contents. ok is false when the request cannot be encoded: such a call
+// goes to the provider and is not stored.
+func Key(t *targets.Target, req *providers.Request, trial int) (key string, ok bool) {
 	return newHasher().key(t, req, trial)
 }
 
@@ -84,21 +83,36 @@ type hasher struct {
 
 func newHasher() *hasher { return &hasher{} }
 
-func (h *hasher) key(t *targets.Target, req *providers.Request, trial int) string {
-	doc := keyDoc{Version: keyVersion, Kind: t.Kind, Settings: settingsOf(t), Trial: trial,
-		EvalID: req.EvalID, Question: req.Question, Guide: req.Guidelines, System: req.SystemPrompt, Chat: req.Chat,
-		Guides: rel(req.Dir, req.GuidelinePaths), Inputs: rel(req.Dir, req.InputFiles)}
+func (h *hasher) key(t *targets.Target, req *providers.Request, trial int) (string, bool) {
+	doc := keyDoc{Version: keyVersion, Kind: t.Kind, Settings: settingsOf(t), Trial: trial, Request: requestDoc(req)}
 	for _, f := range req.Files {
 		doc.Files = append(doc.Files, fileRef{Path: relOne(req.Dir, f), Hash: h.fileHash(f)})
 	}
 	// Maps encode with sorted keys, so equal documents hash equally.
 	b, err := json.Marshal(doc)
 	if err != nil {
-		// Settings come from YAML and cannot fail to encode; a key nobody shares is still safe.
-		b = []byte(err.Error())
+		return "", false
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:]), true
+}
+
+// requestDoc is req as the key sees it: every field as sent, except
+//   - Attempt: a call is asked again only after a timeout or a reply its caller rejected, and
+//     neither is stored, so the attempt never picks between answers;
+//   - Dir and absolute paths: they differ between machines and checkouts; paths are kept
+//     relative to Dir, and attachments (Files) are keyed by their contents instead.
+func requestDoc(req *providers.Request) providers.Request {
+	r := *req
+	r.Attempt = 0
+	r.Dir = ""
+	r.Files = nil
+	r.GuidelinePaths = rel(req.Dir, req.GuidelinePaths)
+	r.InputFiles = rel(req.Dir, req.InputFiles)
+	if r.Workspace != "" {
+		r.Workspace = relOne(req.Dir, r.Workspace)
+	}
+	return r
 }
 
 // fileHash is the hash of a file's contents, or a marker for a file that cannot be read (the

@@ -3,6 +3,7 @@ package cache
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestKey(t *testing.T) {
 		return &providers.Request{EvalID: "c1", Question: "q", Guidelines: "g", Dir: dir,
 			Files: []string{filepath.Join(dir, "doc.md")}, InputFiles: []string{filepath.Join(dir, "doc.md")}}
 	}
-	want := Key(baseTarget, req(), 0)
+	want, _ := Key(baseTarget, req(), 0)
 	for _, tc := range []struct {
 		name string
 		t    *targets.Target
@@ -58,6 +59,10 @@ func TestKey(t *testing.T) {
 		{name: "case", req: func(r *providers.Request) { r.EvalID = "c2" }},
 		{name: "file contents", req: func(r *providers.Request) { r.Dir = filepath.Dir(changed); r.Files = []string{changed} }},
 		{name: "trial", trial: 1},
+		// A grader's own temperature replaces the target's: a verdict at 0 is not one at 1.5.
+		{name: "grader temperature", req: func(r *providers.Request) { r.Temperature = ptr(1.5) }},
+		{name: "grader temperature 0", req: func(r *providers.Request) { r.Temperature = ptr(0.0) }},
+		{name: "workspace", req: func(r *providers.Request) { r.Workspace = filepath.Join(dir, "ws") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -68,11 +73,58 @@ func TestKey(t *testing.T) {
 			if tc.req != nil {
 				tc.req(r)
 			}
-			got := Key(tg, r, tc.trial)
+			got, _ := Key(tg, r, tc.trial)
 			if (got == want) != tc.same {
 				t.Errorf("key equal = %v, want %v", got == want, tc.same)
 			}
 		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestKeyHoldsEveryRequestField: each field of providers.Request, set on its own, changes the
+// key, except those requestDoc leaves out on purpose; a field added later is in the key
+// without anyone remembering it, and this test says so if that ever stops being true.
+func TestKeyHoldsEveryRequestField(t *testing.T) {
+	t.Parallel()
+	left := map[string]bool{"Attempt": true, "Dir": true}
+	tg := loadTarget(t, openaiTarget, nil)
+	file := filepath.Join(t.TempDir(), "doc.md")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := Key(tg, &providers.Request{}, 0)
+	rt := reflect.TypeFor[providers.Request]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		var req providers.Request
+		v := reflect.ValueOf(&req).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(file)
+		case reflect.Int:
+			v.SetInt(3)
+		case reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case reflect.Slice:
+			el := reflect.New(f.Type.Elem()).Elem()
+			if el.Kind() == reflect.String {
+				el.SetString(file)
+			} else {
+				el.Field(0).SetString("user")
+			}
+			v.Set(reflect.Append(v, el))
+		default:
+			t.Fatalf("field %s: kind %s has no test value; teach this test", f.Name, v.Kind())
+		}
+		got, ok := Key(tg, &req, 0)
+		if !ok {
+			t.Fatalf("field %s: no key", f.Name)
+		}
+		if (got == base) != left[f.Name] {
+			t.Errorf("field %s: key changed = %v, want %v", f.Name, got != base, !left[f.Name])
+		}
 	}
 }
 
@@ -82,12 +134,13 @@ func BenchmarkHit(b *testing.B) {
 	s := Open(Options{Dir: dir, Mode: ReadWrite})
 	p, _ := s.Wrap(c)
 	req := &providers.Request{EvalID: "case-1", Question: strings.Repeat("What does the attached policy say about refunds? ", 40), Guidelines: "be brief"}
-	if _, err := p.Invoke(b.Context(), req); err != nil {
+	ctx := WithAccept(b.Context(), func(*providers.Response) bool { return true })
+	if _, err := p.Invoke(ctx, req); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.Invoke(b.Context(), req); err != nil {
+		if _, err := p.Invoke(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}

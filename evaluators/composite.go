@@ -270,7 +270,7 @@ func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpe
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, SystemPrompt)
+	reply, err := r.askJudge(ctx, judge, targetName, user, SystemPrompt, verdictReadable)
 	if err != nil {
 		return errorf(request, "%v", err)
 	}

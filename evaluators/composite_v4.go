@@ -129,7 +129,10 @@ func (r *caseRun) aggregateByJudgeV4(ctx context.Context, spec *suite.EvaluatorS
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, v4FreeformSystem)
+	reply, err := r.askJudge(ctx, judge, targetName, user, v4FreeformSystem, func(reply string) bool {
+		_, err := parseV4Freeform(reply)
+		return err == nil
+	})
 	if err != nil {
 		return errorf(request, "%v", err)
 	}

@@ -201,7 +201,10 @@ func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetNam
 	lastReply := ""
 	// ask asks once: done when the reply parses or the call fails.
 	ask := func(user string) (v verdict, done bool, err error) {
-		reply, err := r.askJudge(ctx, judge, targetName, user, system)
+		reply, err := r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
+			_, err := parse(reply)
+			return err == nil
+		})
 		if err != nil {
 			return verdict{}, true, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
@@ -94,7 +95,7 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *r
 	case judgeErr != nil:
 		return errorf(request, "could not resolve the judge: %v", judgeErr)
 	}
-	reply, err := r.askJudge(ctx, judge, targetName, userPrompt, SystemPrompt)
+	reply, err := r.askJudge(ctx, judge, targetName, userPrompt, SystemPrompt, verdictReadable)
 	if err != nil {
 		return errorf(request, "%v", err)
 	}
@@ -124,8 +125,12 @@ func (r *caseRun) resolveJudge(override string) (providers.Provider, string, err
 }
 
 // askJudge sends the prompts and returns the reply text, retrying a call that timed out.
-func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, targetName, user, system string) (string, error) {
+// readable says whether the caller can read a reply: only such a reply is stored in the
+// response cache (one that is no verdict would be replayed to every later ask), and a stored
+// one that is not readable is asked again.
+func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, targetName, user, system string, readable func(string) bool) (string, error) {
 	var resp *providers.Response
+	ctx = cache.WithAccept(ctx, func(resp *providers.Response) bool { return readable(responseText(resp)) })
 	err := r.withRetries(ctx, func() (err error) {
 		resp, err = r.invokeJudge(ctx, judge, user, system)
 		return err
@@ -243,17 +248,29 @@ func contentText(c *suite.Content) string {
 // non-blank string hits and misses (at most four each). A reply without a valid verdict
 // scores 0 and is not an error: the judge answered, badly.
 func parseVerdict(reply string) verdict {
+	v, _ := readVerdict(reply)
+	return v
+}
+
+// verdictReadable reports whether a reply holds a verdict with a score.
+func verdictReadable(reply string) bool {
+	_, ok := readVerdict(reply)
+	return ok
+}
+
+// readVerdict is parseVerdict, also reporting whether the reply held a verdict with a score.
+func readVerdict(reply string) (verdict, bool) {
 	v := verdict{hits: []string{}, misses: []string{}}
 	raw, ok := jsonx.FirstObject(reply)
 	if !ok {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v
+		return v, false
 	}
 	// Keys match struct fields case-insensitively, the last occurrence winning.
 	var obj struct{ Score, Hits, Misses, Reasoning json.RawMessage }
 	if json.Unmarshal(raw, &obj) != nil {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v
+		return v, false
 	}
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning) // a non-string reasoning is dropped
 	score, ok := parseScore(obj.Score)
@@ -261,12 +278,12 @@ func parseVerdict(reply string) verdict {
 		if v.reasoning == "" {
 			v.reasoning = "judge verdict has no numeric score"
 		}
-		return v
+		return v, false
 	}
 	v.score = score
 	v.hits = stringItems(obj.Hits, maxVerdictItems)
 	v.misses = stringItems(obj.Misses, maxVerdictItems)
-	return v
+	return v, true
 }
 
 // parseScore reads a JSON number, clamped to [0,1]. Strings, booleans and null are not scores.

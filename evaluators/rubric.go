@@ -227,7 +227,7 @@ func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, system)
+	reply, err := r.askJudge(ctx, judge, targetName, user, system, rubricsReadable)
 	if err != nil {
 		return errorf(request, "%v", err)
 	}
@@ -236,17 +236,35 @@ func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	return v
 }
 
+// rubricReply is a rubric-mode reply: the judge's checks and its overall reasoning.
+type rubricReply struct {
+	Checks  []json.RawMessage `json:"checks"`
+	Overall string            `json:"overall_reasoning"`
+}
+
+// readRubricReply reads the first JSON object of a reply as a rubric reply; ok is false when
+// it holds no checks list.
+func readRubricReply(reply string) (obj rubricReply, ok bool) {
+	raw, ok := jsonx.FirstObject(reply)
+	if !ok || json.Unmarshal(raw, &obj) != nil || obj.Checks == nil {
+		return rubricReply{}, false
+	}
+	return obj, true
+}
+
+// rubricsReadable reports whether a reply holds a checks list.
+func rubricsReadable(reply string) bool {
+	_, ok := readRubricReply(reply)
+	return ok
+}
+
 // scoreRubrics reads a rubric-mode reply. A reply without a usable checks list scores 0 and
 // is not an error, as for free-form verdicts. A rubric the judge did not assess counts as
 // unmet (AgentV leaves it out of the denominator, which rewards skipping).
 func scoreRubrics(set *rubricSet, reply string) verdict {
 	v := verdict{hits: []string{}, misses: []string{}}
-	var obj struct {
-		Checks  []json.RawMessage `json:"checks"`
-		Overall string            `json:"overall_reasoning"`
-	}
-	raw, ok := jsonx.FirstObject(reply)
-	if !ok || json.Unmarshal(raw, &obj) != nil || obj.Checks == nil {
+	obj, ok := readRubricReply(reply)
+	if !ok {
 		v.reasoning = "judge reply held no rubric checks: " + proc.Excerpt(reply, 200)
 		return v
 	}

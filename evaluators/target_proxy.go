@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/providers"
 )
@@ -246,7 +247,9 @@ func (p *targetProxy) invoke(ctx context.Context, prov providers.Provider, name 
 	if id == "" {
 		id = p.r.in.Case.ID
 	}
-	resp, err := p.r.invokeWith(ctx, prov, &providers.Request{
+	// A script asks what it wants as often as it wants (three asks, three samples): the
+	// response cache is for targets and LLM judges, never for a code judge's calls.
+	resp, err := p.r.invokeWith(cache.Bypass(ctx), prov, &providers.Request{
 		EvalID: id, Attempt: in.Attempt, Question: *in.Question, SystemPrompt: in.SystemPrompt, Dir: p.r.dir(),
 	})
 	if err != nil {

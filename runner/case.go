@@ -154,13 +154,17 @@ func caseThreshold(c *suite.Case, run float64) (threshold float64, own bool) {
 	return run, false
 }
 
+// answerUsed tells the response cache that a target's answer may be stored: the run scores
+// every answer it gets (the cache itself leaves out answers that carry an error).
+func answerUsed(*providers.Response) bool { return true }
+
 // invoke calls the provider with a timeout per attempt, retrying timeouts while
 // MaxRetries lasts. It returns the number of attempts made.
 func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, int, error) {
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
 		req.Attempt = attempt
-		actx, cancel := context.WithTimeout(providers.WithEvalID(ctx, req.EvalID), r.opts.Timeout)
+		actx, cancel := context.WithTimeout(cache.WithAccept(providers.WithEvalID(ctx, req.EvalID), answerUsed), r.opts.Timeout)
 		resp, err := p.Invoke(actx, req)
 		timedOut := actx.Err() == context.DeadlineExceeded
 		cancel()
@@ -201,7 +205,7 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
 	for i, j := range jobs {
 		reqs[i] = prompt.Build(j.Case, mode)
 	}
-	bctx, cancel := context.WithTimeout(ctx, r.opts.Timeout*time.Duration(max(1, len(jobs)/max(1, l.limit))))
+	bctx, cancel := context.WithTimeout(cache.WithAccept(ctx, answerUsed), r.opts.Timeout*time.Duration(max(1, len(jobs)/max(1, l.limit))))
 	resps, err := bp.InvokeBatch(bctx, reqs)
 	cancel()
 	if err == nil && len(resps) != len(jobs) {

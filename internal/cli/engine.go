@@ -416,7 +416,13 @@ func (e *Engine) openCache() *cache.Store {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Cwd, dir)
 	}
-	return cache.Open(cache.Options{Dir: dir, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
+	// A link committed in the checkout, on the way to the folder, must not be followed: the
+	// path is checked from the workspace down (the working directory when not under it).
+	base := cfg.Cwd
+	if cfg.Workspace != "" && within(dir, cfg.Workspace) {
+		base = cfg.Workspace
+	}
+	return cache.Open(cache.Options{Dir: dir, Base: base, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the

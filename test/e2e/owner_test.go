@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -58,4 +59,62 @@ func TestActionGivesFilesToWorkspaceOwner(t *testing.T) {
 			t.Errorf("%s: %d files, %v", dir, n, err)
 		}
 	}
+}
+
+// TestActionCacheLinkInCheckout: a symbolic link committed in the checkout on the way to
+// cache-dir (ci → a folder outside the workspace) is not followed: nothing is written there
+// and nothing there changes owner; the run goes on without the cache and says why.
+func TestActionCacheLinkInCheckout(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run as the container does")
+	}
+	requireTools(t, "python3")
+	gh := actiontest.StartGitHub(t)
+	ws := actionWorkspace(t)
+	const uid, gid = 4242, 4343
+	if err := os.Chown(ws, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"answers/keep.txt": "not the workspace's"})
+	if err := os.Symlink(outside, filepath.Join(ws, "ci")); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]string{"evals": "evals/*.yaml", "max-failures": "1", "comment": "off", "cache": "read-write", "cache-dir": "ci/answers"}
+	for _, run := range []string{"first", "second"} {
+		res := runAction(t, ws, "event-pull_request.json", gh, in)
+		if res.code != 0 || !strings.Contains(res.stdout, "symbolic link") {
+			t.Errorf("%s run: exit %d; want 0 and a warning naming the symbolic link\n%s", run, res.code, res.stdout)
+		}
+		if !strings.Contains(res.summary, "0 of 5 calls from cache") {
+			t.Errorf("%s run: want no answer from a cache reached through a link:\n%s", run, res.summary)
+		}
+	}
+	n := 0
+	err := filepath.WalkDir(outside, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		n++
+		if st := statOf(t, p); st.Uid == uid || st.Gid == gid {
+			t.Errorf("%s, outside the workspace, was given to the workspace owner", p)
+		}
+		return nil
+	})
+	if err != nil || n != 3 {
+		t.Errorf("outside the workspace: %d files and folders, want the 3 there before (%v)", n, err)
+	}
+}
+
+func statOf(t *testing.T, p string) *syscall.Stat_t {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t)
 }
