@@ -180,11 +180,18 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 		}
 	}
 	var shards []gate.ShardFile
+	var across *gate.MergeCheck // cases repeated across the files, which a replay of the merge would refuse
+	if out.merged {
+		across = new(gate.MergeCheck)
+	}
 	var gated []string // notes on the runs' thresholds, once each
 	unknown, atLeast := false, false
 	for _, path := range paths {
 		name := relTo(cwd, path)
-		res, err := readOne(path, col, threshold, cmpr, write)
+		if across != nil {
+			across.File(name)
+		}
+		res, err := readOne(path, col, threshold, cmpr, across, write)
 		out.Problems = append(out.Problems, res.RunProblems...)
 		for _, p := range res.Problems {
 			out.Problems = append(out.Problems, name+": "+p)
@@ -216,6 +223,7 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 	// A shard reported on its own reaches its run's outcome; merged, shards must make a whole.
 	if len(paths) > 1 {
 		out.Problems = append(out.Problems, gate.CheckShards(shards)...)
+		out.Problems = append(out.Problems, across.Problems()...)
 	}
 	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
 	out.ran = len(out.Cases) > 0
@@ -239,12 +247,16 @@ func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results
 }
 
 // readOne adds the case records of one results file to col and replays its run records;
-// a non-nil write also gets each case record, re-graded.
-func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, write func(*results.Record)) (gate.ReplayResult, error) {
+// a non-nil across checks them against the other merged files', and a non-nil write also
+// gets each case record, re-graded.
+func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, across *gate.MergeCheck, write func(*results.Record)) (gate.ReplayResult, error) {
 	var rp gate.Replay
 	err := results.ScanFileLines(path, results.Visitor{
 		Case: func(r *results.Record, line int) error {
 			rp.Case(r, line)
+			if across != nil {
+				across.Case(r, line)
+			}
 			regrade(r, threshold)
 			if cmpr != nil {
 				cmpr.Add(r)

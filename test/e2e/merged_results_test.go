@@ -107,3 +107,49 @@ func TestMergedResultsFile(t *testing.T) {
 		t.Error("the refused merge changed the merged results file")
 	}
 }
+
+// A merge is invalid whenever a report of its merged results file would be: two whole runs
+// of the same suite hold the same cases, so their merge repeats every case. Before, the merge
+// passed and only its own results file, read back (or used as a baseline), was invalid.
+func TestMergeOfRepeatedCasesIsInvalid(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: hi\n",
+		"s.yaml":       "name: twice\ntests:\n  - id: only\n    input: q\n    assertions: [{type: contains, value: hi}]\n",
+	})
+	var files []string
+	for i := range 2 {
+		res := agentv(t, dir, nil, "eval", "s.yaml")
+		if res.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s%s", i+1, res.code, res.stdout, res.stderr)
+		}
+		name := fmt.Sprintf("run%d.jsonl", i+1)
+		b, err := os.ReadFile(filepath.Join(res.outDir, "results.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, dir, map[string]string{name: string(b)})
+		files = append(files, name)
+	}
+	out := t.TempDir()
+	rep := agentv(t, dir, nil, "report", "--results", files[0], "--results", files[1], "--out-dir", out)
+	want := `run2.jsonl line 2 repeats "only" of run1.jsonl line 2`
+	if rep.code != 2 || !strings.Contains(rep.stdout, want) {
+		t.Fatalf("merge of two runs of one case: exit %d, want 2 naming %q\n%s%s", rep.code, want, rep.stdout, rep.stderr)
+	}
+	// The merged file read alone reaches the same outcome.
+	again := agentv(t, dir, nil, "report", "--results", filepath.Join(out, "results.jsonl"), "--out-dir", t.TempDir())
+	if again.code != 2 {
+		t.Errorf("report of the merged file: exit %d, want 2\n%s%s", again.code, again.stdout, again.stderr)
+	}
+	// Results of one case against two targets are not repeats.
+	writeFiles(t, dir, map[string]string{"other.jsonl": strings.ReplaceAll(readFile(t, filepath.Join(dir, files[1])), `"target":"default"`, `"target":"other"`)})
+	rep = agentv(t, dir, nil, "report", "--results", files[0], "--results", "other.jsonl", "--out-dir", t.TempDir())
+	if rep.code != 0 {
+		t.Errorf("merge of one case against two targets: exit %d, want 0\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+}
