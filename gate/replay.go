@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // Replay reads a results file back for the gate, so a report reaches the outcome the run that
@@ -21,6 +22,8 @@ type Replay struct {
 	dups     [][2]int // line of a repeated record and of the record it repeats (the first few)
 	ndups    int      // repeated records
 	dupIDs   []string // ids of the first few repeated records
+	cut      int      // case records whose trials were cut to a run's maximum
+	cutAt    []string // the first few of them
 	outside  int      // case records outside any run (before a start, after an end)
 	runs     int      // start records
 	ends     int      // end records
@@ -51,6 +54,12 @@ func (r *Replay) Case(rec *results.Record, line int) {
 		r.outside++
 	}
 	id := strings.TrimSpace(rec.EvalID)
+	if rec.TrialsInFile > 0 {
+		r.cut++
+		if len(r.cutAt) < maxListed {
+			r.cutAt = append(r.cutAt, fmt.Sprintf("line %d: %q holds %d", line, id, rec.TrialsInFile))
+		}
+	}
 	if id == "" {
 		r.noID = append(r.noID, line)
 		return
@@ -175,6 +184,14 @@ func (r *Replay) Result() ReplayResult {
 	} else if r.cases > 0 {
 		out.Notes = append(out.Notes, "this results file has no run records (written by AgentV 2.5 or an older agentv): "+
 			"the outcome comes from its case records alone, so a cancelled or killed run cannot be told from a complete one")
+	}
+	if r.cut > 0 {
+		at := strings.Join(r.cutAt, "; ")
+		if r.cut > maxListed {
+			at += "; ..."
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s more trials than the %d a run records (%s): only the first %d of each are read",
+			r.cut, plural(r.cut, "record holds", "records hold"), suite.MaxTrials, at, suite.MaxTrials))
 	}
 	if r.outside > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, plural(r.outside, "record", "records")))
