@@ -26,7 +26,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, the folder that holds all its files)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+action.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
 	var minScore float64
 	var minSet bool
@@ -78,9 +78,10 @@ func (c *Command) reportCmd(args []string) int {
 	dir := *outDir
 	switch {
 	case dir == "" && len(paths) > 1:
-		// A merge writes its own results.jsonl: beside the first file it would often replace
-		// that file (shards/1/results.jsonl), so it goes to the folder that holds them all.
-		dir = commonDir(paths)
+		// A merge writes its own results.jsonl and reports, which belong beside none of its
+		// inputs (they would replace a shard's file, or a user's own summary.md in the
+		// folder that holds them all): like eval, it has a folder of its own.
+		dir = action.DefaultResultsDir
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
@@ -273,27 +274,6 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 		},
 	})
 	return rp.Result(), err
-}
-
-// commonDir returns the deepest folder that holds every path (absolute or all relative).
-func commonDir(paths []string) string {
-	dir := filepath.Dir(paths[0])
-	for _, p := range paths[1:] {
-		for d := filepath.Dir(p); !within(d, dir); {
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return dir
-}
-
-// within reports whether folder d is dir or inside it.
-func within(d, dir string) bool {
-	rel, err := filepath.Rel(dir, d)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can

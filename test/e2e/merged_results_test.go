@@ -153,3 +153,57 @@ func TestMergeOfRepeatedCasesIsInvalid(t *testing.T) {
 		t.Errorf("merge of one case against two targets: exit %d, want 0\n%s%s", rep.code, rep.stdout, rep.stderr)
 	}
 }
+
+// A merge given no --out-dir writes into a folder of its own, agentv-results/ in the working
+// directory (eval's default), never into the folder holding its inputs, where it replaced
+// the user's own summary.md (and for inputs in unrelated trees, wrote to /).
+func TestMergeDefaultOutDir(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: hi\n",
+		"s.yaml":       mergedSuite,
+	})
+	mine := "# My own notes\n"
+	var args []string
+	for i := 1; i <= 2; i++ {
+		res := agentv(t, dir, nil, "eval", "s.yaml", "--shard", fmt.Sprintf("%d/2", i))
+		if res.code > 1 {
+			t.Fatalf("shard %d: exit %d\n%s%s", i, res.code, res.stdout, res.stderr)
+		}
+		shard := fmt.Sprintf("shards/%d/results.jsonl", i)
+		writeFiles(t, dir, map[string]string{shard: readFile(t, filepath.Join(res.outDir, "results.jsonl"))})
+		args = append(args, "--results", shard)
+	}
+	writeFiles(t, dir, map[string]string{"shards/summary.md": mine, "shards/junit.xml": "<mine/>"})
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range args {
+		if args[i] != "--results" {
+			args[i] = filepath.Join("..", args[i])
+		}
+	}
+	rep := agentv(t, work, nil, append([]string{"report"}, args...)...)
+	if rep.code != 1 || !strings.Contains(rep.stdout, "Passed: 3   Failed: 1") {
+		t.Fatalf("merged report: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if got := readFile(t, filepath.Join(dir, "shards", "summary.md")); got != mine {
+		t.Errorf("the merge replaced the user's summary.md beside its inputs:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "shards", "junit.xml")); got != "<mine/>" {
+		t.Errorf("the merge replaced the user's junit.xml beside its inputs")
+	}
+	for _, f := range []string{"results.jsonl", "summary.md", "comment.md", "junit.xml"} {
+		if _, err := os.Stat(filepath.Join(work, "agentv-results", f)); err != nil {
+			t.Errorf("the merge did not write %s into agentv-results/ of the working directory: %v", f, err)
+		}
+	}
+	if !strings.Contains(rep.stdout, "Results written to "+filepath.Join("agentv-results", "results.jsonl")) {
+		t.Errorf("the merge does not name its results file:\n%s", rep.stdout)
+	}
+}
