@@ -114,8 +114,16 @@ func Console(w io.Writer, run *Run, color bool) {
 	if s := cacheLine(run.Cache); s != "" {
 		fmt.Fprintf(b, "\nResponse cache: %s\n", s)
 	}
-	if n := warningCount(run); n > 0 {
-		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
+	// Counted as stderr printed them: an error is no warning.
+	if errs, warns := diagnosticCounts(run); errs+warns > 0 {
+		var parts []string
+		if errs > 0 {
+			parts = append(parts, p.paint(ansiRed, fmt.Sprintf("Errors: %d", errs)))
+		}
+		if warns > 0 {
+			parts = append(parts, p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", warns)))
+		}
+		fmt.Fprintf(b, "\n%s\n", strings.Join(parts, "   "))
 	}
 	name := strings.ToUpper(string(o))
 	if run.Cancelled {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -273,11 +274,22 @@ func TestConsoleSections(t *testing.T) {
 	cancelled := decide([]*results.Record{rec("a", 1, 1, results.VerdictPass, ""), rec("b", 2, 0.2, results.VerdictFail, "")},
 		"run cancelled: 2 of 10 cases finished")
 	cancelled.Cancelled, cancelled.Counts.Stopped, cancelled.Counts.Planned = true, true, 10
+	diagnosed := func(ds ...suite.Diagnostic) *Run {
+		r := decide([]*results.Record{rec("a", 1, 1, results.VerdictPass, "")})
+		r.Diagnostics = ds
+		return r
+	}
+	warn := suite.Diagnostic{File: "s.yaml", Line: 2, Col: 1, Message: `unknown key "bogus"`}
+	dupID := suite.Diagnostic{File: "s.yaml", Line: 7, Col: 9, Severity: suite.SeverityError, Message: `duplicate case id "a"`}
 	tests := []struct {
 		name      string
 		run       *Run
 		want, not []string
 	}{
+		// The counts are those stderr printed: an error is no warning.
+		{"an error and a warning", diagnosed(warn, dupID), []string{"\nErrors: 1   Warnings: 1\n"}, []string{"Warnings: 2"}},
+		{"errors alone", diagnosed(dupID), []string{"\nErrors: 1\n"}, []string{"Warnings"}},
+		{"warnings alone", diagnosed(warn), []string{"\nWarnings: 1\n"}, []string{"Errors:"}},
 		{"identical errors grouped", decide(outage),
 			[]string{"  ✗ 8 cases: connection refused\n      c0, c1, c2, c3, c4 and 3 more\n", "  ✗ odd: judge printed nothing\n"},
 			[]string{"c5", "✗ c0:"}},
