@@ -38,6 +38,11 @@ func TestConsoleProgress(t *testing.T) {
 			args: []string{"a.yaml"}, start: "agentv: running 2 cases from 1 eval file\n", total: "2", lineWants: " FAIL 0.200 a/case-00"},
 		{name: "trials are counted", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2)},
 			args: []string{"a.yaml", "--trials", "3"}, start: "agentv: running 2 cases × 3 trials from 1 eval file\n", total: "2", lineWants: " PASS "},
+		// A shard says which part of how many cases it runs, not a count that reads as the suite's.
+		{name: "a shard", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(5)},
+			args: []string{"a.yaml", "--shard", "2/3"}, start: "agentv: shard 2/3: running 2 of 5 cases from 1 eval file\n", total: "2", lineWants: " PASS "},
+		{name: "a shard of a JSONL file", files: map[string]string{"targets.yaml": mockTargets, "s.jsonl": genJSONLCases(6)},
+			args: []string{"s.jsonl", "--shard", "1/2"}, start: "agentv: shard 1/2: running 3 of 6 cases from 1 eval file\n", total: "3", lineWants: " PASS "},
 		{name: "a file's own trials", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2),
 			"b.eval.yaml": "execution:\n  trials: {count: 2}\ntests:\n  - id: t\n    input: hi\n    criteria: says hi\n"},
 			args: []string{"a.yaml", "b.eval.yaml"}, start: "agentv: running 3 cases, some with several trials, from 2 eval files\n", total: "3"},
