@@ -335,9 +335,10 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 		},
 		Done: pw.Close,
 	}
+	var lines report.ProgressLines // a target's error once, not on every case of it
 	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
-		report.Progress(pw, rec, done, e.Total(), e.SeveralTargets())
+		lines.Print(pw, rec, done, e.Total(), e.SeveralTargets())
 	})
 	return e
 }

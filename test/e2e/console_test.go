@@ -74,3 +74,41 @@ func TestConsoleProgress(t *testing.T) {
 		})
 	}
 }
+
+// A target that cannot run (its API key's variable is unset) fails every case of it with
+// one reason: the progress prints that reason once, the later cases say briefly that it is
+// the same, and the summary groups them.
+func TestConsoleTargetErrorOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_TEST_UNSET_KEY }}\n",
+		"a.yaml":       "evalcases:\n" + genCases(4),
+	})
+	res := agentv(t, dir, nil, "eval", "a.yaml")
+	if res.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", res.code, res.stderr)
+	}
+	lines := progressLine.FindAllString(res.stderr, -1)
+	if len(lines) != 4 {
+		t.Fatalf("%d progress lines, want 4:\n%s", len(lines), res.stderr)
+	}
+	full := 0
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "AGENTV_TEST_UNSET_KEY is not set"):
+			full++
+		case !strings.HasSuffix(l, ": same error as above"):
+			t.Errorf("progress line neither says the error nor refers to it: %q", l)
+		}
+	}
+	if full != 1 {
+		t.Errorf("the target's error is on %d progress lines, want 1:\n%s", full, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "✗ 4 cases: ") {
+		t.Errorf("the summary does not group the 4 cases:\n%s", res.stdout)
+	}
+}
