@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -87,6 +88,20 @@ func (c *Command) reportCmd(args []string) int {
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(c.Cwd, dir)
+	}
+	if *outDir == "" {
+		// The folder was not the user's choice: replace only reports agentv wrote there.
+		names := reportFiles
+		if len(paths) > 1 {
+			names = append(slices.Clone(reportFiles), "results.jsonl")
+		}
+		// An output that is one of the inputs is the output guard's to refuse, with its message.
+		foreign := slices.DeleteFunc(foreignOutputs(dir, names), func(f string) bool { return isAnyOf(f, paths) })
+		if len(foreign) > 0 {
+			fmt.Fprintf(c.Stderr, "agentv report: %s was not written by agentv: refusing to replace it; choose where the reports go with --out-dir\n",
+				logtext.Line(relTo(c.Cwd, foreign[0])))
+			return gate.ExitInvalid
+		}
 	}
 	cmpr, note, err := loadBaseline(baselinePath, c.Cwd, "", g.RegressionMargin)
 	if err != nil {
@@ -274,6 +289,20 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 		},
 	})
 	return rp.Result(), err
+}
+
+// isAnyOf reports whether the file at path is one of the files at paths.
+func isAnyOf(path string, paths []string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	for _, p := range paths {
+		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can
