@@ -60,6 +60,32 @@ type Baseline struct {
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
+	cut    int      // cases whose trials were cut to a run's maximum
+	cutAt  []string // the first few of them
+}
+
+// maxCutListed bounds how many cut cases Note lists.
+const maxCutListed = 5
+
+// Note says what the reader should know about the file that is no problem: cases holding
+// more trials than a run records, of which only the first were read. "" when nothing.
+func (b *Baseline) Note() string {
+	if b.cut == 0 {
+		return ""
+	}
+	at := strings.Join(b.cutAt, "; ")
+	if b.cut > maxCutListed {
+		at += "; ..."
+	}
+	return fmt.Sprintf("baseline %s: %d %s more trials than the %d a run records (%s): only the first %d of each are compared",
+		b.Source, b.cut, plural(b.cut, "case holds", "cases hold"), suite.MaxTrials, at, suite.MaxTrials)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Len is the number of cases the baseline holds.
@@ -92,21 +118,24 @@ func Load(path string) (*Baseline, error) {
 
 // baseLine is the part of a results line a baseline needs. Both id spellings are read.
 type baseLine struct {
-	Kind    *string  `json:"record"`
-	EvalID  string   `json:"eval_id"`
-	TestID  string   `json:"test_id"`
-	Dataset string   `json:"dataset"`
-	Target  string   `json:"target"`
-	Score   *float64 `json:"score"`
-	Verdict string   `json:"verdict"`
-	Error   string   `json:"error"`
-	Trials  []struct {
-		Score   float64 `json:"score"`
-		Verdict string  `json:"verdict"`
-		Error   string  `json:"error"`
-	} `json:"trials"`
-	Flaky         bool   `json:"flaky"`
-	TrialStrategy string `json:"trial_strategy"`
+	Kind          *string                      `json:"record"`
+	EvalID        string                       `json:"eval_id"`
+	TestID        string                       `json:"test_id"`
+	Dataset       string                       `json:"dataset"`
+	Target        string                       `json:"target"`
+	Score         *float64                     `json:"score"`
+	Verdict       string                       `json:"verdict"`
+	Error         string                       `json:"error"`
+	Trials        results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
+	Flaky         bool                         `json:"flaky"`
+	TrialStrategy string                       `json:"trial_strategy"`
+}
+
+// baseTrial is the part of a trial a baseline needs.
+type baseTrial struct {
+	Score   float64 `json:"score"`
+	Verdict string  `json:"verdict"`
+	Error   string  `json:"error"`
 }
 
 // Read reads a baseline from a results JSONL stream (see Load).
@@ -144,7 +173,13 @@ func Read(r io.Reader) (*Baseline, error) {
 		}
 		errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
 		s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
-		for _, t := range l.Trials {
+		if l.Trials.Total > len(l.Trials.Items) {
+			b.cut++
+			if len(b.cutAt) < maxCutListed {
+				b.cutAt = append(b.cutAt, fmt.Sprintf("line %d: %q holds %d", n, id, l.Trials.Total))
+			}
+		}
+		for _, t := range l.Trials.Items {
 			terr := t.Error != "" || t.Verdict == string(results.VerdictError)
 			s.Trials = append(s.Trials, counted(t.Score, terr))
 		}

@@ -2,10 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"hash/maphash"
 	"strings"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // Replay reads a results file back for the gate, so a report reaches the outcome the run that
@@ -16,12 +16,14 @@ import (
 //
 // Feed it every line in file order (Case and Run), then call Result.
 type Replay struct {
-	cases    int               // case records
-	keys     map[[2]uint64]int // hash of file, dataset, target and id of each case record → its line
-	seeds    [2]maphash.Seed
+	cases    int // case records
+	index    caseIndex
 	noID     []int    // lines of case records without an id
-	dups     [][2]int // line of a repeated record and of the record it repeats
+	dups     [][2]int // line of a repeated record and of the record it repeats (the first few)
+	ndups    int      // repeated records
 	dupIDs   []string // ids of the first few repeated records
+	cut      int      // case records whose trials were cut to a run's maximum
+	cutAt    []string // the first few of them
 	outside  int      // case records outside any run (before a start, after an end)
 	runs     int      // start records
 	ends     int      // end records
@@ -52,36 +54,23 @@ func (r *Replay) Case(rec *results.Record, line int) {
 		r.outside++
 	}
 	id := strings.TrimSpace(rec.EvalID)
+	if rec.TrialsInFile > 0 {
+		r.cut++
+		if len(r.cutAt) < maxListed {
+			r.cutAt = append(r.cutAt, fmt.Sprintf("line %d: %q holds %d", line, id, rec.TrialsInFile))
+		}
+	}
 	if id == "" {
 		r.noID = append(r.noID, line)
 		return
 	}
-	if r.keys == nil {
-		r.keys = map[[2]uint64]int{}
-		r.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
-	}
-	// Two eval files may share ids, and results of one case against two targets may be
-	// merged, so a record repeats another only for the same file, dataset and target
-	// (AgentV 2.5's records name no file). Records are told apart by two 64-bit hashes of
-	// those, not the strings: a large file's cases cost 16 bytes each here.
-	var key [2]uint64
-	for i, seed := range r.seeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		for _, part := range [...]string{rec.File, rec.Dataset, rec.Target, id} {
-			h.WriteString(part)
-			h.WriteByte(0)
-		}
-		key[i] = h.Sum64()
-	}
-	if first, ok := r.keys[key]; ok {
-		r.dups = append(r.dups, [2]int{line, first})
-		if len(r.dupIDs) < maxListed {
+	if first, ok := r.index.add(rec, id, 0, line); !ok {
+		r.ndups++
+		if len(r.dups) < maxListed {
+			r.dups = append(r.dups, [2]int{line, first.line})
 			r.dupIDs = append(r.dupIDs, id)
 		}
-		return
 	}
-	r.keys[key] = line
 }
 
 // Run takes a run record and its line number.
@@ -196,6 +185,14 @@ func (r *Replay) Result() ReplayResult {
 		out.Notes = append(out.Notes, "this results file has no run records (written by AgentV 2.5 or an older agentv): "+
 			"the outcome comes from its case records alone, so a cancelled or killed run cannot be told from a complete one")
 	}
+	if r.cut > 0 {
+		at := strings.Join(r.cutAt, "; ")
+		if r.cut > maxListed {
+			at += "; ..."
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s more trials than the %d a run records (%s): only the first %d of each are read",
+			r.cut, plural(r.cut, "record holds", "records hold"), suite.MaxTrials, at, suite.MaxTrials))
+	}
 	if r.outside > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, plural(r.outside, "record", "records")))
 	}
@@ -203,16 +200,16 @@ func (r *Replay) Result() ReplayResult {
 		out.Problems = append(out.Problems, fmt.Sprintf("%d case %s without an eval_id (%s)",
 			len(r.noID), plural(len(r.noID), "record", "records"), listLines(r.noID)))
 	}
-	if len(r.dups) > 0 {
+	if r.ndups > 0 {
 		var at []string
-		for i, d := range r.dups[:min(len(r.dups), maxListed)] {
+		for i, d := range r.dups {
 			at = append(at, fmt.Sprintf("line %d repeats %q of line %d", d[0], r.dupIDs[i], d[1]))
 		}
-		if len(r.dups) > maxListed {
+		if r.ndups > maxListed {
 			at = append(at, "...")
 		}
 		out.Problems = append(out.Problems, fmt.Sprintf("%d duplicate case %s: %s",
-			len(r.dups), plural(len(r.dups), "record", "records"), strings.Join(at, "; ")))
+			r.ndups, plural(r.ndups, "record", "records"), strings.Join(at, "; ")))
 	}
 	return out
 }

@@ -114,8 +114,16 @@ func Console(w io.Writer, run *Run, color bool) {
 	if s := cacheLine(run.Cache); s != "" {
 		fmt.Fprintf(b, "\nResponse cache: %s\n", s)
 	}
-	if n := warningCount(run); n > 0 {
-		fmt.Fprintf(b, "\n%s\n", p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", n)))
+	// Counted as stderr printed them: an error is no warning.
+	if errs, warns := diagnosticCounts(run); errs+warns > 0 {
+		var parts []string
+		if errs > 0 {
+			parts = append(parts, p.paint(ansiRed, fmt.Sprintf("Errors: %d", errs)))
+		}
+		if warns > 0 {
+			parts = append(parts, p.paint(ansiYellow, fmt.Sprintf("Warnings: %d", warns)))
+		}
+		fmt.Fprintf(b, "\n%s\n", strings.Join(parts, "   "))
 	}
 	name := strings.ToUpper(string(o))
 	if run.Cancelled {
@@ -271,6 +279,47 @@ func (p *painter) paint(style, s string) string {
 // withTarget names the record's target after its id, "smoke/case-3 [gpt]", for a run on
 // several targets, where one id has a record per target.
 func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
+	progress(w, rec, done, total, withTarget, "")
+}
+
+// ProgressLines prints progress lines (see Progress) that say a target's error once. A case
+// that could not run (nothing was invoked: an unset secret, an unknown target, a failed
+// healthcheck) for the reason an earlier case of its target printed says so briefly: the
+// reason is the same for each of its cases, and the summary groups them. Calls must not be
+// concurrent.
+type ProgressLines struct {
+	said map[[2]string]bool // target and error already printed in full
+}
+
+// maxSaid bounds what ProgressLines remembers; past it, errors are printed in full.
+const maxSaid = 1024
+
+// Print writes rec's progress line.
+func (p *ProgressLines) Print(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
+	if rec == nil || rec.Attempts > 0 || rec.Error == "" || verdictOf(rec) != results.VerdictError {
+		Progress(w, rec, done, total, withTarget)
+		return
+	}
+	k := [2]string{rec.Target, rec.Error}
+	if p.said[k] {
+		brief := "same error as above"
+		if rec.Target != "" {
+			brief = fmt.Sprintf("target %q: same error as above", rec.Target)
+		}
+		progress(w, rec, done, total, withTarget, brief)
+		return
+	}
+	if p.said == nil {
+		p.said = map[[2]string]bool{}
+	}
+	if len(p.said) < maxSaid {
+		p.said[k] = true
+	}
+	Progress(w, rec, done, total, withTarget)
+}
+
+// progress writes rec's progress line; a non-empty why replaces the reason of an errored case.
+func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool, brief string) {
 	if rec == nil {
 		return
 	}
@@ -323,6 +372,9 @@ func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 	switch vd {
 	case results.VerdictError:
 		why = firstError(rec)
+		if brief != "" {
+			why = brief
+		}
 	case results.VerdictFail:
 		why = failReason(rec)
 		if len(rec.Trials) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -273,11 +274,22 @@ func TestConsoleSections(t *testing.T) {
 	cancelled := decide([]*results.Record{rec("a", 1, 1, results.VerdictPass, ""), rec("b", 2, 0.2, results.VerdictFail, "")},
 		"run cancelled: 2 of 10 cases finished")
 	cancelled.Cancelled, cancelled.Counts.Stopped, cancelled.Counts.Planned = true, true, 10
+	diagnosed := func(ds ...suite.Diagnostic) *Run {
+		r := decide([]*results.Record{rec("a", 1, 1, results.VerdictPass, "")})
+		r.Diagnostics = ds
+		return r
+	}
+	warn := suite.Diagnostic{File: "s.yaml", Line: 2, Col: 1, Message: `unknown key "bogus"`}
+	dupID := suite.Diagnostic{File: "s.yaml", Line: 7, Col: 9, Severity: suite.SeverityError, Message: `duplicate case id "a"`}
 	tests := []struct {
 		name      string
 		run       *Run
 		want, not []string
 	}{
+		// The counts are those stderr printed: an error is no warning.
+		{"an error and a warning", diagnosed(warn, dupID), []string{"\nErrors: 1   Warnings: 1\n"}, []string{"Warnings: 2"}},
+		{"errors alone", diagnosed(dupID), []string{"\nErrors: 1\n"}, []string{"Warnings"}},
+		{"warnings alone", diagnosed(warn), []string{"\nWarnings: 1\n"}, []string{"Errors:"}},
 		{"identical errors grouped", decide(outage),
 			[]string{"  ✗ 8 cases: connection refused\n      c0, c1, c2, c3, c4 and 3 more\n", "  ✗ odd: judge printed nothing\n"},
 			[]string{"c5", "✗ c0:"}},
@@ -311,5 +323,46 @@ func TestConsoleSections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A target that cannot run (an unset secret) gives each of its cases the same error: the
+// progress prints it once per target, and later cases of that target say so briefly. Errors
+// of cases that ran (a timeout) are each their own and printed in full.
+func TestProgressLinesSayTargetErrorOnce(t *testing.T) {
+	t.Parallel()
+	const unset = `targets.yaml:4:5: target "gpt": api_key: environment variable KEY is not set`
+	const other = `targets.yaml:9:5: target "claude": api_key: environment variable KEY2 is not set`
+	unrun := func(id, target, err string) *results.Record {
+		return &results.Record{EvalID: id, Target: target, Verdict: results.VerdictError, Error: err}
+	}
+	recs := []*results.Record{
+		unrun("a", "gpt", unset),
+		unrun("b", "gpt", unset),
+		unrun("c", "claude", other),
+		{EvalID: "d", Target: "mock", Verdict: results.VerdictError, Error: "timed out", Attempts: 3},
+		{EvalID: "e", Target: "mock", Verdict: results.VerdictError, Error: "timed out", Attempts: 3},
+		unrun("f", "claude", other),
+		unrun("g", "", "no provider for this case"),
+		unrun("h", "", "no provider for this case"),
+		{EvalID: "i", Target: "gpt", Score: 1, Verdict: results.VerdictPass, Attempts: 1},
+	}
+	var b bytes.Buffer
+	var lines ProgressLines
+	for i, r := range recs {
+		lines.Print(&b, r, i+1, len(recs), true)
+	}
+	want := `[1/9] ERROR 0.000 a [gpt] (0ms): ` + unset + `
+[2/9] ERROR 0.000 b [gpt] (0ms): target "gpt": same error as above
+[3/9] ERROR 0.000 c [claude] (0ms): ` + other + `
+[4/9] ERROR 0.000 d [mock] (0ms): timed out
+[5/9] ERROR 0.000 e [mock] (0ms): timed out
+[6/9] ERROR 0.000 f [claude] (0ms): target "claude": same error as above
+[7/9] ERROR 0.000 g (0ms): no provider for this case
+[8/9] ERROR 0.000 h (0ms): same error as above
+[9/9] PASS 1.000 i [gpt] (0ms)
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }

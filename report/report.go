@@ -297,10 +297,17 @@ func firstError(r *results.Record) string {
 	return walk(r.EvaluatorResults)
 }
 
-// warningCount counts run diagnostics and the warnings carried by records, counting a
-// record warning that repeats a run diagnostic once.
-func warningCount(run *Run) int {
-	return len(collectWarnings(run, run.sortedCases()))
+// diagnosticCounts counts the errors and the warnings among run diagnostics and the
+// warnings carried by records, counting a record warning that repeats a run diagnostic once.
+func diagnosticCounts(run *Run) (errs, warns int) {
+	for _, d := range collectWarnings(run, run.sortedCases()) {
+		if d.IsError() {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
 }
 
 // collectWarnings merges run diagnostics with record warnings, dropping duplicates, sorted by
@@ -326,7 +333,7 @@ func collectWarnings(run *Run, cases []*Case) []suite.Diagnostic {
 	}
 	for _, c := range cases {
 		for _, w := range c.warnings() {
-			add(suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Kind: w.Kind, CaseID: c.EvalID, Message: w.Message})
+			add(suite.Diagnostic{File: w.File, Line: w.Line, Col: w.Col, Kind: w.Kind, Severity: w.Severity, CaseID: c.EvalID, Message: w.Message})
 		}
 	}
 	suite.SortDiagnostics(out)

@@ -88,6 +88,9 @@ type Record struct {
 	// Trials holds every trial when the case ran more than once (execution.trials or --trials);
 	// Score and Verdict above are then the aggregate the trials strategy gives.
 	Trials []Trial `json:"trials,omitempty"`
+	// TrialsInFile is how many trials the line read held when it held more than a run records
+	// (suite.MaxTrials): only the first are kept in Trials. 0 otherwise; never written.
+	TrialsInFile int `json:"-"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
 	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one

@@ -24,6 +24,9 @@ type Visitor struct {
 type caseLine struct {
 	Record
 	Kind *string `json:"record"`
+	// Trials shadows Record.Trials so a line is never decoded with more trials than a run
+	// records (TrialList).
+	Trials TrialList[Trial] `json:"trials"`
 }
 
 // ScanLines parses a results JSONL stream one line at a time, so a large results file is
@@ -45,6 +48,10 @@ func ScanLines(r io.Reader, v Visitor) error {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		if l.Kind == nil {
+			l.Record.Trials = l.Trials.Items
+			if l.Trials.Total > len(l.Trials.Items) {
+				l.Record.TrialsInFile = l.Trials.Total
+			}
 			if v.Case != nil {
 				if err := v.Case(&l.Record, n); err != nil {
 					return err

@@ -1,6 +1,9 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
 
 	"github.com/agentv/action/suite"
@@ -167,4 +170,69 @@ func tCritical95(df int) float64 {
 		return 1.96
 	}
 	return t95[max(df, 1)-1]
+}
+
+// TrialList decodes a JSON array of trials keeping only the first suite.MaxTrials, as many
+// as a run records. A results file or baseline from elsewhere (a fork's artifact) may hold
+// millions, which would otherwise cost their memory in every reader and their time in the
+// baseline's permutation tests. Total counts every element; Items is nil for null.
+type TrialList[T any] struct {
+	Items []T
+	Total int
+}
+
+// UnmarshalJSON decodes the kept elements one by one and only counts the others. encoding/json
+// has checked b is valid JSON before it calls this, so elements are found by their nesting.
+func (l *TrialList[T]) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	l.Items, l.Total = nil, 0
+	if string(b) == "null" {
+		return nil
+	}
+	if len(b) < 2 || b[0] != '[' {
+		return fmt.Errorf("trials: want a list")
+	}
+	depth, inString, escaped, start := 0, false, false, 1
+	element := func(end int) error {
+		raw := bytes.TrimSpace(b[start:end])
+		if len(raw) == 0 {
+			return nil // the inside of []
+		}
+		l.Total++
+		if len(l.Items) == suite.MaxTrials {
+			return nil
+		}
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("trial %d: %w", l.Total, err)
+		}
+		l.Items = append(l.Items, v)
+		return nil
+	}
+	for i := 1; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || (c == ']' && depth > 0):
+			depth--
+		case (c == ',' || c == ']') && depth == 0:
+			if err := element(i); err != nil {
+				return err
+			}
+			start = i + 1
+		}
+	}
+	return nil
 }

@@ -17,6 +17,8 @@ type Test struct {
 	PMin float64
 	// Exact is set when every split was counted rather than sampled.
 	Exact bool
+	// Draws is how many scores the sampled test drew (0 when exact): at most MaxDraws.
+	Draws int
 }
 
 // ExactLimit is the largest number of splits a test counts one by one; past it (more than
@@ -25,6 +27,12 @@ const ExactLimit = 100_000
 
 // MonteCarloResamples is how many random splits a sampled test draws.
 const MonteCarloResamples = 20_000
+
+// MaxDraws bounds a sampled test's work whatever its input: MonteCarloResamples splits of
+// groups of up to 100 scores (the trials a run records). A larger group (a hand-made results
+// file) gets fewer splits, which leaves P valid but larger: with too few splits to tell, no
+// fall is significant.
+const MaxDraws = MonteCarloResamples * 100
 
 // eps absorbs rounding when sums of the same scores are added in another order.
 const eps = 1e-9
@@ -58,7 +66,8 @@ func FallTest(before, after []float64, seed uint64) Test {
 	rng := rand.New(rand.NewPCG(seed, 0x5851f42d4c957f2d))
 	work := slices.Clone(pooled)
 	hits := 0
-	for range MonteCarloResamples {
+	resamples := min(MonteCarloResamples, MaxDraws/n2)
+	for range resamples {
 		// A partial Fisher–Yates shuffle draws a random after group into work[:n2].
 		var s float64
 		for i := range n2 {
@@ -73,9 +82,9 @@ func FallTest(before, after []float64, seed uint64) Test {
 	// A sampled p-value below the exact smallest one would let a correction that leaves out
 	// tests unable to reach its level (Tarone) be wrong: it is raised to it, which keeps it
 	// valid.
-	floor := 1 / float64(MonteCarloResamples+1)
-	p := max(float64(1+hits)/float64(1+MonteCarloResamples), pmin)
-	return Test{P: p, PMin: max(pmin, floor)}
+	floor := 1 / float64(resamples+1)
+	p := max(float64(1+hits)/float64(1+resamples), pmin)
+	return Test{P: p, PMin: max(pmin, floor), Draws: resamples * n2}
 }
 
 // FallMinP is FallTest's PMin without the test: the smallest p-value any split of these
@@ -134,7 +143,19 @@ func minP(xs []float64, k int) float64 {
 			}
 		}
 	}
-	return Binomial(tied, taken) / Binomial(len(xs), k)
+	if all := Binomial(len(xs), k); !math.IsInf(all, 0) {
+		return Binomial(tied, taken) / all
+	}
+	// Past float64's range (groups of hundreds of scores) the ratio is taken in logarithms.
+	return math.Exp(lchoose(tied, taken) - lchoose(len(xs), k))
+}
+
+// lchoose is the natural logarithm of n choose k.
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
 }
 
 // Binomial returns n choose k as a float64 (exact up to 2^53).

@@ -190,3 +190,41 @@ func TestPairedBootstrap(t *testing.T) {
 		t.Errorf("no cases: %+v", iv)
 	}
 }
+
+// A results file from elsewhere may hold any number of trials: the test's work stays bounded
+// (fewer sampled splits for larger groups) and its p-value valid, never NaN.
+func TestFallTestBoundedWork(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		n1, n2 int
+		splits int // sampled splits
+	}{
+		{"a run's maximum", 100, 100, MonteCarloResamples},
+		{"few baseline scores", 20, 100, MonteCarloResamples},
+		{"hostile", 200_000, 200_000, MaxDraws / 200_000},
+		{"more scores than draws", 1, MaxDraws + 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			before, after := make([]float64, tt.n1), make([]float64, tt.n2)
+			for i := range before {
+				before[i] = 1
+			}
+			for i := range after {
+				after[i] = float64(i % 2)
+			}
+			got := FallTest(before, after, 7)
+			if got.Exact || got.Draws != tt.splits*tt.n2 || got.Draws > MaxDraws {
+				t.Errorf("FallTest drew %d scores (exact %v), want %d splits of %d, at most %d", got.Draws, got.Exact, tt.splits, tt.n2, MaxDraws)
+			}
+			if math.IsNaN(got.P) || math.IsNaN(got.PMin) || got.P < got.PMin || got.P > 1 || got.PMin <= 0 {
+				t.Errorf("FallTest = %+v: want 0 < PMin <= P <= 1", got)
+			}
+			if min := FallMinP(before, after); math.IsNaN(min) || min < 0 || min > 1 { // 0: below float64's range
+				t.Errorf("FallMinP = %v", min)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
@@ -305,9 +306,18 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Starting: func(files, total, trials int) {
+		Starting: func(files, total, trials int, shard *plan.Shard) {
+			head := "agentv: running "
 			cases := "cases (counted as the JSONL files are read)"
-			if total >= 0 {
+			switch {
+			case shard != nil && total >= 0:
+				// A shard's count alone reads as the whole suite's: say which part of what.
+				_, all := shard.Plan()
+				head = fmt.Sprintf("agentv: shard %s: running ", shard)
+				cases = fmt.Sprintf("%d of %d %s", total, all, plural(all, "case", "cases"))
+			case shard != nil:
+				head = fmt.Sprintf("agentv: shard %s: running ", shard)
+			case total >= 0:
 				cases = fmt.Sprintf("%d %s", total, plural(total, "case", "cases"))
 			}
 			switch {
@@ -316,7 +326,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			case trials == 0:
 				cases += ", some with several trials,"
 			}
-			fmt.Fprintf(pw, "agentv: running %s from %d eval %s\n", cases, files, plural(files, "file", "files"))
+			fmt.Fprintf(pw, "%s%s from %d eval %s\n", head, cases, files, plural(files, "file", "files"))
 			pw.flush() // something on screen before the first case finishes
 		},
 		Stopping: func() {
@@ -325,9 +335,10 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 		},
 		Done: pw.Close,
 	}
+	var lines report.ProgressLines // a target's error once, not on every case of it
 	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
-		report.Progress(pw, rec, done, e.Total(), e.SeveralTargets())
+		lines.Print(pw, rec, done, e.Total(), e.SeveralTargets())
 	})
 	return e
 }

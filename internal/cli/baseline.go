@@ -88,7 +88,7 @@ func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Compar
 	if source != "" {
 		base.Source = source
 	}
-	return compare.NewComparer(base, margin), "", nil
+	return compare.NewComparer(base, margin), base.Note(), nil
 }
 
 // printNotices prints what the user should know that is no problem, one line each.

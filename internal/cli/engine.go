@@ -73,8 +73,9 @@ type Engine struct {
 	// Starting is called once the run knows what it will run, before any case finishes:
 	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread;
 	// trials is how many times each case runs (1: once), or 0 when cases run different
-	// numbers of trials.
-	Starting func(files, total, trials int)
+	// numbers of trials. shard is the part of a split suite the run is (its plan cut: Plan
+	// gives the count of all its shards' cases), nil for a whole run.
+	Starting func(files, total, trials int, shard *plan.Shard)
 	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
 	Stopping func()
 	// KeepWorst is how many of the worst records of each level the run keeps for the
@@ -342,7 +343,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 					fileTrials = append(fileTrials, j.Case.Suite.Trials)
 				}
 			}
-			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials))
+			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials), p.Shard())
 		}
 		r.Run(ctx, jobs)
 	} else {
@@ -356,7 +357,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				}
 				fileTrials = append(fileTrials, s.Trials)
 			}
-			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials))
+			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials), p.Shard())
 		}
 		ch := make(chan *runner.Job)
 		go e.stream(ctx, p, files, pre, st, ch)

@@ -142,3 +142,39 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 	}
 	return problems
 }
+
+// ownHead tells, from the start of a file an agentv command writes, that agentv wrote it.
+var ownHead = map[string]func(head string) bool{
+	"junit.xml": func(h string) bool { return strings.Contains(h, `<testsuites name="agentv"`) },
+	"summary.md": func(h string) bool {
+		first, _, _ := strings.Cut(h, "\n")
+		return strings.HasPrefix(first, "## ") && strings.Contains(first, " AgentV evals: ")
+	},
+	"comment.md": func(h string) bool { return strings.HasPrefix(h, "<!-- agentv-action:v") },
+	// A run's start record, else (an older agentv's file) a case record as agentv orders it.
+	"results.jsonl": func(h string) bool {
+		first, _, _ := strings.Cut(h, "\n")
+		return strings.HasPrefix(first, `{"record":"run_start"`) || strings.HasPrefix(first, `{"timestamp":`) && strings.Contains(first, `"eval_id":`)
+	},
+}
+
+// foreignOutputs returns the files among names in dir that exist but were not written by
+// agentv (a user's own summary.md): a folder agentv chose itself must not cost them. A file
+// that cannot be read is foreign too.
+func foreignOutputs(dir string, names []string) []string {
+	var out []string
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		f, err := os.Open(p)
+		if err != nil {
+			continue // none there (or unreadable: writing it fails and says so)
+		}
+		head := make([]byte, 512)
+		n, _ := f.Read(head)
+		f.Close()
+		if own := ownHead[name]; own == nil || !own(string(head[:n])) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -26,7 +27,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, the folder that holds all its files)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+action.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
 	var minScore float64
 	var minSet bool
@@ -78,14 +79,29 @@ func (c *Command) reportCmd(args []string) int {
 	dir := *outDir
 	switch {
 	case dir == "" && len(paths) > 1:
-		// A merge writes its own results.jsonl: beside the first file it would often replace
-		// that file (shards/1/results.jsonl), so it goes to the folder that holds them all.
-		dir = commonDir(paths)
+		// A merge writes its own results.jsonl and reports, which belong beside none of its
+		// inputs (they would replace a shard's file, or a user's own summary.md in the
+		// folder that holds them all): like eval, it has a folder of its own.
+		dir = action.DefaultResultsDir
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(c.Cwd, dir)
+	}
+	if *outDir == "" {
+		// The folder was not the user's choice: replace only reports agentv wrote there.
+		names := reportFiles
+		if len(paths) > 1 {
+			names = append(slices.Clone(reportFiles), "results.jsonl")
+		}
+		// An output that is one of the inputs is the output guard's to refuse, with its message.
+		foreign := slices.DeleteFunc(foreignOutputs(dir, names), func(f string) bool { return isAnyOf(f, paths) })
+		if len(foreign) > 0 {
+			fmt.Fprintf(c.Stderr, "agentv report: %s was not written by agentv: refusing to replace it; choose where the reports go with --out-dir\n",
+				logtext.Line(relTo(c.Cwd, foreign[0])))
+			return gate.ExitInvalid
+		}
 	}
 	cmpr, note, err := loadBaseline(baselinePath, c.Cwd, "", g.RegressionMargin)
 	if err != nil {
@@ -180,11 +196,18 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 		}
 	}
 	var shards []gate.ShardFile
+	var across *gate.MergeCheck // cases repeated across the files, which a replay of the merge would refuse
+	if out.merged {
+		across = new(gate.MergeCheck)
+	}
 	var gated []string // notes on the runs' thresholds, once each
 	unknown, atLeast := false, false
 	for _, path := range paths {
 		name := relTo(cwd, path)
-		res, err := readOne(path, col, threshold, cmpr, write)
+		if across != nil {
+			across.File(name)
+		}
+		res, err := readOne(path, col, threshold, cmpr, across, write)
 		out.Problems = append(out.Problems, res.RunProblems...)
 		for _, p := range res.Problems {
 			out.Problems = append(out.Problems, name+": "+p)
@@ -216,6 +239,7 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 	// A shard reported on its own reaches its run's outcome; merged, shards must make a whole.
 	if len(paths) > 1 {
 		out.Problems = append(out.Problems, gate.CheckShards(shards)...)
+		out.Problems = append(out.Problems, across.Problems()...)
 	}
 	out.Cases, out.JUnitParts = col.Cases(), col.Parts()
 	out.ran = len(out.Cases) > 0
@@ -239,12 +263,16 @@ func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results
 }
 
 // readOne adds the case records of one results file to col and replays its run records;
-// a non-nil write also gets each case record, re-graded.
-func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, write func(*results.Record)) (gate.ReplayResult, error) {
+// a non-nil across checks them against the other merged files', and a non-nil write also
+// gets each case record, re-graded.
+func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, across *gate.MergeCheck, write func(*results.Record)) (gate.ReplayResult, error) {
 	var rp gate.Replay
 	err := results.ScanFileLines(path, results.Visitor{
 		Case: func(r *results.Record, line int) error {
 			rp.Case(r, line)
+			if across != nil {
+				across.Case(r, line)
+			}
 			regrade(r, threshold)
 			if cmpr != nil {
 				cmpr.Add(r)
@@ -263,25 +291,18 @@ func readOne(path string, col *report.Collector, threshold float64, cmpr *compar
 	return rp.Result(), err
 }
 
-// commonDir returns the deepest folder that holds every path (absolute or all relative).
-func commonDir(paths []string) string {
-	dir := filepath.Dir(paths[0])
-	for _, p := range paths[1:] {
-		for d := filepath.Dir(p); !within(d, dir); {
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+// isAnyOf reports whether the file at path is one of the files at paths.
+func isAnyOf(path string, paths []string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	for _, p := range paths {
+		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
+			return true
 		}
 	}
-	return dir
-}
-
-// within reports whether folder d is dir or inside it.
-func within(d, dir string) bool {
-	rel, err := filepath.Rel(dir, d)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return false
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can

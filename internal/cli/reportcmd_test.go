@@ -154,25 +154,3 @@ func TestExpandResultsHostile(t *testing.T) {
 		t.Errorf("%d files: err = %v", maxResultsFiles+1, err)
 	}
 }
-
-func TestCommonDir(t *testing.T) {
-	t.Parallel()
-	j := filepath.Join
-	root := string(filepath.Separator) + "ws"
-	tests := []struct {
-		name  string
-		paths []string
-		want  string
-	}{
-		{"shards side by side", []string{j(root, "shards", "1", "results.jsonl"), j(root, "shards", "2", "results.jsonl")}, j(root, "shards")},
-		{"one folder", []string{j(root, "a.jsonl"), j(root, "b.jsonl")}, root},
-		{"deeper and shallower", []string{j(root, "x", "y", "a.jsonl"), j(root, "x", "b.jsonl")}, j(root, "x")},
-		{"prefix is not a folder", []string{j(root, "shard1", "r.jsonl"), j(root, "shard10", "r.jsonl")}, root},
-		{"nothing shared but the root", []string{j(root, "a", "r.jsonl"), j(string(filepath.Separator)+"other", "r.jsonl")}, string(filepath.Separator)},
-	}
-	for _, tt := range tests {
-		if got := commonDir(tt.paths); got != tt.want {
-			t.Errorf("%s: commonDir = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}

@@ -38,6 +38,11 @@ func TestConsoleProgress(t *testing.T) {
 			args: []string{"a.yaml"}, start: "agentv: running 2 cases from 1 eval file\n", total: "2", lineWants: " FAIL 0.200 a/case-00"},
 		{name: "trials are counted", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2)},
 			args: []string{"a.yaml", "--trials", "3"}, start: "agentv: running 2 cases × 3 trials from 1 eval file\n", total: "2", lineWants: " PASS "},
+		// A shard says which part of how many cases it runs, not a count that reads as the suite's.
+		{name: "a shard", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(5)},
+			args: []string{"a.yaml", "--shard", "2/3"}, start: "agentv: shard 2/3: running 2 of 5 cases from 1 eval file\n", total: "2", lineWants: " PASS "},
+		{name: "a shard of a JSONL file", files: map[string]string{"targets.yaml": mockTargets, "s.jsonl": genJSONLCases(6)},
+			args: []string{"s.jsonl", "--shard", "1/2"}, start: "agentv: shard 1/2: running 3 of 6 cases from 1 eval file\n", total: "3", lineWants: " PASS "},
 		{name: "a file's own trials", files: map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2),
 			"b.eval.yaml": "execution:\n  trials: {count: 2}\ntests:\n  - id: t\n    input: hi\n    criteria: says hi\n"},
 			args: []string{"a.yaml", "b.eval.yaml"}, start: "agentv: running 3 cases, some with several trials, from 2 eval files\n", total: "3"},
@@ -67,5 +72,43 @@ func TestConsoleProgress(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A target that cannot run (its API key's variable is unset) fails every case of it with
+// one reason: the progress prints that reason once, the later cases say briefly that it is
+// the same, and the summary groups them.
+func TestConsoleTargetErrorOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"targets.yaml": "targets:\n  - name: default\n    provider: openai\n    model: gpt-4o\n    api_key: ${{ AGENTV_TEST_UNSET_KEY }}\n",
+		"a.yaml":       "evalcases:\n" + genCases(4),
+	})
+	res := agentv(t, dir, nil, "eval", "a.yaml")
+	if res.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", res.code, res.stderr)
+	}
+	lines := progressLine.FindAllString(res.stderr, -1)
+	if len(lines) != 4 {
+		t.Fatalf("%d progress lines, want 4:\n%s", len(lines), res.stderr)
+	}
+	full := 0
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "AGENTV_TEST_UNSET_KEY is not set"):
+			full++
+		case !strings.HasSuffix(l, ": same error as above"):
+			t.Errorf("progress line neither says the error nor refers to it: %q", l)
+		}
+	}
+	if full != 1 {
+		t.Errorf("the target's error is on %d progress lines, want 1:\n%s", full, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "✗ 4 cases: ") {
+		t.Errorf("the summary does not group the 4 cases:\n%s", res.stdout)
 	}
 }

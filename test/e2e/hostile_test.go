@@ -293,3 +293,41 @@ func TestHostileTextCannotForgeWorkflowCommands(t *testing.T) {
 		})
 	}
 }
+
+// A results file and a baseline from a fork's artifact, each holding 300,000 trials of one
+// case: the report (the privileged half of the fork recipe) reads a run's maximum of each,
+// says so, and compares them (its permutation test draws a bounded number of scores, see
+// stats.MaxDraws). Before, the report decoded every trial and sampled splits of them all.
+func TestReportHostileTrialCounts(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	const n = 300_000
+	line := func(score int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"eval_id":"big","dataset":"d","file":"s.yaml","target":"default","score":%d,"verdict":"pass","trial_strategy":"mean","trials":[`, score)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"trial":%d,"score":%d,"verdict":"pass"}`, i+1, score)
+		}
+		b.WriteString("]}\n")
+		return b.String()
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"results.jsonl": line(1), "base.jsonl": line(1)})
+	rep := agentv(t, dir, nil, "report", "--results", "results.jsonl", "--baseline", "base.jsonl", "--out-dir", t.TempDir())
+	if rep.code != 0 {
+		t.Fatalf("exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	for _, want := range []string{
+		fmt.Sprintf(`1 case record holds more trials than the %d a run records (line 1: "big" holds %d)`, suite.MaxTrials, n),
+		fmt.Sprintf(`baseline base.jsonl: 1 case holds more trials than the %d a run records (line 1: "big" holds %d)`, suite.MaxTrials, n),
+	} {
+		if !strings.Contains(rep.stderr+rep.stdout, want) {
+			t.Errorf("no note %q in:\n%s%s", want, rep.stdout, rep.stderr)
+		}
+	}
+}

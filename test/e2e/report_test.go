@@ -409,3 +409,53 @@ func TestInvalidRunKeepsPreviousFiles(t *testing.T) {
 		}
 	}
 }
+
+// A report whose folder the user did not choose (no --out-dir: beside the results file, or
+// agentv-results/ for a merge) replaces only reports agentv wrote there, never a user's own
+// file of the same name; with --out-dir the user chose the folder.
+func TestReportKeepsUserFiles(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"targets.yaml": mockTargets, "a.yaml": "evalcases:\n" + genCases(2)})
+	run := agentv(t, dir, nil, "eval", "a.yaml")
+	if run.code != 0 {
+		t.Fatalf("eval: exit %d\n%s", run.code, run.stderr)
+	}
+	results := filepath.Join(run.outDir, "results.jsonl")
+	// Reports agentv wrote beside the results file are replaced.
+	if rep := agentv(t, dir, nil, "report", "--results", results); rep.code != 0 {
+		t.Fatalf("report beside eval's own reports: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	for _, name := range []string{"summary.md", "junit.xml", "comment.md"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			own := t.TempDir()
+			writeFiles(t, own, map[string]string{"results.jsonl": readFile(t, results), name: "mine\n"})
+			rep := agentv(t, dir, nil, "report", "--results", filepath.Join(own, "results.jsonl"))
+			if rep.code != 2 || !strings.Contains(rep.stderr, name+" was not written by agentv: refusing to replace it") {
+				t.Errorf("exit %d, want 2 refusing to replace %s\n%s%s", rep.code, name, rep.stdout, rep.stderr)
+			}
+			if got := readFile(t, filepath.Join(own, name)); got != "mine\n" {
+				t.Errorf("the user's %s was replaced:\n%s", name, got)
+			}
+			if rep := agentv(t, dir, nil, "report", "--results", filepath.Join(own, "results.jsonl"), "--out-dir", own); rep.code != 0 {
+				t.Errorf("with --out-dir: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+			}
+		})
+	}
+	// A merge's own folder, agentv-results/, holding a user's summary.md.
+	work := t.TempDir()
+	writeFiles(t, work, map[string]string{"agentv-results/summary.md": "mine\n", "b.jsonl": readFile(t, results)})
+	other := strings.ReplaceAll(readFile(t, results), `"target":"default"`, `"target":"other"`)
+	writeFiles(t, work, map[string]string{"c.jsonl": other})
+	rep := agentv(t, work, nil, "report", "--results", "b.jsonl", "--results", "c.jsonl")
+	if rep.code != 2 || !strings.Contains(rep.stderr, filepath.Join("agentv-results", "summary.md")+" was not written by agentv") {
+		t.Errorf("merge into a folder with the user's summary.md: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if got := readFile(t, filepath.Join(work, "agentv-results", "summary.md")); got != "mine\n" {
+		t.Errorf("the merge replaced the user's summary.md:\n%s", got)
+	}
+}

@@ -1,0 +1,102 @@
+package gate
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	"github.com/agentv/action/results"
+)
+
+// caseIndex finds case records that repeat another. It is the one rule a replay of a results
+// file (Replay) and a merge of several (MergeCheck) share, so a merge accepts exactly what a
+// replay of its merged output accepts.
+type caseIndex struct {
+	keys  map[[2]uint64]casePos // hash of file, dataset, target and id of each case record
+	seeds [2]maphash.Seed
+}
+
+// casePos is where a case record was read: which of the merged files (0 for a replay) and
+// its line there.
+type casePos struct {
+	file int32
+	line int
+}
+
+// add records the case rec (its trimmed id) read at file and line. It returns false and the
+// position of the first record when rec repeats it.
+func (x *caseIndex) add(rec *results.Record, id string, file, line int) (casePos, bool) {
+	if x.keys == nil {
+		x.keys = map[[2]uint64]casePos{}
+		x.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	}
+	// Two eval files may share ids, and results of one case against two targets may be
+	// merged, so a record repeats another only for the same file, dataset and target
+	// (AgentV 2.5's records name no file). Records are told apart by two 64-bit hashes of
+	// those, not the strings: a large file's cases cost 16 bytes each here.
+	var key [2]uint64
+	for i, seed := range x.seeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, part := range [...]string{rec.File, rec.Dataset, rec.Target, id} {
+			h.WriteString(part)
+			h.WriteByte(0)
+		}
+		key[i] = h.Sum64()
+	}
+	if first, ok := x.keys[key]; ok {
+		return first, false
+	}
+	x.keys[key] = casePos{file: int32(file), line: line}
+	return casePos{}, true
+}
+
+// MergeCheck finds what makes several results files, valid each on its own, an invalid
+// merge: a case record in one file that repeats a case of another. Merged into one file, its
+// replay would find the same repeat (Replay's rule), so the merge is refused for it too.
+// Repeats within one file are each file's own replay's to report.
+//
+// Call File before the case records of each file, then Case for each in file order.
+type MergeCheck struct {
+	index caseIndex
+	names []string
+	dups  []string // the first few repeats, described
+	ndups int
+}
+
+// File starts the case records of the results file called name.
+func (m *MergeCheck) File(name string) {
+	m.names = append(m.names, name)
+}
+
+// Case takes a case record of the current file and its line number.
+func (m *MergeCheck) Case(rec *results.Record, line int) {
+	id := strings.TrimSpace(rec.EvalID)
+	if id == "" || len(m.names) == 0 {
+		return // a record without an id is its file's problem
+	}
+	cur := len(m.names) - 1
+	first, ok := m.index.add(rec, id, cur, line)
+	if ok || int(first.file) == cur {
+		return
+	}
+	m.ndups++
+	if len(m.dups) < maxListed {
+		m.dups = append(m.dups, fmt.Sprintf("%s line %d repeats %q of %s line %d",
+			m.names[cur], line, id, m.names[first.file], first.line))
+	}
+}
+
+// Problems returns why the files cannot merge, nil when they can.
+func (m *MergeCheck) Problems() []string {
+	if m.ndups == 0 {
+		return nil
+	}
+	at := strings.Join(m.dups, "; ")
+	if m.ndups > maxListed {
+		at += "; ..."
+	}
+	return []string{fmt.Sprintf("%d case %s in more than one of the merged files (the same case, eval file, dataset and target; "+
+		"merge the results of different cases, or of one case against different targets): %s",
+		m.ndups, plural(m.ndups, "record is", "records are"), at)}
+}
