@@ -426,6 +426,12 @@ func (e *Engine) openCache() *cache.Store {
 	return cache.Open(cache.Options{Dir: dir, Base: base, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
 }
 
+// within reports whether d is dir or below it.
+func within(d, dir string) bool {
+	rel, err := filepath.Rel(dir, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // display returns the path shown in records, diagnostics and reports: relative to the
 // workspace (the repository) when one is set and holds the file, so results files, links and
 // annotations agree whatever working directory the run used; else the path as loaded
