@@ -69,10 +69,15 @@ func (b *Baseline) Len() int { return b.count }
 var ErrNoBaseline = errors.New("no baseline")
 
 // Load reads a results file as a baseline: one written by this program (with or without
-// run records and trials) or by AgentV (2.5 records without verdicts, later ones naming the
-// case test_id). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
+// run records and trials) or by AgentV (2.5 records without verdicts; 4.x's index.jsonl rows,
+// test_id within suite, an execution_error errored), or a directory holding one (a 4.x run
+// directory, see results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
 // record is an error naming the file, line and field.
 func Load(path string) (*Baseline, error) {
+	path, err := results.ResolvePath(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline: %w", err)
+	}
 	f, err := safefile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -96,11 +101,14 @@ type baseLine struct {
 	EvalID  string   `json:"eval_id"`
 	TestID  string   `json:"test_id"`
 	Dataset string   `json:"dataset"`
+	Suite   string   `json:"suite"` // AgentV 4.x's dataset
 	Target  string   `json:"target"`
 	Score   *float64 `json:"score"`
 	Verdict string   `json:"verdict"`
 	Error   string   `json:"error"`
-	Trials  []struct {
+	// ExecutionStatus is AgentV 4.x's verdict: ok, quality_failure or execution_error.
+	ExecutionStatus string `json:"execution_status"`
+	Trials          []struct {
 		Score   float64 `json:"score"`
 		Verdict string  `json:"verdict"`
 		Error   string  `json:"error"`
@@ -135,6 +143,12 @@ func Read(r io.Reader) (*Baseline, error) {
 		}
 		if l.Score == nil {
 			return nil, fmt.Errorf("line %d: field score: missing in case %q", n, id)
+		}
+		if l.Dataset == "" {
+			l.Dataset = l.Suite
+		}
+		if l.ExecutionStatus == "execution_error" && l.Error == "" {
+			l.Error = "execution error"
 		}
 		k := Key{l.Dataset, id}
 		for _, c := range b.cases[k] {

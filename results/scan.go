@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agentv/action/internal/safefile"
 )
@@ -24,13 +25,18 @@ type Visitor struct {
 type caseLine struct {
 	Record
 	Kind *string `json:"record"`
+	v4Row
 }
 
 // ScanLines parses a results JSONL stream one line at a time, so a large results file is
 // never held whole. Blank lines are skipped; a malformed line stops the scan with an error
 // naming its line number, after v has seen every line before it. Callbacks may keep what
 // they are given.
-func ScanLines(r io.Reader, v Visitor) error {
+func ScanLines(r io.Reader, v Visitor) error { return scanLines(r, v, "") }
+
+// scanLines is ScanLines; dir, when set, is the folder of the file read, where the answers
+// of AgentV 4.x rows are.
+func scanLines(r io.Reader, v Visitor, dir string) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	n := 0
@@ -45,6 +51,12 @@ func ScanLines(r io.Reader, v Visitor) error {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 		if l.Kind == nil {
+			if l.EvalID == "" && l.TestID != nil { // an AgentV 4.x row
+				fromV4(&l.Record, &l.v4Row)
+				if dir != "" && l.CandidateAnswer == "" {
+					l.CandidateAnswer = readAnswer(dir, l.answerPath())
+				}
+			}
 			if v.Case != nil {
 				if err := v.Case(&l.Record, n); err != nil {
 					return err
@@ -85,7 +97,7 @@ func ScanFileLines(path string, v Visitor) error {
 		return err
 	}
 	defer f.Close()
-	if err := ScanLines(f, v); err != nil {
+	if err := scanLines(f, v, filepath.Dir(path)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
