@@ -147,6 +147,13 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.Stderr, "agentv eval: %s\n", logtext.Line(err.Error()))
 		return gate.ExitInvalid
 	}
+	// AgentV 4.x spells the command `agentv eval run <paths>`: "run" is a path only when
+	// there is one by that name.
+	if len(paths) > 0 && paths[0] == "run" {
+		if _, err := os.Stat(filepath.Join(c.Cwd, "run")); err != nil {
+			paths = paths[1:]
+		}
+	}
 	if len(paths) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv eval: no eval paths given (files, directories or globs)")
 		return gate.ExitInvalid

@@ -393,3 +393,44 @@ func TestAgentV442Rerun(t *testing.T) {
 		t.Errorf("both: exit %d, want 2", res.code)
 	}
 }
+
+// `agentv validate` given a targets file (as 4.x users write `agentv validate evals
+// .agentv/targets.yaml`) validates it as targets, with positioned errors, not as an eval file.
+func TestAgentV442ValidateTargetsFile(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := agentv442Workspace(t)
+	res := agentv(t, ws, nil, "validate", "greet.eval.yaml", ".agentv/targets.yaml")
+	if res.code != 0 || !strings.Contains(res.stdout, "1 eval file, 1 targets file, 4 cases, 0 errors, 0 warnings") {
+		t.Errorf("validate with the targets file: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	writeFiles(t, ws, map[string]string{"more/models.yaml": "targets:\n  - name: x\n    provider: nope\n"})
+	res = agentv(t, ws, nil, "validate", "more/models.yaml")
+	if res.code != 2 || !strings.Contains(res.stdout, `more/models.yaml:3:5: target "x": provider: unknown provider "nope"`) ||
+		!strings.Contains(res.stdout, "0 eval files, 1 targets file") {
+		t.Errorf("validate a bad targets file: exit %d, want 2 with its error\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// `agentv eval run <paths>`, 4.x's spelling, runs the paths; a folder named run is still a path.
+func TestAgentV442EvalRun(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".agentv/targets.yaml": "targets:\n  - name: default\n    provider: mock\n",
+		"s.eval.yaml":          "tests:\n  - id: a\n    input: hi\n    assertions: [{type: contains, value: Mock}]\n",
+	})
+	if res := agentv(t, ws, nil, "eval", "run", "s.eval.yaml", "--dry-run"); res.code != 0 || len(res.records) != 1 {
+		t.Errorf("eval run: exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	writeFiles(t, ws, map[string]string{"run/r.eval.yaml": "tests:\n  - id: b\n    input: hi\n    assertions: [{type: contains, value: Mock}]\n"})
+	if res := agentv(t, ws, nil, "eval", "run", "s.eval.yaml", "--dry-run"); res.code != 0 || !slices.Equal(ids(res.records), []string{"a", "b"}) {
+		t.Errorf("eval run with a run folder: exit %d, ran %v\n%s%s", res.code, ids(res.records), res.stdout, res.stderr)
+	}
+}
