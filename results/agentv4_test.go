@@ -91,3 +91,59 @@ func TestResolvePath(t *testing.T) {
 		t.Errorf("missing file resolved to %s", got)
 	}
 }
+
+// TestWriteRunDir writes the 4.x layout from a results file with run records and reads its
+// index.jsonl back: a row per case record (no run records, which 4.42.4 would refuse: it
+// wants a score on every row), the execution status from the verdict, benchmark.json's
+// per-target mean over the cases that did not error.
+func TestWriteRunDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "results.jsonl")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWriter(f)
+	cost := 0.25
+	_ = w.WriteRun(&RunRecord{Kind: KindRunStart, Format: RunFormat})
+	for _, r := range []*Record{
+		{EvalID: "a", Dataset: "d", Target: "t", Score: 1, Verdict: VerdictPass, TraceSummary: &TraceSummary{CostUSD: &cost},
+			EvaluatorResults: []EvaluatorResult{{Name: "c", Type: "contains", Score: 1, Weight: 1, Verdict: BandPass, Hits: []string{"has it"}}}},
+		{EvalID: "b", Dataset: "d", Target: "t", Score: 0.5, Verdict: VerdictFail},
+		{EvalID: "c", Dataset: "d", Target: "t", Score: 0, Verdict: VerdictError, Error: "boom"},
+	} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = w.WriteRun(&RunRecord{Kind: KindRunEnd, Format: RunFormat})
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if err := WriteRunDir(src, out); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, IndexFile))
+	if strings.Contains(string(raw), `"record"`) || strings.Count(string(raw), "\n") != 3 {
+		t.Errorf("index.jsonl:\n%s", raw)
+	}
+	for _, want := range []string{`"test_id":"a","suite":"d"`, `"execution_status":"ok"`, `"execution_status":"quality_failure"`,
+		`"execution_status":"execution_error","error":"boom"`, `"assertions":[{"text":"has it","passed":true}]`, `"cost_usd":0.25`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("index.jsonl lacks %s:\n%s", want, raw)
+		}
+	}
+	var back []*Record
+	if err := ScanFile(filepath.Join(out, IndexFile), func(r *Record) error { back = append(back, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 3 || back[0].EvalID != "a" || back[0].Dataset != "d" || back[1].Score != 0.5 || back[2].Verdict != VerdictError {
+		t.Errorf("read back: %+v", back)
+	}
+	bench, _ := os.ReadFile(filepath.Join(out, "benchmark.json"))
+	if !strings.Contains(string(bench), `"mean": 0.75`) || !strings.Contains(string(bench), "1 test(s) had execution errors") {
+		t.Errorf("benchmark.json:\n%s", bench)
+	}
+}
