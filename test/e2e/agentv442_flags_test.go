@@ -434,3 +434,74 @@ func TestAgentV442EvalRun(t *testing.T) {
 		t.Errorf("eval run with a run folder: exit %d, ran %v\n%s%s", res.code, ids(res.records), res.stdout, res.stderr)
 	}
 }
+
+// The same command lines given to AgentV 4.42.4 and to us choose the same tests and exit
+// the same way (--test-id, --tag, --exclude-tag, --threshold over a file's threshold).
+func TestAgentV442FlagsDifferential(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	cli := os.Getenv("AGENTV_TEST_AGENTV442")
+	if cli == "" {
+		t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+	}
+	requireTools(t, "node", "sh")
+	ws := t.TempDir()
+	both := "    assertions:\n      - {type: contains, value: Mock}\n      - {type: contains, value: zzz}\n" // 0.5
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".agentv/targets.yaml": "targets:\n  - name: default\n    provider: cli\n    command: sh ./agent.sh {OUTPUT_FILE}\n",
+		"agent.sh":             "echo 'Mock answer' > \"$1\"\n",
+		"a.eval.yaml":          "name: a\ntags: [smoke, fast]\ntests:\n  - id: a-1\n    input: hi\n    assertions: [{type: contains, value: Mock}]\n  - id: a-2\n    input: hi\n" + both,
+		"b.eval.yaml":          "name: b\ntags: [slow]\nexecution:\n  threshold: 0.4\ntests:\n  - id: b-1\n    input: hi\n" + both + "  - id: b-2\n    input: hi\n    assertions: [{type: contains, value: Mock}]\n",
+	})
+	for _, args := range [][]string{
+		// Without any threshold 4.42.4 exits 0 whatever the scores (docs/agentv-4.md lists
+		// it): each line here gives one, or runs a file that has one.
+		{"--test-id", "a-*", "--test-id", "b-2", "--threshold", "0.6"},
+		{"--tag", "smoke", "--threshold", "0.5"},
+		{"--tag", "slow"},
+		{"--tag", "slow", "--threshold", "0.6"},
+		{"--exclude-tag", "fast", "--test-id", "*-1"},
+		{"--threshold", "0.3"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			differ(t, cli, ws, args)
+		})
+	}
+}
+
+// differ runs `eval a.eval.yaml b.eval.yaml args` with 4.42.4 and with us in ws and compares
+// the tests run and the exit codes.
+func differ(t *testing.T, cli, ws string, args []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command("node", append([]string{cli, "eval", "a.eval.yaml", "b.eval.yaml", "-o", dir}, args...)...)
+	cmd.Dir = ws
+	cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+	outText, err := cmd.CombinedOutput()
+	theirCode := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		theirCode = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var theirs []string
+	b, _ := os.ReadFile(filepath.Join(dir, "index.jsonl"))
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string `json:"test_id"`
+		}
+		if json.Unmarshal([]byte(line), &row) == nil && row.TestID != "" {
+			theirs = append(theirs, row.TestID)
+		}
+	}
+	sort.Strings(theirs)
+	res := agentv(t, ws, nil, append([]string{"eval", "a.eval.yaml", "b.eval.yaml"}, args...)...)
+	if res.code != theirCode || !slices.Equal(ids(res.records), theirs) {
+		t.Errorf("%v: we exit %d running %v; 4.42.4 exits %d running %v\n%s", args, res.code, ids(res.records), theirCode, theirs, outText)
+	}
+}
