@@ -505,3 +505,37 @@ func differ(t *testing.T, cli, ws string, args []string) {
 		t.Errorf("%v: we exit %d running %v; 4.42.4 exits %d running %v\n%s", args, res.code, ids(res.records), theirCode, theirs, outText)
 	}
 }
+
+// --rerun-failed and --retry-errors run the same cases again with AgentV 4.42.4 and with us,
+// starting from 4.42.4's run directory of the fixture.
+func TestAgentV442RerunDifferential(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	cli := os.Getenv("AGENTV_TEST_AGENTV442")
+	if cli == "" {
+		t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+	}
+	requireTools(t, "node", "sh")
+	for _, args := range [][]string{
+		{"-o", "run", "--rerun-failed"},
+		{"--retry-errors", "run", "-o", "again"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			theirWS, ourWS := agentv442Workspace(t), agentv442Workspace(t)
+			theirCalls, ourCalls := loggingAgent(t, theirWS), loggingAgent(t, ourWS)
+			cmd := exec.Command("node", append([]string{cli, "eval", "greet.eval.yaml"}, args...)...)
+			cmd.Dir = theirWS
+			cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("4.42.4: %v\n%s", err, out)
+			}
+			res := agentvRaw(t, ourWS, t.TempDir(), append([]string{"eval", "greet.eval.yaml"}, args...)...)
+			if theirs, ours := theirCalls(), ourCalls(); !slices.Equal(theirs, ours) || len(ours) == 0 {
+				t.Errorf("4.42.4 ran %v again, we ran %v\n%s%s", theirs, ours, res.stdout, res.stderr)
+			}
+		})
+	}
+}
