@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,13 +275,10 @@ func TestAgentV442CachePath(t *testing.T) {
 	}
 }
 
-// --budget-usd stops starting cases once the finished ones cost that much: the rest are error
-// records saying so, and every report says it.
-func TestAgentV442Budget(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
+// budgetWorkspace is a suite of five tests c1..c5 whose cli agent, one case at a time,
+// answers "ok" and reports that it cost $0.40.
+func budgetWorkspace(t *testing.T) string {
+	t.Helper()
 	ws := t.TempDir()
 	var tests strings.Builder
 	for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
@@ -293,6 +291,58 @@ func TestAgentV442Budget(t *testing.T) {
 		"agent.sh":    "printf '{\"text\": \"ok\", \"cost_usd\": 0.4}' > \"$1\"\n",
 		"s.eval.yaml": "tests:\n" + tests.String(),
 	})
+	return ws
+}
+
+// indexStatuses returns each test's execution_status in a 4.x index.jsonl.
+func indexStatuses(path string) map[string]string {
+	out := map[string]string{}
+	b, _ := os.ReadFile(path)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string `json:"test_id"`
+			Status string `json:"execution_status"`
+		}
+		if json.Unmarshal([]byte(line), &row) == nil {
+			out[row.TestID] = row.Status
+		}
+	}
+	return out
+}
+
+// AgentV 4.42.4 given the same --budget-usd stops the same cases (c4 and c5, once c1..c3
+// cost $1.20 of $1) as execution errors.
+func TestAgentV442BudgetDifferential(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	cli := os.Getenv("AGENTV_TEST_AGENTV442")
+	if cli == "" {
+		t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+	}
+	requireTools(t, "node", "sh")
+	ws := budgetWorkspace(t)
+	cmd := exec.Command("node", cli, "eval", "s.eval.yaml", "-o", "theirs", "--budget-usd", "1", "--workers", "1")
+	cmd.Dir = ws
+	cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+	out, _ := cmd.CombinedOutput() // it exits 1; we exit 3 (errored cases): docs/agentv-4.md
+	theirs := indexStatuses(filepath.Join(ws, "theirs", "index.jsonl"))
+	res := agentvRaw(t, ws, filepath.Join(ws, "ours"), "eval", "s.eval.yaml", "-o", "ours", "--budget-usd", "1")
+	ours := indexStatuses(filepath.Join(ws, "ours", "index.jsonl"))
+	if len(theirs) != 5 || fmt.Sprint(theirs) != fmt.Sprint(ours) {
+		t.Errorf("4.42.4: %v\nours: %v\n%s\n%s%s", theirs, ours, out, res.stdout, res.stderr)
+	}
+}
+
+// --budget-usd stops starting cases once the finished ones cost that much: the rest are error
+// records saying so, and every report says it.
+func TestAgentV442Budget(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := budgetWorkspace(t)
 	res := agentv(t, ws, nil, "eval", "s.eval.yaml", "--budget-usd", "1")
 	if res.code != 3 || len(res.records) != 5 {
 		t.Fatalf("exit %d, %d records, want 3 and 5\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
