@@ -1,11 +1,16 @@
 package e2e_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentv/action/action/actiontest"
 )
 
 // The fixture testdata/agentv442 is a 4.x suite (greet.eval.yaml, and nameless.eval.yaml, the
@@ -97,5 +102,53 @@ func TestAgentV442RunReport(t *testing.T) {
 	}
 	if !strings.Contains(string(junit), `name="half" classname="greet"`) {
 		t.Errorf("junit.xml does not name the case half of greet:\n%s", junit)
+	}
+}
+
+// baseline: auto in the Action, where the base branch's artifact holds AgentV 4.42.4's run
+// directory (uploaded as it is, with no results.jsonl): its index.jsonl is the baseline and
+// every case is matched.
+func TestActionBaselineAutoAgentV442(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := agentv442Workspace(t)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	run := filepath.Join(ws, "run")
+	err := filepath.WalkDir(run, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(run, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	gh := actiontest.StartGitHub(t)
+	wr := func(id int64, branch, event, concl, at string) actiontest.WorkflowRun {
+		return actiontest.WorkflowRun{ID: id, RunNumber: int(id), WorkflowID: 7, HeadBranch: branch, HeadSHA: "0123456789abcdef",
+			Event: event, Status: "completed", Conclusion: concl, CreatedAt: at, HTMLURL: "https://github.com/octo-org/agent/actions/runs/" + strconv.FormatInt(id, 10)}
+	}
+	gh.AddRun(wr(99, "feature", "pull_request", "", "2026-02-01T00:00:00Z"))
+	gh.AddRun(wr(41, "main", "push", "success", "2026-01-25T00:00:00Z"))
+	gh.AddArtifact(41, "agentv-results", buf.Bytes(), false)
+	res := runAction(t, ws, "event-pull_request.json", gh, map[string]string{
+		"evals": "greet.eval.yaml", "baseline": "auto", "comment": "off",
+	})
+	if res.outputs["regressions"] != "0" || res.outputs["mean-score-delta"] != "0.0000" ||
+		!strings.Contains(res.summary, "over 4 cases in both runs · 🔻 0 regressed · 🔺 0 improved · 🆕 0 new · 🗑️ 0 removed") {
+		t.Errorf("exit %d, outputs %v\n%s\n%s", res.code, res.outputs, res.stdout, res.summary)
 	}
 }
