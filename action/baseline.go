@@ -181,7 +181,7 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 	}
 	f, others := resultsEntry(zr)
 	if f == nil {
-		return fmt.Errorf("%w: the archive holds no results.jsonl", ErrNoBaselineRun)
+		return fmt.Errorf("%w: the archive holds no results.jsonl (nor an AgentV 4.x run's index.jsonl)", ErrNoBaselineRun)
 	}
 	if len(others) > 0 {
 		// Shards' results side by side: any one of them is part of the run, not its baseline.
@@ -190,12 +190,12 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 		if len(names) > 3 {
 			names = append(names[:3], "…")
 		}
-		return fmt.Errorf("%w: the archive holds no top-level results.jsonl but %d at the same depth (%s): "+
+		return fmt.Errorf("%w: the archive holds no top-level %s but %d at the same depth (%s): "+
 			"the results of shards; upload the results-dir of the job that merges them (mode: report) instead",
-			ErrNoBaselineRun, len(others)+1, strings.Join(names, ", "))
+			ErrNoBaselineRun, path.Base(f.Name), len(others)+1, strings.Join(names, ", "))
 	}
 	if f.UncompressedSize64 > uint64(maxBytes) {
-		return fmt.Errorf("its results.jsonl is %d bytes, more than %d", f.UncompressedSize64, maxBytes)
+		return fmt.Errorf("its %s is %d bytes, more than %d", path.Base(f.Name), f.UncompressedSize64, maxBytes)
 	}
 	rc, err := f.Open()
 	if err != nil {
@@ -224,9 +224,19 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 // as it is), else the shallowest one; others names the further ones as shallow as it when
 // there is no top-level one (the shards of a split run, uploaded unmerged). Only a regular
 // file counts: a symbolic link entry holds a path, not results.
+//
+// An archive without any results.jsonl may hold an AgentV 4.x run directory: its index.jsonl
+// is then the results, found the same way.
 func resultsEntry(zr *zip.Reader) (best *zip.File, others []string) {
+	if best, others = entryNamed(zr, "results.jsonl"); best == nil {
+		best, others = entryNamed(zr, "index.jsonl")
+	}
+	return best, others
+}
+
+func entryNamed(zr *zip.Reader, name string) (best *zip.File, others []string) {
 	for _, f := range zr.File {
-		if !f.Mode().IsRegular() || path.Base(f.Name) != "results.jsonl" {
+		if !f.Mode().IsRegular() || path.Base(f.Name) != name {
 			continue
 		}
 		switch d := strings.Count(f.Name, "/"); {

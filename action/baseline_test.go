@@ -260,3 +260,34 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// An artifact holding an AgentV 4.x run directory (4.42.4's `-o DIR` uploaded as it is) gives
+// its index.jsonl; when the archive also holds our results.jsonl, that one is the run's.
+func TestFetchBaselineAgentV4RunDir(t *testing.T) {
+	t.Parallel()
+	const index = `{"test_id":"a","suite":"d","score":1,"target":"default","execution_status":"ok"}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"run dir at the top", map[string]string{"index.jsonl": index, "benchmark.json": "{}", "d/a/grading.json": "{}"}, index},
+		{"run dir in a folder", map[string]string{"run/index.jsonl": index, "run/d/a/outputs/answer.md": "hi"}, index},
+		{"ours wins", map[string]string{"index.jsonl": index, "results.jsonl": baselineResults}, baselineResults},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gh := startGitHub(t)
+			baselineRuns(gh)
+			gh.AddArtifact(11, "agentv-results", zipOf(t, tc.files), false)
+			s, _ := newTestStore(t, gh)
+			dst := filepath.Join(t.TempDir(), "baseline.jsonl")
+			if _, err := s.FetchBaseline(context.Background(), BaselineQuery{RunID: 99, Branch: "main", Artifact: "agentv-results"}, dst); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(dst); string(b) != tc.want {
+				t.Errorf("baseline file %q, want %q", b, tc.want)
+			}
+		})
+	}
+}

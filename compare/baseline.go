@@ -95,10 +95,15 @@ func (b *Baseline) Len() int { return b.count }
 var ErrNoBaseline = errors.New("no baseline")
 
 // Load reads a results file as a baseline: one written by this program (with or without
-// run records and trials) or by AgentV (2.5 records without verdicts, later ones naming the
-// case test_id). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
+// run records and trials) or by AgentV (2.5 records without verdicts; 4.x's index.jsonl rows,
+// test_id within suite, an execution_error errored), or a directory holding one (a 4.x run
+// directory, see results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
 // record is an error naming the file, line and field.
 func Load(path string) (*Baseline, error) {
+	path, err := results.ResolvePath(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not read baseline: %w", err)
+	}
 	f, err := safefile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -118,17 +123,20 @@ func Load(path string) (*Baseline, error) {
 
 // baseLine is the part of a results line a baseline needs. Both id spellings are read.
 type baseLine struct {
-	Kind          *string                      `json:"record"`
-	EvalID        string                       `json:"eval_id"`
-	TestID        string                       `json:"test_id"`
-	Dataset       string                       `json:"dataset"`
-	Target        string                       `json:"target"`
-	Score         *float64                     `json:"score"`
-	Verdict       string                       `json:"verdict"`
-	Error         string                       `json:"error"`
-	Trials        results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
-	Flaky         bool                         `json:"flaky"`
-	TrialStrategy string                       `json:"trial_strategy"`
+	Kind    *string  `json:"record"`
+	EvalID  string   `json:"eval_id"`
+	TestID  string   `json:"test_id"`
+	Dataset string   `json:"dataset"`
+	Suite   string   `json:"suite"` // AgentV 4.x's dataset
+	Target  string   `json:"target"`
+	Score   *float64 `json:"score"`
+	Verdict string   `json:"verdict"`
+	Error   string   `json:"error"`
+	// ExecutionStatus is AgentV 4.x's verdict: ok, quality_failure or execution_error.
+	ExecutionStatus string                       `json:"execution_status"`
+	Trials          results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
+	Flaky           bool                         `json:"flaky"`
+	TrialStrategy   string                       `json:"trial_strategy"`
 }
 
 // baseTrial is the part of a trial a baseline needs.
@@ -164,6 +172,12 @@ func Read(r io.Reader) (*Baseline, error) {
 		}
 		if l.Score == nil {
 			return nil, fmt.Errorf("line %d: field score: missing in case %q", n, id)
+		}
+		if l.Dataset == "" {
+			l.Dataset = l.Suite
+		}
+		if l.ExecutionStatus == "execution_error" && l.Error == "" {
+			l.Error = "execution error"
 		}
 		k := Key{l.Dataset, id}
 		for _, c := range b.cases[k] {

@@ -36,6 +36,9 @@ func TestLoadDialects(t *testing.T) {
 		`{"eval_id":"c","dataset":"ds","score":0.7,"error":"boom","target":"t"}`,
 		// Later AgentV: test_id.
 		`{"test_id":"d","dataset":"ds","score":1,"target":"t"}`,
+		// AgentV 4.x's index.jsonl: test_id within suite, execution_status.
+		`{"test_id":"f","suite":"ds","score":0.5,"target":"t","execution_status":"quality_failure"}`,
+		`{"test_id":"g","suite":"ds","score":0.4,"target":"t","execution_status":"execution_error"}`,
 		// Trials stopped at the first pass.
 		`{"eval_id":"e","dataset":"ds","score":1,"verdict":"pass","target":"t","trials":[{"trial":1,"score":1,"verdict":"pass"}],"trial_strategy":"pass_at_k"}`,
 		``,
@@ -45,8 +48,8 @@ func TestLoadDialects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Len() != 5 {
-		t.Fatalf("Len = %d, want 5", b.Len())
+	if b.Len() != 7 {
+		t.Fatalf("Len = %d, want 7", b.Len())
 	}
 	if sum := sha256.Sum256([]byte(text)); b.SHA256 != hex.EncodeToString(sum[:]) {
 		t.Errorf("SHA256 = %s, want the file's", b.SHA256)
@@ -57,8 +60,14 @@ func TestLoadDialects(t *testing.T) {
 		"c": {Score: 0, Verdict: results.VerdictError},
 		"d": {Score: 1},
 		"e": {Score: 1, Trials: []float64{1}, Verdict: results.VerdictPass, PassAtK: true},
+		"f": {Score: 0.5},
+		"g": {Score: 0, Verdict: results.VerdictError},
 	}
 	for id, w := range want {
+		if len(b.cases[Key{"ds", id}]) == 0 {
+			t.Errorf("case %s of ds missing", id)
+			continue
+		}
 		got := b.cases[Key{"ds", id}][0].side
 		if fmt.Sprint(got) != fmt.Sprint(w) {
 			t.Errorf("case %s: %+v, want %+v", id, got, w)

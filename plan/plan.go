@@ -58,6 +58,9 @@ type Options struct {
 	Cache *cache.Store
 	// Shard, when set, runs only the cases of that shard.
 	Shard *Shard
+	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
+	// cases a rerun runs again), made with --eval-id's.
+	Select func(c *suite.Case) bool
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -282,10 +285,11 @@ func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }
 
 func (p *Planner) selectedByID(c *suite.Case) bool {
 	if id := p.opts.EvalID; id != "" {
-		ok, _ := doublestar.Match(id, c.ID)
-		return ok
+		if ok, _ := doublestar.Match(id, c.ID); !ok {
+			return false
+		}
 	}
-	return true
+	return p.opts.Select == nil || p.opts.Select(c)
 }
 
 // SkipReason returns why the run is skipped when a target needs a variable that is not set

@@ -189,6 +189,12 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 	if n := flakyIn(recs); n > 0 {
 		s.AddProperty("flaky", strconv.Itoa(n))
 	}
+	if b := run.Budget; b != nil {
+		s.AddProperty("budget-usd", formatFloat(b.LimitUSD))
+		s.AddProperty("budget-spent-usd", formatFloat(b.SpentUSD))
+		s.AddProperty("budget-exceeded", strconv.FormatBool(b.Exceeded))
+		s.AddProperty("budget-not-run", strconv.Itoa(b.NotRun))
+	}
 	if run.Version != "" {
 		s.AddProperty("agentv-version", clean(run.Version))
 	}

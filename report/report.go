@@ -64,6 +64,8 @@ type Run struct {
 	Cache *results.CacheUse
 	// Shard is set when the run was one shard of a split suite: its counts are the shard's.
 	Shard *results.RunShard
+	// Budget is the run's cost budget (--budget-usd), nil without one.
+	Budget *results.RunBudget
 
 	sorted  []*Case            // cases in report order, computed once (a large run is sorted once)
 	dups    map[*Case]struct{} // cases whose id (and target, on several) is not unique in the run

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -56,6 +57,25 @@ type RunRecord struct {
 	Cancelled  bool     `json:"cancelled,omitempty"` // interrupted (SIGINT, SIGTERM) before every case ran
 	Problems   []string `json:"problems,omitempty"`  // run-level problems (redacted); any makes the run invalid
 	DurationMS int64    `json:"duration_ms,omitempty"`
+	// Budget is set when the run had a cost budget (--budget-usd).
+	Budget *RunBudget `json:"budget,omitempty"`
+}
+
+// RunBudget is a run's cost budget and what became of it.
+type RunBudget struct {
+	LimitUSD float64 `json:"limit_usd"`
+	SpentUSD float64 `json:"spent_usd"` // what the finished cases' targets reported they cost
+	Exceeded bool    `json:"exceeded"`  // the spent cost reached the limit
+	NotRun   int     `json:"not_run"`   // cases that did not start because of it (error records)
+}
+
+// String says what became of the budget, for reports.
+func (b *RunBudget) String() string {
+	s := fmt.Sprintf("budget $%.2f (--budget-usd): $%.4f spent", b.LimitUSD, b.SpentUSD)
+	if b.Exceeded {
+		s += fmt.Sprintf(", exceeded: %d %s not run", b.NotRun, map[bool]string{true: "case", false: "cases"}[b.NotRun == 1])
+	}
+	return s
 }
 
 // RunGate is the gate thresholds of a run.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/agentv/action/internal/safefile"
 )
@@ -27,13 +28,18 @@ type caseLine struct {
 	// Trials shadows Record.Trials so a line is never decoded with more trials than a run
 	// records (TrialList).
 	Trials TrialList[Trial] `json:"trials"`
+	v4Row
 }
 
 // ScanLines parses a results JSONL stream one line at a time, so a large results file is
 // never held whole. Blank lines are skipped; a malformed line stops the scan with an error
 // naming its line number, after v has seen every line before it. Callbacks may keep what
 // they are given.
-func ScanLines(r io.Reader, v Visitor) error {
+func ScanLines(r io.Reader, v Visitor) error { return scanLines(r, v, "") }
+
+// scanLines is ScanLines; dir, when set, is the folder of the file read, where the answers
+// of AgentV 4.x rows are.
+func scanLines(r io.Reader, v Visitor, dir string) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	n := 0
@@ -51,6 +57,12 @@ func ScanLines(r io.Reader, v Visitor) error {
 			l.Record.Trials = l.Trials.Items
 			if l.Trials.Total > len(l.Trials.Items) {
 				l.Record.TrialsInFile = l.Trials.Total
+			}
+			if l.EvalID == "" && l.TestID != nil { // an AgentV 4.x row
+				fromV4(&l.Record, &l.v4Row)
+				if dir != "" && l.CandidateAnswer == "" {
+					l.CandidateAnswer = readAnswer(dir, l.answerPath())
+				}
 			}
 			if v.Case != nil {
 				if err := v.Case(&l.Record, n); err != nil {
@@ -92,7 +104,7 @@ func ScanFileLines(path string, v Visitor) error {
 		return err
 	}
 	defer f.Close()
-	if err := ScanLines(f, v); err != nil {
+	if err := scanLines(f, v, filepath.Dir(path)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

@@ -132,6 +132,9 @@ func settle(rec *results.Record, threshold float64, own, errored bool) {
 // `required` evaluator without its own, is that score).
 func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options) {
 	threshold, own := caseThreshold(c, r.opts.CaseThreshold)
+	if r.opts.ThresholdWins {
+		threshold, own = r.opts.CaseThreshold, false
+	}
 	eopts := &r.opts.Evaluators
 	if threshold != r.opts.CaseThreshold {
 		o := *eopts

@@ -58,6 +58,12 @@ type Options struct {
 	// Trials overrides the files' trials when set: Count (--trials) and Strategy
 	// (--trials-strategy); see TrialsFor.
 	Trials suite.Trials
+	// ThresholdWins makes CaseThreshold the threshold of every case, over the eval files'
+	// own execution.threshold (AgentV 4.x's --threshold).
+	ThresholdWins bool
+	// Stop, when set, is asked before each case starts: an error (a run budget spent) makes
+	// that case an error record with it, without calling its target.
+	Stop func() error
 }
 
 // Job is one case bound to the provider that answers it.
@@ -282,9 +288,16 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	g.SetLimit(l.limit)
 	for j := range l.queue {
 		g.Go(func() error {
-			if ctx.Err() == nil {
-				r.runCase(work, l.provider, j, nil)
+			if ctx.Err() != nil {
+				return nil
 			}
+			if r.opts.Stop != nil {
+				if err := r.opts.Stop(); err != nil {
+					r.emit(r.errorRecord(j, nil, 0, 0, err))
+					return nil
+				}
+			}
+			r.runCase(work, l.provider, j, nil)
 			return nil
 		})
 	}

@@ -378,3 +378,55 @@ func TestRunRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStop checks Options.Stop: once it says no, a case starts no target call and
+// becomes an error record with its reason; the cases started before run as usual.
+func TestRunStop(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock, Workers: 1}, answer: answerText("hi")}
+	var col collector
+	opts := testOptions(1)
+	var started atomic.Int64
+	opts.Stop = func() error {
+		if started.Add(1) > 2 {
+			return errors.New("not run: budget spent")
+		}
+		return nil
+	}
+	New(opts, &col).Run(t.Context(), jobsFor(newSuite(5), p))
+	if p.calls.Load() != 2 || len(col.recs) != 5 {
+		t.Fatalf("%d target calls, %d records; want 2 and 5", p.calls.Load(), len(col.recs))
+	}
+	stopped := 0
+	for _, r := range col.recs {
+		if r.Verdict == results.VerdictError && r.Error == "not run: budget spent" && r.Attempts == 0 {
+			stopped++
+		}
+	}
+	if stopped != 3 {
+		t.Errorf("%d records stopped, want 3: %+v", stopped, col.recs)
+	}
+}
+
+// TestRunThresholdWins checks Options.ThresholdWins: the run's case threshold over a suite's
+// own execution.threshold (AgentV 4.x's --threshold).
+func TestRunThresholdWins(t *testing.T) {
+	t.Parallel()
+	p := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock}, answer: answerText("hi")}
+	low := 0.5
+	for _, wins := range []bool{false, true} {
+		s := newSuite(1)
+		s.Threshold = &low
+		var col collector
+		opts := testOptions(0.6)
+		opts.ThresholdWins = wins
+		New(opts, &col).Run(t.Context(), jobsFor(s, p))
+		want := results.VerdictPass // 0.6 passes the suite's 0.5
+		if wins {
+			want = results.VerdictFail // not the run's 0.8
+		}
+		if r := col.recs[0]; r.Verdict != want || (wins && r.CaseThreshold != nil) {
+			t.Errorf("wins %v: verdict %s, case threshold %v; want %s", wins, r.Verdict, r.CaseThreshold, want)
+		}
+	}
+}

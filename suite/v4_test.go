@@ -151,3 +151,27 @@ func TestExpandV4Names(t *testing.T) {
 		t.Errorf("files %q, want %q", files, want)
 	}
 }
+
+// TestV4DatasetFromFileName checks the dataset of a 4.x suite without `name`: 4.42.4's suite
+// name, the file name less `.eval.yaml` or `.yaml`, so its run directories match our cases.
+func TestV4DatasetFromFileName(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ file, body, want string }{
+		{"greet.eval.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: ok\n", "greet"},
+		{"greet.EVAL.yml", "tests:\n  - id: a\n    input: hi\n    criteria: ok\n", "greet"},
+		{"EVAL.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: ok\n", "EVAL"},
+		{"plain.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: ok\n", "plain"},
+		{"named.eval.yaml", "name: mine\ntests:\n  - id: a\n    input: hi\n    criteria: ok\n", "mine"},
+		// A 2.5 file keeps the contract's dataset, its base name.
+		{"old.eval.yaml", "evalcases:\n  - id: a\n    input: hi\n    expected_outcome: ok\n", "old.eval"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, map[string]string{tt.file: tt.body}, tt.file)
+			if s.Dataset != tt.want {
+				t.Errorf("dataset = %q, want %q", s.Dataset, tt.want)
+			}
+		})
+	}
+}

@@ -135,9 +135,24 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 	var minSet, comment bool
 	fs := flag.NewFlagSet("agentv eval", flag.ContinueOnError)
 	evalFlags(fs, &cfg, &minSet, &comment)
+	var v4 v4Flags
+	bindV4Flags(fs, &v4, &cfg)
 	paths, code, ok := parseCommand(fs, "agentv eval [flags] <eval files, directories or globs...>", args, c.Stdout, c.Stderr)
 	if !ok {
 		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := v4.apply(&cfg, set, c.Cwd); err != nil {
+		fmt.Fprintf(c.Stderr, "agentv eval: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
+	// AgentV 4.x spells the command `agentv eval run <paths>`: "run" is a path only when
+	// there is one by that name.
+	if len(paths) > 0 && paths[0] == "run" {
+		if _, err := os.Stat(filepath.Join(c.Cwd, "run")); err != nil {
+			paths = paths[1:]
+		}
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv eval: no eval paths given (files, directories or globs)")

@@ -59,6 +59,17 @@ type EvalConfig struct {
 	// Shard runs only one part of the suite (--shard I/N); nil: all of it.
 	Shard *plan.Shard
 
+	// AgentV 4.x's flags (compat4.go).
+	RunDir        string   // -o/--output: also write 4.x's run layout here
+	ThresholdWins bool     // --threshold: the case threshold wins over the files' own
+	TestIDs       []string // --test-id globs: a case matching any runs
+	Tags          []string // --tag: run only suites having every one
+	ExcludeTags   []string // --exclude-tag: skip suites having any
+	BudgetUSD     float64  // --budget-usd; 0: no budget
+	// Rerun runs again only the cases an earlier run did not settle, carrying its other
+	// records over (--rerun-failed, --retry-errors); nil: every case runs.
+	Rerun *rerunFrom
+
 	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
 
@@ -129,6 +140,7 @@ type Outcome struct {
 	guard   *outputGuard
 	results *resultsFile // the results file until it is committed
 	stopped bool         // the file read back was written by a run that did not finish
+	budget  *budget      // --budget-usd's account, nil without a budget
 
 	collector *report.Collector
 	// Comparison is the run compared with its baseline; nil without one.
@@ -231,6 +243,15 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if note != "" {
 		out.Notices = append(out.Notices, note)
 	}
+	if rr := cfg.Rerun; rr != nil {
+		note, err := rr.read(cfg.Gate.CaseThreshold)
+		if err != nil {
+			out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
+			out.Duration = e.Now().Sub(out.Started)
+			return out, nil
+		}
+		out.Notices = append(out.Notices, note)
+	}
 	store := e.openCache()
 	p := plan.New(plan.Options{
 		TargetsPath: cfg.TargetsPath, Target: cfg.Target, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
@@ -238,7 +259,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard,
+		Cache: store, Shard: cfg.Shard, Select: cfg.selector(),
 	})
 	e.several = p.SeveralTargets
 	defer func() {
@@ -311,6 +332,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	col.SeveralTargets(p.SeveralTargets)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
+	bud := newBudget(cfg.BudgetUSD)
+	out.budget = bud
 	handler := runner.HandlerFunc(func(rec *results.Record) {
 		if cmpr != nil {
 			cmpr.Add(rec) // sets the record's baseline score
@@ -325,11 +348,30 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			e.Handler.CaseFinished(rec)
 		}
 		col.Add(rec)
+		bud.add(rec)
 	})
+	carried := 0
+	if rr := cfg.Rerun; rr != nil {
+		// The earlier run's settled cases go into this run's results as they were, so its
+		// results file is whole.
+		for _, rec := range rr.recs {
+			if cmpr != nil {
+				cmpr.Add(rec)
+			}
+			if err := w.Write(rec); err != nil && writeErr == nil {
+				writeErr = err
+			}
+			col.Add(rec)
+			carried++
+			out.ran = true
+		}
+		rr.recs = nil
+	}
 	r := runner.New(runner.Options{
 		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
 		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
 		Logf: e.Logf, Verbose: cfg.Verbose, Trials: cfg.Trials,
+		ThresholdWins: cfg.ThresholdWins, Stop: bud.stop,
 		Evaluators: evaluators.Options{
 			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
 			Env: proc.ChildEnv(cfg.Environ, nil),
@@ -389,6 +431,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if t := e.Total(); t >= 0 {
 		out.Planned, out.PlannedComplete = t, true // YAML files were counted before running
 	}
+	out.Planned += carried
 	if ctx.Err() != nil {
 		out.Cancelled = true
 		total := fmt.Sprintf("%d", out.Planned)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -61,7 +60,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 		}
 		if isJSONL {
 			n, err := suite.CountJSONLCases(f)
-			if err != nil || e.Cfg.EvalID != "" {
+			if err != nil || e.Cfg.filtered() || e.Cfg.Rerun != nil {
 				known = false // the loader reports an unreadable file
 			}
 			total += n
@@ -184,7 +183,7 @@ func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
 	for _, msg := range st.jobErrs {
 		out.Problems = append(out.Problems, e.Redactor.String(msg))
 	}
-	if e.Cfg.EvalID != "" && st.jobs == 0 && st.files > 0 && st.complete {
-		out.Problems = append(out.Problems, fmt.Sprintf("no eval case matched --eval-id %q", e.Cfg.EvalID))
+	if e.Cfg.filtered() && st.jobs == 0 && st.files > 0 && st.complete && (e.Cfg.Rerun == nil || len(e.Cfg.Rerun.keys) == 0) {
+		out.Problems = append(out.Problems, "no eval case matched "+e.Cfg.filterFlags())
 	}
 }

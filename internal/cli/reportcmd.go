@@ -321,7 +321,11 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, abs)
 		}
-		matches := []string{abs}
+		resolved, err := results.ResolvePath(abs) // a run directory: its results file
+		if err != nil {
+			return nil, err
+		}
+		matches := []string{resolved}
 		if strings.ContainsAny(pat, "*?[{") {
 			m, err := doublestar.FilepathGlob(abs, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
 			if err != nil {

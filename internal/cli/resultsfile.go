@@ -78,7 +78,7 @@ func endRecord(out *Outcome, run *report.Run, now time.Time) *results.RunRecord 
 		Outcome: string(run.Decision.Outcome), Reason: run.Decision.Reason,
 		Cases: results.Int(c.Total), Passed: c.Passed, Failed: c.Failed, Errors: c.Errors,
 		Cancelled: out.Cancelled, Problems: out.Problems, DurationMS: out.Duration.Milliseconds(),
-		Shard: out.Shard,
+		Shard: out.Shard, Budget: run.Budget,
 	}
 	if c.Total > 0 {
 		end.MeanScore = &mean

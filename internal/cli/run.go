@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/suite"
 )
 
 // localMarker heads comment.md when the comment is rendered outside a pull request.
@@ -34,6 +36,12 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	}
 	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
+	if cfg.RunDir != "" && out.ResultsPath != "" {
+		// AgentV 4.x's run layout beside our files, from the results file just written.
+		if err := results.WriteRunDir(out.ResultsPath, cfg.RunDir); err != nil {
+			fmt.Fprintf(c.Stderr, "agentv: the AgentV 4.x run layout in %s: %s\n", logtext.Line(relTo(c.Cwd, cfg.RunDir)), logtext.Line(red.String(err.Error())))
+		}
+	}
 	dir := filepath.Dir(cfg.Out)
 	if ro.actions {
 		env := action.LoadEnv(c.Getenv)
@@ -113,9 +121,17 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 		len(counts.Problems) == 0 && !counts.Stopped && counts.SkipReason == "" {
 		decision = gate.Decision{Outcome: gate.Pass, Reason: fmt.Sprintf("shard %d of %d has none of the plan's %d cases", sh.Index, sh.Count, *sh.PlanCases)}
 	}
-	return &report.Run{Cache: cached, Shard: out.Shard, Baseline: out.Comparison,
+	diags := out.Diagnostics
+	bud := out.budget.record()
+	if bud != nil && bud.Exceeded {
+		// Every report says so: in its outcome line and its warnings.
+		decision.Reason += "; " + bud.String()
+		diags = append(slices.Clip(diags), suite.Diagnostic{Severity: suite.SeverityWarning, Kind: "budget",
+			Message: bud.String() + "; they are errored records saying so"})
+	}
+	return &report.Run{Cache: cached, Shard: out.Shard, Baseline: out.Comparison, Budget: bud,
 		Cases: out.Cases, JUnitParts: out.JUnitParts, Decision: decision, Gate: g, Counts: counts,
-		Diagnostics: out.Diagnostics, Details: report.DetailsFailures, Version: version(),
+		Diagnostics: diags, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}
 }

@@ -4,11 +4,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -26,35 +32,26 @@ func (c *Command) validateCmd(args []string) int {
 		fmt.Fprintln(c.Stderr, "agentv validate: no eval paths given")
 		return gate.ExitInvalid
 	}
-	files, diags := suite.Expand(paths, c.Cwd)
+	found, diags := suite.Expand(paths, c.Cwd)
 	red := &redact.Redactor{}
 	checked := map[string]bool{}
 	cases := 0
-	for _, f := range files {
-		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
-		diags = append(diags, s.Diagnostics...)
-		cases += len(s.Cases)
-		for _, d := range judgeDiagnostics(s) {
-			if !slices.ContainsFunc(diags, func(o suite.Diagnostic) bool { return sameProblem(o, d) }) {
-				diags = append(diags, d)
-			}
-		}
-		var tpath string
-		var err error
-		if *targetsPath != "" {
-			tpath, err = targets.ResolveFlag(*targetsPath)
+	// A targets file among the paths (`agentv validate evals .agentv/targets.yaml`, as
+	// AgentV 4.x users write) is validated as one, not read as an eval file.
+	var files, targetsFiles []string
+	for _, f := range found {
+		if isTargetsFile(f) {
+			targetsFiles = append(targetsFiles, f)
 		} else {
-			tpath, err = targets.FindFile(s.Dir, s.RepoRoot, c.Cwd)
+			files = append(files, f)
 		}
-		if err != nil {
-			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
-			continue
-		}
+	}
+	checkTargets := func(tpath, dir, root string) {
 		if checked[tpath] {
-			continue
+			return
 		}
 		checked[tpath] = true
-		env, envErr := targets.LoadEnv(c.Environ, s.Dir, s.RepoRoot)
+		env, envErr := targets.LoadEnv(c.Environ, dir, root)
 		if c.Getenv("GITHUB_ACTIONS") == "true" {
 			env, envErr = targets.NewEnv(c.Environ, "", ""), nil // .env files are for local runs
 		}
@@ -76,6 +73,32 @@ func (c *Command) validateCmd(args []string) int {
 			}
 		}
 	}
+	for _, f := range targetsFiles {
+		dir := filepath.Dir(f)
+		checkTargets(f, dir, suite.FindRepoRoot(dir, c.Getenv("GITHUB_WORKSPACE"), c.Cwd))
+	}
+	for _, f := range files {
+		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
+		diags = append(diags, s.Diagnostics...)
+		cases += len(s.Cases)
+		for _, d := range judgeDiagnostics(s) {
+			if !slices.ContainsFunc(diags, func(o suite.Diagnostic) bool { return sameProblem(o, d) }) {
+				diags = append(diags, d)
+			}
+		}
+		var tpath string
+		var err error
+		if *targetsPath != "" {
+			tpath, err = targets.ResolveFlag(*targetsPath)
+		} else {
+			tpath, err = targets.FindFile(s.Dir, s.RepoRoot, c.Cwd)
+		}
+		if err != nil {
+			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
+			continue
+		}
+		checkTargets(tpath, s.Dir, s.RepoRoot)
+	}
 	printDiagnostics(c.Stdout, diags, c.color(c.Stdout))
 	errs := 0
 	for _, d := range diags {
@@ -83,7 +106,11 @@ func (c *Command) validateCmd(args []string) int {
 			errs++
 		}
 	}
-	fmt.Fprintf(c.Stdout, "%d eval %s, %d %s, %d %s, %d %s\n", len(files), plural(len(files), "file", "files"),
+	tfs := ""
+	if n := len(targetsFiles); n > 0 {
+		tfs = fmt.Sprintf(", %d targets %s", n, plural(n, "file", "files"))
+	}
+	fmt.Fprintf(c.Stdout, "%d eval %s%s, %d %s, %d %s, %d %s\n", len(files), plural(len(files), "file", "files"), tfs,
 		cases, plural(cases, "case", "cases"), errs, plural(errs, "error", "errors"), len(diags)-errs, plural(len(diags)-errs, "warning", "warnings"))
 	if errs > 0 {
 		return gate.ExitInvalid
@@ -152,4 +179,34 @@ func judgeDiagnostics(s *suite.Suite) []suite.Diagnostic {
 		check(c, c.Evaluators)
 	}
 	return ds
+}
+
+// isTargetsFile reports whether a YAML file given to validate is a targets file: its top level
+// is a mapping with a `targets` key and no case list (tests, evalcases, cases, eval_cases). A
+// file that does not parse is one when it is named targets.yaml or targets.yml, so the
+// targets loader reports its problem.
+func isTargetsFile(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	named := strings.EqualFold(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), "targets")
+	f, err := safefile.Open(path)
+	if err != nil {
+		return named
+	}
+	defer f.Close()
+	var top map[string]yaml.Node
+	if err := yaml.NewDecoder(io.LimitReader(f, 4<<20)).Decode(&top); err != nil {
+		return named
+	}
+	if _, ok := top["targets"]; !ok {
+		return false
+	}
+	for _, k := range []string{"tests", "evalcases", "cases", "eval_cases"} {
+		if _, ok := top[k]; ok {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agentv/action/cache"
+	"github.com/agentv/action/suite"
+)
+
+// AgentV 4.42.4's `agentv eval` flags, so its users' command lines keep working. Each maps
+// onto this program's own setting where one exists; docs/agentv-4.md lists where the
+// meaning differs.
+
+// v4Flags holds the 4.x flags as given.
+type v4Flags struct {
+	testIDs      []string // --test-id: globs, any of which selects a case
+	output       string   // -o / --output: the run directory
+	threshold    float64  // --threshold
+	thresholdSet bool
+	cachePath    string   // --cache-path
+	budget       float64  // --budget-usd; 0: none
+	tags         []string // --tag: a suite must have every one
+	excludeTags  []string // --exclude-tag: a suite must have none
+	rerunFailed  bool     // --rerun-failed
+	retryErrors  string   // --retry-errors PATH
+}
+
+// bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
+func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
+	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob (repeatable: any of them; AgentV 4.x)")
+	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's index.jsonl, benchmark.json and timing.json")
+	fs.StringVar(&v.output, "o", "", "alias of --output")
+	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
+	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x)")
+	fs.StringVar(&v.cachePath, "cache-path", "", "turn the response cache on, in this folder (AgentV 4.x; --cache --cache-dir DIR)")
+	fs.Var(budgetValue{&v.budget}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
+	fs.Var(wordsValue{&v.tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
+	fs.Var(wordsValue{&v.excludeTags}, "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
+	fs.BoolVar(&v.rerunFailed, "rerun-failed", false, "run again only the cases that did not pass in the results at --output (or --out), keeping the passed ones (AgentV 4.x)")
+	fs.StringVar(&v.retryErrors, "retry-errors", "", "results file or run directory of an earlier run: run again only its errored (and missing) cases, keeping the others (AgentV 4.x)")
+}
+
+// apply folds the 4.x flags into cfg; set names the flags given. An error is a
+// contradiction between flags.
+func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error {
+	if v.output != "" {
+		if set["out"] {
+			return errors.New("--out and --output (-o) both name where results go: give one")
+		}
+		dir := v.output
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		cfg.RunDir = dir
+		cfg.Out = filepath.Join(dir, "results.jsonl")
+		cfg.OutName = "--output"
+	}
+	if v.thresholdSet {
+		if set["case-threshold"] && cfg.Gate.CaseThreshold != v.threshold {
+			return errors.New("--threshold and --case-threshold disagree: give one")
+		}
+		cfg.Gate.CaseThreshold = v.threshold
+		cfg.ThresholdWins = true
+	}
+	if v.cachePath != "" {
+		if set["cache-dir"] && cfg.CacheDir != v.cachePath {
+			return errors.New("--cache-path and --cache-dir name different folders: give one")
+		}
+		cfg.CacheDir = v.cachePath
+		if !set["cache"] { // --cache=off or read-only still wins, as 4.42.4's --no-cache does
+			cfg.Cache = cache.ReadWrite
+		}
+	}
+	cfg.TestIDs = v.testIDs
+	cfg.Tags, cfg.ExcludeTags = v.tags, v.excludeTags
+	cfg.BudgetUSD = v.budget
+	switch {
+	case v.rerunFailed && v.retryErrors != "":
+		return errors.New("--rerun-failed and --retry-errors both choose the cases to run again: give one")
+	case v.rerunFailed:
+		cfg.Rerun = &rerunFrom{Path: cfg.Out, Keep: keepPassed, Flag: "--rerun-failed"}
+		if cfg.RunDir != "" {
+			cfg.Rerun.Path = cfg.RunDir // its results.jsonl, else 4.x's index.jsonl
+		}
+	case v.retryErrors != "":
+		p := v.retryErrors
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		cfg.Rerun = &rerunFrom{Path: p, Keep: keepScored, Flag: "--retry-errors"}
+	}
+	return nil
+}
+
+// selects reports whether the 4.x selection flags (test ids, tags) keep case c.
+func selects(c *suite.Case, testIDs, tags, excludeTags []string) bool {
+	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g string) bool { ok, _ := doublestar.Match(g, c.ID); return ok }) {
+		return false
+	}
+	if len(tags) == 0 && len(excludeTags) == 0 {
+		return true
+	}
+	var have []string
+	if c.Suite != nil {
+		have = c.Suite.Tags
+	}
+	for _, t := range tags {
+		if !slices.Contains(have, t) {
+			return false
+		}
+	}
+	for _, t := range excludeTags {
+		if slices.Contains(have, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// globsValue is a repeatable flag of id globs, checked when given.
+type globsValue struct{ list *[]string }
+
+func (g globsValue) String() string {
+	if g.list == nil {
+		return ""
+	}
+	return strings.Join(*g.list, ",")
+}
+
+func (g globsValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" || !doublestar.ValidatePattern(v) {
+		return fmt.Errorf("want a test id or a glob such as 'greet-*', got %q", v)
+	}
+	*g.list = append(*g.list, v)
+	return nil
+}
+
+// wordsValue is a repeatable flag of non-empty words.
+type wordsValue struct{ list *[]string }
+
+func (w wordsValue) String() string {
+	if w.list == nil {
+		return ""
+	}
+	return strings.Join(*w.list, ",")
+}
+
+func (w wordsValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return errors.New("want a tag")
+	}
+	*w.list = append(*w.list, v)
+	return nil
+}
+
+// budgetValue is --budget-usd: an amount of US dollars above 0.
+type budgetValue struct{ f *float64 }
+
+func (b budgetValue) String() string {
+	if b.f == nil || *b.f == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*b.f, 'f', -1, 64)
+}
+
+func (b budgetValue) Set(v string) error {
+	f, ok := parseFinite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
+	if !ok || f <= 0 {
+		return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
+	}
+	*b.f = f
+	return nil
+}
+
+// selector is the planner's further choice of cases: --test-id, --tag and --exclude-tag, and
+// a rerun's cases; nil when none is given.
+func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
+	if len(cfg.TestIDs) == 0 && len(cfg.Tags) == 0 && len(cfg.ExcludeTags) == 0 && cfg.Rerun == nil {
+		return nil
+	}
+	return func(c *suite.Case) bool {
+		return selects(c, cfg.TestIDs, cfg.Tags, cfg.ExcludeTags) && cfg.Rerun.runs(c)
+	}
+}
+
+// filtered reports whether flags choose cases by id or tag, so that choosing none is a
+// problem and a JSONL file's count of lines is not its count of cases.
+func (cfg *EvalConfig) filtered() bool {
+	return cfg.EvalID != "" || len(cfg.TestIDs) > 0 || len(cfg.Tags) > 0 || len(cfg.ExcludeTags) > 0
+}
+
+// filterFlags names the flags that chose no case.
+func (cfg *EvalConfig) filterFlags() string {
+	var parts []string
+	if cfg.EvalID != "" {
+		parts = append(parts, fmt.Sprintf("--eval-id %q", cfg.EvalID))
+	}
+	for _, g := range cfg.TestIDs {
+		parts = append(parts, fmt.Sprintf("--test-id %q", g))
+	}
+	for _, t := range cfg.Tags {
+		parts = append(parts, fmt.Sprintf("--tag %q", t))
+	}
+	for _, t := range cfg.ExcludeTags {
+		parts = append(parts, fmt.Sprintf("--exclude-tag %q", t))
+	}
+	return strings.Join(parts, " ")
+}

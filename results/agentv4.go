@@ -1,0 +1,414 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentv/action/internal/safefile"
+)
+
+// AgentV 4.x writes a run as a directory (`agentv eval -o DIR`) whose index.jsonl holds one
+// row per test: test_id, suite, target, score, scores (its graders), execution_status and
+// error, with the answer in a file beside it (answer_path). This file reads those rows as
+// case records, so 4.42.4's runs serve as baselines and reports, and writes them, so
+// 4.42.4's `agentv compare` reads our runs.
+
+// IndexFile is the name of a 4.x run directory's results file.
+const IndexFile = "index.jsonl"
+
+// Execution statuses of a 4.x row.
+const (
+	v4StatusOK      = "ok"
+	v4StatusQuality = "quality_failure"
+	v4StatusError   = "execution_error"
+)
+
+// v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our case
+// record (timestamp, score, target, error, duration_ms).
+type v4Row struct {
+	TestID          *string   `json:"test_id"`
+	Suite           string    `json:"suite"`
+	Scores          []v4Score `json:"scores"`
+	ExecutionStatus string    `json:"execution_status"`
+	CostUSD         *float64  `json:"cost_usd"`
+	TokenUsage      *struct {
+		Input  int64 `json:"input"`
+		Output int64 `json:"output"`
+	} `json:"token_usage"`
+	AnswerPath string `json:"answer_path"`
+	OutputPath string `json:"output_path"`
+	Projection *struct {
+		Dimensions struct {
+			EvalPath string `json:"eval_path"`
+		} `json:"dimensions"`
+	} `json:"projection_identity"`
+}
+
+// v4Score is one grader of a 4.x row.
+type v4Score struct {
+	Name       string          `json:"name"`
+	Type       string          `json:"type"`
+	Score      float64         `json:"score"`
+	Weight     *float64        `json:"weight"`
+	Verdict    string          `json:"verdict"`
+	Reasoning  string          `json:"reasoning"`
+	Assertions []v4Assertion   `json:"assertions"`
+	Details    json.RawMessage `json:"details"`
+	DurationMS int64           `json:"duration_ms"`
+	Scores     []v4Score       `json:"scores"` // a composite's members
+}
+
+type v4Assertion struct {
+	Text   string `json:"text"`
+	Passed bool   `json:"passed"`
+}
+
+// fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: the id
+// and dataset (test_id, suite), the graders as evaluator results with their passed and
+// failed assertions as hits and misses, and an execution error as the error verdict. A
+// scored row keeps no verdict: readers grade it with their case threshold. The answer is in
+// a file of the run directory (see answerPath), read by the scan of a file.
+func fromV4(r *Record, v *v4Row) {
+	r.EvalID = *v.TestID
+	if r.Dataset == "" {
+		r.Dataset = v.Suite
+	}
+	r.EvaluatorResults = v4Results(v.Scores)
+	for _, e := range r.EvaluatorResults {
+		r.Hits = append(r.Hits, e.Hits...)
+		r.Misses = append(r.Misses, e.Misses...)
+	}
+	if r.Hits == nil {
+		r.Hits = []string{}
+	}
+	if r.Misses == nil {
+		r.Misses = []string{}
+	}
+	if v.ExecutionStatus == v4StatusError {
+		r.Verdict = VerdictError
+		if r.Error == "" {
+			r.Error = "execution error (AgentV 4.x gave no reason)"
+		}
+	}
+	if v.CostUSD != nil || v.TokenUsage != nil {
+		ts := &TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}, CostUSD: v.CostUSD}
+		if u := v.TokenUsage; u != nil {
+			ts.TokenUsage = &TokenUsage{Input: u.Input, Output: u.Output}
+		}
+		r.TraceSummary = ts
+	}
+	if p := v.Projection; p != nil && r.File == "" {
+		r.File = p.Dimensions.EvalPath
+	}
+}
+
+// answerPath is the answer file a 4.x row names, relative to its run directory.
+func (v *v4Row) answerPath() string {
+	if v.AnswerPath != "" {
+		return v.AnswerPath
+	}
+	return v.OutputPath
+}
+
+func v4Results(scores []v4Score) []EvaluatorResult {
+	if len(scores) == 0 {
+		return nil
+	}
+	out := make([]EvaluatorResult, 0, len(scores))
+	for _, s := range scores {
+		e := EvaluatorResult{Name: s.Name, Type: s.Type, Score: s.Score, Weight: 1, Verdict: s.Verdict,
+			Hits: []string{}, Misses: []string{}, Reasoning: s.Reasoning, Details: s.Details,
+			DurationMS: s.DurationMS, EvaluatorResults: v4Results(s.Scores)}
+		if s.Weight != nil {
+			e.Weight = *s.Weight
+		}
+		if e.Verdict == "" || e.Verdict == "skip" {
+			e.Verdict = Band(s.Score)
+		}
+		for _, a := range s.Assertions {
+			if a.Passed {
+				e.Hits = append(e.Hits, a.Text)
+			} else {
+				e.Misses = append(e.Misses, a.Text)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// maxAnswerBytes bounds the answer read from a 4.x run directory's answer file.
+const maxAnswerBytes = 1 << 20
+
+// readAnswer reads the answer file a 4.x row names, relative to its run directory: only a
+// regular file inside it, at most maxAnswerBytes. Anything else leaves the answer empty.
+func readAnswer(dir, rel string) string {
+	if rel == "" || filepath.IsAbs(rel) {
+		return ""
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(dir, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	f, err := safefile.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxAnswerBytes))
+	return strings.TrimRight(string(b), "\n")
+}
+
+// ResolvePath returns the results file a path names: the path itself, or for a directory
+// (the folder of one of our runs, or a 4.x run directory) its results.jsonl, else its
+// index.jsonl. A path that does not exist is returned as it is, for the caller to report.
+func ResolvePath(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return path, nil
+	}
+	for _, name := range []string{"results.jsonl", IndexFile} {
+		p := filepath.Join(path, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s is a directory without results.jsonl or %s (a results file, or a run directory, is expected)", path, IndexFile)
+}
+
+// v4OutRow is a row of the index.jsonl this program writes for a 4.x run directory: the
+// fields 4.42.4's readers (compare, results) use.
+type v4OutRow struct {
+	Timestamp       string         `json:"timestamp"`
+	TestID          string         `json:"test_id"`
+	Suite           string         `json:"suite"`
+	Category        string         `json:"category"`
+	Score           float64        `json:"score"`
+	Target          string         `json:"target"`
+	DurationMS      int64          `json:"duration_ms"`
+	Scores          []v4OutScore   `json:"scores,omitempty"`
+	ExecutionStatus string         `json:"execution_status"`
+	Error           string         `json:"error,omitempty"`
+	CostUSD         *float64       `json:"cost_usd,omitempty"`
+	TokenUsage      *v4TokenUsage  `json:"token_usage,omitempty"`
+	Experiment      string         `json:"experiment"`
+	Metadata        map[string]any `json:"metadata,omitempty"`
+}
+
+type v4OutScore struct {
+	Name       string          `json:"name"`
+	Type       string          `json:"type"`
+	Score      float64         `json:"score"`
+	Weight     float64         `json:"weight"`
+	Verdict    string          `json:"verdict"`
+	Reasoning  string          `json:"reasoning,omitempty"`
+	Assertions []v4Assertion   `json:"assertions"`
+	Details    json.RawMessage `json:"details,omitempty"`
+	Scores     []v4OutScore    `json:"scores,omitempty"`
+}
+
+type v4TokenUsage struct {
+	Input  int64 `json:"input"`
+	Output int64 `json:"output"`
+}
+
+// v4Status is a record's 4.x execution_status.
+func v4Status(r *Record) string {
+	switch {
+	case r.Verdict == VerdictError || r.Error != "":
+		return v4StatusError
+	case r.Verdict == VerdictPass:
+		return v4StatusOK
+	}
+	return v4StatusQuality
+}
+
+func v4OutScores(rs []EvaluatorResult) []v4OutScore {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]v4OutScore, 0, len(rs))
+	for _, e := range rs {
+		s := v4OutScore{Name: e.Name, Type: e.Type, Score: finite(e.Score), Weight: finite(e.Weight), Verdict: e.Verdict,
+			Reasoning: e.Reasoning, Assertions: []v4Assertion{}, Details: validRaw(e.Details), Scores: v4OutScores(e.EvaluatorResults)}
+		for _, h := range e.Hits {
+			s.Assertions = append(s.Assertions, v4Assertion{Text: h, Passed: true})
+		}
+		for _, m := range e.Misses {
+			s.Assertions = append(s.Assertions, v4Assertion{Text: m, Passed: false})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// v4RowOf is record r as a 4.x index.jsonl row.
+func v4RowOf(r *Record) *v4OutRow {
+	row := &v4OutRow{Timestamp: r.Timestamp, TestID: r.EvalID, Suite: r.Dataset, Category: "Uncategorized",
+		Score: finite(r.Score), Target: r.Target, DurationMS: r.DurationMS, Scores: v4OutScores(r.EvaluatorResults),
+		ExecutionStatus: v4Status(r), Error: r.Error, Experiment: "default"}
+	if row.ExecutionStatus == v4StatusError && row.Error == "" {
+		row.Error = "errored"
+	}
+	if ts := r.TraceSummary; ts != nil {
+		if ts.CostUSD != nil && finite(*ts.CostUSD) == *ts.CostUSD {
+			row.CostUSD = ts.CostUSD
+		}
+		if u := ts.TokenUsage; u != nil {
+			row.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output}
+		}
+	}
+	if r.File != "" {
+		row.Metadata = map[string]any{"file": r.File, "line": r.Line}
+	}
+	return row
+}
+
+// WriteRunDir writes the AgentV 4.x run layout into dir from the case records of the
+// results file at resultsPath: index.jsonl (a row per case record, which 4.42.4's `agentv
+// compare` and `agentv results` read), benchmark.json (per target, the mean and standard
+// deviation of the scores of the cases that did not error, as 4.42.4 summarises) and
+// timing.json. Each file is written whole or not at all.
+func WriteRunDir(resultsPath, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("could not create the run directory: %w", err)
+	}
+	type agg struct {
+		scores []float64
+		ms     []float64
+		tokens []float64
+	}
+	var (
+		byTarget         = map[string]*agg{}
+		targets, testIDs []string
+		seenID           = map[string]bool{}
+		totalMS, in, out int64
+		first            string
+		errored          int
+	)
+	tmp, err := os.CreateTemp(dir, ".index-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", IndexFile, err)
+	}
+	defer os.Remove(tmp.Name())
+	enc := newEncoder(tmp)
+	err = ScanFile(resultsPath, func(r *Record) error {
+		row := v4RowOf(r)
+		if err := enc.Encode(row); err != nil {
+			return fmt.Errorf("case %q: %w", r.EvalID, err)
+		}
+		if first == "" || (r.Timestamp != "" && r.Timestamp < first) {
+			first = r.Timestamp
+		}
+		if !seenID[r.EvalID] {
+			seenID[r.EvalID] = true
+			testIDs = append(testIDs, r.EvalID)
+		}
+		a := byTarget[r.Target]
+		if a == nil {
+			a = &agg{}
+			byTarget[r.Target] = a
+			targets = append(targets, r.Target)
+		}
+		totalMS += r.DurationMS
+		var tok int64
+		if row.TokenUsage != nil {
+			tok = row.TokenUsage.Input + row.TokenUsage.Output
+			in += row.TokenUsage.Input
+			out += row.TokenUsage.Output
+		}
+		if row.ExecutionStatus == v4StatusError {
+			errored++
+			return nil
+		}
+		a.scores = append(a.scores, row.Score)
+		a.ms = append(a.ms, float64(r.DurationMS)/1000)
+		a.tokens = append(a.tokens, float64(tok))
+		return nil
+	})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", IndexFile, err)
+	}
+	summary := map[string]any{}
+	for t, a := range byTarget {
+		summary[t] = map[string]any{"pass_rate": meanStd(a.scores), "time_seconds": meanStd(a.ms), "tokens": meanStd(a.tokens)}
+	}
+	bench := map[string]any{
+		"metadata": map[string]any{"timestamp": first, "targets": nonNil(targets), "tests_run": nonNil(testIDs),
+			"experiment": "default", "planned_test_count": len(testIDs), "written_by": "agentv/action"},
+		"run_summary": summary,
+	}
+	if errored > 0 {
+		bench["notes"] = []string{fmt.Sprintf("%d test(s) had execution errors and are excluded from quality pass_rate", errored)}
+	}
+	timing := map[string]any{"total_tokens": in + out, "duration_ms": totalMS, "total_duration_seconds": float64(totalMS) / 1000,
+		"token_usage": map[string]int64{"input": in, "output": out, "reasoning": 0}}
+	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timing} {
+		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
+		if err := writeWhole(filepath.Join(dir, name), append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, IndexFile)); err != nil {
+		return fmt.Errorf("could not write %s: %w", IndexFile, err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// meanStd is 4.42.4's summary of values: their mean and population standard deviation,
+// rounded to three decimals.
+func meanStd(xs []float64) map[string]float64 {
+	if len(xs) == 0 {
+		return map[string]float64{"mean": 0, "stddev": 0}
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	round := func(f float64) float64 { return math.Round(f*1000) / 1000 }
+	return map[string]float64{"mean": round(mean), "stddev": round(math.Sqrt(ss / float64(len(xs))))}
+}
+
+// writeWhole writes b to path through a temporary file beside it.
+func writeWhole(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
