@@ -162,11 +162,15 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var changes *string
+	if in.FileChanges != "" {
+		changes = &in.FileChanges
+	}
 	if o.template {
 		return jsonx.Marshal(&v4TemplatePayload{
 			Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: in.Candidate, Answer: in.Candidate,
 			Messages: tr.Messages, InputFiles: nonNil(c.InputFiles), Input: d.input, Metadata: metadata, Trace: tr,
-			WorkspacePath: workspace, Config: config,
+			FileChanges: changes, WorkspacePath: workspace, Config: config,
 		})
 	}
 	cand := in.Candidate
@@ -174,7 +178,7 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: &cand, Messages: tr.Messages,
 		OutputPath: o.outputPath, InputFiles: nonNil(c.InputFiles), Input: d.input, Metadata: metadata,
 		Trace: tr, TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD, DurationMS: tr.DurationMS,
-		StartTime: tr.StartTime, EndTime: tr.EndTime, WorkspacePath: workspace, Config: config,
+		StartTime: tr.StartTime, EndTime: tr.EndTime, FileChanges: changes, WorkspacePath: workspace, Config: config,
 	}
 	if o.outputPath != "" {
 		p.Output = nil

@@ -141,3 +141,49 @@ func jsonDiff(path string, want, got any) []string {
 	}
 	return nil
 }
+
+// TestV4FileChanges: a grader of a suite with a workspace gets the diff of what the target
+// changed there in `file_changes`, as 4.42.4 gives it (the same suite run by 4.42.4 gave this
+// very diff), and the workspace's path.
+func TestV4FileChanges(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3", "git", "sh")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: cli
+    command: sh -c 'echo changed >> a.txt; echo new > b.txt; echo done > {OUTPUT_FILE}'
+`,
+		"evals/ws/a.txt": "original\n",
+		"evals/grader.py": `import json, sys
+p = json.load(sys.stdin)
+want = ("diff --git a/a.txt b/a.txt\nindex 4b48dee..27530da 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n original\n+changed\n"
+        "diff --git a/b.txt b/b.txt\nnew file mode 100644\nindex 0000000..3e75765\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new")
+checks = [("file_changes", p["file_changes"] == want), ("workspace_path", "agentv-workspace-" in (p["workspace_path"] or ""))]
+print(json.dumps({"score": 1 if all(ok for _, ok in checks) else 0,
+                  "assertions": [{"text": t + ": " + json.dumps(p[t]), "passed": ok} for t, ok in checks]}))
+`,
+		"evals/fc.eval.yaml": `workspace:
+  template: ws
+tests:
+  - id: changes
+    input: change files
+    assertions:
+      - type: code-grader
+        command: [python3, grader.py]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "evals/fc.eval.yaml")
+	rec := res.byID()["changes"]
+	if res.code != 0 || rec == nil {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	if rec.Score != 1 {
+		t.Errorf("score %v; misses %v", rec.Score, rec.Misses)
+	}
+}
