@@ -11,7 +11,7 @@ import (
 )
 
 // sdk442Project is an AgentV 4.x project whose graders are written with @agentv/sdk: a code
-// grader, a custom assertion and a grader in Python that applies the checks of 4.42.4's Python
+// grader, a custom assertion, an llm-grader's prompt template, and a grader in Python that applies the checks of 4.42.4's Python
 // helper. Its cli target answers with tool calls, usage and cost, so the payload carries a
 // full trace. Each grader fails (score 0, naming the check) when the payload lacks what 4.42.4
 // sends, and errors when the SDK refuses the payload.
@@ -21,6 +21,14 @@ var sdk442Project = map[string]string{
   - name: default
     provider: cli
     command: python3 agent.py {OUTPUT_FILE}
+  - name: judge
+    provider: mock
+    response: '{"score": 1, "assertions": [{"text": "fine", "passed": true}]}'
+`,
+	"evals/template.mjs": `import { definePromptTemplate } from '@agentv/sdk';
+
+// An llm-grader's prompt built from the payload; the SDK refuses one 4.42.4's would refuse.
+definePromptTemplate(({ criteria, answer, trace }) => ` + "`Criteria: ${criteria}\nAnswer: ${answer}\nEvents: ${trace?.events.length}`" + `);
 `,
 	"evals/agent.py": `import json, sys
 out = {"text": "It says hello.", "output": [
@@ -115,6 +123,11 @@ tests:
       - type: code-grader
         name: python
         command: [python3, python_grader.py]
+      - type: llm-grader
+        name: template
+        target: judge
+        prompt:
+          command: [node, template.mjs]
 `,
 }
 
@@ -146,8 +159,8 @@ func runSDKProject(t *testing.T, nodeModules string) {
 
 func checkAllOne(t *testing.T, rec *results.Record) {
 	t.Helper()
-	if len(rec.EvaluatorResults) != 3 {
-		t.Fatalf("%d grader results, want 3: %+v", len(rec.EvaluatorResults), rec.EvaluatorResults)
+	if len(rec.EvaluatorResults) != 4 {
+		t.Fatalf("%d grader results, want 4: %+v", len(rec.EvaluatorResults), rec.EvaluatorResults)
 	}
 	for _, er := range rec.EvaluatorResults {
 		if er.Score != 1 || er.Error != "" {
