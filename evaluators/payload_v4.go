@@ -169,14 +169,14 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 	if o.template {
 		return jsonx.Marshal(&v4TemplatePayload{
 			Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: in.Candidate, Answer: in.Candidate,
-			Messages: tr.Messages, InputFiles: nonNil(c.InputFiles), Input: d.input, Metadata: metadata, Trace: tr,
+			Messages: tr.Messages, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata, Trace: tr,
 			FileChanges: changes, WorkspacePath: workspace, Config: config,
 		})
 	}
 	cand := in.Candidate
 	p := v4Payload{
 		Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: &cand, Messages: tr.Messages,
-		OutputPath: o.outputPath, InputFiles: nonNil(c.InputFiles), Input: d.input, Metadata: metadata,
+		OutputPath: o.outputPath, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata,
 		Trace: tr, TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD, DurationMS: tr.DurationMS,
 		StartTime: tr.StartTime, EndTime: tr.EndTime, FileChanges: changes, WorkspacePath: workspace, Config: config,
 	}
@@ -184,6 +184,21 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		p.Output = nil
 	}
 	return jsonx.Marshal(&p)
+}
+
+// v4InputFiles is every file the input references and that was found, in order, guideline
+// files included (4.x has no guidelines): 4.42.4's collectResolvedInputFilePaths
+// (input-message-utils.ts).
+func v4InputFiles(input []suite.Message) []string {
+	files := []string{}
+	for i := range input {
+		for _, seg := range input[i].Content.Segments {
+			if seg.Type == "file" && seg.Resolved != "" {
+				files = append(files, seg.Resolved)
+			}
+		}
+	}
+	return files
 }
 
 // v4Trace builds the case's trace as 4.42.4 builds it for graders: the transcript (the input,

@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -298,5 +299,31 @@ func TestV4ToolCalls(t *testing.T) {
 		if got := v4ToolCalls(msgs); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.calls, got, tt.want)
 		}
+	}
+}
+
+// TestV4InputFiles: a 4.x payload's input_files lists every file the input references and that
+// was found, in order, guideline files included, as 4.42.4 lists them (checked by running it on
+// a test with input_files: [docs/style.instructions.md, docs/data.txt]).
+func TestV4InputFiles(t *testing.T) {
+	t.Parallel()
+	seg := func(path string, guideline bool) suite.Segment {
+		return suite.Segment{Type: "file", Value: path, Resolved: "/evals/" + path, Guideline: guideline}
+	}
+	input := []suite.Message{
+		{Role: "system", Content: suite.Content{Kind: suite.ContentText, Text: "be brief"}},
+		{Role: "user", Content: suite.Content{Kind: suite.ContentSegments, Segments: []suite.Segment{
+			seg("docs/style.instructions.md", true), seg("docs/data.txt", false),
+			{Type: "file", Value: "missing.txt"}, {Type: "text", Value: "what is in the files?"},
+		}}},
+		{Role: "user", Content: suite.Content{Kind: suite.ContentSegments, Segments: []suite.Segment{seg("b.txt", false)}}},
+	}
+	got := v4InputFiles(input)
+	want := []string{"/evals/docs/style.instructions.md", "/evals/docs/data.txt", "/evals/b.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("input_files %q, want %q", got, want)
+	}
+	if got := v4InputFiles(nil); got == nil || len(got) != 0 {
+		t.Errorf("no files: %#v, want an empty list (JSON [])", got)
 	}
 }
