@@ -46,6 +46,9 @@ type Input struct {
 	Response  *providers.Response // the target's answer
 	Candidate string              // final answer text: last assistant message content
 	Trace     *results.TraceSummary
+	// FileChanges is the diff of the suite's workspace since it was set up (AgentV 4.x
+	// `file_changes`), "" when nothing changed or there is no workspace.
+	FileChanges string
 }
 
 // Outcome is the aggregated verdict of all evaluators of a case.

@@ -256,8 +256,16 @@ func (r *caseRun) v4Vars(criteria string, set *rubricSet) func(string) (string, 
 			return string(b), true
 		case "tool_calls":
 			return r.toolCallsV4(), true
-		case "metadata", "metadata_json", "file_changes":
-			return "", true
+		case "metadata", "metadata_json":
+			if len(c.Metadata) == 0 {
+				return "", true
+			}
+			if name == "metadata" {
+				return string(jsonx.Indent(c.Metadata)), true
+			}
+			return string(c.Metadata), true
+		case "file_changes":
+			return r.in.FileChanges, true
 		}
 		return "", false
 	}

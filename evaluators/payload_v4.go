@@ -3,6 +3,8 @@ package evaluators
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
+	"time"
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/suite"
@@ -17,14 +19,14 @@ func isV4(in *Input) bool {
 	return in != nil && in.Case != nil && in.Case.Suite != nil && in.Case.Suite.Dialect == suite.Dialect4
 }
 
-// v4Payload is the payload of graders in 4.x files: the 4.x names first, then the 2.5 names
-// that mean the same or do not collide, so a grader written for either reads what it expects.
-// Where a name means different things (trace_summary), the 4.x meaning wins.
+// v4Payload is what AgentV 4.42.4 sends a code grader of a 4.x file on stdin, field for field
+// (packages/core/src/evaluation/graders/code-grader.ts): 4.x names only. 4.42.4's Python
+// helper rejects the 2.5 names (reference_answer, ...), and its TypeScript SDK requires the
+// canonical trace (messages and events). Graders of 2.5 files get the 2.5 payload.
 type v4Payload struct {
 	Criteria       string          `json:"criteria"`
 	ExpectedOutput json.RawMessage `json:"expected_output"`
 	Output         *string         `json:"output"` // null when it went to output_path
-	Answer         *string         `json:"answer,omitempty"`
 	Messages       json.RawMessage `json:"messages"`
 	OutputPath     string          `json:"output_path,omitempty"`
 	InputFiles     []string        `json:"input_files"`
@@ -40,37 +42,98 @@ type v4Payload struct {
 	FileChanges    *string         `json:"file_changes"`
 	WorkspacePath  *string         `json:"workspace_path"`
 	Config         json.RawMessage `json:"config"`
-
-	Question         string          `json:"question"`
-	ExpectedOutcome  string          `json:"expected_outcome"`
-	ActualOutput     string          `json:"actual_output"`
-	OutputMessages   json.RawMessage `json:"output_messages"`
-	ReferenceAnswer  *string         `json:"reference_answer"`
-	GuidelineFiles   []string        `json:"guideline_files"`
-	CandidateAnswer  string          `json:"candidate_answer"`
-	InputMessages    json.RawMessage `json:"input_messages"`
-	ExpectedMessages json.RawMessage `json:"expected_messages"`
 }
 
-// v4TraceSummary is 4.x's summary of a run: tool calls counted by name, errors, model turns.
+// v4TemplatePayload is what 4.42.4 sends an executable prompt template of an llm-grader
+// (graders/prompt-resolution.ts, executePromptTemplate): fewer fields, and `answer`.
+type v4TemplatePayload struct {
+	Criteria       string          `json:"criteria"`
+	ExpectedOutput json.RawMessage `json:"expected_output"`
+	Output         string          `json:"output"`
+	Answer         string          `json:"answer"`
+	Messages       json.RawMessage `json:"messages"`
+	InputFiles     []string        `json:"input_files"`
+	Input          json.RawMessage `json:"input"`
+	Metadata       json.RawMessage `json:"metadata"`
+	Trace          *v4Trace        `json:"trace"`
+	FileChanges    *string         `json:"file_changes"`
+	WorkspacePath  *string         `json:"workspace_path"`
+	Config         json.RawMessage `json:"config"`
+}
+
+// v4TraceSummary is 4.x's compact summary of the target's output: tool calls counted by name
+// (with their durations when known), errors, model turns.
 type v4TraceSummary struct {
-	EventCount   int            `json:"event_count"`
-	ToolCalls    map[string]int `json:"tool_calls"`
-	ErrorCount   int            `json:"error_count"`
-	LLMCallCount int            `json:"llm_call_count"`
+	EventCount    int                  `json:"event_count"`
+	ToolCalls     map[string]int       `json:"tool_calls"`
+	ErrorCount    int                  `json:"error_count"`
+	ToolDurations map[string][]float64 `json:"tool_durations,omitempty"`
+	LLMCallCount  int                  `json:"llm_call_count"`
 }
 
-// v4Trace is the summary with the whole transcript.
+// v4Trace is 4.x's canonical trace of a case (trace.ts, buildTraceFromMessages): the summary,
+// the whole transcript, and the events derived from it.
 type v4Trace struct {
-	v4TraceSummary
-	Messages json.RawMessage `json:"messages"`
+	EventCount    int                  `json:"event_count"`
+	ToolCalls     map[string]int       `json:"tool_calls"`
+	ErrorCount    int                  `json:"error_count"`
+	LLMCallCount  int                  `json:"llm_call_count"`
+	ToolDurations map[string][]float64 `json:"tool_durations,omitempty"`
+	Messages      json.RawMessage      `json:"messages"`
+	Events        []v4Event            `json:"events"`
+	TokenUsage    any                  `json:"token_usage,omitempty"`
+	CostUSD       *float64             `json:"cost_usd,omitempty"`
+	DurationMS    *float64             `json:"duration_ms,omitempty"`
+	StartTime     *string              `json:"start_time,omitempty"`
+	EndTime       *string              `json:"end_time,omitempty"`
+	Metadata      v4TraceMetadata      `json:"metadata"`
+}
+
+// v4TraceMetadata is where the trace came from.
+type v4TraceMetadata struct {
+	Provider          string `json:"provider,omitempty"`
+	Target            string `json:"target,omitempty"`
+	EvalCaseID        string `json:"eval_case_id,omitempty"`
+	ProviderSessionID string `json:"provider_session_id,omitempty"`
+}
+
+// v4Event is one event of a trace: a message, a tool call, its result, the final response.
+type v4Event struct {
+	EventID       string           `json:"event_id"`
+	ParentEventID string           `json:"parent_event_id,omitempty"`
+	Ordinal       int              `json:"ordinal"`
+	Type          string           `json:"type"`
+	Timestamp     json.RawMessage  `json:"timestamp,omitempty"`
+	DurationMS    json.RawMessage  `json:"duration_ms,omitempty"`
+	Message       *v4EventMessage  `json:"message,omitempty"`
+	Tool          *v4EventTool     `json:"tool,omitempty"`
+	Metadata      *v4EventMetadata `json:"metadata,omitempty"`
+}
+
+type v4EventMessage struct {
+	Role    string          `json:"role"`
+	Name    string          `json:"name,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+type v4EventTool struct {
+	Name   string          `json:"name"`
+	CallID json.RawMessage `json:"call_id,omitempty"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Status json.RawMessage `json:"status"`
+}
+
+type v4EventMetadata struct {
+	MessageIndex int  `json:"message_index"`
+	ToolIndex    *int `json:"tool_index,omitempty"`
 }
 
 // v4PayloadOpts are the variations of the 4.x payload.
 type v4PayloadOpts struct {
 	config     json.RawMessage
 	outputPath string // the answer was written here: output is null
-	template   bool   // a prompt template's payload, which also has `answer`
+	template   bool   // a prompt template's payload
 }
 
 // v4Payload builds the 4.x payload of the case.
@@ -79,78 +142,275 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		return nil, err
 	}
 	in, c := d.in, d.in.Case
-	transcript, err := d.transcript()
+	if !isNull(o.config) && !json.Valid(o.config) {
+		return nil, errors.New("evaluator config is not valid JSON")
+	}
+	config := json.RawMessage("null")
+	if !isNull(o.config) {
+		config = o.config
+	}
+	metadata := json.RawMessage("null")
+	if len(c.Metadata) > 0 {
+		metadata = c.Metadata
+	}
+	var workspace *string
+	if in.Request != nil && in.Request.Workspace != "" {
+		ws := in.Request.Workspace
+		workspace = &ws
+	}
+	tr, sum, err := d.v4Trace()
 	if err != nil {
 		return nil, err
 	}
+	var changes *string
+	if in.FileChanges != "" {
+		changes = &in.FileChanges
+	}
+	if o.template {
+		return jsonx.Marshal(&v4TemplatePayload{
+			Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: in.Candidate, Answer: in.Candidate,
+			Messages: tr.Messages, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata, Trace: tr,
+			FileChanges: changes, WorkspacePath: workspace, Config: config,
+		})
+	}
 	cand := in.Candidate
 	p := v4Payload{
-		Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: &cand, Messages: transcript,
-		OutputPath: o.outputPath, InputFiles: nonNil(c.InputFiles), Input: d.input, Metadata: json.RawMessage("null"),
-		Question: c.Question, ExpectedOutcome: c.ExpectedOutcome, ActualOutput: cand, OutputMessages: d.output,
-		GuidelineFiles: nonNil(c.GuidelinePaths), CandidateAnswer: cand, InputMessages: d.input, ExpectedMessages: d.expected,
+		Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: &cand, Messages: tr.Messages,
+		OutputPath: o.outputPath, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata,
+		Trace: tr, TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD, DurationMS: tr.DurationMS,
+		StartTime: tr.StartTime, EndTime: tr.EndTime, FileChanges: changes, WorkspacePath: workspace, Config: config,
 	}
 	if o.outputPath != "" {
 		p.Output = nil
 	}
-	if o.template {
-		p.Answer = &cand
-	}
-	if in.Request != nil {
-		if p.Question == "" {
-			p.Question = in.Request.Question
-		}
-		if ws := in.Request.Workspace; ws != "" {
-			p.WorkspacePath = &ws
-		}
-	}
-	if c.HasReference {
-		p.ReferenceAnswer = &c.ReferenceAnswer
-	}
-	sum := v4TraceSummary{ToolCalls: map[string]int{}, LLMCallCount: d.assistantTurns()}
-	if t := in.Trace; t != nil {
-		sum.ErrorCount = t.ErrorCount
-		for name, n := range t.ToolCallsByName {
-			sum.ToolCalls[name] = n
-			sum.EventCount += n
-		}
-		if t.TokenUsage != nil {
-			p.TokenUsage = t.TokenUsage
-		}
-		p.CostUSD, p.DurationMS = t.CostUSD, t.DurationMS
-	}
-	p.TraceSummary = &sum
-	p.Trace = &v4Trace{v4TraceSummary: sum, Messages: transcript}
-	if !isNull(o.config) {
-		if !json.Valid(o.config) {
-			return nil, errors.New("evaluator config is not valid JSON")
-		}
-		p.Config = o.config
-	}
 	return jsonx.Marshal(&p)
 }
 
-// transcript is the conversation as 4.x graders see it: the input messages, then the target's
-// output messages (or its answer as one assistant message).
-func (d *caseData) transcript() (json.RawMessage, error) {
-	msgs := append([]suite.Message(nil), d.in.Case.Input...)
-	if resp := d.in.Response; resp != nil && len(resp.OutputMessages) > 0 {
-		msgs = append(msgs, resp.OutputMessages...)
-	} else {
-		msgs = append(msgs, suite.Message{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: d.in.Candidate}})
-	}
-	return messagesJSON(msgs)
-}
-
-// assistantTurns counts the model's turns: its output's assistant messages, at least one.
-func (d *caseData) assistantTurns() int {
-	n := 0
-	if resp := d.in.Response; resp != nil {
-		for i := range resp.OutputMessages {
-			if resp.OutputMessages[i].Role == suite.RoleAssistant {
-				n++
+// v4InputFiles is every file the input references and that was found, in order, guideline
+// files included (4.x has no guidelines): 4.42.4's collectResolvedInputFilePaths
+// (input-message-utils.ts).
+func v4InputFiles(input []suite.Message) []string {
+	files := []string{}
+	for i := range input {
+		for _, seg := range input[i].Content.Segments {
+			if seg.Type == "file" && seg.Resolved != "" {
+				files = append(files, seg.Resolved)
 			}
 		}
 	}
-	return max(n, 1)
+	return files
+}
+
+// v4Trace builds the case's trace as 4.42.4 builds it for graders: the transcript (the input,
+// then the target's output, or the output alone when it already holds the conversation), one
+// event per message, tool call and tool result, and a final-response event; counts come from
+// the target's output.
+func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
+	in := d.in
+	output := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: in.Candidate}}}
+	if resp := in.Response; resp != nil && len(resp.OutputMessages) > 0 {
+		output = resp.OutputMessages
+	}
+	msgs := traceMessages(in.Case.Input, output)
+	transcript, err := messagesJSON(msgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	var parsed []traceMessage
+	if err := json.Unmarshal(transcript, &parsed); err != nil {
+		return nil, nil, err
+	}
+	outParsed := parsed[len(parsed)-len(output):]
+	sum, start, end := summarize(outParsed)
+
+	tr := &v4Trace{EventCount: sum.EventCount, ToolCalls: sum.ToolCalls, ErrorCount: sum.ErrorCount,
+		LLMCallCount: sum.LLMCallCount, ToolDurations: sum.ToolDurations, Messages: transcript,
+		StartTime: start, EndTime: end}
+	if resp := in.Response; resp != nil {
+		if u := resp.Usage; u != nil {
+			tr.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
+		}
+		tr.CostUSD, tr.DurationMS = resp.CostUSD, resp.DurationMS
+	}
+	if in.Target != nil {
+		tr.Metadata.Provider, tr.Metadata.Target = in.Target.Kind, in.Target.Name
+	}
+	tr.Metadata.EvalCaseID, tr.Metadata.ProviderSessionID = in.Case.ID, in.Case.ConversationID
+	tr.Events = traceEvents(parsed, in.Candidate, end)
+	return tr, sum, nil
+}
+
+// v4TokenUsage is a target's token usage in a 4.x payload.
+type v4TokenUsage struct {
+	Input  int64  `json:"input"`
+	Output int64  `json:"output"`
+	Cached *int64 `json:"cached,omitempty"`
+}
+
+// traceMessages is 4.42.4's transcript (trace.ts, buildTraceMessages): a target that answers
+// with the whole conversation (a user or system message in its output) is not prefixed with
+// the input again, nor is one that repeats a single input message first.
+func traceMessages(input, output []suite.Message) []suite.Message {
+	if len(output) == 0 {
+		return input
+	}
+	for i := range output {
+		if output[i].Role == suite.RoleUser || output[i].Role == suite.RoleSystem {
+			return output
+		}
+	}
+	if len(input) == 1 && sameMessage(&input[0], &output[0]) {
+		return output
+	}
+	return append(append(make([]suite.Message, 0, len(input)+len(output)), input...), output...)
+}
+
+// sameMessage compares role and content, as 4.42.4 compares their JSON.
+func sameMessage(a, b *suite.Message) bool {
+	if a.Role != b.Role {
+		return false
+	}
+	ja, errA := messagesJSON([]suite.Message{{Role: a.Role, Content: a.Content}})
+	jb, errB := messagesJSON([]suite.Message{{Role: b.Role, Content: b.Content}})
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// traceMessage is a message of the transcript as graders see it, read back for its events.
+type traceMessage struct {
+	Role      string          `json:"role"`
+	Name      string          `json:"name"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls json.RawMessage `json:"tool_calls"`
+}
+
+// traceToolCall is one item of a message's tool_calls; absent fields stay nil.
+type traceToolCall struct {
+	Tool       string          `json:"tool"`
+	Name       string          `json:"name"`
+	ID         json.RawMessage `json:"id"`
+	Input      json.RawMessage `json:"input"`
+	Output     json.RawMessage `json:"output"`
+	Status     json.RawMessage `json:"status"`
+	StartTime  json.RawMessage `json:"start_time"`
+	EndTime    json.RawMessage `json:"end_time"`
+	DurationMS json.RawMessage `json:"duration_ms"`
+}
+
+func (tc *traceToolCall) name() string {
+	if tc.Tool != "" {
+		return tc.Tool
+	}
+	return tc.Name
+}
+
+func messageToolCalls(m *traceMessage) []traceToolCall {
+	if isNull(m.ToolCalls) {
+		return nil
+	}
+	var calls []traceToolCall
+	if json.Unmarshal(m.ToolCalls, &calls) != nil {
+		return nil
+	}
+	return calls
+}
+
+// summarize counts the target's output as 4.42.4 does (trace.ts, computeTraceSummary): tool
+// calls by name, their durations (duration_ms, else end minus start), assistant messages, and
+// the earliest start and latest end of the tool calls.
+func summarize(output []traceMessage) (sum *v4TraceSummary, start, end *string) {
+	sum = &v4TraceSummary{ToolCalls: map[string]int{}}
+	var first, last time.Time
+	for i := range output {
+		if output[i].Role == suite.RoleAssistant {
+			sum.LLMCallCount++
+		}
+		for _, tc := range messageToolCalls(&output[i]) {
+			name := tc.name()
+			sum.ToolCalls[name]++
+			sum.EventCount++
+			st, stOK := parseTime(tc.StartTime)
+			et, etOK := parseTime(tc.EndTime)
+			if stOK && (first.IsZero() || st.Before(first)) {
+				first = st
+			}
+			if etOK && (last.IsZero() || et.After(last)) {
+				last = et
+			}
+			var ms float64
+			switch {
+			case json.Unmarshal(tc.DurationMS, &ms) == nil:
+			case stOK && etOK:
+				ms = float64(et.Sub(st).Milliseconds())
+			default:
+				continue
+			}
+			if sum.ToolDurations == nil {
+				sum.ToolDurations = map[string][]float64{}
+			}
+			sum.ToolDurations[name] = append(sum.ToolDurations[name], ms)
+		}
+	}
+	return sum, isoTime(first), isoTime(last)
+}
+
+func parseTime(raw json.RawMessage) (time.Time, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// isoTime is JavaScript's Date.toISOString: UTC with milliseconds; nil for the zero time.
+func isoTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format("2006-01-02T15:04:05.000Z")
+	return &s
+}
+
+// traceEvents derives the trace's events from its messages (trace.ts, buildTraceFromMessages).
+func traceEvents(msgs []traceMessage, final string, end *string) []v4Event {
+	events := make([]v4Event, 0, len(msgs)+1)
+	add := func(e v4Event) {
+		e.Ordinal = len(events)
+		events = append(events, e)
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		id := "message-" + strconv.Itoa(i)
+		add(v4Event{EventID: id, Type: "message", Message: &v4EventMessage{Role: m.Role, Name: m.Name, Content: m.Content},
+			Metadata: &v4EventMetadata{MessageIndex: i}})
+		for k, tc := range messageToolCalls(m) {
+			k := k
+			status := tc.Status
+			if isNull(status) {
+				status = json.RawMessage(`"ok"`)
+			}
+			toolID := id + "-tool-" + strconv.Itoa(k)
+			meta := &v4EventMetadata{MessageIndex: i, ToolIndex: &k}
+			add(v4Event{EventID: toolID, ParentEventID: id, Type: "tool_call", Timestamp: tc.StartTime, DurationMS: tc.DurationMS,
+				Tool: &v4EventTool{Name: tc.name(), CallID: tc.ID, Input: tc.Input, Output: tc.Output, Status: status}, Metadata: meta})
+			if tc.Output != nil {
+				add(v4Event{EventID: toolID + "-result", ParentEventID: toolID, Type: "tool_result", Timestamp: tc.EndTime,
+					Tool: &v4EventTool{Name: tc.name(), CallID: tc.ID, Output: tc.Output, Status: status}, Metadata: meta})
+			}
+		}
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != suite.RoleAssistant {
+			continue
+		}
+		content, _ := jsonx.Marshal(final)
+		e := v4Event{EventID: "final-response", ParentEventID: "message-" + strconv.Itoa(i), Type: "final_response",
+			Message: &v4EventMessage{Role: msgs[i].Role, Name: msgs[i].Name, Content: content}, Metadata: &v4EventMetadata{MessageIndex: i}}
+		if end != nil {
+			e.Timestamp, _ = jsonx.Marshal(*end)
+		}
+		add(e)
+		break
+	}
+	return events
 }

@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,12 +248,32 @@ func TestV4Payload(t *testing.T) {
 		"input":         `[{"role":"user","content":"What is the risk level?"}]`,
 		"trace_summary": `{"event_count":0,"tool_calls":{},"error_count":0,"llm_call_count":1}`,
 		"config":        `{"riskLevel":"x"}`, "metadata": "null", "token_usage": "null", "workspace_path": "null",
-		"candidate_answer": `"High"`, "expected_outcome": `"Correctly classify as high risk"`, "input_messages": `[{"role":"user","content":"What is the risk level?"}]`,
+		"file_changes": "null",
 	}
 	for k, w := range want {
 		if got := string(p[k]); got != w {
 			t.Errorf("%s = %s, want %s", k, got, w)
 		}
+	}
+	// 4.42.4's Python helper rejects the 2.5 names; none is sent.
+	for _, k := range []string{"question", "expected_outcome", "actual_output", "output_messages", "reference_answer",
+		"guideline_files", "candidate_answer", "input_messages", "expected_messages", "output_text", "input_text"} {
+		if _, ok := p[k]; ok {
+			t.Errorf("payload has the 2.5 name %q", k)
+		}
+	}
+	// The canonical trace: the transcript and its events, as @agentv/sdk 4.42.4 requires.
+	var tr struct {
+		Messages json.RawMessage `json:"messages"`
+		Events   []struct {
+			EventID, Type string
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(p["trace"], &tr); err != nil {
+		t.Fatal(err)
+	}
+	if string(tr.Messages) != string(p["messages"]) || len(tr.Events) != 3 || tr.Events[2].Type != "final_response" {
+		t.Errorf("trace = %s", p["trace"])
 	}
 	if _, ok := p["output_path"]; ok {
 		t.Error("output_path set for a small answer")
@@ -278,5 +299,31 @@ func TestV4ToolCalls(t *testing.T) {
 		if got := v4ToolCalls(msgs); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.calls, got, tt.want)
 		}
+	}
+}
+
+// TestV4InputFiles: a 4.x payload's input_files lists every file the input references and that
+// was found, in order, guideline files included, as 4.42.4 lists them (checked by running it on
+// a test with input_files: [docs/style.instructions.md, docs/data.txt]).
+func TestV4InputFiles(t *testing.T) {
+	t.Parallel()
+	seg := func(path string, guideline bool) suite.Segment {
+		return suite.Segment{Type: "file", Value: path, Resolved: "/evals/" + path, Guideline: guideline}
+	}
+	input := []suite.Message{
+		{Role: "system", Content: suite.Content{Kind: suite.ContentText, Text: "be brief"}},
+		{Role: "user", Content: suite.Content{Kind: suite.ContentSegments, Segments: []suite.Segment{
+			seg("docs/style.instructions.md", true), seg("docs/data.txt", false),
+			{Type: "file", Value: "missing.txt"}, {Type: "text", Value: "what is in the files?"},
+		}}},
+		{Role: "user", Content: suite.Content{Kind: suite.ContentSegments, Segments: []suite.Segment{seg("b.txt", false)}}},
+	}
+	got := v4InputFiles(input)
+	want := []string{"/evals/docs/style.instructions.md", "/evals/docs/data.txt", "/evals/b.txt"}
+	if !slices.Equal(got, want) {
+		t.Errorf("input_files %q, want %q", got, want)
+	}
+	if got := v4InputFiles(nil); got == nil || len(got) != 0 {
+		t.Errorf("no files: %#v, want an empty list (JSON [])", got)
 	}
 }

@@ -32,9 +32,8 @@ type cliProvider struct {
 	opts   Options
 	env    []string
 
-	healthMu   sync.Mutex
-	healthDone bool
-	healthErr  error
+	healthMu sync.Mutex
+	health   map[string]error // healthcheck results by eval file directory
 }
 
 // cliBatchProvider is a cliProvider whose target asked for provider_batching.

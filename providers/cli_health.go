@@ -16,29 +16,34 @@ import (
 // sets a timeout.
 const cliHealthDefaultTimeout = 30 * time.Second
 
-// HealthCheck runs the target's `healthcheck` once; later calls return the first result
-// (concurrent callers wait for it). A probe interrupted because ctx ended is not
-// remembered, so a later caller may run it again. No healthcheck: nil.
+// HealthCheck runs the target's `healthcheck` once per eval file directory (WithEvalDir;
+// a relative cwd depends on it); later calls for that directory return the first result
+// (concurrent callers wait for it). A probe interrupted because ctx ended is not remembered,
+// so a later caller may run it again. No healthcheck: nil.
 func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	h := p.cfg.Health
 	if h == nil {
 		return nil
 	}
+	evalDir := evalDirFrom(ctx)
 	p.healthMu.Lock()
 	defer p.healthMu.Unlock()
-	if p.healthDone {
-		return p.healthErr
+	if err, done := p.health[evalDir]; done {
+		return err
 	}
 	var err error
 	if h.Kind == "http" {
 		err = p.healthHTTP(ctx, h)
 	} else {
-		err = p.healthCommand(ctx, h)
+		err = p.healthCommand(ctx, h, evalDir)
 	}
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
-	p.healthDone, p.healthErr = true, err
+	if p.health == nil {
+		p.health = map[string]error{}
+	}
+	p.health[evalDir] = err
 	return err
 }
 
@@ -76,12 +81,12 @@ func (p *cliProvider) healthHTTP(ctx context.Context, h *targets.CLIHealth) erro
 	return nil
 }
 
-func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth) error {
-	cwd := h.Cwd
-	if cwd == "" {
-		cwd = p.cfg.Cwd
-	}
-	dir, err := p.workDir("", cwd)
+// healthCommand runs a command healthcheck in its cwd resolved against the eval file's
+// directory, or in that directory when it sets none: AgentV 2.5 and 4.x do not fall back to
+// the target's own cwd here (packages/core/src/evaluation/providers/targets.ts,
+// normalizeCliHealthcheck, at v2.5.1 and v4.42.4).
+func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth, evalDir string) error {
+	dir, err := p.workDir(evalDir, h.Cwd)
 	if err != nil {
 		return fmt.Errorf("healthcheck of cli target %q failed: %w", p.target.Name, err)
 	}

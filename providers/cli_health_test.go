@@ -93,12 +93,14 @@ func TestCLIHealthCheckCommand(t *testing.T) {
 		{"pass", map[string]any{"type": "command", "command_template": "test {EVAL_ID} = healthcheck && test -z {PROMPT}"}, "", ""},
 		{"fail with stderr", map[string]any{"type": "command", "commandTemplate": "echo sick >&2; exit 1"}, "", `healthcheck of cli target "agent": command exited with code 1: sick`},
 		{"own cwd", map[string]any{"type": "command", "command_template": "test -f ./marker", "cwd": "svc"}, "", ""},
-		{"target cwd by default", map[string]any{"type": "command", "command_template": "test -f ./marker"}, "svc", ""},
+		// AgentV 2.5 and 4.x run a healthcheck without cwd in the eval file's folder, not the target's cwd.
+		{"eval folder by default", map[string]any{"type": "command", "command_template": "test -f ./top && test ! -f ./marker"}, "svc", ""},
 		{"timeout", map[string]any{"type": "command", "command_template": "sleep 100", "timeout_seconds": 0.2}, "", "timed out after 200ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			cliWrite(t, filepath.Join(dir, "svc", "marker"), "")
+			cliWrite(t, filepath.Join(dir, "top"), "")
 			settings := map[string]any{"command_template": "agent", "healthcheck": tc.health}
 			if tc.targetCwd != "" {
 				settings["cwd"] = tc.targetCwd
@@ -110,6 +112,46 @@ func TestCLIHealthCheckCommand(t *testing.T) {
 				t.Errorf("unexpected error %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestCLIHealthCheckEvalDir: a healthcheck's relative cwd, and its default folder, are the eval
+// file's folder the runner names (WithEvalDir), not the targets file's folder, as in AgentV 2.5
+// and 4.x; the probe runs once per eval folder.
+func TestCLIHealthCheckEvalDir(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	targetsDir := filepath.Join(repo, ".agentv")
+	evalDir := filepath.Join(repo, "evals", "sub")
+	cliWrite(t, filepath.Join(repo, "evals", "marker"), "")
+	cliWrite(t, filepath.Join(evalDir, "here"), "")
+	if err := os.MkdirAll(targetsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		health map[string]any
+	}{
+		{"relative cwd", map[string]any{"command": "test -f ./marker && pwd >> ../runs.txt", "cwd": ".."}},
+		{"no cwd", map[string]any{"command": "test -f ./here && pwd >> ../../runs.txt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_ = os.Remove(filepath.Join(repo, "runs.txt"))
+			p := cliTestNew(t, targetsDir, map[string]any{"command": "agent", "cwd": "..", "healthcheck": tc.health}, Options{})
+			for range 2 {
+				if err := p.HealthCheck(WithEvalDir(t.Context(), evalDir)); err != nil {
+					t.Fatalf("healthcheck for %s: %v", evalDir, err)
+				}
+			}
+			// Another eval folder gets its own probe, resolved against it (and failing there).
+			if err := p.HealthCheck(WithEvalDir(t.Context(), repo)); err == nil {
+				t.Errorf("healthcheck for %s passed; its cwd should resolve against that folder", repo)
+			}
+			raw, _ := os.ReadFile(filepath.Join(repo, "runs.txt"))
+			if got := strings.Count(string(raw), "\n"); got != 1 {
+				t.Errorf("probe for %s ran %d times, want once", evalDir, got)
 			}
 		})
 	}

@@ -116,6 +116,22 @@ func EvalIDFrom(ctx context.Context) string {
 	return id
 }
 
+type evalDirKey struct{}
+
+// WithEvalDir returns a context that names the directory of the eval file a healthcheck runs
+// for: a cli target's healthcheck resolves a relative cwd against it, as AgentV 2.5 and 4.x do
+// (one provider serves every eval file that names the target, so the directory travels with
+// the call rather than with the provider).
+func WithEvalDir(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, evalDirKey{}, dir)
+}
+
+// evalDirFrom returns the directory set by WithEvalDir, or "".
+func evalDirFrom(ctx context.Context) string {
+	dir, _ := ctx.Value(evalDirKey{}).(string)
+	return dir
+}
+
 // textAnswer is a plain-text answer as output messages: one assistant message holding the
 // text, so judges see output_messages (and a trace summary) as for any other provider.
 func textAnswer(text string) []suite.Message {

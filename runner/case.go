@@ -14,6 +14,7 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/textcap"
+	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/prompt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -80,6 +81,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	threshold, own, eopts := r.thresholdOf(j.Case)
 	out := evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
+		FileChanges: workspace.FileChanges(ctx, j.Workspace),
 	}, eopts)
 
 	rec = r.baseRecord(j, t)

@@ -256,14 +256,15 @@ func (r *Runner) limit(t *targets.Target) int {
 	return 1
 }
 
-// healthcheck runs the provider's healthcheck, if it has one. A failure is the error of
-// every case of the lane.
-func (r *Runner) healthcheck(work context.Context, l *lane) error {
+// healthcheck runs the provider's healthcheck, if it has one, for the eval files in dir (a
+// relative healthcheck cwd resolves against it). A failure is the error of every case of the
+// lane from that directory.
+func (r *Runner) healthcheck(work context.Context, l *lane, dir string) error {
 	hc, ok := l.provider.(providers.HealthChecker)
 	if !ok {
 		return nil
 	}
-	if err := hc.HealthCheck(work); err != nil {
+	if err := hc.HealthCheck(providers.WithEvalDir(work, dir)); err != nil {
 		herr := &HealthcheckError{Err: fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)}
 		r.healthMu.Lock()
 		r.healthFailed = append(r.healthFailed, herr)
@@ -273,20 +274,29 @@ func (r *Runner) healthcheck(work context.Context, l *lane) error {
 	return nil
 }
 
-// runLane runs a lane's queued jobs: a healthcheck first, then at most the lane's limit of
-// cases at a time. Jobs queued when ctx is cancelled are dropped without a record.
+// runLane runs a lane's queued jobs: a healthcheck first (once per eval file directory), then
+// at most the lane's limit of cases at a time. Jobs queued when ctx is cancelled are dropped
+// without a record.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
-	if err := r.healthcheck(work, l); err != nil {
-		for j := range l.queue {
+	var g errgroup.Group // cases never fail the group: each problem is its case's record
+	g.SetLimit(l.limit)
+	health := map[string]error{}
+	for j := range l.queue {
+		if ctx.Err() != nil {
+			continue
+		}
+		dir := jobDir(j)
+		err, checked := health[dir]
+		if !checked {
+			err = r.healthcheck(work, l, dir)
+			health[dir] = err
+		}
+		if err != nil {
 			if ctx.Err() == nil {
 				r.emit(r.errorRecord(j, nil, 0, 0, err))
 			}
+			continue
 		}
-		return
-	}
-	var g errgroup.Group // cases never fail the group: each problem is its case's record
-	g.SetLimit(l.limit)
-	for j := range l.queue {
 		g.Go(func() error {
 			if ctx.Err() != nil {
 				return nil
@@ -304,18 +314,9 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	_ = g.Wait()
 }
 
-// runBatchLane runs a batching lane once the stream has ended: a healthcheck, then one batch
-// per eval file, the answers scored by the lane's workers.
+// runBatchLane runs a batching lane once the stream has ended: one batch per eval file, each
+// after the healthcheck for its directory, the answers scored by the lane's workers.
 func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
-	if err := r.healthcheck(work, l); err != nil {
-		for _, j := range l.jobs {
-			if ctx.Err() != nil {
-				return
-			}
-			r.emit(r.errorRecord(j, nil, 0, 0, err))
-		}
-		return
-	}
 	var g errgroup.Group
 	g.SetLimit(l.limit)
 	run := func(f func()) {
@@ -326,9 +327,25 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 			return nil
 		})
 	}
+	health := map[string]error{}
 	for _, batch := range batches(l.jobs) {
 		if ctx.Err() != nil {
 			break
+		}
+		dir := jobDir(batch[0])
+		err, checked := health[dir]
+		if !checked {
+			err = r.healthcheck(work, l, dir)
+			health[dir] = err
+		}
+		if err != nil {
+			for _, j := range batch {
+				if ctx.Err() != nil {
+					break
+				}
+				r.emit(r.errorRecord(j, nil, 0, 0, err))
+			}
+			continue
 		}
 		if len(batch) > 1 {
 			// The next batch call goes out while the lane scores this one's answers.
@@ -341,6 +358,15 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 		run(func() { r.runCase(work, l.provider, j, nil) })
 	}
 	_ = g.Wait()
+}
+
+// jobDir is the directory of the job's eval file, which a target's relative paths resolve
+// against ("" when unknown).
+func jobDir(j *Job) string {
+	if j.Case == nil || j.Case.Suite == nil {
+		return ""
+	}
+	return j.Case.Suite.Dir
 }
 
 // batches groups a batching lane's jobs by eval file, in order of first appearance. A

@@ -156,7 +156,18 @@ func copyFile(t *testing.T, src, dst string) {
 
 func readPayload(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "payload.json"))
+	return readTestdata(t, "payload.json")
+}
+
+// readPayloadV4 is the payload agentv sends graders of AgentV 4.x files (what @agentv/sdk reads).
+func readPayloadV4(t *testing.T) []byte {
+	t.Helper()
+	return readTestdata(t, "payload-v4.json")
+}
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +202,7 @@ type scriptCase struct {
 	judge  string // JSON a judge prints (compared as values)
 	code   int
 	stderr string // exact stderr of a failing script
+	v4     bool   // the script reads the 4.x payload (@agentv/sdk), not the 2.5 one
 }
 
 var scriptCases = []scriptCase{
@@ -211,11 +223,11 @@ var scriptCases = []scriptCase{
 	// @agentv/sdk (AgentV 4.x names): config keys camelCased as 4.x does, tool names kept.
 	{name: "sdk defineAssertion ts", script: "sdk-assertion.ts", judge: `{"score":1,"reasoning":"criteria: Correctly classify the claim as high risk",
 		"assertions":[{"text":"mentions High","passed":true,"evidence":"The risk level is High."}],
-		"details":{"roles":["user","assistant"],"toolCalls":{"get_weather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`},
+		"details":{"roles":["user","assistant"],"toolCalls":{"get_weather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`, v4: true},
 	{name: "sdk defineCodeGrader cjs", script: "sdk-grader.cjs", judge: `{"score":1,"assertions":[{"text":"expected High","passed":true}],
-		"details":{"firstTool":"get_weather","args":{"cityName":"Paris","unitSystem":"metric"}}}`},
-	{name: "sdk definePromptTemplate mjs", script: "sdk-template.mjs", stdout: "Criteria: Correctly classify the claim as high risk\nAnswer: The risk level is High.\n"},
-	{name: "sdk assertion with a bad score", script: "sdk-bad-result.mjs", code: 1, stderr: "assertion result: score must be a number from 0 to 1, got a string\n"},
+		"details":{"firstTool":"get_weather","args":{"cityName":"Paris","unitSystem":"metric"}}}`, v4: true},
+	{name: "sdk definePromptTemplate mjs", script: "sdk-template.mjs", stdout: "Criteria: Correctly classify the claim as high risk\nAnswer: The risk level is High.\n", v4: true},
+	{name: "sdk assertion with a bad score", script: "sdk-bad-result.mjs", code: 1, stderr: "assertion result: score must be a number from 0 to 1, got a string\n", v4: true},
 }
 
 func isTS(script string) bool {
@@ -225,7 +237,7 @@ func isTS(script string) bool {
 
 func TestScriptsImportSDK(t *testing.T) {
 	t.Parallel()
-	payload := readPayload(t)
+	payload, payloadV4 := readPayload(t), readPayloadV4(t)
 	cache := filepath.Join(t.TempDir(), "agentv cache") // a space must survive argv, NODE_PATH and the hook URL
 	for _, rt := range availableRuntimes(t) {
 		t.Run(rt.name, func(t *testing.T) {
@@ -249,7 +261,11 @@ func TestScriptsImportSDK(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := s.run(t, argv, extra, filepath.Dir(script), payload)
+					in := payload
+					if c.v4 {
+						in = payloadV4
+					}
+					got := s.run(t, argv, extra, filepath.Dir(script), in)
 					if got.code != c.code {
 						t.Fatalf("%q exited %d, want %d\nstdout: %s\nstderr: %s", argv, got.code, c.code, got.stdout, got.stderr)
 					}

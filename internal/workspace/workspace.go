@@ -53,6 +53,7 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 			return "", fmt.Errorf("workspace before_all hook failed: %w", err)
 		}
 	}
+	_ = initBaseline(ctx, dir, opts.Env) // best effort: without it graders see no file changes
 	return dir, nil
 }
 

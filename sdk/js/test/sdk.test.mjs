@@ -17,12 +17,20 @@ function fakeIO(stdin) {
   return io;
 }
 
+// base is the smallest payload AgentV 4.42.4's @agentv/sdk accepts.
+const base = { criteria: 'C', expected_output: [], input: [], input_files: [] };
+
 test('4.x names are used as sent', () => {
   const ctx = toGraderInput({
     criteria: 'Names Paris', output: 'Paris', messages: [{ role: 'user', content: 'Q' }], expected_output: [],
     input: [{ role: 'user', content: 'Q' }], input_files: ['/a'], token_usage: { input: 3, output: 4 }, cost_usd: 0.5,
     duration_ms: 9, start_time: 's', end_time: 'e', file_changes: 'diff', workspace_path: '/w', metadata: { a_b: 1 },
     trace_summary: { event_count: 1, tool_calls: { get_weather: 2 }, error_count: 0 }, config: { max_words: 5 },
+    trace: {
+      event_count: 1, tool_calls: { get_weather: 1 }, error_count: 0, messages: [{ role: 'assistant', content: 'A', tool_calls: [{ tool: 'get_weather', id: 'c1' }] }],
+      events: [{ event_id: 'message-0', ordinal: 0, type: 'message', message: { role: 'assistant', content: 'A' } },
+        { event_id: 'message-0-tool-0', parent_event_id: 'message-0', ordinal: 1, type: 'tool_call', tool: { name: 'get_weather', call_id: 'c1', status: 'ok' } }],
+    },
   });
   assert.equal(ctx.criteria, 'Names Paris');
   assert.equal(ctx.output, 'Paris');
@@ -35,41 +43,23 @@ test('4.x names are used as sent', () => {
   assert.deepEqual(ctx.metadata, { aB: 1 });
   assert.deepEqual(ctx.traceSummary, { eventCount: 1, toolCalls: { get_weather: 2 }, errorCount: 0 });
   assert.deepEqual(ctx.config, { maxWords: 5 });
+  assert.equal(ctx.trace.events[1].tool.callId, 'c1');
+  assert.deepEqual(ctx.trace.messages[0].toolCalls, [{ tool: 'get_weather', id: 'c1' }]);
 });
 
-test('older names fill the 4.x ones', () => {
-  const ctx = toGraderInput({
-    expected_outcome: 'E', candidate_answer: 'A', input_messages: [{ role: 'user', content: 'Q' }],
-    expected_messages: [{ role: 'assistant', content: 'X' }],
-    output_messages: [{ role: 'assistant', content: 'A', tool_calls: [{ tool: 't', input: { file_path: 'p' } }] }],
-    trace_summary: { event_count: 1, tool_calls_by_name: { read_file: 1 }, error_count: 0, token_usage: { input: 1, output: 2 }, cost_usd: 0.1, duration_ms: 5 },
-  });
-  assert.equal(ctx.criteria, 'E');
-  assert.equal(ctx.output, 'A');
-  assert.deepEqual(ctx.input, [{ role: 'user', content: 'Q' }]);
-  assert.deepEqual(ctx.expectedOutput, [{ role: 'assistant', content: 'X' }]);
-  assert.deepEqual(ctx.messages, [{ role: 'user', content: 'Q' }, { role: 'assistant', content: 'A', toolCalls: [{ tool: 't', input: { filePath: 'p' } }] }]);
-  assert.deepEqual(ctx.traceSummary.toolCalls, { read_file: 1 });
-  assert.deepEqual(ctx.tokenUsage, { input: 1, output: 2 });
-  assert.equal(ctx.costUsd, 0.1);
-  assert.equal(ctx.durationMs, 5);
-  assert.equal(ctx.config, null);
-  assert.equal(ctx.trace, null);
-});
-
-test('an answer without output messages is the last message', () => {
-  const ctx = toGraderInput({ actual_output: 'hi', input: [{ role: 'user', content: 'Q' }] });
-  assert.deepEqual(ctx.messages, [{ role: 'user', content: 'Q' }, { role: 'assistant', content: 'hi' }]);
-  assert.deepEqual(toGraderInput({}).messages, []);
-  assert.equal(toGraderInput({}).output, null);
-  assert.equal(toGraderInput({}).criteria, '');
+test('optional fields a payload lacks are null; messages default to none', () => {
+  const ctx = toGraderInput(base);
+  assert.deepEqual(ctx.messages, []);
+  for (const k of ['output', 'metadata', 'trace', 'traceSummary', 'tokenUsage', 'costUsd', 'durationMs', 'fileChanges', 'workspacePath', 'config']) {
+    assert.equal(ctx[k], null, k);
+  }
 });
 
 test('a large answer is read from output_path when first used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sdk-test-'));
   const path = join(dir, 'output.json');
   writeFileSync(path, JSON.stringify('from the file'));
-  const ctx = toGraderInput({ output: null, output_path: path });
+  const ctx = toGraderInput({ ...base, output: null, output_path: path });
   assert.equal(ctx.output, 'from the file');
 });
 
@@ -78,11 +68,35 @@ test('camelDeep renames keys as 4.x does, keeping proper names and tool names', 
     { aB: [{ cD1: 1 }], Upper_Case: 2, toolCallsByName: { get_weather: 1 } });
 });
 
-test('bad payloads are errors naming the field', () => {
-  assert.throws(() => toGraderInput([]), /expected a JSON object, got an array/);
-  assert.throws(() => toGraderInput({ output: 3 }), /output must be a string, got a number/);
-  assert.throws(() => toGraderInput({ input: 'x' }), /input must be an array of messages/);
-  assert.throws(() => toGraderInput({ config: [1] }), /config must be an object or null/);
+// The checks of AgentV 4.42.4's CodeGraderInputSchema (packages/sdk/src/schemas.ts), which a
+// grader built on the real @agentv/sdk applies to what agentv sends.
+test('payloads 4.42.4 refuses are errors naming the field', async (t) => {
+  const cases = [
+    ['not an object', [], /expected a JSON object, got an array/],
+    ['no criteria', { ...base, criteria: undefined }, /criteria must be a string, got nothing/],
+    ['no expected_output', { ...base, expected_output: undefined }, /expected_output must be an array of messages, got nothing/],
+    ['no input', { ...base, input: undefined }, /input must be an array of messages, got nothing/],
+    ['no input_files', { ...base, input_files: undefined }, /input_files must be an array of paths/],
+    ['output a number', { ...base, output: 3 }, /output must be a string, got a number/],
+    ['input a string', { ...base, input: 'x' }, /input must be an array of messages/],
+    ['a role 4.x does not know', { ...base, input: [{ role: 'developer', content: 'x' }] }, /input\[0\]\.role must be one of assistant, user, system, tool/],
+    ['a tool call without a tool', { ...base, messages: [{ role: 'assistant', tool_calls: [{ name: 'x' }] }] }, /messages\[0\]\.tool_calls\[0\]\.tool must be a string/],
+    ['a null message name', { ...base, input: [{ role: 'user', name: null }] }, /input\[0\]\.name must be a string, got null/],
+    ['config a list', { ...base, config: [1] }, /config must be an object, got an array/],
+    ['a trace without events', { ...base, trace: { event_count: 0, tool_calls: {}, error_count: 0, messages: [] } }, /trace\.events must be an array of trace events, got nothing/],
+    ['a trace without messages', { ...base, trace: { event_count: 0, tool_calls: {}, error_count: 0, events: [] } }, /trace\.messages must be an array of messages, got nothing/],
+    ['a trace event of an unknown type', { ...base, trace: { event_count: 0, tool_calls: {}, error_count: 0, messages: [], events: [{ event_id: 'e', ordinal: 0, type: 'span' }] } }, /trace\.events\[0\]\.type must be one of message/],
+    ['a negative ordinal', { ...base, trace: { event_count: 0, tool_calls: {}, error_count: 0, messages: [], events: [{ event_id: 'e', ordinal: -1, type: 'message' }] } }, /trace\.events\[0\]\.ordinal must be a whole number of at least 0/],
+    ['a summary without counts', { ...base, trace_summary: { tool_calls: {} } }, /trace_summary\.event_count must be a number, got nothing/],
+    ['token usage without output', { ...base, token_usage: { input: 1 } }, /token_usage\.output must be a number, got nothing/],
+  ];
+  for (const [name, in_, want] of cases) await t.test(name, () => assert.throws(() => toGraderInput(in_), want));
+});
+
+test('the 2.5 names are refused, as 4.42.4\'s Python helper refuses them', async (t) => {
+  for (const k of ['reference_answer', 'candidate_answer', 'expected_outcome', 'question', 'input_messages', 'expected_messages', 'output_messages', 'actual_output', 'guideline_files', 'output_text', 'input_text']) {
+    await t.test(k, () => assert.throws(() => toGraderInput({ ...base, [k]: 'x' }), new RegExp(`deprecated wire fields are not accepted: ${k}`)));
+  }
 });
 
 test('assertionResult', async (t) => {
@@ -111,7 +125,7 @@ test('gradeResult needs a number score', () => {
 });
 
 test('runners print one line or fail with the message', async () => {
-  const payload = JSON.stringify({ criteria: 'C', output: 'O' });
+  const payload = JSON.stringify({ ...base, output: 'O' });
   let io = fakeIO(payload);
   await runAssertion(async ({ output }) => ({ pass: output === 'O' }), io);
   assert.equal(io.out, '{"score":1,"assertions":[]}\n');

@@ -1,6 +1,6 @@
 import { defineAssertion, type AssertionContext } from '@agentv/sdk';
 
-// AgentV 4.x field names, filled from the older payload names of testdata/payload.json.
+// AgentV 4.x field names, from the 4.x payload of testdata/payload-v4.json.
 export default defineAssertion(({ output, criteria, messages, traceSummary, tokenUsage, config }: AssertionContext) => ({
   pass: (output ?? '').includes('High'),
   reasoning: `criteria: ${criteria}`,

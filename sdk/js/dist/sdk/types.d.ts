@@ -46,10 +46,36 @@ export interface TraceSummary {
     llmCallCount?: number;
     [key: string]: unknown;
 }
-/** The trace of the target's run, when agentv has one: the summary plus the transcript. */
+/** One event of a trace: a message, a tool call or its result, the final response, an error. */
+export interface TraceEvent {
+    eventId: string;
+    parentEventId?: string;
+    ordinal: number;
+    type: 'message' | 'model_turn' | 'tool_call' | 'tool_result' | 'final_response' | 'error';
+    timestamp?: string;
+    durationMs?: number;
+    message?: {
+        role: string;
+        name?: string;
+        content?: unknown;
+        tokenUsage?: TokenUsage;
+        metadata?: Record<string, unknown>;
+    };
+    tool?: {
+        name: string;
+        callId?: string;
+        input?: unknown;
+        output?: unknown;
+        status?: string;
+        [key: string]: unknown;
+    };
+    metadata?: Record<string, unknown>;
+    [key: string]: unknown;
+}
+/** The trace of the target's run: the summary, the whole transcript and the events derived from it. */
 export interface Trace extends TraceSummary {
-    messages?: Message[];
-    events?: unknown[];
+    messages: Message[];
+    events: TraceEvent[];
     tokenUsage?: TokenUsage;
     costUsd?: number;
     durationMs?: number;

@@ -23,5 +23,6 @@ export type {
   TokenUsage,
   ToolCall,
   Trace,
+  TraceEvent,
   TraceSummary,
 } from './types.js';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 
 import { kindOf, PayloadError } from '../payload.js';
-import type { CodeGraderInput, Message, TraceSummary } from './types.js';
+import { checkPayload } from './schema.js';
+import type { CodeGraderInput, Message, Trace, TraceSummary } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -35,77 +36,35 @@ export function camelDeep(v: unknown, keepKeys = false): unknown {
 
 const orNull = <T>(v: unknown): T | null => (v === undefined ? null : (v as T));
 
-function messages(v: unknown, field: string): Message[] | undefined {
-  if (v == null) return undefined;
-  if (!Array.isArray(v)) throw new PayloadError(`invalid payload: ${field} must be an array of messages, got ${kindOf(v)}`);
-  v.forEach((m, i) => {
-    if (!isObject(m)) throw new PayloadError(`invalid payload: ${field}[${i}] must be a message object, got ${kindOf(m)}`);
-  });
-  return v as Message[];
-}
-
-function text(v: unknown, field: string): string | undefined {
-  if (v == null) return undefined;
-  if (typeof v !== 'string') throw new PayloadError(`invalid payload: ${field} must be a string, got ${kindOf(v)}`);
-  return v;
-}
-
 /**
- * Turns a parsed payload into the handler context. agentv's payload carries the AgentV 4.x names
- * (`output`, `criteria`, `messages`, `token_usage`, ...) and the older ones (`candidate_answer`,
- * `expected_outcome`, `output_messages`, `trace_summary.token_usage`, ...); a 4.x name that is
- * missing is filled from its older counterpart, so handlers see the 4.x shape either way.
+ * Turns a parsed payload into the handler context, checked as AgentV 4.42.4's `@agentv/sdk`
+ * checks it (see schema.ts): the 4.x names are required where 4.42.4 requires them, and a payload
+ * that carries the 2.5 names (`candidate_answer`, `reference_answer`, ...) is refused, as 4.42.4's
+ * Python helper refuses it. Optional fields a payload lacks are null.
  */
 export function toGraderInput(raw: unknown): CodeGraderInput {
   if (!isObject(raw)) throw new PayloadError(`invalid payload: expected a JSON object, got ${kindOf(raw)}`);
   const o = camelDeep(raw) as Obj;
-
-  const input = messages(o.input, 'input') ?? messages(o.inputMessages, 'input_messages') ?? [];
-  const expectedOutput = messages(o.expectedOutput, 'expected_output') ?? messages(o.expectedMessages, 'expected_messages') ?? [];
-  // `output` is the final answer; a list there is the transcript of an older agentv.
-  let outputList: Message[] | undefined;
-  let output: string | null = null;
-  if (Array.isArray(o.output)) outputList = messages(o.output, 'output');
-  else output = text(o.output, 'output') ?? null;
-  output ??= text(o.actualOutput, 'actual_output') ?? text(o.candidateAnswer, 'candidate_answer') ?? null;
-  const produced = outputList ?? messages(o.outputMessages, 'output_messages');
-  let transcript = messages(o.messages, 'messages');
-  if (transcript === undefined) {
-    const answer: Message[] = produced ?? (output != null && output !== '' ? [{ role: 'assistant', content: output }] : []);
-    transcript = [...input, ...answer];
-  }
-
-  let traceSummary = (o.traceSummary ?? null) as TraceSummary | null;
-  if (traceSummary != null) {
-    if (!isObject(traceSummary)) throw new PayloadError(`invalid payload: trace_summary must be an object or null, got ${kindOf(traceSummary)}`);
-    if (!isObject(traceSummary.toolCalls)) {
-      const byName = traceSummary.toolCallsByName;
-      traceSummary = { ...traceSummary, toolCalls: isObject(byName) ? (byName as Record<string, number>) : {} };
-    }
-  }
-  const fromSummary = (key: string): unknown => (traceSummary as Obj | null)?.[key];
-  const config = o.config;
-  if (config != null && !isObject(config)) throw new PayloadError(`invalid payload: config must be an object or null, got ${kindOf(config)}`);
-
+  checkPayload(raw, o);
   const ctx: CodeGraderInput = {
     ...o,
-    criteria: text(o.criteria, 'criteria') ?? text(o.expectedOutcome, 'expected_outcome') ?? '',
-    expectedOutput,
-    output,
-    messages: transcript,
-    inputFiles: Array.isArray(o.inputFiles) ? (o.inputFiles as string[]) : [],
-    input,
+    criteria: o.criteria as string,
+    expectedOutput: o.expectedOutput as Message[],
+    output: orNull(o.output),
+    messages: (o.messages as Message[] | undefined) ?? [],
+    inputFiles: o.inputFiles as string[],
+    input: o.input as Message[],
     metadata: orNull(o.metadata),
-    trace: orNull(o.trace),
-    traceSummary,
-    tokenUsage: orNull(o.tokenUsage ?? fromSummary('tokenUsage')),
-    costUsd: orNull(o.costUsd ?? fromSummary('costUsd')),
-    durationMs: orNull(o.durationMs ?? fromSummary('durationMs')),
+    trace: orNull<Trace>(o.trace),
+    traceSummary: orNull<TraceSummary>(o.traceSummary),
+    tokenUsage: orNull(o.tokenUsage),
+    costUsd: orNull(o.costUsd),
+    durationMs: orNull(o.durationMs),
     startTime: orNull(o.startTime),
     endTime: orNull(o.endTime),
     fileChanges: orNull(o.fileChanges),
     workspacePath: orNull(o.workspacePath),
-    config: (config as Record<string, unknown> | null | undefined) ?? null,
+    config: orNull(o.config),
   };
   if (typeof o.outputPath === 'string' && ctx.output == null) {
     // A large answer is written to a file: read it the first time a handler looks.

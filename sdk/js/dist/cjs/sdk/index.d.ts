@@ -8,4 +8,4 @@ export { toGraderInput, parseGraderInput } from './input.js';
 export { createTargetClient, TargetNotAvailableError, TargetInvocationError } from './target.js';
 export type { TargetClient, TargetInfo, TargetInvokeRequest, TargetInvokeResponse } from './target.js';
 export { z } from './zod.js';
-export type { AssertionContext, AssertionEntry, AssertionHandler, AssertionScore, AssertionType, CodeGraderHandler, CodeGraderInput, CodeGraderResult, Message, PromptTemplateHandler, PromptTemplateInput, TokenUsage, ToolCall, Trace, TraceSummary, } from './types.js';
+export type { AssertionContext, AssertionEntry, AssertionHandler, AssertionScore, AssertionType, CodeGraderHandler, CodeGraderInput, CodeGraderResult, Message, PromptTemplateHandler, PromptTemplateInput, TokenUsage, ToolCall, Trace, TraceEvent, TraceSummary, } from './types.js';
