@@ -56,7 +56,14 @@ type evaluator func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) 
 // evaluate scores a case with that C.
 func register[C any](name string, aliases []string, parse func(*suite.EvaluatorSpec) (C, error),
 	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
-	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases,
+	registerKeys(name, aliases, nil, parse, evaluate)
+}
+
+// registerKeys is register for a type whose settings are exactly keys (besides the keys
+// every entry may carry): the loader warns about any other key.
+func registerKeys[C any](name string, aliases, keys []string, parse func(*suite.EvaluatorSpec) (C, error),
+	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
+	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases, Keys: keys,
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
 			common, cerr := parseCommon(spec)
 			cfg, err := parse(spec)

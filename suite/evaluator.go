@@ -189,7 +189,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, EvaluatorTypeNames())
+		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value)), EvaluatorTypeNames())
 		return nil
 	}
 	typ := et.Name
@@ -279,13 +279,59 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	if cfg != nil {
 		spec.Config = objectJSON(cfg)
 	}
+	unknown := unknownSettings(et, es)
 	if !el.failed { // the type's own settings, once the entry is otherwise sound
-		parseSettings(et, spec, n, func(at *yaml.Node, msg string) { l.evError(el, at, "%s", msg) })
+		parseSettings(et, spec, n, func(at *yaml.Node, msg string) {
+			// A setting the type misses is most often one written under another name: the
+			// error names the key that was written (the warning below would come too late
+			// to read next to it).
+			for _, e := range unknown {
+				if at == n {
+					msg += "; " + unknownNote(e, et, true)
+				}
+			}
+			if at == n {
+				unknown = nil
+			}
+			l.evError(el, at, "%s", msg)
+		})
+	}
+	for _, e := range unknown {
+		l.evWarn(el, e.kn, KindUnknownKey, "%s for type %s (ignored)", unknownNote(e, et, false), typ)
 	}
 	if el.failed {
 		return nil
 	}
 	return spec
+}
+
+// entryKeys are the keys any evaluator entry may carry whatever its type: the loader's own
+// and AgentV 4.x's common ones.
+var entryKeys = slices.Concat(commonKeys, v4GraderKeys, []string{"id"})
+
+// unknownSettings returns the keys of an entry that its type does not read, for types that
+// list their keys (EvaluatorType.Keys).
+func unknownSettings(et *EvaluatorType, es []kv) []kv {
+	if et.Keys == nil {
+		return nil
+	}
+	var out []kv
+	for _, e := range es {
+		if !slices.Contains(entryKeys, e.key) && !slices.Contains(et.Keys, e.key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// unknownNote reads: unknown key "vaule" (did you mean "value"?), with the key's line after
+// the key when withLine.
+func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
+	msg := fmt.Sprintf("unknown key %q", e.key)
+	if withLine {
+		msg += fmt.Sprintf(" at line %d", e.kn.Line)
+	}
+	return msg + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
 }
 
 // describe shows a scalar's value or a node's type for messages.
