@@ -382,6 +382,7 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 		l.evError(el, n, "code_judge needs a %q: an argv list such as [python3, judge.py], or a shell command string", "script")
 	} else {
 		spec.Script = l.argv(e, el)
+		defer func() { l.checkCommand(spec, e, el) }() // once cwd is known
 	}
 	if e := get("target"); e != nil && !isNull(e.v) {
 		spec.TargetProxy = l.targetProxy(e.v, el)
@@ -404,6 +405,26 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 			}
 		}
 	}
+}
+
+// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript)
+// at the command, named as the file writes it (4.x `command`, 2.x `script`).
+func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
+	if l.checkScript == nil || len(spec.Script) == 0 {
+		return
+	}
+	err := l.checkScript(spec.Script, spec.Cwd)
+	if err == nil {
+		return
+	}
+	what, field := "code_judge", e.key
+	if spec.Dialect == Dialect4 {
+		what, field = "code-grader", "command"
+	}
+	if spec.Name != "" && spec.Name != what {
+		what += fmt.Sprintf(" %q", spec.Name)
+	}
+	l.evError(el, e.v, "%s %s: cannot run here: %v", what, field, err)
 }
 
 // targetProxy reads a code judge's `target`: true (a proxy allowing DefaultMaxCalls calls),

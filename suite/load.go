@@ -30,6 +30,11 @@ type LoadOptions struct {
 	// resolved, so reports can mask it.
 	Env    func(evalDir, repoRoot string) func(name string) (string, bool)
 	Secret func(value string)
+	// CheckScript, when set, checks that a code judge's command can run here (its script
+	// file is there, its runtime installed), given the argv and working directory. An error
+	// is reported at the command like any invalid setting, and the cases using the judge are
+	// not loaded, so a run stops at load rather than erroring every case it reaches.
+	CheckScript func(argv []string, cwd string) error
 }
 
 // Diagnostic kinds produced by the loader.
@@ -71,9 +76,10 @@ type loader struct {
 	// file's AgentV 4.x lines.
 	sidecarAsserts *kv
 
-	envFn  func(string, string) func(string) (string, bool) // LoadOptions.Env
-	envFor func(string) (string, bool)                      // its lookup, once asked for
-	secret func(string)                                     // LoadOptions.Secret
+	envFn       func(string, string) func(string) (string, bool) // LoadOptions.Env
+	envFor      func(string) (string, bool)                      // its lookup, once asked for
+	secret      func(string)                                     // LoadOptions.Secret
+	checkScript func([]string, string) error                     // LoadOptions.CheckScript
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
@@ -119,6 +125,7 @@ func Load(path string, opts LoadOptions) *Suite {
 		listsByText: map[string]*evalList{},
 		envFn:       opts.Env,
 		secret:      opts.Secret,
+		checkScript: opts.CheckScript,
 	}
 	switch ext {
 	case ".yaml", ".yml":
