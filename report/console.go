@@ -341,7 +341,7 @@ func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 // miss or reasoning of its lowest-scoring evaluator, else its own reasoning.
 func failReason(rec *results.Record) string {
 	if len(rec.Misses) > 0 {
-		return rec.Misses[0]
+		return whyMiss(rec.EvaluatorResults, rec.Misses[0])
 	}
 	var low *results.EvaluatorResult
 	for i := range rec.EvaluatorResults {
@@ -351,7 +351,7 @@ func failReason(rec *results.Record) string {
 	}
 	if low != nil {
 		if len(low.Misses) > 0 {
-			return low.Name + ": " + low.Misses[0]
+			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0])
 		}
 		if low.Reasoning != "" {
 			return low.Name + ": " + low.Reasoning

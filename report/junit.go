@@ -224,7 +224,7 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 		tc.Failure = &junit.Result{
 			Message: clean(failureMessage(threshold, r)),
 			Type:    "below-threshold",
-			Data:    clean(truncate(bulleted(r.Misses), junitTextLimit)),
+			Data:    clean(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
 		}
 	}
 	return tc
@@ -236,8 +236,8 @@ func failureMessage(threshold float64, r *results.Record) string {
 	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, threshold)
 	if len(r.Misses) > 0 {
 		var top []string
-		for _, m := range r.Misses[:min(len(r.Misses), junitTopMisses)] {
-			top = append(top, truncate(oneLine(m), 200))
+		for _, m := range explainedMisses(r)[:min(len(r.Misses), junitTopMisses)] {
+			top = append(top, truncate(m, 200))
 		}
 		msg += "; misses: " + strings.Join(top, "; ")
 		if n := len(r.Misses) - junitTopMisses; n > 0 {
@@ -249,6 +249,22 @@ func failureMessage(threshold float64, r *results.Record) string {
 		msg += "; " + truncate(whyOf(r), 300)
 	}
 	return msg
+}
+
+// explainedMisses are the record's misses on one line each, with the judge's reason for a
+// miss when it has one. A reason that several misses share (an AgentV 2.x judge's one
+// reasoning) follows the first of them only.
+func explainedMisses(r *results.Record) []string {
+	out := make([]string, len(r.Misses))
+	shown := map[string]bool{}
+	for i, m := range r.Misses {
+		out[i] = oneLine(m)
+		if why := missReason(r.EvaluatorResults, m); why != "" && !shown[why] {
+			shown[why] = true
+			out[i] += reasonSep + why
+		}
+	}
+	return out
 }
 
 // errorText holds the record's error and every evaluator error, one per line.

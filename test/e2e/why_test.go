@@ -1,0 +1,127 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// whyFiles fail three cases on a judge's verdict: a 4.x free-form llm-grader whose failed
+// assertion carries evidence (with markup and mentions in it), a 4.x rubric checklist whose
+// failed check carries reasoning, and a 2.5 llm_judge whose miss shares its reasoning.
+var whyFiles = map[string]string{
+	".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: Roses are red
+    grader_target: judge
+  - name: judge
+    provider: mock
+    response: '{"score": 0.5, "assertions": [{"text": "Is a poem", "passed": true, "evidence": "it rhymes"}, {"text": "Mentions tests", "passed": false, "evidence": "the poem never mentions tests <b>@alice</b> | #12"}]}'
+  - name: judge-check
+    provider: mock
+    response: '{"checks": [{"id": "c1", "satisfied": true, "reasoning": "ok"}, {"id": "c2", "satisfied": false, "reasoning": "nothing about CI"}], "overall_reasoning": "half"}'
+  - name: judge25
+    provider: mock
+    response: '{"score": 0.4, "hits": ["rhymes"], "misses": ["Mentions tests"], "reasoning": "The poem is about roses only."}'
+`,
+	"evals/s.eval.yaml": `name: s
+tests:
+  - id: freeform
+    criteria: A poem about tests
+    input: Write a poem
+  - id: checklist
+    criteria: A poem about tests
+    input: Write a poem
+    assertions:
+      - type: rubrics
+        target: judge-check
+        criteria:
+          - {id: c1, outcome: Is a poem}
+          - {id: c2, outcome: Mentions CI}
+`,
+	"evals/old.yaml": `evalcases:
+  - id: judge25
+    expected_outcome: A poem about tests
+    input: Write a poem
+    evaluators:
+      - name: j
+        type: llm_judge
+        target: judge25
+`,
+}
+
+// TestWhyShowsJudgeEvidence checks that where a failed criterion comes with the judge's
+// reason, every surface's Why shows both (the criterion alone reads like praise), the
+// reason escaped as model text.
+func TestWhyShowsJudgeEvidence(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, whyFiles)
+	res := agentv(t, dir, nil, "eval", "evals/s.eval.yaml", "evals/old.yaml")
+	if res.code != 1 || len(res.records) != 3 {
+		t.Fatalf("exit %d with %d records, want 1 and 3:\n%s", res.code, len(res.records), res.stderr)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(res.outDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	summary, comment, junit := read("summary.md"), read("comment.md"), read("junit.xml")
+	checks := []struct{ surface, got, want string }{
+		{"console", progress(res.stderr, "s/freeform"), "✖ Mentions tests — the poem never mentions tests <b>@alice</b> | #12"},
+		{"console", progress(res.stderr, "s/checklist"), "✖ [c2] Mentions CI — nothing about CI"},
+		{"console", progress(res.stderr, "old/judge25"), "✖ Mentions tests — The poem is about roses only."},
+		{"summary", summary, "| ❌ | freeform | 0.500 | ✖ Mentions tests — the poem never mentions tests &lt;b&gt;@\u200dalice&lt;/b&gt; &#124; #\u200d12 |"},
+		{"summary", summary, "| ❌ | checklist | 0.500 | ✖ &#91;c2&#93; Mentions CI — nothing about CI |"},
+		{"summary", summary, "| ❌ | judge25 | 0.400 | ✖ Mentions tests — The poem is about roses only. |"},
+		{"comment", comment, "| ❌ | freeform | 0.500 | ✖ Mentions tests — the poem never mentions tests &lt;b&gt;@\u200dalice&lt;/b&gt; &#124; #\u200d12 |"},
+		{"junit", junit, `<failure message="score 0.500 below case threshold 0.800; misses: Mentions tests — the poem never mentions tests &lt;b&gt;@alice&lt;/b&gt; | #12" type="below-threshold">`},
+		{"junit", junit, `<failure message="score 0.500 below case threshold 0.800; misses: [c2] Mentions CI — nothing about CI" type="below-threshold">`},
+		{"junit", junit, `<failure message="score 0.400 below case threshold 0.800; misses: Mentions tests — The poem is about roses only." type="below-threshold">`},
+	}
+	for _, c := range checks {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.surface, c.want, c.got)
+		}
+	}
+	// The record keeps the 4.x verdict's criteria with their evidence, as 4.x's grading.json does.
+	var rec struct {
+		ID    string `json:"eval_id"`
+		Evals []struct {
+			Assertions []struct {
+				Text     string `json:"text"`
+				Passed   bool   `json:"passed"`
+				Evidence string `json:"evidence"`
+			} `json:"assertions"`
+		} `json:"evaluator_results"`
+	}
+	for line := range strings.Lines(read("results.jsonl")) {
+		if err := json.Unmarshal([]byte(line), &rec); err == nil && rec.ID == "freeform" {
+			break
+		}
+	}
+	if len(rec.Evals) != 1 || len(rec.Evals[0].Assertions) != 2 || rec.Evals[0].Assertions[1].Passed ||
+		rec.Evals[0].Assertions[1].Evidence != "the poem never mentions tests <b>@alice</b> | #12" {
+		t.Errorf("the freeform record's evaluator results hold %+v", rec.Evals)
+	}
+}
+
+// progress is what the console's progress line for a case says after its duration.
+func progress(stderr, label string) string {
+	for line := range strings.Lines(stderr) {
+		if _, rest, ok := strings.Cut(line, " "+label+" ("); ok {
+			if _, why, ok := strings.Cut(rest, "): "); ok {
+				return strings.TrimSuffix(why, "\n")
+			}
+		}
+	}
+	return ""
+}
