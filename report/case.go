@@ -33,7 +33,8 @@ type Case struct {
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
 	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
-	// passing cases), cut to whyRunes characters with the length kept.
+	// passing cases), its start and end kept to whyRunes characters (cutWhy; show it with
+	// elide).
 	Why string
 	// CaseThreshold is the score the case passed at when its eval file set one; nil: the
 	// run's.
@@ -105,7 +106,7 @@ func NewCase(r *results.Record, keepText bool) *Case {
 		}
 	}
 	if c.Verdict != results.VerdictPass {
-		c.Why = cutRunes(whyOf(r), whyRunes)
+		c.Why = cutWhy(whyOf(r), whyRunes)
 	}
 	if keepText {
 		c.Record = compact(r)

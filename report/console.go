@@ -159,7 +159,7 @@ func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 	b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 	mark := p.paint(ansiRed, "✗")
 	for _, g := range groups {
-		why := logtext.Line(truncate(g.why, whyRunes))
+		why := logtext.Line(elide(g.why, whyRunes))
 		if len(g.cases) == 1 {
 			fmt.Fprintf(b, "  %s %s: %s\n", mark, logtext.Line(run.label(g.cases[0])), why)
 			continue
@@ -208,7 +208,7 @@ func writeProblems(b *bufio.Writer, problems []string, p *painter) {
 	}
 	b.WriteString("\n" + p.paint(ansiRed+ansiBold, "Problems:") + "\n")
 	for _, pr := range problems[:min(len(problems), consoleProblems)] {
-		fmt.Fprintf(b, "  - %s\n", logtext.Line(truncate(pr, whyRunes)))
+		fmt.Fprintf(b, "  - %s\n", logtext.Line(elide(pr, whyRunes)))
 	}
 	if more := len(problems) - consoleProblems; more > 0 {
 		fmt.Fprintf(b, "  … and %d more\n", more)
@@ -331,7 +331,7 @@ func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 	}
 	if why != "" {
 		b = append(b, ": "...)
-		b = append(b, logtext.Line(truncate(oneLine(why), 200))...)
+		b = append(b, logtext.Line(elide(oneLine(why), 200))...)
 	}
 	b = append(b, '\n')
 	_, _ = w.Write(b)

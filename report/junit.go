@@ -216,7 +216,7 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
 		}
 		tc.Error = &junit.Result{
-			Message: clean(truncate(oneLine(msg), 500)),
+			Message: clean(elide(oneLine(msg), 500)),
 			Type:    "error",
 			Data:    clean(truncate(errorText(r), junitTextLimit)),
 		}
@@ -237,7 +237,7 @@ func failureMessage(threshold float64, r *results.Record) string {
 	if len(r.Misses) > 0 {
 		var top []string
 		for _, m := range explainedMisses(r)[:min(len(r.Misses), junitTopMisses)] {
-			top = append(top, truncate(m, 200))
+			top = append(top, elide(m, 200))
 		}
 		msg += "; misses: " + strings.Join(top, "; ")
 		if n := len(r.Misses) - junitTopMisses; n > 0 {
@@ -246,7 +246,7 @@ func failureMessage(threshold float64, r *results.Record) string {
 	} else {
 		// Without misses of its own the case still has a reason (an evaluator's miss, or a
 		// judge whose reply held no verdict): the message is what CI pages show first.
-		msg += "; " + truncate(whyOf(r), 300)
+		msg += "; " + elide(whyOf(r), 300)
 	}
 	return msg
 }
@@ -374,7 +374,7 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 		}
 		if d.IsError() {
 			cfg.AddTestcase(junit.Testcase{Name: clean(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
-				Error: &junit.Result{Message: clean(truncate(oneLine(d.Message), 500)), Type: "config", Data: line}})
+				Error: &junit.Result{Message: clean(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
 			continue
 		}
 		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {

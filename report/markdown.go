@@ -161,7 +161,7 @@ func (v *view) failRow(cases []*Case) string {
 	}
 	cells := []string{verdictMark(c.Verdict),
 		fmt.Sprintf("<details><summary>%s cases</summary>%s</details>", thousands(len(cases)), strings.Join(list, ", ")),
-		score, mdInline(truncate(c.Why, min(v.lim.item, 200)))}
+		score, mdInline(elide(c.Why, min(v.lim.item, 200)))}
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
@@ -176,7 +176,7 @@ func (v *view) caseLink(c *Case) string {
 func (v *view) row(c *Case) string {
 	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
-		return "| " + strings.Join(append(cells, mdInline(truncate(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
+		return "| " + strings.Join(append(cells, mdInline(elide(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
 	if v.evaluators {
 		var parts []string
@@ -312,7 +312,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	// answer ("Error occurred: …"), which the case never gave.
 	seen := newSeen(r.Error)
 	if r.Error != "" {
-		b.WriteString("**Error:** " + mdInline(truncate(r.Error, lim.err)) + "\n\n")
+		b.WriteString("**Error:** " + mdInline(elide(r.Error, lim.err)) + "\n\n")
 	}
 	if len(r.EvaluatorResults) == 0 {
 		writeFindings(&b, r.Hits, seen.drop(r.Misses), seen.text(r.Reasoning), lim)
@@ -321,7 +321,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	for _, e := range r.EvaluatorResults {
 		fmt.Fprintf(&b, "**%s** (%s) — %.3f %s\n\n", mdInline(truncate(e.Name, 100)), mdInline(truncate(e.Type, 40)), e.Score, mdInline(e.Verdict))
 		if e.Error != "" && !seen.has(e.Error) {
-			b.WriteString("**Error:** " + mdInline(truncate(e.Error, lim.err)) + "\n\n")
+			b.WriteString("**Error:** " + mdInline(elide(e.Error, lim.err)) + "\n\n")
 		}
 		writeFindings(&b, e.Hits, seen.drop(e.Misses), seen.text(e.Reasoning), lim)
 	}
@@ -451,7 +451,7 @@ func warningItem(l Links, d suite.Diagnostic, lim limits) string {
 	if pos != "" {
 		s += mdLink(pos, l.sourceURL(d.File, d.Line)) + ": "
 	}
-	s += mdInline(truncate(d.Message, lim.err))
+	s += mdInline(elide(d.Message, lim.err))
 	if d.CaseID != "" {
 		s += " (case " + mdInline(truncate(d.CaseID, 120)) + ")"
 	}

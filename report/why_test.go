@@ -1,7 +1,10 @@
 package report
 
 import (
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentv/action/results"
 )
@@ -38,6 +41,47 @@ func TestMissReason(t *testing.T) {
 			t.Parallel()
 			if got := missReason(tt.ers, tt.miss); got != tt.want {
 				t.Errorf("missReason(%q) = %q, want %q", tt.miss, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestElideWhy checks that a Why cut for keeping (cutWhy) and again for a surface (elide)
+// keeps its start and end and counts every character left out, once.
+func TestElideWhy(t *testing.T) {
+	t.Parallel()
+	const reply = "; reply: Looks fine to me, score high"
+	short := `evaluator "llm_judge" could not score: the judge's reply held no valid verdict after 3 attempts and a repair request: not valid JSON: invalid character 'L' looking for beginning of value` + reply
+	long := "code-grader failed: " + strings.Repeat("traceback line ", 150) + "FileNotFoundError: /work/evals/graders/data/expected_answers.json"
+	tests := []struct {
+		name, why string
+		limit     int
+		end       string // what the shown text ends with
+	}{
+		{"a reply at the end of an error", short, 200, reply},
+		{"a path at the end of a long error", long, 200, "/data/expected_answers.json"},
+		{"a path at the end, console width", long, whyRunes, "/data/expected_answers.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewCase(&results.Record{EvalID: "a", Verdict: results.VerdictError, Error: tt.why}, false)
+			got := elide(c.Why, tt.limit)
+			if !strings.HasSuffix(got, tt.end) || !strings.HasPrefix(got, tt.why[:20]) || strings.Contains(got, "\x00") {
+				t.Fatalf("elide(Why, %d) = %q", tt.limit, got)
+			}
+			head, rest, cut := strings.Cut(got, " … [")
+			if !cut {
+				if got != tt.why {
+					t.Errorf("uncut Why %q differs from %q", got, tt.why)
+				}
+				return
+			}
+			note, tail, _ := strings.Cut(rest, " left out] … ")
+			n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(note, " characters"), " character"), ",", ""))
+			shown := utf8.RuneCountInString(head) + utf8.RuneCountInString(tail)
+			if err != nil || shown+n != utf8.RuneCountInString(tt.why) || shown > max(tt.limit, 200) {
+				t.Errorf("%d shown + %q left out, of %d characters (limit %d): %q", shown, note, utf8.RuneCountInString(tt.why), tt.limit, got)
 			}
 		})
 	}

@@ -125,3 +125,76 @@ func progress(stderr, label string) string {
 	}
 	return ""
 }
+
+// TestWhyKeepsTheEndOfAReason checks that a long reason is cut in its middle on every
+// surface, so the reply that did not parse and the file that was not found stay readable.
+func TestWhyKeepsTheEndOfAReason(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	const missing = "/data/expected_answers_for_the_poem.json"
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: Roses are red
+    grader_target: judge
+  - name: judge
+    provider: mock
+    response: Looks fine to me, score high
+`,
+		"evals/graders/check.py": "import sys\nsys.stderr.write('Traceback (most recent call last):\\n  File \"check.py\", line 3, in <module>\\nFileNotFoundError: [Errno 2] No such file or directory: \"/work/" +
+			strings.Repeat("a-long-folder-name/", 8) + missing[1:] + "\"\\n')\nsys.exit(2)\n",
+		"evals/s.eval.yaml": `name: s
+tests:
+  - id: reply
+    criteria: A poem about tests
+    input: Write a poem
+  - id: path
+    input: Write a poem
+    assertions:
+      - type: code-grader
+        command: [python3, graders/check.py]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "evals/s.eval.yaml")
+	if res.code != 3 || len(res.records) != 2 {
+		t.Fatalf("exit %d with %d records, want 3 and 2:\n%s", res.code, len(res.records), res.stderr)
+	}
+	summary, err := os.ReadFile(filepath.Join(res.outDir, "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	junit, err := os.ReadFile(filepath.Join(res.outDir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.Lines(string(summary)) {
+		for _, id := range []string{"reply", "path"} {
+			if strings.HasPrefix(line, "| 💥 | "+id+" |") {
+				rows[id] = line
+			}
+		}
+	}
+	for _, c := range []struct{ surface, got, want string }{
+		{"summary row", rows["reply"], "reply: Looks fine to me, score high |"},
+		{"summary row", rows["path"], `expected_answers_for_the_poem.json" |`},
+		{"console", progress(res.stderr, "s/reply"), "; reply: Looks fine to me, score high"},
+		{"console", progress(res.stderr, "s/path"), missing + `"`},
+		{"junit", string(junit), `; reply: Looks fine to me, score high" type="error">`},
+		{"junit", string(junit), missing + `&#34;" type="error">`},
+	} {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%s lacks the reason's end %q:\n%s", c.surface, c.want, c.got)
+		}
+	}
+	for _, row := range rows {
+		if strings.Contains(row, "more characters") {
+			t.Errorf("a reason is cut at its end: %s", row)
+		}
+	}
+}
