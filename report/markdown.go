@@ -174,7 +174,7 @@ func (v *view) caseLink(c *Case) string {
 // failure the reason (each evaluator's score is in its details), else each evaluator's score,
 // the time and the usage.
 func (v *view) row(c *Case) string {
-	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c), fmt.Sprintf("%.3f", c.Score)}
+	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c) + warningMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
 		return "| " + strings.Join(append(cells, mdInline(elide(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
@@ -245,6 +245,22 @@ func trialsMark(c *Case) string {
 		return ""
 	}
 	return fmt.Sprintf(" 🎲 **flaky** <sub>%d/%d trials passed</sub>", c.TrialsPassed, c.Trials)
+}
+
+// warningMark shows a case's load-time warnings on its row (a missing input file, say): a
+// case that passed without the file it was meant to read is no pass to trust blindly, and
+// the warnings section alone is easy to miss. The row links to the case's line already, so
+// the first warning is shown without its position.
+func warningMark(c *Case) string {
+	ws := c.warnings()
+	if len(ws) == 0 {
+		return ""
+	}
+	more := ""
+	if len(ws) > 1 {
+		more = fmt.Sprintf(" (+%d more)", len(ws)-1)
+	}
+	return " ⚠️ <sub>" + mdInline(elide(oneLine(ws[0].Message), 200)) + more + "</sub>"
 }
 
 func evaluatorScore(e EvaluatorScore) string {

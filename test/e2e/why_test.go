@@ -198,3 +198,63 @@ tests:
 		}
 	}
 }
+
+// TestMissingInputFileShowsOnTheCase checks that a missing input_files entry stays a warning
+// (AgentV 4.42.4 warns and runs the test too) but is shown on the case itself: on its row in
+// the summary and the comment, in its JUnit testcase, and by validate with file and line.
+func TestMissingInputFileShowsOnTheCase(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: Roses are red
+    grader_target: judge
+  - name: judge
+    provider: mock
+    response: '{"score": 0.9, "assertions": [{"text": "Is a poem", "passed": true}]}'
+`,
+		"evals/s.eval.yaml": `name: s
+tests:
+  - id: with-file
+    criteria: A poem about the attached notes
+    input: Write a poem
+    input_files: [notes/missing-notes.md]
+  - id: plain
+    criteria: A poem
+    input: Write a poem
+`,
+	})
+	const warning = `file "notes/missing-notes.md" not found (tried: evals/notes/missing-notes.md, notes/missing-notes.md)`
+	res := agentv(t, dir, nil, "eval", "evals/s.eval.yaml")
+	if res.code != 0 || len(res.records) != 2 {
+		t.Fatalf("exit %d with %d records, want 0 (a warning does not fail the run) and 2:\n%s", res.code, len(res.records), res.stderr)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(res.outDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	row := "| ✅ | with-file ⚠️ <sub>" + warning + "</sub> | 0.900 |"
+	for _, name := range []string{"summary.md", "comment.md"} {
+		if got := read(name); !strings.Contains(got, row) || strings.Contains(got, "| ✅ | plain ⚠️") {
+			t.Errorf("%s: the case's row does not carry its warning %q:\n%s", name, row, got)
+		}
+	}
+	junit := read("junit.xml")
+	_, tc, _ := strings.Cut(junit, `<testcase name="with-file"`)
+	tc, _, _ = strings.Cut(tc, "</testcase>")
+	if !strings.Contains(tc, "warnings:\n  - evals/s.eval.yaml:6:19: "+warning) {
+		t.Errorf("the JUnit testcase does not carry the warning:\n%s", tc)
+	}
+	val := agentv(t, dir, nil, "validate", "evals/s.eval.yaml")
+	if val.code != 0 || !strings.Contains(val.stdout, "warning: evals/s.eval.yaml:6:19: "+warning) {
+		t.Errorf("validate: exit %d, want 0 and the warning with file and line:\n%s", val.code, val.stdout)
+	}
+}
