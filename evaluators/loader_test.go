@@ -221,7 +221,7 @@ func TestMisspelledAssertions(t *testing.T) {
 		{"snake type", "{type: icontains_al, value: [a]}", suite.SeverityError,
 			`eval.yaml:6:16: unknown evaluator type "icontains_al" (did you mean "icontains_all"?)`},
 		{"key the type needs", "{type: contains, vaule: Look}", suite.SeverityError,
-			`eval.yaml:6:9: contains needs ` + "`value`" + `: the text to compare the answer with; unknown key "vaule" at line 6 (did you mean "value"?) (case "a" not loaded)`},
+			`eval.yaml:6:9: contains needs ` + "`value`" + `: the text to compare the answer with; unknown key "vaule" (did you mean "value"?) at line 6 (case "a" not loaded)`},
 		{"optional key", "{type: contains, value: Look, negat: true}", suite.SeverityWarning,
 			`eval.yaml:6:39: unknown key "negat" (did you mean "negate"?) for type contains (ignored)`},
 		{"regex flags", "{type: regex, value: L, flgas: i}", suite.SeverityWarning,

@@ -324,14 +324,14 @@ func unknownSettings(et *EvaluatorType, es []kv) []kv {
 	return out
 }
 
-// unknownNote reads: unknown key "vaule" (did you mean "value"?), with the key's line after
-// the key when withLine.
+// unknownNote reads: unknown key "vaule" (did you mean "value"?), followed by the key's line
+// when withLine.
 func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
-	msg := fmt.Sprintf("unknown key %q", e.key)
+	msg := fmt.Sprintf("unknown key %q", e.key) + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
 	if withLine {
 		msg += fmt.Sprintf(" at line %d", e.kn.Line)
 	}
-	return msg + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
+	return msg
 }
 
 // describe shows a scalar's value or a node's type for messages.
