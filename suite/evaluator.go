@@ -189,7 +189,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value)), EvaluatorTypeNames())
+		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value, spec.Dialect == Dialect4)), EvaluatorTypeNames())
 		return nil
 	}
 	typ := et.Name
@@ -285,12 +285,10 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 			// A setting the type misses is most often one written under another name: the
 			// error names the key that was written (the warning below would come too late
 			// to read next to it).
-			for _, e := range unknown {
-				if at == n {
+			if at == n {
+				for _, e := range unknown {
 					msg += "; " + unknownNote(e, et, true)
 				}
-			}
-			if at == n {
 				unknown = nil
 			}
 			l.evError(el, at, "%s", msg)

@@ -62,16 +62,18 @@ func LookupEvaluator(name string) (*EvaluatorType, bool) {
 	return evaluatorTypes[i], true
 }
 
-// suggestType returns the registered type name or alias, or AgentV 4.x type, nearest to a
-// misspelled type ("contain" → "contains"); "" when none is near.
-func suggestType(name string) string {
+// suggestType returns the registered type name or alias nearest to a misspelled type
+// ("contain" → "contains"), or with v4 also the AgentV 4.x type names; "" when none is near.
+func suggestType(name string, v4 bool) string {
 	var known []string
 	for _, t := range evaluatorTypes {
 		known = append(known, t.Name)
 		known = append(known, t.Aliases...)
 	}
-	for k := range v4Types {
-		known = append(known, k)
+	if v4 {
+		for k := range v4Types {
+			known = append(known, k)
+		}
 	}
 	slices.Sort(known) // the nearest of equals is the same on every run
 	s := suggest(name, known)
