@@ -228,11 +228,27 @@ tests:
     criteria: A poem
     input: Write a poem
 `,
+		// A suite-level file is the input of every test: each row shows its warning, which
+		// is printed once.
+		"evals/shared.eval.yaml": `name: shared
+input_files: [shared-notes.md]
+tests:
+  - id: first
+    criteria: A poem
+    input: Write a poem
+  - id: second
+    criteria: A poem
+    input: Write a poem
+`,
 	})
 	const warning = `file "notes/missing-notes.md" not found (tried: evals/notes/missing-notes.md, notes/missing-notes.md)`
-	res := agentv(t, dir, nil, "eval", "evals/s.eval.yaml")
-	if res.code != 0 || len(res.records) != 2 {
-		t.Fatalf("exit %d with %d records, want 0 (a warning does not fail the run) and 2:\n%s", res.code, len(res.records), res.stderr)
+	res := agentv(t, dir, nil, "eval", "evals/s.eval.yaml", "evals/shared.eval.yaml")
+	if res.code != 0 || len(res.records) != 4 {
+		t.Fatalf("exit %d with %d records, want 0 (a warning does not fail the run) and 4:\n%s", res.code, len(res.records), res.stderr)
+	}
+	const shared = `file "shared-notes.md" not found (tried: evals/shared-notes.md, shared-notes.md)`
+	if n := strings.Count(res.stderr, shared); n != 1 {
+		t.Errorf("the shared file's warning is printed %d times, want once:\n%s", n, res.stderr)
 	}
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(res.outDir, name))
@@ -245,6 +261,11 @@ tests:
 	for _, name := range []string{"summary.md", "comment.md"} {
 		if got := read(name); !strings.Contains(got, row) || strings.Contains(got, "| ✅ | plain ⚠️") {
 			t.Errorf("%s: the case's row does not carry its warning %q:\n%s", name, row, got)
+		}
+		for _, id := range []string{"first", "second"} {
+			if got := read(name); !strings.Contains(got, "| ✅ | "+id+" ⚠️ <sub>"+shared+"</sub> |") {
+				t.Errorf("%s: the row of %s does not carry the shared file's warning:\n%s", name, id, got)
+			}
 		}
 	}
 	junit := read("junit.xml")
