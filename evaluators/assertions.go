@@ -40,13 +40,13 @@ func init() {
 		return nil
 	}
 	one := func(name string, check func(answer, value string) (bool, string, string)) {
-		register(name, snake(name), valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
+		registerKeys(name, snake(name), []string{"value"}, valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
 			ok, hit, miss := check(r.in.Candidate, value)
 			return assertion(ok, hit, miss)
 		})
 	}
 	list := func(name string, check func(answer string, values []string) (bool, string, string)) {
-		register(name, snake(name), listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
+		registerKeys(name, snake(name), []string{"value"}, listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
 			ok, hit, miss := check(r.in.Candidate, values)
 			return assertion(ok, hit, miss)
 		})
@@ -76,7 +76,7 @@ func init() {
 	one(TypeEquals, func(a, v string) (bool, string, string) {
 		return jsTrim(a) == jsTrim(v), fmt.Sprintf("Output equals %q", v), fmt.Sprintf("Output does not equal %q", v)
 	})
-	register(TypeRegex, nil, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
+	registerKeys(TypeRegex, nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
 		label := "/" + re.source + "/" + re.flags
 		if re.flags != "" {
 			label += " (flags: " + re.flags + ")"
@@ -85,7 +85,7 @@ func init() {
 	})
 	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
 	// around it.
-	register(TypeIsJSON, snake(TypeIsJSON), func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
+	registerKeys(TypeIsJSON, snake(TypeIsJSON), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
 		func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, _ struct{}) verdict {
 			return assertion(json.Valid([]byte(r.in.Candidate)), "Output is valid JSON", "Output is not valid JSON")
 		})

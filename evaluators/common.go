@@ -94,6 +94,14 @@ func negateResult(res *results.EvaluatorResult) {
 	}
 	res.Score = clamp01(1 - res.Score)
 	res.Hits, res.Misses = res.Misses, res.Hits
+	if res.Assertions != nil {
+		as := make([]results.Assertion, len(res.Assertions))
+		for i, a := range res.Assertions {
+			a.Passed = !a.Passed // a criterion met is now what fails the entry
+			as[i] = a
+		}
+		res.Assertions = as
+	}
 	res.Verdict = results.Band(res.Score)
 }
 

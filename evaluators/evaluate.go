@@ -45,6 +45,9 @@ type verdict struct {
 	forceFail bool  // a required rubric failed: verdict fail whatever the score
 	forcePass bool  // a 4.x threshold or aggregator verdict passed: verdict pass whatever the score
 	children  []results.EvaluatorResult
+
+	// assertions are a 4.x verdict's criteria with their evidence (results.Assertion).
+	assertions []results.Assertion
 }
 
 // evaluator scores a case with one entry's parsed settings: what a registered type's Parse
@@ -56,7 +59,14 @@ type evaluator func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) 
 // evaluate scores a case with that C.
 func register[C any](name string, aliases []string, parse func(*suite.EvaluatorSpec) (C, error),
 	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
-	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases,
+	registerKeys(name, aliases, nil, parse, evaluate)
+}
+
+// registerKeys is register for a type whose settings are exactly keys (besides the keys
+// every entry may carry): the loader warns about any other key.
+func registerKeys[C any](name string, aliases, keys []string, parse func(*suite.EvaluatorSpec) (C, error),
+	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
+	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases, Keys: keys,
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
 			common, cerr := parseCommon(spec)
 			cfg, err := parse(spec)
@@ -218,6 +228,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		Hits:                     redactAll(red, v.hits),
 		Misses:                   redactAll(red, v.misses),
 		Reasoning:                red.String(v.reasoning),
+		Assertions:               redactAssertions(red, v.assertions),
 		EvaluatorProviderRequest: redactRaw(red, v.request),
 		Details:                  redactRaw(red, v.details),
 		EvaluatorResults:         v.children,
@@ -368,4 +379,16 @@ func redactRaw(red *redact.Redactor, raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return red.Bytes(raw)
+}
+
+// redactAssertions masks secrets in a verdict's criteria and evidence.
+func redactAssertions(red *redact.Redactor, as []results.Assertion) []results.Assertion {
+	if as == nil || noSecrets(red) {
+		return as
+	}
+	out := make([]results.Assertion, len(as))
+	for i, a := range as {
+		out[i] = results.Assertion{Text: red.String(a.Text), Passed: a.Passed, Evidence: red.String(a.Evidence)}
+	}
+	return out
 }

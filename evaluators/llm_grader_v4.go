@@ -13,6 +13,7 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -107,9 +108,12 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 		} else {
 			v.misses = append(v.misses, a.Text)
 		}
+		ra := results.Assertion{Text: a.Text, Passed: a.Passed}
 		if a.Evidence != nil && strings.TrimSpace(*a.Evidence) != "" {
-			reasons = append(reasons, a.Text+": "+strings.TrimSpace(*a.Evidence))
+			ra.Evidence = strings.TrimSpace(*a.Evidence)
+			reasons = append(reasons, a.Text+": "+ra.Evidence)
 		}
+		v.assertions = append(v.assertions, ra)
 	}
 	v.reasoning = strings.Join(reasons, "; ")
 	return v

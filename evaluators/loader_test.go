@@ -205,3 +205,51 @@ func TestParsedAtLoad(t *testing.T) {
 		t.Errorf("result %+v: want the parsed settings used, score 1", r)
 	}
 }
+
+// TestMisspelledAssertions checks that a misspelled type or key of a 4.x assertion is named
+// with the nearest right spelling: a type as part of its error, a key as a warning at the
+// key, or inside the error its absence caused.
+func TestMisspelledAssertions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, assertion string
+		sev             suite.Severity
+		want            string // the whole diagnostic, file:line:col first
+	}{
+		{"type", "{type: contain, value: Look}", suite.SeverityError,
+			`eval.yaml:6:16: unknown evaluator type "contain" (did you mean "contains"?): not a built-in type`},
+		{"snake type", "{type: icontains_al, value: [a]}", suite.SeverityError,
+			`eval.yaml:6:16: unknown evaluator type "icontains_al" (did you mean "icontains_all"?)`},
+		{"key the type needs", "{type: contains, vaule: Look}", suite.SeverityError,
+			`eval.yaml:6:9: contains needs ` + "`value`" + `: the text to compare the answer with; unknown key "vaule" (did you mean "value"?) at line 6 (case "a" not loaded)`},
+		{"optional key", "{type: contains, value: Look, negat: true}", suite.SeverityWarning,
+			`eval.yaml:6:39: unknown key "negat" (did you mean "negate"?) for type contains (ignored)`},
+		{"regex flags", "{type: regex, value: L, flgas: i}", suite.SeverityWarning,
+			`eval.yaml:6:33: unknown key "flgas" (did you mean "flags"?) for type regex (ignored)`},
+		{"far from any key", "{type: is-json, colour: red}", suite.SeverityWarning,
+			`eval.yaml:6:25: unknown key "colour" for type is-json (ignored)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := writeFile(t, dir, "eval.yaml", "name: s\ntests:\n  - id: a\n    input: hi\n    assertions:\n      - "+tt.assertion+"\n")
+			s := suite.Load(path, suite.LoadOptions{Cwd: dir})
+			var got []string
+			for _, d := range s.Diagnostics {
+				if d.Severity == tt.sev {
+					got = append(got, d.Error())
+				}
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], tt.want) {
+				t.Errorf("got %q\nwant one starting %q", got, tt.want)
+			}
+		})
+	}
+	// Keys every entry may carry are no warning.
+	dir := t.TempDir()
+	path := writeFile(t, dir, "eval.yaml", "name: s\ntests:\n  - id: a\n    input: hi\n    assertions:\n      - {type: contains, value: a, name: n, id: i, weight: 2, required: true, min_score: 0.5, negate: false}\n")
+	if s := suite.Load(path, suite.LoadOptions{Cwd: dir}); len(s.Diagnostics) > 0 {
+		t.Errorf("diagnostics for known keys: %v", s.Diagnostics)
+	}
+}

@@ -580,15 +580,20 @@ func checkEvaluators(check func(path, what string) error, evs []*suite.Evaluator
 	return nil
 }
 
-// CaseWarnings groups warnings that name a case by case id, their files shown by display and
-// without the case id (the record they go in names the case).
+// CaseWarnings groups warnings that name a case by case id (a warning reported once for
+// several cases goes to each), their files shown by display and without the case id (the
+// record they go in names the case).
 func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]suite.Diagnostic {
 	out := map[string][]suite.Diagnostic{}
 	for _, d := range ds {
 		if d.CaseID == "" || d.IsError() {
 			continue
 		}
-		out[d.CaseID] = append(out[d.CaseID], suite.Diagnostic{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message})
+		w := suite.Diagnostic{File: display(d.File), Line: d.Line, Col: d.Col, Kind: d.Kind, Message: d.Message}
+		out[d.CaseID] = append(out[d.CaseID], w)
+		for _, id := range d.AlsoCases {
+			out[id] = append(out[id], w)
+		}
 	}
 	return out
 }

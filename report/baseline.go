@@ -115,7 +115,7 @@ func baselineSection(v *view) string {
 		for _, x := range reg[:min(limit, len(reg))] {
 			why := testNote(x)
 			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; c != nil && c.Why != "" {
-				why = mdInline(truncate(c.Why, min(v.lim.item, 200))) + " · " + why
+				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), why)
 		}

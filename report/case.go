@@ -33,7 +33,8 @@ type Case struct {
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
 	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
-	// passing cases), cut to whyRunes characters with the length kept.
+	// passing cases), its start and end kept to whyRunes characters (cutWhy; show it with
+	// elide).
 	Why string
 	// CaseThreshold is the score the case passed at when its eval file set one; nil: the
 	// run's.
@@ -105,7 +106,7 @@ func NewCase(r *results.Record, keepText bool) *Case {
 		}
 	}
 	if c.Verdict != results.VerdictPass {
-		c.Why = cutRunes(whyOf(r), whyRunes)
+		c.Why = cutWhy(whyOf(r), whyRunes)
 	}
 	if keepText {
 		c.Record = compact(r)
@@ -168,6 +169,13 @@ func compactEvaluators(ers []results.EvaluatorResult) []results.EvaluatorResult 
 		e.EvaluatorProviderRequest = nil
 		e.Details = nil
 		e.Reasoning = cut(e.Reasoning)
+		if e.Assertions != nil {
+			as := make([]results.Assertion, len(e.Assertions))
+			for j, a := range e.Assertions {
+				as[j] = results.Assertion{Text: a.Text, Passed: a.Passed, Evidence: cut(a.Evidence)} // Text stays whole, as the misses it matches do
+			}
+			e.Assertions = as
+		}
 		e.EvaluatorResults = compactEvaluators(e.EvaluatorResults)
 		out[i] = e
 	}
@@ -248,14 +256,14 @@ func whyOf(r *results.Record) string {
 	if verdictOf(r) == results.VerdictError {
 		return fmt.Sprintf("case has verdict %q", r.Verdict)
 	}
-	if m := firstMiss(r.Misses); m != "" {
-		return m
+	if m := firstMissOf(r.Misses); m != "" {
+		return whyMiss(r.EvaluatorResults, m)
 	}
 	var walk func([]results.EvaluatorResult) string
 	walk = func(ers []results.EvaluatorResult) string {
-		for _, e := range ers {
-			if m := firstMiss(e.Misses); m != "" {
-				return m
+		for i, e := range ers {
+			if m := firstMissOf(e.Misses); m != "" {
+				return whyMiss(ers[i:i+1], m)
 			}
 			if m := walk(e.EvaluatorResults); m != "" {
 				return m
@@ -295,13 +303,4 @@ func trialsWhy(r *results.Record) string {
 	// Every trial passed and the strategy still failed the case (a confidence interval
 	// too wide for the threshold).
 	return fmt.Sprintf("%s, but the %s score %.3f is below the threshold", head, r.TrialStrategy, r.Score)
-}
-
-func firstMiss(misses []string) string {
-	for _, m := range misses {
-		if m = oneLine(m); m != "" {
-			return m
-		}
-	}
-	return ""
 }

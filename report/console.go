@@ -167,7 +167,7 @@ func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 	b.WriteString(p.paint(ansiRed+ansiBold, "ERRORS") + "\n")
 	mark := p.paint(ansiRed, "✗")
 	for _, g := range groups {
-		why := logtext.Line(truncate(g.why, whyRunes))
+		why := logtext.Line(elide(g.why, whyRunes))
 		if len(g.cases) == 1 {
 			fmt.Fprintf(b, "  %s %s: %s\n", mark, logtext.Line(run.label(g.cases[0])), why)
 			continue
@@ -216,7 +216,7 @@ func writeProblems(b *bufio.Writer, problems []string, p *painter) {
 	}
 	b.WriteString("\n" + p.paint(ansiRed+ansiBold, "Problems:") + "\n")
 	for _, pr := range problems[:min(len(problems), consoleProblems)] {
-		fmt.Fprintf(b, "  - %s\n", logtext.Line(truncate(pr, whyRunes)))
+		fmt.Fprintf(b, "  - %s\n", logtext.Line(elide(pr, whyRunes)))
 	}
 	if more := len(problems) - consoleProblems; more > 0 {
 		fmt.Fprintf(b, "  … and %d more\n", more)
@@ -383,7 +383,7 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 	}
 	if why != "" {
 		b = append(b, ": "...)
-		b = append(b, logtext.Line(truncate(oneLine(why), 200))...)
+		b = append(b, logtext.Line(elide(oneLine(why), 200))...)
 	}
 	b = append(b, '\n')
 	_, _ = w.Write(b)
@@ -393,7 +393,7 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 // miss or reasoning of its lowest-scoring evaluator, else its own reasoning.
 func failReason(rec *results.Record) string {
 	if len(rec.Misses) > 0 {
-		return rec.Misses[0]
+		return whyMiss(rec.EvaluatorResults, rec.Misses[0])
 	}
 	var low *results.EvaluatorResult
 	for i := range rec.EvaluatorResults {
@@ -403,7 +403,7 @@ func failReason(rec *results.Record) string {
 	}
 	if low != nil {
 		if len(low.Misses) > 0 {
-			return low.Name + ": " + low.Misses[0]
+			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0])
 		}
 		if low.Reasoning != "" {
 			return low.Name + ": " + low.Reasoning

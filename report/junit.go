@@ -222,7 +222,7 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
 		}
 		tc.Error = &junit.Result{
-			Message: clean(truncate(oneLine(msg), 500)),
+			Message: clean(elide(oneLine(msg), 500)),
 			Type:    "error",
 			Data:    clean(truncate(errorText(r), junitTextLimit)),
 		}
@@ -230,7 +230,7 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 		tc.Failure = &junit.Result{
 			Message: clean(failureMessage(threshold, r)),
 			Type:    "below-threshold",
-			Data:    clean(truncate(bulleted(r.Misses), junitTextLimit)),
+			Data:    clean(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
 		}
 	}
 	return tc
@@ -242,8 +242,8 @@ func failureMessage(threshold float64, r *results.Record) string {
 	msg := fmt.Sprintf("score %.3f below case threshold %.3f", r.Score, threshold)
 	if len(r.Misses) > 0 {
 		var top []string
-		for _, m := range r.Misses[:min(len(r.Misses), junitTopMisses)] {
-			top = append(top, truncate(oneLine(m), 200))
+		for _, m := range explainedMisses(r)[:min(len(r.Misses), junitTopMisses)] {
+			top = append(top, elide(m, 200))
 		}
 		msg += "; misses: " + strings.Join(top, "; ")
 		if n := len(r.Misses) - junitTopMisses; n > 0 {
@@ -252,9 +252,25 @@ func failureMessage(threshold float64, r *results.Record) string {
 	} else {
 		// Without misses of its own the case still has a reason (an evaluator's miss, or a
 		// judge whose reply held no verdict): the message is what CI pages show first.
-		msg += "; " + truncate(whyOf(r), 300)
+		msg += "; " + elide(whyOf(r), 300)
 	}
 	return msg
+}
+
+// explainedMisses are the record's misses on one line each, with the judge's reason for a
+// miss when it has one. A reason that several misses share (an AgentV 2.x judge's one
+// reasoning) follows the first of them only.
+func explainedMisses(r *results.Record) []string {
+	out := make([]string, len(r.Misses))
+	shown := map[string]bool{}
+	for i, m := range r.Misses {
+		out[i] = oneLine(m)
+		if why := missReason(r.EvaluatorResults, m); why != "" && !shown[why] {
+			shown[why] = true
+			out[i] += reasonSep + why
+		}
+	}
+	return out
 }
 
 // errorText holds the record's error and every evaluator error, one per line.
@@ -364,7 +380,7 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 		}
 		if d.IsError() {
 			cfg.AddTestcase(junit.Testcase{Name: clean(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
-				Error: &junit.Result{Message: clean(truncate(oneLine(d.Message), 500)), Type: "config", Data: line}})
+				Error: &junit.Result{Message: clean(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
 			continue
 		}
 		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {

@@ -49,7 +49,7 @@ func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 				msg = "case has verdict " + string(t.Verdict)
 			}
 			tc.FlakyErrors = append(tc.FlakyErrors, junitRerun{Type: "error",
-				Message:   clean(truncate(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
+				Message:   clean(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
 				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
 		}
 	}
@@ -93,7 +93,7 @@ func writeTrials(b *strings.Builder, r *results.Record) {
 		}
 		fmt.Fprintf(b, "  - trial %d: %.3f %s", t.Trial, t.Score, t.Verdict)
 		if t.Error != "" {
-			fmt.Fprintf(b, ": %s", truncate(oneLine(t.Error), 500))
+			fmt.Fprintf(b, ": %s", elide(oneLine(t.Error), 500))
 		}
 		b.WriteByte('\n')
 	}

@@ -161,7 +161,7 @@ func (v *view) failRow(cases []*Case) string {
 	}
 	cells := []string{verdictMark(c.Verdict),
 		fmt.Sprintf("<details><summary>%s cases</summary>%s</details>", thousands(len(cases)), strings.Join(list, ", ")),
-		score, mdInline(truncate(c.Why, min(v.lim.item, 200)))}
+		score, mdInline(elide(c.Why, min(v.lim.item, 200)))}
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
@@ -174,9 +174,9 @@ func (v *view) caseLink(c *Case) string {
 // failure the reason (each evaluator's score is in its details), else each evaluator's score,
 // the time and the usage.
 func (v *view) row(c *Case) string {
-	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c), fmt.Sprintf("%.3f", c.Score)}
+	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c) + warningMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
-		return "| " + strings.Join(append(cells, mdInline(truncate(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
+		return "| " + strings.Join(append(cells, mdInline(elide(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
 	if v.evaluators {
 		var parts []string
@@ -247,6 +247,22 @@ func trialsMark(c *Case) string {
 	return fmt.Sprintf(" 🎲 **flaky** <sub>%d/%d trials passed</sub>", c.TrialsPassed, c.Trials)
 }
 
+// warningMark shows a case's load-time warnings on its row (a missing input file, say): a
+// case that passed without the file it was meant to read is no pass to trust blindly, and
+// the warnings section alone is easy to miss. The row links to the case's line already, so
+// the first warning is shown without its position.
+func warningMark(c *Case) string {
+	ws := c.warnings()
+	if len(ws) == 0 {
+		return ""
+	}
+	more := ""
+	if len(ws) > 1 {
+		more = fmt.Sprintf(" (+%d more)", len(ws)-1)
+	}
+	return " ⚠️ <sub>" + mdInline(elide(oneLine(ws[0].Message), 200)) + more + "</sub>"
+}
+
 func evaluatorScore(e EvaluatorScore) string {
 	if e.Errored {
 		return fmt.Sprintf("%.3f 💥", e.Score)
@@ -312,7 +328,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	// answer ("Error occurred: …"), which the case never gave.
 	seen := newSeen(r.Error)
 	if r.Error != "" {
-		b.WriteString("**Error:** " + mdInline(truncate(r.Error, lim.err)) + "\n\n")
+		b.WriteString("**Error:** " + mdInline(elide(r.Error, lim.err)) + "\n\n")
 	}
 	if len(r.EvaluatorResults) == 0 {
 		writeFindings(&b, r.Hits, seen.drop(r.Misses), seen.text(r.Reasoning), lim)
@@ -321,7 +337,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	for _, e := range r.EvaluatorResults {
 		fmt.Fprintf(&b, "**%s** (%s) — %.3f %s\n\n", mdInline(truncate(e.Name, 100)), mdInline(truncate(e.Type, 40)), e.Score, mdInline(e.Verdict))
 		if e.Error != "" && !seen.has(e.Error) {
-			b.WriteString("**Error:** " + mdInline(truncate(e.Error, lim.err)) + "\n\n")
+			b.WriteString("**Error:** " + mdInline(elide(e.Error, lim.err)) + "\n\n")
 		}
 		writeFindings(&b, e.Hits, seen.drop(e.Misses), seen.text(e.Reasoning), lim)
 	}
@@ -451,7 +467,7 @@ func warningItem(l Links, d suite.Diagnostic, lim limits) string {
 	if pos != "" {
 		s += mdLink(pos, l.sourceURL(d.File, d.Line)) + ": "
 	}
-	s += mdInline(truncate(d.Message, lim.err))
+	s += mdInline(elide(d.Message, lim.err))
 	if d.CaseID != "" {
 		s += " (case " + mdInline(truncate(d.CaseID, 120)) + ")"
 	}

@@ -379,7 +379,7 @@ func TestRenderedWhy(t *testing.T) {
 	if !slices.ContainsFunc(whys, func(s string) bool { return strings.Contains(s, "judge reply held no JSON verdict") }) {
 		t.Errorf("no row says the judge reply held no verdict: %q", whys)
 	}
-	grouped := slices.IndexFunc(rows, func(r []*node) bool { return cell(r, 3) == "answer is not 42" })
+	grouped := slices.IndexFunc(rows, func(r []*node) bool { return cell(r, 3) == "✖ answer is not 42 — fine" })
 	if grouped < 0 || !strings.Contains(cell(rows[grouped], 1), "cases") {
 		t.Errorf("cases failing with the same miss are not grouped: %q", whys)
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/internal/textcap"
 )
 
 // clean makes untrusted text safe to put anywhere: it removes ANSI escape sequences (CSI, OSC
@@ -151,4 +152,52 @@ func isOneLine(s string) bool {
 		}
 	}
 	return true
+}
+
+// midMark stands for the middle that cutWhy left out of a Why, followed by how many
+// characters that was and a NUL. NUL never survives clean, so the mark cannot show.
+const midMark = "\x00agentv-mid:"
+
+// cutWhy keeps at most n characters of a Why, its start and its end (textcap.MiddleParts),
+// marking how many it left out, so elide can shorten it further and still count them.
+func cutWhy(s string, n int) string {
+	head, tail, left := textcap.MiddleParts(s, n)
+	if left == 0 {
+		return s
+	}
+	return head + midMark + strconv.Itoa(left) + "\x00" + tail
+}
+
+// elide shortens a reason to about limit characters (never under textcap.MinKeep), keeping
+// its start and its end: "start … [N characters left out] … end". An error names what failed
+// at its end (the file not found, the reply that did not parse), so a cut at the end would
+// drop the useful part. It counts what cutWhy left out; a text compact cut at its end can
+// only be cut there (truncate).
+func elide(s string, limit int) string {
+	if strings.Contains(s, cutMark) {
+		return truncate(s, limit)
+	}
+	extra := 0
+	if i := strings.Index(s, midMark); i >= 0 {
+		rest := s[i+len(midMark):]
+		if j := strings.IndexByte(rest, 0); j >= 0 {
+			if n, err := strconv.Atoi(rest[:j]); err == nil && n >= 0 {
+				head, tail := s[:i], rest[j+1:]
+				if utf8.RuneCountInString(head)+utf8.RuneCountInString(tail) <= max(limit, textcap.MinKeep) {
+					return head + middleNote(n) + tail
+				}
+				s, extra = head+tail, n // cut further: the parts kept are far longer than the cut's sides
+			}
+		}
+	}
+	head, tail, left := textcap.MiddleParts(s, limit)
+	if left == 0 {
+		return s
+	}
+	return head + middleNote(left+extra) + tail
+}
+
+// middleNote stands for the n characters a middle cut left out.
+func middleNote(n int) string {
+	return fmt.Sprintf(" … [%s %s left out] … ", thousands(n), plural(n, "character", "characters"))
 }

@@ -168,6 +168,10 @@ type EvaluatorResult struct {
 	Hits      []string `json:"hits"`
 	Misses    []string `json:"misses"`
 	Reasoning string   `json:"reasoning,omitempty"`
+	// Assertions are the criteria an AgentV 4.x verdict checked, each with the grader's
+	// evidence (4.x's own {text, passed, evidence}): Hits and Misses hold their texts, and
+	// reports show a failed one's evidence beside it. nil for verdicts without them.
+	Assertions []Assertion `json:"assertions,omitempty"`
 	// EvaluatorProviderRequest records what the evaluator sent: for llm_judge
 	// {user_prompt, system_prompt, target}; for code_judge {script, cwd}.
 	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
@@ -179,6 +183,13 @@ type EvaluatorResult struct {
 	// Attempts is set when a judge call or script timed out and was tried again: 1 + the
 	// retries (--max-retries); omitted (0) when the first attempts sufficed.
 	Attempts int `json:"attempts,omitempty"`
+}
+
+// Assertion is one criterion a grader checked, and what it saw.
+type Assertion struct {
+	Text     string `json:"text"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // TraceSummary summarises what the target did.

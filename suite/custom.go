@@ -100,7 +100,7 @@ func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
 // unknownType is the error for an assertion type that is neither built in nor a custom script;
 // searched is empty when the type cannot name a file.
 func (l *loader) unknownType(written, typ string, searched []string) string {
-	msg := fmt.Sprintf("unknown evaluator type %q: not a built-in type", written)
+	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, didYouMean(suggestType(written, true)))
 	if len(searched) > 0 {
 		msg += fmt.Sprintf(", and no custom assertion script %s.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of %s or of a folder above it",
 			typ, displayPath(l.s.Dir, l.cwd))

@@ -33,6 +33,9 @@ type Diagnostic struct {
 	Kind     string   `json:"kind,omitempty"` // short machine-readable class, e.g. "unknown-key", "template"
 	CaseID   string   `json:"case,omitempty"` // eval case the problem belongs to, if any
 	Message  string   `json:"message"`
+	// AlsoCases are the other cases a warning applies to: one reported once for a file (a
+	// suite-level input file that is missing) still belongs on every case it affects.
+	AlsoCases []string `json:"-"`
 }
 
 // Error formats the diagnostic as file:line:col: message.

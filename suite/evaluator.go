@@ -189,7 +189,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q (valid: %s)", t.v.Value, EvaluatorTypeNames())
+		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value, spec.Dialect == Dialect4)), EvaluatorTypeNames())
 		return nil
 	}
 	typ := et.Name
@@ -279,13 +279,57 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	if cfg != nil {
 		spec.Config = objectJSON(cfg)
 	}
+	unknown := unknownSettings(et, es)
 	if !el.failed { // the type's own settings, once the entry is otherwise sound
-		parseSettings(et, spec, n, func(at *yaml.Node, msg string) { l.evError(el, at, "%s", msg) })
+		parseSettings(et, spec, n, func(at *yaml.Node, msg string) {
+			// A setting the type misses is most often one written under another name: the
+			// error names the key that was written (the warning below would come too late
+			// to read next to it).
+			if at == n {
+				for _, e := range unknown {
+					msg += "; " + unknownNote(e, et, true)
+				}
+				unknown = nil
+			}
+			l.evError(el, at, "%s", msg)
+		})
+	}
+	for _, e := range unknown {
+		l.evWarn(el, e.kn, KindUnknownKey, "%s for type %s (ignored)", unknownNote(e, et, false), typ)
 	}
 	if el.failed {
 		return nil
 	}
 	return spec
+}
+
+// entryKeys are the keys any evaluator entry may carry whatever its type: the loader's own
+// and AgentV 4.x's common ones.
+var entryKeys = slices.Concat(commonKeys, v4GraderKeys, []string{"id"})
+
+// unknownSettings returns the keys of an entry that its type does not read, for types that
+// list their keys (EvaluatorType.Keys).
+func unknownSettings(et *EvaluatorType, es []kv) []kv {
+	if et.Keys == nil {
+		return nil
+	}
+	var out []kv
+	for _, e := range es {
+		if !slices.Contains(entryKeys, e.key) && !slices.Contains(et.Keys, e.key) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// unknownNote reads: unknown key "vaule" (did you mean "value"?), followed by the key's line
+// when withLine.
+func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
+	msg := fmt.Sprintf("unknown key %q", e.key) + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
+	if withLine {
+		msg += fmt.Sprintf(" at line %d", e.kn.Line)
+	}
+	return msg
 }
 
 // describe shows a scalar's value or a node's type for messages.
@@ -336,6 +380,7 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 		l.evError(el, n, "code_judge needs a %q: an argv list such as [python3, judge.py], or a shell command string", "script")
 	} else {
 		spec.Script = l.argv(e, el)
+		defer func() { l.checkCommand(spec, e, el) }() // once cwd is known
 	}
 	if e := get("target"); e != nil && !isNull(e.v) {
 		spec.TargetProxy = l.targetProxy(e.v, el)
@@ -358,6 +403,26 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 			}
 		}
 	}
+}
+
+// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript)
+// at the command, named as the file writes it (4.x `command`, 2.x `script`).
+func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
+	if l.checkScript == nil || len(spec.Script) == 0 {
+		return
+	}
+	err := l.checkScript(spec.Script, spec.Cwd)
+	if err == nil {
+		return
+	}
+	what, field := "code_judge", e.key
+	if spec.Dialect == Dialect4 {
+		what, field = "code-grader", "command"
+	}
+	if spec.Name != "" && spec.Name != what {
+		what += fmt.Sprintf(" %q", spec.Name)
+	}
+	l.evError(el, e.v, "%s %s: cannot run here: %v", what, field, err)
 }
 
 // targetProxy reads a code judge's `target`: true (a proxy allowing DefaultMaxCalls calls),

@@ -22,6 +22,10 @@ type EvaluatorType struct {
 	// *SettingError (alone or in errors.Join) is reported at the setting it names, and the
 	// cases using the entry are not loaded.
 	Parse func(spec *EvaluatorSpec) (any, error)
+	// Keys, when not nil, are all the settings Parse reads besides the keys every entry may
+	// carry (name, type, weight, required, ...): the loader then warns about any other key,
+	// suggesting the nearest known one, since a misspelled key would otherwise be ignored.
+	Keys []string
 }
 
 // SettingError is a problem with one setting of an evaluator entry. Path names the setting
@@ -56,6 +60,37 @@ func LookupEvaluator(name string) (*EvaluatorType, bool) {
 		return nil, false
 	}
 	return evaluatorTypes[i], true
+}
+
+// suggestType returns the registered type name or alias nearest to a misspelled type
+// ("contain" → "contains"), or with v4 also the AgentV 4.x type names; "" when none is near.
+func suggestType(name string, v4 bool) string {
+	var known []string
+	for _, t := range evaluatorTypes {
+		known = append(known, t.Name)
+		known = append(known, t.Aliases...)
+	}
+	if v4 {
+		for k := range v4Types {
+			known = append(known, k)
+		}
+	}
+	slices.Sort(known) // the nearest of equals is the same on every run
+	s := suggest(name, known)
+	// Type names are short and alike ("code", "cost"): only a slip of a letter or two in a
+	// longer name is a suggestion worth making ("nope" is not "code").
+	if s != "" && editDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
+		return ""
+	}
+	return s
+}
+
+// didYouMean is ` (did you mean "x"?)` for the known word nearest to a misspelling, else "".
+func didYouMean(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", s)
 }
 
 // EvaluatorTypeNames lists the registered types for messages, sorted, aliases in parentheses.

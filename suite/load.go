@@ -30,6 +30,11 @@ type LoadOptions struct {
 	// resolved, so reports can mask it.
 	Env    func(evalDir, repoRoot string) func(name string) (string, bool)
 	Secret func(value string)
+	// CheckScript, when set, checks that a code judge's command can run here (its script
+	// file is there, its runtime installed), given the argv and working directory. An error
+	// is reported at the command like any invalid setting, and the cases using the judge are
+	// not loaded, so a run stops at load rather than erroring every case it reaches.
+	CheckScript func(argv []string, cwd string) error
 }
 
 // Diagnostic kinds produced by the loader.
@@ -59,8 +64,8 @@ type loader struct {
 	refs      map[string]*fileRef
 	texts     map[string]string
 	templates map[string]bool // template files already validated
-	seen      map[diagKey]bool
-	ids       map[string]int // case id → line of its first definition
+	seen      map[diagKey]int // diagnostic → its index in Suite.Diagnostics
+	ids       map[string]int  // case id → line of its first definition
 	intern    map[string]string
 	lists     map[*yaml.Node]*evalList // evaluator lists shared through YAML aliases
 	// listsByText shares identical evaluator lists between JSONL lines.
@@ -71,9 +76,10 @@ type loader struct {
 	// file's AgentV 4.x lines.
 	sidecarAsserts *kv
 
-	envFn  func(string, string) func(string) (string, bool) // LoadOptions.Env
-	envFor func(string) (string, bool)                      // its lookup, once asked for
-	secret func(string)                                     // LoadOptions.Secret
+	envFn       func(string, string) func(string) (string, bool) // LoadOptions.Env
+	envFor      func(string) (string, bool)                      // its lookup, once asked for
+	secret      func(string)                                     // LoadOptions.Secret
+	checkScript func([]string, string) error                     // LoadOptions.CheckScript
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
@@ -112,13 +118,14 @@ func Load(path string, opts LoadOptions) *Suite {
 		refs:        map[string]*fileRef{},
 		texts:       map[string]string{},
 		templates:   map[string]bool{},
-		seen:        map[diagKey]bool{},
+		seen:        map[diagKey]int{},
 		ids:         map[string]int{},
 		intern:      map[string]string{},
 		lists:       map[*yaml.Node]*evalList{},
 		listsByText: map[string]*evalList{},
 		envFn:       opts.Env,
 		secret:      opts.Secret,
+		checkScript: opts.CheckScript,
 	}
 	switch ext {
 	case ".yaml", ".yml":
@@ -173,10 +180,18 @@ func (l *loader) add(d Diagnostic) {
 	if d.Severity == SeverityError {
 		k.caseID = d.CaseID
 	}
-	if l.seen[k] {
+	if i, ok := l.seen[k]; ok {
+		// A warning is printed once, and still shown on each case it affects. Cases are read
+		// in order, so a case already noted is the last one. A streamed JSONL suite hands its
+		// cases over with the warnings new since the last (OnCase): it notes none, so 100,000
+		// lines naming one missing file keep no list of 100,000 ids.
+		prev := &l.s.Diagnostics[i]
+		if n := len(prev.AlsoCases); d.CaseID != "" && d.CaseID != prev.CaseID && (n == 0 || prev.AlsoCases[n-1] != d.CaseID) && l.onCase == nil {
+			prev.AlsoCases = append(prev.AlsoCases, d.CaseID)
+		}
 		return
 	}
-	l.seen[k] = true
+	l.seen[k] = len(l.s.Diagnostics)
 	l.s.Diagnostics = append(l.s.Diagnostics, d)
 }
 

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"strings"
+	"sync"
+
+	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -17,6 +21,25 @@ func loadOptions(cwd, workspace string, environ []string, noDotenv bool, red *re
 			}
 			return targets.NewEnv(environ, evalDir, repoRoot)
 		},
-		Secret: func(v string) { red.Add(v) },
+		Secret:      func(v string) { red.Add(v) },
+		CheckScript: checkJudgeOnce(),
+	}
+}
+
+// checkJudgeOnce checks that a code judge can run here (jsruntime's CheckJudge), once per
+// command and directory: a JSONL suite repeats one judge on every line.
+func checkJudgeOnce() func(argv []string, cwd string) error {
+	var mu sync.Mutex
+	seen := map[string]error{}
+	return func(argv []string, cwd string) error {
+		key := cwd + "\x00" + strings.Join(argv, "\x00")
+		mu.Lock()
+		defer mu.Unlock()
+		err, ok := seen[key]
+		if !ok {
+			err = (jsruntime.Resolver{}).CheckJudge(argv, cwd)
+			seen[key] = err
+		}
+		return err
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/agentv/action/gate"
-	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/providers"
@@ -81,11 +80,6 @@ func (c *Command) validateCmd(args []string) int {
 		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
-		for _, d := range judgeDiagnostics(s) {
-			if !slices.ContainsFunc(diags, func(o suite.Diagnostic) bool { return sameProblem(o, d) }) {
-				diags = append(diags, d)
-			}
-		}
 		var tpath string
 		var err error
 		if *targetsPath != "" {
@@ -150,35 +144,6 @@ func targetDiagnostics(err error, file string, red *redact.Redactor) []suite.Dia
 // their kinds.
 func sameProblem(a, b suite.Diagnostic) bool {
 	return a.File == b.File && a.Line == b.Line && a.Col == b.Col && a.Severity == b.Severity && a.Message == b.Message
-}
-
-// judgeDiagnostics flags every code judge of the suite that cannot run here: a script file
-// that is not there, a runtime that is not installed (saying what to install), a command not
-// on PATH. A judge shared by many cases is checked once.
-func judgeDiagnostics(s *suite.Suite) []suite.Diagnostic {
-	var ds []suite.Diagnostic
-	seen := map[*suite.EvaluatorSpec]bool{}
-	var check func(c *suite.Case, evs []*suite.EvaluatorSpec)
-	check = func(c *suite.Case, evs []*suite.EvaluatorSpec) {
-		for _, ev := range evs {
-			if seen[ev] {
-				continue
-			}
-			seen[ev] = true
-			check(c, ev.Members)
-			if ev.Type != suite.TypeCodeJudge || len(ev.Script) == 0 {
-				continue
-			}
-			if err := (jsruntime.Resolver{}).CheckJudge(ev.Script, ev.Cwd); err != nil {
-				ds = append(ds, suite.Diagnostic{File: s.Path, Line: ev.Pos.Line, Col: ev.Pos.Col, Severity: suite.SeverityError,
-					CaseID: c.ID, Message: fmt.Sprintf("code_judge %q cannot run: %v", ev.Name, err)})
-			}
-		}
-	}
-	for _, c := range s.Cases {
-		check(c, c.Evaluators)
-	}
-	return ds
 }
 
 // isTargetsFile reports whether a YAML file given to validate is a targets file: its top level

@@ -79,8 +79,8 @@ func TestValidateCodeJudges(t *testing.T) {
 	}
 	out := validateInvalid(t, dir, files)
 	for _, want := range []string{
-		`s.yaml:5:9: code_judge "missing" cannot run: script judges/nope.ts: not found`,
-		`s.yaml:11:9: code_judge "no-such-command" cannot run: command agentv-no-such-interpreter is not installed (not found on PATH)`,
+		`s.yaml:7:17: code_judge "missing" script: cannot run here: script judges/nope.ts: not found`,
+		`s.yaml:13:17: code_judge "no-such-command" script: cannot run here: command agentv-no-such-interpreter is not installed (not found on PATH)`,
 		"2 errors",
 	} {
 		if !strings.Contains(out, want) {

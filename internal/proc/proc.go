@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/agentv/action/internal/textcap"
 )
 
 // DefaultMaxOutput caps captured stdout and stderr each (4 MiB); the rest is discarded.
@@ -187,11 +189,10 @@ func (c *capped) Write(p []byte) (int, error) {
 
 var _ io.Writer = (*capped)(nil)
 
+// truncate shortens a command line for a message, keeping its start and its end (the
+// script's file name).
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return textcap.Middle(s, n)
 }
 
 // tail keeps the last n bytes of s, marking the cut.
@@ -203,11 +204,9 @@ func tail(s string, n int) string {
 	return "…(truncated)… " + s[len(s)-n:]
 }
 
-// Excerpt returns at most n bytes of s for an error message, marking a cut.
+// Excerpt returns s trimmed for an error message: at most n characters (at least
+// textcap.MinKeep), its start and end kept when cut, since what went wrong is often at the
+// end (see textcap.Middle).
 func Excerpt(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…(truncated)"
+	return textcap.Middle(strings.TrimSpace(s), n)
 }
