@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // Differential suites are AgentV 4.x files meant to run through both agentv and AgentV 4.42.4
@@ -39,38 +42,52 @@ func DiffEnv() []string {
 
 // DiffSuite is what WriteDifferential wrote.
 type DiffSuite struct {
-	Dir     string   // the root the suites are under
-	Targets string   // the targets file (pass it with --targets to both programs)
-	Files   []string // eval files, relative to Dir, in run order
+	Dir   string     // the root the suites are under
+	Files []DiffFile // in name order
+}
+
+// DiffFile is one eval file and the targets file to run it with (--targets), both relative to
+// the suite's root. A target that one program rejects lives in a targets file of its own, so it
+// cannot stop the other suites.
+type DiffFile struct {
+	Eval, Targets string
+	Tests         []string // the ids of its tests
 }
 
 // WriteDifferential writes the differential suites under dir. baseURL is the OpenAI-compatible
 // server's URL ending in /v1 (both programs append /chat/completions).
 func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return DiffSuite{}, err
+	}
 	answers, err := json.MarshalIndent(diffAnswers, "", "  ")
 	if err != nil {
 		return DiffSuite{}, err
 	}
 	files := map[string]string{
-		"targets.yaml":             diffTargets(baseURL),
-		"agents/agent.mjs":         diffAgent,
-		"agents/answers.json":      string(answers),
-		"nested/agents/agent.mjs":  diffNestedAgent,
-		"graders/record.mjs":       diffRecorder,
-		"prompts/custom.md":        diffCustomPrompt,
-		"deterministic.eval.yaml":  diffDeterministic(),
-		"structured.eval.yaml":     diffStructured,
-		"graders.eval.yaml":        diffGraders,
-		"conversation.eval.yaml":   diffConversation,
-		"nested/cwd.eval.yaml":     diffNested,
-		"trials-pass-at-k.yaml":    diffTrials("pass_at_k"),
-		"trials-mean.yaml":         diffTrials("mean"),
-		"trials-confidence.yaml":   diffTrials("confidence_interval"),
-		"suite-defaults.eval.yaml": diffDefaults,
+		"targets.yaml":                      diffTargets(baseURL, filepath.Join(abs, "agents", "agent.mjs")),
+		"agents/agent.mjs":                  diffAgent,
+		"agents/answers.json":               string(answers),
+		"nested/agents/agent.mjs":           diffNestedAgent,
+		"graders/record.mjs":                diffRecorder,
+		"prompts/custom.md":                 diffCustomPrompt,
+		"deterministic.eval.yaml":           diffDeterministic(),
+		"structured.eval.yaml":              diffStructured,
+		"graders.eval.yaml":                 diffGraders,
+		"conversation.eval.yaml":            diffConversation,
+		"nested/cwd.eval.yaml":              diffNested,
+		"trials-pass-at-k.yaml":             diffTrials("pass_at_k"),
+		"trials-mean.yaml":                  diffTrials("mean"),
+		"trials-confidence.yaml":            diffTrials("confidence_interval"),
+		"suite-defaults.eval.yaml":          diffDefaults,
+		"prompt-file/prompt-file.eval.yaml": diffPromptFile,
+		"prompt-file/targets.yaml":          diffPromptFileTargets,
+		"workspace/hooks.eval.yaml":         diffWorkspace,
+		"workspace/template/README.md":      "The suite workspace's template.\n",
+		"workspace/each.mjs":                diffEachHook,
 	}
-	var s DiffSuite
-	s.Dir = dir
-	s.Targets = filepath.Join(dir, "targets.yaml")
+	s := DiffSuite{Dir: dir}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -79,15 +96,29 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return DiffSuite{}, err
 		}
-		if strings.HasSuffix(name, ".yaml") && name != "targets.yaml" {
-			s.Files = append(s.Files, name)
+		if strings.HasSuffix(name, ".yaml") && path.Base(name) != "targets.yaml" {
+			targets := "targets.yaml"
+			if t := path.Join(path.Dir(name), "targets.yaml"); files[t] != "" {
+				targets = t
+			}
+			var doc struct{ Tests []struct{ ID string } }
+			if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
+				return DiffSuite{}, fmt.Errorf("%s: %w", name, err)
+			}
+			f := DiffFile{Eval: name, Targets: targets}
+			for _, t := range doc.Tests {
+				f.Tests = append(f.Tests, t.ID)
+			}
+			s.Files = append(s.Files, f)
 		}
 	}
-	sort.Strings(s.Files)
+	sort.Slice(s.Files, func(i, j int) bool { return s.Files[i].Eval < s.Files[j].Eval })
 	return s, nil
 }
 
-func diffTargets(baseURL string) string {
+// diffTargets writes the targets file; agentPath is the agent's absolute path, for the target
+// that runs in a suite workspace (a temporary directory with no agent in it).
+func diffTargets(baseURL, agentPath string) string {
 	return `# Differential targets: a cli agent (cwd relative to the eval file's directory), an
 # OpenAI-compatible LM agent and the grader, both on the caller's loopback fake server.
 targets:
@@ -95,6 +126,10 @@ targets:
     provider: cli
     command: node agent.mjs {PROMPT} {OUTPUT_FILE}
     cwd: agents
+    grader_target: grader
+  - name: cli-workspace
+    provider: cli
+    command: node ` + quote(agentPath) + ` {PROMPT} {OUTPUT_FILE}
     grader_target: grader
   - name: lm
     provider: openai
@@ -134,6 +169,7 @@ var diffAnswers = map[string]any{
 	"json":   diffAnswer{Text: `{"name":"Ada","age":36,"born":"1815-12-10","city":"London","score":9.5}`},
 	"number": diffAnswer{Text: "5"},
 	"padded": diffAnswer{Text: "  spaced answer  \n"},
+	"raw":    map[string]string{"raw": "  raw answer, not JSON  \n"},
 	"tools": diffAnswer{
 		Text: "Searched twice and fetched once.",
 		Output: toolMsg("Searched twice and fetched once.",
@@ -158,13 +194,24 @@ func init() {
 	}
 }
 
-// The cli agent: finds case:KEY in the prompt and writes that answer to the output file. Rotating
-// answers count their calls with exclusively created files, so concurrent trials stay exact.
+// The cli agent: finds case:KEY in the prompt (its first argument, or the file after
+// --prompt-file) and writes that answer to the output file: as JSON, or verbatim when the answer
+// is {raw: text}. Rotating answers count their calls with exclusively created files, so concurrent
+// trials stay exact. case:crash exits 3; case:workspace answers marker.txt of its working directory.
 const diffAgent = `import fs from 'node:fs';
-const [prompt, out] = process.argv.slice(2);
+let [prompt, out] = process.argv.slice(2);
+if (prompt === '--prompt-file') [prompt, out] = [fs.readFileSync(out, 'utf8'), process.argv[4]];
 const answers = JSON.parse(fs.readFileSync(new URL('./answers.json', import.meta.url), 'utf8'));
 const key = (/case:([a-z0-9-]+)/.exec(prompt) || [])[1];
+if (key === 'crash') {
+  console.error('the agent crashed on purpose');
+  process.exit(3);
+}
 let answer = answers[key] ?? { text: 'no canned answer for ' + key };
+if (key === 'workspace') {
+  // Answers what the suite's before_each hook left in the working directory (the workspace).
+  answer = { text: fs.existsSync('marker.txt') ? fs.readFileSync('marker.txt', 'utf8') : 'no marker in ' + process.cwd() };
+}
 if (Array.isArray(answer)) {
   let n = 0;
   for (;; n++) {
@@ -173,7 +220,7 @@ if (Array.isArray(answer)) {
   }
   answer = answers[key][n % answers[key].length];
 }
-fs.writeFileSync(out, JSON.stringify(answer));
+fs.writeFileSync(out, answer.raw ?? JSON.stringify(answer));
 `
 
 // The nested agent answers differently, so a test shows which cwd the cli target ran in.
@@ -239,6 +286,7 @@ var detCases = []detCase{
 	{"equals-fail", "plain", "- {type: equals, value: Paris}"},
 	{"equals-number", "number", "- {type: equals, value: 5}"},
 	{"untrimmed-answer", "padded", "- {type: starts-with, value: '  spaced'}\n- {type: equals, value: spaced answer}"},
+	{"untrimmed-raw-answer", "raw", "- {type: starts-with, value: '  raw'}\n- {type: ends-with, value: \"JSON  \\n\"}\n- {type: equals, value: 'raw answer, not JSON'}"},
 	{"field-accuracy", "json", `- type: field-accuracy
   fields:
     - {path: name, match: exact, expected: Ada}
@@ -258,6 +306,36 @@ var detCases = []detCase{
 	{"vars", "plain", "- {type: contains, value: '{{city}}'}"},
 }
 
+// detExtra are tests whose graders sit elsewhere than under assertions.
+const detExtra = `  - id: execution-assertions
+    criteria: Names Paris grade=1
+    input: case:plain
+    execution:
+      assertions:
+        - {type: contains, value: Paris}
+        - {type: contains, value: Rome}
+  - id: execution-evaluators
+    criteria: Names Paris grade=1
+    input: case:plain
+    execution:
+      evaluators:
+        - {type: contains, value: Paris}
+  - id: agent-crash
+    input: case:crash
+    assertions:
+      - {type: contains, value: Paris}
+  - id: depends-on-crash
+    input: case:plain
+    depends_on: [agent-crash]
+    assertions:
+      - {type: contains, value: Paris}
+  - id: depends-on-pass
+    input: case:plain
+    depends_on: [contains-pass]
+    assertions:
+      - {type: contains, value: Paris}
+`
+
 func diffDeterministic() string {
 	var b strings.Builder
 	b.WriteString("# Every deterministic assertion type, each alone in a test where it matters.\nname: diff-deterministic\nexecution:\n  target: cli\ntests:\n")
@@ -274,6 +352,7 @@ func diffDeterministic() string {
 			b.WriteString("      " + line + "\n")
 		}
 	}
+	b.WriteString(detExtra)
 	return b.String()
 }
 
@@ -575,4 +654,45 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {type: contains-all, value: [Paris, Rome, Berlin, Madrid, Lisbon, Vienna, Oslo, Bern, Kyiv, Riga]}
+`
+
+const diffPromptFileTargets = `targets:
+  - name: cli-prompt-file
+    provider: cli
+    command: node agent.mjs --prompt-file {PROMPT_FILE} {OUTPUT_FILE}
+    cwd: ../agents
+`
+
+const diffPromptFile = `# The cli target reads its prompt from {PROMPT_FILE}.
+name: diff-prompt-file
+execution:
+  target: cli-prompt-file
+tests:
+  - id: prompt-file
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+`
+
+const diffWorkspace = `# A suite workspace whose before_each hook leaves a marker the agent answers with.
+name: diff-workspace
+execution:
+  target: cli-workspace
+workspace:
+  template: template
+  hooks:
+    before_each:
+      command: [node, each.mjs]
+tests:
+  - id: before-each-hook
+    input: case:workspace
+    assertions:
+      - {type: contains, value: before_each ran for before-each-hook}
+`
+
+// The before_each hook writes marker.txt into the workspace named on its stdin.
+const diffEachHook = `import fs from 'node:fs';
+import path from 'node:path';
+const ctx = JSON.parse(fs.readFileSync(0, 'utf8'));
+fs.writeFileSync(path.join(ctx.workspace_path, 'marker.txt'), 'before_each ran for ' + ctx.test_id);
 `

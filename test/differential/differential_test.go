@@ -66,7 +66,7 @@ func TestAgainstAgentV442(t *testing.T) {
 		payloads map[string]map[string]string
 	}
 	sides := []*side{{name: "agentv", dir: filepath.Join(tmp, "ours")}, {name: "4.42.4", dir: filepath.Join(tmp, "theirs")}}
-	var files []string
+	var files []suitegen.DiffFile
 	for _, s := range sides {
 		suite, err := suitegen.WriteDifferential(filepath.Join(s.dir, "suites"), srv.URL+"/v1")
 		if err != nil {
@@ -83,7 +83,7 @@ func TestAgainstAgentV442(t *testing.T) {
 	defer cancel()
 	type run struct {
 		side *side
-		file string
+		file suitegen.DiffFile
 		out  string // result file
 		log  string
 		took time.Duration
@@ -103,10 +103,10 @@ func TestAgainstAgentV442(t *testing.T) {
 			var cmd *exec.Cmd
 			if r.side.name == "agentv" {
 				r.out = filepath.Join(rundir, "results.jsonl")
-				cmd = exec.CommandContext(ctx, ours, "eval", r.file, "--targets", "targets.yaml", "--out", r.out, "--workers", "4")
+				cmd = exec.CommandContext(ctx, ours, "eval", r.file.Eval, "--targets", r.file.Targets, "--out", r.out, "--workers", "4")
 			} else {
 				r.out = filepath.Join(rundir, "index.jsonl")
-				cmd = exec.CommandContext(ctx, "node", cli, "eval", r.file, "--targets", "targets.yaml", "-o", rundir, "--workers", "4")
+				cmd = exec.CommandContext(ctx, "node", cli, "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "4")
 			}
 			cmd.Dir = suites
 			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1",
@@ -115,7 +115,7 @@ func TestAgainstAgentV442(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			r.log, r.took = string(out), time.Since(start)
 			if ctx.Err() != nil {
-				return fmt.Errorf("%s on %s: %w", r.side.name, r.file, ctx.Err())
+				return fmt.Errorf("%s on %s: %w", r.side.name, r.file.Eval, ctx.Err())
 			}
 			_ = err // both programs exit non-zero when tests fail: the result files tell
 			return nil
@@ -125,14 +125,14 @@ func TestAgainstAgentV442(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		t.Logf("%s on %s: %.1fs", r.side.name, r.file, r.took.Seconds())
+		t.Logf("%s on %s: %.1fs", r.side.name, r.file.Eval, r.took.Seconds())
 		read := differential.ReadTheirs
 		if r.side.name == "agentv" {
 			read = differential.ReadOurs
 		}
 		got, err := read(r.out)
 		if err != nil {
-			t.Errorf("%s wrote no results for %s: %v\n%s", r.side.name, r.file, err, tail(r.log))
+			t.Errorf("%s wrote no results for %s: %v\n%s", r.side.name, r.file.Eval, err, tail(r.log))
 			continue
 		}
 		for id, o := range got {
@@ -154,6 +154,15 @@ func TestAgainstAgentV442(t *testing.T) {
 		t.Fatal("4.42.4 produced no results at all (see the logs above)")
 	}
 
+	for _, f := range files {
+		for _, id := range f.Tests {
+			_, o := sides[0].outcomes[id]
+			_, th := sides[1].outcomes[id]
+			if !o && !th {
+				t.Logf("neither program ran %s (%s): it compares nothing", id, f.Eval)
+			}
+		}
+	}
 	diffs := append(differential.Compare(sides[0].outcomes, sides[1].outcomes),
 		differential.ComparePayloads(sides[0].payloads, sides[1].payloads)...)
 	c := differential.Classify(diffs, known, pending)
