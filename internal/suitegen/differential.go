@@ -66,26 +66,28 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		return DiffSuite{}, err
 	}
 	files := map[string]string{
-		"targets.yaml":                      diffTargets(baseURL, filepath.Join(abs, "agents", "agent.mjs")),
-		"agents/agent.mjs":                  diffAgent,
-		"agents/answers.json":               string(answers),
-		"nested/agents/agent.mjs":           diffNestedAgent,
-		"graders/record.mjs":                diffRecorder,
-		"prompts/custom.md":                 diffCustomPrompt,
-		"deterministic.eval.yaml":           diffDeterministic(),
-		"structured.eval.yaml":              diffStructured,
-		"graders.eval.yaml":                 diffGraders,
-		"conversation.eval.yaml":            diffConversation,
-		"nested/cwd.eval.yaml":              diffNested,
-		"trials-pass-at-k.yaml":             diffTrials("pass_at_k"),
-		"trials-mean.yaml":                  diffTrials("mean"),
-		"trials-confidence.yaml":            diffTrials("confidence_interval"),
-		"suite-defaults.eval.yaml":          diffDefaults,
-		"prompt-file/prompt-file.eval.yaml": diffPromptFile,
-		"prompt-file/targets.yaml":          diffPromptFileTargets,
-		"workspace/hooks.eval.yaml":         diffWorkspace,
-		"workspace/template/README.md":      "The suite workspace's template.\n",
-		"workspace/each.mjs":                diffEachHook,
+		"targets.yaml":                       diffTargets(baseURL, filepath.Join(abs, "agents", "agent.mjs")),
+		"agents/agent.mjs":                   diffAgent,
+		"agents/answers.json":                string(answers),
+		"nested/agents/agent.mjs":            diffNestedAgent,
+		"graders/record.mjs":                 diffRecorder,
+		"prompts/custom.md":                  diffCustomPrompt,
+		"deterministic.eval.yaml":            diffDeterministic(),
+		"structured.eval.yaml":               diffStructured,
+		"graders.eval.yaml":                  diffGraders,
+		"conversation.eval.yaml":             diffConversation,
+		"nested/cwd.eval.yaml":               diffNested,
+		"trials-pass-at-k.yaml":              diffTrials("pass_at_k"),
+		"trials-mean.yaml":                   diffTrials("mean"),
+		"trials-confidence.yaml":             diffTrials("confidence_interval"),
+		"suite-defaults.eval.yaml":           diffDefaults,
+		"prompt-file/prompt-file.eval.yaml":  diffPromptFile,
+		"prompt-file/targets.yaml":           diffPromptFileTargets,
+		"workspace/hooks.eval.yaml":          diffWorkspace,
+		"workspace/template/README.md":       "The suite workspace's template.\n",
+		"templates.eval.yaml":                diffTemplates,
+		".agentv/templates/city-checks.yaml": diffTemplate,
+		"workspace/each.mjs":                 diffEachHook,
 	}
 	s := DiffSuite{Dir: dir}
 	for name, body := range files {
@@ -96,7 +98,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return DiffSuite{}, err
 		}
-		if strings.HasSuffix(name, ".yaml") && path.Base(name) != "targets.yaml" {
+		if strings.HasSuffix(name, ".yaml") && path.Base(name) != "targets.yaml" && !strings.HasPrefix(name, ".agentv/") {
 			targets := "targets.yaml"
 			if t := path.Join(path.Dir(name), "targets.yaml"); files[t] != "" {
 				targets = t
@@ -695,4 +697,34 @@ const diffEachHook = `import fs from 'node:fs';
 import path from 'node:path';
 const ctx = JSON.parse(fs.readFileSync(0, 'utf8'));
 fs.writeFileSync(path.join(ctx.workspace_path, 'marker.txt'), 'before_each ran for ' + ctx.test_id);
+`
+
+const diffTemplates = `# Assertion templates (include:), an llm-grader's rubrics: key and metadata in a grader prompt.
+name: diff-templates
+execution:
+  target: cli
+tests:
+  - id: include-template
+    input: case:plain
+    assertions:
+      - include: city-checks
+      - {type: contains, value: France}
+  - id: llm-grader-rubrics-key
+    input: case:plain
+    assertions:
+      - type: llm-grader
+        rubrics:
+          - {id: city, outcome: Names Paris}
+          - {id: river, outcome: Names the Seine (no)}
+  - id: metadata-template-vars
+    input: case:plain
+    metadata: {hint: grade=0.4}
+    assertions:
+      - {name: meta, type: llm-grader, prompt: "Metadata {{ metadata }} answer {{ output }}"}
+`
+
+// An assertion template, found by name in .agentv/templates.
+const diffTemplate = `assertions:
+  - {type: contains, value: Paris}
+  - {type: contains, value: Rome}
 `

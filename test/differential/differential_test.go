@@ -103,10 +103,10 @@ func TestAgainstAgentV442(t *testing.T) {
 			var cmd *exec.Cmd
 			if r.side.name == "agentv" {
 				r.out = filepath.Join(rundir, "results.jsonl")
-				cmd = exec.CommandContext(ctx, ours, "eval", r.file.Eval, "--targets", r.file.Targets, "--out", r.out, "--workers", "4")
+				cmd = exec.CommandContext(ctx, ours, "eval", r.file.Eval, "--targets", r.file.Targets, "--out", r.out, "--workers", "8")
 			} else {
 				r.out = filepath.Join(rundir, "index.jsonl")
-				cmd = exec.CommandContext(ctx, "node", cli, "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "4")
+				cmd = exec.CommandContext(ctx, "node", cli, "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "8")
 			}
 			cmd.Dir = suites
 			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1",
