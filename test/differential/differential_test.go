@@ -24,6 +24,7 @@ import (
 // shapes that neither known-differences.yaml nor pending.yaml expects, and on entries of those
 // lists that no longer match anything.
 func TestAgainstAgentV442(t *testing.T) {
+	t.Parallel()
 	cli := os.Getenv("AGENTV_TEST_AGENTV442")
 	if cli == "" {
 		t.Skip("AGENTV_TEST_AGENTV442 is unset: set it to AgentV 4.42.4's dist/cli.js (.ci/run installs agentv@4.42.4 and sets it)")
@@ -182,6 +183,22 @@ func TestAgainstAgentV442(t *testing.T) {
 	}
 	for _, e := range c.UnusedPending {
 		t.Errorf("%s matches no difference: its fix (%s) landed, remove it", e.Where("pending.yaml"), e.WaitsFor)
+	}
+}
+
+// The lists are checked without 4.42.4 too: a renamed docs heading or an entry without its
+// reason fails here, in every go test run, not only in CI.
+func TestLists(t *testing.T) {
+	t.Parallel()
+	here := sourceDir(t)
+	anchors, err := differential.Anchors(filepath.Join(here, "..", "..", "docs", "agentv-4.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, kind := range map[string]string{"known-differences.yaml": "known", "pending.yaml": "pending"} {
+		if _, err := differential.LoadList(filepath.Join(here, file), kind, anchors); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
