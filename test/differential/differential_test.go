@@ -133,7 +133,8 @@ func TestAgainstAgentV442(t *testing.T) {
 		}
 		got, err := read(r.out)
 		if err != nil {
-			t.Errorf("%s wrote no results for %s: %v\n%s", r.side.name, r.file.Eval, err, tail(r.log))
+			// Its tests then show as missing on that side, and the lists decide whether that fails.
+			t.Logf("%s wrote no results for %s: %v\n%s", r.side.name, r.file.Eval, err, tail(r.log))
 			continue
 		}
 		for id, o := range got {
