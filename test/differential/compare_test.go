@@ -147,6 +147,9 @@ func TestClassify(t *testing.T) {
 	if len(c.Known) != 1 || len(c.Pending) != 1 || len(c.Unexpected) != 2 {
 		t.Errorf("known %v\npending %v\nunexpected %v", c.Known, c.Pending, c.Unexpected)
 	}
+	if got := c.PendingBy["code-grader payload trace"]; len(got) != 1 || got[0].Field != "payload.trace.events" {
+		t.Errorf("pending by fix: %v", c.PendingBy)
+	}
 	if len(c.UnusedKnown) != 1 || c.UnusedKnown[0].Test != "never-seen" || len(c.UnusedPending) != 0 {
 		t.Errorf("unused: %v %v", c.UnusedKnown, c.UnusedPending)
 	}

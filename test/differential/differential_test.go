@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,8 +174,11 @@ func TestAgainstAgentV442(t *testing.T) {
 	for _, d := range c.Known {
 		t.Logf("known: %s", d)
 	}
-	for _, d := range c.Pending {
-		t.Logf("pending: %s", d)
+	for _, fix := range slices.Sorted(maps.Keys(c.PendingBy)) {
+		t.Logf("pending %q (%d):", fix, len(c.PendingBy[fix]))
+		for _, d := range c.PendingBy[fix] {
+			t.Logf("  %s", d)
+		}
 	}
 	for _, d := range c.Unexpected {
 		t.Errorf("NEW DIFFERENCE: %s", d)

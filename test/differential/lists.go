@@ -99,6 +99,8 @@ func glob(p string) string {
 // Classified is the differences sorted into the lists that expect them.
 type Classified struct {
 	Known, Pending, Unexpected []Difference
+	// PendingBy groups Pending by the fix each waits for.
+	PendingBy map[string][]Difference
 	// Unused are entries that matched no difference: fixed or stale, to be removed.
 	UnusedKnown, UnusedPending []*Entry
 }
@@ -106,7 +108,7 @@ type Classified struct {
 // Classify sorts diffs: a difference the known list expects is known, else one the pending
 // list expects is pending, else it is unexpected.
 func Classify(diffs []Difference, known, pending []*Entry) Classified {
-	var c Classified
+	c := Classified{PendingBy: map[string][]Difference{}}
 	used := map[*Entry]bool{}
 	first := func(list []*Entry, d Difference) *Entry {
 		for _, e := range list {
@@ -123,6 +125,7 @@ func Classify(diffs []Difference, known, pending []*Entry) Classified {
 		} else if e := first(pending, d); e != nil {
 			used[e] = true
 			c.Pending = append(c.Pending, d)
+			c.PendingBy[e.WaitsFor] = append(c.PendingBy[e.WaitsFor], d)
 		} else {
 			c.Unexpected = append(c.Unexpected, d)
 		}
