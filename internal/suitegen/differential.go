@@ -233,7 +233,8 @@ fs.writeFileSync(out, JSON.stringify({ text: 'nested agent answered' }));
 
 // The recording code grader: writes the payload's key paths and JSON types (top level, one level
 // into objects, and into the elements of arrays of objects) to $DIFF_PAYLOAD_DIR/<probe>.json,
-// then answers config.give_score, or only assertions with config.assertions_only.
+// then answers config.give_score, or only assertions with config.assertions_only, or fails with
+// config.fail (exit 1, a message on stderr).
 const diffRecorder = `import fs from 'node:fs';
 const payload = JSON.parse(fs.readFileSync(0, 'utf8'));
 const type = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
@@ -245,6 +246,10 @@ for (const [k, v] of Object.entries(payload)) {
   if (type(v) === 'array') for (const el of v) if (type(el) === 'object') for (const [k2, v2] of Object.entries(el)) shape[k + '[].' + k2] = type(v2);
 }
 const config = payload.config ?? {};
+if (config.fail) {
+  console.error('the grader failed on purpose');
+  process.exit(1);
+}
 fs.writeFileSync(process.env.` + DiffPayloadEnv + ` + '/' + config.probe + '.json', JSON.stringify(shape, Object.keys(shape).sort(), 1));
 if (config.assertions_only) {
   console.log(JSON.stringify({ assertions: [{ text: 'first', passed: true }, { text: 'second', passed: true }, { text: 'third', passed: false }] }));
@@ -557,6 +562,20 @@ tests:
           - {name: a, type: contains, value: Paris, weight: 3}
           - {name: b, type: contains, value: Rome, weight: 1}
         aggregator: {type: weighted_average}
+  - id: composite-unnamed-member
+    input: case:plain
+    assertions:
+      - name: combo
+        type: composite
+        assertions:
+          - {name: a, type: contains, value: Paris}
+          - {type: contains, value: Rome}
+        aggregator: {type: weighted_average}
+  - id: code-grader-fails
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails, fail: true}
   - id: mixed-graders
     criteria: Answers the question grade=0.8
     input: case:plain
