@@ -286,7 +286,7 @@ if [[ ! -s $SUMMARY ]]; then
 else
 	grep -q '^## .*AgentV evals: pass' "$SUMMARY" && ok "summary headline says pass" || bad "summary has no '## … AgentV evals: pass' headline"
 	grep -q 'haiku' "$SUMMARY" && ok "summary names the failing case" || bad "summary does not name the failing case haiku"
-	link="https://github.com/$E2E_REPO/blob/$HEAD_SHA/examples/quickstart/evals/quickstart.yaml#L46"
+	link="https://github.com/$E2E_REPO/blob/$HEAD_SHA/examples/quickstart/evals/quickstart.yaml#L50"
 	grep -qF "$link" "$SUMMARY" && ok "summary links the failing case at the head SHA" || bad "summary lacks the link $link"
 	[[ -s $WS/agentv-results/summary.md ]] && ! cmp -s <(tr -d '\r' <"$SUMMARY") <(tr -d '\r' <"$WS/agentv-results/summary.md") &&
 		say "note: the step summary and agentv-results/summary.md differ (see both files)"
@@ -296,7 +296,7 @@ say "pass run: checking the annotations"
 ANN=$RUN_OUT/annotations.json
 expect "error annotations" "$(jq '[.[] | select(.type == "error")] | length' "$ANN")" 1
 expect "error annotation file" "$(jq -r '[.[] | select(.type == "error")][0].properties.file // ""' "$ANN")" examples/quickstart/evals/quickstart.yaml
-expect "error annotation line" "$(jq -r '[.[] | select(.type == "error")][0].properties.line // ""' "$ANN")" 46
+expect "error annotation line" "$(jq -r '[.[] | select(.type == "error")][0].properties.line // ""' "$ANN")" 50
 expect_re "error annotation title" "$(jq -r '[.[] | select(.type == "error")][0].properties.title // ""' "$ANN")" 'haiku'
 warnings=$(jq -r '.[] | select(.type == "warning") | .message' "$ANN")
 [[ -z $warnings ]] && ok "no warning annotations" || bad "warning annotations: $warnings"

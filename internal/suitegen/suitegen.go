@@ -2,6 +2,9 @@
 // the AgentV 4.x format) for tests and benchmarks. They run offline: a mock target answers every case and a mock judge returns a
 // passing verdict, so every case of every mode scores 1. Cases differ only in their id and
 // question number, so the cost of a suite grows linearly with its size.
+//
+// WriteDifferential (differential.go) writes a different kind of suite: AgentV 4.x files that
+// exercise every assertion type, for comparing agentv with AgentV 4.42.4 (test/differential).
 package suitegen
 
 import (

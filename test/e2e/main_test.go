@@ -120,14 +120,25 @@ func requireTools(t *testing.T, tools ...string) {
 	}
 }
 
+// The quick start (an AgentV 4.x suite) and the same suite written for AgentV 2.5, which the
+// README's 2.5 section points at, both run offline with the same verdicts.
 func TestQuickstart(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
 	requireTools(t, "python3")
+	for _, evals := range []string{"examples/quickstart/evals", "examples/agentv-2.5/evals"} {
+		t.Run(evals, func(t *testing.T) {
+			t.Parallel()
+			checkQuickstart(t, evals)
+		})
+	}
+}
+
+func checkQuickstart(t *testing.T, evals string) {
 	root := repoRoot(t)
-	res := agentv(t, root, nil, "eval", "examples/quickstart/evals", "--max-failures", "1")
+	res := agentv(t, root, nil, "eval", evals, "--max-failures", "1")
 	if res.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -178,7 +189,7 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 	// Without allowing the failure, the gate fails with exit code 1.
-	if res := agentv(t, root, nil, "eval", "examples/quickstart/evals"); res.code != 1 {
+	if res := agentv(t, root, nil, "eval", evals); res.code != 1 {
 		t.Errorf("without --max-failures: exit %d, want 1\n%s", res.code, res.stdout)
 	}
 }

@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Code judge: reads the judge payload (JSON on stdin) and checks required keywords.
+"""Code grader: reads the grader payload (JSON on stdin) and checks required keywords.
 
-The keywords come from the evaluator's config in the eval file (`required: [...]`).
+The keywords come from the grader's config in the eval file (`keywords: [...]`). It answers
+with AgentV 4.x's result: a score and one assertion per keyword.
 """
 import json
 import sys
 
 payload = json.load(sys.stdin)
-answer = payload["actual_output"].lower()
-required = (payload.get("config") or {}).get("required", [])
-hits = [k for k in required if k.lower() in answer]
-misses = [k for k in required if k.lower() not in answer]
+answer = (payload.get("output") or "").lower()
+required = (payload.get("config") or {}).get("keywords", [])
+assertions = [
+    {"text": f"contains '{k}'" if k.lower() in answer else f"missing '{k}'", "passed": k.lower() in answer}
+    for k in required
+]
+passed = sum(a["passed"] for a in assertions)
 print(json.dumps({
-    "score": len(hits) / len(required) if required else 1.0,
-    "hits": [f"contains '{k}'" for k in hits],
-    "misses": [f"missing '{k}'" for k in misses],
-    "reasoning": f"{len(hits)}/{len(required)} required keywords present",
+    "score": passed / len(required) if required else 1.0,
+    "assertions": assertions,
 }))
