@@ -39,7 +39,13 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		return nil, err
 	}
 	defer done()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: UniqueFiles(files), OutputFile: outPath})
+	// As in AgentV 4.x, a batch's prompt is empty, and so is its {PROMPT_FILE}.
+	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, "batch", "")
+	if err != nil {
+		return nil, err
+	}
+	defer donePrompt()
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", PromptFile: promptPath, Files: UniqueFiles(files), OutputFile: outPath})
 	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))

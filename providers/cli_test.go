@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -136,6 +137,59 @@ func TestCLIOutputFile(t *testing.T) {
 	_, err = p.Invoke(t.Context(), &Request{EvalID: "x"})
 	if err == nil || !strings.Contains(err.Error(), "did not write {OUTPUT_FILE}") || !strings.Contains(err.Error(), "why") {
 		t.Errorf("missing output file: %v", err)
+	}
+}
+
+// {PROMPT_FILE} is a temporary file holding the prompt, named and removed as AgentV 4.42.4
+// does (providers/cli.ts, buildTemplateValues and cleanupTempFile): the command sees the prompt
+// byte for byte, whatever it holds, and the file is gone afterwards unless keep_temp_files.
+func TestCLIPromptFile(t *testing.T) {
+	t.Parallel()
+	const prompt = "it's \"x\" $(touch pwned)\nline two"
+	cmd := "cat {PROMPT_FILE} > {OUTPUT_FILE}; printf '%s' {PROMPT_FILE} > ./path.txt"
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := cliTestNew(t, dir, map[string]any{"command": cmd, "keep_temp_files": keep}, Options{})
+			resp, err := p.Invoke(t.Context(), &Request{EvalID: "case/1", Question: prompt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Text != prompt {
+				t.Errorf("answer %q, want the prompt %q", resp.Text, prompt)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "path.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := string(raw)
+			if filepath.Dir(path) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(path), "agentv-case_1-") || !strings.HasSuffix(path, ".prompt.txt") {
+				t.Errorf("prompt file %q, want agentv-case_1-*.prompt.txt in %s", path, os.TempDir())
+			}
+			_, err = os.Stat(path)
+			if keep {
+				if err != nil {
+					t.Errorf("keep_temp_files: prompt file removed: %v", err)
+				}
+				_ = os.Remove(path)
+			} else if !os.IsNotExist(err) {
+				t.Errorf("prompt file not removed: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+				t.Error("the prompt was executed")
+			}
+		})
+	}
+	// Batches and healthchecks have no prompt: their file is empty, as in 4.42.4.
+	dir := t.TempDir()
+	cliWrite(t, filepath.Join(dir, "out.jsonl"), `{"id": "a", "text": "ok"}`+"\n")
+	bp := cliBatchNew(t, dir, "wc -c < {PROMPT_FILE} > ./size.txt; cp ./out.jsonl {OUTPUT_FILE}")
+	if _, err := bp.InvokeBatch(t.Context(), []*Request{{EvalID: "a", Question: "hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := os.ReadFile(filepath.Join(dir, "size.txt")); strings.TrimSpace(string(size)) != "0" {
+		t.Errorf("batch prompt file holds %s bytes, want 0", size)
 	}
 }
 
