@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -124,7 +125,9 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 		p.logf("cli target %q: stderr: %s", p.target.Name, cliExcerpt(string(res.Stderr)))
 	}
 	if outPath == "" {
-		return &cliOutput{data: res.Stdout, truncated: res.StdoutTruncated}, elapsed, nil
+		// Answering on stdout is this tool's own addition (AgentV reads only {OUTPUT_FILE}):
+		// the newline `echo` leaves there is no part of the answer.
+		return &cliOutput{data: bytes.TrimSpace(res.Stdout), truncated: res.StdoutTruncated}, elapsed, nil
 	}
 	// The command controls what sits at outPath: a FIFO or device there must not block or
 	// flood the run.
@@ -147,7 +150,8 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 	if len(data) > proc.DefaultMaxOutput {
 		return &cliOutput{data: data[:proc.DefaultMaxOutput], truncated: true}, elapsed, nil
 	}
-	return &cliOutput{data: data}, elapsed, nil
+	// The file is the answer as written; only CRLF line ends become LF, as AgentV reads it.
+	return &cliOutput{data: bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))}, elapsed, nil
 }
 
 // cliRunError is a command that failed: it names the target, exit status and stderr, and

@@ -108,17 +108,18 @@ func TestCLIOutputFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := cliTestNew(t, dir, map[string]any{
-		"command_template": "printf '%s' {OUTPUT_FILE} > ./path.txt; printf 'from file\\n' > {OUTPUT_FILE}; echo stdout is ignored",
+		"command_template": "printf '%s' {OUTPUT_FILE} > ./path.txt; printf 'from file\\r\\n' > {OUTPUT_FILE}; echo stdout is ignored",
 	}, Options{})
 	resp, err := p.Invoke(t.Context(), &Request{EvalID: "../odd id"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Text != "from file" {
-		t.Errorf("answer %q", resp.Text)
+	// The file's text as written, but for its line ends, as AgentV reads it.
+	if resp.Text != "from file\n" {
+		t.Errorf("answer %q, want %q", resp.Text, "from file\n")
 	}
 	// A plain-text answer reaches judges as one assistant message, as AgentV sends it.
-	want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: "from file"}}}
+	want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: "from file\n"}}}
 	if diff := cmp.Diff(want, resp.OutputMessages); diff != "" {
 		t.Errorf("output messages (-want +got):\n%s", diff)
 	}
