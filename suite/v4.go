@@ -25,10 +25,10 @@ const (
 var (
 	v4TopKeys = []string{"$schema", "name", "description", "version", "tags", "execution", "assertions", "assert",
 		"input", "input_files", "tests", "defaults", "target", "workspace", "metadata"}
-	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
+	v4ExecKeys = []string{"target", "targets", "threshold", "trials", "assertions", "assert", "evaluators"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
-		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
-	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials"}
+		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
+	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials", "evaluators", "assertions"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
 	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
 )
@@ -154,6 +154,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	es := entries(root)
 	l.dupes(es, "")
 	f := kvs(es)
+	var execAsserts []*kv // execution's assertions, assert and evaluators, in 4.x's order
 	for _, e := range es {
 		switch e.key {
 		case "$schema", "defaults", "tests", "assertions", "assert", "input", "input_files":
@@ -176,7 +177,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 				l.s.Target = l.scalarOr(&e, "")
 			}
 		case "execution":
-			l.v4SuiteExecution(&e)
+			execAsserts = l.v4SuiteExecution(&e)
 		case "workspace":
 			l.v4Workspace(&e)
 		case "metadata":
@@ -185,15 +186,10 @@ func (l *loader) loadV4(root *yaml.Node) {
 			l.unknownKey(e, "at the top level", "", v4TopKeys)
 		}
 	}
-	suiteAsserts := f.get("assertions")
-	if a := f.get("assert"); a != nil {
-		if suiteAsserts == nil {
-			suiteAsserts = a
-			l.warnf(a.kn, KindIgnored, "", "%q is deprecated: write %q", "assert", "assertions")
-		} else {
-			l.warnf(a.kn, KindIgnored, "", "%q ignored: %q is also set", "assert", "assertions")
-		}
-	}
+	// The suite's default graders: the first set of assertions, assert, and execution's
+	// assertions, assert and evaluators, as 4.42.4 picks them (loaders/grader-parser.ts,
+	// parseGraders; an empty key does not count).
+	suiteAsserts := l.firstList(append([]*kv{f.get("assertions"), f.get("assert")}, execAsserts...), "", "assertions")
 	if suiteAsserts != nil && !isNull(suiteAsserts.v) && suiteAsserts.v.Kind != yaml.SequenceNode {
 		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", "assertions", kindName(suiteAsserts.v))
 	}
@@ -237,20 +233,57 @@ type v4Suite struct {
 	asserts, input, inputFiles *kv
 }
 
-// v4SuiteExecution reads the suite's `execution`.
-func (l *loader) v4SuiteExecution(e *kv) {
+// firstList picks the grader list a test or suite uses from candidates (nil entries allowed),
+// the first set one winning, as 4.42.4's `a ?? b ?? c`. Every other set candidate is named in
+// a warning, and so is a chosen one that is not the canonical first (deprecated spellings).
+func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
+	var chosen *kv
+	for i, c := range candidates {
+		if c == nil || isNull(c.v) {
+			continue
+		}
+		if chosen != nil {
+			l.warnf(c.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", c.key, chosen.key, chosen.kn.Line)
+			continue
+		}
+		chosen = c
+		if i > 0 {
+			l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
+		}
+	}
+	return chosen
+}
+
+// v4ExecList returns a copy of the entry x under execution, its key spelled
+// "execution.<key>" for messages.
+func v4ExecList(x *kv) *kv {
+	c := *x
+	c.key = "execution." + x.key
+	return &c
+}
+
+// v4SuiteExecution reads the suite's `execution`; it returns its grader lists (assertions,
+// assert, evaluators: 4.42.4 reads them as the suite's default graders).
+func (l *loader) v4SuiteExecution(e *kv) []*kv {
 	if isNull(e.v) {
-		return
+		return nil
 	}
 	if e.v.Kind != yaml.MappingNode {
 		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
-		return
+		return nil
 	}
 	xs := entries(e.v)
 	l.dupes(xs, "")
+	lists := make([]*kv, 3)
 	for i := range xs {
 		x := &xs[i]
 		switch x.key {
+		case "assertions":
+			lists[0] = v4ExecList(x)
+		case "assert":
+			lists[1] = v4ExecList(x)
+		case "evaluators":
+			lists[2] = v4ExecList(x)
 		case "target":
 			if t := l.scalarOr(x, ""); t != "" {
 				l.s.Target = t
@@ -272,6 +305,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 			l.unknownKey(*x, "in execution", "", v4ExecKeys)
 		}
 	}
+	return lists
 }
 
 // stringList reads a string or a list of strings.
@@ -434,6 +468,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 
 	skipDefaults := false
+	var execEvals *kv // execution.evaluators: a test's graders when it has no assertions
 	var targets []string
 	var threshold *float64
 	if x := f.get("execution"); x != nil && !isNull(x.v) {
@@ -465,6 +500,10 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 					}
 				case "trials":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
+				case "evaluators":
+					execEvals = v4ExecList(xe)
+				case "assertions":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
 				default:
 					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
 				}
@@ -527,22 +566,17 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		put("input_messages", input.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs})
 	}
 
-	// Assertions: the test's own, then the suite's unless skip_defaults.
-	asserts := f.get("assertions")
-	if a := f.get("assert"); a != nil {
-		if asserts == nil {
-			asserts = a
-			l.warnf(a.kn, KindIgnored, id, "%q is deprecated: write %q", "assert", "assertions")
-		} else {
-			l.warnf(a.kn, KindIgnored, id, "%q ignored: %q is also set", "assert", "assertions")
-		}
-	}
+	// Assertions: the test's own, then the suite's unless skip_defaults. Its own are the first
+	// set of assertions, assert, execution.evaluators and evaluators, as 4.42.4 picks them
+	// (loaders/grader-parser.ts, parseGraders); only the first two make a test complete.
+	complete := f.get("assertions") != nil || f.get("assert") != nil
+	asserts := l.firstList([]*kv{f.get("assertions"), f.get("assert"), execEvals, f.get("evaluators")}, id, "assertions")
 	var evals []*yaml.Node
 	declared := false
 	if asserts != nil && !isNull(asserts.v) {
 		declared = true
 		if asserts.v.Kind != yaml.SequenceNode {
-			fail(asserts.v, "%q must be a list of assertions, got %s", "assertions", kindName(asserts.v))
+			fail(asserts.v, "%q must be a list of assertions, got %s", asserts.key, kindName(asserts.v))
 		} else {
 			evals = append(evals, l.v4Assertions(asserts.v, id, fail)...)
 		}
@@ -564,8 +598,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
 	failed = failed || !convOK
-	if criteria == nil && f.get("expected_output") == nil && asserts == nil && f.get("mode") == nil && !failed {
-		fail(n, "test needs %q, %q or %q to be scored", "criteria", "expected_output", "assertions")
+	if criteria == nil && f.get("expected_output") == nil && !complete && f.get("mode") == nil && !failed {
+		hint := ""
+		if asserts != nil {
+			hint = fmt.Sprintf(" (%q alone does not count, as in AgentV 4.x)", asserts.key)
+		}
+		fail(n, "test needs %q, %q or %q to be scored%s", "criteria", "expected_output", "assertions", hint)
 	}
 	if failed {
 		if _, dup := l.ids[id]; id != "" && !dup {

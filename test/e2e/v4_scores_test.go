@@ -124,3 +124,124 @@ tests:
 		"prompt-file": {1, `regex-^What's the "answer"\?/.*/agen contains-What's the "answer"?`},
 	}, "trim.eval.yaml", "pf.eval.yaml")
 }
+
+// v4Mock is a targets file: a mock agent answering "The answer is 42." judged by v4Judge.
+const v4Mock = `targets:
+  - name: default
+    provider: mock
+    response: The answer is 42.
+    grader_target: judge
+` + v4Judge
+
+// The older places 4.42.4 still reads graders from: a suite's execution.assertions (and
+// execution.evaluators), a test's execution.evaluators and evaluators, each used only when
+// the newer keys are not set. A test's execution.assertions is not read (the default judge
+// grades it).
+func TestV4LegacyGraderLists(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".agentv/targets.yaml": v4Mock,
+		"exec.eval.yaml": `name: exec-assertions
+execution:
+  assertions:
+    - type: contains
+      value: "42"
+tests:
+  - id: suite-exec-assertions
+    criteria: Answers 42
+    input: What is the answer?
+  - id: with-own
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: contains
+        value: nope
+  - id: skip-defaults
+    criteria: Answers 42
+    input: What is the answer?
+    execution:
+      skip_defaults: true
+`,
+		"execev.eval.yaml": `name: exec-evaluators
+execution:
+  evaluators:
+    - type: contains
+      value: "nope"
+tests:
+  - id: suite-exec-evaluators
+    criteria: Answers 42
+    input: What is the answer?
+`,
+		"both.eval.yaml": `name: both
+assertions:
+  - type: contains
+    value: "The"
+execution:
+  assertions:
+    - type: contains
+      value: "nope"
+tests:
+  - id: top-level-wins
+    criteria: Answers 42
+    input: What is the answer?
+`,
+		"testev.eval.yaml": `name: test-evaluators
+tests:
+  - id: test-evaluators
+    criteria: Answers 42
+    input: What is the answer?
+    evaluators:
+      - type: contains
+        value: "42"
+      - type: regex
+        value: "^nope"
+  - id: test-exec-evaluators
+    criteria: Answers 42
+    input: What is the answer?
+    execution:
+      evaluators:
+        - type: contains
+          value: "nope"
+    evaluators:
+      - type: contains
+        value: "42"
+  - id: assertions-win
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: contains
+        value: "42"
+    evaluators:
+      - type: contains
+        value: "nope"
+  - id: test-exec-assertions
+    criteria: Answers 42
+    input: What is the answer?
+    execution:
+      assertions:
+        - type: contains
+          value: "nope"
+`,
+	}
+	res := runV4Scores(t, files, map[string]v4Score{
+		"suite-exec-assertions": {1, "contains-42"},
+		"with-own":              {0.5, "contains-nope contains-42"},
+		"skip-defaults":         {0.6, "llm_judge"}, // 4.42.4 lists no grader for its default one
+		"suite-exec-evaluators": {0, "contains-nope"},
+		"top-level-wins":        {1, "contains-The"},
+		"test-evaluators":       {0.5, "contains-42 regex-^nope"},
+		"test-exec-evaluators":  {0, "contains-nope"},
+		"assertions-win":        {1, "contains-42"},
+		"test-exec-assertions":  {0.6, "llm_judge"},
+	}, "exec.eval.yaml", "execev.eval.yaml", "both.eval.yaml", "testev.eval.yaml")
+	for _, w := range []string{
+		`exec.eval.yaml:3:3: "execution.assertions" is deprecated: write "assertions"`,
+		`both.eval.yaml:6:3: "execution.assertions" ignored: "assertions" is also set (line 2)`,
+		`testev.eval.yaml:18:5: "evaluators" ignored: "execution.evaluators" is also set (line 15)`,
+		`testev.eval.yaml:34:7: a test's execution "assertions" is ignored`,
+	} {
+		if !strings.Contains(res.stdout+res.stderr, w) {
+			t.Errorf("output lacks %q:\n%s", w, res.stdout+res.stderr)
+		}
+	}
+}
