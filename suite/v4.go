@@ -796,6 +796,11 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case typ == "composite" && (e.key == "assertions" || e.key == "assert"):
 			k = strNode(k, "evaluators")
 			if v.Kind == yaml.SequenceNode {
+				for _, m := range v.Content {
+					if w := valueOf(deref(m), "weight"); w != nil {
+						l.warnf(w, KindIgnored, id, "a composite member's %q is not used (as in AgentV 4.x): give it in the aggregator's %q, by member name", "weight", "weights")
+					}
+				}
 				v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column, Content: l.v4Assertions(v, id, fail)}
 			}
 		case typ == "composite" && e.key == "aggregator" && v.Kind == yaml.MappingNode:

@@ -245,3 +245,47 @@ tests:
 		}
 	}
 }
+
+// A 4.x composite weighs its members by aggregator.weights alone (1 for a member not named
+// there); a member's own weight is not used, with a warning.
+func TestV4CompositeMemberWeights(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".agentv/targets.yaml": v4Mock,
+		"comp.eval.yaml": `name: comp
+tests:
+  - id: member-weights
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: composite
+        assertions:
+          - {name: c, type: contains, value: "42", weight: 3}
+          - {name: n, type: contains, value: "nope", weight: 1}
+        aggregator: {type: weighted_average}
+  - id: aggregator-weights-win
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: composite
+        assertions:
+          - {name: c, type: contains, value: "42", weight: 3}
+          - {name: n, type: contains, value: "nope", weight: 5}
+        aggregator: {type: weighted_average, weights: {c: 1}}
+`,
+	}
+	res := runV4Scores(t, files, map[string]v4Score{
+		"member-weights":         {0.5, "composite"},
+		"aggregator-weights-win": {0.5, "composite"},
+	}, "comp.eval.yaml")
+	if w := `comp.eval.yaml:9:60: a composite member's "weight" is not used`; !strings.Contains(res.stdout+res.stderr, w) {
+		t.Errorf("output lacks %q:\n%s", w, res.stdout+res.stderr)
+	}
+	for _, r := range res.records {
+		for _, m := range r.EvaluatorResults[0].EvaluatorResults {
+			if m.Weight != 1 {
+				t.Errorf("%s: member %s has weight %v, want 1 (as 4.42.4 reports it)", r.EvalID, m.Name, m.Weight)
+			}
+		}
+	}
+}
