@@ -67,6 +67,9 @@ type Case struct {
 	// Empty means the default llm_judge runs. For a conversation they score the whole
 	// transcript once every turn has run, and none runs when the list is empty.
 	Evaluators []*EvaluatorSpec
+	// Metadata is a 4.x test's `metadata` merged with its file's (compact JSON object), nil if
+	// neither has one; graders receive it as the payload's `metadata`.
+	Metadata json.RawMessage `json:",omitempty"`
 	// Conversation is set for an AgentV 4.x conversation test (`mode: conversation`): Input is
 	// then the conversation's opening and each turn is sent in order; nil for other cases.
 	Conversation *Conversation `json:",omitempty"`

@@ -30,7 +30,7 @@ var (
 		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
 	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials", "evaluators", "assertions"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
+	v4Later = []string{"workspace", "depends_on", "on_dependency_failure"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -181,7 +181,9 @@ func (l *loader) loadV4(root *yaml.Node) {
 		case "workspace":
 			l.v4Workspace(&e)
 		case "metadata":
-			l.warnf(e.kn, KindIgnored, "", "%q is not supported yet (ignored)", e.key)
+			if !isNull(e.v) && deref(e.v).Kind != yaml.MappingNode {
+				l.warnf(e.v, KindStructure, "", "%q should be a mapping, got %s (ignored)", e.key, kindName(e.v))
+			}
 		default:
 			l.unknownKey(e, "at the top level", "", v4TopKeys)
 		}
@@ -194,6 +196,9 @@ func (l *loader) loadV4(root *yaml.Node) {
 		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", "assertions", kindName(suiteAsserts.v))
 	}
 	sx := &v4Suite{asserts: suiteAsserts, input: f.get("input"), inputFiles: f.get("input_files")}
+	if m := f.get("metadata"); m != nil {
+		sx.metadata = m.v
+	}
 	tests := f.get("tests")
 	if isNull(tests.v) {
 		l.errorf(tests.kn, KindStructure, "", "%q is empty: give a list of tests or the path of a .yaml or .jsonl file of tests", "tests")
@@ -231,6 +236,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 // v4Suite holds what a 4.x suite passes on to each of its tests.
 type v4Suite struct {
 	asserts, input, inputFiles *kv
+	metadata                   *yaml.Node // the file's `metadata`, nil if none
 }
 
 // firstList picks the grader list a test or suite uses from candidates (nil entries allowed),
@@ -615,6 +621,13 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if c != nil {
 		c.Targets, c.Threshold = targets, threshold
 		c.Conversation = conv
+		var meta *yaml.Node // as written: 4.42.4 substitutes no vars in it
+		if e := f.get("metadata"); e != nil {
+			if meta = e.v; !isNull(meta) && deref(meta).Kind != yaml.MappingNode {
+				l.warnf(e.v, KindStructure, id, "%q should be a mapping, got %s (ignored)", "metadata", kindName(e.v))
+			}
+		}
+		c.Metadata = v4Metadata(sx.metadata, meta)
 	}
 	return c
 }
