@@ -253,7 +253,17 @@ func (r *caseRun) v4Vars(criteria string, set *rubricSet) func(string) (string, 
 			return string(b), true
 		case "tool_calls":
 			return r.toolCallsV4(), true
-		case "metadata", "metadata_json", "file_changes":
+		case "metadata", "metadata_json":
+			// The test's metadata as JSON, indented by two spaces or compact; empty without
+			// any (graders/llm-grader.ts, buildTemplateVariables).
+			if len(c.Metadata) == 0 {
+				return "", true
+			}
+			if name == "metadata" {
+				return string(jsonx.Indent(c.Metadata)), true
+			}
+			return string(c.Metadata), true
+		case "file_changes":
 			return "", true
 		}
 		return "", false

@@ -289,3 +289,64 @@ tests:
 		}
 	}
 }
+
+// An llm-grader template's {{ metadata }} and {{ metadata_json }} are the test's metadata
+// (merged with the file's) as JSON, indented by two spaces or compact, and empty without
+// any. The judge is a cli target that reads the rendered prompt through {PROMPT_FILE} and
+// scores 1 for the metadata block 4.42.4 renders, 0.5 for an empty one.
+func TestV4GraderTemplateMetadata(t *testing.T) {
+	t.Parallel()
+	requireTools(t, "python3")
+	files := map[string]string{
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: The answer is 42.
+    grader_target: judge
+  - name: judge
+    provider: cli
+    command: python3 judge.py {PROMPT_FILE} {OUTPUT_FILE}
+`,
+		"judge.py": `import json, sys
+prompt = open(sys.argv[1]).read()
+pretty = '{\n  "team": "search",\n  "tags": [\n    "b",\n    "c",\n    "a"\n  ],\n  "nested": {\n    "x": 1.5,\n    "y": "<b> & \\"q\\""\n  },\n  "owner": "qa"\n}'
+compact = '{"team":"search","tags":["b","c","a"],"nested":{"x":1.5,"y":"<b> & \\"q\\""},"owner":"qa"}'
+if "META:" + pretty + "\nMJ:" + compact + "\n" in prompt:
+    score, text = 1, "the merged metadata"
+elif "META:\nMJ:\n" in prompt:
+    score, text = 0.5, "no metadata"
+else:
+    score, text = 0, "something else: " + prompt
+json.dump({"score": score, "assertions": [{"text": text, "passed": score > 0}]}, open(sys.argv[2], "w"))
+`,
+		"tmpl.md": "META:{{ metadata }}\nMJ:{{ metadata_json }}\nOUT:{{ output }}\n",
+		"meta.eval.yaml": `name: meta
+tests:
+  - id: with-metadata
+    criteria: Answers 42
+    input: What is the answer?
+    metadata:
+      team: search
+      tags: [a, b]
+      nested: {x: 1.5, y: "<b> & \"q\""}
+    assertions:
+      - type: llm-grader
+        prompt: file://tmpl.md
+`,
+		"plain.eval.yaml": `name: plain
+tests:
+  - id: no-metadata
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: llm-grader
+        prompt: file://tmpl.md
+`,
+	}
+	// The file's metadata merges into the test's: its keys after the test's, lists file-first.
+	files["meta.eval.yaml"] = strings.Replace(files["meta.eval.yaml"], "name: meta\n", "name: meta\nmetadata:\n  tags: [b, c]\n  owner: qa\n", 1)
+	runV4Scores(t, files, map[string]v4Score{
+		"with-metadata": {1, "llm-grader"},
+		"no-metadata":   {0.5, "llm-grader"},
+	}, "meta.eval.yaml", "plain.eval.yaml")
+}
