@@ -535,7 +535,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if v := sub(criteria); v != nil {
 		put("expected_outcome", criteria.kn, v)
 	}
-	for _, k := range []string{"expected_output", "conversation_id", "description", "note", "rubrics"} {
+	for _, k := range []string{"expected_output", "conversation_id", "description", "note"} {
 		if e := f.get(k); e != nil {
 			v := e.v
 			if k == "expected_output" {
@@ -579,6 +579,14 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	asserts := l.firstList([]*kv{f.get("assertions"), f.get("assert"), execEvals, f.get("evaluators")}, id, "assertions")
 	var evals []*yaml.Node
 	declared := false
+	// A test's `rubrics` is one more rubric grader, ahead of all others (yaml-parser.ts,
+	// parseInlineRubrics).
+	if e := f.get("rubrics"); e != nil && !isNull(e.v) {
+		if g := l.v4InlineRubrics(e, id, fail); g != nil {
+			declared = true
+			evals = append(evals, g)
+		}
+	}
 	if asserts != nil && !isNull(asserts.v) {
 		declared = true
 		if asserts.v.Kind != yaml.SequenceNode {
@@ -977,6 +985,53 @@ func (l *loader) env(name string) (string, bool) {
 		}
 	}
 	return l.envFor(name)
+}
+
+// v4InlineRubrics converts a test's `rubrics` list into the rubric grader 4.42.4 makes of it:
+// named "rubrics", weight 1; a string is a criterion with id rubric-<place>, a mapping is read
+// by its `outcome` only (2.5's description and expected_outcome are not). Nil when the list is
+// empty or failed (reported).
+func (l *loader) v4InlineRubrics(e *kv, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	list := deref(e.v)
+	if list.Kind != yaml.SequenceNode {
+		fail(list, "%q must be a list of rubric strings or mappings, got %s", "rubrics", kindName(list))
+		return nil
+	}
+	items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	for i, it := range list.Content {
+		d := deref(it)
+		switch {
+		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
+			items.Content = append(items.Content, d)
+			continue
+		case d == nil || d.Kind != yaml.MappingNode:
+			fail(d, "rubric %d must be a string or a mapping with %q, got %s", i+1, "outcome", kindName(d))
+			return nil
+		}
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: d.Line, Column: d.Column}
+		hasOutcome, hasRanges := false, false
+		for _, x := range entries(d) {
+			switch x.key {
+			case "description", "expected_outcome", "criteria":
+				l.warnf(x.kn, KindIgnored, id, "%q is not read in a test's rubrics (as in AgentV 4.x): write %q", x.key, "outcome")
+				continue
+			case "outcome":
+				hasOutcome = x.v.Kind == yaml.ScalarNode && strings.TrimSpace(x.v.Value) != ""
+			case "score_ranges":
+				hasRanges = !isNull(x.v)
+			}
+			m.Content = append(m.Content, x.kn, x.v)
+		}
+		if !hasOutcome && !hasRanges {
+			fail(d, "rubric %d has no %q (AgentV 4.x reads a test's rubric text from %q alone, and drops the rubric without it)", i+1, "outcome", "outcome")
+			return nil
+		}
+		items.Content = append(items.Content, l.v4Rubric(m, id))
+	}
+	if len(items.Content) == 0 {
+		return nil
+	}
+	return mapping(e.kn, "type", strNode(e.kn, TypeLLMJudge), "name", strNode(e.kn, "rubrics"), "rubrics", items)
 }
 
 // v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `operator`

@@ -31,8 +31,9 @@ const v4Judge = `  - name: judge
 `
 
 // runV4Scores writes files into a new directory, runs `agentv eval` with args there and
-// checks every record against want (by test id). It returns the run for further checks.
-func runV4Scores(t *testing.T, files map[string]string, want map[string]v4Score, args ...string) runResult {
+// checks every record against want (by test id). The run must be valid (exit 0, 1 or 3) unless
+// invalid is set (exit 2). It returns the run for further checks.
+func runV4Scores(t *testing.T, files map[string]string, want map[string]v4Score, invalid bool, args ...string) runResult {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -43,7 +44,7 @@ func runV4Scores(t *testing.T, files map[string]string, want map[string]v4Score,
 		writeFiles(t, filepath.Join(dump, t.Name()), files)
 	}
 	res := agentv(t, dir, nil, append([]string{"eval"}, args...)...)
-	if res.code == 2 || res.code > 3 {
+	if (res.code == 2) != invalid || res.code > 3 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	got := res.byID()
@@ -122,7 +123,7 @@ tests:
 	runV4Scores(t, files, map[string]v4Score{
 		"raw-regex":   {0.6, `regex-^The answer regex-42\.$ contains-42.` + "\n" + ` equals-The answer is 42. starts-with-The`},
 		"prompt-file": {1, `regex-^What's the "answer"\?/.*/agen contains-What's the "answer"?`},
-	}, "trim.eval.yaml", "pf.eval.yaml")
+	}, false, "trim.eval.yaml", "pf.eval.yaml")
 }
 
 // v4Mock is a targets file: a mock agent answering "The answer is 42." judged by v4Judge.
@@ -233,7 +234,7 @@ tests:
 		"test-exec-evaluators":  {0, "contains-nope"},
 		"assertions-win":        {1, "contains-42"},
 		"test-exec-assertions":  {0.6, "llm_judge"},
-	}, "exec.eval.yaml", "execev.eval.yaml", "both.eval.yaml", "testev.eval.yaml")
+	}, false, "exec.eval.yaml", "execev.eval.yaml", "both.eval.yaml", "testev.eval.yaml")
 	for _, w := range []string{
 		`exec.eval.yaml:3:3: "execution.assertions" is deprecated: write "assertions"`,
 		`both.eval.yaml:6:3: "execution.assertions" ignored: "assertions" is also set (line 2)`,
@@ -277,7 +278,7 @@ tests:
 	res := runV4Scores(t, files, map[string]v4Score{
 		"member-weights":         {0.5, "composite"},
 		"aggregator-weights-win": {0.5, "composite"},
-	}, "comp.eval.yaml")
+	}, false, "comp.eval.yaml")
 	if w := `comp.eval.yaml:9:60: a composite member's "weight" is not used`; !strings.Contains(res.stdout+res.stderr, w) {
 		t.Errorf("output lacks %q:\n%s", w, res.stdout+res.stderr)
 	}
@@ -348,5 +349,77 @@ tests:
 	runV4Scores(t, files, map[string]v4Score{
 		"with-metadata": {1, "llm-grader"},
 		"no-metadata":   {0.5, "llm-grader"},
-	}, "meta.eval.yaml", "plain.eval.yaml")
+	}, false, "meta.eval.yaml", "plain.eval.yaml")
+}
+
+// A 4.x test's `rubrics` is read as 4.42.4 reads it: one rubric grader named "rubrics" ahead of
+// the test's assertions, strings with ids rubric-N, mappings read by `outcome`. A rubric
+// without `outcome` (2.5's `description`) is a positioned error here; 4.42.4 drops it.
+func TestV4TestRubrics(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: The answer is 42.
+    grader_target: judge-check
+  - name: judge-check
+    provider: mock
+    response: '{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "ok"}, {"id": "rubric-2", "satisfied": false, "reasoning": "no"}, {"id": "depth", "satisfied": true, "reasoning": "fine"}, {"id": "rubric-3", "satisfied": false, "reasoning": "no"}], "overall_reasoning": "mixed"}'
+`,
+		"rub.eval.yaml": `name: rub
+tests:
+  - id: strings
+    criteria: Answers 42
+    input: What is the answer?
+    rubrics:
+      - Says 42
+      - Explains why
+  - id: objects
+    criteria: Answers 42
+    input: What is the answer?
+    rubrics:
+      - Says 42
+      - {id: depth, outcome: Goes deep, weight: 2}
+      - {outcome: Cites a source, required: false}
+  - id: with-assertions
+    criteria: Answers 42
+    input: What is the answer?
+    rubrics:
+      - Says 42
+      - Explains why
+    assertions:
+      - type: contains
+        value: "42"
+  - id: with-strings
+    criteria: Answers 42
+    input: What is the answer?
+    rubrics:
+      - Says 42
+    assertions:
+      - Explains why
+`,
+		"old.eval.yaml": `name: old
+tests:
+  - id: old-spellings
+    criteria: Answers 42
+    input: What is the answer?
+    rubrics:
+      - {id: depth, description: Goes deep}
+`,
+	}
+	res := runV4Scores(t, files, map[string]v4Score{
+		"strings":         {0.5, "rubrics"},
+		"objects":         {0.75, "rubrics"},
+		"with-assertions": {0.75, "rubrics contains-42"},
+		"with-strings":    {1, "rubrics rubrics"},
+	}, true, "rub.eval.yaml", "old.eval.yaml")
+	for _, w := range []string{
+		`old.eval.yaml:7:9: rubric 1 has no "outcome"`,
+		`old.eval.yaml:7:21: "description" is not read in a test's rubrics`,
+	} {
+		if !strings.Contains(res.stdout+res.stderr, w) {
+			t.Errorf("output lacks %q:\n%s", w, res.stdout+res.stderr)
+		}
+	}
 }
