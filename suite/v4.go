@@ -714,9 +714,13 @@ func (l *loader) v4Assertions(list *yaml.Node, id string, fail func(*yaml.Node, 
 		fail(list, "%q must be a list of assertions, got %s", "assertions", kindName(list))
 		return nil
 	}
+	items, ok := l.expandIncludes(list.Content, fail)
+	if !ok {
+		return nil
+	}
 	var out []*yaml.Node
 	var criteria *yaml.Node // the rubric grader's criteria list, once a string is seen
-	for _, item := range list.Content {
+	for _, item := range items {
 		d := deref(item)
 		switch {
 		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:

@@ -423,3 +423,103 @@ tests:
 		}
 	}
 }
+
+// `- include:` assertion templates are built as 4.42.4 builds them: a bare name is
+// .agentv/templates/NAME.yaml, the nearest to the eval file winning; a path is looked for from
+// the eval file's folder; a template's own includes from its folder first; the strings of a
+// template join the test's criteria in one rubric grader; composite members and suite
+// assertions may include too. A missing template or a cycle is a positioned error (4.42.4
+// skips the test).
+func TestV4AssertionTemplates(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: mock
+    response: The answer is 42.
+    grader_target: judge
+  - name: judge
+    provider: mock
+    response: '{"score": 0.6, "assertions": [{"text": "states 42", "passed": true}], "checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "ok"}, {"id": "rubric-2", "satisfied": false, "reasoning": "no"}], "overall_reasoning": "x"}'
+`,
+		".agentv/templates/safe.yaml":       "name: safe\nassertions:\n  - type: contains\n    value: \"42\"\n  - type: regex\n    value: \"^nope\"\n",
+		".agentv/templates/loop.yaml":       "assertions:\n  - include: loop\n",
+		"evals/.agentv/templates/safe.yaml": "assertions:\n  - type: contains\n    value: \"answer\"\n",
+		"shared/format.yaml":                "assertions:\n  - Mentions 42\n  - include: ./inner.yaml\n",
+		"shared/inner.yaml":                 "assertions:\n  - name: dot\n    type: ends-with\n    value: \".\"\n",
+		"inner.yaml":                        "assertions:\n  - type: ends-with\n    value: \"nope\"\n",
+		"evals/inc.eval.yaml": `name: inc
+tests:
+  - id: by-name
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - include: safe
+  - id: by-path
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: contains
+        value: "The"
+      - include: ../shared/format.yaml
+      - Is polite
+  - id: in-composite
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: composite
+        assertions:
+          - include: ../shared/inner.yaml
+          - {name: n, type: contains, value: "nope"}
+        aggregator: {type: weighted_average}
+`,
+		"evals/suite.eval.yaml": `name: suite-inc
+assertions:
+  - include: ./../.agentv/templates/safe.yaml
+tests:
+  - id: suite-level
+    criteria: Answers 42
+    input: What is the answer?
+  - id: suite-skip
+    criteria: Answers 42
+    input: What is the answer?
+    execution:
+      skip_defaults: true
+`,
+		"evals/bad.eval.yaml": `name: bad
+tests:
+  - id: missing
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - include: nothere
+  - id: loop
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - include: loop
+  - id: fine
+    criteria: Answers 42
+    input: What is the answer?
+    assertions:
+      - type: contains
+        value: "42"
+`,
+	}
+	res := runV4Scores(t, files, map[string]v4Score{
+		"by-name":      {1, "contains-answer"},
+		"by-path":      {0.75, "contains-The rubrics dot"},
+		"in-composite": {0.5, "composite"},
+		"suite-level":  {0.5, "contains-42 regex-^nope"},
+		"suite-skip":   {0.6, "llm_judge"},
+		"fine":         {1, "contains-42"},
+	}, true, "evals/inc.eval.yaml", "evals/suite.eval.yaml", "evals/bad.eval.yaml")
+	for _, w := range []string{
+		`evals/bad.eval.yaml:7:18: assertion template "nothere" not found (looked for evals/.agentv/templates/nothere.yaml, .agentv/templates/nothere.yaml, evals/.agentv/templates/nothere.yml, .agentv/templates/nothere.yml)`,
+		`.agentv/templates/loop.yaml:2:14: assertion templates include each other in a cycle: .agentv/templates/loop.yaml -> .agentv/templates/loop.yaml`,
+	} {
+		if !strings.Contains(res.stdout+res.stderr, w) {
+			t.Errorf("output lacks %q:\n%s", w, res.stdout+res.stderr)
+		}
+	}
+}
