@@ -182,15 +182,19 @@ func TestCLIPromptFile(t *testing.T) {
 			}
 		})
 	}
-	// Batches and healthchecks have no prompt: their file is empty, as in 4.42.4.
+	// A batch's file holds its cases, one JSON object a line, as AgentV 4.x documents it (its
+	// code writes the file empty).
 	dir := t.TempDir()
-	cliWrite(t, filepath.Join(dir, "out.jsonl"), `{"id": "a", "text": "ok"}`+"\n")
-	bp := cliBatchNew(t, dir, "wc -c < {PROMPT_FILE} > ./size.txt; cp ./out.jsonl {OUTPUT_FILE}")
-	if _, err := bp.InvokeBatch(t.Context(), []*Request{{EvalID: "a", Question: "hello"}}); err != nil {
+	cliWrite(t, filepath.Join(dir, "out.jsonl"), `{"id": "a", "text": "ok"}`+"\n"+`{"id": "b", "text": "ok"}`+"\n")
+	bp := cliBatchNew(t, dir, "cp {PROMPT_FILE} ./cases.jsonl; cp ./out.jsonl {OUTPUT_FILE}")
+	reqs := []*Request{{EvalID: "a", Question: "hello <b>\nthere"}, {EvalID: "b", Question: "", Files: []string{"/x/y.txt"}}}
+	if _, err := bp.InvokeBatch(t.Context(), reqs); err != nil {
 		t.Fatal(err)
 	}
-	if size, _ := os.ReadFile(filepath.Join(dir, "size.txt")); strings.TrimSpace(string(size)) != "0" {
-		t.Errorf("batch prompt file holds %s bytes, want 0", size)
+	got, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	want := `{"id":"a","input":"hello <b>\nthere"}` + "\n" + `{"id":"b","input":"","input_files":["/x/y.txt"]}` + "\n"
+	if string(got) != want {
+		t.Errorf("batch prompt file:\n%s\nwant:\n%s", got, want)
 	}
 }
 
