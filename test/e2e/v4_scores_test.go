@@ -445,8 +445,8 @@ func TestV4AssertionTemplates(t *testing.T) {
 		".agentv/templates/safe.yaml":       "name: safe\nassertions:\n  - type: contains\n    value: \"42\"\n  - type: regex\n    value: \"^nope\"\n",
 		".agentv/templates/loop.yaml":       "assertions:\n  - include: loop\n",
 		"evals/.agentv/templates/safe.yaml": "assertions:\n  - type: contains\n    value: \"answer\"\n",
-		"shared/format.yaml":                "assertions:\n  - Mentions 42\n  - include: ./inner.yaml\n",
-		"shared/inner.yaml":                 "assertions:\n  - name: dot\n    type: ends-with\n    value: \".\"\n",
+		"lib/format.yaml":                   "assertions:\n  - Mentions 42\n  - include: ./inner.yaml\n",
+		"lib/inner.yaml":                    "assertions:\n  - name: dot\n    type: ends-with\n    value: \".\"\n",
 		"inner.yaml":                        "assertions:\n  - type: ends-with\n    value: \"nope\"\n",
 		"evals/inc.eval.yaml": `name: inc
 tests:
@@ -461,7 +461,7 @@ tests:
     assertions:
       - type: contains
         value: "The"
-      - include: ../shared/format.yaml
+      - include: ../lib/format.yaml
       - Is polite
   - id: in-composite
     criteria: Answers 42
@@ -469,7 +469,7 @@ tests:
     assertions:
       - type: composite
         assertions:
-          - include: ../shared/inner.yaml
+          - include: ../lib/inner.yaml
           - {name: n, type: contains, value: "nope"}
         aggregator: {type: weighted_average}
 `,
