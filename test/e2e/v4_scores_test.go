@@ -523,3 +523,25 @@ tests:
 		}
 	}
 }
+
+// An include in a conversation turn's assertions is expanded too, as 4.42.4's documentation
+// says templates work in "any assertions array"; 4.42.4's code passes the include on as a
+// grader of unknown type and scores the turn 0 (listed in docs/agentv-4.md).
+func TestV4AssertionTemplateInTurn(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		".agentv/targets.yaml":        v4Mock,
+		".agentv/templates/safe.yaml": "assertions:\n  - type: contains\n    value: \"42\"\n",
+		"conv.eval.yaml": `name: conv
+tests:
+  - id: conv-include
+    mode: conversation
+    input: Hello
+    turns:
+      - input: What is the answer?
+        assertions:
+          - include: safe
+`,
+	}
+	runV4Scores(t, files, map[string]v4Score{"conv-include": {1, "turn-1"}}, false, "conv.eval.yaml")
+}
