@@ -193,7 +193,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	// parseGraders; an empty key does not count).
 	suiteAsserts := l.firstList(append([]*kv{f.get("assertions"), f.get("assert")}, execAsserts...), "", "assertions")
 	if suiteAsserts != nil && !isNull(suiteAsserts.v) && suiteAsserts.v.Kind != yaml.SequenceNode {
-		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", "assertions", kindName(suiteAsserts.v))
+		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", suiteAsserts.key, kindName(suiteAsserts.v))
 	}
 	sx := &v4Suite{asserts: suiteAsserts, input: f.get("input"), inputFiles: f.get("input_files")}
 	if m := f.get("metadata"); m != nil {
