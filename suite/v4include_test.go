@@ -31,6 +31,9 @@ func TestV4IncludeErrors(t *testing.T) {
 			`d1.yaml:2:1: unknown key "asserts" in an assertion template`},
 		{"bad yaml", map[string]string{"d1.yaml": "assertions: [\n"},
 			"d1.yaml:2:1: invalid YAML"},
+		{"a file name where a template name goes", map[string]string{
+			"d1.yaml": "assertions:\n  - include: d2.yaml\n", "d2.yaml": "assertions: []\n"},
+			`d1.yaml:2:14: assertion template "d2.yaml" not found (looked for .agentv/templates/d2.yaml.yaml, .agentv/templates/d2.yaml.yml); a name without "/" or a leading "." names .agentv/templates/NAME.yaml: write "./d2.yaml" for that file`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
