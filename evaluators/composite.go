@@ -93,6 +93,7 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 // composite runs its member evaluators in order and combines their verdicts. A member that
 // cannot score makes the composite unable to score too (the case is errored).
 func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *compositeConfig) verdict {
+	v4 := usesV4(r, spec)
 	children := make([]results.EvaluatorResult, 0, len(spec.Members))
 	for _, m := range spec.Members {
 		if m == nil {
@@ -101,10 +102,13 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		child := r.run(ctx, m)
 		if w, ok := cfg.weights[child.Name]; ok {
 			child.Weight = w
+		} else if v4 {
+			// 4.x weighs members by aggregator.weights alone, 1 when unnamed there; a member's
+			// own weight is not read (graders/composite.ts, runWeightedAverage).
+			child.Weight = 1
 		}
 		children = append(children, child)
 	}
-	v4 := usesV4(r, spec)
 	// In 4.x files the averaging aggregators leave out members that could not score; the
 	// composite cannot score only when none could.
 	scored := children

@@ -261,6 +261,8 @@ func (r *caseRun) v4Vars(criteria string, set *rubricSet) func(string) (string, 
 		case "tool_calls":
 			return r.toolCallsV4(), true
 		case "metadata", "metadata_json":
+			// The test's metadata as JSON, indented by two spaces or compact; empty without
+			// any (graders/llm-grader.ts, buildTemplateVariables).
 			if len(c.Metadata) == 0 {
 				return "", true
 			}

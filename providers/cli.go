@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,8 +80,13 @@ func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, erro
 		return nil, err
 	}
 	defer done()
+	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, req.EvalID, req.Question)
+	if err != nil {
+		return nil, err
+	}
+	defer donePrompt()
 	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{
-		Prompt: req.Question, Guidelines: req.Guidelines, EvalID: req.EvalID,
+		Prompt: req.Question, PromptFile: promptPath, Guidelines: req.Guidelines, EvalID: req.EvalID,
 		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
 	})
 	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), outPath)
@@ -118,7 +124,9 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 		p.logf("cli target %q: stderr: %s", p.target.Name, cliExcerpt(string(res.Stderr)))
 	}
 	if outPath == "" {
-		return &cliOutput{data: res.Stdout, truncated: res.StdoutTruncated}, elapsed, nil
+		// Answering on stdout is this tool's own addition (AgentV reads only {OUTPUT_FILE}):
+		// the newline `echo` leaves there is no part of the answer.
+		return &cliOutput{data: bytes.TrimSpace(res.Stdout), truncated: res.StdoutTruncated}, elapsed, nil
 	}
 	// The command controls what sits at outPath: a FIFO or device there must not block or
 	// flood the run.
@@ -141,7 +149,8 @@ func (p *cliProvider) run(ctx context.Context, cmdline, dir string, timeout time
 	if len(data) > proc.DefaultMaxOutput {
 		return &cliOutput{data: data[:proc.DefaultMaxOutput], truncated: true}, elapsed, nil
 	}
-	return &cliOutput{data: data}, elapsed, nil
+	// The file is the answer as written; only CRLF line ends become LF, as AgentV reads it.
+	return &cliOutput{data: bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))}, elapsed, nil
 }
 
 // cliRunError is a command that failed: it names the target, exit status and stderr, and
@@ -263,6 +272,36 @@ func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), e
 			return
 		}
 		_ = os.RemoveAll(dir)
+	}, nil
+}
+
+// promptFile writes prompt to a new temporary file for {PROMPT_FILE}, as AgentV 4.x does
+// (agentv-<eval id>-<epoch ms>-<random>.prompt.txt in the temporary folder; the id made safe
+// as a file name, which 4.42.4 does not do), and returns its path and the function that removes it (unless
+// keep_temp_files); "" when the template does not use {PROMPT_FILE}.
+func (p *cliProvider) promptFile(tmpl, evalID, prompt string) (path string, done func(), err error) {
+	if !strings.Contains(tmpl, "{PROMPT_FILE}") {
+		return "", func() {}, nil
+	}
+	f, err := os.CreateTemp("", fmt.Sprintf("agentv-%s-%d-*.prompt.txt", cliFileName(evalID), time.Now().UnixMilli()))
+	if err != nil {
+		return "", nil, fmt.Errorf("cli target %q: could not create the {PROMPT_FILE}: %w", p.target.Name, err)
+	}
+	path = f.Name()
+	_, err = f.WriteString(prompt)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return "", nil, fmt.Errorf("cli target %q: could not write the {PROMPT_FILE} %s: %w", p.target.Name, path, err)
+	}
+	return path, func() {
+		if p.cfg.KeepTemp {
+			p.logf("cli target %q: kept the prompt file %s", p.target.Name, path)
+			return
+		}
+		_ = os.Remove(path)
 	}, nil
 }
 

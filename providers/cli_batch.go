@@ -12,7 +12,8 @@ import (
 )
 
 // InvokeBatch answers many requests with one command (provider_batching: true): PROMPT and
-// GUIDELINES are empty, EVAL_ID is "batch", FILES is the union of the requests' files, and
+// GUIDELINES are empty, {PROMPT_FILE} holds the cases (cliBatchPrompt), EVAL_ID is "batch",
+// FILES is the union of the requests' files, and
 // the command writes JSONL to {OUTPUT_FILE} (stdout when the template has no {OUTPUT_FILE}),
 // one `{id, text | output_messages, token_usage?, cost_usd?, duration_ms?}` per line.
 // Responses are in request order; an id missing from the output gives a Response with
@@ -39,7 +40,12 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 		return nil, err
 	}
 	defer done()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", Files: UniqueFiles(files), OutputFile: outPath})
+	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, "batch", cliBatchPrompt(reqs))
+	if err != nil {
+		return nil, err
+	}
+	defer donePrompt()
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", PromptFile: promptPath, Files: UniqueFiles(files), OutputFile: outPath})
 	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
@@ -99,4 +105,22 @@ func cliParseBatch(data []byte) (map[string]map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// cliBatchPrompt is a batch's {PROMPT_FILE}: one JSON object per case, {"id", "input" (the text
+// {PROMPT} would carry), "input_files"?}. AgentV 4.x documents this file so
+// (targets/cli-provider.mdx, Batching) but its code writes it empty (providers/cli.ts,
+// invokeBatch, which passes an empty question); the documented form is the one a command can use.
+func cliBatchPrompt(reqs []*Request) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // one line per value
+	enc.SetEscapeHTML(false)
+	for _, r := range reqs {
+		_ = enc.Encode(struct {
+			ID         string   `json:"id"`
+			Input      string   `json:"input"`
+			InputFiles []string `json:"input_files,omitempty"`
+		}{r.EvalID, r.Question, r.Files})
+	}
+	return b.String()
 }

@@ -95,7 +95,12 @@ func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth, e
 		return err
 	}
 	defer done()
-	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", OutputFile: out})
+	promptPath, donePrompt, err := p.promptFile(h.Template, "healthcheck", "")
+	if err != nil {
+		return err
+	}
+	defer donePrompt()
+	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", PromptFile: promptPath, OutputFile: out})
 	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.Timeout), ""); err != nil {
 		return fmt.Errorf("healthcheck of %w", err)
 	}

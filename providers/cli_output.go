@@ -14,16 +14,18 @@ import (
 // `output_messages` (or AgentV 4.x's `output`, which wins), `token_usage` {input, output, cached?}, `cost_usd` and `duration_ms`
 // (snake_case or camelCase, snake winning): non-empty output_messages are preferred, then
 // text (a non-string text is sent as JSON), else the whole output is the answer. Anything
-// else is plain text. Negative cost or duration are dropped with a warning.
+// else is plain text. Negative cost or duration are dropped with a warning. Text answers are
+// kept as written, surrounding whitespace included: AgentV (2.5 and 4.x) grades the raw text,
+// so `regex: "42\\.$"` fails on "42.\n" there and must here too.
 func cliParseOutput(data []byte) (*Response, []string) {
 	trimmed := bytes.TrimSpace(data)
 	var obj map[string]json.RawMessage
 	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &obj) != nil {
-		return &Response{Text: string(trimmed)}, nil
+		return &Response{Text: string(data)}, nil
 	}
 	resp, warns := cliParseRecord(obj)
 	if resp.Text == "" && len(resp.OutputMessages) == 0 && cliField(obj, "text", "text") == nil {
-		resp.Text = string(trimmed)
+		resp.Text = string(data)
 	}
 	return resp, warns
 }

@@ -17,8 +17,11 @@ func TestCLIParseOutput(t *testing.T) {
 		want  *Response
 		warns []string
 	}{
-		{"plain text trimmed", "\n  hello world \n", &Response{Text: "hello world"}, nil},
+		// AgentV 2.5 and 4.42.4 grade the answer as written (providers/cli.ts, parseOutputContent).
+		{"plain text as written", "\n  hello world \n", &Response{Text: "\n  hello world \n"}, nil},
 		{"json without known keys is the answer", `{"answer":"42"}`, &Response{Text: `{"answer":"42"}`}, nil},
+		{"json without known keys, as written", " {\"answer\":\"42\"}\n", &Response{Text: " {\"answer\":\"42\"}\n"}, nil},
+		{"json around whitespace", "\n{\"text\":\" hi\\n\"}\n", &Response{Text: " hi\n"}, nil},
 		{"not json", `{"text": "x"`, &Response{Text: `{"text": "x"`}, nil},
 		{"array is text", `[1,2]`, &Response{Text: `[1,2]`}, nil},
 		{"text field", `{"text":"hi <b>"}`, &Response{Text: "hi <b>"}, nil},

@@ -12,6 +12,7 @@ import (
 // cliValues are the raw (unquoted) values of one command's placeholders.
 type cliValues struct {
 	Prompt     string
+	PromptFile string // the path of a file holding Prompt (AgentV 4.x's {PROMPT_FILE})
 	Guidelines string
 	EvalID     string
 	Attempt    int
@@ -32,6 +33,8 @@ func cliRender(tmpl, filesFormat string, v cliValues) string {
 		switch tok[1 : len(tok)-1] {
 		case "PROMPT":
 			return cliQuote(v.Prompt)
+		case "PROMPT_FILE":
+			return cliQuote(v.PromptFile)
 		case "GUIDELINES":
 			return cliQuote(v.Guidelines)
 		case "EVAL_ID":

@@ -117,7 +117,7 @@ func FuzzRenderTemplate(f *testing.F) {
 		}
 		naive := tmpl
 		for _, r := range []struct{ tok, val string }{
-			{"{PROMPT}", "''"}, {"{GUIDELINES}", "''"}, {"{EVAL_ID}", "''"}, {"{ATTEMPT}", "'0'"}, {"{OUTPUT_FILE}", "''"}, {"{FILES}", ""},
+			{"{PROMPT}", "''"}, {"{PROMPT_FILE}", "''"}, {"{GUIDELINES}", "''"}, {"{EVAL_ID}", "''"}, {"{ATTEMPT}", "'0'"}, {"{OUTPUT_FILE}", "''"}, {"{FILES}", ""},
 		} {
 			naive = strings.ReplaceAll(naive, r.tok, r.val)
 		}

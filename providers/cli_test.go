@@ -3,6 +3,7 @@ package providers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,17 +108,18 @@ func TestCLIOutputFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := cliTestNew(t, dir, map[string]any{
-		"command_template": "printf '%s' {OUTPUT_FILE} > ./path.txt; printf 'from file\\n' > {OUTPUT_FILE}; echo stdout is ignored",
+		"command_template": "printf '%s' {OUTPUT_FILE} > ./path.txt; printf 'from file\\r\\n' > {OUTPUT_FILE}; echo stdout is ignored",
 	}, Options{})
 	resp, err := p.Invoke(t.Context(), &Request{EvalID: "../odd id"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Text != "from file" {
-		t.Errorf("answer %q", resp.Text)
+	// The file's text as written, but for its line ends, as AgentV reads it.
+	if resp.Text != "from file\n" {
+		t.Errorf("answer %q, want %q", resp.Text, "from file\n")
 	}
 	// A plain-text answer reaches judges as one assistant message, as AgentV sends it.
-	want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: "from file"}}}
+	want := []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: "from file\n"}}}
 	if diff := cmp.Diff(want, resp.OutputMessages); diff != "" {
 		t.Errorf("output messages (-want +got):\n%s", diff)
 	}
@@ -136,6 +138,63 @@ func TestCLIOutputFile(t *testing.T) {
 	_, err = p.Invoke(t.Context(), &Request{EvalID: "x"})
 	if err == nil || !strings.Contains(err.Error(), "did not write {OUTPUT_FILE}") || !strings.Contains(err.Error(), "why") {
 		t.Errorf("missing output file: %v", err)
+	}
+}
+
+// {PROMPT_FILE} is a temporary file holding the prompt, named and removed as AgentV 4.42.4
+// does (providers/cli.ts, buildTemplateValues and cleanupTempFile): the command sees the prompt
+// byte for byte, whatever it holds, and the file is gone afterwards unless keep_temp_files.
+func TestCLIPromptFile(t *testing.T) {
+	t.Parallel()
+	const prompt = "it's \"x\" $(touch pwned)\nline two"
+	cmd := "cat {PROMPT_FILE} > {OUTPUT_FILE}; printf '%s' {PROMPT_FILE} > ./path.txt"
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := cliTestNew(t, dir, map[string]any{"command": cmd, "keep_temp_files": keep}, Options{})
+			resp, err := p.Invoke(t.Context(), &Request{EvalID: "case/1", Question: prompt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Text != prompt {
+				t.Errorf("answer %q, want the prompt %q", resp.Text, prompt)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, "path.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := string(raw)
+			if filepath.Dir(path) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(path), "agentv-case_1-") || !strings.HasSuffix(path, ".prompt.txt") {
+				t.Errorf("prompt file %q, want agentv-case_1-*.prompt.txt in %s", path, os.TempDir())
+			}
+			_, err = os.Stat(path)
+			if keep {
+				if err != nil {
+					t.Errorf("keep_temp_files: prompt file removed: %v", err)
+				}
+				_ = os.Remove(path)
+			} else if !os.IsNotExist(err) {
+				t.Errorf("prompt file not removed: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+				t.Error("the prompt was executed")
+			}
+		})
+	}
+	// A batch's file holds its cases, one JSON object a line, as AgentV 4.x documents it (its
+	// code writes the file empty).
+	dir := t.TempDir()
+	cliWrite(t, filepath.Join(dir, "out.jsonl"), `{"id": "a", "text": "ok"}`+"\n"+`{"id": "b", "text": "ok"}`+"\n")
+	bp := cliBatchNew(t, dir, "cp {PROMPT_FILE} ./cases.jsonl; cp ./out.jsonl {OUTPUT_FILE}")
+	reqs := []*Request{{EvalID: "a", Question: "hello <b>\nthere"}, {EvalID: "b", Question: "", Files: []string{"/x/y.txt"}}}
+	if _, err := bp.InvokeBatch(t.Context(), reqs); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
+	want := `{"id":"a","input":"hello <b>\nthere"}` + "\n" + `{"id":"b","input":"","input_files":["/x/y.txt"]}` + "\n"
+	if string(got) != want {
+		t.Errorf("batch prompt file:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -167,10 +167,12 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	es := entries(n)
 	for _, e := range es {
 		if e.dupe != nil {
-			l.evWarn(el, e.kn, KindIgnored, "duplicate key %q (also at line %d); this later value is used", e.key, e.dupe.Line)
+			_, line := l.where(e.dupe.Line)
+			l.evWarn(el, e.kn, KindIgnored, "duplicate key %q (also at line %d); this later value is used", e.key, line)
 		}
 	}
-	spec := &EvaluatorSpec{Weight: 1, Pos: Position{File: l.file, Line: n.Line, Col: n.Column}}
+	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
+	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
 	if l.s.Dialect == Dialect4 {
 		spec.Dialect = Dialect4
 	}

@@ -97,13 +97,21 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	if r, ok := l.refs[key]; ok {
 		return r
 	}
+	r := findFile(l.roots, value, wantDir, l.cwd)
+	l.refs[key] = r
+	return r
+}
+
+// findFile looks value up as a file (wantDir false) or a directory (wantDir true) in roots:
+// an absolute path first as it is, then below each root. Messages show paths relative to cwd.
+func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 	r := &fileRef{}
 	var cands []string
 	if filepath.IsAbs(value) {
 		cands = append(cands, filepath.Clean(value))
 	}
 	trimmed := strings.TrimLeft(value, `/\`)
-	for _, root := range l.roots {
+	for _, root := range roots {
 		cands = append(cands, filepath.Join(root, trimmed))
 	}
 	seen := map[string]bool{}
@@ -123,10 +131,9 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 			break
 		}
 		if r.refused == "" && !wantDir && !fi.IsDir() {
-			r.refused = fmt.Sprintf("%s is %s, not a regular file", displayPath(c, l.cwd), safefile.Describe(fi.Mode()))
+			r.refused = fmt.Sprintf("%s is %s, not a regular file", displayPath(c, cwd), safefile.Describe(fi.Mode()))
 		}
 	}
-	l.refs[key] = r
 	return r
 }
 

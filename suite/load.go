@@ -83,6 +83,9 @@ type loader struct {
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
+	includeFiles map[string]*includeFile // assertion templates read, by absolute path
+	includes     []*includeFile          // the same, by number (see includeLineBase)
+
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }
@@ -199,7 +202,8 @@ func (l *loader) add(d Diagnostic) {
 func (l *loader) at(n *yaml.Node, sev Severity, kind, caseID, format string, args ...any) Diagnostic {
 	d := Diagnostic{File: l.file, Severity: sev, Kind: kind, CaseID: caseID, Message: fmt.Sprintf(format, args...)}
 	if n != nil {
-		d.Line, d.Col = n.Line, n.Column
+		d.File, d.Line = l.where(n.Line)
+		d.Col = n.Column
 	}
 	return d
 }

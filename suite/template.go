@@ -100,17 +100,21 @@ func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *Ev
 	if !missing && len(unknown) == 0 {
 		return
 	}
-	source := fmt.Sprintf("%s:%d (inline prompt", l.file, kn.Line)
+	file, kline := l.where(kn.Line) // an assertion template's prompt is in that file
+	source := fmt.Sprintf("%s:%d (inline prompt", file, kline)
 	if spec.Name != "" {
 		source += fmt.Sprintf(" of evaluator %q", spec.Name)
 	}
 	source += ")"
 	if missing {
-		el.add(Diagnostic{File: l.file, Line: kn.Line, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(source)})
+		el.add(Diagnostic{File: file, Line: kline, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(source)})
 	}
 	if len(unknown) > 0 {
-		line, col := l.inlinePos(vn, text, off)
-		el.add(Diagnostic{File: l.file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(source, unknown)})
+		line, col := kline, kn.Column
+		if file == l.file {
+			line, col = l.inlinePos(vn, text, off)
+		}
+		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(source, unknown)})
 	}
 }
 

@@ -25,10 +25,10 @@ const (
 var (
 	v4TopKeys = []string{"$schema", "name", "description", "version", "tags", "execution", "assertions", "assert",
 		"input", "input_files", "tests", "defaults", "target", "workspace", "metadata"}
-	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
+	v4ExecKeys = []string{"target", "targets", "threshold", "trials", "assertions", "assert", "evaluators"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
-		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
-	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials"}
+		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
+	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials", "evaluators", "assertions"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
 	v4Later = []string{"workspace", "depends_on", "on_dependency_failure"}
 )
@@ -159,6 +159,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	es := entries(root)
 	l.dupes(es, "")
 	f := kvs(es)
+	var execAsserts []*kv // execution's assertions, assert and evaluators, in 4.x's order
 	for _, e := range es {
 		switch e.key {
 		case "$schema", "defaults", "tests", "assertions", "assert", "input", "input_files":
@@ -181,7 +182,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 				l.s.Target = l.scalarOr(&e, "")
 			}
 		case "execution":
-			l.v4SuiteExecution(&e)
+			execAsserts = l.v4SuiteExecution(&e)
 		case "workspace":
 			l.v4Workspace(&e)
 		case "metadata":
@@ -192,17 +193,12 @@ func (l *loader) loadV4(root *yaml.Node) {
 			l.unknownKey(e, "at the top level", "", v4TopKeys)
 		}
 	}
-	suiteAsserts := f.get("assertions")
-	if a := f.get("assert"); a != nil {
-		if suiteAsserts == nil {
-			suiteAsserts = a
-			l.warnf(a.kn, KindIgnored, "", "%q is deprecated: write %q", "assert", "assertions")
-		} else {
-			l.warnf(a.kn, KindIgnored, "", "%q ignored: %q is also set", "assert", "assertions")
-		}
-	}
+	// The suite's default graders: the first set of assertions, assert, and execution's
+	// assertions, assert and evaluators, as 4.42.4 picks them (loaders/grader-parser.ts,
+	// parseGraders; an empty key does not count).
+	suiteAsserts := l.firstList(append([]*kv{f.get("assertions"), f.get("assert")}, execAsserts...), "", "assertions")
 	if suiteAsserts != nil && !isNull(suiteAsserts.v) && suiteAsserts.v.Kind != yaml.SequenceNode {
-		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", "assertions", kindName(suiteAsserts.v))
+		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", suiteAsserts.key, kindName(suiteAsserts.v))
 	}
 	sx := &v4Suite{asserts: suiteAsserts, input: f.get("input"), inputFiles: f.get("input_files")}
 	if m := f.get("metadata"); m != nil {
@@ -248,20 +244,57 @@ type v4Suite struct {
 	metadata                   *yaml.Node // the file's `metadata`, nil if none
 }
 
-// v4SuiteExecution reads the suite's `execution`.
-func (l *loader) v4SuiteExecution(e *kv) {
+// firstList picks the grader list a test or suite uses from candidates (nil entries allowed),
+// the first set one winning, as 4.42.4's `a ?? b ?? c`. Every other set candidate is named in
+// a warning, and so is a chosen one that is not the canonical first (deprecated spellings).
+func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
+	var chosen *kv
+	for i, c := range candidates {
+		if c == nil || isNull(c.v) {
+			continue
+		}
+		if chosen != nil {
+			l.warnf(c.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", c.key, chosen.key, chosen.kn.Line)
+			continue
+		}
+		chosen = c
+		if i > 0 {
+			l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
+		}
+	}
+	return chosen
+}
+
+// v4ExecList returns a copy of the entry x under execution, its key spelled
+// "execution.<key>" for messages.
+func v4ExecList(x *kv) *kv {
+	c := *x
+	c.key = "execution." + x.key
+	return &c
+}
+
+// v4SuiteExecution reads the suite's `execution`; it returns its grader lists (assertions,
+// assert, evaluators: 4.42.4 reads them as the suite's default graders).
+func (l *loader) v4SuiteExecution(e *kv) []*kv {
 	if isNull(e.v) {
-		return
+		return nil
 	}
 	if e.v.Kind != yaml.MappingNode {
 		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
-		return
+		return nil
 	}
 	xs := entries(e.v)
 	l.dupes(xs, "")
+	lists := make([]*kv, 3)
 	for i := range xs {
 		x := &xs[i]
 		switch x.key {
+		case "assertions":
+			lists[0] = v4ExecList(x)
+		case "assert":
+			lists[1] = v4ExecList(x)
+		case "evaluators":
+			lists[2] = v4ExecList(x)
 		case "target":
 			if t := l.scalarOr(x, ""); t != "" {
 				l.s.Target = t
@@ -283,6 +316,7 @@ func (l *loader) v4SuiteExecution(e *kv) {
 			l.unknownKey(*x, "in execution", "", v4ExecKeys)
 		}
 	}
+	return lists
 }
 
 // stringList reads a string or a list of strings.
@@ -445,6 +479,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 
 	skipDefaults := false
+	var execEvals *kv // execution.evaluators: a test's graders when it has no assertions
 	var targets []string
 	var threshold *float64
 	if x := f.get("execution"); x != nil && !isNull(x.v) {
@@ -476,6 +511,10 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 					}
 				case "trials":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
+				case "evaluators":
+					execEvals = v4ExecList(xe)
+				case "assertions":
+					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
 				default:
 					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
 				}
@@ -501,7 +540,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if v := sub(criteria); v != nil {
 		put("expected_outcome", criteria.kn, v)
 	}
-	for _, k := range []string{"expected_output", "conversation_id", "description", "note", "rubrics"} {
+	for _, k := range []string{"expected_output", "conversation_id", "description", "note"} {
 		if e := f.get(k); e != nil {
 			v := e.v
 			if k == "expected_output" {
@@ -538,22 +577,25 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		put("input_messages", input.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs})
 	}
 
-	// Assertions: the test's own, then the suite's unless skip_defaults.
-	asserts := f.get("assertions")
-	if a := f.get("assert"); a != nil {
-		if asserts == nil {
-			asserts = a
-			l.warnf(a.kn, KindIgnored, id, "%q is deprecated: write %q", "assert", "assertions")
-		} else {
-			l.warnf(a.kn, KindIgnored, id, "%q ignored: %q is also set", "assert", "assertions")
-		}
-	}
+	// Assertions: the test's own, then the suite's unless skip_defaults. Its own are the first
+	// set of assertions, assert, execution.evaluators and evaluators, as 4.42.4 picks them
+	// (loaders/grader-parser.ts, parseGraders); only the first two make a test complete.
+	complete := f.get("assertions") != nil || f.get("assert") != nil
+	asserts := l.firstList([]*kv{f.get("assertions"), f.get("assert"), execEvals, f.get("evaluators")}, id, "assertions")
 	var evals []*yaml.Node
 	declared := false
+	// A test's `rubrics` is one more rubric grader, ahead of all others (yaml-parser.ts,
+	// parseInlineRubrics).
+	if e := f.get("rubrics"); e != nil && !isNull(e.v) {
+		if g := l.v4InlineRubrics(e, id, fail); g != nil {
+			declared = true
+			evals = append(evals, g)
+		}
+	}
 	if asserts != nil && !isNull(asserts.v) {
 		declared = true
 		if asserts.v.Kind != yaml.SequenceNode {
-			fail(asserts.v, "%q must be a list of assertions, got %s", "assertions", kindName(asserts.v))
+			fail(asserts.v, "%q must be a list of assertions, got %s", asserts.key, kindName(asserts.v))
 		} else {
 			evals = append(evals, l.v4Assertions(asserts.v, id, fail)...)
 		}
@@ -575,8 +617,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
 	failed = failed || !convOK
-	if criteria == nil && f.get("expected_output") == nil && asserts == nil && f.get("mode") == nil && !failed {
-		fail(n, "test needs %q, %q or %q to be scored", "criteria", "expected_output", "assertions")
+	if criteria == nil && f.get("expected_output") == nil && !complete && f.get("mode") == nil && !failed {
+		hint := ""
+		if asserts != nil {
+			hint = fmt.Sprintf(" (%q alone does not count, as in AgentV 4.x)", asserts.key)
+		}
+		fail(n, "test needs %q, %q or %q to be scored%s", "criteria", "expected_output", "assertions", hint)
 	}
 	if failed {
 		if _, dup := l.ids[id]; id != "" && !dup {
@@ -673,9 +719,13 @@ func (l *loader) v4Assertions(list *yaml.Node, id string, fail func(*yaml.Node, 
 		fail(list, "%q must be a list of assertions, got %s", "assertions", kindName(list))
 		return nil
 	}
+	items, ok := l.expandIncludes(list.Content, fail)
+	if !ok {
+		return nil
+	}
 	var out []*yaml.Node
 	var criteria *yaml.Node // the rubric grader's criteria list, once a string is seen
-	for _, item := range list.Content {
+	for _, item := range items {
 		d := deref(item)
 		switch {
 		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
@@ -776,6 +826,11 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case typ == "composite" && (e.key == "assertions" || e.key == "assert"):
 			k = strNode(k, "evaluators")
 			if v.Kind == yaml.SequenceNode {
+				for _, m := range v.Content {
+					if w := valueOf(deref(m), "weight"); w != nil {
+						l.warnf(w, KindIgnored, id, "a composite member's %q is not used (as in AgentV 4.x): give it in the aggregator's %q, by member name", "weight", "weights")
+					}
+				}
 				v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column, Content: l.v4Assertions(v, id, fail)}
 			}
 		case typ == "composite" && e.key == "aggregator" && v.Kind == yaml.MappingNode:
@@ -939,6 +994,53 @@ func (l *loader) env(name string) (string, bool) {
 		}
 	}
 	return l.envFor(name)
+}
+
+// v4InlineRubrics converts a test's `rubrics` list into the rubric grader 4.42.4 makes of it:
+// named "rubrics", weight 1; a string is a criterion with id rubric-<place>, a mapping is read
+// by its `outcome` only (2.5's description and expected_outcome are not). Nil when the list is
+// empty or failed (reported).
+func (l *loader) v4InlineRubrics(e *kv, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	list := deref(e.v)
+	if list.Kind != yaml.SequenceNode {
+		fail(list, "%q must be a list of rubric strings or mappings, got %s", "rubrics", kindName(list))
+		return nil
+	}
+	items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	for i, it := range list.Content {
+		d := deref(it)
+		switch {
+		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
+			items.Content = append(items.Content, d)
+			continue
+		case d == nil || d.Kind != yaml.MappingNode:
+			fail(d, "rubric %d must be a string or a mapping with %q, got %s", i+1, "outcome", kindName(d))
+			return nil
+		}
+		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: d.Line, Column: d.Column}
+		hasOutcome, hasRanges := false, false
+		for _, x := range entries(d) {
+			switch x.key {
+			case "description", "expected_outcome", "criteria":
+				l.warnf(x.kn, KindIgnored, id, "%q is not read in a test's rubrics (as in AgentV 4.x): write %q", x.key, "outcome")
+				continue
+			case "outcome":
+				hasOutcome = x.v.Kind == yaml.ScalarNode && strings.TrimSpace(x.v.Value) != ""
+			case "score_ranges":
+				hasRanges = !isNull(x.v)
+			}
+			m.Content = append(m.Content, x.kn, x.v)
+		}
+		if !hasOutcome && !hasRanges {
+			fail(d, "rubric %d has no %q (AgentV 4.x reads a test's rubric text from %q alone, and drops the rubric without it)", i+1, "outcome", "outcome")
+			return nil
+		}
+		items.Content = append(items.Content, l.v4Rubric(m, id))
+	}
+	if len(items.Content) == 0 {
+		return nil
+	}
+	return mapping(e.kn, "type", strNode(e.kn, TypeLLMJudge), "name", strNode(e.kn, "rubrics"), "rubrics", items)
 }
 
 // v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `operator`

@@ -14,7 +14,7 @@ import (
 )
 
 // CLIPlaceholders are the only `{UPPER_CASE}` tokens a command template may hold; any other is an error.
-var CLIPlaceholders = []string{"PROMPT", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
+var CLIPlaceholders = []string{"PROMPT", "PROMPT_FILE", "GUIDELINES", "EVAL_ID", "ATTEMPT", "FILES", "OUTPUT_FILE"}
 
 // CLIPlaceholder finds `{UPPER_CASE}` tokens as AgentV does; other braces (`{path}`,
 // `{Mixed}`, shell `${x}`) are left alone. Shell `${HOME}` matches too: write `$HOME`.
@@ -234,7 +234,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 	return h, nil
 }
 
-// cliCheckTemplate rejects `{UPPER_CASE}` placeholders other than the six supported ones.
+// cliCheckTemplate rejects `{UPPER_CASE}` placeholders other than the supported ones.
 func cliCheckTemplate(tmpl string) error {
 	var bad []string
 	for _, m := range CLIPlaceholder.FindAllStringSubmatch(tmpl, -1) {
