@@ -39,10 +39,10 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	// every case of a large suite until the end.
 	defer func() { j.Case = nil }()
 	if tr := r.trialsOf(j.Case); tr != nil {
-		r.emit(r.runTrials(ctx, p, j, pre, tr))
+		r.emit(j, r.runTrials(ctx, p, j, pre, tr))
 		return
 	}
-	r.emit(r.runOnce(ctx, p, j, pre))
+	r.emit(j, r.runOnce(ctx, p, j, pre))
 }
 
 // runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
@@ -318,13 +318,16 @@ func nonNil(s []string) []string {
 }
 
 // emit redacts a record, stamps it and hands it to the handler.
-func (r *Runner) emit(rec *results.Record) {
+func (r *Runner) emit(j *Job, rec *results.Record) {
 	rec.Timestamp = r.timestamp()
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.handler != nil {
 		r.handler.CaseFinished(rec)
+	}
+	r.mu.Unlock()
+	if j != nil && j.dep != nil {
+		j.dep.finish(rec.Verdict == results.VerdictError)
 	}
 }
 

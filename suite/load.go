@@ -77,6 +77,8 @@ type loader struct {
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
+	deps map[*Case]*v4Deps // where the 4.x tests with depends_on wrote it
+
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }

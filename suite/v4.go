@@ -27,10 +27,11 @@ var (
 		"input", "input_files", "tests", "defaults", "target", "workspace", "metadata"}
 	v4ExecKeys = []string{"target", "targets", "threshold", "trials"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
-		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
+		"assertions", "assert", "execution", "description", "note", "expected_outcome", "rubrics", "metadata",
+		"depends_on", "on_dependency_failure"}
 	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace", "metadata", "depends_on", "on_dependency_failure"}
+	v4Later = []string{"workspace", "metadata"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -230,6 +231,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	default:
 		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file path, got %s", "tests", kindName(tests.v))
 	}
+	l.checkDependencies(l.deps)
 }
 
 // v4Suite holds what a 4.x suite passes on to each of its tests.
@@ -577,6 +579,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if c != nil {
 		c.Targets, c.Threshold = targets, threshold
 		c.Conversation = conv
+		if d := l.v4Dependencies(f, id, c); d != nil {
+			if l.deps == nil {
+				l.deps = map[*Case]*v4Deps{}
+			}
+			l.deps[c] = d
+		}
 	}
 	return c
 }
