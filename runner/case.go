@@ -57,6 +57,8 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	ctx, use := cache.Track(ctx)
 	if pre != nil {
 		cache.Batched(ctx, pre)
+	} else if err := r.hook(ctx, j, beforeEach); err != nil {
+		return r.errorRecord(j, nil, 0, time.Since(start), err)
 	}
 	if j.Case.Conversation != nil {
 		rec = r.runConversation(ctx, p, j, start)
@@ -74,6 +76,9 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	if err != nil {
 		return r.errorRecord(j, req, attempts, time.Since(start), err)
+	}
+	if err := r.hook(ctx, j, afterEach); err != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(err.Error()))
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)

@@ -74,6 +74,8 @@ type Job struct {
 	// Workspace is the directory the case's suite runs in (AgentV 4.x `workspace`), "" if
 	// none: agent targets work there.
 	Workspace string
+	// RunID is the run's id, told to the workspace's hooks as eval_run_id.
+	RunID string
 
 	dep *depNode // set when other tests of its file may wait for this one
 }

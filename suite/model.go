@@ -270,6 +270,9 @@ type PromptSpec struct {
 type Workspace struct {
 	Template  string // absolute path of the template directory, "" for an empty workspace
 	BeforeAll *Hook  // nil if none
+	// BeforeEach runs before each test's target is asked, AfterEach once it answered (before
+	// grading), AfterAll when the run is over; nil if none.
+	BeforeEach, AfterEach, AfterAll *Hook
 }
 
 // Hook is a workspace command.
