@@ -202,13 +202,21 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	return dir, err
 }
 
-// Close removes the workspaces the planner made; call it once every job has run.
+// Close runs the after_all hook of each workspace the planner made (a failure is a warning,
+// as in AgentV 4.42.4) and removes it; call it once every job has run.
 func (p *Planner) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
+	env := p.opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
 	for s, w := range p.workspaces {
 		if w.dir != "" {
+			if err := workspace.Finish(context.Background(), s.Workspace, w.dir, s.Dir, workspace.Options{RunID: p.runID, Env: env}); err != nil {
+				p.opts.Logf("warning: %s: %s", s.Path, p.opts.Redactor.String(err.Error()))
+			}
 			errs = append(errs, workspace.Remove(w.dir))
 		}
 		delete(p.workspaces, s)
@@ -252,6 +260,7 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	if j.Workspace, j.Err = p.workspace(s); j.Err != nil {
 		return j
 	}
+	j.RunID = p.runID
 	j.Provider, j.Err = p.provider(s, name)
 	if j.Err == nil {
 		j.Err = p.checkJudges(j.Provider.Target(), c)

@@ -24,10 +24,16 @@ type TrialsOutcome struct {
 //   - confidence_interval: the lower bound of the 95% interval of the mean score (Student's
 //     t, clamped to 0–1); passes when that bound reaches threshold.
 //
+// With anyPass (the eval file sets no threshold) mean and confidence_interval pass, like
+// pass_at_k, when any trial passed: AgentV 4.42.4 then counts a case as passed when any of
+// its trials' execution status is ok (apps/cli/src/commands/eval/statistics.ts, passedCount;
+// packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials), whatever the
+// aggregate score. Only a threshold set in the file makes it compare the aggregate score.
+//
 // An errored trial scores 0. The case is errored only when every trial errored: one trial
 // that ran is enough to judge the case by. Trials that disagree about passing make it flaky
 // whatever the strategy. trials must not be empty.
-func AggregateTrials(strategy string, trials []Trial, threshold float64) TrialsOutcome {
+func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass bool) TrialsOutcome {
 	var out TrialsOutcome
 	scores := make([]float64, len(trials))
 	passed, errored := 0, 0
@@ -43,7 +49,7 @@ func AggregateTrials(strategy string, trials []Trial, threshold float64) TrialsO
 	}
 	out.Flaky = passed > 0 && passed < len(trials)
 	byThreshold := func(score float64) Verdict {
-		if score >= threshold {
+		if score >= threshold || anyPass && passed > 0 {
 			return VerdictPass
 		}
 		return VerdictFail
@@ -86,12 +92,16 @@ func BestTrial(trials []Trial) int {
 	return max(best, 0)
 }
 
-// RegradeTrials re-grades each trial that did not error with threshold and aggregates them
-// again with the record's strategy; the record's Verdict and Flaky change, not its trials'
-// scores. A record without trials is left alone.
+// RegradeTrials re-grades each trial that did not error with threshold (the record's own
+// when its eval file set one) and aggregates them again with the record's strategy; the
+// record's Verdict and Flaky change, not its trials' scores. A record without trials is left
+// alone.
 func RegradeTrials(r *Record, threshold float64) {
 	if len(r.Trials) == 0 {
 		return
+	}
+	if r.CaseThreshold != nil {
+		threshold = *r.CaseThreshold
 	}
 	for i := range r.Trials {
 		t := &r.Trials[i]
@@ -104,7 +114,7 @@ func RegradeTrials(r *Record, threshold float64) {
 			t.Verdict = VerdictPass
 		}
 	}
-	out := AggregateTrials(r.TrialStrategy, r.Trials, threshold)
+	out := AggregateTrials(r.TrialStrategy, r.Trials, threshold, r.CaseThreshold == nil)
 	r.Verdict, r.Flaky = out.Verdict, out.Flaky
 	if out.Verdict == VerdictError && r.Error == "" {
 		r.Error = r.Trials[len(r.Trials)-1].Error

@@ -37,6 +37,7 @@ func TestAggregateTrials(t *testing.T) {
 		flaky    bool
 		low      float64 // interval lower bound, confidence_interval only
 		high     float64
+		anyPass  bool // the eval file sets no threshold (AgentV 4.42.4's rule)
 	}{
 		{name: "pass_at_k any pass", strategy: suite.TrialsPassAtK, trials: trials(0.5, 0.9), score: 0.9, verdict: VerdictPass, flaky: true},
 		{name: "pass_at_k default strategy", strategy: "", trials: trials(0.5, 0.9), score: 0.9, verdict: VerdictPass, flaky: true},
@@ -50,6 +51,13 @@ func TestAggregateTrials(t *testing.T) {
 		{name: "mean exactly at the threshold", strategy: suite.TrialsMean, trials: trials(1, 1, 0.4), score: 0.8, verdict: VerdictPass, flaky: true},
 		{name: "mean errored trial counts 0", strategy: suite.TrialsMean, trials: trials(1, -1), score: 0.5, verdict: VerdictFail, flaky: true},
 		{name: "mean all errored", strategy: suite.TrialsMean, trials: trials(-1), score: 0, verdict: VerdictError},
+		// Without a threshold in the eval file, 4.42.4 passes a case any of whose trials passed.
+		{name: "mean below threshold, one passes, no file threshold", strategy: suite.TrialsMean, trials: trials(1, 0, 0), score: 1.0 / 3, verdict: VerdictPass, flaky: true, anyPass: true},
+		{name: "mean none passes, no file threshold", strategy: suite.TrialsMean, trials: trials(0.7, 0.7), score: 0.7, verdict: VerdictFail, anyPass: true},
+		{name: "mean all errored, no file threshold", strategy: suite.TrialsMean, trials: trials(-1, -1), score: 0, verdict: VerdictError, anyPass: true},
+		{name: "interval one passes, no file threshold", strategy: suite.TrialsConfidenceInterval, trials: trials(0.5, 1, 0, 1, 0.5, 1),
+			score: 0.23817, verdict: VerdictPass, flaky: true, low: 0.23817, high: 1, anyPass: true},
+		{name: "pass_at_k all fail, no file threshold", strategy: suite.TrialsPassAtK, trials: trials(0.5, 0.7), score: 0.7, verdict: VerdictFail, anyPass: true},
 		{name: "interval flip", strategy: suite.TrialsConfidenceInterval, trials: trials(0.5, 1, 0, 1, 0.5, 1),
 			score: 0.23817, verdict: VerdictFail, flaky: true, low: 0.23817, high: 1},
 		{name: "interval steady", strategy: suite.TrialsConfidenceInterval, trials: trials(1, 1, 0.5, 1, 1, 0.5),
@@ -64,7 +72,7 @@ func TestAggregateTrials(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := AggregateTrials(tt.strategy, tt.trials, 0.8)
+			got := AggregateTrials(tt.strategy, tt.trials, 0.8, tt.anyPass)
 			if math.Abs(got.Score-tt.score) > 5e-6 || got.Verdict != tt.verdict || got.Flaky != tt.flaky {
 				t.Errorf("got score %.6f verdict %s flaky %v, want %.6f %s %v", got.Score, got.Verdict, got.Flaky, tt.score, tt.verdict, tt.flaky)
 			}
@@ -115,6 +123,16 @@ func TestRegradeTrials(t *testing.T) {
 	RegradeTrials(m, 0.7)
 	if m.Verdict != VerdictPass || !m.Flaky {
 		t.Errorf("mean at 0.7: verdict %s flaky %v, want pass and flaky", m.Verdict, m.Flaky)
+	}
+	// A mean of 0.55 with one passing trial: passed without a threshold in its file (as in
+	// AgentV 4.42.4), failed when its file set one, whatever the report's threshold.
+	free := &Record{Trials: trials(0.2, 0.9), TrialStrategy: suite.TrialsMean, Score: 0.55}
+	RegradeTrials(free, 0.8)
+	own := 0.8
+	set := &Record{Trials: trials(0.2, 0.9), TrialStrategy: suite.TrialsMean, Score: 0.55, CaseThreshold: &own}
+	RegradeTrials(set, 0.5)
+	if free.Verdict != VerdictPass || set.Verdict != VerdictFail {
+		t.Errorf("mean 0.55 with one pass: verdict %s without a file threshold (want pass), %s with the file's 0.8 (want fail)", free.Verdict, set.Verdict)
 	}
 	e := &Record{Verdict: VerdictError, Trials: trials(-1, -1), Error: "target timed out"}
 	RegradeTrials(e, 0)

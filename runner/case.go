@@ -40,10 +40,10 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 	// every case of a large suite until the end.
 	defer func() { j.Case = nil }()
 	if tr := r.trialsOf(j.Case); tr != nil {
-		r.emit(r.runTrials(ctx, p, j, pre, tr))
+		r.emit(j, r.runTrials(ctx, p, j, pre, tr))
 		return
 	}
-	r.emit(r.runOnce(ctx, p, j, pre))
+	r.emit(j, r.runOnce(ctx, p, j, pre))
 }
 
 // runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
@@ -58,6 +58,8 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	ctx, use := cache.Track(ctx)
 	if pre != nil {
 		cache.Batched(ctx, pre)
+	} else if err := r.hook(ctx, j, beforeEach); err != nil {
+		return r.errorRecord(j, nil, 0, time.Since(start), err)
 	}
 	if j.Case.Conversation != nil {
 		rec = r.runConversation(ctx, p, j, start)
@@ -75,6 +77,9 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	}
 	if err != nil {
 		return r.errorRecord(j, req, attempts, time.Since(start), err)
+	}
+	if err := r.hook(ctx, j, afterEach); err != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(err.Error()))
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
@@ -327,13 +332,16 @@ func nonNil(s []string) []string {
 }
 
 // emit redacts a record, stamps it and hands it to the handler.
-func (r *Runner) emit(rec *results.Record) {
+func (r *Runner) emit(j *Job, rec *results.Record) {
 	rec.Timestamp = r.timestamp()
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.handler != nil {
 		r.handler.CaseFinished(rec)
+	}
+	r.mu.Unlock()
+	if j != nil && j.dep != nil {
+		j.dep.finish(rec.Verdict == results.VerdictError)
 	}
 }
 

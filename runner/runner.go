@@ -80,6 +80,10 @@ type Job struct {
 	// Workspace is the directory the case's suite runs in (AgentV 4.x `workspace`), "" if
 	// none: agent targets work there.
 	Workspace string
+	// RunID is the run's id, told to the workspace's hooks as eval_run_id.
+	RunID string
+
+	dep *depNode // set when other tests of its file may wait for this one
 }
 
 // Runner runs jobs.
@@ -187,12 +191,17 @@ func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 	var lanes []*lane
 	byProvider := map[providers.Provider]*lane{}
 	var wg sync.WaitGroup
+	var deps depGraph
+	var waiting sync.WaitGroup // jobs waiting for their dependencies (AgentV 4.x depends_on)
 	for j := range jobs {
 		if ctx.Err() != nil {
 			continue
 		}
+		if j.Case != nil && j.Case.Suite != nil && j.Case.Suite.Dependencies {
+			deps.track(j)
+		}
 		if j.Err != nil || j.Provider == nil {
-			r.emit(r.errorRecord(j, nil, 0, 0, jobErr(j)))
+			r.emit(j, r.errorRecord(j, nil, 0, 0, jobErr(j)))
 			continue
 		}
 		l := byProvider[j.Provider]
@@ -204,6 +213,28 @@ func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 				wg.Go(func() { r.runLane(ctx, work, l) })
 			}
 		}
+		if j.dep != nil && len(j.Case.DependsOn) > 0 {
+			// It waits off the stream, so the tests it waits for (later in the file too) keep
+			// coming; a batching lane runs it on its own once they finished.
+			wait := deps.waiter(j)
+			waiting.Go(func() {
+				if err := wait(ctx); err != nil {
+					if ctx.Err() == nil {
+						r.emit(j, r.errorRecord(j, nil, 0, 0, err))
+					}
+					return
+				}
+				if l.batching {
+					r.runCase(work, l.provider, j, nil)
+					return
+				}
+				select {
+				case l.queue <- j:
+				case <-ctx.Done():
+				}
+			})
+			continue
+		}
 		if l.batching {
 			l.jobs = append(l.jobs, j)
 			continue
@@ -213,10 +244,15 @@ func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 		case <-ctx.Done():
 		}
 	}
+	deps.release()
 	for _, l := range lanes {
 		if l.batching {
 			wg.Go(func() { r.runBatchLane(ctx, work, l) })
-		} else {
+		}
+	}
+	waiting.Wait() // every dependent job is queued or recorded: the queues may close
+	for _, l := range lanes {
+		if !l.batching {
 			close(l.queue)
 		}
 	}
@@ -293,7 +329,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 		}
 		if err != nil {
 			if ctx.Err() == nil {
-				r.emit(r.errorRecord(j, nil, 0, 0, err))
+				r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			}
 			continue
 		}
@@ -303,7 +339,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 			}
 			if r.opts.Stop != nil {
 				if err := r.opts.Stop(); err != nil {
-					r.emit(r.errorRecord(j, nil, 0, 0, err))
+					r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 					return nil
 				}
 			}
@@ -343,7 +379,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 				if ctx.Err() != nil {
 					break
 				}
-				r.emit(r.errorRecord(j, nil, 0, 0, err))
+				r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			}
 			continue
 		}

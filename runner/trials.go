@@ -49,7 +49,7 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 // the run is cancelled.
 func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response, tr *suite.Trials) *results.Record {
 	start := time.Now()
-	threshold, _, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
+	threshold, own, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
 	recs := make([]*results.Record, 0, tr.Count)
 	trials := make([]results.Trial, 0, tr.Count)
 	var spent float64
@@ -83,7 +83,7 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pr
 			break
 		}
 	}
-	agg := results.AggregateTrials(tr.Strategy, trials, threshold)
+	agg := results.AggregateTrials(tr.Strategy, trials, threshold, !own)
 	attempts := 0
 	for _, x := range recs {
 		attempts += x.Attempts

@@ -63,7 +63,12 @@ func TestRunTrials(t *testing.T) {
 			scores: []float64{0.5, 0.9, 1}, wantCalls: 2, wantScore: 0.9, verdict: results.VerdictPass, flaky: true},
 		{name: "pass_at_k none passes", file: &suite.Trials{Count: 3, Strategy: suite.TrialsPassAtK},
 			scores: []float64{0.5, 0.7, 0.2}, wantCalls: 3, wantScore: 0.7, verdict: results.VerdictFail},
+		// Without a threshold in the file a trial that passed passes the case, as in AgentV 4.42.4.
 		{name: "mean runs them all", file: &suite.Trials{Count: 4, Strategy: suite.TrialsMean},
+			scores: []float64{0.5, 1, 0, 1}, wantCalls: 4, wantScore: 0.625, verdict: results.VerdictPass, flaky: true},
+		{name: "mean none passes", file: &suite.Trials{Count: 2, Strategy: suite.TrialsMean},
+			scores: []float64{0.7, 0.75}, wantCalls: 2, wantScore: 0.725, verdict: results.VerdictFail},
+		{name: "the eval file's threshold holds the mean to it", file: &suite.Trials{Count: 4, Strategy: suite.TrialsMean}, threshold: 0.7,
 			scores: []float64{0.5, 1, 0, 1}, wantCalls: 4, wantScore: 0.625, verdict: results.VerdictFail, flaky: true},
 		{name: "the eval file's threshold", file: &suite.Trials{Count: 4, Strategy: suite.TrialsMean}, threshold: 0.6,
 			scores: []float64{0.5, 1, 0, 1}, wantCalls: 4, wantScore: 0.625, verdict: results.VerdictPass, flaky: true},
@@ -72,7 +77,7 @@ func TestRunTrials(t *testing.T) {
 		{name: "flag sets trials on a file without", override: suite.Trials{Count: 3, Strategy: suite.TrialsMean},
 			scores: []float64{1, 1, 0.4}, wantCalls: 3, wantScore: 0.8, verdict: results.VerdictPass, flaky: true},
 		{name: "flag count keeps the file's strategy", file: &suite.Trials{Count: 5, Strategy: suite.TrialsMean}, override: suite.Trials{Count: 2},
-			scores: []float64{1, 0}, wantCalls: 2, wantScore: 0.5, verdict: results.VerdictFail, flaky: true},
+			scores: []float64{1, 0}, wantCalls: 2, wantScore: 0.5, verdict: results.VerdictPass, flaky: true},
 		{name: "cost limit stops trials", file: &suite.Trials{Count: 5, Strategy: suite.TrialsMean, CostUSD: 1},
 			scores: []float64{1}, cost: 0.4, wantCalls: 3, wantScore: 1, verdict: results.VerdictPass, limited: true},
 	}
@@ -184,7 +189,7 @@ func TestRunTrialsErrors(t *testing.T) {
 		score   float64
 		flaky   bool
 	}{
-		{"first fails", func(n int64) bool { return n == 1 }, results.VerdictFail, 0.5, true},
+		{"first fails", func(n int64) bool { return n == 1 }, results.VerdictPass, 0.5, true},
 		{"all fail", func(int64) bool { return true }, results.VerdictError, 0, false},
 	} {
 		var calls atomic.Int64

@@ -86,6 +86,8 @@ type loader struct {
 	includeFiles map[string]*includeFile // assertion templates read, by absolute path
 	includes     []*includeFile          // the same, by number (see includeLineBase)
 
+	deps map[*Case]*v4Deps // where the 4.x tests with depends_on wrote it
+
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
 }

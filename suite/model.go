@@ -33,6 +33,9 @@ type Suite struct {
 	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
 	// Workspace is a 4.x suite's `workspace`, nil if none: the directory its tests run in.
 	Workspace *Workspace
+	// Dependencies is set when a test of the file has `depends_on` (4.x): the runner then
+	// tracks when each of its cases finishes.
+	Dependencies bool `json:",omitempty"`
 	// Evaluators is the suite default list (`execution.evaluators`, `evaluators` or an `evaluator` map).
 	// Cases that declare their own list have already replaced it; Case.Evaluators is final.
 	Evaluators        []*EvaluatorSpec
@@ -63,6 +66,11 @@ type Case struct {
 	Target         string   // case-level `execution.target`, "" if none
 	Targets        []string // 4.x case-level `execution.targets`, nil if none
 	Threshold      *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
+	// DependsOn are the ids of the tests of the same file this 4.x test waits for
+	// (`depends_on`), and OnDependencyFailure what happens when one of them errors: skip
+	// (also ""), fail or run (`on_dependency_failure`).
+	DependsOn           []string `json:",omitempty"`
+	OnDependencyFailure string   `json:",omitempty"`
 	// Evaluators is the final list for this case: the case's own list, else the suite's.
 	// Empty means the default llm_judge runs. For a conversation they score the whole
 	// transcript once every turn has run, and none runs when the list is empty.
@@ -265,6 +273,9 @@ type PromptSpec struct {
 type Workspace struct {
 	Template  string // absolute path of the template directory, "" for an empty workspace
 	BeforeAll *Hook  // nil if none
+	// BeforeEach runs before each test's target is asked, AfterEach once it answered (before
+	// grading), AfterAll when the run is over; nil if none.
+	BeforeEach, AfterEach, AfterAll *Hook
 }
 
 // Hook is a workspace command.

@@ -27,10 +27,11 @@ var (
 		"input", "input_files", "tests", "defaults", "target", "workspace", "metadata"}
 	v4ExecKeys = []string{"target", "targets", "threshold", "trials", "assertions", "assert", "evaluators"}
 	v4TestKeys = []string{"id", "criteria", "input", "expected_output", "input_files", "conversation_id", "vars",
-		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata"}
+		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata",
+		"depends_on", "on_dependency_failure"}
 	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials", "evaluators", "assertions"}
 	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace", "depends_on", "on_dependency_failure"}
+	v4Later = []string{"workspace"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -236,6 +237,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	default:
 		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file path, got %s", "tests", kindName(tests.v))
 	}
+	l.checkDependencies(l.deps)
 }
 
 // v4Suite holds what a 4.x suite passes on to each of its tests.
@@ -641,6 +643,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 			}
 		}
 		c.Metadata = v4Metadata(sx.metadata, meta)
+		if d := l.v4Dependencies(f, id, c); d != nil {
+			if l.deps == nil {
+				l.deps = map[*Case]*v4Deps{}
+			}
+			l.deps[c] = d
+		}
 	}
 	return c
 }
@@ -785,6 +793,10 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	if !ok {
 		mapped = typ
 	}
+	value, keep := l.v4DeterministicValue(typ, n, id)
+	if !keep {
+		return nil
+	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
 	hasName := false
 	for _, e := range entries(n) {
@@ -792,6 +804,8 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		switch {
 		case e.key == "type":
 			v = strNode(t, mapped)
+		case e.key == "value" && value != nil:
+			v = value
 		case e.key == "name":
 			hasName = true
 		case slices.Contains(v4Unsupported, e.key):
@@ -846,6 +860,83 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v4Name(typ, n)))
 	}
 	return out
+}
+
+// v4DeterministicValue reads the `value` of a deterministic assertion as AgentV 4.42.4 does
+// (packages/core/src/evaluation/loaders/grader-parser.ts, parseGraderList): a single-value
+// type takes only a string, a list type only a list, of which only the strings count. An
+// entry whose value has another shape (`equals: 5`, a string for contains-any) is skipped
+// with a warning, and the test is scored without it, as 4.42.4 does; a missing or empty
+// value stays a load error (see validate). It returns the list with its strings alone when
+// items were dropped (nil: the value as written), and false when the entry is skipped.
+func (l *loader) v4DeterministicValue(typ string, n *yaml.Node, id string) (*yaml.Node, bool) {
+	raw := valueOf(n, "value")
+	v := deref(raw)
+	if v == nil || isNull(v) {
+		return nil, true
+	}
+	skip := func(format string, args ...any) (*yaml.Node, bool) {
+		l.warnf(v, KindEvaluator, id, "%s assertion skipped, as AgentV 4.42.4 skips it: "+format, append([]any{typ}, args...)...)
+		return nil, false
+	}
+	switch typ {
+	case "contains", "icontains", "starts-with", "ends-with", "regex", "equals":
+		if v.Kind == yaml.ScalarNode && classify(v) == scalarString {
+			return nil, true
+		}
+		if v.Kind == yaml.ScalarNode {
+			return skip("its value must be a string, got %s (quote it to compare the text: %q)", describeScalar(v), v.Value)
+		}
+		return skip("its value must be a string, got %s", kindName(v))
+	case "contains-any", "contains-all", "icontains-any", "icontains-all":
+		if v.Kind != yaml.SequenceNode {
+			if v.Kind == yaml.ScalarNode && classify(v) == scalarString {
+				return skip("its value must be a list of strings, got the string %q (write [%q])", v.Value, v.Value)
+			}
+			if v.Kind == yaml.ScalarNode {
+				return skip("its value must be a list of strings, got %s", describeScalar(v))
+			}
+			return skip("its value must be a list of strings, got %s", kindName(v))
+		}
+		kept := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+		var dropped []*yaml.Node
+		for _, it := range v.Content {
+			if d := deref(it); d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+				kept.Content = append(kept.Content, it)
+			} else {
+				dropped = append(dropped, d)
+			}
+		}
+		switch {
+		case len(dropped) == 0:
+			return nil, true
+		case len(kept.Content) == 0:
+			return skip("its value holds no string")
+		}
+		for _, d := range dropped {
+			what := kindName(d)
+			if d != nil && d.Kind == yaml.ScalarNode {
+				what = describeScalar(d)
+			}
+			l.warnf(d, KindEvaluator, id, "%s value item ignored, as AgentV 4.42.4 ignores it: only strings are looked for, got %s", typ, what)
+		}
+		return kept, true
+	}
+	return nil, true
+}
+
+// describeScalar names a YAML scalar that is not a string for messages: "the number 5",
+// "the boolean true".
+func describeScalar(n *yaml.Node) string {
+	switch classify(n) {
+	case scalarInt, scalarFloat:
+		return "the number " + n.Value
+	case scalarBool:
+		return "the boolean " + n.Value
+	case scalarNull:
+		return "null"
+	}
+	return fmt.Sprintf("the string %q", n.Value)
 }
 
 // v4Name is the name 4.x gives an unnamed grader: its type, with the value for the

@@ -19,7 +19,8 @@ var (
 )
 
 // v4Workspace reads the suite's `workspace`: a template directory (relative to the eval file)
-// and a before_all hook. The other keys of 4.x are warned about and left alone.
+// and its before_all, before_each, after_each and after_all hooks. The other keys of 4.x are
+// warned about and left alone.
 func (l *loader) v4Workspace(e *kv) {
 	switch {
 	case isNull(e.v):
@@ -51,28 +52,30 @@ func (l *loader) v4Workspace(e *kv) {
 			}
 			ws.Template = filepath.Clean(t)
 		case x.key == "hooks":
-			ws.BeforeAll = l.v4Hooks(x)
+			if h := l.v4Hooks(x); h != nil {
+				ws.BeforeAll, ws.BeforeEach, ws.AfterEach, ws.AfterAll = h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll
+			}
 		case slices.Contains(v4WorkspaceLater, x.key):
 			l.warnf(x.kn, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.key)
 		default:
 			l.unknownKey(*x, "in workspace", "", v4WorkspaceKeys)
 		}
 	}
-	if ws.Template != "" || ws.BeforeAll != nil {
+	if ws.Template != "" || ws.BeforeAll != nil || ws.BeforeEach != nil || ws.AfterEach != nil || ws.AfterAll != nil {
 		l.s.Workspace = ws
 	}
 }
 
-// v4Hooks reads `hooks`, returning before_all (nil if none or `enabled: false`).
-func (l *loader) v4Hooks(e *kv) *Hook {
+// v4Hooks reads `hooks` (nil if none or `enabled: false`): a Workspace holding the hooks alone.
+func (l *loader) v4Hooks(e *kv) *Workspace {
 	if isNull(e.v) {
 		return nil
 	}
 	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "workspace %q must be a mapping with before_all, got %s", "hooks", kindName(e.v))
+		l.errorf(e.v, KindStructure, "", "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all), got %s", "hooks", kindName(e.v))
 		return nil
 	}
-	var h *Hook
+	h := &Workspace{}
 	enabled := true
 	es := entries(e.v)
 	l.dupes(es, "")
@@ -86,9 +89,13 @@ func (l *loader) v4Hooks(e *kv) *Hook {
 				enabled = strings.EqualFold(x.v.Value, "true")
 			}
 		case "before_all":
-			h = l.v4Hook(x)
-		case "before_each", "after_each", "after_all":
-			l.warnf(x.kn, KindIgnored, "", "workspace hook %q is not supported yet (ignored)", x.key)
+			h.BeforeAll = l.v4Hook(x)
+		case "before_each":
+			h.BeforeEach = l.v4Hook(x)
+		case "after_each":
+			h.AfterEach = l.v4Hook(x)
+		case "after_all":
+			h.AfterAll = l.v4Hook(x)
 		default:
 			l.unknownKey(*x, "in workspace hooks", "", v4HookKeys)
 		}

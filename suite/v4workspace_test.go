@@ -49,7 +49,20 @@ func TestV4Workspace(t *testing.T) {
 		{name: "hook without command", yaml: "workspace:\n  hooks:\n    before_all: {cwd: .}\n" + test, wantDiag: `eval.yaml:3:5: hook "before_all" needs "command"`},
 		{name: "bad timeout", yaml: "workspace:\n  hooks:\n    before_all: {command: [x], timeout_ms: -5}\n" + test, wantDiag: `"timeout_ms" must be a number of milliseconds above 0, got "-5"`},
 		{name: "later keys warn", yaml: "workspace:\n  template: tpl\n  isolation: per_test\n  hooks:\n    after_all: {command: [x]}\n" + test, wantDiag: `workspace "isolation" is not supported yet (ignored)`},
-		{name: "after hooks warn", yaml: "workspace:\n  hooks:\n    after_all: {command: [x]}\n" + test, wantDiag: `workspace hook "after_all" is not supported yet (ignored)`},
+		{name: "every hook", yaml: "workspace:\n  hooks:\n    before_each: {command: [b]}\n    after_each: {command: [a, x], timeout_ms: 500}\n    after_all: {command: [z]}\n" + test,
+			check: func(t *testing.T, _ string, s *Suite) {
+				w := s.Workspace
+				if w == nil || w.BeforeAll != nil || w.BeforeEach == nil || w.BeforeEach.Command[0] != "b" || w.AfterEach == nil ||
+					len(w.AfterEach.Command) != 2 || w.AfterEach.Timeout != 500*time.Millisecond || w.AfterAll == nil || w.AfterAll.Command[0] != "z" {
+					t.Errorf("workspace %+v", w)
+				}
+			}},
+		{name: "hooks disabled", yaml: "workspace:\n  hooks:\n    enabled: false\n    before_each: {command: [b]}\n" + test,
+			check: func(t *testing.T, _ string, s *Suite) {
+				if s.Workspace != nil {
+					t.Errorf("workspace %+v, want none", s.Workspace)
+				}
+			}},
 		{name: "workspace file", yaml: "workspace: ws.yaml\n" + test, wantDiag: `a workspace file ("ws.yaml") is not supported yet`},
 		{name: "bad test threshold", yaml: "tests:\n  - id: a\n    input: hi\n    criteria: ok\n    execution: {threshold: 2}\n", wantDiag: `execution "threshold" must be a number from 0 to 1, got "2"`},
 	}

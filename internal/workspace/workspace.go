@@ -20,11 +20,26 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// DefaultHookTimeout bounds a hook without its own timeout_ms.
-const DefaultHookTimeout = 60 * time.Second
+// Hook timeouts without the hook's own timeout_ms, as in AgentV 4.42.4: a hook whose failure
+// stops the test or suite (before_all, before_each) gets a minute, one whose failure is only
+// a warning (after_each, after_all) half that.
+const (
+	DefaultHookTimeout     = 60 * time.Second
+	DefaultLateHookTimeout = 30 * time.Second
+)
 
-// beforeAllID is the test id a before_all hook is told, as AgentV 4.x tells it.
-const beforeAllID = "__before_all__"
+// The test ids the suite-wide hooks are told, as AgentV 4.x tells them.
+const (
+	beforeAllID = "__before_all__"
+	afterAllID  = "__after_all__"
+)
+
+// HookRun is what a hook is told about the test it runs for: its id and input (the question
+// text); for before_all and after_all only the workspace.
+type HookRun struct {
+	TestID    string
+	CaseInput *string // nil: null on stdin, "" in arguments
+}
 
 // Options are the run's settings a workspace needs.
 type Options struct {
@@ -48,7 +63,7 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 		}
 	}
 	if h := ws.BeforeAll; h != nil {
-		if err := runHook(ctx, h, dir, evalDir, opts); err != nil {
+		if err := RunHook(ctx, h, dir, evalDir, HookRun{TestID: beforeAllID}, DefaultHookTimeout, opts); err != nil {
 			_ = os.RemoveAll(dir)
 			return "", fmt.Errorf("workspace before_all hook failed: %w", err)
 		}
@@ -60,12 +75,18 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 // hookVar is a {{name}} placeholder in a hook's arguments.
 var hookVar = regexp.MustCompile(`\{\{(\w+)\}\}`)
 
-// runHook runs h with the workspace context as JSON on stdin ({workspace_path, test_id,
-// eval_run_id, case_input, case_metadata}) and {{workspace_path}}, {{test_id}} and
-// {{eval_run_id}} replaced in its arguments.
-func runHook(ctx context.Context, h *suite.Hook, dir, evalDir string, opts Options) error {
-	vars := map[string]string{"workspace_path": dir, "test_id": beforeAllID, "eval_run_id": opts.RunID,
-		"case_input": "", "case_metadata": ""}
+// RunHook runs h in the workspace dir for run, with the context as JSON on stdin
+// ({workspace_path, test_id, eval_run_id, case_input, case_metadata}) and {{workspace_path}},
+// {{test_id}}, {{eval_run_id}} and {{case_input}} replaced in its arguments, in evalDir
+// unless the hook names its cwd, for its timeout_ms or else timeout. A non-zero exit is an
+// error carrying the command's stderr.
+func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRun, timeout time.Duration, opts Options) error {
+	input := ""
+	if run.CaseInput != nil {
+		input = *run.CaseInput
+	}
+	vars := map[string]string{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": opts.RunID,
+		"case_input": input, "case_metadata": ""}
 	argv := make([]string, len(h.Command))
 	for i, a := range h.Command {
 		argv[i] = hookVar.ReplaceAllStringFunc(a, func(m string) string {
@@ -75,8 +96,8 @@ func runHook(ctx context.Context, h *suite.Hook, dir, evalDir string, opts Optio
 			return m
 		})
 	}
-	stdin, err := json.Marshal(map[string]any{"workspace_path": dir, "test_id": beforeAllID, "eval_run_id": opts.RunID,
-		"case_input": nil, "case_metadata": nil})
+	stdin, err := json.Marshal(map[string]any{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": opts.RunID,
+		"case_input": run.CaseInput, "case_metadata": nil})
 	if err != nil {
 		return err
 	}
@@ -84,12 +105,23 @@ func runHook(ctx context.Context, h *suite.Hook, dir, evalDir string, opts Optio
 	if cwd == "" {
 		cwd = evalDir
 	}
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = DefaultHookTimeout
+	if h.Timeout > 0 {
+		timeout = h.Timeout
 	}
 	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cwd, Env: proc.ChildEnv(opts.Env, nil), Stdin: stdin, Timeout: timeout})
 	return err
+}
+
+// Finish runs the after_all hook of ws, if any, in dir; its failure is returned for a warning
+// (AgentV 4.42.4 carries on). Remove the workspace afterwards.
+func Finish(ctx context.Context, ws *suite.Workspace, dir, evalDir string, opts Options) error {
+	if ws == nil || ws.AfterAll == nil || dir == "" {
+		return nil
+	}
+	if err := RunHook(ctx, ws.AfterAll, dir, evalDir, HookRun{TestID: afterAllID}, DefaultLateHookTimeout, opts); err != nil {
+		return fmt.Errorf("workspace after_all hook failed: %w", err)
+	}
+	return nil
 }
 
 // copyTree copies the directories, regular files and symbolic links under src into dst,

@@ -82,8 +82,8 @@ tests:
 // execution.trials is {count: 4, strategy: mean}, which --trials overrides to 3 trials of its
 // mean. The target alternates its answers, so trials disagree: the 2.5 case "flip" fails its
 // first trial and passes its second (pass_at_k stops there: passed, flaky), "steady" passes at
-// once (one trial, not flaky), and the 4.x "pattern" scores 0.5, 1, 0 (mean 0.5: failed,
-// flaky). The records, the flaky markers of the summary, JUnit and console, the exit code, and
+// once (one trial, not flaky), and the 4.x "pattern" scores 0.5, 1, 0 (mean 0.5; passed, as in
+// AgentV 4.42.4, since its file sets no threshold and a trial passed; flaky). The records, the flaky markers of the summary, JUnit and console, the exit code, and
 // `agentv report` re-rendering the same reports from the results file are checked.
 func TestTrialsFlaky(t *testing.T) {
 	t.Parallel()
@@ -93,8 +93,8 @@ func TestTrialsFlaky(t *testing.T) {
 	requireTools(t, "python3", "sh", "awk")
 	dir := trialsWorkspace(t, map[string]string{"evals/old.yaml": trialsOld, "evals/new.eval.yaml": trialsNew})
 	res := agentv(t, dir, nil, "eval", "evals", "--trials", "3")
-	if res.code != 1 {
-		t.Fatalf("exit %d, want 1 (pattern fails)\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0 (every case passes)\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
 	want := map[string]struct {
 		scores   []float64
@@ -105,7 +105,7 @@ func TestTrialsFlaky(t *testing.T) {
 	}{
 		"flip":    {[]float64{0, 1}, 1, results.VerdictPass, true, "pass_at_k"},
 		"steady":  {[]float64{1}, 1, results.VerdictPass, false, "pass_at_k"},
-		"pattern": {[]float64{0.5, 1, 0}, 0.5, results.VerdictFail, true, "mean"},
+		"pattern": {[]float64{0.5, 1, 0}, 0.5, results.VerdictPass, true, "mean"},
 	}
 	got := res.byID()
 	for id, w := range want {
@@ -150,8 +150,8 @@ func TestTrialsFlaky(t *testing.T) {
 	// start and duration, which a results file does not hold.
 	out := t.TempDir()
 	rep := agentv(t, dir, nil, "report", "--results", filepath.Join(res.outDir, "results.jsonl"), "--out-dir", out)
-	if rep.code != 1 {
-		t.Errorf("report: exit %d, want 1\n%s%s", rep.code, rep.stdout, rep.stderr)
+	if rep.code != 0 {
+		t.Errorf("report: exit %d, want 0\n%s%s", rep.code, rep.stdout, rep.stderr)
 	}
 	runTimes := regexp.MustCompile(`( · [0-9.]+m?s| timestamp="[^"]*"|<testsuites name="agentv" time="[0-9.]*")`)
 	for _, f := range []string{"summary.md", "junit.xml"} {
@@ -180,9 +180,10 @@ func TestTrialsAction(t *testing.T) {
 	gh := actiontest.StartGitHub(t)
 	ws := trialsWorkspace(t, map[string]string{"evals/old.yaml": trialsOld})
 	res := runAction(t, ws, "event-pull_request.json", gh, map[string]string{"evals": "evals/old.yaml", "trials": "2", "trials-strategy": "mean", "comment": "off"})
-	// flip: 0 then 1, mean 0.5: failed and flaky; steady: 1 and 1.
-	if res.code != 1 || res.outputs["flaky"] != "1" || res.outputs["failed"] != "1" || res.outputs["passed"] != "1" {
-		t.Errorf("exit %d, outputs %v: want 1 with one failed, one passed, one flaky\n%s", res.code, res.outputs, res.stdout)
+	// flip: 0 then 1, mean 0.5: passed (a trial passed and the file sets no threshold, as in
+	// AgentV 4.42.4) and flaky; steady: 1 and 1.
+	if res.code != 0 || res.outputs["flaky"] != "1" || res.outputs["failed"] != "0" || res.outputs["passed"] != "2" {
+		t.Errorf("exit %d, outputs %v: want 0 with two passed, one flaky\n%s", res.code, res.outputs, res.stdout)
 	}
 	if !strings.Contains(res.summary, "🎲 1 flaky") || !strings.Contains(res.summary, "🎲 **flaky** <sub>1/2 trials passed</sub>") {
 		t.Errorf("step summary lacks the flaky case:\n%s", res.summary)
@@ -197,10 +198,9 @@ func TestTrialsAction(t *testing.T) {
 // answers from answerScript, scored by two contains assertions: 0, 0.5 or 1). The scores
 // 4.42.4 wrote to index.jsonl: pass_at_k flip 1 (two trials: 0.5 then 1, where it stopped),
 // steady 1 (one trial); mean flip 0.6667, steady 0.8333; confidence_interval flip 0.23817,
-// steady 0.56233 (the lower bound of the 95% interval). The verdicts differ where 4.42.4's
-// are inconsistent: it passes a mean or interval test when any single trial passed, whatever
-// the aggregate score (it printed "flip 67% PASS" and "2/2 scored >= 80%"); here the
-// aggregate score is held to the case threshold.
+// steady 0.56233 (the lower bound of the 95% interval). The verdicts are 4.42.4's too: with no
+// threshold in the file it passes a mean or interval test when any single trial passed,
+// whatever the aggregate score (it printed "flip 67% PASS" and "2/2 scored >= 80%").
 func TestTrialsLikeAgentV4(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -239,13 +239,13 @@ tests:
 	}{
 		"trials-passatk/flip":   {1, 2, results.VerdictPass},
 		"trials-passatk/steady": {1, 1, results.VerdictPass},
-		"trials-mean/flip":      {0.6667, 6, results.VerdictFail},
+		"trials-mean/flip":      {0.6667, 6, results.VerdictPass},
 		"trials-mean/steady":    {0.8333, 6, results.VerdictPass},
-		"trials-ci/flip":        {0.23817, 6, results.VerdictFail},
-		"trials-ci/steady":      {0.56233, 6, results.VerdictFail},
+		"trials-ci/flip":        {0.23817, 6, results.VerdictPass},
+		"trials-ci/steady":      {0.56233, 6, results.VerdictPass},
 	}
-	if res.code != 1 || len(res.records) != len(want) {
-		t.Fatalf("exit %d with %d records, want 1 and %d\n%s%s", res.code, len(res.records), len(want), res.stdout, res.stderr)
+	if res.code != 0 || len(res.records) != len(want) {
+		t.Fatalf("exit %d with %d records, want 0 and %d\n%s%s", res.code, len(res.records), len(want), res.stdout, res.stderr)
 	}
 	for _, r := range res.records {
 		w, ok := want[r.Dataset+"/"+r.EvalID]
@@ -346,5 +346,64 @@ tests:
 	junit := readFile(t, filepath.Join(res.outDir, "junit.xml"))
 	if !strings.Contains(junit, `<flakyFailure message="trial 1: score 0.500 below case threshold 0.800"`) || !strings.Contains(junit, "- turn-1 (turn): 0.000 fail") {
 		t.Errorf("junit.xml does not say trial 1 failed at turn 1:\n%s", junit)
+	}
+}
+
+// TestTrialsMeanVerdictsLikeAgentV4: under `strategy: mean` a test scores the mean of its
+// trials, and passes as AgentV 4.42.4 passes it: when any trial passed if the eval file sets
+// no threshold, else when the mean reaches the file's threshold. Scores and pass counts are
+// 4.42.4's on testdata/trials-mean (targets.yaml in .agentv/), from
+//
+//	AGENTV_NO_UPDATE_CHECK=1 node node_modules/agentv/dist/cli.js eval mean.yaml -o run
+//
+// mean.yaml: m1 0.3333, m2 0, m3 0.6667, m4 0.5, m5 0.6667; "Passed: 4, Quality failures:
+// 1" (m2); mean-threshold.yaml (threshold 0.5): the same scores, "Passed: 3, Quality failures:
+// 2" (m1, m2).
+func TestTrialsMeanVerdictsLikeAgentV4(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh", "sed")
+	scores := map[string]float64{"m1": 1.0 / 3, "m2": 0, "m3": 2.0 / 3, "m4": 0.5, "m5": 2.0 / 3}
+	for _, tt := range []struct {
+		file   string
+		failed []string
+	}{
+		{"mean.yaml", []string{"m2"}},
+		{"mean-threshold.yaml", []string{"m1", "m2"}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+			entries, err := os.ReadDir(filepath.Join("testdata", "trials-mean"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				files[e.Name()] = readFile(t, filepath.Join("testdata", "trials-mean", e.Name()))
+			}
+			writeFiles(t, dir, files)
+			res := agentv(t, dir, nil, "eval", tt.file)
+			if res.code != 1 {
+				t.Errorf("exit %d, want 1 (failed cases)\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			got := res.byID()
+			for id, score := range scores {
+				r := got[id]
+				if r == nil {
+					t.Errorf("no record for %s\n%s%s", id, res.stdout, res.stderr)
+					continue
+				}
+				want := results.VerdictPass
+				if slices.Contains(tt.failed, id) {
+					want = results.VerdictFail
+				}
+				if math.Abs(r.Score-score) > 1e-9 || r.Verdict != want || len(r.Trials) != 3 {
+					t.Errorf("%s: score %v verdict %s after %d trials, want %v %s after 3", id, r.Score, r.Verdict, len(r.Trials), score, want)
+				}
+			}
+		})
 	}
 }

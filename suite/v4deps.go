@@ -1,0 +1,170 @@
+package suite
+
+import (
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Dependency failure policies of a 4.x test's `on_dependency_failure` (AgentV 4.42.4's values;
+// skip is the default).
+const (
+	DependencySkip = "skip" // the test is not run: an error record says which dependency failed
+	DependencyFail = "fail" // the same, worded as a failure
+	DependencyRun  = "run"  // the test runs anyway
+)
+
+// v4Deps is where a test's `depends_on` was written, for the errors of the graph check.
+type v4Deps struct {
+	list  *yaml.Node   // the depends_on value
+	items []*yaml.Node // its string items, in order (parallel to Case.DependsOn)
+}
+
+// v4Dependencies reads a test's `depends_on` and `on_dependency_failure` as AgentV 4.42.4
+// does (packages/core/src/evaluation/yaml-parser.ts): a list, of which only the strings count,
+// and skip, fail or run (anything else: the default, skip). Each setting it cannot use gets a
+// warning, since 4.42.4 drops it without a word.
+func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
+	var deps *v4Deps
+	if e := f.get("depends_on"); e != nil && !isNull(e.v) {
+		if v := deref(e.v); v.Kind != yaml.SequenceNode {
+			l.warnf(e.v, KindIgnored, id, "%q must be a list of test ids, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", kindName(v))
+		} else {
+			deps = &v4Deps{list: v}
+			for _, it := range v.Content {
+				d := deref(it)
+				if d == nil || d.Kind != yaml.ScalarNode || classify(d) != scalarString {
+					what := kindName(d)
+					if d != nil && d.Kind == yaml.ScalarNode {
+						what = describeScalar(d)
+					}
+					l.warnf(it, KindIgnored, id, "%q item must be a test id, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", what)
+					continue
+				}
+				c.DependsOn = append(c.DependsOn, d.Value)
+				deps.items = append(deps.items, d)
+			}
+		}
+	}
+	if e := f.get("on_dependency_failure"); e != nil && !isNull(e.v) {
+		v := deref(e.v)
+		switch {
+		case v.Kind == yaml.ScalarNode && slices.Contains([]string{DependencySkip, DependencyFail, DependencyRun}, v.Value):
+			c.OnDependencyFailure = v.Value
+		default:
+			l.warnf(e.v, KindIgnored, id, "%q must be skip, fail or run, got %s (the default, skip, applies, as in AgentV 4.42.4)", "on_dependency_failure", describe(v))
+		}
+		if len(c.DependsOn) == 0 {
+			l.warnf(e.kn, KindIgnored, id, "%q without %q does nothing", "on_dependency_failure", "depends_on")
+		}
+	}
+	if len(c.DependsOn) == 0 {
+		return nil
+	}
+	return deps
+}
+
+// checkDependencies checks the `depends_on` graph of a 4.x file once all its tests are read,
+// as AgentV 4.42.4 does before running any (orchestrator.ts, validateDependencyGraph): every id
+// names a test of the file, no test depends on itself and there is no cycle. 4.42.4 then
+// refuses the whole file; here each problem is an error at the id that causes it, that test
+// is not loaded, nor (transitively) are the tests that depend on a test not loaded, and the
+// rest of the file runs.
+func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
+	if len(pos) == 0 {
+		return
+	}
+	byID := make(map[string]*Case, len(l.s.Cases))
+	for _, c := range l.s.Cases {
+		if _, dup := byID[c.ID]; !dup {
+			byID[c.ID] = c
+		}
+	}
+	bad := map[*Case]bool{}
+	notLoaded := testNotLoaded
+	for _, c := range l.s.Cases {
+		d := pos[c]
+		if d == nil {
+			continue
+		}
+		for i, dep := range c.DependsOn {
+			switch {
+			case dep == c.ID:
+				l.errorf(d.items[i], KindCase, c.ID, "test %q depends on itself"+notLoaded(c.ID), c.ID)
+				bad[c] = true
+			case byID[dep] == nil && !l.seenID(dep):
+				l.errorf(d.items[i], KindCase, c.ID, "depends_on %q: no test of this file has that id"+notLoaded(c.ID), dep)
+				bad[c] = true
+			}
+		}
+	}
+	// Cycles: a depth-first walk; a test met again while on the path closes one.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[*Case]int{}
+	var path []*Case
+	var visit func(c *Case)
+	visit = func(c *Case) {
+		switch state[c] {
+		case onPath:
+			i := slices.Index(path, c)
+			ids := make([]string, 0, len(path)-i+1)
+			for _, p := range path[i:] {
+				ids = append(ids, p.ID)
+				bad[p] = true
+			}
+			ids = append(ids, c.ID)
+			last := path[len(path)-1]
+			at := pos[last].items[slices.Index(last.DependsOn, c.ID)]
+			l.errorf(at, KindCase, last.ID, "circular dependency: %s (the tests of the cycle are not loaded)", strings.Join(ids, " → "))
+			return
+		case done:
+			return
+		}
+		state[c] = onPath
+		path = append(path, c)
+		for _, dep := range c.DependsOn {
+			if dc := byID[dep]; dc != nil && dc != c {
+				visit(dc)
+			}
+		}
+		path = path[:len(path)-1]
+		state[c] = done
+	}
+	for _, c := range l.s.Cases {
+		if state[c] == unseen {
+			visit(c)
+		}
+	}
+	// A test whose dependency is not loaded (here or by an error of its own) cannot run as
+	// written: it is not loaded either, with the reason.
+	for changed := true; changed; {
+		changed = false
+		for _, c := range l.s.Cases {
+			if bad[c] || pos[c] == nil {
+				continue
+			}
+			for i, dep := range c.DependsOn {
+				if dc := byID[dep]; dc == nil && l.seenID(dep) || dc != nil && bad[dc] {
+					l.errorf(pos[c].items[i], KindCase, c.ID, "depends_on %q: that test is not loaded"+notLoaded(c.ID), dep)
+					bad[c], changed = true, true
+					break
+				}
+			}
+		}
+	}
+	if len(bad) > 0 {
+		l.s.Cases = slices.DeleteFunc(l.s.Cases, func(c *Case) bool { return bad[c] })
+	}
+	l.s.Dependencies = slices.ContainsFunc(l.s.Cases, func(c *Case) bool { return len(c.DependsOn) > 0 })
+}
+
+// seenID reports whether the file has a test with this id, loaded or not.
+func (l *loader) seenID(id string) bool {
+	_, ok := l.ids[id]
+	return ok
+}

@@ -1,0 +1,66 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentv/action/results"
+)
+
+// TestWorkspaceHooksLikeAgentV4 runs testdata/hooks/hooks.yaml: a workspace whose
+// before_each, after_each and after_all hooks write to it, and a cli target that answers what
+// they wrote. The scores are AgentV 4.42.4's on the same file (targets in .agentv/), from
+//
+//	AGENTV_NO_UPDATE_CHECK=1 node node_modules/agentv/dist/cli.js eval hooks.yaml -o run
+//
+// t1 1 (before_each ran before the target, after_each after it), t2 0 (an error: "before_each
+// script failed: ... hook refused t2"), t3 1, t4 1 (its after_each failing is only a warning),
+// t5 1; after_all was told {"test_id": "__after_all__", "case_input": null, ...}.
+func TestWorkspaceHooksLikeAgentV4(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh", "sed", "cat")
+	dir := t.TempDir()
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+	for _, name := range []string{"hook.sh", "hooks.yaml", "targets.yaml", "tpl/README.md"} {
+		files[name] = readFile(t, filepath.Join("testdata", "hooks", filepath.FromSlash(name)))
+	}
+	writeFiles(t, dir, files)
+	res := agentv(t, dir, nil, "eval", "hooks.yaml")
+	if res.code != 3 {
+		t.Errorf("exit %d, want 3 (one errored case)\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	want := map[string]float64{"t1": 1, "t2": 0, "t3": 1, "t4": 1, "t5": 1}
+	got := res.byID()
+	for id, score := range want {
+		r := got[id]
+		if r == nil {
+			t.Errorf("no record for %s\n%s%s", id, res.stdout, res.stderr)
+			continue
+		}
+		errored := id == "t2"
+		if r.Score != score || (r.Verdict == results.VerdictError) != errored {
+			t.Errorf("%s: score %v verdict %s error %q answer %q, want %v", id, r.Score, r.Verdict, r.Error, r.CandidateAnswer, score)
+		}
+	}
+	if r := got["t2"]; r != nil && !strings.Contains(r.Error, "before_each hook failed") || r != nil && !strings.Contains(r.Error, "hook refused t2") {
+		t.Errorf("t2: error %q, want the before_each failure with the hook's stderr", r.Error)
+	}
+	if r := got["t5"]; r != nil && strings.TrimSpace(r.CandidateAnswer) != "before:t1 after:t1 before:t3 after:t3 before:t4 before:t5" {
+		t.Errorf("t5: the hooks wrote %q", r.CandidateAnswer)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "after_all.json"))
+	if err != nil {
+		t.Fatalf("after_all did not run: %v", err)
+	}
+	var told map[string]any
+	if err := json.Unmarshal(b, &told); err != nil || told["test_id"] != "__after_all__" || told["case_input"] != nil ||
+		!strings.Contains(told["workspace_path"].(string), "agentv-workspace-") {
+		t.Errorf("after_all was told %s (%v)", b, err)
+	}
+}
