@@ -77,6 +77,7 @@ type v4Assertion struct {
 // a file of the run directory (see answerPath), read by the scan of a file.
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
+	r.FromV4Index = true
 	if r.Dataset == "" {
 		r.Dataset = v.Suite
 	}

@@ -103,6 +103,8 @@ type Record struct {
 	// TrialsInFile is how many trials the line read held when it held more than a run records
 	// (suite.MaxTrials): only the first are kept in Trials. 0 otherwise; never written.
 	TrialsInFile int `json:"-"`
+	// FromV4Index is set for a record read from a row of an AgentV 4.x index.jsonl; never written.
+	FromV4Index bool `json:"-"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
 	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one
