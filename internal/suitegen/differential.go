@@ -489,6 +489,11 @@ tests:
     input: case:plain
     assertions:
       - {type: llm-grader}
+  - id: llm-grader-negated
+    criteria: Names the capital grade=0.7
+    input: case:plain
+    assertions:
+      - {type: llm-grader, negate: true}
   - id: criteria-only
     criteria: Names Paris grade=0.9
     input: case:plain
