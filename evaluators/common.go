@@ -85,10 +85,20 @@ func commonOf(spec *suite.EvaluatorSpec) commonKeys {
 	return c
 }
 
+// verdictOf is an evaluator's verdict for a score in its file's dialect: the 2.5 bands, or
+// 4.x's pass or fail.
+func verdictOf(v4 bool, score float64) string {
+	if v4 {
+		return results.PassFail(score)
+	}
+	return results.Band(score)
+}
+
 // negateResult inverts a scored result. One that could not score stays an error with score
 // 0: AgentV 4.42.4 negates its fallback 0 into a pass, which would let a broken evaluator
-// pass a case.
-func negateResult(res *results.EvaluatorResult) {
+// pass a case. A 4.x verdict is swapped (pass and fail) rather than derived from the new
+// score, as 4.42.4's negateScore does (graders/scoring.ts): 0.7 (fail) negates to 0.3 (pass).
+func negateResult(res *results.EvaluatorResult, v4 bool) {
 	if res.Error != "" {
 		return
 	}
@@ -102,7 +112,16 @@ func negateResult(res *results.EvaluatorResult) {
 		}
 		res.Assertions = as
 	}
-	res.Verdict = results.Band(res.Score)
+	if !v4 {
+		res.Verdict = results.Band(res.Score)
+		return
+	}
+	switch res.Verdict {
+	case results.BandPass:
+		res.Verdict = results.BandFail
+	case results.BandFail:
+		res.Verdict = results.BandPass
+	}
 }
 
 // requiredGate scores the case 0 when a required evaluator is below its minimum (its own

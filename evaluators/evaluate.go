@@ -145,7 +145,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 				common = make([]commonKeys, len(out.Results), len(specs))
 			}
 			if c.negate {
-				negateResult(&res)
+				negateResult(&res, usesV4(r, spec))
 			}
 			common = append(common, c)
 		}
@@ -224,7 +224,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		Type:                     typ,
 		Score:                    v.score,
 		Weight:                   weightOf(spec),
-		Verdict:                  results.Band(v.score),
+		Verdict:                  verdictOf(usesV4(r, spec), v.score),
 		Hits:                     redactAll(red, v.hits),
 		Misses:                   redactAll(red, v.misses),
 		Reasoning:                red.String(v.reasoning),

@@ -40,7 +40,7 @@ func TestV4LLMGrader(t *testing.T) {
 		wantErr     string
 	}{
 		{name: "free-form", reply: `{"score": 0.7, "assertions": [{"text": "says High", "passed": true, "evidence": "it does"}, {"text": "explains", "passed": false}]}`,
-			wantScore: 0.7, wantVerdict: "borderline", wantHits: []string{"says High"}, wantMisses: []string{"explains"}, wantReason: "says High: it does",
+			wantScore: 0.7, wantVerdict: "fail", wantHits: []string{"says High"}, wantMisses: []string{"explains"}, wantReason: "says High: it does",
 			wantPrompt: []string{"[[ ## criteria ## ]]\nCorrectly classify as high risk\n\n[[ ## question ## ]]\nFormatted: What is the risk level?\n\n[[ ## reference_answer ## ]]\n\n\n[[ ## answer ## ]]\nHigh"},
 			wantSystem: v4FreeformSystem, wantCalls: 1},
 		{name: "fenced, prose, passed as a word", reply: "Verdict:\n```json\n{\"score\": 1, \"assertions\": [{\"text\": \"a\", \"passed\": \"True\"}, {\"text\": \"b\", \"passed\": yes}]}\n```\n",
@@ -79,9 +79,9 @@ func TestV4LLMGrader(t *testing.T) {
 			wantMisses: []string{"[acc] acc - Score: 7/10 (right)"}, wantReason: "[acc] acc - Score: 7/10 (right): close",
 			wantPrompt: []string{"### Criterion: acc [REQUIRED: min score 0.75]\nScore ranges:\n  - Score 0-4: wrong\n  - Score 5-10: right\n\n### Criterion: style (weight: 3)\nDescription: Clear\n"},
 			wantSystem: v4RangeSystem, wantCalls: 1},
-		{name: "score ranges: at the minimum passes", settings: ranges,
+		{name: "score ranges: the required criterion at its minimum passes, the grader at 0.65 fails", settings: ranges,
 			reply:     `{"checks": [{"id": "acc", "score": 8}, {"id": "style", "score": 6}]}`,
-			wantScore: (0.8 + 3*0.6) / 4, wantVerdict: "borderline", wantHits: []string{"[acc] acc - Score: 8/10 (right)"},
+			wantScore: (0.8 + 3*0.6) / 4, wantVerdict: "fail", wantHits: []string{"[acc] acc - Score: 8/10 (right)"},
 			wantMisses: []string{"[style] Clear - Score: 6/10 (any)"}, wantSystem: v4RangeSystem, wantCalls: 1},
 		{name: "score ranges need whole scores", settings: ranges, reply: `{"checks": [{"id": "acc", "score": 7.5}]}`,
 			wantErr: "checks[0].score: must be a whole number", wantCalls: 4},
@@ -325,5 +325,49 @@ func TestV4InputFiles(t *testing.T) {
 	}
 	if got := v4InputFiles(nil); got == nil || len(got) != 0 {
 		t.Errorf("no files: %#v, want an empty list (JSON [])", got)
+	}
+}
+
+// A grader's verdict follows its file's dialect: 2.5 bands the score (borderline from 0.6),
+// 4.x has pass or fail at 0.8 whatever the grader's min_score, and a negated 4.x grader's
+// verdict is swapped, not derived from the negated score (4.42.4's scoring.ts).
+func TestGraderVerdictByDialect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		dialect     string
+		settings    string
+		score       string
+		wantScore   float64
+		wantVerdict string
+	}{
+		{name: "2.5 at 0.7 is borderline", score: "0.7", wantScore: 0.7, wantVerdict: "borderline"},
+		{name: "2.5 at 0.5 fails", score: "0.5", wantScore: 0.5, wantVerdict: "fail"},
+		{name: "4.x at 0.7 fails", dialect: suite.Dialect4, score: "0.7", wantScore: 0.7, wantVerdict: "fail"},
+		{name: "4.x at 0.8 passes", dialect: suite.Dialect4, score: "0.8", wantScore: 0.8, wantVerdict: "pass"},
+		{name: "4.x min_score does not move the verdict", dialect: suite.Dialect4, settings: `{"min_score": 0.5}`, score: "0.7", wantScore: 0.7, wantVerdict: "fail"},
+		{name: "4.x negated 0.7 is 0.3 and passes", dialect: suite.Dialect4, settings: `{"negate": true}`, score: "0.7", wantScore: 0.3, wantVerdict: "pass"},
+		{name: "4.x negated 0.9 is 0.1 and fails", dialect: suite.Dialect4, settings: `{"negate": true}`, score: "0.9", wantScore: 0.1, wantVerdict: "fail"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			settings := tt.settings
+			if settings == "" {
+				settings = "{}"
+			}
+			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(settings), Dialect: tt.dialect}
+			c := riskCase(t.TempDir(), spec)
+			c.Suite.Dialect = tt.dialect
+			reply := `{"score": ` + tt.score + `, "hits": [], "misses": [], "reasoning": "r"}`
+			if tt.dialect == suite.Dialect4 {
+				reply = `{"score": ` + tt.score + `, "assertions": []}`
+			}
+			out := Evaluate(t.Context(), riskInput(c, "High"), judgeOpts(&fakeJudge{name: "j", reply: reply}, nil))
+			res := out.Results[0]
+			if res.Error != "" || !approx(res.Score, tt.wantScore) || res.Verdict != tt.wantVerdict {
+				t.Errorf("score %v verdict %q error %q; want %v %q", res.Score, res.Verdict, res.Error, tt.wantScore, tt.wantVerdict)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 // Feed it every line in file order (Case and Run), then call Result.
 type Replay struct {
 	cases    int // case records
+	v4rows   int // of which rows of an AgentV 4.x index.jsonl
 	index    caseIndex
 	noID     []int    // lines of case records without an id
 	dups     [][2]int // line of a repeated record and of the record it repeats (the first few)
@@ -48,6 +49,9 @@ const maxListed = 5
 // Case takes a case record and its line number.
 func (r *Replay) Case(rec *results.Record, line int) {
 	r.cases++
+	if rec.FromV4Index {
+		r.v4rows++
+	}
 	if r.open != nil {
 		r.inRun++
 	} else if r.runs > 0 {
@@ -182,8 +186,7 @@ func (r *Replay) Result() ReplayResult {
 			out.Planned, out.PlannedAtLeast = 0, false // a killed run's count is not known
 		}
 	} else if r.cases > 0 {
-		out.Notes = append(out.Notes, "this results file has no run records (written by AgentV 2.5 or an older agentv): "+
-			"the outcome comes from its case records alone, so a cancelled or killed run cannot be told from a complete one")
+		out.Notes = append(out.Notes, r.noRunRecords())
 	}
 	if r.cut > 0 {
 		at := strings.Join(r.cutAt, "; ")
@@ -243,4 +246,18 @@ func (o Options) Record() *results.RunGate {
 func (o Options) BaselineRecord(source, sha256 string, cases int) *results.RunBaseline {
 	return &results.RunBaseline{Source: source, SHA256: sha256, Cases: cases,
 		RegressionMargin: o.RegressionMargin, MaxRegressions: o.MaxRegressions, MaxMeanDrop: o.MaxMeanDrop}
+}
+
+// noRunRecords is the note on a file without run records, saying what wrote it: an AgentV
+// 4.x index.jsonl never has them, a results.jsonl of AgentV 2.5 or an older agentv neither.
+func (r *Replay) noRunRecords() string {
+	const why = "the outcome comes from its %s alone, so a cancelled or killed run cannot be told from a complete one"
+	switch r.v4rows {
+	case r.cases:
+		return "this is an AgentV 4.x index.jsonl (a 4.x run directory's), which has no run records: " + fmt.Sprintf(why, "rows")
+	case 0:
+		return "this results file has no run records (written by AgentV 2.5 or an older agentv): " + fmt.Sprintf(why, "case records")
+	}
+	return fmt.Sprintf("this results file has no run records (%d of its %d lines are AgentV 4.x index.jsonl rows, the others written by AgentV 2.5 or an older agentv): ",
+		r.v4rows, r.cases) + fmt.Sprintf(why, "case records")
 }

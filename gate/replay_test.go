@@ -53,6 +53,10 @@ func TestReplay(t *testing.T) {
 		{name: "records without an id", lines: []line{{c: c("a")}, {c: c("")}, {c: c("  ")}},
 			wantProblems: []string{"2 case records without an eval_id (lines 2, 3)"}, wantNote: "no run records"},
 		{name: "old format", lines: []line{{c: c("a")}, {c: c("b")}}, wantNote: "no run records (written by AgentV 2.5 or an older agentv)"},
+		{name: "4.x index.jsonl", lines: []line{{c: &results.Record{EvalID: "a", FromV4Index: true}}, {c: &results.Record{EvalID: "b", FromV4Index: true}}},
+			wantNote: "this is an AgentV 4.x index.jsonl (a 4.x run directory's), which has no run records: the outcome comes from its rows alone"},
+		{name: "4.x rows and old records", lines: []line{{c: &results.Record{EvalID: "a", FromV4Index: true}}, {c: c("b")}},
+			wantNote: "no run records (1 of its 2 lines are AgentV 4.x index.jsonl rows, the others written by AgentV 2.5 or an older agentv)"},
 		{name: "unknown run record kind", lines: []line{{r: start(nil)}, {r: &results.RunRecord{Kind: "shard_merge"}}, {c: c("a")}, {r: end(1, 1, true)}},
 			wantNote: `line 2: run record of unknown kind "shard_merge" skipped`},
 	}

@@ -59,6 +59,7 @@ type Usage struct {
 type EvaluatorScore struct {
 	Name    string
 	Score   float64
+	Verdict string // as recorded: a 2.5 band, or 4.x's pass, fail or skip
 	Errored bool
 }
 
@@ -93,7 +94,7 @@ func NewCase(r *results.Record, keepText bool) *Case {
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)
 		for i, e := range r.EvaluatorResults {
-			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Score: e.Score, Errored: e.Error != ""}
+			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Score: e.Score, Verdict: e.Verdict, Errored: e.Error != ""}
 		}
 	}
 	if t := r.TraceSummary; t != nil && (t.TokenUsage != nil || t.CostUSD != nil) {
@@ -219,7 +220,10 @@ func (c *Case) record() *results.Record {
 		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts), Flaky: c.Flaky,
 	}
 	for _, e := range c.Evaluators {
-		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: results.Band(e.Score)}
+		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: e.Verdict}
+		if er.Verdict == "" {
+			er.Verdict = results.Band(e.Score)
+		}
 		if e.Errored {
 			er.Error = "(see results.jsonl)"
 		}

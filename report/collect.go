@@ -84,6 +84,7 @@ func (c *Collector) Add(rec *results.Record) {
 	cs.File, cs.Dataset, cs.Target, cs.Why = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target), c.str(cs.Why)
 	for i := range cs.Evaluators {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
+		cs.Evaluators[i].Verdict = c.str(cs.Evaluators[i].Verdict)
 	}
 	// The planner knows when a case runs on several targets (eval); only a report of a
 	// results file has to learn it from the records.

@@ -331,3 +331,18 @@ func TestMinDetailsBytes(t *testing.T) {
 		}
 	}
 }
+
+// A case kept without its text rebuilds its record with the evaluator verdicts recorded: a
+// 4.x grader at 0.7 stays fail, a turn not sent stays skip, not a 2.5 band.
+func TestCaseWithoutTextKeepsVerdicts(t *testing.T) {
+	t.Parallel()
+	r := &results.Record{EvalID: "c", Score: 0.35, Verdict: results.VerdictFail, EvaluatorResults: []results.EvaluatorResult{
+		{Name: "g", Score: 0.7, Verdict: results.BandFail}, {Name: "turn-2", Score: 0, Verdict: results.BandSkip}, {Name: "old", Score: 0.7}}}
+	var got []string
+	for _, e := range NewCase(r, false).record().EvaluatorResults {
+		got = append(got, e.Name+":"+e.Verdict)
+	}
+	if s := strings.Join(got, " "); s != "g:fail turn-2:skip old:borderline" {
+		t.Errorf("verdicts %q, want g:fail turn-2:skip old:borderline", s)
+	}
+}

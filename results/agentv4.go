@@ -77,6 +77,7 @@ type v4Assertion struct {
 // a file of the run directory (see answerPath), read by the scan of a file.
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
+	r.FromV4Index = true
 	if r.Dataset == "" {
 		r.Dataset = v.Suite
 	}
@@ -129,8 +130,8 @@ func v4Results(scores []v4Score) []EvaluatorResult {
 		if s.Weight != nil {
 			e.Weight = *s.Weight
 		}
-		if e.Verdict == "" || e.Verdict == "skip" {
-			e.Verdict = Band(s.Score)
+		if e.Verdict == "" {
+			e.Verdict = PassFail(s.Score) // a 4.x grader's verdict when the row leaves it out
 		}
 		for _, a := range s.Assertions {
 			if a.Passed {
@@ -256,6 +257,12 @@ func v4RowOf(r *Record) *v4OutRow {
 	row := &v4OutRow{Timestamp: r.Timestamp, TestID: r.EvalID, Suite: r.Dataset, Category: "Uncategorized",
 		Score: finite(r.Score), Target: r.Target, DurationMS: r.DurationMS, Scores: v4OutScores(r.EvaluatorResults),
 		ExecutionStatus: v4Status(r), Error: r.Error, Experiment: "default"}
+	if r.EvaluatorProviderRequest != nil {
+		// Only the default judge puts its request at the top of the record. 4.42.4 grades a
+		// test without graders with an implicit llm-grader whose score is the test's and lists
+		// no scores (orchestrator.ts, evaluateCandidate); its reasoning stays in results.jsonl.
+		row.Scores = nil
+	}
 	if row.ExecutionStatus == v4StatusError && row.Error == "" {
 		row.Error = "errored"
 	}

@@ -147,3 +147,66 @@ func TestWriteRunDir(t *testing.T) {
 		t.Errorf("benchmark.json:\n%s", bench)
 	}
 }
+
+// TestWriteRunDirDefaultJudge: a test graded only by its criteria has no scores in the 4.x
+// index.jsonl, as 4.42.4 writes it (its implicit llm-grader's score is the test's); a test
+// with graders of its own keeps them, its verdicts as recorded.
+func TestWriteRunDirDefaultJudge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "results.jsonl")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewWriter(f)
+	_ = w.WriteRun(&RunRecord{Kind: KindRunStart, Format: RunFormat})
+	judge := EvaluatorResult{Name: "llm_judge", Type: "llm_judge", Score: 0.7, Weight: 1, Verdict: BandFail, Reasoning: "close"}
+	for _, r := range []*Record{
+		{EvalID: "criteria-only", Dataset: "d", Target: "t", Score: 0.7, Verdict: VerdictFail,
+			EvaluatorProviderRequest: []byte(`{"user_prompt":"p"}`), EvaluatorResults: []EvaluatorResult{judge}},
+		{EvalID: "own-grader", Dataset: "d", Target: "t", Score: 0.7, Verdict: VerdictFail, EvaluatorResults: []EvaluatorResult{judge}},
+	} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = w.WriteRun(&RunRecord{Kind: KindRunEnd, Format: RunFormat})
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if err := WriteRunDir(src, out); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, IndexFile))
+	rows := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(rows) != 2 || strings.Contains(rows[0], `"scores"`) || !strings.Contains(rows[0], `"score":0.7`) ||
+		!strings.Contains(rows[1], `"scores":[{"name":"llm_judge","type":"llm_judge","score":0.7,"weight":1,"verdict":"fail"`) {
+		t.Errorf("index.jsonl:\n%s", raw)
+	}
+}
+
+// A 4.x row's grader verdicts are read as written, skip included; one left out is 4.x's
+// pass or fail at 0.8, never a 2.5 band.
+func TestScanAgentV4Verdicts(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), IndexFile)
+	row := `{"test_id":"conv","suite":"s","target":"t","score":0.35,"execution_status":"quality_failure","scores":[` +
+		`{"name":"turn-1","type":"rubrics","score":0.7},{"name":"turn-2","type":"rubrics","score":0,"verdict":"skip"}]}` + "\n"
+	if err := os.WriteFile(path, []byte(row), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := ScanFile(path, func(r *Record) error {
+		for _, e := range r.EvaluatorResults {
+			got = append(got, e.Name+":"+e.Verdict)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != "turn-1:fail turn-2:skip" {
+		t.Errorf("verdicts %q, want turn-1:fail turn-2:skip", got)
+	}
+}

@@ -30,11 +30,13 @@ func ParseVerdict(s string) (Verdict, error) {
 	return "", fmt.Errorf("unknown verdict %q (want pass, fail or error)", s)
 }
 
-// Evaluator verdict bands (AgentV's): pass >= 0.8, borderline >= 0.6, else fail.
+// Evaluator verdicts. AgentV 2.5 bands a score: pass >= 0.8, borderline >= 0.6, else fail.
+// AgentV 4.x has pass and fail only, split at 0.8, and skip for a grader that did not run.
 const (
 	BandPass       = "pass"
 	BandBorderline = "borderline"
 	BandFail       = "fail"
+	BandSkip       = "skip"
 )
 
 // Band returns AgentV's evaluator verdict for a score.
@@ -44,6 +46,16 @@ func Band(score float64) string {
 		return BandPass
 	case score >= 0.6:
 		return BandBorderline
+	}
+	return BandFail
+}
+
+// PassFail returns AgentV 4.x's grader verdict for a score: pass at 0.8 or above, else fail.
+// 4.42.4 derives every grader's verdict so (graders/scoring.ts, scoreToVerdict with its
+// default threshold): neither the grader's min_score nor the test's threshold moves it.
+func PassFail(score float64) string {
+	if score >= 0.8 {
+		return BandPass
 	}
 	return BandFail
 }
@@ -91,6 +103,8 @@ type Record struct {
 	// TrialsInFile is how many trials the line read held when it held more than a run records
 	// (suite.MaxTrials): only the first are kept in Trials. 0 otherwise; never written.
 	TrialsInFile int `json:"-"`
+	// FromV4Index is set for a record read from a row of an AgentV 4.x index.jsonl; never written.
+	FromV4Index bool `json:"-"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
 	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one
@@ -164,7 +178,7 @@ type EvaluatorResult struct {
 	Type      string   `json:"type"`
 	Score     float64  `json:"score"`
 	Weight    float64  `json:"weight"`
-	Verdict   string   `json:"verdict"` // band: pass | borderline | fail
+	Verdict   string   `json:"verdict"` // 2.5: pass | borderline | fail; 4.x: pass | fail | skip
 	Hits      []string `json:"hits"`
 	Misses    []string `json:"misses"`
 	Reasoning string   `json:"reasoning,omitempty"`

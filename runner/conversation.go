@@ -21,8 +21,9 @@ import (
 const (
 	TypeTurn         = "turn"         // one turn's evaluators, named turn-1, turn-2, ...
 	TypeConversation = "conversation" // the test's own evaluators on the whole transcript
-	// verdictSkipped is the entry verdict of a turn that was not sent.
-	verdictSkipped = "skipped"
+	// verdictSkipped is the entry verdict of a turn that was not sent: 4.42.4's "skip"
+	// (orchestrator.ts, on_turn_failure: stop).
+	verdictSkipped = results.BandSkip
 )
 
 // conversationRun is the state of one conversation test while its turns run.

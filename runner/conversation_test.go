@@ -172,7 +172,7 @@ func TestConversationScoring(t *testing.T) {
 		{name: "max", keys: "    aggregation: max\n", wantScore: 1, wantVerdict: results.VerdictPass, wantCalls: 3,
 			wantEntries: "turn-1:pass turn-2:fail turn-3:pass", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail pass"},
 		{name: "stop", keys: "    on_turn_failure: stop\n", wantScore: 1.0 / 3, wantVerdict: results.VerdictFail, wantCalls: 2,
-			wantEntries: "turn-1:pass turn-2:fail turn-3:skipped", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail not_sent"},
+			wantEntries: "turn-1:pass turn-2:fail turn-3:skip", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail not_sent"},
 		{name: "continue is the default", keys: "    on_turn_failure: continue\n", wantScore: 2.0 / 3, wantVerdict: results.VerdictFail, wantCalls: 3,
 			wantEntries: "turn-1:pass turn-2:fail turn-3:pass", wantMiss: `turn-2: Output does not contain "nope"`, wantTurnVerd: "pass fail pass"},
 		{name: "transcript assertions", keys: "    assertions:\n      - type: contains\n        value: \"user: gamma\"\n",

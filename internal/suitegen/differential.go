@@ -489,6 +489,16 @@ tests:
     input: case:plain
     assertions:
       - {type: llm-grader}
+  - id: llm-grader-negated
+    criteria: Names the capital grade=0.7
+    input: case:plain
+    assertions:
+      - {type: llm-grader, negate: true}
+  - id: llm-grader-min-score
+    criteria: Names the capital grade=0.7
+    input: case:plain
+    assertions:
+      - {type: llm-grader, min_score: 0.5, required: true}
   - id: criteria-only
     criteria: Names Paris grade=0.9
     input: case:plain

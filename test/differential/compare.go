@@ -147,54 +147,9 @@ func recorded(ok bool) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// ReadOurs reads agentv's results.jsonl (case records; run records are skipped).
-func ReadOurs(path string) (map[string]Outcome, error) {
-	out := map[string]Outcome{}
-	err := eachLine(path, func(line int, raw []byte) error {
-		var rec struct {
-			Record           string      `json:"record"`
-			EvalID           string      `json:"eval_id"`
-			Score            float64     `json:"score"`
-			Verdict          string      `json:"verdict"`
-			Error            string      `json:"error"`
-			EvaluatorResults []ourGrader `json:"evaluator_results"`
-		}
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if rec.Record != "" {
-			return nil
-		}
-		o := Outcome{Score: rec.Score, Verdict: rec.Verdict, Error: rec.Error, Graders: map[string]Grader{}}
-		flattenOurs(o.Graders, "", rec.EvaluatorResults)
-		out[rec.EvalID] = o
-		return nil
-	})
-	return out, err
-}
-
-type ourGrader struct {
-	Name             string      `json:"name"`
-	Score            float64     `json:"score"`
-	Verdict          string      `json:"verdict"`
-	EvaluatorResults []ourGrader `json:"evaluator_results"`
-}
-
-// flattenOurs keys top-level graders by name and nested ones (composite members, a turn's
-// graders) by position, "parent/#i": 4.42.4 leaves a turn's graders unnamed.
-func flattenOurs(into map[string]Grader, prefix string, gs []ourGrader) {
-	for i, g := range gs {
-		key := g.Name
-		if prefix != "" {
-			key = prefix + "#" + strconv.Itoa(i)
-		}
-		into[key] = Grader{g.Score, g.Verdict}
-		flattenOurs(into, key+"/", g.EvaluatorResults)
-	}
-}
-
-// ReadTheirs reads AgentV 4.42.4's RUNDIR/index.jsonl.
-func ReadTheirs(path string) (map[string]Outcome, error) {
+// ReadIndex reads a 4.x run directory's index.jsonl: AgentV 4.42.4's, or the one agentv
+// writes beside its results with -o.
+func ReadIndex(path string) (map[string]Outcome, error) {
 	out := map[string]Outcome{}
 	err := eachLine(path, func(line int, raw []byte) error {
 		var rec struct {
@@ -202,7 +157,7 @@ func ReadTheirs(path string) (map[string]Outcome, error) {
 			Score           float64       `json:"score"`
 			ExecutionStatus string        `json:"execution_status"`
 			Error           string        `json:"error"`
-			Scores          []theirGrader `json:"scores"`
+			Scores          []indexGrader `json:"scores"`
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
@@ -212,28 +167,30 @@ func ReadTheirs(path string) (map[string]Outcome, error) {
 			verdict = "unknown execution_status " + strconv.Quote(rec.ExecutionStatus)
 		}
 		o := Outcome{Score: rec.Score, Verdict: verdict, Error: rec.Error, Graders: map[string]Grader{}}
-		flattenTheirs(o.Graders, "", rec.Scores)
+		flatten(o.Graders, "", rec.Scores)
 		out[rec.TestID] = o
 		return nil
 	})
 	return out, err
 }
 
-type theirGrader struct {
+type indexGrader struct {
 	Name    string        `json:"name"`
 	Score   float64       `json:"score"`
 	Verdict string        `json:"verdict"`
-	Scores  []theirGrader `json:"scores"`
+	Scores  []indexGrader `json:"scores"`
 }
 
-func flattenTheirs(into map[string]Grader, prefix string, gs []theirGrader) {
+// flatten keys top-level graders by name and nested ones (composite members, a turn's
+// graders) by position, "parent/#i": 4.42.4 leaves a turn's graders unnamed.
+func flatten(into map[string]Grader, prefix string, gs []indexGrader) {
 	for i, g := range gs {
 		key := g.Name
 		if prefix != "" {
 			key = prefix + "#" + strconv.Itoa(i)
 		}
 		into[key] = Grader{g.Score, g.Verdict}
-		flattenTheirs(into, key+"/", g.Scores)
+		flatten(into, key+"/", g.Scores)
 	}
 }
 

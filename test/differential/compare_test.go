@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestCompare(t *testing.T) {
@@ -70,35 +72,29 @@ func TestComparePayloads(t *testing.T) {
 	}
 }
 
-// Both result formats read into the same outcome: nested graders keyed by position.
-func TestReadBothFormats(t *testing.T) {
+// An index.jsonl reads into outcomes: nested graders keyed by position, execution_status
+// as the verdict, a broken line an error naming it.
+func TestReadIndex(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	ours := filepath.Join(dir, "results.jsonl")
-	theirs := filepath.Join(dir, "index.jsonl")
-	write(t, ours, `{"record":"run_start","format":1}
-{"eval_id":"conv","score":0.5,"verdict":"fail","evaluator_results":[{"name":"turn-1","score":1,"verdict":"pass","evaluator_results":[{"name":"contains-x","score":1,"verdict":"pass"}]},{"name":"turn-2","score":0,"verdict":"fail"}]}
-{"record":"run_end"}
-`)
-	write(t, theirs, `{"test_id":"conv","score":0.5,"execution_status":"quality_failure","scores":[{"name":"turn-1","type":"rubrics","score":1,"verdict":"pass","scores":[{"type":"contains","score":1,"verdict":"pass"}]},{"name":"turn-2","score":0,"verdict":"fail"}]}
+	path := filepath.Join(t.TempDir(), "index.jsonl")
+	write(t, path, `{"test_id":"conv","score":0.5,"execution_status":"quality_failure","scores":[{"name":"turn-1","type":"rubrics","score":1,"verdict":"pass","scores":[{"type":"contains","score":1,"verdict":"pass"}]},{"name":"turn-2","score":0,"verdict":"skip"}]}
+{"test_id":"criteria-only","score":0.9,"execution_status":"ok"}
 {"test_id":"broken","score":0,"execution_status":"execution_error","error":"boom"}
 `)
-	o, err := ReadOurs(ours)
+	got, err := ReadIndex(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	th, err := ReadTheirs(theirs)
-	if err != nil {
-		t.Fatal(err)
+	want := map[string]Outcome{
+		"conv":          {Score: 0.5, Verdict: "fail", Graders: map[string]Grader{"turn-1": {1, "pass"}, "turn-1/#0": {1, "pass"}, "turn-2": {0, "skip"}}},
+		"criteria-only": {Score: 0.9, Verdict: "pass", Graders: map[string]Grader{}},
+		"broken":        {Score: 0, Verdict: "error", Error: "boom", Graders: map[string]Grader{}},
 	}
-	if d := Compare(o, map[string]Outcome{"conv": th["conv"]}); len(d) != 0 {
-		t.Errorf("the same results read differently: %v", d)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	if th["broken"].Verdict != "error" || th["broken"].Error != "boom" {
-		t.Errorf("execution_error read as %+v", th["broken"])
-	}
-	write(t, ours, "{not json\n")
-	if _, err := ReadOurs(ours); err == nil || !strings.Contains(err.Error(), "results.jsonl:1") {
+	write(t, path, "{not json\n")
+	if _, err := ReadIndex(path); err == nil || !strings.Contains(err.Error(), "index.jsonl:1") {
 		t.Errorf("a broken line: %v", err)
 	}
 }

@@ -105,6 +105,22 @@ func TestAgentV442RunReport(t *testing.T) {
 	}
 }
 
+// A 4.42.4 index.jsonl has no run records: the report's note says it is one, not that an
+// AgentV 2.5 or an older agentv wrote it.
+func TestAgentV442IndexNote(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := agentv442Workspace(t)
+	res := agentv(t, ws, nil, "report", "--results", "run/index.jsonl", "--out-dir", t.TempDir())
+	all := res.stdout + res.stderr
+	if res.code != 3 || !strings.Contains(all, "this is an AgentV 4.x index.jsonl (a 4.x run directory's), which has no run records") ||
+		strings.Contains(all, "AgentV 2.5") {
+		t.Errorf("report: exit %d, want 3 and the note naming a 4.x index.jsonl\n%s", res.code, all)
+	}
+}
+
 // baseline: auto in the Action, where the base branch's artifact holds AgentV 4.42.4's run
 // directory (uploaded as it is, with no results.jsonl): its index.jsonl is the baseline and
 // every case is matched.

@@ -195,7 +195,7 @@ func TestV4Conversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"- turn-2 (turn): 0.000 skipped", "miss: not sent: turn 1 failed and on_turn_failure is stop",
+	for _, s := range []string{"- turn-2 (turn): 0.000 skip", "miss: not sent: turn 1 failed and on_turn_failure is stop",
 		"- turn-2 (turn): 0.000 fail", "- contains-nope (contains): 0.000 fail"} {
 		if !strings.Contains(string(junit), s) {
 			t.Errorf("junit.xml lacks %q", s)
