@@ -15,6 +15,8 @@ import (
 // a run's maximum of trials (its memory bounded by the line, not by the trials it decodes),
 // says so, and the comparison's tests draw a bounded number of scores. Not parallel: it
 // measures the bytes it allocates.
+//
+//nolint:paralleltest // it measures the bytes it allocates (see above).
 func TestHostileBaselineTrials(t *testing.T) {
 	const n = 1_000_000
 	var b strings.Builder

@@ -31,6 +31,7 @@ func TestMergeCheckAgreesWithReplay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			var m MergeCheck
 			var whole Replay
 			n := 0

@@ -119,7 +119,10 @@ func TestCLIHealthCheckCommand(t *testing.T) {
 
 // TestCLIHealthCheckEvalDir: a healthcheck's relative cwd, and its default folder, are the eval
 // file's folder the runner names (WithEvalDir), not the targets file's folder, as in AgentV 2.5
-// and 4.x; the probe runs once per eval folder.
+// and 4.x; the probe runs once per eval folder. Its subtests run in turn: both probes append to
+// the same runs.txt, which each removes first.
+//
+//nolint:paralleltest // the subtests share runs.txt (see above).
 func TestCLIHealthCheckEvalDir(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()

@@ -56,7 +56,7 @@ func scanLines(r io.Reader, v Visitor, dir string) error {
 		if l.Kind == nil {
 			l.Record.Trials = l.Trials.Items
 			if l.Trials.Total > len(l.Trials.Items) {
-				l.Record.TrialsInFile = l.Trials.Total
+				l.TrialsInFile = l.Trials.Total
 			}
 			if l.EvalID == "" && l.TestID != nil { // an AgentV 4.x row
 				fromV4(&l.Record, &l.v4Row)

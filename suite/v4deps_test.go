@@ -81,7 +81,7 @@ func TestV4Dependencies(t *testing.T) {
 				}
 			}
 			if tt.warning != "" {
-				requireDiag(t, s.Diagnostics, SeverityWarning, tt.warning)
+				_ = requireDiag(t, s.Diagnostics, SeverityWarning, tt.warning)
 			}
 			if tt.check != nil && len(s.Cases) > 0 {
 				tt.check(t, s)

@@ -32,6 +32,7 @@ func TestV4PayloadMatchesAgentV442(t *testing.T) {
 	res := agentv(t, dir, []string{"DUMP_DIR=" + dumps}, "eval", "evals")
 	for _, name := range []string{"tools.json", "plain.json", "template.json"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			want := readJSONFile(t, filepath.Join(src, "agentv442", name))
 			got := readJSONFile(t, filepath.Join(dumps, name))
 			if got == nil {
