@@ -40,8 +40,8 @@ m = re.search(r"SCORE=([0-9.]+)", d.get("candidate_answer", ""))
 s = float(m.group(1)) if m else 0.0
 print(json.dumps({"score": s, "hits": [], "misses": [] if s >= 0.9 else ["answer got worse"]}))
 `,
-		"targets.yaml":     "targets:\n  - name: default\n    provider: cli\n    workers: 6\n    command_template: python3 ../agent.py {PROMPT}\n",
-		"evals/suite.yaml": "evaluators:\n  - name: score\n    type: code_judge\n    script: [python3, ../judge.py]\nevalcases:\n" + cases.String(),
+		"targets.yaml":     "targets:\n  - name: default\n    provider: cli\n    workers: 6\n    command_template: python3 -S ../agent.py {PROMPT}\n",
+		"evals/suite.yaml": "evaluators:\n  - name: score\n    type: code_judge\n    script: [python3, -S, ../judge.py]\nevalcases:\n" + cases.String(),
 	})
 	return ws
 }

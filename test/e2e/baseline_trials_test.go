@@ -17,6 +17,7 @@ import (
 // less when worse.txt exists); the others 0.5 or 1, so their trials disagree about passing and
 // their means move from run to run with nothing changed. The second trial of c8 errors.
 // Cases run in parallel (workers: 8); the trials of one case run in turn, so the counter holds.
+// Python runs without its site module (-S): 400 interpreter starts are most of this test's CPU.
 const noisyAgent = `import os, random, sys
 here = os.path.dirname(os.path.abspath(__file__))
 case = sys.argv[1].split()[-1]
@@ -50,8 +51,8 @@ m = re.search(r"SCORE=([0-9.]+)", d.get("candidate_answer", ""))
 s = float(m.group(1)) if m else 0.0
 print(json.dumps({"score": s, "hits": [], "misses": [] if s >= 0.8 else ["answer got worse"]}))
 `,
-		"targets.yaml":     "targets:\n  - name: default\n    provider: cli\n    workers: 8\n    command_template: python3 ../agent.py {PROMPT}\n",
-		"evals/suite.yaml": "evaluators:\n  - name: score\n    type: code_judge\n    script: [python3, ../judge.py]\nevalcases:\n" + cases.String(),
+		"targets.yaml":     "targets:\n  - name: default\n    provider: cli\n    workers: 8\n    command_template: python3 -S ../agent.py {PROMPT}\n",
+		"evals/suite.yaml": "evaluators:\n  - name: score\n    type: code_judge\n    script: [python3, -S, ../judge.py]\nevalcases:\n" + cases.String(),
 	})
 	return ws
 }
