@@ -65,7 +65,7 @@ type agentCLI struct {
 	t         *targets.Target
 	exe       string
 	args      []string
-	cwd       string // "" : the temporary workspace
+	cwd       string // "" : the temporary workspace; relative: to the eval file's folder (workDir)
 	timeout   time.Duration
 	logDir    string // "" : logs stay in the workspace, kept only on failure
 	logFormat string // json | summary
@@ -89,9 +89,13 @@ func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, er
 	if v, ok, err := t.String("cwd"); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
-		a.cwd = codexResolvePath(t, strings.TrimSpace(v), false)
-		if st, serr := os.Stat(a.cwd); serr != nil || !st.IsDir() {
-			return nil, t.Error("cwd", "directory %q does not exist", a.cwd)
+		// A relative cwd belongs to the eval file that runs (one target serves several), so it
+		// is resolved per request and checked by the healthcheck of each eval folder.
+		a.cwd = strings.TrimSpace(v)
+		if filepath.IsAbs(a.cwd) {
+			if err := a.checkCwd(a.cwd); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if a.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
@@ -154,6 +158,41 @@ func agentHas(list []string, s string) bool {
 }
 
 // lookPath makes sure the executable can be found.
+// workDir is the configured cwd resolved against evalDir (the eval file's folder; else the
+// targets file's), "" when none is configured.
+func (a *agentCLI) workDir(evalDir string) string {
+	if a.cwd == "" || filepath.IsAbs(a.cwd) {
+		return a.cwd
+	}
+	base := evalDir
+	if base == "" {
+		base = a.t.EvalDir
+	}
+	if base == "" {
+		base = a.t.Dir
+	}
+	return filepath.Join(base, a.cwd)
+}
+
+// checkCwd says when the folder a cwd names is not there.
+func (a *agentCLI) checkCwd(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return a.t.Error("cwd", "directory %q does not exist", dir)
+	}
+	return nil
+}
+
+// healthCheck finds the executable and, for the eval folder the runner names, the cwd.
+func (a *agentCLI) healthCheck(ctx context.Context) error {
+	if _, err := a.lookPath(); err != nil {
+		return err
+	}
+	if dir := a.workDir(evalDirFrom(ctx)); dir != "" {
+		return a.checkCwd(dir)
+	}
+	return nil
+}
+
 func (a *agentCLI) lookPath() (string, error) {
 	path, err := exec.LookPath(a.exe)
 	if err != nil {
@@ -232,7 +271,7 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 		r.Close()
 		return nil, fmt.Errorf("%s target %q: could not write prompt.md: %w", name, a.t.Name, err)
 	}
-	dir := a.cwd
+	dir := a.workDir(req.Dir)
 	if req.Workspace != "" {
 		dir = req.Workspace // the suite's workspace wins over the target's cwd, as in AgentV 4.x
 	}

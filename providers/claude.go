@@ -84,10 +84,10 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 
 func (p *claudeProvider) Target() *targets.Target { return p.t }
 
-// HealthCheck makes sure the executable can be found before the first case runs.
-func (p *claudeProvider) HealthCheck(context.Context) error {
-	_, err := p.cli.lookPath()
-	return err
+// HealthCheck makes sure the executable can be found, and the cwd is there for the eval
+// folder the runner names, before the first case runs.
+func (p *claudeProvider) HealthCheck(ctx context.Context) error {
+	return p.cli.healthCheck(ctx)
 }
 
 func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {

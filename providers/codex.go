@@ -58,10 +58,10 @@ func codexResolvePath(t *targets.Target, p string, command bool) string {
 
 func (p *codexProvider) Target() *targets.Target { return p.t }
 
-// HealthCheck makes sure the executable can be found before the first case runs.
-func (p *codexProvider) HealthCheck(context.Context) error {
-	_, err := p.cli.lookPath()
-	return err
+// HealthCheck makes sure the executable can be found, and the cwd is there for the eval
+// folder the runner names, before the first case runs.
+func (p *codexProvider) HealthCheck(ctx context.Context) error {
+	return p.cli.healthCheck(ctx)
 }
 
 func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {

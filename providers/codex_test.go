@@ -300,6 +300,39 @@ func TestCodexProvider(t *testing.T) {
 		}
 	})
 
+	t.Run("cwd relative to the request's eval folder, not the targets file's", func(t *testing.T) {
+		t.Parallel()
+		r := newCodexFakeRun(t)
+		repo := t.TempDir()
+		evalDir := filepath.Join(repo, "evals", "sub")
+		for _, d := range []string{filepath.Join(repo, ".agentv"), filepath.Join(repo, "evals", "work")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tg := apiTestTarget(targets.KindCodex, map[string]any{"binary": r.script, "cwd": "../work"}, nil)
+		tg.Dir = filepath.Join(repo, ".agentv") // where the targets file is; "../work" is not there
+		p, _, err := New(tg, Options{Env: r.env("ok", "answer.jsonl")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := p.(HealthChecker)
+		if err := hc.HealthCheck(WithEvalDir(t.Context(), evalDir)); err != nil {
+			t.Fatalf("healthcheck for %s: %v", evalDir, err)
+		}
+		if err := hc.HealthCheck(WithEvalDir(t.Context(), repo)); err == nil || !strings.Contains(err.Error(), "cwd") {
+			t.Errorf("healthcheck for %s, which has no ../work: %v, want a cwd error", repo, err)
+		}
+		in := *req
+		in.Dir = evalDir
+		if _, err := p.Invoke(t.Context(), &in); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(r.read(t, "cwd")); got != filepath.Join(repo, "evals", "work") {
+			t.Errorf("cwd = %q, want %s", got, filepath.Join(repo, "evals", "work"))
+		}
+	})
+
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		r := newCodexFakeRun(t)
