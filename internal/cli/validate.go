@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"go.yaml.in/yaml/v4"
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
@@ -146,10 +145,11 @@ func sameProblem(a, b suite.Diagnostic) bool {
 	return a.File == b.File && a.Line == b.Line && a.Col == b.Col && a.Severity == b.Severity && a.Message == b.Message
 }
 
-// isTargetsFile reports whether a YAML file given to validate is a targets file: its top level
-// is a mapping with a `targets` key and no case list (tests, evalcases, cases, eval_cases). A
-// file that does not parse is one when it is named targets.yaml or targets.yml, so the
-// targets loader reports its problem.
+// isTargetsFile reports whether a YAML file given to validate is a targets file: a top-level
+// `targets` key and no case list (tests, evalcases, cases, eval_cases). Only the lines that
+// start a top-level key are looked at, so a large eval file is not parsed twice (the loader
+// parses it next). A file with no top-level key found this way (flow style, unreadable) is
+// one when it is named targets.yaml or targets.yml, so the targets loader reports its problem.
 func isTargetsFile(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".yaml" && ext != ".yml" {
@@ -161,17 +161,40 @@ func isTargetsFile(path string) bool {
 		return named
 	}
 	defer f.Close()
-	var top map[string]yaml.Node
-	if err := yaml.NewDecoder(io.LimitReader(f, 4<<20)).Decode(&top); err != nil {
-		return named
-	}
-	if _, ok := top["targets"]; !ok {
-		return false
-	}
-	for _, k := range []string{"tests", "evalcases", "cases", "eval_cases"} {
-		if _, ok := top[k]; ok {
+	sc := bufio.NewScanner(io.LimitReader(f, 4<<20))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	keys, targetsKey := 0, false
+	for sc.Scan() {
+		key, ok := topLevelKey(sc.Text())
+		if !ok {
+			continue
+		}
+		keys++
+		switch key {
+		case "targets":
+			targetsKey = true
+		case "tests", "evalcases", "cases", "eval_cases":
 			return false
 		}
 	}
-	return true
+	if keys == 0 {
+		return named
+	}
+	return targetsKey
+}
+
+// topLevelKey returns the key a line starts at column 0 (`key:` or `"key":`), if any.
+func topLevelKey(line string) (string, bool) {
+	if line == "" || strings.ContainsRune(" \t#-[{%&*!|>?", rune(line[0])) {
+		return "", false
+	}
+	k, _, found := strings.Cut(line, ":")
+	if !found {
+		return "", false
+	}
+	k = strings.TrimSpace(k)
+	if len(k) >= 2 && (k[0] == '"' || k[0] == '\'') && k[len(k)-1] == k[0] {
+		k = k[1 : len(k)-1]
+	}
+	return k, k != ""
 }

@@ -112,3 +112,38 @@ func validateInvalid(t *testing.T, dir string, files map[string]string) string {
 	}
 	return stdout.String()
 }
+
+// TestIsTargetsFile: validate tells a targets file from an eval file by its top-level keys,
+// read from the lines that start them (not by parsing the whole file), else by its name.
+func TestIsTargetsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, file, text string
+		want             bool
+	}{
+		{"targets list", "t.yaml", "# comment\ntargets:\n  - name: default\n    provider: mock\n", true},
+		{"quoted key", "t.yml", "\"targets\":\n  - name: default\n", true},
+		{"4.x suite with a targets key", "s.yaml", "execution:\n  targets: [a]\ntargets: x\ntests:\n  - id: a\n", false},
+		{"2.5 suite", "s.yaml", "description: d\nevalcases:\n  - id: a\n    targets: no\n", false},
+		{"nested targets only", "s.yaml", "execution:\n  targets:\n    - a\n", false},
+		{"flow style, named targets", "targets.yaml", "{targets: [{name: a, provider: mock}]}\n", true},
+		{"flow style, other name", "other.yaml", "{targets: [{name: a, provider: mock}]}\n", false},
+		{"not YAML by extension", "targets.json", "targets:\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sub := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(sub, tt.file)
+			if err := os.WriteFile(p, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := isTargetsFile(p); got != tt.want {
+				t.Errorf("isTargetsFile(%s) = %v, want %v", tt.file, got, tt.want)
+			}
+		})
+	}
+}
