@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -78,8 +79,11 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	if err != nil {
 		return r.errorRecord(j, req, attempts, time.Since(start), err)
 	}
-	if err := r.hook(ctx, j, afterEach); err != nil {
-		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(err.Error()))
+	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
+	// case (4.42.4 prints it always), not only a --verbose line.
+	hookErr := r.hook(ctx, j, afterEach)
+	if hookErr != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(hookErr.Error()))
 	}
 	candidate := Candidate(resp)
 	trace := Trace(resp)
@@ -90,6 +94,10 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre 
 	}, eopts)
 
 	rec = r.baseRecord(j, t)
+	if hookErr != nil {
+		rec.Warnings = append(slices.Clip(rec.Warnings), suite.Diagnostic{File: j.File, Line: j.Case.Line,
+			Severity: suite.SeverityWarning, Kind: "hook", CaseID: j.Case.ID, Message: hookErr.Error()})
+	}
 	rec.Score = out.Score
 	rec.Hits = nonNil(out.Hits)
 	rec.Misses = nonNil(out.Misses)

@@ -51,6 +51,13 @@ func TestWorkspaceHooksLikeAgentV4(t *testing.T) {
 	if r := got["t2"]; r != nil && !strings.Contains(r.Error, "before_each hook failed") || r != nil && !strings.Contains(r.Error, "hook refused t2") {
 		t.Errorf("t2: error %q, want the before_each failure with the hook's stderr", r.Error)
 	}
+	// t4's failing after_each is a warning on that case, which every report shows.
+	if r := got["t4"]; r != nil && (len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Message, "after_each hook failed")) {
+		t.Errorf("t4: warnings %+v, want the after_each failure", r.Warnings)
+	}
+	if md := readFile(t, filepath.Join(res.outDir, "summary.md")); !strings.Contains(md, "after_each hook failed") {
+		t.Errorf("the summary does not show t4's after_each failure:\n%s", md)
+	}
 	if r := got["t5"]; r != nil && strings.TrimSpace(r.CandidateAnswer) != "before:t1 after:t1 before:t3 after:t3 before:t4 before:t5" {
 		t.Errorf("t5: the hooks wrote %q", r.CandidateAnswer)
 	}
