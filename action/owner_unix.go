@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // ChownToWorkspaceOwner gives the files and folders at paths (recursively), and the folders
@@ -73,22 +75,10 @@ func ChownToWorkspaceOwner(workspace string, paths ...string) error {
 // linkBelow returns an error when a folder or file on the way from the workspace to rel, rel
 // itself included, is a symbolic link. The workspace itself is the runner's and is trusted.
 func linkBelow(workspace, rel string) error {
-	if rel == "." {
-		return nil
-	}
-	d := workspace
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		d = filepath.Join(d, part)
-		fi, err := os.Lstat(d)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return safefile.WalkDown(workspace, rel, func(d string, fi fs.FileInfo) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link: its files are not given to the workspace owner", d)
 		}
-	}
-	return nil
+		return nil
+	})
 }

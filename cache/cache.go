@@ -190,24 +190,15 @@ func (s *Store) linkOnPath(p string) error {
 	if err != nil {
 		return err
 	}
-	d := top
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		d = filepath.Join(d, part)
-		fi, err := os.Lstat(d)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return safefile.WalkDown(top, rel, func(d string, fi fs.FileInfo) error {
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link, which the cache does not follow", d)
 		}
 		if d != p && !fi.IsDir() {
 			return fmt.Errorf("%s is %s, not a folder", d, safefile.Describe(fi.Mode()))
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // top is the folder the checks of linkOnPath start below: Base when it holds the cache

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Caps for whole-file reads, by kind of file.
@@ -161,4 +162,29 @@ func notRegular(path string, m fs.FileMode) error {
 		}
 	}
 	return e
+}
+
+// WalkDown visits each existing path from base down to base/rel, rel's last element included
+// and base itself not, with what Lstat says of it (links are not followed). It stops without
+// error at the first element that does not exist, and at the first error visit returns.
+// Callers use it to refuse a symbolic link anywhere below a folder they trust.
+func WalkDown(base, rel string, visit func(path string, fi fs.FileInfo) error) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	d := base
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		d = filepath.Join(d, part)
+		fi, err := os.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := visit(d, fi); err != nil {
+			return err
+		}
+	}
+	return nil
 }
