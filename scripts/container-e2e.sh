@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the Action end to end in its real image, the way GitHub's runner would, with the
+# Optional developer check (no test needs it; a clone from GitHub lacks ../shared): runs the Action end to end in its real image, the way GitHub's runner would, with the
 # shared tool ../shared/tools/container-e2e.sh (BuildKit build of the Dockerfile, nektos/act,
 # a private Docker daemon) and a loopback fake of GitHub's comment API
 # (action/actiontest/fakegithub). Then checks what the Action produced.

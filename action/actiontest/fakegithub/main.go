@@ -1,5 +1,7 @@
 // Command fakegithub serves actiontest.GitHub on a loopback address, for end-to-end runs
-// of the Action in a container (../shared/tools/container-e2e.sh with E2E_API_URL):
+// of the Action in a container by the optional developer script scripts/container-e2e.sh
+// (it drives ../shared/tools/container-e2e.sh, present on the project's development machines
+// only, with E2E_API_URL):
 //
 //	go run ./action/actiontest/fakegithub -addr 127.0.0.1:8089 -state /tmp/gh.json &
 //	E2E_API_URL=http://127.0.0.1:8089/api/v3 container-e2e.sh .
