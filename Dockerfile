@@ -22,7 +22,7 @@ RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w -X github.com/agentv/action/internal/cli.Version=${VERSION}" -o /out/agentv .
+    go build -trimpath -ldflags="-s -w -X main.Version=${VERSION}" -o /out/agentv ./cmd/agentv
 
 FROM ${NODE_IMAGE} AS runtime
 ARG TARGETARCH

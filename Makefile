@@ -2,7 +2,7 @@
 .PHONY: build test short vet bench fuzz update-golden container-e2e
 
 build:
-	go build -o agentv .
+	go build -o agentv ./cmd/agentv
 
 test:
 	go test ./...

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 out=bench/out
 mkdir -p "$out"
-go build -o "$out/agentv" .
+go build -o "$out/agentv" ./cmd/agentv
 bin="$PWD/$out/agentv"
 root=$PWD
 tfile=$(mktemp)

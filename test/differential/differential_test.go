@@ -52,7 +52,7 @@ func TestAgainstAgentV442(t *testing.T) {
 
 	tmp := t.TempDir()
 	ours := filepath.Join(tmp, "agentv")
-	build := exec.Command("go", "build", "-o", ours, ".")
+	build := exec.Command("go", "build", "-o", ours, "./cmd/agentv")
 	build.Dir = filepath.Join(here, "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building agentv: %v\n%s", err, out)

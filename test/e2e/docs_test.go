@@ -18,7 +18,7 @@ func TestInstallDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go build -o agentv .", "releases/download/", "_linux_amd64.tar.gz", "SHA256SUMS"} {
+	for _, want := range []string{"go build -o agentv ./cmd/agentv", "releases/download/", "_linux_amd64.tar.gz", "SHA256SUMS"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README.md does not say %q", want)
 		}

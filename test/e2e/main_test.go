@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	agentvBin = filepath.Join(dir, "agentv")
-	build := exec.Command("go", "build", "-o", agentvBin, ".")
+	build := exec.Command("go", "build", "-o", agentvBin, "./cmd/agentv")
 	build.Dir = moduleRoot()
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

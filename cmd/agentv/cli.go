@@ -1,6 +1,6 @@
 // Package cli is the agentv command: `agentv eval`, `agentv validate`, `agentv report`,
 // and, with no subcommand under GitHub Actions, the Action itself.
-package cli
+package main
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"github.com/agentv/action/runner"
 )
 
-// Version is set at build time with -ldflags "-X github.com/agentv/action/internal/cli.Version=v1.2.3".
+// Version is set at build time with -ldflags "-X main.Version=v1.2.3".
 var Version = ""
 
 // version returns the build version, falling back to the module version.

@@ -11,7 +11,6 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/agentv/action/internal/cli"
 	"github.com/agentv/action/internal/procinit"
 )
 
@@ -28,7 +27,7 @@ func main() {
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	c := cli.New()
+	c := New()
 	c.Environ, c.Getenv = secrets.Environ(c.Environ), secrets.Getenv(c.Getenv)
 	code := c.Main(ctx, os.Args[1:])
 	stop()
