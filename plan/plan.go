@@ -24,7 +24,6 @@ import (
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/providers"
-	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
@@ -121,8 +120,8 @@ func New(opts Options) *Planner {
 }
 
 // Plan binds every selected case to its target's provider.
-func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
-	var jobs []*runner.Job
+func (p *Planner) Plan(suites []*suite.Suite) []*Job {
+	var jobs []*Job
 	for _, s := range suites {
 		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
 		for _, c := range s.Cases {
@@ -134,7 +133,7 @@ func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 
 // Job binds one case to its target's provider; nil when --eval-id leaves the case out. A
 // case that runs on several targets (see Jobs) gets the job of its first.
-func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *runner.Job {
+func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *Job {
 	if js := p.Jobs(s, c, warns); len(js) > 0 {
 		return js[0]
 	}
@@ -145,15 +144,15 @@ func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *
 // several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
 // per target, each target's record naming it. A test's own `execution.targets` keeps those
 // of the suite's targets it lists. Nil when --eval-id or the run's shard leaves the case out.
-func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*runner.Job {
+func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*Job {
 	if !p.Selected(c) {
 		return nil
 	}
 	names := p.matrix(s)
 	if names == nil {
-		return []*runner.Job{p.job(s, c, warns, p.targetName(s, c))}
+		return []*Job{p.job(s, c, warns, p.targetName(s, c))}
 	}
-	var jobs []*runner.Job
+	var jobs []*Job
 	for _, n := range names {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
 			jobs = append(jobs, p.job(s, c, warns, n))
@@ -164,7 +163,7 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	}
 	if len(jobs) == 0 {
 		p.forSuite(s)
-		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns,
+		return []*Job{{Case: c, File: p.last.display, Warnings: warns,
 			Err: fmt.Errorf("the test's execution targets (%s) name none of the suite's targets (%s), so it runs nowhere",
 				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
 	}
@@ -251,9 +250,9 @@ func (p *Planner) matrix(s *suite.Suite) []string {
 }
 
 // job binds one case to the provider of target name.
-func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, name string) *runner.Job {
+func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, name string) *Job {
 	p.forSuite(s)
-	j := &runner.Job{Case: c, File: p.last.display, Warnings: warns}
+	j := &Job{Case: c, File: p.last.display, Warnings: warns}
 	if j.Err = p.checkReferences(c); j.Err != nil {
 		return j
 	}

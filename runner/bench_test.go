@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -81,11 +82,11 @@ func BenchmarkStreamJSONL(b *testing.B) {
 				}
 				n++
 			}))
-		ch := make(chan *Job)
+		ch := make(chan *plan.Job)
 		go func() {
 			defer close(ch)
 			suite.Load(filepath.Join(dir, "eval.jsonl"), suite.LoadOptions{Cwd: dir, OnCase: func(c *suite.Case) bool {
-				ch <- &Job{Case: c, Provider: target, File: "eval.jsonl"}
+				ch <- &plan.Job{Case: c, Provider: target, File: "eval.jsonl"}
 				return true
 			}})
 		}()

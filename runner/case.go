@@ -16,6 +16,7 @@ import (
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/internal/workspace"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/prompt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -36,7 +37,7 @@ func isTimeout(err error) bool {
 }
 
 // runCase runs a job, once or as its trials (see trials.go), and emits its record.
-func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) {
+func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response) {
 	// The case is not needed once its record is out: let it go, so memory does not hold
 	// every case of a large suite until the end.
 	defer func() { j.Case = nil }()
@@ -48,7 +49,7 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *Job, pre 
 }
 
 // runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
-func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response) (rec *results.Record) {
+func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response) (rec *results.Record) {
 	start := time.Now()
 	// A bug in a provider or evaluator must cost one case, not the run.
 	defer func() {
@@ -216,7 +217,7 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 
 // runBatch sends a batch of one eval file's cases in one call and returns the scoring work
 // for each case; when the batch call fails, each case falls back to its own call.
-func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
+func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*plan.Job) []func() {
 	bp := l.provider.(providers.BatchProvider)
 	mode := providers.ModeOf(l.provider.Target().Kind)
 	reqs := make([]*providers.Request, len(jobs))
@@ -247,7 +248,7 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*Job) []func() {
 	return out
 }
 
-func (r *Runner) baseRecord(j *Job, t *targets.Target) *results.Record {
+func (r *Runner) baseRecord(j *plan.Job, t *targets.Target) *results.Record {
 	c := j.Case
 	rec := &results.Record{
 		EvalID: c.ID, Dataset: c.Dataset(), ConversationID: c.ConversationID,
@@ -262,7 +263,7 @@ func (r *Runner) baseRecord(j *Job, t *targets.Target) *results.Record {
 }
 
 // errorRecord is the record of a case whose target gave no answer (AgentV's error shape).
-func (r *Runner) errorRecord(j *Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
+func (r *Runner) errorRecord(j *plan.Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
 	var t *targets.Target
 	if j.Provider != nil {
 		t = j.Provider.Target()
@@ -340,7 +341,7 @@ func nonNil(s []string) []string {
 }
 
 // emit redacts a record, stamps it and hands it to the handler.
-func (r *Runner) emit(j *Job, rec *results.Record) {
+func (r *Runner) emit(j *plan.Job, rec *results.Record) {
 	rec.Timestamp = r.timestamp()
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
@@ -348,8 +349,8 @@ func (r *Runner) emit(j *Job, rec *results.Record) {
 		r.handler.CaseFinished(rec)
 	}
 	r.mu.Unlock()
-	if j != nil && j.dep != nil {
-		j.dep.finish(rec.Verdict == results.VerdictError)
+	if n, ok := r.deps.LoadAndDelete(j); ok {
+		n.(*depNode).finish(rec.Verdict == results.VerdictError)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/prompt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
@@ -57,7 +58,7 @@ type conversationRun struct {
 // A turn whose target call fails scores 0 and makes the case an error; with
 // on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
 // turns are recorded as not sent, scoring 0.
-func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *Job, start time.Time) *results.Record {
+func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, start time.Time) *results.Record {
 	c := j.Case
 	conv := c.Conversation
 	t := p.Target()

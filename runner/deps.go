@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 )
@@ -59,13 +60,13 @@ func (g *depGraph) node(k depKey) *depNode {
 	return n
 }
 
-// track gives a job of a file with dependencies its node, so its record marks it finished.
-func (g *depGraph) track(j *Job) {
+// track returns the node of a job of a file with dependencies: its record marks it finished.
+func (g *depGraph) track(j *plan.Job) *depNode {
 	n := g.node(depKey{j.Case.Suite, j.Case.ID, j.Provider})
 	g.mu.Lock()
 	n.planned = true
 	g.mu.Unlock()
-	j.dep = n
+	return n
 }
 
 // release finishes the nodes no job stands for (a dependency left out by --eval-id or the
@@ -84,7 +85,7 @@ func (g *depGraph) release() {
 // the error that keeps j from running (nil: run it), or ctx's error when the run was
 // cancelled first. The dependencies' nodes are made now, on the stream's goroutine, so that
 // release sees those no job stands for.
-func (g *depGraph) waiter(j *Job) func(ctx context.Context) error {
+func (g *depGraph) waiter(j *plan.Job) func(ctx context.Context) error {
 	c := j.Case
 	nodes := make([]*depNode, len(c.DependsOn))
 	for i, id := range c.DependsOn {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/agentv/action/internal/workspace"
+	"github.com/agentv/action/plan"
 )
 
 // The per-test hooks of an AgentV 4.x workspace.
@@ -20,7 +21,7 @@ const (
 // test's error (the target is not asked); after_each once the target answered, before the
 // graders, its failure only a warning. Each trial runs them again; a conversation runs
 // before_each only, and a batched answer neither (it was asked before any test ran).
-func (r *Runner) hook(ctx context.Context, j *Job, which string) error {
+func (r *Runner) hook(ctx context.Context, j *plan.Job, which string) error {
 	if j.Workspace == "" || j.Case == nil || j.Case.Suite == nil || j.Case.Suite.Workspace == nil {
 		return nil
 	}

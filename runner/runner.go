@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -66,26 +67,6 @@ type Options struct {
 	Stop func() error
 }
 
-// Job is one case bound to the provider that answers it.
-type Job struct {
-	Case     *suite.Case
-	Provider providers.Provider // nil when the case cannot run (see Err)
-	// Err is a problem that prevents the case from running (unknown target, unset secret,
-	// failed healthcheck): the case becomes an error record without invoking anything.
-	Err error
-	// Warnings are load-time warnings attached to the case (shown in reports).
-	Warnings []suite.Diagnostic
-	// File is the eval file as shown in reports.
-	File string
-	// Workspace is the directory the case's suite runs in (AgentV 4.x `workspace`), "" if
-	// none: agent targets work there.
-	Workspace string
-	// RunID is the run's id, told to the workspace's hooks as eval_run_id.
-	RunID string
-
-	dep *depNode // set when other tests of its file may wait for this one
-}
-
 // Runner runs jobs.
 type Runner struct {
 	opts    Options
@@ -98,6 +79,10 @@ type Runner struct {
 	lastStamp atomic.Pointer[stamp] // the last record timestamp
 
 	costWarning sync.Once // a cost limit on trials whose target reports no cost is said once
+
+	// deps holds the dependency node of each job of a file with `depends_on` (*plan.Job →
+	// *depNode) until its record is emitted.
+	deps sync.Map
 }
 
 // HealthFailures returns the failed healthchecks of the run, one per target: each makes the
@@ -142,15 +127,15 @@ const laneQueue = 1024
 type lane struct {
 	provider providers.Provider
 	limit    int
-	batching bool      // provider_batching on a batch-capable provider
-	jobs     []*Job    // batching lanes: every job, batched per eval file when the stream ends
-	queue    chan *Job // other lanes: the jobs waiting for a worker
+	batching bool           // provider_batching on a batch-capable provider
+	jobs     []*plan.Job    // batching lanes: every job, batched per eval file when the stream ends
+	queue    chan *plan.Job // other lanes: the jobs waiting for a worker
 }
 
 // Run executes every job and returns when all have a record or ctx was cancelled (then
 // cases not yet started get no record; running ones finish within a short grace period).
-func (r *Runner) Run(ctx context.Context, jobs []*Job) {
-	ch := make(chan *Job)
+func (r *Runner) Run(ctx context.Context, jobs []*plan.Job) {
+	ch := make(chan *plan.Job)
 	go func() {
 		defer close(ch)
 		for _, j := range jobs {
@@ -169,7 +154,7 @@ func (r *Runner) Run(ctx context.Context, jobs []*Job) {
 // job arrives: a healthcheck, then its workers. Batching lanes keep their jobs until the
 // stream ends, since a batch is one eval file's cases. After cancellation jobs still sent
 // are read and dropped, so the sender never blocks; it should stop sending and close.
-func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
+func (r *Runner) RunStream(ctx context.Context, jobs <-chan *plan.Job) {
 	// Cases in flight keep a context that outlives ctx by drainGrace, so a cancelled run
 	// still records what was nearly done.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -198,7 +183,7 @@ func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 			continue
 		}
 		if j.Case != nil && j.Case.Suite != nil && j.Case.Suite.Dependencies {
-			deps.track(j)
+			r.deps.Store(j, deps.track(j))
 		}
 		if j.Err != nil || j.Provider == nil {
 			r.emit(j, r.errorRecord(j, nil, 0, 0, jobErr(j)))
@@ -213,7 +198,7 @@ func (r *Runner) RunStream(ctx context.Context, jobs <-chan *Job) {
 				wg.Go(func() { r.runLane(ctx, work, l) })
 			}
 		}
-		if j.dep != nil && len(j.Case.DependsOn) > 0 {
+		if _, tracked := r.deps.Load(j); tracked && len(j.Case.DependsOn) > 0 {
 			// It waits off the stream, so the tests it waits for (later in the file too) keep
 			// coming; a batching lane runs it on its own once they finished.
 			wait := deps.waiter(j)
@@ -270,12 +255,12 @@ func (r *Runner) newLane(p providers.Provider) *lane {
 		r.opts.Logf("target %q: provider %s does not support batching; running cases one by one", t.Name, t.Kind)
 	}
 	if !l.batching {
-		l.queue = make(chan *Job, laneQueue)
+		l.queue = make(chan *plan.Job, laneQueue)
 	}
 	return l
 }
 
-func jobErr(j *Job) error {
+func jobErr(j *plan.Job) error {
 	if j.Err != nil {
 		return j.Err
 	}
@@ -398,7 +383,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 
 // jobDir is the directory of the job's eval file, which a target's relative paths resolve
 // against ("" when unknown).
-func jobDir(j *Job) string {
+func jobDir(j *plan.Job) string {
 	if j.Case == nil || j.Case.Suite == nil {
 		return ""
 	}
@@ -407,12 +392,12 @@ func jobDir(j *Job) string {
 
 // batches groups a batching lane's jobs by eval file, in order of first appearance. A
 // conversation is a batch of its own: each of its turns needs the answer to the one before.
-func batches(jobs []*Job) [][]*Job {
-	var out [][]*Job
+func batches(jobs []*plan.Job) [][]*plan.Job {
+	var out [][]*plan.Job
 	idx := map[*suite.Suite]int{}
 	for _, j := range jobs {
 		if j.Case.Conversation != nil {
-			out = append(out, []*Job{j})
+			out = append(out, []*plan.Job{j})
 			continue
 		}
 		i, ok := idx[j.Case.Suite]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -122,10 +123,10 @@ func testOptions(score float64) Options {
 	}
 }
 
-func jobsFor(s *suite.Suite, p providers.Provider) []*Job {
-	var jobs []*Job
+func jobsFor(s *suite.Suite, p providers.Provider) []*plan.Job {
+	var jobs []*plan.Job
 	for _, c := range s.Cases {
-		jobs = append(jobs, &Job{Case: c, Provider: p, File: s.Path})
+		jobs = append(jobs, &plan.Job{Case: c, Provider: p, File: s.Path})
 	}
 	return jobs
 }
@@ -225,7 +226,7 @@ func TestRunErrorsAreIsolated(t *testing.T) {
 		}}
 	s := newSuite(5)
 	jobs := jobsFor(s, p)
-	jobs = append(jobs, &Job{Case: &suite.Case{Suite: s, ID: "no-target", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path})
+	jobs = append(jobs, &plan.Job{Case: &suite.Case{Suite: s, ID: "no-target", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path})
 	var col collector
 	New(testOptions(1), &col).Run(t.Context(), jobs)
 	got := col.byID()

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -40,7 +41,7 @@ func TestRunStreamTwoProviders(t *testing.T) {
 		a, b := slow("a", 2), slow("b", 3)
 		s := newSuite(20)
 		col := &notifyCollector{got: make(chan string, 100)}
-		jobs := make(chan *Job)
+		jobs := make(chan *plan.Job)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -49,11 +50,11 @@ func TestRunStreamTwoProviders(t *testing.T) {
 
 		// The first case of each provider finishes before anything else is sent: nothing waits
 		// for the end of the stream.
-		jobs <- &Job{Case: s.Cases[0], Provider: a, File: s.Path}
+		jobs <- &plan.Job{Case: s.Cases[0], Provider: a, File: s.Path}
 		if id := <-col.got; id != "case-1" {
 			t.Fatalf("first record %q, want case-1", id)
 		}
-		jobs <- &Job{Case: s.Cases[1], Provider: b, File: s.Path}
+		jobs <- &plan.Job{Case: s.Cases[1], Provider: b, File: s.Path}
 		if id := <-col.got; id != "case-2" {
 			t.Fatalf("second record %q, want case-2", id)
 		}
@@ -62,9 +63,9 @@ func TestRunStreamTwoProviders(t *testing.T) {
 			if i%2 == 1 {
 				p = b
 			}
-			jobs <- &Job{Case: c, Provider: p, File: s.Path}
+			jobs <- &plan.Job{Case: c, Provider: p, File: s.Path}
 		}
-		jobs <- &Job{Case: &suite.Case{Suite: s, ID: "broken", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path}
+		jobs <- &plan.Job{Case: &suite.Case{Suite: s, ID: "broken", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path}
 		close(jobs)
 		<-done
 

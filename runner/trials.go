@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -47,7 +48,7 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 // with the strategy's score and verdict and every trial listed. Trials stop early once one
 // passes under pass_at_k (more cannot change the verdict), once they cost tr.CostUSD, or when
 // the run is cancelled.
-func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *Job, pre *providers.Response, tr *suite.Trials) *results.Record {
+func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, tr *suite.Trials) *results.Record {
 	start := time.Now()
 	threshold, own, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
 	recs := make([]*results.Record, 0, tr.Count)

@@ -270,7 +270,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	st := &loadState{}
 	p.Preload(files)
 
-	var jobs []*runner.Job
+	var jobs []*plan.Job
 	if cfg.SkipOnUnsetSecret {
 		var suites []*suite.Suite
 		for _, f := range files {
@@ -401,7 +401,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			}
 			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials), p.Shard())
 		}
-		ch := make(chan *runner.Job)
+		ch := make(chan *plan.Job)
 		go e.stream(ctx, p, files, pre, st, ch)
 		// RunStream returns after the channel is closed, so st is complete here.
 		r.RunStream(ctx, ch)

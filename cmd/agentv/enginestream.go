@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentv/action/plan"
-	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 )
 
@@ -20,7 +19,7 @@ type loadState struct {
 	complete bool // every file was read to its end (false after cancellation)
 }
 
-func (st *loadState) add(j *runner.Job) {
+func (st *loadState) add(j *plan.Job) {
 	st.jobs++
 	if j.Err == nil {
 		return
@@ -100,9 +99,9 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 // stream loads the files in order and sends a job for every selected case: JSONL cases as
 // their lines are read, YAML cases (parsed already: pre) in file order. It closes ch when
 // done or when ctx is cancelled.
-func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pre []*suite.Suite, st *loadState, ch chan<- *runner.Job) {
+func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pre []*suite.Suite, st *loadState, ch chan<- *plan.Job) {
 	defer close(ch)
-	send := func(j *runner.Job) bool {
+	send := func(j *plan.Job) bool {
 		select {
 		case ch <- j:
 			st.add(j)
