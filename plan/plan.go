@@ -22,10 +22,10 @@ import (
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
+	"github.com/agentv/action/workspace"
 )
 
 // Options are what the planner needs from the run's configuration.

@@ -15,13 +15,13 @@ import (
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/textcap"
-	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/prompt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
+	"github.com/agentv/action/workspace"
 )
 
 // HealthcheckError marks records of cases that did not run because their target's

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/agentv/action/internal/workspace"
 	"github.com/agentv/action/plan"
+	"github.com/agentv/action/workspace"
 )
 
 // The per-test hooks of an AgentV 4.x workspace.

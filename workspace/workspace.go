@@ -1,4 +1,4 @@
-// Package workspace makes the directory the tests of an AgentV 4.x suite run in: a new
+// Package workspace, part of the run stage, makes the directory the tests of an AgentV 4.x suite run in: a new
 // temporary directory holding a copy of the suite's template, set up by its before_all
 // command, removed when the run ends.
 package workspace
