@@ -114,6 +114,14 @@ type Record struct {
 	// TrialStrategy is the strategy that made Score and Verdict of Trials (pass_at_k, mean or
 	// confidence_interval), so a report can re-grade them with another threshold.
 	TrialStrategy string `json:"trial_strategy,omitempty"`
+	// TrialPassAt is the score each trial's own verdict passes at when that is not the case
+	// threshold: 0.8 for a case of an AgentV 4.x file, as 4.42.4 grades a trial
+	// (scoreToVerdict) whatever the threshold. nil: trials pass at the case threshold.
+	TrialPassAt *float64 `json:"trial_pass_at,omitempty"`
+	// TrialsByAggregate is set when a mean or confidence_interval case's verdict holds its
+	// aggregate score to the threshold (an AgentV 4.x suite's execution.threshold, or
+	// --threshold, as 4.42.4's summary does); else it passes when any trial reached it.
+	TrialsByAggregate bool `json:"trials_by_aggregate,omitempty"`
 	// TrialInterval is the 95% confidence interval of the mean trial score, for the
 	// confidence_interval strategy (Score is its lower bound).
 	TrialInterval *TrialInterval `json:"trial_interval,omitempty"`

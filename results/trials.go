@@ -19,24 +19,29 @@ type TrialsOutcome struct {
 
 // AggregateTrials combines a case's trials by strategy (suite.TrialsPassAtK when empty):
 //
-//   - pass_at_k: the best trial's score; passes when any trial passed.
+//   - pass_at_k: the best trial's score; passes when a trial reached threshold.
 //   - mean: the mean score; passes when it reaches threshold.
 //   - confidence_interval: the lower bound of the 95% interval of the mean score (Student's
 //     t, clamped to 0–1); passes when that bound reaches threshold.
 //
-// With anyPass (the eval file sets no threshold) mean and confidence_interval pass, like
-// pass_at_k, when any trial passed: AgentV 4.42.4 then counts a case as passed when any of
-// its trials' execution status is ok (apps/cli/src/commands/eval/statistics.ts, passedCount;
-// packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials), whatever the
-// aggregate score. Only a threshold set in the file makes it compare the aggregate score.
+// With anyPass (no suite threshold and no --threshold) mean and confidence_interval pass,
+// like pass_at_k, when a trial reached threshold: AgentV 4.42.4 grades each trial's status
+// with the test's own threshold (or 0.8) and calls the test ok when any trial's is
+// (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials, line 2329), whatever
+// the aggregate score; only a threshold its summary is given compares the aggregate
+// (apps/cli/src/commands/eval/statistics.ts, line 141).
+//
+// Whether a trial reached threshold is read from its score, not its Verdict: a 4.x trial's
+// verdict is 4.42.4's, at 0.8 whatever the threshold (see Record.TrialPassAt). Verdicts only
+// count the passed trials, which make a case flaky when some passed and some did not.
 //
 // An errored trial scores 0. The case is errored only when every trial errored: one trial
-// that ran is enough to judge the case by. Trials that disagree about passing make it flaky
-// whatever the strategy. trials must not be empty.
+// that ran is enough to judge the case by. trials must not be empty.
 func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass bool) TrialsOutcome {
 	var out TrialsOutcome
 	scores := make([]float64, len(trials))
 	passed, errored := 0, 0
+	reached := false // a trial that did not error scored threshold or above
 	for i, t := range trials {
 		switch t.Verdict {
 		case VerdictPass:
@@ -46,10 +51,13 @@ func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass
 			errored++
 		}
 		scores[i] = trialScore(t)
+		if t.Verdict != VerdictError && t.Error == "" && scores[i] >= threshold {
+			reached = true
+		}
 	}
 	out.Flaky = passed > 0 && passed < len(trials)
 	byThreshold := func(score float64) Verdict {
-		if score >= threshold || anyPass && passed > 0 {
+		if score >= threshold || anyPass && reached {
 			return VerdictPass
 		}
 		return VerdictFail
@@ -67,7 +75,7 @@ func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass
 			out.Score = max(out.Score, s)
 		}
 		out.Verdict = VerdictFail
-		if passed > 0 {
+		if reached {
 			out.Verdict = VerdictPass
 		}
 	}
@@ -92,9 +100,10 @@ func BestTrial(trials []Trial) int {
 	return max(best, 0)
 }
 
-// RegradeTrials re-grades each trial that did not error with threshold (the record's own
-// when its eval file set one) and aggregates them again with the record's strategy; the
-// record's Verdict and Flaky change, not its trials' scores. A record without trials is left
+// RegradeTrials grades a record's trials again with threshold (the record's own when its
+// eval file set one) and aggregates them again with the record's strategy; the record's
+// Verdict and Flaky change, not its trials' scores. Trials whose verdicts pass at a fixed
+// score (Record.TrialPassAt, AgentV 4.x files) keep them. A record without trials is left
 // alone.
 func RegradeTrials(r *Record, threshold float64) {
 	if len(r.Trials) == 0 {
@@ -103,6 +112,10 @@ func RegradeTrials(r *Record, threshold float64) {
 	if r.CaseThreshold != nil {
 		threshold = *r.CaseThreshold
 	}
+	passAt := threshold
+	if r.TrialPassAt != nil {
+		passAt = *r.TrialPassAt
+	}
 	for i := range r.Trials {
 		t := &r.Trials[i]
 		if t.Verdict == VerdictError || t.Error != "" {
@@ -110,11 +123,13 @@ func RegradeTrials(r *Record, threshold float64) {
 			continue
 		}
 		t.Verdict = VerdictFail
-		if t.Score >= threshold {
+		if t.Score >= passAt {
 			t.Verdict = VerdictPass
 		}
 	}
-	out := AggregateTrials(r.TrialStrategy, r.Trials, threshold, r.CaseThreshold == nil)
+	// Records written before TrialPassAt held the aggregate to any threshold their file set.
+	byAggregate := r.TrialsByAggregate || r.TrialPassAt == nil && r.CaseThreshold != nil
+	out := AggregateTrials(r.TrialStrategy, r.Trials, threshold, !byAggregate)
 	r.Verdict, r.Flaky = out.Verdict, out.Flaky
 	if out.Verdict == VerdictError && r.Error == "" {
 		r.Error = r.Trials[len(r.Trials)-1].Error

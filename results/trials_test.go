@@ -37,7 +37,8 @@ func TestAggregateTrials(t *testing.T) {
 		flaky    bool
 		low      float64 // interval lower bound, confidence_interval only
 		high     float64
-		anyPass  bool // the eval file sets no threshold (AgentV 4.42.4's rule)
+		anyPass  bool    // the eval file sets no threshold (AgentV 4.42.4's rule)
+		at       float64 // the case threshold when not 0.8 (the trials' verdicts stay at 0.8, as a 4.x file's)
 	}{
 		{name: "pass_at_k any pass", strategy: suite.TrialsPassAtK, trials: trials(0.5, 0.9), score: 0.9, verdict: VerdictPass, flaky: true},
 		{name: "pass_at_k default strategy", strategy: "", trials: trials(0.5, 0.9), score: 0.9, verdict: VerdictPass, flaky: true},
@@ -58,6 +59,12 @@ func TestAggregateTrials(t *testing.T) {
 		{name: "interval one passes, no file threshold", strategy: suite.TrialsConfidenceInterval, trials: trials(0.5, 1, 0, 1, 0.5, 1),
 			score: 0.23817, verdict: VerdictPass, flaky: true, low: 0.23817, high: 1, anyPass: true},
 		{name: "pass_at_k all fail, no file threshold", strategy: suite.TrialsPassAtK, trials: trials(0.5, 0.7), score: 0.7, verdict: VerdictFail, anyPass: true},
+		// A 4.x trial's verdict is at 0.8; the case holds the scores to its own threshold.
+		{name: "pass_at_k a trial reached a low threshold", strategy: suite.TrialsPassAtK, trials: trials(0.6), at: 0.5, score: 0.6, verdict: VerdictPass, anyPass: true},
+		{name: "pass_at_k a passed trial below a high threshold", strategy: suite.TrialsPassAtK, trials: trials(0.85), at: 0.9, score: 0.85, verdict: VerdictFail, anyPass: true},
+		{name: "mean a trial reached a low threshold", strategy: suite.TrialsMean, trials: trials(0.6, 0, 0), at: 0.5, score: 0.2, verdict: VerdictPass, anyPass: true},
+		{name: "mean passed trials below a high threshold", strategy: suite.TrialsMean, trials: trials(0.85, 0.85), at: 0.9, score: 0.85, verdict: VerdictFail, anyPass: true},
+		{name: "mean held to a low threshold", strategy: suite.TrialsMean, trials: trials(0.6, 0, 0), at: 0.5, score: 0.2, verdict: VerdictFail},
 		{name: "interval flip", strategy: suite.TrialsConfidenceInterval, trials: trials(0.5, 1, 0, 1, 0.5, 1),
 			score: 0.23817, verdict: VerdictFail, flaky: true, low: 0.23817, high: 1},
 		{name: "interval steady", strategy: suite.TrialsConfidenceInterval, trials: trials(1, 1, 0.5, 1, 1, 0.5),
@@ -72,7 +79,11 @@ func TestAggregateTrials(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := AggregateTrials(tt.strategy, tt.trials, 0.8, tt.anyPass)
+			at := 0.8
+			if tt.at != 0 {
+				at = tt.at
+			}
+			got := AggregateTrials(tt.strategy, tt.trials, at, tt.anyPass)
 			if math.Abs(got.Score-tt.score) > 5e-6 || got.Verdict != tt.verdict || got.Flaky != tt.flaky {
 				t.Errorf("got score %.6f verdict %s flaky %v, want %.6f %s %v", got.Score, got.Verdict, got.Flaky, tt.score, tt.verdict, tt.flaky)
 			}
@@ -133,6 +144,25 @@ func TestRegradeTrials(t *testing.T) {
 	RegradeTrials(set, 0.5)
 	if free.Verdict != VerdictPass || set.Verdict != VerdictFail {
 		t.Errorf("mean 0.55 with one pass: verdict %s without a file threshold (want pass), %s with the file's 0.8 (want fail)", free.Verdict, set.Verdict)
+	}
+	// A 4.x record's trials keep their verdicts at 0.8, and its case passes on a trial that
+	// reached the threshold unless the aggregate is held to it.
+	at := suite.TrialPassAt4
+	v4 := &Record{Trials: trials(0.6, 0, 0), TrialStrategy: suite.TrialsMean, Score: 0.2, TrialPassAt: &at}
+	RegradeTrials(v4, 0.5)
+	if v4.Verdict != VerdictPass || v4.TrialsPassed() != 0 || v4.Flaky {
+		t.Errorf("4.x mean at 0.5: verdict %s, %d trials passed, flaky %v; want pass, 0, not flaky", v4.Verdict, v4.TrialsPassed(), v4.Flaky)
+	}
+	v4own := 0.5
+	v4.CaseThreshold = &v4own
+	RegradeTrials(v4, 0.8)
+	if v4.Verdict != VerdictPass {
+		t.Errorf("4.x mean with the test's own 0.5: verdict %s, want pass (the test's own threshold is not held to the mean)", v4.Verdict)
+	}
+	v4.TrialsByAggregate = true
+	RegradeTrials(v4, 0.8)
+	if v4.Verdict != VerdictFail {
+		t.Errorf("4.x mean held to the aggregate: verdict %s, want fail", v4.Verdict)
 	}
 	e := &Record{Verdict: VerdictError, Trials: trials(-1, -1), Error: "target timed out"}
 	RegradeTrials(e, 0)

@@ -233,7 +233,8 @@ func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*plan.Job) []func
 	out := make([]func(), len(jobs))
 	for i, j := range jobs {
 		if err != nil {
-			out[i] = func() { r.runCase(ctx, l.provider, j, nil) }
+			// Each case on its own asks Stop again, as 4.42.4's per-case dispatch does.
+			out[i] = func() { r.start(ctx, l.provider, j) }
 			continue
 		}
 		resp := resps[i]

@@ -322,17 +322,45 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if r.opts.Stop != nil {
-				if err := r.opts.Stop(); err != nil {
-					r.emit(j, r.errorRecord(j, nil, 0, 0, err))
-					return nil
-				}
-			}
-			r.runCase(work, l.provider, j, nil)
+			r.start(work, l.provider, j)
 			return nil
 		})
 	}
 	_ = g.Wait()
+}
+
+// start runs case j on p unless Stop refuses it (a run budget spent): then the case is an
+// error record saying why.
+func (r *Runner) start(ctx context.Context, p providers.Provider, j *plan.Job) {
+	if r.opts.Stop != nil {
+		if err := r.opts.Stop(); err != nil {
+			r.emit(j, r.errorRecord(j, nil, 0, 0, err))
+			return
+		}
+	}
+	r.runCase(ctx, p, j, nil)
+}
+
+// stopBatch asks Stop before a batch is sent, as AgentV 4.42.4 checks its run budget before
+// each eval file (apps/cli/src/commands/eval/run-eval.ts:1651), batches included: once it is
+// refused, every case of the batch is an error record and nothing is sent.
+func (r *Runner) stopBatch(batch []*plan.Job) bool {
+	if r.opts.Stop == nil {
+		return false
+	}
+	err := r.opts.Stop()
+	if err == nil {
+		return false
+	}
+	for i, j := range batch {
+		if i > 0 { // asked for each case, so the refusals are counted; a spent budget stays spent
+			if e := r.opts.Stop(); e != nil {
+				err = e
+			}
+		}
+		r.emit(j, r.errorRecord(j, nil, 0, 0, err))
+	}
+	return true
 }
 
 // runBatchLane runs a batching lane once the stream has ended: one batch per eval file, each
@@ -366,6 +394,9 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 				}
 				r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			}
+			continue
+		}
+		if r.stopBatch(batch) {
 			continue
 		}
 		if len(batch) > 1 {

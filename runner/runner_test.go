@@ -409,6 +409,60 @@ func TestRunStop(t *testing.T) {
 	}
 }
 
+// TestRunStopBatch checks Options.Stop on a batching target: asked before each batch (4.42.4
+// checks its run budget before each eval file), a refused batch is not sent and each of its
+// cases is an error record; when a batch call fails, each case falling back to its own call
+// asks again.
+func TestRunStopBatch(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name           string
+		fail           bool
+		allow          int64 // Stop's answers that are yes
+		batches, calls int64
+		stopped        int
+	}{
+		{name: "spent before the first batch", allow: 0, batches: 0, calls: 0, stopped: 5},
+		{name: "spent before the second batch", allow: 1, batches: 1, calls: 0, stopped: 2},
+		// One file: the lane's next batch would ask while the fallback cases do.
+		{name: "fallback cases ask again", fail: true, allow: 2, batches: 1, calls: 1, stopped: 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := &fakeBatch{fail: tt.fail}
+			p.target = &targets.Target{Name: "t", Kind: targets.KindCLI, ProviderBatching: true}
+			p.answer = answerText("single answer")
+			s1, s2 := newSuite(3), newSuite(2)
+			s2.Path = "evals/other.yaml"
+			opts := testOptions(1)
+			opts.Workers = 1 // one batch at a time, in file order
+			var asked atomic.Int64
+			opts.Stop = func() error {
+				if asked.Add(1) > tt.allow {
+					return errors.New("not run: budget spent")
+				}
+				return nil
+			}
+			jobs := jobsFor(s1, p)
+			if !tt.fail {
+				jobs = append(jobs, jobsFor(s2, p)...)
+			}
+			var col collector
+			New(opts, &col).Run(t.Context(), jobs)
+			stopped := 0
+			for _, r := range col.recs {
+				if r.Verdict == results.VerdictError && r.Error == "not run: budget spent" && r.Attempts == 0 {
+					stopped++
+				}
+			}
+			if len(col.recs) != len(jobs) || p.batches.Load() != tt.batches || p.calls.Load() != tt.calls || stopped != tt.stopped {
+				t.Errorf("%d records, %d batch calls, %d case calls, %d stopped; want %d, %d, %d, %d",
+					len(col.recs), p.batches.Load(), p.calls.Load(), stopped, len(jobs), tt.batches, tt.calls, tt.stopped)
+			}
+		})
+	}
+}
+
 // TestRunThresholdWins checks Options.ThresholdWins: the run's case threshold over a suite's
 // own execution.threshold (AgentV 4.x's --threshold).
 func TestRunThresholdWins(t *testing.T) {

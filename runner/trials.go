@@ -46,11 +46,20 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 // runTrials runs a case tr.Count times, each a full run (target and evaluators; pre, a batch's
 // answer, serves the first), and returns the record of the trial that stands for the case
 // with the strategy's score and verdict and every trial listed. Trials stop early once one
-// passes under pass_at_k (more cannot change the verdict), once they cost tr.CostUSD, or when
-// the run is cancelled.
+// passes under pass_at_k, once they cost tr.CostUSD, or when the run is cancelled.
+//
+// A trial of a file with a TrialPassAt (AgentV 4.x: 0.8, as in 4.42.4) passes at that score
+// whatever the case threshold: that verdict is the one pass_at_k stops at and the trials
+// count, while the case's verdict holds the trials' scores to its threshold
+// (results.AggregateTrials).
 func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, tr *suite.Trials) *results.Record {
 	start := time.Now()
-	threshold, own, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
+	threshold, _, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
+	var passAt float64 // 0: a trial passes at the case threshold
+	if j.Case != nil && j.Case.Suite != nil {
+		passAt = j.Case.Suite.TrialPassAt
+	}
+	byAggregate := r.opts.ThresholdWins || j.Case != nil && j.Case.Suite != nil && j.Case.Suite.Threshold != nil
 	recs := make([]*results.Record, 0, tr.Count)
 	trials := make([]results.Trial, 0, tr.Count)
 	var spent float64
@@ -66,7 +75,14 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 		// Each trial is its own sample: the response cache keys its calls by the trial.
 		rec := r.runOnce(cache.WithTrial(ctx, i), p, j, first)
 		recs = append(recs, rec)
-		trials = append(trials, trialOf(i+1, rec))
+		trial := trialOf(i+1, rec)
+		if passAt > 0 && trial.Verdict != results.VerdictError {
+			trial.Verdict = results.VerdictFail
+			if trial.Score >= passAt {
+				trial.Verdict = results.VerdictPass
+			}
+		}
+		trials = append(trials, trial)
 		if tr.CostUSD > 0 {
 			if c := costOf(rec); c != nil {
 				spent += *c
@@ -80,11 +96,11 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 				break
 			}
 		}
-		if tr.Strategy == suite.TrialsPassAtK && rec.Verdict == results.VerdictPass {
+		if tr.Strategy == suite.TrialsPassAtK && trial.Verdict == results.VerdictPass {
 			break
 		}
 	}
-	agg := results.AggregateTrials(tr.Strategy, trials, threshold, !own)
+	agg := results.AggregateTrials(tr.Strategy, trials, threshold, !byAggregate)
 	attempts := 0
 	for _, x := range recs {
 		attempts += x.Attempts
@@ -92,6 +108,10 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 	rec := recs[results.BestTrial(trials)]
 	rec.Score, rec.Verdict, rec.Flaky, rec.TrialInterval = agg.Score, agg.Verdict, agg.Flaky, agg.Interval
 	rec.Trials, rec.TrialStrategy, rec.TrialsCostLimited = trials, tr.Strategy, costLimited
+	rec.TrialsByAggregate = byAggregate
+	if passAt > 0 {
+		rec.TrialPassAt = &passAt
+	}
 	if agg.Verdict != results.VerdictError {
 		rec.Error = "" // the standing trial ran; other trials' errors are in their entries
 	}

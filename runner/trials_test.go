@@ -58,6 +58,10 @@ func TestRunTrials(t *testing.T) {
 		flaky     bool
 		limited   bool
 		threshold float64 // the eval file's execution.threshold, 0 for none
+		v4        bool    // an AgentV 4.x file: a trial's own verdict passes at 0.8
+		own       float64 // the test's own execution.threshold, 0 for none
+		wins      float64 // --threshold, 0 for none
+		trials    string  // the trials' verdicts, when checked
 	}{
 		{name: "pass_at_k stops at the first pass", file: &suite.Trials{Count: 4, Strategy: suite.TrialsPassAtK},
 			scores: []float64{0.5, 0.9, 1}, wantCalls: 2, wantScore: 0.9, verdict: results.VerdictPass, flaky: true},
@@ -78,6 +82,30 @@ func TestRunTrials(t *testing.T) {
 			scores: []float64{1, 1, 0.4}, wantCalls: 3, wantScore: 0.8, verdict: results.VerdictPass, flaky: true},
 		{name: "flag count keeps the file's strategy", file: &suite.Trials{Count: 5, Strategy: suite.TrialsMean}, override: suite.Trials{Count: 2},
 			scores: []float64{1, 0}, wantCalls: 2, wantScore: 0.5, verdict: results.VerdictPass, flaky: true},
+		// A 4.x trial passes at 0.8 whatever the threshold, as in 4.42.4, and pass_at_k stops there;
+		// the test passes when a trial reached its own threshold.
+		{name: "4.x pass_at_k runs past a trial that reached a low threshold", v4: true, own: 0.5,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsPassAtK}, scores: []float64{0.6, 1, 0},
+			wantCalls: 2, wantScore: 1, verdict: results.VerdictPass, flaky: true, trials: "fail pass"},
+		{name: "4.x pass_at_k stops at 0.8 under a high threshold", v4: true, own: 0.9,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsPassAtK}, scores: []float64{0.8, 1},
+			wantCalls: 1, wantScore: 0.8, verdict: results.VerdictFail, trials: "pass"},
+		{name: "4.x mean passes on a trial that reached the test's threshold", v4: true, own: 0.5,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsMean}, scores: []float64{0.6, 0, 0},
+			wantCalls: 3, wantScore: 0.2, verdict: results.VerdictPass, trials: "fail fail fail"},
+		{name: "4.x confidence interval passes on a trial that reached the test's threshold", v4: true, own: 0.9,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsConfidenceInterval}, scores: []float64{1, 0, 0},
+			wantCalls: 3, wantScore: 0, verdict: results.VerdictPass, flaky: true, trials: "pass fail fail"},
+		{name: "4.x mean under the suite's threshold", v4: true, threshold: 0.5,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsMean}, scores: []float64{0.6, 0, 0},
+			wantCalls: 3, wantScore: 0.2, verdict: results.VerdictFail, trials: "fail fail fail"},
+		// --threshold holds the aggregate to it, as 4.42.4's does (its summary, statistics.ts:141).
+		{name: "--threshold holds the mean to it", v4: true, wins: 0.5,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsMean}, scores: []float64{0.6, 0, 0},
+			wantCalls: 3, wantScore: 0.2, verdict: results.VerdictFail, trials: "fail fail fail"},
+		{name: "--threshold holds the confidence interval to it", wins: 0.3,
+			file: &suite.Trials{Count: 3, Strategy: suite.TrialsConfidenceInterval}, scores: []float64{1, 0, 0},
+			wantCalls: 3, wantScore: 0, verdict: results.VerdictFail, flaky: true, trials: "pass fail fail"},
 		{name: "cost limit stops trials", file: &suite.Trials{Count: 5, Strategy: suite.TrialsMean, CostUSD: 1},
 			scores: []float64{1}, cost: 0.4, wantCalls: 3, wantScore: 1, verdict: results.VerdictPass, limited: true},
 	}
@@ -98,8 +126,17 @@ func TestRunTrials(t *testing.T) {
 			if tt.threshold > 0 {
 				s.Threshold = &tt.threshold
 			}
+			if tt.v4 {
+				s.Dialect = suite.Dialect4
+			}
+			if tt.own > 0 {
+				s.Cases[0].Threshold = &tt.own
+			}
 			opts := trialOptions(tt.scores...)
 			opts.Trials = tt.override
+			if tt.wins > 0 {
+				opts.CaseThreshold, opts.ThresholdWins = tt.wins, true
+			}
 			var logs []string
 			var mu sync.Mutex
 			opts.Logf = func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }
@@ -123,6 +160,18 @@ func TestRunTrials(t *testing.T) {
 				if len(tr.EvaluatorResults) == 1 && tr.EvaluatorResults[0].EvaluatorProviderRequest != nil {
 					t.Errorf("trial %d keeps the judge's prompt", i+1)
 				}
+			}
+			if tt.trials != "" {
+				var got []string
+				for _, tr := range r.Trials {
+					got = append(got, string(tr.Verdict))
+				}
+				if strings.Join(got, " ") != tt.trials {
+					t.Errorf("trial verdicts %q, want %q", got, tt.trials)
+				}
+			}
+			if (r.TrialPassAt != nil) != tt.v4 || r.TrialsByAggregate != (tt.threshold > 0 || tt.wins > 0) {
+				t.Errorf("trial_pass_at %v, trials_by_aggregate %v", r.TrialPassAt, r.TrialsByAggregate)
 			}
 			if r.Attempts != int(tt.wantCalls) {
 				t.Errorf("attempts %d, want one per trial (%d)", r.Attempts, tt.wantCalls)

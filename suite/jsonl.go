@@ -61,7 +61,7 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	}
 	var c *Case
 	if l.sidecarAsserts != nil || l.s.Name != "" || isV4Line(n) {
-		l.s.Dialect = Dialect4
+		l.s.setDialect(Dialect4)
 		l.interpolateEnv(n, map[*yaml.Node]bool{})
 		sx := &v4Suite{}
 		if !hasKey(n, "execution") { // a test's own execution replaces the sidecar's

@@ -136,9 +136,11 @@ func Load(path string, opts LoadOptions) *Suite {
 	case ".yaml", ".yml":
 		s.Format = "yaml"
 	case ".jsonl":
-		s.Format, s.Dialect = "jsonl", Dialect25
+		s.Format = "jsonl"
+		s.setDialect(Dialect25)
 	case ".json":
-		s.Format, s.Dialect = "json", Dialect4 // Agent Skills evals.json
+		s.Format = "json" // Agent Skills evals.json
+		s.setDialect(Dialect4)
 	default:
 		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
 			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})

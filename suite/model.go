@@ -21,7 +21,10 @@ type Suite struct {
 	Dir         string // absolute directory of the eval file
 	RepoRoot    string // absolute repository root used for file references and guideline matching
 	Format      string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
-	Dialect     string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25
+	Dialect     string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25 (set with setDialect)
+	// TrialPassAt is the score a trial passes at whatever the case threshold (AgentV 4.x:
+	// 0.8); 0: a trial passes at the case threshold, as the case does.
+	TrialPassAt float64
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
 	Tags        []string
@@ -42,6 +45,22 @@ type Suite struct {
 	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
 	Cases             []*Case  // in file order; cases that failed to load are absent
 	Diagnostics       []Diagnostic
+}
+
+// TrialPassAt4 is the score a trial of an AgentV 4.x file passes at, whatever the case
+// threshold: 4.42.4 grades each trial with scoreToVerdict's default
+// (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials, line 2278), stops
+// pass_at_k at the first such pass (line 2309) and counts them as passedAttempts.
+const TrialPassAt4 = 0.8
+
+// setDialect records the dialect a file is written in, and the rules that follow from it for
+// the stages after loading, which never ask for the dialect itself.
+func (s *Suite) setDialect(d string) {
+	s.Dialect = d
+	s.TrialPassAt = 0
+	if d == Dialect4 {
+		s.TrialPassAt = TrialPassAt4
+	}
 }
 
 // Case is one eval case, ready to run.

@@ -27,7 +27,7 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	l.s.Dialect = Dialect4
+	l.s.setDialect(Dialect4)
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})

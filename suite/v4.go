@@ -150,7 +150,7 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 
 // loadV4 reads the root mapping of an AgentV 4.x file.
 func (l *loader) loadV4(root *yaml.Node) {
-	l.s.Dialect = Dialect4
+	l.s.setDialect(Dialect4)
 	// 4.42.4 names a suite without `name` after its file less `.eval.yaml` (yaml-parser.ts,
 	// fallbackSuiteName): the same dataset keeps cases matched with its run directories.
 	if base := l.s.Dataset; len(base) > len(".eval") && strings.EqualFold(base[len(base)-len(".eval"):], ".eval") {

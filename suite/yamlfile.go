@@ -56,7 +56,7 @@ func (l *loader) loadYAML() {
 		l.loadV4(root)
 		return
 	}
-	l.s.Dialect = Dialect25
+	l.s.setDialect(Dialect25)
 	list := l.header(root, true)
 	if list == nil {
 		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "",

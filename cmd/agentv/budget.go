@@ -60,7 +60,9 @@ func (b *budget) stop() error {
 		return nil
 	}
 	b.notRun++
-	return fmt.Errorf("not run: the run budget of $%.2f (--budget-usd) was spent ($%.4f)", b.limit, b.spent)
+	// 4.42.4's words for it (packages/core/src/evaluation/orchestrator.ts:1018), which its
+	// users' tools may look for in index.jsonl's error, then why the case did not run.
+	return fmt.Errorf("Run budget exceeded ($%.4f / $%.4f): not run (--budget-usd)", b.spent, b.limit)
 }
 
 // record is the budget as results and reports state it, nil without a budget.

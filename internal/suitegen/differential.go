@@ -80,6 +80,9 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"trials-pass-at-k.yaml":              diffTrials("pass_at_k"),
 		"trials-mean.yaml":                   diffTrials("mean"),
 		"trials-confidence.yaml":             diffTrials("confidence_interval"),
+		"trials-own-pass-at-k.yaml":          diffTrialsOwnThreshold("pass_at_k"),
+		"trials-own-mean.yaml":               diffTrialsOwnThreshold("mean"),
+		"trials-own-confidence.yaml":         diffTrialsOwnThreshold("confidence_interval"),
 		"suite-defaults.eval.yaml":           diffDefaults,
 		"prompt-file/prompt-file.eval.yaml":  diffPromptFile,
 		"prompt-file/targets.yaml":           diffPromptFileTargets,
@@ -194,6 +197,31 @@ func init() {
 	for _, s := range []string{"pass-at-k", "mean", "confidence-interval"} {
 		diffAnswers["rotate-"+s] = []diffAnswer{{Text: "alpha"}, {Text: "beta"}, {Text: "alpha"}}
 	}
+	// The own-threshold trials suites score an answer by how many of five words it holds.
+	words := func(n int) diffAnswer {
+		return diffAnswer{Text: strings.Join(strings.Fields("one two three four five")[:n], " ") + "."}
+	}
+	for s, scores := range diffOwnThresholdTrials {
+		for level, fifths := range scores {
+			rot := make([]diffAnswer, len(fifths))
+			for i, n := range fifths {
+				rot[i] = words(n)
+			}
+			diffAnswers["rotate-own-"+s+"-"+level] = rot
+		}
+	}
+}
+
+// diffOwnThresholdTrials are the trial scores (in fifths) of each own-threshold trials test,
+// by strategy and the test's threshold (low 0.5, high 0.9). They sit on either side of 0.8,
+// where a trial's own verdict passes in 4.42.4, and of the test's threshold, which its status
+// uses: pass_at_k low runs on past a trial at 0.6 to the one at 1, pass_at_k high stops at 0.8
+// and fails, and a mean or confidence interval below the threshold still passes on one trial
+// above it.
+var diffOwnThresholdTrials = map[string]map[string][]int{
+	"pass-at-k":           {"low": {3, 5, 0}, "high": {4, 5, 5}},
+	"mean":                {"low": {3, 0, 0}, "high": {5, 0, 0}},
+	"confidence-interval": {"low": {3, 0, 0}, "high": {5, 0, 0}},
 }
 
 // The cli agent: finds case:KEY in the prompt (its first argument, or the file after
@@ -659,6 +687,26 @@ tests:
     assertions:
       - {type: contains, value: alpha}
 `
+}
+
+// diffTrialsOwnThreshold is a trials suite whose tests set their own execution.threshold, one
+// below 0.8 and one above (see diffOwnThresholdTrials).
+func diffTrialsOwnThreshold(strategy string) string {
+	key := strings.ReplaceAll(strategy, "_", "-")
+	test := func(level, threshold string) string {
+		return `  - id: trials-own-` + key + `-` + level + `
+    input: case:rotate-own-` + key + `-` + level + `
+    execution: {threshold: ` + threshold + `}
+    assertions: [{type: contains, value: one}, {type: contains, value: two}, {type: contains, value: three}, {type: contains, value: four}, {type: contains, value: five}]
+`
+	}
+	return `# Trials whose tests set their own threshold: each answer scores the share of five words it holds.
+name: diff-trials-own-` + key + `
+execution:
+  target: cli
+  trials: {count: 3, strategy: ` + strategy + `}
+tests:
+` + test("low", "0.5") + test("high", "0.9")
 }
 
 const diffDefaults = `# Suite-level assertions, input and threshold.

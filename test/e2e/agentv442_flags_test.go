@@ -294,24 +294,25 @@ func budgetWorkspace(t *testing.T) string {
 	return ws
 }
 
-// indexStatuses returns each test's execution_status in a 4.x index.jsonl.
-func indexStatuses(path string) map[string]string {
-	out := map[string]string{}
+// indexStatuses returns each test's execution_status in a 4.x index.jsonl, and its error.
+func indexStatuses(path string) (status, errs map[string]string) {
+	status, errs = map[string]string{}, map[string]string{}
 	b, _ := os.ReadFile(path)
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var row struct {
 			TestID string `json:"test_id"`
 			Status string `json:"execution_status"`
+			Error  string `json:"error"`
 		}
 		if json.Unmarshal([]byte(line), &row) == nil {
-			out[row.TestID] = row.Status
+			status[row.TestID], errs[row.TestID] = row.Status, row.Error
 		}
 	}
-	return out
+	return status, errs
 }
 
 // AgentV 4.42.4 given the same --budget-usd stops the same cases (c4 and c5, once c1..c3
-// cost $1.20 of $1) as execution errors.
+// cost $1.20 of $1) as execution errors, with the same words (ours add why).
 func TestAgentV442BudgetDifferential(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -327,11 +328,16 @@ func TestAgentV442BudgetDifferential(t *testing.T) {
 	cmd.Dir = ws
 	cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
 	out, _ := cmd.CombinedOutput() // it exits 1; we exit 3 (errored cases): docs/agentv-4.md
-	theirs := indexStatuses(filepath.Join(ws, "theirs", "index.jsonl"))
+	theirs, theirErrs := indexStatuses(filepath.Join(ws, "theirs", "index.jsonl"))
 	res := agentvRaw(t, ws, filepath.Join(ws, "ours"), "eval", "s.eval.yaml", "-o", "ours", "--budget-usd", "1")
-	ours := indexStatuses(filepath.Join(ws, "ours", "index.jsonl"))
+	ours, ourErrs := indexStatuses(filepath.Join(ws, "ours", "index.jsonl"))
 	if len(theirs) != 5 || fmt.Sprint(theirs) != fmt.Sprint(ours) {
 		t.Errorf("4.42.4: %v\nours: %v\n%s\n%s%s", theirs, ours, out, res.stdout, res.stderr)
+	}
+	for id, e := range theirErrs {
+		if !strings.HasPrefix(ourErrs[id], e) {
+			t.Errorf("%s: our error %q does not start with 4.42.4's %q", id, ourErrs[id], e)
+		}
 	}
 }
 
@@ -352,7 +358,7 @@ func TestAgentV442Budget(t *testing.T) {
 		switch {
 		case r.Verdict == results.VerdictPass:
 			ran = append(ran, r.EvalID)
-		case strings.Contains(r.Error, "run budget of $1.00 (--budget-usd) was spent"):
+		case r.Error == "Run budget exceeded ($1.2000 / $1.0000): not run (--budget-usd)":
 			stopped = append(stopped, r.EvalID)
 		}
 	}

@@ -358,7 +358,8 @@ tests:
 //
 // mean.yaml: m1 0.3333, m2 0, m3 0.6667, m4 0.5, m5 0.6667; "Passed: 4, Quality failures:
 // 1" (m2); mean-threshold.yaml (threshold 0.5): the same scores, "Passed: 3, Quality failures:
-// 2" (m1, m2).
+// 2" (m1, m2); mean.yaml with --threshold 0.5 likewise (exit 1). Our own --case-threshold 0.5
+// does not hold the mean to it.
 func TestTrialsMeanVerdictsLikeAgentV4(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -368,12 +369,15 @@ func TestTrialsMeanVerdictsLikeAgentV4(t *testing.T) {
 	scores := map[string]float64{"m1": 1.0 / 3, "m2": 0, "m3": 2.0 / 3, "m4": 0.5, "m5": 2.0 / 3}
 	for _, tt := range []struct {
 		file   string
+		args   []string
 		failed []string
 	}{
-		{"mean.yaml", []string{"m2"}},
-		{"mean-threshold.yaml", []string{"m1", "m2"}},
+		{"mean.yaml", nil, []string{"m2"}},
+		{"mean-threshold.yaml", nil, []string{"m1", "m2"}},
+		{"mean.yaml", []string{"--threshold", "0.5"}, []string{"m1", "m2"}},
+		{"mean.yaml", []string{"--case-threshold", "0.5"}, []string{"m2"}},
 	} {
-		t.Run(tt.file, func(t *testing.T) {
+		t.Run(strings.Join(append([]string{tt.file}, tt.args...), " "), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
@@ -385,7 +389,7 @@ func TestTrialsMeanVerdictsLikeAgentV4(t *testing.T) {
 				files[e.Name()] = readFile(t, filepath.Join("testdata", "trials-mean", e.Name()))
 			}
 			writeFiles(t, dir, files)
-			res := agentv(t, dir, nil, "eval", tt.file)
+			res := agentv(t, dir, nil, append([]string{"eval", tt.file}, tt.args...)...)
 			if res.code != 1 {
 				t.Errorf("exit %d, want 1 (failed cases)\n%s%s", res.code, res.stdout, res.stderr)
 			}
