@@ -127,7 +127,7 @@ func TestRunTrials(t *testing.T) {
 				s.Threshold = &tt.threshold
 			}
 			if tt.v4 {
-				s.Dialect = suite.Dialect4
+				s.TrialPassAt = suite.TrialPassAt4 // as the 4.x loader sets it
 			}
 			if tt.own > 0 {
 				s.Cases[0].Threshold = &tt.own
