@@ -173,8 +173,9 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 
 // madeWorkspace is a suite's workspace directory, or why it could not be made.
 type madeWorkspace struct {
-	dir string
-	err error
+	dir      string
+	err      error
+	finished bool // its after_all hook ran
 }
 
 // workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
@@ -188,40 +189,63 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	if w, ok := p.workspaces[s]; ok {
 		return w.dir, w.err
 	}
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, workspace.Options{RunID: p.runID, Env: env})
+	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, p.workspaceOptions())
 	if err != nil {
 		err = fmt.Errorf("%s: %w", s.Path, err)
 	} else {
 		p.opts.Logf("workspace of %s: %s", s.Path, dir)
 	}
-	p.workspaces[s] = madeWorkspace{dir, err}
+	p.workspaces[s] = madeWorkspace{dir: dir, err: err}
 	return dir, err
 }
 
-// Close runs the after_all hook of each workspace the planner made (a failure is a warning,
-// as in AgentV 4.42.4) and removes it; call it once every job has run.
+// FinishWorkspaces runs the after_all hook of each workspace the planner made; call it once
+// every job has run. A failing hook does not change the run, as in AgentV 4.42.4, which
+// always prints it (orchestrator.ts:1426, script-executor.ts:86): each is returned as a
+// warning at the hook, for the console and every report.
+func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var warns []suite.Diagnostic
+	for s, w := range p.workspaces {
+		if w.dir == "" || w.finished {
+			continue
+		}
+		w.finished = true
+		p.workspaces[s] = w
+		if err := workspace.Finish(context.Background(), s.Workspace, w.dir, s.Dir, p.workspaceOptions()); err != nil {
+			warns = append(warns, suite.Diagnostic{File: p.opts.Display(s.Path), Line: s.Workspace.AfterAll.Line,
+				Severity: suite.SeverityWarning, Kind: "hook", Message: p.opts.Redactor.String(err.Error())})
+		}
+	}
+	suite.SortDiagnostics(warns)
+	return warns
+}
+
+// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short; a failure is
+// then a --verbose line) and removes the workspaces; call it once every job has run.
 func (p *Planner) Close() error {
+	for _, d := range p.FinishWorkspaces() {
+		p.opts.Logf("warning: %s", d.Error())
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
 	for s, w := range p.workspaces {
 		if w.dir != "" {
-			if err := workspace.Finish(context.Background(), s.Workspace, w.dir, s.Dir, workspace.Options{RunID: p.runID, Env: env}); err != nil {
-				p.opts.Logf("warning: %s: %s", s.Path, p.opts.Redactor.String(err.Error()))
-			}
 			errs = append(errs, workspace.Remove(w.dir))
 		}
 		delete(p.workspaces, s)
 	}
 	return errors.Join(errs...)
+}
+
+func (p *Planner) workspaceOptions() workspace.Options {
+	env := p.opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	return workspace.Options{RunID: p.runID, Env: env}
 }
 
 // Runs returns how many jobs Jobs makes for the case, without building them.
