@@ -25,6 +25,7 @@ import (
 //     number in "(s=N)" of its description, else 10;
 //   - a rubric prompt ("[[ ## rubrics ## ]]"): each "- [ID]...: outcome" line is satisfied
 //     unless the outcome holds "(no)";
+//   - a prompt holding "reply=unreadable": text that holds no verdict, every time it is asked;
 //   - otherwise a freeform verdict whose score is the first "grade=N" in the prompt, else 1.
 const (
 	DiffAgentModel  = "fake-agent"
@@ -586,6 +587,12 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails, fail: true}
+  - id: llm-grader-unreadable
+    criteria: Names Paris reply=unreadable
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {name: unreadable, type: llm-grader}
   - id: mixed-graders
     criteria: Answers the question grade=0.8
     input: case:plain
