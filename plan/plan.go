@@ -61,6 +61,9 @@ type Options struct {
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
 	// cases a rerun runs again), made with --eval-id's.
 	Select func(c *suite.Case) bool
+	// ByID, when set, is the part of Select that chooses cases by id (4.x's --test-id): with
+	// --eval-id, what decides whether a test's dependency is left out of the run.
+	ByID func(c *suite.Case) bool
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -85,6 +88,10 @@ type Planner struct {
 	// when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
 	runID      string
+
+	// leftOut holds, for each file with dependencies, why none of its tests runs ("" when
+	// they do): see CheckSelection.
+	leftOut map[*suite.Suite]string
 
 	// several is set once a case is planned on more than one target, so reports can say
 	// which target each of its records is from.
@@ -124,6 +131,7 @@ func New(opts Options) *Planner {
 func (p *Planner) Plan(suites []*suite.Suite) []*runner.Job {
 	var jobs []*runner.Job
 	for _, s := range suites {
+		p.CheckSelection(s, s.Cases)
 		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
 		for _, c := range s.Cases {
 			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
@@ -149,6 +157,10 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	if !p.Selected(c) {
 		return nil
 	}
+	if why := p.leftOutDependency(s); why != "" {
+		p.forSuite(s)
+		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
+	}
 	names := p.matrix(s)
 	if names == nil {
 		return []*runner.Job{p.job(s, c, warns, p.targetName(s, c))}
@@ -169,6 +181,61 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
 	}
 	return jobs
+}
+
+// CheckSelection notes whether the run leaves out a dependency of the cases of s it chooses
+// by id (--eval-id, --test-id); call it with the file's cases before planning them. AgentV
+// 4.42.4 checks the dependencies of the tests its --test-id keeps (orchestrator.ts:944) and
+// refuses the whole file when one is missing (orchestrator.ts:262): each of its tests is then
+// an error record, and so it is here. A JSONL file's cases, planned as they are read, are
+// not checked.
+func (p *Planner) CheckSelection(s *suite.Suite, cases []*suite.Case) {
+	if !s.Dependencies || p.opts.EvalID == "" && p.opts.ByID == nil {
+		return
+	}
+	byID := make(map[string]*suite.Case, len(cases))
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	why := ""
+	for _, c := range cases {
+		if !p.chosenByID(c) {
+			continue
+		}
+		for _, dep := range c.DependsOn {
+			if dc := byID[dep]; dc != nil && !p.chosenByID(dc) {
+				why = fmt.Sprintf("test %q depends on %q, which --eval-id or --test-id leaves out; as in AgentV 4.42.4, no test of %s runs",
+					c.ID, dep, p.opts.Display(s.Path))
+				break
+			}
+		}
+		if why != "" {
+			break
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.leftOut == nil {
+		p.leftOut = map[*suite.Suite]string{}
+	}
+	p.leftOut[s] = why
+}
+
+// leftOutDependency returns why no test of s runs (see CheckSelection), "" when they do.
+func (p *Planner) leftOutDependency(s *suite.Suite) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.leftOut[s]
+}
+
+// chosenByID reports whether --eval-id and --test-id (if given) choose the case.
+func (p *Planner) chosenByID(c *suite.Case) bool {
+	if id := p.opts.EvalID; id != "" {
+		if ok, _ := doublestar.Match(id, c.ID); !ok {
+			return false
+		}
+	}
+	return p.opts.ByID == nil || p.opts.ByID(c)
 }
 
 // madeWorkspace is a suite's workspace directory, or why it could not be made.

@@ -140,6 +140,7 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		st.files++
 		cases := s.Cases // YAML only: streamed JSONL cases were sent already
 		s.Cases = nil
+		p.CheckSelection(s, cases)
 		var warns map[string][]suite.Diagnostic
 		if len(cases) > 0 {
 			warns = plan.CaseWarnings(s.Diagnostics, e.display)
