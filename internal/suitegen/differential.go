@@ -82,6 +82,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"trials-mean.yaml":                   diffTrials("mean"),
 		"trials-confidence.yaml":             diffTrials("confidence_interval"),
 		"suite-defaults.eval.yaml":           diffDefaults,
+		"invalid.eval.yaml":                  diffInvalid,
 		"prompt-file/prompt-file.eval.yaml":  diffPromptFile,
 		"prompt-file/targets.yaml":           diffPromptFileTargets,
 		"workspace/hooks.eval.yaml":          diffWorkspace,
@@ -587,6 +588,18 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails, fail: true}
+  - id: code-grader-fails-negated
+    input: case:plain
+    assertions:
+      - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails-negated, fail: true, negate: true}
+  - id: composite-no-aggregator
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - name: combo
+        type: composite
+        assertions:
+          - {name: a, type: contains, value: Rome}
   - id: llm-grader-unreadable
     criteria: Names Paris reply=unreadable
     input: case:plain
@@ -692,6 +705,44 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {type: contains-all, value: [Paris, Rome, Berlin, Madrid, Lisbon, Vienna, Oslo, Bern, Kyiv, Riga]}
+`
+
+// diffInvalid holds settings 4.42.4 drops (with a warning or without a word) and agentv
+// refuses with a positioned load error: those tests are missing on agentv's side. Each is a
+// row of docs/agentv-4.md's deliberate differences; the control test runs on both.
+const diffInvalid = `# Settings agentv refuses and 4.42.4 drops, each beside a check that passes.
+name: diff-invalid
+execution:
+  target: cli
+tests:
+  - id: invalid-control
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+  - id: invalid-missing-value
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {type: contains}
+  - id: invalid-required-2
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {type: contains, value: Rome, required: 2, weight: 0.01}
+  - id: invalid-rubric-without-outcome
+    input: case:plain
+    rubrics:
+      - {id: rome, description: Names Rome (no)}
+    assertions:
+      - {type: contains, value: Paris}
+  - id: invalid-conversation-mode
+    mode: conversaton
+    input: case:plain
+    turns:
+      - input: case:plain
+        assertions: [{type: contains, value: Rome}]
+    assertions:
+      - {type: contains, value: Paris}
 `
 
 const diffPromptFileTargets = `targets:
