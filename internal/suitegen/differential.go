@@ -83,6 +83,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"trials-confidence.yaml":             diffTrials("confidence_interval"),
 		"suite-defaults.eval.yaml":           diffDefaults,
 		"invalid.eval.yaml":                  diffInvalid,
+		"targets-none.eval.yaml":             diffTargetsNone,
 		"prompt-file/prompt-file.eval.yaml":  diffPromptFile,
 		"prompt-file/targets.yaml":           diffPromptFileTargets,
 		"workspace/hooks.eval.yaml":          diffWorkspace,
@@ -741,6 +742,25 @@ tests:
     turns:
       - input: case:plain
         assertions: [{type: contains, value: Rome}]
+    assertions:
+      - {type: contains, value: Paris}
+`
+
+// diffTargetsNone runs on two targets; one test names neither (4.42.4 drops it without a word,
+// agentv records it as an error), the other names one, so each test id has one record.
+const diffTargetsNone = `# A test whose execution.targets names none of the suite's targets.
+name: diff-targets-none
+execution:
+  targets: [cli, cli-workspace]
+tests:
+  - id: targets-control
+    input: case:plain
+    execution: {targets: [cli]}
+    assertions:
+      - {type: contains, value: Paris}
+  - id: targets-none
+    input: case:plain
+    execution: {targets: [no-such-target]}
     assertions:
       - {type: contains, value: Paris}
 `
