@@ -320,6 +320,9 @@ func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
 	if !p.Selected(c) {
 		return 0
 	}
+	if p.leftOutDependency(s) != "" {
+		return 1 // one error record (see Jobs)
+	}
 	names := p.matrix(s)
 	n := 0
 	for _, name := range names {

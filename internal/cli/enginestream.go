@@ -67,6 +67,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			continue
 		}
 		pre[i] = suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
+		p.CheckSelection(pre[i], pre[i].Cases)
 		if sharded {
 			for _, c := range pre[i].Cases {
 				if p.SelectedByID(c) {
@@ -140,7 +141,6 @@ func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pr
 		st.files++
 		cases := s.Cases // YAML only: streamed JSONL cases were sent already
 		s.Cases = nil
-		p.CheckSelection(s, cases)
 		var warns map[string][]suite.Diagnostic
 		if len(cases) > 0 {
 			warns = plan.CaseWarnings(s.Diagnostics, e.display)
