@@ -245,6 +245,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	}
 	if v.err != nil {
 		res.Error = red.String(v.err.Error())
+		if typ == suite.TypeLLMJudge && usesV4(r, spec) {
+			// 4.42.4 marks an llm-grader that could not grade "skip" (llm-grader.ts:351); the
+			// test is an error with score 0 there as here (orchestrator.ts:2142).
+			res.Verdict = results.BandSkip
+		}
 	}
 	return res
 }

@@ -110,6 +110,10 @@ func TestV4LLMGrader(t *testing.T) {
 				if !strings.Contains(res.Error, tt.wantErr) || !out.Errored || out.Score != 0 {
 					t.Errorf("error = %q errored %v score %v, want %q, errored, 0", res.Error, out.Errored, out.Score, tt.wantErr)
 				}
+				// 4.42.4's verdict of an llm-grader that could not grade (llm-grader.ts:351).
+				if res.Verdict != results.BandSkip {
+					t.Errorf("verdict %q, want %q", res.Verdict, results.BandSkip)
+				}
 				return
 			}
 			if res.Error != "" || !approx(res.Score, tt.wantScore) || res.Verdict != tt.wantVerdict {

@@ -60,6 +60,9 @@ type Options struct {
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
 	// cases a rerun runs again), made with --eval-id's.
 	Select func(c *suite.Case) bool
+	// ByID, when set, is the part of Select that chooses cases by id (4.x's --test-id): with
+	// --eval-id, what decides whether a test's dependency is left out of the run.
+	ByID func(c *suite.Case) bool
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -84,6 +87,10 @@ type Planner struct {
 	// when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
 	runID      string
+
+	// leftOut holds, for each file with dependencies, why none of its tests runs ("" when
+	// they do): see CheckSelection.
+	leftOut map[*suite.Suite]string
 
 	// several is set once a case is planned on more than one target, so reports can say
 	// which target each of its records is from.
@@ -123,6 +130,7 @@ func New(opts Options) *Planner {
 func (p *Planner) Plan(suites []*suite.Suite) []*Job {
 	var jobs []*Job
 	for _, s := range suites {
+		p.CheckSelection(s, s.Cases)
 		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
 		for _, c := range s.Cases {
 			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
@@ -148,6 +156,10 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	if !p.Selected(c) {
 		return nil
 	}
+	if why := p.leftOutDependency(s); why != "" {
+		p.forSuite(s)
+		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
+	}
 	names := p.matrix(s)
 	if names == nil {
 		return []*Job{p.job(s, c, warns, p.targetName(s, c))}
@@ -170,10 +182,66 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	return jobs
 }
 
+// CheckSelection notes whether the run leaves out a dependency of the cases of s it chooses
+// by id (--eval-id, --test-id); call it with the file's cases before planning them. AgentV
+// 4.42.4 checks the dependencies of the tests its --test-id keeps (orchestrator.ts:944) and
+// refuses the whole file when one is missing (orchestrator.ts:262): each of its tests is then
+// an error record, and so it is here. A JSONL file's cases, planned as they are read, are
+// not checked.
+func (p *Planner) CheckSelection(s *suite.Suite, cases []*suite.Case) {
+	if !s.Dependencies || p.opts.EvalID == "" && p.opts.ByID == nil {
+		return
+	}
+	byID := make(map[string]*suite.Case, len(cases))
+	for _, c := range cases {
+		byID[c.ID] = c
+	}
+	why := ""
+	for _, c := range cases {
+		if !p.chosenByID(c) {
+			continue
+		}
+		for _, dep := range c.DependsOn {
+			if dc := byID[dep]; dc != nil && !p.chosenByID(dc) {
+				why = fmt.Sprintf("test %q depends on %q, which --eval-id or --test-id leaves out; as in AgentV 4.42.4, no test of %s runs",
+					c.ID, dep, p.opts.Display(s.Path))
+				break
+			}
+		}
+		if why != "" {
+			break
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.leftOut == nil {
+		p.leftOut = map[*suite.Suite]string{}
+	}
+	p.leftOut[s] = why
+}
+
+// leftOutDependency returns why no test of s runs (see CheckSelection), "" when they do.
+func (p *Planner) leftOutDependency(s *suite.Suite) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.leftOut[s]
+}
+
+// chosenByID reports whether --eval-id and --test-id (if given) choose the case.
+func (p *Planner) chosenByID(c *suite.Case) bool {
+	if id := p.opts.EvalID; id != "" {
+		if ok, _ := doublestar.Match(id, c.ID); !ok {
+			return false
+		}
+	}
+	return p.opts.ByID == nil || p.opts.ByID(c)
+}
+
 // madeWorkspace is a suite's workspace directory, or why it could not be made.
 type madeWorkspace struct {
-	dir string
-	err error
+	dir      string
+	err      error
+	finished bool // its after_all hook ran
 }
 
 // workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
@@ -187,35 +255,50 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	if w, ok := p.workspaces[s]; ok {
 		return w.dir, w.err
 	}
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, workspace.Options{RunID: p.runID, Env: env})
+	dir, err := workspace.Create(context.Background(), s.Workspace, s.Dir, p.workspaceOptions())
 	if err != nil {
 		err = fmt.Errorf("%s: %w", s.Path, err)
 	} else {
 		p.opts.Logf("workspace of %s: %s", s.Path, dir)
 	}
-	p.workspaces[s] = madeWorkspace{dir, err}
+	p.workspaces[s] = madeWorkspace{dir: dir, err: err}
 	return dir, err
 }
 
-// Close runs the after_all hook of each workspace the planner made (a failure is a warning,
-// as in AgentV 4.42.4) and removes it; call it once every job has run.
+// FinishWorkspaces runs the after_all hook of each workspace the planner made; call it once
+// every job has run. A failing hook does not change the run, as in AgentV 4.42.4, which
+// always prints it (orchestrator.ts:1426, script-executor.ts:86): each is returned as a
+// warning at the hook, for the console and every report.
+func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var warns []suite.Diagnostic
+	for s, w := range p.workspaces {
+		if w.dir == "" || w.finished {
+			continue
+		}
+		w.finished = true
+		p.workspaces[s] = w
+		if err := workspace.Finish(context.Background(), s.Workspace, w.dir, s.Dir, p.workspaceOptions()); err != nil {
+			warns = append(warns, suite.Diagnostic{File: p.opts.Display(s.Path), Line: s.Workspace.AfterAll.Line,
+				Severity: suite.SeverityWarning, Kind: "hook", Message: p.opts.Redactor.String(err.Error())})
+		}
+	}
+	suite.SortDiagnostics(warns)
+	return warns
+}
+
+// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short; a failure is
+// then a --verbose line) and removes the workspaces; call it once every job has run.
 func (p *Planner) Close() error {
+	for _, d := range p.FinishWorkspaces() {
+		p.opts.Logf("warning: %s", d.Error())
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var errs []error
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
 	for s, w := range p.workspaces {
 		if w.dir != "" {
-			if err := workspace.Finish(context.Background(), s.Workspace, w.dir, s.Dir, workspace.Options{RunID: p.runID, Env: env}); err != nil {
-				p.opts.Logf("warning: %s: %s", s.Path, p.opts.Redactor.String(err.Error()))
-			}
 			errs = append(errs, workspace.Remove(w.dir))
 		}
 		delete(p.workspaces, s)
@@ -223,10 +306,21 @@ func (p *Planner) Close() error {
 	return errors.Join(errs...)
 }
 
+func (p *Planner) workspaceOptions() workspace.Options {
+	env := p.opts.Environ
+	if env == nil {
+		env = os.Environ()
+	}
+	return workspace.Options{RunID: p.runID, Env: env}
+}
+
 // Runs returns how many jobs Jobs makes for the case, without building them.
 func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
 	if !p.Selected(c) {
 		return 0
+	}
+	if p.leftOutDependency(s) != "" {
+		return 1 // one error record (see Jobs)
 	}
 	names := p.matrix(s)
 	n := 0

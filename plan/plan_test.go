@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +137,58 @@ func TestJobsPerTarget(t *testing.T) {
 			}
 			if n := p.Runs(s, c); n != len(got) {
 				t.Errorf("Runs = %d, want %d", n, len(got))
+			}
+		})
+	}
+}
+
+// TestDependencyLeftOut: a test chosen by id whose dependency the choice leaves out makes
+// every chosen test of its file one error job, as 4.42.4 refuses the file; keeping the
+// dependency, or choosing no test by id, plans as usual.
+func TestDependencyLeftOut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "targets.yaml"), []byte("targets:\n  - {name: default, provider: mock}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, evalID string
+		testIDs      []string
+		want         string // per chosen case: "id:default" or "id:error"
+	}{
+		{name: "no choice", want: "a:default b:default c:default"},
+		{name: "dependency kept", evalID: "{a,b}", want: "a:default b:default"},
+		{name: "dependency left out by --eval-id", evalID: "{b,c}", want: "b:error c:error"},
+		{name: "dependency left out by --test-id", testIDs: []string{"b"}, want: "b:error"},
+		{name: "only the dependency", evalID: "a", want: "a:default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := Options{TargetsPath: filepath.Join(dir, "targets.yaml"), EvalID: tt.evalID, Timeout: 10e9, Redactor: &redact.Redactor{}, Cwd: dir}
+			if tt.testIDs != nil {
+				opts.ByID = func(c *suite.Case) bool { return slices.Contains(tt.testIDs, c.ID) }
+				opts.Select = opts.ByID
+			}
+			p := New(opts)
+			s := &suite.Suite{Path: "e.yaml", Dir: dir, Dependencies: true}
+			s.Cases = []*suite.Case{{Suite: s, ID: "a"}, {Suite: s, ID: "b", DependsOn: []string{"a"}}, {Suite: s, ID: "c"}}
+			var got []string
+			for _, j := range p.Plan([]*suite.Suite{s}) {
+				switch {
+				case j.Err != nil && strings.Contains(j.Err.Error(), `test "b" depends on "a", which --eval-id or --test-id leaves out`):
+					got = append(got, j.Case.ID+":error")
+				case j.Err != nil:
+					t.Errorf("%s: %v", j.Case.ID, j.Err)
+				default:
+					got = append(got, j.Case.ID+":"+j.Provider.Target().Name)
+				}
+				if n := p.Runs(s, j.Case); n != 1 {
+					t.Errorf("Runs(%s) = %d, want 1", j.Case.ID, n)
+				}
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("jobs %q, want %q", g, tt.want)
 			}
 		})
 	}

@@ -69,8 +69,9 @@ func (g *depGraph) track(j *plan.Job) *depNode {
 	return n
 }
 
-// release finishes the nodes no job stands for (a dependency left out by --eval-id or the
-// shard), once every job has arrived: tests waiting for them run.
+// release finishes the nodes no job stands for (a dependency left out by the shard; the
+// planner refuses a file whose dependency --eval-id leaves out), once every job has
+// arrived: tests waiting for them run.
 func (g *depGraph) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -299,6 +299,7 @@ type Workspace struct {
 
 // Hook is a workspace command.
 type Hook struct {
+	Line    int // of its key in the eval file, for the warning a failing late hook leaves
 	Command []string
 	Cwd     string        // absolute; "" is the eval file's directory
 	Timeout time.Duration // 0: the default

@@ -116,7 +116,7 @@ func (l *loader) v4Hook(e *kv) *Hook {
 		l.errorf(e.v, KindStructure, "", "hook %q must be a mapping with command, got %s", e.key, kindName(e.v))
 		return nil
 	}
-	h := &Hook{}
+	h := &Hook{Line: e.kn.Line}
 	es := entries(e.v)
 	l.dupes(es, "")
 	f := kvs(es)

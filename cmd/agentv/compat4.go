@@ -193,6 +193,14 @@ func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
 	}
 }
 
+// byID returns the part of selector that chooses cases by id (--test-id), nil without it.
+func (cfg *EvalConfig) byID() func(c *suite.Case) bool {
+	if len(cfg.TestIDs) == 0 {
+		return nil
+	}
+	return func(c *suite.Case) bool { return selects(c, cfg.TestIDs, nil, nil) }
+}
+
 // filtered reports whether flags choose cases by id or tag, so that choosing none is a
 // problem and a JSONL file's count of lines is not its count of cases.
 func (cfg *EvalConfig) filtered() bool {

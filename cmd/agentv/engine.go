@@ -259,7 +259,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard, Select: cfg.selector(),
+		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(),
 	})
 	e.several = p.SeveralTargets
 	defer func() {
@@ -416,6 +416,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if !cfg.SkipOnUnsetSecret {
 		e.finish(out, p, st)
 	}
+	// Every case has run: the suites' after_all hooks now, so a failing one is a warning of
+	// this run (4.42.4 always prints it), not a --verbose line after the reports.
+	out.Diagnostics = append(out.Diagnostics, p.FinishWorkspaces()...)
 	if w := store.Warning(); w != "" {
 		out.Diagnostics = append(out.Diagnostics, suite.Diagnostic{Severity: suite.SeverityWarning, Kind: "cache", Message: w})
 	}

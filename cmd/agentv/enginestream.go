@@ -66,6 +66,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			continue
 		}
 		pre[i] = suite.Load(f, loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor))
+		p.CheckSelection(pre[i], pre[i].Cases)
 		if sharded {
 			for _, c := range pre[i].Cases {
 				if p.SelectedByID(c) {

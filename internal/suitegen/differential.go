@@ -25,6 +25,7 @@ import (
 //     number in "(s=N)" of its description, else 10;
 //   - a rubric prompt ("[[ ## rubrics ## ]]"): each "- [ID]...: outcome" line is satisfied
 //     unless the outcome holds "(no)";
+//   - a prompt holding "reply=unreadable": text that holds no verdict, every time it is asked;
 //   - otherwise a freeform verdict whose score is the first "grade=N" in the prompt, else 1.
 const (
 	DiffAgentModel  = "fake-agent"
@@ -84,6 +85,8 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"trials-own-mean.yaml":               diffTrialsOwnThreshold("mean"),
 		"trials-own-confidence.yaml":         diffTrialsOwnThreshold("confidence_interval"),
 		"suite-defaults.eval.yaml":           diffDefaults,
+		"invalid.eval.yaml":                  diffInvalid,
+		"targets-none.eval.yaml":             diffTargetsNone,
 		"prompt-file/prompt-file.eval.yaml":  diffPromptFile,
 		"prompt-file/targets.yaml":           diffPromptFileTargets,
 		"workspace/hooks.eval.yaml":          diffWorkspace,
@@ -614,6 +617,24 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails, fail: true}
+  - id: code-grader-fails-negated
+    input: case:plain
+    assertions:
+      - {name: broken, type: code-grader, command: [node, graders/record.mjs], probe: code-grader-fails-negated, fail: true, negate: true}
+  - id: composite-no-aggregator
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - name: combo
+        type: composite
+        assertions:
+          - {name: a, type: contains, value: Rome}
+  - id: llm-grader-unreadable
+    criteria: Names Paris reply=unreadable
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {name: unreadable, type: llm-grader}
   - id: mixed-graders
     criteria: Answers the question grade=0.8
     input: case:plain
@@ -733,6 +754,63 @@ tests:
     assertions:
       - {type: contains, value: Paris}
       - {type: contains-all, value: [Paris, Rome, Berlin, Madrid, Lisbon, Vienna, Oslo, Bern, Kyiv, Riga]}
+`
+
+// diffInvalid holds settings 4.42.4 drops (with a warning or without a word) and agentv
+// refuses with a positioned load error: those tests are missing on agentv's side. Each is a
+// row of docs/agentv-4.md's deliberate differences; the control test runs on both.
+const diffInvalid = `# Settings agentv refuses and 4.42.4 drops, each beside a check that passes.
+name: diff-invalid
+execution:
+  target: cli
+tests:
+  - id: invalid-control
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+  - id: invalid-missing-value
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {type: contains}
+  - id: invalid-required-2
+    input: case:plain
+    assertions:
+      - {type: contains, value: Paris}
+      - {type: contains, value: Rome, required: 2, weight: 0.01}
+  - id: invalid-rubric-without-outcome
+    input: case:plain
+    rubrics:
+      - {id: rome, description: Names Rome (no)}
+    assertions:
+      - {type: contains, value: Paris}
+  - id: invalid-conversation-mode
+    mode: conversaton
+    input: case:plain
+    turns:
+      - input: case:plain
+        assertions: [{type: contains, value: Rome}]
+    assertions:
+      - {type: contains, value: Paris}
+`
+
+// diffTargetsNone runs on two targets; one test names neither (4.42.4 drops it without a word,
+// agentv records it as an error), the other names one, so each test id has one record.
+const diffTargetsNone = `# A test whose execution.targets names none of the suite's targets.
+name: diff-targets-none
+execution:
+  targets: [cli, cli-workspace]
+tests:
+  - id: targets-control
+    input: case:plain
+    execution: {targets: [cli]}
+    assertions:
+      - {type: contains, value: Paris}
+  - id: targets-none
+    input: case:plain
+    execution: {targets: [no-such-target]}
+    assertions:
+      - {type: contains, value: Paris}
 `
 
 const diffPromptFileTargets = `targets:

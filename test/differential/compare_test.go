@@ -207,4 +207,8 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("%s:\ngot  %s\nwant %s", tc.name, g, w)
 		}
 	}
+	// The unreadable reply must hold no JSON object a grader could take a verdict from.
+	if got := Verdict("[[ ## criteria ## ]]\nNames Paris " + UnreadableMark + " grade=1\n"); strings.ContainsAny(got, "{}") {
+		t.Errorf("unreadable: got %q, want text without a JSON object", got)
+	}
 }

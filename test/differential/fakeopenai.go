@@ -136,9 +136,16 @@ var (
 	rubricRE    = regexp.MustCompile(`(?m)^- \[([^\]]+)\][^:\n]*: (.*)$`)
 )
 
+// UnreadableMark in a grader prompt makes the reply hold no verdict, so the two programs'
+// handling of a reply they cannot read (after their re-asks and repairs) is compared.
+const UnreadableMark = "reply=unreadable"
+
 // Verdict is the grader's reply to prompt.
 func Verdict(prompt string) string {
 	switch {
+	case strings.Contains(prompt, UnreadableMark):
+		// The reply holds the mark too, so a request to repair it gets no verdict either.
+		return "I would rather not say how good this answer is (" + UnreadableMark + ")."
 	case strings.Contains(prompt, "[[ ## scoring_criteria ## ]]"):
 		var checks []map[string]any
 		idx := criterionRE.FindAllStringSubmatchIndex(prompt, -1)

@@ -113,3 +113,43 @@ func TestDependsOnErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDependsOnLeftOutByEvalID: a test chosen by id whose dependency the choice leaves out
+// stops the whole file, as in AgentV 4.42.4, which checks the dependencies of the tests
+// --test-id keeps and refuses the file. On testdata/depends/deps.yaml,
+//
+//	node node_modules/agentv/dist/cli.js eval deps.yaml --test-id skipped --test-id low -o run
+//
+// exits 2 and records both tests as execution errors ("Test 'skipped' depends on 'broken', but
+// no test with that ID exists in this suite"), asking the target nothing. A choice that keeps
+// the dependencies runs as usual.
+func TestDependsOnLeftOutByEvalID(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh")
+	dir := t.TempDir()
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+	for _, name := range []string{"answer.sh", "deps.yaml", "targets.yaml"} {
+		files[name] = readFile(t, filepath.Join("testdata", "depends", name))
+	}
+	writeFiles(t, dir, files)
+	for _, args := range [][]string{{"--eval-id", "{skipped,low}"}, {"--test-id", "skipped", "--test-id", "low"}} {
+		res := agentv(t, dir, nil, append([]string{"eval", "deps.yaml"}, args...)...)
+		// An invalid run that asked nothing keeps the previous results file, so the
+		// records are read from the progress lines.
+		const why = `test "skipped" depends on "broken", which --eval-id or --test-id leaves out`
+		if res.code != 2 || !strings.Contains(res.stdout+res.stderr, "ERROR 0.000 deps/low (0ms): "+why) ||
+			!strings.Contains(res.stdout+res.stderr, "ERROR 0.000 deps/skipped (0ms): ") || !strings.Contains(res.stdout, "Errored: 2") {
+			t.Errorf("%v: exit %d, want 2 (invalid) and both tests errors naming the dependency left out\n%s%s", args, res.code, res.stdout, res.stderr)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "order.log")); err == nil {
+			t.Errorf("%v: the target was asked %q, want nothing", args, b)
+		}
+	}
+	res := agentv(t, dir, nil, "eval", "deps.yaml", "--eval-id", "{after-low,low}")
+	if got := res.byID(); res.code != 1 || len(res.records) != 2 || got["after-low"] == nil || got["after-low"].Score != 1 {
+		t.Errorf("--eval-id {after-low,low}: exit %d with %d records, want 1 (low fails) and after-low scored 1\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+}

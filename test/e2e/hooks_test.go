@@ -71,3 +71,48 @@ func TestWorkspaceHooksLikeAgentV4(t *testing.T) {
 		t.Errorf("after_all was told %s (%v)", b, err)
 	}
 }
+
+// TestFailingAfterAllHookWarnsAlways: a failing after_all hook leaves the run as it was (exit
+// 0 here) and, as AgentV 4.42.4 prints "Script warning: <its stderr>" on every run, is a
+// warning at the hook on the console and in the reports without --verbose. 4.42.4 on the same
+// file (targets in .agentv/): exit 0, t1 passes, stderr "Script warning: cleanup went wrong".
+func TestFailingAfterAllHookWarnsAlways(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh", "cat")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: cli
+    command: sh -c 'echo Paris > {OUTPUT_FILE}'
+`,
+		"tpl/README.md": "template\n",
+		"after.eval.yaml": `workspace:
+  template: tpl
+  hooks:
+    after_all: {command: [sh, -c, "cat >/dev/null; echo cleanup went wrong >&2; exit 4"]}
+tests:
+  - id: t1
+    input: hi
+    assertions: [{type: contains, value: Paris}]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "after.eval.yaml")
+	if res.code != 0 {
+		t.Errorf("exit %d, want 0: a failing after_all is only a warning\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if r := res.byID()["t1"]; r == nil || r.Verdict != results.VerdictPass {
+		t.Errorf("t1: %+v, want a pass", r)
+	}
+	const want = "after.eval.yaml:4: workspace after_all hook failed"
+	if !strings.Contains(res.stderr, "warning: "+want) || !strings.Contains(res.stderr, "cleanup went wrong") {
+		t.Errorf("stderr does not warn of the after_all failure:\n%s", res.stderr)
+	}
+	if md := readFile(t, filepath.Join(res.outDir, "summary.md")); !strings.Contains(md, want) {
+		t.Errorf("the summary does not show the after_all failure:\n%s", md)
+	}
+}
