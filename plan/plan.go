@@ -158,7 +158,7 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	}
 	if why := p.leftOutDependency(s); why != "" {
 		p.forSuite(s)
-		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
+		return []*Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
 	}
 	names := p.matrix(s)
 	if names == nil {
