@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +42,10 @@ type claudeProvider struct {
 	cli *agentCLI
 	// flags are the argv after the base args: permissions, model, limits, then `args`.
 	flags []string
+	// flagsV4 are flags for the cases of 4.x eval files: the same, with system_prompt given
+	// to Claude Code on its own (--system-prompt) instead of heading the prompt document.
+	flagsV4 []string
+	v4log   claudeV4Log
 }
 
 func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
@@ -78,7 +84,19 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 		}
 		p.flags = append(p.flags, "--max-budget-usd", strconv.FormatFloat(f, 'f', -1, 64))
 	}
+	p.flagsV4 = slices.Clone(p.flags)
+	if cli.userSystem != "" {
+		p.flagsV4 = append(p.flagsV4, "--system-prompt", cli.userSystem)
+	}
 	p.flags = append(p.flags, cli.args...)
+	p.flagsV4 = append(p.flagsV4, cli.args...)
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if p.v4log, err = newClaudeV4Log(cli, env); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -97,11 +115,17 @@ func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	}
 	doc := codexPromptDocument(p.cli.system, req)
 	argv := append(append([]string{exe}, claudeBaseArgs...), p.flags...)
+	var live agentLog
+	if req.Dialect == suite.Dialect4 {
+		doc = preReadDocument(req)
+		argv = append(append([]string{exe}, claudeV4BaseArgs...), p.flagsV4...)
+		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.cli.logf)
+	}
 	var stream *claudeStream
 	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = claudeParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return claudeSummary(stream) }}
-	})
+	}, live)
 	var ae *AgentError
 	if errors.As(err, &ae) && strings.Contains(ae.Stderr, "--dangerously-skip-permissions") {
 		// Claude Code refuses to skip permission prompts when run as root.

@@ -48,6 +48,10 @@ type Request struct {
 	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
 	// claude and codex targets run there whatever their cwd.
 	Workspace string
+	// Dialect is the eval file's (suite.Dialect4 or suite.Dialect25; "" reads as 2.5): agent
+	// targets build their prompt, resolve a relative cwd and write logs as that AgentV version
+	// does.
+	Dialect string
 }
 
 // Usage counts tokens of one invocation.
@@ -124,6 +128,20 @@ type evalDirKey struct{}
 // the call rather than with the provider).
 func WithEvalDir(ctx context.Context, dir string) context.Context {
 	return context.WithValue(ctx, evalDirKey{}, dir)
+}
+
+type dialectKey struct{}
+
+// WithDialect returns a context that names the dialect of the eval files a healthcheck runs
+// for: a claude or codex target resolves a relative cwd by it (AgentV 4.42.4 against the
+// working directory, 2.5 files against the eval file's).
+func WithDialect(ctx context.Context, dialect string) context.Context {
+	return context.WithValue(ctx, dialectKey{}, dialect)
+}
+
+func dialectFrom(ctx context.Context) string {
+	d, _ := ctx.Value(dialectKey{}).(string)
+	return d
 }
 
 // evalDirFrom returns the directory set by WithEvalDir, or "".
