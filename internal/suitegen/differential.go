@@ -76,6 +76,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"structured.eval.yaml":               diffStructured,
 		"graders.eval.yaml":                  diffGraders,
 		"conversation.eval.yaml":             diffConversation,
+		"conversation-cli.eval.yaml":         diffConversationCli,
 		"nested/cwd.eval.yaml":               diffNested,
 		"trials-pass-at-k.yaml":              diffTrials("pass_at_k"),
 		"trials-mean.yaml":                   diffTrials("mean"),
@@ -210,6 +211,7 @@ if (key === 'crash') {
   process.exit(3);
 }
 let answer = answers[key] ?? { text: 'no canned answer for ' + key };
+if (key === 'echo') answer = { text: 'got: ' + prompt }; // shows what the target was sent
 if (key === 'workspace') {
   // Answers what the suite's before_each hook left in the working directory (the workspace).
   answer = { text: fs.existsSync('marker.txt') ? fs.readFileSync('marker.txt', 'utf8') : 'no marker in ' + process.cwd() };
@@ -633,6 +635,46 @@ tests:
     assertions:
       - {type: contains, value: "echo: what is the capital"}
       - {type: llm-grader}
+`
+
+// DiffTurnFolders are the tests whose conversation turns 4.42.4 can send to a cli target only
+// when the folder $TMPDIR/agentv-<id> exists: it writes a turn's prompt file to
+// agentv-<id>/turn-N-….prompt.txt there (providers/cli.ts:803) and fails every turn without
+// it. The caller makes these folders in the TMPDIR both programs run with, so the comparison
+// reaches what the target is sent; conv-cli-no-folder is left without one.
+var DiffTurnFolders = []string{"conv-cli-turn-alone", "conv-cli-crash-max"}
+
+const diffConversationCli = `# Conversations on the cli target, which answers "got: " and the prompt it was sent.
+name: diff-conversation-cli
+execution:
+  target: cli
+tests:
+  # 4.42.4 sends an agent target the turn's input alone: the second answer has no apples.
+  - id: conv-cli-turn-alone
+    mode: conversation
+    input: You are helpful.
+    turns:
+      - input: case:echo one apples
+        assertions: [{type: contains, value: apples}]
+      - input: case:echo two pears
+        assertions: [{type: contains, value: apples}]
+  # The agent fails the first turn; by max, 4.42.4 lets the second carry the test.
+  - id: conv-cli-crash-max
+    mode: conversation
+    aggregation: max
+    input: You are helpful.
+    turns:
+      - input: case:crash
+        assertions: [{type: contains, value: got}]
+      - input: case:echo fine
+        assertions: [{type: contains, value: got}]
+  # No folder for 4.42.4's prompt files: every turn fails there.
+  - id: conv-cli-no-folder
+    mode: conversation
+    input: You are helpful.
+    turns:
+      - input: case:echo one
+        assertions: [{type: contains, value: got}]
 `
 
 const diffNested = `# An eval file below the targets file: the cli target's relative cwd is this directory's.
