@@ -19,8 +19,9 @@ import (
 // with stream-json); the prompt is read from stdin.
 var claudeBaseArgs = []string{"-p", "--output-format", "stream-json", "--verbose"}
 
-// claudeDefaultSystem heads the prompt document unless `system_prompt` replaces it: the same
-// request as codex's.
+// claudeDefaultSystem heads the prompt document of 2.5 files' cases unless `system_prompt`
+// replaces it: the same request as codex's. 4.x files' cases get 4.42.4's document
+// (claude_v4.go).
 const claudeDefaultSystem = codexDefaultSystem
 
 // claudeSpec is Claude Code as an agent CLI.

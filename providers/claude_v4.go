@@ -133,7 +133,10 @@ func (l claudeV4Log) open(target string, req *Request, red *redact.Redactor, log
 	if req.EvalID != "" {
 		fmt.Fprintf(f, "# eval: %s\n", req.EvalID)
 	}
-	fmt.Fprintf(f, "# attempt: %d\n# started: %s\n", req.Attempt+1, now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	if req.Turn == 0 {
+		fmt.Fprintf(f, "# attempt: %d\n", req.Attempt+1)
+	}
+	fmt.Fprintf(f, "# started: %s\n", now.UTC().Format("2006-01-02T15:04:05.000Z"))
 	return s
 }
 
@@ -145,12 +148,18 @@ func (noAgentLog) Close() error                { return nil }
 func (noAgentLog) Path() string                { return "" }
 
 // claudeV4LogName is 4.42.4's log file name (claude-cli.ts, buildLogFilename): the start time,
-// target, case id and attempt, and a random suffix.
+// target, case id and attempt (none for a conversation turn), and a random suffix.
 func claudeV4LogName(now time.Time, target string, req *Request) string {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	return fmt.Sprintf("%s_%s_%s_attempt-%d_%s.log", now.UTC().Format("2006-01-02T15-04-05-000Z"),
-		claudeV4FileName(target), claudeV4FileName(req.EvalID), req.Attempt+1, hex.EncodeToString(rnd[:]))
+	attempt := fmt.Sprintf("_attempt-%d", req.Attempt+1)
+	if req.Turn > 0 {
+		attempt = "" // 4.42.4 sends a conversation turn without an attempt number
+	}
+	// Go reads fractional seconds only after a dot: format with one, then write it as 4.42.4 does.
+	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(now.UTC().Format("2006-01-02T15:04:05.000Z"))
+	return fmt.Sprintf("%s_%s_%s%s_%s.log", stamp,
+		claudeV4FileName(target), claudeV4FileName(req.EvalID), attempt, hex.EncodeToString(rnd[:]))
 }
 
 func claudeV4FileName(s string) string {

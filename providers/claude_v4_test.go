@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -62,6 +63,29 @@ func TestClaudeV4(t *testing.T) {
 		}
 		if strings.Contains(log, apiTestKey) || !strings.Contains(log, `What is six times seven? ***`) {
 			t.Errorf("the key is not masked in the log:\n%s", log)
+		}
+	})
+
+	t.Run("a conversation turn's log has no attempt", func(t *testing.T) {
+		t.Parallel()
+		r := newCodexFakeRun(t)
+		logDir := t.TempDir()
+		p, _, err := New(apiTestTarget(targets.KindClaude, map[string]any{"executable": r.script, "log_dir": logDir}, nil),
+			Options{Env: r.envIn("claude", "ok", "answer.jsonl")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		treq := *req
+		treq.EvalID, treq.Turn = "chat/turn-2", 2
+		if _, err := p.Invoke(t.Context(), &treq); err != nil {
+			t.Fatal(err)
+		}
+		logs, _ := filepath.Glob(filepath.Join(logDir, "*"))
+		if len(logs) != 1 || !regexp.MustCompile(`Z_t1_chat_turn-2_[0-9a-f]{8}\.log$`).MatchString(logs[0]) {
+			t.Fatalf("logs %v, want one named without an attempt, as 4.42.4 names a turn's", logs)
+		}
+		if b, _ := os.ReadFile(logs[0]); strings.Contains(string(b), "# attempt") || !strings.Contains(string(b), "# eval: chat/turn-2\n# started: ") {
+			t.Errorf("header:\n%s", b)
 		}
 	})
 
@@ -160,5 +184,26 @@ func TestClaudeV4(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestClaudeV4LogName(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 6, 2, 8, 72_000_000, time.UTC)
+	tests := []struct {
+		target string
+		req    Request
+		want   string // before the random suffix
+	}{
+		{"default", Request{EvalID: "one"}, "2026-11-27T06-02-08-072Z_default_one_attempt-1_"},
+		{"my target", Request{EvalID: "a/b c", Attempt: 2}, "2026-11-27T06-02-08-072Z_my_target_a_b_c_attempt-3_"},
+		{"t", Request{EvalID: "chat/turn-2", Turn: 2}, "2026-11-27T06-02-08-072Z_t_chat_turn-2_"},
+		{"t", Request{}, "2026-11-27T06-02-08-072Z_t_claude-cli_attempt-1_"},
+	}
+	for _, tt := range tests {
+		got := claudeV4LogName(at, tt.target, &tt.req)
+		if !strings.HasPrefix(got, tt.want) || !regexp.MustCompile(`_[0-9a-f]{8}\.log$`).MatchString(got) {
+			t.Errorf("claudeV4LogName(%q, %q) = %q, want %s<8 hex>.log", tt.target, tt.req.EvalID, got, tt.want)
+		}
 	}
 }

@@ -48,6 +48,9 @@ type Request struct {
 	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
 	// claude and codex targets run there whatever their cwd.
 	Workspace string
+	// Turn is the number of the conversation turn this request sends (1, 2, …), 0 outside
+	// conversations: 4.42.4 gives a turn no attempt number, which its claude logs show.
+	Turn int
 	// Dialect is the eval file's (suite.Dialect4 or suite.Dialect25; "" reads as 2.5): agent
 	// targets build their prompt, resolve a relative cwd and write logs as that AgentV version
 	// does.

@@ -110,6 +110,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	sent.Input = window(cr.history, conv.WindowSize)
 	sent.Conversation = nil
 	req := prompt.Build(&sent, cr.mode)
+	req.Turn = num
 	if cr.mode == providers.ModeAgent {
 		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
 		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
