@@ -68,6 +68,8 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 	files := map[string]string{
 		"targets.yaml":                       diffTargets(baseURL, filepath.Join(abs, "agents", "agent.mjs")),
 		"agents/agent.mjs":                   diffAgent,
+		"agents/claude-error.mjs":            diffClaudeError,
+		"claude.eval.yaml":                   diffClaude,
 		"agents/answers.json":                string(answers),
 		"nested/agents/agent.mjs":            diffNestedAgent,
 		"graders/record.mjs":                 diffRecorder,
@@ -96,7 +98,11 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return DiffSuite{}, err
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if name == "agents/claude-error.mjs" {
+			mode = 0o755 // run as a claude target's executable
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
 			return DiffSuite{}, err
 		}
 		if strings.HasSuffix(name, ".yaml") && path.Base(name) != "targets.yaml" && !strings.HasPrefix(name, ".agentv/") {
@@ -133,6 +139,10 @@ targets:
   - name: cli-workspace
     provider: cli
     command: node ` + quote(agentPath) + ` {PROMPT} {OUTPUT_FILE}
+    grader_target: grader
+  - name: claude-error
+    provider: claude
+    executable: ` + quote(filepath.Join(filepath.Dir(agentPath), "claude-error.mjs")) + `
     grader_target: grader
   - name: lm
     provider: openai
@@ -225,6 +235,28 @@ if (Array.isArray(answer)) {
   answer = answers[key][n % answers[key].length];
 }
 fs.writeFileSync(out, answer.raw ?? JSON.stringify(answer));
+`
+
+// diffClaudeError stands in for Claude Code: its run ends with an error result (max_turns) and
+// no answer, yet exits 0.
+const diffClaudeError = `#!/usr/bin/env node
+process.stdin.resume();
+process.stdin.on('end', () => {
+  console.log(JSON.stringify({ type: 'system', subtype: 'init', model: 'fake' }));
+  console.log(JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, result: '',
+    errors: ['Reached maximum number of turns (1)'] }));
+});
+`
+
+const diffClaude = `# A claude target whose run gives no answer.
+name: diff-claude
+execution:
+  target: claude-error
+tests:
+  - id: claude-error-result
+    input: What is six times seven?
+    assertions:
+      - {type: contains, value: error, negate: true}
 `
 
 // The nested agent answers differently, so a test shows which cwd the cli target ran in.
