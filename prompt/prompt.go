@@ -28,7 +28,7 @@ func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 		Guidelines:     requestGuidelines(c),
 	}
 	if c.Suite != nil {
-		req.Dir = c.Suite.Dir
+		req.Dir, req.Agent = c.Suite.Dir, c.Suite.Agent
 	}
 	// Every message's segments in one backing array; most inputs have a few messages.
 	var segsBuf [4][]requestSeg
@@ -37,9 +37,19 @@ func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 		segs = make([][]requestSeg, 0, len(c.Input))
 	}
 	all := make([]requestSeg, 0, len(c.Input))
+	// AgentV 4.42.4 refers agents to a file by its absolute path, so they find it from any
+	// working directory (formatting/segment-formatter.ts, formatSegment).
+	absRefs := mode == providers.ModeAgent && req.Agent.AbsoluteFileRefs
 	for i := range c.Input {
 		start := len(all)
 		all = appendRequestSegments(all, &c.Input[i])
+		if absRefs {
+			for k := start; k < len(all); k++ {
+				if all[k].kind == segFile && all[k].abs != "" {
+					all[k].path = all[k].abs
+				}
+			}
+		}
 		segs = append(segs, all[start:len(all):len(all)])
 	}
 	var b strings.Builder
@@ -136,6 +146,7 @@ type requestSeg struct {
 	kind requestSegKind
 	text string // text value, or file contents
 	path string // file display path, or the guideline reference as written
+	abs  string // a file's absolute path
 }
 
 // format renders a segment; "" means it shows nothing.
@@ -189,7 +200,7 @@ func appendRequestSegments(out []requestSeg, m *suite.Message) []requestSeg {
 					if path == "" {
 						path = strings.TrimLeft(s.Value, `/\`)
 					}
-					out = append(out, requestSeg{kind: segFile, text: s.FileText, path: path})
+					out = append(out, requestSeg{kind: segFile, text: s.FileText, path: path, abs: s.Resolved})
 				}
 			}
 		}

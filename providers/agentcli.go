@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -65,13 +67,15 @@ type agentCLI struct {
 	t         *targets.Target
 	exe       string
 	args      []string
-	cwd       string // "" : the temporary workspace; relative: to the eval file's folder (workDir)
+	cwd       string // "" : the temporary workspace; relative: see workDir
 	timeout   time.Duration
 	logDir    string // "" : logs stay in the workspace, kept only on failure
 	logFormat string // json | summary
 	system    string
-	env       []string
-	logf      func(string, ...any)
+	// userSystem is the target's own system_prompt, "" when it has none.
+	userSystem string
+	env        []string
+	logf       func(string, ...any)
 }
 
 func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, error) {
@@ -89,7 +93,7 @@ func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, er
 	if v, ok, err := t.String("cwd"); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
-		// A relative cwd belongs to the eval file that runs (one target serves several), so it
+		// A relative cwd depends on the eval file that runs (one target serves several), so it
 		// is resolved per request and checked by the healthcheck of each eval folder.
 		a.cwd = strings.TrimSpace(v)
 		if filepath.IsAbs(a.cwd) {
@@ -127,6 +131,7 @@ func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, er
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
 		a.system = strings.TrimSpace(v)
+		a.userSystem = a.system
 	}
 	env := opts.Env
 	if env == nil {
@@ -157,11 +162,18 @@ func agentHas(list []string, s string) bool {
 	return false
 }
 
-// lookPath makes sure the executable can be found.
-// workDir is the configured cwd resolved against evalDir (the eval file's folder; else the
-// targets file's), "" when none is configured.
-func (a *agentCLI) workDir(evalDir string) string {
+// workDir is the configured cwd, "" when none is configured. A relative cwd in a 4.x file
+// resolves against the working directory, as AgentV 4.42.4 resolves it (path.resolve in
+// claude-cli.ts and codex.ts, resolveCwd); in a 2.5 file against evalDir (the eval file's
+// folder; else the targets file's).
+func (a *agentCLI) workDir(evalDir string, rules suite.AgentRules) string {
 	if a.cwd == "" || filepath.IsAbs(a.cwd) {
+		return a.cwd
+	}
+	if rules.CwdFromWorkDir {
+		if abs, err := filepath.Abs(a.cwd); err == nil {
+			return abs
+		}
 		return a.cwd
 	}
 	base := evalDir
@@ -176,7 +188,17 @@ func (a *agentCLI) workDir(evalDir string) string {
 
 // checkCwd says when the folder a cwd names is not there.
 func (a *agentCLI) checkCwd(dir string) error {
+	return a.checkWorkDir(dir, suite.AgentRules{})
+}
+
+// checkWorkDir is checkCwd for the folder workDir resolved by rules: the error says where a
+// relative cwd taken from the working directory was looked for.
+func (a *agentCLI) checkWorkDir(dir string, rules suite.AgentRules) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if rules.CwdFromWorkDir && !filepath.IsAbs(a.cwd) {
+			return a.t.Error("cwd", "directory %q does not exist (in a 4.x eval file a relative cwd is taken from the "+
+				"working directory, as AgentV 4.42.4 takes it)", dir)
+		}
 		return a.t.Error("cwd", "directory %q does not exist", dir)
 	}
 	return nil
@@ -187,8 +209,8 @@ func (a *agentCLI) healthCheck(ctx context.Context) error {
 	if _, err := a.lookPath(); err != nil {
 		return err
 	}
-	if dir := a.workDir(evalDirFrom(ctx)); dir != "" {
-		return a.checkCwd(dir)
+	if dir := a.workDir(evalDirFrom(ctx), agentRulesFrom(ctx)); dir != "" {
+		return a.checkWorkDir(dir, agentRulesFrom(ctx))
 	}
 	return nil
 }
@@ -254,13 +276,23 @@ type agentRun struct {
 	logErr         error
 	ws             string
 	keep           bool
+	liveLog        bool // the logs are an agentLog's, outside the workspace
 	DurationMS     float64
+}
+
+// agentLog is a log written while the agent runs, in place of the logs run writes after it
+// (a claude target's stream log in 4.x files): it gets stdout as it arrives.
+type agentLog interface {
+	io.Writer
+	Close() error
+	Path() string
 }
 
 // run writes the prompt document to prompt.md in a fresh workspace, runs argv there (or in
 // cwd) with the document on stdin, redacts what the agent printed, hands stdout to parse and
-// writes the logs. A run that did not exit cleanly is returned as an *AgentError.
-func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc string, parse func(stdout []byte) agentReport) (*agentRun, error) {
+// writes the logs (or has live write them). A run that did not exit cleanly is returned as an
+// *AgentError.
+func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc string, parse func(stdout []byte) agentReport, live agentLog) (*agentRun, error) {
 	name := a.spec.name
 	ws, err := os.MkdirTemp("", "agentv-"+name+"-")
 	if err != nil {
@@ -271,27 +303,43 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 		r.Close()
 		return nil, fmt.Errorf("%s target %q: could not write prompt.md: %w", name, a.t.Name, err)
 	}
-	dir := a.workDir(req.Dir)
+	dir := a.workDir(req.Dir, req.Agent)
 	if req.Workspace != "" {
 		dir = req.Workspace // the suite's workspace wins over the target's cwd, as in AgentV 4.x
+	} else if dir != "" {
+		if err := a.checkWorkDir(dir, req.Agent); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	if dir == "" {
 		dir = ws
 	}
+	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput}
+	if live != nil {
+		cmd.StdoutTee = live
+	}
 	start := time.Now()
-	res, runErr := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: dir, Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput})
+	res, runErr := proc.Run(ctx, cmd)
 	r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	if res != nil {
 		r.Stdout, r.Stderr, r.Truncated = a.t.Redactor.Bytes(res.Stdout), a.t.Redactor.Bytes(res.Stderr), res.StdoutTruncated
 	}
 	report := parse(r.Stdout)
 	logDir := a.logDir
-	if logDir == "" {
-		logDir = ws
+	if live != nil {
+		r.logErr, r.liveLog = live.Close(), true
+		if p := live.Path(); p != "" {
+			r.Logs = []string{p}
+		}
+	} else {
+		if logDir == "" {
+			logDir = ws
+		}
+		r.Logs, r.logErr = a.writeLogs(logDir, req, r.Stdout, r.Stderr, report.Summary)
 	}
-	r.Logs, r.logErr = a.writeLogs(logDir, req, r.Stdout, r.Stderr, report.Summary)
 	if runErr == nil {
-		if a.logf != nil && a.logDir != "" {
+		if a.logf != nil && a.logDir != "" && live == nil {
 			a.logf("%s target %q: case %s: logs in %s", name, a.t.Name, req.EvalID, strings.Join(r.Logs, ", "))
 		}
 		return r, nil
@@ -318,7 +366,7 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 // workspace holding the logs is kept, as the evidence.
 func (r *agentRun) Fail(msg string, cause error, exit int) error {
 	a := r.a
-	if a.logDir == "" && len(r.Logs) > 0 {
+	if a.logDir == "" && len(r.Logs) > 0 && !r.liveLog {
 		r.keep = true
 	}
 	if r.logErr != nil {

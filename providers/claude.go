@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,8 +19,9 @@ import (
 // with stream-json); the prompt is read from stdin.
 var claudeBaseArgs = []string{"-p", "--output-format", "stream-json", "--verbose"}
 
-// claudeDefaultSystem heads the prompt document unless `system_prompt` replaces it: the same
-// request as codex's.
+// claudeDefaultSystem heads the prompt document of 2.5 files' cases unless `system_prompt`
+// replaces it: the same request as codex's. 4.x files' cases get 4.42.4's document
+// (claude_v4.go).
 const claudeDefaultSystem = codexDefaultSystem
 
 // claudeSpec is Claude Code as an agent CLI.
@@ -40,6 +43,10 @@ type claudeProvider struct {
 	cli *agentCLI
 	// flags are the argv after the base args: permissions, model, limits, then `args`.
 	flags []string
+	// flagsV4 are flags for the cases of 4.x eval files: the same, with system_prompt given
+	// to Claude Code on its own (--system-prompt) instead of heading the prompt document.
+	flagsV4 []string
+	v4log   claudeV4Log
 }
 
 func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
@@ -78,7 +85,19 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 		}
 		p.flags = append(p.flags, "--max-budget-usd", strconv.FormatFloat(f, 'f', -1, 64))
 	}
+	p.flagsV4 = slices.Clone(p.flags)
+	if cli.userSystem != "" {
+		p.flagsV4 = append(p.flagsV4, "--system-prompt", cli.userSystem)
+	}
 	p.flags = append(p.flags, cli.args...)
+	p.flagsV4 = append(p.flagsV4, cli.args...)
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	if p.v4log, err = newClaudeV4Log(cli, env); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -97,11 +116,17 @@ func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	}
 	doc := codexPromptDocument(p.cli.system, req)
 	argv := append(append([]string{exe}, claudeBaseArgs...), p.flags...)
+	var live agentLog
+	if req.Agent.ClaudeAs442 {
+		doc = preReadDocument(req)
+		argv = append(append([]string{exe}, claudeV4BaseArgs...), p.flagsV4...)
+		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.cli.logf)
+	}
 	var stream *claudeStream
 	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = claudeParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return claudeSummary(stream) }}
-	})
+	}, live)
 	var ae *AgentError
 	if errors.As(err, &ae) && strings.Contains(ae.Stderr, "--dangerously-skip-permissions") {
 		// Claude Code refuses to skip permission prompts when run as root.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -216,6 +217,7 @@ func TestClaudeRealCLI(t *testing.T) {
 		want     string // final answer; "" when the run must fail
 		wantErr  []string
 		check    func(t *testing.T, f *claudeFake, resp *Response)
+		dialect  string // the request's; "" is 2.5
 	}
 	tests := []realCase{
 		{
@@ -267,6 +269,25 @@ func TestClaudeRealCLI(t *testing.T) {
 			},
 		},
 		{
+			// A 4.x eval file's case: 4.42.4's flags (--include-partial-messages) and prompt
+			// document, system_prompt given to Claude Code as its system prompt.
+			name:     "v4_system_prompt",
+			settings: map[string]any{"bypass_permissions": false, "system_prompt": "Answer like a pirate."},
+			dialect:  suite.Dialect4,
+			reply:    func(map[string]any) claudeReply { return claudeText("Arr, 42.", 100, 7, 0) },
+			want:     "Arr, 42.",
+			check: func(t *testing.T, f *claudeFake, resp *Response) {
+				body := f.messages()[0]
+				if sys := string(codexJSON(body["system"])); !strings.Contains(sys, "Answer like a pirate.") {
+					t.Errorf("system prompt sent: %s, want the target's system_prompt", sys)
+				}
+				if text := claudeUserText(body); !strings.Contains(text, "[[ ## user_query ## ]]\n\nWhat is six times seven?") ||
+					strings.Contains(text, "pirate") || strings.Contains(text, claudeDefaultSystem) {
+					t.Errorf("prompt document sent: %q, want 4.42.4's, without instructions", text)
+				}
+			},
+		},
+		{
 			name:     "max_turns",
 			settings: map[string]any{"bypass_permissions": false, "max_turns": 1, "args": []any{"--allowedTools", "Bash"}},
 			reply:    claudeToolThenAnswer,
@@ -305,9 +326,9 @@ func TestClaudeRealCLI(t *testing.T) {
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
 			}
-			req := &Request{EvalID: "claude-" + tc.name, Question: "What is six times seven?"}
+			req := &Request{EvalID: "claude-" + tc.name, Question: "What is six times seven?", Agent: suite.AgentRulesOf(tc.dialect)}
 			resp, err := p.Invoke(t.Context(), req)
-			if tc.name != defaultCase.name { // its outcome depends on the user running the tests
+			if tc.name != defaultCase.name && tc.dialect == "" { // its outcome depends on the user running the tests; 4.x logs are not streams
 				claudeRecord(t, tc.name, logDir)
 			}
 			for _, r := range f.messageReqs() {

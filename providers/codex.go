@@ -75,7 +75,7 @@ func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, er
 	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = codexParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return codexSummary(stream) }}
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

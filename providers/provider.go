@@ -48,6 +48,12 @@ type Request struct {
 	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
 	// claude and codex targets run there whatever their cwd.
 	Workspace string
+	// Turn is the number of the conversation turn this request sends (1, 2, …), 0 outside
+	// conversations: 4.42.4 gives a turn no attempt number, which its claude logs show.
+	Turn int
+	// Agent is how agent targets build their prompt, resolve a relative cwd and write logs for
+	// the eval file (its loader's rules).
+	Agent suite.AgentRules
 }
 
 // Usage counts tokens of one invocation.
@@ -124,6 +130,19 @@ type evalDirKey struct{}
 // the call rather than with the provider).
 func WithEvalDir(ctx context.Context, dir string) context.Context {
 	return context.WithValue(ctx, evalDirKey{}, dir)
+}
+
+type agentRulesKey struct{}
+
+// WithAgentRules returns a context that holds the agent rules of the eval files a healthcheck
+// runs for: a claude or codex target resolves a relative cwd by them.
+func WithAgentRules(ctx context.Context, rules suite.AgentRules) context.Context {
+	return context.WithValue(ctx, agentRulesKey{}, rules)
+}
+
+func agentRulesFrom(ctx context.Context) suite.AgentRules {
+	r, _ := ctx.Value(agentRulesKey{}).(suite.AgentRules)
+	return r
 }
 
 // evalDirFrom returns the directory set by WithEvalDir, or "".

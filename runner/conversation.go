@@ -52,8 +52,8 @@ type conversationRun struct {
 	attempts int
 }
 
-// runConversation runs a conversation test: each turn is sent with the conversation so far and
-// its answer scored by the turn's evaluators; then the test's own evaluators, if any, score the
+// runConversation runs a conversation test: each turn is sent with the conversation so far (to
+// agent targets, the turn's input alone) and its answer scored by the turn's evaluators; then the test's own evaluators, if any, score the
 // whole transcript. The case score aggregates the turn scores and that one (mean, min or max).
 // A turn whose target call fails scores 0 and makes the case an error; with
 // on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
@@ -111,6 +111,13 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	sent.Input = window(cr.history, conv.WindowSize)
 	sent.Conversation = nil
 	req := prompt.Build(&sent, cr.mode)
+	req.Turn = num
+	if cr.mode == providers.ModeAgent {
+		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
+		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
+		// they read no chat history): an agent keeps its own context or starts afresh.
+		req.Question = messageText(turn.Input)
+	}
 	cr.lastReq = req
 	resp, n, err := r.invoke(ctx, cr.p, req)
 	cr.attempts += n

@@ -68,10 +68,10 @@ func chatText(chat []providers.ChatMessage) string {
 	return strings.Join(lines, "\n")
 }
 
-// TestConversationHistory checks what each turn sends: the test's input, then every earlier
-// turn's input and the target's own answer (not the expected output), as chat messages for
-// an LM target and as one role-marked question for an agent target; window_size keeps the
-// system messages and the last 2 × N others.
+// TestConversationHistory checks what each turn sends: to an LM target, the test's input, then
+// every earlier turn's input and the target's own answer (not the expected output), as chat
+// messages, window_size keeping the system messages and the last 2 × N others; to an agent
+// target, the turn's input alone.
 func TestConversationHistory(t *testing.T) {
 	t.Parallel()
 	src := `tests:
@@ -98,11 +98,9 @@ func TestConversationHistory(t *testing.T) {
 			"system: Be brief.\nuser: Context here.\nuser: one\nassistant: re: one\nuser: two",
 			"system: Be brief.\nuser: Context here.\nuser: one\nassistant: re: one\nuser: two\nassistant: re: two\nuser: three",
 		}},
-		{"agent question", src, targets.KindCLI, []string{
-			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none",
-			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none\n\n@[Assistant]:\nre: one\n\n@[User]:\ntwo",
-			"@[System]:\nBe brief.\n\n@[User]:\nContext here.\n\n@[User]:\none\n\n@[Assistant]:\nre: one\n\n@[User]:\ntwo\n\n@[Assistant]:\nre: two\n\n@[User]:\nthree",
-		}},
+		// As in AgentV 4.42.4, an agent target gets the turn's input alone.
+		{"agent question", src, targets.KindCLI, []string{"one", "two", "three"}},
+		{"claude question", src, targets.KindClaude, []string{"one", "two", "three"}},
 		{"window of one exchange", windowed, targets.KindMock, []string{
 			"system: Be brief.\nuser: Context here.\nuser: one",
 			"system: Be brief.\nassistant: re: one\nuser: two", // one exchange: two messages

@@ -277,15 +277,30 @@ func (r *Runner) limit(t *targets.Target) int {
 	return 1
 }
 
-// healthcheck runs the provider's healthcheck, if it has one, for the eval files in dir (a
-// relative healthcheck cwd resolves against it). A failure is the error of every case of the
-// lane from that directory.
-func (r *Runner) healthcheck(work context.Context, l *lane, dir string) error {
+// healthKey is what a target's healthcheck depends on: the eval files' directory (a relative
+// healthcheck cwd resolves against it) and their agent rules (a claude or codex target's relative
+// cwd resolves against the working directory in 4.x files).
+type healthKey struct {
+	dir   string
+	rules suite.AgentRules
+}
+
+func healthKeyOf(j *plan.Job) healthKey {
+	k := healthKey{dir: jobDir(j)}
+	if j.Case != nil && j.Case.Suite != nil {
+		k.rules = j.Case.Suite.Agent
+	}
+	return k
+}
+
+// healthcheck runs the provider's healthcheck, if it has one, for the eval files of key. A
+// failure is the error of every case of the lane from those files.
+func (r *Runner) healthcheck(work context.Context, l *lane, key healthKey) error {
 	hc, ok := l.provider.(providers.HealthChecker)
 	if !ok {
 		return nil
 	}
-	if err := hc.HealthCheck(providers.WithEvalDir(work, dir)); err != nil {
+	if err := hc.HealthCheck(providers.WithAgentRules(providers.WithEvalDir(work, key.dir), key.rules)); err != nil {
 		herr := &HealthcheckError{Err: fmt.Errorf("healthcheck of target %q failed, no case ran on it: %w", l.provider.Target().Name, err)}
 		r.healthMu.Lock()
 		r.healthFailed = append(r.healthFailed, herr)
@@ -301,16 +316,16 @@ func (r *Runner) healthcheck(work context.Context, l *lane, dir string) error {
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	var g errgroup.Group // cases never fail the group: each problem is its case's record
 	g.SetLimit(l.limit)
-	health := map[string]error{}
+	health := map[healthKey]error{}
 	for j := range l.queue {
 		if ctx.Err() != nil {
 			continue
 		}
-		dir := jobDir(j)
-		err, checked := health[dir]
+		key := healthKeyOf(j)
+		err, checked := health[key]
 		if !checked {
-			err = r.healthcheck(work, l, dir)
-			health[dir] = err
+			err = r.healthcheck(work, l, key)
+			health[key] = err
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -376,16 +391,16 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 			return nil
 		})
 	}
-	health := map[string]error{}
+	health := map[healthKey]error{}
 	for _, batch := range batches(l.jobs) {
 		if ctx.Err() != nil {
 			break
 		}
-		dir := jobDir(batch[0])
-		err, checked := health[dir]
+		key := healthKeyOf(batch[0])
+		err, checked := health[key]
 		if !checked {
-			err = r.healthcheck(work, l, dir)
-			health[dir] = err
+			err = r.healthcheck(work, l, key)
+			health[key] = err
 		}
 		if err != nil {
 			for _, j := range batch {

@@ -25,6 +25,8 @@ type Suite struct {
 	// TrialPassAt is the score a trial passes at whatever the case threshold (AgentV 4.x:
 	// 0.8); 0: a trial passes at the case threshold, as the case does.
 	TrialPassAt float64
+	// Agent is how agent targets treat the file's cases (set with setDialect).
+	Agent AgentRules
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
 	Tags        []string
@@ -53,14 +55,37 @@ type Suite struct {
 // pass_at_k at the first such pass (line 2309) and counts them as passedAttempts.
 const TrialPassAt4 = 0.8
 
+// AgentRules are how agent targets (claude, codex, cli) treat a file's cases where the
+// programs its dialect comes from differ.
+type AgentRules struct {
+	// CwdFromWorkDir resolves a claude or codex target's relative cwd against the working
+	// directory, as AgentV 4.42.4's path.resolve does (claude-cli.ts and codex.ts, resolveCwd),
+	// not against the eval file's folder (2.5).
+	CwdFromWorkDir bool
+	// AbsoluteFileRefs refers agents to input files by absolute path, so they find them from
+	// any working directory (4.42.4's formatting/segment-formatter.ts, formatSegment).
+	AbsoluteFileRefs bool
+	// ClaudeAs442 runs Claude Code as AgentV 4.42.4 does: its flags, its prompt document (no
+	// default instructions before it) and its stream log.
+	ClaudeAs442 bool
+}
+
 // setDialect records the dialect a file is written in, and the rules that follow from it for
 // the stages after loading, which never ask for the dialect itself.
 func (s *Suite) setDialect(d string) {
 	s.Dialect = d
-	s.TrialPassAt = 0
+	s.TrialPassAt, s.Agent = 0, AgentRulesOf(d)
 	if d == Dialect4 {
 		s.TrialPassAt = TrialPassAt4
 	}
+}
+
+// AgentRulesOf returns the agent rules of files of a dialect.
+func AgentRulesOf(dialect string) AgentRules {
+	if dialect == Dialect4 {
+		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, ClaudeAs442: true}
+	}
+	return AgentRules{}
 }
 
 // Case is one eval case, ready to run.

@@ -36,6 +36,9 @@ type Cmd struct {
 	Stdin     []byte
 	Timeout   time.Duration // 0: no timeout beyond ctx
 	MaxOutput int           // per stream; 0: DefaultMaxOutput
+	// StdoutTee, when set, also gets stdout as it arrives (a live log). Its errors are
+	// ignored: a log that cannot be written must not stop the child.
+	StdoutTee io.Writer
 }
 
 // Result is what a finished subprocess produced.
@@ -126,6 +129,9 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	stdout := &capped{max: maxOut}
 	stderr := &capped{max: maxOut}
 	cmd.Stdout = stdout
+	if c.StdoutTee != nil {
+		cmd.Stdout = io.MultiWriter(stdout, quietWriter{c.StdoutTee})
+	}
 	cmd.Stderr = stderr
 
 	start := time.Now()
@@ -188,6 +194,14 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*capped)(nil)
+
+// quietWriter hides its writer's errors, so io.MultiWriter goes on to the next write.
+type quietWriter struct{ w io.Writer }
+
+func (q quietWriter) Write(p []byte) (int, error) {
+	_, _ = q.w.Write(p)
+	return len(p), nil
+}
 
 // truncate shortens a command line for a message, keeping its start and its end (the
 // script's file name).

@@ -84,3 +84,26 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("ChildEnv with keep = %q", got)
 	}
 }
+
+type failingWriter struct{ n int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.n += len(p)
+	return 0, errors.New("disk full")
+}
+
+// A StdoutTee sees all of stdout; one that fails to write neither stops the child nor loses
+// the captured output.
+func TestRunStdoutTee(t *testing.T) {
+	t.Parallel()
+	var tee strings.Builder
+	res, err := Run(t.Context(), Cmd{Argv: []string{"sh", "-c", "echo one; echo two"}, StdoutTee: &tee})
+	if err != nil || tee.String() != "one\ntwo\n" || string(res.Stdout) != "one\ntwo\n" {
+		t.Errorf("tee %q, stdout %q, err %v", tee.String(), res.Stdout, err)
+	}
+	bad := &failingWriter{}
+	res, err = Run(t.Context(), Cmd{Argv: []string{"sh", "-c", "echo one; echo two"}, StdoutTee: bad})
+	if err != nil || string(res.Stdout) != "one\ntwo\n" || bad.n != len("one\ntwo\n") {
+		t.Errorf("with a failing tee: stdout %q, tee got %d bytes, err %v", res.Stdout, bad.n, err)
+	}
+}

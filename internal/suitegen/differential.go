@@ -69,6 +69,8 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 	files := map[string]string{
 		"targets.yaml":                       diffTargets(baseURL, filepath.Join(abs, "agents", "agent.mjs")),
 		"agents/agent.mjs":                   diffAgent,
+		"agents/claude-error.mjs":            diffClaudeError,
+		"claude.eval.yaml":                   diffClaude,
 		"agents/answers.json":                string(answers),
 		"nested/agents/agent.mjs":            diffNestedAgent,
 		"graders/record.mjs":                 diffRecorder,
@@ -77,6 +79,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"structured.eval.yaml":               diffStructured,
 		"graders.eval.yaml":                  diffGraders,
 		"conversation.eval.yaml":             diffConversation,
+		"conversation-cli.eval.yaml":         diffConversationCli,
 		"nested/cwd.eval.yaml":               diffNested,
 		"trials-pass-at-k.yaml":              diffTrials("pass_at_k"),
 		"trials-mean.yaml":                   diffTrials("mean"),
@@ -101,7 +104,11 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return DiffSuite{}, err
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if name == "agents/claude-error.mjs" {
+			mode = 0o755 // run as a claude target's executable
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
 			return DiffSuite{}, err
 		}
 		if strings.HasSuffix(name, ".yaml") && path.Base(name) != "targets.yaml" && !strings.HasPrefix(name, ".agentv/") {
@@ -138,6 +145,10 @@ targets:
   - name: cli-workspace
     provider: cli
     command: node ` + quote(agentPath) + ` {PROMPT} {OUTPUT_FILE}
+    grader_target: grader
+  - name: claude-error
+    provider: claude
+    executable: ` + quote(filepath.Join(filepath.Dir(agentPath), "claude-error.mjs")) + `
     grader_target: grader
   - name: lm
     provider: openai
@@ -241,6 +252,7 @@ if (key === 'crash') {
   process.exit(3);
 }
 let answer = answers[key] ?? { text: 'no canned answer for ' + key };
+if (key === 'echo') answer = { text: 'got: ' + prompt }; // shows what the target was sent
 if (key === 'workspace') {
   // Answers what the suite's before_each hook left in the working directory (the workspace).
   answer = { text: fs.existsSync('marker.txt') ? fs.readFileSync('marker.txt', 'utf8') : 'no marker in ' + process.cwd() };
@@ -254,6 +266,28 @@ if (Array.isArray(answer)) {
   answer = answers[key][n % answers[key].length];
 }
 fs.writeFileSync(out, answer.raw ?? JSON.stringify(answer));
+`
+
+// diffClaudeError stands in for Claude Code: its run ends with an error result (max_turns) and
+// no answer, yet exits 0.
+const diffClaudeError = `#!/usr/bin/env node
+process.stdin.resume();
+process.stdin.on('end', () => {
+  console.log(JSON.stringify({ type: 'system', subtype: 'init', model: 'fake' }));
+  console.log(JSON.stringify({ type: 'result', subtype: 'error_max_turns', is_error: true, result: '',
+    errors: ['Reached maximum number of turns (1)'] }));
+});
+`
+
+const diffClaude = `# A claude target whose run gives no answer.
+name: diff-claude
+execution:
+  target: claude-error
+tests:
+  - id: claude-error-result
+    input: What is six times seven?
+    assertions:
+      - {type: contains, value: error, negate: true}
 `
 
 // The nested agent answers differently, so a test shows which cwd the cli target ran in.
@@ -682,6 +716,46 @@ tests:
     assertions:
       - {type: contains, value: "echo: what is the capital"}
       - {type: llm-grader}
+`
+
+// DiffTurnFolders are the tests whose conversation turns 4.42.4 can send to a cli target only
+// when the folder $TMPDIR/agentv-<id> exists: it writes a turn's prompt file to
+// agentv-<id>/turn-N-….prompt.txt there (providers/cli.ts:803) and fails every turn without
+// it. The caller makes these folders in the TMPDIR both programs run with, so the comparison
+// reaches what the target is sent; conv-cli-no-folder is left without one.
+var DiffTurnFolders = []string{"conv-cli-turn-alone", "conv-cli-crash-max"}
+
+const diffConversationCli = `# Conversations on the cli target, which answers "got: " and the prompt it was sent.
+name: diff-conversation-cli
+execution:
+  target: cli
+tests:
+  # 4.42.4 sends an agent target the turn's input alone: the second answer has no apples.
+  - id: conv-cli-turn-alone
+    mode: conversation
+    input: You are helpful.
+    turns:
+      - input: case:echo one apples
+        assertions: [{type: contains, value: apples}]
+      - input: case:echo two pears
+        assertions: [{type: contains, value: apples}]
+  # The agent fails the first turn; by max, 4.42.4 lets the second carry the test.
+  - id: conv-cli-crash-max
+    mode: conversation
+    aggregation: max
+    input: You are helpful.
+    turns:
+      - input: case:crash
+        assertions: [{type: contains, value: got}]
+      - input: case:echo fine
+        assertions: [{type: contains, value: got}]
+  # No folder for 4.42.4's prompt files: every turn fails there.
+  - id: conv-cli-no-folder
+    mode: conversation
+    input: You are helpful.
+    turns:
+      - input: case:echo one
+        assertions: [{type: contains, value: got}]
 `
 
 const diffNested = `# An eval file below the targets file: the cli target's relative cwd is this directory's.

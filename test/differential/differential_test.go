@@ -110,9 +110,17 @@ func TestAgainstAgentV442(t *testing.T) {
 				prog = []string{"node", cli}
 			}
 			args := append(prog[1:], "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "8")
+			// Each run's own temporary folder, holding the folders 4.42.4 needs for the prompt
+			// files of cli conversation turns (suitegen.DiffTurnFolders).
+			tmpdir := filepath.Join(r.side.dir, "tmp", fmt.Sprint(i))
+			for _, id := range suitegen.DiffTurnFolders {
+				if err := os.MkdirAll(filepath.Join(tmpdir, "agentv-"+id), 0o755); err != nil {
+					return err
+				}
+			}
 			cmd := exec.CommandContext(ctx, prog[0], args...)
 			cmd.Dir = suites
-			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1",
+			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1", "TMPDIR="+tmpdir,
 				suitegen.DiffPayloadEnv+"="+filepath.Join(r.side.dir, "payloads"), "NO_COLOR=1")
 			start := time.Now()
 			out, err := cmd.CombinedOutput()

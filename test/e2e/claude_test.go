@@ -85,8 +85,9 @@ tests:
 	}
 	argv, _ := os.ReadFile(filepath.Join(dir, "argv"))
 	stdin, _ := os.ReadFile(filepath.Join(dir, "stdin"))
-	if string(argv) != "-p\n--output-format\nstream-json\n--verbose\n--model\nclaude-sonnet-4-5\n" ||
-		!strings.Contains(string(stdin), "[[ ## user_query ## ]]\n\nWhat is six times seven?") {
+	// AgentV 4.42.4's flags and prompt document (see TestClaudeTargetAsAgentV442).
+	if string(argv) != "-p\n--output-format\nstream-json\n--include-partial-messages\n--verbose\n--model\nclaude-sonnet-4-5\n" ||
+		string(stdin) != "[[ ## user_query ## ]]\n\nWhat is six times seven?" {
 		t.Errorf("argv %q, stdin %q", argv, stdin)
 	}
 }

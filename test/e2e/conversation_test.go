@@ -348,3 +348,72 @@ func TestV4ConversationValidate(t *testing.T) {
 		t.Errorf("exit %d, want 2", res.code)
 	}
 }
+
+// TestV4ConversationCliTarget runs a conversation on a cli target (a real subprocess reading
+// {PROMPT_FILE} and {EVAL_ID}): as in AgentV 4.42.4 each turn's command gets the turn's input
+// alone, its case id `id/turn-N`; unlike 4.42.4, whose prompt file for such an id lands in a
+// folder that does not exist, every turn runs. A turn the agent fails errors the test even
+// though aggregation: max would let the other turn carry it.
+func TestV4ConversationCliTarget(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		// Logs each call's id and prompt; fails on a prompt holding FAIL.
+		"agent.sh": `#!/bin/sh
+prompt=$(cat "$1")
+printf '%s: %s\n' "$2" "$prompt" >> "$(dirname "$0")/calls.log"
+case "$prompt" in *FAIL*) echo "agent crashed" >&2; exit 3;; esac
+printf 'got: %s' "$prompt" > "$3"
+`,
+		".agentv/targets.yaml": `targets:
+  - name: default
+    provider: cli
+    command: sh ../agent.sh {PROMPT_FILE} {EVAL_ID} {OUTPUT_FILE}
+`,
+		"evals/conv.eval.yaml": `name: conv-cli
+tests:
+  - id: chat
+    mode: conversation
+    input: You are helpful.
+    turns:
+      - input: first apples
+        assertions: [{type: contains, value: apples}]
+      - input: second pears
+        assertions: [{type: contains, value: apples, negate: true}]
+  - id: crash
+    mode: conversation
+    aggregation: max
+    input: You are helpful.
+    turns:
+      - input: please FAIL
+        assertions: [{type: contains, value: got}]
+      - input: fine
+        assertions: [{type: contains, value: got}]
+`,
+	})
+	res := agentv(t, dir, nil, "eval", "evals/conv.eval.yaml", "--workers", "1")
+	chat, crash := res.byID()["chat"], res.byID()["crash"]
+	if chat == nil || crash == nil {
+		t.Fatalf("records %v\nstdout:\n%s\nstderr:\n%s", res.records, res.stdout, res.stderr)
+	}
+	if chat.Score != 1 || chat.Verdict != "pass" || len(chat.Turns) != 2 || chat.Turns[1].Answer != "got: second pears" {
+		t.Errorf("chat: score %v verdict %s turns %+v; want each turn answered from its own input", chat.Score, chat.Verdict, chat.Turns)
+	}
+	if crash.Verdict != "error" || !strings.Contains(crash.Error, "turn-1: the target gave no answer") || crash.Score != 1 {
+		t.Errorf("crash: verdict %s score %v error %q; want an error naming turn 1 (score 1 by max)", crash.Verdict, crash.Score, crash.Error)
+	}
+	if res.code == 0 {
+		t.Errorf("exit 0 with a test in error")
+	}
+	calls, err := os.ReadFile(filepath.Join(dir, "calls.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "chat/turn-1: first apples\nchat/turn-2: second pears\ncrash/turn-1: please FAIL\ncrash/turn-2: fine\n"
+	if string(calls) != want {
+		t.Errorf("the agent was called with\n%s\nwant\n%s", calls, want)
+	}
+}
