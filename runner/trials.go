@@ -55,7 +55,7 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, tr *suite.Trials) *results.Record {
 	start := time.Now()
 	threshold, _, _ := r.thresholdOf(j.Case) // before the trials: a finished run lets its case go
-	var passAt float64 // 0: a trial passes at the case threshold
+	var passAt float64                       // 0: a trial passes at the case threshold
 	if j.Case != nil && j.Case.Suite != nil {
 		passAt = j.Case.Suite.TrialPassAt
 	}

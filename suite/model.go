@@ -16,17 +16,17 @@ import (
 
 // Suite is one loaded eval file.
 type Suite struct {
-	Path        string // as shown to users: relative to the working directory when inside it
-	Abs         string // absolute path of the eval file
-	Dir         string // absolute directory of the eval file
-	RepoRoot    string // absolute repository root used for file references and guideline matching
-	Format      string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
-	Dialect     string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25 (set with setDialect)
+	Path     string // as shown to users: relative to the working directory when inside it
+	Abs      string // absolute path of the eval file
+	Dir      string // absolute directory of the eval file
+	RepoRoot string // absolute repository root used for file references and guideline matching
+	Format   string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
+	Dialect  string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25 (set with setDialect)
 	// TrialPassAt is the score a trial passes at whatever the case threshold (AgentV 4.x:
 	// 0.8); 0: a trial passes at the case threshold, as the case does.
 	TrialPassAt float64
 	// Agent is how agent targets treat the file's cases (set with setDialect).
-	Agent AgentRules
+	Agent       AgentRules
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
 	Tags        []string
