@@ -645,7 +645,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 			}
 		}
 		c.Metadata = v4Metadata(sx.metadata, meta)
-		if d := l.v4Dependencies(f, id, c); d != nil {
+		if l.s.Format == "jsonl" {
+			l.jsonlDependencies(f, id)
+		} else if d := l.v4Dependencies(f, id, c); d != nil {
 			if l.deps == nil {
 				l.deps = map[*Case]*v4Deps{}
 			}
