@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -149,13 +150,18 @@ func (s *snakeScanner) array(dst []byte) ([]byte, error) {
 
 func (s *snakeScanner) object(dst []byte) ([]byte, error) {
 	s.i++ // {
+	start := len(dst)
+	dst = append(dst, '{')
+	// Members are written straight to dst; where each one is is kept in case two keys end up
+	// the same name, which is rare and then rebuilds the object.
 	type member struct {
-		name string // the renamed key
-		key  []byte // encoded, quotes included
-		val  []byte
+		name          string // the renamed key
+		key, val, end int    // offsets in dst of its key, its value and its end
+		last          int    // the member whose value wins (itself unless repeated)
 	}
 	var members []member
 	var at map[string]int // by name, once the object is large enough for a linear search to cost
+	repeated := false
 	for first := true; ; first = false {
 		s.skipSpace()
 		if s.i >= len(s.src) {
@@ -172,26 +178,41 @@ func (s *snakeScanner) object(dst []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		var key string
-		if err := json.Unmarshal(raw, &key); err != nil {
-			return nil, s.errf("bad key")
+		key := string(raw[1 : len(raw)-1])
+		escaped := bytes.IndexByte(raw, '\\') >= 0
+		if escaped { // decode it to read its letters
+			if err := json.Unmarshal(raw, &key); err != nil {
+				return nil, s.errf("bad key")
+			}
 		}
 		name := snake4(key)
-		enc := raw
-		if name != key {
-			if enc, err = jsonx.Marshal(name); err != nil {
+		if !first {
+			dst = append(dst, ',')
+		}
+		m := member{name: name, key: len(dst), last: len(members)}
+		switch {
+		case name == key:
+			dst = append(dst, raw...)
+		case !escaped: // only letters and _ were added to a key that needed no escapes
+			dst = append(append(append(dst, '"'), name...), '"')
+		default:
+			enc, err := jsonx.Marshal(name)
+			if err != nil {
 				return nil, err
 			}
+			dst = append(dst, enc...)
 		}
 		s.skipSpace()
 		if s.i >= len(s.src) || s.src[s.i] != ':' {
 			return nil, s.errf("expected :")
 		}
 		s.i++
-		val, err := s.value(nil)
-		if err != nil {
+		dst = append(dst, ':')
+		m.val = len(dst)
+		if dst, err = s.value(dst); err != nil {
 			return nil, err
 		}
+		m.end = len(dst)
 		idx, ok := -1, false
 		if at != nil {
 			idx, ok = at[name]
@@ -204,15 +225,19 @@ func (s *snakeScanner) object(dst []byte) ([]byte, error) {
 			}
 		}
 		if ok {
-			members[idx].val = val
-		} else {
-			members = append(members, member{name, enc, val})
-			switch {
-			case at != nil:
-				at[name] = len(members) - 1
-			case len(members) > 16:
-				at = make(map[string]int, 2*len(members))
-				for j := range members {
+			repeated = true
+			members[idx].last = len(members)
+			m.last = -1 // not written again
+		}
+		members = append(members, m)
+		switch {
+		case ok:
+		case at != nil:
+			at[name] = len(members) - 1
+		case len(members) > 16:
+			at = make(map[string]int, 2*len(members))
+			for j := range members {
+				if members[j].last >= 0 {
 					at[members[j].name] = j
 				}
 			}
@@ -231,12 +256,23 @@ func (s *snakeScanner) object(dst []byte) ([]byte, error) {
 		}
 		return nil, s.errf("expected , or }")
 	}
-	dst = append(dst, '{')
-	for j, m := range members {
-		if j > 0 {
+	if !repeated {
+		return append(dst, '}'), nil
+	}
+	body := append([]byte(nil), dst[start:]...)
+	dst = append(dst[:start], '{')
+	wrote := false
+	for _, m := range members {
+		if m.last < 0 {
+			continue
+		}
+		if wrote {
 			dst = append(dst, ',')
 		}
-		dst = append(append(append(dst, m.key...), ':'), m.val...)
+		wrote = true
+		w := members[m.last]
+		dst = append(dst, body[m.key-start:m.val-start]...)
+		dst = append(dst, body[w.val-start:w.end-start]...)
 	}
 	return append(dst, '}'), nil
 }

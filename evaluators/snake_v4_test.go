@@ -72,3 +72,24 @@ func TestSnakeKeys4(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSnakeKeys4 converts a payload the size of a large transcript: 500 messages with
+// tool calls and text.
+func BenchmarkSnakeKeys4(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"criteria":"c","messages":[`)
+	for i := range 500 {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString(`{"role":"assistant","content":"` + strings.Repeat("some answer text ", 20) + `","tool_calls":[{"tool":"webSearch","input":{"maxResults":5,"queryText":"paris"},"output":"results"}]}`)
+	}
+	sb.WriteString(`],"config":{"riskLevel":"high"}}`)
+	src := []byte(sb.String())
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := snakeKeys4(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
