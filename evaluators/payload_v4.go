@@ -167,7 +167,7 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		changes = &in.FileChanges
 	}
 	if o.template {
-		return jsonx.Marshal(&v4TemplatePayload{
+		return snakePayload(&v4TemplatePayload{
 			Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: in.Candidate, Answer: in.Candidate,
 			Messages: tr.Messages, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata, Trace: tr,
 			FileChanges: changes, WorkspacePath: workspace, Config: config,
@@ -183,7 +183,18 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 	if o.outputPath != "" {
 		p.Output = nil
 	}
-	return jsonx.Marshal(&p)
+	return snakePayload(&p)
+}
+
+// snakePayload encodes a 4.x payload with every key spelled as 4.42.4 sends it: it converts
+// the whole payload (code-grader.ts and prompt-resolution.ts call toSnakeCaseDeep on it), so
+// the keys of the user's config, metadata, message contents and tool inputs change too.
+func snakePayload(p any) ([]byte, error) {
+	raw, err := jsonx.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return snakeKeys4(raw)
 }
 
 // v4InputFiles is every file the input references and that was found, in order, guideline

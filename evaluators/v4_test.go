@@ -234,7 +234,8 @@ func TestThresholdAggregate(t *testing.T) {
 	}
 }
 
-// The 4.x payload has the 4.x names and the 2.5 ones that do not collide.
+// The 4.x payload has the 4.x names and the 2.5 ones that do not collide, every key snake_cased
+// as 4.42.4 sends it (user data included).
 func TestV4Payload(t *testing.T) {
 	t.Parallel()
 	in := riskInput(v4Case(t), "High")
@@ -247,11 +248,11 @@ func TestV4Payload(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"criteria": `"Correctly classify as high risk"`, "output": `"High"`, "expected_output": `[{"role":"assistant","content":{"riskLevel":"High"}}]`,
+		"criteria": `"Correctly classify as high risk"`, "output": `"High"`, "expected_output": `[{"role":"assistant","content":{"risk_level":"High"}}]`,
 		"messages":      `[{"role":"user","content":"What is the risk level?"},{"role":"assistant","content":"High"}]`,
 		"input":         `[{"role":"user","content":"What is the risk level?"}]`,
 		"trace_summary": `{"event_count":0,"tool_calls":{},"error_count":0,"llm_call_count":1}`,
-		"config":        `{"riskLevel":"x"}`, "metadata": "null", "token_usage": "null", "workspace_path": "null",
+		"config":        `{"risk_level":"x"}`, "metadata": "null", "token_usage": "null", "workspace_path": "null",
 		"file_changes": "null",
 	}
 	for k, w := range want {

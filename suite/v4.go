@@ -560,8 +560,10 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if sx.input != nil && !isNull(sx.input.v) && !skipDefaults {
 		msgs = append(msgs, l.v4Messages(sub(sx.input), fail)...)
 	}
+	// A test's own input_files replaces the suite's; `input_files: null` is not its own, as
+	// 4.42.4 takes `raw.input_files ?? suiteInputFiles` (loaders/shorthand-expansion.ts).
 	files := f.get("input_files")
-	if files == nil && !skipDefaults {
+	if (files == nil || isNull(files.v)) && !skipDefaults {
 		files = sx.inputFiles
 	}
 	if iv := sub(input); iv != nil {
@@ -643,7 +645,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 			}
 		}
 		c.Metadata = v4Metadata(sx.metadata, meta)
-		if d := l.v4Dependencies(f, id, c); d != nil {
+		if l.s.Format == "jsonl" {
+			l.jsonlDependencies(f, id)
+		} else if d := l.v4Dependencies(f, id, c); d != nil {
 			if l.deps == nil {
 				l.deps = map[*Case]*v4Deps{}
 			}
@@ -698,6 +702,11 @@ func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, str
 	}
 	if input.Kind != yaml.ScalarNode {
 		fail(input, "%q needs a string %q, got %s", "input_files", "input", kindName(input))
+		return nil
+	}
+	if len(files.Content) == 0 {
+		// 4.42.4 skips the test as incomplete (shorthand-expansion.ts, expandInputFilesShorthand).
+		fail(files, "%q is empty: list the files the test gets, or remove it", "input_files")
 		return nil
 	}
 	block := func(at *yaml.Node, typ string, v *yaml.Node) *yaml.Node {

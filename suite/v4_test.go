@@ -175,3 +175,45 @@ func TestV4DatasetFromFileName(t *testing.T) {
 		})
 	}
 }
+
+// TestV4InputFilesReplaceSuite: a test's own input_files replaces the suite's (a null one does
+// not count as its own), the suite's input comes first, skip_defaults drops both, and an empty
+// list is an error at the list (4.42.4 skips that test as incomplete): loaders/
+// shorthand-expansion.ts, resolveInputMessages, and yaml-parser.ts at tag v4.42.4.
+func TestV4InputFilesReplaceSuite(t *testing.T) {
+	t.Parallel()
+	head := "input: Be brief.\ninput_files: [suite.txt]\ntests:\n  - id: a\n    input: q\n    criteria: ok\n"
+	tests := []struct {
+		name, test string
+		files      []string // base names of the case's input files
+		messages   int
+		err        string // a fragment of the error, "" for none
+	}{
+		{name: "the suite's", files: []string{"suite.txt"}, messages: 2},
+		{name: "its own replaces them", test: "    input_files: [own.txt, other.txt]\n", files: []string{"own.txt", "other.txt"}, messages: 2},
+		{name: "null is not its own", test: "    input_files: null\n", files: []string{"suite.txt"}, messages: 2},
+		{name: "skip_defaults", test: "    execution: {skip_defaults: true}\n", messages: 1},
+		{name: "skip_defaults keeps its own", test: "    execution: {skip_defaults: true}\n    input_files: [own.txt]\n", files: []string{"own.txt"}, messages: 1},
+		{name: "empty", test: "    input_files: []\n", err: `7:18: "input_files" is empty`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, map[string]string{"eval.yaml": head + tt.test, "suite.txt": "s", "own.txt": "o", "other.txt": "x"}, "eval.yaml")
+			if tt.err != "" {
+				if diags := formatDiags(s.Diagnostics); !strings.Contains(diags, tt.err) || len(s.Cases) != 0 {
+					t.Errorf("%d cases, diagnostics:\n%s\nwant an error %q and no case", len(s.Cases), diags, tt.err)
+				}
+				return
+			}
+			c := onlyCase(t, s)
+			var got []string
+			for _, f := range c.InputFiles {
+				got = append(got, filepath.Base(f))
+			}
+			if !slices.Equal(got, tt.files) || len(c.Input) != tt.messages {
+				t.Errorf("input files %q and %d messages, want %q and %d", got, len(c.Input), tt.files, tt.messages)
+			}
+		})
+	}
+}

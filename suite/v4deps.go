@@ -65,6 +65,21 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 	return deps
 }
 
+// jsonlDependencies warns about `depends_on` and `on_dependency_failure` on a line of a JSONL eval
+// file: AgentV 4.42.4 does not read them there (packages/core/src/evaluation/loaders/
+// jsonl-parser.ts builds its tests without them, line 306), so the test runs as if they were not
+// written, here too. A JSONL file named by a YAML file's `tests:` is read as YAML tests, with them.
+func (l *loader) jsonlDependencies(f kvs, id string) {
+	for _, k := range []struct{ key, effect string }{
+		{"depends_on", "the test runs without waiting for the tests it names"},
+		{"on_dependency_failure", "the test runs whatever its dependencies did"},
+	} {
+		if e := f.get(k.key); e != nil && !isNull(e.v) {
+			l.warnf(e.kn, KindIgnored, id, "%q is not read in a JSONL eval file, as in AgentV 4.42.4: %s (name this file in a YAML file's %q to use it)", k.key, k.effect, "tests")
+		}
+	}
+}
+
 // checkDependencies checks the `depends_on` graph of a 4.x file once all its tests are read,
 // as AgentV 4.42.4 does before running any (orchestrator.ts, validateDependencyGraph): every id
 // names a test of the file, no test depends on itself and there is no cycle. 4.42.4 then

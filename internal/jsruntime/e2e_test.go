@@ -220,10 +220,11 @@ var scriptCases = []scriptCase{
 	{name: "throwing ts template", script: "throws.ts", code: 1, stderr: "rubric file missing: rubric.md\n"},
 	{name: "throwing async judge", script: "throws.mjs", code: 1, stderr: "judge crashed on purpose\n"},
 	{name: "empty template output", script: "empty.mjs", stdout: "\n"},
-	// @agentv/sdk (AgentV 4.x names): config keys camelCased as 4.x does, tool names kept.
+	// @agentv/sdk (AgentV 4.x names): every key camelCased as 4.42.4's SDK does, the config's and
+	// the tool names of the trace summary too.
 	{name: "sdk defineAssertion ts", script: "sdk-assertion.ts", judge: `{"score":1,"reasoning":"criteria: Correctly classify the claim as high risk",
 		"assertions":[{"text":"mentions High","passed":true,"evidence":"The risk level is High."}],
-		"details":{"roles":["user","assistant"],"toolCalls":{"get_weather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`, v4: true},
+		"details":{"roles":["user","assistant"],"toolCalls":{"getWeather":1},"tokens":120,"config":{"rubric":"Flood zones are high risk","passMark":0.8}}}`, v4: true},
 	{name: "sdk defineCodeGrader cjs", script: "sdk-grader.cjs", judge: `{"score":1,"assertions":[{"text":"expected High","passed":true}],
 		"details":{"firstTool":"get_weather","args":{"cityName":"Paris","unitSystem":"metric"}}}`, v4: true},
 	{name: "sdk definePromptTemplate mjs", script: "sdk-template.mjs", stdout: "Criteria: Correctly classify the claim as high risk\nAnswer: The risk level is High.\n", v4: true},

@@ -97,6 +97,9 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"templates.eval.yaml":                diffTemplates,
 		".agentv/templates/city-checks.yaml": diffTemplate,
 		"workspace/each.mjs":                 diffEachHook,
+		"inputs.eval.yaml":                   diffInputs,
+		"files/suite.txt":                    "A file every test of inputs.eval.yaml gets unless it names its own.\n",
+		"files/own.txt":                      "A test's own input file.\n",
 	}
 	s := DiffSuite{Dir: dir}
 	for name, body := range files {
@@ -204,6 +207,14 @@ var diffAnswers = map[string]any{
 		Text:   "Used the skill.",
 		Output: toolMsg("Used the skill.", call("Skill", map[string]any{"skill": "pdf-tools"}, "loaded")),
 	},
+	// Tool names and inputs spelled every way a payload's key conversion treats differently.
+	"camel-tools": diffAnswer{
+		Text: "Searched and read.",
+		Output: toolMsg("Searched and read.",
+			call("webSearch", map[string]any{"maxResults": 5, "query_text": "paris", "Top-K": 1, "filterOpts": map[string]any{"siteURL": "x", "v2Mode": true}}, "results"),
+			call("Read", map[string]any{"filePath": "a.txt"}, "text"),
+		),
+	},
 }
 
 // Each trials suite rotates through its own answers: alpha, beta, alpha.
@@ -304,13 +315,26 @@ const diffRecorder = `import fs from 'node:fs';
 const payload = JSON.parse(fs.readFileSync(0, 'utf8'));
 const type = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const shape = {};
+const config = payload.config ?? {};
 for (const [k, v] of Object.entries(payload)) {
   shape[k] = type(v);
-  if (k === 'config') continue; // the grader's own settings, compared by the test itself
+  if (k === 'config' && !config.deep) continue; // the grader's own settings, compared by the test itself
   if (type(v) === 'object') for (const [k2, v2] of Object.entries(v)) shape[k + '.' + k2] = type(v2);
   if (type(v) === 'array') for (const el of v) if (type(el) === 'object') for (const [k2, v2] of Object.entries(el)) shape[k + '[].' + k2] = type(v2);
 }
-const config = payload.config ?? {};
+// config.deep: every key path below the fields that carry user data (the messages' tool calls,
+// not their contents), and which input files (by name) and how many input messages it has.
+const walk = (v, p) => {
+  shape[p] = type(v);
+  if (type(v) === 'object') for (const [k, v2] of Object.entries(v)) walk(v2, p + '.' + k);
+  if (type(v) === 'array') for (const el of v) walk(el, p + '[]');
+};
+if (config.deep) {
+  for (const k of ['config', 'metadata', 'input', 'expected_output', 'trace_summary']) if (k in payload) walk(payload[k], k);
+  for (const m of payload.messages ?? []) if (m.tool_calls) walk(m.tool_calls, 'messages[].tool_calls');
+  (payload.input_files ?? []).forEach((f, i) => (shape['input_files[' + i + ']'] = 'file ' + String(f).split(/[\\\\/]/).pop()));
+  if (Array.isArray(payload.input)) shape['input.length'] = 'length ' + payload.input.length;
+}
 if (config.fail) {
   console.error('the grader failed on purpose');
   process.exit(1);
@@ -956,4 +980,55 @@ tests:
 const diffTemplate = `assertions:
   - {type: contains, value: Paris}
   - {type: contains, value: Rome}
+`
+
+// diffInputs: which input files and input messages a test gets when the suite and the test both
+// set them (a test's input_files replaces the suite's, its input is added after the suite's), and
+// the keys of the user data a code grader's payload carries: config, metadata, input and expected
+// output contents, tool names and inputs (4.42.4 snake_cases every key that does not start with a
+// capital).
+const diffInputs = `# Suite and test input_files and input; the key spelling of a code grader's payload.
+name: diff-inputs
+execution:
+  target: cli
+input: Answer briefly.
+input_files: [files/suite.txt]
+tests:
+  - id: input-files-suite
+    input: case:plain
+    assertions:
+      - {name: recorder, type: code-grader, command: [node, graders/record.mjs], probe: input-files-suite, deep: true}
+  - id: input-files-own
+    input: case:plain
+    input_files: [files/own.txt]
+    assertions:
+      - {name: recorder, type: code-grader, command: [node, graders/record.mjs], probe: input-files-own, deep: true}
+  - id: input-files-null
+    input: case:plain
+    input_files: null
+    assertions:
+      - {name: recorder, type: code-grader, command: [node, graders/record.mjs], probe: input-files-null, deep: true}
+  - id: input-files-skip-defaults
+    input: case:plain
+    execution: {skip_defaults: true}
+    assertions:
+      - {name: recorder, type: code-grader, command: [node, graders/record.mjs], probe: input-files-skip-defaults, deep: true}
+  - id: payload-key-case
+    input: {question: 'case:camel-tools', userName: ada, already_snake: 1, HTTPMode: fast, 'kebab-key': 2}
+    execution: {skip_defaults: true}
+    expected_output: {riskLevel: High, score_v2: 1, nestedObj: {innerKey: 1, XMLName: a}}
+    metadata: {ownerTeam: geo, sub_area: maps, Region: EU, items: [{itemID: 1}]}
+    assertions:
+      - name: recorder
+        type: code-grader
+        command: [node, graders/record.mjs]
+        probe: payload-key-case
+        deep: true
+        riskLevel: high
+        userID: 7
+        max-depth: 2
+        already_snake: 1
+        HTTPMode: x
+        a1B2: 3
+        nestedObj: {innerKey: 1, listOf: [{deepKey: 2}]}
 `

@@ -153,3 +153,74 @@ func TestDependsOnLeftOutByEvalID(t *testing.T) {
 		t.Errorf("--eval-id {after-low,low}: exit %d with %d records, want 1 (low fails) and after-low scored 1\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
 	}
 }
+
+// TestDependsOnInJSONLLikeAgentV4 runs testdata/depends/deps.jsonl, deps.yaml's tests as a JSONL
+// eval file. AgentV 4.42.4 does not read depends_on or on_dependency_failure there (its JSONL
+// loader, packages/core/src/evaluation/loaders/jsonl-parser.ts, builds tests without them): on
+// this file, with its targets in .agentv/,
+//
+//	AGENTV_NO_UPDATE_CHECK=1 node node_modules/agentv/dist/cli.js eval deps.jsonl -o run
+//
+// runs every test: low 0, broken an error, the six others 1. agentv does the same and warns at
+// each setting it does not read; a YAML file naming it in `tests:` still uses them.
+func TestDependsOnInJSONLLikeAgentV4(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh")
+	dir := t.TempDir()
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n", "via-yaml.eval.yaml": "tests: ./deps.jsonl\n"}
+	for _, name := range []string{"answer.sh", "deps.jsonl", "targets.yaml"} {
+		files[name] = readFile(t, filepath.Join("testdata", "depends", name))
+	}
+	writeFiles(t, dir, files)
+	res := agentv(t, dir, nil, "eval", "deps.jsonl")
+	if res.code != 3 {
+		t.Errorf("exit %d, want 3 (an errored case)\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	got := res.byID()
+	if len(res.records) != 8 {
+		t.Errorf("%d records, want 8\n%s%s", len(res.records), res.stdout, res.stderr)
+	}
+	for _, id := range []string{"after-low", "skipped", "failed", "ran-anyway", "after-skipped", "after-ran"} {
+		if r := got[id]; r == nil || r.Score != 1 || r.Verdict != results.VerdictPass || r.Error != "" {
+			t.Errorf("%s: %+v, want it run and passed (score 1) as 4.42.4 runs it", id, r)
+		}
+	}
+	if r := got["low"]; r == nil || r.Score != 0 || r.Verdict != results.VerdictFail {
+		t.Errorf("low: %+v, want score 0, fail", r)
+	}
+	if r := got["broken"]; r == nil || r.Verdict != results.VerdictError {
+		t.Errorf("broken: %+v, want an error", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "order.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked := strings.Fields(string(b)); len(asked) != 8 {
+		t.Errorf("the target was asked %q, want all 8 questions", asked)
+	}
+	out := res.stdout + res.stderr
+	for _, w := range []string{
+		`deps.jsonl:1:43: "depends_on" is not read in a JSONL eval file, as in AgentV 4.42.4: the test runs without waiting for the tests it names`,
+		`deps.jsonl:5:70: "on_dependency_failure" is not read in a JSONL eval file, as in AgentV 4.42.4: the test runs whatever its dependencies did`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q\n%s", w, out)
+		}
+	}
+	if n := strings.Count(out, "is not read in a JSONL eval file"); n != 9 {
+		t.Errorf("%d warnings about unread settings, want 9 (6 depends_on, 3 on_dependency_failure)", n)
+	}
+
+	// Named by a YAML file's tests:, the same lines are YAML tests and their dependencies hold.
+	res = agentv(t, dir, nil, "eval", "via-yaml.eval.yaml")
+	got = res.byID()
+	if r := got["skipped"]; r == nil || !strings.Contains(r.Error, "skipped: dependency failed (broken)") {
+		t.Errorf("via a YAML file, skipped: %+v, want it skipped for its failed dependency", r)
+	}
+	if strings.Contains(res.stdout+res.stderr, "is not read in a JSONL eval file") {
+		t.Errorf("via a YAML file, the dependencies are read; output:\n%s%s", res.stdout, res.stderr)
+	}
+}

@@ -11,10 +11,12 @@ import (
 )
 
 // sdk442Project is an AgentV 4.x project whose graders are written with @agentv/sdk: a code
-// grader, a custom assertion, an llm-grader's prompt template, and a grader in Python that applies the checks of 4.42.4's Python
-// helper. Its cli target answers with tool calls, usage and cost, so the payload carries a
-// full trace. Each grader fails (score 0, naming the check) when the payload lacks what 4.42.4
-// sends, and errors when the SDK refuses the payload.
+// grader, a custom assertion, an llm-grader's prompt template, and a grader in Python that
+// applies the checks of 4.42.4's Python helper. Its cli target answers with tool calls, usage
+// and cost, so the payload carries a full trace; its config, metadata and tool inputs have
+// camelCase keys, which 4.42.4 sends snake_cased and its SDK camelCases back. Each grader fails
+// (score 0, naming the check) when the payload lacks what 4.42.4 sends, and errors when the SDK
+// refuses the payload.
 var sdk442Project = map[string]string{
 	".git/HEAD": "ref: refs/heads/main\n",
 	".agentv/targets.yaml": `targets:
@@ -33,7 +35,7 @@ definePromptTemplate(({ criteria, answer, trace }) => ` + "`Criteria: ${criteria
 	"evals/agent.py": `import json, sys
 out = {"text": "It says hello.", "output": [
     {"role": "assistant", "content": "Reading it.", "tool_calls": [
-        {"tool": "read", "input": {"path": "a.txt"}, "output": "hello", "id": "c1", "duration_ms": 12}]},
+        {"tool": "read_file", "input": {"filePath": "a.txt"}, "output": "hello", "id": "c1", "duration_ms": 12}]},
     {"role": "tool", "content": "hello"},
     {"role": "assistant", "content": "It says hello."}],
     "token_usage": {"input": 10, "output": 5}, "cost_usd": 0.01, "duration_ms": 123}
@@ -47,12 +49,13 @@ export default defineAssertion(({ output, trace, traceSummary, metadata, config 
   const events = trace?.events ?? [];
   const checks: [string, boolean][] = [
     ['events in order', events.map((e) => e.type).join(',') === 'message,message,tool_call,tool_result,message,message,final_response'],
-    ['tool call event', events.some((e) => e.type === 'tool_call' && e.tool?.name === 'read' && e.tool?.callId === 'c1')],
+    ['tool call event', events.some((e) => e.type === 'tool_call' && e.tool?.name === 'read_file' && e.tool?.callId === 'c1')],
+    ['tool input', trace?.messages?.[1]?.toolCalls?.[0]?.input?.filePath === 'a.txt'],
     ['final response is the answer', events.at(-1)?.message?.content === output],
     ['trace messages', (trace?.messages ?? []).map((m) => m.role).join(',') === 'user,assistant,tool,assistant'],
-    ['summary', traceSummary?.toolCalls?.read === 1 && traceSummary?.llmCallCount === 2],
-    ['metadata', metadata?.owner === 'team-a' && Array.isArray(metadata?.tags)],
-    ['config', config?.minEvents === 3],
+    ['summary', traceSummary?.toolCalls?.readFile === 1 && traceSummary?.llmCallCount === 2],
+    ['metadata', metadata?.owner === 'team-a' && Array.isArray(metadata?.tags) && metadata?.ownerTeam === 'geo'],
+    ['config', config?.minEvents === 3 && config?.riskLevel === 'high'],
   ];
   const failed = checks.filter(([, ok]) => !ok).map(([name]) => name);
   return {
@@ -69,7 +72,7 @@ defineCodeGrader(({ criteria, output, input, expectedOutput, messages, tokenUsag
     ['output', output === 'It says hello.'],
     ['input', input.length === 1 && input[0].content === 'What does a.txt say?'],
     ['expected output', expectedOutput[0]?.content === 'It says hello.'],
-    ['messages', messages.length === 4 && messages[1].toolCalls?.[0]?.tool === 'read'],
+    ['messages', messages.length === 4 && messages[1].toolCalls?.[0]?.tool === 'read_file'],
     ['usage', tokenUsage?.input === 10 && costUsd === 0.01],
     ['input files', Array.isArray(inputFiles)],
     ['file changes', fileChanges === null || fileChanges === undefined],
@@ -100,7 +103,11 @@ checks = [
     ("output", payload.get("output") == "It says hello."),
     ("expected_output", payload["expected_output"][0]["content"] == "It says hello."),
     ("trace", isinstance(payload["trace"]["events"], list) and isinstance(payload["trace"]["messages"], list)),
-    ("trace_summary", payload["trace_summary"]["tool_calls"] == {"read": 1}),
+    ("trace_summary", payload["trace_summary"]["tool_calls"] == {"read_file": 1}),
+    # 4.42.4 snake_cases every key that does not start with a capital, the user's too.
+    ("config", payload["config"] == {"risk_level": "high", "HTTPMode": "x"}),
+    ("metadata", payload["metadata"].get("owner_team") == "geo"),
+    ("tool input", payload["messages"][1]["tool_calls"][0]["input"] == {"file_path": "a.txt"}),
 ]
 print(json.dumps({"score": 1 if all(ok for _, ok in checks) else 0,
                   "assertions": [{"text": t, "passed": ok} for t, ok in checks]}))
@@ -115,14 +122,18 @@ tests:
     expected_output: It says hello.
     metadata:
       tags: [files]
+      ownerTeam: geo
     assertions:
       - type: transcript
         min_events: 3
+        riskLevel: high
       - type: code-grader
         command: [node, grader.mjs]
       - type: code-grader
         name: python
         command: [python3, python_grader.py]
+        riskLevel: high
+        HTTPMode: x
       - type: llm-grader
         name: template
         target: judge

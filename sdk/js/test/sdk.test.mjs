@@ -41,7 +41,7 @@ test('4.x names are used as sent', () => {
   assert.equal(ctx.durationMs, 9);
   assert.deepEqual([ctx.startTime, ctx.endTime, ctx.fileChanges, ctx.workspacePath], ['s', 'e', 'diff', '/w']);
   assert.deepEqual(ctx.metadata, { aB: 1 });
-  assert.deepEqual(ctx.traceSummary, { eventCount: 1, toolCalls: { get_weather: 2 }, errorCount: 0 });
+  assert.deepEqual(ctx.traceSummary, { eventCount: 1, toolCalls: { getWeather: 2 }, errorCount: 0 });
   assert.deepEqual(ctx.config, { maxWords: 5 });
   assert.equal(ctx.trace.events[1].tool.callId, 'c1');
   assert.deepEqual(ctx.trace.messages[0].toolCalls, [{ tool: 'get_weather', id: 'c1' }]);
@@ -63,9 +63,13 @@ test('a large answer is read from output_path when first used', () => {
   assert.equal(ctx.output, 'from the file');
 });
 
-test('camelDeep renames keys as 4.x does, keeping proper names and tool names', () => {
-  assert.deepEqual(camelDeep({ a_b: [{ c_d_1: 1 }], Upper_Case: 2, tool_calls_by_name: { get_weather: 1 } }),
-    { aB: [{ cD1: 1 }], Upper_Case: 2, toolCallsByName: { get_weather: 1 } });
+// 4.42.4's toCamelCaseDeep (packages/sdk/src/case-conversion.ts) renames every key, tool names
+// and user data included, except keys that start with a capital.
+test('camelDeep renames keys as 4.x does, keeping proper names only', () => {
+  assert.deepEqual(camelDeep({ a_b: [{ c_d_1: 1 }], Upper_Case: 2, tool_calls_by_name: { get_weather: 1, Read: 2 },
+    config: { risk_level: 'x', 'max-depth': 1, user_i_d: 3, _private: 4, a__b: 5, v2_mode: 6 } }),
+    { aB: [{ cD1: 1 }], Upper_Case: 2, toolCallsByName: { getWeather: 1, Read: 2 },
+      config: { riskLevel: 'x', 'max-depth': 1, userID: 3, Private: 4, a_B: 5, v2Mode: 6 } });
 });
 
 // The checks of AgentV 4.42.4's CodeGraderInputSchema (packages/sdk/src/schemas.ts), which a

@@ -13,19 +13,19 @@ export function camel4(key) {
         return key;
     return key.replace(/_([a-z0-9])/g, (_m, c) => c.toUpperCase());
 }
-// Objects whose keys are tool names (data, not field names): their keys keep their spelling.
-const toolNameMaps = new Set(['toolCalls', 'toolCallsByName', 'toolDurations']);
-/** Renames every key below v with camel4, except the tool names of the trace summary maps. */
-export function camelDeep(v, keepKeys = false) {
+/**
+ * Renames every key below v with camel4, as 4.42.4's toCamelCaseDeep (packages/sdk/src/
+ * case-conversion.ts) does: the user's config, metadata, message contents and tool inputs, and
+ * the tool names of the trace's counts too (`read_file` becomes `readFile`, `Read` stays).
+ */
+export function camelDeep(v) {
     if (Array.isArray(v))
         return v.map((x) => camelDeep(x));
     if (!isObject(v))
         return v;
     const out = {};
-    for (const [k, val] of Object.entries(v)) {
-        const key = keepKeys ? k : camel4(k);
-        out[key] = camelDeep(val, !keepKeys && toolNameMaps.has(key) && isObject(val));
-    }
+    for (const [k, val] of Object.entries(v))
+        out[camel4(k)] = camelDeep(val);
     return out;
 }
 const orNull = (v) => (v === undefined ? null : v);

@@ -39,7 +39,7 @@ export interface TokenUsage {
 export interface TraceSummary {
     /** Number of tool calls. */
     eventCount: number;
-    /** Calls per tool name (the names keep their spelling). */
+    /** Calls per tool name (the names camelCased like every key: `read_file` is `readFile`). */
     toolCalls: Record<string, number>;
     errorCount: number;
     toolDurations?: Record<string, number[]>;

@@ -4,8 +4,12 @@ import type { CodeGraderInput } from './types.js';
  * digit) becomes `X`; a key that starts with an uppercase letter is a proper name and stays.
  */
 export declare function camel4(key: string): string;
-/** Renames every key below v with camel4, except the tool names of the trace summary maps. */
-export declare function camelDeep(v: unknown, keepKeys?: boolean): unknown;
+/**
+ * Renames every key below v with camel4, as 4.42.4's toCamelCaseDeep (packages/sdk/src/
+ * case-conversion.ts) does: the user's config, metadata, message contents and tool inputs, and
+ * the tool names of the trace's counts too (`read_file` becomes `readFile`, `Read` stays).
+ */
+export declare function camelDeep(v: unknown): unknown;
 /**
  * Turns a parsed payload into the handler context, checked as AgentV 4.42.4's `@agentv/sdk`
  * checks it (see schema.ts): the 4.x names are required where 4.42.4 requires them, and a payload
