@@ -117,7 +117,7 @@ func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	doc := codexPromptDocument(p.cli.system, req)
 	argv := append(append([]string{exe}, claudeBaseArgs...), p.flags...)
 	var live agentLog
-	if req.Agent.ClaudeAs442 {
+	if req.Agent.PromptAs442 {
 		doc = preReadDocument(req)
 		argv = append(append([]string{exe}, claudeV4BaseArgs...), p.flagsV4...)
 		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.cli.logf)

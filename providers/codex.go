@@ -70,6 +70,14 @@ func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, er
 		return nil, err
 	}
 	doc := codexPromptDocument(p.cli.system, req)
+	if req.Agent.PromptAs442 {
+		// AgentV 4.42.4 sends codex its prompt document after the target's system_prompt
+		// alone, with no default instructions (providers/codex.ts, lines 100–103).
+		doc = preReadDocument(req)
+		if p.cli.userSystem != "" {
+			doc = p.cli.userSystem + "\n\n" + doc
+		}
+	}
 	argv := append(append(append([]string{exe}, codexBaseArgs...), p.cli.args...), "-")
 	var stream *codexStream
 	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {

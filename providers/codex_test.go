@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/internal/proc"
+	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -230,6 +231,37 @@ func TestCodexProvider(t *testing.T) {
 		if err := json.Unmarshal(resp.OutputMessages[0].ToolCalls, &calls); err != nil || len(calls) != 1 ||
 			calls[0]["tool"] != "command_execution" {
 			t.Errorf("tool calls = %s (%v)", resp.OutputMessages[0].ToolCalls, err)
+		}
+	})
+
+	// For a 4.x file, codex gets the prompt document AgentV 4.42.4 builds, after the target's
+	// system_prompt alone (providers/codex.ts, lines 100–103): no default instructions.
+	t.Run("4.x prompt document", func(t *testing.T) {
+		t.Parallel()
+		for _, system := range []string{"", "Be terse."} {
+			r := newCodexFakeRun(t)
+			settings := map[string]any{"executable": r.script}
+			if system != "" {
+				settings["system_prompt"] = system
+			}
+			p, _, err := New(apiTestTarget(targets.KindCodex, settings, nil), Options{Env: r.env("ok", "tool_call.jsonl")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v4 := *req
+			v4.Agent = suite.AgentRulesOf(suite.Dialect4)
+			if _, err := p.Invoke(t.Context(), &v4); err != nil {
+				t.Fatal(err)
+			}
+			want := "Read all input files:\n* [style.instructions.md](file:///repo/.github/style.instructions.md)\n" +
+				"* [app.go](file:///repo/src/app.go).\nIf any file is missing, fail with ERROR: missing-file <filename> and stop.\n" +
+				"Then apply system_instructions on the user query below.\n\n[[ ## user_query ## ]]\n\n" + req.Question
+			if system != "" {
+				want = system + "\n\n" + want
+			}
+			if diff := cmp.Diff(want, r.read(t, "stdin")); diff != "" {
+				t.Errorf("system_prompt %q: prompt document (-want +got):\n%s", system, diff)
+			}
 		}
 	})
 

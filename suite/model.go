@@ -65,9 +65,9 @@ type AgentRules struct {
 	// AbsoluteFileRefs refers agents to input files by absolute path, so they find them from
 	// any working directory (4.42.4's formatting/segment-formatter.ts, formatSegment).
 	AbsoluteFileRefs bool
-	// ClaudeAs442 runs Claude Code as AgentV 4.42.4 does: its flags, its prompt document (no
-	// default instructions before it) and its stream log.
-	ClaudeAs442 bool
+	// PromptAs442 sends claude and codex targets the prompt document AgentV 4.42.4 builds (no
+	// default instructions before it), and runs Claude Code with 4.42.4's flags and stream log.
+	PromptAs442 bool
 }
 
 // setDialect records the dialect a file is written in, and the rules that follow from it for
@@ -83,7 +83,7 @@ func (s *Suite) setDialect(d string) {
 // AgentRulesOf returns the agent rules of files of a dialect.
 func AgentRulesOf(dialect string) AgentRules {
 	if dialect == Dialect4 {
-		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, ClaudeAs442: true}
+		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	}
 	return AgentRules{}
 }
