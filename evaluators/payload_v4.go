@@ -222,7 +222,7 @@ func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
 	if resp := in.Response; resp != nil && len(resp.OutputMessages) > 0 {
 		output = resp.OutputMessages
 	}
-	msgs := traceMessages(in.Case.Input, output)
+	msgs := traceMessages(resultInput(in), output)
 	transcript, err := messagesJSON(msgs)
 	if err != nil {
 		return nil, nil, err
@@ -256,6 +256,28 @@ type v4TokenUsage struct {
 	Input  int64  `json:"input"`
 	Output int64  `json:"output"`
 	Cached *int64 `json:"cached,omitempty"`
+}
+
+// resultInput is the input side of the transcript as 4.42.4 records it (orchestrator.ts,
+// buildResultInput, line 3502): the prompt the target was sent, as its chat messages when it
+// had several (role-marker mode), else one user message holding the formatted question. A
+// case that never reached its target keeps its input messages.
+func resultInput(in *Input) []suite.Message {
+	req := in.Request
+	if req == nil {
+		return in.Case.Input
+	}
+	text := func(role, s string) suite.Message {
+		return suite.Message{Role: role, Content: suite.Content{Kind: suite.ContentText, Text: s}}
+	}
+	if len(req.Chat) > 0 {
+		out := make([]suite.Message, len(req.Chat))
+		for i, m := range req.Chat {
+			out[i] = text(m.Role, m.Content)
+		}
+		return out
+	}
+	return []suite.Message{text(suite.RoleUser, req.Question)}
 }
 
 // traceMessages is 4.42.4's transcript (trace.ts, buildTraceMessages): a target that answers

@@ -249,7 +249,8 @@ func TestV4Payload(t *testing.T) {
 	}
 	want := map[string]string{
 		"criteria": `"Correctly classify as high risk"`, "output": `"High"`, "expected_output": `[{"role":"assistant","content":{"risk_level":"High"}}]`,
-		"messages":      `[{"role":"user","content":"What is the risk level?"},{"role":"assistant","content":"High"}]`,
+		// The transcript starts with the prompt the target was sent, as 4.42.4 records it.
+		"messages":      `[{"role":"user","content":"Formatted: What is the risk level?  \n"},{"role":"assistant","content":"High"}]`,
 		"input":         `[{"role":"user","content":"What is the risk level?"}]`,
 		"trace_summary": `{"event_count":0,"tool_calls":{},"error_count":0,"llm_call_count":1}`,
 		"config":        `{"risk_level":"x"}`, "metadata": "null", "token_usage": "null", "workspace_path": "null",
