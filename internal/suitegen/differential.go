@@ -287,6 +287,11 @@ var detCases = []detCase{
 	{"regex", "plain", "- {type: regex, value: 'capital of \\w+'}"},
 	{"regex-flags", "plain", "- {type: regex, value: '^the CAPITAL', flags: i}"},
 	{"regex-fail", "plain", "- {type: regex, value: '^Paris'}"},
+	// JavaScript's regexes: lookaround, named groups and backreferences.
+	{"regex-lookahead", "plain", "- {type: regex, value: 'capital(?= of France)'}"},
+	{"regex-negative-lookahead", "plain", "- {type: regex, value: '^(?!The)'}"},
+	{"regex-lookbehind-named", "plain", "- {type: regex, value: '(?<=is )(?<first>P)\\w+\\.$'}"},
+	{"regex-backreference", "plain", "- {type: regex, value: '(?<c>[a-z])\\k<c>|(s).*\\2', flags: i}"},
 	{"is-json-pass", "json", "- {type: is-json}"},
 	{"is-json-fail", "plain", "- {type: is-json}"},
 	{"equals-pass", "plain", "- {type: equals, value: The capital of France is Paris.}"},
