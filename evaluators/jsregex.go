@@ -45,7 +45,7 @@ func compileJS(source, flags string) (p *jsPattern, err error) {
 		return v.(*jsPattern), nil
 	}
 	p = &jsPattern{unicode: strings.ContainsAny(flags, "uv"), sticky: strings.ContainsRune(flags, 'y')}
-	if err := checkJSOnly(source, p.unicode); err != nil {
+	if err := checkJSOnly(source, p.unicode, strings.ContainsRune(flags, 'v')); err != nil {
 		return nil, err
 	}
 	opts := regexp2.ECMAScript
@@ -266,12 +266,18 @@ func writeRange(b *strings.Builder, lo, hi rune) {
 // checkJSOnly rejects what regexp2's ECMAScript mode accepts but JavaScript does not, so that a
 // pattern AgentV 4.42.4 would fail on is an error here too: .NET's group syntax ((?#...),
 // (?>...), (?'name'...), inline options such as (?i) or (?x:...)), and with flag u or v the
-// lone braces and brackets and the identity escapes that Unicode mode forbids.
-func checkJSOnly(source string, unicodeMode bool) error {
-	inClass := false
+// lone braces and brackets and the identity escapes that Unicode mode forbids. With flag v, the
+// class set syntax (nested classes, --, &&, \q{...}) is an error: regexp2 would read it as
+// plain characters and match something else.
+func checkJSOnly(source string, unicodeMode, vMode bool) error {
+	inClass, classStart := false, 0 // classStart: the class's first character, after [ or [^
 	for i := 0; i < len(source); {
 		c := source[i]
 		switch {
+		case vMode && inClass && (c == '[' || strings.HasPrefix(source[i:], "--") || strings.HasPrefix(source[i:], "&&") || strings.HasPrefix(source[i:], `\q{`)):
+			return errors.New("flag v's class set syntax (nested classes, --, &&, \\q{...}) is not supported: use flag u and a plain class")
+		case vMode && inClass && (strings.ContainsRune("(){}/|", rune(c)) || c == '-' && (i == classStart || i+1 < len(source) && source[i+1] == ']')):
+			return fmt.Errorf("a %c in a class must be escaped as \\%c with the v flag", c, c)
 		case c == '\\':
 			n, err := checkEscape(source[i:], inClass, unicodeMode)
 			if err != nil {
@@ -284,7 +290,10 @@ func checkJSOnly(source string, unicodeMode bool) error {
 				inClass = false
 			}
 		case c == '[':
-			inClass = true
+			inClass, classStart = true, i+1
+			if strings.HasPrefix(source[i:], "[^") {
+				classStart++
+			}
 		case c == '(' && strings.HasPrefix(source[i:], "(?"):
 			if err := checkGroup(source[i+2:]); err != nil {
 				return err

@@ -82,6 +82,7 @@ func TestRegexJavaScript(t *testing.T) {
 		{"\\A is the letter A (node)", `\A`, "", "A", 1},
 		{"\\cJ (node)", `\cJ`, "", "\n", 1},
 		{"[^] (node)", `^[^]$`, "", "\n", 1},
+		{"v without set syntax is u (node)", `^\p{Lu}[a-z\-]+$`, "v", "Na-ive", 1},
 		{"ES2025 modifiers (source)", `(?i:price)`, "", jsAnswer, 1},
 	}
 	for _, tt := range tests {
@@ -122,6 +123,13 @@ func TestRegexLoadErrors(t *testing.T) {
 		{`[\_]`, "u", `\_ is not a valid escape with the u flag`},
 		{`\a`, "u", `\a is not a valid escape with the u flag`},
 		{"(?<n>a)(?<n>b)", "", "duplicate capture group name"},
+		{`[\p{L}--[a-z]]`, "v", "flag v's class set syntax"},
+		{`[\w&&\d]`, "v", "flag v's class set syntax"},
+		{`[\q{abc}]`, "v", "flag v's class set syntax"},
+		{`[a-z-]`, "v", `a - in a class must be escaped as \- with the v flag`},
+		{`[^-a]`, "v", `a - in a class must be escaped`},
+		{`[(]`, "v", `a ( in a class must be escaped`},
+		{`[a|b]`, "v", `a | in a class must be escaped`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value+"/"+tt.flags, func(t *testing.T) {
@@ -186,4 +194,20 @@ func FuzzCompileJS(f *testing.F) {
 		}
 		_, _ = p.test(text)
 	})
+}
+
+// BenchmarkRegexTest: one regex assertion's match on a 2 KB answer (the text is converted to
+// code units on every call).
+func BenchmarkRegexTest(b *testing.B) {
+	p, err := compileJS(`"answer"\s*:\s*"4[0-9]"(?=\s*[,}])`, "i")
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := strings.Repeat("Some prose about the question, with an emoji 😀. ", 40) + `{"answer": "42"}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := p.test(answer); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
 }
