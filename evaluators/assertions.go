@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"regexp/syntax"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -81,7 +78,11 @@ func init() {
 		if re.flags != "" {
 			label += " (flags: " + re.flags + ")"
 		}
-		return assertion(re.re.MatchString(r.in.Candidate), "Output matches pattern "+label, "Output does not match pattern "+label)
+		ok, err := re.re.test(r.in.Candidate)
+		if err != nil {
+			return errorf(nil, "regex %s: %v", label, err)
+		}
+		return assertion(ok, "Output matches pattern "+label, "Output does not match pattern "+label)
 	})
 	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
 	// around it.
@@ -231,18 +232,17 @@ func quoteHint(v json.RawMessage) string {
 	return ""
 }
 
-// jsRegex is a `regex` entry: the pattern as written and its Go translation.
+// jsRegex is a `regex` entry: the pattern as written, its flags and its compiled form.
 type jsRegex struct {
 	source, flags string
-	re            *regexp.Regexp
+	re            *jsPattern
 }
 
 // parseRegex reads `value` (a JavaScript regular expression source) and `flags`. RegExp.test
-// on a fresh RegExp is one search from the start, so of the JavaScript flags only i, m, s
-// and y (sticky: the match must start at the beginning) change the result; d, g, u and v
-// are accepted and change nothing here. The pattern runs on Go's RE2 engine, which has no
-// lookaround or backreferences: such patterns are errors at load time. AgentV 4.42.4 reports
-// a bad pattern or flag only when the case runs, as a failed evaluator.
+// on a fresh RegExp is one search from the start, so of the JavaScript flags only i, m, s, u, v
+// and y (sticky: the match must start at the beginning) change the result; d and g are
+// accepted and change nothing here. The pattern has JavaScript's semantics (compileJS).
+// AgentV 4.42.4 reports a bad pattern or flag only when the case runs, as a failed evaluator.
 func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 	source, err := valueParser(TypeRegex)(spec)
 	if err != nil {
@@ -255,7 +255,6 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 			return nil, settingErr("flags", "must be a string of regular expression flags such as \"i\" or \"ims\", got %s", kindOf(v))
 		}
 	}
-	var prefix string
 	for i, f := range r.flags {
 		switch {
 		case !strings.ContainsRune("dgimsuvy", f):
@@ -264,112 +263,12 @@ func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
 			return nil, settingErr("flags", "flag %q is repeated in %q", f, r.flags)
 		case f == 'v' && strings.ContainsRune(r.flags, 'u'):
 			return nil, settingErr("flags", "flags u and v cannot be used together")
-		case strings.ContainsRune("ims", f):
-			prefix += string(f)
 		}
 	}
-	pattern := translateJSRegex(source, strings.ContainsAny(r.flags, "uv"), strings.ContainsRune(r.flags, 's'))
-	if strings.ContainsRune(r.flags, 'y') {
-		pattern = `\A(?:` + pattern + `)`
-	}
-	if prefix != "" {
-		pattern = "(?" + prefix + ")" + pattern
-	}
-	if r.re, err = compileShared(pattern); err != nil {
-		msg := err.Error()
-		if e := (*syntax.Error)(nil); errors.As(err, &e) {
-			msg = e.Code.String() + ": " + e.Expr
-		}
-		for _, look := range []string{"(?=", "(?!", "(?<=", "(?<!"} {
-			if strings.Contains(source, look) {
-				msg = "lookahead and lookbehind " + look + "...) are not supported"
-			}
-		}
-		return nil, settingErr("value", "invalid regular expression /%s/: %s (patterns use RE2 syntax: no lookaround or backreferences)", source, msg)
+	if r.re, err = compileJS(source, r.flags); err != nil {
+		return nil, settingErr("value", "invalid regular expression /%s/: %v", source, err)
 	}
 	return r, nil
-}
-
-// jsSpace is what \s matches in JavaScript (Unicode spaces and line terminators, and U+FEFF);
-// RE2's \s is ASCII only.
-const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
-
-// translateJSRegex rewrites what RE2 spells or means differently from JavaScript: \uXXXX
-// becomes \x{XXXX}, and so does \u{X...} in unicode mode (flag u or v), outside which \u
-// without four hex digits is the letter u; \s and \S match JavaScript's whitespace; . stops
-// at every line terminator (\n, \r, U+2028, U+2029) unless dotAll; [^] matches any character
-// and [] none; \/ (an escaped slash) is /.
-func translateJSRegex(src string, unicodeMode, dotAll bool) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[^]"):
-			b.WriteString(`(?s:.)`)
-			i += 2
-			continue
-		case c == '[' && !inClass && strings.HasPrefix(src[i:], "[]"):
-			b.WriteString(`[^\x00-\x{10ffff}]`)
-			i++
-			continue
-		case c == '[' && !inClass:
-			inClass = true
-		case c == ']' && inClass:
-			inClass = false
-		case c == '.' && !inClass && !dotAll:
-			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
-			continue
-		}
-		if c != '\\' || i+1 >= len(src) {
-			b.WriteByte(c)
-			continue
-		}
-		next := src[i+1]
-		switch {
-		case next == 'u' && i+6 <= len(src) && isHex(src[i+2:i+6]):
-			b.WriteString(`\x{` + src[i+2:i+6] + `}`)
-			i += 5
-		case next == 'u' && unicodeMode && i+2 < len(src) && src[i+2] == '{':
-			if end := strings.IndexByte(src[i+3:], '}'); end > 0 && isHex(src[i+3:i+3+end]) {
-				b.WriteString(`\x{` + src[i+3:i+3+end] + `}`)
-				i += 3 + end
-				continue
-			}
-			b.WriteString(src[i : i+2]) // invalid in JavaScript too: RE2 rejects it
-			i++
-		case next == 'u' && !unicodeMode:
-			b.WriteByte('u')
-			i++
-		case next == 's' && inClass:
-			b.WriteString(jsSpace)
-			i++
-		case next == 's':
-			b.WriteString("[" + jsSpace + "]")
-			i++
-		case next == 'S' && !inClass:
-			b.WriteString("[^" + jsSpace + "]")
-			i++
-		case next == '/':
-			b.WriteByte('/')
-			i++
-		default:
-			b.WriteString(src[i : i+2])
-			i++
-		}
-	}
-	return b.String()
-}
-
-func isHex(s string) bool {
-	for _, c := range []byte(s) {
-		isDigit := '0' <= c && c <= '9'
-		isLetter := 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-		if !isDigit && !isLetter {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // jsTrim trims as JavaScript's String.prototype.trim: its whitespace is Unicode's White_Space
@@ -435,21 +334,4 @@ func cased(r rune) bool { return unicode.IsUpper(r) || unicode.IsLower(r) || uni
 func caseIgnorable(r rune) bool {
 	return strings.ContainsRune("'.:^`\u00b7\u2018\u2019\u2024\u2027", r) ||
 		unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
-
-// compiled holds each regex compiled once for the whole process: a suite's assertions are
-// copied into every one of its tests, and a compiled program takes several KB (a regex on
-// each of 5,000 tests held about 15 MB). A *regexp.Regexp is safe for concurrent use.
-var compiled sync.Map // pattern → *regexp.Regexp
-
-func compileShared(pattern string) (*regexp.Regexp, error) {
-	if re, ok := compiled.Load(pattern); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, err
-	}
-	actual, _ := compiled.LoadOrStore(pattern, re)
-	return actual.(*regexp.Regexp), nil
 }

@@ -197,40 +197,52 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 // v4Attempts is how many times a judge is asked before its reply is sent back for repair.
 const v4Attempts = 3
 
-// askV4 asks the judge until its reply parses: three times, then once more with the last
-// reply and what is wrong with it, asking for the same verdict in the right shape. A judge
-// call that fails is not asked again here (the run's retry policy applies to it).
+// askV4 asks the judge as AgentV 4.42.4's llm-grader does (graders/llm-grader.ts,
+// runWithRetry): up to three calls until a reply parses, where a call that fails (once the
+// judge target's HTTP retry policy gave up on it) uses up an attempt as a reply that does not
+// parse does; then, if the last reply that came back was text that does not parse, once more
+// with that reply and what is wrong with it, asking for the same verdict in the right shape.
+// The two retry levels compose as in 4.42.4: each attempt is one provider call with its own
+// HTTP retries. A call that timed out (after the run's timeout retries) or a cancelled run ends
+// the asking: 4.42.4 has no time limit to compare with, and asking again would triple the wait.
 func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetName, user, system string, parse func(string) (verdict, error)) (verdict, error) {
-	var lastErr error
+	var lastErr, callErr error
 	lastReply := ""
-	// ask asks once: done when the reply parses or the call fails.
-	ask := func(user string) (v verdict, done bool, err error) {
-		reply, err := r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
-			_, err := parse(reply)
-			return err == nil
-		})
-		if err != nil {
-			return verdict{}, true, err
-		}
-		v, perr := parse(reply)
-		if perr != nil {
-			lastErr, lastReply = perr, reply
-			return verdict{}, false, nil
-		}
-		return v, true, nil
+	readable := func(reply string) bool {
+		_, err := parse(reply)
+		return err == nil
 	}
 	for range v4Attempts {
-		if v, done, err := ask(user); done {
-			return v, err
+		reply, err := r.askJudge(ctx, judge, targetName, user, system, readable)
+		if err != nil {
+			if isTimeout(err) || ctx.Err() != nil {
+				return verdict{}, err
+			}
+			lastErr, callErr = err, err
+			continue
 		}
+		v, perr := parse(reply)
+		if perr == nil {
+			return v, nil
+		}
+		lastErr, callErr, lastReply = perr, nil, reply
 	}
 	if strings.TrimSpace(lastReply) != "" {
 		repair := "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
 			"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
 			"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
-		if v, done, err := ask(repair); done {
-			return v, err
+		reply, err := r.askJudge(ctx, judge, targetName, repair, system, readable)
+		if err != nil {
+			return verdict{}, err
 		}
+		v, perr := parse(reply)
+		if perr == nil {
+			return v, nil
+		}
+		lastErr, callErr, lastReply = perr, nil, reply
+	}
+	if callErr != nil {
+		return verdict{}, fmt.Errorf("%w (the grader asked %d times)", callErr, v4Attempts)
 	}
 	return verdict{}, fmt.Errorf("the judge's reply held no valid verdict after %d attempts and a repair request: %w; reply: %s",
 		v4Attempts, lastErr, proc.Excerpt(lastReply, 200))

@@ -1,13 +1,19 @@
 package evaluators
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -375,5 +381,88 @@ func TestGraderVerdictByDialect(t *testing.T) {
 				t.Errorf("score %v verdict %q error %q; want %v %q", res.Score, res.Verdict, res.Error, tt.wantScore, tt.wantVerdict)
 			}
 		})
+	}
+}
+
+// scriptedJudge answers its calls in turn from steps (the last one repeats): a reply, or an
+// error when err is set.
+type scriptedJudge struct {
+	steps []scriptStep
+	mu    sync.Mutex
+	calls []string // each call's user prompt
+}
+
+type scriptStep struct {
+	reply string
+	err   error
+}
+
+func (s *scriptedJudge) Target() *targets.Target { return &targets.Target{Name: "j", Kind: "mock"} }
+
+func (s *scriptedJudge) Invoke(_ context.Context, req *providers.Request) (*providers.Response, error) {
+	s.mu.Lock()
+	step := s.steps[min(len(s.calls), len(s.steps)-1)]
+	s.calls = append(s.calls, req.Question)
+	s.mu.Unlock()
+	if step.err != nil {
+		return nil, step.err
+	}
+	return &providers.Response{Text: step.reply}, nil
+}
+
+// TestV4JudgeAttempts: a 4.x llm-grader asks as AgentV 4.42.4's runWithRetry does
+// (graders/llm-grader.ts:1058-1105): three calls, a failed call counting as one, then a repair
+// request when the last reply that came was text that does not parse. The call counts are
+// 4.42.4's against a loopback OpenAI-compatible server answering the same way (see
+// TestV4JudgeAttemptsOverHTTP in test/e2e for the HTTP level).
+func TestV4JudgeAttempts(t *testing.T) {
+	t.Parallel()
+	refused := errors.New("HTTP 400 Bad Request: bad")
+	good := scriptStep{reply: `{"score": 1}`}
+	tests := []struct {
+		name    string
+		steps   []scriptStep
+		calls   int
+		repair  bool // the last call is the repair request
+		wantErr string
+	}{
+		{"a call that fails every time is asked three times", []scriptStep{{err: refused}}, 3, false, "HTTP 400 Bad Request: bad (the grader asked 3 times)"},
+		{"a failed call is asked again", []scriptStep{{err: refused}, good}, 2, false, ""},
+		{"two failed calls, then a verdict", []scriptStep{{err: refused}, {err: refused}, good}, 3, false, ""},
+		{"prose, then failed calls: the prose is repaired", []scriptStep{{reply: "fine"}, {err: refused}, {err: refused}, good}, 4, true, ""},
+		{"prose, then empty replies: nothing to repair", []scriptStep{{reply: "fine"}, {reply: ""}}, 3, false, "no valid verdict after 3 attempts"},
+		{"a failed repair call", []scriptStep{{reply: "fine"}, {reply: "fine"}, {reply: "fine"}, {err: refused}}, 4, true, "HTTP 400 Bad Request: bad"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+			j := &scriptedJudge{steps: tt.steps}
+			out := Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
+			res := out.Results[0]
+			if len(j.calls) != tt.calls {
+				t.Errorf("%d judge calls, want %d", len(j.calls), tt.calls)
+			}
+			if repair := strings.Contains(j.calls[len(j.calls)-1], "Rewrite it to match that structure"); repair != tt.repair {
+				t.Errorf("last call a repair request: %v, want %v", repair, tt.repair)
+			}
+			if tt.wantErr == "" && (res.Error != "" || res.Score != 1) || tt.wantErr != "" && (!strings.Contains(res.Error, tt.wantErr) || !out.Errored) {
+				t.Errorf("score %v error %q; want error %q", res.Score, res.Error, tt.wantErr)
+			}
+		})
+	}
+}
+
+// A judge call that timed out, after the run's timeout retries, is not asked again by the
+// grader: three attempts would triple a wait 4.42.4 does not have.
+func TestV4JudgeTimeoutNotReasked(t *testing.T) {
+	t.Parallel()
+	spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+	j := &fakeJudge{name: "slow", hang: true}
+	opts := judgeOpts(j, nil)
+	opts.Timeout, opts.MaxRetries = 20*time.Millisecond, 1
+	out := Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), opts)
+	if n := len(j.requests()); n != 2 || !strings.Contains(out.Results[0].Error, "timed out") {
+		t.Errorf("%d calls, error %q; want 2 (1 + max retries), timed out", n, out.Results[0].Error)
 	}
 }

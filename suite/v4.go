@@ -862,6 +862,7 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 					v = replaceValue(v, "type", strNode(at, m))
 				}
 			}
+			v = l.v4AggregatorPrompt(v, id)
 		}
 		out.Content = append(out.Content, k, v)
 	}
@@ -869,6 +870,27 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v4Name(typ, n)))
 	}
 	return out
+}
+
+// v4AggregatorPrompt reads a composite aggregator's `prompt` that is a relative path without
+// `file://` (4.42.4's docs: `prompt: ./prompts/conflict-resolution.md`, "Inside the prompt
+// file, ...") as the file it names when there is one, with a warning: 4.42.4's code sends
+// such a value as text. The value becomes file:// with the file's absolute path.
+func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
+	p := deref(valueOf(agg, "prompt"))
+	if p == nil || p.Kind != yaml.ScalarNode {
+		return agg
+	}
+	t := strings.TrimSpace(p.Value)
+	if strings.HasPrefix(t, v4PromptFilePrefix) || strings.ContainsAny(t, "\n\r") || !looksLikePath(t) {
+		return agg
+	}
+	r := l.resolve(t, false)
+	if r.abs == "" {
+		return agg
+	}
+	l.warnf(p, KindTemplate, id, "aggregator prompt %q is read as the file it names, as AgentV 4.x's documentation says; AgentV 4.42.4 sends the words %q themselves", t, t)
+	return replaceValue(agg, "prompt", strNode(p, v4PromptFilePrefix+r.abs))
 }
 
 // v4DeterministicValue reads the `value` of a deterministic assertion as AgentV 4.42.4 does

@@ -75,6 +75,8 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		"nested/agents/agent.mjs":            diffNestedAgent,
 		"graders/record.mjs":                 diffRecorder,
 		"prompts/custom.md":                  diffCustomPrompt,
+		"prompts/aggregator.md":              "Decide grade=0.3 from these results:\n{{EVALUATOR_RESULTS_JSON}}\n",
+		"prompts/relative.md":                "Grade it grade=0.4. Criteria {{ criteria }} answer {{ output }}\n",
 		"deterministic.eval.yaml":            diffDeterministic(),
 		"structured.eval.yaml":               diffStructured,
 		"graders.eval.yaml":                  diffGraders,
@@ -187,11 +189,12 @@ func call(tool string, input map[string]any, output string) map[string]any {
 // diffAnswers are the cli agent's answers, by the key a test's input names (case:KEY). A key
 // with a list of answers (rotate-...) rotates through them, one per call.
 var diffAnswers = map[string]any{
-	"plain":  diffAnswer{Text: "The capital of France is Paris."},
-	"json":   diffAnswer{Text: `{"name":"Ada","age":36,"born":"1815-12-10","city":"London","score":9.5}`},
-	"number": diffAnswer{Text: "5"},
-	"padded": diffAnswer{Text: "  spaced answer  \n"},
-	"raw":    map[string]string{"raw": "  raw answer, not JSON  \n"},
+	"plain":     diffAnswer{Text: "The capital of France is Paris."},
+	"json":      diffAnswer{Text: `{"name":"Ada","age":36,"born":"1815-12-10","city":"London","score":9.5}`},
+	"number":    diffAnswer{Text: "5"},
+	"day-first": diffAnswer{Text: `{"due":"01/02/2025"}`},
+	"padded":    diffAnswer{Text: "  spaced answer  \n"},
+	"raw":       map[string]string{"raw": "  raw answer, not JSON  \n"},
 	"tools": diffAnswer{
 		Text: "Searched twice and fetched once.",
 		Output: toolMsg("Searched twice and fetched once.",
@@ -376,6 +379,11 @@ var detCases = []detCase{
 	{"regex", "plain", "- {type: regex, value: 'capital of \\w+'}"},
 	{"regex-flags", "plain", "- {type: regex, value: '^the CAPITAL', flags: i}"},
 	{"regex-fail", "plain", "- {type: regex, value: '^Paris'}"},
+	// JavaScript's regexes: lookaround, named groups and backreferences.
+	{"regex-lookahead", "plain", "- {type: regex, value: 'capital(?= of France)'}"},
+	{"regex-negative-lookahead", "plain", "- {type: regex, value: '^(?!The)'}"},
+	{"regex-lookbehind-named", "plain", "- {type: regex, value: '(?<=is )(?<first>P)\\w+\\.$'}"},
+	{"regex-backreference", "plain", "- {type: regex, value: '(?<c>[a-z])\\k<c>|(s).*\\2', flags: i}"},
 	{"is-json-pass", "json", "- {type: is-json}"},
 	{"is-json-fail", "plain", "- {type: is-json}"},
 	{"equals-pass", "plain", "- {type: equals, value: The capital of France is Paris.}"},
@@ -400,6 +408,10 @@ var detCases = []detCase{
 	{"min-score", "plain", "- {type: contains-all, value: [Paris, Rome], min_score: 0.4}\n- {type: contains, value: Paris}"},
 	{"named-assertion", "plain", "- {name: has-city, type: icontains, value: paris}"},
 	{"vars", "plain", "- {type: contains, value: '{{city}}'}"},
+	// 4.42.4 reads 01/02/2025 as January 2 whatever formats says (docs contradiction).
+	{"field-accuracy-day-first", "day-first", `- type: field-accuracy
+  fields:
+    - {path: due, match: date, formats: [DD/MM/YYYY]}`},
 }
 
 // detExtra are tests whose graders sit elsewhere than under assertions.
@@ -440,6 +452,8 @@ func diffDeterministic() string {
 		switch c.id {
 		case "field-accuracy-expected-output":
 			b.WriteString("    expected_output: {name: Ada, score: 9.0, missing: 1}\n")
+		case "field-accuracy-day-first":
+			b.WriteString("    expected_output: {due: \"2025-02-01\"}\n")
 		case "vars":
 			b.WriteString("    vars: {city: Paris}\n")
 		}
@@ -700,6 +714,19 @@ tests:
       - {type: contains, value: Paris}
       - {type: llm-grader, weight: 2}
       - {name: recorder, type: code-grader, command: [node, graders/record.mjs], probe: mixed-graders, give_score: 0.5}
+  - id: aggregator-prompt-file
+    input: case:plain
+    assertions:
+      - name: judged
+        type: composite
+        assertions:
+          - {name: a, type: contains, value: Paris}
+        aggregator: {type: llm-grader, prompt: file://prompts/aggregator.md}
+  - id: llm-grader-relative-prompt
+    criteria: Says Paris
+    input: case:plain
+    assertions:
+      - {name: relative, type: llm-grader, prompt: ./prompts/relative.md}
 `
 
 const diffConversation = `# Conversations on the LM target (the fake server echoes each turn's input).
