@@ -31,10 +31,11 @@ import (
 
 // Options are what the planner needs from the run's configuration.
 type Options struct {
-	TargetsPath string // --targets: a file or directory; "" discovers per eval file
-	Target      string // --target override ("" or "default": none)
-	JudgeTarget string // --judge-target
-	EvalID      string // --eval-id glob
+	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
+	Target      string   // --target override ("" or "default": none)
+	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
+	JudgeTarget string   // --judge-target
+	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
 	Verbose     bool
 	DryRun      bool
@@ -164,9 +165,13 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	}
 	if len(jobs) == 0 {
 		p.forSuite(s)
+		whose := "the suite's targets"
+		if len(p.opts.Targets) > 1 {
+			whose = "the --target targets"
+		}
 		return []*runner.Job{{Case: c, File: p.last.display, Warnings: warns,
-			Err: fmt.Errorf("the test's execution targets (%s) name none of the suite's targets (%s), so it runs nowhere",
-				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
+			Err: fmt.Errorf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
+				strings.Join(c.Targets, ", "), whose, strings.Join(names, ", "))}}
 	}
 	return jobs
 }
@@ -239,8 +244,12 @@ func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
 	return max(n, 1)
 }
 
-// matrix returns the targets every case of s runs on, nil when each runs on one.
+// matrix returns the targets every case of s runs on, nil when each runs on one. Several
+// --target flags win over the suite's targets, as in 4.42.4 (run-eval.ts:764).
 func (p *Planner) matrix(s *suite.Suite) []string {
+	if len(p.opts.Targets) > 1 {
+		return p.opts.Targets
+	}
 	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
 		return nil
 	}

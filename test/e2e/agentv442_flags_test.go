@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -588,4 +589,84 @@ func TestAgentV442RerunDifferential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --target given several times runs every test on each named target (4.42.4's matrix), in
+// place of the suite's own target; a test's execution.targets keeps those it lists. The
+// records, index.jsonl rows and reports name each record's target; 4.42.4 run on the same
+// command line writes the same rows.
+func TestAgentV442TargetMatrix(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".agentv/targets.yaml": matrixTargets + "  - name: gamma\n    provider: mock\n    response: gamma says hi\n",
+		"mx.eval.yaml": "name: mx\nexecution:\n  target: gamma\ntests:\n" +
+			"  - id: all\n    input: hi\n    assertions: [{type: contains, value: alpha}]\n" +
+			"  - id: only-beta\n    input: hi\n    execution:\n      targets: [beta]\n    assertions: [{type: contains, value: says}]\n",
+	})
+	args := []string{"eval", "mx.eval.yaml", "--target", "alpha", "--target", "beta", "--threshold", "0.5"}
+	res := agentvRaw(t, ws, filepath.Join(ws, "ours"), append(args, "-o", "ours")...)
+	got := rowsByTarget(t, filepath.Join(ws, "ours", "index.jsonl"))
+	want := map[string]float64{"all@alpha": 1, "all@beta": 0, "only-beta@beta": 1}
+	if res.code != 1 || !maps.Equal(got, want) || len(res.records) != 3 {
+		t.Fatalf("exit %d, index rows %v, %d records; want 1, %v and 3\n%s%s", res.code, got, len(res.records), want, res.stdout, res.stderr)
+	}
+	for _, r := range res.records {
+		if r.Target != "alpha" && r.Target != "beta" {
+			t.Errorf("record %s on target %q, want alpha or beta", r.EvalID, r.Target)
+		}
+	}
+	if !strings.Contains(res.stdout, "0.000  all [beta]") {
+		t.Errorf("the console does not name the failed record's target:\n%s", res.stdout)
+	}
+	// One --target still overrides the suite's target, and a test's execution.targets.
+	one := agentvRaw(t, ws, filepath.Join(ws, "one"), "eval", "mx.eval.yaml", "--target", "alpha", "-o", "one")
+	if got := rowsByTarget(t, filepath.Join(ws, "one", "index.jsonl")); !maps.Equal(got, map[string]float64{"all@alpha": 1, "only-beta@alpha": 1}) {
+		t.Errorf("one --target: rows %v\n%s%s", got, one.stdout, one.stderr)
+	}
+
+	t.Run("agentv 4.42.4", func(t *testing.T) {
+		cli := os.Getenv("AGENTV_TEST_AGENTV442")
+		if cli == "" {
+			t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+		}
+		requireTools(t, "node")
+		cmd := exec.Command("node", append([]string{cli}, append(args, "-o", "theirs")...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if theirs := rowsByTarget(t, filepath.Join(ws, "theirs", "index.jsonl")); !maps.Equal(theirs, got) {
+			t.Errorf("4.42.4 wrote %v, we %v\n%s", theirs, got, out)
+		}
+	})
+}
+
+// rowsByTarget reads an index.jsonl into test_id@target -> score.
+func rowsByTarget(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string  `json:"test_id"`
+			Target string  `json:"target"`
+			Score  float64 `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rows[row.TestID+"@"+row.Target] = row.Score
+	}
+	return rows
 }
