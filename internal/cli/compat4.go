@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -36,7 +37,7 @@ type v4Flags struct {
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
 	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob (repeatable: any of them; AgentV 4.x)")
-	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's index.jsonl, benchmark.json and timing.json")
+	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
 	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
 	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x)")
@@ -215,4 +216,14 @@ func (cfg *EvalConfig) filterFlags() string {
 		parts = append(parts, fmt.Sprintf("--exclude-tag %q", t))
 	}
 	return strings.Join(parts, " ")
+}
+
+// runDirOptions are how -o's run layout is written: after --rerun-failed, the rows of the
+// cases run again are appended to the run directory's index.jsonl, as 4.42.4 appends them.
+func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
+	rr := cfg.Rerun
+	if rr == nil || rr.Flag != "--rerun-failed" {
+		return results.RunDirOptions{}
+	}
+	return results.RunDirOptions{Fresh: func(r *results.Record) bool { return !rr.keys[[2]string{r.Dataset, r.EvalID}] }}
 }

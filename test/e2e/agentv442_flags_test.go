@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -587,6 +588,13 @@ func TestAgentV442RerunDifferential(t *testing.T) {
 			if theirs, ours := theirCalls(), ourCalls(); !slices.Equal(theirs, ours) || len(ours) == 0 {
 				t.Errorf("4.42.4 ran %v again, we ran %v\n%s%s", theirs, ours, res.stdout, res.stderr)
 			}
+			// The run directory afterwards: 4.42.4 appends the rows of the tests run again
+			// to index.jsonl, which then lists them twice.
+			dir := args[slices.Index(args, "-o")+1]
+			theirs, ours := indexRows(t, filepath.Join(theirWS, dir)), indexRows(t, filepath.Join(ourWS, dir))
+			if !slices.Equal(theirs, ours) {
+				t.Errorf("index.jsonl rows: 4.42.4 %v, we %v", theirs, ours)
+			}
 		})
 	}
 }
@@ -668,5 +676,87 @@ func rowsByTarget(t *testing.T, path string) map[string]float64 {
 		}
 		rows[row.TestID+"@"+row.Target] = row.Score
 	}
+	return rows
+}
+
+// -o DIR writes a folder per test (grading.json, timing.json, input.md, outputs/answer.md)
+// that 4.42.4's own readers of a run directory read: `results validate`, `results show`,
+// `results failures`, `results summary`, `inspect show`, `inspect stats` and `inspect filter`
+// say the same of our run as of 4.42.4's run of the same suite (the fixture's run/), but for
+// durations and the wording of the crashed test's error.
+func TestAgentV442RunDirReaders(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := agentv442Workspace(t)
+	res := agentvRaw(t, ws, filepath.Join(ws, "ours", "run"), "eval", "greet.eval.yaml", "-o", "ours/run")
+	if res.code != 3 || len(res.records) != 4 {
+		t.Fatalf("exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	for _, f := range []string{"greet/half/grading.json", "greet/half/timing.json", "greet/half/input.md", "greet/half/outputs/answer.md", "greet/half/outputs/response.md"} {
+		if _, err := os.Stat(filepath.Join(ws, "ours", "run", f)); err != nil {
+			t.Errorf("no %s: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "ours", "run", "greet", "half", "outputs", "answer.md")); string(b) != "answer: half ok\n" { // as 4.42.4 writes it
+		t.Errorf("answer.md = %q", b)
+	}
+
+	cli := os.Getenv("AGENTV_TEST_AGENTV442")
+	if cli == "" {
+		t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+	}
+	requireTools(t, "node")
+	// What differs between two runs of the suite: how long things took, our error's words.
+	noise := []*regexp.Regexp{
+		regexp.MustCompile(`"(total_)?duration_ms": \d+`), regexp.MustCompile(`Duration: \d+ms`),
+		regexp.MustCompile(`(?m)^.*crash.*$`), regexp.MustCompile(`(Results|Statistics): \S+`),
+	}
+	read := func(args ...string) string {
+		cmd := exec.Command("node", append([]string{cli}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("4.42.4 %v: %v\n%s", args, err, out)
+		}
+		s := string(out)
+		for _, re := range noise {
+			s = re.ReplaceAllString(s, "~")
+		}
+		return s
+	}
+	for _, cmd := range [][]string{
+		{"results", "validate"}, {"results", "failures"}, {"results", "summary"},
+		{"results", "show", "--test-id", "half"}, {"results", "show", "--test-id", "boom"},
+		{"inspect", "show"}, {"inspect", "stats"}, {"inspect", "filter"},
+	} {
+		theirs, ours := read(append(cmd, "run")...), read(append(cmd, "ours/run")...)
+		if theirs != ours {
+			t.Errorf("4.42.4's %v on its run and on ours differ:\n--- its run\n%s\n--- ours\n%s", cmd, theirs, ours)
+		}
+	}
+}
+
+// indexRows lists the rows of dir's index.jsonl as test_id:execution_status, sorted.
+func indexRows(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string `json:"test_id"`
+			Status string `json:"execution_status"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		rows = append(rows, row.TestID+":"+row.Status)
+	}
+	sort.Strings(rows)
 	return rows
 }
