@@ -9,9 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -36,7 +35,7 @@ type v4Flags struct {
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
-	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob (repeatable: any of them; AgentV 4.x)")
+	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
 	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
 	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
@@ -101,9 +100,11 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 	return nil
 }
 
-// selects reports whether the 4.x selection flags (test ids, tags) keep case c.
-func selects(c *suite.Case, testIDs, tags, excludeTags []string) bool {
-	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g string) bool { ok, _ := doublestar.Match(g, c.ID); return ok }) {
+// selects reports whether the 4.x selection flags (test ids, tags) keep case c. Like
+// 4.42.4, a case runs when any --test-id pattern matches it, a negated one (`!a-1`) too, so
+// `--test-id 'a-*' --test-id '!a-1'` still runs a-1.
+func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []string) bool {
+	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g *idglob.Pattern) bool { return g.Match(c.ID) }) {
 		return false
 	}
 	if len(tags) == 0 && len(excludeTags) == 0 {
@@ -126,7 +127,8 @@ func selects(c *suite.Case, testIDs, tags, excludeTags []string) bool {
 	return true
 }
 
-// globsValue is a repeatable flag of id globs, checked when given.
+// globsValue is a repeatable flag of id globs in micromatch's syntax (idglob), which reads
+// any text: what is no glob syntax is literal.
 type globsValue struct{ list *[]string }
 
 func (g globsValue) String() string {
@@ -138,7 +140,7 @@ func (g globsValue) String() string {
 
 func (g globsValue) Set(v string) error {
 	v = strings.TrimSpace(v)
-	if v == "" || !doublestar.ValidatePattern(v) {
+	if v == "" {
 		return fmt.Errorf("want a test id or a glob such as 'greet-*', got %q", v)
 	}
 	*g.list = append(*g.list, v)
@@ -189,8 +191,12 @@ func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
 	if len(cfg.TestIDs) == 0 && len(cfg.Tags) == 0 && len(cfg.ExcludeTags) == 0 && cfg.Rerun == nil {
 		return nil
 	}
+	ids := make([]*idglob.Pattern, len(cfg.TestIDs))
+	for i, g := range cfg.TestIDs {
+		ids[i] = idglob.Compile(g)
+	}
 	return func(c *suite.Case) bool {
-		return selects(c, cfg.TestIDs, cfg.Tags, cfg.ExcludeTags) && cfg.Rerun.runs(c)
+		return selects(c, ids, cfg.Tags, cfg.ExcludeTags) && cfg.Rerun.runs(c)
 	}
 }
 
