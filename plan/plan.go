@@ -62,6 +62,9 @@ type Options struct {
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
 	// cases a rerun runs again), made with --eval-id's.
 	Select func(c *suite.Case) bool
+	// SelectOn, when set, chooses the targets a selected case runs on (4.x's --rerun-failed
+	// runs a test again only where it did not pass).
+	SelectOn func(c *suite.Case, target string) bool
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -152,18 +155,26 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	}
 	names := p.matrix(s)
 	if names == nil {
-		return []*runner.Job{p.job(s, c, warns, p.targetName(s, c))}
+		name := p.targetName(s, c)
+		if !p.selectedOn(c, name) {
+			return nil
+		}
+		return []*runner.Job{p.job(s, c, warns, name)}
 	}
 	var jobs []*runner.Job
+	listed := 0
 	for _, n := range names {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
-			jobs = append(jobs, p.job(s, c, warns, n))
+			listed++
+			if p.selectedOn(c, n) {
+				jobs = append(jobs, p.job(s, c, warns, n))
+			}
 		}
 	}
-	if len(jobs) > 1 {
+	if listed > 1 {
 		p.several.Store(true)
 	}
-	if len(jobs) == 0 {
+	if listed == 0 {
 		p.forSuite(s)
 		whose := "the suite's targets"
 		if len(p.opts.Targets) > 1 {
@@ -235,13 +246,30 @@ func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
 		return 0
 	}
 	names := p.matrix(s)
-	n := 0
+	if names == nil {
+		if !p.selectedOn(c, p.targetName(s, c)) {
+			return 0
+		}
+		return 1
+	}
+	n, listed := 0, 0
 	for _, name := range names {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
-			n++
+			listed++
+			if p.selectedOn(c, name) {
+				n++
+			}
 		}
 	}
-	return max(n, 1)
+	if listed == 0 {
+		return 1 // the job that says the test runs nowhere
+	}
+	return n
+}
+
+// selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
+func (p *Planner) selectedOn(c *suite.Case, name string) bool {
+	return p.opts.SelectOn == nil || p.opts.SelectOn(c, name)
 }
 
 // matrix returns the targets every case of s runs on, nil when each runs on one. Several

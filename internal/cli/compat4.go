@@ -86,7 +86,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 	case v.rerunFailed && v.retryErrors != "":
 		return errors.New("--rerun-failed and --retry-errors both choose the cases to run again: give one")
 	case v.rerunFailed:
-		cfg.Rerun = &rerunFrom{Path: cfg.Out, Keep: keepPassed, Flag: "--rerun-failed"}
+		cfg.Rerun = &rerunFrom{Path: cfg.Out, Keep: keepPassed, Flag: "--rerun-failed", PerTarget: true}
 		if cfg.RunDir != "" {
 			cfg.Rerun.Path = cfg.RunDir // its results.jsonl, else 4.x's index.jsonl
 		}
@@ -231,5 +231,5 @@ func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
 	if rr == nil || rr.Flag != "--rerun-failed" {
 		return results.RunDirOptions{}
 	}
-	return results.RunDirOptions{Fresh: func(r *results.Record) bool { return !rr.keys[[2]string{r.Dataset, r.EvalID}] }}
+	return results.RunDirOptions{Fresh: func(r *results.Record) bool { return !rr.carried(r) }}
 }

@@ -260,7 +260,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard, Select: cfg.selector(),
+		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), SelectOn: cfg.Rerun.selectOn(),
 	})
 	e.several = p.SeveralTargets
 	defer func() {

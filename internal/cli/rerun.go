@@ -16,8 +16,20 @@ type rerunFrom struct {
 	Path string                       // results file or run directory
 	Keep func(r *results.Record) bool // whether a record settles its case
 	Flag string                       // the flag, for messages
-	keys map[[2]string]bool           // dataset and id of the cases carried over
-	recs []*results.Record            // the records carried over, in file order
+	// PerTarget settles a case on each target apart (--rerun-failed, keyed by test and
+	// target in 4.42.4, run-eval.ts:1247); otherwise a case runs again on every target when
+	// one of its records is not settled (--retry-errors, retry-errors.ts:33).
+	PerTarget bool
+	keys      map[[3]string]bool // dataset, id and (PerTarget) target carried over
+	recs      []*results.Record  // the records carried over, in file order
+}
+
+// key is what a record settles: its case, on its target when PerTarget.
+func (rr *rerunFrom) key(dataset, id, target string) [3]string {
+	if !rr.PerTarget {
+		target = ""
+	}
+	return [3]string{dataset, id, target}
 }
 
 // keepPassed settles a case that passed (--rerun-failed: failed and errored cases run again).
@@ -49,16 +61,16 @@ func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: could not read the earlier results: %w", rr.Flag, err)
 	}
-	settled := map[[2]string]bool{}
+	settled := map[[3]string]bool{}
 	for _, r := range recs {
-		k := [2]string{r.Dataset, r.EvalID}
+		k := rr.key(r.Dataset, r.EvalID, r.Target)
 		if ok, seen := settled[k]; !seen || ok {
 			settled[k] = rr.Keep(r)
 		}
 	}
-	rr.keys = map[[2]string]bool{}
+	rr.keys = map[[3]string]bool{}
 	for _, r := range recs {
-		k := [2]string{r.Dataset, r.EvalID}
+		k := rr.key(r.Dataset, r.EvalID, r.Target)
 		if settled[k] {
 			rr.keys[k] = true
 			rr.recs = append(rr.recs, r)
@@ -67,7 +79,27 @@ func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	return fmt.Sprintf("%s: %d case records of %s carried over; the other cases run", rr.Flag, len(rr.recs), path), nil
 }
 
-// runs reports whether case c runs: its case was not carried over.
+// runs reports whether case c runs: its case was not carried over. Per target, that is
+// runsOn's to say.
 func (rr *rerunFrom) runs(c *suite.Case) bool {
-	return rr == nil || !rr.keys[[2]string{c.Dataset(), c.ID}]
+	return rr == nil || rr.PerTarget || !rr.keys[rr.key(c.Dataset(), c.ID, "")]
+}
+
+// runsOn reports whether case c runs on target: not carried over there.
+func (rr *rerunFrom) runsOn(c *suite.Case, target string) bool {
+	return rr == nil || !rr.PerTarget || !rr.keys[rr.key(c.Dataset(), c.ID, target)]
+}
+
+// carried reports whether record r was carried over, not run this time.
+func (rr *rerunFrom) carried(r *results.Record) bool {
+	return rr != nil && rr.keys[rr.key(r.Dataset, r.EvalID, r.Target)]
+}
+
+// selectOn is the planner's choice of targets for a rerun that settles cases per target,
+// nil otherwise.
+func (rr *rerunFrom) selectOn() func(c *suite.Case, target string) bool {
+	if rr == nil || !rr.PerTarget {
+		return nil
+	}
+	return rr.runsOn
 }

@@ -642,6 +642,13 @@ func TestAgentV442TargetMatrix(t *testing.T) {
 	if !strings.Contains(res.stdout, "0.000  all [beta]") {
 		t.Errorf("the console does not name the failed record's target:\n%s", res.stdout)
 	}
+	// --rerun-failed runs a test again only on the targets it did not pass on, as 4.42.4
+	// does, and appends that row to index.jsonl.
+	rerun := agentvRaw(t, ws, filepath.Join(ws, "ours"), append(args, "-o", "ours", "--rerun-failed")...)
+	if lines := progressLine.FindAllString(rerun.stderr, -1); len(lines) != 1 || !strings.Contains(lines[0], "all [beta]") || len(rerun.records) != 3 {
+		t.Errorf("--rerun-failed ran %q, %d records; want all on beta alone, and 3\n%s", lines, len(rerun.records), rerun.stderr)
+	}
+	oursAfter := indexRows(t, filepath.Join(ws, "ours"))
 	// One --target still overrides the suite's target, and a test's execution.targets.
 	one := agentvRaw(t, ws, filepath.Join(ws, "one"), "eval", "mx.eval.yaml", "--target", "alpha", "-o", "one")
 	if got := rowsByTarget(t, filepath.Join(ws, "one", "index.jsonl")); !maps.Equal(got, map[string]float64{"all@alpha": 1, "only-beta@alpha": 1}) {
@@ -664,6 +671,16 @@ func TestAgentV442TargetMatrix(t *testing.T) {
 		}
 		if theirs := rowsByTarget(t, filepath.Join(ws, "theirs", "index.jsonl")); !maps.Equal(theirs, got) {
 			t.Errorf("4.42.4 wrote %v, we %v\n%s", theirs, got, out)
+		}
+		cmd = exec.Command("node", append([]string{cli}, append(args, "-o", "theirs", "--rerun-failed")...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err = cmd.CombinedOutput()
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if theirs := indexRows(t, filepath.Join(ws, "theirs")); !slices.Equal(theirs, oursAfter) {
+			t.Errorf("after --rerun-failed 4.42.4's index.jsonl has %v, ours %v\n%s", theirs, oursAfter, out)
 		}
 	})
 }
@@ -750,7 +767,7 @@ func TestAgentV442RunDirReaders(t *testing.T) {
 	}
 }
 
-// indexRows lists the rows of dir's index.jsonl as test_id:execution_status, sorted.
+// indexRows lists the rows of dir's index.jsonl as test_id@target:execution_status, sorted.
 func indexRows(t *testing.T, dir string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
@@ -761,12 +778,13 @@ func indexRows(t *testing.T, dir string) []string {
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var row struct {
 			TestID string `json:"test_id"`
+			Target string `json:"target"`
 			Status string `json:"execution_status"`
 		}
 		if err := json.Unmarshal([]byte(line), &row); err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		rows = append(rows, row.TestID+":"+row.Status)
+		rows = append(rows, row.TestID+"@"+row.Target+":"+row.Status)
 	}
 	sort.Strings(rows)
 	return rows
