@@ -78,6 +78,7 @@ type v4Assertion struct {
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
 	r.FromV4Index = true
+	r.V4Status = v.ExecutionStatus
 	if r.Dataset == "" {
 		r.Dataset = v.Suite
 	}
@@ -284,9 +285,8 @@ func v4RowOf(r *Record) *v4OutRow {
 // RunDirOptions change how WriteRunDir writes a run directory.
 type RunDirOptions struct {
 	// Fresh, when set and dir already holds an index.jsonl, keeps that file's rows and adds
-	// rows and test folders only for the records Fresh accepts (those run this time): 4.42.4's
-	// --rerun-failed appends to the index.jsonl of the run it reruns, so a test run again is
-	// listed twice, the later row the one its readers take (run-eval.ts:1482, 1828).
+	// rows and test folders only for the records Fresh accepts (those run this time), as
+	// 4.42.4's --rerun-failed updates the run it reruns (see appendRows).
 	Fresh func(r *Record) bool
 }
 
@@ -304,9 +304,6 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		b, err := os.ReadFile(filepath.Join(dir, IndexFile))
 		switch {
 		case err == nil:
-			if len(b) > 0 && b[len(b)-1] != '\n' {
-				b = append(b, '\n')
-			}
 			earlier = b
 		case errors.Is(err, fs.ErrNotExist):
 			opt.Fresh = nil // nothing to append to: every record gets its row
@@ -333,9 +330,9 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	}
 	defer os.Remove(tmp.Name())
 	enc := newEncoder(tmp)
-	if _, err := tmp.Write(earlier); err != nil {
-		tmp.Close()
-		return fmt.Errorf("could not write %s: %w", IndexFile, err)
+	var fresh *freshRows // appending: the rows of the records run again, until the end
+	if opt.Fresh != nil {
+		fresh = &freshRows{byKey: map[[3]string][]byte{}}
 	}
 	err = ScanFile(resultsPath, func(r *Record) error {
 		row := v4RowOf(r)
@@ -345,7 +342,12 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 				return err
 			}
 			row.v4Artifacts = a
-			if err := enc.Encode(row); err != nil {
+			if fresh != nil {
+				err = fresh.add(row)
+			} else {
+				err = enc.Encode(row)
+			}
+			if err != nil {
 				return fmt.Errorf("case %q: %w", r.EvalID, err)
 			}
 		}
@@ -378,6 +380,9 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		a.tokens = append(a.tokens, float64(tok))
 		return nil
 	})
+	if err == nil && fresh != nil {
+		err = appendRows(tmp, earlier, fresh)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"github.com/agentv/action/internal/safefile"
 )
@@ -51,4 +52,50 @@ func supersededRows(path string) (map[int]bool, error) {
 		last[k] = n
 	}
 	return out, sc.Err()
+}
+
+// freshRows are the index rows of the records a rerun ran, in order, by test and target.
+type freshRows struct {
+	buf   bytes.Buffer
+	byKey map[[3]string][]byte
+}
+
+func (f *freshRows) add(row *v4OutRow) error {
+	start := f.buf.Len()
+	if err := newEncoder(&f.buf).Encode(row); err != nil {
+		f.buf.Truncate(start)
+		return err
+	}
+	f.byKey[[3]string{row.Suite, row.TestID, row.Target}] = bytes.Clone(f.buf.Bytes()[start:])
+	return nil
+}
+
+// appendRows writes the index.jsonl of a run rerun as 4.42.4's --rerun-failed leaves it
+// (run-artifacts.ts, rewriteExistingIndexRecords; run-eval.ts:1482): the earlier rows, a row
+// of a test run again replaced by its new row, then the new rows appended, so such a test
+// is listed twice with its new result. A row of another suite is never replaced (4.42.4
+// matches by test id and target alone); a line that does not parse is kept as it is
+// (4.42.4 drops it).
+func appendRows(w io.Writer, earlier []byte, fresh *freshRows) error {
+	for _, line := range bytes.Split(earlier, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		var row struct {
+			TestID string `json:"test_id"`
+			Suite  string `json:"suite"`
+			Target string `json:"target"`
+		}
+		if json.Unmarshal(t, &row) == nil && row.TestID != "" {
+			if b, ok := fresh.byKey[[3]string{row.Suite, row.TestID, row.Target}]; ok {
+				t = bytes.TrimSuffix(b, []byte("\n"))
+			}
+		}
+		if _, err := w.Write(append(append([]byte{}, t...), '\n')); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(fresh.buf.Bytes())
+	return err
 }

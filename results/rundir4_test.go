@@ -138,9 +138,10 @@ func TestWriteTestArtifacts(t *testing.T) {
 	}
 }
 
-// TestWriteRunDirAppend: with Fresh (after --rerun-failed) the rows already in index.jsonl are
-// kept byte for byte and only the records run again get rows and folders, after them, as
-// 4.42.4 appends; without an earlier index.jsonl every record gets its row.
+// TestWriteRunDirAppend: with Fresh (after --rerun-failed) only the records run again get
+// rows and folders, as 4.42.4 leaves a rerun: the earlier rows kept, but a test run again
+// has its earlier row replaced by the new one and the new one appended; a row of another
+// suite stays. Without an earlier index.jsonl every record gets its row.
 func TestWriteRunDirAppend(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -157,7 +158,8 @@ func TestWriteRunDirAppend(t *testing.T) {
 		t.Fatalf("no earlier index.jsonl: want a row per record:\n%s", raw)
 	}
 	earlier := `{"test_id":"kept","suite":"s","target":"t","score":1,"execution_status":"ok"}` + "\n" +
-		`{"test_id":"again","suite":"s","target":"t","score":0,"execution_status":"quality_failure"}` // no final newline
+		`{"test_id":"again","suite":"s","target":"t","score":0,"execution_status":"quality_failure"}` + "\n" +
+		`{"test_id":"again","suite":"other","target":"t","score":0,"execution_status":"quality_failure"}` // no final newline
 	if err := os.WriteFile(filepath.Join(out, IndexFile), []byte(earlier), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,9 @@ func TestWriteRunDirAppend(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(filepath.Join(out, IndexFile))
 	rows := strings.Split(strings.TrimSpace(string(raw)), "\n")
-	if len(rows) != 3 || rows[0]+"\n"+rows[1] != earlier || !strings.Contains(rows[2], `"test_id":"again"`) || !strings.Contains(rows[2], `"score":1`) {
+	lines := strings.Split(earlier, "\n")
+	if len(rows) != 4 || rows[0] != lines[0] || rows[2] != lines[2] || rows[1] != rows[3] ||
+		!strings.Contains(rows[3], `"test_id":"again","suite":"s"`) || !strings.Contains(rows[3], `"score":1`) {
 		t.Errorf("index.jsonl after the rerun:\n%s", raw)
 	}
 	if _, err := os.Stat(filepath.Join(out, "s", "kept")); err == nil {

@@ -38,10 +38,24 @@ func keepPassed(r *results.Record) bool { return r.Verdict == results.VerdictPas
 // keepScored settles a case that did not error (--retry-errors: errored cases run again).
 func keepScored(r *results.Record) bool { return r.Verdict != results.VerdictError }
 
-// read loads the earlier run's records, graded with threshold, and keeps those of the cases
-// every record of which Keep settles (a case on several targets runs again on all of them if
-// any of its records is not settled, as 4.42.4 does). No earlier results: nothing is carried
-// and every case runs, with a notice.
+// asRecorded gives record r of an earlier run the verdict that run gave it, as 4.42.4's
+// --rerun-failed reads a row's execution_status (run-eval.ts:83): a 4.x row's status, our
+// record's verdict; a record without one (AgentV 2.5's) is graded with threshold.
+func asRecorded(r *results.Record, threshold float64) {
+	switch {
+	case r.FromV4Index && r.V4Status == "ok" && r.Error == "":
+		r.Verdict = results.VerdictPass
+	case r.FromV4Index && r.V4Status == "quality_failure" && r.Error == "":
+		r.Verdict = results.VerdictFail
+	case r.Verdict == "" || r.FromV4Index:
+		regrade(r, threshold)
+	}
+}
+
+// read loads the earlier run's records and keeps those whose case (on its target, when
+// PerTarget) Keep settles on every record, by the verdicts that run gave them (asRecorded);
+// those carried over are graded with threshold, as this run's reports grade them. No
+// earlier results: nothing is carried and every case runs, with a notice.
 func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	path, err := results.ResolvePath(rr.Path)
 	if err != nil {
@@ -49,7 +63,7 @@ func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	}
 	var recs []*results.Record
 	err = results.ScanFile(path, func(r *results.Record) error {
-		regrade(r, threshold)
+		asRecorded(r, threshold)
 		recs = append(recs, r)
 		return nil
 	})
@@ -72,6 +86,7 @@ func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	for _, r := range recs {
 		k := rr.key(r.Dataset, r.EvalID, r.Target)
 		if settled[k] {
+			regrade(r, threshold)
 			rr.keys[k] = true
 			rr.recs = append(rr.recs, r)
 		}
