@@ -211,3 +211,29 @@ func TestScanRerunIndex(t *testing.T) {
 		t.Errorf("got %v, %v; want %s", got, err, want)
 	}
 }
+
+// BenchmarkWriteRunDir writes the 4.x layout of 500 tests: index.jsonl, benchmark.json,
+// timing.json and a folder of five files per test.
+func BenchmarkWriteRunDir(b *testing.B) {
+	dir := b.TempDir()
+	f, err := os.Create(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := NewWriter(f)
+	for i := range 500 {
+		_ = w.Write(&Record{EvalID: fmt.Sprintf("case-%d", i), Dataset: "d", Target: "t", Score: 1, Verdict: VerdictPass,
+			CandidateAnswer: strings.Repeat("answer ", 40), LMProviderRequest: json.RawMessage(`{"question":"q","guidelines":""}`),
+			EvaluatorResults: []EvaluatorResult{{Name: "c", Type: "contains", Score: 1, Weight: 1, Verdict: "pass", Hits: []string{"ok"}, Misses: []string{}}}})
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := WriteRunDir(f.Name(), filepath.Join(dir, fmt.Sprint("run", i)), RunDirOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
