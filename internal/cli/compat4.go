@@ -224,8 +224,8 @@ func (cfg *EvalConfig) filterFlags() string {
 	return strings.Join(parts, " ")
 }
 
-// runDirOptions are how -o's run layout is written: after --rerun-failed, the rows of the
-// cases run again are appended to the run directory's index.jsonl, as 4.42.4 appends them.
+// runDirOptions are how -o's run layout is written: after --rerun-failed, the run
+// directory's index.jsonl is updated with the records run again, as 4.42.4 updates it.
 func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
 	rr := cfg.Rerun
 	if rr == nil || rr.Flag != "--rerun-failed" {

@@ -18,7 +18,7 @@ type rerunFrom struct {
 	Flag string                       // the flag, for messages
 	// PerTarget settles a case on each target apart (--rerun-failed, keyed by test and
 	// target in 4.42.4, run-eval.ts:1247); otherwise a case runs again on every target when
-	// one of its records is not settled (--retry-errors, retry-errors.ts:33).
+	// one of its records is not settled (--retry-errors, retry-errors.ts:34).
 	PerTarget bool
 	keys      map[[3]string]bool // dataset, id and (PerTarget) target carried over
 	recs      []*results.Record  // the records carried over, in file order
