@@ -350,3 +350,23 @@ func TestMaxMeanDrop(t *testing.T) {
 		t.Errorf("one case fell 0.06: %+v (mean %+v)", d, res.Mean)
 	}
 }
+
+// A 4.x index.jsonl after 4.42.4's --rerun-failed lists a test run again twice: its last row
+// is the baseline, as 4.42.4's readers take it; another target's row stays its own case.
+func TestLoadRerunIndex(t *testing.T) {
+	t.Parallel()
+	text := strings.Join([]string{
+		`{"test_id":"a","suite":"ds","score":1,"target":"t","execution_status":"ok"}`,
+		`{"test_id":"b","suite":"ds","score":0.2,"target":"t","execution_status":"quality_failure"}`,
+		`{"test_id":"b","suite":"ds","score":0.4,"target":"u","execution_status":"quality_failure"}`,
+		`{"test_id":"b","suite":"ds","score":0.9,"target":"t","execution_status":"ok"}`,
+	}, "\n")
+	b, err := Load(writeFile(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := b.cases[Key{"ds", "b"}]
+	if b.Len() != 3 || len(cs) != 2 || cs[0].target != "t" || cs[0].side.Score != 0.9 || cs[0].line != 4 || cs[1].side.Score != 0.4 {
+		t.Errorf("Len %d, b's cases %+v %+v; want 3, b on t from line 4 (0.9) and on u (0.4)", b.Len(), cs[0], cs[len(cs)-1])
+	}
+}

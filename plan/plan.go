@@ -30,10 +30,11 @@ import (
 
 // Options are what the planner needs from the run's configuration.
 type Options struct {
-	TargetsPath string // --targets: a file or directory; "" discovers per eval file
-	Target      string // --target override ("" or "default": none)
-	JudgeTarget string // --judge-target
-	EvalID      string // --eval-id glob
+	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
+	Target      string   // --target override ("" or "default": none)
+	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
+	JudgeTarget string   // --judge-target
+	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
 	Verbose     bool
 	DryRun      bool
@@ -63,6 +64,9 @@ type Options struct {
 	// ByID, when set, is the part of Select that chooses cases by id (4.x's --test-id): with
 	// --eval-id, what decides whether a test's dependency is left out of the run.
 	ByID func(c *suite.Case) bool
+	// SelectOn, when set, chooses the targets a selected case runs on (4.x's --rerun-failed
+	// runs a test again only where it did not pass).
+	SelectOn func(c *suite.Case, target string) bool
 }
 
 // targetKey identifies one provider instance: a target of one targets file.
@@ -162,22 +166,34 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 	}
 	names := p.matrix(s)
 	if names == nil {
-		return []*Job{p.job(s, c, warns, p.targetName(s, c))}
+		name := p.targetName(s, c)
+		if !p.selectedOn(c, name) {
+			return nil
+		}
+		return []*Job{p.job(s, c, warns, name)}
 	}
 	var jobs []*Job
+	listed := 0
 	for _, n := range names {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
-			jobs = append(jobs, p.job(s, c, warns, n))
+			listed++
+			if p.selectedOn(c, n) {
+				jobs = append(jobs, p.job(s, c, warns, n))
+			}
 		}
 	}
-	if len(jobs) > 1 {
+	if listed > 1 {
 		p.several.Store(true)
 	}
-	if len(jobs) == 0 {
+	if listed == 0 {
 		p.forSuite(s)
+		whose := "the suite's targets"
+		if len(p.opts.Targets) > 1 {
+			whose = "the --target targets"
+		}
 		return []*Job{{Case: c, File: p.last.display, Warnings: warns,
-			Err: fmt.Errorf("the test's execution targets (%s) name none of the suite's targets (%s), so it runs nowhere",
-				strings.Join(c.Targets, ", "), strings.Join(names, ", "))}}
+			Err: fmt.Errorf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
+				strings.Join(c.Targets, ", "), whose, strings.Join(names, ", "))}}
 	}
 	return jobs
 }
@@ -323,17 +339,38 @@ func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
 		return 1 // one error record (see Jobs)
 	}
 	names := p.matrix(s)
-	n := 0
+	if names == nil {
+		if !p.selectedOn(c, p.targetName(s, c)) {
+			return 0
+		}
+		return 1
+	}
+	n, listed := 0, 0
 	for _, name := range names {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
-			n++
+			listed++
+			if p.selectedOn(c, name) {
+				n++
+			}
 		}
 	}
-	return max(n, 1)
+	if listed == 0 {
+		return 1 // the job that says the test runs nowhere
+	}
+	return n
 }
 
-// matrix returns the targets every case of s runs on, nil when each runs on one.
+// selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
+func (p *Planner) selectedOn(c *suite.Case, name string) bool {
+	return p.opts.SelectOn == nil || p.opts.SelectOn(c, name)
+}
+
+// matrix returns the targets every case of s runs on, nil when each runs on one. Several
+// --target flags win over the suite's targets, as in 4.42.4 (run-eval.ts:764).
 func (p *Planner) matrix(s *suite.Suite) []string {
+	if len(p.opts.Targets) > 1 {
+		return p.opts.Targets
+	}
 	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
 		return nil
 	}

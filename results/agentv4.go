@@ -78,6 +78,7 @@ type v4Assertion struct {
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
 	r.FromV4Index = true
+	r.V4Status = v.ExecutionStatus
 	if r.Dataset == "" {
 		r.Dataset = v.Suite
 	}
@@ -199,6 +200,7 @@ type v4OutRow struct {
 	Scores          []v4OutScore   `json:"scores,omitempty"`
 	ExecutionStatus string         `json:"execution_status"`
 	Error           string         `json:"error,omitempty"`
+	v4Artifacts                    // the test's folder: grading.json, timing.json, input.md, outputs/
 	CostUSD         *float64       `json:"cost_usd,omitempty"`
 	TokenUsage      *v4TokenUsage  `json:"token_usage,omitempty"`
 	Experiment      string         `json:"experiment"`
@@ -280,14 +282,34 @@ func v4RowOf(r *Record) *v4OutRow {
 	return row
 }
 
+// RunDirOptions change how WriteRunDir writes a run directory.
+type RunDirOptions struct {
+	// Fresh, when set and dir already holds an index.jsonl, keeps that file's rows and adds
+	// rows and test folders only for the records Fresh accepts (those run this time), as
+	// 4.42.4's --rerun-failed updates the run it reruns (see appendRows).
+	Fresh func(r *Record) bool
+}
+
 // WriteRunDir writes the AgentV 4.x run layout into dir from the case records of the
 // results file at resultsPath: index.jsonl (a row per case record, which 4.42.4's `agentv
-// compare` and `agentv results` read), benchmark.json (per target, the mean and standard
-// deviation of the scores of the cases that did not error, as 4.42.4 summarises) and
-// timing.json. Each file is written whole or not at all.
-func WriteRunDir(resultsPath, dir string) error {
+// compare`, `results` and `inspect` read), a folder per test (rundir4.go), benchmark.json
+// (per target, the mean and standard deviation of the scores of the cases that did not
+// error, as 4.42.4 summarises) and timing.json. Each file is written whole or not at all.
+func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create the run directory: %w", err)
+	}
+	var earlier []byte // the rows kept when appending
+	if opt.Fresh != nil {
+		b, err := os.ReadFile(filepath.Join(dir, IndexFile))
+		switch {
+		case err == nil:
+			earlier = b
+		case errors.Is(err, fs.ErrNotExist):
+			opt.Fresh = nil // nothing to append to: every record gets its row
+		default:
+			return fmt.Errorf("could not read the earlier %s: %w", IndexFile, err)
+		}
 	}
 	type agg struct {
 		scores []float64
@@ -308,10 +330,26 @@ func WriteRunDir(resultsPath, dir string) error {
 	}
 	defer os.Remove(tmp.Name())
 	enc := newEncoder(tmp)
+	var fresh *freshRows // appending: the rows of the records run again, until the end
+	if opt.Fresh != nil {
+		fresh = &freshRows{byKey: map[[3]string][]byte{}}
+	}
 	err = ScanFile(resultsPath, func(r *Record) error {
 		row := v4RowOf(r)
-		if err := enc.Encode(row); err != nil {
-			return fmt.Errorf("case %q: %w", r.EvalID, err)
+		if opt.Fresh == nil || opt.Fresh(r) {
+			a, err := writeTestArtifacts(dir, r, row)
+			if err != nil {
+				return err
+			}
+			row.v4Artifacts = a
+			if fresh != nil {
+				err = fresh.add(row)
+			} else {
+				err = enc.Encode(row)
+			}
+			if err != nil {
+				return fmt.Errorf("case %q: %w", r.EvalID, err)
+			}
 		}
 		if first == "" || (r.Timestamp != "" && r.Timestamp < first) {
 			first = r.Timestamp
@@ -342,6 +380,9 @@ func WriteRunDir(resultsPath, dir string) error {
 		a.tokens = append(a.tokens, float64(tok))
 		return nil
 	})
+	if err == nil && fresh != nil {
+		err = appendRows(tmp, earlier, fresh)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

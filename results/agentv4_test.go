@@ -122,7 +122,7 @@ func TestWriteRunDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
-	if err := WriteRunDir(src, out); err != nil {
+	if err := WriteRunDir(src, out, RunDirOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(out, IndexFile))
@@ -176,7 +176,7 @@ func TestWriteRunDirDefaultJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "run")
-	if err := WriteRunDir(src, out); err != nil {
+	if err := WriteRunDir(src, out, RunDirOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(out, IndexFile))

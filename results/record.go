@@ -105,6 +105,8 @@ type Record struct {
 	TrialsInFile int `json:"-"`
 	// FromV4Index is set for a record read from a row of an AgentV 4.x index.jsonl; never written.
 	FromV4Index bool `json:"-"`
+	// V4Status is such a row's execution_status (ok, quality_failure, execution_error).
+	V4Status string `json:"-"`
 	// Flaky is set when the trials disagree about passing.
 	Flaky bool `json:"flaky,omitempty"`
 	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one

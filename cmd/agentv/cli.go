@@ -100,7 +100,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 // evalFlags binds the eval flags to a config.
 func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bool) {
 	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
-	fs.StringVar(&cfg.Target, "target", "", "run every case against this target (default: the case's or suite's target, else 'default')")
+	fs.Var(targetValue{one: &cfg.Target, all: &cfg.Targets}, "target", "run every case against this target (default: the case's or suite's target, else 'default'); repeated, every case runs on each (AgentV 4.x's matrix)")
 	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
 	fs.Var(countValue{&cfg.Workers}, "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
 	fs.Var(countValue{&cfg.Workers}, "max-concurrency", "alias of --workers")

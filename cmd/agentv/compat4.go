@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/internal/idglob"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -35,8 +35,8 @@ type v4Flags struct {
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
-	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob (repeatable: any of them; AgentV 4.x)")
-	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's index.jsonl, benchmark.json and timing.json")
+	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
+	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
 	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
 	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x)")
@@ -86,7 +86,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 	case v.rerunFailed && v.retryErrors != "":
 		return errors.New("--rerun-failed and --retry-errors both choose the cases to run again: give one")
 	case v.rerunFailed:
-		cfg.Rerun = &rerunFrom{Path: cfg.Out, Keep: keepPassed, Flag: "--rerun-failed"}
+		cfg.Rerun = &rerunFrom{Path: cfg.Out, Keep: keepPassed, Flag: "--rerun-failed", PerTarget: true}
 		if cfg.RunDir != "" {
 			cfg.Rerun.Path = cfg.RunDir // its results.jsonl, else 4.x's index.jsonl
 		}
@@ -100,9 +100,11 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 	return nil
 }
 
-// selects reports whether the 4.x selection flags (test ids, tags) keep case c.
-func selects(c *suite.Case, testIDs, tags, excludeTags []string) bool {
-	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g string) bool { ok, _ := doublestar.Match(g, c.ID); return ok }) {
+// selects reports whether the 4.x selection flags (test ids, tags) keep case c. Like
+// 4.42.4, a case runs when any --test-id pattern matches it, a negated one (`!a-1`) too, so
+// `--test-id 'a-*' --test-id '!a-1'` still runs a-1.
+func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []string) bool {
+	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g *idglob.Pattern) bool { return g.Match(c.ID) }) {
 		return false
 	}
 	if len(tags) == 0 && len(excludeTags) == 0 {
@@ -125,7 +127,8 @@ func selects(c *suite.Case, testIDs, tags, excludeTags []string) bool {
 	return true
 }
 
-// globsValue is a repeatable flag of id globs, checked when given.
+// globsValue is a repeatable flag of id globs in micromatch's syntax (idglob), which reads
+// any text: what is no glob syntax is literal.
 type globsValue struct{ list *[]string }
 
 func (g globsValue) String() string {
@@ -137,7 +140,7 @@ func (g globsValue) String() string {
 
 func (g globsValue) Set(v string) error {
 	v = strings.TrimSpace(v)
-	if v == "" || !doublestar.ValidatePattern(v) {
+	if v == "" {
 		return fmt.Errorf("want a test id or a glob such as 'greet-*', got %q", v)
 	}
 	*g.list = append(*g.list, v)
@@ -188,9 +191,19 @@ func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
 	if len(cfg.TestIDs) == 0 && len(cfg.Tags) == 0 && len(cfg.ExcludeTags) == 0 && cfg.Rerun == nil {
 		return nil
 	}
+	ids := cfg.testIDPatterns()
 	return func(c *suite.Case) bool {
-		return selects(c, cfg.TestIDs, cfg.Tags, cfg.ExcludeTags) && cfg.Rerun.runs(c)
+		return selects(c, ids, cfg.Tags, cfg.ExcludeTags) && cfg.Rerun.runs(c)
 	}
+}
+
+// testIDPatterns compiles the --test-id globs.
+func (cfg *EvalConfig) testIDPatterns() []*idglob.Pattern {
+	ids := make([]*idglob.Pattern, len(cfg.TestIDs))
+	for i, g := range cfg.TestIDs {
+		ids[i] = idglob.Compile(g)
+	}
+	return ids
 }
 
 // byID returns the part of selector that chooses cases by id (--test-id), nil without it.
@@ -198,7 +211,8 @@ func (cfg *EvalConfig) byID() func(c *suite.Case) bool {
 	if len(cfg.TestIDs) == 0 {
 		return nil
 	}
-	return func(c *suite.Case) bool { return selects(c, cfg.TestIDs, nil, nil) }
+	ids := cfg.testIDPatterns()
+	return func(c *suite.Case) bool { return selects(c, ids, nil, nil) }
 }
 
 // filtered reports whether flags choose cases by id or tag, so that choosing none is a
@@ -223,4 +237,14 @@ func (cfg *EvalConfig) filterFlags() string {
 		parts = append(parts, fmt.Sprintf("--exclude-tag %q", t))
 	}
 	return strings.Join(parts, " ")
+}
+
+// runDirOptions are how -o's run layout is written: after --rerun-failed, the run
+// directory's index.jsonl is updated with the records run again, as 4.42.4 updates it.
+func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
+	rr := cfg.Rerun
+	if rr == nil || rr.Flag != "--rerun-failed" {
+		return results.RunDirOptions{}
+	}
+	return results.RunDirOptions{Fresh: func(r *results.Record) bool { return !rr.carried(r) }}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/suite"
 )
 
@@ -64,7 +65,7 @@ func TestV4Flags(t *testing.T) {
 				t.Errorf("test ids %q tags %q exclude %q", cfg.TestIDs, cfg.Tags, cfg.ExcludeTags)
 			}
 		}},
-		{name: "bad test id glob", args: []string{"--test-id", "[a"}, wantErr: "glob"},
+		{name: "empty test id", args: []string{"--test-id", " "}, wantErr: "glob"},
 		{name: "empty tag", args: []string{"--tag", " "}, wantErr: "want a tag"},
 		{name: "rerun-failed reads the output", args: []string{"--rerun-failed", "-o", "d"}, check: func(t *testing.T, cfg *EvalConfig) {
 			if cfg.Rerun == nil || cfg.Rerun.Path != filepath.Join(cwd, "d") || cfg.Rerun.Flag != "--rerun-failed" {
@@ -133,9 +134,23 @@ func TestSelects(t *testing.T) {
 		{&suite.Case{ID: "a-1", Suite: bare}, nil, []string{"smoke"}, nil, false},
 		{&suite.Case{ID: "a-1", Suite: s}, nil, nil, []string{"slow", "fast"}, false},
 		{&suite.Case{ID: "a-1", Suite: bare}, nil, nil, []string{"slow"}, true},
+		// micromatch's syntax, as 4.42.4 reads --test-id: negation, extglobs, and any one
+		// pattern of several matching, a negated one too.
+		{&suite.Case{ID: "a-1", Suite: s}, []string{"!a-1"}, nil, nil, false},
+		{&suite.Case{ID: "a-2", Suite: s}, []string{"!a-1"}, nil, nil, true},
+		{&suite.Case{ID: "a-1", Suite: s}, []string{"a-*", "!a-1"}, nil, nil, true},
+		{&suite.Case{ID: "b-1", Suite: s}, []string{"a-*", "!a-1"}, nil, nil, true},
+		{&suite.Case{ID: "b-1", Suite: s}, []string{"!(a|b)-*"}, nil, nil, false},
+		{&suite.Case{ID: "c-1", Suite: s}, []string{"!(a|b)-*"}, nil, nil, true},
+		{&suite.Case{ID: "c-12", Suite: s}, []string{"c-+([0-9])"}, nil, nil, true},
+		{&suite.Case{ID: "[a", Suite: s}, []string{"[a"}, nil, nil, true},
 	}
 	for i, tt := range tests {
-		if got := selects(tt.c, tt.ids, tt.tags, tt.excludeTags); got != tt.want {
+		var ids []*idglob.Pattern
+		for _, g := range tt.ids {
+			ids = append(ids, idglob.Compile(g))
+		}
+		if got := selects(tt.c, ids, tt.tags, tt.excludeTags); got != tt.want {
 			t.Errorf("%d: selects(%s of %q, ids %q, tags %q, exclude %q) = %v", i, tt.c.ID, tt.c.Suite.Tags, tt.ids, tt.tags, tt.excludeTags, got)
 		}
 	}

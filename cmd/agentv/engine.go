@@ -26,6 +26,7 @@ type EvalConfig struct {
 	Paths       []string // eval files, directories or globs
 	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
 	Target      string   // --target override ("" or "default": none)
+	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
 	JudgeTarget string   // --judge-target
 	Workers     int      // --workers / max-concurrency override
 	EvalID      string   // --eval-id glob
@@ -254,12 +255,12 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	store := e.openCache()
 	p := plan.New(plan.Options{
-		TargetsPath: cfg.TargetsPath, Target: cfg.Target, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
+		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(),
+		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn(),
 	})
 	e.several = p.SeveralTargets
 	defer func() {

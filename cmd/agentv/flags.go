@@ -300,3 +300,32 @@ func (s strategyValue) Set(v string) error {
 	*s.s = v
 	return nil
 }
+
+// targetValue is --target: one name overrides every case's target; given again, the names
+// are a matrix (AgentV 4.42.4's repeatable --target) that one holds only while it is alone.
+type targetValue struct {
+	one *string
+	all *[]string
+}
+
+func (t targetValue) String() string {
+	if t.one == nil {
+		return ""
+	}
+	return *t.one
+}
+
+func (t targetValue) Set(v string) error {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return errors.New("want a target name")
+	}
+	if !slices.Contains(*t.all, v) {
+		*t.all = append(*t.all, v)
+	}
+	*t.one = ""
+	if len(*t.all) == 1 {
+		*t.one = v
+	}
+	return nil
+}

@@ -38,7 +38,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	run := finishRun(out, cfg.Gate, red)
 	if cfg.RunDir != "" && out.ResultsPath != "" {
 		// AgentV 4.x's run layout beside our files, from the results file just written.
-		if err := results.WriteRunDir(out.ResultsPath, cfg.RunDir); err != nil {
+		if err := results.WriteRunDir(out.ResultsPath, cfg.RunDir, cfg.runDirOptions()); err != nil {
 			fmt.Fprintf(c.Stderr, "agentv: the AgentV 4.x run layout in %s: %s\n", logtext.Line(relTo(c.Cwd, cfg.RunDir)), logtext.Line(red.String(err.Error())))
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -176,6 +178,8 @@ func TestAgentV442Selection(t *testing.T) {
 		{[]string{"--exclude-tag", "slow"}, []string{"a-1", "a-2", "c-1"}},
 		{[]string{"--exclude-tag", "slow", "--exclude-tag", "fast"}, []string{"c-1"}},
 		{[]string{"--eval-id", "*-1", "--test-id", "a-*"}, []string{"a-1"}},
+		{[]string{"--test-id", "!a-*"}, []string{"b-1", "b-2", "c-1"}},
+		{[]string{"--test-id", "!(a|b)-*", "--test-id", "b-2"}, []string{"b-2", "c-1"}},
 	} {
 		res := agentv(t, ws, nil, append([]string{"eval", "a.eval.yaml", "b.eval.yaml", "c.eval.yaml", "--dry-run"}, tc.args...)...)
 		if res.code != 0 || !slices.Equal(ids(res.records), tc.want) {
@@ -186,8 +190,13 @@ func TestAgentV442Selection(t *testing.T) {
 	if res.code != 2 || !strings.Contains(res.stdout+res.stderr, `no eval case matched --tag "smoke" --tag "slow"`) {
 		t.Errorf("tags no suite has: exit %d, want 2 naming them\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	if res := agentv(t, ws, nil, "eval", "a.eval.yaml", "--test-id", "[a-"); res.code != 2 || !strings.Contains(res.stderr, "--test-id") {
-		t.Errorf("bad glob: exit %d\n%s", res.code, res.stderr)
+	// What micromatch cannot read as a glob is literal text, as in 4.42.4: here it matches
+	// no id, and the run says which flag chose nothing.
+	if res := agentv(t, ws, nil, "eval", "a.eval.yaml", "--test-id", "[a-"); res.code != 2 || !strings.Contains(res.stdout+res.stderr, `no eval case matched --test-id "[a-"`) {
+		t.Errorf("unclosed bracket: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if res := agentv(t, ws, nil, "eval", "a.eval.yaml", "--test-id", ""); res.code != 2 || !strings.Contains(res.stderr, "--test-id") {
+		t.Errorf("empty --test-id: exit %d\n%s", res.code, res.stderr)
 	}
 }
 
@@ -521,6 +530,10 @@ func TestAgentV442FlagsDifferential(t *testing.T) {
 		{"--tag", "slow", "--threshold", "0.6"},
 		{"--exclude-tag", "fast", "--test-id", "*-1"},
 		{"--threshold", "0.3"},
+		// micromatch's syntax: negation, extglobs, a negated pattern among others.
+		{"--test-id", "!a-1", "--threshold", "0.4"},
+		{"--test-id", "@(a|b)-2", "--test-id", "!(b)-*", "--threshold", "0.4"},
+		{"--test-id", "!(a)-1", "--test-id", "+([a-z])-@(1)", "--threshold", "0.4"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -576,6 +589,9 @@ func TestAgentV442RerunDifferential(t *testing.T) {
 	requireTools(t, "node", "sh")
 	for _, args := range [][]string{
 		{"-o", "run", "--rerun-failed"},
+		// A test that did not pass then runs again though it would pass at this threshold:
+		// 4.42.4 goes by the earlier row's execution_status.
+		{"-o", "run", "--rerun-failed", "--threshold", "0.4"},
 		{"--retry-errors", "run", "-o", "again"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -585,13 +601,201 @@ func TestAgentV442RerunDifferential(t *testing.T) {
 			cmd := exec.Command("node", append([]string{cli, "eval", "greet.eval.yaml"}, args...)...)
 			cmd.Dir = theirWS
 			cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
-			if out, err := cmd.CombinedOutput(); err != nil {
+			var ee *exec.ExitError // with --threshold a failed test makes it exit 1
+			if out, err := cmd.CombinedOutput(); err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
 				t.Fatalf("4.42.4: %v\n%s", err, out)
 			}
 			res := agentvRaw(t, ourWS, t.TempDir(), append([]string{"eval", "greet.eval.yaml"}, args...)...)
 			if theirs, ours := theirCalls(), ourCalls(); !slices.Equal(theirs, ours) || len(ours) == 0 {
 				t.Errorf("4.42.4 ran %v again, we ran %v\n%s%s", theirs, ours, res.stdout, res.stderr)
 			}
+			// The run directory afterwards: 4.42.4 appends the rows of the tests run again
+			// to index.jsonl, which then lists them twice.
+			dir := args[slices.Index(args, "-o")+1]
+			theirs, ours := indexRows(t, filepath.Join(theirWS, dir)), indexRows(t, filepath.Join(ourWS, dir))
+			if !slices.Equal(theirs, ours) {
+				t.Errorf("index.jsonl rows: 4.42.4 %v, we %v", theirs, ours)
+			}
 		})
 	}
+}
+
+// --target given several times runs every test on each named target (4.42.4's matrix), in
+// place of the suite's own target; a test's execution.targets keeps those it lists. The
+// records, index.jsonl rows and reports name each record's target; 4.42.4 run on the same
+// command line writes the same rows.
+func TestAgentV442TargetMatrix(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".agentv/targets.yaml": matrixTargets + "  - name: gamma\n    provider: mock\n    response: gamma says hi\n",
+		"mx.eval.yaml": "name: mx\nexecution:\n  target: gamma\ntests:\n" +
+			"  - id: all\n    input: hi\n    assertions: [{type: contains, value: alpha}]\n" +
+			"  - id: only-beta\n    input: hi\n    execution:\n      targets: [beta]\n    assertions: [{type: contains, value: says}]\n",
+	})
+	args := []string{"eval", "mx.eval.yaml", "--target", "alpha", "--target", "beta", "--threshold", "0.5"}
+	res := agentvRaw(t, ws, filepath.Join(ws, "ours"), append(args, "-o", "ours")...)
+	got := rowsByTarget(t, filepath.Join(ws, "ours", "index.jsonl"))
+	want := map[string]float64{"all@alpha": 1, "all@beta": 0, "only-beta@beta": 1}
+	if res.code != 1 || !maps.Equal(got, want) || len(res.records) != 3 {
+		t.Fatalf("exit %d, index rows %v, %d records; want 1, %v and 3\n%s%s", res.code, got, len(res.records), want, res.stdout, res.stderr)
+	}
+	for _, r := range res.records {
+		if r.Target != "alpha" && r.Target != "beta" {
+			t.Errorf("record %s on target %q, want alpha or beta", r.EvalID, r.Target)
+		}
+	}
+	if !strings.Contains(res.stdout, "0.000  all [beta]") {
+		t.Errorf("the console does not name the failed record's target:\n%s", res.stdout)
+	}
+	// --rerun-failed runs a test again only on the targets it did not pass on, as 4.42.4
+	// does, and appends that row to index.jsonl.
+	rerun := agentvRaw(t, ws, filepath.Join(ws, "ours"), append(args, "-o", "ours", "--rerun-failed")...)
+	if lines := progressLine.FindAllString(rerun.stderr, -1); len(lines) != 1 || !strings.Contains(lines[0], "all [beta]") || len(rerun.records) != 3 {
+		t.Errorf("--rerun-failed ran %q, %d records; want all on beta alone, and 3\n%s", lines, len(rerun.records), rerun.stderr)
+	}
+	oursAfter := indexRows(t, filepath.Join(ws, "ours"))
+	// One --target still overrides the suite's target, and a test's execution.targets.
+	one := agentvRaw(t, ws, filepath.Join(ws, "one"), "eval", "mx.eval.yaml", "--target", "alpha", "-o", "one")
+	if got := rowsByTarget(t, filepath.Join(ws, "one", "index.jsonl")); !maps.Equal(got, map[string]float64{"all@alpha": 1, "only-beta@alpha": 1}) {
+		t.Errorf("one --target: rows %v\n%s%s", got, one.stdout, one.stderr)
+	}
+
+	t.Run("agentv 4.42.4", func(t *testing.T) {
+		cli := os.Getenv("AGENTV_TEST_AGENTV442")
+		if cli == "" {
+			t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+		}
+		requireTools(t, "node")
+		cmd := exec.Command("node", append([]string{cli}, append(args, "-o", "theirs")...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if theirs := rowsByTarget(t, filepath.Join(ws, "theirs", "index.jsonl")); !maps.Equal(theirs, got) {
+			t.Errorf("4.42.4 wrote %v, we %v\n%s", theirs, got, out)
+		}
+		cmd = exec.Command("node", append([]string{cli}, append(args, "-o", "theirs", "--rerun-failed")...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err = cmd.CombinedOutput()
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		if theirs := indexRows(t, filepath.Join(ws, "theirs")); !slices.Equal(theirs, oursAfter) {
+			t.Errorf("after --rerun-failed 4.42.4's index.jsonl has %v, ours %v\n%s", theirs, oursAfter, out)
+		}
+	})
+}
+
+// rowsByTarget reads an index.jsonl into test_id@target -> score.
+func rowsByTarget(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string  `json:"test_id"`
+			Target string  `json:"target"`
+			Score  float64 `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		rows[row.TestID+"@"+row.Target] = row.Score
+	}
+	return rows
+}
+
+// -o DIR writes a folder per test (grading.json, timing.json, input.md, outputs/answer.md)
+// that 4.42.4's own readers of a run directory read: `results validate`, `results show`,
+// `results failures`, `results summary`, `inspect show`, `inspect stats` and `inspect filter`
+// say the same of our run as of 4.42.4's run of the same suite (the fixture's run/), but for
+// durations and the wording of the crashed test's error.
+func TestAgentV442RunDirReaders(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	ws := agentv442Workspace(t)
+	res := agentvRaw(t, ws, filepath.Join(ws, "ours", "run"), "eval", "greet.eval.yaml", "-o", "ours/run")
+	if res.code != 3 || len(res.records) != 4 {
+		t.Fatalf("exit %d, %d records\n%s%s", res.code, len(res.records), res.stdout, res.stderr)
+	}
+	for _, f := range []string{"greet/half/grading.json", "greet/half/timing.json", "greet/half/input.md", "greet/half/outputs/answer.md", "greet/half/outputs/response.md"} {
+		if _, err := os.Stat(filepath.Join(ws, "ours", "run", f)); err != nil {
+			t.Errorf("no %s: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "ours", "run", "greet", "half", "outputs", "answer.md")); string(b) != "answer: half ok\n" { // as 4.42.4 writes it
+		t.Errorf("answer.md = %q", b)
+	}
+
+	cli := os.Getenv("AGENTV_TEST_AGENTV442")
+	if cli == "" {
+		t.Skip("AGENTV_TEST_AGENTV442 (the path of AgentV 4.42.4's dist/cli.js) is not set")
+	}
+	requireTools(t, "node")
+	// What differs between two runs of the suite: how long things took, our error's words.
+	noise := []*regexp.Regexp{
+		regexp.MustCompile(`"(total_)?duration_ms": \d+`), regexp.MustCompile(`Duration: \d+ms`),
+		regexp.MustCompile(`(?m)^.*crash.*$`), regexp.MustCompile(`(Results|Statistics): \S+`),
+	}
+	read := func(args ...string) string {
+		cmd := exec.Command("node", append([]string{cli}, args...)...)
+		cmd.Dir = ws
+		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("4.42.4 %v: %v\n%s", args, err, out)
+		}
+		s := string(out)
+		for _, re := range noise {
+			s = re.ReplaceAllString(s, "~")
+		}
+		return s
+	}
+	for _, cmd := range [][]string{
+		{"results", "validate"}, {"results", "failures"}, {"results", "summary"},
+		{"results", "show", "--test-id", "half"}, {"results", "show", "--test-id", "boom"},
+		{"inspect", "show"}, {"inspect", "stats"}, {"inspect", "filter"},
+	} {
+		theirs, ours := read(append(cmd, "run")...), read(append(cmd, "ours/run")...)
+		if theirs != ours {
+			t.Errorf("4.42.4's %v on its run and on ours differ:\n--- its run\n%s\n--- ours\n%s", cmd, theirs, ours)
+		}
+	}
+}
+
+// indexRows lists the rows of dir's index.jsonl as test_id@target:execution_status, sorted.
+func indexRows(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "index.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct {
+			TestID string `json:"test_id"`
+			Target string `json:"target"`
+			Status string `json:"execution_status"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		rows = append(rows, row.TestID+"@"+row.Target+":"+row.Status)
+	}
+	sort.Strings(rows)
+	return rows
 }

@@ -1,0 +1,291 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentv/action/internal/atomicfile"
+)
+
+// AgentV 4.42.4's run directory holds a folder per test beside index.jsonl (its
+// packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
+// grading.json (the test's assertions, a summary, execution metrics and its graders),
+// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks) and
+// outputs/answer.md and outputs/response.md (the answer). The index row names them
+// (artifact_dir, grading_path, ...), and 4.42.4's `results`, `inspect` and `compare` read a
+// test's assertions, input and answer from there. Model text goes into the JSON files
+// JSON-encoded and into the .md files as the bytes it is, never interpreted.
+
+// v4Artifacts are the per-test paths of an index row, relative to the run directory.
+type v4Artifacts struct {
+	ArtifactDir  string `json:"artifact_dir,omitempty"`
+	GradingPath  string `json:"grading_path,omitempty"`
+	TimingPath   string `json:"timing_path,omitempty"`
+	OutputPath   string `json:"output_path,omitempty"`
+	AnswerPath   string `json:"answer_path,omitempty"`
+	InputPath    string `json:"input_path,omitempty"`
+	ResponsePath string `json:"response_path,omitempty"`
+}
+
+// v4Grading is a test's grading.json (4.42.4's GradingArtifact).
+type v4Grading struct {
+	Assertions []v4GradedAssertion `json:"assertions"`
+	Summary    struct {
+		Passed   int     `json:"passed"`
+		Failed   int     `json:"failed"`
+		Total    int     `json:"total"`
+		PassRate float64 `json:"pass_rate"`
+	} `json:"summary"`
+	ExecutionMetrics struct {
+		ToolCalls         map[string]int `json:"tool_calls"`
+		TotalToolCalls    int            `json:"total_tool_calls"`
+		ErrorsEncountered int            `json:"errors_encountered"`
+	} `json:"execution_metrics"`
+	Graders      []v4GradingGrader `json:"graders,omitempty"`
+	Conversation *v4Conversation   `json:"conversation,omitempty"`
+}
+
+// v4GradedAssertion is an assertion of grading.json: evidence always present, "" if none.
+type v4GradedAssertion struct {
+	Text     string `json:"text"`
+	Passed   bool   `json:"passed"`
+	Evidence string `json:"evidence"`
+}
+
+// v4GradingGrader is a grader of grading.json; 4.42.4 leaves its reasoning empty.
+type v4GradingGrader struct {
+	Name       string          `json:"name"`
+	Type       string          `json:"type"`
+	Score      float64         `json:"score"`
+	Reasoning  string          `json:"reasoning"`
+	Weight     float64         `json:"weight"`
+	Verdict    string          `json:"verdict"`
+	Assertions []Assertion     `json:"assertions"`
+	Details    json.RawMessage `json:"details,omitempty"`
+}
+
+type v4Conversation struct {
+	Turns          int    `json:"turns"`
+	ConversationID string `json:"conversation_id"`
+}
+
+// v4Timing is a test's timing.json, and the run's (4.42.4's TimingArtifact).
+type v4Timing struct {
+	TotalTokens          int64            `json:"total_tokens"`
+	DurationMS           int64            `json:"duration_ms"`
+	TotalDurationSeconds float64          `json:"total_duration_seconds"`
+	TokenUsage           map[string]int64 `json:"token_usage"`
+}
+
+// evalAssertions are a grader's assertions as 4.x states them: its own when its verdict had
+// them, else its hits passed and its misses failed.
+func evalAssertions(e *EvaluatorResult) []Assertion {
+	if e.Assertions != nil {
+		return e.Assertions
+	}
+	out := make([]Assertion, 0, len(e.Hits)+len(e.Misses))
+	for _, h := range e.Hits {
+		out = append(out, Assertion{Text: h, Passed: true})
+	}
+	for _, m := range e.Misses {
+		out = append(out, Assertion{Text: m, Passed: false})
+	}
+	return out
+}
+
+// gradingOf is record r's grading.json. The test's assertions are its graders' in order (a
+// test the target gave no answer holds one failed `Error: ...`), as 4.42.4 flattens them.
+func gradingOf(r *Record, row *v4OutRow) *v4Grading {
+	g := &v4Grading{Assertions: []v4GradedAssertion{}}
+	for i := range r.EvaluatorResults {
+		e := &r.EvaluatorResults[i]
+		as := evalAssertions(e)
+		for _, a := range as {
+			g.Assertions = append(g.Assertions, v4GradedAssertion{Text: a.Text, Passed: a.Passed, Evidence: a.Evidence})
+		}
+		if row.Scores != nil { // the default judge is no grader of the row, nor here
+			g.Graders = append(g.Graders, v4GradingGrader{Name: e.Name, Type: e.Type, Score: finite(e.Score),
+				Weight: finite(e.Weight), Verdict: e.Verdict, Assertions: as, Details: validRaw(e.Details)})
+		}
+	}
+	if len(g.Assertions) == 0 && r.Error != "" {
+		g.Assertions = append(g.Assertions, v4GradedAssertion{Text: "Error: " + r.Error})
+	}
+	for _, a := range g.Assertions {
+		if a.Passed {
+			g.Summary.Passed++
+		} else {
+			g.Summary.Failed++
+		}
+	}
+	g.Summary.Total = len(g.Assertions)
+	if g.Summary.Total > 0 {
+		g.Summary.PassRate = math.Round(float64(g.Summary.Passed)/float64(g.Summary.Total)*1000) / 1000
+	}
+	g.ExecutionMetrics.ToolCalls = map[string]int{}
+	if ts := r.TraceSummary; ts != nil {
+		for name, n := range ts.ToolCallsByName {
+			g.ExecutionMetrics.ToolCalls[name] = n
+			g.ExecutionMetrics.TotalToolCalls += n
+		}
+	}
+	if r.Error != "" {
+		g.ExecutionMetrics.ErrorsEncountered = 1
+	}
+	if r.ConversationID != "" {
+		turns := len(r.Turns)
+		if turns == 0 && r.CandidateAnswer != "" {
+			turns = 1
+		}
+		g.Conversation = &v4Conversation{Turns: turns, ConversationID: r.ConversationID}
+	}
+	return g
+}
+
+// timingOf is the timing.json of durationMS and tokens.
+func timingOf(durationMS, in, out int64) *v4Timing {
+	return &v4Timing{TotalTokens: in + out, DurationMS: durationMS, TotalDurationSeconds: float64(durationMS) / 1000,
+		TokenUsage: map[string]int64{"input": in, "output": out, "reasoning": 0}}
+}
+
+// inputOf is record r's input as 4.42.4's input.md writes it: each message as `@[role]:`
+// and its content, blank lines between; "" when the record holds none.
+func inputOf(r *Record) string {
+	raw := r.LMProviderRequest
+	if raw == nil {
+		raw = r.AgentProviderRequest
+	}
+	var req struct {
+		Question string `json:"question"`
+		Chat     []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"chat_prompt"`
+	}
+	if raw == nil || json.Unmarshal(raw, &req) != nil {
+		return ""
+	}
+	if len(req.Chat) == 0 {
+		if req.Question == "" {
+			return ""
+		}
+		return "@[user]:\n" + req.Question
+	}
+	parts := make([]string, len(req.Chat))
+	for i, m := range req.Chat {
+		parts[i] = "@[" + m.Role + "]:\n" + m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// artifactSegment is a suite name or test id as a folder name: 4.42.4 replaces / \ : * ? "
+// < > | with _ (run-artifacts.ts, safeArtifactPathSegment); NUL too, and "." and ".." are
+// made "_" and "__" so that no id names a folder outside the run directory.
+func artifactSegment(v, fallback string) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return fallback
+	}
+	v = strings.Map(func(c rune) rune {
+		if strings.ContainsRune("/\\:*?\"<>|\x00", c) {
+			return '_'
+		}
+		return c
+	}, v)
+	switch v {
+	case ".":
+		return "_"
+	case "..":
+		return "__"
+	}
+	return v
+}
+
+// artifactFile is a file of a test's folder: rel its path in the run directory, data
+// JSON-encoded, or a string written as it is.
+type artifactFile struct {
+	rel  string
+	data any
+}
+
+// writeTestArtifacts writes record r's folder in run directory dir and returns the paths the
+// row names. A test on several targets shares its folder across them, the last written
+// winning, as in 4.42.4.
+func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, error) {
+	sub := artifactSegment(r.EvalID, "unknown")
+	if r.Dataset != "" {
+		sub = path.Join(artifactSegment(r.Dataset, "default"), sub)
+	}
+	testDir := filepath.Join(dir, filepath.FromSlash(sub))
+	if err := os.MkdirAll(filepath.Join(testDir, "outputs"), 0o755); err != nil {
+		return v4Artifacts{}, fmt.Errorf("test %q: %w", r.EvalID, err)
+	}
+	a := v4Artifacts{ArtifactDir: sub, GradingPath: path.Join(sub, "grading.json"), TimingPath: path.Join(sub, "timing.json")}
+	var in, out int64
+	if row.TokenUsage != nil {
+		in, out = row.TokenUsage.Input, row.TokenUsage.Output
+	}
+	files := []artifactFile{
+		{a.GradingPath, gradingOf(r, row)},
+		{a.TimingPath, timingOf(r.DurationMS, in, out)},
+	}
+	if s := inputOf(r); s != "" {
+		a.InputPath = path.Join(sub, "input.md")
+		files = append(files, artifactFile{a.InputPath, s})
+	}
+	if r.CandidateAnswer != "" {
+		a.AnswerPath = path.Join(sub, "outputs", "answer.md")
+		a.OutputPath, a.ResponsePath = a.AnswerPath, path.Join(sub, "outputs", "response.md")
+		for _, rel := range []string{a.AnswerPath, a.ResponsePath} {
+			files = append(files, artifactFile{rel, r.CandidateAnswer})
+		}
+	}
+	for _, f := range files {
+		var b []byte
+		if s, ok := f.data.(string); ok {
+			b = []byte(s)
+		} else {
+			var buf bytes.Buffer
+			enc := newEncoder(&buf) // model text stays as written: no HTML escapes
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(f.data); err != nil {
+				return v4Artifacts{}, fmt.Errorf("test %q: %s: %w", r.EvalID, f.rel, err)
+			}
+			b = buf.Bytes()
+		}
+		if err := replaceFile(filepath.Join(dir, filepath.FromSlash(f.rel)), b); err != nil {
+			return v4Artifacts{}, fmt.Errorf("test %q: could not write %s: %w", r.EvalID, f.rel, err)
+		}
+	}
+	return a, nil
+}
+
+// replaceFile puts b at path through a temporary file renamed over it, so a link there is
+// replaced, never followed. Unlike atomicfile it does not sync: a run directory has five
+// files per test, and syncing each made 2,000 tests take 20 s instead of well under one.
+func replaceFile(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+atomicfile.Suffix)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
