@@ -115,6 +115,13 @@ func TestKeyHoldsEveryRequestField(t *testing.T) {
 				el.Field(0).SetString("user")
 			}
 			v.Set(reflect.Append(v, el))
+		case reflect.Struct: // rules: every one of them set
+			for j := range v.NumField() {
+				if v.Field(j).Kind() != reflect.Bool {
+					t.Fatalf("field %s.%s: kind %s has no test value; teach this test", f.Name, v.Type().Field(j).Name, v.Field(j).Kind())
+				}
+				v.Field(j).SetBool(true)
+			}
 		default:
 			t.Fatalf("field %s: kind %s has no test value; teach this test", f.Name, v.Kind())
 		}
