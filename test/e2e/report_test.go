@@ -370,46 +370,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-// A run that is invalid before running anything leaves the previous run's results and reports
-// as they were; a run that ran writes all of them.
-func TestInvalidRunKeepsPreviousFiles(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "targets.yaml": mockTargets, "s.yaml": "evalcases:\n" + genCases(2)})
-	out := filepath.Join(dir, "agentv-results")
-	writeFiles(t, out, map[string]string{"results.jsonl": "old\n", "junit.xml": "old\n", "summary.md": "old\n", "comment.md": "old\n"})
-	for _, args := range [][]string{
-		{"eval", "nothing/*.yaml"},
-		{"eval", "s.yaml", "--target", "nowhere"},
-		{"report", "--results", "missing.jsonl", "--out-dir", "agentv-results"},
-	} {
-		cmd := exec.Command(agentvBin, args...)
-		cmd.Dir, cmd.Env = dir, cleanEnv()
-		outb, err := cmd.CombinedOutput()
-		if code := exitCode(t, err); code != 2 {
-			t.Fatalf("%v: exit %d, want 2\n%s", args, code, outb)
-		}
-		for name, content := range snapshot(t, out) {
-			if content != "old\n" {
-				t.Errorf("%v replaced %s:\n%s", args, name, content)
-			}
-		}
-	}
-	cmd := exec.Command(agentvBin, "eval", "s.yaml")
-	cmd.Dir, cmd.Env = dir, cleanEnv()
-	if outb, err := cmd.CombinedOutput(); exitCode(t, err) != 0 {
-		t.Fatalf("eval: %s", outb)
-	}
-	for name, content := range snapshot(t, out) {
-		if content == "old\n" {
-			t.Errorf("a run that ran left the previous %s", name)
-		}
-	}
-}
-
 // A report whose folder the user did not choose (no --out-dir: beside the results file, or
 // agentv-results/ for a merge) replaces only reports agentv wrote there, never a user's own
 // file of the same name; with --out-dir the user chose the folder.
