@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -83,7 +84,8 @@ func runScenario(t *testing.T, dir string) {
 	}
 	requireTools(t, sc.Requires...)
 	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS(filepath.Join(dir, "files"))); err != nil {
+	// A scenario that needs no files has no files/ folder (git keeps no empty folder).
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join(dir, "files"))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
 	writeFiles(t, ws, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
@@ -132,7 +134,7 @@ func runScenario(t *testing.T, dir string) {
 		if i > 0 {
 			got.WriteString("\n")
 		}
-		fmt.Fprintf(&got, "$ agentv %s\nexit %d\n", step.Run, code)
+		fmt.Fprintf(&got, "%s\nexit %d\n", strings.TrimSpace("$ agentv "+step.Run), code)
 		section(&got, "stdout", norm(so.String()))
 		stderr := norm(se.String())
 		if step.Parallel {
