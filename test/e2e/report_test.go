@@ -221,59 +221,6 @@ func genJSONLCases(n int) string {
 	return b.String()
 }
 
-// A results file without run records (an older agentv's, or AgentV 2.5's) still reports, from
-// its case records alone, and says so; duplicate case records and records without an id are
-// invalid input.
-func TestReportOldFormat(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"targets.yaml": mockTargets, "s.yaml": "evalcases:\n" + genCases(3)})
-	res := agentv(t, dir, nil, "eval", "s.yaml")
-	if res.code != 0 {
-		t.Fatalf("eval: exit %d\n%s%s", res.code, res.stdout, res.stderr)
-	}
-	b, err := os.ReadFile(filepath.Join(res.outDir, "results.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var caseLines []string
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if !strings.HasPrefix(l, `{"record":`) {
-			caseLines = append(caseLines, l)
-		}
-	}
-	tests := []struct {
-		name     string
-		lines    []string
-		wantCode int
-		wantOut  string
-	}{
-		{"no run records", caseLines, 0, "no run records"},
-		{"duplicate records", append(append([]string(nil), caseLines...), caseLines[0]), 2, "duplicate case record"},
-		{"record without id", append(append([]string(nil), caseLines...), `{"score":1,"verdict":"pass"}`), 2, "without an eval_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "results.jsonl")
-			t.Parallel()
-			if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			rep := agentv(t, dir, nil, "report", "--results", path)
-			all := rep.stdout + rep.stderr
-			if rep.code != tt.wantCode || !strings.Contains(all, tt.wantOut) {
-				t.Errorf("report: exit %d, want %d with %q\n%s", rep.code, tt.wantCode, tt.wantOut, all)
-			}
-			if summary, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "summary.md")); !strings.Contains(string(summary), tt.wantOut) {
-				t.Errorf("summary lacks %q:\n%s", tt.wantOut, summary)
-			}
-		})
-	}
-}
-
 // An output of the run (the results file or a report beside it) that is one of its inputs is
 // refused before anything is written: exit 2, every file as it was. Outputs are compared as
 // files, so a symbolic link or another spelling of the path is caught too.
