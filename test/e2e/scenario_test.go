@@ -47,7 +47,8 @@ type scenario struct {
 		// lines are sorted and their counters written [k/N].
 		Parallel bool `yaml:"parallel"`
 		// Files are files the step wrote, compared after normalising: $OUT/… in the results
-		// folder ($OUT<n>/… in step n's), others relative to the repository.
+		// folder ($OUT<n>/… in step n's), others relative to the repository. A .jsonl file of
+		// JSON lines is written as the step's results are (its records sorted, volatile keys out).
 		Files []string `yaml:"files"`
 	} `yaml:"steps"`
 }
