@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,10 +36,19 @@ type scenario struct {
 	Steps    []struct {
 		// Run is the command line after `agentv`, split on spaces. An eval writes its results
 		// to $OUT/results.jsonl (the --out flag is added) unless it names --out or -o itself.
-		Run string            `yaml:"run"`
+		// $OUT<n> names step n's results folder, so that a step can report on an earlier run.
+		Run string `yaml:"run"`
+		// Env is added to the step's environment (PATH=/nonexistent hides every runtime).
 		Env map[string]string `yaml:"env"`
+		// Dir is the folder the step runs in, relative to the repository (created if needed):
+		// where a command writes when given no output folder.
+		Dir string `yaml:"dir"`
+		// Parallel says cases finish in any order (several targets, or workers): the progress
+		// lines are sorted and their counters written [k/N].
+		Parallel bool `yaml:"parallel"`
 		// Files are files the step wrote, compared after normalising: $OUT/… in the results
-		// folder, others relative to the repository.
+		// folder ($OUT<n>/… in step n's), others relative to the repository. A .jsonl file of
+		// JSON lines is written as the step's results are (its records sorted, volatile keys out).
 		Files []string `yaml:"files"`
 	} `yaml:"steps"`
 }
@@ -74,22 +85,38 @@ func runScenario(t *testing.T, dir string) {
 	}
 	requireTools(t, sc.Requires...)
 	ws := t.TempDir()
-	if err := os.CopyFS(ws, os.DirFS(filepath.Join(dir, "files"))); err != nil {
+	// A scenario that needs no files has no files/ folder (git keeps no empty folder).
+	if err := os.CopyFS(ws, os.DirFS(filepath.Join(dir, "files"))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
 	writeFiles(t, ws, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
 	var got strings.Builder
+	var outs []string
 	for i, step := range sc.Steps {
 		out := t.TempDir()
+		outs = append(outs, out)
 		args := strings.Fields(step.Run)
 		if len(args) > 0 && args[0] == "eval" && !slices.Contains(args, "--out") && !slices.Contains(args, "-o") {
 			args = append(args, "--out", filepath.Join(out, "results.jsonl"))
 		}
+		expand := func(s string) string {
+			s = stepOut.ReplaceAllStringFunc(s, func(m string) string {
+				n, _ := strconv.Atoi(m[len("$OUT"):])
+				if n < 1 || n > i {
+					t.Fatalf("step %d: %s names no earlier step", i+1, m)
+				}
+				return outs[n-1]
+			})
+			return strings.ReplaceAll(s, "$OUT", out)
+		}
 		for j, a := range args {
-			args[j] = strings.ReplaceAll(a, "$OUT", out)
+			args[j] = expand(a)
 		}
 		cmd := exec.Command(agentvBin, args...)
-		cmd.Dir = ws
+		cmd.Dir = filepath.Join(ws, step.Dir)
+		if err := os.MkdirAll(cmd.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 		cmd.Env = append(cleanEnv(), "NO_COLOR=1")
 		for _, k := range slices.Sorted(maps.Keys(step.Env)) {
 			cmd.Env = append(cmd.Env, k+"="+step.Env[k])
@@ -104,25 +131,39 @@ func runScenario(t *testing.T, dir string) {
 			}
 			code = ee.ExitCode()
 		}
-		norm := normalizer(ws, out)
+		norm := normalizer(ws, outs)
 		if i > 0 {
 			got.WriteString("\n")
 		}
-		fmt.Fprintf(&got, "$ agentv %s\nexit %d\n", step.Run, code)
+		fmt.Fprintf(&got, "%s\nexit %d\n", strings.TrimSpace("$ agentv "+step.Run), code)
 		section(&got, "stdout", norm(so.String()))
-		section(&got, "stderr", norm(se.String()))
+		stderr := norm(se.String())
+		if step.Parallel {
+			stderr = sortProgress(stderr)
+		}
+		section(&got, "stderr", stderr)
 		if b, err := os.ReadFile(filepath.Join(out, "results.jsonl")); err == nil {
-			section(&got, "results", norm(stableRecords(t, b)))
+			stable, ok := stableRecords(b)
+			if !ok {
+				t.Fatalf("step %d: $OUT/results.jsonl is not JSON lines:\n%s", i+1, b)
+			}
+			section(&got, "results", norm(stable))
 		}
 		for _, f := range step.Files {
-			p := filepath.Join(ws, f)
-			if rest, ok := strings.CutPrefix(f, "$OUT/"); ok {
-				p = filepath.Join(out, rest)
+			p := expand(f)
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(ws, p)
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				section(&got, f, fmt.Sprintf("(missing: %v)\n", err.(*fs.PathError).Err))
 				continue
+			}
+			if strings.HasSuffix(f, ".jsonl") {
+				if stable, ok := stableRecords(b); ok {
+					section(&got, f, norm(stable))
+					continue
+				}
 			}
 			section(&got, f, norm(string(b)))
 		}
@@ -140,6 +181,27 @@ func section(b *strings.Builder, name, body string) {
 	}
 }
 
+// sortProgress sorts the progress lines of cases that finished in any order, in place, and
+// blanks their counters, which count in the order they finished.
+func sortProgress(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var at []int
+	var progress []string
+	for i, l := range lines {
+		if progressLine.MatchString(l) {
+			at = append(at, i)
+			progress = append(progress, progressCount.ReplaceAllString(l, "[k/"))
+		}
+	}
+	slices.Sort(progress)
+	for j, i := range at {
+		lines[i] = progress[j]
+	}
+	return strings.Join(lines, "")
+}
+
+var progressCount = regexp.MustCompile(`^\[\d+/`)
+
 // volatile matches what differs between two runs of the same scenario: durations as the
 // console and the reports print them, and ISO timestamps.
 var volatile = []struct {
@@ -152,11 +214,20 @@ var volatile = []struct {
 	{regexp.MustCompile(`\b(\d+m)?\d+(\.\d+)?s\b`), "<dur>"},
 }
 
-// normalizer replaces the scenario's temporary folders by $REPO and $OUT, and volatile text by
-// placeholders.
-func normalizer(ws, out string) func(string) string {
+// stepOut is how a step names an earlier step's results folder.
+var stepOut = regexp.MustCompile(`\$OUT\d+`)
+
+// normalizer replaces the scenario's temporary folders by $REPO, $OUT (the step's own results
+// folder; the last of outs) and $OUT<n> (step n's), and volatile text by placeholders.
+func normalizer(ws string, outs []string) func(string) string {
 	return func(s string) string {
-		s = strings.ReplaceAll(s, out, "$OUT")
+		for n, out := range outs {
+			name := "$OUT" + strconv.Itoa(n+1)
+			if n == len(outs)-1 {
+				name = "$OUT"
+			}
+			s = strings.ReplaceAll(s, out, name)
+		}
 		s = strings.ReplaceAll(s, ws, "$REPO")
 		for _, v := range volatile {
 			s = v.re.ReplaceAllString(s, v.repl)
@@ -166,13 +237,13 @@ func normalizer(ws, out string) func(string) string {
 }
 
 // volatileKeys are the fields of a results record that differ between runs.
-var volatileKeys = map[string]bool{"timestamp": true, "duration_ms": true, "started_at": true, "finished_at": true, "run_id": true}
+// A baseline's sha256 is of a results file, whose records hold timestamps.
+var volatileKeys = map[string]bool{"timestamp": true, "duration_ms": true, "started_at": true, "finished_at": true, "run_id": true, "sha256": true}
 
 // stableRecords rewrites a results file with its records in a fixed order (by kind, dataset,
 // id, target and trial) and without the fields that differ between runs, each indented,
-// keys sorted.
-func stableRecords(t *testing.T, raw []byte) string {
-	t.Helper()
+// keys sorted; false if a line is not a JSON object.
+func stableRecords(raw []byte) (string, bool) {
 	type line struct {
 		key  string
 		text string
@@ -184,12 +255,12 @@ func stableRecords(t *testing.T, raw []byte) string {
 		}
 		var v map[string]any
 		if err := json.Unmarshal(l, &v); err != nil {
-			t.Fatalf("results line %q: %v", l, err)
+			return "", false
 		}
 		dropVolatile(v)
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
-			t.Fatal(err)
+			return "", false
 		}
 		key := fmt.Sprint(v["record"], "\x00", v["dataset"], "\x00", v["eval_id"], "\x00", v["target"], "\x00", v["trial"])
 		lines = append(lines, line{key, string(b)})
@@ -199,7 +270,7 @@ func stableRecords(t *testing.T, raw []byte) string {
 	for _, l := range lines {
 		b.WriteString(l.text + "\n")
 	}
-	return b.String()
+	return b.String(), true
 }
 
 func dropVolatile(v any) {

@@ -232,39 +232,3 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		}
 	}
 }
-
-// TestShardsMoreThanCases: with more shards than cases some shards are empty; they pass and
-// keep their results file, so the merge finds every shard.
-func TestShardsMoreThanCases(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"targets.yaml": "targets:\n  - name: default\n    provider: mock\n    response: hi\n    judge_target: judge\n  - name: judge\n    provider: mock\n    response: '{\"score\": 1, \"hits\": [], \"misses\": [], \"reasoning\": \"ok\"}'\n",
-		"s.yaml":       "evalcases:\n  - id: a\n    input: q\n  - id: b\n    input: r\n",
-	})
-	var args []string
-	empty := 0
-	for i := 1; i <= 4; i++ {
-		res := agentv(t, dir, nil, "eval", "s.yaml", "--shard", fmt.Sprintf("%d/4", i))
-		if res.code != 0 {
-			t.Fatalf("shard %d: exit %d\n%s%s", i, res.code, res.stdout, res.stderr)
-		}
-		if len(res.records) == 0 {
-			empty++
-			if !strings.Contains(res.stdout, fmt.Sprintf("shard %d of 4 has none of the plan's 2 cases", i)) {
-				t.Errorf("empty shard %d does not say so:\n%s", i, res.stdout)
-			}
-		}
-		args = append(args, "--results", filepath.Join(res.outDir, "results.jsonl"))
-	}
-	if empty != 2 {
-		t.Errorf("%d empty shards, want 2", empty)
-	}
-	rep := agentv(t, dir, nil, append(append([]string{"report"}, args...), "--out-dir", t.TempDir())...)
-	if rep.code != 0 || !strings.Contains(rep.stdout, "2 of 2 cases passed") {
-		t.Errorf("merged report: exit %d\n%s%s", rep.code, rep.stdout, rep.stderr)
-	}
-}

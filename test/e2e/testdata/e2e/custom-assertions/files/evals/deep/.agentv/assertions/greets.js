@@ -1,0 +1,3 @@
+import { defineAssertion } from '@agentv/sdk';
+
+export default defineAssertion(() => ({ score: 0.25 }));

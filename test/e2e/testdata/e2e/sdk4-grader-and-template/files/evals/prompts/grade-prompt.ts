@@ -1,0 +1,3 @@
+import { definePromptTemplate } from '@agentv/sdk';
+
+export default definePromptTemplate((ctx) => `Grade this answer: ${ctx.output}\nAgainst: ${ctx.criteria}`);
