@@ -631,8 +631,9 @@ func TestAgentV442TargetMatrix(t *testing.T) {
 	}
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
-		".git/HEAD":            "ref: refs/heads/main\n",
-		".agentv/targets.yaml": matrixTargets + "  - name: gamma\n    provider: mock\n    response: gamma says hi\n",
+		".git/HEAD": "ref: refs/heads/main\n",
+		".agentv/targets.yaml": "targets:\n  - name: alpha\n    provider: mock\n    response: alpha says hi\n" +
+			"  - name: beta\n    provider: mock\n    response: beta says hi\n  - name: gamma\n    provider: mock\n    response: gamma says hi\n",
 		"mx.eval.yaml": "name: mx\nexecution:\n  target: gamma\ntests:\n" +
 			"  - id: all\n    input: hi\n    assertions: [{type: contains, value: alpha}]\n" +
 			"  - id: only-beta\n    input: hi\n    execution:\n      targets: [beta]\n    assertions: [{type: contains, value: says}]\n",
