@@ -154,7 +154,7 @@ func TestRegexLoadErrors(t *testing.T) {
 // TestRegexTimeout: a pattern that backtracks exponentially on the answer is an error of that
 // assertion once the match time runs out, not a hung run. Not parallel: it shortens the
 // package's match timeout, and parallel tests start only after it returns.
-func TestRegexTimeout(t *testing.T) {
+func TestRegexTimeout(t *testing.T) { //nolint:paralleltest // it shortens the package's match timeout (see above)
 	defer func(d time.Duration) { regexMatchTimeout = d }(regexMatchTimeout)
 	regexMatchTimeout = 10 * time.Millisecond
 	// A pattern no other test compiles: compiled patterns keep the timeout they were compiled with.

@@ -107,7 +107,7 @@ func gradingOf(r *Record, row *v4OutRow) *v4Grading {
 		e := &r.EvaluatorResults[i]
 		as := evalAssertions(e)
 		for _, a := range as {
-			g.Assertions = append(g.Assertions, v4GradedAssertion{Text: a.Text, Passed: a.Passed, Evidence: a.Evidence})
+			g.Assertions = append(g.Assertions, v4GradedAssertion(a))
 		}
 		if row.Scores != nil { // the default judge is no grader of the row, nor here
 			g.Graders = append(g.Graders, v4GradingGrader{Name: e.Name, Type: e.Type, Score: finite(e.Score),

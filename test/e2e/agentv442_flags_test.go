@@ -602,7 +602,7 @@ func TestAgentV442RerunDifferential(t *testing.T) {
 			cmd.Dir = theirWS
 			cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
 			var ee *exec.ExitError // with --threshold a failed test makes it exit 1
-			if out, err := cmd.CombinedOutput(); err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+			if out, err := cmd.CombinedOutput(); err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) {
 				t.Fatalf("4.42.4: %v\n%s", err, out)
 			}
 			res := agentvRaw(t, ourWS, t.TempDir(), append([]string{"eval", "greet.eval.yaml"}, args...)...)

@@ -125,8 +125,8 @@ func runScenario(t *testing.T, dir string) {
 		cmd.Stdout, cmd.Stderr = &so, &se
 		code := 0
 		if err := cmd.Run(); err != nil {
-			ee, ok := err.(*exec.ExitError)
-			if !ok {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
 				t.Fatalf("step %d: %v", i+1, err)
 			}
 			code = ee.ExitCode()
@@ -156,7 +156,11 @@ func runScenario(t *testing.T, dir string) {
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {
-				section(&got, f, fmt.Sprintf("(missing: %v)\n", err.(*fs.PathError).Err))
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				section(&got, f, fmt.Sprintf("(missing: %v)\n", err))
 				continue
 			}
 			if strings.HasSuffix(f, ".jsonl") {
