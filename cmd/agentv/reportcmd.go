@@ -116,7 +116,9 @@ func (c *Command) reportCmd(args []string) int {
 		notes = append(notes, fmt.Sprintf("the run was compared with another baseline (%s, %d cases) than this report (%s)",
 			start.Baseline.Source, start.Baseline.Cases, cmpr.Baseline().Source))
 	}
-	printNotices(c.Stderr, notes)
+	for _, n := range notes {
+		c.sayLocal(action.LevelNotice, "", n)
+	}
 	out := readResults(paths, dir, c.Cwd, "--out-dir", report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := finishRun(out, g, nil)
