@@ -125,15 +125,10 @@ func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Worksp
 
 // BuildAnnotations ranks everything worth annotating: configuration errors, errored
 // cases, failed cases (lowest score first), then configuration and template warnings
-// (diagnostics and the warnings records carry, each once).
-func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, opts AnnotationOptions) []Annotation {
-	return BuildAnnotationsAgainst(diags, recs, nil, false, opts)
-}
-
-// BuildAnnotationsAgainst is BuildAnnotations for a run compared with a baseline: each
-// regressed case is annotated too, as an error right after the configuration errors when
+// (diagnostics and the warnings records carry, each once). A run compared with a baseline
+// annotates each regressed case too, as an error right after the configuration errors when
 // the regressions failed the run (gated), else as a warning before the other warnings.
-func BuildAnnotationsAgainst(diags []suite.Diagnostic, recs []results.Record, regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
+func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
 	var errs, warns []Annotation
 	regAnns := FromRegressions(regs, gated, opts)
 	if !gated {

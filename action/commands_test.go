@@ -210,7 +210,7 @@ func TestBuildAnnotationsGolden(t *testing.T) {
 	for _, d := range []Details{DetailsFailures, DetailsNone} {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			anns := BuildAnnotations(diags, recs, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
+			anns := BuildAnnotations(diags, recs, nil, false, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
 			var buf bytes.Buffer
 			NewCommands(&buf, nil).Annotate(anns)
 			golden.Check(t, filepath.Join("testdata", "annotations-"+string(d)+".golden"), buf.String())
@@ -348,7 +348,7 @@ func TestRegressionAnnotations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			NewCommands(&buf, nil).Annotate(BuildAnnotationsAgainst(warn, failed, tt.regs, tt.gated, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws"}))
+			NewCommands(&buf, nil).Annotate(BuildAnnotations(warn, failed, tt.regs, tt.gated, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws"}))
 			var got []string
 			for _, c := range actiontest.WorkflowCommands(buf.String()) {
 				got = append(got, c.Line)
@@ -361,7 +361,7 @@ func TestRegressionAnnotations(t *testing.T) {
 	t.Run("cap", func(t *testing.T) {
 		t.Parallel()
 		var buf bytes.Buffer
-		NewCommands(&buf, nil).Annotate(BuildAnnotationsAgainst(nil, failed, many, true, AnnotationOptions{}))
+		NewCommands(&buf, nil).Annotate(BuildAnnotations(nil, failed, many, true, AnnotationOptions{}))
 		out := buf.String()
 		if n := strings.Count(out, "::error "); n != MaxAnnotationsPerLevel || !strings.Contains(out, "title=eval case r9 regressed%3A") ||
 			!strings.Contains(out, "3 more annotations (3 errors) not shown") {

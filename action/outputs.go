@@ -32,9 +32,6 @@ type Outputs struct {
 // maxDelimiterDraws bounds redraws; a collision with 128 random bits means the reader is broken.
 const maxDelimiterDraws = 8
 
-// Set writes one output.
-func (o Outputs) Set(name, value string) error { return o.SetAll([]Output{{name, value}}) }
-
 // SetAll writes outputs in one append, so a failure leaves none of them half-written.
 func (o Outputs) SetAll(outs []Output) error {
 	if o.Path == "" {

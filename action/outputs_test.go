@@ -98,10 +98,10 @@ func TestOutputsRandomDelimiters(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "output")
 	o := Outputs{Path: path}
-	if err := o.Set("a", "1"); err != nil {
+	if err := o.SetAll([]Output{{"a", "1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Set("b", "2"); err != nil {
+	if err := o.SetAll([]Output{{"b", "2"}}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -131,7 +131,7 @@ func TestOutputsErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if err := tt.o.Set(tt.out.Name, tt.out.Value); err == nil {
+			if err := tt.o.SetAll([]Output{tt.out}); err == nil {
 				t.Error("no error")
 			}
 		})
@@ -140,8 +140,8 @@ func TestOutputsErrors(t *testing.T) {
 
 func TestOutputsWithoutRunnerAreNoOps(t *testing.T) {
 	t.Parallel()
-	if err := (Outputs{}).Set("outcome", "pass"); err != nil {
-		t.Errorf("Set without GITHUB_OUTPUT: %v", err)
+	if err := (Outputs{}).SetAll([]Output{{"outcome", "pass"}}); err != nil {
+		t.Errorf("SetAll without GITHUB_OUTPUT: %v", err)
 	}
 	if err := (Summary{}).Append("# hi"); err != nil {
 		t.Errorf("Append without GITHUB_STEP_SUMMARY: %v", err)

@@ -20,17 +20,8 @@ const zwj = "\u200d"
 // backslash (all become numeric character references, which work both in Markdown and in raw
 // HTML blocks), no @mention or #123 reference, and no control characters. Quotes stay: escaped
 // text never goes into an HTML attribute.
-func mdInline(s string) string { return escapeMarkdown(s, true) }
-
-// mdBlock escapes untrusted multi-line text for the inside of a <pre> element: as mdInline,
-// but newlines and tabs are kept.
-func mdBlock(s string) string { return escapeMarkdown(s, false) }
-
-func escapeMarkdown(s string, inline bool) string {
-	s = clean(s)
-	if inline {
-		s = strings.TrimSpace(s)
-	}
+func mdInline(s string) string {
+	s = strings.TrimSpace(clean(s))
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	prev := rune(-1)
@@ -59,17 +50,9 @@ func escapeMarkdown(s string, inline bool) string {
 			b.WriteRune(r)
 			b.WriteString(zwj)
 		case '\n':
-			if inline {
-				b.WriteString("<br>")
-			} else {
-				b.WriteByte('\n')
-			}
+			b.WriteString("<br>")
 		case '\t':
-			if inline {
-				b.WriteByte(' ')
-			} else {
-				b.WriteByte('\t')
-			}
+			b.WriteByte(' ')
 		default:
 			// Escaped text never starts a Markdown line (it always follows our own marks), so
 			// list and heading markers such as "- " or "1." stay literal without escaping.
@@ -172,7 +155,7 @@ func mdWrapped(s string) string {
 				b.WriteString("&nbsp;")
 			}
 		}
-		esc := escapeMarkdown(rest, true)
+		esc := mdInline(rest)
 		if i == 0 && esc != "" && (esc[0] == '-' || esc[0] == '+' || esc[0] == '=' || (esc[0] >= '0' && esc[0] <= '9')) {
 			fmt.Fprintf(&b, "&#%d;", esc[0])
 			esc = esc[1:]

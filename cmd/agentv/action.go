@@ -56,7 +56,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if !filepath.IsAbs(resultsDir) {
 		resultsDir = filepath.Join(workspace, resultsDir)
 	}
-	pub := publisher{c: c, env: env, in: in, ev: ev, cmds: cmds, red: red, workspace: workspace}
+	gh := &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: workspace}
 
 	if len(inErrs) > 0 {
 		var problems []string
@@ -64,8 +64,7 @@ func (c *Command) runAction(ctx context.Context) int {
 			problems = append(problems, e.Error())
 		}
 		out := &Outcome{Problems: problems}
-		run := buildRun(out, in.Gate())
-		return pub.publish(ctx, run, out, resultsDir, "")
+		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate()), out: out, dir: resultsDir})
 	}
 
 	tmp := ""
@@ -81,7 +80,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
 			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
-			return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, "")
+			return gh.publish(ctx, &finished{run: buildRun(out, in.Gate()), out: out, dir: resultsDir})
 		}
 		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.RegressionMargin)
 		if note != "" {
@@ -97,8 +96,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 		// The problems are redacted before a merge's results file records them, and the
 		// file's path is known once it is committed (or dropped).
-		run := finishRun(out, in.Gate(), red)
-		return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
+		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate(), red), out: out, dir: resultsDir})
 	}
 
 	environ := c.Environ
@@ -136,8 +134,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.
 		_ = action.ChownToWorkspaceOwner(workspace, cfg.CacheDir)
 	}
-	run := finishRun(out, cfg.Gate, red)
-	return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
+	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir})
 }
 
 // underWorkspace returns p, relative to the workspace unless absolute.
@@ -148,48 +145,66 @@ func underWorkspace(workspace, p string) string {
 	return filepath.Join(workspace, p)
 }
 
-// publisher delivers a finished run to every surface: files, console, step summary,
-// annotations, the sticky comment and the step outputs.
-type publisher struct {
+// github is what the GitHub surfaces of a run need: the job's environment, the action's
+// inputs, the event and the workflow commands.
+type github struct {
 	c         *Command
 	env       action.Env
 	in        action.Inputs
 	ev        action.Event
 	cmds      *action.Commands
-	red       *redact.Redactor
-	workspace string
+	workspace string // the job's workspace: annotations and step outputs name files relative to it
 }
 
-func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, dir, resultsPath string) int {
-	c := p.c
-	run.Details = details(p.in.Details)
-	sha := p.ev.HeadSHA
-	if sha == "" {
-		sha = p.env.SHA
+func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Commands) *github {
+	env := action.LoadEnv(c.Getenv)
+	ws := env.Workspace
+	if ws == "" {
+		ws = c.Cwd
 	}
-	run.Links = report.Links{ServerURL: p.env.ServerURL, Repo: p.env.Repository, SHA: sha, RunURL: p.env.RunURL()}
+	return &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: ws}
+}
+
+// publish delivers a finished run to the outputs given first, then to every surface of a
+// GitHub job: files, console, step summary, annotations, the sticky comment and the step
+// outputs; it returns the exit code.
+func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
+	run := f.run
+	run.Details = details(g.in.Details)
+	sha := g.ev.HeadSHA
+	if sha == "" {
+		sha = g.env.SHA
+	}
+	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: sha, RunURL: g.env.RunURL()}
 	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
 	// results file another step wrote: links and annotations use them as they are.
-	marker := p.env.CommentMarker(p.in.CommentKey)
-	if out.keepOutputs(run) {
-		if err := writeReports(dir, run, marker); err != nil {
-			p.cmds.Message(action.LevelError, "", err.Error())
-		}
-	} else {
-		p.cmds.Message(action.LevelNotice, "", strings.TrimPrefix(keptMessage, "agentv: "))
-	}
-	printDiagnostics(c.Stderr, out.Diagnostics, false)
-	for _, n := range out.Notices {
-		p.cmds.Message(action.LevelNotice, "agentv", n)
-	}
-	report.Console(c.Stdout, run, false)
+	marker := g.env.CommentMarker(g.in.CommentKey)
+	f.say = g.cmds.Message
+	c := g.c
+	deliver(ctx, f, append(first, reportWriter{marker: marker}, console{stdout: c.Stdout, stderr: c.Stderr},
+		jobSummary{g}, annotations{g}, prComment{g, marker}, stepOutputs{g})...)
+	_ = action.ChownToWorkspaceOwner(g.workspace, f.dir)
+	return run.Decision.Outcome.ExitCode(g.in.FailOnSkip)
+}
 
+// jobSummary appends the summary to the step summary file.
+type jobSummary struct{ *github }
+
+func (o jobSummary) deliver(_ context.Context, f *finished) {
 	// The step summary file may hold an earlier run's summary already; the limit is the
 	// file's, so this one gets the room that is left (less the newline Append may add).
-	sum := action.Summary{Path: p.env.SummaryPath}
-	if err := sum.Append(report.SummaryWithin(run, sum.Room()-1)); err != nil {
-		p.cmds.Message(action.LevelWarning, "", "could not write the job summary: "+err.Error())
+	sum := action.Summary{Path: o.env.SummaryPath}
+	if err := sum.Append(report.SummaryWithin(f.run, sum.Room()-1)); err != nil {
+		f.say(action.LevelWarning, "", "could not write the job summary: "+err.Error())
 	}
+}
+
+// annotations annotates failing cases, regressions and diagnostics at their file and line,
+// and says why a run was invalid or skipped.
+type annotations struct{ *github }
+
+func (o annotations) deliver(_ context.Context, f *finished) {
+	run := f.run
 	// Passing cases get no annotations. Failing cases keep their records as far as the
 	// annotation caps reach (Collector.KeepWorst); the others are only counted.
 	var recs []results.Record
@@ -203,25 +218,28 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 		}
 	}
 	regs, gated := regressions(run)
-	p.cmds.AnnotateOmitted(action.BuildAnnotationsAgainst(out.Diagnostics, recs, regs, gated, action.AnnotationOptions{
-		Workspace: p.workspace, WorkDir: p.workspace, Details: p.in.Details}), omitted)
+	o.cmds.AnnotateOmitted(action.BuildAnnotations(f.out.Diagnostics, recs, regs, gated, action.AnnotationOptions{
+		Workspace: o.workspace, WorkDir: o.workspace, Details: o.in.Details}), omitted)
 	if run.Decision.Outcome == gate.Invalid {
 		// Input and configuration problems often have no file position to annotate.
-		p.cmds.Message(action.LevelError, "agentv invalid run", run.Decision.Reason)
+		f.say(action.LevelError, "agentv invalid run", run.Decision.Reason)
 	}
 	if run.Decision.Outcome == gate.Skipped {
-		p.cmds.Message(action.LevelNotice, "agentv skipped", run.Decision.Reason+". "+forkRecipe)
+		f.say(action.LevelNotice, "agentv skipped", run.Decision.Reason+". "+forkRecipe)
 	}
+}
 
-	commentURL := p.postComment(ctx, run, marker)
+// stepOutputs sets the step's outputs: the outcome, its counts, and where the files are.
+type stepOutputs struct{ *github }
 
-	counts := run.Counts
+func (o stepOutputs) deliver(_ context.Context, f *finished) {
+	run, counts := f.run, f.run.Counts
 	rel := func(name string) string {
-		return action.WorkspacePath(p.workspace, p.workspace, filepath.Join(dir, name))
+		return action.WorkspacePath(o.workspace, o.workspace, filepath.Join(f.dir, name))
 	}
 	ro := action.RunOutputs{
 		Outcome: run.Decision.Outcome, Total: counts.Total, Passed: counts.Passed, Failed: counts.Failed,
-		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: commentURL, Flaky: report.Flaky(run),
+		Errors: counts.Errors, MeanScore: counts.MeanScore, CommentURL: f.commentURL, Flaky: report.Flaky(run),
 		JUnitPath: rel("junit.xml"), SummaryPath: rel("summary.md"),
 	}
 	if b := run.Baseline; b != nil {
@@ -234,48 +252,52 @@ func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, 
 	if counts.Total > 0 {
 		ro.PassRate = float64(counts.Passed) / float64(counts.Total)
 	}
-	switch {
-	case out.merged && resultsPath == "": // the merge's results file was not written
+	switch resultsPath := f.out.ResultsPath; {
+	case f.out.merged && resultsPath == "": // the merge's results file was not written
 	case resultsPath != "":
-		ro.ResultsPath = action.WorkspacePath(p.workspace, p.workspace, resultsPath)
+		ro.ResultsPath = action.WorkspacePath(o.workspace, o.workspace, resultsPath)
 	default:
 		ro.ResultsPath = rel("results.jsonl")
 	}
-	if err := (action.Outputs{Path: p.env.OutputPath}).SetAll(ro.Pairs()); err != nil {
-		p.cmds.Message(action.LevelWarning, "", "could not write step outputs: "+err.Error())
+	if err := (action.Outputs{Path: o.env.OutputPath}).SetAll(ro.Pairs()); err != nil {
+		f.say(action.LevelWarning, "", "could not write step outputs: "+err.Error())
 	}
-	_ = action.ChownToWorkspaceOwner(p.workspace, dir)
-	return run.Decision.Outcome.ExitCode(p.in.FailOnSkip)
 }
 
-// postComment creates or updates the sticky PR comment; a failure is a warning, never a
-// lost report.
-func (p *publisher) postComment(ctx context.Context, run *report.Run, marker string) string {
-	pr := p.in.PR(p.ev)
-	if pr <= 0 || p.in.Comment == action.CommentOff || p.in.Comment == "" {
-		return ""
+// prComment creates or updates the sticky PR comment; a failure is a warning, never a lost
+// report.
+type prComment struct {
+	*github
+	marker string
+}
+
+func (o prComment) deliver(ctx context.Context, f *finished) {
+	pr := o.in.PR(o.ev)
+	if pr <= 0 || o.in.Comment == action.CommentOff || o.in.Comment == "" {
+		return
 	}
-	if p.ev.SecretsWithheld() && p.in.PRNumber == 0 {
+	if o.ev.SecretsWithheld() && o.in.PRNumber == 0 {
 		// A fork's token is read-only: a comment would fail with 403.
-		p.cmds.Message(action.LevelNotice, "", "no PR comment: the token of a fork pull request cannot write comments (see the job summary)")
-		return ""
+		f.say(action.LevelNotice, "", "no PR comment: the token of a fork pull request cannot write comments (see the job summary)")
+		return
 	}
-	if p.in.GitHubToken == "" {
-		p.cmds.Message(action.LevelWarning, "", "no PR comment: the github-token input is empty")
-		return ""
+	if o.in.GitHubToken == "" {
+		f.say(action.LevelWarning, "", "no PR comment: the github-token input is empty")
+		return
 	}
-	store, err := action.NewGitHubStore(p.in.GitHubToken, p.env.APIURL, p.env.Repository)
+	store, err := action.NewGitHubStore(o.in.GitHubToken, o.env.APIURL, o.env.Repository)
 	if err != nil {
-		p.cmds.Message(action.LevelWarning, "", "no PR comment: "+err.Error())
-		return ""
+		f.say(action.LevelWarning, "", "no PR comment: "+err.Error())
+		return
 	}
+	run := f.run
 	hasWarnings := len(run.Diagnostics) > 0
-	url, err := action.Upsert(ctx, store, pr, marker, report.Comment(run, marker), p.in.Comment, run.Decision.Outcome, hasWarnings)
+	url, err := action.Upsert(ctx, store, pr, o.marker, report.Comment(run, o.marker), o.in.Comment, run.Decision.Outcome, hasWarnings)
 	if err != nil {
-		p.cmds.Message(action.LevelWarning, "PR comment not updated", err.Error())
-		return ""
+		f.say(action.LevelWarning, "PR comment not updated", err.Error())
+		return
 	}
-	return url
+	f.commentURL = url
 }
 
 // engine returns an Engine for cfg with progress on stderr: a line per finished case,

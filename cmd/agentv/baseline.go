@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/agentv/action/action"
-	"github.com/agentv/action/internal/logtext"
 
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
@@ -89,13 +87,6 @@ func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Compar
 		base.Source = source
 	}
 	return compare.NewComparer(base, margin), base.Note(), nil
-}
-
-// printNotices prints what the user should know that is no problem, one line each.
-func printNotices(w io.Writer, notices []string) {
-	for _, n := range notices {
-		fmt.Fprintf(w, "agentv: %s\n", logtext.Line(n))
-	}
 }
 
 // actionBaseline resolves the baseline input to a results file to compare with, and the

@@ -1,15 +1,139 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/agentv/action/action"
+	"github.com/agentv/action/internal/atomicfile"
+	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/report"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
+
+// An output is one place a finished run goes: the report files, the console, AgentV 4.x's run
+// layout, and under GitHub Actions the job summary, annotations, the PR comment and the step
+// outputs. Each command lists the outputs of its mode in the order their side effects must
+// happen and hands each the same finished run; a new output is one more implementation.
+type output interface {
+	deliver(ctx context.Context, f *finished)
+}
+
+// finished is what every output is fed: a decided run and the outcome that made it.
+type finished struct {
+	run *report.Run
+	out *Outcome
+	dir string // the folder of junit.xml, summary.md and comment.md
+	// say tells the user what happened to an output: a line on stderr, or a workflow
+	// command under GitHub Actions.
+	say        func(level action.Level, title, msg string)
+	commentURL string // set once the PR comment is posted, for the step outputs
+}
+
+// deliver hands f to each output in turn.
+func deliver(ctx context.Context, f *finished, outs ...output) {
+	for _, o := range outs {
+		o.deliver(ctx, f)
+	}
+}
+
+// localOutputs are the outputs of a command run outside GitHub Actions: the report files,
+// then the console, which ends with the results file the command wrote (written, if any).
+func (c *Command) localOutputs(written string) []output {
+	return []output{reportWriter{marker: localMarker},
+		console{stdout: c.Stdout, stderr: c.Stderr, color: c.color(c.Stdout), colorErr: c.color(c.Stderr), cwd: c.Cwd, written: written}}
+}
+
+// sayLocal is say outside GitHub Actions: one line on stderr.
+func (c *Command) sayLocal(_ action.Level, _, msg string) {
+	fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(msg))
+}
+
+// keptMessage says why a run wrote no files.
+const keptMessage = "no results or reports written (invalid run that ran nothing, or an output that is also an input): the previous files are left as they were"
+
+// reportWriter writes junit.xml, summary.md and comment.md (headed by marker), unless the run
+// must leave the previous files as they were.
+type reportWriter struct{ marker string }
+
+func (o reportWriter) deliver(_ context.Context, f *finished) {
+	if !f.out.keepOutputs(f.run) {
+		f.say(action.LevelNotice, "", keptMessage)
+		return
+	}
+	if err := writeReports(f.dir, f.run, o.marker); err != nil {
+		f.say(action.LevelError, "", err.Error())
+	}
+}
+
+// writeReports writes junit.xml, summary.md and comment.md into dir, each put in place only
+// once complete.
+func writeReports(dir string, run *report.Run, marker string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("could not create %s: %w", dir, err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return report.JUnit(w, run) }); err != nil {
+		return fmt.Errorf("could not write JUnit report: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, report.Summary(run))
+		return err
+	}); err != nil {
+		return fmt.Errorf("could not write summary: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "comment.md"), func(w io.Writer) error {
+		_, err := io.WriteString(w, report.Comment(run, marker))
+		return err
+	}); err != nil {
+		return fmt.Errorf("could not write comment: %w", err)
+	}
+	return nil
+}
+
+// console prints the diagnostics and notices, the console report, and the results file the
+// command wrote (written, if any). Colors are for terminals only.
+type console struct {
+	stdout, stderr  io.Writer
+	color, colorErr bool
+	cwd, written    string
+}
+
+func (o console) deliver(_ context.Context, f *finished) {
+	printDiagnostics(o.stderr, f.out.Diagnostics, o.colorErr)
+	for _, n := range f.out.Notices {
+		f.say(action.LevelNotice, "agentv", n)
+	}
+	report.Console(o.stdout, f.run, o.color)
+	if o.written != "" {
+		fmt.Fprintf(o.stdout, "Results written to %s\n", logtext.Line(relTo(o.cwd, o.written)))
+	}
+}
+
+// runDir writes AgentV 4.x's run layout (-o) from the results file just committed; it
+// complains on stderr in every mode, as the run's own progress does.
+type runDir struct {
+	dir, cwd string
+	opts     results.RunDirOptions
+	stderr   io.Writer
+	red      *redact.Redactor
+}
+
+func (o runDir) deliver(_ context.Context, f *finished) {
+	if f.out.ResultsPath == "" {
+		return
+	}
+	if err := results.WriteRunDir(f.out.ResultsPath, o.dir, o.opts); err != nil {
+		fmt.Fprintf(o.stderr, "agentv: the AgentV 4.x run layout in %s: %s\n", logtext.Line(relTo(o.cwd, o.dir)), logtext.Line(o.red.String(err.Error())))
+	}
+}
 
 // reportFiles are the reports written beside the results file (or into the report's
 // directory).
@@ -19,7 +143,7 @@ var reportFiles = []string{"junit.xml", "summary.md", "comment.md"}
 // compared as files (device and inode), so a symbolic link or another spelling of the same
 // path is caught too: `--out cases.jsonl` must not replace the suite it reads.
 type outputGuard struct {
-	outs []output
+	outs []outFile
 	cwd  string // relative inputs are relative to it
 	// outName is what the refused command lets the user change to write elsewhere: a flag
 	// of the CLI command or an input of the Action.
@@ -30,7 +154,7 @@ type outputGuard struct {
 	hit     bool             // an input was found to be an output
 }
 
-type output struct {
+type outFile struct {
 	path string
 	fi   os.FileInfo // nil: it does not exist yet, so no input can be it
 }
@@ -51,7 +175,7 @@ func newOutputGuard(resultsPath, dir, cwd, outName string) *outputGuard {
 		if err != nil {
 			fi = nil
 		}
-		g.outs = append(g.outs, output{path: p, fi: fi})
+		g.outs = append(g.outs, outFile{path: p, fi: fi})
 	}
 	return g
 }

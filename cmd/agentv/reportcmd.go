@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -115,22 +116,17 @@ func (c *Command) reportCmd(args []string) int {
 		notes = append(notes, fmt.Sprintf("the run was compared with another baseline (%s, %d cases) than this report (%s)",
 			start.Baseline.Source, start.Baseline.Cases, cmpr.Baseline().Source))
 	}
-	printNotices(c.Stderr, notes)
+	for _, n := range notes {
+		c.sayLocal(action.LevelNotice, "", n)
+	}
 	out := readResults(paths, dir, c.Cwd, "--out-dir", report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := finishRun(out, g, nil)
-	if out.keepOutputs(run) {
-		if err := writeReports(dir, run, localMarker); err != nil {
-			fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
-		}
-	} else {
-		fmt.Fprintln(c.Stderr, keptMessage)
+	written := "" // a report writes a results file only when it merges several
+	if out.merged {
+		written = out.ResultsPath
 	}
-	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
-	report.Console(c.Stdout, run, c.color(c.Stdout))
-	if out.merged && out.ResultsPath != "" {
-		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
-	}
+	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal}, c.localOutputs(written)...)
 	return run.Decision.Outcome.ExitCode(false)
 }
 

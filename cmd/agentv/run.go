@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,8 +10,6 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
-	"github.com/agentv/action/internal/atomicfile"
-	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -36,48 +32,25 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	}
 	defer out.Close() // Run returns an outcome with or without an error
 	run := finishRun(out, cfg.Gate, red)
-	if cfg.RunDir != "" && out.ResultsPath != "" {
-		// AgentV 4.x's run layout beside our files, from the results file just written.
-		if err := results.WriteRunDir(out.ResultsPath, cfg.RunDir, cfg.runDirOptions()); err != nil {
-			fmt.Fprintf(c.Stderr, "agentv: the AgentV 4.x run layout in %s: %s\n", logtext.Line(relTo(c.Cwd, cfg.RunDir)), logtext.Line(red.String(err.Error())))
-		}
+	f := &finished{run: run, out: out, dir: filepath.Dir(cfg.Out), say: c.sayLocal}
+	var outs []output
+	if cfg.RunDir != "" {
+		outs = append(outs, runDir{dir: cfg.RunDir, cwd: c.Cwd, opts: cfg.runDirOptions(), stderr: c.Stderr, red: red})
 	}
-	dir := filepath.Dir(cfg.Out)
-	if ro.actions {
-		env := action.LoadEnv(c.Getenv)
-		ev, _ := action.LoadEvent(c.Getenv)
-		mode := action.CommentOff
-		// A shard comments never: the job that merges the shards posts the one comment.
-		if ro.comment && cfg.Shard == nil {
-			mode = action.CommentAlways
-		}
-		red.Add(c.Getenv("GITHUB_TOKEN"))
-		ws := env.Workspace
-		if ws == "" {
-			ws = c.Cwd
-		}
-		pub := publisher{c: c, env: env, ev: ev, cmds: cmds, red: red, workspace: ws,
-			in: action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
-		return pub.publish(ctx, run, out, dir, out.ResultsPath)
+	if !ro.actions {
+		deliver(ctx, f, append(outs, c.localOutputs(out.ResultsPath)...)...)
+		return run.Decision.Outcome.ExitCode(false)
 	}
-	if out.keepOutputs(run) {
-		if werr := writeReports(dir, run, localMarker); werr != nil {
-			fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(werr.Error()))
-		}
-	} else {
-		fmt.Fprintln(c.Stderr, keptMessage)
+	mode := action.CommentOff
+	// A shard comments never: the job that merges the shards posts the one comment.
+	if ro.comment && cfg.Shard == nil {
+		mode = action.CommentAlways
 	}
-	printDiagnostics(c.Stderr, out.Diagnostics, c.color(c.Stderr))
-	printNotices(c.Stderr, out.Notices)
-	report.Console(c.Stdout, run, c.color(c.Stdout))
-	if out.ResultsPath != "" {
-		fmt.Fprintf(c.Stdout, "Results written to %s\n", logtext.Line(relTo(c.Cwd, out.ResultsPath)))
-	}
-	return run.Decision.Outcome.ExitCode(false)
+	red.Add(c.Getenv("GITHUB_TOKEN"))
+	ev, _ := action.LoadEvent(c.Getenv)
+	gh := c.github(action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}, ev, cmds)
+	return gh.publish(ctx, f, outs...)
 }
-
-// keptMessage says why a run wrote no files.
-const keptMessage = "agentv: no results or reports written (invalid run that ran nothing, or an output that is also an input): the previous files are left as they were"
 
 // finishRun decides a finished run and commits its results file with the end record; a
 // results file that cannot be written makes the run invalid.
@@ -152,30 +125,6 @@ func tally(cases []*report.Case) gate.Counts {
 		}
 	}
 	return counts
-}
-
-// writeReports writes junit.xml, summary.md and comment.md into dir, each put in place only
-// once complete.
-func writeReports(dir string, run *report.Run, marker string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("could not create %s: %w", dir, err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return report.JUnit(w, run) }); err != nil {
-		return fmt.Errorf("could not write JUnit report: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		_, err := io.WriteString(w, report.Summary(run))
-		return err
-	}); err != nil {
-		return fmt.Errorf("could not write summary: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "comment.md"), func(w io.Writer) error {
-		_, err := io.WriteString(w, report.Comment(run, marker))
-		return err
-	}); err != nil {
-		return fmt.Errorf("could not write comment: %w", err)
-	}
-	return nil
 }
 
 func relTo(base, p string) string {
