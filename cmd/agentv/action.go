@@ -19,7 +19,6 @@ import (
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
-	"github.com/agentv/action/suite"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -64,12 +63,12 @@ func (c *Command) runAction(ctx context.Context) int {
 			problems = append(problems, e.Error())
 		}
 		out := &Outcome{Problems: problems}
-		run := buildRun(out, in.Gate())
+		run := buildRun(out, in.Gate)
 		return pub.publish(ctx, run, out, resultsDir, "")
 	}
 
 	tmp := ""
-	if in.Baseline == action.BaselineAuto {
+	if in.BaselinePath == action.BaselineAuto {
 		if d, err := os.MkdirTemp(env.RunnerTemp, "agentv-baseline-"); err == nil {
 			tmp = d
 			defer os.RemoveAll(d)
@@ -81,13 +80,13 @@ func (c *Command) runAction(ctx context.Context) int {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
 			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
-			return pub.publish(ctx, buildRun(out, in.Gate()), out, resultsDir, "")
+			return pub.publish(ctx, buildRun(out, in.Gate), out, resultsDir, "")
 		}
-		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.RegressionMargin)
+		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.Gate.RegressionMargin)
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate(), cmpr)
+		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate, cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -97,7 +96,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 		// The problems are redacted before a merge's results file records them, and the
 		// file's path is known once it is committed (or dropped).
-		run := finishRun(out, in.Gate(), red)
+		run := finishRun(out, in.Gate, red)
 		return pub.publish(ctx, run, out, resultsDir, out.ResultsPath)
 	}
 
@@ -106,21 +105,15 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.GitHubToken != "" && c.Getenv("GITHUB_TOKEN") == "" {
 		environ = append(append([]string(nil), environ...), "GITHUB_TOKEN="+in.GitHubToken)
 	}
-	cfg := EvalConfig{
-		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
-		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
-		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
+	cfg := EvalConfig{Settings: in.Settings,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input",
 		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
-		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
-		BaselinePath:      baselinePath, BaselineSource: baselineSource,
+		BaselineSource:    baselineSource,
 	}
-	cfg.Trials = suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = runner.DefaultTimeout
-	}
+	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}

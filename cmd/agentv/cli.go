@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/runner"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=v1.2.3".
@@ -104,11 +104,10 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
 	fs.Var(countValue{&cfg.Workers}, "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
 	fs.Var(countValue{&cfg.Workers}, "max-concurrency", "alias of --workers")
-	fs.StringVar(&cfg.Out, "out", filepath.Join("agentv-results", "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
+	fs.StringVar(&cfg.Out, "out", filepath.Join(config.DefaultResultsDir, "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
 	fs.StringVar(&cfg.EvalID, "eval-id", "", "run only cases whose id matches this glob")
 	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "time per target invocation, judge call and script: seconds or a duration such as 90s or 2m")
 	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
-	cfg.MaxRetries = runner.DefaultMaxRetries
 	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target, judge or script invocation that timed out")
 	fs.Var(trialsValue{&cfg.Trials.Count}, "trials", "run each case this many times, overriding the eval files' execution.trials count (1 runs each case once)")
 	fs.Var(strategyValue{&cfg.Trials.Strategy}, "trials-strategy", "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'")
@@ -131,7 +130,7 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 }
 
 func (c *Command) evalCmd(ctx context.Context, args []string) int {
-	cfg := EvalConfig{Gate: gate.Defaults(), Timeout: runner.DefaultTimeout}
+	cfg := EvalConfig{Settings: config.Defaults()}
 	var minSet, comment bool
 	fs := flag.NewFlagSet("agentv eval", flag.ContinueOnError)
 	evalFlags(fs, &cfg, &minSet, &comment)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/plan"
@@ -218,9 +219,9 @@ func (v shardValue) String() string {
 }
 
 func (v shardValue) Set(s string) error {
-	sh, err := plan.ParseShard(s)
+	sh, err := config.ParseShard(s)
 	if err == nil {
-		*v.s = &sh
+		*v.s = sh
 	}
 	return err
 }
@@ -237,7 +238,7 @@ func (c cacheValue) String() string {
 }
 
 func (c cacheValue) Set(v string) error {
-	m, err := cache.ParseMode(v)
+	m, err := config.ParseCache(v)
 	if err == nil {
 		*c.m = m
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/suite"
 )
@@ -106,7 +107,7 @@ func TestEvalFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := EvalConfig{Gate: gate.Defaults()}
+			cfg := EvalConfig{Settings: config.Defaults()}
 			var minSet, comment bool
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			var errOut strings.Builder

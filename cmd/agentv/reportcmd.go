@@ -14,9 +14,9 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/compare"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -27,7 +27,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+action.DefaultResultsDir+" in the working directory)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+config.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
 	var minScore float64
 	var minSet bool
@@ -82,7 +82,7 @@ func (c *Command) reportCmd(args []string) int {
 		// A merge writes its own results.jsonl and reports, which belong beside none of its
 		// inputs (they would replace a shard's file, or a user's own summary.md in the
 		// folder that holds them all): like eval, it has a folder of its own.
-		dir = action.DefaultResultsDir
+		dir = config.DefaultResultsDir
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
@@ -307,7 +307,7 @@ func isAnyOf(path string, paths []string) bool {
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can
 // have shards.
-const maxResultsFiles = plan.MaxShards
+const maxResultsFiles = config.MaxShards
 
 // expandResults returns the results files that patterns name, relative to cwd: a pattern
 // with glob characters must match a file, and each file is listed once, in pattern order
