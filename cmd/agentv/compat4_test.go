@@ -88,10 +88,10 @@ func TestV4Flags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := EvalConfig{Settings: config.Defaults()}
-			var minSet, comment bool
+			var comment bool
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.SetOutput(&strings.Builder{})
-			evalFlags(fs, &cfg, &minSet, &comment)
+			evalFlags(fs, &cfg, &comment)
 			var v4 v4Flags
 			bindV4Flags(fs, &v4, &cfg)
 			_, err := parseInterspersed(fs, tt.args)

@@ -44,8 +44,6 @@ type EvalConfig struct {
 	// Rerun runs again only the cases an earlier run did not settle, carrying its other
 	// records over (--rerun-failed, --retry-errors); nil: every case runs.
 	Rerun *rerunFrom
-
-	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
 
 // Engine runs one eval and keeps what the reports need.

@@ -29,9 +29,7 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
 	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+config.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
-	var minScore float64
-	var minSet bool
-	fs.Var(scoreValue{f: &minScore, set: &minSet}, "min-score", "minimum mean score")
+	fs.Var(optScoreValue{&g.MinScore}, "min-score", "minimum mean score")
 	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
 	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
 	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
@@ -43,9 +41,6 @@ func (c *Command) reportCmd(args []string) int {
 	if len(patterns) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv report: --results FILE is required")
 		return gate.ExitInvalid
-	}
-	if minSet {
-		g.MinScore = &minScore
 	}
 	paths, err := expandResults(c.Cwd, patterns)
 	if err != nil {
@@ -62,7 +57,7 @@ func (c *Command) reportCmd(args []string) int {
 		if !set["case-threshold"] {
 			g.CaseThreshold = rec.CaseThreshold
 		}
-		if !minSet {
+		if !set["min-score"] {
 			g.MinScore = rec.MinScore
 		}
 		if !set["max-failures"] {
