@@ -262,30 +262,21 @@ func (p *inputParser) unitFloat(name string) (float64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+	v, ok := config.Score(s)
+	if !ok {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
-		return 0, false
 	}
-	return v, true
+	return v, ok
 }
 
-// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m").
+// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
 func (p *inputParser) duration(name string, dst *time.Duration) {
 	s := p.str(name)
 	if s == "" {
 		return
 	}
-	var d time.Duration
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(secs) || secs > float64(math.MaxInt64/int64(time.Second)) {
-			secs = -1
-		}
-		d = time.Duration(secs * float64(time.Second))
-	} else if d, err = time.ParseDuration(s); err != nil {
-		d = -1
-	}
-	if d <= 0 {
+	d, ok := config.Seconds(s)
+	if !ok || d <= 0 {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", s))
 		return
 	}

@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -91,4 +92,31 @@ func ParseCache(s string) (cache.Mode, error) {
 		return cache.Off, nil
 	}
 	return "", fmt.Errorf("want read-write, read-only or off, got %q", s)
+}
+
+// Finite parses a float that is a number: NaN and the infinities compare false with every
+// bound, so a range check alone would let them through.
+func Finite(v string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// MaxSeconds bounds durations given in seconds: more would overflow time.Duration.
+const MaxSeconds = float64(math.MaxInt64 / int64(time.Second))
+
+// Seconds parses a duration given in (possibly fractional) seconds ("90", "1.5") or as a Go
+// duration ("90s", "2m", "1m30s"), as --timeout and the timeout input take it; ok is false
+// for one that is negative or not a duration.
+func Seconds(v string) (d time.Duration, ok bool) {
+	if f, ok := Finite(v); ok {
+		return time.Duration(f * float64(time.Second)), f >= 0 && f <= MaxSeconds
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	return d, err == nil && d >= 0
+}
+
+// Score parses a score in [0, 1], as the gate's thresholds take it.
+func Score(v string) (float64, bool) {
+	f, ok := Finite(v)
+	return f, ok && f >= 0 && f <= 1
 }

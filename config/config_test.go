@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentv/action/cache"
 )
@@ -47,5 +48,40 @@ func TestParseCache(t *testing.T) {
 	}
 	if _, err := ParseCache("sometimes"); err == nil || !strings.Contains(err.Error(), "read-write, read-only or off") {
 		t.Errorf("ParseCache(sometimes) error = %v", err)
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90", 90 * time.Second, true},
+		{" 1.5 ", 1500 * time.Millisecond, true},
+		{"2m", 2 * time.Minute, true},
+		{"1m30s", 90 * time.Second, true},
+		{"0", 0, true},
+		{"-1", 0, false},
+		{"-2m", 0, false},
+		{"NaN", 0, false},
+		{"+Inf", 0, false},
+		{"1e300", 0, false}, // would overflow time.Duration
+		{"2 minutes", 0, false},
+	} {
+		got, ok := Seconds(tc.in)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("Seconds(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestScore(t *testing.T) {
+	t.Parallel()
+	for in, ok := range map[string]bool{"0": true, "1": true, " 0.75 ": true, "1.5": false, "-0.1": false, "NaN": false, "Inf": false, "80%": false} {
+		if _, got := Score(in); got != ok {
+			t.Errorf("Score(%q) ok = %v, want %v", in, got, ok)
+		}
 	}
 }

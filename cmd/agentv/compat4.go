@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -177,7 +178,7 @@ func (b budgetValue) String() string {
 }
 
 func (b budgetValue) Set(v string) error {
-	f, ok := parseFinite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
+	f, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
 	if !ok || f <= 0 {
 		return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
 	}
