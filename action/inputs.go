@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/config"
+	"github.com/agentv/action/report"
 	"github.com/agentv/action/suite"
 )
 
@@ -39,25 +40,6 @@ func ParseCommentMode(s string) (CommentMode, error) {
 	return "", fmt.Errorf("unknown value %q (want auto, always, on-failure or off)", s)
 }
 
-// Details says how much model text reports show.
-type Details string
-
-// Detail levels: how much of each case the job summary and the PR comment show (input `details`).
-const (
-	DetailsFailures Details = "failures" // excerpts for failed and errored cases
-	DetailsAll      Details = "all"
-	DetailsNone     Details = "none"
-)
-
-// ParseDetails parses the details input.
-func ParseDetails(s string) (Details, error) {
-	switch d := Details(strings.ToLower(s)); d {
-	case DetailsFailures, DetailsAll, DetailsNone:
-		return d, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want failures, all or none)", s)
-}
-
 // Mode says whether the Action runs evals or only reports on a results file.
 type Mode string
 
@@ -82,11 +64,11 @@ type Inputs struct {
 	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
 	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
 	Comment         CommentMode
-	CommentKey      string // separates comments of matrix legs or several steps in one job
-	Details         Details
-	GitHubToken     string // secret: register it on the redactor
-	ResultsDir      string // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
-	WorkDir         string // working-directory input; "" is the workspace
+	CommentKey      string             // separates comments of matrix legs or several steps in one job
+	Details         report.DetailLevel // how much model text the summary, comment and annotations show
+	GitHubToken     string             // secret: register it on the redactor
+	ResultsDir      string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
+	WorkDir         string             // working-directory input; "" is the workspace
 	Mode            Mode
 	Results         string // results file to report on (mode report); default <ResultsDir>/results.jsonl
 	PRNumber        int    // pr-number: the PR to comment on when the event names none (workflow_run)
@@ -142,7 +124,6 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Results:          p.str("results"),
 		BaselineArtifact: p.str("baseline-artifact"),
 		Comment:          CommentAuto,
-		Details:          DetailsFailures,
 		Mode:             ModeRun,
 	}
 	in.Paths = splitList(p.str("evals"))
@@ -186,7 +167,12 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.boolean("dry-run", &in.DryRun)
 	p.boolean("verbose", &in.Verbose)
 	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
-	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
+	p.enum("details", func(s string) (err error) {
+		if in.Details, err = report.ParseDetailLevel(s); err != nil {
+			err = fmt.Errorf("unknown value %q (want failures, all or none)", s)
+		}
+		return err
+	})
 	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
 	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
 	p.enum("cache", func(s string) error {
@@ -201,9 +187,6 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	}
 	if in.Comment == "" {
 		in.Comment = CommentAuto
-	}
-	if in.Details == "" {
-		in.Details = DetailsFailures
 	}
 	if in.Mode == "" {
 		in.Mode = ModeRun

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/config"
+	"github.com/agentv/action/report"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -16,7 +17,7 @@ func ptr[T any](v T) *T { return &v }
 func defaults() Inputs {
 	in := Inputs{
 		Settings: config.Defaults(),
-		Comment:  CommentAuto, Details: DetailsFailures, Mode: ModeRun, ResultsDir: config.DefaultResultsDir,
+		Comment:  CommentAuto, Mode: ModeRun, ResultsDir: config.DefaultResultsDir,
 		BaselineArtifact: DefaultBaselineArtifact,
 	}
 	in.CacheDir = config.DefaultCacheDir
@@ -71,7 +72,7 @@ func TestParseInputs(t *testing.T) {
 				in.TargetsPath, in.Target, in.JudgeTarget = ".agentv/targets.yaml", "azure", "judge"
 				in.Workers, in.EvalID, in.Timeout, in.MaxRetries = 8, "refund-*", 90*time.Second, 0
 				in.Gate.MinScore, in.Gate.CaseThreshold, in.Gate.MaxFailures, in.Gate.MaxErrors = ptr(0.75), 0.9, 2, 1
-				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", DetailsAll
+				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", report.DetailsAll
 				in.GitHubToken, in.ResultsDir, in.WorkDir, in.DryRun = "ghs_secret", "out", "sub", true
 				in.BaselinePath, in.BaselineArtifact, in.Gate.MaxRegressions, in.Gate.RegressionMargin, in.Gate.MaxMeanDrop = BaselineAuto, "evals-main", ptr(0), 0.05, ptr(0.02)
 			},

@@ -86,7 +86,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate, cmpr)
+		out := readResults(paths, resultsDir, workspace, "the results-dir input", in.Details, in.Gate, cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -107,7 +107,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	}
 	cfg := EvalConfig{Settings: in.Settings,
 		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input",
-		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
+		Cwd: wd, Workspace: workspace, Environ: environ, Details: in.Details,
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
@@ -155,7 +155,7 @@ type publisher struct {
 
 func (p *publisher) publish(ctx context.Context, run *report.Run, out *Outcome, dir, resultsPath string) int {
 	c := p.c
-	run.Details = details(p.in.Details)
+	run.Details = p.in.Details
 	sha := p.ev.HeadSHA
 	if sha == "" {
 		sha = p.env.SHA
@@ -348,14 +348,6 @@ func splitFirstLine(s string) (head, rest string) {
 		rest = strings.TrimPrefix(rest, "\n")
 	}
 	return s[:i], rest
-}
-
-// details parses the details input; an invalid one was reported with the inputs.
-func details(d action.Details) report.DetailLevel {
-	if l, err := report.ParseDetailLevel(string(d)); err == nil {
-		return l
-	}
-	return report.DetailsFailures
 }
 
 // regressions are the run's regressed cases against its baseline, worst first, for their

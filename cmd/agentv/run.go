@@ -57,7 +57,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 			ws = c.Cwd
 		}
 		pub := publisher{c: c, env: env, ev: ev, cmds: cmds, red: red, workspace: ws,
-			in: action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
+			in: action.Inputs{GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}}
 		return pub.publish(ctx, run, out, dir, out.ResultsPath)
 	}
 	if out.keepOutputs(run) {
