@@ -51,10 +51,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
-	resultsDir := in.ResultsDir
-	if !filepath.IsAbs(resultsDir) {
-		resultsDir = filepath.Join(workspace, resultsDir)
-	}
+	resultsDir := underWorkspace(workspace, in.ResultsDir)
 	pub := publisher{c: c, env: env, in: in, ev: ev, cmds: cmds, red: red, workspace: workspace}
 
 	if len(inErrs) > 0 {
