@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -116,9 +117,9 @@ func pluralWord(n int, one, many string) string {
 
 // AnnotationOptions say how to map paths and how much model text to show.
 type AnnotationOptions struct {
-	Workspace string  // GITHUB_WORKSPACE; paths are made relative to it
-	WorkDir   string  // directory relative paths in diagnostics and records are relative to
-	Details   Details // DetailsNone: scores only, no judge text
+	Workspace string             // GITHUB_WORKSPACE; paths are made relative to it
+	WorkDir   string             // directory relative paths in diagnostics and records are relative to
+	Details   report.DetailLevel // DetailsNone: scores only, no judge text
 }
 
 func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Workspace, o.WorkDir, p) }
@@ -249,13 +250,13 @@ func FromRecords(recs []results.Record, opts AnnotationOptions) []Annotation {
 	return out
 }
 
-func failureMessage(r results.Record, details Details) string {
+func failureMessage(r results.Record, details report.DetailLevel) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "score %.3f", r.Score)
 	for _, e := range r.EvaluatorResults {
 		fmt.Fprintf(&b, "; %s %.3f", e.Name, e.Score)
 	}
-	if details == DetailsNone {
+	if details == report.DetailsNone {
 		return b.String()
 	}
 	if len(r.Misses) > 0 {

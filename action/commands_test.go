@@ -13,6 +13,7 @@ import (
 	"github.com/agentv/action/action/actiontest"
 	"github.com/agentv/action/internal/golden"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -207,13 +208,13 @@ func TestBuildAnnotationsGolden(t *testing.T) {
 		{EvalID: "judge-broke", File: "evals/b.yaml", Line: 2, Verdict: results.VerdictError,
 			EvaluatorResults: []results.EvaluatorResult{{Name: "code", Error: "exit status 1: TypeError"}}},
 	}
-	for _, d := range []Details{DetailsFailures, DetailsNone} {
-		t.Run(string(d), func(t *testing.T) {
+	for _, d := range []report.DetailLevel{report.DetailsFailures, report.DetailsNone} {
+		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
 			anns := BuildAnnotations(diags, recs, nil, false, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
 			var buf bytes.Buffer
 			NewCommands(&buf, nil).Annotate(anns)
-			golden.Check(t, filepath.Join("testdata", "annotations-"+string(d)+".golden"), buf.String())
+			golden.Check(t, filepath.Join("testdata", "annotations-"+d.String()+".golden"), buf.String())
 		})
 	}
 }

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentv/action/cache"
-	"github.com/agentv/action/gate"
-	"github.com/agentv/action/plan"
+	"github.com/agentv/action/config"
+	"github.com/agentv/action/report"
 	"github.com/agentv/action/suite"
 )
 
@@ -41,25 +40,6 @@ func ParseCommentMode(s string) (CommentMode, error) {
 	return "", fmt.Errorf("unknown value %q (want auto, always, on-failure or off)", s)
 }
 
-// Details says how much model text reports show.
-type Details string
-
-// Detail levels: how much of each case the job summary and the PR comment show (input `details`).
-const (
-	DetailsFailures Details = "failures" // excerpts for failed and errored cases
-	DetailsAll      Details = "all"
-	DetailsNone     Details = "none"
-)
-
-// ParseDetails parses the details input.
-func ParseDetails(s string) (Details, error) {
-	switch d := Details(strings.ToLower(s)); d {
-	case DetailsFailures, DetailsAll, DetailsNone:
-		return d, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want failures, all or none)", s)
-}
-
 // Mode says whether the Action runs evals or only reports on a results file.
 type Mode string
 
@@ -78,73 +58,27 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown value %q (want run or report)", s)
 }
 
-// Input defaults, the same as in action.yml (a binary run without the runner's INPUT_*
-// variables behaves like the Action with no `with:`).
-const (
-	DefaultResultsDir    = "agentv-results"
-	DefaultTimeout       = 120 * time.Second
-	DefaultMaxRetries    = 2
-	DefaultCaseThreshold = 0.8
-)
-
-// Inputs are the Action's inputs (action.yml), parsed and validated.
+// Inputs are the Action's inputs (action.yml), parsed and validated: the run's settings,
+// which the command's flags fill too, and what only the Action has.
 type Inputs struct {
-	Evals          []string      // paths or globs, from a newline- or comma-separated list
-	Targets        string        // targets.yaml path; "" searches from the eval files up
-	Target         string        // overrides every case's target
-	JudgeTarget    string        // overrides the judge target
-	MaxConcurrency int           // workers per target; 0: the target's `workers`, else 1
-	EvalID         string        // run only cases whose id matches (exact or glob)
-	Timeout        time.Duration // per target invocation
-	MaxRetries     int           // retries of a timed-out invocation
-	Trials         int           // runs of each case; 0 keeps the eval files' execution.trials
-	TrialsStrategy string        // pass_at_k, mean or confidence_interval; "" keeps the files'
-	MinScore       *float64      // minimum mean score in [0, 1]; nil: unset
-	CaseThreshold  float64       // a case passes at score >= this, in [0, 1]
-	MaxFailures    int
-	MaxErrors      int
-	FailOnSkip     bool // a skipped run (fork without secrets) exits 1
-	Comment        CommentMode
-	CommentKey     string // separates comments of matrix legs or several steps in one job
-	Details        Details
-	GitHubToken    string // secret: register it on the redactor
-	ResultsDir     string // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
-	WorkDir        string // working-directory input; "" is the workspace
-	Mode           Mode
-	Results        string // results file to report on (mode report); default <ResultsDir>/results.jsonl
-	PRNumber       int    // pr-number: the PR to comment on when the event names none (workflow_run)
-	// Baseline is a results file of an earlier run (workspace-relative) to compare with, or
-	// BaselineAuto; "" compares with nothing. BaselineArtifact is the artifact name auto
-	// looks for.
-	Baseline         string
+	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
+	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
+	Comment         CommentMode
+	CommentKey      string             // separates comments of matrix legs or several steps in one job
+	Details         report.DetailLevel // how much model text the summary, comment and annotations show
+	GitHubToken     string             // secret: register it on the redactor
+	ResultsDir      string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
+	WorkDir         string             // working-directory input; "" is the workspace
+	Mode            Mode
+	Results         string // results file to report on (mode report); default <ResultsDir>/results.jsonl
+	PRNumber        int    // pr-number: the PR to comment on when the event names none (workflow_run)
+	// BaselineArtifact is the artifact name baseline: auto looks for.
 	BaselineArtifact string
-	MaxRegressions   *int     // regressed cases allowed; nil: report only
-	RegressionMargin float64  // how far a case's score must fall to count as regressed
-	MaxMeanDrop      *float64 // largest fall of the mean allowed; nil: report only
-	DryRun           bool
-	Verbose          bool
-	Cache            cache.Mode  // response cache: read-write, read-only or off
-	CacheDir         string      // cache folder, relative to the workspace
-	Shard            *plan.Shard // run only this part of the suite (I/N); nil: all of it
 }
 
 // ResultsFiles returns the results files (or globs) mode report reads: the results input as a
 // newline- or comma-separated list.
 func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
-
-// Gate returns the gate thresholds the inputs set.
-func (in Inputs) Gate() gate.Options {
-	return gate.Options{
-		CaseThreshold: in.CaseThreshold,
-		MinScore:      in.MinScore,
-		MaxFailures:   in.MaxFailures,
-		MaxErrors:     in.MaxErrors,
-
-		MaxRegressions:   in.MaxRegressions,
-		RegressionMargin: in.RegressionMargin,
-		MaxMeanDrop:      in.MaxMeanDrop,
-	}
-}
 
 // BaselineAuto is the baseline input that finds the baseline itself: the results artifact of
 // the newest successful push run of the same workflow on the pull request's base branch.
@@ -182,57 +116,49 @@ func Input(getenv func(string) string, name string) string {
 func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p := inputParser{getenv: getenv}
 	in := Inputs{
-		Evals:            splitList(p.str("evals")),
-		Targets:          p.str("targets"),
-		Target:           p.str("target"),
-		JudgeTarget:      p.str("judge-target"),
-		EvalID:           p.str("eval-id"),
+		Settings:         config.Defaults(),
 		CommentKey:       p.str("comment-key"),
 		GitHubToken:      p.str("github-token"),
 		ResultsDir:       p.str("results-dir"),
 		WorkDir:          p.str("working-directory"),
 		Results:          p.str("results"),
-		Baseline:         p.str("baseline"),
 		BaselineArtifact: p.str("baseline-artifact"),
-		RegressionMargin: gate.DefaultRegressionMargin,
-		Timeout:          DefaultTimeout,
-		MaxRetries:       DefaultMaxRetries,
-		CaseThreshold:    DefaultCaseThreshold,
 		Comment:          CommentAuto,
-		Details:          DetailsFailures,
 		Mode:             ModeRun,
-		Cache:            cache.Off,
-		CacheDir:         p.str("cache-dir"),
 	}
-	p.intIn("max-concurrency", &in.MaxConcurrency, 0, 1<<16, "0 (use each target's workers) or more")
+	in.Paths = splitList(p.str("evals"))
+	in.TargetsPath, in.Target, in.JudgeTarget = p.str("targets"), p.str("target"), p.str("judge-target")
+	in.EvalID, in.BaselinePath, in.CacheDir = p.str("eval-id"), p.str("baseline"), p.str("cache-dir")
+	p.intIn("max-concurrency", &in.Workers, 0, 1<<16, "0 (use each target's workers) or more")
 	p.duration("timeout", &in.Timeout)
 	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
-	p.intIn("trials", &in.Trials, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
+	p.intIn("trials", &in.Trials.Count, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
 	p.enum("trials-strategy", func(s string) error {
 		if !slices.Contains(suite.TrialStrategies, s) {
 			return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(suite.TrialStrategies, ", "))
 		}
-		in.TrialsStrategy = s
+		in.Trials.Strategy = s
 		return nil
 	})
+	g := &in.Gate
 	if v, ok := p.unitFloat("min-score"); ok {
-		in.MinScore = &v
+		g.MinScore = &v
 	}
 	if v, ok := p.unitFloat("case-threshold"); ok {
-		in.CaseThreshold = v
+		g.CaseThreshold = v
 	}
-	p.intIn("max-failures", &in.MaxFailures, 0, math.MaxInt32, "0 or more")
-	p.intIn("max-errors", &in.MaxErrors, 0, math.MaxInt32, "0 or more")
+	p.intIn("max-failures", &g.MaxFailures, 0, math.MaxInt32, "0 or more")
+	p.intIn("max-errors", &g.MaxErrors, 0, math.MaxInt32, "0 or more")
 	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
-	in.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
+	g.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
 	if v, ok := p.unitFloat("regression-margin"); ok {
-		in.RegressionMargin = v
+		g.RegressionMargin = v
 	}
 	if v, ok := p.unitFloat("max-mean-drop"); ok {
-		in.MaxMeanDrop = &v
+		g.MaxMeanDrop = &v
 	}
-	if strings.EqualFold(in.Baseline, BaselineAuto) {
-		in.Baseline = BaselineAuto
+	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
+		in.BaselinePath = BaselineAuto
 	}
 	if in.BaselineArtifact == "" {
 		in.BaselineArtifact = DefaultBaselineArtifact
@@ -241,41 +167,37 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.boolean("dry-run", &in.DryRun)
 	p.boolean("verbose", &in.Verbose)
 	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
-	p.enum("details", func(s string) (err error) { in.Details, err = ParseDetails(s); return })
-	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
-	p.enum("shard", func(s string) error {
-		sh, err := plan.ParseShard(s)
-		if err == nil {
-			in.Shard = &sh
+	p.enum("details", func(s string) (err error) {
+		if in.Details, err = report.ParseDetailLevel(s); err != nil {
+			err = fmt.Errorf("unknown value %q (want failures, all or none)", s)
 		}
 		return err
 	})
+	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
 	p.enum("cache", func(s string) error {
-		m, err := cache.ParseMode(s)
+		m, err := config.ParseCache(s)
 		if err == nil {
 			in.Cache = m
 		}
 		return err
 	})
 	if in.CacheDir == "" {
-		in.CacheDir = cache.DefaultDir
+		in.CacheDir = config.DefaultCacheDir
 	}
 	if in.Comment == "" {
 		in.Comment = CommentAuto
-	}
-	if in.Details == "" {
-		in.Details = DetailsFailures
 	}
 	if in.Mode == "" {
 		in.Mode = ModeRun
 	}
 	if in.ResultsDir == "" {
-		in.ResultsDir = DefaultResultsDir
+		in.ResultsDir = config.DefaultResultsDir
 	}
 	if in.Results == "" && in.Mode == ModeReport {
 		in.Results = path.Join(in.ResultsDir, "results.jsonl")
 	}
-	if in.Mode == ModeRun && len(in.Evals) == 0 {
+	if in.Mode == ModeRun && len(in.Paths) == 0 {
 		p.fail("evals", "", fmt.Errorf("is required when mode is run: list eval files or globs, one per line"))
 	}
 	return in, p.errs
@@ -323,30 +245,21 @@ func (p *inputParser) unitFloat(name string) (float64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+	v, ok := config.Score(s)
+	if !ok {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
-		return 0, false
 	}
-	return v, true
+	return v, ok
 }
 
-// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m").
+// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
 func (p *inputParser) duration(name string, dst *time.Duration) {
 	s := p.str(name)
 	if s == "" {
 		return
 	}
-	var d time.Duration
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(secs) || secs > float64(math.MaxInt64/int64(time.Second)) {
-			secs = -1
-		}
-		d = time.Duration(secs * float64(time.Second))
-	} else if d, err = time.ParseDuration(s); err != nil {
-		d = -1
-	}
-	if d <= 0 {
+	d, ok := config.Seconds(s)
+	if !ok || d <= 0 {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", s))
 		return
 	}

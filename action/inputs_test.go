@@ -8,17 +8,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
+	"github.com/agentv/action/report"
 )
 
 func ptr[T any](v T) *T { return &v }
 
 func defaults() Inputs {
-	return Inputs{
-		Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, CaseThreshold: DefaultCaseThreshold,
-		Comment: CommentAuto, Details: DetailsFailures, Mode: ModeRun, ResultsDir: DefaultResultsDir,
-		BaselineArtifact: DefaultBaselineArtifact, RegressionMargin: 0.1,
-		Cache: cache.Off, CacheDir: cache.DefaultDir,
+	in := Inputs{
+		Settings: config.Defaults(),
+		Comment:  CommentAuto, Mode: ModeRun, ResultsDir: config.DefaultResultsDir,
+		BaselineArtifact: DefaultBaselineArtifact,
 	}
+	in.CacheDir = config.DefaultCacheDir
+	return in
 }
 
 func TestParseInputs(t *testing.T) {
@@ -32,7 +35,7 @@ func TestParseInputs(t *testing.T) {
 		{
 			name: "evals only",
 			env:  map[string]string{"INPUT_EVALS": "evals/*.yaml"},
-			want: func(in *Inputs) { in.Evals = []string{"evals/*.yaml"} },
+			want: func(in *Inputs) { in.Paths = []string{"evals/*.yaml"} },
 		},
 		{
 			name: "everything, hyphens kept as the runner passes them",
@@ -65,35 +68,35 @@ func TestParseInputs(t *testing.T) {
 				"INPUT_MAX-MEAN-DROP":     "0.02",
 			},
 			want: func(in *Inputs) {
-				in.Evals = []string{"evals/a.yaml", "evals/b/**/*.yaml", "evals/c.jsonl"}
-				in.Targets, in.Target, in.JudgeTarget = ".agentv/targets.yaml", "azure", "judge"
-				in.MaxConcurrency, in.EvalID, in.Timeout, in.MaxRetries = 8, "refund-*", 90*time.Second, 0
-				in.MinScore, in.CaseThreshold, in.MaxFailures, in.MaxErrors = ptr(0.75), 0.9, 2, 1
-				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", DetailsAll
+				in.Paths = []string{"evals/a.yaml", "evals/b/**/*.yaml", "evals/c.jsonl"}
+				in.TargetsPath, in.Target, in.JudgeTarget = ".agentv/targets.yaml", "azure", "judge"
+				in.Workers, in.EvalID, in.Timeout, in.MaxRetries = 8, "refund-*", 90*time.Second, 0
+				in.Gate.MinScore, in.Gate.CaseThreshold, in.Gate.MaxFailures, in.Gate.MaxErrors = ptr(0.75), 0.9, 2, 1
+				in.FailOnSkip, in.Comment, in.CommentKey, in.Details = true, CommentOnFailure, "linux", report.DetailsAll
 				in.GitHubToken, in.ResultsDir, in.WorkDir, in.DryRun = "ghs_secret", "out", "sub", true
-				in.Baseline, in.BaselineArtifact, in.MaxRegressions, in.RegressionMargin, in.MaxMeanDrop = BaselineAuto, "evals-main", ptr(0), 0.05, ptr(0.02)
+				in.BaselinePath, in.BaselineArtifact, in.Gate.MaxRegressions, in.Gate.RegressionMargin, in.Gate.MaxMeanDrop = BaselineAuto, "evals-main", ptr(0), 0.05, ptr(0.02)
 			},
 		},
 		{
 			name: "cache",
 			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_CACHE": "Read-Only", "INPUT_CACHE-DIR": "/tmp/c"},
-			want: func(in *Inputs) { in.Evals, in.Cache, in.CacheDir = []string{"a.yaml"}, cache.ReadOnly, "/tmp/c" },
+			want: func(in *Inputs) { in.Paths, in.Cache, in.CacheDir = []string{"a.yaml"}, cache.ReadOnly, "/tmp/c" },
 		},
 		{
 			name: "underscores accepted",
 			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_MAX_CONCURRENCY": "3", "INPUT_GITHUB_TOKEN": "t0k3n"},
-			want: func(in *Inputs) { in.Evals, in.MaxConcurrency, in.GitHubToken = []string{"a.yaml"}, 3, "t0k3n" },
+			want: func(in *Inputs) { in.Paths, in.Workers, in.GitHubToken = []string{"a.yaml"}, 3, "t0k3n" },
 		},
 		{
 			name: "hyphen wins over underscore",
 			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_MAX-CONCURRENCY": "4", "INPUT_MAX_CONCURRENCY": "3"},
-			want: func(in *Inputs) { in.Evals, in.MaxConcurrency = []string{"a.yaml"}, 4 },
+			want: func(in *Inputs) { in.Paths, in.Workers = []string{"a.yaml"}, 4 },
 		},
 		{
 			name: "durations and edge values",
 			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TIMEOUT": "2m30s", "INPUT_MIN-SCORE": "0", "INPUT_CASE-THRESHOLD": "1"},
 			want: func(in *Inputs) {
-				in.Evals, in.Timeout, in.MinScore, in.CaseThreshold = []string{"a.yaml"}, 150*time.Second, ptr(0.0), 1
+				in.Paths, in.Timeout, in.Gate.MinScore, in.Gate.CaseThreshold = []string{"a.yaml"}, 150*time.Second, ptr(0.0), 1
 			},
 		},
 		{
@@ -111,12 +114,12 @@ func TestParseInputs(t *testing.T) {
 		{
 			name: "trials",
 			env:  map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "5", "INPUT_TRIALS-STRATEGY": "mean"},
-			want: func(in *Inputs) { in.Evals, in.Trials, in.TrialsStrategy = []string{"a.yaml"}, 5, "mean" },
+			want: func(in *Inputs) { in.Paths, in.Trials.Count, in.Trials.Strategy = []string{"a.yaml"}, 5, "mean" },
 		},
 		{
 			name:    "bad trials",
 			env:     map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_TRIALS": "0", "INPUT_TRIALS-STRATEGY": "best"},
-			want:    func(in *Inputs) { in.Evals = []string{"a.yaml"} },
+			want:    func(in *Inputs) { in.Paths = []string{"a.yaml"} },
 			errored: []string{"trials", "trials-strategy"},
 		},
 		{
@@ -147,14 +150,14 @@ func TestParseInputs(t *testing.T) {
 				"INPUT_MAX-MEAN-DROP":     "x",
 				"INPUT_CACHE":             "sometimes",
 			},
-			want: func(in *Inputs) { in.Evals = []string{"a.yaml"} },
+			want: func(in *Inputs) { in.Paths = []string{"a.yaml"} },
 			errored: []string{"max-concurrency", "timeout", "max-retries", "min-score", "case-threshold", "max-failures",
 				"max-errors", "pr-number", "max-regressions", "regression-margin", "max-mean-drop", "fail-on-skip", "dry-run", "verbose", "comment", "details", "mode", "cache"},
 		},
 		{
 			name:    "NaN and infinity",
 			env:     map[string]string{"INPUT_EVALS": "a", "INPUT_MIN-SCORE": "NaN", "INPUT_TIMEOUT": "inf", "INPUT_CASE-THRESHOLD": "-0.1"},
-			want:    func(in *Inputs) { in.Evals = []string{"a"} },
+			want:    func(in *Inputs) { in.Paths = []string{"a"} },
 			errored: []string{"timeout", "min-score", "case-threshold"},
 		},
 	}
@@ -194,7 +197,7 @@ func TestInputsGate(t *testing.T) {
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	g := in.Gate()
+	g := in.Gate
 	if g.CaseThreshold != 0.8 || g.MinScore == nil || *g.MinScore != 0.5 || g.MaxErrors != 3 || g.MaxFailures != 0 {
 		t.Errorf("Gate = %+v", g)
 	}

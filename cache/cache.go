@@ -38,23 +38,6 @@ const (
 	Off       Mode = "off"
 )
 
-// DefaultDir is the cache folder, relative to the workspace, when none is given.
-const DefaultDir = ".agentv-cache"
-
-// ParseMode reads a mode: read-write (also "true", "on", or empty: the cache turned on
-// without a mode), read-only, or off (also "false").
-func ParseMode(s string) (Mode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "true", "on", "read-write", "readwrite", "rw":
-		return ReadWrite, nil
-	case "read-only", "readonly", "ro":
-		return ReadOnly, nil
-	case "off", "false", "none", "no":
-		return Off, nil
-	}
-	return "", fmt.Errorf("want read-write, read-only or off, got %q", s)
-}
-
 // Options configure a Store.
 type Options struct {
 	Dir     string

@@ -445,18 +445,6 @@ func TestWhichTargetsUseTheCache(t *testing.T) {
 	}
 }
 
-func TestParseMode(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]Mode{"": ReadWrite, "true": ReadWrite, "read-write": ReadWrite, "Read-Only": ReadOnly, "off": Off, "false": Off} {
-		if got, err := ParseMode(in); err != nil || got != want {
-			t.Errorf("ParseMode(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	if _, err := ParseMode("sometimes"); err == nil || !strings.Contains(err.Error(), "read-write, read-only or off") {
-		t.Errorf("ParseMode(sometimes) error = %v", err)
-	}
-}
-
 // batcher is a counter that also answers batches, counting the requests batches carried.
 type batcher struct {
 	counter

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/agentv/action/suite"
 )
@@ -26,20 +24,6 @@ type Shard struct {
 	balanced     bool
 	plan         string
 	planCases    int
-}
-
-// MaxShards bounds Count: more jobs than a matrix can hold is a typo.
-const MaxShards = 10_000
-
-// ParseShard reads "I/N" (1 ≤ I ≤ N).
-func ParseShard(s string) (Shard, error) {
-	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
-	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
-	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
-	if !ok || err1 != nil || err2 != nil || cnt < 1 || cnt > MaxShards || idx < 1 || idx > cnt {
-		return Shard{}, fmt.Errorf("want I/N with 1 <= I <= N <= %d (shard 2 of 8 is 2/8), got %q", MaxShards, s)
-	}
-	return Shard{Index: idx, Count: cnt}, nil
 }
 
 func (s *Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }

@@ -3,42 +3,10 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/agentv/action/suite"
 )
-
-func TestParseShard(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in      string
-		i, n    int
-		wantErr bool
-	}{
-		{in: "2/8", i: 2, n: 8},
-		{in: " 1 / 1 ", i: 1, n: 1},
-		{in: "8/8", i: 8, n: 8},
-		{in: "0/8", wantErr: true},
-		{in: "9/8", wantErr: true},
-		{in: "2", wantErr: true},
-		{in: "a/b", wantErr: true},
-		{in: "1/0", wantErr: true},
-		{in: "-1/4", wantErr: true},
-		{in: "1/100000", wantErr: true},
-	} {
-		sh, err := ParseShard(tc.in)
-		if tc.wantErr {
-			if err == nil || !strings.Contains(err.Error(), "I/N") {
-				t.Errorf("ParseShard(%q) error = %v, want one explaining I/N", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || sh.Index != tc.i || sh.Count != tc.n {
-			t.Errorf("ParseShard(%q) = %+v, %v", tc.in, sh, err)
-		}
-	}
-}
 
 // cases returns n cases of two datasets.
 func cases(n int) []*suite.Case {

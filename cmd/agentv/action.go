@@ -19,7 +19,6 @@ import (
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
-	"github.com/agentv/action/suite"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -52,10 +51,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
-	resultsDir := in.ResultsDir
-	if !filepath.IsAbs(resultsDir) {
-		resultsDir = filepath.Join(workspace, resultsDir)
-	}
+	resultsDir := underWorkspace(workspace, in.ResultsDir)
 	gh := &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: workspace}
 
 	if len(inErrs) > 0 {
@@ -64,11 +60,11 @@ func (c *Command) runAction(ctx context.Context) int {
 			problems = append(problems, e.Error())
 		}
 		out := &Outcome{Problems: problems}
-		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate()), out: out, dir: resultsDir})
+		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
 	}
 
 	tmp := ""
-	if in.Baseline == action.BaselineAuto {
+	if in.BaselinePath == action.BaselineAuto {
 		if d, err := os.MkdirTemp(env.RunnerTemp, "agentv-baseline-"); err == nil {
 			tmp = d
 			defer os.RemoveAll(d)
@@ -80,13 +76,13 @@ func (c *Command) runAction(ctx context.Context) int {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
 			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
-			return gh.publish(ctx, &finished{run: buildRun(out, in.Gate()), out: out, dir: resultsDir})
+			return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
 		}
-		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.RegressionMargin)
+		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.Gate.RegressionMargin)
 		if note != "" {
 			cmds.Message(action.LevelNotice, "agentv baseline", note)
 		}
-		out := readResults(paths, resultsDir, workspace, "the results-dir input", details(in.Details), in.Gate(), cmpr)
+		out := readResults(paths, resultsDir, workspace, "the results-dir input", in.Details, in.Gate, cmpr)
 		defer out.Close()
 		if berr != nil {
 			out.Problems = append(out.Problems, berr.Error())
@@ -96,7 +92,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 		// The problems are redacted before a merge's results file records them, and the
 		// file's path is known once it is committed (or dropped).
-		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate(), red), out: out, dir: resultsDir})
+		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate, red), out: out, dir: resultsDir})
 	}
 
 	environ := c.Environ
@@ -104,21 +100,15 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.GitHubToken != "" && c.Getenv("GITHUB_TOKEN") == "" {
 		environ = append(append([]string(nil), environ...), "GITHUB_TOKEN="+in.GitHubToken)
 	}
-	cfg := EvalConfig{
-		Paths: in.Evals, TargetsPath: in.Targets, Target: in.Target, JudgeTarget: in.JudgeTarget,
-		Workers: in.MaxConcurrency, EvalID: in.EvalID, Timeout: in.Timeout, MaxRetries: in.MaxRetries,
-		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", DryRun: in.DryRun, Gate: in.Gate(), Verbose: in.Verbose,
-		Cwd: wd, Workspace: workspace, Environ: environ, Details: details(in.Details),
-		Cache: in.Cache, CacheDir: underWorkspace(workspace, in.CacheDir), Shard: in.Shard,
+	cfg := EvalConfig{Settings: in.Settings,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input",
+		Cwd: wd, Workspace: workspace, Environ: environ, Details: in.Details,
 		NoDotenv:          true,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
-		BaselinePath:      baselinePath, BaselineSource: baselineSource,
+		BaselineSource:    baselineSource,
 	}
-	cfg.Trials = suite.Trials{Count: in.Trials, Strategy: in.TrialsStrategy}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = runner.DefaultTimeout
-	}
+	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}
@@ -170,7 +160,7 @@ func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Command
 // outputs; it returns the exit code.
 func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
 	run := f.run
-	run.Details = details(g.in.Details)
+	run.Details = g.in.Details
 	sha := g.ev.HeadSHA
 	if sha == "" {
 		sha = g.env.SHA
@@ -377,14 +367,6 @@ func splitFirstLine(s string) (head, rest string) {
 		rest = strings.TrimPrefix(rest, "\n")
 	}
 	return s[:i], rest
-}
-
-// details parses the details input; an invalid one was reported with the inputs.
-func details(d action.Details) report.DetailLevel {
-	if l, err := report.ParseDetailLevel(string(d)); err == nil {
-		return l
-	}
-	return report.DetailsFailures
 }
 
 // regressions are the run's regressed cases against its baseline, worst first, for their

@@ -37,7 +37,7 @@ func TestAnnotationsFromKeptRecords(t *testing.T) {
 		recs = append(recs, r)
 	}
 	rand.New(rand.NewPCG(3, 3)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
-	opts := action.AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: action.DetailsFailures}
+	opts := action.AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: report.DetailsFailures}
 
 	var want bytes.Buffer
 	all := make([]results.Record, len(recs))

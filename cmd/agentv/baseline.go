@@ -19,7 +19,6 @@ import (
 func baselineFlags(fs *flag.FlagSet, path *string, g *gate.Options) {
 	fs.StringVar(path, "baseline", "", "results file of an earlier run to compare with: per-case and mean score changes, regressions (missing: a notice, no comparison)")
 	fs.Var(optCountValue{&g.MaxRegressions}, "max-regressions", "fail when more cases regressed against --baseline than this (default: report only)")
-	g.RegressionMargin = gate.DefaultRegressionMargin
 	fs.Var(scoreValue{f: &g.RegressionMargin}, "regression-margin", "how far a case's score must fall against --baseline to count as a regression")
 	fs.Var(optScoreValue{&g.MaxMeanDrop}, "max-mean-drop", "fail when the mean score fell by more than this against --baseline, the whole 95% interval below zero (default: report only)")
 }
@@ -93,15 +92,15 @@ func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Compar
 // name reports give it. baseline: auto downloads the base branch's results artifact into
 // tmp; on any failure to find it the run goes on uncompared, with a notice.
 func actionBaseline(ctx context.Context, in action.Inputs, env action.Env, ev action.Event, getenv func(string) string, workspace, tmp string, cmds *action.Commands) (path, source string) {
-	switch in.Baseline {
+	switch in.BaselinePath {
 	case "":
 		return "", ""
 	case action.BaselineAuto:
 	default:
-		if filepath.IsAbs(in.Baseline) {
-			return in.Baseline, ""
+		if filepath.IsAbs(in.BaselinePath) {
+			return in.BaselinePath, ""
 		}
-		return filepath.Join(workspace, in.Baseline), ""
+		return filepath.Join(workspace, in.BaselinePath), ""
 	}
 	notice := func(msg string) { cmds.Message(action.LevelNotice, "agentv baseline", msg) }
 	branch := ev.BaseRef

@@ -14,10 +14,10 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/runner"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=v1.2.3".
@@ -98,17 +98,16 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 }
 
 // evalFlags binds the eval flags to a config.
-func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bool) {
+func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, comment *bool) {
 	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
 	fs.Var(targetValue{one: &cfg.Target, all: &cfg.Targets}, "target", "run every case against this target (default: the case's or suite's target, else 'default'); repeated, every case runs on each (AgentV 4.x's matrix)")
 	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
 	fs.Var(countValue{&cfg.Workers}, "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
 	fs.Var(countValue{&cfg.Workers}, "max-concurrency", "alias of --workers")
-	fs.StringVar(&cfg.Out, "out", filepath.Join("agentv-results", "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
+	fs.StringVar(&cfg.Out, "out", filepath.Join(config.DefaultResultsDir, "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
 	fs.StringVar(&cfg.EvalID, "eval-id", "", "run only cases whose id matches this glob")
 	fs.Var(secondsValue{&cfg.Timeout}, "timeout", "time per target invocation, judge call and script: seconds or a duration such as 90s or 2m")
 	fs.Var(secondsValue{&cfg.Timeout}, "agent-timeout", "alias of --timeout")
-	cfg.MaxRetries = runner.DefaultMaxRetries
 	fs.Var(countValue{&cfg.MaxRetries}, "max-retries", "retries of a target, judge or script invocation that timed out")
 	fs.Var(trialsValue{&cfg.Trials.Count}, "trials", "run each case this many times, overriding the eval files' execution.trials count (1 runs each case once)")
 	fs.Var(strategyValue{&cfg.Trials.Strategy}, "trials-strategy", "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'")
@@ -116,7 +115,7 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 	fs.Var(millisValue{&cfg.DryRunDelay}, "dry-run-delay", "milliseconds each dry-run answer takes")
 	fs.Var(millisValue{&cfg.DryRunMin}, "dry-run-delay-min", "minimum random dry-run delay in milliseconds")
 	fs.Var(millisValue{&cfg.DryRunMax}, "dry-run-delay-max", "maximum random dry-run delay in milliseconds")
-	fs.Var(scoreValue{f: &cfg.minScore, set: minScoreSet}, "min-score", "fail when the mean score of all cases (errored ones count 0) is below this")
+	fs.Var(optScoreValue{&cfg.Gate.MinScore}, "min-score", "fail when the mean score of all cases (errored ones count 0) is below this")
 	fs.Var(scoreValue{f: &cfg.Gate.CaseThreshold}, "case-threshold", "a case passes at this score or above")
 	fs.Var(countValue{&cfg.Gate.MaxFailures}, "max-failures", "failed cases allowed before the run fails")
 	fs.Var(countValue{&cfg.Gate.MaxErrors}, "max-errors", "errored cases allowed before the run errors")
@@ -131,10 +130,10 @@ func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, minScoreSet *bool, comment *bo
 }
 
 func (c *Command) evalCmd(ctx context.Context, args []string) int {
-	cfg := EvalConfig{Gate: gate.Defaults(), Timeout: runner.DefaultTimeout}
-	var minSet, comment bool
+	cfg := EvalConfig{Settings: config.Defaults()}
+	var comment bool
 	fs := flag.NewFlagSet("agentv eval", flag.ContinueOnError)
-	evalFlags(fs, &cfg, &minSet, &comment)
+	evalFlags(fs, &cfg, &comment)
 	var v4 v4Flags
 	bindV4Flags(fs, &v4, &cfg)
 	paths, code, ok := parseCommand(fs, "agentv eval [flags] <eval files, directories or globs...>", args, c.Stdout, c.Stderr)
@@ -157,10 +156,6 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 	if len(paths) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv eval: no eval paths given (files, directories or globs)")
 		return gate.ExitInvalid
-	}
-	if minSet {
-		v := cfg.minScore
-		cfg.Gate.MinScore = &v
 	}
 	cfg.Paths = paths
 	cfg.Cwd = c.Cwd

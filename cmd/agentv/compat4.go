@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -19,31 +20,29 @@ import (
 // onto this program's own setting where one exists; docs/agentv-4.md lists where the
 // meaning differs.
 
-// v4Flags holds the 4.x flags as given.
+// v4Flags holds the 4.x flags that overlap this program's own (where results go, the
+// threshold, the cache folder, reruns): apply checks them against those before they count.
+// The others fill the settings directly.
 type v4Flags struct {
-	testIDs      []string // --test-id: globs, any of which selects a case
-	output       string   // -o / --output: the run directory
-	threshold    float64  // --threshold
+	output       string  // -o / --output: the run directory
+	threshold    float64 // --threshold
 	thresholdSet bool
-	cachePath    string   // --cache-path
-	budget       float64  // --budget-usd; 0: none
-	tags         []string // --tag: a suite must have every one
-	excludeTags  []string // --exclude-tag: a suite must have none
-	rerunFailed  bool     // --rerun-failed
-	retryErrors  string   // --retry-errors PATH
+	cachePath    string // --cache-path
+	rerunFailed  bool   // --rerun-failed
+	retryErrors  string // --retry-errors PATH
 }
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
-	fs.Var(globsValue{&v.testIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
+	fs.Var(globsValue{&cfg.TestIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
 	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
 	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
 	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x)")
 	fs.StringVar(&v.cachePath, "cache-path", "", "turn the response cache on, in this folder (AgentV 4.x; --cache --cache-dir DIR)")
-	fs.Var(budgetValue{&v.budget}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
-	fs.Var(wordsValue{&v.tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
-	fs.Var(wordsValue{&v.excludeTags}, "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
+	fs.Var(budgetValue{&cfg.BudgetUSD}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
+	fs.Var(wordsValue{&cfg.Tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
+	fs.Var(wordsValue{&cfg.ExcludeTags}, "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
 	fs.BoolVar(&v.rerunFailed, "rerun-failed", false, "run again only the cases that did not pass in the results at --output (or --out), keeping the passed ones (AgentV 4.x)")
 	fs.StringVar(&v.retryErrors, "retry-errors", "", "results file or run directory of an earlier run: run again only its errored (and missing) cases, keeping the others (AgentV 4.x)")
 }
@@ -79,9 +78,6 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 			cfg.Cache = cache.ReadWrite
 		}
 	}
-	cfg.TestIDs = v.testIDs
-	cfg.Tags, cfg.ExcludeTags = v.tags, v.excludeTags
-	cfg.BudgetUSD = v.budget
 	switch {
 	case v.rerunFailed && v.retryErrors != "":
 		return errors.New("--rerun-failed and --retry-errors both choose the cases to run again: give one")
@@ -177,7 +173,7 @@ func (b budgetValue) String() string {
 }
 
 func (b budgetValue) Set(v string) error {
-	f, ok := parseFinite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
+	f, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
 	if !ok || f <= 0 {
 		return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
 	}

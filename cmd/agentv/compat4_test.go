@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentv/action/cache"
-	"github.com/agentv/action/gate"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/suite"
 )
@@ -87,11 +87,11 @@ func TestV4Flags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := EvalConfig{Gate: gate.Defaults()}
-			var minSet, comment bool
+			cfg := EvalConfig{Settings: config.Defaults()}
+			var comment bool
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.SetOutput(&strings.Builder{})
-			evalFlags(fs, &cfg, &minSet, &comment)
+			evalFlags(fs, &cfg, &comment)
 			var v4 v4Flags
 			bindV4Flags(fs, &v4, &cfg)
 			_, err := parseInterspersed(fs, tt.args)

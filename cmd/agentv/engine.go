@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
@@ -21,57 +22,28 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// EvalConfig is everything one eval run needs, from flags or Action inputs.
+// EvalConfig is everything one eval run needs: the user's settings, and what the command
+// works out from where and how it runs.
 type EvalConfig struct {
-	Paths       []string // eval files, directories or globs
-	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
-	Target      string   // --target override ("" or "default": none)
-	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
-	JudgeTarget string   // --judge-target
-	Workers     int      // --workers / max-concurrency override
-	EvalID      string   // --eval-id glob
-	Timeout     time.Duration
-	MaxRetries  int
-	Trials      suite.Trials // --trials and --trials-strategy; zero values keep the files'
-	Out         string       // results JSONL path
-	OutName     string       // what moves Out, for messages: "" is the --out flag
-	DryRun      bool
-	DryRunDelay time.Duration
-	DryRunMin   time.Duration
-	DryRunMax   time.Duration
-	Gate        gate.Options
-	Verbose     bool
-	Details     report.DetailLevel // how much model text the Markdown reports will show
-	Cwd         string
-	Workspace   string   // GITHUB_WORKSPACE
-	Environ     []string // process environment
+	config.Settings
+	Out     string             // results JSONL path
+	OutName string             // what moves Out, for messages: "" is the --out flag
+	Details report.DetailLevel // how much model text the Markdown reports will show
+	Cwd     string
+	// Workspace is GITHUB_WORKSPACE: paths in reports are relative to it.
+	Workspace string
+	Environ   []string // process environment
 	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
 	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
 	NoDotenv bool
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
-	// BaselinePath is a results file of an earlier run to compare with (--baseline);
-	// BaselineSource names it in reports instead of its path (a workflow run).
-	BaselinePath, BaselineSource string
-	// Cache is how the run uses the response cache in CacheDir ("" or off: not at all).
-	Cache    cache.Mode
-	CacheDir string // absolute, or relative to Cwd; "": .agentv-cache in the workspace
-	// Shard runs only one part of the suite (--shard I/N); nil: all of it.
-	Shard *plan.Shard
-
-	// AgentV 4.x's flags (compat4.go).
-	RunDir        string   // -o/--output: also write 4.x's run layout here
-	ThresholdWins bool     // --threshold: the case threshold wins over the files' own
-	TestIDs       []string // --test-id globs: a case matching any runs
-	Tags          []string // --tag: run only suites having every one
-	ExcludeTags   []string // --exclude-tag: skip suites having any
-	BudgetUSD     float64  // --budget-usd; 0: no budget
+	// BaselineSource names the baseline in reports instead of its path (a workflow run).
+	BaselineSource string
 	// Rerun runs again only the cases an earlier run did not settle, carrying its other
 	// records over (--rerun-failed, --retry-errors); nil: every case runs.
 	Rerun *rerunFrom
-
-	minScore float64 // flag storage; Gate.MinScore points at a copy when set
 }
 
 // Engine runs one eval and keeps what the reports need.
@@ -460,7 +432,7 @@ func (e *Engine) openCache() *cache.Store {
 		if base == "" {
 			base = cfg.Cwd
 		}
-		dir = filepath.Join(base, cache.DefaultDir)
+		dir = filepath.Join(base, config.DefaultCacheDir)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Cwd, dir)
 	}

@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/plan"
@@ -118,16 +118,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// parseFinite parses a float that is a number: NaN and the infinities compare false with
-// every bound, so a range check alone would let them through.
-func parseFinite(v string) (float64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
-}
-
-// maxSeconds bounds durations given in seconds: more would overflow time.Duration.
-const maxSeconds = float64(math.MaxInt64 / int64(time.Second))
-
 // secondsValue is a flag.Value for durations given in (possibly fractional) seconds or, as
 // the Action's timeout input takes them, as a Go duration ("90s", "2m", "1m30s").
 type secondsValue struct{ d *time.Duration }
@@ -140,17 +130,11 @@ func (s secondsValue) String() string {
 }
 
 func (s secondsValue) Set(v string) error {
-	f, ok := parseFinite(v)
+	d, ok := config.Seconds(v)
 	if !ok {
-		if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil && d >= 0 {
-			*s.d = d
-			return nil
-		}
-	}
-	if !ok || f < 0 || f > maxSeconds {
 		return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
 	}
-	*s.d = time.Duration(f * float64(time.Second))
+	*s.d = d
 	return nil
 }
 
@@ -165,8 +149,8 @@ func (m millisValue) String() string {
 }
 
 func (m millisValue) Set(v string) error {
-	f, ok := parseFinite(v)
-	if !ok || f < 0 || f > maxSeconds*1000 {
+	f, ok := config.Finite(v)
+	if !ok || f < 0 || f > config.MaxSeconds*1000 {
 		return fmt.Errorf("want milliseconds >= 0, got %q", v)
 	}
 	*m.d = time.Duration(f * float64(time.Millisecond))
@@ -200,8 +184,8 @@ func (s scoreValue) Set(v string) error {
 }
 
 func parseScore(v string) (float64, error) {
-	f, ok := parseFinite(v)
-	if !ok || f < 0 || f > 1 {
+	f, ok := config.Score(v)
+	if !ok {
 		return 0, fmt.Errorf("want a score between 0 and 1, got %q", v)
 	}
 	return f, nil
@@ -218,9 +202,9 @@ func (v shardValue) String() string {
 }
 
 func (v shardValue) Set(s string) error {
-	sh, err := plan.ParseShard(s)
+	sh, err := config.ParseShard(s)
 	if err == nil {
-		*v.s = &sh
+		*v.s = sh
 	}
 	return err
 }
@@ -237,7 +221,7 @@ func (c cacheValue) String() string {
 }
 
 func (c cacheValue) Set(v string) error {
-	m, err := cache.ParseMode(v)
+	m, err := config.ParseCache(v)
 	if err == nil {
 		*c.m = m
 	}

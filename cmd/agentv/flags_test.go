@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/suite"
 )
@@ -20,38 +21,38 @@ func TestEvalFlags(t *testing.T) {
 		name    string
 		args    []string
 		paths   []string
-		check   func(t *testing.T, cfg EvalConfig, minSet bool)
+		check   func(t *testing.T, cfg EvalConfig)
 		wantErr string
 	}{
 		{name: "flags after paths", args: []string{"a.yaml", "--dry-run", "b/*.yaml", "--workers", "4"},
 			paths: []string{"a.yaml", "b/*.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if !cfg.DryRun || cfg.Workers != 4 {
 					t.Errorf("cfg = %+v", cfg)
 				}
 			}},
 		{name: "aliases and units", args: []string{"--agent-timeout", "1.5", "--max-concurrency", "8", "--dry-run-delay", "50", "x.jsonl"},
 			paths: []string{"x.jsonl"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Timeout != 1500*time.Millisecond || cfg.Workers != 8 || cfg.DryRunDelay != 50*time.Millisecond {
 					t.Errorf("cfg = %+v", cfg)
 				}
 			}},
 		{name: "gate", args: []string{"--min-score", "0.7", "--case-threshold", "0.9", "--max-failures", "2", "--max-errors", "1", "s.yaml"},
 			paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, minSet bool) {
-				if !minSet || cfg.minScore != 0.7 || cfg.Gate.CaseThreshold != 0.9 || cfg.Gate.MaxFailures != 2 || cfg.Gate.MaxErrors != 1 {
-					t.Errorf("cfg = %+v minSet %v", cfg, minSet)
+			check: func(t *testing.T, cfg EvalConfig) {
+				if cfg.Gate.MinScore == nil || *cfg.Gate.MinScore != 0.7 || cfg.Gate.CaseThreshold != 0.9 || cfg.Gate.MaxFailures != 2 || cfg.Gate.MaxErrors != 1 {
+					t.Errorf("cfg = %+v", cfg)
 				}
 			}},
 		{name: "cache and shard", args: []string{"--cache", "s.yaml", "--cache-dir", "c", "--shard", "2/8"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Cache != cache.ReadWrite || cfg.CacheDir != "c" || cfg.Shard == nil || cfg.Shard.Index != 2 || cfg.Shard.Count != 8 {
 					t.Errorf("cfg = %+v", cfg)
 				}
 			}},
 		{name: "cache read-only", args: []string{"--cache=read-only", "s.yaml"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Cache != cache.ReadOnly {
 					t.Errorf("cache = %q", cfg.Cache)
 				}
@@ -62,13 +63,13 @@ func TestEvalFlags(t *testing.T) {
 		{name: "score out of range", args: []string{"--min-score", "1.5"}, wantErr: "between 0 and 1"},
 		{name: "negative timeout", args: []string{"--timeout", "-1"}, wantErr: "seconds >= 0"},
 		{name: "timeout as a duration", args: []string{"--timeout", "2m", "s.yaml"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Timeout != 2*time.Minute {
 					t.Errorf("timeout = %v, want 2m", cfg.Timeout)
 				}
 			}},
 		{name: "timeout as a compound duration", args: []string{"--agent-timeout=1m30s", "s.yaml"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Timeout != 90*time.Second {
 					t.Errorf("timeout = %v, want 1m30s", cfg.Timeout)
 				}
@@ -88,7 +89,7 @@ func TestEvalFlags(t *testing.T) {
 		{name: "negative max retries", args: []string{"--max-retries", "-1"}, wantErr: "whole number >= 0"},
 		{name: "NaN dry-run delay", args: []string{"--dry-run-delay", "NaN"}, wantErr: "milliseconds >= 0"},
 		{name: "trials", args: []string{"--trials", "4", "--trials-strategy", "confidence_interval", "s.yaml"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Trials != (suite.Trials{Count: 4, Strategy: suite.TrialsConfidenceInterval}) {
 					t.Errorf("trials = %+v", cfg.Trials)
 				}
@@ -97,7 +98,7 @@ func TestEvalFlags(t *testing.T) {
 		{name: "negative trials", args: []string{"--trials", "-2"}, wantErr: "from 1 to 100"},
 		{name: "unknown trials strategy", args: []string{"--trials-strategy", "max"}, wantErr: "want one of pass_at_k, mean, confidence_interval"},
 		{name: "zero counts are fine", args: []string{"--workers", "0", "--max-retries", "0", "s.yaml"}, paths: []string{"s.yaml"},
-			check: func(t *testing.T, cfg EvalConfig, _ bool) {
+			check: func(t *testing.T, cfg EvalConfig) {
 				if cfg.Workers != 0 || cfg.MaxRetries != 0 {
 					t.Errorf("cfg = %+v", cfg)
 				}
@@ -106,12 +107,12 @@ func TestEvalFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := EvalConfig{Gate: gate.Defaults()}
-			var minSet, comment bool
+			cfg := EvalConfig{Settings: config.Defaults()}
+			var comment bool
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			var errOut strings.Builder
 			fs.SetOutput(io.MultiWriter(&errOut))
-			evalFlags(fs, &cfg, &minSet, &comment)
+			evalFlags(fs, &cfg, &comment)
 			paths, err := parseInterspersed(fs, tt.args)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -126,7 +127,7 @@ func TestEvalFlags(t *testing.T) {
 				t.Errorf("paths (-want +got):\n%s", diff)
 			}
 			if tt.check != nil {
-				tt.check(t, cfg, minSet)
+				tt.check(t, cfg)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/action/actiontest"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/redact"
 )
 
@@ -42,7 +43,7 @@ func TestVerboseLogIsSafe(t *testing.T) {
 		if underActions {
 			cmds = action.NewCommands(&stdout, red)
 		}
-		e := c.engine(EvalConfig{Verbose: true}, red, cmds)
+		e := c.engine(EvalConfig{Settings: config.Settings{Verbose: true}}, red, cmds)
 		e.Logf(msg, args...)
 		e.Done()
 		out := stdout.String() + stderr.String()

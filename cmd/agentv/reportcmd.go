@@ -15,9 +15,9 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/compare"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -28,11 +28,9 @@ func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
 	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
-	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+action.DefaultResultsDir+" in the working directory)")
+	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+config.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
-	var minScore float64
-	var minSet bool
-	fs.Var(scoreValue{f: &minScore, set: &minSet}, "min-score", "minimum mean score")
+	fs.Var(optScoreValue{&g.MinScore}, "min-score", "minimum mean score")
 	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
 	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
 	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
@@ -44,9 +42,6 @@ func (c *Command) reportCmd(args []string) int {
 	if len(patterns) == 0 {
 		fmt.Fprintln(c.Stderr, "agentv report: --results FILE is required")
 		return gate.ExitInvalid
-	}
-	if minSet {
-		g.MinScore = &minScore
 	}
 	paths, err := expandResults(c.Cwd, patterns)
 	if err != nil {
@@ -63,7 +58,7 @@ func (c *Command) reportCmd(args []string) int {
 		if !set["case-threshold"] {
 			g.CaseThreshold = rec.CaseThreshold
 		}
-		if !minSet {
+		if !set["min-score"] {
 			g.MinScore = rec.MinScore
 		}
 		if !set["max-failures"] {
@@ -83,7 +78,7 @@ func (c *Command) reportCmd(args []string) int {
 		// A merge writes its own results.jsonl and reports, which belong beside none of its
 		// inputs (they would replace a shard's file, or a user's own summary.md in the
 		// folder that holds them all): like eval, it has a folder of its own.
-		dir = action.DefaultResultsDir
+		dir = config.DefaultResultsDir
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
@@ -303,7 +298,7 @@ func isAnyOf(path string, paths []string) bool {
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can
 // have shards.
-const maxResultsFiles = plan.MaxShards
+const maxResultsFiles = config.MaxShards
 
 // expandResults returns the results files that patterns name, relative to cwd: a pattern
 // with glob characters must match a file, and each file is listed once, in pattern order

@@ -48,7 +48,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	}
 	red.Add(c.Getenv("GITHUB_TOKEN"))
 	ev, _ := action.LoadEvent(c.Getenv)
-	gh := c.github(action.Inputs{Details: action.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}, ev, cmds)
+	gh := c.github(action.Inputs{Details: report.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}, ev, cmds)
 	return gh.publish(ctx, f, outs...)
 }
 

@@ -32,6 +32,7 @@ var house = [][]string{
 	{"plan", "workspace"},  // choosing each case's target and judge; the suite's directory
 	{"runner"},             // running jobs in pools
 	{"gate"},               // the outcome of a run
+	{"config"},             // a run's settings, filled by flags, Action inputs and environment
 	{"compare"},            // a run against a baseline
 	{"report"},             // rendered reports
 	{"action"},             // the GitHub Actions adapter
