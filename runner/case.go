@@ -123,7 +123,8 @@ type scored struct {
 // for the call) and scores the answer with the case's evaluators.
 func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
 	t := p.Target()
-	req := request(j.Case, providers.ModeOf(t.Kind), j.Workspace)
+	req := prompt.Build(j.Case, providers.ModeOf(t.Kind))
+	req.Workspace = j.Workspace
 	s := &scored{req: req, attempts: 1}
 	resp := pre
 	if resp == nil {
@@ -146,13 +147,6 @@ func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre
 		s.errMsg = evaluatorErrors(s.out.Results)
 	}
 	return s
-}
-
-// request is what case c sends a target of mode, run in the suite's workspace ws.
-func request(c *suite.Case, mode providers.Mode, ws string) *providers.Request {
-	req := prompt.Build(c, mode)
-	req.Workspace = ws
-	return req
 }
 
 // settle sets a scored case's verdict: an error when errored, else pass at or above

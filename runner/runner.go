@@ -293,9 +293,15 @@ func healthKeyOf(j *plan.Job) healthKey {
 	return k
 }
 
-// healthcheck runs the provider's healthcheck, if it has one, for the eval files of key. A
-// failure is the error of every case of the lane from those files.
-func (r *Runner) healthcheck(work context.Context, l *lane, key healthKey) error {
+// healthcheck runs the provider's healthcheck, if it has one, for the eval files of job j,
+// once per healthKey (done holds those checked). A failure is the error of every case of the
+// lane from those files.
+func (r *Runner) healthcheck(work context.Context, l *lane, done map[healthKey]error, j *plan.Job) error {
+	key := healthKeyOf(j)
+	if err, checked := done[key]; checked {
+		return err
+	}
+	done[key] = nil
 	hc, ok := l.provider.(providers.HealthChecker)
 	if !ok {
 		return nil
@@ -305,6 +311,7 @@ func (r *Runner) healthcheck(work context.Context, l *lane, key healthKey) error
 		r.healthMu.Lock()
 		r.healthFailed = append(r.healthFailed, herr)
 		r.healthMu.Unlock()
+		done[key] = herr
 		return herr
 	}
 	return nil
@@ -321,13 +328,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 		if ctx.Err() != nil {
 			continue
 		}
-		key := healthKeyOf(j)
-		err, checked := health[key]
-		if !checked {
-			err = r.healthcheck(work, l, key)
-			health[key] = err
-		}
-		if err != nil {
+		if err := r.healthcheck(work, l, health, j); err != nil {
 			if ctx.Err() == nil {
 				r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			}
@@ -396,13 +397,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 		if ctx.Err() != nil {
 			break
 		}
-		key := healthKeyOf(batch[0])
-		err, checked := health[key]
-		if !checked {
-			err = r.healthcheck(work, l, key)
-			health[key] = err
-		}
-		if err != nil {
+		if err := r.healthcheck(work, l, health, batch[0]); err != nil {
 			for _, j := range batch {
 				if ctx.Err() != nil {
 					break
