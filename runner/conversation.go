@@ -143,22 +143,17 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	cr.history = append(cr.history, suite.Message{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: answer}})
 	rt.Answer = r.capText(answer)
 
-	var out *evaluators.Outcome
+	var graded *suite.Case
 	// A turn with neither evaluators nor an expected answer has nothing to check: it scores 1.
 	if len(turn.Evaluators) > 0 || len(turn.Expected) > 0 {
-		graded := sent
-		graded.Input = window(cr.history, conv.WindowSize)
-		graded.Question = transcriptText(graded.Input)
-		graded.Expected, graded.ReferenceAnswer, graded.HasReference = turn.Expected, turn.ReferenceAnswer, turn.HasReference
-		graded.Evaluators = turn.Evaluators
-		out = evaluators.Evaluate(ctx, &evaluators.Input{
-			Case: &graded, Target: cr.p.Target(), Request: req, Response: resp, Candidate: answer, Trace: trace,
-		}, cr.eopts)
-		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
-			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
-		}
+		g := sent
+		g.Input = window(cr.history, conv.WindowSize)
+		g.Question = transcriptText(g.Input)
+		g.Expected, g.ReferenceAnswer, g.HasReference = turn.Expected, turn.ReferenceAnswer, turn.HasReference
+		g.Evaluators = turn.Evaluators
+		graded = &g
 	}
-	e := cr.addEntry(name, TypeTurn, out, began)
+	e := cr.grade(ctx, name, TypeTurn, graded, req, resp, answer, trace, began)
 	rt.Score, rt.Verdict, rt.Error, rt.DurationMS = e.Score, e.Verdict, e.Error, e.DurationMS
 	cr.turns = append(cr.turns, rt)
 	return e.Verdict != string(results.VerdictPass)
@@ -184,20 +179,24 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	whole.Question = text
 	whole.Expected, whole.ReferenceAnswer, whole.HasReference = nil, "", false
 	whole.Conversation = nil
-	req := prompt.Build(&whole, cr.mode)
 	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
-	out := evaluators.Evaluate(ctx, &evaluators.Input{
-		Case: &whole, Target: cr.p.Target(), Request: req, Response: resp, Candidate: text, Trace: mergeTraces(cr.traces),
-	}, cr.eopts)
-	cr.addEntry(TypeConversation, TypeConversation, out, began)
+	cr.grade(ctx, TypeConversation, TypeConversation, &whole, prompt.Build(&whole, cr.mode), resp, text, mergeTraces(cr.traces), began)
 }
 
-// addEntry appends the entry of a turn or the transcript scored as out (nil: nothing to
-// check, it scores 1), its verdict held to the case threshold.
-func (cr *conversationRun) addEntry(name, typ string, out *evaluators.Outcome, began time.Time) results.EvaluatorResult {
+// grade scores a turn's answer (or the transcript) as case c and appends its entry, its
+// verdict held to the case threshold; a nil c has nothing to check and scores 1.
+func (cr *conversationRun) grade(ctx context.Context, name, typ string, c *suite.Case, req *providers.Request,
+	resp *providers.Response, candidate string, trace *results.TraceSummary, began time.Time) results.EvaluatorResult {
 	e := results.EvaluatorResult{Name: name, Type: typ, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
 	errored := false
-	if out != nil {
+	if c != nil {
+		out := evaluators.Evaluate(ctx, &evaluators.Input{
+			Case: c, Target: cr.p.Target(), Request: req, Response: resp, Candidate: candidate, Trace: trace,
+		}, cr.eopts)
+		// The default judge's prompt stays with its turn: the record's own is the case's.
+		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
+			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
+		}
 		e.Score, e.Reasoning, e.EvaluatorResults = out.Score, out.Reasoning, out.Results
 		e.Hits, e.Misses = nonNil(out.Hits), nonNil(out.Misses)
 		if errored = out.Errored; errored {
