@@ -2,6 +2,10 @@
 // invocation with retries on timeout, provider batching with per-case fallback, judges,
 // and one record per case streamed to a handler as soon as the case finishes.
 //
+// A case takes one path: runCase runs it once or as a loop of trials, each trial (runOnce) is
+// the before_each hook, then one question (ask) or a loop of conversation turns, and one record
+// built from either; emit redacts it and hands it on.
+//
 // A failing case, judge or worker never stops or corrupts the others: every problem
 // becomes that case's error record.
 package runner
