@@ -48,7 +48,8 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *plan.Job,
 	r.emit(j, r.runOnce(ctx, p, j, pre))
 }
 
-// runOnce invokes the target (unless pre is an answer from a batch) and scores the answer.
+// runOnce runs a case once (a trial of it, when it has trials): the before_each hook, then the
+// case itself, a single question or a conversation of them, and its record.
 func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response) (rec *results.Record) {
 	start := time.Now()
 	// A bug in a provider or evaluator must cost one case, not the run.
@@ -63,68 +64,89 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	} else if err := r.hook(ctx, j, beforeEach); err != nil {
 		return r.errorRecord(j, nil, 0, time.Since(start), err)
 	}
-	if j.Case.Conversation != nil {
-		rec = r.runConversation(ctx, p, j, start)
-		rec.Cache = use.Record()
-		return rec
-	}
-	t := p.Target()
-	mode := providers.ModeOf(t.Kind)
-	req := prompt.Build(j.Case, mode)
-	req.Workspace = j.Workspace
-	resp, attempts := pre, 1
-	var err error
-	if resp == nil {
-		resp, attempts, err = r.invoke(ctx, p, req)
-	}
-	if err != nil {
-		return r.errorRecord(j, req, attempts, time.Since(start), err)
-	}
-	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
-	// case (4.42.4 prints it always), not only a --verbose line.
-	hookErr := r.hook(ctx, j, afterEach)
-	if hookErr != nil {
-		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(hookErr.Error()))
-	}
-	candidate := Candidate(resp)
-	trace := Trace(resp)
 	threshold, own, eopts := r.thresholdOf(j.Case)
-	out := evaluators.Evaluate(ctx, &evaluators.Input{
-		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: candidate, Trace: trace,
-		FileChanges: workspace.FileChanges(ctx, j.Workspace),
-	}, eopts)
-
-	rec = r.baseRecord(j, t)
-	if hookErr != nil {
-		rec.Warnings = append(slices.Clip(rec.Warnings), suite.Diagnostic{File: j.File, Line: j.Case.Line,
-			Severity: suite.SeverityWarning, Kind: "hook", CaseID: j.Case.ID, Message: hookErr.Error()})
+	var s scored
+	if j.Case.Conversation != nil {
+		s = r.runConversation(ctx, p, j, threshold, eopts)
+	} else {
+		s = r.ask(ctx, p, j, pre, eopts)
 	}
-	rec.Score = out.Score
-	rec.Hits = nonNil(out.Hits)
-	rec.Misses = nonNil(out.Misses)
-	rec.CandidateAnswer = r.capText(candidate)
-	rec.Reasoning = out.Reasoning
-	r.setRequest(rec, req, mode)
-	rec.EvaluatorProviderRequest = out.DefaultJudgeRequest
-	rec.EvaluatorResults = out.Results
-	rec.TraceSummary = trace
-	if len(resp.Metadata) > 0 {
-		if b, err := jsonx.Marshal(resp.Metadata); err == nil {
+	if s.err != nil {
+		return r.errorRecord(j, s.req, s.attempts, time.Since(start), s.err)
+	}
+	rec = r.baseRecord(j, p.Target())
+	if s.hookErr != nil {
+		rec.Warnings = append(slices.Clip(rec.Warnings), suite.Diagnostic{File: j.File, Line: j.Case.Line,
+			Severity: suite.SeverityWarning, Kind: "hook", CaseID: j.Case.ID, Message: s.hookErr.Error()})
+	}
+	rec.Score = s.out.Score
+	rec.Hits = nonNil(s.out.Hits)
+	rec.Misses = nonNil(s.out.Misses)
+	rec.CandidateAnswer = r.capText(s.candidate)
+	rec.Reasoning = s.out.Reasoning
+	if s.req != nil {
+		r.setRequest(rec, s.req, providers.ModeOf(p.Target().Kind))
+	}
+	rec.EvaluatorProviderRequest = s.out.DefaultJudgeRequest
+	rec.EvaluatorResults = s.out.Results
+	rec.TraceSummary = s.trace
+	if len(s.metadata) > 0 {
+		if b, err := jsonx.Marshal(s.metadata); err == nil {
 			rec.ProviderMetadata = b
 		}
 	}
-	rec.Attempts = attempts
+	rec.Turns = s.turns
+	rec.Attempts = s.attempts
 	rec.Cache = use.Record()
 	rec.DurationMS = time.Since(start).Milliseconds()
-	errored := resp.Error != "" || out.Errored
-	if errored {
-		rec.Error = resp.Error
-		if rec.Error == "" {
-			rec.Error = evaluatorErrors(out.Results)
+	rec.Error = s.errMsg
+	settle(rec, threshold, own, s.errMsg != "")
+	return rec
+}
+
+// scored is a case's run as its record shows it: the last request sent, the answer and how
+// it scored (a conversation's turns aggregated, see runConversation).
+type scored struct {
+	req       *providers.Request
+	attempts  int
+	err       error // the target gave no answer: the record is an error record
+	candidate string
+	trace     *results.TraceSummary
+	metadata  map[string]any
+	out       *evaluators.Outcome
+	errMsg    string // the record's error, "" when it has none
+	hookErr   error  // a failed after_each, a warning on the record
+	turns     []results.Turn
+}
+
+// ask sends a case that is not a conversation to the target (pre, a batch's answer, stands
+// for the call) and scores the answer with the case's evaluators.
+func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) (s scored) {
+	t := p.Target()
+	req := prompt.Build(j.Case, providers.ModeOf(t.Kind))
+	req.Workspace = j.Workspace
+	s.req, s.attempts = req, 1
+	resp := pre
+	if resp == nil {
+		if resp, s.attempts, s.err = r.invoke(ctx, p, req); s.err != nil {
+			return s
 		}
 	}
-	settle(rec, threshold, own, errored)
-	return rec
+	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
+	// case (4.42.4 prints it always), not only a --verbose line.
+	if s.hookErr = r.hook(ctx, j, afterEach); s.hookErr != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(s.hookErr.Error()))
+	}
+	s.candidate, s.trace, s.metadata = Candidate(resp), Trace(resp), resp.Metadata
+	s.out = evaluators.Evaluate(ctx, &evaluators.Input{
+		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: s.candidate, Trace: s.trace,
+		FileChanges: workspace.FileChanges(ctx, j.Workspace),
+	}, eopts)
+	s.errMsg = resp.Error
+	if s.errMsg == "" && s.out.Errored {
+		s.errMsg = evaluatorErrors(s.out.Results)
+	}
+	return s
 }
 
 // settle sets a scored case's verdict: an error when errored, else pass at or above
@@ -133,14 +155,18 @@ func settle(rec *results.Record, threshold float64, own, errored bool) {
 	if own {
 		rec.CaseThreshold = &threshold
 	}
+	rec.Verdict = verdict(rec.Score, threshold, errored)
+}
+
+// verdict is the verdict of a score (a case's, a turn's or a transcript's) against threshold.
+func verdict(score, threshold float64, errored bool) results.Verdict {
 	switch {
 	case errored:
-		rec.Verdict = results.VerdictError
-	case rec.Score >= threshold:
-		rec.Verdict = results.VerdictPass
-	default:
-		rec.Verdict = results.VerdictFail
+		return results.VerdictError
+	case score >= threshold:
+		return results.VerdictPass
 	}
+	return results.VerdictFail
 }
 
 // thresholdOf returns the score case c passes at (see caseThreshold), whether its eval file

@@ -37,19 +37,12 @@ type conversationRun struct {
 	threshold float64             // the score the case and each of its turns pass at
 	eopts     *evaluators.Options // the options its evaluators run with
 
-	history  []suite.Message // the opening, then each turn's input and answer
-	outputs  []suite.Message // every turn's output messages, in order
-	traces   []*results.TraceSummary
-	scores   []float64
-	entries  []results.EvaluatorResult
-	turns    []results.Turn
-	hits     []string
-	misses   []string
-	reasons  []string
-	errs     []string
-	lastReq  *providers.Request
-	answer   string // the last answer
-	attempts int
+	history []suite.Message // the opening, then each turn's input and answer
+	outputs []suite.Message // every turn's output messages, in order
+	traces  []*results.TraceSummary
+	entries []results.EvaluatorResult // one a turn, then the transcript's
+	turns   []results.Turn
+	last    scored // the last request and answer, the attempts of every turn
 }
 
 // runConversation runs a conversation test: each turn is sent with the conversation so far (to
@@ -58,13 +51,11 @@ type conversationRun struct {
 // A turn whose target call fails scores 0 and makes the case an error; with
 // on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
 // turns are recorded as not sent, scoring 0.
-func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, start time.Time) *results.Record {
+func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, threshold float64, eopts *evaluators.Options) scored {
 	c := j.Case
 	conv := c.Conversation
-	t := p.Target()
-	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(t.Kind), history: slices.Clone(c.Input)}
-	threshold, own, eopts := r.thresholdOf(c)
-	cr.threshold, cr.eopts = threshold, eopts
+	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), history: slices.Clone(c.Input),
+		threshold: threshold, eopts: eopts}
 	stoppedAt := 0
 	for i, turn := range conv.Turns {
 		if stoppedAt > 0 {
@@ -79,24 +70,34 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 		cr.transcript(ctx)
 	}
 
-	rec := r.baseRecord(j, t)
-	rec.Score = aggregateTurns(cr.scores, conv.Aggregation)
-	rec.Hits, rec.Misses = nonNil(cr.hits), nonNil(cr.misses)
-	rec.CandidateAnswer = r.capText(cr.answer)
-	rec.Reasoning = strings.Join(cr.reasons, " | ")
-	if cr.lastReq != nil {
-		r.setRequest(rec, cr.lastReq, cr.mode)
+	// The entries are the case's evaluator results; their hits, misses, reasoning and errors
+	// go to the record too, named by the entry, so a report's one-line reason says which turn
+	// failed.
+	s := &cr.last
+	s.out = &evaluators.Outcome{Results: cr.entries}
+	scores := make([]float64, len(cr.entries))
+	var reasons, errs []string
+	for i, e := range cr.entries {
+		scores[i] = e.Score
+		for _, h := range e.Hits {
+			s.out.Hits = append(s.out.Hits, e.Name+": "+h)
+		}
+		for _, m := range e.Misses {
+			s.out.Misses = append(s.out.Misses, e.Name+": "+m)
+		}
+		if t := strings.TrimSpace(e.Reasoning); t != "" {
+			reasons = append(reasons, e.Name+": "+t)
+		}
+		if e.Error != "" {
+			errs = append(errs, e.Name+": "+e.Error)
+		}
 	}
-	rec.EvaluatorResults = cr.entries
-	rec.TraceSummary = mergeTraces(cr.traces)
-	rec.Turns = cr.turns
-	rec.Attempts = cr.attempts
-	rec.DurationMS = time.Since(start).Milliseconds()
-	if len(cr.errs) > 0 {
-		rec.Error = strings.Join(cr.errs, "; ")
-	}
-	settle(rec, threshold, own, len(cr.errs) > 0)
-	return rec
+	s.out.Score = aggregateTurns(scores, conv.Aggregation)
+	s.out.Reasoning = strings.Join(reasons, " | ")
+	s.errMsg = strings.Join(errs, "; ")
+	s.trace = mergeTraces(cr.traces)
+	s.turns = cr.turns
+	return *s
 }
 
 // turn sends one turn and scores its answer. It reports whether the turn failed: no answer,
@@ -118,73 +119,50 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 		// they read no chat history): an agent keeps its own context or starts afresh.
 		req.Question = messageText(turn.Input)
 	}
-	cr.lastReq = req
+	cr.last.req = req
 	resp, n, err := r.invoke(ctx, cr.p, req)
-	cr.attempts += n
+	cr.last.attempts += n
 	if err == nil && resp.Error != "" {
 		err = errors.New(resp.Error)
 	}
 	rt := results.Turn{Turn: num, Input: r.capText(turn.Input.Content.Text)}
 	if err != nil {
 		msg := "the target gave no answer: " + err.Error()
-		cr.errs = append(cr.errs, name+": "+msg)
-		cr.misses = append(cr.misses, name+": "+msg)
-		cr.scores = append(cr.scores, 0)
-		cr.entries = append(cr.entries, results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1,
-			Verdict: string(results.VerdictError), Hits: []string{}, Misses: []string{msg}, Error: msg,
-			DurationMS: time.Since(began).Milliseconds()})
-		rt.Verdict, rt.Error = string(results.VerdictError), msg
-		rt.DurationMS = time.Since(began).Milliseconds()
+		e := results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1, Verdict: string(results.VerdictError),
+			Hits: []string{}, Misses: []string{msg}, Error: msg, DurationMS: time.Since(began).Milliseconds()}
+		cr.entries = append(cr.entries, e)
+		rt.Verdict, rt.Error, rt.DurationMS = e.Verdict, msg, e.DurationMS
 		cr.turns = append(cr.turns, rt)
 		return true
 	}
 	answer := Candidate(resp)
 	trace := Trace(resp)
-	cr.answer = answer
+	cr.last.candidate = answer
 	cr.traces = append(cr.traces, trace)
 	cr.outputs = append(cr.outputs, resp.OutputMessages...)
 	cr.history = append(cr.history, suite.Message{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: answer}})
 	rt.Answer = r.capText(answer)
 
-	entry := results.EvaluatorResult{Name: name, Type: TypeTurn, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
-	errored := false
+	var graded *suite.Case
 	// A turn with neither evaluators nor an expected answer has nothing to check: it scores 1.
 	if len(turn.Evaluators) > 0 || len(turn.Expected) > 0 {
-		graded := sent
-		graded.Input = window(cr.history, conv.WindowSize)
-		graded.Question = transcriptText(graded.Input)
-		graded.Expected, graded.ReferenceAnswer, graded.HasReference = turn.Expected, turn.ReferenceAnswer, turn.HasReference
-		graded.Evaluators = turn.Evaluators
-		out := evaluators.Evaluate(ctx, &evaluators.Input{
-			Case: &graded, Target: cr.p.Target(), Request: req, Response: resp, Candidate: answer, Trace: trace,
-		}, cr.eopts)
-		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
-			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
-		}
-		entry.Score, entry.Reasoning, entry.EvaluatorResults = out.Score, out.Reasoning, out.Results
-		entry.Hits, entry.Misses = nonNil(out.Hits), nonNil(out.Misses)
-		if out.Errored {
-			errored = true
-			entry.Error = evaluatorErrors(out.Results)
-			cr.errs = append(cr.errs, name+": "+entry.Error)
-			rt.Error = entry.Error
-		}
+		g := sent
+		g.Input = window(cr.history, conv.WindowSize)
+		g.Question = transcriptText(g.Input)
+		g.Expected, g.ReferenceAnswer, g.HasReference = turn.Expected, turn.ReferenceAnswer, turn.HasReference
+		g.Evaluators = turn.Evaluators
+		graded = &g
 	}
-	entry.Verdict = turnVerdict(entry.Score, cr.threshold, errored)
-	entry.DurationMS = time.Since(began).Milliseconds()
-	cr.addEntry(entry)
-	rt.Score, rt.Verdict, rt.DurationMS = entry.Score, entry.Verdict, entry.DurationMS
+	e := cr.grade(ctx, name, TypeTurn, graded, req, resp, answer, trace, began)
+	rt.Score, rt.Verdict, rt.Error, rt.DurationMS = e.Score, e.Verdict, e.Error, e.DurationMS
 	cr.turns = append(cr.turns, rt)
-	return errored || entry.Score < cr.threshold
+	return e.Verdict != string(results.VerdictPass)
 }
 
 // notSent records a turn left out because turn stoppedAt failed with on_turn_failure: stop.
 func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
-	name := turnName(num)
 	why := fmt.Sprintf("not sent: turn %d failed and on_turn_failure is stop", stoppedAt)
-	cr.scores = append(cr.scores, 0)
-	cr.misses = append(cr.misses, name+": "+why)
-	cr.entries = append(cr.entries, results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1,
+	cr.entries = append(cr.entries, results.EvaluatorResult{Name: turnName(num), Type: TypeTurn, Weight: 1,
 		Verdict: verdictSkipped, Hits: []string{}, Misses: []string{why}})
 	cr.turns = append(cr.turns, results.Turn{Turn: num, Input: cr.r.capText(turn.Input.Content.Text), Verdict: results.TurnNotSent})
 }
@@ -201,50 +179,37 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	whole.Question = text
 	whole.Expected, whole.ReferenceAnswer, whole.HasReference = nil, "", false
 	whole.Conversation = nil
-	req := prompt.Build(&whole, cr.mode)
 	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
-	out := evaluators.Evaluate(ctx, &evaluators.Input{
-		Case: &whole, Target: cr.p.Target(), Request: req, Response: resp, Candidate: text, Trace: mergeTraces(cr.traces),
-	}, cr.eopts)
-	entry := results.EvaluatorResult{Name: TypeConversation, Type: TypeConversation, Score: out.Score, Weight: 1,
-		Hits: nonNil(out.Hits), Misses: nonNil(out.Misses), Reasoning: out.Reasoning, EvaluatorResults: out.Results}
-	if out.Errored {
-		entry.Error = evaluatorErrors(out.Results)
-		cr.errs = append(cr.errs, TypeConversation+": "+entry.Error)
-	}
-	entry.Verdict = turnVerdict(entry.Score, cr.threshold, out.Errored)
-	entry.DurationMS = time.Since(began).Milliseconds()
-	cr.addEntry(entry)
+	cr.grade(ctx, TypeConversation, TypeConversation, &whole, prompt.Build(&whole, cr.mode), resp, text, mergeTraces(cr.traces), began)
 }
 
-// addEntry appends a scored entry and its score; its hits, misses and reasoning also go to the record, named
-// by the entry, so a report's one-line reason says which turn failed.
-func (cr *conversationRun) addEntry(e results.EvaluatorResult) {
-	cr.scores = append(cr.scores, e.Score)
-	for _, h := range e.Hits {
-		cr.hits = append(cr.hits, e.Name+": "+h)
+// grade scores a turn's answer (or the transcript) as case c and appends its entry, its
+// verdict held to the case threshold; a nil c has nothing to check and scores 1.
+func (cr *conversationRun) grade(ctx context.Context, name, typ string, c *suite.Case, req *providers.Request,
+	resp *providers.Response, candidate string, trace *results.TraceSummary, began time.Time) results.EvaluatorResult {
+	e := results.EvaluatorResult{Name: name, Type: typ, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
+	errored := false
+	if c != nil {
+		out := evaluators.Evaluate(ctx, &evaluators.Input{
+			Case: c, Target: cr.p.Target(), Request: req, Response: resp, Candidate: candidate, Trace: trace,
+		}, cr.eopts)
+		// The default judge's prompt stays with its turn: the record's own is the case's.
+		if out.DefaultJudgeRequest != nil && len(out.Results) == 1 && out.Results[0].EvaluatorProviderRequest == nil {
+			out.Results[0].EvaluatorProviderRequest = out.DefaultJudgeRequest
+		}
+		e.Score, e.Reasoning, e.EvaluatorResults = out.Score, out.Reasoning, out.Results
+		e.Hits, e.Misses = nonNil(out.Hits), nonNil(out.Misses)
+		if errored = out.Errored; errored {
+			e.Error = evaluatorErrors(out.Results)
+		}
 	}
-	for _, m := range e.Misses {
-		cr.misses = append(cr.misses, e.Name+": "+m)
-	}
-	if s := strings.TrimSpace(e.Reasoning); s != "" {
-		cr.reasons = append(cr.reasons, e.Name+": "+s)
-	}
+	e.Verdict = string(verdict(e.Score, cr.threshold, errored))
+	e.DurationMS = time.Since(began).Milliseconds()
 	cr.entries = append(cr.entries, e)
+	return e
 }
 
 func turnName(num int) string { return "turn-" + strconv.Itoa(num) }
-
-// turnVerdict is a turn's (or the transcript's) verdict against the case threshold.
-func turnVerdict(score, threshold float64, errored bool) string {
-	switch {
-	case errored:
-		return string(results.VerdictError)
-	case score >= threshold:
-		return string(results.VerdictPass)
-	}
-	return string(results.VerdictFail)
-}
 
 // aggregateTurns combines the turn scores (and the transcript's) into the case score; a
 // conversation with no score at all scores 1.

@@ -2,6 +2,10 @@
 // invocation with retries on timeout, provider batching with per-case fallback, judges,
 // and one record per case streamed to a handler as soon as the case finishes.
 //
+// A case takes one path: runCase runs it once or as a loop of trials, each trial (runOnce) is
+// the before_each hook, then one question (ask) or a loop of conversation turns, and one record
+// built from either; emit redacts it and hands it on.
+//
 // A failing case, judge or worker never stops or corrupts the others: every problem
 // becomes that case's error record.
 package runner
@@ -293,9 +297,15 @@ func healthKeyOf(j *plan.Job) healthKey {
 	return k
 }
 
-// healthcheck runs the provider's healthcheck, if it has one, for the eval files of key. A
-// failure is the error of every case of the lane from those files.
-func (r *Runner) healthcheck(work context.Context, l *lane, key healthKey) error {
+// healthcheck runs the provider's healthcheck, if it has one, for the eval files of job j,
+// once per healthKey (done holds those checked). A failure is the error of every case of the
+// lane from those files.
+func (r *Runner) healthcheck(work context.Context, l *lane, done map[healthKey]error, j *plan.Job) error {
+	key := healthKeyOf(j)
+	if err, checked := done[key]; checked {
+		return err
+	}
+	done[key] = nil
 	hc, ok := l.provider.(providers.HealthChecker)
 	if !ok {
 		return nil
@@ -305,6 +315,7 @@ func (r *Runner) healthcheck(work context.Context, l *lane, key healthKey) error
 		r.healthMu.Lock()
 		r.healthFailed = append(r.healthFailed, herr)
 		r.healthMu.Unlock()
+		done[key] = herr
 		return herr
 	}
 	return nil
@@ -321,13 +332,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 		if ctx.Err() != nil {
 			continue
 		}
-		key := healthKeyOf(j)
-		err, checked := health[key]
-		if !checked {
-			err = r.healthcheck(work, l, key)
-			health[key] = err
-		}
-		if err != nil {
+		if err := r.healthcheck(work, l, health, j); err != nil {
 			if ctx.Err() == nil {
 				r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			}
@@ -396,13 +401,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 		if ctx.Err() != nil {
 			break
 		}
-		key := healthKeyOf(batch[0])
-		err, checked := health[key]
-		if !checked {
-			err = r.healthcheck(work, l, key)
-			health[key] = err
-		}
-		if err != nil {
+		if err := r.healthcheck(work, l, health, batch[0]); err != nil {
 			for _, j := range batch {
 				if ctx.Err() != nil {
 					break

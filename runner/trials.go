@@ -77,10 +77,7 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 		recs = append(recs, rec)
 		trial := trialOf(i+1, rec)
 		if passAt > 0 && trial.Verdict != results.VerdictError {
-			trial.Verdict = results.VerdictFail
-			if trial.Score >= passAt {
-				trial.Verdict = results.VerdictPass
-			}
+			trial.Verdict = verdict(trial.Score, passAt, false)
 		}
 		trials = append(trials, trial)
 		if tr.CostUSD > 0 {
