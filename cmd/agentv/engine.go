@@ -28,6 +28,7 @@ type EvalConfig struct {
 	Target      string   // --target override ("" or "default": none)
 	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
 	JudgeTarget string   // --judge-target
+	JudgeModel  string   // --model of --grader-target agentv (AgentV 4.x's built-in grader)
 	Workers     int      // --workers / max-concurrency override
 	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
@@ -255,7 +256,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	store := e.openCache()
 	p := plan.New(plan.Options{
-		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
+		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, JudgeModel: cfg.JudgeModel, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
