@@ -34,6 +34,7 @@ type Settings struct {
 	Target      string   // overrides every case's target ("" or "default": none)
 	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
 	JudgeTarget string   // overrides the judge target
+	JudgeModel  string   // --model of --grader-target agentv (AgentV 4.x's built-in grader)
 	Workers     int      // cases in parallel per target; 0: the target's workers, else 1
 	EvalID      string   // run only cases whose id matches this glob
 	Timeout     time.Duration

@@ -34,6 +34,7 @@ type Options struct {
 	Target      string   // --target override ("" or "default": none)
 	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
 	JudgeTarget string   // --judge-target
+	JudgeModel  string   // --model PROVIDER:MODEL of --grader-target agentv: 4.x's built-in grader
 	EvalID      string   // --eval-id glob
 	Timeout     time.Duration
 	Verbose     bool
@@ -608,11 +609,15 @@ func (p *Planner) build(tf *targets.File, name string) (providers.Provider, erro
 }
 
 func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, error) {
-	cfg := &p.opts
 	t, err := tf.Find(name)
 	if err != nil {
 		return nil, err
 	}
+	return p.constructTarget(t)
+}
+
+func (p *Planner) constructTarget(t *targets.Target) (providers.Provider, error) {
+	cfg := &p.opts
 	if cfg.DryRun {
 		return providers.DryRun(t, cfg.DryRunDelay, cfg.DryRunMin, cfg.DryRunMax), nil
 	}
@@ -629,18 +634,9 @@ func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, 
 
 // Judge resolves the judge provider of an llm_judge: the evaluator's own target, else the
 // --judge-target override (an explicit choice wins over the targets file, as --target does),
-// else the target's judge_target, else the target itself.
+// else the target's judge_target, else the target itself. With --model (`--grader-target
+// agentv`), the override is the built-in grader of that model.
 func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider, error) {
-	name := override
-	if name == "" {
-		name = strings.TrimSpace(p.opts.JudgeTarget)
-	}
-	if name == "" {
-		name = t.JudgeTarget
-	}
-	if name == "" {
-		name = t.Name
-	}
 	p.mu.Lock()
 	var tf *targets.File
 	for _, f := range p.files {
@@ -651,13 +647,67 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 		}
 	}
 	p.mu.Unlock()
+	name := override
+	if name == "" && p.opts.JudgeModel != "" {
+		name = targets.BuiltinGraderName
+	}
+	if name == "" {
+		name = strings.TrimSpace(p.opts.JudgeTarget)
+	}
+	if name == "" {
+		name = t.JudgeTarget
+	}
+	if name == "" {
+		name = t.Name
+	}
 	if tf == nil {
 		return nil, fmt.Errorf("judge target %q: targets file of %q not found", name, t.Name)
+	}
+	if override == "" && p.opts.JudgeModel != "" {
+		pr, err := p.builtinJudge(tf, t)
+		if err != nil {
+			return nil, fmt.Errorf("judge target %q: %w", name, err)
+		}
+		return pr, nil
 	}
 	pr, err := p.build(tf, name)
 	if err != nil {
 		return nil, fmt.Errorf("judge target %q: %w", name, err)
 	}
+	return pr, nil
+}
+
+// builtinJudge returns the provider of `--grader-target agentv --model PROVIDER:MODEL`. The
+// key comes from the environment of the judged target's targets file tf (.env files
+// included), so there is one per targets file.
+func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.Provider, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// The NUL keeps it apart from a targets file entry that happens to be called agentv.
+	key := targetKey{tf.Abs, "\x00" + targets.BuiltinGraderName}
+	if pr, ok := p.providers[key]; ok {
+		return pr, nil
+	}
+	if err, ok := p.errs[key]; ok {
+		return nil, err
+	}
+	pr, err := func() (providers.Provider, error) {
+		bt, err := targets.BuiltinGrader(p.opts.JudgeModel, t.Env, p.opts.Redactor)
+		if err != nil {
+			return nil, err
+		}
+		return p.constructTarget(bt)
+	}()
+	if err != nil {
+		var uv *targets.UnsetVarError
+		if errors.As(err, &uv) {
+			p.unset = append(p.unset, uv)
+		}
+		p.errs[key] = err
+		return nil, err
+	}
+	p.providers[key] = pr
+	p.targets[targets.BuiltinGraderName] = true
 	return pr, nil
 }
 

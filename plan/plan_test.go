@@ -15,7 +15,8 @@ import (
 )
 
 // TestJudgeResolution checks the order a judge target is chosen in: the evaluator's own
-// target, else the --judge-target override, else the target's judge_target, else the target.
+// target, else the --judge-target override (with --model, 4.x's built-in grader), else the
+// target's judge_target, else the target.
 func TestJudgeResolution(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -32,29 +33,37 @@ func TestJudgeResolution(t *testing.T) {
     provider: mock
   - name: own
     provider: mock
+  - name: agentv
+    provider: mock
 `
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name, target, flag, evaluator, want string
+		model, wantKind                     string
 	}{
-		{"target's judge_target", "agent", "", "", "configured"},
-		{"target itself", "plain", "", "", "plain"},
-		{"override beats judge_target", "agent", "override", "", "override"},
-		{"override without judge_target", "plain", "override", "", "override"},
-		{"evaluator's target beats override", "agent", "override", "own", "own"},
-		{"evaluator's target beats judge_target", "agent", "", "own", "own"},
+		{"target's judge_target", "agent", "", "", "configured", "", ""},
+		{"target itself", "plain", "", "", "plain", "", ""},
+		{"override beats judge_target", "agent", "override", "", "override", "", ""},
+		{"override without judge_target", "plain", "override", "", "override", "", ""},
+		{"evaluator's target beats override", "agent", "override", "own", "own", "", ""},
+		{"evaluator's target beats judge_target", "agent", "", "own", "own", "", ""},
+		{"built-in grader beats judge_target", "agent", "agentv", "", "agentv", "openai:gpt-5-mini", targets.KindOpenAI},
+		{"built-in grader beats an entry named agentv", "plain", "agentv", "", "agentv", "anthropic:claude-sonnet-4-5", targets.KindAnthropic},
+		{"evaluator's target beats the built-in grader", "agent", "agentv", "own", "own", "openai:gpt-5-mini", targets.KindMock},
+		{"agentv without --model is an entry's name", "plain", "agentv", "", "agentv", "", targets.KindMock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			red := &redact.Redactor{}
-			tf := targets.Load(path, targets.NewEnv(nil, "", ""), red)
+			env := []string{"OPENAI_API_KEY=sk-plan-openai-0123456789", "ANTHROPIC_API_KEY=sk-plan-anthropic-0123456789"}
+			tf := targets.Load(path, targets.NewEnv(env, "", ""), red)
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}
-			p := New(Options{JudgeTarget: tt.flag, Timeout: 10e9, Redactor: red})
+			p := New(Options{JudgeTarget: tt.flag, JudgeModel: tt.model, Timeout: 10e9, Redactor: red})
 			p.files[tf.Abs] = tf
 			tg, err := tf.Find(tt.target)
 			if err != nil {
@@ -66,6 +75,9 @@ func TestJudgeResolution(t *testing.T) {
 			}
 			if got := pr.Target().Name; got != tt.want {
 				t.Errorf("judge = %s, want %s", got, tt.want)
+			}
+			if got := pr.Target().Kind; tt.wantKind != "" && got != tt.wantKind {
+				t.Errorf("judge of kind %s, want %s", got, tt.wantKind)
 			}
 		})
 	}

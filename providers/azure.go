@@ -77,7 +77,7 @@ func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
 }
 
 // apiAzureEndpoint accepts a full URL (https://NAME.openai.azure.com, optionally ending in
-// /openai), a host name, or a resource name, and returns the endpoint the SDK expects.
+// /openai or /openai/v1, the form of AZURE_OPENAI_BASE_URL), a host name, or a resource name, and returns the endpoint the SDK expects.
 func apiAzureEndpoint(t *targets.Target, raw string) (string, error) {
 	s, _ := t.Raw("endpoint", "resource", "resource_name")
 	v := strings.TrimSpace(raw)
@@ -91,7 +91,11 @@ func apiAzureEndpoint(t *targets.Target, raw string) (string, error) {
 			// The SDK refuses to send an Azure key over plain HTTP; say so before the first case.
 			return "", t.ErrorAt(s, "endpoint", "Azure OpenAI needs an https:// endpoint (the key is never sent over plain http), got %q", v)
 		}
-		u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/openai")
+		u.Path = strings.TrimRight(u.Path, "/")
+		if p, ok := strings.CutSuffix(u.Path, "/openai/v1"); ok {
+			u.Path = p
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/openai")
 		u.RawQuery, u.Fragment = "", ""
 		return strings.TrimRight(u.String(), "/"), nil
 	case strings.Contains(v, ".") && !strings.ContainsAny(v, "/ "):

@@ -18,7 +18,9 @@ func TestAzureEndpoint(t *testing.T) {
 		{in: "https://res1.openai.azure.com/", want: "https://res1.openai.azure.com"},
 		{in: "https://res1.openai.azure.com/openai", want: "https://res1.openai.azure.com"},
 		{in: "https://res1.openai.azure.com/openai/?x=1", want: "https://res1.openai.azure.com"},
+		{in: "https://res1.openai.azure.com/openai/v1", want: "https://res1.openai.azure.com"}, // AZURE_OPENAI_BASE_URL's form
 		{in: "https://gw.example.com/azure/", want: "https://gw.example.com/azure"},
+		{in: "https://gw.example.com/v1", want: "https://gw.example.com/v1"},
 		{in: "res1", want: "https://res1.openai.azure.com"},
 		{in: "res1.openai.azure.com", want: "https://res1.openai.azure.com"},
 		{in: "http://res1.openai.azure.com", wantErr: "needs an https:// endpoint"},

@@ -14,6 +14,7 @@ import (
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // AgentV 4.42.4's `agentv eval` flags, so its users' command lines keep working. Each maps
@@ -30,6 +31,7 @@ type v4Flags struct {
 	cachePath    string // --cache-path
 	rerunFailed  bool   // --rerun-failed
 	retryErrors  string // --retry-errors PATH
+	model        string // --model PROVIDER:MODEL, for --grader-target agentv
 }
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
@@ -38,7 +40,8 @@ func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
 	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
 	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
-	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x)")
+	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x); 'agentv' with --model is the built-in grader")
+	fs.StringVar(&v.model, "model", "", "with --grader-target agentv: the grader's model, openai:, anthropic:, azure: or google: then the model id, such as openai:gpt-5-mini; the key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_OPENAI_API_KEY or GEMINI_API_KEY (AgentV 4.x)")
 	fs.StringVar(&v.cachePath, "cache-path", "", "turn the response cache on, in this folder (AgentV 4.x; --cache --cache-dir DIR)")
 	fs.Var(budgetValue{&cfg.BudgetUSD}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
 	fs.Var(wordsValue{&cfg.Tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
@@ -78,6 +81,9 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 			cfg.Cache = cache.ReadWrite
 		}
 	}
+	if err := v.applyModel(cfg, set); err != nil {
+		return err
+	}
 	switch {
 	case v.rerunFailed && v.retryErrors != "":
 		return errors.New("--rerun-failed and --retry-errors both choose the cases to run again: give one")
@@ -92,6 +98,26 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 			p = filepath.Join(cwd, p)
 		}
 		cfg.Rerun = &rerunFrom{Path: p, Keep: keepScored, Flag: "--retry-errors"}
+	}
+	return nil
+}
+
+// applyModel checks --grader-target agentv and --model together: 4.42.4 refuses the first
+// without the second, and the model's provider prefix is checked before anything runs.
+func (v *v4Flags) applyModel(cfg *EvalConfig, set map[string]bool) error {
+	builtin := set["grader-target"] && strings.TrimSpace(cfg.JudgeTarget) == targets.BuiltinGraderName
+	switch {
+	case builtin && v.model == "":
+		return errors.New("--grader-target agentv requires --model (e.g., --model openai:gpt-5-mini)")
+	case !builtin && v.model != "":
+		// 4.42.4 ignores --model then (orchestrator.ts:214): refused, so no run is graded by
+		// another model than the one asked for.
+		return fmt.Errorf("--model %s sets the model of the built-in grader: give it with --grader-target agentv", v.model)
+	case builtin:
+		if _, _, err := targets.ParseGraderModel(v.model); err != nil {
+			return err
+		}
+		cfg.JudgeModel = v.model
 	}
 	return nil
 }

@@ -42,6 +42,19 @@ func TestV4Flags(t *testing.T) {
 				t.Errorf("judge target %q", cfg.JudgeTarget)
 			}
 		}},
+		{name: "built-in grader", args: []string{"--grader-target", "agentv", "--model", "anthropic:claude-sonnet-4-5"}, check: func(t *testing.T, cfg *EvalConfig) {
+			if cfg.JudgeModel != "anthropic:claude-sonnet-4-5" {
+				t.Errorf("judge model %q", cfg.JudgeModel)
+			}
+		}},
+		{name: "built-in grader without model", args: []string{"--grader-target", "agentv"}, wantErr: "requires --model"},
+		{name: "built-in grader of an unknown provider", args: []string{"--grader-target", "agentv", "--model", "mistral:large"}, wantErr: `Unsupported agentv provider "mistral"`},
+		{name: "model without the built-in grader", args: []string{"--grader-target", "judge", "--model", "openai:gpt-5-mini"}, wantErr: "--grader-target agentv"},
+		{name: "judge-target agentv is a target name", args: []string{"--judge-target", "agentv"}, check: func(t *testing.T, cfg *EvalConfig) {
+			if cfg.JudgeTarget != "agentv" || cfg.JudgeModel != "" {
+				t.Errorf("judge target %q, model %q", cfg.JudgeTarget, cfg.JudgeModel)
+			}
+		}},
 		{name: "cache-path", args: []string{"--cache-path", "c"}, check: func(t *testing.T, cfg *EvalConfig) {
 			if cfg.Cache != cache.ReadWrite || cfg.CacheDir != "c" {
 				t.Errorf("cache %q in %q", cfg.Cache, cfg.CacheDir)

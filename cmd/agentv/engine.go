@@ -227,7 +227,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	store := e.openCache()
 	p := plan.New(plan.Options{
-		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, EvalID: cfg.EvalID,
+		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, JudgeModel: cfg.JudgeModel, EvalID: cfg.EvalID,
 		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
 		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
 		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,

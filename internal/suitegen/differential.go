@@ -53,6 +53,13 @@ type DiffSuite struct {
 type DiffFile struct {
 	Eval, Targets string
 	Tests         []string // the ids of its tests
+	Args          []string // further flags both programs get for this file alone
+}
+
+// diffArgs are the further flags of some files (DiffFile.Args). The built-in grader's model is
+// the fake grader's: agentv sends it to OPENAI_BASE_URL, which the caller points at the fake.
+var diffArgs = map[string][]string{
+	"builtin-grader.eval.yaml": {"--grader-target", "agentv", "--model", "openai:" + DiffGraderModel},
 }
 
 // WriteDifferential writes the differential suites under dir. baseURL is the OpenAI-compatible
@@ -100,6 +107,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 		".agentv/templates/city-checks.yaml": diffTemplate,
 		"workspace/each.mjs":                 diffEachHook,
 		"inputs.eval.yaml":                   diffInputs,
+		"builtin-grader.eval.yaml":           diffBuiltinGrader,
 		"files/suite.txt":                    "A file every test of inputs.eval.yaml gets unless it names its own.\n",
 		"files/own.txt":                      "A test's own input file.\n",
 	}
@@ -125,7 +133,7 @@ func WriteDifferential(dir, baseURL string) (DiffSuite, error) {
 			if err := yaml.Unmarshal([]byte(body), &doc); err != nil {
 				return DiffSuite{}, fmt.Errorf("%s: %w", name, err)
 			}
-			f := DiffFile{Eval: name, Targets: targets}
+			f := DiffFile{Eval: name, Targets: targets, Args: diffArgs[name]}
 			for _, t := range doc.Tests {
 				f.Tests = append(f.Tests, t.ID)
 			}
@@ -1058,4 +1066,23 @@ tests:
         HTTPMode: x
         a1B2: 3
         nestedObj: {innerKey: 1, listOf: [{deepKey: 2}]}
+`
+
+const diffBuiltinGrader = `# Run with --grader-target agentv --model openai:fake-grader (diffArgs). 4.42.4 runs its
+# built-in grader as an agent in the test's workspace, and a suite without one scores each LLM
+# grader 0 without grading it, which negate turns into a pass; agentv grades the answer.
+name: diff-builtin-grader
+execution:
+  target: cli
+tests:
+  - id: builtin-grader
+    criteria: Names the capital grade=0.6
+    input: case:plain
+    assertions:
+      - {type: llm-grader}
+  - id: builtin-grader-negated
+    criteria: Names the capital.
+    input: case:plain
+    assertions:
+      - {type: llm-grader, prompt: "Does the answer insult the reader? grade=1", negate: true}
 `

@@ -110,6 +110,7 @@ func TestAgainstAgentV442(t *testing.T) {
 				prog = []string{"node", cli}
 			}
 			args := append(prog[1:], "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "8")
+			args = append(args, r.file.Args...)
 			// Each run's own temporary folder, holding the folders 4.42.4 needs for the prompt
 			// files of cli conversation turns (suitegen.DiffTurnFolders).
 			tmpdir := filepath.Join(r.side.dir, "tmp", fmt.Sprint(i))
@@ -121,7 +122,9 @@ func TestAgainstAgentV442(t *testing.T) {
 			cmd := exec.CommandContext(ctx, prog[0], args...)
 			cmd.Dir = suites
 			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1", "TMPDIR="+tmpdir,
-				suitegen.DiffPayloadEnv+"="+filepath.Join(r.side.dir, "payloads"), "NO_COLOR=1")
+				suitegen.DiffPayloadEnv+"="+filepath.Join(r.side.dir, "payloads"), "NO_COLOR=1",
+				// The built-in grader's key and, for agentv, its server (--grader-target agentv).
+				"OPENAI_API_KEY=fake-key", "OPENAI_BASE_URL="+srv.URL+"/v1")
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
 			r.log, r.took = string(out), time.Since(start)
