@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentv/action/internal/atomicfile"
 )
@@ -24,13 +25,14 @@ import (
 
 // v4Artifacts are the per-test paths of an index row, relative to the run directory.
 type v4Artifacts struct {
-	ArtifactDir  string `json:"artifact_dir,omitempty"`
-	GradingPath  string `json:"grading_path,omitempty"`
-	TimingPath   string `json:"timing_path,omitempty"`
-	OutputPath   string `json:"output_path,omitempty"`
-	AnswerPath   string `json:"answer_path,omitempty"`
-	InputPath    string `json:"input_path,omitempty"`
-	ResponsePath string `json:"response_path,omitempty"`
+	ArtifactDir    string `json:"artifact_dir,omitempty"`
+	GradingPath    string `json:"grading_path,omitempty"`
+	TimingPath     string `json:"timing_path,omitempty"`
+	OutputPath     string `json:"output_path,omitempty"`
+	AnswerPath     string `json:"answer_path,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	InputPath      string `json:"input_path,omitempty"`
+	ResponsePath   string `json:"response_path,omitempty"`
 }
 
 // v4Grading is a test's grading.json (4.42.4's GradingArtifact).
@@ -246,6 +248,23 @@ func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, erro
 			files = append(files, artifactFile{rel, r.CandidateAnswer})
 		}
 	}
+	// outputs/trace.json always, outputs/transcript.jsonl when there is a message, as 4.42.4.
+	runID := filepath.Base(filepath.Clean(dir))
+	env := traceOf(r, row, a, runID, time.Now())
+	rows := transcriptOf(env, row)
+	if len(rows) > 0 {
+		a.TranscriptPath = path.Join(sub, "outputs", "transcript.jsonl")
+		env.Artifacts.TranscriptPath = "outputs/transcript.jsonl"
+		var buf bytes.Buffer
+		enc := newEncoder(&buf)
+		for i := range rows {
+			if err := enc.Encode(&rows[i]); err != nil {
+				return v4Artifacts{}, fmt.Errorf("test %q: %s: %w", r.EvalID, a.TranscriptPath, err)
+			}
+		}
+		files = append(files, artifactFile{a.TranscriptPath, buf.String()})
+	}
+	files = append(files, artifactFile{path.Join(sub, "outputs", "trace.json"), env})
 	for _, f := range files {
 		var b []byte
 		if s, ok := f.data.(string); ok {

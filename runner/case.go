@@ -108,6 +108,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	rec.EvaluatorProviderRequest = out.DefaultJudgeRequest
 	rec.EvaluatorResults = out.Results
 	rec.TraceSummary = trace
+	rec.Output = results.OutputOf(resp.OutputMessages)
 	if len(resp.Metadata) > 0 {
 		if b, err := jsonx.Marshal(resp.Metadata); err == nil {
 			rec.ProviderMetadata = b
