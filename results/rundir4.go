@@ -17,8 +17,9 @@ import (
 // AgentV 4.42.4's run directory holds a folder per test beside index.jsonl (its
 // packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
 // grading.json (the test's assertions, a summary, execution metrics and its graders),
-// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks) and
-// outputs/answer.md and outputs/response.md (the answer). The index row names them
+// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks),
+// outputs/answer.md and outputs/response.md (the answer), and outputs/trace.json and
+// outputs/transcript.jsonl (what the target did, trace4.go). The index row names them
 // (artifact_dir, grading_path, ...), and 4.42.4's `results`, `inspect` and `compare` read a
 // test's assertions, input and answer from there. Model text goes into the JSON files
 // JSON-encoded and into the .md files as the bytes it is, never interpreted.
@@ -286,7 +287,7 @@ func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, erro
 }
 
 // replaceFile puts b at path through a temporary file renamed over it, so a link there is
-// replaced, never followed. Unlike atomicfile it does not sync: a run directory has five
+// replaced, never followed. Unlike atomicfile it does not sync: a run directory has seven
 // files per test, and syncing each made 2,000 tests take 20 s instead of well under one.
 func replaceFile(path string, b []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+atomicfile.Suffix)
