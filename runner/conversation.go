@@ -90,6 +90,7 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	rec.EvaluatorResults = cr.entries
 	rec.TraceSummary = mergeTraces(cr.traces)
 	rec.Turns = cr.turns
+	rec.Output = results.OutputOf(cr.history) // the whole conversation, as 4.x's output
 	rec.Attempts = cr.attempts
 	rec.DurationMS = time.Since(start).Milliseconds()
 	if len(cr.errs) > 0 {

@@ -157,3 +157,50 @@ func TestAgentV442RunDirTraceReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDirConversationTranscript: a conversation test's transcript is the whole
+// conversation, as 4.42.4 records it (orchestrator.ts, the conversation's history as the
+// output): the opening input, then each turn's input and answer.
+func TestRunDirConversationTranscript(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "sh")
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		".agentv/targets.yaml": "targets:\n  - name: default\n    provider: cli\n    command: sh ./agent.sh {PROMPT} {OUTPUT_FILE}\n",
+		"agent.sh":             "#!/bin/sh\necho \"answer: $1\" > \"$2\"\n",
+		"conv.eval.yaml": `name: conv
+tests:
+  - id: c1
+    mode: conversation
+    input: start
+    turns:
+      - input: say hello
+        assertions: [{type: contains, value: hello}]
+      - input: say bye
+        assertions: [{type: contains, value: bye}]
+`,
+	})
+	if res := agentvRaw(t, ws, filepath.Join(ws, "run"), "eval", "conv.eval.yaml", "-o", "run"); res.code != 0 || len(res.records) != 1 {
+		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "run", "conv", "c1", "outputs", "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var row struct{ Role, Content string }
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		got = append(got, row.Role+": "+strings.TrimSpace(row.Content))
+	}
+	want := []string{"user: start", "user: say hello", "assistant: answer: say hello", "user: say bye", "assistant: answer: say bye"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("transcript:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
