@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/suite"
 )
 
@@ -16,9 +17,14 @@ type outputMessage struct {
 	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
 }
 
+// maxOutput is the most bytes of output messages a record keeps: past it a record keeps none
+// (its trace then shows the answer alone), so one agent's huge transcript cannot make a
+// results line that readers refuse.
+const maxOutput = 4 * textcap.Max
+
 // OutputOf is msgs as a record's Output: nil when they are at most one assistant message
 // with no tool calls, which the record's candidate answer already holds, so that records of
-// plain answers stay as they were.
+// plain answers stay as they were; each text capped as an answer is.
 func OutputOf(msgs []suite.Message) json.RawMessage {
 	if len(msgs) == 0 || (len(msgs) == 1 && msgs[0].Role == suite.RoleAssistant && len(msgs[0].ToolCalls) == 0) {
 		return nil
@@ -29,7 +35,7 @@ func OutputOf(msgs []suite.Message) json.RawMessage {
 		list[i] = outputMessage{Role: m.Role, Name: m.Name}
 		switch m.Content.Kind {
 		case suite.ContentText:
-			list[i].Content = m.Content.Text
+			list[i].Content = textcap.Cap(m.Content.Text)
 		case suite.ContentStructured:
 			list[i].Content = validRaw(m.Content.Structured)
 		case suite.ContentSegments:
@@ -48,7 +54,7 @@ func OutputOf(msgs []suite.Message) json.RawMessage {
 		}
 	}
 	b, err := jsonx.Marshal(list)
-	if err != nil {
+	if err != nil || len(b) > maxOutput {
 		return nil
 	}
 	return b

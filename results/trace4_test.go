@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,11 +131,12 @@ func TestOutputOf(t *testing.T) {
 		{"plain answer", []suite.Message{text(suite.RoleAssistant, "hi")}, ""},
 		{"tool call only", []suite.Message{call}, `[{"role":"assistant","tool_calls":[{"tool":"bash","input":{"cmd":"ls"}}]}]`},
 		{"several", []suite.Message{text("tool", "x <y>"), text(suite.RoleAssistant, "z")}, `[{"role":"tool","content":"x <y>"},{"role":"assistant","content":"z"}]`},
+		{"too long", slices.Repeat([]suite.Message{text("tool", strings.Repeat("x", maxOutput/4))}, 5), ""},
 		{"structured", []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentStructured, Structured: json.RawMessage(`{"a":1}`)}}, text("tool", "t")},
 			`[{"role":"assistant","content":{"a":1}},{"role":"tool","content":"t"}]`},
 	} {
 		if got := string(OutputOf(tc.msgs)); got != tc.want {
-			t.Errorf("%s: OutputOf = %s, want %s", tc.name, got, tc.want)
+			t.Errorf("%s: OutputOf = %.300s (%d bytes), want %s", tc.name, got, len(got), tc.want)
 		}
 	}
 }
