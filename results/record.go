@@ -86,6 +86,10 @@ type Record struct {
 	// ProviderMetadata is what a provider reported besides its answer (a vscode dry run's
 	// prompt document, for instance), nil if nothing.
 	ProviderMetadata json.RawMessage `json:"provider_metadata,omitempty"`
+	// Output is the target's answer as AgentV 4.x's output messages ([{role, content,
+	// tool_calls}]) when they hold more than the answer text (tool calls, several messages),
+	// nil otherwise: the run directory's trace.json and transcript.jsonl are built from it.
+	Output json.RawMessage `json:"output,omitempty"`
 
 	Verdict    Verdict `json:"verdict"`
 	DurationMS int64   `json:"duration_ms"` // wall time of the whole case: target and evaluators

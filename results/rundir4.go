@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentv/action/internal/atomicfile"
 )
@@ -16,21 +17,23 @@ import (
 // AgentV 4.42.4's run directory holds a folder per test beside index.jsonl (its
 // packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
 // grading.json (the test's assertions, a summary, execution metrics and its graders),
-// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks) and
-// outputs/answer.md and outputs/response.md (the answer). The index row names them
+// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks),
+// outputs/answer.md and outputs/response.md (the answer), and outputs/trace.json and
+// outputs/transcript.jsonl (what the target did, trace4.go). The index row names them
 // (artifact_dir, grading_path, ...), and 4.42.4's `results`, `inspect` and `compare` read a
 // test's assertions, input and answer from there. Model text goes into the JSON files
 // JSON-encoded and into the .md files as the bytes it is, never interpreted.
 
 // v4Artifacts are the per-test paths of an index row, relative to the run directory.
 type v4Artifacts struct {
-	ArtifactDir  string `json:"artifact_dir,omitempty"`
-	GradingPath  string `json:"grading_path,omitempty"`
-	TimingPath   string `json:"timing_path,omitempty"`
-	OutputPath   string `json:"output_path,omitempty"`
-	AnswerPath   string `json:"answer_path,omitempty"`
-	InputPath    string `json:"input_path,omitempty"`
-	ResponsePath string `json:"response_path,omitempty"`
+	ArtifactDir    string `json:"artifact_dir,omitempty"`
+	GradingPath    string `json:"grading_path,omitempty"`
+	TimingPath     string `json:"timing_path,omitempty"`
+	OutputPath     string `json:"output_path,omitempty"`
+	AnswerPath     string `json:"answer_path,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+	InputPath      string `json:"input_path,omitempty"`
+	ResponsePath   string `json:"response_path,omitempty"`
 }
 
 // v4Grading is a test's grading.json (4.42.4's GradingArtifact).
@@ -246,6 +249,23 @@ func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, erro
 			files = append(files, artifactFile{rel, r.CandidateAnswer})
 		}
 	}
+	// outputs/trace.json always, outputs/transcript.jsonl when there is a message, as 4.42.4.
+	runID := filepath.Base(filepath.Clean(dir))
+	env := traceOf(r, row, a, runID, time.Now())
+	rows := transcriptOf(env, row)
+	if len(rows) > 0 {
+		a.TranscriptPath = path.Join(sub, "outputs", "transcript.jsonl")
+		env.Artifacts.TranscriptPath = "outputs/transcript.jsonl"
+		var buf bytes.Buffer
+		enc := newEncoder(&buf)
+		for i := range rows {
+			if err := enc.Encode(&rows[i]); err != nil {
+				return v4Artifacts{}, fmt.Errorf("test %q: %s: %w", r.EvalID, a.TranscriptPath, err)
+			}
+		}
+		files = append(files, artifactFile{a.TranscriptPath, buf.String()})
+	}
+	files = append(files, artifactFile{path.Join(sub, "outputs", "trace.json"), env})
 	for _, f := range files {
 		var b []byte
 		if s, ok := f.data.(string); ok {
@@ -267,7 +287,7 @@ func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, erro
 }
 
 // replaceFile puts b at path through a temporary file renamed over it, so a link there is
-// replaced, never followed. Unlike atomicfile it does not sync: a run directory has five
+// replaced, never followed. Unlike atomicfile it does not sync: a run directory has seven
 // files per test, and syncing each made 2,000 tests take 20 s instead of well under one.
 func replaceFile(path string, b []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+atomicfile.Suffix)

@@ -90,6 +90,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	rec.EvaluatorProviderRequest = s.out.DefaultJudgeRequest
 	rec.EvaluatorResults = s.out.Results
 	rec.TraceSummary = s.trace
+	rec.Output = s.output
 	if len(s.metadata) > 0 {
 		if b, err := jsonx.Marshal(s.metadata); err == nil {
 			rec.ProviderMetadata = b
@@ -117,6 +118,7 @@ type scored struct {
 	errMsg    string // the record's error, "" when it has none
 	hookErr   error  // a failed after_each, a warning on the record
 	turns     []results.Turn
+	output    json.RawMessage // the target's output messages when they say more than the answer
 }
 
 // ask sends a case that is not a conversation to the target (pre, a batch's answer, stands
@@ -138,6 +140,7 @@ func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre
 		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(s.hookErr.Error()))
 	}
 	s.candidate, s.trace, s.metadata = Candidate(resp), Trace(resp), resp.Metadata
+	s.output = results.OutputOf(resp.OutputMessages)
 	s.out = evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: s.candidate, Trace: s.trace,
 		FileChanges: workspace.FileChanges(ctx, j.Workspace),

@@ -97,6 +97,7 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	s.errMsg = strings.Join(errs, "; ")
 	s.trace = mergeTraces(cr.traces)
 	s.turns = cr.turns
+	s.output = results.OutputOf(cr.history) // the whole conversation, as 4.x's output
 	return *s
 }
 

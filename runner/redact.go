@@ -23,6 +23,7 @@ func redactRecord(rec *results.Record, red *redact.Redactor) {
 	rec.AgentProviderRequest = red.Bytes(rec.AgentProviderRequest)
 	rec.EvaluatorProviderRequest = red.Bytes(rec.EvaluatorProviderRequest)
 	rec.ProviderMetadata = red.Bytes(rec.ProviderMetadata)
+	rec.Output = red.Bytes(rec.Output)
 	for i := range rec.Warnings {
 		rec.Warnings[i].Message = s(rec.Warnings[i].Message)
 	}
