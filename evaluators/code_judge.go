@@ -26,7 +26,7 @@ func init() {
 // codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
 // JSON object {score, hits?, misses?, reasoning?, details?}; the score is clamped to [0, 1].
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		return codeGraderV4(ctx, r, spec)
 	}
 	cwd := spec.Cwd

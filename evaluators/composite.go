@@ -93,7 +93,7 @@ func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 // composite runs its member evaluators in order and combines their verdicts. A member that
 // cannot score makes the composite unable to score too (the case is errored).
 func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *compositeConfig) verdict {
-	v4 := usesV4(r, spec)
+	v4 := r.rules.As442
 	children := make([]results.EvaluatorResult, 0, len(spec.Members))
 	for _, m := range spec.Members {
 		if m == nil {
@@ -126,11 +126,11 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		v = verdict{}
 	case cfg.kind == aggThreshold:
 		v = thresholdAggregate(scored, cfg.threshold)
-	case usesV4(r, spec) && cfg.kind == aggCodeJudge:
+	case r.rules.As442 && cfg.kind == aggCodeJudge:
 		stdin := append(append([]byte("{\"results\":"), v4MembersJSON(children)...), '}')
 		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
 		v = r.runAggregatorV4(ctx, []string{"sh", "-c", cfg.path}, jsonx.Indent(stdin), request)
-	case usesV4(r, spec) && cfg.kind == aggLLMJudge:
+	case r.rules.As442 && cfg.kind == aggLLMJudge:
 		v = r.aggregateByJudgeV4(ctx, spec, cfg, children)
 	case cfg.kind == aggCodeJudge:
 		stdin := append(append([]byte(`{"results":`), membersJSON(children)...), '}')

@@ -119,11 +119,6 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 	return v
 }
 
-// usesV4 reports whether an evaluator grades the 4.x way: it comes from a 4.x file.
-func usesV4(r *caseRun, spec *suite.EvaluatorSpec) bool {
-	return spec.Dialect == suite.Dialect4 || isV4(r.in)
-}
-
 // llmGraderV4 is an llm-grader of a 4.x file: free-form with the 4.x prompt and {score,
 // assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
 // ranges ({checks: [{id, score 0-10}]}).

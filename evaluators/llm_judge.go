@@ -69,7 +69,7 @@ func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 // llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
 // it runs in rubric mode instead, and a custom prompt does not apply.
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
 	if set != nil {

@@ -14,11 +14,6 @@ import (
 // it in a file (output_path) instead of inline, as AgentV 4.x does for large answers.
 const v4FileBackedOutput = 50_000
 
-// isV4 reports whether the case comes from an AgentV 4.x file.
-func isV4(in *Input) bool {
-	return in != nil && in.Case != nil && in.Case.Suite != nil && in.Case.Suite.Dialect == suite.Dialect4
-}
-
 // v4Payload is what AgentV 4.42.4 sends a code grader of a 4.x file on stdin, field for field
 // (packages/core/src/evaluation/graders/code-grader.ts): 4.x names only. 4.42.4's Python
 // helper rejects the 2.5 names (reference_answer, ...), and its TypeScript SDK requires the

@@ -218,7 +218,7 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 
 // rubricJudge runs an llm_judge in rubric mode.
 func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
 	user, system := r.rubricPrompt(set)

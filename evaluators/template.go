@@ -197,7 +197,7 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	}
 	var payload []byte
 	var err error
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		payload, err = r.data.v4Payload(v4PayloadOpts{config: config, template: true})
 	} else {
 		payload, err = r.data.payload(config)
