@@ -269,16 +269,5 @@ func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpe
 		}
 		return vars(name)
 	})
-	judge, targetName, err := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(user), SystemPrompt, targetName)
-	if err != nil {
-		return errorf(request, "could not resolve the judge: %v", err)
-	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, SystemPrompt, verdictReadable)
-	if err != nil {
-		return errorf(request, "%v", err)
-	}
-	v := parseVerdict(reply)
-	v.request = request
-	return v
+	return r.grade(ctx, spec.Target, user, SystemPrompt, readVerdict, false)
 }

@@ -124,24 +124,13 @@ func (r *caseRun) aggregateByJudgeV4(ctx context.Context, spec *suite.EvaluatorS
 	user := substitute(tmpl, func(name string) (string, bool) {
 		return resultsJSON, name == "EVALUATOR_RESULTS_JSON"
 	})
-	judge, targetName, err := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(user), v4FreeformSystem, targetName)
-	if err != nil {
-		return errorf(request, "could not resolve the judge: %v", err)
-	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, v4FreeformSystem, func(reply string) bool {
-		_, err := parseV4Freeform(reply)
-		return err == nil
-	})
-	if err != nil {
-		return errorf(request, "%v", err)
-	}
-	v, perr := parseV4Freeform(reply)
-	if perr != nil {
-		v = v4Verdict(0, []v4Assertion{{Text: "LLM aggregator failed: " + perr.Error(), Passed: false}})
-	}
-	v.request = request
-	return v
+	return r.grade(ctx, spec.Target, user, v4FreeformSystem, func(reply string) (verdict, error) {
+		v, err := parseV4Freeform(reply)
+		if err != nil {
+			v = v4Verdict(0, []v4Assertion{{Text: "LLM aggregator failed: " + err.Error(), Passed: false}})
+		}
+		return v, err
+	}, false)
 }
 
 // readAggregatorPrompt reads a `file://` aggregator prompt, relative to the eval file's

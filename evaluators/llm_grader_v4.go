@@ -174,19 +174,9 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	if set != nil {
 		parse = func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
 	}
-	judge, targetName, err := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
-	if err != nil {
-		return errorf(request, "could not resolve the judge: %v", err)
-	}
 	r.temperature = v4Temperature(spec)
 	defer func() { r.temperature = nil }()
-	v, err := r.askV4(ctx, judge, targetName, user, system, parse)
-	if err != nil {
-		return errorf(request, "%v", err)
-	}
-	v.request = request
-	return v
+	return r.grade(ctx, spec.Target, user, system, parse, true)
 }
 
 // v4Attempts is how many times a judge is asked before its reply is sent back for repair.
