@@ -68,12 +68,7 @@ func v4MembersJSON(children []results.EvaluatorResult) []byte {
 // runAggregatorV4 runs a 4.x composite's code aggregator: its stdout's `score` (0 when it
 // gives none, or prints no JSON object) and `assertions` are the composite's verdict.
 func (r *caseRun) runAggregatorV4(ctx context.Context, argv []string, stdin []byte, request json.RawMessage) verdict {
-	cmd := proc.Cmd{Argv: argv, Dir: r.dir(), Env: r.childEnv(sdkEnv(argv)), Stdin: stdin, Timeout: r.opts.Timeout}
-	var res *proc.Result
-	err := r.withRetries(ctx, func() (err error) {
-		res, err = proc.Run(ctx, cmd)
-		return err
-	})
+	res, err := r.runProcess(ctx, argv, r.dir(), stdin, sdkEnv(argv))
 	if err != nil {
 		return errorf(request, "composite aggregator %v", err)
 	}

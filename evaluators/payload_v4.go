@@ -14,6 +14,15 @@ import (
 // it in a file (output_path) instead of inline, as AgentV 4.x does for large answers.
 const v4FileBackedOutput = 50_000
 
+// payload is what a grader's process (code grader, prompt template) gets on stdin: AgentV
+// 4.42.4's payload under its rules, else 2.5's (which reads only opts.config).
+func (r *caseRun) payload(opts v4PayloadOpts) ([]byte, error) {
+	if r.rules.As442 {
+		return r.data.v4Payload(opts)
+	}
+	return r.data.payload(opts.config)
+}
+
 // v4Payload is what AgentV 4.42.4 sends a code grader of a 4.x file on stdin, field for field
 // (packages/core/src/evaluation/graders/code-grader.ts): 4.x names only. 4.42.4's Python
 // helper rejects the 2.5 names (reference_answer, ...), and its TypeScript SDK requires the
