@@ -287,7 +287,7 @@ func thresholdAggregate(children []results.EvaluatorResult, threshold float64) v
 	if len(children) > 0 {
 		v.score = float64(passing) / float64(len(children))
 	}
-	summary := fmt.Sprintf("%d/%d evaluators passed (threshold: %s)", passing, len(children), jsNum(threshold))
+	summary := fmt.Sprintf("%d/%d evaluators passed (threshold: %s)", passing, len(children), jsNumber(threshold))
 	if v.score >= threshold {
 		v.hits = append([]string{summary}, v.hits...)
 		v.forcePass = true

@@ -339,8 +339,6 @@ func v4Guidance(set *rubricSet) []string {
 	return out
 }
 
-func jsNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
 // v4ChecklistPrompt is the user prompt of a rubric checklist.
 func (r *caseRun) v4ChecklistPrompt(set *rubricSet, criteria string) string {
 	var b strings.Builder
@@ -360,7 +358,7 @@ func (r *caseRun) v4ChecklistPrompt(set *rubricSet, criteria string) string {
 			b.WriteString(" (REQUIRED)")
 		}
 		if it.weight != 1 {
-			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+			fmt.Fprintf(&b, " (weight: %s)", jsNumber(it.weight))
 		}
 		if it.operator != "" {
 			fmt.Fprintf(&b, " (operator: %s)", it.operator)
@@ -381,11 +379,11 @@ func (r *caseRun) v4RangePrompt(set *rubricSet, criteria string) string {
 	for _, it := range set.items {
 		fmt.Fprintf(&b, "\n### Criterion: %s", it.id)
 		if it.weight != 1 {
-			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+			fmt.Fprintf(&b, " (weight: %s)", jsNumber(it.weight))
 		}
 		switch {
 		case it.minUnit != nil:
-			fmt.Fprintf(&b, " [REQUIRED: min score %s]", jsNum(*it.minUnit))
+			fmt.Fprintf(&b, " [REQUIRED: min score %s]", jsNumber(*it.minUnit))
 		case it.minScore != nil:
 			fmt.Fprintf(&b, " [REQUIRED: min score %d]", *it.minScore)
 		}
@@ -675,7 +673,7 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 		if label == "" {
 			label = it.id
 		}
-		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNum(score), desc),
+		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNumber(score), desc),
 			Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
 	}
 	score := 0.0
