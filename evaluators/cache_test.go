@@ -49,13 +49,13 @@ func TestJudgesStoreOnlyVerdicts(t *testing.T) {
 				Members: []*suite.EvaluatorSpec{faSpec(`{"fields": [{"path": "riskLevel"}]}`)}}
 		}, good: `{"score": 1}`},
 		{name: "4.x llm-grader", v4: true, spec: func() *suite.EvaluatorSpec {
-			return &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+			return &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true}
 		}, good: `{"score": 1}`},
 		{name: "4.x llm-grader rubrics", v4: true, spec: func() *suite.EvaluatorSpec {
-			return &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4, Settings: json.RawMessage(rubrics)}
+			return &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true, Settings: json.RawMessage(rubrics)}
 		}, good: `{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "yes"}], "overall_reasoning": "ok"}`},
 		{name: "4.x composite aggregator", v4: true, spec: func() *suite.EvaluatorSpec {
-			return &suite.EvaluatorSpec{Name: "c", Type: TypeComposite, Weight: 1, Dialect: suite.Dialect4,
+			return &suite.EvaluatorSpec{Name: "c", Type: TypeComposite, Weight: 1, JudgeCommonKeys: true,
 				Settings: json.RawMessage(`{"aggregator": {"type": "llm_judge"}}`),
 				Members:  []*suite.EvaluatorSpec{faSpec(`{"fields": [{"path": "riskLevel"}]}`)}}
 		}, good: `{"score": 1}`},
@@ -70,7 +70,7 @@ func TestJudgesStoreOnlyVerdicts(t *testing.T) {
 			}
 			c := riskCase(t.TempDir(), tc.spec())
 			if tc.v4 {
-				c.Suite.Dialect = suite.Dialect4
+				c.Suite.Grading = suite.GradingRulesOf(suite.Dialect4)
 			}
 			run := func() {
 				Evaluate(t.Context(), riskInput(c, `{"riskLevel": "High"}`), judgeOpts(cached, nil))

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
@@ -23,11 +25,13 @@ func init() {
 	register(suite.TypeCodeJudge, []string{"code"}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
 }
 
-// codeJudge runs a user script with the payload on stdin; its trimmed stdout must be one
-// JSON object {score, hits?, misses?, reasoning?, details?}; the score is clamped to [0, 1].
+// codeJudge runs a user script with the payload on stdin and reads its result object (see
+// readJudgeOutput; under 4.42.4's rules the code-grader's payload and reading, see
+// runV4Script). The result's score is clamped to [0, 1].
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
-	if usesV4(r, spec) {
-		return codeGraderV4(ctx, r, spec)
+	what, missing, reader, v4 := "code judge", "code_judge has no script", "judge", r.rules.As442
+	if v4 {
+		what, missing, reader = "code-grader", "code-grader has no command", "grader"
 	}
 	cwd := spec.Cwd
 	if cwd == "" {
@@ -35,25 +39,47 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 	}
 	request := codeRequest(spec.Script, cwd)
 	if len(spec.Script) == 0 {
-		return errorf(request, "code_judge has no script")
+		return errorf(request, "%s", missing)
 	}
-	payload, err := r.data.payload(spec.Config)
+	opts := v4PayloadOpts{config: spec.Config}
+	if v4 {
+		if enc, _ := jsonx.Marshal(r.in.Candidate); len(enc) > v4FileBackedOutput {
+			dir, err := os.MkdirTemp("", "agentv-grader-")
+			if err != nil {
+				return errorf(request, "could not write the answer for the grader: %v", err)
+			}
+			defer os.RemoveAll(dir)
+			opts.outputPath = filepath.Join(dir, "output.json")
+			if err := os.WriteFile(opts.outputPath, enc, 0o600); err != nil {
+				return errorf(request, "could not write the answer for the grader: %v", err)
+			}
+		}
+	}
+	payload, err := r.payload(opts)
 	if err != nil {
-		return errorf(request, "could not build the judge payload: %v", err)
+		return errorf(request, "could not build the %s payload: %v", reader, err)
 	}
 	// A .ts/.js/.py path runs with the interpreter prompt templates get.
 	argv, env, err := jsruntime.Resolver{}.JudgeCommand(spec.Script, cwd)
 	if err != nil {
-		return errorf(request, "code judge: %v", err)
+		return errorf(request, "%s: %v", what, err)
 	}
-	if spec.TargetProxy == nil {
-		return r.runJudgeScript(ctx, "code judge", argv, cwd, payload, request, env)
+	var proxy *targetProxy
+	if spec.TargetProxy != nil {
+		if proxy, err = r.startProxy(ctx, spec.TargetProxy.MaxCalls); err != nil {
+			return errorf(request, "could not start the target proxy: %v", err)
+		}
+		env = append(env, proxy.env()...)
 	}
-	proxy, err := r.startProxy(ctx, spec.TargetProxy.MaxCalls)
-	if err != nil {
-		return errorf(request, "could not start the target proxy: %v", err)
+	var v verdict
+	if v4 {
+		v = r.runV4Script(ctx, argv, cwd, payload, request, env)
+	} else {
+		v = r.runJudgeScript(ctx, what, argv, cwd, payload, request, env)
 	}
-	v := r.runJudgeScript(ctx, "code judge", argv, cwd, payload, request, append(env, proxy.env()...))
+	if proxy == nil {
+		return v
+	}
 	// Closed before the judge's result is read: no call can come in after the judge ended.
 	proxy.close()
 	rec := make([]byte, 0, len(request)+64)
@@ -64,16 +90,23 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 	return v
 }
 
-// runJudgeScript runs a judge process (code judges, composite aggregators) with stdin and
-// env added to its environment, and reads its result object. what names the script in errors.
-func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage, env []string) verdict {
-	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
-	cmd := proc.Cmd{Argv: argv, Dir: cwd, Env: r.childEnv(append(sdkEnv(argv), env...)), Stdin: stdin, Timeout: r.opts.Timeout}
+// runProcess runs a grader's process (a judge, an aggregator, a prompt template) in dir with
+// the run's timeout and retries, stdin on its stdin and env added to the judge environment.
+func (r *caseRun) runProcess(ctx context.Context, argv []string, dir string, stdin []byte, env []string) (*proc.Result, error) {
+	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: r.childEnv(env), Stdin: stdin, Timeout: r.opts.Timeout}
 	var res *proc.Result
 	err := r.withRetries(ctx, func() (err error) {
 		res, err = proc.Run(ctx, cmd)
 		return err
 	})
+	return res, err
+}
+
+// runJudgeScript runs a judge process (code judges, composite aggregators) with stdin and
+// env added to its environment, and reads its result object. what names the script in errors.
+func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string, cwd string, stdin []byte, request json.RawMessage, env []string) verdict {
+	// argv runs directly: no shell unless the script was a string (then it is sh -c already).
+	res, err := r.runProcess(ctx, argv, cwd, stdin, append(sdkEnv(argv), env...))
 	if err != nil {
 		var perr *proc.Error
 		if errors.As(err, &perr) && !perr.TimedOut && strings.TrimSpace(perr.Stderr) == "" && res != nil {
@@ -202,4 +235,116 @@ func sdkEnv(argv []string) []string {
 		return nil // the script still runs; only an import of @agentv/eval would fail
 	}
 	return env
+}
+
+// runV4Script runs a 4.x code-grader. A failed exit with JSON on stdout or anything on stderr,
+// a timeout, or a start failure cannot score; a failed exit with plain stdout scores 0.
+func (r *caseRun) runV4Script(ctx context.Context, argv []string, cwd string, stdin []byte, request json.RawMessage, env []string) verdict {
+	const what = "code-grader"
+	res, err := r.runProcess(ctx, argv, cwd, stdin, append(sdkEnv(argv), env...))
+	exit := 0
+	if err != nil {
+		var perr *proc.Error
+		if !errors.As(err, &perr) || perr.TimedOut || perr.ExitCode < 0 || res == nil {
+			return errorf(request, "%s %v", what, err)
+		}
+		out := bytes.TrimSpace(res.Stdout)
+		if len(out) > 0 && (out[0] == '{' || out[0] == '[') || strings.TrimSpace(perr.Stderr) != "" {
+			if len(out) > 0 && strings.TrimSpace(perr.Stderr) == "" {
+				return errorf(request, "%s %v; stdout: %s", what, err, proc.Excerpt(string(out), stdoutInError))
+			}
+			return errorf(request, "%s %v", what, err)
+		}
+		exit = perr.ExitCode
+	}
+	if res.StdoutTruncated {
+		return errorf(request, "%s printed more than %d MiB on stdout (output cut off)", what, proc.DefaultMaxOutput>>20)
+	}
+	out := bytes.TrimSpace(res.Stdout)
+	if len(out) > 0 && out[0] == '{' && json.Valid(out) && exit == 0 {
+		v := parseV4GraderOutput(out)
+		v.request = request
+		return v
+	}
+	// Not the JSON protocol: the exit code is the verdict, stdout its text.
+	text := string(out)
+	if text == "" {
+		text = "exit " + strconv.Itoa(exit)
+	}
+	a := []v4Assertion{{Text: text, Passed: exit == 0}}
+	score := 0.0
+	if exit == 0 {
+		score = 1
+	}
+	v := v4Verdict(score, a)
+	v.request = request
+	return v
+}
+
+// parseV4GraderOutput reads a 4.x code-grader's result object.
+func parseV4GraderOutput(out []byte) verdict {
+	var obj struct {
+		Score      json.RawMessage   `json:"score"`
+		Assertions []json.RawMessage `json:"assertions"`
+		Hits       json.RawMessage   `json:"hits"`
+		Misses     json.RawMessage   `json:"misses"`
+		Reasoning  json.RawMessage   `json:"reasoning"`
+		Details    json.RawMessage   `json:"details"`
+	}
+	if err := json.Unmarshal(out, &obj); err != nil {
+		return verdict{err: errors.New("code-grader output: " + err.Error())}
+	}
+	var as []v4Assertion
+	for _, raw := range obj.Assertions {
+		var a struct {
+			Text     *string         `json:"text"`
+			Passed   json.RawMessage `json:"passed"`
+			Evidence json.RawMessage `json:"evidence"`
+		}
+		if json.Unmarshal(raw, &a) != nil || a.Text == nil {
+			continue // only items with a string text count
+		}
+		item := v4Assertion{Text: *a.Text, Passed: jsTruthy(a.Passed)}
+		var ev string
+		if json.Unmarshal(a.Evidence, &ev) == nil {
+			item.Evidence = &ev
+		}
+		as = append(as, item)
+	}
+	var score float64
+	if f, ok := parseScoreRaw(obj.Score); ok {
+		score = clamp01(f)
+	} else if len(as) > 0 {
+		passed := 0
+		for _, a := range as {
+			if a.Passed {
+				passed++
+			}
+		}
+		score = float64(passed) / float64(len(as))
+	}
+	v := v4Verdict(score, as)
+	v.hits = append(v.hits, stringItems(obj.Hits, 0)...)
+	v.misses = append(v.misses, stringItems(obj.Misses, 0)...)
+	var reasoning string
+	if json.Unmarshal(obj.Reasoning, &reasoning) == nil && strings.TrimSpace(reasoning) != "" {
+		v.reasoning = strings.TrimSpace(strings.Join([]string{reasoning, v.reasoning}, " "))
+	}
+	if !isNull(obj.Details) && bytes.HasPrefix(bytes.TrimSpace(obj.Details), []byte("{")) {
+		v.details, _ = jsonx.AppendCompact(nil, obj.Details)
+	}
+	return v
+}
+
+// jsTruthy is JavaScript's Boolean(value) for a JSON value.
+func jsTruthy(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	switch s {
+	case "", "false", "null", "0", "-0", `""`:
+		return false
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return f != 0
+	}
+	return true
 }

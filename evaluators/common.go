@@ -22,10 +22,8 @@ type commonKeys struct {
 	minScore float64 // 0: the case threshold
 }
 
-// configTypes are the types whose other keys are the judge's pass-through config in AgentV
-// 2.x files: there `required` and the like are the judge's own data (the quickstart's code
-// judge reads `required` as the list of texts an answer needs), not common keys. In 4.x files
-// they are common keys on these types too.
+// configTypes are the types whose common keys are the judge's own config unless the loader
+// says otherwise (EvaluatorSpec.JudgeCommonKeys).
 var configTypes = map[string]bool{suite.TypeCodeJudge: true, suite.TypeLLMJudge: true}
 
 // parseCommon reads `negate`, `required` (true, false or a minimum score) and `min_score`
@@ -34,7 +32,7 @@ var configTypes = map[string]bool{suite.TypeCodeJudge: true, suite.TypeLLMJudge:
 // author asked for a gate that would otherwise not be there.
 func parseCommon(spec *suite.EvaluatorSpec) (commonKeys, error) {
 	var c commonKeys
-	if isNull(spec.Settings) || configTypes[spec.Type] && spec.Dialect != suite.Dialect4 {
+	if isNull(spec.Settings) || configTypes[spec.Type] && !spec.JudgeCommonKeys {
 		return c, nil
 	}
 	s, err := settingsOf(spec)
@@ -85,10 +83,9 @@ func commonOf(spec *suite.EvaluatorSpec) commonKeys {
 	return c
 }
 
-// verdictOf is an evaluator's verdict for a score in its file's dialect: the 2.5 bands, or
-// 4.x's pass or fail.
-func verdictOf(v4 bool, score float64) string {
-	if v4 {
+// verdictOf is an evaluator's verdict for a score: pass or fail, else the 2.5 bands.
+func verdictOf(passFail bool, score float64) string {
+	if passFail {
 		return results.PassFail(score)
 	}
 	return results.Band(score)
@@ -98,7 +95,7 @@ func verdictOf(v4 bool, score float64) string {
 // 0: AgentV 4.42.4 negates its fallback 0 into a pass, which would let a broken evaluator
 // pass a case. A 4.x verdict is swapped (pass and fail) rather than derived from the new
 // score, as 4.42.4's negateScore does (graders/scoring.ts): 0.7 (fail) negates to 0.3 (pass).
-func negateResult(res *results.EvaluatorResult, v4 bool) {
+func negateResult(res *results.EvaluatorResult, passFail bool) {
 	if res.Error != "" {
 		return
 	}
@@ -112,7 +109,7 @@ func negateResult(res *results.EvaluatorResult, v4 bool) {
 		}
 		res.Assertions = as
 	}
-	if !v4 {
+	if !passFail {
 		res.Verdict = results.Band(res.Score)
 		return
 	}

@@ -93,9 +93,10 @@ func settingErr(path, format string, args ...any) error {
 // caseRun is the state shared by the evaluators of one case: the input, the options and the
 // case's JSON renderings, built once on first use.
 type caseRun struct {
-	in   *Input
-	opts *Options
-	data caseData
+	in    *Input
+	opts  *Options
+	rules suite.GradingRules // of the case's file (2.5's for a case built in code)
+	data  caseData
 	// retries counts the timed-out attempts tried again by the evaluator running now.
 	retries int
 	// temperature is the judge temperature of the 4.x llm-grader running now, nil for none.
@@ -123,6 +124,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 		specs = defaultSpecs
 	}
 	r := &caseRun{in: in, opts: opts}
+	if in.Case != nil && in.Case.Suite != nil {
+		r.rules = in.Case.Suite.Grading
+	}
 	r.data.in = in
 	var out *Outcome
 	if len(specs) == 1 { // the usual case: the outcome and its result in one allocation
@@ -145,7 +149,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 				common = make([]commonKeys, len(out.Results), len(specs))
 			}
 			if c.negate {
-				negateResult(&res, usesV4(r, spec))
+				negateResult(&res, r.rules.PassFail)
 			}
 			common = append(common, c)
 		}
@@ -155,7 +159,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if common != nil {
 		requiredGate(out, common, opts.Threshold)
 	}
-	if out.Errored && isV4(in) {
+	if out.Errored && r.rules.As442 {
 		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
 	}
 	if isDefault && len(out.Results) == 1 {
@@ -224,7 +228,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		Type:                     typ,
 		Score:                    v.score,
 		Weight:                   weightOf(spec),
-		Verdict:                  verdictOf(usesV4(r, spec), v.score),
+		Verdict:                  verdictOf(r.rules.PassFail, v.score),
 		Hits:                     redactAll(red, v.hits),
 		Misses:                   redactAll(red, v.misses),
 		Reasoning:                red.String(v.reasoning),
@@ -245,7 +249,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	}
 	if v.err != nil {
 		res.Error = red.String(v.err.Error())
-		if typ == suite.TypeLLMJudge && usesV4(r, spec) {
+		if typ == suite.TypeLLMJudge && r.rules.As442 {
 			// 4.42.4 marks an llm-grader that could not grade "skip" (llm-grader.ts:351); the
 			// test is an error with score 0 there as here (orchestrator.ts:2142).
 			res.Verdict = results.BandSkip

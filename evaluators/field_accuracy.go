@@ -98,17 +98,16 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 	}
 	expected := expectedObject(r.in.Case.Expected)
 	if expected == nil {
-		name := "expected_output"
-		if r.in.Case.Suite == nil || r.in.Case.Suite.Dialect != suite.Dialect4 {
+		name := r.rules.ExpectedName
+		if name == "" {
 			name = "expected_messages"
 		}
 		v.misses = append(v.misses, "No expected data found in "+name)
 		v.reasoning = "Could not extract expected data from " + name
 		return v
 	}
-	// AgentV 2.5 keeps four hits and four misses; 4.x keeps them all.
 	limit := maxVerdictItems
-	if r.in.Case.Suite != nil && r.in.Case.Suite.Dialect == suite.Dialect4 {
+	if r.rules.AllItems {
 		limit = len(cfg.fields)
 	}
 	add := func(list *[]string, s string) {

@@ -119,11 +119,6 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 	return v
 }
 
-// usesV4 reports whether an evaluator grades the 4.x way: it comes from a 4.x file.
-func usesV4(r *caseRun, spec *suite.EvaluatorSpec) bool {
-	return spec.Dialect == suite.Dialect4 || isV4(r.in)
-}
-
 // llmGraderV4 is an llm-grader of a 4.x file: free-form with the 4.x prompt and {score,
 // assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
 // ranges ({checks: [{id, score 0-10}]}).
@@ -179,19 +174,9 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	if set != nil {
 		parse = func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
 	}
-	judge, targetName, err := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
-	if err != nil {
-		return errorf(request, "could not resolve the judge: %v", err)
-	}
 	r.temperature = v4Temperature(spec)
 	defer func() { r.temperature = nil }()
-	v, err := r.askV4(ctx, judge, targetName, user, system, parse)
-	if err != nil {
-		return errorf(request, "%v", err)
-	}
-	v.request = request
-	return v
+	return r.grade(ctx, spec.Target, user, system, parse, true)
 }
 
 // v4Attempts is how many times a judge is asked before its reply is sent back for repair.
@@ -354,8 +339,6 @@ func v4Guidance(set *rubricSet) []string {
 	return out
 }
 
-func jsNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
 // v4ChecklistPrompt is the user prompt of a rubric checklist.
 func (r *caseRun) v4ChecklistPrompt(set *rubricSet, criteria string) string {
 	var b strings.Builder
@@ -375,7 +358,7 @@ func (r *caseRun) v4ChecklistPrompt(set *rubricSet, criteria string) string {
 			b.WriteString(" (REQUIRED)")
 		}
 		if it.weight != 1 {
-			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+			fmt.Fprintf(&b, " (weight: %s)", jsNumber(it.weight))
 		}
 		if it.operator != "" {
 			fmt.Fprintf(&b, " (operator: %s)", it.operator)
@@ -396,11 +379,11 @@ func (r *caseRun) v4RangePrompt(set *rubricSet, criteria string) string {
 	for _, it := range set.items {
 		fmt.Fprintf(&b, "\n### Criterion: %s", it.id)
 		if it.weight != 1 {
-			fmt.Fprintf(&b, " (weight: %s)", jsNum(it.weight))
+			fmt.Fprintf(&b, " (weight: %s)", jsNumber(it.weight))
 		}
 		switch {
 		case it.minUnit != nil:
-			fmt.Fprintf(&b, " [REQUIRED: min score %s]", jsNum(*it.minUnit))
+			fmt.Fprintf(&b, " [REQUIRED: min score %s]", jsNumber(*it.minUnit))
 		case it.minScore != nil:
 			fmt.Fprintf(&b, " [REQUIRED: min score %d]", *it.minScore)
 		}
@@ -690,7 +673,7 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 		if label == "" {
 			label = it.id
 		}
-		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNum(score), desc),
+		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNumber(score), desc),
 			Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
 	}
 	score := 0.0

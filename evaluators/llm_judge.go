@@ -69,7 +69,7 @@ func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 // llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
 // it runs in rubric mode instead, and a custom prompt does not apply.
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
 	if set != nil {
@@ -87,19 +87,41 @@ func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *r
 		}
 		userPrompt = defaultPrompt(&vals)
 	}
-	judge, targetName, judgeErr := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(userPrompt), SystemPrompt, targetName)
-	switch {
-	case promptErr != nil:
-		return errorf(request, "%v", promptErr)
-	case judgeErr != nil:
-		return errorf(request, "could not resolve the judge: %v", judgeErr)
+	if promptErr != nil {
+		_, targetName, _ := r.resolveJudge(spec.Target)
+		return errorf(judgeRequest("", SystemPrompt, targetName), "%v", promptErr)
 	}
-	reply, err := r.askJudge(ctx, judge, targetName, userPrompt, SystemPrompt, verdictReadable)
+	return r.grade(ctx, spec.Target, userPrompt, SystemPrompt, readVerdict, false)
+}
+
+// errNoVerdict is a reply's reader finding no verdict in it (2.5 readers also return what
+// the reply scores then: 0, with the reason).
+var errNoVerdict = errors.New("the judge's reply held no verdict")
+
+// grade asks the judge of target (the run's judge when "") with the prompts and reads its
+// reply with read; the verdict carries the request. With repair (4.42.4's llm-grader) an
+// unreadable reply is asked again and repaired (askV4), and is then an error; else it scores
+// what read made of it.
+func (r *caseRun) grade(ctx context.Context, target, user, system string, read func(string) (verdict, error), repair bool) verdict {
+	judge, targetName, err := r.resolveJudge(target)
+	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
+	if err != nil {
+		return errorf(request, "could not resolve the judge: %v", err)
+	}
+	var v verdict
+	if repair {
+		v, err = r.askV4(ctx, judge, targetName, user, system, read)
+	} else {
+		var reply string
+		reply, err = r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
+			_, err := read(reply)
+			return err == nil
+		})
+		v, _ = read(reply)
+	}
 	if err != nil {
 		return errorf(request, "%v", err)
 	}
-	v := parseVerdict(reply)
 	v.request = request
 	return v
 }
@@ -244,33 +266,21 @@ func contentText(c *suite.Content) string {
 	return ""
 }
 
-// parseVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
+// readVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
 // non-blank string hits and misses (at most four each). A reply without a valid verdict
-// scores 0 and is not an error: the judge answered, badly.
-func parseVerdict(reply string) verdict {
-	v, _ := readVerdict(reply)
-	return v
-}
-
-// verdictReadable reports whether a reply holds a verdict with a score.
-func verdictReadable(reply string) bool {
-	_, ok := readVerdict(reply)
-	return ok
-}
-
-// readVerdict is parseVerdict, also reporting whether the reply held a verdict with a score.
-func readVerdict(reply string) (verdict, bool) {
+// scores 0 and is not an error for the grader: the judge answered, badly.
+func readVerdict(reply string) (verdict, error) {
 	v := verdict{hits: []string{}, misses: []string{}}
 	raw, ok := jsonx.FirstObject(reply)
 	if !ok {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v, false
+		return v, errNoVerdict
 	}
 	// Keys match struct fields case-insensitively, the last occurrence winning.
 	var obj struct{ Score, Hits, Misses, Reasoning json.RawMessage }
 	if json.Unmarshal(raw, &obj) != nil {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v, false
+		return v, errNoVerdict
 	}
 	_ = json.Unmarshal(obj.Reasoning, &v.reasoning) // a non-string reasoning is dropped
 	score, ok := parseScore(obj.Score)
@@ -278,12 +288,12 @@ func readVerdict(reply string) (verdict, bool) {
 		if v.reasoning == "" {
 			v.reasoning = "judge verdict has no numeric score"
 		}
-		return v, false
+		return v, errNoVerdict
 	}
 	v.score = score
 	v.hits = stringItems(obj.Hits, maxVerdictItems)
 	v.misses = stringItems(obj.Misses, maxVerdictItems)
-	return v, true
+	return v, nil
 }
 
 // parseScore reads a JSON number, clamped to [0,1]. Strings, booleans and null are not scores.

@@ -245,13 +245,13 @@ func FuzzParseVerdict(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		v := parseVerdict(reply)
+		v, _ := readVerdict(reply)
 		if v.score < 0 || v.score > 1 || len(v.hits) > maxVerdictItems || len(v.misses) > maxVerdictItems || v.err != nil {
-			t.Fatalf("parseVerdict(%q) = %+v", reply, v)
+			t.Fatalf("readVerdict(%q) = %+v", reply, v)
 		}
 		for _, s := range append(append([]string{}, v.hits...), v.misses...) {
 			if strings.TrimSpace(s) == "" {
-				t.Fatalf("parseVerdict(%q) kept a blank item", reply)
+				t.Fatalf("readVerdict(%q) kept a blank item", reply)
 			}
 		}
 	})

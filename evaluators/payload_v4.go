@@ -14,9 +14,13 @@ import (
 // it in a file (output_path) instead of inline, as AgentV 4.x does for large answers.
 const v4FileBackedOutput = 50_000
 
-// isV4 reports whether the case comes from an AgentV 4.x file.
-func isV4(in *Input) bool {
-	return in != nil && in.Case != nil && in.Case.Suite != nil && in.Case.Suite.Dialect == suite.Dialect4
+// payload is what a grader's process (code grader, prompt template) gets on stdin: AgentV
+// 4.42.4's payload under its rules, else 2.5's (which reads only opts.config).
+func (r *caseRun) payload(opts v4PayloadOpts) ([]byte, error) {
+	if r.rules.As442 {
+		return r.data.v4Payload(opts)
+	}
+	return r.data.payload(opts.config)
 }
 
 // v4Payload is what AgentV 4.42.4 sends a code grader of a 4.x file on stdin, field for field

@@ -218,22 +218,11 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 
 // rubricJudge runs an llm_judge in rubric mode.
 func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if usesV4(r, spec) {
+	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
 	user, system := r.rubricPrompt(set)
-	judge, targetName, err := r.resolveJudge(spec.Target)
-	request := judgeRequest(r.opts.Redactor.String(user), system, targetName)
-	if err != nil {
-		return errorf(request, "could not resolve the judge: %v", err)
-	}
-	reply, err := r.askJudge(ctx, judge, targetName, user, system, rubricsReadable)
-	if err != nil {
-		return errorf(request, "%v", err)
-	}
-	v := scoreRubrics(set, reply)
-	v.request = request
-	return v
+	return r.grade(ctx, spec.Target, user, system, func(reply string) (verdict, error) { return scoreRubrics(set, reply) }, false)
 }
 
 // rubricReply is a rubric-mode reply: the judge's checks and its overall reasoning.
@@ -252,21 +241,15 @@ func readRubricReply(reply string) (obj rubricReply, ok bool) {
 	return obj, true
 }
 
-// rubricsReadable reports whether a reply holds a checks list.
-func rubricsReadable(reply string) bool {
-	_, ok := readRubricReply(reply)
-	return ok
-}
-
 // scoreRubrics reads a rubric-mode reply. A reply without a usable checks list scores 0 and
 // is not an error, as for free-form verdicts. A rubric the judge did not assess counts as
 // unmet (AgentV leaves it out of the denominator, which rewards skipping).
-func scoreRubrics(set *rubricSet, reply string) verdict {
+func scoreRubrics(set *rubricSet, reply string) (verdict, error) {
 	v := verdict{hits: []string{}, misses: []string{}}
 	obj, ok := readRubricReply(reply)
 	if !ok {
 		v.reasoning = "judge reply held no rubric checks: " + proc.Excerpt(reply, 200)
-		return v
+		return v, errNoVerdict
 	}
 	type check struct {
 		satisfied *bool
@@ -351,7 +334,7 @@ func scoreRubrics(set *rubricSet, reply string) verdict {
 		v.score = sum / wsum
 	}
 	v.reasoning = strings.TrimSpace(obj.Overall)
-	return v
+	return v, nil
 }
 
 // parseScoreRaw reads a JSON number without clamping.

@@ -195,22 +195,11 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	if config == nil {
 		config = spec.Config
 	}
-	var payload []byte
-	var err error
-	if usesV4(r, spec) {
-		payload, err = r.data.v4Payload(v4PayloadOpts{config: config, template: true})
-	} else {
-		payload, err = r.data.payload(config)
-	}
+	payload, err := r.payload(v4PayloadOpts{config: config, template: true})
 	if err != nil {
 		return "", fmt.Errorf("prompt template %s: could not build its payload: %w", display, err)
 	}
-	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: r.childEnv(extraEnv), Stdin: payload, Timeout: r.opts.Timeout}
-	var res *proc.Result
-	err = r.withRetries(ctx, func() (err error) {
-		res, err = proc.Run(ctx, cmd)
-		return err
-	})
+	res, err := r.runProcess(ctx, argv, dir, payload, extraEnv)
 	if err != nil {
 		return "", fmt.Errorf("prompt template %s: %w", display, err)
 	}

@@ -221,12 +221,11 @@ func toolCalls(r *caseRun) []toolCall {
 // match as a superset by default).
 func toolTrajectory(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *trajectoryConfig) verdict {
 	calls := toolCalls(r)
-	v4 := r.in.Case.Suite != nil && r.in.Case.Suite.Dialect == suite.Dialect4
-	if !v4 && len(calls) == 0 && r.in.Trace == nil {
+	if !r.rules.TraceOptional && len(calls) == 0 && r.in.Trace == nil {
 		return assertion(false, "", "No trace available for evaluation")
 	}
 	t := &trajectory{cfg: cfg, calls: calls, v: verdict{hits: []string{}, misses: []string{}}, defaultArgs: argsMode{mode: argsExact}}
-	if !v4 {
+	if !r.rules.ExactToolArgs {
 		t.defaultArgs = argsMode{mode: argsSuperset}
 	}
 	switch cfg.mode {

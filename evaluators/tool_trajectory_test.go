@@ -81,7 +81,7 @@ func TestToolTrajectory(t *testing.T) {
 			in.Response.OutputMessages = tt.output
 			in.Trace = tt.trace
 			if tt.v4 {
-				in.Case.Suite.Dialect = suite.Dialect4
+				in.Case.Suite.Grading = suite.GradingRulesOf(suite.Dialect4)
 			}
 			res := Evaluate(t.Context(), in, &Options{}).Results[0]
 			if tt.wantErr != "" {

@@ -20,7 +20,7 @@ import (
 // v4Case is riskCase from a 4.x file.
 func v4Case(t *testing.T, evs ...*suite.EvaluatorSpec) *suite.Case {
 	c := riskCase(t.TempDir(), evs...)
-	c.Suite.Dialect = suite.Dialect4
+	c.Suite.Grading = suite.GradingRulesOf(suite.Dialect4)
 	return c
 }
 
@@ -72,6 +72,10 @@ func TestV4LLMGrader(t *testing.T) {
 			wantReason: "mixed; [rubric-1] Mentions High: says High; [tone] Polite: rude",
 			wantPrompt: []string{"Operator guidance:\n- Contradiction check", "- [rubric-1] (REQUIRED): Mentions High\n- [tone] (weight: 2) (operator: contradiction): Polite\n"},
 			wantSystem: v4ChecklistSystem, wantCalls: 1},
+		{name: "checklist weights are written as JavaScript writes numbers", settings: `{"rubrics": [{"id": "tiny", "expected_outcome": "T", "weight": 0.0000001}]}`,
+			reply:     `{"checks": [{"id": "tiny", "satisfied": true, "reasoning": "y"}], "overall_reasoning": "ok"}`,
+			wantScore: 1, wantVerdict: "pass", wantHits: []string{"[tiny] T"}, wantMisses: []string{}, wantReason: "ok; [tiny] T: y",
+			wantPrompt: []string{"- [tiny] (REQUIRED) (weight: 1e-7): T\n"}, wantSystem: v4ChecklistSystem, wantCalls: 1},
 		{name: "checklist: unassessed items are left out, a failed required one fails the verdict", settings: checklist,
 			reply:     `{"checks": [{"id": "rubric-1", "satisfied": false, "reasoning": "no"}], "overall_reasoning": "none"}`,
 			wantScore: 0, wantVerdict: "fail", wantHits: []string{}, wantMisses: []string{"[rubric-1] Mentions High"}, wantSystem: v4ChecklistSystem, wantCalls: 1},
@@ -105,7 +109,7 @@ func TestV4LLMGrader(t *testing.T) {
 			if settings == "" {
 				settings = "{}"
 			}
-			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(settings), Prompt: tt.prompt, Dialect: suite.Dialect4}
+			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(settings), Prompt: tt.prompt, JudgeCommonKeys: true}
 			j := &fakeJudge{name: "j", reply: tt.reply}
 			out := Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
 			res := out.Results[0]
@@ -160,7 +164,7 @@ func TestV4Temperature(t *testing.T) {
 		{"j", `{}`, nil},
 	}
 	for _, tt := range tests {
-		spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Target: tt.target, Settings: json.RawMessage(tt.settings), Dialect: suite.Dialect4}
+		spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Target: tt.target, Settings: json.RawMessage(tt.settings), JudgeCommonKeys: true}
 		j := &fakeJudge{name: "j", reply: `{"score": 1}`}
 		Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
 		got := j.requests()[0].Temperature
@@ -173,7 +177,7 @@ func TestV4Temperature(t *testing.T) {
 // The fourth call repairs the last reply: it carries the reply and what is wrong with it.
 func TestV4RepairRequest(t *testing.T) {
 	t.Parallel()
-	spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+	spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true}
 	j := &fakeJudge{name: "j", reply: `{"score": 2}`}
 	Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
 	reqs := j.requests()
@@ -368,9 +372,9 @@ func TestGraderVerdictByDialect(t *testing.T) {
 			if settings == "" {
 				settings = "{}"
 			}
-			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(settings), Dialect: tt.dialect}
+			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(settings), JudgeCommonKeys: tt.dialect == suite.Dialect4}
 			c := riskCase(t.TempDir(), spec)
-			c.Suite.Dialect = tt.dialect
+			c.Suite.Grading = suite.GradingRulesOf(tt.dialect)
 			reply := `{"score": ` + tt.score + `, "hits": [], "misses": [], "reasoning": "r"}`
 			if tt.dialect == suite.Dialect4 {
 				reply = `{"score": ` + tt.score + `, "assertions": []}`
@@ -436,7 +440,7 @@ func TestV4JudgeAttempts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+			spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true}
 			j := &scriptedJudge{steps: tt.steps}
 			out := Evaluate(t.Context(), riskInput(v4Case(t, spec), "High"), judgeOpts(j, nil))
 			res := out.Results[0]
@@ -457,7 +461,7 @@ func TestV4JudgeAttempts(t *testing.T) {
 // grader: three attempts would triple a wait 4.42.4 does not have.
 func TestV4JudgeTimeoutNotReasked(t *testing.T) {
 	t.Parallel()
-	spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, Dialect: suite.Dialect4}
+	spec := &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true}
 	j := &fakeJudge{name: "slow", hang: true}
 	opts := judgeOpts(j, nil)
 	opts.Timeout, opts.MaxRetries = 20*time.Millisecond, 1

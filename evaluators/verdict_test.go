@@ -34,7 +34,7 @@ func TestParseVerdictReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.reply, func(t *testing.T) {
 			t.Parallel()
-			v := parseVerdict(tt.reply)
+			v, _ := readVerdict(tt.reply)
 			type view struct {
 				Score        float64
 				Hits, Misses []string
@@ -42,7 +42,7 @@ func TestParseVerdictReplies(t *testing.T) {
 			}
 			want := view{tt.score, tt.hits, tt.misses, tt.reasoning}
 			if diff := cmp.Diff(want, view{v.score, v.hits, v.misses, v.reasoning}); diff != "" {
-				t.Errorf("parseVerdict(%q) (-want +got):\n%s", tt.reply, diff)
+				t.Errorf("readVerdict(%q) (-want +got):\n%s", tt.reply, diff)
 			}
 		})
 	}
@@ -52,7 +52,7 @@ func BenchmarkParseVerdict(b *testing.B) {
 	reply := `{"score":1,"hits":["ok"],"misses":[],"reasoning":"canned"}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if v := parseVerdict(reply); v.score != 1 {
+		if v, _ := readVerdict(reply); v.score != 1 {
 			b.Fatal(v)
 		}
 	}

@@ -297,3 +297,13 @@ func TestHeaderTypeProblems(t *testing.T) {
 	_ = requireDiag(t, s.Diagnostics, SeverityError, `"dataset" must be a string, got a mapping`)
 	_ = requireDiag(t, s.Diagnostics, SeverityError, `"execution" must be a mapping with target and evaluators, got a list`)
 }
+
+// A slip of accented letters is as near as one of plain letters: distances count characters,
+// not UTF-8 bytes (two accents are four bytes apart from "timeout" but two letters).
+func TestUnknownKeySuggestionCountsCharacters(t *testing.T) {
+	t.Parallel()
+	s := loadYAMLString(t, "evalcases:\n  - id: a\n    input: hi\n    expected_outcöme: x\n")
+	requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expected_outcöme"`, `did you mean "expected_outcome"`)
+	s = loadYAMLString(t, "evalcases:\n  - id: a\n    input: hi\n    expëcted_outcöme: x\n")
+	requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expëcted_outcöme"`, `did you mean "expected_outcome"`)
+}

@@ -173,9 +173,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
 	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
-	if l.s.Dialect == Dialect4 {
-		spec.Dialect = Dialect4
-	}
+	spec.JudgeCommonKeys = l.s.Dialect == Dialect4
 	get := func(key string) *kv {
 		for i := range es {
 			if es[i].key == key {
@@ -191,7 +189,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	et, ok := LookupEvaluator(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value, spec.Dialect == Dialect4)), EvaluatorTypeNames())
+		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value, l.s.Dialect == Dialect4)), EvaluatorTypeNames())
 		return nil
 	}
 	typ := et.Name
@@ -223,7 +221,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	spec.Settings = settings
 
 	own := commonKeys
-	if spec.Dialect == Dialect4 {
+	if l.s.Dialect == Dialect4 {
 		own = append(slices.Clip(own), v4GraderKeys...)
 		if typ == TypeLLMJudge {
 			own = append(own, v4LLMKeys...)
@@ -418,7 +416,7 @@ func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 		return
 	}
 	what, field := "code_judge", e.key
-	if spec.Dialect == Dialect4 {
+	if l.s.Dialect == Dialect4 {
 		what, field = "code-grader", "command"
 	}
 	if spec.Name != "" && spec.Name != what {

@@ -79,7 +79,7 @@ func suggestType(name string, v4 bool) string {
 	s := suggest(name, known)
 	// Type names are short and alike ("code", "cost"): only a slip of a letter or two in a
 	// longer name is a suggestion worth making ("nope" is not "code").
-	if s != "" && editDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
+	if s != "" && EditDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
 		return ""
 	}
 	return s

@@ -26,7 +26,9 @@ type Suite struct {
 	// 0.8); 0: a trial passes at the case threshold, as the case does.
 	TrialPassAt float64
 	// Agent is how agent targets treat the file's cases (set with setDialect).
-	Agent       AgentRules
+	Agent AgentRules
+	// Grading is how graders score the file's cases (set with setDialect).
+	Grading     GradingRules
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
 	Tags        []string
@@ -74,7 +76,7 @@ type AgentRules struct {
 // the stages after loading, which never ask for the dialect itself.
 func (s *Suite) setDialect(d string) {
 	s.Dialect = d
-	s.TrialPassAt, s.Agent = 0, AgentRulesOf(d)
+	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRulesOf(d), GradingRulesOf(d)
 	if d == Dialect4 {
 		s.TrialPassAt = TrialPassAt4
 	}
@@ -86,6 +88,38 @@ func AgentRulesOf(dialect string) AgentRules {
 		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	}
 	return AgentRules{}
+}
+
+// GradingRules are how graders score a file's cases where the programs its dialect comes
+// from differ. The zero value is AgentV 2.5's way.
+type GradingRules struct {
+	// As442 runs llm and code graders as AgentV 4.42.4's llm-grader and code-grader: its
+	// prompts and reading of the judge's answer (a grader that could not grade is a skip),
+	// its code-grader payload and reading of the script's output, its composite aggregators
+	// (members that could not score left out); and a test with a grader that could not score
+	// scores 0 (orchestrator.ts).
+	As442 bool
+	// PassFail gives each grader result a pass or fail verdict at 0.8, which negation swaps
+	// (4.x scoreToVerdict, negateScore); else the verdict is 2.5's band of the score.
+	PassFail bool
+	// AllItems lists every hit and miss of a field_accuracy grader (2.5 keeps four of each).
+	AllItems bool
+	// ExpectedName is what graders call the case's expected data in their misses; "" is
+	// 2.5's expected_messages.
+	ExpectedName string
+	// ExactToolArgs makes tool_trajectory compare arguments exactly by default (2.5: the
+	// answer's arguments may hold more keys), and TraceOptional lets it score a case whose
+	// target left no trace (2.5 fails it).
+	ExactToolArgs, TraceOptional bool
+}
+
+// GradingRulesOf returns the grading rules of files of a dialect.
+func GradingRulesOf(dialect string) GradingRules {
+	if dialect == Dialect4 {
+		return GradingRules{As442: true, PassFail: true, AllItems: true,
+			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true}
+	}
+	return GradingRules{}
 }
 
 // Case is one eval case, ready to run.
@@ -246,10 +280,10 @@ type EvaluatorSpec struct {
 	Weight    float64 // `weight`, default 1
 	WeightSet bool    // weight was written explicitly
 	Pos       Position
-	// Dialect is Dialect4 for an entry of an AgentV 4.x file, whose graders prompt, parse
-	// verdicts and build payloads the 4.x way; "" (2.5) otherwise.
-	Dialect string `json:",omitempty"`
-
+	// JudgeCommonKeys: negate, required and min_score act on an llm_judge or code_judge
+	// entry's result, as on every other type (AgentV 4.x); in 2.5 files they are the judge's
+	// own config (the quickstart's code judge reads `required` as texts an answer needs).
+	JudgeCommonKeys bool `json:",omitempty"`
 	// llm_judge
 	Prompt *PromptSpec // nil: default prompt
 	Target string      // judge target override (`target`), "" if none

@@ -68,7 +68,7 @@ func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *eval
 		}
 		return l.parseScriptPrompt(n, el)
 	case yaml.ScalarNode:
-		if spec.Dialect == Dialect4 && !pathOnly {
+		if l.s.Dialect == Dialect4 && !pathOnly {
 			return l.parseV4Prompt(n, el)
 		}
 	default:

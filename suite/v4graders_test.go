@@ -21,8 +21,8 @@ func TestV4GraderSettings(t *testing.T) {
 	}{
 		{name: "common keys are not config", assertion: "{type: llm-grader, required: 0.7, min_score: 0.6, negate: true, level: 2}",
 			check: func(t *testing.T, e *EvaluatorSpec) {
-				if string(e.Config) != `{"level":2}` || e.Dialect != Dialect4 {
-					t.Errorf("config %s dialect %q, want {\"level\":2} and 4", e.Config, e.Dialect)
+				if string(e.Config) != `{"level":2}` {
+					t.Errorf("config %s, want {\"level\":2}", e.Config)
 				}
 			}},
 		{name: "code-grader config", assertion: "{type: code-grader, command: [python3, g.py], required: true, threshold: 3}",
@@ -135,5 +135,36 @@ func TestV4Name(t *testing.T) {
 		if got := v4Name(tt.typ, doc.Content[0]); got != tt.want {
 			t.Errorf("%s %s: %q, want %q", tt.typ, tt.yaml, got, tt.want)
 		}
+	}
+}
+
+// TestGradingRulesByDialect checks that each front-end records how its graders score, so no
+// grader asks which dialect a file is in: 4.x files (YAML and JSONL) get 4.42.4's rules and
+// common keys on judges, 2.5 files the zero rules and judge config.
+func TestGradingRulesByDialect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, file, content string
+		want                GradingRules
+		judgeCommonKeys     bool
+	}{
+		{name: "2.5 yaml", file: "e.yaml", content: "evalcases:\n  - id: a\n    input: hi\n    evaluators: [{type: llm_judge, required: true}]\n"},
+		{name: "4.x yaml", file: "e.yaml", content: "tests:\n  - id: a\n    input: hi\n    assertions: [{type: llm-grader, required: true}]\n",
+			want: GradingRulesOf(Dialect4), judgeCommonKeys: true},
+		{name: "4.x jsonl", file: "e.jsonl", content: `{"id": "a", "input": "hi", "assertions": [{"type": "llm-grader", "required": true}]}` + "\n",
+			want: GradingRulesOf(Dialect4), judgeCommonKeys: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, map[string]string{tt.file: tt.content}, tt.file)
+			if s.Grading != tt.want {
+				t.Errorf("grading rules %+v, want %+v", s.Grading, tt.want)
+			}
+			c := onlyCase(t, s)
+			if len(c.Evaluators) != 1 || c.Evaluators[0].JudgeCommonKeys != tt.judgeCommonKeys {
+				t.Fatalf("evaluators %+v, want one with JudgeCommonKeys %v", c.Evaluators, tt.judgeCommonKeys)
+			}
+		})
 	}
 }

@@ -61,7 +61,7 @@ func closestFlag(fs *flag.FlagSet, name string) string {
 func closestWord(w string, words []string) string {
 	best, bestD := "", -1
 	for _, x := range words {
-		d := editDistance(w, x)
+		d := suite.EditDistance(w, x)
 		if len(w) >= 3 && (strings.HasPrefix(x, w) || strings.HasPrefix(w, x)) {
 			d = min(d, 1) // a prefix ("--max-fail") or a word too many is a near miss
 		}
@@ -73,28 +73,6 @@ func closestWord(w string, words []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // parseInterspersed parses flags that may appear before, between or after positional
