@@ -267,7 +267,9 @@ func apiScenarios(t *testing.T, spec apiSpec) {
 		t.Parallel()
 		f := newAPIFake(t, spec.tls, apiStep{Hang: true})
 		client := *f.srv.Client()
-		client.Timeout = 150 * time.Millisecond
+		// Long enough for each request to reach the server on a loaded machine (150 ms
+		// flaked): the timeout must end requests in flight.
+		client.Timeout = time.Second
 		var sl apiSleeps
 		p := apiNew(t, spec, f, map[string]any{"max_retries": 1}, Options{HTTPClient: &client, Sleep: sl.sleep})
 		_, err := apiInvoke(t, p, "hi")
