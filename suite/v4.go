@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,37 +162,27 @@ func (l *loader) loadV4(root *yaml.Node) {
 	l.dupes(es, "")
 	f := kvs(es)
 	var execAsserts []*kv // execution's assertions, assert and evaluators, in 4.x's order
-	for _, e := range es {
+	for i := range es {
+		e := &es[i]
+		if l.suiteKey(e) {
+			continue
+		}
 		switch e.key {
-		case "$schema", "defaults", "tests", "assertions", "assert", "input", "input_files":
-		case "name":
-			if v := l.scalarOr(&e, ""); v != "" {
-				l.s.Name, l.s.Dataset = v, v
-			}
-		case "description":
-			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-				l.s.Description = e.v.Value
-			} else if !isNull(e.v) {
-				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
-			}
+		case "defaults", "tests", "assertions", "assert", "input", "input_files":
 		case "version":
-			l.s.Version = l.scalarOr(&e, "")
+			l.s.Version = l.scalarOr(e, "")
 		case "tags":
-			l.s.Tags = l.stringList(&e, "")
-		case "target":
-			if l.s.Target == "" {
-				l.s.Target = l.scalarOr(&e, "")
-			}
+			l.s.Tags = l.stringList(e, "")
 		case "execution":
-			execAsserts = l.v4SuiteExecution(&e)
+			execAsserts = l.v4SuiteExecution(e)
 		case "workspace":
-			l.v4Workspace(&e)
+			l.v4Workspace(e)
 		case "metadata":
 			if !isNull(e.v) && deref(e.v).Kind != yaml.MappingNode {
 				l.warnf(e.v, KindStructure, "", "%q should be a mapping, got %s (ignored)", e.key, kindName(e.v))
 			}
 		default:
-			l.unknownKey(e, "at the top level", "", v4TopKeys)
+			l.unknownKey(*e, "at the top level", "", v4TopKeys)
 		}
 	}
 	// The suite's default graders: the first set of assertions, assert, and execution's
@@ -298,19 +289,14 @@ func (l *loader) v4SuiteExecution(e *kv) []*kv {
 		case "evaluators":
 			lists[2] = v4ExecList(x)
 		case "target":
-			if t := l.scalarOr(x, ""); t != "" {
-				l.s.Target = t
-			}
+			l.execTarget(x)
 		case "targets":
 			l.s.Targets = l.stringList(x, "")
 		case "threshold":
-			if isNull(x.v) {
-				continue
-			}
-			if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
-				l.s.Threshold = &v
-			} else {
-				l.errorf(x.v, KindStructure, "", "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+			if t := threshold(x, func(at *yaml.Node, format string, args ...any) {
+				l.errorf(at, KindStructure, "", format, args...)
+			}); t != nil {
+				l.s.Threshold = t
 			}
 		case "trials":
 			l.v4Trials(x)
@@ -391,15 +377,9 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 	}
 	if ext == ".jsonl" {
 		l.src = nil
-		for i, line := range strings.Split(string(src), "\n") {
-			line = strings.TrimRight(line, "\r")
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			n, jerr := parseJSONLine([]byte(line), i+1)
-			if jerr != nil {
-				l.add(Diagnostic{File: l.file, Line: i + 1, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
-					Message: "invalid JSON: " + jerr.msg + " (line skipped)"})
+		for i, line := range bytes.Split(src, []byte("\n")) {
+			n := l.jsonlNode(line, i+1)
+			if n == nil {
 				continue
 			}
 			l.interpolateEnv(n, map[*yaml.Node]bool{})
@@ -483,7 +463,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	skipDefaults := false
 	var execEvals *kv // execution.evaluators: a test's graders when it has no assertions
 	var targets []string
-	var threshold *float64
+	var testThreshold *float64
 	if x := f.get("execution"); x != nil && !isNull(x.v) {
 		if x.v.Kind != yaml.MappingNode {
 			fail(x.v, "%q must be a mapping with skip_defaults and targets, got %s", "execution", kindName(x.v))
@@ -503,14 +483,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 				case "target":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
 				case "threshold":
-					if isNull(xe.v) {
-						continue
-					}
-					if v, ok := number(xe.v); ok && v >= 0 && v <= 1 {
-						threshold = &v
-					} else {
-						fail(xe.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(xe.v))
-					}
+					testThreshold = threshold(xe, fail)
 				case "trials":
 					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
 				case "evaluators":
@@ -636,7 +609,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
 	if c != nil {
-		c.Targets, c.Threshold = targets, threshold
+		c.Targets, c.Threshold = targets, testThreshold
 		c.Conversation = conv
 		var meta *yaml.Node // as written: 4.42.4 substitutes no vars in it
 		if e := f.get("metadata"); e != nil {

@@ -105,28 +105,14 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 	var execEvals, evals, evaluator *kv
 	for i := range es {
 		e := &es[i]
+		// `name` is a 4.x key that a sidecar may carry; 2.5 YAML names its dataset with `dataset`.
+		if (!cases || e.key != "name") && l.suiteKey(e) {
+			continue
+		}
 		switch e.key {
-		case "$schema":
-		case "description":
-			// Free text the runtime never reads: a wrong type is only worth a warning.
-			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-				l.s.Description = e.v.Value
-			} else if !isNull(e.v) {
-				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
-			}
-		case "name":
-			if cases { // a 4.x key; 2.5 YAML names its dataset with `dataset`
-				l.unknownKey(*e, "at the top level", "", known)
-			} else if v := l.scalarOr(e, ""); v != "" {
-				l.s.Name, l.s.Dataset = v, v
-			}
 		case "dataset":
 			if v := l.scalarOr(e, ""); v != "" {
 				l.s.Dataset = v
-			}
-		case "target":
-			if l.s.Target == "" {
-				l.s.Target = l.scalarOr(e, "")
 			}
 		case "execution":
 			if isNull(e.v) {
@@ -141,11 +127,8 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 			for j := range xs {
 				x := &xs[j]
 				switch x.key {
-				case "target":
-					// execution.target wins over the legacy root-level target.
-					if t := l.scalarOr(x, ""); t != "" {
-						l.s.Target = t
-					}
+				case "target": // execution.target wins over the legacy root-level target
+					l.execTarget(x)
 				case "evaluators":
 					execEvals = x
 				case "assertions":
@@ -195,6 +178,51 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		l.s.Evaluators = l.suiteList.specs
 	}
 	return list
+}
+
+// suiteKey reads a top-level key whose meaning both dialects share; false for any other key.
+func (l *loader) suiteKey(e *kv) bool {
+	switch e.key {
+	case "$schema":
+	case "name":
+		if v := l.scalarOr(e, ""); v != "" {
+			l.s.Name, l.s.Dataset = v, v
+		}
+	case "description":
+		// Free text the runtime never reads: a wrong type is only worth a warning.
+		if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
+			l.s.Description = e.v.Value
+		} else if !isNull(e.v) {
+			l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
+		}
+	case "target":
+		if l.s.Target == "" {
+			l.s.Target = l.scalarOr(e, "")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
+func (l *loader) execTarget(x *kv) {
+	if t := l.scalarOr(x, ""); t != "" {
+		l.s.Target = t
+	}
+}
+
+// threshold reads an execution `threshold`, a number from 0 to 1: nil when it is null or
+// wrong (reported through bad).
+func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *float64 {
+	if isNull(x.v) {
+		return nil
+	}
+	if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
+		return &v
+	}
+	bad(x.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+	return nil
 }
 
 // pickCanonical returns the entry whose key comes first in order (canonical names win).

@@ -1,0 +1,66 @@
+package suite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSharedSuiteReading pins what both front-ends read through one code path (top-level
+// name, description and target, execution's target and threshold, a JSONL line that is not
+// JSON): the suite they build and every diagnostic, with file, line and column.
+func TestSharedSuiteReading(t *testing.T) {
+	t.Parallel()
+	const case25 = "evalcases:\n  - id: a\n    input: hi\n    expected_outcome: ok\n"
+	const test4 = "tests:\n  - id: a\n    input: hi\n    criteria: ok\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		path  string
+		want  string // "name|dataset|description|target|threshold" then the diagnostics
+	}{
+		{"2.5 header", map[string]string{"eval.yaml": "$schema: s\ndescription: d\ntarget: t1\n" + case25},
+			"eval.yaml", "|eval|d|t1|\n"},
+		{"2.5 has no name, execution.target wins", map[string]string{"eval.yaml": "name: n\ntarget: t1\nexecution: {target: t2}\ndescription: [x]\n" + case25},
+			"eval.yaml", "|eval|d?|t2|\n" +
+				`eval.yaml:1:1: unknown key "name" at the top level (ignored) [warning unknown-key]` + "\n" +
+				`eval.yaml:4:14: "description" should be a string, got a list (ignored) [warning structure]` + "\n"},
+		{"4.x header", map[string]string{"eval.yaml": "$schema: s\nname: n\ndescription: d\ntarget: t1\nexecution: {target: t2, threshold: 0.5}\n" + test4},
+			"eval.yaml", "n|n|d|t2|0.5\n"},
+		{"4.x bad description and threshold", map[string]string{"eval.yaml": "description: {a: 1}\nexecution:\n  threshold: 2\n" + test4},
+			"eval.yaml", "|eval|d?||\n" +
+				`eval.yaml:1:14: "description" should be a string, got a mapping (ignored) [warning structure]` + "\n" +
+				`eval.yaml:3:14: execution "threshold" must be a number from 0 to 1, got "2" [error structure]` + "\n"},
+		{"4.x test threshold", map[string]string{"eval.yaml": "tests:\n  - id: a\n    input: hi\n    criteria: ok\n    execution: {threshold: x}\n"},
+			"eval.yaml", "|eval|||\n" +
+				`eval.yaml:5:28: execution "threshold" must be a number from 0 to 1, got "x" (case "a" not loaded) [error case case=a]` + "\n"},
+		{"sidecar name and target", map[string]string{"eval.jsonl": `{"id":"a","input":"hi","expected_outcome":"ok"}` + "\n" + `{"id":` + "\n",
+			"eval.yaml": "name: n\ndescription: d\ntarget: t1\nexecution: {target: t2}\n"},
+			"eval.jsonl", "n|n|d|t2|\n" +
+				`eval.jsonl:1:24: "expected_outcome" is deprecated: write "criteria" [warning ignored-key case=a]` + "\n" +
+				`eval.jsonl:2:7: invalid JSON: unexpected end of JSON input (line skipped) [error syntax]` + "\n"},
+		{"4.x JSONL test file", map[string]string{"eval.yaml": "tests: t.jsonl\n",
+			"t.jsonl": "\r\n" + `{"id":"a","input":"hi","criteria":"ok"}` + "\r\n" + `{"id": "b", "input": nope}` + "\n"},
+			"eval.yaml", "|eval|||\n" +
+				`t.jsonl:3:23: invalid JSON: invalid character 'o' in literal null (expecting 'u') (line skipped) [error syntax]` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, tt.files, tt.path)
+			desc := s.Description
+			if desc == "" && strings.Contains(tt.want, "d?") {
+				desc = "d?"
+			}
+			th := ""
+			if s.Threshold != nil {
+				th = jsNumber(*s.Threshold)
+			}
+			got := strings.Join([]string{s.Name, s.Dataset, desc, s.Target, th}, "|") + "\n" + formatDiags(s.Diagnostics)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
