@@ -22,13 +22,7 @@ type caseParser struct {
 // fail reports an error that keeps the case from loading.
 func (p *caseParser) fail(n *yaml.Node, kind, format string, args ...any) {
 	p.failed = true
-	msg := fmt.Sprintf(format, args...)
-	if p.c.ID != "" {
-		msg += fmt.Sprintf(" (case %q not loaded)", p.c.ID)
-	} else {
-		msg += " (case not loaded)"
-	}
-	p.l.errorf(n, kind, p.c.ID, "%s", msg)
+	p.l.errorf(n, kind, p.c.ID, "%s", fmt.Sprintf(format, args...)+notLoaded(p.c.ID))
 }
 
 func (p *caseParser) warn(n *yaml.Node, kind, format string, args ...any) {

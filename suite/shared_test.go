@@ -35,6 +35,11 @@ func TestSharedSuiteReading(t *testing.T) {
 		{"4.x test threshold", map[string]string{"eval.yaml": "tests:\n  - id: a\n    input: hi\n    criteria: ok\n    execution: {threshold: x}\n"},
 			"eval.yaml", "|eval|||\n" +
 				`eval.yaml:5:28: execution "threshold" must be a number from 0 to 1, got "x" (case "a" not loaded) [error case case=a]` + "\n"},
+		{"a % in an id stays text in the not-loaded notes", map[string]string{"eval.yaml": "tests:\n  - id: a%d\n    input: hi\n    criteria: ok\n    execution: {threshold: x}\n" +
+			"  - id: b%s\n    input: hi\n    criteria: ok\n    depends_on: [b%s]\n"},
+			"eval.yaml", "|eval|||\n" +
+				`eval.yaml:5:28: execution "threshold" must be a number from 0 to 1, got "x" (case "a%d" not loaded) [error case case=a%d]` + "\n" +
+				`eval.yaml:9:18: test "b%s" depends on itself (case "b%s" not loaded) [error case case=b%s]` + "\n"},
 		{"sidecar name and target", map[string]string{"eval.jsonl": `{"id":"a","input":"hi","expected_outcome":"ok"}` + "\n" + `{"id":` + "\n",
 			"eval.yaml": "name: n\ndescription: d\ntarget: t1\nexecution: {target: t2}\n"},
 			"eval.jsonl", "n|n|d|t2|\n" +

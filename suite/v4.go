@@ -433,7 +433,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, format+testNotLoaded(id), args...)
+		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
 	}
 	for _, e := range es {
 		switch {
@@ -628,13 +628,6 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 	return c
-}
-
-func testNotLoaded(id string) string {
-	if id == "" {
-		return " (case not loaded)"
-	}
-	return strings.ReplaceAll(fmt.Sprintf(" (case %q not loaded)", id), "%", "%%")
 }
 
 // v4Messages expands 4.x input shorthand: a string is one user message, a mapping with a role
