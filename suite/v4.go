@@ -497,14 +497,8 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 
-	// The case in the loader's own form; values keep their source positions.
-	var out []*yaml.Node
-	put := func(key string, at, v *yaml.Node) {
-		out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
-	}
-	if e := f.get("id"); e != nil {
-		put("id", e.kn, e.v)
-	}
+	// The case's fields; values keep their source positions.
+	var cf caseFields
 	criteria := f.get("criteria")
 	if criteria == nil {
 		if e := f.get("expected_outcome"); e != nil && !isNull(e.v) {
@@ -513,19 +507,14 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 	if v := sub(criteria); v != nil {
-		put("expected_outcome", criteria.kn, v)
+		cf.outcome = &kv{key: "expected_outcome", kn: criteria.kn, v: v}
 	}
-	for _, k := range []string{"expected_output", "conversation_id", "description", "note"} {
-		if e := f.get(k); e != nil {
-			v := e.v
-			if k == "expected_output" {
-				v = sub(e)
-			}
-			if v != nil {
-				put(k, e.kn, v)
-			}
+	if e := f.get("expected_output"); e != nil {
+		if v := sub(e); v != nil {
+			cf.expected = &kv{key: e.key, kn: e.kn, v: v}
 		}
 	}
+	cf.conversation = f.get("conversation_id")
 
 	// Input: the suite's input, then the test's, whose string may carry input_files.
 	input := f.get("input")
@@ -551,7 +540,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if input == nil || isNull(input.v) {
 		fail(n, "test has no %q", "input")
 	} else if len(msgs) > 0 {
-		put("input_messages", input.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs})
+		cf.input = &kv{key: "input_messages", kn: input.kn, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs}}
 	}
 
 	// Assertions: the test's own, then the suite's unless skip_defaults. Its own are the first
@@ -590,7 +579,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		if asserts != nil {
 			at = asserts.kn
 		}
-		put("evaluators", at, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals})
+		cf.evals = &kv{key: "evaluators", kn: at, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals}}
 	}
 	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
 	failed = failed || !convOK
@@ -607,7 +596,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 		return nil
 	}
-	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
+	c := l.newCase(n, f.get("id")).build(cf)
 	if c != nil {
 		c.Targets, c.Threshold = targets, testThreshold
 		c.Conversation = conv
