@@ -40,6 +40,12 @@ func TestSharedSuiteReading(t *testing.T) {
 			"eval.yaml", "|eval|||\n" +
 				`eval.yaml:5:28: execution "threshold" must be a number from 0 to 1, got "x" (case "a%d" not loaded) [error case case=a%d]` + "\n" +
 				`eval.yaml:9:18: test "b%s" depends on itself (case "b%s" not loaded) [error case case=b%s]` + "\n"},
+		{"4.x messages name the key the test wrote", map[string]string{"eval.yaml": "tests:\n  - id: a\n    input: hi\n    criteria: [x, y]\n" +
+			"  - id: b\n    input: hi\n    expected_outcome: {x: 1}\n"},
+			"eval.yaml", "|eval|||\n" +
+				`eval.yaml:4:15: "criteria" must be a string, got a list (case "a" not loaded) [error case case=a]` + "\n" +
+				`eval.yaml:7:5: "expected_outcome" is deprecated: write "criteria" [warning ignored-key case=b]` + "\n" +
+				`eval.yaml:7:23: "expected_outcome" must be a string, got a mapping (case "b" not loaded) [error case case=b]` + "\n"},
 		{"sidecar name and target", map[string]string{"eval.jsonl": `{"id":"a","input":"hi","expected_outcome":"ok"}` + "\n" + `{"id":` + "\n",
 			"eval.yaml": "name: n\ndescription: d\ntarget: t1\nexecution: {target: t2}\n"},
 			"eval.jsonl", "n|n|d|t2|\n" +

@@ -507,7 +507,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 	if v := sub(criteria); v != nil {
-		cf.outcome = &kv{key: "expected_outcome", kn: criteria.kn, v: v}
+		cf.outcome = &kv{key: criteria.key, kn: criteria.kn, v: v}
 	}
 	if e := f.get("expected_output"); e != nil {
 		if v := sub(e); v != nil {
