@@ -104,24 +104,19 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 		evaluator:    fields.get("evaluator"),
 		rubrics:      fields.get("rubrics"),
 	}
-	if x := fields.get("execution"); x != nil && !isNull(x.v) {
-		if x.v.Kind != yaml.MappingNode {
-			p.fail(x.v, KindCase, "%q must be a mapping with target and evaluators, got %s", "execution", kindName(x.v))
-		} else {
-			xs := entries(x.v)
-			l.dupes(xs, id)
-			for i := range xs {
-				switch xs[i].key {
-				case "target":
-					f.target = &xs[i]
-				case "evaluators":
-					f.execEvals = &xs[i]
-				default:
-					l.unknownKey(xs[i], "in execution", id, execKeys)
-				}
-			}
+	l.execution(fields.get("execution"), id, execKeys, "target and evaluators", func(at *yaml.Node, format string, args ...any) {
+		p.fail(at, KindCase, format, args...)
+	}, func(x *kv) bool {
+		switch x.key {
+		case "target":
+			f.target = x
+		case "evaluators":
+			f.execEvals = x
+		default:
+			return false
 		}
-	}
+		return true
+	})
 	return p.build(f)
 }
 

@@ -46,6 +46,31 @@ func TestSharedSuiteReading(t *testing.T) {
 				`eval.yaml:4:15: "criteria" must be a string, got a list (case "a" not loaded) [error case case=a]` + "\n" +
 				`eval.yaml:7:5: "expected_outcome" is deprecated: write "criteria" [warning ignored-key case=b]` + "\n" +
 				`eval.yaml:7:23: "expected_outcome" must be a string, got a mapping (case "b" not loaded) [error case case=b]` + "\n"},
+		{"2.5 execution blocks", map[string]string{"eval.yaml": "execution: {target: t, trials: 2, assertions: [], tagret: x}\n" +
+			"evalcases:\n  - id: a\n    input: hi\n    expected_outcome: ok\n    execution: {target: c, evaluatr: x, target: d}\n" +
+			"  - id: b\n    input: hi\n    expected_outcome: ok\n    execution: [x]\n"},
+			"eval.yaml", "|eval||t|\n" +
+				`eval.yaml:1:24: unknown key "trials" in execution (ignored) [warning unknown-key]` + "\n" +
+				`eval.yaml:1:35: unknown key "assertions" in execution (ignored) [warning unknown-key]` + "\n" +
+				`eval.yaml:1:51: unknown key "tagret" in execution (ignored); did you mean "target"? [warning unknown-key]` + "\n" +
+				`eval.yaml:6:28: unknown key "evaluatr" in execution (ignored); did you mean "evaluators"? [warning unknown-key case=a]` + "\n" +
+				`eval.yaml:6:41: duplicate key "target" (also at line 6); this later value is used [warning ignored-key case=a]` + "\n" +
+				`eval.yaml:10:16: "execution" must be a mapping with target and evaluators, got a list (case "b" not loaded) [error case case=b]` + "\n"},
+		{"4.x execution blocks", map[string]string{"eval.yaml": "execution: [x]\n" +
+			"tests:\n  - id: a\n    input: hi\n    criteria: ok\n    execution: {skip_defaults: true, target: t, trials: 2, assertions: [], treshold: 1}\n" +
+			"  - id: b\n    input: hi\n    criteria: ok\n    execution: x\n"},
+			"eval.yaml", "|eval|||\n" +
+				`eval.yaml:1:12: "execution" must be a mapping with target, targets, threshold and trials, got a list [error structure]` + "\n" +
+				`eval.yaml:6:38: a test's execution "target" is ignored (as in AgentV 4.x): use "targets" [warning ignored-key case=a]` + "\n" +
+				`eval.yaml:6:49: a test's execution "trials" is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution [warning ignored-key case=a]` + "\n" +
+				`eval.yaml:6:60: a test's execution "assertions" is ignored (as in AgentV 4.x): write "assertions" in the test itself [warning ignored-key case=a]` + "\n" +
+				`eval.yaml:6:76: unknown key "treshold" in execution (ignored); did you mean "threshold"? [warning unknown-key case=a]` + "\n" +
+				`eval.yaml:10:16: "execution" must be a mapping with skip_defaults and targets, got a string (case "b" not loaded) [error case case=b]` + "\n"},
+		{"sidecar execution", map[string]string{"eval.jsonl": `{"id":"a","input":"hi","criteria":"ok"}` + "\n",
+			"eval.yaml": "execution: {target: t, trials: 2, assertions: [{type: llm-grader}], evaluator: y}\n"},
+			"eval.jsonl", "|eval||t|\n" +
+				`eval.yaml:1:32: execution "trials" must be a mapping with count, strategy and cost_limit_usd, got a number [error structure]` + "\n" +
+				`eval.yaml:1:69: unknown key "evaluator" in execution (ignored); did you mean "evaluators"? [warning unknown-key]` + "\n"},
 		{"sidecar name and target", map[string]string{"eval.jsonl": `{"id":"a","input":"hi","expected_outcome":"ok"}` + "\n" + `{"id":` + "\n",
 			"eval.yaml": "name: n\ndescription: d\ntarget: t1\nexecution: {target: t2}\n"},
 			"eval.jsonl", "n|n|d|t2|\n" +

@@ -269,18 +269,8 @@ func v4ExecList(x *kv) *kv {
 // v4SuiteExecution reads the suite's `execution`; it returns its grader lists (assertions,
 // assert, evaluators: 4.42.4 reads them as the suite's default graders).
 func (l *loader) v4SuiteExecution(e *kv) []*kv {
-	if isNull(e.v) {
-		return nil
-	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
-		return nil
-	}
-	xs := entries(e.v)
-	l.dupes(xs, "")
 	lists := make([]*kv, 3)
-	for i := range xs {
-		x := &xs[i]
+	l.execution(e, "", v4ExecKeys, "target, targets, threshold and trials", l.suiteError, func(x *kv) bool {
 		switch x.key {
 		case "assertions":
 			lists[0] = v4ExecList(x)
@@ -293,17 +283,16 @@ func (l *loader) v4SuiteExecution(e *kv) []*kv {
 		case "targets":
 			l.s.Targets = l.stringList(x, "")
 		case "threshold":
-			if t := threshold(x, func(at *yaml.Node, format string, args ...any) {
-				l.errorf(at, KindStructure, "", format, args...)
-			}); t != nil {
+			if t := threshold(x, l.suiteError); t != nil {
 				l.s.Threshold = t
 			}
 		case "trials":
 			l.v4Trials(x)
 		default:
-			l.unknownKey(*x, "in execution", "", v4ExecKeys)
+			return false
 		}
-	}
+		return true
+	})
 	return lists
 }
 
@@ -464,38 +453,31 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	var execEvals *kv // execution.evaluators: a test's graders when it has no assertions
 	var targets []string
 	var testThreshold *float64
-	if x := f.get("execution"); x != nil && !isNull(x.v) {
-		if x.v.Kind != yaml.MappingNode {
-			fail(x.v, "%q must be a mapping with skip_defaults and targets, got %s", "execution", kindName(x.v))
-		} else {
-			xs := entries(x.v)
-			l.dupes(xs, id)
-			for i := range xs {
-				switch xe := &xs[i]; xe.key {
-				case "skip_defaults":
-					if c := classify(xe.v); xe.v.Kind != yaml.ScalarNode || c != scalarBool && c != scalarNull {
-						fail(xe.v, "execution %q must be true or false, got %s", "skip_defaults", describe(xe.v))
-					} else {
-						skipDefaults = strings.EqualFold(xe.v.Value, "true")
-					}
-				case "targets":
-					targets = l.stringList(xe, id)
-				case "target":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
-				case "threshold":
-					testThreshold = threshold(xe, fail)
-				case "trials":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
-				case "evaluators":
-					execEvals = v4ExecList(xe)
-				case "assertions":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
-				default:
-					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
-				}
+	l.execution(f.get("execution"), id, v4TestExecKeys, "skip_defaults and targets", fail, func(xe *kv) bool {
+		switch xe.key {
+		case "skip_defaults":
+			if c := classify(xe.v); xe.v.Kind != yaml.ScalarNode || c != scalarBool && c != scalarNull {
+				fail(xe.v, "execution %q must be true or false, got %s", "skip_defaults", describe(xe.v))
+			} else {
+				skipDefaults = strings.EqualFold(xe.v.Value, "true")
 			}
+		case "targets":
+			targets = l.stringList(xe, id)
+		case "target":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
+		case "threshold":
+			testThreshold = threshold(xe, fail)
+		case "trials":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
+		case "evaluators":
+			execEvals = v4ExecList(xe)
+		case "assertions":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
+		default:
+			return false
 		}
-	}
+		return true
+	})
 
 	// The case's fields; values keep their source positions.
 	var cf caseFields
@@ -640,11 +622,7 @@ func (l *loader) v4Messages(n *yaml.Node, fail func(*yaml.Node, string, ...any))
 }
 
 func userMessage(at, content *yaml.Node) *yaml.Node {
-	key := func(s string) *yaml.Node {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
-	}
-	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
-		Content: []*yaml.Node{key("role"), key(RoleUser), key("content"), content}}
+	return mapping(at, "role", strNode(at, RoleUser), "content", content)
 }
 
 // v4InputFiles builds the user message of `input_files` with a string input: one file block
@@ -665,11 +643,7 @@ func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, str
 		return nil
 	}
 	block := func(at *yaml.Node, typ string, v *yaml.Node) *yaml.Node {
-		k := func(s string) *yaml.Node {
-			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
-		}
-		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
-			Content: []*yaml.Node{k("type"), k(typ), k("value"), v}}
+		return mapping(at, "type", strNode(at, typ), "value", v)
 	}
 	content := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.Line, Column: input.Column}
 	for _, p := range files.Content {

@@ -115,38 +115,21 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 				l.s.Dataset = v
 			}
 		case "execution":
-			if isNull(e.v) {
-				continue
-			}
-			if e.v.Kind != yaml.MappingNode {
-				l.errorf(e.v, KindStructure, "", "%q must be a mapping with target and evaluators, got %s", "execution", kindName(e.v))
-				continue
-			}
-			xs := entries(e.v)
-			l.dupes(xs, "")
-			for j := range xs {
-				x := &xs[j]
-				switch x.key {
-				case "target": // execution.target wins over the legacy root-level target
+			l.execution(e, "", execKeys, "target and evaluators", l.suiteError, func(x *kv) bool {
+				switch {
+				case x.key == "target": // execution.target wins over the legacy root-level target
 					l.execTarget(x)
-				case "evaluators":
+				case x.key == "evaluators":
 					execEvals = x
-				case "assertions":
-					if cases { // AgentV 4.x keeps a JSONL suite's assertions here
-						l.unknownKey(*x, "in execution", "", execKeys)
-					} else {
-						l.sidecarAsserts = x
-					}
-				case "trials":
-					if cases {
-						l.unknownKey(*x, "in execution", "", execKeys)
-					} else { // a JSONL suite's AgentV 4.x trials
-						l.v4Trials(x)
-					}
+				case x.key == "assertions" && !cases: // AgentV 4.x keeps a JSONL suite's assertions here
+					l.sidecarAsserts = x
+				case x.key == "trials" && !cases: // a JSONL suite's AgentV 4.x trials
+					l.v4Trials(x)
 				default:
-					l.unknownKey(*x, "in execution", "", execKeys)
+					return false
 				}
-			}
+				return true
+			})
 		case "evaluators":
 			evals = e
 		case "evaluator":
@@ -203,6 +186,32 @@ func (l *loader) suiteKey(e *kv) bool {
 		return false
 	}
 	return true
+}
+
+// execution walks an `execution` mapping, the same block in every dialect with a key table of
+// its own: read takes each key the dialect knows and returns false for any other, reported as
+// unknown against known. A value that is not a mapping is reported through bad, naming what
+// the mapping holds.
+func (l *loader) execution(x *kv, id string, known []string, holds string, bad func(at *yaml.Node, format string, args ...any), read func(x *kv) bool) {
+	if x == nil || isNull(x.v) {
+		return
+	}
+	if x.v.Kind != yaml.MappingNode {
+		bad(x.v, "%q must be a mapping with %s, got %s", "execution", holds, kindName(x.v))
+		return
+	}
+	xs := entries(x.v)
+	l.dupes(xs, id)
+	for i := range xs {
+		if !read(&xs[i]) {
+			l.unknownKey(xs[i], "in execution", id, known)
+		}
+	}
+}
+
+// suiteError reports a suite-level structure error (the bad of a suite's execution).
+func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
+	l.errorf(at, KindStructure, "", format, args...)
 }
 
 // execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
