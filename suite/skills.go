@@ -116,7 +116,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, format+testNotLoaded(id), args...)
+		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
 	}
 	if id == "" {
 		at := n

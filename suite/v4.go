@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -161,37 +162,27 @@ func (l *loader) loadV4(root *yaml.Node) {
 	l.dupes(es, "")
 	f := kvs(es)
 	var execAsserts []*kv // execution's assertions, assert and evaluators, in 4.x's order
-	for _, e := range es {
+	for i := range es {
+		e := &es[i]
+		if l.suiteKey(e) {
+			continue
+		}
 		switch e.key {
-		case "$schema", "defaults", "tests", "assertions", "assert", "input", "input_files":
-		case "name":
-			if v := l.scalarOr(&e, ""); v != "" {
-				l.s.Name, l.s.Dataset = v, v
-			}
-		case "description":
-			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-				l.s.Description = e.v.Value
-			} else if !isNull(e.v) {
-				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
-			}
+		case "defaults", "tests", "assertions", "assert", "input", "input_files":
 		case "version":
-			l.s.Version = l.scalarOr(&e, "")
+			l.s.Version = l.scalarOr(e, "")
 		case "tags":
-			l.s.Tags = l.stringList(&e, "")
-		case "target":
-			if l.s.Target == "" {
-				l.s.Target = l.scalarOr(&e, "")
-			}
+			l.s.Tags = l.stringList(e, "")
 		case "execution":
-			execAsserts = l.v4SuiteExecution(&e)
+			execAsserts = l.v4SuiteExecution(e)
 		case "workspace":
-			l.v4Workspace(&e)
+			l.v4Workspace(e)
 		case "metadata":
 			if !isNull(e.v) && deref(e.v).Kind != yaml.MappingNode {
 				l.warnf(e.v, KindStructure, "", "%q should be a mapping, got %s (ignored)", e.key, kindName(e.v))
 			}
 		default:
-			l.unknownKey(e, "at the top level", "", v4TopKeys)
+			l.unknownKey(*e, "at the top level", "", v4TopKeys)
 		}
 	}
 	// The suite's default graders: the first set of assertions, assert, and execution's
@@ -278,18 +269,8 @@ func v4ExecList(x *kv) *kv {
 // v4SuiteExecution reads the suite's `execution`; it returns its grader lists (assertions,
 // assert, evaluators: 4.42.4 reads them as the suite's default graders).
 func (l *loader) v4SuiteExecution(e *kv) []*kv {
-	if isNull(e.v) {
-		return nil
-	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with target, targets, threshold and trials, got %s", "execution", kindName(e.v))
-		return nil
-	}
-	xs := entries(e.v)
-	l.dupes(xs, "")
 	lists := make([]*kv, 3)
-	for i := range xs {
-		x := &xs[i]
+	l.execution(e, "", v4ExecKeys, "target, targets, threshold and trials", l.suiteError, func(x *kv) bool {
 		switch x.key {
 		case "assertions":
 			lists[0] = v4ExecList(x)
@@ -298,26 +279,20 @@ func (l *loader) v4SuiteExecution(e *kv) []*kv {
 		case "evaluators":
 			lists[2] = v4ExecList(x)
 		case "target":
-			if t := l.scalarOr(x, ""); t != "" {
-				l.s.Target = t
-			}
+			l.execTarget(x)
 		case "targets":
 			l.s.Targets = l.stringList(x, "")
 		case "threshold":
-			if isNull(x.v) {
-				continue
-			}
-			if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
-				l.s.Threshold = &v
-			} else {
-				l.errorf(x.v, KindStructure, "", "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+			if t := threshold(x, l.suiteError); t != nil {
+				l.s.Threshold = t
 			}
 		case "trials":
 			l.v4Trials(x)
 		default:
-			l.unknownKey(*x, "in execution", "", v4ExecKeys)
+			return false
 		}
-	}
+		return true
+	})
 	return lists
 }
 
@@ -391,15 +366,9 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 	}
 	if ext == ".jsonl" {
 		l.src = nil
-		for i, line := range strings.Split(string(src), "\n") {
-			line = strings.TrimRight(line, "\r")
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			n, jerr := parseJSONLine([]byte(line), i+1)
-			if jerr != nil {
-				l.add(Diagnostic{File: l.file, Line: i + 1, Col: jerr.col, Severity: SeverityError, Kind: KindSyntax,
-					Message: "invalid JSON: " + jerr.msg + " (line skipped)"})
+		for i, line := range bytes.Split(src, []byte("\n")) {
+			n := l.jsonlNode(line, i+1)
+			if n == nil {
 				continue
 			}
 			l.interpolateEnv(n, map[*yaml.Node]bool{})
@@ -453,7 +422,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, format+testNotLoaded(id), args...)
+		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
 	}
 	for _, e := range es {
 		switch {
@@ -483,55 +452,35 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	skipDefaults := false
 	var execEvals *kv // execution.evaluators: a test's graders when it has no assertions
 	var targets []string
-	var threshold *float64
-	if x := f.get("execution"); x != nil && !isNull(x.v) {
-		if x.v.Kind != yaml.MappingNode {
-			fail(x.v, "%q must be a mapping with skip_defaults and targets, got %s", "execution", kindName(x.v))
-		} else {
-			xs := entries(x.v)
-			l.dupes(xs, id)
-			for i := range xs {
-				switch xe := &xs[i]; xe.key {
-				case "skip_defaults":
-					if c := classify(xe.v); xe.v.Kind != yaml.ScalarNode || c != scalarBool && c != scalarNull {
-						fail(xe.v, "execution %q must be true or false, got %s", "skip_defaults", describe(xe.v))
-					} else {
-						skipDefaults = strings.EqualFold(xe.v.Value, "true")
-					}
-				case "targets":
-					targets = l.stringList(xe, id)
-				case "target":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
-				case "threshold":
-					if isNull(xe.v) {
-						continue
-					}
-					if v, ok := number(xe.v); ok && v >= 0 && v <= 1 {
-						threshold = &v
-					} else {
-						fail(xe.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(xe.v))
-					}
-				case "trials":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
-				case "evaluators":
-					execEvals = v4ExecList(xe)
-				case "assertions":
-					l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
-				default:
-					l.unknownKey(*xe, "in execution", id, v4TestExecKeys)
-				}
+	var testThreshold *float64
+	l.execution(f.get("execution"), id, v4TestExecKeys, "skip_defaults and targets", fail, func(xe *kv) bool {
+		switch xe.key {
+		case "skip_defaults":
+			if c := classify(xe.v); xe.v.Kind != yaml.ScalarNode || c != scalarBool && c != scalarNull {
+				fail(xe.v, "execution %q must be true or false, got %s", "skip_defaults", describe(xe.v))
+			} else {
+				skipDefaults = strings.EqualFold(xe.v.Value, "true")
 			}
+		case "targets":
+			targets = l.stringList(xe, id)
+		case "target":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
+		case "threshold":
+			testThreshold = threshold(xe, fail)
+		case "trials":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
+		case "evaluators":
+			execEvals = v4ExecList(xe)
+		case "assertions":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
+		default:
+			return false
 		}
-	}
+		return true
+	})
 
-	// The case in the loader's own form; values keep their source positions.
-	var out []*yaml.Node
-	put := func(key string, at, v *yaml.Node) {
-		out = append(out, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
-	}
-	if e := f.get("id"); e != nil {
-		put("id", e.kn, e.v)
-	}
+	// The case's fields; values keep their source positions.
+	var cf caseFields
 	criteria := f.get("criteria")
 	if criteria == nil {
 		if e := f.get("expected_outcome"); e != nil && !isNull(e.v) {
@@ -540,19 +489,14 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 	if v := sub(criteria); v != nil {
-		put("expected_outcome", criteria.kn, v)
+		cf.outcome = &kv{key: criteria.key, kn: criteria.kn, v: v}
 	}
-	for _, k := range []string{"expected_output", "conversation_id", "description", "note"} {
-		if e := f.get(k); e != nil {
-			v := e.v
-			if k == "expected_output" {
-				v = sub(e)
-			}
-			if v != nil {
-				put(k, e.kn, v)
-			}
+	if e := f.get("expected_output"); e != nil {
+		if v := sub(e); v != nil {
+			cf.expected = &kv{key: e.key, kn: e.kn, v: v}
 		}
 	}
+	cf.conversation = f.get("conversation_id")
 
 	// Input: the suite's input, then the test's, whose string may carry input_files.
 	input := f.get("input")
@@ -578,7 +522,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if input == nil || isNull(input.v) {
 		fail(n, "test has no %q", "input")
 	} else if len(msgs) > 0 {
-		put("input_messages", input.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs})
+		cf.input = &kv{key: "input_messages", kn: input.kn, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs}}
 	}
 
 	// Assertions: the test's own, then the suite's unless skip_defaults. Its own are the first
@@ -617,7 +561,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		if asserts != nil {
 			at = asserts.kn
 		}
-		put("evaluators", at, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals})
+		cf.evals = &kv{key: "evaluators", kn: at, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals}}
 	}
 	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
 	failed = failed || !convOK
@@ -634,9 +578,9 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 		return nil
 	}
-	c := l.parseCase(&yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: out})
+	c := l.newCase(n, f.get("id")).build(cf)
 	if c != nil {
-		c.Targets, c.Threshold = targets, threshold
+		c.Targets, c.Threshold = targets, testThreshold
 		c.Conversation = conv
 		var meta *yaml.Node // as written: 4.42.4 substitutes no vars in it
 		if e := f.get("metadata"); e != nil {
@@ -655,13 +599,6 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		}
 	}
 	return c
-}
-
-func testNotLoaded(id string) string {
-	if id == "" {
-		return " (case not loaded)"
-	}
-	return strings.ReplaceAll(fmt.Sprintf(" (case %q not loaded)", id), "%", "%%")
 }
 
 // v4Messages expands 4.x input shorthand: a string is one user message, a mapping with a role
@@ -685,11 +622,7 @@ func (l *loader) v4Messages(n *yaml.Node, fail func(*yaml.Node, string, ...any))
 }
 
 func userMessage(at, content *yaml.Node) *yaml.Node {
-	key := func(s string) *yaml.Node {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
-	}
-	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
-		Content: []*yaml.Node{key("role"), key(RoleUser), key("content"), content}}
+	return mapping(at, "role", strNode(at, RoleUser), "content", content)
 }
 
 // v4InputFiles builds the user message of `input_files` with a string input: one file block
@@ -710,11 +643,7 @@ func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, str
 		return nil
 	}
 	block := func(at *yaml.Node, typ string, v *yaml.Node) *yaml.Node {
-		k := func(s string) *yaml.Node {
-			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: at.Line, Column: at.Column}
-		}
-		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: at.Line, Column: at.Column,
-			Content: []*yaml.Node{k("type"), k(typ), k("value"), v}}
+		return mapping(at, "type", strNode(at, typ), "value", v)
 	}
 	content := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.Line, Column: input.Column}
 	for _, p := range files.Content {

@@ -97,7 +97,6 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 		}
 	}
 	bad := map[*Case]bool{}
-	notLoaded := testNotLoaded
 	for _, c := range l.s.Cases {
 		d := pos[c]
 		if d == nil {
@@ -106,10 +105,10 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 		for i, dep := range c.DependsOn {
 			switch {
 			case dep == c.ID:
-				l.errorf(d.items[i], KindCase, c.ID, "test %q depends on itself"+notLoaded(c.ID), c.ID)
+				l.errorf(d.items[i], KindCase, c.ID, "test %q depends on itself%s", c.ID, notLoaded(c.ID))
 				bad[c] = true
 			case byID[dep] == nil && !l.seenID(dep):
-				l.errorf(d.items[i], KindCase, c.ID, "depends_on %q: no test of this file has that id"+notLoaded(c.ID), dep)
+				l.errorf(d.items[i], KindCase, c.ID, "depends_on %q: no test of this file has that id%s", dep, notLoaded(c.ID))
 				bad[c] = true
 			}
 		}
@@ -165,7 +164,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 			}
 			for i, dep := range c.DependsOn {
 				if dc := byID[dep]; dc == nil && l.seenID(dep) || dc != nil && bad[dc] {
-					l.errorf(pos[c].items[i], KindCase, c.ID, "depends_on %q: that test is not loaded"+notLoaded(c.ID), dep)
+					l.errorf(pos[c].items[i], KindCase, c.ID, "depends_on %q: that test is not loaded%s", dep, notLoaded(c.ID))
 					bad[c], changed = true, true
 					break
 				}

@@ -105,65 +105,31 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 	var execEvals, evals, evaluator *kv
 	for i := range es {
 		e := &es[i]
+		// `name` is a 4.x key that a sidecar may carry; 2.5 YAML names its dataset with `dataset`.
+		if (!cases || e.key != "name") && l.suiteKey(e) {
+			continue
+		}
 		switch e.key {
-		case "$schema":
-		case "description":
-			// Free text the runtime never reads: a wrong type is only worth a warning.
-			if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-				l.s.Description = e.v.Value
-			} else if !isNull(e.v) {
-				l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
-			}
-		case "name":
-			if cases { // a 4.x key; 2.5 YAML names its dataset with `dataset`
-				l.unknownKey(*e, "at the top level", "", known)
-			} else if v := l.scalarOr(e, ""); v != "" {
-				l.s.Name, l.s.Dataset = v, v
-			}
 		case "dataset":
 			if v := l.scalarOr(e, ""); v != "" {
 				l.s.Dataset = v
 			}
-		case "target":
-			if l.s.Target == "" {
-				l.s.Target = l.scalarOr(e, "")
-			}
 		case "execution":
-			if isNull(e.v) {
-				continue
-			}
-			if e.v.Kind != yaml.MappingNode {
-				l.errorf(e.v, KindStructure, "", "%q must be a mapping with target and evaluators, got %s", "execution", kindName(e.v))
-				continue
-			}
-			xs := entries(e.v)
-			l.dupes(xs, "")
-			for j := range xs {
-				x := &xs[j]
-				switch x.key {
-				case "target":
-					// execution.target wins over the legacy root-level target.
-					if t := l.scalarOr(x, ""); t != "" {
-						l.s.Target = t
-					}
-				case "evaluators":
+			l.execution(e, "", execKeys, "target and evaluators", l.suiteError, func(x *kv) bool {
+				switch {
+				case x.key == "target": // execution.target wins over the legacy root-level target
+					l.execTarget(x)
+				case x.key == "evaluators":
 					execEvals = x
-				case "assertions":
-					if cases { // AgentV 4.x keeps a JSONL suite's assertions here
-						l.unknownKey(*x, "in execution", "", execKeys)
-					} else {
-						l.sidecarAsserts = x
-					}
-				case "trials":
-					if cases {
-						l.unknownKey(*x, "in execution", "", execKeys)
-					} else { // a JSONL suite's AgentV 4.x trials
-						l.v4Trials(x)
-					}
+				case x.key == "assertions" && !cases: // AgentV 4.x keeps a JSONL suite's assertions here
+					l.sidecarAsserts = x
+				case x.key == "trials" && !cases: // a JSONL suite's AgentV 4.x trials
+					l.v4Trials(x)
 				default:
-					l.unknownKey(*x, "in execution", "", execKeys)
+					return false
 				}
-			}
+				return true
+			})
 		case "evaluators":
 			evals = e
 		case "evaluator":
@@ -195,6 +161,77 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		l.s.Evaluators = l.suiteList.specs
 	}
 	return list
+}
+
+// suiteKey reads a top-level key whose meaning both dialects share; false for any other key.
+func (l *loader) suiteKey(e *kv) bool {
+	switch e.key {
+	case "$schema":
+	case "name":
+		if v := l.scalarOr(e, ""); v != "" {
+			l.s.Name, l.s.Dataset = v, v
+		}
+	case "description":
+		// Free text the runtime never reads: a wrong type is only worth a warning.
+		if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
+			l.s.Description = e.v.Value
+		} else if !isNull(e.v) {
+			l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
+		}
+	case "target":
+		if l.s.Target == "" {
+			l.s.Target = l.scalarOr(e, "")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// execution walks an `execution` mapping, the same block in every dialect with a key table of
+// its own: read takes each key the dialect knows and returns false for any other, reported as
+// unknown against known. A value that is not a mapping is reported through bad, naming what
+// the mapping holds.
+func (l *loader) execution(x *kv, id string, known []string, holds string, bad func(at *yaml.Node, format string, args ...any), read func(x *kv) bool) {
+	if x == nil || isNull(x.v) {
+		return
+	}
+	if x.v.Kind != yaml.MappingNode {
+		bad(x.v, "%q must be a mapping with %s, got %s", "execution", holds, kindName(x.v))
+		return
+	}
+	xs := entries(x.v)
+	l.dupes(xs, id)
+	for i := range xs {
+		if !read(&xs[i]) {
+			l.unknownKey(xs[i], "in execution", id, known)
+		}
+	}
+}
+
+// suiteError reports a suite-level structure error (the bad of a suite's execution).
+func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
+	l.errorf(at, KindStructure, "", format, args...)
+}
+
+// execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
+func (l *loader) execTarget(x *kv) {
+	if t := l.scalarOr(x, ""); t != "" {
+		l.s.Target = t
+	}
+}
+
+// threshold reads an execution `threshold`, a number from 0 to 1: nil when it is null or
+// wrong (reported through bad).
+func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *float64 {
+	if isNull(x.v) {
+		return nil
+	}
+	if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
+		return &v
+	}
+	bad(x.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+	return nil
 }
 
 // pickCanonical returns the entry whose key comes first in order (canonical names win).
