@@ -303,7 +303,7 @@ func TestHeaderTypeProblems(t *testing.T) {
 func TestUnknownKeySuggestionCountsCharacters(t *testing.T) {
 	t.Parallel()
 	s := loadYAMLString(t, "evalcases:\n  - id: a\n    input: hi\n    expected_outcöme: x\n")
-	requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expected_outcöme"`, `did you mean "expected_outcome"`)
+	_ = requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expected_outcöme"`, `did you mean "expected_outcome"`)
 	s = loadYAMLString(t, "evalcases:\n  - id: a\n    input: hi\n    expëcted_outcöme: x\n")
-	requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expëcted_outcöme"`, `did you mean "expected_outcome"`)
+	_ = requireDiag(t, s.Diagnostics, SeverityWarning, `unknown key "expëcted_outcöme"`, `did you mean "expected_outcome"`)
 }

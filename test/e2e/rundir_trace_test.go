@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -127,7 +128,8 @@ func TestAgentV442RunDirTraceReaders(t *testing.T) {
 		cmd.Dir = ws
 		cmd.Env = append(cleanEnv(), "AGENTV_NO_UPDATE_CHECK=1", "NO_COLOR=1")
 		out, err := cmd.CombinedOutput()
-		if _, failed := err.(*exec.ExitError); err != nil && !failed {
+		var failed *exec.ExitError
+		if err != nil && !errors.As(err, &failed) {
 			t.Fatalf("4.42.4 %v: %v\n%s", args, err, out)
 		}
 		return fmt.Sprintf("%s(exit %d)", out, cmd.ProcessState.ExitCode()) // score exits 1 when a test fails
