@@ -38,12 +38,3 @@ func TestTrialsAction(t *testing.T) {
 		t.Errorf("trials 0: exit %d, want 2 naming the input\n%s", bad.code, bad.stdout)
 	}
 }
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
