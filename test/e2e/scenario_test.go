@@ -207,11 +207,15 @@ func sortProgress(s string) string {
 var progressCount = regexp.MustCompile(`^\[\d+/`)
 
 // volatile matches what differs between two runs of the same scenario: durations as the
-// console and the reports print them, and ISO timestamps.
+// console and the reports print them, ISO timestamps, the temporary workspaces of a suite, the
+// run id that workspace hooks are told and the names of {PROMPT_FILE}s.
 var volatile = []struct {
 	re   *regexp.Regexp
 	repl string
 }{
+	{regexp.MustCompile(`(?:/[^\s"'/]+)*/agentv-workspace-\d+`), "<tmp>/agentv-workspace-<n>"},
+	{regexp.MustCompile(`("eval_run_id": ?")[^"]+`), "${1}<run-id>"},
+	{regexp.MustCompile(`(?:/[^\s"'/]+)*/agentv-prompt-file-\d+-[a-z0-9]+`), "<tmp>/agentv-prompt-file-<n>-<id>"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`), "<time>"},
 	{regexp.MustCompile(`\btime="\d+(\.\d+)?"`), `time="<dur>"`},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|s|m)\b`), "<dur>"},

@@ -1,0 +1,4 @@
+import sys
+sys.stdin.read()
+print("not good enough")
+sys.exit(1)
