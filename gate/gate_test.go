@@ -95,3 +95,18 @@ func TestDecideOwnThresholds(t *testing.T) {
 		t.Errorf("Tally's own thresholds = %v, want one case at 0.6", got)
 	}
 }
+
+// A run's mean is the same whatever order its cases finished in: with several workers they
+// finish in any order, and plain float addition moved the mean's last digit between reruns.
+func TestTallyMeanOrderIndependent(t *testing.T) {
+	t.Parallel()
+	scores := []float64{0.1, 0.2, 0.3, 0.7, 1.0 / 3, 0.9}
+	var fwd, back []*results.Record
+	for i := range scores {
+		fwd = append(fwd, &results.Record{Verdict: results.VerdictFail, Score: scores[i]})
+		back = append(back, &results.Record{Verdict: results.VerdictFail, Score: scores[len(scores)-1-i]})
+	}
+	if a, b := Tally(fwd).MeanScore, Tally(back).MeanScore; a != b {
+		t.Errorf("mean %v in one order, %v in the other", a, b)
+	}
+}

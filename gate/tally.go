@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/stats"
 )
 
 // Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
@@ -27,22 +28,22 @@ func Tally(recs []*results.Record) Counts {
 // TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.
 func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
 	var c Counts
-	var sum float64
+	var sum stats.Sum // the same mean whatever order the cases finished in
 	for v, score := range cases {
 		c.Total++
 		switch v {
 		case results.VerdictPass:
 			c.Passed++
-			sum += score
+			sum.Add(score)
 		case results.VerdictFail:
 			c.Failed++
-			sum += score
+			sum.Add(score)
 		default:
 			c.Errors++
 		}
 	}
 	if c.Total > 0 {
-		c.MeanScore = sum / float64(c.Total)
+		c.MeanScore = sum.Float64() / float64(c.Total)
 	}
 	return c
 }

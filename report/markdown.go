@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/stats"
 	"github.com/agentv/action/suite"
 )
 
@@ -576,10 +577,10 @@ const breakdownMax = 20
 type breakdown struct {
 	name                  string
 	cases, passed, errors int
-	sum                   float64
+	sum                   stats.Sum
 }
 
-func (g *breakdown) mean() float64 { return g.sum / float64(max(g.cases, 1)) }
+func (g *breakdown) mean() float64 { return g.sum.Float64() / float64(max(g.cases, 1)) }
 
 // breakdowns are groups by name, in the order their names first come.
 type breakdowns struct {
@@ -629,7 +630,7 @@ func datasetTable(recs []*Case) string {
 	for _, c := range recs {
 		g := groups.get(c.Dataset)
 		g.cases++
-		g.sum += caseScore(c)
+		g.sum.Add(caseScore(c))
 		switch c.Verdict {
 		case results.VerdictPass:
 			g.passed++
@@ -656,7 +657,7 @@ func evaluatorTable(recs []*Case) string {
 		for _, e := range c.Evaluators {
 			g := bs.get(e.Name)
 			g.cases++
-			g.sum += clampScore(e.Score)
+			g.sum.Add(clampScore(e.Score))
 			if e.Errored {
 				g.errors++
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/stats"
 )
 
 // Bins is the number of score histogram bins.
@@ -55,12 +56,12 @@ func statsOf(scores []float64) ScoreStats {
 	} else {
 		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
 	}
-	var sum float64
+	var sum stats.Sum
 	for _, v := range scores {
-		sum += v
+		sum.Add(v)
 		s.Histogram[bin(v)]++
 	}
-	s.Mean = sum / float64(s.Count)
+	s.Mean = sum.Float64() / float64(s.Count)
 	if s.Count >= 2 {
 		var ss float64
 		for _, v := range scores {

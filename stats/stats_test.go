@@ -228,3 +228,44 @@ func TestFallTestBoundedWork(t *testing.T) {
 		})
 	}
 }
+
+// The same scores in another order give the same sum to the last bit; plain float64 addition
+// does not (0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1).
+func TestSumOrderIndependent(t *testing.T) {
+	t.Parallel()
+	vals := []float64{0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 0.7, 1e-300, 0.9999999999999999, 0}
+	var fwd, back Sum
+	for i := range vals {
+		fwd.Add(vals[i])
+		back.Add(vals[len(vals)-1-i])
+	}
+	if fwd.Float64() != back.Float64() {
+		t.Errorf("sums %v and %v differ by order", fwd.Float64(), back.Float64())
+	}
+	// The case that moved a run's mean in its last digit: plain addition depends on order.
+	x, y, z := 0.1, 0.2, 0.3 // variables: Go adds constants exactly
+	if (x+y)+z == (z+y)+x {
+		t.Fatal("plain float addition was expected to depend on order here")
+	}
+	var a, b Sum
+	for _, v := range []float64{0.1, 0.2, 0.3} {
+		a.Add(v)
+	}
+	for _, v := range []float64{0.3, 0.2, 0.1} {
+		b.Add(v)
+	}
+	if a.Float64() != b.Float64() || a.Float64() != 0.6 {
+		t.Errorf("0.1+0.2+0.3 = %v, 0.3+0.2+0.1 = %v; want 0.6 both ways", a.Float64(), b.Float64())
+	}
+	var odd Sum
+	odd.Add(math.NaN())
+	odd.Add(math.Inf(1))
+	odd.Add(0.5)
+	if odd.Float64() != 0.5 {
+		t.Errorf("NaN and Inf should count as 0: %v", odd.Float64())
+	}
+	var zero Sum
+	if zero.Float64() != 0 {
+		t.Errorf("empty sum %v", zero.Float64())
+	}
+}
