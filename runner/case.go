@@ -65,7 +65,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 		return r.errorRecord(j, nil, 0, time.Since(start), err)
 	}
 	threshold, own, eopts := r.thresholdOf(j.Case)
-	var s scored
+	var s *scored
 	if j.Case.Conversation != nil {
 		s = r.runConversation(ctx, p, j, threshold, eopts)
 	} else {
@@ -123,7 +123,8 @@ type scored struct {
 
 // ask sends a case that is not a conversation to the target (pre, a batch's answer, stands
 // for the call) and scores the answer with the case's evaluators.
-func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) (s scored) {
+func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
+	s := &scored{}
 	t := p.Target()
 	req := prompt.Build(j.Case, providers.ModeOf(t.Kind))
 	req.Workspace = j.Workspace

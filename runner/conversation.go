@@ -51,7 +51,7 @@ type conversationRun struct {
 // A turn whose target call fails scores 0 and makes the case an error; with
 // on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
 // turns are recorded as not sent, scoring 0.
-func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, threshold float64, eopts *evaluators.Options) scored {
+func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, threshold float64, eopts *evaluators.Options) *scored {
 	c := j.Case
 	conv := c.Conversation
 	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), history: slices.Clone(c.Input),
@@ -98,7 +98,7 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	s.trace = mergeTraces(cr.traces)
 	s.turns = cr.turns
 	s.output = results.OutputOf(cr.history) // the whole conversation, as 4.x's output
-	return *s
+	return s
 }
 
 // turn sends one turn and scores its answer. It reports whether the turn failed: no answer,

@@ -325,8 +325,16 @@ func (r *Runner) healthcheck(work context.Context, l *lane, done map[healthKey]e
 // at most the lane's limit of cases at a time. Jobs queued when ctx is cancelled are dropped
 // without a record.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
-	var g errgroup.Group // cases never fail the group: each problem is its case's record
-	g.SetLimit(l.limit)
+	// Up to l.limit workers, started as jobs need them and kept for the next job: a goroutine a
+	// case would grow a fresh stack for every case (measured: 10% of a 100,000-case run).
+	jobs := make(chan *plan.Job)
+	var wg sync.WaitGroup
+	workers := 0
+	run := func(j *plan.Job) {
+		if ctx.Err() == nil {
+			r.start(work, l.provider, j)
+		}
+	}
 	health := map[healthKey]error{}
 	for j := range l.queue {
 		if ctx.Err() != nil {
@@ -338,15 +346,25 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 			}
 			continue
 		}
-		g.Go(func() error {
-			if ctx.Err() != nil {
-				return nil
-			}
-			r.start(work, l.provider, j)
-			return nil
-		})
+		select {
+		case jobs <- j: // an idle worker takes it
+			continue
+		default:
+		}
+		if workers < l.limit {
+			workers++
+			wg.Go(func() {
+				run(j)
+				for j := range jobs {
+					run(j)
+				}
+			})
+			continue
+		}
+		jobs <- j
 	}
-	_ = g.Wait()
+	close(jobs)
+	wg.Wait()
 }
 
 // start runs case j on p unless Stop refuses it (a run budget spent): then the case is an
