@@ -43,7 +43,7 @@ func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
 		}
 	}
 	if c.Total > 0 {
-		c.MeanScore = sum.Float64() / float64(c.Total)
+		c.MeanScore = sum.Mean(c.Total)
 	}
 	return c
 }

@@ -580,7 +580,7 @@ type breakdown struct {
 	sum                   stats.Sum
 }
 
-func (g *breakdown) mean() float64 { return g.sum.Float64() / float64(max(g.cases, 1)) }
+func (g *breakdown) mean() float64 { return g.sum.Mean(max(g.cases, 1)) }
 
 // breakdowns are groups by name, in the order their names first come.
 type breakdowns struct {

@@ -61,7 +61,7 @@ func statsOf(scores []float64) ScoreStats {
 		sum.Add(v)
 		s.Histogram[bin(v)]++
 	}
-	s.Mean = sum.Float64() / float64(s.Count)
+	s.Mean = sum.Mean(s.Count)
 	if s.Count >= 2 {
 		var ss float64
 		for _, v := range scores {

@@ -35,3 +35,14 @@ func (s *Sum) Float64() float64 {
 	f, _ := s.acc.Float64()
 	return f
 }
+
+// Mean returns the sum divided by n, rounded once to the nearest float64 (0 when n is 0).
+func (s *Sum) Mean(n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	var q big.Float
+	q.SetPrec(sumPrec).Quo(&s.acc, new(big.Float).SetPrec(sumPrec).SetInt64(int64(n)))
+	f, _ := q.Float64()
+	return f
+}
