@@ -33,6 +33,9 @@ type conversationRun struct {
 	p    providers.Provider
 	c    *suite.Case
 	mode providers.Mode
+	// workspace is the suite's workspace, "" if none: every turn runs there (4.42.4 passes
+	// it to each turn, orchestrator.ts runConversationMode), and turn graders see it.
+	workspace string
 
 	threshold float64             // the score the case and each of its turns pass at
 	eopts     *evaluators.Options // the options its evaluators run with
@@ -54,7 +57,7 @@ type conversationRun struct {
 func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, threshold float64, eopts *evaluators.Options) *scored {
 	c := j.Case
 	conv := c.Conversation
-	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), history: slices.Clone(c.Input),
+	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), workspace: j.Workspace, history: slices.Clone(c.Input),
 		threshold: threshold, eopts: eopts}
 	stoppedAt := 0
 	for i, turn := range conv.Turns {
@@ -113,7 +116,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	sent.Input = window(cr.history, conv.WindowSize)
 	sent.Conversation = nil
 	req := prompt.Build(&sent, cr.mode)
-	req.Turn = num
+	req.Turn, req.Workspace = num, cr.workspace
 	if cr.mode == providers.ModeAgent {
 		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
 		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
@@ -181,7 +184,9 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	whole.Expected, whole.ReferenceAnswer, whole.HasReference = nil, "", false
 	whole.Conversation = nil
 	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
-	cr.grade(ctx, TypeConversation, TypeConversation, &whole, prompt.Build(&whole, cr.mode), resp, text, mergeTraces(cr.traces), began)
+	req := prompt.Build(&whole, cr.mode)
+	req.Workspace = cr.workspace
+	cr.grade(ctx, TypeConversation, TypeConversation, &whole, req, resp, text, mergeTraces(cr.traces), began)
 }
 
 // grade scores a turn's answer (or the transcript) as case c and appends its entry, its

@@ -113,7 +113,10 @@ func TestConversationHistory(t *testing.T) {
 			s := loadConversation(t, tt.src)
 			var log chatLog
 			var col collector
-			New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(tt.kind)))
+			jobs := jobsFor(s, log.provider(tt.kind))
+			ws := t.TempDir() // the suite's workspace: every turn runs there, as in 4.42.4
+			jobs[0].Workspace = ws
+			New(testOptions(1), &col).Run(t.Context(), jobs)
 			if len(log.reqs) != len(tt.want) {
 				t.Fatalf("%d requests, want %d", len(log.reqs), len(tt.want))
 			}
@@ -124,6 +127,9 @@ func TestConversationHistory(t *testing.T) {
 				}
 				if got != tt.want[i] {
 					t.Errorf("turn %d sent:\n%s\nwant:\n%s", i+1, got, tt.want[i])
+				}
+				if req.Workspace != ws {
+					t.Errorf("turn %d sent with workspace %q, want the suite's %q", i+1, req.Workspace, ws)
 				}
 				if want := "chat/turn-" + strconv.Itoa(i+1); req.EvalID != want {
 					t.Errorf("turn %d eval id %q, want %q", i+1, req.EvalID, want)
