@@ -1,4 +1,4 @@
-package differential_test
+package differential
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentv/action/internal/suitegen"
-	"github.com/agentv/action/test/differential"
 )
 
 // TestAgainstAgentV442 runs the differential suites through agentv and AgentV 4.42.4 and fails
@@ -37,15 +36,15 @@ func TestAgainstAgentV442(t *testing.T) {
 		t.Skip("node is not installed: AgentV 4.42.4 and the suites' scripts need it")
 	}
 	here := sourceDir(t)
-	anchors, err := differential.Anchors(filepath.Join(here, "..", "..", "docs", "agentv-4.md"))
+	anchors, err := Anchors(filepath.Join(here, "..", "..", "docs", "agentv-4.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, err := differential.LoadList(filepath.Join(here, "known-differences.yaml"), "known", anchors)
+	known, err := LoadList(filepath.Join(here, "known-differences.yaml"), "known", anchors)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending, err := differential.LoadList(filepath.Join(here, "pending.yaml"), "pending", anchors)
+	pending, err := LoadList(filepath.Join(here, "pending.yaml"), "pending", anchors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +56,14 @@ func TestAgainstAgentV442(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building agentv: %v\n%s", err, out)
 	}
-	fake := &differential.FakeOpenAI{}
+	fake := &FakeOpenAI{}
 	srv := httptest.NewServer(fake) // 127.0.0.1
 	defer srv.Close()
 
 	type side struct {
 		name     string
 		dir      string
-		outcomes map[string]differential.Outcome
+		outcomes map[string]Outcome
 		payloads map[string]map[string]string
 	}
 	sides := []*side{{name: "agentv", dir: filepath.Join(tmp, "ours")}, {name: "4.42.4", dir: filepath.Join(tmp, "theirs")}}
@@ -78,7 +77,7 @@ func TestAgainstAgentV442(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(s.dir, "payloads"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s.outcomes = map[string]differential.Outcome{}
+		s.outcomes = map[string]Outcome{}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -140,7 +139,7 @@ func TestAgainstAgentV442(t *testing.T) {
 	}
 	for _, r := range runs {
 		t.Logf("%s on %s: %.1fs", r.side.name, r.file.Eval, r.took.Seconds())
-		got, err := differential.ReadIndex(r.out)
+		got, err := ReadIndex(r.out)
 		if err != nil {
 			// Its tests then show as missing on that side, and the lists decide whether that fails.
 			t.Logf("%s wrote no results for %s: %v\n%s", r.side.name, r.file.Eval, err, tail(r.log))
@@ -154,7 +153,7 @@ func TestAgainstAgentV442(t *testing.T) {
 		maps.Copy(r.side.outcomes, got)
 	}
 	for _, s := range sides {
-		if s.payloads, err = differential.ReadPayloads(filepath.Join(s.dir, "payloads")); err != nil {
+		if s.payloads, err = ReadPayloads(filepath.Join(s.dir, "payloads")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,9 +173,9 @@ func TestAgainstAgentV442(t *testing.T) {
 			}
 		}
 	}
-	diffs := append(differential.Compare(sides[0].outcomes, sides[1].outcomes),
-		differential.ComparePayloads(sides[0].payloads, sides[1].payloads)...)
-	c := differential.Classify(diffs, known, pending)
+	diffs := append(Compare(sides[0].outcomes, sides[1].outcomes),
+		ComparePayloads(sides[0].payloads, sides[1].payloads)...)
+	c := Classify(diffs, known, pending)
 	t.Logf("%d tests compared, %d code-grader payloads; %d differences: %d known, %d pending a fix, %d unexpected",
 		len(sides[1].outcomes), len(sides[1].payloads), len(diffs), len(c.Known), len(c.Pending), len(c.Unexpected))
 	for _, d := range c.Known {
@@ -204,12 +203,12 @@ func TestAgainstAgentV442(t *testing.T) {
 func TestLists(t *testing.T) {
 	t.Parallel()
 	here := sourceDir(t)
-	anchors, err := differential.Anchors(filepath.Join(here, "..", "..", "docs", "agentv-4.md"))
+	anchors, err := Anchors(filepath.Join(here, "..", "..", "docs", "agentv-4.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for file, kind := range map[string]string{"known-differences.yaml": "known", "pending.yaml": "pending"} {
-		if _, err := differential.LoadList(filepath.Join(here, file), kind, anchors); err != nil {
+		if _, err := LoadList(filepath.Join(here, file), kind, anchors); err != nil {
 			t.Error(err)
 		}
 	}
