@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/agentv/action/internal/suitegen"
 )
 
 // TestAgainstAgentV442 runs the differential suites through agentv and AgentV 4.42.4 and fails
@@ -67,9 +65,9 @@ func TestAgainstAgentV442(t *testing.T) {
 		payloads map[string]map[string]string
 	}
 	sides := []*side{{name: "agentv", dir: filepath.Join(tmp, "ours")}, {name: "4.42.4", dir: filepath.Join(tmp, "theirs")}}
-	var files []suitegen.DiffFile
+	var files []DiffFile
 	for _, s := range sides {
-		suite, err := suitegen.WriteDifferential(filepath.Join(s.dir, "suites"), srv.URL+"/v1")
+		suite, err := WriteDifferential(filepath.Join(s.dir, "suites"), srv.URL+"/v1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +82,7 @@ func TestAgainstAgentV442(t *testing.T) {
 	defer cancel()
 	type run struct {
 		side *side
-		file suitegen.DiffFile
+		file DiffFile
 		out  string // result file
 		log  string
 		took time.Duration
@@ -111,17 +109,17 @@ func TestAgainstAgentV442(t *testing.T) {
 			args := append(prog[1:], "eval", r.file.Eval, "--targets", r.file.Targets, "-o", rundir, "--workers", "8")
 			args = append(args, r.file.Args...)
 			// Each run's own temporary folder, holding the folders 4.42.4 needs for the prompt
-			// files of cli conversation turns (suitegen.DiffTurnFolders).
+			// files of cli conversation turns (DiffTurnFolders).
 			tmpdir := filepath.Join(r.side.dir, "tmp", fmt.Sprint(i))
-			for _, id := range suitegen.DiffTurnFolders {
+			for _, id := range DiffTurnFolders {
 				if err := os.MkdirAll(filepath.Join(tmpdir, "agentv-"+id), 0o755); err != nil {
 					return err
 				}
 			}
 			cmd := exec.CommandContext(ctx, prog[0], args...)
 			cmd.Dir = suites
-			cmd.Env = append(append(os.Environ(), suitegen.DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1", "TMPDIR="+tmpdir,
-				suitegen.DiffPayloadEnv+"="+filepath.Join(r.side.dir, "payloads"), "NO_COLOR=1",
+			cmd.Env = append(append(os.Environ(), DiffEnv()...), "AGENTV_NO_UPDATE_CHECK=1", "TMPDIR="+tmpdir,
+				DiffPayloadEnv+"="+filepath.Join(r.side.dir, "payloads"), "NO_COLOR=1",
 				// The built-in grader's key and, for agentv, its server (--grader-target agentv).
 				"OPENAI_API_KEY=fake-key", "OPENAI_BASE_URL="+srv.URL+"/v1")
 			start := time.Now()

@@ -1,5 +1,5 @@
 // Package differential compares agentv with AgentV 4.42.4 on the suites of
-// internal/suitegen.WriteDifferential: it runs both programs, reads their result files into one
+// internal/WriteDifferential: it runs both programs, reads their result files into one
 // shape, and lists every difference in scores, verdicts and code-grader payloads. The test in
 // this package runs when AGENTV_TEST_AGENTV442 names 4.42.4's cli.js (.ci/run installs it).
 package differential
@@ -13,12 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/agentv/action/internal/suitegen"
 )
 
 // FakeOpenAI is an OpenAI-compatible chat completions endpoint that answers deterministically
-// from the prompt (the rules are on suitegen's differential constants), so both programs get the
+// from the prompt (the rules are on the constants in suites_test.go), so both programs get the
 // same answer to the same question. Serve it with httptest on 127.0.0.1.
 type FakeOpenAI struct {
 	mu         sync.Mutex
@@ -83,7 +81,7 @@ func (f *FakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var answer string
 	switch req.Model {
-	case suitegen.DiffAgentModel:
+	case DiffAgentModel:
 		last := ""
 		for _, m := range req.Messages {
 			if m.Role == "user" {
@@ -91,7 +89,7 @@ func (f *FakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		answer = "echo: " + last
-	case suitegen.DiffGraderModel:
+	case DiffGraderModel:
 		var all strings.Builder
 		for _, m := range req.Messages {
 			all.WriteString(text(m.Content))

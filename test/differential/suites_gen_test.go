@@ -1,7 +1,8 @@
-package suitegen
+package differential
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,5 +61,26 @@ func TestWriteDifferential(t *testing.T) {
 	}
 	if !strings.Contains(string(targets), "base_url: http://127.0.0.1:1/v1") || strings.Contains(string(targets), "fake-key") {
 		t.Errorf("targets.yaml: the base URL is missing or the key is written in it:\n%s", targets)
+	}
+}
+
+var (
+	suitesDir = flag.String("suites", "", "TestWriteSuites: write the differential suites under this directory, to run by hand")
+	suitesURL = flag.String("base-url", "http://127.0.0.1:8080/v1", "TestWriteSuites: the OpenAI-compatible server their LM targets and graders call")
+)
+
+// TestWriteSuites writes the differential suites for a look by hand, with -args -suites DIR,
+// and logs each eval file with the targets file to run it with; it skips without -suites.
+func TestWriteSuites(t *testing.T) {
+	t.Parallel()
+	if *suitesDir == "" {
+		t.Skip("no -suites DIR")
+	}
+	s, err := WriteDifferential(*suitesDir, *suitesURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Files {
+		t.Log(filepath.Join(s.Dir, f.Eval), "--targets", filepath.Join(s.Dir, f.Targets))
 	}
 }

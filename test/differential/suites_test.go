@@ -1,4 +1,4 @@
-package suitegen
+package differential
 
 import (
 	"encoding/json"
@@ -157,11 +157,11 @@ targets:
     grader_target: grader
   - name: cli-workspace
     provider: cli
-    command: node ` + quote(agentPath) + ` {PROMPT} {OUTPUT_FILE}
+    command: node ` + yamlQuote(agentPath) + ` {PROMPT} {OUTPUT_FILE}
     grader_target: grader
   - name: claude-error
     provider: claude
-    executable: ` + quote(filepath.Join(filepath.Dir(agentPath), "claude-error.mjs")) + `
+    executable: ` + yamlQuote(filepath.Join(filepath.Dir(agentPath), "claude-error.mjs")) + `
     grader_target: grader
   - name: lm
     provider: openai
@@ -1086,3 +1086,6 @@ tests:
     assertions:
       - {type: llm-grader, prompt: "Does the answer insult the reader? grade=1", negate: true}
 `
+
+// yamlQuote is s as a single-quoted YAML scalar.
+func yamlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
