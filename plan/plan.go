@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -97,9 +96,9 @@ type Planner struct {
 	// they do): see CheckSelection.
 	leftOut map[*suite.Suite]string
 
-	// several is set once a case is planned on more than one target, so reports can say
-	// which target each of its records is from.
-	several atomic.Bool
+	// onSeveral holds the eval files whose cases run on several targets, so progress can
+	// say which target each of their records is from.
+	onSeveral sync.Map
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
@@ -183,8 +182,8 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 			}
 		}
 	}
-	if listed > 1 {
-		p.several.Store(true)
+	if len(names) > 1 {
+		p.onSeveral.Store(p.last.display, struct{}{})
 	}
 	if listed == 0 {
 		p.forSuite(s)
@@ -399,10 +398,14 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	return j
 }
 
-// SeveralTargets reports whether a case planned so far runs on more than one target (a
-// suite's several targets): one id then has a record per target. Safe to call while
-// planning.
-func (p *Planner) SeveralTargets() bool { return p.several.Load() }
+// OnSeveralTargets reports whether the eval file (as records show it) runs its cases on more
+// than one target. Unlike SeveralTargets it does not depend on what else was planned by
+// the time a record finishes, so a progress line names its target or not the same way in
+// every run. Safe to call while planning.
+func (p *Planner) OnSeveralTargets(file string) bool {
+	_, ok := p.onSeveral.Load(file)
+	return ok
+}
 
 // Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {

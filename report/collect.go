@@ -38,18 +38,11 @@ type Collector struct {
 	cache     *results.CacheUse
 
 	// A case run on several targets has a record per target with one id: JUnit names each
-	// testcase's target then. seen and several learn it from the records; severalHint (see
-	// SeveralTargets) knows it before a case's first record arrives.
-	seen        targetsSeen
-	several     bool
-	severalHint func() bool
+	// testcase's target then. seen and several learn it from the records; testcases spooled
+	// before it was learnt are named when JUnit is written (copyTo).
+	seen    targetsSeen
+	several bool
 }
-
-// SeveralTargets gives the collector what reports whether the run has a case on more than
-// one target, known before its records arrive (the planner knows it). Without it the
-// collector learns it from the records, so a case's first record may come too early to
-// name its target.
-func (c *Collector) SeveralTargets(f func() bool) { c.severalHint = f }
 
 // NewCollector returns a collector for a run whose Markdown surfaces use details and whose
 // JUnit failure messages use caseThreshold. Close it when the reports are written.
@@ -86,16 +79,13 @@ func (c *Collector) Add(rec *results.Record) {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
 		cs.Evaluators[i].Verdict = c.str(cs.Evaluators[i].Verdict)
 	}
-	// The planner knows when a case runs on several targets (eval); only a report of a
-	// results file has to learn it from the records.
-	if !c.several && c.severalHint == nil && c.seen.add(rec.File, rec.EvalID, rec.Target) {
+	if !c.several && c.seen.add(rec.File, rec.EvalID, rec.Target) {
 		c.several, c.seen = true, targetsSeen{} // the map is not needed any more
 	}
 	if c.parts != nil {
-		named := c.several || (c.severalHint != nil && c.severalHint())
-		tc := junitCase(c.threshold, rec, named)
+		tc := junitCase(c.threshold, rec, c.several)
 		cs.part = c.parts.add(&tc)
-		cs.part.named = named && rec.Target != ""
+		cs.part.named = c.several && rec.Target != ""
 	}
 	cs.pinned = c.parts == nil || len(rec.Warnings) > 0
 	keep := cs.pinned

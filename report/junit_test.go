@@ -408,9 +408,8 @@ func TestJUnitFailureMessageCarriesWhy(t *testing.T) {
 }
 
 // TestJUnitSeveralTargets checks that the testcases of one id run on two targets have
-// distinct names, whether rendered from records, from a spool that knew of the targets as
-// the records arrived, or from one that learnt it after the first record; a run where each id
-// has one target keeps bare ids.
+// distinct names, whether rendered from records or from a spool that learnt it after the
+// first record; a run where each id has one target keeps bare ids.
 func TestJUnitSeveralTargets(t *testing.T) {
 	t.Parallel()
 	rec := func(id, target string) *results.Record {
@@ -421,13 +420,11 @@ func TestJUnitSeveralTargets(t *testing.T) {
 		name  string
 		recs  []*results.Record
 		spool bool
-		hint  bool
 		want  []string
 	}{
-		{"records", matrix, false, false, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
-		{"spool told", matrix, true, true, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
-		{"spool learning", matrix, true, false, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
-		{"one target per id", []*results.Record{rec("c", "alpha"), rec("d", "beta")}, true, false, []string{"c", "d"}},
+		{"records", matrix, false, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
+		{"spool learning", matrix, true, []string{`c [alpha]`, `c [b"<x>]`, `d [alpha]`}},
+		{"one target per id", []*results.Record{rec("c", "alpha"), rec("d", "beta")}, true, []string{"c", "d"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -436,7 +433,6 @@ func TestJUnitSeveralTargets(t *testing.T) {
 			if tt.spool {
 				col := NewCollector(DetailsFailures, 0.8)
 				defer col.Close()
-				col.SeveralTargets(func() bool { return tt.hint })
 				for _, r := range tt.recs {
 					col.Add(r)
 				}

@@ -350,7 +350,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 	var lines report.ProgressLines // a target's error once, not on every case of it
 	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
-		lines.Print(pw, rec, done, e.Total(), e.SeveralTargets())
+		lines.Print(pw, rec, done, e.Total(), e.OnSeveralTargets(rec))
 	})
 	return e
 }

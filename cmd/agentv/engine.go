@@ -67,19 +67,22 @@ type Engine struct {
 	KeepWorst int
 
 	total atomic.Int64 // cases the run will run; -1 while not known
-	// several reports whether the cases planned so far run on more than one target; nil
+	// onSeveral reports whether an eval file runs its cases on more than one target; nil
 	// before planning starts.
-	several func() bool
+	onSeveral func(file string) bool
 }
 
 // Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
 // are read as their cases run, so their count is known once they are read to the end).
 func (e *Engine) Total() int { return int(e.total.Load()) }
 
-// SeveralTargets reports whether the cases planned so far run on more than one target:
-// progress then names each record's target. A case's jobs are planned before it runs, so
-// every record of a case on several targets finishes after this turns true.
-func (e *Engine) SeveralTargets() bool { return e.several != nil && e.several() }
+// OnSeveralTargets reports whether rec's eval file runs its cases on more than one target
+// (a matrix): its progress lines then name their targets. A case's jobs are planned before
+// it runs, so this is known by the time any of its records finishes, whatever else the run
+// plans later.
+func (e *Engine) OnSeveralTargets(rec *results.Record) bool {
+	return e.onSeveral != nil && e.onSeveral(rec.File)
+}
 
 // Outcome is what an eval run produced.
 type Outcome struct {
@@ -234,7 +237,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
 		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn(),
 	})
-	e.several = p.SeveralTargets
+	e.onSeveral = p.OnSeveralTargets
 	defer func() {
 		if err := p.Close(); err != nil {
 			e.Logf("removing a workspace: %v", err)
@@ -302,7 +305,6 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	out.results, out.ResultsPath = rf, cfg.Out
 	w := rf.w
 	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
-	col.SeveralTargets(p.SeveralTargets)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
