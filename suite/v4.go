@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,8 +32,14 @@ var (
 		"assertions", "assert", "evaluators", "execution", "description", "note", "expected_outcome", "rubrics", "metadata",
 		"depends_on", "on_dependency_failure"}
 	v4TestExecKeys = []string{"skip_defaults", "targets", "target", "threshold", "trials", "evaluators", "assertions"}
-	// v4Later are keys of 4.x that this loader does not support yet; a test using them still loads.
-	v4Later = []string{"workspace"}
+	// v4TestExecIgnored are the keys of a test's execution that 4.x ignores, with the hint given.
+	v4TestExecIgnored = map[string]string{
+		"target":     `use "targets"`,
+		"trials":     "trials are set for the whole file, in its top-level execution",
+		"assertions": `write "assertions" in the test itself`,
+	}
+	// v4GraderLists are the keys of a grader list, in the order 4.42.4 picks the first set one.
+	v4GraderLists = []string{"assertions", "assert", "evaluators"}
 )
 
 // v4Types maps 4.x grader type names (after `_` → `-`) onto the registered evaluator types;
@@ -50,9 +57,6 @@ var v4Types = map[string]string{
 	"cost":            "cost",
 }
 
-// v4Unsupported are grader settings every 4.x grader accepts that no evaluator honours yet.
-var v4Unsupported = []string{"preprocessors"}
-
 // v4RubricOperators are the values of a rubric criterion's `operator`.
 var v4RubricOperators = []string{"correctness", "contradiction"}
 
@@ -64,19 +68,16 @@ var (
 	plainNumber        = regexp.MustCompile(`^-?(?:0|[1-9]\d*)(?:\.\d+)?$`)
 )
 
-// dialectOf tells which dialect a file's root mapping is written in. Both case lists in one
+// dialectOf tells which dialect a file's root mapping is written in; both case lists in one
 // file is an error naming both.
 func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 	var tests, legacy *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k := root.Content[i]
-		switch k.Value {
+		switch k := root.Content[i]; k.Value {
 		case "tests":
 			tests = k
 		case "evalcases", "cases", "eval_cases":
-			if legacy == nil {
-				legacy = k
-			}
+			legacy = cmp.Or(legacy, k)
 		}
 	}
 	switch {
@@ -90,9 +91,15 @@ func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 	return Dialect25, true
 }
 
+// typedValue reports whether an environment value keeps its type when it is a whole scalar
+// (a boolean or a plain number).
+func typedValue(v string) bool {
+	return v == "true" || v == "false" || plainNumber.MatchString(v)
+}
+
 // interpolateEnv replaces `${{ VAR }}` in every scalar value below n, in place. A value that
-// is exactly one reference takes the variable's type (true/false, plain numbers); an unset
-// variable becomes empty, with a warning.
+// is exactly one reference takes the variable's type (see typedValue); an unset variable
+// becomes empty, with a warning.
 func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 	if n == nil {
 		return
@@ -128,25 +135,39 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 			}
 			// Any value may be a key, so it is masked, except numbers and booleans, which
 			// cannot be one and would mask every such number in the reports.
-			if strings.TrimSpace(v) != "" && l.secret != nil && v != "true" && v != "false" && !plainNumber.MatchString(v) {
+			if strings.TrimSpace(v) != "" && l.secret != nil && !typedValue(v) {
 				l.secret(v)
 			}
 			return v
 		}
+		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
 		if m := wholeEnvRefPattern.FindStringSubmatch(n.Value); m != nil {
-			v := lookup(m[1])
-			n.Value, n.Tag = v, "!!str"
-			n.Style = yaml.DoubleQuotedStyle
-			if v == "true" || v == "false" || plainNumber.MatchString(v) {
-				n.Style = 0 // the value keeps its type: a boolean or a number
+			if n.Value = lookup(m[1]); typedValue(n.Value) {
+				n.Style = 0
 			}
 			return
 		}
 		n.Value = envRefPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
 			return lookup(envRefPattern.FindStringSubmatch(ref)[1])
 		})
-		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
 	}
+}
+
+// env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.
+func (l *loader) env(name string) (string, bool) {
+	if l.envFor == nil && l.envFn != nil {
+		l.envFor = l.envFn(l.s.Dir, l.s.RepoRoot)
+	}
+	if l.envFor == nil {
+		l.envFor = os.LookupEnv
+	}
+	return l.envFor(name)
+}
+
+// v4Suite holds what a 4.x suite passes on to each of its tests.
+type v4Suite struct {
+	asserts, input, inputFiles *kv
+	metadata                   *yaml.Node // the file's `metadata`, nil if none
 }
 
 // loadV4 reads the root mapping of an AgentV 4.x file.
@@ -154,13 +175,14 @@ func (l *loader) loadV4(root *yaml.Node) {
 	l.s.setDialect(Dialect4)
 	// 4.42.4 names a suite without `name` after its file less `.eval.yaml` (yaml-parser.ts,
 	// fallbackSuiteName): the same dataset keeps cases matched with its run directories.
-	if base := l.s.Dataset; len(base) > len(".eval") && strings.EqualFold(base[len(base)-len(".eval"):], ".eval") {
-		l.s.Dataset = base[:len(base)-len(".eval")]
+	if n := len(l.s.Dataset) - len(".eval"); n > 0 && strings.EqualFold(l.s.Dataset[n:], ".eval") {
+		l.s.Dataset = l.s.Dataset[:n]
 	}
 	l.interpolateEnv(root, map[*yaml.Node]bool{})
 	es := entries(root)
 	l.dupes(es, "")
 	f := kvs(es)
+	sx := &v4Suite{input: f.get("input"), inputFiles: f.get("input_files")}
 	var execAsserts []*kv // execution's assertions, assert and evaluators, in 4.x's order
 	for i := range es {
 		e := &es[i]
@@ -178,9 +200,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 		case "workspace":
 			l.v4Workspace(e)
 		case "metadata":
-			if !isNull(e.v) && deref(e.v).Kind != yaml.MappingNode {
-				l.warnf(e.v, KindStructure, "", "%q should be a mapping, got %s (ignored)", e.key, kindName(e.v))
-			}
+			sx.metadata = l.v4MetadataOf(e, "")
 		default:
 			l.unknownKey(*e, "at the top level", "", v4TopKeys)
 		}
@@ -188,27 +208,22 @@ func (l *loader) loadV4(root *yaml.Node) {
 	// The suite's default graders: the first set of assertions, assert, and execution's
 	// assertions, assert and evaluators, as 4.42.4 picks them (loaders/grader-parser.ts,
 	// parseGraders; an empty key does not count).
-	suiteAsserts := l.firstList(append([]*kv{f.get("assertions"), f.get("assert")}, execAsserts...), "", "assertions")
-	if suiteAsserts != nil && !isNull(suiteAsserts.v) && suiteAsserts.v.Kind != yaml.SequenceNode {
-		l.errorf(suiteAsserts.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", suiteAsserts.key, kindName(suiteAsserts.v))
-	}
-	sx := &v4Suite{asserts: suiteAsserts, input: f.get("input"), inputFiles: f.get("input_files")}
-	if m := f.get("metadata"); m != nil {
-		sx.metadata = m.v
+	sx.asserts = l.firstList(append([]*kv{f.get("assertions"), f.get("assert")}, execAsserts...), "", "assertions")
+	if a := sx.asserts; a != nil && a.v.Kind != yaml.SequenceNode {
+		l.errorf(a.v, KindStructure, "", "%q must be a list of assertions, got %s; tests using them are not loaded", a.key, kindName(a.v))
 	}
 	tests := f.get("tests")
-	if isNull(tests.v) {
+	switch {
+	case isNull(tests.v):
 		l.errorf(tests.kn, KindStructure, "", "%q is empty: give a list of tests or the path of a .yaml or .jsonl file of tests", "tests")
 		return
-	}
-	switch tests.v.Kind {
-	case yaml.ScalarNode:
+	case tests.v.Kind == yaml.ScalarNode:
 		if dir, ok := l.isTestDir(tests.v.Value); ok {
 			l.v4TestDir(sx, tests.v, dir)
-			break
+		} else {
+			l.v4TestFile(sx, tests.v, tests.v.Value)
 		}
-		l.v4TestFile(sx, tests.v, tests.v.Value)
-	case yaml.SequenceNode:
+	case tests.v.Kind == yaml.SequenceNode:
 		if len(tests.v.Content) == 0 {
 			l.warnf(tests.v, KindStructure, "", "the test list is empty")
 		}
@@ -231,10 +246,16 @@ func (l *loader) loadV4(root *yaml.Node) {
 	l.checkDependencies(l.deps)
 }
 
-// v4Suite holds what a 4.x suite passes on to each of its tests.
-type v4Suite struct {
-	asserts, input, inputFiles *kv
-	metadata                   *yaml.Node // the file's `metadata`, nil if none
+// v4MetadataOf returns the `metadata` value of e (nil without e), warning when it is not a
+// mapping.
+func (l *loader) v4MetadataOf(e *kv, id string) *yaml.Node {
+	if e == nil {
+		return nil
+	}
+	if !isNull(e.v) && deref(e.v).Kind != yaml.MappingNode {
+		l.warnf(e.v, KindStructure, id, "%q should be a mapping, got %s (ignored)", e.key, kindName(e.v))
+	}
+	return e.v
 }
 
 // firstList picks the grader list a test or suite uses from candidates (nil entries allowed),
@@ -243,16 +264,15 @@ type v4Suite struct {
 func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
 	var chosen *kv
 	for i, c := range candidates {
-		if c == nil || isNull(c.v) {
-			continue
-		}
-		if chosen != nil {
+		switch {
+		case c == nil || isNull(c.v):
+		case chosen != nil:
 			l.warnf(c.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", c.key, chosen.key, chosen.kn.Line)
-			continue
-		}
-		chosen = c
-		if i > 0 {
-			l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
+		default:
+			chosen = c
+			if i > 0 {
+				l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
+			}
 		}
 	}
 	return chosen
@@ -266,18 +286,14 @@ func v4ExecList(x *kv) *kv {
 	return &c
 }
 
-// v4SuiteExecution reads the suite's `execution`; it returns its grader lists (assertions,
-// assert, evaluators: 4.42.4 reads them as the suite's default graders).
+// v4SuiteExecution reads the suite's `execution`; it returns its grader lists (see
+// v4GraderLists: 4.42.4 reads them as the suite's default graders).
 func (l *loader) v4SuiteExecution(e *kv) []*kv {
-	lists := make([]*kv, 3)
+	lists := make([]*kv, len(v4GraderLists))
 	l.execution(e, "", v4ExecKeys, "target, targets, threshold and trials", l.suiteError, func(x *kv) bool {
 		switch x.key {
-		case "assertions":
-			lists[0] = v4ExecList(x)
-		case "assert":
-			lists[1] = v4ExecList(x)
-		case "evaluators":
-			lists[2] = v4ExecList(x)
+		case "assertions", "assert", "evaluators":
+			lists[slices.Index(v4GraderLists, x.key)] = v4ExecList(x)
 		case "target":
 			l.execTarget(x)
 		case "targets":
@@ -303,19 +319,19 @@ func (l *loader) stringList(e *kv, caseID string) []string {
 		return nil
 	case e.v.Kind == yaml.ScalarNode:
 		return []string{e.v.Value}
-	case e.v.Kind == yaml.SequenceNode:
-		var out []string
-		for _, c := range e.v.Content {
-			if c = deref(c); c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
-				l.errorf(c, KindStructure, caseID, "%q items must be strings, got %s", e.key, kindName(c))
-				continue
-			}
-			out = append(out, c.Value)
-		}
-		return out
+	case e.v.Kind != yaml.SequenceNode:
+		l.errorf(e.v, KindStructure, caseID, "%q must be a string or a list of strings, got %s", e.key, kindName(e.v))
+		return nil
 	}
-	l.errorf(e.v, KindStructure, caseID, "%q must be a string or a list of strings, got %s", e.key, kindName(e.v))
-	return nil
+	var out []string
+	for _, c := range e.v.Content {
+		if c = deref(c); c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
+			l.errorf(c, KindStructure, caseID, "%q items must be strings, got %s", e.key, kindName(c))
+			continue
+		}
+		out = append(out, c.Value)
+	}
+	return out
 }
 
 // v4TestFile loads the tests of an external file (`tests: path` or a `file://` item): a YAML
@@ -325,21 +341,19 @@ func (l *loader) v4TestFile(sx *v4Suite, at *yaml.Node, rel string) {
 	if !filepath.IsAbs(pattern) {
 		pattern = filepath.Join(l.s.Dir, rel)
 	}
-	var files []string
+	files := []string{filepath.Clean(pattern)}
 	if strings.ContainsAny(rel, "*?{") {
 		matches, err := doublestar.FilepathGlob(pattern, doublestar.WithFilesOnly())
-		if err != nil {
+		switch {
+		case err != nil:
 			l.errorf(at, KindStructure, "", "bad test file pattern %q: %v", rel, err)
 			return
-		}
-		if len(matches) == 0 {
+		case len(matches) == 0:
 			l.warnf(at, KindMissingFile, "", "test file pattern %q matched no files", rel)
 			return
 		}
 		slices.Sort(matches)
 		files = matches
-	} else {
-		files = []string{filepath.Clean(pattern)}
 	}
 	for _, f := range files {
 		l.v4LoadTestFile(sx, at, f)
@@ -367,12 +381,10 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 	if ext == ".jsonl" {
 		l.src = nil
 		for i, line := range bytes.Split(src, []byte("\n")) {
-			n := l.jsonlNode(line, i+1)
-			if n == nil {
-				continue
+			if n := l.jsonlNode(line, i+1); n != nil {
+				l.interpolateEnv(n, map[*yaml.Node]bool{})
+				l.addCase(l.v4Test(sx, n))
 			}
-			l.interpolateEnv(n, map[*yaml.Node]bool{})
-			l.addCase(l.v4Test(sx, n))
 		}
 		return
 	}
@@ -406,11 +418,7 @@ func (l *loader) v4Doc(src []byte) *yaml.Node {
 func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	n := deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = item
-		}
-		l.errorf(pos, KindCase, "", "a test must be a mapping with id, input and criteria, expected_output or assertions, got %s (case not loaded)", kindName(n))
+		l.errorf(cmp.Or(n, item), KindCase, "", "a test must be a mapping with id, input and criteria, expected_output or assertions, got %s (case not loaded)", kindName(n))
 		return nil
 	}
 	es := entries(n)
@@ -426,27 +434,28 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	}
 	for _, e := range es {
 		switch {
-		case slices.Contains(v4TestKeys, e.key):
-		case slices.Contains(v4Later, e.key):
+		case slices.Contains(v4TestKeys, e.key), slices.Contains(v4ConversationKeys, e.key):
+		case e.key == "workspace":
 			l.warnf(e.kn, KindIgnored, id, "%q is not supported yet (ignored)", e.key)
-		case slices.Contains(v4ConversationKeys, e.key):
 		default:
 			l.unknownKey(e, "in test", id, slices.Concat(v4TestKeys, v4ConversationKeys))
 		}
 	}
-	vars := f.get("vars")
-	if vars != nil && !isNull(vars.v) && vars.v.Kind != yaml.MappingNode {
-		fail(vars.v, "%q must be a mapping of names to values, got %s", "vars", kindName(vars.v))
-		vars = nil
+	var vars *yaml.Node // the test's vars, a mapping
+	if e := f.get("vars"); e != nil && !isNull(e.v) {
+		if vars = e.v; vars.Kind != yaml.MappingNode {
+			fail(e.v, "%q must be a mapping of names to values, got %s", "vars", kindName(e.v))
+			vars = nil
+		}
 	}
 	sub := func(e *kv) *yaml.Node {
-		if e == nil || isNull(e.v) {
+		switch {
+		case e == nil || isNull(e.v):
 			return nil
-		}
-		if vars == nil || isNull(vars.v) {
+		case vars == nil:
 			return e.v
 		}
-		return substVars(e.v, vars.v)
+		return substVars(deref(e.v), vars, 0)
 	}
 
 	skipDefaults := false
@@ -463,16 +472,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 			}
 		case "targets":
 			targets = l.stringList(xe, id)
-		case "target":
-			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): use %q", "target", "targets")
 		case "threshold":
 			testThreshold = threshold(xe, fail)
-		case "trials":
-			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): trials are set for the whole file, in its top-level execution", "trials")
 		case "evaluators":
 			execEvals = v4ExecList(xe)
-		case "assertions":
-			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): write %q in the test itself", "assertions", "assertions")
+		case "target", "trials", "assertions":
+			l.warnf(xe.kn, KindIgnored, id, "a test's execution %q is ignored (as in AgentV 4.x): %s", xe.key, v4TestExecIgnored[xe.key])
 		default:
 			return false
 		}
@@ -482,19 +487,16 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	// The case's fields; values keep their source positions.
 	var cf caseFields
 	criteria := f.get("criteria")
-	if criteria == nil {
-		if e := f.get("expected_outcome"); e != nil && !isNull(e.v) {
-			criteria = e
-			l.warnf(e.kn, KindIgnored, id, "%q is deprecated: write %q", "expected_outcome", "criteria")
-		}
+	if e := f.get("expected_outcome"); criteria == nil && e != nil && !isNull(e.v) {
+		criteria = e
+		l.warnf(e.kn, KindIgnored, id, "%q is deprecated: write %q", "expected_outcome", "criteria")
 	}
 	if v := sub(criteria); v != nil {
 		cf.outcome = &kv{key: criteria.key, kn: criteria.kn, v: v}
 	}
-	if e := f.get("expected_output"); e != nil {
-		if v := sub(e); v != nil {
-			cf.expected = &kv{key: e.key, kn: e.kn, v: v}
-		}
+	expected := f.get("expected_output")
+	if v := sub(expected); v != nil {
+		cf.expected = &kv{key: expected.key, kn: expected.kn, v: v}
 	}
 	cf.conversation = f.get("conversation_id")
 
@@ -510,19 +512,17 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if (files == nil || isNull(files.v)) && !skipDefaults {
 		files = sx.inputFiles
 	}
-	if iv := sub(input); iv != nil {
-		if fv := sub(files); fv != nil {
-			if m := l.v4InputFiles(fv, iv, fail); m != nil {
-				msgs = append(msgs, m)
-			}
-		} else {
-			msgs = append(msgs, l.v4Messages(iv, fail)...)
+	if iv, fv := sub(input), sub(files); iv != nil && fv != nil {
+		if m := l.v4InputFiles(fv, iv, fail); m != nil {
+			msgs = append(msgs, m)
 		}
+	} else if iv != nil {
+		msgs = append(msgs, l.v4Messages(iv, fail)...)
 	}
 	if input == nil || isNull(input.v) {
 		fail(n, "test has no %q", "input")
 	} else if len(msgs) > 0 {
-		cf.input = &kv{key: "input_messages", kn: input.kn, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.v.Line, Column: input.v.Column, Content: msgs}}
+		cf.input = &kv{key: "input_messages", kn: input.kn, v: seqNode(input.v, msgs...)}
 	}
 
 	// Assertions: the test's own, then the suite's unless skip_defaults. Its own are the first
@@ -540,7 +540,7 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 			evals = append(evals, g)
 		}
 	}
-	if asserts != nil && !isNull(asserts.v) {
+	if asserts != nil {
 		declared = true
 		if asserts.v.Kind != yaml.SequenceNode {
 			fail(asserts.v, "%q must be a list of assertions, got %s", asserts.key, kindName(asserts.v))
@@ -561,11 +561,11 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		if asserts != nil {
 			at = asserts.kn
 		}
-		cf.evals = &kv{key: "evaluators", kn: at, v: &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: evals}}
+		cf.evals = &kv{key: "evaluators", kn: at, v: seqNode(at, evals...)}
 	}
 	conv, convOK := l.v4Conversation(n, f, id, sub, fail)
 	failed = failed || !convOK
-	if criteria == nil && f.get("expected_output") == nil && !complete && f.get("mode") == nil && !failed {
+	if criteria == nil && expected == nil && !complete && f.get("mode") == nil && !failed {
 		hint := ""
 		if asserts != nil {
 			hint = fmt.Sprintf(" (%q alone does not count, as in AgentV 4.x)", asserts.key)
@@ -579,24 +579,19 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 		return nil
 	}
 	c := l.newCase(n, f.get("id")).build(cf)
-	if c != nil {
-		c.Targets, c.Threshold = targets, testThreshold
-		c.Conversation = conv
-		var meta *yaml.Node // as written: 4.42.4 substitutes no vars in it
-		if e := f.get("metadata"); e != nil {
-			if meta = e.v; !isNull(meta) && deref(meta).Kind != yaml.MappingNode {
-				l.warnf(e.v, KindStructure, id, "%q should be a mapping, got %s (ignored)", "metadata", kindName(e.v))
-			}
+	if c == nil {
+		return nil
+	}
+	c.Targets, c.Threshold, c.Conversation = targets, testThreshold, conv
+	// The test's metadata as written: 4.42.4 substitutes no vars in it.
+	c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), id))
+	if l.s.Format == "jsonl" {
+		l.jsonlDependencies(f, id)
+	} else if d := l.v4Dependencies(f, id, c); d != nil {
+		if l.deps == nil {
+			l.deps = map[*Case]*v4Deps{}
 		}
-		c.Metadata = v4Metadata(sx.metadata, meta)
-		if l.s.Format == "jsonl" {
-			l.jsonlDependencies(f, id)
-		} else if d := l.v4Dependencies(f, id, c); d != nil {
-			if l.deps == nil {
-				l.deps = map[*Case]*v4Deps{}
-			}
-			l.deps[c] = d
-		}
+		l.deps[c] = d
 	}
 	return c
 }
@@ -605,16 +600,12 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 // one message, a mapping without a role a user message with that structured content, and a
 // list is messages.
 func (l *loader) v4Messages(n *yaml.Node, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
-	n = deref(n)
-	switch n.Kind {
-	case yaml.ScalarNode:
+	switch n = deref(n); {
+	case n.Kind == yaml.MappingNode && hasKey(n, "role"):
+		return []*yaml.Node{n}
+	case n.Kind == yaml.ScalarNode, n.Kind == yaml.MappingNode:
 		return []*yaml.Node{userMessage(n, n)}
-	case yaml.MappingNode:
-		if hasKey(n, "role") {
-			return []*yaml.Node{n}
-		}
-		return []*yaml.Node{userMessage(n, n)}
-	case yaml.SequenceNode:
+	case n.Kind == yaml.SequenceNode:
 		return n.Content
 	}
 	fail(n, "input must be a string, a message or a list of messages, got %s", kindName(n))
@@ -628,16 +619,14 @@ func userMessage(at, content *yaml.Node) *yaml.Node {
 // v4InputFiles builds the user message of `input_files` with a string input: one file block
 // per path, then the text.
 func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, string, ...any)) *yaml.Node {
-	files, input = deref(files), deref(input)
-	if files.Kind != yaml.SequenceNode {
+	switch files, input = deref(files), deref(input); {
+	case files.Kind != yaml.SequenceNode:
 		fail(files, "%q must be a list of file paths, got %s", "input_files", kindName(files))
 		return nil
-	}
-	if input.Kind != yaml.ScalarNode {
+	case input.Kind != yaml.ScalarNode:
 		fail(input, "%q needs a string %q, got %s", "input_files", "input", kindName(input))
 		return nil
-	}
-	if len(files.Content) == 0 {
+	case len(files.Content) == 0:
 		// 4.42.4 skips the test as incomplete (shorthand-expansion.ts, expandInputFilesShorthand).
 		fail(files, "%q is empty: list the files the test gets, or remove it", "input_files")
 		return nil
@@ -645,7 +634,7 @@ func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, str
 	block := func(at *yaml.Node, typ string, v *yaml.Node) *yaml.Node {
 		return mapping(at, "type", strNode(at, typ), "value", v)
 	}
-	content := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: input.Line, Column: input.Column}
+	content := seqNode(input)
 	for _, p := range files.Content {
 		if p = deref(p); p == nil || p.Kind != yaml.ScalarNode || isNull(p) {
 			fail(p, "%q items must be file paths, got %s", "input_files", kindName(p))
@@ -660,29 +649,25 @@ func (l *loader) v4InputFiles(files, input *yaml.Node, fail func(*yaml.Node, str
 // v4Assertions converts a 4.x assertion list into evaluator entries. Plain strings become one
 // rubric grader at the first string's place, weighted by the number of criteria.
 func (l *loader) v4Assertions(list *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
-	list = deref(list)
-	if list.Kind != yaml.SequenceNode {
+	if list = deref(list); list.Kind != yaml.SequenceNode {
 		fail(list, "%q must be a list of assertions, got %s", "assertions", kindName(list))
 		return nil
 	}
-	items, ok := l.expandIncludes(list.Content, fail)
+	items, ok := l.expandIncludes(list.Content, l.roots, nil, fail)
 	if !ok {
 		return nil
 	}
 	var out []*yaml.Node
-	var criteria *yaml.Node // the rubric grader's criteria list, once a string is seen
+	var rubric, criteria *yaml.Node // the rubric grader and its criteria, once a string is seen
 	for _, item := range items {
-		d := deref(item)
-		switch {
-		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
-			if strings.TrimSpace(d.Value) == "" {
-				l.warnf(d, KindEvaluator, id, "empty assertion string skipped")
-				continue
-			}
+		switch d := deref(item); {
+		case isString(d) && strings.TrimSpace(d.Value) == "":
+			l.warnf(d, KindEvaluator, id, "empty assertion string skipped")
+		case isString(d):
 			if criteria == nil {
-				criteria = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: d.Line, Column: d.Column}
-				out = append(out, mapping(d, "type", strNode(d, TypeLLMJudge), "name", strNode(d, "rubrics"),
-					"rubrics", criteria))
+				criteria = seqNode(d)
+				rubric = mapping(d, "type", strNode(d, TypeLLMJudge), "name", strNode(d, "rubrics"), "rubrics", criteria)
+				out = append(out, rubric)
 			}
 			t := *d
 			t.Value = strings.TrimSpace(d.Value)
@@ -695,14 +680,8 @@ func (l *loader) v4Assertions(list *yaml.Node, id string, fail func(*yaml.Node, 
 			fail(d, "an assertion must be a mapping with a type or a criterion string, got %s", kindName(d))
 		}
 	}
-	if criteria != nil {
-		for i, e := range out {
-			if valueOf(e, "rubrics") == criteria {
-				w := strNode(criteria, itoa(len(criteria.Content)))
-				w.Tag, w.Style = "!!int", 0
-				out[i].Content = append(out[i].Content, strNode(criteria, "weight"), w)
-			}
-		}
+	if rubric != nil {
+		rubric.Content = append(rubric.Content, strNode(criteria, "weight"), intNode(criteria, len(criteria.Content)))
 	}
 	return out
 }
@@ -727,26 +706,22 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		n = customAssertion(n, typ, script)
 		t, typ = valueOf(n, "type"), "code-grader"
 	}
-	mapped, ok := v4Types[typ]
-	if !ok {
-		mapped = typ
-	}
 	value, keep := l.v4DeterministicValue(typ, n, id)
 	if !keep {
 		return nil
 	}
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	out := mapping(n)
 	hasName := false
 	for _, e := range entries(n) {
 		k, v := e.kn, e.v
 		switch {
 		case e.key == "type":
-			v = strNode(t, mapped)
+			v = strNode(t, cmp.Or(v4Types[typ], typ))
 		case e.key == "value" && value != nil:
 			v = value
 		case e.key == "name":
 			hasName = true
-		case slices.Contains(v4Unsupported, e.key):
+		case e.key == "preprocessors":
 			l.warnf(k, KindIgnored, id, "assertion setting %q is not supported yet (ignored)", e.key)
 			continue
 		case typ == "llm-grader" && (e.key == "max_steps" || e.key == "maxSteps"):
@@ -767,14 +742,14 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case typ == "rubrics" && e.key == "criteria", typ == "llm-grader" && e.key == "rubrics":
 			k = strNode(k, "rubrics")
 			if v.Kind == yaml.SequenceNode {
-				items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+				items := seqNode(v)
 				for _, it := range v.Content {
 					items.Content = append(items.Content, l.v4Rubric(deref(it), id))
 				}
 				v = items
 			}
 		case typ == "llm-grader" && e.key == "prompt" && v.Kind == yaml.MappingNode:
-			v = renameKey(v, "command", "script")
+			v = replaceKey(v, "command", "script", nil)
 		case typ == "composite" && (e.key == "assertions" || e.key == "assert"):
 			k = strNode(k, "evaluators")
 			if v.Kind == yaml.SequenceNode {
@@ -783,12 +758,12 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 						l.warnf(w, KindIgnored, id, "a composite member's %q is not used (as in AgentV 4.x): give it in the aggregator's %q, by member name", "weight", "weights")
 					}
 				}
-				v = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column, Content: l.v4Assertions(v, id, fail)}
+				v = seqNode(v, l.v4Assertions(v, id, fail)...)
 			}
 		case typ == "composite" && e.key == "aggregator" && v.Kind == yaml.MappingNode:
 			if at := valueOf(v, "type"); at != nil && at.Kind == yaml.ScalarNode {
 				if m, ok := v4Types[strings.ReplaceAll(at.Value, "_", "-")]; ok && m != "composite" {
-					v = replaceValue(v, "type", strNode(at, m))
+					v = replaceKey(v, "type", "", strNode(at, m))
 				}
 			}
 			v = l.v4AggregatorPrompt(v, id)
@@ -819,7 +794,7 @@ func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
 		return agg
 	}
 	l.warnf(p, KindTemplate, id, "aggregator prompt %q is read as the file it names, as AgentV 4.x's documentation says; AgentV 4.42.4 sends the words %q themselves", t, t)
-	return replaceValue(agg, "prompt", strNode(p, v4PromptFilePrefix+r.abs))
+	return replaceKey(agg, "prompt", "", strNode(p, v4PromptFilePrefix+r.abs))
 }
 
 // v4DeterministicValue reads the `value` of a deterministic assertion as AgentV 4.42.4 does
@@ -830,8 +805,7 @@ func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
 // value stays a load error (see validate). It returns the list with its strings alone when
 // items were dropped (nil: the value as written), and false when the entry is skipped.
 func (l *loader) v4DeterministicValue(typ string, n *yaml.Node, id string) (*yaml.Node, bool) {
-	raw := valueOf(n, "value")
-	v := deref(raw)
+	v := deref(valueOf(n, "value"))
 	if v == nil || isNull(v) {
 		return nil, true
 	}
@@ -841,30 +815,27 @@ func (l *loader) v4DeterministicValue(typ string, n *yaml.Node, id string) (*yam
 	}
 	switch typ {
 	case "contains", "icontains", "starts-with", "ends-with", "regex", "equals":
-		if v.Kind == yaml.ScalarNode && classify(v) == scalarString {
+		switch {
+		case isString(v):
 			return nil, true
-		}
-		if v.Kind == yaml.ScalarNode {
+		case v.Kind == yaml.ScalarNode:
 			return skip("its value must be a string, got %s (quote it to compare the text: %q)", describeScalar(v), v.Value)
 		}
 		return skip("its value must be a string, got %s", kindName(v))
 	case "contains-any", "contains-all", "icontains-any", "icontains-all":
-		if v.Kind != yaml.SequenceNode {
-			if v.Kind == yaml.ScalarNode && classify(v) == scalarString {
-				return skip("its value must be a list of strings, got the string %q (write [%q])", v.Value, v.Value)
-			}
-			if v.Kind == yaml.ScalarNode {
-				return skip("its value must be a list of strings, got %s", describeScalar(v))
-			}
-			return skip("its value must be a list of strings, got %s", kindName(v))
+		switch {
+		case isString(v):
+			return skip("its value must be a list of strings, got the string %q (write [%q])", v.Value, v.Value)
+		case v.Kind != yaml.SequenceNode:
+			return skip("its value must be a list of strings, got %s", describeValue(v))
 		}
-		kept := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
+		kept := seqNode(v)
 		var dropped []*yaml.Node
 		for _, it := range v.Content {
-			if d := deref(it); d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+			if isString(it) {
 				kept.Content = append(kept.Content, it)
 			} else {
-				dropped = append(dropped, d)
+				dropped = append(dropped, deref(it))
 			}
 		}
 		switch {
@@ -874,15 +845,17 @@ func (l *loader) v4DeterministicValue(typ string, n *yaml.Node, id string) (*yam
 			return skip("its value holds no string")
 		}
 		for _, d := range dropped {
-			what := kindName(d)
-			if d != nil && d.Kind == yaml.ScalarNode {
-				what = describeScalar(d)
-			}
-			l.warnf(d, KindEvaluator, id, "%s value item ignored, as AgentV 4.42.4 ignores it: only strings are looked for, got %s", typ, what)
+			l.warnf(d, KindEvaluator, id, "%s value item ignored, as AgentV 4.42.4 ignores it: only strings are looked for, got %s", typ, describeValue(d))
 		}
 		return kept, true
 	}
 	return nil, true
+}
+
+// isString reports whether n, aliases followed, is a string scalar.
+func isString(n *yaml.Node) bool {
+	n = deref(n)
+	return n != nil && n.Kind == yaml.ScalarNode && classify(n) == scalarString
 }
 
 // describeScalar names a YAML scalar that is not a string for messages: "the number 5",
@@ -899,12 +872,20 @@ func describeScalar(n *yaml.Node) string {
 	return fmt.Sprintf("the string %q", n.Value)
 }
 
+// describeValue is describeScalar for scalars, else the kind of node.
+func describeValue(n *yaml.Node) string {
+	if n != nil && n.Kind == yaml.ScalarNode {
+		return describeScalar(n)
+	}
+	return kindName(n)
+}
+
 // v4Name is the name 4.x gives an unnamed grader: its type, with the value for the
 // single-value deterministic assertions.
 func v4Name(typ string, n *yaml.Node) string {
 	v := deref(valueOf(n, "value"))
 	// Only a non-empty string value names the grader: 4.x names `value: 43` plainly `contains`.
-	scalar := v != nil && v.Kind == yaml.ScalarNode && classify(v) == scalarString && v.Value != ""
+	scalar := isString(v) && v.Value != ""
 	switch typ {
 	case "contains", "icontains", "starts-with", "ends-with", "equals":
 		if scalar {
@@ -913,27 +894,30 @@ func v4Name(typ string, n *yaml.Node) string {
 	case "regex":
 		if scalar {
 			r := []rune(v.Value)
-			if len(r) > 30 {
-				r = r[:30]
-			}
-			return typ + "-" + string(r)
+			return typ + "-" + string(r[:min(len(r), 30)])
 		}
 	case "contains-any", "contains-all", "icontains-any", "icontains-all":
 		if v != nil && v.Kind == yaml.SequenceNode {
-			return typ + "-" + itoa(len(v.Content))
+			return typ + "-" + strconv.Itoa(len(v.Content))
 		}
 	case "skill-trigger":
-		if s := deref(valueOf(n, "skill")); s != nil && s.Kind == yaml.ScalarNode && classify(s) == scalarString && s.Value != "" {
+		if s := deref(valueOf(n, "skill")); isString(s) && s.Value != "" {
 			return typ + "-" + s.Value
 		}
 	}
 	return typ
 }
 
-func itoa(i int) string { return jsNumber(float64(i)) }
-
 func strNode(at *yaml.Node, s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle, Line: at.Line, Column: at.Column}
+}
+
+func intNode(at *yaml.Node, i int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i), Line: at.Line, Column: at.Column}
+}
+
+func seqNode(at *yaml.Node, items ...*yaml.Node) *yaml.Node {
+	return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: at.Line, Column: at.Column, Content: items}
 }
 
 // mapping builds a mapping at at's position from key, value pairs.
@@ -945,24 +929,19 @@ func mapping(at *yaml.Node, kvs ...any) *yaml.Node {
 	return m
 }
 
-// renameKey returns a copy of mapping m with key from renamed to.
-func renameKey(m *yaml.Node, from, to string) *yaml.Node {
+// replaceKey returns a copy of mapping m with key renamed to newKey (unless "") and its
+// value replaced by v (unless nil).
+func replaceKey(m *yaml.Node, key, newKey string, v *yaml.Node) *yaml.Node {
 	c := *m
 	c.Content = slices.Clone(m.Content)
 	for i := 0; i+1 < len(c.Content); i += 2 {
-		if c.Content[i].Value == from {
-			c.Content[i] = strNode(c.Content[i], to)
+		if c.Content[i].Value != key {
+			continue
 		}
-	}
-	return &c
-}
-
-// replaceValue returns a copy of mapping m with key's value replaced.
-func replaceValue(m *yaml.Node, key string, v *yaml.Node) *yaml.Node {
-	c := *m
-	c.Content = slices.Clone(m.Content)
-	for i := 0; i+1 < len(c.Content); i += 2 {
-		if c.Content[i].Value == key {
+		if newKey != "" {
+			c.Content[i] = strNode(c.Content[i], newKey)
+		}
+		if v != nil {
 			c.Content[i+1] = v
 		}
 	}
@@ -972,24 +951,17 @@ func replaceValue(m *yaml.Node, key string, v *yaml.Node) *yaml.Node {
 // substVars returns n with `{{ name }}` and `{{ a.b }}` replaced from vars in every string.
 // A string that is exactly one reference takes the variable's value whatever its type;
 // inside text, non-string values are written as JSON. Unknown names stay as written.
-func substVars(n, vars *yaml.Node) *yaml.Node {
-	return substVarsDepth(deref(n), vars, 0)
-}
-
-func substVarsDepth(n, vars *yaml.Node, depth int) *yaml.Node {
+func substVars(n, vars *yaml.Node, depth int) *yaml.Node {
 	if n == nil || depth > 64 {
 		return n
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if classify(n) != scalarString || !strings.Contains(n.Value, "{{") {
+		if !isString(n) || !strings.Contains(n.Value, "{{") {
 			return n
 		}
 		if m := wholeVarPattern.FindStringSubmatch(n.Value); m != nil {
-			if v := lookupVar(vars, m[1]); v != nil {
-				return v
-			}
-			return n
+			return cmp.Or(lookupVar(vars, m[1]), n)
 		}
 		c := *n
 		c.Value = varPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
@@ -997,7 +969,7 @@ func substVarsDepth(n, vars *yaml.Node, depth int) *yaml.Node {
 			switch {
 			case v == nil:
 				return ref
-			case v.Kind == yaml.ScalarNode && classify(v) == scalarString:
+			case isString(v):
 				return v.Value
 			}
 			b, err := toJSON(v)
@@ -1010,13 +982,11 @@ func substVarsDepth(n, vars *yaml.Node, depth int) *yaml.Node {
 		return &c
 	case yaml.SequenceNode, yaml.MappingNode:
 		c := *n
-		c.Content = make([]*yaml.Node, len(n.Content))
+		c.Content = slices.Clone(n.Content)
 		for i, x := range n.Content {
-			if n.Kind == yaml.MappingNode && i%2 == 0 {
-				c.Content[i] = x
-				continue
+			if n.Kind == yaml.SequenceNode || i%2 == 1 {
+				c.Content[i] = substVars(deref(x), vars, depth+1)
 			}
-			c.Content[i] = substVarsDepth(deref(x), vars, depth+1)
 		}
 		return &c
 	}
@@ -1034,19 +1004,6 @@ func lookupVar(vars *yaml.Node, path string) *yaml.Node {
 	return cur
 }
 
-// env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.
-func (l *loader) env(name string) (string, bool) {
-	if l.envFor == nil {
-		if l.envFn != nil {
-			l.envFor = l.envFn(l.s.Dir, l.s.RepoRoot)
-		}
-		if l.envFor == nil {
-			l.envFor = os.LookupEnv
-		}
-	}
-	return l.envFor(name)
-}
-
 // v4InlineRubrics converts a test's `rubrics` list into the rubric grader 4.42.4 makes of it:
 // named "rubrics", weight 1; a string is a criterion with id rubric-<place>, a mapping is read
 // by its `outcome` only (2.5's description and expected_outcome are not). Nil when the list is
@@ -1057,18 +1014,18 @@ func (l *loader) v4InlineRubrics(e *kv, id string, fail func(*yaml.Node, string,
 		fail(list, "%q must be a list of rubric strings or mappings, got %s", "rubrics", kindName(list))
 		return nil
 	}
-	items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	items := seqNode(list)
 	for i, it := range list.Content {
 		d := deref(it)
 		switch {
-		case d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString:
+		case isString(d):
 			items.Content = append(items.Content, d)
 			continue
 		case d == nil || d.Kind != yaml.MappingNode:
 			fail(d, "rubric %d must be a string or a mapping with %q, got %s", i+1, "outcome", kindName(d))
 			return nil
 		}
-		m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: d.Line, Column: d.Column}
+		m := mapping(d)
 		hasOutcome, hasRanges := false, false
 		for _, x := range entries(d) {
 			switch x.key {
@@ -1101,7 +1058,7 @@ func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return n // strings are criteria as they are; anything else is reported by the grader
 	}
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	out := mapping(n)
 	hasOutcome := hasKey(n, "expected_outcome")
 	for _, e := range entries(n) {
 		k, v := e.kn, e.v
@@ -1128,16 +1085,15 @@ func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
 // v4ScoreRanges turns the shorthand map {"0": text, "4": text, ...} into score-range items
 // (each band up to the next lower bound, the last up to 10) and renames `outcome` in items.
 func v4ScoreRanges(v *yaml.Node) *yaml.Node {
+	items := seqNode(v)
 	switch v.Kind {
 	case yaml.SequenceNode:
-		items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
 		for _, it := range v.Content {
 			if it = deref(it); it.Kind == yaml.MappingNode && !hasKey(it, "expected_outcome") {
-				it = renameKey(it, "outcome", "expected_outcome")
+				it = replaceKey(it, "outcome", "expected_outcome", nil)
 			}
 			items.Content = append(items.Content, it)
 		}
-		return items
 	case yaml.MappingNode:
 		es := entries(v)
 		bounds := make([]int, 0, len(es))
@@ -1151,22 +1107,16 @@ func v4ScoreRanges(v *yaml.Node) *yaml.Node {
 			text[b] = e.v
 		}
 		slices.Sort(bounds)
-		items := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: v.Line, Column: v.Column}
 		for i, b := range bounds {
 			hi := 10
 			if i+1 < len(bounds) {
 				hi = bounds[i+1] - 1
 			}
 			t := text[b]
-			rng := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: t.Line, Column: t.Column,
-				Content: []*yaml.Node{intNode(t, b), intNode(t, hi)}}
-			items.Content = append(items.Content, mapping(t, "score_range", rng, "expected_outcome", t))
+			items.Content = append(items.Content, mapping(t, "score_range", seqNode(t, intNode(t, b), intNode(t, hi)), "expected_outcome", t))
 		}
-		return items
+	default:
+		return v
 	}
-	return v
-}
-
-func intNode(at *yaml.Node, i int) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i), Line: at.Line, Column: at.Column}
+	return items
 }

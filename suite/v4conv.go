@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -95,11 +96,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 	n := deref(item)
 	where := fmt.Sprintf("turn %d", num)
 	if n == nil || n.Kind != yaml.MappingNode {
-		at := n
-		if at == nil {
-			at = item
-		}
-		fail(at, "%s must be a mapping with an input, got %s", where, kindName(n))
+		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
 		return nil
 	}
 	es := entries(n)
@@ -134,38 +131,29 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 	}
 	// expected_output reads as a test's does (string, message, messages or structured content).
 	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
-	if e := f.get("expected_output"); e != nil {
-		if v := sub(e); v != nil {
-			p.expected(&kv{key: "expected_output", kn: e.kn, v: v})
-			p.reference(nil)
-		}
+	if e := f.get("expected_output"); sub(e) != nil {
+		p.expected(&kv{key: "expected_output", kn: e.kn, v: sub(e)})
+		p.reference(nil)
 	}
-	if p.failed {
-		ok = false
-	}
+	ok = ok && !p.failed
 	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
 	if a := f.get("assertions"); a != nil && !isNull(a.v) {
 		if a.v.Kind != yaml.SequenceNode {
 			fail(a.v, "%s %q must be a list of assertions, got %s", where, "assertions", kindName(a.v))
 			return nil
 		}
-		failed := false
-		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: a.v.Line, Column: a.v.Column,
-			Content: l.v4TurnAssertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
-				failed = true
-				fail(at, format, args...)
-			})}
+		list := seqNode(a.v, l.v4TurnAssertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
+			ok = false
+			fail(at, format, args...)
+		})...)
 		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
 		for _, d := range el.diags {
 			if d.Severity == SeverityError {
-				failed = true
+				ok = false
 				d.Message += notLoaded(id)
 			}
 			d.CaseID = id
 			l.add(d)
-		}
-		if failed {
-			ok = false
 		}
 		t.Evaluators = el.specs
 	}
@@ -179,22 +167,18 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 // criteria make one rubric grader named turn-rubrics, first and of weight 1, then the other
 // assertions in order.
 func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
-	strs := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
-	rest := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: list.Line, Column: list.Column}
+	strs, rest := seqNode(list), seqNode(list)
 	for _, item := range list.Content {
-		if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+		if isString(item) {
 			strs.Content = append(strs.Content, item)
 		} else {
 			rest.Content = append(rest.Content, item)
 		}
 	}
 	var out []*yaml.Node
-	if len(strs.Content) > 0 {
-		for _, g := range l.v4Assertions(strs, id, fail) {
-			g = replaceValue(g, "name", strNode(g, "turn-rubrics"))
-			w := intNode(g, 1)
-			out = append(out, replaceValue(g, "weight", w))
-		}
+	for _, g := range l.v4Assertions(strs, id, fail) {
+		g = replaceKey(g, "name", "", strNode(g, "turn-rubrics"))
+		out = append(out, replaceKey(g, "weight", "", intNode(g, 1)))
 	}
 	return append(out, l.v4Assertions(rest, id, fail)...)
 }

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,7 +135,7 @@ func TestV4ConversationErrors(t *testing.T) {
 			pos, msg, _ := strings.Cut(tt.want, ": ")
 			var found bool
 			for _, d := range s.Diagnostics {
-				if d.Severity == SeverityError && strings.Contains(d.Message, msg) && pos == itoa(d.Line)+":"+itoa(d.Col) &&
+				if d.Severity == SeverityError && strings.Contains(d.Message, msg) && pos == strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col) &&
 					d.File == "eval.yaml" && strings.Contains(d.Message, `(case "bad" not loaded)`) {
 					found = true
 				}

@@ -55,12 +55,9 @@ func isInclude(n *yaml.Node) (*yaml.Node, bool) {
 }
 
 // expandIncludes replaces the include items of an assertion list by their templates'
-// assertions; ok is false after an error (reported through fail).
-func (l *loader) expandIncludes(items []*yaml.Node, fail func(*yaml.Node, string, ...any)) ([]*yaml.Node, bool) {
-	return l.expandIncludesIn(items, l.roots, nil, fail)
-}
-
-func (l *loader) expandIncludesIn(items []*yaml.Node, roots, chain []string, fail func(*yaml.Node, string, ...any)) ([]*yaml.Node, bool) {
+// assertions, looked for in roots; chain holds the templates being expanded. ok is false
+// after an error (reported through fail).
+func (l *loader) expandIncludes(items []*yaml.Node, roots, chain []string, fail func(*yaml.Node, string, ...any)) ([]*yaml.Node, bool) {
 	if !slices.ContainsFunc(items, func(n *yaml.Node) bool { _, ok := isInclude(deref(n)); return ok }) {
 		return items, true
 	}
@@ -71,12 +68,15 @@ func (l *loader) expandIncludesIn(items []*yaml.Node, roots, chain []string, fai
 			out = append(out, item)
 			continue
 		}
-		if len(chain)+1 > maxIncludeDepth {
-			shown := make([]string, 0, len(chain)+1)
+		shown := func(last string) string { // the chain of includes, for messages
+			s := make([]string, 0, len(chain)+1)
 			for _, c := range chain {
-				shown = append(shown, displayPath(c, l.cwd))
+				s = append(s, displayPath(c, l.cwd))
 			}
-			fail(name, "assertion templates include each other more than %d deep: %s", maxIncludeDepth, strings.Join(append(shown, name.Value), " -> "))
+			return strings.Join(append(s, last), " -> ")
+		}
+		if len(chain)+1 > maxIncludeDepth {
+			fail(name, "assertion templates include each other more than %d deep: %s", maxIncludeDepth, shown(name.Value))
 			return nil, false
 		}
 		t := l.includeTemplate(name, roots, fail)
@@ -84,16 +84,12 @@ func (l *loader) expandIncludesIn(items []*yaml.Node, roots, chain []string, fai
 			return nil, false
 		}
 		if slices.Contains(chain, t.abs) {
-			shown := make([]string, 0, len(chain)+1)
-			for _, c := range append(slices.Clone(chain), t.abs) {
-				shown = append(shown, displayPath(c, l.cwd))
-			}
-			fail(name, "assertion templates include each other in a cycle: %s", strings.Join(shown, " -> "))
+			fail(name, "assertion templates include each other in a cycle: %s", shown(displayPath(t.abs, l.cwd)))
 			return nil, false
 		}
 		dir := filepath.Dir(t.abs)
 		nested := append([]string{dir}, slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return r == dir })...)
-		sub, ok := l.expandIncludesIn(t.list.Content, nested, append(slices.Clone(chain), t.abs), fail)
+		sub, ok := l.expandIncludes(t.list.Content, nested, append(slices.Clone(chain), t.abs), fail)
 		if !ok {
 			return nil, false
 		}
