@@ -34,12 +34,8 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 			deps = &v4Deps{list: v}
 			for _, it := range v.Content {
 				d := deref(it)
-				if d == nil || d.Kind != yaml.ScalarNode || classify(d) != scalarString {
-					what := kindName(d)
-					if d != nil && d.Kind == yaml.ScalarNode {
-						what = describeScalar(d)
-					}
-					l.warnf(it, KindIgnored, id, "%q item must be a test id, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", what)
+				if !isString(d) {
+					l.warnf(it, KindIgnored, id, "%q item must be a test id, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", describeValue(d))
 					continue
 				}
 				c.DependsOn = append(c.DependsOn, d.Value)
@@ -48,11 +44,9 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 		}
 	}
 	if e := f.get("on_dependency_failure"); e != nil && !isNull(e.v) {
-		v := deref(e.v)
-		switch {
-		case v.Kind == yaml.ScalarNode && slices.Contains([]string{DependencySkip, DependencyFail, DependencyRun}, v.Value):
+		if v := deref(e.v); v.Kind == yaml.ScalarNode && slices.Contains([]string{DependencySkip, DependencyFail, DependencyRun}, v.Value) {
 			c.OnDependencyFailure = v.Value
-		default:
+		} else {
 			l.warnf(e.v, KindIgnored, id, "%q must be skip, fail or run, got %s (the default, skip, applies, as in AgentV 4.42.4)", "on_dependency_failure", describe(v))
 		}
 		if len(c.DependsOn) == 0 {

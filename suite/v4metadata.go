@@ -13,27 +13,18 @@ import (
 // as the payload's `metadata`. Nil when neither is a mapping.
 func v4Metadata(suiteMeta, testMeta *yaml.Node) json.RawMessage {
 	s, t := mappingOrNil(suiteMeta), mappingOrNil(testMeta)
-	var merged *yaml.Node
-	switch {
-	case s == nil && t == nil:
-		return nil
-	case s == nil:
-		merged = t
-	default:
-		merged = mergeMetadata(t, s)
-	}
-	b, err := toJSON(merged)
-	if err != nil {
+	if s == nil && t == nil {
 		return nil
 	}
+	if s != nil {
+		t = mergeMetadata(t, s)
+	}
+	b, _ := toJSON(t) // nil on error
 	return b
 }
 
 func mappingOrNil(n *yaml.Node) *yaml.Node {
-	if n == nil {
-		return nil
-	}
-	if n = deref(n); n.Kind != yaml.MappingNode {
+	if n = deref(n); n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	return n
@@ -80,7 +71,7 @@ func mergeMetadataLists(s, t *yaml.Node) *yaml.Node {
 	for _, list := range []*yaml.Node{s, t} {
 		for _, item := range list.Content {
 			key := ""
-			if d := deref(item); d.Kind == yaml.ScalarNode && classify(d) == scalarString {
+			if d := deref(item); isString(d) {
 				key = d.Value
 			} else if b, err := toJSON(item); err == nil {
 				key = string(b)

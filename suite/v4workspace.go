@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func (l *loader) v4Workspace(e *kv) {
 			l.unknownKey(*x, "in workspace", "", v4WorkspaceKeys)
 		}
 	}
-	if ws.Template != "" || ws.BeforeAll != nil || ws.BeforeEach != nil || ws.AfterEach != nil || ws.AfterAll != nil {
+	if *ws != (Workspace{}) {
 		l.s.Workspace = ws
 	}
 }
@@ -76,26 +77,19 @@ func (l *loader) v4Hooks(e *kv) *Workspace {
 		return nil
 	}
 	h := &Workspace{}
+	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach, "after_each": &h.AfterEach, "after_all": &h.AfterAll}
 	enabled := true
 	es := entries(e.v)
 	l.dupes(es, "")
 	for i := range es {
 		x := &es[i]
-		switch x.key {
-		case "enabled":
-			if c := classify(x.v); x.v.Kind != yaml.ScalarNode || c != scalarBool {
-				l.errorf(x.v, KindStructure, "", "hooks %q must be true or false, got %s", "enabled", describe(x.v))
-			} else {
-				enabled = strings.EqualFold(x.v.Value, "true")
-			}
-		case "before_all":
-			h.BeforeAll = l.v4Hook(x)
-		case "before_each":
-			h.BeforeEach = l.v4Hook(x)
-		case "after_each":
-			h.AfterEach = l.v4Hook(x)
-		case "after_all":
-			h.AfterAll = l.v4Hook(x)
+		switch dst := hooks[x.key]; {
+		case x.key == "enabled" && (x.v.Kind != yaml.ScalarNode || classify(x.v) != scalarBool):
+			l.errorf(x.v, KindStructure, "", "hooks %q must be true or false, got %s", "enabled", describe(x.v))
+		case x.key == "enabled":
+			enabled = strings.EqualFold(x.v.Value, "true")
+		case dst != nil:
+			*dst = l.v4Hook(x)
 		default:
 			l.unknownKey(*x, "in workspace hooks", "", v4HookKeys)
 		}
@@ -120,10 +114,7 @@ func (l *loader) v4Hook(e *kv) *Hook {
 	es := entries(e.v)
 	l.dupes(es, "")
 	f := kvs(es)
-	cmd := f.get("command")
-	if cmd == nil {
-		cmd = f.get("script")
-	}
+	cmd := cmp.Or(f.get("command"), f.get("script"))
 	for i := range es {
 		x := &es[i]
 		switch x.key {
