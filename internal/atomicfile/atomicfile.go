@@ -38,9 +38,6 @@ func Create(dest string) (*File, error) {
 	return &File{File: f, dest: dest}, nil
 }
 
-// Dest is the path the file will have once committed.
-func (f *File) Dest() string { return f.dest }
-
 // Commit syncs and closes the file and renames it to its destination, replacing what was
 // there (a symbolic link there is replaced, not followed). On failure the file is removed.
 func (f *File) Commit() error {

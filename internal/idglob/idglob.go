@@ -17,6 +17,7 @@
 package idglob
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -269,18 +270,8 @@ type class struct {
 }
 
 func (c *class) has(r rune) bool {
-	in := false
-	for _, rg := range c.ranges {
-		if rg[0] <= r && r <= rg[1] {
-			in = true
-			break
-		}
-	}
-	for _, f := range c.named {
-		if !in && f(r) {
-			in = true
-		}
-	}
+	in := slices.ContainsFunc(c.ranges, func(rg [2]rune) bool { return rg[0] <= r && r <= rg[1] }) ||
+		slices.ContainsFunc(c.named, func(f func(rune) bool) bool { return f(r) })
 	if c.negate {
 		return !in && r != '/'
 	}
@@ -456,12 +447,7 @@ func globstar(n *node, s string, pos int, next func(int) bool) bool {
 
 // dotFree reports whether no "/"-separated segment of t starts with ".".
 func dotFree(t string) bool {
-	for i := 0; i < len(t); i++ {
-		if t[i] == '.' && (i == 0 || t[i-1] == '/') {
-			return false
-		}
-	}
-	return true
+	return !strings.HasPrefix(t, ".") && !strings.Contains(t, "/.")
 }
 
 // alt matches a group or extglob.

@@ -1,6 +1,9 @@
 package proc
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // tokenVars are environment variables that carry the GitHub token. Child processes
 // (judges, templates, CLI targets) do not get them unless a target references one.
@@ -9,12 +12,7 @@ var tokenVars = []string{"GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPU
 // IsTokenVar reports whether name carries the GitHub token or a token of the Actions
 // runtime (ACTIONS_*_TOKEN: artifacts, caches, OIDC).
 func IsTokenVar(name string) bool {
-	for _, t := range tokenVars {
-		if t == name {
-			return true
-		}
-	}
-	return strings.HasPrefix(name, "ACTIONS_") && strings.HasSuffix(name, "_TOKEN")
+	return slices.Contains(tokenVars, name) || strings.HasPrefix(name, "ACTIONS_") && strings.HasSuffix(name, "_TOKEN")
 }
 
 // ChildEnv returns env without the GitHub token variables, plus extra (NAME=value) entries,
@@ -22,20 +20,10 @@ func IsTokenVar(name string) bool {
 func ChildEnv(env []string, extra []string, keep ...string) []string {
 	out := make([]string, 0, len(env)+len(extra))
 	drop := func(name string) bool {
-		for _, k := range keep {
-			if k == name {
-				return false
-			}
-		}
-		if IsTokenVar(name) {
-			return true
-		}
-		for _, e := range extra {
-			if n, _, _ := strings.Cut(e, "="); n == name {
-				return true
-			}
-		}
-		return false
+		return !slices.Contains(keep, name) && (IsTokenVar(name) || slices.ContainsFunc(extra, func(e string) bool {
+			n, _, _ := strings.Cut(e, "=")
+			return n == name
+		}))
 	}
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")

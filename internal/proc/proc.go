@@ -90,9 +90,10 @@ func commandName(argv []string) string {
 		return "command"
 	}
 	if len(argv) >= 3 && (argv[0] == "sh" || argv[0] == "/bin/sh") && argv[1] == "-c" {
-		return fmt.Sprintf("command %q", truncate(argv[2], 200))
+		return fmt.Sprintf("command %q", textcap.Middle(argv[2], 200))
 	}
-	return fmt.Sprintf("%q", truncate(strings.Join(argv, " "), 200))
+	// Its start and its end (the script's file name) say which command it was.
+	return fmt.Sprintf("%q", textcap.Middle(strings.Join(argv, " "), 200))
 }
 
 // Run executes c and waits for it. A non-nil error is always an *Error, except when argv is empty.
@@ -179,21 +180,11 @@ type capped struct {
 }
 
 func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - c.buf.Len()
-	if room <= 0 {
-		c.dropped = c.dropped || len(p) > 0
-		return len(p), nil
-	}
-	if len(p) > room {
-		c.buf.Write(p[:room])
-		c.dropped = true
-		return len(p), nil
-	}
-	c.buf.Write(p)
+	room := max(c.max-c.buf.Len(), 0)
+	c.buf.Write(p[:min(room, len(p))])
+	c.dropped = c.dropped || len(p) > room
 	return len(p), nil
 }
-
-var _ io.Writer = (*capped)(nil)
 
 // quietWriter hides its writer's errors, so io.MultiWriter goes on to the next write.
 type quietWriter struct{ w io.Writer }
@@ -201,12 +192,6 @@ type quietWriter struct{ w io.Writer }
 func (q quietWriter) Write(p []byte) (int, error) {
 	_, _ = q.w.Write(p)
 	return len(p), nil
-}
-
-// truncate shortens a command line for a message, keeping its start and its end (the
-// script's file name).
-func truncate(s string, n int) string {
-	return textcap.Middle(s, n)
 }
 
 // tail keeps the last n bytes of s, marking the cut.

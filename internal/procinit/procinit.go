@@ -74,10 +74,8 @@ func decode(data []byte) (Secrets, error) {
 func (s Secrets) Environ(env []string) []string {
 	out := make([]string, 0, len(env)+len(s))
 	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); name == fdVar {
-			continue
-		}
-		if _, moved := s[kvName(kv)]; !moved {
+		name := kvName(kv)
+		if _, moved := s[name]; !moved && name != fdVar {
 			out = append(out, kv)
 		}
 	}

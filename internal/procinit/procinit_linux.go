@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"syscall"
 )
@@ -143,7 +144,7 @@ func runInit(s Secrets) (int, error) {
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	env, _ := split(os.Environ())
-	env = withoutVar(withoutVar(env, initVar), fdVar)
+	env = slices.DeleteFunc(env, func(kv string) bool { return kvName(kv) == initVar || kvName(kv) == fdVar })
 	env = append(env, initVar+"=0")
 	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
 	if len(s) > 0 {
@@ -197,14 +198,4 @@ func reap(worker int) (code int, done bool) {
 			}
 		}
 	}
-}
-
-func withoutVar(env []string, name string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if kvName(kv) != name {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

@@ -19,14 +19,18 @@ package redact
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -98,16 +102,8 @@ func (r *Redactor) Add(values ...string) {
 // longestFirst lists a set longest first (then alphabetically), so a form containing
 // another is replaced whole.
 func longestFirst(set map[string]struct{}) []string {
-	out := make([]string, 0, len(set))
-	for s := range set {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if len(out[i]) != len(out[j]) {
-			return len(out[i]) > len(out[j])
-		}
-		return out[i] < out[j]
-	})
+	out := slices.Collect(maps.Keys(set))
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	return out
 }
 
@@ -146,13 +142,7 @@ func (r *Redactor) String(s string) string {
 
 // Bytes returns b with every secret replaced by Mask.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if r == nil {
-		return b
-	}
-	r.mu.RLock()
-	empty := r.replacer == nil
-	r.mu.RUnlock()
-	if empty {
+	if r.Empty() {
 		return b
 	}
 	return []byte(r.String(string(b)))
@@ -241,46 +231,28 @@ func jsonEscaped(v string, html bool) string {
 // (UTF-16 surrogate pairs beyond the basic plane), as ASCII-only encoders do.
 func asciiEscaped(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			b.WriteRune(r)
-			continue
+	for _, u := range utf16.Encode([]rune(s)) {
+		if u < utf8.RuneSelf {
+			b.WriteByte(byte(u))
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, u)
 		}
-		if r > 0xFFFF {
-			r -= 0x10000
-			writeU(&b, 0xD800+(r>>10))
-			writeU(&b, 0xDC00+(r&0x3FF))
-			continue
-		}
-		writeU(&b, r)
 	}
 	return b.String()
 }
 
-func writeU(b *strings.Builder, r rune) {
-	const digits = "0123456789abcdef"
-	b.WriteString(`\u`)
-	for shift := 12; shift >= 0; shift -= 4 {
-		b.WriteByte(digits[(r>>shift)&0xF])
-	}
-}
-
 // percentEncode escapes every byte outside the unreserved characters of URLs.
 func percentEncode(v string, upper bool) string {
-	digits := "0123456789abcdef"
+	escape := "%%%02x"
 	if upper {
-		digits = "0123456789ABCDEF"
+		escape = "%%%02X"
 	}
 	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '.', c == '_', c == '~':
+	for _, c := range []byte(v) {
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
 			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(digits[c>>4])
-			b.WriteByte(digits[c&0xF])
+		} else {
+			fmt.Fprintf(&b, escape, c)
 		}
 	}
 	return b.String()

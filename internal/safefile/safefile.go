@@ -28,12 +28,6 @@ const (
 	LimitEvalFile = 64 << 20
 )
 
-// ErrNotRegular matches (errors.Is) a NotRegularError.
-var ErrNotRegular = errors.New("not a regular file")
-
-// ErrTooLarge matches (errors.Is) a TooLargeError.
-var ErrTooLarge = errors.New("file too large")
-
 // NotRegularError is a path that names a FIFO, device, directory, socket or the like.
 type NotRegularError struct {
 	Path   string
@@ -49,8 +43,6 @@ func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s%s is %s, not a regular file", e.Path, via, Describe(e.Mode))
 }
 
-func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
-
 // TooLargeError is a file over the read cap.
 type TooLargeError struct {
 	Path  string
@@ -60,8 +52,6 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s is larger than the %s limit for this kind of file", e.Path, FormatSize(e.Limit))
 }
-
-func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // Describe names the kind of file a mode stands for, with an article: "a directory".
 func Describe(m fs.FileMode) string {
