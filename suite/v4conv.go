@@ -109,26 +109,27 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 	}
 	t := &Turn{Line: n.Line, Col: n.Column}
 	ok := true
-	in := sub(f.get("input"))
-	switch {
-	case in == nil:
-		fail(n, "%s has no %q", where, "input")
+	bad := func(at *yaml.Node, format string, args ...any) {
 		ok = false
+		fail(at, format, args...)
+	}
+	text := ""
+	switch in := sub(f.get("input")); {
+	case in == nil:
+		bad(n, "%s has no %q", where, "input")
 	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
 		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
-		fail(in, "%s has an empty %q", where, "input")
-		ok = false
+		bad(in, "%s has an empty %q", where, "input")
 	case in.Kind == yaml.ScalarNode:
-		t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(in.Value)}}
+		text = in.Value
 	default:
 		b, err := toJSON(in)
 		if err != nil {
-			fail(in, "%s input: %v", where, err)
-			ok = false
-		} else {
-			t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(string(b))}}
+			bad(in, "%s input: %v", where, err)
 		}
+		text = string(b)
 	}
+	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
 	// expected_output reads as a test's does (string, message, messages or structured content).
 	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
 	if e := f.get("expected_output"); sub(e) != nil {
@@ -142,10 +143,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 			fail(a.v, "%s %q must be a list of assertions, got %s", where, "assertions", kindName(a.v))
 			return nil
 		}
-		list := seqNode(a.v, l.v4TurnAssertions(a.v, id, func(at *yaml.Node, format string, args ...any) {
-			ok = false
-			fail(at, format, args...)
-		})...)
+		list := seqNode(a.v, l.v4TurnAssertions(a.v, id, bad)...)
 		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
 		for _, d := range el.diags {
 			if d.Severity == SeverityError {

@@ -176,21 +176,28 @@ func (ps *parser) seq(stop string, top bool) []node {
 	return out
 }
 
-// closing returns the index of the bracket closing the one at open (nested ones, escapes
-// and classes skipped), or -1.
+// closing returns the index of the bracket closing the one at open, or -1.
 func (ps *parser) closing(open int, o, c byte) int {
+	if i := indexTop(ps.s[open+1:], o, c, c); i >= 0 {
+		return open + 1 + i
+	}
+	return -1
+}
+
+// indexTop returns the index of the first byte want in s outside nested o…c brackets (escapes
+// skipped), or -1.
+func indexTop(s string, o, c, want byte) int {
 	depth := 0
-	for i := open; i < len(ps.s); i++ {
-		switch ps.s[i] {
-		case '\\':
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\\':
 			i++
-		case o:
+		case ch == want && depth == 0:
+			return i
+		case ch == o:
 			depth++
-		case c:
+		case ch == c:
 			depth--
-			if depth == 0 {
-				return i
-			}
 		}
 	}
 	return -1
@@ -228,7 +235,7 @@ func (ps *parser) brace() (node, bool) {
 		return node{}, false
 	}
 	body := ps.s[ps.i+1 : end]
-	if hasTopComma(body) {
+	if indexTop(body, '{', '}', ',') >= 0 {
 		alts, _ := ps.group(ps.i, ',', '}')
 		return node{kind: kAlt, op: '@', alts: alts}, true
 	}
@@ -240,26 +247,6 @@ func (ps *parser) brace() (node, bool) {
 		}
 	}
 	return node{}, false
-}
-
-// hasTopComma reports whether s has a comma outside nested braces.
-func hasTopComma(s string) bool {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // class is a bracket expression: ranges of runes, maybe negated.
