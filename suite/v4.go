@@ -246,8 +246,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 	l.checkDependencies(l.deps)
 }
 
-// v4MetadataOf returns the `metadata` value of e (nil without e), warning when it is not a
-// mapping.
+// v4MetadataOf returns the value of `metadata` e, warning when it is not a mapping.
 func (l *loader) v4MetadataOf(e *kv, id string) *yaml.Node {
 	if e == nil {
 		return nil
@@ -278,8 +277,7 @@ func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
 	return chosen
 }
 
-// v4ExecList returns a copy of the entry x under execution, its key spelled
-// "execution.<key>" for messages.
+// v4ExecList is entry x of execution, its key "execution.<key>" for messages.
 func v4ExecList(x *kv) *kv {
 	c := *x
 	c.key = "execution." + x.key
@@ -596,9 +594,8 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	return c
 }
 
-// v4Messages expands 4.x input shorthand: a string is one user message, a mapping with a role
-// one message, a mapping without a role a user message with that structured content, and a
-// list is messages.
+// v4Messages expands 4.x input shorthand: a string, or a mapping without a role (structured
+// content), is one user message; a mapping with a role is a message; a list is messages.
 func (l *loader) v4Messages(n *yaml.Node, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
 	switch n = deref(n); {
 	case n.Kind == yaml.MappingNode && hasKey(n, "role"):
@@ -776,10 +773,9 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	return out
 }
 
-// v4AggregatorPrompt reads a composite aggregator's `prompt` that is a relative path without
-// `file://` (4.42.4's docs: `prompt: ./prompts/conflict-resolution.md`, "Inside the prompt
-// file, ...") as the file it names when there is one, with a warning: 4.42.4's code sends
-// such a value as text. The value becomes file:// with the file's absolute path.
+// v4AggregatorPrompt reads a composite aggregator's `prompt` naming a file without `file://`
+// as that file (file:// and its absolute path), as 4.42.4's docs say (`prompt:
+// ./prompts/conflict-resolution.md`), with a warning: 4.42.4's code sends it as text.
 func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
 	p := deref(valueOf(agg, "prompt"))
 	if p == nil || p.Kind != yaml.ScalarNode {
@@ -799,11 +795,9 @@ func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
 
 // v4DeterministicValue reads the `value` of a deterministic assertion as AgentV 4.42.4 does
 // (packages/core/src/evaluation/loaders/grader-parser.ts, parseGraderList): a single-value
-// type takes only a string, a list type only a list, of which only the strings count. An
-// entry whose value has another shape (`equals: 5`, a string for contains-any) is skipped
-// with a warning, and the test is scored without it, as 4.42.4 does; a missing or empty
-// value stays a load error (see validate). It returns the list with its strings alone when
-// items were dropped (nil: the value as written), and false when the entry is skipped.
+// type takes only a string, a list type only a list, of which only the strings count. Another
+// shape (`equals: 5`) skips the entry with a warning (false), as 4.42.4 does; a missing or
+// empty value stays a load error (see validate). A list whose items were dropped is returned.
 func (l *loader) v4DeterministicValue(typ string, n *yaml.Node, id string) (*yaml.Node, bool) {
 	v := deref(valueOf(n, "value"))
 	if v == nil || isNull(v) {
@@ -1004,10 +998,9 @@ func lookupVar(vars *yaml.Node, path string) *yaml.Node {
 	return cur
 }
 
-// v4InlineRubrics converts a test's `rubrics` list into the rubric grader 4.42.4 makes of it:
-// named "rubrics", weight 1; a string is a criterion with id rubric-<place>, a mapping is read
-// by its `outcome` only (2.5's description and expected_outcome are not). Nil when the list is
-// empty or failed (reported).
+// v4InlineRubrics converts a test's `rubrics` into the rubric grader 4.42.4 makes of it: named
+// "rubrics", weight 1; a string is a criterion with id rubric-<place>, a mapping is read by its
+// `outcome` only (not 2.5's description or expected_outcome). Nil when empty or failed.
 func (l *loader) v4InlineRubrics(e *kv, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
 	list := deref(e.v)
 	if list.Kind != yaml.SequenceNode {
@@ -1051,9 +1044,8 @@ func (l *loader) v4InlineRubrics(e *kv, id string, fail func(*yaml.Node, string,
 	return mapping(e.kn, "type", strNode(e.kn, TypeLLMJudge), "name", strNode(e.kn, "rubrics"), "rubrics", items)
 }
 
-// v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `operator`
-// is checked, and `score_ranges` may be a map from each band's lower bound to its description.
-// `min_score` (0–1) passes through to the grader.
+// v4Rubric converts one 4.x rubric criterion: `outcome` is the expected outcome, `operator` is
+// checked, `score_ranges` may be a map from lower bounds to descriptions, `min_score` passes.
 func (l *loader) v4Rubric(n *yaml.Node, id string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return n // strings are criteria as they are; anything else is reported by the grader

@@ -17,7 +17,6 @@ const (
 
 // v4Deps is where a test's `depends_on` was written, for the errors of the graph check.
 type v4Deps struct {
-	list  *yaml.Node   // the depends_on value
 	items []*yaml.Node // its string items, in order (parallel to Case.DependsOn)
 }
 
@@ -26,12 +25,11 @@ type v4Deps struct {
 // and skip, fail or run (anything else: the default, skip). Each setting it cannot use gets a
 // warning, since 4.42.4 drops it without a word.
 func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
-	var deps *v4Deps
+	deps := &v4Deps{}
 	if e := f.get("depends_on"); e != nil && !isNull(e.v) {
 		if v := deref(e.v); v.Kind != yaml.SequenceNode {
 			l.warnf(e.v, KindIgnored, id, "%q must be a list of test ids, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", kindName(v))
 		} else {
-			deps = &v4Deps{list: v}
 			for _, it := range v.Content {
 				d := deref(it)
 				if !isString(d) {

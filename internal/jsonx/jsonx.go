@@ -1,9 +1,6 @@
 // Package jsonx holds JSON helpers shared by evaluators and reports: finding the first
 // JSON object in free text (judge replies), and encoding/json without HTML escaping
 // (model text and user data must reach judges and reports byte for byte).
-//
-//	raw, ok := jsonx.FirstObject("Sure! ```json\n{\"score\": 1}\n```")
-//	// raw == `{"score": 1}`, ok == true
 package jsonx
 
 import (

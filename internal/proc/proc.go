@@ -1,8 +1,7 @@
-// Package proc runs user subprocesses (code judges, prompt templates, CLI targets):
-// stdin from a reader, a timeout that kills the whole process group (on Windows, which
-// has no process groups here, only the process itself), output capped
-// so a runaway child cannot exhaust memory, and errors that carry the command, exit
-// status and a truncated stderr.
+// Package proc runs user subprocesses (code judges, prompt templates, CLI targets): a timeout
+// that kills the whole process group (on Windows only the process itself), output capped so a
+// runaway child cannot exhaust memory, and errors that carry the command, exit status and a
+// truncated stderr.
 package proc
 
 import (

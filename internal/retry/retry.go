@@ -2,12 +2,6 @@
 // the GitHub API transport: each decides what is worth another attempt and how long to wait;
 // Loop does the attempts and the waits on one clock, and After reads how long a server asked
 // to wait.
-//
-//	err := retry.Loop(ctx, nil, func(n int) (time.Duration, bool) {
-//		resp, err = send()
-//		d, ok := retry.After(resp.Header, time.Now())
-//		return d, ok && n < 2
-//	})
 package retry
 
 import (
