@@ -782,15 +782,15 @@ func (l *loader) v4AggregatorPrompt(agg *yaml.Node, id string) *yaml.Node {
 		return agg
 	}
 	t := strings.TrimSpace(p.Value)
-	if strings.HasPrefix(t, v4PromptFilePrefix) || strings.ContainsAny(t, "\n\r") || !looksLikePath(t) {
-		return agg
+	abs := ""
+	if !strings.HasPrefix(t, v4PromptFilePrefix) {
+		abs = l.bareFile(t)
 	}
-	r := l.resolve(t, false)
-	if r.abs == "" {
+	if abs == "" {
 		return agg
 	}
 	l.warnf(p, KindTemplate, id, "aggregator prompt %q is read as the file it names, as AgentV 4.x's documentation says; AgentV 4.42.4 sends the words %q themselves", t, t)
-	return replaceKey(agg, "prompt", "", strNode(p, v4PromptFilePrefix+r.abs))
+	return replaceKey(agg, "prompt", "", strNode(p, v4PromptFilePrefix+abs))
 }
 
 // v4DeterministicValue reads the `value` of a deterministic assertion as AgentV 4.42.4 does

@@ -39,14 +39,21 @@ func (l *loader) parseV4Prompt(n *yaml.Node, el *evalList) *PromptSpec {
 		}
 		return l.v4PromptFile(n, r.abs, ref, el)
 	}
-	if t != "" && !strings.ContainsAny(t, "\n\r") && looksLikePath(t) {
-		if r := l.resolve(t, false); r.abs != "" {
-			l.evWarn(el, n, KindTemplate, "prompt %q is read as the file it names; AgentV 4.x reads a bare prompt as inline text (criteria %q): write %q to be read the same by both",
-				t, t, v4PromptFilePrefix+t)
-			return l.v4PromptFile(n, r.abs, t, el)
-		}
+	if abs := l.bareFile(t); abs != "" {
+		l.evWarn(el, n, KindTemplate, "prompt %q is read as the file it names; AgentV 4.x reads a bare prompt as inline text (criteria %q): write %q to be read the same by both",
+			t, t, v4PromptFilePrefix+t)
+		return l.v4PromptFile(n, abs, t, el)
 	}
 	return &PromptSpec{Kind: PromptInline, Text: v, Display: v}
+}
+
+// bareFile returns the absolute path of the file that a one-line prompt value t (trimmed,
+// without file://) names, or "".
+func (l *loader) bareFile(t string) string {
+	if strings.ContainsAny(t, "\n\r") || !looksLikePath(t) {
+		return ""
+	}
+	return l.resolve(t, false).abs
 }
 
 // v4PromptFile reads a 4.x template file and checks its variables once per file.

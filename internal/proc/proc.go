@@ -101,9 +101,8 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if len(c.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
-	maxOut := c.MaxOutput
-	if maxOut <= 0 {
-		maxOut = DefaultMaxOutput
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = DefaultMaxOutput
 	}
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -115,10 +114,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	cmd.Env = c.Env
 	// Own process group, so a timeout kills the script and everything it started.
 	startGroup(cmd)
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
+	cmd.Cancel = func() error { // called only once the process started
 		killGroup(cmd.Process)
 		return nil
 	}
@@ -126,8 +122,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
-	stdout := &capped{max: maxOut}
-	stderr := &capped{max: maxOut}
+	stdout, stderr := &capped{max: c.MaxOutput}, &capped{max: c.MaxOutput}
 	cmd.Stdout = stdout
 	if c.StdoutTee != nil {
 		cmd.Stdout = io.MultiWriter(stdout, quietWriter{c.StdoutTee})
