@@ -83,10 +83,8 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 		return
 	}
 	byID := make(map[string]*Case, len(l.s.Cases))
-	for _, c := range l.s.Cases {
-		if _, dup := byID[c.ID]; !dup {
-			byID[c.ID] = c
-		}
+	for _, c := range slices.Backward(l.s.Cases) { // the first of an id wins
+		byID[c.ID] = c
 	}
 	bad := map[*Case]bool{}
 	for _, c := range l.s.Cases {
@@ -107,7 +105,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 	}
 	// Cycles: a depth-first walk; a test met again while on the path closes one.
 	const (
-		unseen = iota
+		_ = iota
 		onPath
 		done
 	)
@@ -142,9 +140,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 		state[c] = done
 	}
 	for _, c := range l.s.Cases {
-		if state[c] == unseen {
-			visit(c)
-		}
+		visit(c)
 	}
 	// A test whose dependency is not loaded (here or by an error of its own) cannot run as
 	// written: it is not loaded either, with the reason.
@@ -163,9 +159,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 			}
 		}
 	}
-	if len(bad) > 0 {
-		l.s.Cases = slices.DeleteFunc(l.s.Cases, func(c *Case) bool { return bad[c] })
-	}
+	l.s.Cases = slices.DeleteFunc(l.s.Cases, func(c *Case) bool { return bad[c] })
 	l.s.Dependencies = slices.ContainsFunc(l.s.Cases, func(c *Case) bool { return len(c.DependsOn) > 0 })
 }
 
