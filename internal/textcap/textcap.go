@@ -81,12 +81,11 @@ func MiddleParts(s string, n int) (head, tail string, left int) {
 
 // byteOffset is the byte offset of s's rune number n.
 func byteOffset(s string, n int) int {
-	i := 0
 	for k := range s {
-		if i == n {
+		if n == 0 {
 			return k
 		}
-		i++
+		n--
 	}
 	return len(s)
 }
