@@ -60,18 +60,18 @@ func TestReadFile(t *testing.T) {
 		name    string
 		path    string
 		want    string
-		wantIs  error
+		wantErr func(error) bool
 		wantMsg []string
 	}{
 		{name: "regular file", path: regular, want: "hello"},
 		{name: "symlink to a regular file", path: goodLink, want: "hello"},
 		{name: "exactly at the cap", path: exact, want: strings.Repeat("x", 16)},
-		{name: "over the cap", path: over, wantIs: errTooLarge, wantMsg: []string{over, "16 bytes limit"}},
-		{name: "fifo", path: fifo, wantIs: errNotRegular, wantMsg: []string{fifo, "named pipe (FIFO)"}},
-		{name: "directory", path: dir, wantIs: errNotRegular, wantMsg: []string{dir, "is a directory"}},
-		{name: "character device", path: "/dev/null", wantIs: errNotRegular, wantMsg: []string{"/dev/null is a character device"}},
-		{name: "symlink to /dev/zero", path: link, wantIs: errNotRegular, wantMsg: []string{link, "symbolic link to /dev/zero", "character device"}},
-		{name: "missing", path: filepath.Join(dir, "nope"), wantIs: fs.ErrNotExist},
+		{name: "over the cap", path: over, wantErr: isTooLarge, wantMsg: []string{over, "16 bytes limit"}},
+		{name: "fifo", path: fifo, wantErr: isNotRegular, wantMsg: []string{fifo, "named pipe (FIFO)"}},
+		{name: "directory", path: dir, wantErr: isNotRegular, wantMsg: []string{dir, "is a directory"}},
+		{name: "character device", path: "/dev/null", wantErr: isNotRegular, wantMsg: []string{"/dev/null is a character device"}},
+		{name: "symlink to /dev/zero", path: link, wantErr: isNotRegular, wantMsg: []string{link, "symbolic link to /dev/zero", "character device"}},
+		{name: "missing", path: filepath.Join(dir, "nope"), wantErr: isNotExist},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,14 +79,14 @@ func TestReadFile(t *testing.T) {
 			var got []byte
 			var err error
 			noHang(t, func() { got, err = ReadFile(tt.path, 16) })
-			if tt.wantIs == nil {
+			if tt.wantErr == nil {
 				if err != nil || string(got) != tt.want {
 					t.Fatalf("ReadFile = %q, %v; want %q", got, err, tt.want)
 				}
 				return
 			}
-			if !errors.Is(err, tt.wantIs) && !isKind(err, tt.wantIs) {
-				t.Fatalf("ReadFile error = %v, want %v", err, tt.wantIs)
+			if !tt.wantErr(err) {
+				t.Fatalf("ReadFile error = %v (%T), not of the kind wanted", err, err)
 			}
 			for _, w := range tt.wantMsg {
 				if !strings.Contains(err.Error(), w) {
@@ -97,18 +97,18 @@ func TestReadFile(t *testing.T) {
 	}
 }
 
-// The kinds of error ReadFile returns, for errors.Is-like checks.
-var (
-	errTooLarge   = errors.New("too large")
-	errNotRegular = errors.New("not regular")
-)
-
-// isKind reports whether err is a TooLargeError (kind errTooLarge) or a NotRegularError.
-func isKind(err, kind error) bool {
-	var tl *TooLargeError
-	var nr *NotRegularError
-	return kind == errTooLarge && errors.As(err, &tl) || kind == errNotRegular && errors.As(err, &nr)
+// The kinds of error ReadFile returns.
+func isTooLarge(err error) bool {
+	var e *TooLargeError
+	return errors.As(err, &e)
 }
+
+func isNotRegular(err error) bool {
+	var e *NotRegularError
+	return errors.As(err, &e)
+}
+
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // A path that is a FIFO when opened (it may have been swapped in after the Stat check) does
 // not block the open, and the check on the open descriptor refuses it.
