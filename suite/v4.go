@@ -1105,7 +1105,8 @@ func v4ScoreRanges(v *yaml.Node) *yaml.Node {
 				hi = bounds[i+1] - 1
 			}
 			t := text[b]
-			items.Content = append(items.Content, mapping(t, "score_range", seqNode(t, intNode(t, b), intNode(t, hi)), "expected_outcome", t))
+			rng := seqNode(t, intNode(t, b), intNode(t, hi))
+			items.Content = append(items.Content, mapping(t, "score_range", rng, "expected_outcome", t))
 		}
 	default:
 		return v

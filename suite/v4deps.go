@@ -42,7 +42,8 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 		}
 	}
 	if e := f.get("on_dependency_failure"); e != nil && !isNull(e.v) {
-		if v := deref(e.v); v.Kind == yaml.ScalarNode && slices.Contains([]string{DependencySkip, DependencyFail, DependencyRun}, v.Value) {
+		policies := []string{DependencySkip, DependencyFail, DependencyRun}
+		if v := deref(e.v); v.Kind == yaml.ScalarNode && slices.Contains(policies, v.Value) {
 			c.OnDependencyFailure = v.Value
 		} else {
 			l.warnf(e.v, KindIgnored, id, "%q must be skip, fail or run, got %s (the default, skip, applies, as in AgentV 4.42.4)", "on_dependency_failure", describe(v))

@@ -18,7 +18,9 @@ var v4RequiredVariables = []string{"output", "expected_output"}
 // V4HasTemplateVariables reports whether text uses a 4.x template variable: an inline 4.x
 // prompt without one is criteria text for the default grader prompt, not a template.
 func V4HasTemplateVariables(text string) bool {
-	return slices.ContainsFunc(scanTemplate(text), func(v templateVar) bool { return slices.Contains(V4TemplateVariables, v.name) })
+	return slices.ContainsFunc(scanTemplate(text), func(v templateVar) bool {
+		return slices.Contains(V4TemplateVariables, v.name)
+	})
 }
 
 // v4PromptFilePrefix marks a 4.x prompt value as a file.

@@ -77,7 +77,8 @@ func (l *loader) v4Hooks(e *kv) *Workspace {
 		return nil
 	}
 	h := &Workspace{}
-	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach, "after_each": &h.AfterEach, "after_all": &h.AfterAll}
+	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach,
+		"after_each": &h.AfterEach, "after_all": &h.AfterAll}
 	enabled := true
 	es := entries(e.v)
 	l.dupes(es, "")
