@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/stats"
 )
 
 // AgentV 4.x writes a run as a directory (`agentv eval -o DIR`) whose index.jsonl holds one
@@ -33,18 +34,15 @@ const (
 // v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our case
 // record (timestamp, score, target, error, duration_ms).
 type v4Row struct {
-	TestID          *string   `json:"test_id"`
-	Suite           string    `json:"suite"`
-	Scores          []v4Score `json:"scores"`
-	ExecutionStatus string    `json:"execution_status"`
-	CostUSD         *float64  `json:"cost_usd"`
-	TokenUsage      *struct {
-		Input  int64 `json:"input"`
-		Output int64 `json:"output"`
-	} `json:"token_usage"`
-	AnswerPath string `json:"answer_path"`
-	OutputPath string `json:"output_path"`
-	Projection *struct {
+	TestID          *string     `json:"test_id"`
+	Suite           string      `json:"suite"`
+	Scores          []v4Score   `json:"scores"`
+	ExecutionStatus string      `json:"execution_status"`
+	CostUSD         *float64    `json:"cost_usd"`
+	TokenUsage      *TokenUsage `json:"token_usage"`
+	AnswerPath      string      `json:"answer_path"`
+	OutputPath      string      `json:"output_path"`
+	Projection      *struct {
 		Dimensions struct {
 			EvalPath string `json:"eval_path"`
 		} `json:"dimensions"`
@@ -59,15 +57,10 @@ type v4Score struct {
 	Weight     *float64        `json:"weight"`
 	Verdict    string          `json:"verdict"`
 	Reasoning  string          `json:"reasoning"`
-	Assertions []v4Assertion   `json:"assertions"`
+	Assertions []Assertion     `json:"assertions"`
 	Details    json.RawMessage `json:"details"`
 	DurationMS int64           `json:"duration_ms"`
 	Scores     []v4Score       `json:"scores"` // a composite's members
-}
-
-type v4Assertion struct {
-	Text   string `json:"text"`
-	Passed bool   `json:"passed"`
 }
 
 // fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: the id
@@ -202,7 +195,7 @@ type v4OutRow struct {
 	Error           string         `json:"error,omitempty"`
 	v4Artifacts                    // the test's folder: grading.json, timing.json, input.md, outputs/
 	CostUSD         *float64       `json:"cost_usd,omitempty"`
-	TokenUsage      *v4TokenUsage  `json:"token_usage,omitempty"`
+	TokenUsage      *TokenUsage    `json:"token_usage,omitempty"`
 	Experiment      string         `json:"experiment"`
 	Metadata        map[string]any `json:"metadata,omitempty"`
 }
@@ -214,14 +207,9 @@ type v4OutScore struct {
 	Weight     float64         `json:"weight"`
 	Verdict    string          `json:"verdict"`
 	Reasoning  string          `json:"reasoning,omitempty"`
-	Assertions []v4Assertion   `json:"assertions"`
+	Assertions []Assertion     `json:"assertions"`
 	Details    json.RawMessage `json:"details,omitempty"`
 	Scores     []v4OutScore    `json:"scores,omitempty"`
-}
-
-type v4TokenUsage struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
 }
 
 // v4Status is a record's 4.x execution_status.
@@ -242,13 +230,8 @@ func v4OutScores(rs []EvaluatorResult) []v4OutScore {
 	out := make([]v4OutScore, 0, len(rs))
 	for _, e := range rs {
 		s := v4OutScore{Name: e.Name, Type: e.Type, Score: finite(e.Score), Weight: finite(e.Weight), Verdict: e.Verdict,
-			Reasoning: e.Reasoning, Assertions: []v4Assertion{}, Details: validRaw(e.Details), Scores: v4OutScores(e.EvaluatorResults)}
-		for _, h := range e.Hits {
-			s.Assertions = append(s.Assertions, v4Assertion{Text: h, Passed: true})
-		}
-		for _, m := range e.Misses {
-			s.Assertions = append(s.Assertions, v4Assertion{Text: m, Passed: false})
-		}
+			Reasoning: e.Reasoning, Assertions: asserted(e.Hits, e.Misses), Details: validRaw(e.Details),
+			Scores: v4OutScores(e.EvaluatorResults)}
 		out = append(out, s)
 	}
 	return out
@@ -273,7 +256,7 @@ func v4RowOf(r *Record) *v4OutRow {
 			row.CostUSD = ts.CostUSD
 		}
 		if u := ts.TokenUsage; u != nil {
-			row.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output}
+			row.TokenUsage = &TokenUsage{Input: u.Input, Output: u.Output}
 		}
 	}
 	if r.File != "" {
@@ -428,11 +411,7 @@ func meanStd(xs []float64) map[string]float64 {
 	if len(xs) == 0 {
 		return map[string]float64{"mean": 0, "stddev": 0}
 	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	mean := sum / float64(len(xs))
+	mean := stats.Mean(xs)
 	var ss float64
 	for _, x := range xs {
 		ss += (x - mean) * (x - mean)

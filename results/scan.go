@@ -11,9 +11,9 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// Visitor receives the lines of a results file as ScanLines reads them, with their 1-based
-// line numbers. A nil func skips its kind of line; an error from a func stops the scan and
-// is returned.
+// Visitor receives the lines of a results file with their 1-based line numbers. A nil func
+// skips its kind of line; an error from a func stops the scan and is returned. Callbacks may
+// keep what they are given.
 type Visitor struct {
 	Case func(rec *Record, line int) error
 	// Run receives run records, also of kinds this program does not know (a later format).
@@ -31,14 +31,10 @@ type caseLine struct {
 	v4Row
 }
 
-// ScanLines parses a results JSONL stream one line at a time, so a large results file is
-// never held whole. Blank lines are skipped; a malformed line stops the scan with an error
-// naming its line number, after v has seen every line before it. Callbacks may keep what
-// they are given.
-func ScanLines(r io.Reader, v Visitor) error { return scanLines(r, v, "") }
-
-// scanLines is ScanLines; dir, when set, is the folder of the file read, where the answers
-// of AgentV 4.x rows are.
+// scanLines parses a results JSONL stream one line at a time, so a large file is never held
+// whole. Blank lines are skipped; a malformed line stops the scan with an error naming its
+// line, after v has seen every line before it. dir, when set, is the folder of the file read,
+// where the answers of AgentV 4.x rows are.
 func scanLines(r io.Reader, v Visitor, dir string) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
@@ -85,19 +81,13 @@ func scanLines(r io.Reader, v Visitor, dir string) error {
 	return sc.Err()
 }
 
-// Scan parses the case records of a results JSONL stream (see ScanLines), skipping run
-// records; fn may keep the record, and an error from fn stops the scan and is returned.
-func Scan(r io.Reader, fn func(*Record) error) error {
-	return ScanLines(r, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
-}
-
-// ScanFile is Scan over a file; errors name the file.
+// ScanFile passes the case records of a results file to fn; errors name the file.
 func ScanFile(path string, fn func(*Record) error) error {
 	return ScanFileLines(path, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
 }
 
-// ScanFileLines is ScanLines over a file; errors name the file. A FIFO or device is refused
-// rather than waited on; the file is streamed, so its size is not capped.
+// ScanFileLines passes the lines of a results file to v; errors name the file. A FIFO or
+// device is refused rather than waited on.
 func ScanFileLines(path string, v Visitor) error {
 	if filepath.Base(path) == IndexFile && v.Case != nil {
 		// A 4.x run directory rerun: only the last row of a test on a target counts.

@@ -1,10 +1,12 @@
 package results
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,29 +64,21 @@ type traceMessage struct {
 // 4.42.4 drops it when it reads a provider's output.
 func readToolCalls(raw json.RawMessage) []traceToolCall {
 	var items []struct {
-		Tool       string          `json:"tool"`
-		Name       string          `json:"name"`
-		Input      json.RawMessage `json:"input"`
-		Output     json.RawMessage `json:"output"`
-		ID         string          `json:"id"`
-		Status     string          `json:"status"`
-		StartTime  string          `json:"start_time"`
-		EndTime    string          `json:"end_time"`
-		DurationMS *float64        `json:"duration_ms"`
+		traceToolCall
+		Name string `json:"name"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &items) != nil {
 		return nil
 	}
 	var out []traceToolCall
 	for _, it := range items {
-		if it.Tool == "" {
-			it.Tool = it.Name
-		}
-		if it.Tool == "" {
+		c := it.traceToolCall
+		c.Tool = cmp.Or(c.Tool, it.Name)
+		if c.Tool == "" {
 			continue
 		}
-		out = append(out, traceToolCall{Tool: it.Tool, Input: nullless(it.Input), Output: nullless(it.Output), ID: it.ID,
-			Status: it.Status, StartTime: it.StartTime, EndTime: it.EndTime, DurationMS: it.DurationMS})
+		c.Input, c.Output, c.Trace = nullless(c.Input), nullless(c.Output), nil
+		out = append(out, c)
 	}
 	return out
 }
@@ -106,25 +100,8 @@ func textMessage(role, text string) traceMessage {
 // output repeats it or holds the whole conversation.
 func traceMessagesOf(r *Record) []traceMessage {
 	var input []traceMessage
-	if s := inputOf(r); s != "" {
-		raw := r.LMProviderRequest
-		if raw == nil {
-			raw = r.AgentProviderRequest
-		}
-		var req struct {
-			Question string `json:"question"`
-			Chat     []struct {
-				Role    string `json:"role"`
-				Content string `json:"content"`
-			} `json:"chat_prompt"`
-		}
-		_ = json.Unmarshal(raw, &req) // inputOf read it
-		if len(req.Chat) == 0 {
-			input = []traceMessage{textMessage("user", req.Question)}
-		}
-		for _, m := range req.Chat {
-			input = append(input, textMessage(m.Role, m.Content))
-		}
+	for _, m := range requestOf(r) {
+		input = append(input, textMessage(m.Role, m.Content))
 	}
 	var output []traceMessage
 	var raw []struct {
@@ -260,17 +237,10 @@ type traceScore struct {
 	EvaluatedAt  string  `json:"evaluated_at"`
 	TargetSpanID string  `json:"target_span_id"`
 	Evidence     struct {
-		SpanIDs    []string          `json:"span_ids"`
-		Assertions []v4GradedOmitted `json:"assertions"`
-		Details    json.RawMessage   `json:"details,omitempty"`
+		SpanIDs    []string        `json:"span_ids"`
+		Assertions []Assertion     `json:"assertions"`
+		Details    json.RawMessage `json:"details,omitempty"`
 	} `json:"evidence"`
-}
-
-// v4GradedOmitted is an assertion of a score's evidence: evidence only when there is some.
-type v4GradedOmitted struct {
-	Text     string `json:"text"`
-	Passed   bool   `json:"passed"`
-	Evidence string `json:"evidence,omitempty"`
 }
 
 type conversionWarning struct {
@@ -397,9 +367,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	if row.CostUSD != nil {
 		rootAttrs["agentv.trace.cost_usd"] = *row.CostUSD
 	}
-	for k, v := range usage {
-		rootAttrs[k] = v
-	}
+	maps.Copy(rootAttrs, usage)
 	root := traceSpan{TraceID: traceID, SpanID: rootID, Name: "invoke_agent " + target, Kind: "INTERNAL",
 		Start: unixNano(startMS), End: unixNano(endMS), Status: spanStatus{Code: "OK"}, Attributes: rootAttrs,
 		Events: []spanEvent{}, startMS: startMS, endMS: endMS}
@@ -441,9 +409,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 			"gen_ai.request.model": target, "gen_ai.response.model": target, "openinference.span.kind": "LLM",
 			"agentv.message.index": c.index, "agentv.turn_index": ord}
 		if ord == len(chats)-1 {
-			for k, v := range usage {
-				attrs[k] = v
-			}
+			maps.Copy(attrs, usage)
 		}
 		if c.m.Content != nil {
 			attrs["gen_ai.output.messages"] = c.m.Content
@@ -533,9 +499,9 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 		ts := traceScore{Name: s.Name, Type: s.Type, Score: s.Score, Weight: s.Weight, Verdict: s.Verdict,
 			Source: scoreSource(s.Type), EvaluatedAt: row.Timestamp, TargetSpanID: rootID}
 		ts.Evidence.SpanIDs = []string{rootID}
-		ts.Evidence.Assertions = []v4GradedOmitted{}
+		ts.Evidence.Assertions = []Assertion{}
 		for _, as := range s.Assertions {
-			ts.Evidence.Assertions = append(ts.Evidence.Assertions, v4GradedOmitted{Text: as.Text, Passed: as.Passed})
+			ts.Evidence.Assertions = append(ts.Evidence.Assertions, Assertion{Text: as.Text, Passed: as.Passed})
 		}
 		ts.Evidence.Details = s.Details
 		env.Scores = append(env.Scores, ts)
@@ -550,12 +516,12 @@ type transcriptRow struct {
 	Target        string `json:"target"`
 	MessageIndex  int    `json:"message_index"`
 	traceMessage
-	TokenUsage *v4TokenUsage `json:"transcript_token_usage,omitempty"`
-	DurationMS int64         `json:"transcript_duration_ms"`
-	CostUSD    *float64      `json:"transcript_cost_usd,omitempty"`
-	Capture    traceCapture  `json:"capture"`
-	Trace      traceRef      `json:"trace"`
-	Source     traceSource   `json:"source"`
+	TokenUsage *TokenUsage  `json:"transcript_token_usage,omitempty"`
+	DurationMS int64        `json:"transcript_duration_ms"`
+	CostUSD    *float64     `json:"transcript_cost_usd,omitempty"`
+	Capture    traceCapture `json:"capture"`
+	Trace      traceRef     `json:"trace"`
+	Source     traceSource  `json:"source"`
 }
 
 // transcriptOf is the transcript.jsonl rows of env: a row per message, each pointing at the
@@ -614,15 +580,8 @@ func transcriptOf(env *traceEnvelope, row *v4OutRow) []transcriptRow {
 			merged := c
 			if p != nil {
 				merged.Status = p.Status
-				if merged.ID == "" {
-					merged.ID = p.ID
-				}
-				if merged.StartTime == "" {
-					merged.StartTime = p.StartTime
-				}
-				if merged.EndTime == "" {
-					merged.EndTime = p.EndTime
-				}
+				merged.ID, merged.StartTime = cmp.Or(merged.ID, p.ID), cmp.Or(merged.StartTime, p.StartTime)
+				merged.EndTime = cmp.Or(merged.EndTime, p.EndTime)
 				if merged.DurationMS == nil {
 					merged.DurationMS = p.DurationMS
 				}
