@@ -7,16 +7,13 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/safefile"
-
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/targets"
 )
 
 // keyVersion is part of every key: bump it when the way requests are rendered for a provider
@@ -66,23 +63,15 @@ type fileRef struct {
 	Hash string `json:"sha256"`
 }
 
-// Key returns the cache key of req sent to target t as trial trial of its case: a SHA-256
-// over the provider kind, the target's settings (endpoint, model, temperature, … with
-// `${{ VAR }}` values resolved; secrets and settings that only change how a call is made are
-// left out) and every field of the request (a grader's own temperature too), attachments by
-// the hash of their contents. ok is false when the request cannot be encoded: such a call
-// goes to the provider and is not stored.
-func Key(t *targets.Target, req *providers.Request, trial int) (key string, ok bool) {
-	return newHasher().key(t, req, trial)
-}
-
 // hasher hashes attachments once per run: the same guideline file is attached to many cases.
 type hasher struct {
 	files sync.Map // absolute path → content hash
 }
 
-func newHasher() *hasher { return &hasher{} }
-
+// key is the cache key of req sent to target t as trial trial of its case: a SHA-256 over
+// the provider kind, the target's settings (`${{ VAR }}` values resolved; secrets and
+// howSettings left out) and every field of the request, attachments by the hash of their
+// contents. ok is false when the request cannot be encoded: such a call is not stored.
 func (h *hasher) key(t *targets.Target, req *providers.Request, trial int) (string, bool) {
 	doc := keyDoc{Version: keyVersion, Kind: t.Kind, Settings: settingsOf(t), Trial: trial, Request: requestDoc(req)}
 	for _, f := range req.Files {
@@ -156,16 +145,11 @@ func relOne(dir, p string) string {
 // replaced by their values (a changed model variable is a changed request).
 func settingsOf(t *targets.Target) map[string]any {
 	out := map[string]any{}
-	keys := make([]string, 0, len(t.Settings))
-	for k := range t.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for k, s := range t.Settings {
 		if howSettings[k] {
 			continue
 		}
-		v := resolve(t, t.Settings[k].Value)
+		v := resolve(t, s.Value)
 		// Credentials do not change an answer (a rotated key keeps the cache) and must not be
 		// hashed into anything kept; numbers under such names (max_output_tokens) do count.
 		if targets.IsSecretKey(k) && !plain(v) {
