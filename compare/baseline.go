@@ -28,8 +28,7 @@ type Side struct {
 	Trials  []float64       // the trials' scores (likewise counted), nil when the case ran once
 	Flaky   bool            // the trials disagreed about passing
 	Verdict results.Verdict // pass, fail or error
-	// PassAtK is set when the trials ran under pass_at_k, which stops them at the first
-	// pass: a case that passed at once has one score, too few for its test to reach a level.
+	// PassAtK is set when the trials ran under pass_at_k, which stops them at the first pass.
 	PassAtK bool
 }
 
@@ -53,10 +52,8 @@ type baseCase struct {
 
 // Baseline is an earlier run's cases, by dataset and id.
 type Baseline struct {
-	// Source names the baseline for people: the file, or the workflow run it came from.
-	Source string
-	// SHA256 is the hex SHA-256 of the file Load read, "" for a baseline Read from a stream.
-	SHA256 string
+	Source string // for people: the file, or the workflow run it came from
+	SHA256 string // of the file Load read, hex; "" for a baseline Read from a stream
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
@@ -67,8 +64,7 @@ type Baseline struct {
 // maxCutListed bounds how many cut cases Note lists.
 const maxCutListed = 5
 
-// Note says what the reader should know about the file that is no problem: cases holding
-// more trials than a run records, of which only the first were read. "" when nothing.
+// Note says which cases held more trials than a run records ("" when none).
 func (b *Baseline) Note() string {
 	if b.cut == 0 {
 		return ""
@@ -94,11 +90,10 @@ func (b *Baseline) Len() int { return b.count }
 // ErrNoBaseline is returned by Load for a file that does not exist.
 var ErrNoBaseline = errors.New("no baseline")
 
-// Load reads a results file as a baseline: one written by this program (with or without
-// run records and trials) or by AgentV (2.5 records without verdicts; 4.x's index.jsonl rows,
-// test_id within suite, an execution_error errored), or a directory holding one (a 4.x run
-// directory, see results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
-// record is an error naming the file, line and field.
+// Load reads a results file as a baseline: one written by this program or by AgentV (2.5
+// records without verdicts; 4.x's index.jsonl rows), or a directory holding one (see
+// results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case
+// or run record is an error naming the file, line and field.
 func Load(path string) (*Baseline, error) {
 	path, err := results.ResolvePath(path)
 	if err != nil {
@@ -230,8 +225,7 @@ func verdict(v string, errored bool) results.Verdict {
 	return results.Verdict(v)
 }
 
-// counted is the score a case counts with, as every report counts it: 0 when errored,
-// clamped to [0, 1].
+// counted is the score a case counts with: 0 when errored, clamped to [0, 1].
 func counted(score float64, errored bool) float64 {
 	switch {
 	case errored, math.IsNaN(score), score < 0:
