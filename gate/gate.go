@@ -1,6 +1,5 @@
 // Package gate turns case verdicts into the run's outcome and exit code (0 pass, 1 fail,
-// 2 invalid, 3 error).
-// It is a pure function of counts and thresholds.
+// 2 invalid, 3 error): a pure function of counts and thresholds.
 package gate
 
 import (
@@ -56,14 +55,14 @@ type Options struct {
 	MaxErrors     int      // errored cases allowed (default 0)
 	// Against a baseline (see Baseline): regressed cases allowed, and the largest fall of
 	// the mean score allowed; nil: unset. RegressionMargin is how far a case's score must
-	// fall to count (compare.DefaultMargin when the caller takes the default).
+	// fall to count.
 	MaxRegressions   *int
 	MaxMeanDrop      *float64
 	RegressionMargin float64
 }
 
-// String lists the thresholds as a person reads them: "case threshold 0.8, min-score 0.7,
-// max-failures 0, max-errors 0" (min-score only when set).
+// String lists the thresholds: "case threshold 0.8, min-score 0.7, max-failures 0,
+// max-errors 0" (min-score only when set).
 func (o Options) String() string {
 	s := "case threshold " + strconv.FormatFloat(o.CaseThreshold, 'g', -1, 64)
 	if o.MinScore != nil {
@@ -72,9 +71,8 @@ func (o Options) String() string {
 	return s + fmt.Sprintf(", max-failures %d, max-errors %d", o.MaxFailures, o.MaxErrors)
 }
 
-// Defaults returns the default thresholds: a case passes at score 0.8, and no failed or
-// errored case is allowed (max-failures and max-errors 0, no min-score); regressions
-// against a baseline are reported, not gated, with a margin of 0.1.
+// Defaults returns the default thresholds: a case passes at 0.8, no failed or errored case
+// is allowed, and regressions against a baseline are reported, not gated.
 func Defaults() Options {
 	return Options{CaseThreshold: 0.8, RegressionMargin: DefaultRegressionMargin}
 }
@@ -90,16 +88,15 @@ type Counts struct {
 	Problems []string
 	// SkipReason is set when the run was skipped (fork PR without secrets).
 	SkipReason string
-	// Planned is how many cases the run selected (0: not known). With Stopped, the run ended
-	// before every one finished (cancelled or killed) and reports say "Total of Planned
-	// cases"; PlannedAtLeast means loading was cut short too, so more were selected.
+	// Planned is how many cases the run selected (0: not known). Stopped: the run ended before
+	// every one finished; PlannedAtLeast: loading was cut short too, so more were selected.
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
 	// Baseline is the comparison with a baseline run; nil without one.
 	Baseline *Baseline
-	// OwnThresholds count the cases graded at a threshold their eval file set (AgentV 4.x
-	// execution.threshold) instead of the run's, by threshold, in ascending order.
+	// OwnThresholds count the cases graded at a threshold their eval file set (4.x
+	// execution.threshold), by threshold, ascending.
 	OwnThresholds []OwnThreshold
 }
 
@@ -120,9 +117,8 @@ func (c *Counts) AddOwnThreshold(threshold float64) {
 	c.OwnThresholds[i].Cases++
 }
 
-// CaseThresholds says which case thresholds graded the run: "0.8", or, when eval files set
-// their own other than the run's, "0.8; 3 cases use their file's 0.6, 1 case uses its
-// file's 0.9"; format writes a threshold.
+// CaseThresholds says which case thresholds graded the run: "0.8", or "0.8; 3 cases use
+// their file's 0.6, 1 case uses its file's 0.9"; format writes a threshold.
 func (c Counts) CaseThresholds(run float64, format func(float64) string) string {
 	s := format(run)
 	var own []string
@@ -143,7 +139,7 @@ func (c Counts) CaseThresholds(run float64, format func(float64) string) string 
 }
 
 // OfPlanned says how many of the planned cases finished, "12 of 200", for a run that
-// stopped early; "" for a run that finished. n formats a count.
+// stopped early, else ""; n formats a count.
 func (c Counts) OfPlanned(n func(int) string) string {
 	if !c.Stopped {
 		return ""

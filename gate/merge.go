@@ -8,16 +8,14 @@ import (
 	"github.com/agentv/action/results"
 )
 
-// caseIndex finds case records that repeat another. It is the one rule a replay of a results
-// file (Replay) and a merge of several (MergeCheck) share, so a merge accepts exactly what a
-// replay of its merged output accepts.
+// caseIndex finds case records that repeat another: the one rule of Replay and MergeCheck, so
+// a merge accepts exactly what a replay of its merged output accepts.
 type caseIndex struct {
 	keys  map[[2]uint64]casePos // hash of file, dataset, target and id of each case record
 	seeds [2]maphash.Seed
 }
 
-// casePos is where a case record was read: which of the merged files (0 for a replay) and
-// its line there.
+// casePos is where a case record was read: which merged file (0 for a replay) and line.
 type casePos struct {
 	file int32
 	line int
@@ -51,12 +49,9 @@ func (x *caseIndex) add(rec *results.Record, id string, file, line int) (casePos
 	return casePos{}, true
 }
 
-// MergeCheck finds what makes several results files, valid each on its own, an invalid
-// merge: a case record in one file that repeats a case of another. Merged into one file, its
-// replay would find the same repeat (Replay's rule), so the merge is refused for it too.
-// Repeats within one file are each file's own replay's to report.
-//
-// Call File before the case records of each file, then Case for each in file order.
+// MergeCheck finds case records of one results file that repeat a case of another, which
+// make the merge invalid (its replay would find them); repeats within one file are that
+// file's replay's to report. Call File before the case records of each file, then Case.
 type MergeCheck struct {
 	index caseIndex
 	names []string

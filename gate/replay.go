@@ -8,13 +8,10 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Replay reads a results file back for the gate, so a report reaches the outcome the run that
-// wrote the file reached: the run's own problems (duplicate ids, a cancellation, a failed
-// healthcheck) keep it invalid, and so does a run that never wrote its end record (killed) or
-// a file whose cases do not add up to what its run recorded. A results file is also invalid
-// input when a case record repeats another or has no id.
-//
-// Feed it every line in file order (Case and Run), then call Result.
+// Replay reads a results file back for the gate, so a report reaches the outcome its run
+// reached: the run's own problems keep it invalid, and so does a run without an end record
+// (killed), cases that do not add up to what its run recorded, a repeated case record or one
+// without an id. Feed it every line in file order (Case and Run), then call Result.
 type Replay struct {
 	cases    int // case records
 	v4rows   int // of which rows of an AgentV 4.x index.jsonl
@@ -161,18 +158,14 @@ type ReplayResult struct {
 	// those found in the file, each naming its line; any makes the report invalid.
 	RunProblems []string
 	Problems    []string
-	// Notes are worth showing but change nothing (a file without run records).
-	Notes []string
-	// Gate is the thresholds the run gated with, nil when the file does not say.
-	Gate *results.RunGate
+	Notes       []string         // worth showing, but change nothing
+	Gate        *results.RunGate // the thresholds the run gated with, nil when not said
 	// Planned, PlannedAtLeast and Stopped fill the Counts fields of the same names.
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
-	// Cancelled is set when a run's end record says it was cancelled (interrupted, not killed).
-	Cancelled bool
-	// Shard is the part of a split suite the file's run was, nil for a whole run.
-	Shard *results.RunShard
+	Cancelled      bool              // a run's end record says it was cancelled
+	Shard          *results.RunShard // the part of a split suite the run was, nil for a whole run
 }
 
 // Result settles what was read (a run still open at the end of the file was killed).

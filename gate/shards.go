@@ -2,7 +2,8 @@ package gate
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/results"
@@ -72,12 +73,7 @@ func CheckShards(files []ShardFile) []string {
 		seen[f.Shard.Index] = append(seen[f.Shard.Index], f.Name)
 	}
 	var dup, missing []string
-	idx := make([]int, 0, len(seen))
-	for i := range seen {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	for _, i := range idx {
+	for _, i := range slices.Sorted(maps.Keys(seen)) {
 		if len(seen[i]) > 1 {
 			dup = append(dup, fmt.Sprintf("shard %d of %d is in %s", i, k.count, names(seen[i])))
 		}
