@@ -11,14 +11,11 @@ type Test struct {
 	// P is the p-value: how likely a fall at least this large is when the scores of both
 	// runs come from one distribution.
 	P float64
-	// PMin is the smallest p-value the test could give for these scores, whatever their
-	// split into before and after: 1 when every score is the same. A correction for many
-	// tests uses it to leave out the tests that could never be significant.
-	PMin float64
-	// Exact is set when every split was counted rather than sampled.
-	Exact bool
-	// Draws is how many scores the sampled test drew (0 when exact): at most MaxDraws.
-	Draws int
+	// PMin is the smallest p-value any split of these scores could give (1 when every score
+	// is the same), so a correction for many tests can leave out those never significant.
+	PMin  float64
+	Exact bool // every split was counted rather than sampled
+	Draws int  // scores the sampled test drew (0 when exact), at most MaxDraws
 }
 
 // ExactLimit is the largest number of splits a test counts one by one; past it (more than
@@ -79,17 +76,14 @@ func FallTest(before, after []float64, seed uint64) Test {
 			hits++
 		}
 	}
-	// A sampled p-value below the exact smallest one would let a correction that leaves out
-	// tests unable to reach its level (Tarone) be wrong: it is raised to it, which keeps it
-	// valid.
+	// A sampled p-value below the exact smallest one would make Tarone's correction wrong:
+	// raising it to that keeps it valid.
 	floor := 1 / float64(resamples+1)
 	p := max(float64(1+hits)/float64(1+resamples), pmin)
 	return Test{P: p, PMin: max(pmin, floor), Draws: resamples * n2}
 }
 
-// FallMinP is FallTest's PMin without the test: the smallest p-value any split of these
-// scores could give. It depends only on the pooled scores, so a correction for many tests
-// may use it for every test, made or not.
+// FallMinP is FallTest's PMin without the test; it depends only on the pooled scores.
 func FallMinP(before, after []float64) float64 {
 	if len(before) == 0 || len(after) == 0 {
 		return 1

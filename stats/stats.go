@@ -38,10 +38,8 @@ func (i Interval) Above() bool { return i.Lo > 0 }
 const DefaultResamples = 10_000
 
 // PairedBootstrap returns the mean of after[i]-before[i] with its percentile bootstrap
-// interval at the given level (0.95 for 95%): the cases are resampled with replacement,
-// keeping each case's two scores together, so a case's own difficulty cancels out. The
-// resamples are drawn from a generator seeded with seed. before and after must have the same
-// length; with none the interval is [0, 0].
+// interval at level (0.95 for 95%): cases are resampled keeping each case's two scores
+// together, so a case's own difficulty cancels out. With no cases the interval is [0, 0].
 func PairedBootstrap(before, after []float64, level float64, resamples int, seed uint64) Interval {
 	n := min(len(before), len(after))
 	if n == 0 {

@@ -30,12 +30,6 @@ func (s *Sum) Add(v float64) {
 	s.acc.Add(&s.acc, s.x.SetFloat64(v))
 }
 
-// Float64 returns the sum rounded once to the nearest float64.
-func (s *Sum) Float64() float64 {
-	f, _ := s.acc.Float64()
-	return f
-}
-
 // Mean returns the sum divided by n, rounded once to the nearest float64 (0 when n is 0).
 func (s *Sum) Mean(n int) float64 {
 	if n <= 0 {
