@@ -198,66 +198,38 @@ func tCritical95(df int) float64 {
 }
 
 // TrialList decodes a JSON array of trials keeping only the first suite.MaxTrials, as many
-// as a run records. A results file or baseline from elsewhere (a fork's artifact) may hold
-// millions, which would otherwise cost their memory in every reader and their time in the
-// baseline's permutation tests. Total counts every element; Items is nil for null.
+// as a run records: a results file or baseline from elsewhere may hold millions, which would
+// cost their memory in every reader. Total counts every element; Items is nil for null.
 type TrialList[T any] struct {
 	Items []T
 	Total int
 }
 
-// UnmarshalJSON decodes the kept elements one by one and only counts the others. encoding/json
-// has checked b is valid JSON before it calls this, so elements are found by their nesting.
+// UnmarshalJSON decodes the kept elements one by one and skips the others.
 func (l *TrialList[T]) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
 	l.Items, l.Total = nil, 0
-	if string(b) == "null" {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	switch tok, _ := dec.Token(); tok {
+	case nil:
 		return nil
-	}
-	if len(b) < 2 || b[0] != '[' {
+	case json.Delim('['):
+	default:
 		return fmt.Errorf("trials: want a list")
 	}
-	depth, inString, escaped, start := 0, false, false, 1
-	element := func(end int) error {
-		raw := bytes.TrimSpace(b[start:end])
-		if len(raw) == 0 {
-			return nil // the inside of []
-		}
+	var skip json.RawMessage
+	for dec.More() {
 		l.Total++
 		if len(l.Items) == suite.MaxTrials {
-			return nil
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
 		}
 		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := dec.Decode(&v); err != nil {
 			return fmt.Errorf("trial %d: %w", l.Total, err)
 		}
 		l.Items = append(l.Items, v)
-		return nil
-	}
-	for i := 1; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || (c == ']' && depth > 0):
-			depth--
-		case (c == ',' || c == ']') && depth == 0:
-			if err := element(i); err != nil {
-				return err
-			}
-			start = i + 1
-		}
 	}
 	return nil
 }
