@@ -294,14 +294,10 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 			return fmt.Errorf("could not read the earlier %s: %w", IndexFile, err)
 		}
 	}
-	type agg struct {
-		scores []float64
-		ms     []float64
-		tokens []float64
-	}
+	type agg struct{ scores, ms, tokens []float64 }
 	var (
 		byTarget         = map[string]*agg{}
-		targets, testIDs []string
+		targets, testIDs = []string{}, []string{}
 		seenID           = map[string]bool{}
 		totalMS, in, out int64
 		first            string
@@ -377,7 +373,7 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		summary[t] = map[string]any{"pass_rate": meanStd(a.scores), "time_seconds": meanStd(a.ms), "tokens": meanStd(a.tokens)}
 	}
 	bench := map[string]any{
-		"metadata": map[string]any{"timestamp": first, "targets": nonNil(targets), "tests_run": nonNil(testIDs),
+		"metadata": map[string]any{"timestamp": first, "targets": targets, "tests_run": testIDs,
 			"experiment": "default", "planned_test_count": len(testIDs), "written_by": "agentv/action"},
 		"run_summary": summary,
 	}
@@ -388,21 +384,14 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		"token_usage": map[string]int64{"input": in, "output": out, "reasoning": 0}}
 	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timing} {
 		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
-		if err := writeWhole(filepath.Join(dir, name), append(b, '\n')); err != nil {
-			return err
+		if err := replaceFile(filepath.Join(dir, name), append(b, '\n')); err != nil {
+			return fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, IndexFile)); err != nil {
 		return fmt.Errorf("could not write %s: %w", IndexFile, err)
 	}
 	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // meanStd is 4.42.4's summary of values: their mean and population standard deviation,
@@ -418,24 +407,4 @@ func meanStd(xs []float64) map[string]float64 {
 	}
 	round := func(f float64) float64 { return math.Round(f*1000) / 1000 }
 	return map[string]float64{"mean": round(mean), "stddev": round(math.Sqrt(ss / float64(len(xs))))}
-}
-
-// writeWhole writes b to path through a temporary file beside it.
-func writeWhole(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
