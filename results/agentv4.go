@@ -16,10 +16,8 @@ import (
 )
 
 // AgentV 4.x writes a run as a directory (`agentv eval -o DIR`) whose index.jsonl holds one
-// row per test: test_id, suite, target, score, scores (its graders), execution_status and
-// error, with the answer in a file beside it (answer_path). This file reads those rows as
-// case records, so 4.42.4's runs serve as baselines and reports, and writes them, so
-// 4.42.4's `agentv compare` reads our runs.
+// row per test, the answer in a file beside it. This file reads those rows as case records
+// (4.42.4's runs serve as baselines and reports) and writes them (4.42.4 reads our runs).
 
 // IndexFile is the name of a 4.x run directory's results file.
 const IndexFile = "index.jsonl"
@@ -31,8 +29,7 @@ const (
 	v4StatusError   = "execution_error"
 )
 
-// v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our case
-// record (timestamp, score, target, error, duration_ms).
+// v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our record.
 type v4Row struct {
 	TestID          *string     `json:"test_id"`
 	Suite           string      `json:"suite"`
@@ -63,11 +60,9 @@ type v4Score struct {
 	Scores     []v4Score       `json:"scores"` // a composite's members
 }
 
-// fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: the id
-// and dataset (test_id, suite), the graders as evaluator results with their passed and
-// failed assertions as hits and misses, and an execution error as the error verdict. A
-// scored row keeps no verdict: readers grade it with their case threshold. The answer is in
-// a file of the run directory (see answerPath), read by the scan of a file.
+// fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: graders'
+// assertions become hits and misses, an execution error the error verdict. A scored row
+// keeps no verdict: readers grade it with their case threshold.
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
 	r.FromV4Index = true
@@ -142,8 +137,8 @@ func v4Results(scores []v4Score) []EvaluatorResult {
 // maxAnswerBytes bounds the answer read from a 4.x run directory's answer file.
 const maxAnswerBytes = 1 << 20
 
-// readAnswer reads the answer file a 4.x row names, relative to its run directory: only a
-// regular file inside it, at most maxAnswerBytes. Anything else leaves the answer empty.
+// readAnswer reads the answer file a 4.x row names: only a regular file inside the run
+// directory, at most maxAnswerBytes; anything else leaves the answer empty.
 func readAnswer(dir, rel string) string {
 	if rel == "" || filepath.IsAbs(rel) {
 		return ""
@@ -161,9 +156,8 @@ func readAnswer(dir, rel string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// ResolvePath returns the results file a path names: the path itself, or for a directory
-// (the folder of one of our runs, or a 4.x run directory) its results.jsonl, else its
-// index.jsonl. A path that does not exist is returned as it is, for the caller to report.
+// ResolvePath returns the results file a path names: the path itself, or a directory's
+// results.jsonl, else its index.jsonl. A missing path is returned as it is.
 func ResolvePath(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
@@ -180,8 +174,7 @@ func ResolvePath(path string) (string, error) {
 	return "", fmt.Errorf("%s is a directory without results.jsonl or %s (a results file, or a run directory, is expected)", path, IndexFile)
 }
 
-// v4OutRow is a row of the index.jsonl this program writes for a 4.x run directory: the
-// fields 4.42.4's readers (compare, results) use.
+// v4OutRow is a row of the index.jsonl this program writes: the fields 4.42.4's readers use.
 type v4OutRow struct {
 	Timestamp       string         `json:"timestamp"`
 	TestID          string         `json:"test_id"`
@@ -267,17 +260,14 @@ func v4RowOf(r *Record) *v4OutRow {
 
 // RunDirOptions change how WriteRunDir writes a run directory.
 type RunDirOptions struct {
-	// Fresh, when set and dir already holds an index.jsonl, keeps that file's rows and adds
-	// rows and test folders only for the records Fresh accepts (those run this time), as
-	// 4.42.4's --rerun-failed updates the run it reruns (see appendRows).
+	// Fresh, when set and dir holds an index.jsonl, keeps its rows and adds rows and test
+	// folders only for the records Fresh accepts, as 4.42.4's --rerun-failed (see appendRows).
 	Fresh func(r *Record) bool
 }
 
-// WriteRunDir writes the AgentV 4.x run layout into dir from the case records of the
-// results file at resultsPath: index.jsonl (a row per case record, which 4.42.4's `agentv
-// compare`, `results` and `inspect` read), a folder per test (rundir4.go), benchmark.json
-// (per target, the mean and standard deviation of the scores of the cases that did not
-// error, as 4.42.4 summarises) and timing.json. Each file is written whole or not at all.
+// WriteRunDir writes the AgentV 4.x run layout into dir from the results file at
+// resultsPath: index.jsonl, a folder per test (rundir4.go), benchmark.json (per target, as
+// 4.42.4 summarises the cases that did not error) and timing.json, each whole or not at all.
 func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create the run directory: %w", err)

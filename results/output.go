@@ -8,8 +8,7 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// outputMessage is an output message as 4.x writes it: role, name, content (text, a list of
-// items or an object, verbatim) and tool_calls verbatim.
+// outputMessage is an output message as 4.x writes it.
 type outputMessage struct {
 	Role      string          `json:"role"`
 	Name      string          `json:"name,omitempty"`
@@ -23,8 +22,7 @@ type outputMessage struct {
 const maxOutput = 4 * textcap.Max
 
 // OutputOf is msgs as a record's Output: nil when they are at most one assistant message
-// with no tool calls, which the record's candidate answer already holds, so that records of
-// plain answers stay as they were; each text capped as an answer is.
+// with no tool calls (the candidate answer holds it); each text capped as an answer is.
 func OutputOf(msgs []suite.Message) json.RawMessage {
 	if len(msgs) == 0 || (len(msgs) == 1 && msgs[0].Role == suite.RoleAssistant && len(msgs[0].ToolCalls) == 0) {
 		return nil

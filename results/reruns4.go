@@ -71,11 +71,10 @@ func (f *freshRows) add(row *v4OutRow) error {
 }
 
 // appendRows writes the index.jsonl of a run rerun as 4.42.4's --rerun-failed leaves it
-// (run-artifacts.ts, rewriteExistingIndexRecords; run-eval.ts:1482): the earlier rows, a row
-// of a test run again replaced by its new row, then the new rows appended, so such a test
-// is listed twice with its new result. A row of another suite is never replaced (4.42.4
-// matches by test id and target alone); a line that does not parse is kept as it is
-// (4.42.4 drops it).
+// (run-artifacts.ts, rewriteExistingIndexRecords; run-eval.ts:1482): the earlier rows, those
+// of tests run again replaced by their new rows, then the new rows appended. A row of another
+// suite is never replaced (4.42.4 matches by test id and target alone); a line that does not
+// parse is kept (4.42.4 drops it).
 func appendRows(w io.Writer, earlier []byte, fresh *freshRows) error {
 	for _, line := range bytes.Split(earlier, []byte("\n")) {
 		t := bytes.TrimSpace(line)

@@ -14,15 +14,11 @@ import (
 	"github.com/agentv/action/internal/atomicfile"
 )
 
-// AgentV 4.42.4's run directory holds a folder per test beside index.jsonl (its
-// packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
-// grading.json (the test's assertions, a summary, execution metrics and its graders),
-// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks),
-// outputs/answer.md and outputs/response.md (the answer), and outputs/trace.json and
-// outputs/transcript.jsonl (what the target did, trace4.go). The index row names them
-// (artifact_dir, grading_path, ...), and 4.42.4's `results`, `inspect` and `compare` read a
-// test's assertions, input and answer from there. Model text goes into the JSON files
-// JSON-encoded and into the .md files as the bytes it is, never interpreted.
+// AgentV 4.42.4's run directory holds a folder per test beside index.jsonl
+// (packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
+// grading.json, timing.json, input.md, outputs/answer.md and response.md, and
+// outputs/trace.json and transcript.jsonl (trace4.go); the index row names them. Model text
+// goes into the JSON files JSON-encoded and into the .md files as it is.
 
 // v4Artifacts are the per-test paths of an index row, relative to the run directory.
 type v4Artifacts struct {
@@ -98,8 +94,8 @@ func asserted(hits, misses []string) []Assertion {
 	return out
 }
 
-// gradingOf is record r's grading.json. The test's assertions are its graders' in order (a
-// test the target gave no answer holds one failed `Error: ...`), as 4.42.4 flattens them.
+// gradingOf is record r's grading.json: its graders' assertions in order (an errored test
+// without any holds one failed `Error: ...`), as 4.42.4 flattens them.
 func gradingOf(r *Record, row *v4OutRow) *v4Grading {
 	g := &v4Grading{Assertions: []v4GradedAssertion{}}
 	for i := range r.EvaluatorResults {
@@ -216,16 +212,15 @@ func artifactSegment(v, fallback string) string {
 	return v
 }
 
-// artifactFile is a file of a test's folder: rel its path in the run directory, data
-// JSON-encoded, or a string written as it is.
+// artifactFile is a file of a test's folder: data JSON-encoded, or a string as it is.
 type artifactFile struct {
 	rel  string
 	data any
 }
 
 // writeTestArtifacts writes record r's folder in run directory dir and returns the paths the
-// row names. A test on several targets shares its folder across them, the last written
-// winning, as in 4.42.4.
+// row names. A test on several targets shares its folder, the last written winning, as in
+// 4.42.4.
 func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, error) {
 	sub := artifactSegment(r.EvalID, "unknown")
 	if r.Dataset != "" {

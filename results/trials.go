@@ -101,10 +101,7 @@ func BestTrial(trials []Trial) int {
 }
 
 // RegradeTrials grades a record's trials again with threshold (the record's own when its
-// eval file set one) and aggregates them again with the record's strategy; the record's
-// Verdict and Flaky change, not its trials' scores. Trials whose verdicts pass at a fixed
-// score (Record.TrialPassAt, AgentV 4.x files) keep them. A record without trials is left
-// alone.
+// eval file set one, or TrialPassAt) and aggregates them again: Verdict and Flaky change.
 func RegradeTrials(r *Record, threshold float64) {
 	if len(r.Trials) == 0 {
 		return
@@ -166,8 +163,7 @@ func mean(xs []float64) float64 {
 }
 
 // interval95 is the 95% confidence interval of the mean of xs: mean ± t·s/√n with Student's
-// t for n-1 degrees of freedom (1.96 from 30 on), clamped to 0–1. One sample gives the
-// point interval at its value.
+// t for n-1 degrees of freedom, clamped to 0–1.
 func interval95(xs []float64) *TrialInterval {
 	m := mean(xs)
 	n := len(xs)
