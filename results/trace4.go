@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -296,36 +297,19 @@ func parseISO(s string) (int64, bool) {
 	return t.UnixMilli(), true
 }
 
-// encodeURIComponent is JavaScript's: everything but letters, digits and -_.!~*'() escaped.
-func encodeURIComponent(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
+// uriComponent makes url.QueryEscape JavaScript's encodeURIComponent, which also keeps !'()*
+// and writes a space as %20.
+var uriComponent = strings.NewReplacer("+", "%20", "%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
 
 func keyValue(s string) string {
 	if s == "" {
 		return "~"
 	}
-	return encodeURIComponent(s)
+	return uriComponent.Replace(url.QueryEscape(s))
 }
 
-// scoreSource is where 4.42.4 says a score came from.
-func scoreSource(typ string) string {
-	switch typ {
-	case "code-grader":
-		return "code"
-	case "llm-grader":
-		return "llm"
-	}
-	return "agentv"
-}
+// scoreSources are where 4.42.4 says a score came from, by grader type ("agentv" else).
+var scoreSources = map[string]string{"code-grader": "code", "llm-grader": "llm"}
 
 // traceOf builds record r's trace envelope; runID is the run directory's name, createdAt
 // the time it is written.
@@ -497,12 +481,9 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	}
 	for _, s := range row.Scores {
 		ts := traceScore{Name: s.Name, Type: s.Type, Score: s.Score, Weight: s.Weight, Verdict: s.Verdict,
-			Source: scoreSource(s.Type), EvaluatedAt: row.Timestamp, TargetSpanID: rootID}
+			Source: cmp.Or(scoreSources[s.Type], "agentv"), EvaluatedAt: row.Timestamp, TargetSpanID: rootID}
 		ts.Evidence.SpanIDs = []string{rootID}
-		ts.Evidence.Assertions = []Assertion{}
-		for _, as := range s.Assertions {
-			ts.Evidence.Assertions = append(ts.Evidence.Assertions, Assertion{Text: as.Text, Passed: as.Passed})
-		}
+		ts.Evidence.Assertions = s.Assertions // hits and misses: no evidence
 		ts.Evidence.Details = s.Details
 		env.Scores = append(env.Scores, ts)
 	}
