@@ -329,10 +329,8 @@ func storable(accept Accept, resp *providers.Response) bool {
 // cachedHealth keeps the provider's healthcheck.
 type cachedHealth struct {
 	*cached
-	hc providers.HealthChecker
+	providers.HealthChecker
 }
-
-func (c *cachedHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }
 
 // cachedBatch answers a batch's cached requests from the store and sends only the others.
 type cachedBatch struct {
@@ -393,7 +391,5 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 
 type cachedBatchHealth struct {
 	cachedBatch
-	hc providers.HealthChecker
+	providers.HealthChecker
 }
-
-func (c *cachedBatchHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }
