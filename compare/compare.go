@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sync"
 
@@ -284,13 +285,11 @@ func caseSeed(x *Case) uint64 {
 // than one dataset.
 func datasets(cases []*Case) []Dataset {
 	at := map[string]*Dataset{}
-	var names []string
 	for _, x := range cases {
 		d := at[x.Dataset]
 		if d == nil {
 			d = &Dataset{Name: x.Dataset}
 			at[x.Dataset] = d
-			names = append(names, x.Dataset)
 		}
 		if x.Before == nil || x.After == nil {
 			continue
@@ -305,12 +304,11 @@ func datasets(cases []*Case) []Dataset {
 			d.Improved++
 		}
 	}
-	if len(names) < 2 {
+	if len(at) < 2 {
 		return nil
 	}
-	slices.Sort(names)
-	out := make([]Dataset, 0, len(names))
-	for _, n := range names {
+	out := make([]Dataset, 0, len(at))
+	for _, n := range slices.Sorted(maps.Keys(at)) {
 		d := *at[n]
 		if d.Compared > 0 {
 			d.Before /= float64(d.Compared)
