@@ -5,8 +5,6 @@
 package compare
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -144,74 +142,71 @@ type baseTrial struct {
 // Read reads a baseline from a results JSONL stream (see Load).
 func Read(r io.Reader) (*Baseline, error) {
 	b := &Baseline{cases: map[Key][]*baseCase{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for n := 1; sc.Scan(); n++ {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var l baseLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return nil, fmt.Errorf("line %d: not a results record: %w", n, err)
-		}
-		if l.Kind != nil {
-			continue // a run record
-		}
-		id := strings.TrimSpace(l.EvalID)
-		if id == "" {
-			id = strings.TrimSpace(l.TestID)
-		}
-		if id == "" {
-			return nil, fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
-		}
-		if l.Score == nil {
-			return nil, fmt.Errorf("line %d: field score: missing in case %q", n, id)
-		}
-		if l.Dataset == "" {
-			l.Dataset = l.Suite
-		}
-		if l.ExecutionStatus == "execution_error" && l.Error == "" {
-			l.Error = "execution error"
-		}
-		k := Key{l.Dataset, id}
-		v4 := strings.TrimSpace(l.EvalID) == ""
-		var again *baseCase // a 4.x row a rerun appended: it replaces the earlier one
-		for _, c := range b.cases[k] {
-			if c.target == l.Target {
-				if !v4 {
-					return nil, fmt.Errorf("line %d: case %q of dataset %q repeats line %d", n, id, l.Dataset, c.line)
-				}
-				again = c
-			}
-		}
-		errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
-		s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
-		if l.Trials.Total > len(l.Trials.Items) {
-			b.cut++
-			if len(b.cutAt) < maxCutListed {
-				b.cutAt = append(b.cutAt, fmt.Sprintf("line %d: %q holds %d", n, id, l.Trials.Total))
-			}
-		}
-		for _, t := range l.Trials.Items {
-			terr := t.Error != "" || t.Verdict == string(results.VerdictError)
-			s.Trials = append(s.Trials, counted(t.Score, terr))
-		}
-		s.PassAtK = passAtK(l.TrialStrategy, len(s.Trials))
-		if again != nil { // AgentV 4.42.4's readers keep a test's last row on a target
-			again.side, again.line = s, n
-			continue
-		}
-		if len(b.cases[k]) == 0 {
-			b.order = append(b.order, k)
-		}
-		b.cases[k] = append(b.cases[k], &baseCase{target: l.Target, side: s, line: n})
-		b.count++
-	}
-	if err := sc.Err(); err != nil {
+	if err := results.EachLine(r, b.add); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// add reads line n of a baseline.
+func (b *Baseline) add(raw []byte, n int) error {
+	var l baseLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return fmt.Errorf("line %d: not a results record: %w", n, err)
+	}
+	if l.Kind != nil {
+		return nil // a run record
+	}
+	id := strings.TrimSpace(l.EvalID)
+	if id == "" {
+		id = strings.TrimSpace(l.TestID)
+	}
+	if id == "" {
+		return fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
+	}
+	if l.Score == nil {
+		return fmt.Errorf("line %d: field score: missing in case %q", n, id)
+	}
+	if l.Dataset == "" {
+		l.Dataset = l.Suite
+	}
+	if l.ExecutionStatus == "execution_error" && l.Error == "" {
+		l.Error = "execution error"
+	}
+	k := Key{l.Dataset, id}
+	v4 := strings.TrimSpace(l.EvalID) == ""
+	var again *baseCase // a 4.x row a rerun appended: it replaces the earlier one
+	for _, c := range b.cases[k] {
+		if c.target == l.Target {
+			if !v4 {
+				return fmt.Errorf("line %d: case %q of dataset %q repeats line %d", n, id, l.Dataset, c.line)
+			}
+			again = c
+		}
+	}
+	errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
+	s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
+	if l.Trials.Total > len(l.Trials.Items) {
+		b.cut++
+		if len(b.cutAt) < maxCutListed {
+			b.cutAt = append(b.cutAt, fmt.Sprintf("line %d: %q holds %d", n, id, l.Trials.Total))
+		}
+	}
+	for _, t := range l.Trials.Items {
+		terr := t.Error != "" || t.Verdict == string(results.VerdictError)
+		s.Trials = append(s.Trials, counted(t.Score, terr))
+	}
+	s.PassAtK = passAtK(l.TrialStrategy, len(s.Trials))
+	if again != nil { // AgentV 4.42.4's readers keep a test's last row on a target
+		again.side, again.line = s, n
+		return nil
+	}
+	if len(b.cases[k]) == 0 {
+		b.order = append(b.order, k)
+	}
+	b.cases[k] = append(b.cases[k], &baseCase{target: l.Target, side: s, line: n})
+	b.count++
+	return nil
 }
 
 // verdict is a record's verdict; AgentV 2.5 records have none, and count as scored.

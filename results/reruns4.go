@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -23,15 +22,9 @@ func supersededRows(path string) (map[int]bool, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	last := map[[3]string]int{}
 	var out map[int]bool
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = EachLine(f, func(b []byte, n int) error {
 		var row struct {
 			Kind   *string `json:"record"`
 			EvalID string  `json:"eval_id"`
@@ -40,7 +33,7 @@ func supersededRows(path string) (map[int]bool, error) {
 			Target string  `json:"target"`
 		}
 		if json.Unmarshal(b, &row) != nil || row.Kind != nil || row.EvalID != "" || row.TestID == nil {
-			continue
+			return nil
 		}
 		k := [3]string{row.Suite, *row.TestID, row.Target}
 		if prev, ok := last[k]; ok {
@@ -50,8 +43,9 @@ func supersededRows(path string) (map[int]bool, error) {
 			out[prev] = true
 		}
 		last[k] = n
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // freshRows are the index rows of the records a rerun ran, in order, by test and target.

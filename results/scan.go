@@ -36,15 +36,7 @@ type caseLine struct {
 // line, after v has seen every line before it. dir, when set, is the folder of the file read,
 // where the answers of AgentV 4.x rows are.
 func scanLines(r io.Reader, v Visitor, dir string) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return EachLine(r, func(b []byte, n int) error {
 		l := new(caseLine)
 		if err := json.Unmarshal(b, l); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
@@ -60,22 +52,32 @@ func scanLines(r io.Reader, v Visitor, dir string) error {
 					l.CandidateAnswer = readAnswer(dir, l.answerPath())
 				}
 			}
-			if v.Case != nil {
-				if err := v.Case(&l.Record, n); err != nil {
-					return err
-				}
+			if v.Case == nil {
+				return nil
 			}
-			continue
+			return v.Case(&l.Record, n)
 		}
 		if v.Run == nil {
-			continue
+			return nil
 		}
 		run := new(RunRecord)
 		if err := json.Unmarshal(b, run); err != nil {
 			return fmt.Errorf("line %d: run record: %w", n, err)
 		}
-		if err := v.Run(run, n); err != nil {
-			return err
+		return v.Run(run, n)
+	})
+}
+
+// EachLine calls fn with each non-blank line of r, trimmed, and its 1-based number (lines of
+// up to 256 MiB); an error from fn stops it and is returned.
+func EachLine(r io.Reader, fn func(line []byte, n int) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for n := 1; sc.Scan(); n++ {
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := fn(b, n); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.Err()
