@@ -15,6 +15,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -55,24 +56,17 @@ type Baseline struct {
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
-	cut    int      // cases whose trials were cut to a run's maximum
-	cutAt  []string // the first few of them
+	cut    gate.Listed // cases whose trials were cut to a run's maximum
 }
-
-// maxCutListed bounds how many cut cases Note lists.
-const maxCutListed = 5
 
 // Note says which cases held more trials than a run records ("" when none).
 func (b *Baseline) Note() string {
-	if b.cut == 0 {
+	n := b.cut.N
+	if n == 0 {
 		return ""
 	}
-	at := strings.Join(b.cutAt, "; ")
-	if b.cut > maxCutListed {
-		at += "; ..."
-	}
 	return fmt.Sprintf("baseline %s: %d %s more trials than the %d a run records (%s): only the first %d of each are compared",
-		b.Source, b.cut, plural(b.cut, "case holds", "cases hold"), suite.MaxTrials, at, suite.MaxTrials)
+		b.Source, n, plural(n, "case holds", "cases hold"), suite.MaxTrials, b.cut.String(), suite.MaxTrials)
 }
 
 func plural(n int, one, many string) string {
@@ -187,10 +181,7 @@ func (b *Baseline) add(raw []byte, n int) error {
 	errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
 	s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
 	if l.Trials.Total > len(l.Trials.Items) {
-		b.cut++
-		if len(b.cutAt) < maxCutListed {
-			b.cutAt = append(b.cutAt, fmt.Sprintf("line %d: %q holds %d", n, id, l.Trials.Total))
-		}
+		b.cut.Add("line %d: %q holds %d", n, id, l.Trials.Total)
 	}
 	for _, t := range l.Trials.Items {
 		terr := t.Error != "" || t.Verdict == string(results.VerdictError)

@@ -49,14 +49,36 @@ func (x *caseIndex) add(rec *results.Record, id string, file, line int) (casePos
 	return casePos{}, true
 }
 
+// Listed counts the items of a problem and keeps the first few (maxListed) described.
+type Listed struct {
+	N     int
+	first []string
+}
+
+// Add counts an item, described by format and args when it is among the first few.
+func (l *Listed) Add(format string, args ...any) {
+	l.N++
+	if len(l.first) < maxListed {
+		l.first = append(l.first, fmt.Sprintf(format, args...))
+	}
+}
+
+// String lists the first few items, with "; ..." when there are more.
+func (l *Listed) String() string {
+	s := strings.Join(l.first, "; ")
+	if l.N > maxListed {
+		s += "; ..."
+	}
+	return s
+}
+
 // MergeCheck finds case records of one results file that repeat a case of another, which
 // make the merge invalid (its replay would find them); repeats within one file are that
 // file's replay's to report. Call File before the case records of each file, then Case.
 type MergeCheck struct {
 	index caseIndex
 	names []string
-	dups  []string // the first few repeats, described
-	ndups int
+	dups  Listed
 }
 
 // File starts the case records of the results file called name.
@@ -75,23 +97,15 @@ func (m *MergeCheck) Case(rec *results.Record, line int) {
 	if ok || int(first.file) == cur {
 		return
 	}
-	m.ndups++
-	if len(m.dups) < maxListed {
-		m.dups = append(m.dups, fmt.Sprintf("%s line %d repeats %q of %s line %d",
-			m.names[cur], line, id, m.names[first.file], first.line))
-	}
+	m.dups.Add("%s line %d repeats %q of %s line %d", m.names[cur], line, id, m.names[first.file], first.line)
 }
 
 // Problems returns why the files cannot merge, nil when they can.
 func (m *MergeCheck) Problems() []string {
-	if m.ndups == 0 {
+	if m.dups.N == 0 {
 		return nil
-	}
-	at := strings.Join(m.dups, "; ")
-	if m.ndups > maxListed {
-		at += "; ..."
 	}
 	return []string{fmt.Sprintf("%d case %s in more than one of the merged files (the same case, eval file, dataset and target; "+
 		"merge the results of different cases, or of one case against different targets): %s",
-		m.ndups, plural(m.ndups, "record is", "records are"), at)}
+		m.dups.N, plural(m.dups.N, "record is", "records are"), m.dups.String())}
 }
