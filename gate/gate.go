@@ -5,9 +5,13 @@ package gate
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/stats"
 )
 
 // Outcome is the result of a whole run.
@@ -211,4 +215,84 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Regression thresholds (Options): a run compared with a baseline fails when more cases
+// regressed than MaxRegressions, or when the mean score fell by more than MaxMeanDrop with
+// the whole interval of the fall below zero. Unset (nil), they only report.
+
+// Baseline is what the gate needs of a comparison with a baseline run.
+type Baseline struct {
+	// Regressions are the labels of the regressed cases, worst first.
+	Regressions []string
+	// MeanDelta is the change of the mean score over the cases both runs have, with its
+	// interval.
+	MeanDelta stats.Interval
+	Compared  int // cases both runs have
+}
+
+// listedMax is how many regressed cases a reason names.
+const listedMax = 10
+
+// regressionReasons returns why the comparison with the baseline fails the run, if it does.
+func regressionReasons(b *Baseline, o Options) []string {
+	if b == nil {
+		return nil
+	}
+	var why []string
+	if n := len(b.Regressions); o.MaxRegressions != nil && n > *o.MaxRegressions {
+		names := b.Regressions[:min(n, listedMax)]
+		list := strings.Join(names, ", ")
+		if n > listedMax {
+			list += fmt.Sprintf(" and %d more", n-listedMax)
+		}
+		why = append(why, fmt.Sprintf("%d %s regressed against the baseline (max-regressions %d): %s",
+			n, plural(n, "case", "cases"), *o.MaxRegressions, list))
+	}
+	if d := o.MaxMeanDrop; d != nil && b.Compared > 0 && b.MeanDelta.Estimate < -*d && b.MeanDelta.Below() {
+		why = append(why, fmt.Sprintf("mean score fell %.3f against the baseline (95%% interval %+.3f to %+.3f), more than max-mean-drop %s",
+			-b.MeanDelta.Estimate, b.MeanDelta.Lo, b.MeanDelta.Hi, strconv.FormatFloat(*d, 'g', -1, 64)))
+	}
+	return why
+}
+
+// Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
+// files set.
+func Tally(recs []*results.Record) Counts {
+	c := TallySeq(func(yield func(results.Verdict, float64) bool) {
+		for _, r := range recs {
+			if !yield(r.Verdict, r.Score) {
+				return
+			}
+		}
+	})
+	for _, r := range recs {
+		if r.CaseThreshold != nil {
+			c.AddOwnThreshold(*r.CaseThreshold)
+		}
+	}
+	return c
+}
+
+// TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.
+func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
+	var c Counts
+	var sum stats.Sum // the same mean whatever order the cases finished in
+	for v, score := range cases {
+		c.Total++
+		switch v {
+		case results.VerdictPass:
+			c.Passed++
+			sum.Add(score)
+		case results.VerdictFail:
+			c.Failed++
+			sum.Add(score)
+		default:
+			c.Errors++
+		}
+	}
+	if c.Total > 0 {
+		c.MeanScore = sum.Mean(c.Total)
+	}
+	return c
 }
