@@ -44,9 +44,8 @@ func trialOf(ctx context.Context) int {
 	return n
 }
 
-// keyDoc is what a key hashes: everything that decides a provider's answer. Request is the
-// whole request as the provider receives it (see requestDoc), so a field added to
-// providers.Request is in the key without anyone remembering to add it here.
+// keyDoc is what a key hashes. Request is the whole request (see requestDoc), so a field
+// added to providers.Request is in the key without anyone remembering to add it here.
 type keyDoc struct {
 	Version  int               `json:"v"`
 	Kind     string            `json:"kind"`
@@ -57,7 +56,7 @@ type keyDoc struct {
 }
 
 // fileRef is an attachment as the key sees it: its path relative to the eval file's folder
-// (absolute paths differ between machines) and the hash of its contents.
+// and the hash of its contents.
 type fileRef struct {
 	Path string `json:"path"`
 	Hash string `json:"sha256"`
@@ -104,8 +103,8 @@ func requestDoc(req *providers.Request) providers.Request {
 	return r
 }
 
-// fileHash is the hash of a file's contents, or a marker for a file that cannot be read (the
-// provider will fail on it, and failures are not stored).
+// fileHash is the hash of a file's contents, or a marker for a file that cannot be read
+// (the provider fails on it, and failures are not stored).
 func (h *hasher) fileHash(path string) string {
 	if v, ok := h.files.Load(path); ok {
 		return v.(string)
@@ -141,8 +140,7 @@ func relOne(dir, p string) string {
 	return filepath.ToSlash(p)
 }
 
-// settingsOf returns the target's settings that reach a request, `${{ VAR }}` references
-// replaced by their values (a changed model variable is a changed request).
+// settingsOf returns the target's settings that reach a request, `${{ VAR }}` resolved.
 func settingsOf(t *targets.Target) map[string]any {
 	out := map[string]any{}
 	for k, s := range t.Settings {

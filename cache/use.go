@@ -18,8 +18,8 @@ type Use struct {
 
 type useKey struct{}
 
-// batched holds the answers of batch calls that went through the cache until their cases
-// take them (Batched): whether each came from the cache.
+// batched holds whether the answers of batch calls came from the cache, until their cases
+// take them (Batched).
 var batched sync.Map // *providers.Response → bool
 
 // Batched counts, in ctx's Use, the cache use of a case's answer that came from a batch call.
@@ -80,10 +80,8 @@ type acceptKey struct{}
 
 type bypassKey struct{}
 
-// WithAccept returns a context whose cached calls store an answer only when accept takes it,
-// and take a stored answer only when accept takes it too (an entry the caller would reject
-// is a miss, so a re-ask reaches the provider). Without an accept, nothing is stored: the
-// cache keeps only what some caller said it used.
+// WithAccept returns a context whose cached calls store, and take from the cache, only an
+// answer accept takes. Without an accept nothing is stored.
 func WithAccept(ctx context.Context, accept Accept) context.Context {
 	return context.WithValue(ctx, acceptKey{}, accept)
 }
@@ -93,9 +91,8 @@ func acceptOf(ctx context.Context) Accept {
 	return a
 }
 
-// Bypass returns a context whose calls go straight to the provider: neither answered from the
-// cache nor stored nor counted. A code judge's target proxy uses it: a script that asks the
-// same question three times wants three answers.
+// Bypass returns a context whose calls go straight to the provider, uncounted: a code
+// judge's script that asks the same question three times wants three answers.
 func Bypass(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bypassKey{}, true)
 }

@@ -18,25 +18,17 @@ type TrialsOutcome struct {
 }
 
 // AggregateTrials combines a case's trials by strategy (suite.TrialsPassAtK when empty):
-//
-//   - pass_at_k: the best trial's score; passes when a trial reached threshold.
-//   - mean: the mean score; passes when it reaches threshold.
-//   - confidence_interval: the lower bound of the 95% interval of the mean score (Student's
-//     t, clamped to 0–1); passes when that bound reaches threshold.
+// pass_at_k takes the best trial's score and passes when a trial reached threshold; mean the
+// mean score, confidence_interval the lower bound of its 95% interval, passing when that
+// reaches threshold.
 //
 // With anyPass (no suite threshold and no --threshold) mean and confidence_interval pass,
-// like pass_at_k, when a trial reached threshold: AgentV 4.42.4 grades each trial's status
-// with the test's own threshold (or 0.8) and calls the test ok when any trial's is
-// (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials, line 2329), whatever
-// the aggregate score; only a threshold its summary is given compares the aggregate
-// (apps/cli/src/commands/eval/statistics.ts, line 141).
-//
-// Whether a trial reached threshold is read from its score, not its Verdict: a 4.x trial's
-// verdict is 4.42.4's, at 0.8 whatever the threshold (see Record.TrialPassAt). Verdicts only
-// count the passed trials, which make a case flaky when some passed and some did not.
-//
-// An errored trial scores 0. The case is errored only when every trial errored: one trial
-// that ran is enough to judge the case by. trials must not be empty.
+// like pass_at_k, when a trial reached threshold: AgentV 4.42.4 calls the test ok when any
+// trial's status is (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials,
+// line 2329); only a threshold its summary is given compares the aggregate
+// (apps/cli/src/commands/eval/statistics.ts, line 141). Whether a trial reached threshold is
+// read from its score: a 4.x trial's verdict is at 0.8 whatever the threshold. Verdicts only
+// make a case flaky. An errored trial scores 0; the case errors only when every trial did.
 func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass bool) TrialsOutcome {
 	var out TrialsOutcome
 	scores := make([]float64, len(trials))
