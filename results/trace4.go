@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -524,15 +524,9 @@ func transcriptOf(env *traceEnvelope, row *v4OutRow) []transcriptRow {
 		}
 	}
 	// 4.42.4 pairs a message's calls with the tool spans in time order.
-	sort.SliceStable(tools, func(i, j int) bool {
-		a, b := tools[i], tools[j]
-		if a.startMS != b.startMS {
-			return a.startMS < b.startMS
-		}
-		if a.endMS != b.endMS {
-			return a.endMS < b.endMS
-		}
-		return a.SpanID < b.SpanID
+	slices.SortStableFunc(tools, func(a, b *traceSpan) int {
+		return cmp.Or(cmp.Compare(a.startMS, b.startMS), cmp.Compare(a.endMS, b.endMS),
+			cmp.Compare(a.SpanID, b.SpanID))
 	})
 	used := make([]bool, len(tools))
 	src := env.Source
