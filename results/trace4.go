@@ -121,10 +121,8 @@ func traceMessagesOf(r *Record) []traceMessage {
 	if len(output) == 0 {
 		return input
 	}
-	for _, m := range output {
-		if m.Role == "user" || m.Role == "system" {
-			return output
-		}
+	if slices.ContainsFunc(output, func(m traceMessage) bool { return m.Role == "user" || m.Role == "system" }) {
+		return output // it holds the whole conversation
 	}
 	if len(input) == 1 && input[0].Role == output[0].Role && string(input[0].Content) == string(output[0].Content) {
 		return output
