@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -151,19 +152,14 @@ func (b *Baseline) add(raw []byte, n int) error {
 	if l.Kind != nil {
 		return nil // a run record
 	}
-	id := strings.TrimSpace(l.EvalID)
-	if id == "" {
-		id = strings.TrimSpace(l.TestID)
-	}
+	id := cmp.Or(strings.TrimSpace(l.EvalID), strings.TrimSpace(l.TestID))
 	if id == "" {
 		return fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
 	}
 	if l.Score == nil {
 		return fmt.Errorf("line %d: field score: missing in case %q", n, id)
 	}
-	if l.Dataset == "" {
-		l.Dataset = l.Suite
-	}
+	l.Dataset = cmp.Or(l.Dataset, l.Suite)
 	if l.ExecutionStatus == "execution_error" && l.Error == "" {
 		l.Error = "execution error"
 	}

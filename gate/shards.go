@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -59,10 +60,7 @@ func CheckShards(files []ShardFile) []string {
 			for _, f := range byPlan[k] {
 				ns = append(ns, f.Name)
 			}
-			plan := k.plan
-			if plan == "" {
-				plan = "unknown (the run did not finish)"
-			}
+			plan := cmp.Or(k.plan, "unknown (the run did not finish)")
 			parts = append(parts, fmt.Sprintf("%s (%d shards, plan %s)", names(ns), k.count, plan))
 		}
 		return append(problems, "the results files are shards of different plans (other cases selected, or another shard count): "+strings.Join(parts, "; "))

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,9 +68,7 @@ func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
 	r.FromV4Index = true
 	r.V4Status = v.ExecutionStatus
-	if r.Dataset == "" {
-		r.Dataset = v.Suite
-	}
+	r.Dataset = cmp.Or(r.Dataset, v.Suite)
 	r.EvaluatorResults = v4Results(v.Scores)
 	for _, e := range r.EvaluatorResults {
 		r.Hits = append(r.Hits, e.Hits...)
@@ -83,9 +82,7 @@ func fromV4(r *Record, v *v4Row) {
 	}
 	if v.ExecutionStatus == v4StatusError {
 		r.Verdict = VerdictError
-		if r.Error == "" {
-			r.Error = "execution error (AgentV 4.x gave no reason)"
-		}
+		r.Error = cmp.Or(r.Error, "execution error (AgentV 4.x gave no reason)")
 	}
 	if v.CostUSD != nil || v.TokenUsage != nil {
 		ts := &TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}, CostUSD: v.CostUSD}
@@ -100,12 +97,7 @@ func fromV4(r *Record, v *v4Row) {
 }
 
 // answerPath is the answer file a 4.x row names, relative to its run directory.
-func (v *v4Row) answerPath() string {
-	if v.AnswerPath != "" {
-		return v.AnswerPath
-	}
-	return v.OutputPath
-}
+func (v *v4Row) answerPath() string { return cmp.Or(v.AnswerPath, v.OutputPath) }
 
 func v4Results(scores []v4Score) []EvaluatorResult {
 	if len(scores) == 0 {
@@ -119,9 +111,7 @@ func v4Results(scores []v4Score) []EvaluatorResult {
 		if s.Weight != nil {
 			e.Weight = *s.Weight
 		}
-		if e.Verdict == "" {
-			e.Verdict = PassFail(s.Score) // a 4.x grader's verdict when the row leaves it out
-		}
+		e.Verdict = cmp.Or(e.Verdict, PassFail(s.Score)) // a 4.x grader's verdict when the row leaves it out
 		for _, a := range s.Assertions {
 			if a.Passed {
 				e.Hits = append(e.Hits, a.Text)

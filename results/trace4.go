@@ -312,10 +312,7 @@ var scoreSources = map[string]string{"code-grader": "code", "llm-grader": "llm"}
 // traceOf builds record r's trace envelope; runID is the run directory's name, createdAt
 // the time it is written.
 func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt time.Time) *traceEnvelope {
-	suite, target, testID := r.Dataset, row.Target, row.TestID
-	if target == "" {
-		target = "unknown"
-	}
+	suite, target, testID := r.Dataset, cmp.Or(row.Target, "unknown"), row.TestID
 	traceID := hashHex(32, "execution-trace", row.Timestamp, suite, testID, target, runID)
 	rootID := hashHex(16, traceID, "root")
 	msgs := traceMessagesOf(r)
