@@ -3,6 +3,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,14 +97,11 @@ func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRu
 	if err != nil {
 		return err
 	}
-	cwd := h.Cwd
-	if cwd == "" {
-		cwd = evalDir
-	}
 	if h.Timeout > 0 {
 		timeout = h.Timeout
 	}
-	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cwd, Env: proc.ChildEnv(opts.Env, nil), Stdin: stdin, Timeout: timeout})
+	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(opts.Env, nil),
+		Stdin: stdin, Timeout: timeout})
 	return err
 }
 
