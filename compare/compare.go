@@ -252,22 +252,19 @@ func classify(cases []*Case, margin float64, res *Result) {
 		if x.Class != Unchanged {
 			continue
 		}
+		high, low, level := x.Before, x.After, fallLevel // a rise is the fall from After to Before
 		switch {
 		case x.Delta < -margin-moveEps:
 			x.Class = Regressed
-			if x.Trials() {
-				t := stats.FallTest(x.Before.samples(), x.After.samples(), caseSeed(x))
-				if x.Test, x.Level = &t, fallLevel; t.P > fallLevel {
-					x.Class = Noisy
-				}
-			}
 		case x.Delta > margin+moveEps:
-			x.Class = Improved
-			if x.Trials() {
-				t := stats.FallTest(x.After.samples(), x.Before.samples(), caseSeed(x))
-				if x.Test, x.Level = &t, riseLevel; t.P > riseLevel {
-					x.Class = Noisy
-				}
+			x.Class, high, low, level = Improved, x.After, x.Before, riseLevel
+		default:
+			continue
+		}
+		if x.Trials() {
+			t := stats.FallTest(high.samples(), low.samples(), caseSeed(x))
+			if x.Test, x.Level = &t, level; t.P > level {
+				x.Class = Noisy
 			}
 		}
 	}

@@ -31,9 +31,6 @@ type Interval struct {
 // Below reports whether the whole interval is below zero.
 func (i Interval) Below() bool { return i.Hi < 0 }
 
-// Above reports whether the whole interval is above zero.
-func (i Interval) Above() bool { return i.Lo > 0 }
-
 // DefaultResamples is how many bootstrap resamples an interval uses: enough that the ends of
 // a 95% interval move by well under a thousandth between seeds for suites of tens of cases.
 const DefaultResamples = 10_000
