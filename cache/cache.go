@@ -56,9 +56,6 @@ type Store struct {
 	hash     *hasher
 	warnOnce sync.Once
 	warning  atomic.Pointer[string]
-	hits     atomic.Int64
-	misses   atomic.Int64
-	tokens   atomic.Int64
 }
 
 // Open returns the store of a run; nil when the mode is off.
@@ -74,14 +71,6 @@ func Open(opts Options) *Store {
 
 // Dir returns the cache folder.
 func (s *Store) Dir() string { return s.opts.Dir }
-
-// Totals returns the run's cache hits, misses and the tokens the cached answers had cost.
-func (s *Store) Totals() (hits, misses, tokens int64) {
-	if s == nil {
-		return 0, 0, 0
-	}
-	return s.hits.Load(), s.misses.Load(), s.tokens.Load()
-}
 
 // Warning returns why the run's answers could not be stored, "" when nothing went wrong.
 func (s *Store) Warning() string {
@@ -298,8 +287,6 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 	if u := resp.Usage; u != nil {
 		tokens = u.Input + u.Output
 	}
-	c.store.hits.Add(1)
-	c.store.tokens.Add(tokens)
 	if u := useOf(ctx); u != nil {
 		u.add(true, tokens)
 	}
@@ -307,7 +294,6 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 }
 
 func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
-	c.store.misses.Add(1)
 	if u := useOf(ctx); u != nil {
 		u.add(false, 0)
 	}
