@@ -1,12 +1,9 @@
 // Package cache answers provider calls from earlier runs: a response cache on disk, keyed by
-// everything that decides an answer (provider kind, settings, the whole request, the trial),
-// wrapped around providers at the plan stage so targets and LLM judges use it alike.
+// everything that decides an answer, wrapped around the providers of targets and LLM judges.
 //
-// Only answers their caller accepted are stored (WithAccept), never a reply that was asked
-// again, and a code judge's proxy calls bypass the cache (Bypass). Entries are written under a
-// temporary name and renamed into place, so runs sharing a directory see whole entries or
-// none; an entry that does not read back whole (truncated, corrupt, another format) is a
-// miss, never an error.
+// Only answers their caller accepted are stored (WithAccept). Entries are renamed into place,
+// so runs sharing a directory see whole entries or none; an entry that does not read back
+// whole is a miss, never an error.
 package cache
 
 import (
@@ -21,11 +18,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/targets"
 )
 
 // Mode is how a run uses the cache.
@@ -42,18 +38,15 @@ const (
 type Options struct {
 	Dir     string
 	Mode    Mode
-	Verbose bool // log each miss
-	// Logf receives the misses (with Verbose) and a warning when entries cannot be written.
-	Logf func(format string, args ...any)
-	// Base is the folder the cache folder's path is checked from when Dir is inside it: the
-	// workspace (a checkout), else the working directory. No folder between Base and an entry
-	// may be a symbolic link, Dir's own parents included: a link committed in a checkout would
-	// take reads and writes (and, in the Action, a change of owner) outside it. Base itself
-	// and the folders above it are the runner's or the user's and are not checked; "" (or a
-	// Dir outside Base) checks Dir and below only.
+	Verbose bool                             // log each miss
+	Logf    func(format string, args ...any) // misses (Verbose) and the warning of a failed write
+	// Base is the folder (the checkout) below which no folder down to an entry may be a
+	// symbolic link, Dir's parents included: a committed link would take reads and writes
+	// (and, in the Action, a change of owner) outside it. "" or a Dir outside Base checks Dir
+	// and below only.
 	Base string
 	// Redactor holds the run's secrets: an answer that contains one is not stored, since a
-	// later run (with the secret rotated) would replay it without masking it.
+	// later run (with the secret rotated) would replay it unmasked.
 	Redactor *redact.Redactor
 }
 
@@ -63,13 +56,9 @@ type Store struct {
 	hash     *hasher
 	warnOnce sync.Once
 	warning  atomic.Pointer[string]
-	hits     atomic.Int64
-	misses   atomic.Int64
-	tokens   atomic.Int64
 }
 
-// Open returns the store of a run; nil when the mode is off. A read-write cache creates its
-// folder; one that cannot be created only means nothing is stored (a warning says so).
+// Open returns the store of a run; nil when the mode is off.
 func Open(opts Options) *Store {
 	if opts.Mode == Off || opts.Mode == "" {
 		return nil
@@ -77,20 +66,11 @@ func Open(opts Options) *Store {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	return &Store{opts: opts, hash: newHasher()}
+	return &Store{opts: opts, hash: &hasher{}}
 }
 
 // Dir returns the cache folder.
 func (s *Store) Dir() string { return s.opts.Dir }
-
-// Totals returns the calls the run answered from the cache, the calls it made because the
-// cache had no answer, and the tokens the cached answers had cost.
-func (s *Store) Totals() (hits, misses, tokens int64) {
-	if s == nil {
-		return 0, 0, 0
-	}
-	return s.hits.Load(), s.misses.Load(), s.tokens.Load()
-}
 
 // Warning returns why the run's answers could not be stored, "" when nothing went wrong.
 func (s *Store) Warning() string {
@@ -103,16 +83,14 @@ func (s *Store) Warning() string {
 	return ""
 }
 
-// cacheableKinds are answered from the cache unless a target says `cache: false`: their
-// answer depends only on the request. Agent providers (cli, codex, vscode) may read files the
-// key does not see, so they use the cache only with `cache: true`.
+// cacheableKinds use the cache unless a target says `cache: false`: their answer depends only
+// on the request. Agent providers may read files the key does not see: only `cache: true`.
 var cacheableKinds = map[string]bool{
 	targets.KindOpenAI: true, targets.KindAzure: true, targets.KindAnthropic: true,
 	targets.KindGemini: true, targets.KindMock: true,
 }
 
-// Wrap returns p answering from the cache, or p itself when its target does not use the
-// cache. A target's `cache` setting that is not a boolean is an error.
+// Wrap returns p answering from the cache, or p itself when its target does not use it.
 func (s *Store) Wrap(p providers.Provider) (providers.Provider, error) {
 	t := p.Target()
 	if s == nil || t == nil {
@@ -146,8 +124,7 @@ func (s *Store) path(key string) string {
 	return filepath.Join(s.opts.Dir, fmt.Sprintf("v%d", keyVersion), key[:2], key+".json")
 }
 
-// entryLimit bounds an entry file read back. An answer with its messages is far below it; a
-// larger file, or a device or FIFO planted in the folder, is a miss.
+// entryLimit bounds an entry file read back: a larger file, or a device or FIFO, is a miss.
 const entryLimit = 64 << 20
 
 // lookup returns the stored answer of key, nil on a miss.
@@ -164,9 +141,7 @@ func (s *Store) lookup(key string) *providers.Response {
 }
 
 // linkOnPath returns an error when any folder or file from below Base (see Options) down to
-// p is a symbolic link or not what it should be: the folder may come with a checkout, and a
-// link in it, or in a folder above it in the checkout, would make entries be read from, or
-// written to, a place outside it.
+// p is a symbolic link or not what it should be.
 func (s *Store) linkOnPath(p string) error {
 	top := s.top()
 	rel, err := filepath.Rel(top, p)
@@ -184,8 +159,7 @@ func (s *Store) linkOnPath(p string) error {
 	})
 }
 
-// top is the folder the checks of linkOnPath start below: Base when it holds the cache
-// folder, else the cache folder's parent.
+// top is where linkOnPath starts: Base when it holds the cache folder, else its parent.
 func (s *Store) top() string {
 	dir := filepath.Clean(s.opts.Dir)
 	if b := s.opts.Base; b != "" {
@@ -197,8 +171,7 @@ func (s *Store) top() string {
 	return filepath.Dir(dir)
 }
 
-// store writes the answer of key, unless the mode is read-only. A cache that cannot be
-// written is warned about once and the run goes on.
+// store writes the answer of key unless read-only; a failed write is warned about once.
 func (s *Store) store(key string, resp *providers.Response) {
 	if s.opts.Mode != ReadWrite {
 		return
@@ -222,14 +195,11 @@ func (s *Store) store(key string, resp *providers.Response) {
 	}
 }
 
-// writeAtomic writes b to path under a temporary name and renames it into place: a reader,
-// or another run writing the same entry, sees the whole file or none. The folders on the way
-// are made one by one, none of them a symbolic link.
+// writeAtomic writes b to path under a temporary name renamed into place, making the folders
+// on the way one by one, none of them a symbolic link.
 func (s *Store) writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	top := s.top()
-	// Above top nothing is checked (see Options.Base); below it each folder is made on its
-	// own and checked before the next is made in it.
 	if err := os.MkdirAll(top, 0o755); err != nil {
 		return err
 	}
@@ -280,8 +250,6 @@ var _ providers.Provider = (*cached)(nil)
 
 func (c *cached) Target() *targets.Target { return c.p.Target() }
 
-// Invoke answers from the cache, else calls the provider and stores the answer if the
-// caller accepts it (see WithAccept).
 func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if bypassed(ctx) {
 		return c.p.Invoke(ctx, req)
@@ -309,8 +277,7 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 		return nil
 	}
 	if accept != nil && !accept(resp) {
-		// A stored answer the caller would reject (an older version stored it, or someone
-		// wrote it): asked again, and replaced if the new answer is accepted.
+		// Asked again, and replaced if the new answer is accepted.
 		if c.store.opts.Verbose {
 			c.store.opts.Logf("cache: the stored answer of key %s is not one its caller accepts; asking again", key[:12])
 		}
@@ -320,8 +287,6 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 	if u := resp.Usage; u != nil {
 		tokens = u.Input + u.Output
 	}
-	c.store.hits.Add(1)
-	c.store.tokens.Add(tokens)
 	if u := useOf(ctx); u != nil {
 		u.add(true, tokens)
 	}
@@ -329,7 +294,6 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 }
 
 func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
-	c.store.misses.Add(1)
 	if u := useOf(ctx); u != nil {
 		u.add(false, 0)
 	}
@@ -342,21 +306,17 @@ func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 	}
 }
 
-// storable reports whether an answer may be stored: a whole answer without a reported error
-// that its caller accepted. A judge reply that is no verdict is rejected by its evaluator and
-// asked again, so it is never stored to be replayed to every later ask.
+// storable reports whether an answer may be stored: one without a reported error that its
+// caller accepted (a judge reply that is no verdict would be replayed to every later ask).
 func storable(accept Accept, resp *providers.Response) bool {
 	return resp != nil && resp.Error == "" && accept != nil && accept(resp)
 }
 
-// cachedHealth keeps the provider's healthcheck, so it runs before the first call that
-// misses, as without the cache.
+// cachedHealth keeps the provider's healthcheck.
 type cachedHealth struct {
 	*cached
-	hc providers.HealthChecker
+	providers.HealthChecker
 }
-
-func (c *cachedHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }
 
 // cachedBatch answers a batch's cached requests from the store and sends only the others.
 type cachedBatch struct {
@@ -417,7 +377,5 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 
 type cachedBatchHealth struct {
 	cachedBatch
-	hc providers.HealthChecker
+	providers.HealthChecker
 }
-
-func (c *cachedBatchHealth) HealthCheck(ctx context.Context) error { return c.hc.HealthCheck(ctx) }

@@ -7,16 +7,13 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/agentv/action/targets"
-
 	"github.com/agentv/action/internal/safefile"
-
 	"github.com/agentv/action/providers"
+	"github.com/agentv/action/targets"
 )
 
 // keyVersion is part of every key: bump it when the way requests are rendered for a provider
@@ -47,9 +44,8 @@ func trialOf(ctx context.Context) int {
 	return n
 }
 
-// keyDoc is what a key hashes: everything that decides a provider's answer. Request is the
-// whole request as the provider receives it (see requestDoc), so a field added to
-// providers.Request is in the key without anyone remembering to add it here.
+// keyDoc is what a key hashes. Request is the whole request (see requestDoc), so a field
+// added to providers.Request is in the key without anyone remembering to add it here.
 type keyDoc struct {
 	Version  int               `json:"v"`
 	Kind     string            `json:"kind"`
@@ -60,20 +56,10 @@ type keyDoc struct {
 }
 
 // fileRef is an attachment as the key sees it: its path relative to the eval file's folder
-// (absolute paths differ between machines) and the hash of its contents.
+// and the hash of its contents.
 type fileRef struct {
 	Path string `json:"path"`
 	Hash string `json:"sha256"`
-}
-
-// Key returns the cache key of req sent to target t as trial trial of its case: a SHA-256
-// over the provider kind, the target's settings (endpoint, model, temperature, … with
-// `${{ VAR }}` values resolved; secrets and settings that only change how a call is made are
-// left out) and every field of the request (a grader's own temperature too), attachments by
-// the hash of their contents. ok is false when the request cannot be encoded: such a call
-// goes to the provider and is not stored.
-func Key(t *targets.Target, req *providers.Request, trial int) (key string, ok bool) {
-	return newHasher().key(t, req, trial)
 }
 
 // hasher hashes attachments once per run: the same guideline file is attached to many cases.
@@ -81,8 +67,10 @@ type hasher struct {
 	files sync.Map // absolute path → content hash
 }
 
-func newHasher() *hasher { return &hasher{} }
-
+// key is the cache key of req sent to target t as trial trial of its case: a SHA-256 over
+// the provider kind, the target's settings (`${{ VAR }}` values resolved; secrets and
+// howSettings left out) and every field of the request, attachments by the hash of their
+// contents. ok is false when the request cannot be encoded: such a call is not stored.
 func (h *hasher) key(t *targets.Target, req *providers.Request, trial int) (string, bool) {
 	doc := keyDoc{Version: keyVersion, Kind: t.Kind, Settings: settingsOf(t), Trial: trial, Request: requestDoc(req)}
 	for _, f := range req.Files {
@@ -115,8 +103,8 @@ func requestDoc(req *providers.Request) providers.Request {
 	return r
 }
 
-// fileHash is the hash of a file's contents, or a marker for a file that cannot be read (the
-// provider will fail on it, and failures are not stored).
+// fileHash is the hash of a file's contents, or a marker for a file that cannot be read
+// (the provider fails on it, and failures are not stored).
 func (h *hasher) fileHash(path string) string {
 	if v, ok := h.files.Load(path); ok {
 		return v.(string)
@@ -152,20 +140,14 @@ func relOne(dir, p string) string {
 	return filepath.ToSlash(p)
 }
 
-// settingsOf returns the target's settings that reach a request, `${{ VAR }}` references
-// replaced by their values (a changed model variable is a changed request).
+// settingsOf returns the target's settings that reach a request, `${{ VAR }}` resolved.
 func settingsOf(t *targets.Target) map[string]any {
 	out := map[string]any{}
-	keys := make([]string, 0, len(t.Settings))
-	for k := range t.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for k, s := range t.Settings {
 		if howSettings[k] {
 			continue
 		}
-		v := resolve(t, t.Settings[k].Value)
+		v := resolve(t, s.Value)
 		// Credentials do not change an answer (a rotated key keeps the cache) and must not be
 		// hashed into anything kept; numbers under such names (max_output_tokens) do count.
 		if targets.IsSecretKey(k) && !plain(v) {

@@ -18,8 +18,8 @@ type Use struct {
 
 type useKey struct{}
 
-// batched holds the answers of batch calls that went through the cache until their cases
-// take them (Batched): whether each came from the cache.
+// batched holds whether the answers of batch calls came from the cache, until their cases
+// take them (Batched).
 var batched sync.Map // *providers.Response → bool
 
 // Batched counts, in ctx's Use, the cache use of a case's answer that came from a batch call.
@@ -70,4 +70,34 @@ func (u *Use) Record() *results.CacheUse {
 		return nil
 	}
 	return &results.CacheUse{Hits: u.hits, Misses: u.misses, TokensSaved: u.tokens}
+}
+
+// Accept says whether a caller uses an answer: a target's answer without an error, a judge
+// reply that holds a verdict its evaluator can read.
+type Accept func(*providers.Response) bool
+
+type acceptKey struct{}
+
+type bypassKey struct{}
+
+// WithAccept returns a context whose cached calls store, and take from the cache, only an
+// answer accept takes. Without an accept nothing is stored.
+func WithAccept(ctx context.Context, accept Accept) context.Context {
+	return context.WithValue(ctx, acceptKey{}, accept)
+}
+
+func acceptOf(ctx context.Context) Accept {
+	a, _ := ctx.Value(acceptKey{}).(Accept)
+	return a
+}
+
+// Bypass returns a context whose calls go straight to the provider, uncounted: a code
+// judge's script that asks the same question three times wants three answers.
+func Bypass(ctx context.Context) context.Context {
+	return context.WithValue(ctx, bypassKey{}, true)
+}
+
+func bypassed(ctx context.Context) bool {
+	b, _ := ctx.Value(bypassKey{}).(bool)
+	return b
 }

@@ -5,8 +5,7 @@
 package compare
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -28,8 +28,7 @@ type Side struct {
 	Trials  []float64       // the trials' scores (likewise counted), nil when the case ran once
 	Flaky   bool            // the trials disagreed about passing
 	Verdict results.Verdict // pass, fail or error
-	// PassAtK is set when the trials ran under pass_at_k, which stops them at the first
-	// pass: a case that passed at once has one score, too few for its test to reach a level.
+	// PassAtK is set when the trials ran under pass_at_k, which stops them at the first pass.
 	PassAtK bool
 }
 
@@ -53,32 +52,22 @@ type baseCase struct {
 
 // Baseline is an earlier run's cases, by dataset and id.
 type Baseline struct {
-	// Source names the baseline for people: the file, or the workflow run it came from.
-	Source string
-	// SHA256 is the hex SHA-256 of the file Load read, "" for a baseline Read from a stream.
-	SHA256 string
+	Source string // for people: the file, or the workflow run it came from
+	SHA256 string // of the file Load read, hex; "" for a baseline Read from a stream
 	cases  map[Key][]*baseCase
 	order  []Key // first appearance of each key, for listing removed cases in file order
 	count  int
-	cut    int      // cases whose trials were cut to a run's maximum
-	cutAt  []string // the first few of them
+	cut    gate.Listed // cases whose trials were cut to a run's maximum
 }
 
-// maxCutListed bounds how many cut cases Note lists.
-const maxCutListed = 5
-
-// Note says what the reader should know about the file that is no problem: cases holding
-// more trials than a run records, of which only the first were read. "" when nothing.
+// Note says which cases held more trials than a run records ("" when none).
 func (b *Baseline) Note() string {
-	if b.cut == 0 {
+	n := b.cut.N
+	if n == 0 {
 		return ""
 	}
-	at := strings.Join(b.cutAt, "; ")
-	if b.cut > maxCutListed {
-		at += "; ..."
-	}
 	return fmt.Sprintf("baseline %s: %d %s more trials than the %d a run records (%s): only the first %d of each are compared",
-		b.Source, b.cut, plural(b.cut, "case holds", "cases hold"), suite.MaxTrials, at, suite.MaxTrials)
+		b.Source, n, plural(n, "case holds", "cases hold"), suite.MaxTrials, b.cut.String(), suite.MaxTrials)
 }
 
 func plural(n int, one, many string) string {
@@ -94,11 +83,10 @@ func (b *Baseline) Len() int { return b.count }
 // ErrNoBaseline is returned by Load for a file that does not exist.
 var ErrNoBaseline = errors.New("no baseline")
 
-// Load reads a results file as a baseline: one written by this program (with or without
-// run records and trials) or by AgentV (2.5 records without verdicts; 4.x's index.jsonl rows,
-// test_id within suite, an execution_error errored), or a directory holding one (a 4.x run
-// directory, see results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case or run
-// record is an error naming the file, line and field.
+// Load reads a results file as a baseline: one written by this program or by AgentV (2.5
+// records without verdicts; 4.x's index.jsonl rows), or a directory holding one (see
+// results.ResolvePath). A missing file is ErrNoBaseline (wrapped); a line that is not a case
+// or run record is an error naming the file, line and field.
 func Load(path string) (*Baseline, error) {
 	path, err := results.ResolvePath(path)
 	if err != nil {
@@ -149,74 +137,63 @@ type baseTrial struct {
 // Read reads a baseline from a results JSONL stream (see Load).
 func Read(r io.Reader) (*Baseline, error) {
 	b := &Baseline{cases: map[Key][]*baseCase{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for n := 1; sc.Scan(); n++ {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var l baseLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return nil, fmt.Errorf("line %d: not a results record: %w", n, err)
-		}
-		if l.Kind != nil {
-			continue // a run record
-		}
-		id := strings.TrimSpace(l.EvalID)
-		if id == "" {
-			id = strings.TrimSpace(l.TestID)
-		}
-		if id == "" {
-			return nil, fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
-		}
-		if l.Score == nil {
-			return nil, fmt.Errorf("line %d: field score: missing in case %q", n, id)
-		}
-		if l.Dataset == "" {
-			l.Dataset = l.Suite
-		}
-		if l.ExecutionStatus == "execution_error" && l.Error == "" {
-			l.Error = "execution error"
-		}
-		k := Key{l.Dataset, id}
-		v4 := strings.TrimSpace(l.EvalID) == ""
-		var again *baseCase // a 4.x row a rerun appended: it replaces the earlier one
-		for _, c := range b.cases[k] {
-			if c.target == l.Target {
-				if !v4 {
-					return nil, fmt.Errorf("line %d: case %q of dataset %q repeats line %d", n, id, l.Dataset, c.line)
-				}
-				again = c
-			}
-		}
-		errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
-		s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
-		if l.Trials.Total > len(l.Trials.Items) {
-			b.cut++
-			if len(b.cutAt) < maxCutListed {
-				b.cutAt = append(b.cutAt, fmt.Sprintf("line %d: %q holds %d", n, id, l.Trials.Total))
-			}
-		}
-		for _, t := range l.Trials.Items {
-			terr := t.Error != "" || t.Verdict == string(results.VerdictError)
-			s.Trials = append(s.Trials, counted(t.Score, terr))
-		}
-		s.PassAtK = passAtK(l.TrialStrategy, len(s.Trials))
-		if again != nil { // AgentV 4.42.4's readers keep a test's last row on a target
-			again.side, again.line = s, n
-			continue
-		}
-		if len(b.cases[k]) == 0 {
-			b.order = append(b.order, k)
-		}
-		b.cases[k] = append(b.cases[k], &baseCase{target: l.Target, side: s, line: n})
-		b.count++
-	}
-	if err := sc.Err(); err != nil {
+	if err := results.EachLine(r, b.add); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// add reads line n of a baseline.
+func (b *Baseline) add(raw []byte, n int) error {
+	var l baseLine
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return fmt.Errorf("line %d: not a results record: %w", n, err)
+	}
+	if l.Kind != nil {
+		return nil // a run record
+	}
+	id := cmp.Or(strings.TrimSpace(l.EvalID), strings.TrimSpace(l.TestID))
+	if id == "" {
+		return fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
+	}
+	if l.Score == nil {
+		return fmt.Errorf("line %d: field score: missing in case %q", n, id)
+	}
+	l.Dataset = cmp.Or(l.Dataset, l.Suite)
+	if l.ExecutionStatus == "execution_error" && l.Error == "" {
+		l.Error = "execution error"
+	}
+	k := Key{l.Dataset, id}
+	v4 := strings.TrimSpace(l.EvalID) == ""
+	var again *baseCase // a 4.x row a rerun appended: it replaces the earlier one
+	for _, c := range b.cases[k] {
+		if c.target == l.Target {
+			if !v4 {
+				return fmt.Errorf("line %d: case %q of dataset %q repeats line %d", n, id, l.Dataset, c.line)
+			}
+			again = c
+		}
+	}
+	errored := l.Error != "" || (l.Verdict != "" && l.Verdict != string(results.VerdictPass) && l.Verdict != string(results.VerdictFail))
+	s := Side{Score: counted(*l.Score, errored), Flaky: l.Flaky, Verdict: verdict(l.Verdict, errored)}
+	if l.Trials.Total > len(l.Trials.Items) {
+		b.cut.Add("line %d: %q holds %d", n, id, l.Trials.Total)
+	}
+	for _, t := range l.Trials.Items {
+		terr := t.Error != "" || t.Verdict == string(results.VerdictError)
+		s.Trials = append(s.Trials, counted(t.Score, terr))
+	}
+	s.PassAtK = passAtK(l.TrialStrategy, len(s.Trials))
+	if again != nil { // AgentV 4.42.4's readers keep a test's last row on a target
+		again.side, again.line = s, n
+		return nil
+	}
+	if len(b.cases[k]) == 0 {
+		b.order = append(b.order, k)
+	}
+	b.cases[k] = append(b.cases[k], &baseCase{target: l.Target, side: s, line: n})
+	b.count++
+	return nil
 }
 
 // verdict is a record's verdict; AgentV 2.5 records have none, and count as scored.
@@ -230,8 +207,7 @@ func verdict(v string, errored bool) results.Verdict {
 	return results.Verdict(v)
 }
 
-// counted is the score a case counts with, as every report counts it: 0 when errored,
-// clamped to [0, 1].
+// counted is the score a case counts with: 0 when errored, clamped to [0, 1].
 func counted(score float64, errored bool) float64 {
 	switch {
 	case errored, math.IsNaN(score), score < 0:

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sync"
 
@@ -20,10 +21,8 @@ const (
 	// Alpha bounds the chance that a run with no real change reports any regression at all
 	// (and likewise any improvement), whatever the number of cases.
 	Alpha = 0.05
-	// Level is the confidence of the mean's interval.
-	Level = 0.95
-	// Seed seeds every random draw, so a report is the same each time it is rendered.
-	Seed = 20_240_601
+	Level = 0.95       // the confidence of the mean's interval
+	Seed  = 20_240_601 // seeds every random draw, so a report is the same each time
 )
 
 // Class is what became of a case since the baseline.
@@ -42,13 +41,10 @@ const (
 // Case is one case's change.
 type Case struct {
 	Dataset, ID, Target string
-	// Before and After are the case in the baseline and in this run; nil for a new or
-	// removed case.
-	Before, After *Side
-	Delta         float64 // After.Score - Before.Score (0 for new and removed cases)
+	Before, After       *Side   // nil for a new or removed case
+	Delta               float64 // After.Score - Before.Score (0 for new and removed cases)
 	// Test is the permutation test in the direction of the move, made when the score moved
-	// by more than the margin and either run has trials; nil otherwise (with one score
-	// each, the margin alone decides).
+	// by more than the margin and either run has trials.
 	Test  *stats.Test
 	Level float64 // the p-value Test had to reach
 	Class Class
@@ -97,15 +93,7 @@ type Result struct {
 }
 
 // Count returns how many cases are of class c.
-func (r *Result) Count(c Class) int {
-	n := 0
-	for _, x := range r.Cases {
-		if x.Class == c {
-			n++
-		}
-	}
-	return n
-}
+func (r *Result) Count(c Class) int { return len(r.Of(c)) }
 
 // Of returns the cases of class c, in Cases order.
 func (r *Result) Of(c Class) []*Case {
@@ -123,7 +111,7 @@ func (r *Result) Compared() int {
 	return len(r.Cases) - r.Count(New) - r.Count(Removed)
 }
 
-// Comparer compares the records of a run, as they finish, with a baseline. It is safe for
+// Comparer compares the records of a run, as they finish, with a baseline; safe for
 // concurrent use.
 type Comparer struct {
 	base   *Baseline
@@ -145,7 +133,7 @@ func NewComparer(base *Baseline, margin float64) *Comparer {
 func (c *Comparer) Baseline() *Baseline { return c.base }
 
 // Add takes a finished record of the run and sets its BaselineScore when the baseline has
-// the case. Call it before the record is written.
+// the case; call it before the record is written.
 func (c *Comparer) Add(r *results.Record) {
 	after := sideOf(r)
 	x := &Case{Dataset: r.Dataset, ID: r.EvalID, Target: r.Target, After: &after}
@@ -232,14 +220,12 @@ const moveEps = 1e-9
 
 // classify sets each case's change and class. A case moved when its score changed by more
 // than the margin; when either run has trials the move must also be significant: a
-// one-sided permutation test of the two runs' trial scores, at the level Tarone's
-// correction sets for all the tested cases, so noise alone makes a run report any
-// regression in under Alpha of runs however many cases it has. Falls and rises are two
-// families, each corrected on its own.
+// one-sided permutation test at the level Tarone's correction sets for all the tested cases,
+// so noise alone makes a run report any regression in under Alpha of runs. Falls and rises
+// are two families, each corrected on its own.
 func classify(cases []*Case, margin float64, res *Result) {
-	// Which split is most extreme depends only on the pooled scores, so the correction can
-	// be set before any test is made, and only the cases that moved by more than the margin
-	// are tested.
+	// The most extreme split depends only on the pooled scores, so the correction is set
+	// before any test, and only the cases that moved by more than the margin are tested.
 	var fallMin, riseMin []float64
 	for _, x := range cases {
 		switch {
@@ -266,22 +252,19 @@ func classify(cases []*Case, margin float64, res *Result) {
 		if x.Class != Unchanged {
 			continue
 		}
+		high, low, level := x.Before, x.After, fallLevel // a rise is the fall from After to Before
 		switch {
 		case x.Delta < -margin-moveEps:
 			x.Class = Regressed
-			if x.Trials() {
-				t := stats.FallTest(x.Before.samples(), x.After.samples(), caseSeed(x))
-				if x.Test, x.Level = &t, fallLevel; t.P > fallLevel {
-					x.Class = Noisy
-				}
-			}
 		case x.Delta > margin+moveEps:
-			x.Class = Improved
-			if x.Trials() {
-				t := stats.FallTest(x.After.samples(), x.Before.samples(), caseSeed(x))
-				if x.Test, x.Level = &t, riseLevel; t.P > riseLevel {
-					x.Class = Noisy
-				}
+			x.Class, high, low, level = Improved, x.After, x.Before, riseLevel
+		default:
+			continue
+		}
+		if x.Trials() {
+			t := stats.FallTest(high.samples(), low.samples(), caseSeed(x))
+			if x.Test, x.Level = &t, level; t.P > level {
+				x.Class = Noisy
 			}
 		}
 	}
@@ -299,13 +282,11 @@ func caseSeed(x *Case) uint64 {
 // than one dataset.
 func datasets(cases []*Case) []Dataset {
 	at := map[string]*Dataset{}
-	var names []string
 	for _, x := range cases {
 		d := at[x.Dataset]
 		if d == nil {
 			d = &Dataset{Name: x.Dataset}
 			at[x.Dataset] = d
-			names = append(names, x.Dataset)
 		}
 		if x.Before == nil || x.After == nil {
 			continue
@@ -320,12 +301,11 @@ func datasets(cases []*Case) []Dataset {
 			d.Improved++
 		}
 	}
-	if len(names) < 2 {
+	if len(at) < 2 {
 		return nil
 	}
-	slices.Sort(names)
-	out := make([]Dataset, 0, len(names))
-	for _, n := range names {
+	out := make([]Dataset, 0, len(at))
+	for _, n := range slices.Sorted(maps.Keys(at)) {
 		d := *at[n]
 		if d.Compared > 0 {
 			d.Before /= float64(d.Compared)

@@ -1,14 +1,17 @@
 // Package gate turns case verdicts into the run's outcome and exit code (0 pass, 1 fail,
-// 2 invalid, 3 error).
-// It is a pure function of counts and thresholds.
+// 2 invalid, 3 error): a pure function of counts and thresholds.
 package gate
 
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentv/action/results"
+	"github.com/agentv/action/stats"
 )
 
 // Outcome is the result of a whole run.
@@ -56,14 +59,14 @@ type Options struct {
 	MaxErrors     int      // errored cases allowed (default 0)
 	// Against a baseline (see Baseline): regressed cases allowed, and the largest fall of
 	// the mean score allowed; nil: unset. RegressionMargin is how far a case's score must
-	// fall to count (compare.DefaultMargin when the caller takes the default).
+	// fall to count.
 	MaxRegressions   *int
 	MaxMeanDrop      *float64
 	RegressionMargin float64
 }
 
-// String lists the thresholds as a person reads them: "case threshold 0.8, min-score 0.7,
-// max-failures 0, max-errors 0" (min-score only when set).
+// String lists the thresholds: "case threshold 0.8, min-score 0.7, max-failures 0,
+// max-errors 0" (min-score only when set).
 func (o Options) String() string {
 	s := "case threshold " + strconv.FormatFloat(o.CaseThreshold, 'g', -1, 64)
 	if o.MinScore != nil {
@@ -72,9 +75,8 @@ func (o Options) String() string {
 	return s + fmt.Sprintf(", max-failures %d, max-errors %d", o.MaxFailures, o.MaxErrors)
 }
 
-// Defaults returns the default thresholds: a case passes at score 0.8, and no failed or
-// errored case is allowed (max-failures and max-errors 0, no min-score); regressions
-// against a baseline are reported, not gated, with a margin of 0.1.
+// Defaults returns the default thresholds: a case passes at 0.8, no failed or errored case
+// is allowed, and regressions against a baseline are reported, not gated.
 func Defaults() Options {
 	return Options{CaseThreshold: 0.8, RegressionMargin: DefaultRegressionMargin}
 }
@@ -90,16 +92,15 @@ type Counts struct {
 	Problems []string
 	// SkipReason is set when the run was skipped (fork PR without secrets).
 	SkipReason string
-	// Planned is how many cases the run selected (0: not known). With Stopped, the run ended
-	// before every one finished (cancelled or killed) and reports say "Total of Planned
-	// cases"; PlannedAtLeast means loading was cut short too, so more were selected.
+	// Planned is how many cases the run selected (0: not known). Stopped: the run ended before
+	// every one finished; PlannedAtLeast: loading was cut short too, so more were selected.
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
 	// Baseline is the comparison with a baseline run; nil without one.
 	Baseline *Baseline
-	// OwnThresholds count the cases graded at a threshold their eval file set (AgentV 4.x
-	// execution.threshold) instead of the run's, by threshold, in ascending order.
+	// OwnThresholds count the cases graded at a threshold their eval file set (4.x
+	// execution.threshold), by threshold, ascending.
 	OwnThresholds []OwnThreshold
 }
 
@@ -120,9 +121,8 @@ func (c *Counts) AddOwnThreshold(threshold float64) {
 	c.OwnThresholds[i].Cases++
 }
 
-// CaseThresholds says which case thresholds graded the run: "0.8", or, when eval files set
-// their own other than the run's, "0.8; 3 cases use their file's 0.6, 1 case uses its
-// file's 0.9"; format writes a threshold.
+// CaseThresholds says which case thresholds graded the run: "0.8", or "0.8; 3 cases use
+// their file's 0.6, 1 case uses its file's 0.9"; format writes a threshold.
 func (c Counts) CaseThresholds(run float64, format func(float64) string) string {
 	s := format(run)
 	var own []string
@@ -143,7 +143,7 @@ func (c Counts) CaseThresholds(run float64, format func(float64) string) string 
 }
 
 // OfPlanned says how many of the planned cases finished, "12 of 200", for a run that
-// stopped early; "" for a run that finished. n formats a count.
+// stopped early, else ""; n formats a count.
 func (c Counts) OfPlanned(n func(int) string) string {
 	if !c.Stopped {
 		return ""
@@ -215,4 +215,84 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// Regression thresholds (Options): a run compared with a baseline fails when more cases
+// regressed than MaxRegressions, or when the mean score fell by more than MaxMeanDrop with
+// the whole interval of the fall below zero. Unset (nil), they only report.
+
+// Baseline is what the gate needs of a comparison with a baseline run.
+type Baseline struct {
+	// Regressions are the labels of the regressed cases, worst first.
+	Regressions []string
+	// MeanDelta is the change of the mean score over the cases both runs have, with its
+	// interval.
+	MeanDelta stats.Interval
+	Compared  int // cases both runs have
+}
+
+// listedMax is how many regressed cases a reason names.
+const listedMax = 10
+
+// regressionReasons returns why the comparison with the baseline fails the run, if it does.
+func regressionReasons(b *Baseline, o Options) []string {
+	if b == nil {
+		return nil
+	}
+	var why []string
+	if n := len(b.Regressions); o.MaxRegressions != nil && n > *o.MaxRegressions {
+		names := b.Regressions[:min(n, listedMax)]
+		list := strings.Join(names, ", ")
+		if n > listedMax {
+			list += fmt.Sprintf(" and %d more", n-listedMax)
+		}
+		why = append(why, fmt.Sprintf("%d %s regressed against the baseline (max-regressions %d): %s",
+			n, plural(n, "case", "cases"), *o.MaxRegressions, list))
+	}
+	if d := o.MaxMeanDrop; d != nil && b.Compared > 0 && b.MeanDelta.Estimate < -*d && b.MeanDelta.Below() {
+		why = append(why, fmt.Sprintf("mean score fell %.3f against the baseline (95%% interval %+.3f to %+.3f), more than max-mean-drop %s",
+			-b.MeanDelta.Estimate, b.MeanDelta.Lo, b.MeanDelta.Hi, strconv.FormatFloat(*d, 'g', -1, 64)))
+	}
+	return why
+}
+
+// Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
+// files set.
+func Tally(recs []*results.Record) Counts {
+	c := TallySeq(func(yield func(results.Verdict, float64) bool) {
+		for _, r := range recs {
+			if !yield(r.Verdict, r.Score) {
+				return
+			}
+		}
+	})
+	for _, r := range recs {
+		if r.CaseThreshold != nil {
+			c.AddOwnThreshold(*r.CaseThreshold)
+		}
+	}
+	return c
+}
+
+// TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.
+func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
+	var c Counts
+	var sum stats.Sum // the same mean whatever order the cases finished in
+	for v, score := range cases {
+		c.Total++
+		switch v {
+		case results.VerdictPass:
+			c.Passed++
+			sum.Add(score)
+		case results.VerdictFail:
+			c.Failed++
+			sum.Add(score)
+		default:
+			c.Errors++
+		}
+	}
+	if c.Total > 0 {
+		c.MeanScore = sum.Mean(c.Total)
+	}
+	return c
 }

@@ -8,16 +8,14 @@ import (
 	"github.com/agentv/action/results"
 )
 
-// caseIndex finds case records that repeat another. It is the one rule a replay of a results
-// file (Replay) and a merge of several (MergeCheck) share, so a merge accepts exactly what a
-// replay of its merged output accepts.
+// caseIndex finds case records that repeat another: the one rule of Replay and MergeCheck, so
+// a merge accepts exactly what a replay of its merged output accepts.
 type caseIndex struct {
 	keys  map[[2]uint64]casePos // hash of file, dataset, target and id of each case record
 	seeds [2]maphash.Seed
 }
 
-// casePos is where a case record was read: which of the merged files (0 for a replay) and
-// its line there.
+// casePos is where a case record was read: which merged file (0 for a replay) and line.
 type casePos struct {
 	file int32
 	line int
@@ -51,17 +49,36 @@ func (x *caseIndex) add(rec *results.Record, id string, file, line int) (casePos
 	return casePos{}, true
 }
 
-// MergeCheck finds what makes several results files, valid each on its own, an invalid
-// merge: a case record in one file that repeats a case of another. Merged into one file, its
-// replay would find the same repeat (Replay's rule), so the merge is refused for it too.
-// Repeats within one file are each file's own replay's to report.
-//
-// Call File before the case records of each file, then Case for each in file order.
+// Listed counts the items of a problem and keeps the first few (maxListed) described.
+type Listed struct {
+	N     int
+	first []string
+}
+
+// Add counts an item, described by format and args when it is among the first few.
+func (l *Listed) Add(format string, args ...any) {
+	l.N++
+	if len(l.first) < maxListed {
+		l.first = append(l.first, fmt.Sprintf(format, args...))
+	}
+}
+
+// String lists the first few items, with "; ..." when there are more.
+func (l *Listed) String() string {
+	s := strings.Join(l.first, "; ")
+	if l.N > maxListed {
+		s += "; ..."
+	}
+	return s
+}
+
+// MergeCheck finds case records of one results file that repeat a case of another, which
+// make the merge invalid (its replay would find them); repeats within one file are that
+// file's replay's to report. Call File before the case records of each file, then Case.
 type MergeCheck struct {
 	index caseIndex
 	names []string
-	dups  []string // the first few repeats, described
-	ndups int
+	dups  Listed
 }
 
 // File starts the case records of the results file called name.
@@ -80,23 +97,15 @@ func (m *MergeCheck) Case(rec *results.Record, line int) {
 	if ok || int(first.file) == cur {
 		return
 	}
-	m.ndups++
-	if len(m.dups) < maxListed {
-		m.dups = append(m.dups, fmt.Sprintf("%s line %d repeats %q of %s line %d",
-			m.names[cur], line, id, m.names[first.file], first.line))
-	}
+	m.dups.Add("%s line %d repeats %q of %s line %d", m.names[cur], line, id, m.names[first.file], first.line)
 }
 
 // Problems returns why the files cannot merge, nil when they can.
 func (m *MergeCheck) Problems() []string {
-	if m.ndups == 0 {
+	if m.dups.N == 0 {
 		return nil
-	}
-	at := strings.Join(m.dups, "; ")
-	if m.ndups > maxListed {
-		at += "; ..."
 	}
 	return []string{fmt.Sprintf("%d case %s in more than one of the merged files (the same case, eval file, dataset and target; "+
 		"merge the results of different cases, or of one case against different targets): %s",
-		m.ndups, plural(m.ndups, "record is", "records are"), at)}
+		m.dups.N, plural(m.dups.N, "record is", "records are"), m.dups.String())}
 }

@@ -8,26 +8,20 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Replay reads a results file back for the gate, so a report reaches the outcome the run that
-// wrote the file reached: the run's own problems (duplicate ids, a cancellation, a failed
-// healthcheck) keep it invalid, and so does a run that never wrote its end record (killed) or
-// a file whose cases do not add up to what its run recorded. A results file is also invalid
-// input when a case record repeats another or has no id.
-//
-// Feed it every line in file order (Case and Run), then call Result.
+// Replay reads a results file back for the gate, so a report reaches the outcome its run
+// reached: the run's own problems keep it invalid, and so does a run without an end record
+// (killed), cases that do not add up to what its run recorded, a repeated case record or one
+// without an id. Feed it every line in file order (Case and Run), then call Result.
 type Replay struct {
 	cases    int // case records
 	v4rows   int // of which rows of an AgentV 4.x index.jsonl
 	index    caseIndex
-	noID     []int    // lines of case records without an id
-	dups     [][2]int // line of a repeated record and of the record it repeats (the first few)
-	ndups    int      // repeated records
-	dupIDs   []string // ids of the first few repeated records
-	cut      int      // case records whose trials were cut to a run's maximum
-	cutAt    []string // the first few of them
-	outside  int      // case records outside any run (before a start, after an end)
-	runs     int      // start records
-	ends     int      // end records
+	noID     []int  // lines of case records without an id
+	dups     Listed // repeated records
+	cut      Listed // case records whose trials were cut to a run's maximum
+	outside  int    // case records outside any run (before a start, after an end)
+	runs     int    // start records
+	ends     int    // end records
 	open     *results.RunRecord
 	openLine int
 	inRun    int      // case records since the open run's start record
@@ -59,21 +53,14 @@ func (r *Replay) Case(rec *results.Record, line int) {
 	}
 	id := strings.TrimSpace(rec.EvalID)
 	if rec.TrialsInFile > 0 {
-		r.cut++
-		if len(r.cutAt) < maxListed {
-			r.cutAt = append(r.cutAt, fmt.Sprintf("line %d: %q holds %d", line, id, rec.TrialsInFile))
-		}
+		r.cut.Add("line %d: %q holds %d", line, id, rec.TrialsInFile)
 	}
 	if id == "" {
 		r.noID = append(r.noID, line)
 		return
 	}
 	if first, ok := r.index.add(rec, id, 0, line); !ok {
-		r.ndups++
-		if len(r.dups) < maxListed {
-			r.dups = append(r.dups, [2]int{line, first.line})
-			r.dupIDs = append(r.dupIDs, id)
-		}
+		r.dups.Add("line %d repeats %q of line %d", line, id, first.line)
 	}
 }
 
@@ -161,18 +148,14 @@ type ReplayResult struct {
 	// those found in the file, each naming its line; any makes the report invalid.
 	RunProblems []string
 	Problems    []string
-	// Notes are worth showing but change nothing (a file without run records).
-	Notes []string
-	// Gate is the thresholds the run gated with, nil when the file does not say.
-	Gate *results.RunGate
+	Notes       []string         // worth showing, but change nothing
+	Gate        *results.RunGate // the thresholds the run gated with, nil when not said
 	// Planned, PlannedAtLeast and Stopped fill the Counts fields of the same names.
 	Planned        int
 	PlannedAtLeast bool
 	Stopped        bool
-	// Cancelled is set when a run's end record says it was cancelled (interrupted, not killed).
-	Cancelled bool
-	// Shard is the part of a split suite the file's run was, nil for a whole run.
-	Shard *results.RunShard
+	Cancelled      bool              // a run's end record says it was cancelled
+	Shard          *results.RunShard // the part of a split suite the run was, nil for a whole run
 }
 
 // Result settles what was read (a run still open at the end of the file was killed).
@@ -188,13 +171,9 @@ func (r *Replay) Result() ReplayResult {
 	} else if r.cases > 0 {
 		out.Notes = append(out.Notes, r.noRunRecords())
 	}
-	if r.cut > 0 {
-		at := strings.Join(r.cutAt, "; ")
-		if r.cut > maxListed {
-			at += "; ..."
-		}
+	if n := r.cut.N; n > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s more trials than the %d a run records (%s): only the first %d of each are read",
-			r.cut, plural(r.cut, "record holds", "records hold"), suite.MaxTrials, at, suite.MaxTrials))
+			n, plural(n, "record holds", "records hold"), suite.MaxTrials, r.cut.String(), suite.MaxTrials))
 	}
 	if r.outside > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, plural(r.outside, "record", "records")))
@@ -203,16 +182,9 @@ func (r *Replay) Result() ReplayResult {
 		out.Problems = append(out.Problems, fmt.Sprintf("%d case %s without an eval_id (%s)",
 			len(r.noID), plural(len(r.noID), "record", "records"), listLines(r.noID)))
 	}
-	if r.ndups > 0 {
-		var at []string
-		for i, d := range r.dups {
-			at = append(at, fmt.Sprintf("line %d repeats %q of line %d", d[0], r.dupIDs[i], d[1]))
-		}
-		if r.ndups > maxListed {
-			at = append(at, "...")
-		}
-		out.Problems = append(out.Problems, fmt.Sprintf("%d duplicate case %s: %s",
-			r.ndups, plural(r.ndups, "record", "records"), strings.Join(at, "; ")))
+	if n := r.dups.N; n > 0 {
+		out.Problems = append(out.Problems,
+			fmt.Sprintf("%d duplicate case %s: %s", n, plural(n, "record", "records"), r.dups.String()))
 	}
 	return out
 }

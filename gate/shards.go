@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/results"
@@ -58,10 +60,7 @@ func CheckShards(files []ShardFile) []string {
 			for _, f := range byPlan[k] {
 				ns = append(ns, f.Name)
 			}
-			plan := k.plan
-			if plan == "" {
-				plan = "unknown (the run did not finish)"
-			}
+			plan := cmp.Or(k.plan, "unknown (the run did not finish)")
 			parts = append(parts, fmt.Sprintf("%s (%d shards, plan %s)", names(ns), k.count, plan))
 		}
 		return append(problems, "the results files are shards of different plans (other cases selected, or another shard count): "+strings.Join(parts, "; "))
@@ -72,12 +71,7 @@ func CheckShards(files []ShardFile) []string {
 		seen[f.Shard.Index] = append(seen[f.Shard.Index], f.Name)
 	}
 	var dup, missing []string
-	idx := make([]int, 0, len(seen))
-	for i := range seen {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	for _, i := range idx {
+	for _, i := range slices.Sorted(maps.Keys(seen)) {
 		if len(seen[i]) > 1 {
 			dup = append(dup, fmt.Sprintf("shard %d of %d is in %s", i, k.count, names(seen[i])))
 		}

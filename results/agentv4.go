@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +13,12 @@ import (
 	"strings"
 
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/stats"
 )
 
 // AgentV 4.x writes a run as a directory (`agentv eval -o DIR`) whose index.jsonl holds one
-// row per test: test_id, suite, target, score, scores (its graders), execution_status and
-// error, with the answer in a file beside it (answer_path). This file reads those rows as
-// case records, so 4.42.4's runs serve as baselines and reports, and writes them, so
-// 4.42.4's `agentv compare` reads our runs.
+// row per test, the answer in a file beside it. This file reads those rows as case records
+// (4.42.4's runs serve as baselines and reports) and writes them (4.42.4 reads our runs).
 
 // IndexFile is the name of a 4.x run directory's results file.
 const IndexFile = "index.jsonl"
@@ -30,21 +30,17 @@ const (
 	v4StatusError   = "execution_error"
 )
 
-// v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our case
-// record (timestamp, score, target, error, duration_ms).
+// v4Row is what a 4.x index.jsonl row holds beyond the fields it shares with our record.
 type v4Row struct {
-	TestID          *string   `json:"test_id"`
-	Suite           string    `json:"suite"`
-	Scores          []v4Score `json:"scores"`
-	ExecutionStatus string    `json:"execution_status"`
-	CostUSD         *float64  `json:"cost_usd"`
-	TokenUsage      *struct {
-		Input  int64 `json:"input"`
-		Output int64 `json:"output"`
-	} `json:"token_usage"`
-	AnswerPath string `json:"answer_path"`
-	OutputPath string `json:"output_path"`
-	Projection *struct {
+	TestID          *string     `json:"test_id"`
+	Suite           string      `json:"suite"`
+	Scores          []v4Score   `json:"scores"`
+	ExecutionStatus string      `json:"execution_status"`
+	CostUSD         *float64    `json:"cost_usd"`
+	TokenUsage      *TokenUsage `json:"token_usage"`
+	AnswerPath      string      `json:"answer_path"`
+	OutputPath      string      `json:"output_path"`
+	Projection      *struct {
 		Dimensions struct {
 			EvalPath string `json:"eval_path"`
 		} `json:"dimensions"`
@@ -59,29 +55,20 @@ type v4Score struct {
 	Weight     *float64        `json:"weight"`
 	Verdict    string          `json:"verdict"`
 	Reasoning  string          `json:"reasoning"`
-	Assertions []v4Assertion   `json:"assertions"`
+	Assertions []Assertion     `json:"assertions"`
 	Details    json.RawMessage `json:"details"`
 	DurationMS int64           `json:"duration_ms"`
 	Scores     []v4Score       `json:"scores"` // a composite's members
 }
 
-type v4Assertion struct {
-	Text   string `json:"text"`
-	Passed bool   `json:"passed"`
-}
-
-// fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: the id
-// and dataset (test_id, suite), the graders as evaluator results with their passed and
-// failed assertions as hits and misses, and an execution error as the error verdict. A
-// scored row keeps no verdict: readers grade it with their case threshold. The answer is in
-// a file of the run directory (see answerPath), read by the scan of a file.
+// fromV4 fills r, decoded from a 4.x row, with what the row says in its own names: graders'
+// assertions become hits and misses, an execution error the error verdict. A scored row
+// keeps no verdict: readers grade it with their case threshold.
 func fromV4(r *Record, v *v4Row) {
 	r.EvalID = *v.TestID
 	r.FromV4Index = true
 	r.V4Status = v.ExecutionStatus
-	if r.Dataset == "" {
-		r.Dataset = v.Suite
-	}
+	r.Dataset = cmp.Or(r.Dataset, v.Suite)
 	r.EvaluatorResults = v4Results(v.Scores)
 	for _, e := range r.EvaluatorResults {
 		r.Hits = append(r.Hits, e.Hits...)
@@ -95,9 +82,7 @@ func fromV4(r *Record, v *v4Row) {
 	}
 	if v.ExecutionStatus == v4StatusError {
 		r.Verdict = VerdictError
-		if r.Error == "" {
-			r.Error = "execution error (AgentV 4.x gave no reason)"
-		}
+		r.Error = cmp.Or(r.Error, "execution error (AgentV 4.x gave no reason)")
 	}
 	if v.CostUSD != nil || v.TokenUsage != nil {
 		ts := &TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}, CostUSD: v.CostUSD}
@@ -112,12 +97,7 @@ func fromV4(r *Record, v *v4Row) {
 }
 
 // answerPath is the answer file a 4.x row names, relative to its run directory.
-func (v *v4Row) answerPath() string {
-	if v.AnswerPath != "" {
-		return v.AnswerPath
-	}
-	return v.OutputPath
-}
+func (v *v4Row) answerPath() string { return cmp.Or(v.AnswerPath, v.OutputPath) }
 
 func v4Results(scores []v4Score) []EvaluatorResult {
 	if len(scores) == 0 {
@@ -131,9 +111,7 @@ func v4Results(scores []v4Score) []EvaluatorResult {
 		if s.Weight != nil {
 			e.Weight = *s.Weight
 		}
-		if e.Verdict == "" {
-			e.Verdict = PassFail(s.Score) // a 4.x grader's verdict when the row leaves it out
-		}
+		e.Verdict = cmp.Or(e.Verdict, PassFail(s.Score)) // a 4.x grader's verdict when the row leaves it out
 		for _, a := range s.Assertions {
 			if a.Passed {
 				e.Hits = append(e.Hits, a.Text)
@@ -149,8 +127,8 @@ func v4Results(scores []v4Score) []EvaluatorResult {
 // maxAnswerBytes bounds the answer read from a 4.x run directory's answer file.
 const maxAnswerBytes = 1 << 20
 
-// readAnswer reads the answer file a 4.x row names, relative to its run directory: only a
-// regular file inside it, at most maxAnswerBytes. Anything else leaves the answer empty.
+// readAnswer reads the answer file a 4.x row names: only a regular file inside the run
+// directory, at most maxAnswerBytes; anything else leaves the answer empty.
 func readAnswer(dir, rel string) string {
 	if rel == "" || filepath.IsAbs(rel) {
 		return ""
@@ -168,9 +146,8 @@ func readAnswer(dir, rel string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// ResolvePath returns the results file a path names: the path itself, or for a directory
-// (the folder of one of our runs, or a 4.x run directory) its results.jsonl, else its
-// index.jsonl. A path that does not exist is returned as it is, for the caller to report.
+// ResolvePath returns the results file a path names: the path itself, or a directory's
+// results.jsonl, else its index.jsonl. A missing path is returned as it is.
 func ResolvePath(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
@@ -187,8 +164,7 @@ func ResolvePath(path string) (string, error) {
 	return "", fmt.Errorf("%s is a directory without results.jsonl or %s (a results file, or a run directory, is expected)", path, IndexFile)
 }
 
-// v4OutRow is a row of the index.jsonl this program writes for a 4.x run directory: the
-// fields 4.42.4's readers (compare, results) use.
+// v4OutRow is a row of the index.jsonl this program writes: the fields 4.42.4's readers use.
 type v4OutRow struct {
 	Timestamp       string         `json:"timestamp"`
 	TestID          string         `json:"test_id"`
@@ -202,7 +178,7 @@ type v4OutRow struct {
 	Error           string         `json:"error,omitempty"`
 	v4Artifacts                    // the test's folder: grading.json, timing.json, input.md, outputs/
 	CostUSD         *float64       `json:"cost_usd,omitempty"`
-	TokenUsage      *v4TokenUsage  `json:"token_usage,omitempty"`
+	TokenUsage      *TokenUsage    `json:"token_usage,omitempty"`
 	Experiment      string         `json:"experiment"`
 	Metadata        map[string]any `json:"metadata,omitempty"`
 }
@@ -214,14 +190,9 @@ type v4OutScore struct {
 	Weight     float64         `json:"weight"`
 	Verdict    string          `json:"verdict"`
 	Reasoning  string          `json:"reasoning,omitempty"`
-	Assertions []v4Assertion   `json:"assertions"`
+	Assertions []Assertion     `json:"assertions"`
 	Details    json.RawMessage `json:"details,omitempty"`
 	Scores     []v4OutScore    `json:"scores,omitempty"`
-}
-
-type v4TokenUsage struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
 }
 
 // v4Status is a record's 4.x execution_status.
@@ -242,13 +213,8 @@ func v4OutScores(rs []EvaluatorResult) []v4OutScore {
 	out := make([]v4OutScore, 0, len(rs))
 	for _, e := range rs {
 		s := v4OutScore{Name: e.Name, Type: e.Type, Score: finite(e.Score), Weight: finite(e.Weight), Verdict: e.Verdict,
-			Reasoning: e.Reasoning, Assertions: []v4Assertion{}, Details: validRaw(e.Details), Scores: v4OutScores(e.EvaluatorResults)}
-		for _, h := range e.Hits {
-			s.Assertions = append(s.Assertions, v4Assertion{Text: h, Passed: true})
-		}
-		for _, m := range e.Misses {
-			s.Assertions = append(s.Assertions, v4Assertion{Text: m, Passed: false})
-		}
+			Reasoning: e.Reasoning, Assertions: asserted(e.Hits, e.Misses), Details: validRaw(e.Details),
+			Scores: v4OutScores(e.EvaluatorResults)}
 		out = append(out, s)
 	}
 	return out
@@ -273,7 +239,7 @@ func v4RowOf(r *Record) *v4OutRow {
 			row.CostUSD = ts.CostUSD
 		}
 		if u := ts.TokenUsage; u != nil {
-			row.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output}
+			row.TokenUsage = &TokenUsage{Input: u.Input, Output: u.Output}
 		}
 	}
 	if r.File != "" {
@@ -284,17 +250,14 @@ func v4RowOf(r *Record) *v4OutRow {
 
 // RunDirOptions change how WriteRunDir writes a run directory.
 type RunDirOptions struct {
-	// Fresh, when set and dir already holds an index.jsonl, keeps that file's rows and adds
-	// rows and test folders only for the records Fresh accepts (those run this time), as
-	// 4.42.4's --rerun-failed updates the run it reruns (see appendRows).
+	// Fresh, when set and dir holds an index.jsonl, keeps its rows and adds rows and test
+	// folders only for the records Fresh accepts, as 4.42.4's --rerun-failed (see appendRows).
 	Fresh func(r *Record) bool
 }
 
-// WriteRunDir writes the AgentV 4.x run layout into dir from the case records of the
-// results file at resultsPath: index.jsonl (a row per case record, which 4.42.4's `agentv
-// compare`, `results` and `inspect` read), a folder per test (rundir4.go), benchmark.json
-// (per target, the mean and standard deviation of the scores of the cases that did not
-// error, as 4.42.4 summarises) and timing.json. Each file is written whole or not at all.
+// WriteRunDir writes the AgentV 4.x run layout into dir from the results file at
+// resultsPath: index.jsonl, a folder per test (rundir4.go), benchmark.json (per target, as
+// 4.42.4 summarises the cases that did not error) and timing.json, each whole or not at all.
 func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create the run directory: %w", err)
@@ -311,14 +274,10 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 			return fmt.Errorf("could not read the earlier %s: %w", IndexFile, err)
 		}
 	}
-	type agg struct {
-		scores []float64
-		ms     []float64
-		tokens []float64
-	}
+	type agg struct{ scores, ms, tokens []float64 }
 	var (
 		byTarget         = map[string]*agg{}
-		targets, testIDs []string
+		targets, testIDs = []string{}, []string{}
 		seenID           = map[string]bool{}
 		totalMS, in, out int64
 		first            string
@@ -394,7 +353,7 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		summary[t] = map[string]any{"pass_rate": meanStd(a.scores), "time_seconds": meanStd(a.ms), "tokens": meanStd(a.tokens)}
 	}
 	bench := map[string]any{
-		"metadata": map[string]any{"timestamp": first, "targets": nonNil(targets), "tests_run": nonNil(testIDs),
+		"metadata": map[string]any{"timestamp": first, "targets": targets, "tests_run": testIDs,
 			"experiment": "default", "planned_test_count": len(testIDs), "written_by": "agentv/action"},
 		"run_summary": summary,
 	}
@@ -405,8 +364,8 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		"token_usage": map[string]int64{"input": in, "output": out, "reasoning": 0}}
 	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timing} {
 		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
-		if err := writeWhole(filepath.Join(dir, name), append(b, '\n')); err != nil {
-			return err
+		if err := replaceFile(filepath.Join(dir, name), append(b, '\n')); err != nil {
+			return fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, IndexFile)); err != nil {
@@ -415,48 +374,17 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // meanStd is 4.42.4's summary of values: their mean and population standard deviation,
 // rounded to three decimals.
 func meanStd(xs []float64) map[string]float64 {
 	if len(xs) == 0 {
 		return map[string]float64{"mean": 0, "stddev": 0}
 	}
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	mean := sum / float64(len(xs))
+	mean := stats.Mean(xs)
 	var ss float64
 	for _, x := range xs {
 		ss += (x - mean) * (x - mean)
 	}
 	round := func(f float64) float64 { return math.Round(f*1000) / 1000 }
 	return map[string]float64{"mean": round(mean), "stddev": round(math.Sqrt(ss / float64(len(xs))))}
-}
-
-// writeWhole writes b to path through a temporary file beside it.
-func writeWhole(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("could not write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }

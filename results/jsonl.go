@@ -8,8 +8,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"github.com/agentv/action/internal/safefile"
 )
 
 // Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
@@ -22,7 +20,6 @@ func Marshal(r *Record) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// newEncoder returns an encoder writing one line per value without HTML escaping.
 func newEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -42,9 +39,8 @@ func encodeRecord(enc *json.Encoder, r *Record) error {
 	return nil
 }
 
-// encodable returns a copy of r that JSON can hold: a non-finite score or weight becomes 0
-// and a non-finite cost or duration is left out (what a reader gets from null either way),
-// and a raw value that is not valid JSON is kept as a JSON string of its text.
+// encodable returns a copy of r that JSON can hold: a non-finite score or weight becomes 0, a
+// non-finite cost or duration is left out, and a raw value that is not JSON becomes a string.
 func encodable(r *Record) *Record {
 	c := *r
 	c.Score = finite(c.Score)
@@ -96,11 +92,10 @@ func validRaw(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// Writer appends records to a JSONL file as cases finish. It is safe for concurrent use.
-// Records are batched: a batch is written when it reaches flushBytes or flushDelay after
-// its first record, whichever comes first, so a large fast run does not pay one write call
-// per case while an interrupted or killed run still keeps every case that finished more
-// than flushDelay ago. Flush writes what is pending (call it before closing the file).
+// Writer appends records to a JSONL file as cases finish; it is safe for concurrent use.
+// Records are batched up to flushBytes or flushDelay, so a large fast run does not pay one
+// write call per case while a killed run still keeps every case that finished more than
+// flushDelay ago. Flush writes what is pending (call it before closing the file).
 type Writer struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -180,26 +175,13 @@ func (w *Writer) flushLocked() error {
 	return w.err
 }
 
-// Read parses a results JSONL stream (see Scan). On an error it returns the records before it.
-func Read(r io.Reader) ([]*Record, error) {
+// ReadFile reads the case records of a results file (see ScanFile); on an error it returns
+// the records before it.
+func ReadFile(path string) ([]*Record, error) {
 	var out []*Record
-	err := Scan(r, func(rec *Record) error {
-		out = append(out, rec)
+	err := ScanFile(path, func(r *Record) error {
+		out = append(out, r)
 		return nil
 	})
 	return out, err
-}
-
-// ReadFile parses a results JSONL file.
-func ReadFile(path string) ([]*Record, error) {
-	f, err := safefile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	recs, err := Read(f)
-	if err != nil {
-		return recs, fmt.Errorf("%s: %w", path, err)
-	}
-	return recs, nil
 }

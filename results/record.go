@@ -1,13 +1,12 @@
-// Package results defines the results record: one JSON line per eval case, the single
-// interchange format between running and reporting. Every report (JUnit, summary,
-// comment, console) is rendered from these records alone, so `agentv report` can
-// re-render from a results file without running anything.
+// Package results defines the results record: one JSON line per eval case. Every report is
+// rendered from these records alone, so `agentv report` re-renders a results file.
 package results
 
 import (
 	"encoding/json"
-	"fmt"
 
+	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/internal/textcap"
 	"github.com/agentv/action/suite"
 )
 
@@ -20,15 +19,6 @@ const (
 	VerdictFail  Verdict = "fail"  // score below the case threshold, no error
 	VerdictError Verdict = "error" // the target gave no answer, or an evaluator could not score
 )
-
-// ParseVerdict parses a verdict name.
-func ParseVerdict(s string) (Verdict, error) {
-	switch v := Verdict(s); v {
-	case VerdictPass, VerdictFail, VerdictError:
-		return v, nil
-	}
-	return "", fmt.Errorf("unknown verdict %q (want pass, fail or error)", s)
-}
 
 // Evaluator verdicts. AgentV 2.5 bands a score: pass >= 0.8, borderline >= 0.6, else fail.
 // AgentV 4.x has pass and fail only, split at 0.8, and skip for a grader that did not run.
@@ -61,7 +51,6 @@ func PassFail(score float64) string {
 }
 
 // Record is one case's result: the AgentV 2.x record plus verdict, timing and source position.
-// Field order is the JSON order.
 type Record struct {
 	Timestamp       string   `json:"timestamp"` // RFC 3339 with milliseconds, UTC, completion time
 	EvalID          string   `json:"eval_id"`
@@ -73,22 +62,19 @@ type Record struct {
 	CandidateAnswer string   `json:"candidate_answer"`
 	Target          string   `json:"target"`
 	Reasoning       string   `json:"reasoning,omitempty"`
-	// Exactly one of these holds what the target was sent (lm: question/guidelines or chat_prompt;
-	// agent: question and guideline_paths).
+	// Exactly one of these holds what the target was sent.
 	LMProviderRequest    json.RawMessage `json:"lm_provider_request,omitempty"`
 	AgentProviderRequest json.RawMessage `json:"agent_provider_request,omitempty"`
 	// EvaluatorProviderRequest is set for the default judge (no configured evaluators), as AgentV
-	// does; that judge's entry in EvaluatorResults then carries none (the prompt is stored once).
+	// does; that judge's entry in EvaluatorResults then carries none.
 	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
 	EvaluatorResults         []EvaluatorResult `json:"evaluator_results"`
 	Error                    string            `json:"error,omitempty"`
 	TraceSummary             *TraceSummary     `json:"trace_summary,omitempty"`
-	// ProviderMetadata is what a provider reported besides its answer (a vscode dry run's
-	// prompt document, for instance), nil if nothing.
+	// ProviderMetadata is what a provider reported besides its answer.
 	ProviderMetadata json.RawMessage `json:"provider_metadata,omitempty"`
-	// Output is the target's answer as AgentV 4.x's output messages ([{role, content,
-	// tool_calls}]) when they hold more than the answer text (tool calls, several messages),
-	// nil otherwise: the run directory's trace.json and transcript.jsonl are built from it.
+	// Output is the target's answer as 4.x output messages when they hold more than the answer
+	// text (see OutputOf); the run directory's trace.json and transcript.jsonl come from it.
 	Output json.RawMessage `json:"output,omitempty"`
 
 	Verdict    Verdict `json:"verdict"`
@@ -96,48 +82,38 @@ type Record struct {
 	Attempts   int     `json:"attempts"`    // target invocations made (1 + retries)
 	File       string  `json:"file"`        // eval file, as displayed (workspace-relative when possible)
 	Line       int     `json:"line"`        // 1-based line of the case in File
-	// CaseThreshold is the score this case passes at when its eval file sets one (AgentV
-	// 4.x's execution.threshold of the suite or the test), nil when the run's applies.
-	CaseThreshold *float64 `json:"case_threshold,omitempty"`
-	// Warnings are load-time warnings attached to this case (template validation, missing files).
-	Warnings []suite.Diagnostic `json:"warnings,omitempty"`
-	// Trials holds every trial when the case ran more than once (execution.trials or --trials);
-	// Score and Verdict above are then the aggregate the trials strategy gives.
+	// CaseThreshold is the score this case passes at when its eval file sets one (4.x's
+	// execution.threshold), nil when the run's applies.
+	CaseThreshold *float64           `json:"case_threshold,omitempty"`
+	Warnings      []suite.Diagnostic `json:"warnings,omitempty"` // load-time warnings of this case
+	// Trials holds every trial when the case ran more than once; Score and Verdict are then
+	// their aggregate.
 	Trials []Trial `json:"trials,omitempty"`
 	// TrialsInFile is how many trials the line read held when it held more than a run records
-	// (suite.MaxTrials): only the first are kept in Trials. 0 otherwise; never written.
-	TrialsInFile int `json:"-"`
-	// FromV4Index is set for a record read from a row of an AgentV 4.x index.jsonl; never written.
-	FromV4Index bool `json:"-"`
-	// V4Status is such a row's execution_status (ok, quality_failure, execution_error).
-	V4Status string `json:"-"`
-	// Flaky is set when the trials disagree about passing.
-	Flaky bool `json:"flaky,omitempty"`
-	// Turns holds each turn of a conversation test, in order; EvaluatorResults then has one
-	// entry per turn ("turn-1", ...) holding that turn's evaluators, and "conversation" for the
-	// test's own evaluators.
+	// (suite.MaxTrials), 0 otherwise. Never written, nor the two fields below.
+	TrialsInFile int    `json:"-"`
+	FromV4Index  bool   `json:"-"` // read from a row of a 4.x index.jsonl
+	V4Status     string `json:"-"` // such a row's execution_status
+	Flaky        bool   `json:"flaky,omitempty"`
+	// Turns holds each turn of a conversation test; EvaluatorResults then has one entry per
+	// turn ("turn-1", ...) and "conversation" for the test's own evaluators.
 	Turns []Turn `json:"turns,omitempty"`
-	// TrialStrategy is the strategy that made Score and Verdict of Trials (pass_at_k, mean or
-	// confidence_interval), so a report can re-grade them with another threshold.
+	// TrialStrategy made Score and Verdict of Trials, so a report can re-grade them.
 	TrialStrategy string `json:"trial_strategy,omitempty"`
 	// TrialPassAt is the score each trial's own verdict passes at when that is not the case
 	// threshold: 0.8 for a case of an AgentV 4.x file, as 4.42.4 grades a trial
 	// (scoreToVerdict) whatever the threshold. nil: trials pass at the case threshold.
 	TrialPassAt *float64 `json:"trial_pass_at,omitempty"`
 	// TrialsByAggregate is set when a mean or confidence_interval case's verdict holds its
-	// aggregate score to the threshold (an AgentV 4.x suite's execution.threshold, or
-	// --threshold, as 4.42.4's summary does); else it passes when any trial reached it.
-	TrialsByAggregate bool `json:"trials_by_aggregate,omitempty"`
-	// TrialInterval is the 95% confidence interval of the mean trial score, for the
-	// confidence_interval strategy (Score is its lower bound).
-	TrialInterval *TrialInterval `json:"trial_interval,omitempty"`
-	// TrialsCostLimited is set when trials stopped early because they reached the cost limit.
+	// aggregate score to the threshold (as 4.42.4's summary does with a threshold); else it
+	// passes when any trial reached it.
+	TrialsByAggregate bool           `json:"trials_by_aggregate,omitempty"`
+	TrialInterval     *TrialInterval `json:"trial_interval,omitempty"` // confidence_interval only
+	// TrialsCostLimited is set when trials stopped early at the cost limit.
 	TrialsCostLimited bool `json:"trials_cost_limited,omitempty"`
-	// BaselineScore is the case's score in the baseline run it was compared with (errored
-	// counting 0); nil when the run had no baseline or the baseline lacks the case.
+	// BaselineScore is the case's score in the baseline (errored counting 0), nil without one.
 	BaselineScore *float64 `json:"baseline_score,omitempty"`
-	// Cache is set when the run used the response cache and a call of this case (its target's,
-	// its LLM judges') went through it.
+	// Cache is set when a call of this case went through the response cache.
 	Cache *CacheUse `json:"cache,omitempty"`
 }
 
@@ -146,14 +122,13 @@ const TurnNotSent = "not_sent" // an earlier turn failed and on_turn_failure is 
 
 // Turn is one turn of a conversation test.
 type Turn struct {
-	Turn    int     `json:"turn"` // 1-based
-	Input   string  `json:"input"`
-	Answer  string  `json:"answer,omitempty"`
-	Score   float64 `json:"score"`
-	Verdict string  `json:"verdict"` // pass | fail | error | not_sent
-	// Error is why the turn has no score: the target gave no answer or an evaluator failed.
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
+	Turn       int     `json:"turn"` // 1-based
+	Input      string  `json:"input"`
+	Answer     string  `json:"answer,omitempty"`
+	Score      float64 `json:"score"`
+	Verdict    string  `json:"verdict"` // pass | fail | error | not_sent
+	Error      string  `json:"error,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
 }
 
 // TrialInterval is a 95% confidence interval of the mean of a case's trial scores.
@@ -181,9 +156,7 @@ type Trial struct {
 	Error            string            `json:"error,omitempty"`
 	DurationMS       int64             `json:"duration_ms"`
 	CostUSD          *float64          `json:"cost_usd,omitempty"` // what the target reported this trial cost
-	// Turns are a conversation test's turns in this trial: each trial holds the whole
-	// conversation again, and which turn failed, with what answer, differs between trials.
-	Turns []Turn `json:"turns,omitempty"`
+	Turns            []Turn            `json:"turns,omitempty"`    // a conversation test's, this trial
 }
 
 // EvaluatorResult is one evaluator's verdict on a case.
@@ -196,20 +169,16 @@ type EvaluatorResult struct {
 	Hits      []string `json:"hits"`
 	Misses    []string `json:"misses"`
 	Reasoning string   `json:"reasoning,omitempty"`
-	// Assertions are the criteria an AgentV 4.x verdict checked, each with the grader's
-	// evidence (4.x's own {text, passed, evidence}): Hits and Misses hold their texts, and
-	// reports show a failed one's evidence beside it. nil for verdicts without them.
+	// Assertions are the criteria a 4.x verdict checked, with the grader's evidence; Hits and
+	// Misses hold their texts. nil for verdicts without them.
 	Assertions []Assertion `json:"assertions,omitempty"`
-	// EvaluatorProviderRequest records what the evaluator sent: for llm_judge
-	// {user_prompt, system_prompt, target}; for code_judge {script, cwd}.
+	// EvaluatorProviderRequest records what the evaluator sent.
 	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
 	EvaluatorResults         []EvaluatorResult `json:"evaluator_results,omitempty"`
 	Details                  json.RawMessage   `json:"details,omitempty"`
-	// Error is set when the evaluator could not produce a score; the case is then errored.
-	Error      string `json:"error,omitempty"`
-	DurationMS int64  `json:"duration_ms"`
-	// Attempts is set when a judge call or script timed out and was tried again: 1 + the
-	// retries (--max-retries); omitted (0) when the first attempts sufficed.
+	Error                    string            `json:"error,omitempty"` // no score: the case is then errored
+	DurationMS               int64             `json:"duration_ms"`
+	// Attempts is 1 + the retries when a judge call or script timed out, else 0.
 	Attempts int `json:"attempts,omitempty"`
 }
 
@@ -236,4 +205,54 @@ type TokenUsage struct {
 	Input  int64  `json:"input"`
 	Output int64  `json:"output"`
 	Cached *int64 `json:"cached,omitempty"`
+}
+
+// outputMessage is an output message as 4.x writes it.
+type outputMessage struct {
+	Role      string          `json:"role"`
+	Name      string          `json:"name,omitempty"`
+	Content   any             `json:"content,omitempty"`
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+}
+
+// maxOutput is the most bytes of output messages a record keeps: past it a record keeps none
+// (its trace then shows the answer alone), so one agent's huge transcript cannot make a
+// results line that readers refuse.
+const maxOutput = 4 * textcap.Max
+
+// OutputOf is msgs as a record's Output: nil when they are at most one assistant message
+// with no tool calls (the candidate answer holds it); each text capped as an answer is.
+func OutputOf(msgs []suite.Message) json.RawMessage {
+	if len(msgs) == 0 || (len(msgs) == 1 && msgs[0].Role == suite.RoleAssistant && len(msgs[0].ToolCalls) == 0) {
+		return nil
+	}
+	list := make([]outputMessage, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		list[i] = outputMessage{Role: m.Role, Name: m.Name}
+		switch m.Content.Kind {
+		case suite.ContentText:
+			list[i].Content = textcap.Cap(m.Content.Text)
+		case suite.ContentStructured:
+			list[i].Content = validRaw(m.Content.Structured)
+		case suite.ContentSegments:
+			segs := make([]any, len(m.Content.Segments))
+			for j, sg := range m.Content.Segments {
+				if sg.Type != "text" && len(sg.Raw) > 0 && json.Valid(sg.Raw) {
+					segs[j] = sg.Raw
+				} else {
+					segs[j] = map[string]string{"type": sg.Type, "value": sg.Value}
+				}
+			}
+			list[i].Content = segs
+		}
+		if t := validRaw(m.ToolCalls); t != nil && string(t) != "null" {
+			list[i].ToolCalls = t
+		}
+	}
+	b, err := jsonx.Marshal(list)
+	if err != nil || len(b) > maxOutput {
+		return nil
+	}
+	return b
 }

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -23,15 +22,9 @@ func supersededRows(path string) (map[int]bool, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
 	last := map[[3]string]int{}
 	var out map[int]bool
-	for n := 1; sc.Scan(); n++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err = EachLine(f, func(b []byte, n int) error {
 		var row struct {
 			Kind   *string `json:"record"`
 			EvalID string  `json:"eval_id"`
@@ -40,7 +33,7 @@ func supersededRows(path string) (map[int]bool, error) {
 			Target string  `json:"target"`
 		}
 		if json.Unmarshal(b, &row) != nil || row.Kind != nil || row.EvalID != "" || row.TestID == nil {
-			continue
+			return nil
 		}
 		k := [3]string{row.Suite, *row.TestID, row.Target}
 		if prev, ok := last[k]; ok {
@@ -50,8 +43,9 @@ func supersededRows(path string) (map[int]bool, error) {
 			out[prev] = true
 		}
 		last[k] = n
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // freshRows are the index rows of the records a rerun ran, in order, by test and target.
@@ -71,11 +65,10 @@ func (f *freshRows) add(row *v4OutRow) error {
 }
 
 // appendRows writes the index.jsonl of a run rerun as 4.42.4's --rerun-failed leaves it
-// (run-artifacts.ts, rewriteExistingIndexRecords; run-eval.ts:1482): the earlier rows, a row
-// of a test run again replaced by its new row, then the new rows appended, so such a test
-// is listed twice with its new result. A row of another suite is never replaced (4.42.4
-// matches by test id and target alone); a line that does not parse is kept as it is
-// (4.42.4 drops it).
+// (run-artifacts.ts, rewriteExistingIndexRecords; run-eval.ts:1482): the earlier rows, those
+// of tests run again replaced by their new rows, then the new rows appended. A row of another
+// suite is never replaced (4.42.4 matches by test id and target alone); a line that does not
+// parse is kept (4.42.4 drops it).
 func appendRows(w io.Writer, earlier []byte, fresh *freshRows) error {
 	for _, line := range bytes.Split(earlier, []byte("\n")) {
 		t := bytes.TrimSpace(line)

@@ -6,9 +6,7 @@ import (
 	"math"
 )
 
-// RunFormat is the version of the run records this program writes. A reader accepts any
-// version: fields it does not know are ignored, and a record missing a field it needs is
-// reported, not guessed.
+// RunFormat is the version of the run records this program writes; readers accept any.
 const RunFormat = 1
 
 // Run record kinds: the value of a run record's "record" key. Case records have no such key.
@@ -17,48 +15,36 @@ const (
 	KindRunEnd   = "run_end"   // last line: written once the run's outcome is known
 )
 
-// RunRecord is a line of a results file about the run as a whole rather than one case. A
-// results file written by an eval run is
-//
-//	{"record":"run_start",...}   before any case ran
-//	{case record}...             in completion order
-//	{"record":"run_end",...}     when the run ended, cancelled or not
-//
-// so a file with a start record and no end record was written by a run that was killed (or
-// is still running). Run records have no eval_id; case readers (Scan, Read) skip them.
+// RunRecord is a line of a results file about the run as a whole: a start record before any
+// case record, an end record when the run ended, so a file with a start record and no end
+// record was written by a run that was killed (or is still running).
 type RunRecord struct {
 	Kind      string `json:"record"`
 	Format    int    `json:"format"`
 	Version   string `json:"agentv_version,omitempty"`
 	Timestamp string `json:"timestamp"` // RFC 3339, UTC: start or end time
 
-	// Planned is the number of cases the run selected to run. The start record has it only
-	// when every case was loaded before the first one ran (a streamed JSONL suite is counted
-	// as it is read); the end record always has it. PlannedComplete is false when loading was
-	// cut short (a cancelled run), so the run planned at least Planned cases.
-	Planned         *int  `json:"planned,omitempty"`
-	PlannedComplete *bool `json:"planned_complete,omitempty"`
-	// Gate is the thresholds the run gated with.
-	Gate *RunGate `json:"gate,omitempty"`
-	// Shard is set when the run was one shard of a split suite.
-	Shard *RunShard `json:"shard,omitempty"`
-	// Baseline is set in the start record of a run compared with a baseline: which one, and
-	// the regression thresholds it gated with, so a report of the file can gate as it did.
-	Baseline *RunBaseline `json:"baseline,omitempty"`
+	// Planned is the number of cases the run selected: in the start record only when every
+	// case was loaded before the first ran, always in the end record. PlannedComplete is
+	// false when loading was cut short, so the run planned at least Planned cases.
+	Planned         *int         `json:"planned,omitempty"`
+	PlannedComplete *bool        `json:"planned_complete,omitempty"`
+	Gate            *RunGate     `json:"gate,omitempty"`
+	Shard           *RunShard    `json:"shard,omitempty"`    // one shard of a split suite
+	Baseline        *RunBaseline `json:"baseline,omitempty"` // start record: so a report gates as the run did
 
 	// End record only.
-	Outcome    string   `json:"outcome,omitempty"` // pass | fail | error | invalid | skipped
-	Reason     string   `json:"reason,omitempty"`
-	Cases      *int     `json:"cases,omitempty"` // case records written between start and end
-	Passed     int      `json:"passed,omitempty"`
-	Failed     int      `json:"failed,omitempty"`
-	Errors     int      `json:"errors,omitempty"`
-	MeanScore  *float64 `json:"mean_score,omitempty"`
-	Cancelled  bool     `json:"cancelled,omitempty"` // interrupted (SIGINT, SIGTERM) before every case ran
-	Problems   []string `json:"problems,omitempty"`  // run-level problems (redacted); any makes the run invalid
-	DurationMS int64    `json:"duration_ms,omitempty"`
-	// Budget is set when the run had a cost budget (--budget-usd).
-	Budget *RunBudget `json:"budget,omitempty"`
+	Outcome    string     `json:"outcome,omitempty"` // pass | fail | error | invalid | skipped
+	Reason     string     `json:"reason,omitempty"`
+	Cases      *int       `json:"cases,omitempty"` // case records written between start and end
+	Passed     int        `json:"passed,omitempty"`
+	Failed     int        `json:"failed,omitempty"`
+	Errors     int        `json:"errors,omitempty"`
+	MeanScore  *float64   `json:"mean_score,omitempty"`
+	Cancelled  bool       `json:"cancelled,omitempty"` // interrupted (SIGINT, SIGTERM) before every case ran
+	Problems   []string   `json:"problems,omitempty"`  // run-level problems (redacted); any makes the run invalid
+	DurationMS int64      `json:"duration_ms,omitempty"`
+	Budget     *RunBudget `json:"budget,omitempty"` // --budget-usd
 }
 
 // RunBudget is a run's cost budget and what became of it.
@@ -101,8 +87,8 @@ type RunBaseline struct {
 type RunShard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
-	// Plan identifies the split (the cases selected in all shards together, and Count): shards
-	// of one plan share it. PlanCases is how many cases that is. The end record has them.
+	// Plan identifies the split (the cases of all shards, and Count), PlanCases counts those
+	// cases; the end record has them.
 	Plan      string `json:"plan,omitempty"`
 	PlanCases *int   `json:"plan_cases,omitempty"`
 }

@@ -68,7 +68,7 @@ func TestScanRunRecords(t *testing.T) {
 		t.Errorf("Read (-want +got):\n%s", diff)
 	}
 	var got []string
-	err = ScanLines(strings.NewReader(in), Visitor{
+	err = scanLines(strings.NewReader(in), Visitor{
 		Case: func(r *Record, line int) error { got = append(got, r.EvalID+"@"+itoa(line)); return nil },
 		Run: func(r *RunRecord, line int) error {
 			got = append(got, r.Kind+"@"+itoa(line))
@@ -77,7 +77,7 @@ func TestScanRunRecords(t *testing.T) {
 			}
 			return nil
 		},
-	})
+	}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,15 +14,11 @@ import (
 	"github.com/agentv/action/internal/atomicfile"
 )
 
-// AgentV 4.42.4's run directory holds a folder per test beside index.jsonl (its
-// packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
-// grading.json (the test's assertions, a summary, execution metrics and its graders),
-// timing.json (duration and tokens), input.md (the input as `@[role]:` blocks),
-// outputs/answer.md and outputs/response.md (the answer), and outputs/trace.json and
-// outputs/transcript.jsonl (what the target did, trace4.go). The index row names them
-// (artifact_dir, grading_path, ...), and 4.42.4's `results`, `inspect` and `compare` read a
-// test's assertions, input and answer from there. Model text goes into the JSON files
-// JSON-encoded and into the .md files as the bytes it is, never interpreted.
+// AgentV 4.42.4's run directory holds a folder per test beside index.jsonl
+// (packages/core/src/evaluation/run-artifacts.ts, writePerTestArtifacts): SUITE/TEST_ID/ with
+// grading.json, timing.json, input.md, outputs/answer.md and response.md, and
+// outputs/trace.json and transcript.jsonl (trace4.go); the index row names them. Model text
+// goes into the JSON files JSON-encoded and into the .md files as it is.
 
 // v4Artifacts are the per-test paths of an index row, relative to the run directory.
 type v4Artifacts struct {
@@ -86,29 +82,28 @@ type v4Timing struct {
 	TokenUsage           map[string]int64 `json:"token_usage"`
 }
 
-// evalAssertions are a grader's assertions as 4.x states them: its own when its verdict had
-// them, else its hits passed and its misses failed.
-func evalAssertions(e *EvaluatorResult) []Assertion {
-	if e.Assertions != nil {
-		return e.Assertions
-	}
-	out := make([]Assertion, 0, len(e.Hits)+len(e.Misses))
-	for _, h := range e.Hits {
+// asserted is hits and misses as 4.x assertions: the hits passed, the misses failed.
+func asserted(hits, misses []string) []Assertion {
+	out := make([]Assertion, 0, len(hits)+len(misses))
+	for _, h := range hits {
 		out = append(out, Assertion{Text: h, Passed: true})
 	}
-	for _, m := range e.Misses {
-		out = append(out, Assertion{Text: m, Passed: false})
+	for _, m := range misses {
+		out = append(out, Assertion{Text: m})
 	}
 	return out
 }
 
-// gradingOf is record r's grading.json. The test's assertions are its graders' in order (a
-// test the target gave no answer holds one failed `Error: ...`), as 4.42.4 flattens them.
+// gradingOf is record r's grading.json: its graders' assertions in order (an errored test
+// without any holds one failed `Error: ...`), as 4.42.4 flattens them.
 func gradingOf(r *Record, row *v4OutRow) *v4Grading {
 	g := &v4Grading{Assertions: []v4GradedAssertion{}}
 	for i := range r.EvaluatorResults {
 		e := &r.EvaluatorResults[i]
-		as := evalAssertions(e)
+		as := e.Assertions // a grader's own when its verdict had them
+		if as == nil {
+			as = asserted(e.Hits, e.Misses)
+		}
 		for _, a := range as {
 			g.Assertions = append(g.Assertions, v4GradedAssertion(a))
 		}
@@ -160,31 +155,38 @@ func timingOf(durationMS, in, out int64) *v4Timing {
 // inputOf is record r's input as 4.42.4's input.md writes it: each message as `@[role]:`
 // and its content, blank lines between; "" when the record holds none.
 func inputOf(r *Record) string {
+	msgs := requestOf(r)
+	parts := make([]string, len(msgs))
+	for i, m := range msgs {
+		parts[i] = "@[" + m.Role + "]:\n" + m.Content
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// chatMessage is a message of a record's request.
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// requestOf is the input record r's target was sent: its chat_prompt, else its question as
+// one user message; nil when the record holds neither.
+func requestOf(r *Record) []chatMessage {
 	raw := r.LMProviderRequest
 	if raw == nil {
 		raw = r.AgentProviderRequest
 	}
 	var req struct {
-		Question string `json:"question"`
-		Chat     []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"chat_prompt"`
+		Question string        `json:"question"`
+		Chat     []chatMessage `json:"chat_prompt"`
 	}
 	if raw == nil || json.Unmarshal(raw, &req) != nil {
-		return ""
+		return nil
 	}
-	if len(req.Chat) == 0 {
-		if req.Question == "" {
-			return ""
-		}
-		return "@[user]:\n" + req.Question
+	if len(req.Chat) == 0 && req.Question != "" {
+		return []chatMessage{{"user", req.Question}}
 	}
-	parts := make([]string, len(req.Chat))
-	for i, m := range req.Chat {
-		parts[i] = "@[" + m.Role + "]:\n" + m.Content
-	}
-	return strings.Join(parts, "\n\n")
+	return req.Chat
 }
 
 // artifactSegment is a suite name or test id as a folder name: 4.42.4 replaces / \ : * ? "
@@ -210,16 +212,15 @@ func artifactSegment(v, fallback string) string {
 	return v
 }
 
-// artifactFile is a file of a test's folder: rel its path in the run directory, data
-// JSON-encoded, or a string written as it is.
+// artifactFile is a file of a test's folder: data JSON-encoded, or a string as it is.
 type artifactFile struct {
 	rel  string
 	data any
 }
 
 // writeTestArtifacts writes record r's folder in run directory dir and returns the paths the
-// row names. A test on several targets shares its folder across them, the last written
-// winning, as in 4.42.4.
+// row names. A test on several targets shares its folder, the last written winning, as in
+// 4.42.4.
 func writeTestArtifacts(dir string, r *Record, row *v4OutRow) (v4Artifacts, error) {
 	sub := artifactSegment(r.EvalID, "unknown")
 	if r.Dataset != "" {

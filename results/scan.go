@@ -11,9 +11,9 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// Visitor receives the lines of a results file as ScanLines reads them, with their 1-based
-// line numbers. A nil func skips its kind of line; an error from a func stops the scan and
-// is returned.
+// Visitor receives the lines of a results file with their 1-based line numbers. A nil func
+// skips its kind of line; an error from a func stops the scan and is returned. Callbacks may
+// keep what they are given.
 type Visitor struct {
 	Case func(rec *Record, line int) error
 	// Run receives run records, also of kinds this program does not know (a later format).
@@ -31,24 +31,12 @@ type caseLine struct {
 	v4Row
 }
 
-// ScanLines parses a results JSONL stream one line at a time, so a large results file is
-// never held whole. Blank lines are skipped; a malformed line stops the scan with an error
-// naming its line number, after v has seen every line before it. Callbacks may keep what
-// they are given.
-func ScanLines(r io.Reader, v Visitor) error { return scanLines(r, v, "") }
-
-// scanLines is ScanLines; dir, when set, is the folder of the file read, where the answers
-// of AgentV 4.x rows are.
+// scanLines parses a results JSONL stream one line at a time, so a large file is never held
+// whole. Blank lines are skipped; a malformed line stops the scan with an error naming its
+// line, after v has seen every line before it. dir, when set, is the folder of the file read,
+// where the answers of AgentV 4.x rows are.
 func scanLines(r io.Reader, v Visitor, dir string) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 256<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return EachLine(r, func(b []byte, n int) error {
 		l := new(caseLine)
 		if err := json.Unmarshal(b, l); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
@@ -64,40 +52,44 @@ func scanLines(r io.Reader, v Visitor, dir string) error {
 					l.CandidateAnswer = readAnswer(dir, l.answerPath())
 				}
 			}
-			if v.Case != nil {
-				if err := v.Case(&l.Record, n); err != nil {
-					return err
-				}
+			if v.Case == nil {
+				return nil
 			}
-			continue
+			return v.Case(&l.Record, n)
 		}
 		if v.Run == nil {
-			continue
+			return nil
 		}
 		run := new(RunRecord)
 		if err := json.Unmarshal(b, run); err != nil {
 			return fmt.Errorf("line %d: run record: %w", n, err)
 		}
-		if err := v.Run(run, n); err != nil {
-			return err
+		return v.Run(run, n)
+	})
+}
+
+// EachLine calls fn with each non-blank line of r, trimmed, and its 1-based number (lines of
+// up to 256 MiB); an error from fn stops it and is returned.
+func EachLine(r io.Reader, fn func(line []byte, n int) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for n := 1; sc.Scan(); n++ {
+		if b := bytes.TrimSpace(sc.Bytes()); len(b) > 0 {
+			if err := fn(b, n); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.Err()
 }
 
-// Scan parses the case records of a results JSONL stream (see ScanLines), skipping run
-// records; fn may keep the record, and an error from fn stops the scan and is returned.
-func Scan(r io.Reader, fn func(*Record) error) error {
-	return ScanLines(r, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
-}
-
-// ScanFile is Scan over a file; errors name the file.
+// ScanFile passes the case records of a results file to fn; errors name the file.
 func ScanFile(path string, fn func(*Record) error) error {
 	return ScanFileLines(path, Visitor{Case: func(rec *Record, _ int) error { return fn(rec) }})
 }
 
-// ScanFileLines is ScanLines over a file; errors name the file. A FIFO or device is refused
-// rather than waited on; the file is streamed, so its size is not capped.
+// ScanFileLines passes the lines of a results file to v; errors name the file. A FIFO or
+// device is refused rather than waited on.
 func ScanFileLines(path string, v Visitor) error {
 	if filepath.Base(path) == IndexFile && v.Case != nil {
 		// A 4.x run directory rerun: only the last row of a test on a target counts.

@@ -1,11 +1,14 @@
 package results
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,29 +65,21 @@ type traceMessage struct {
 // 4.42.4 drops it when it reads a provider's output.
 func readToolCalls(raw json.RawMessage) []traceToolCall {
 	var items []struct {
-		Tool       string          `json:"tool"`
-		Name       string          `json:"name"`
-		Input      json.RawMessage `json:"input"`
-		Output     json.RawMessage `json:"output"`
-		ID         string          `json:"id"`
-		Status     string          `json:"status"`
-		StartTime  string          `json:"start_time"`
-		EndTime    string          `json:"end_time"`
-		DurationMS *float64        `json:"duration_ms"`
+		traceToolCall
+		Name string `json:"name"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &items) != nil {
 		return nil
 	}
 	var out []traceToolCall
 	for _, it := range items {
-		if it.Tool == "" {
-			it.Tool = it.Name
-		}
-		if it.Tool == "" {
+		c := it.traceToolCall
+		c.Tool = cmp.Or(c.Tool, it.Name)
+		if c.Tool == "" {
 			continue
 		}
-		out = append(out, traceToolCall{Tool: it.Tool, Input: nullless(it.Input), Output: nullless(it.Output), ID: it.ID,
-			Status: it.Status, StartTime: it.StartTime, EndTime: it.EndTime, DurationMS: it.DurationMS})
+		c.Input, c.Output, c.Trace = nullless(c.Input), nullless(c.Output), nil
+		out = append(out, c)
 	}
 	return out
 }
@@ -106,25 +101,8 @@ func textMessage(role, text string) traceMessage {
 // output repeats it or holds the whole conversation.
 func traceMessagesOf(r *Record) []traceMessage {
 	var input []traceMessage
-	if s := inputOf(r); s != "" {
-		raw := r.LMProviderRequest
-		if raw == nil {
-			raw = r.AgentProviderRequest
-		}
-		var req struct {
-			Question string `json:"question"`
-			Chat     []struct {
-				Role    string `json:"role"`
-				Content string `json:"content"`
-			} `json:"chat_prompt"`
-		}
-		_ = json.Unmarshal(raw, &req) // inputOf read it
-		if len(req.Chat) == 0 {
-			input = []traceMessage{textMessage("user", req.Question)}
-		}
-		for _, m := range req.Chat {
-			input = append(input, textMessage(m.Role, m.Content))
-		}
+	for _, m := range requestOf(r) {
+		input = append(input, textMessage(m.Role, m.Content))
 	}
 	var output []traceMessage
 	var raw []struct {
@@ -143,10 +121,8 @@ func traceMessagesOf(r *Record) []traceMessage {
 	if len(output) == 0 {
 		return input
 	}
-	for _, m := range output {
-		if m.Role == "user" || m.Role == "system" {
-			return output
-		}
+	if slices.ContainsFunc(output, func(m traceMessage) bool { return m.Role == "user" || m.Role == "system" }) {
+		return output // it holds the whole conversation
 	}
 	if len(input) == 1 && input[0].Role == output[0].Role && string(input[0].Content) == string(output[0].Content) {
 		return output
@@ -260,17 +236,10 @@ type traceScore struct {
 	EvaluatedAt  string  `json:"evaluated_at"`
 	TargetSpanID string  `json:"target_span_id"`
 	Evidence     struct {
-		SpanIDs    []string          `json:"span_ids"`
-		Assertions []v4GradedOmitted `json:"assertions"`
-		Details    json.RawMessage   `json:"details,omitempty"`
+		SpanIDs    []string        `json:"span_ids"`
+		Assertions []Assertion     `json:"assertions"`
+		Details    json.RawMessage `json:"details,omitempty"`
 	} `json:"evidence"`
-}
-
-// v4GradedOmitted is an assertion of a score's evidence: evidence only when there is some.
-type v4GradedOmitted struct {
-	Text     string `json:"text"`
-	Passed   bool   `json:"passed"`
-	Evidence string `json:"evidence,omitempty"`
 }
 
 type conversionWarning struct {
@@ -326,44 +295,24 @@ func parseISO(s string) (int64, bool) {
 	return t.UnixMilli(), true
 }
 
-// encodeURIComponent is JavaScript's: everything but letters, digits and -_.!~*'() escaped.
-func encodeURIComponent(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
-}
+// uriComponent makes url.QueryEscape JavaScript's encodeURIComponent, which also keeps !'()*
+// and writes a space as %20.
+var uriComponent = strings.NewReplacer("+", "%20", "%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
 
 func keyValue(s string) string {
 	if s == "" {
 		return "~"
 	}
-	return encodeURIComponent(s)
+	return uriComponent.Replace(url.QueryEscape(s))
 }
 
-// scoreSource is where 4.42.4 says a score came from.
-func scoreSource(typ string) string {
-	switch typ {
-	case "code-grader":
-		return "code"
-	case "llm-grader":
-		return "llm"
-	}
-	return "agentv"
-}
+// scoreSources are where 4.42.4 says a score came from, by grader type ("agentv" else).
+var scoreSources = map[string]string{"code-grader": "code", "llm-grader": "llm"}
 
 // traceOf builds record r's trace envelope; runID is the run directory's name, createdAt
 // the time it is written.
 func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt time.Time) *traceEnvelope {
-	suite, target, testID := r.Dataset, row.Target, row.TestID
-	if target == "" {
-		target = "unknown"
-	}
+	suite, target, testID := r.Dataset, cmp.Or(row.Target, "unknown"), row.TestID
 	traceID := hashHex(32, "execution-trace", row.Timestamp, suite, testID, target, runID)
 	rootID := hashHex(16, traceID, "root")
 	msgs := traceMessagesOf(r)
@@ -397,9 +346,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	if row.CostUSD != nil {
 		rootAttrs["agentv.trace.cost_usd"] = *row.CostUSD
 	}
-	for k, v := range usage {
-		rootAttrs[k] = v
-	}
+	maps.Copy(rootAttrs, usage)
 	root := traceSpan{TraceID: traceID, SpanID: rootID, Name: "invoke_agent " + target, Kind: "INTERNAL",
 		Start: unixNano(startMS), End: unixNano(endMS), Status: spanStatus{Code: "OK"}, Attributes: rootAttrs,
 		Events: []spanEvent{}, startMS: startMS, endMS: endMS}
@@ -441,9 +388,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 			"gen_ai.request.model": target, "gen_ai.response.model": target, "openinference.span.kind": "LLM",
 			"agentv.message.index": c.index, "agentv.turn_index": ord}
 		if ord == len(chats)-1 {
-			for k, v := range usage {
-				attrs[k] = v
-			}
+			maps.Copy(attrs, usage)
 		}
 		if c.m.Content != nil {
 			attrs["gen_ai.output.messages"] = c.m.Content
@@ -531,12 +476,9 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	}
 	for _, s := range row.Scores {
 		ts := traceScore{Name: s.Name, Type: s.Type, Score: s.Score, Weight: s.Weight, Verdict: s.Verdict,
-			Source: scoreSource(s.Type), EvaluatedAt: row.Timestamp, TargetSpanID: rootID}
+			Source: cmp.Or(scoreSources[s.Type], "agentv"), EvaluatedAt: row.Timestamp, TargetSpanID: rootID}
 		ts.Evidence.SpanIDs = []string{rootID}
-		ts.Evidence.Assertions = []v4GradedOmitted{}
-		for _, as := range s.Assertions {
-			ts.Evidence.Assertions = append(ts.Evidence.Assertions, v4GradedOmitted{Text: as.Text, Passed: as.Passed})
-		}
+		ts.Evidence.Assertions = s.Assertions // hits and misses: no evidence
 		ts.Evidence.Details = s.Details
 		env.Scores = append(env.Scores, ts)
 	}
@@ -550,12 +492,12 @@ type transcriptRow struct {
 	Target        string `json:"target"`
 	MessageIndex  int    `json:"message_index"`
 	traceMessage
-	TokenUsage *v4TokenUsage `json:"transcript_token_usage,omitempty"`
-	DurationMS int64         `json:"transcript_duration_ms"`
-	CostUSD    *float64      `json:"transcript_cost_usd,omitempty"`
-	Capture    traceCapture  `json:"capture"`
-	Trace      traceRef      `json:"trace"`
-	Source     traceSource   `json:"source"`
+	TokenUsage *TokenUsage  `json:"transcript_token_usage,omitempty"`
+	DurationMS int64        `json:"transcript_duration_ms"`
+	CostUSD    *float64     `json:"transcript_cost_usd,omitempty"`
+	Capture    traceCapture `json:"capture"`
+	Trace      traceRef     `json:"trace"`
+	Source     traceSource  `json:"source"`
 }
 
 // transcriptOf is the transcript.jsonl rows of env: a row per message, each pointing at the
@@ -577,15 +519,9 @@ func transcriptOf(env *traceEnvelope, row *v4OutRow) []transcriptRow {
 		}
 	}
 	// 4.42.4 pairs a message's calls with the tool spans in time order.
-	sort.SliceStable(tools, func(i, j int) bool {
-		a, b := tools[i], tools[j]
-		if a.startMS != b.startMS {
-			return a.startMS < b.startMS
-		}
-		if a.endMS != b.endMS {
-			return a.endMS < b.endMS
-		}
-		return a.SpanID < b.SpanID
+	slices.SortStableFunc(tools, func(a, b *traceSpan) int {
+		return cmp.Or(cmp.Compare(a.startMS, b.startMS), cmp.Compare(a.endMS, b.endMS),
+			cmp.Compare(a.SpanID, b.SpanID))
 	})
 	used := make([]bool, len(tools))
 	src := env.Source
@@ -614,15 +550,8 @@ func transcriptOf(env *traceEnvelope, row *v4OutRow) []transcriptRow {
 			merged := c
 			if p != nil {
 				merged.Status = p.Status
-				if merged.ID == "" {
-					merged.ID = p.ID
-				}
-				if merged.StartTime == "" {
-					merged.StartTime = p.StartTime
-				}
-				if merged.EndTime == "" {
-					merged.EndTime = p.EndTime
-				}
+				merged.ID, merged.StartTime = cmp.Or(merged.ID, p.ID), cmp.Or(merged.StartTime, p.StartTime)
+				merged.EndTime = cmp.Or(merged.EndTime, p.EndTime)
 				if merged.DurationMS == nil {
 					merged.DurationMS = p.DurationMS
 				}

@@ -18,25 +18,17 @@ type TrialsOutcome struct {
 }
 
 // AggregateTrials combines a case's trials by strategy (suite.TrialsPassAtK when empty):
-//
-//   - pass_at_k: the best trial's score; passes when a trial reached threshold.
-//   - mean: the mean score; passes when it reaches threshold.
-//   - confidence_interval: the lower bound of the 95% interval of the mean score (Student's
-//     t, clamped to 0–1); passes when that bound reaches threshold.
+// pass_at_k takes the best trial's score and passes when a trial reached threshold; mean the
+// mean score, confidence_interval the lower bound of its 95% interval, passing when that
+// reaches threshold.
 //
 // With anyPass (no suite threshold and no --threshold) mean and confidence_interval pass,
-// like pass_at_k, when a trial reached threshold: AgentV 4.42.4 grades each trial's status
-// with the test's own threshold (or 0.8) and calls the test ok when any trial's is
-// (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials, line 2329), whatever
-// the aggregate score; only a threshold its summary is given compares the aggregate
-// (apps/cli/src/commands/eval/statistics.ts, line 141).
-//
-// Whether a trial reached threshold is read from its score, not its Verdict: a 4.x trial's
-// verdict is 4.42.4's, at 0.8 whatever the threshold (see Record.TrialPassAt). Verdicts only
-// count the passed trials, which make a case flaky when some passed and some did not.
-//
-// An errored trial scores 0. The case is errored only when every trial errored: one trial
-// that ran is enough to judge the case by. trials must not be empty.
+// like pass_at_k, when a trial reached threshold: AgentV 4.42.4 calls the test ok when any
+// trial's status is (packages/core/src/evaluation/orchestrator.ts, runEvalCaseWithTrials,
+// line 2329); only a threshold its summary is given compares the aggregate
+// (apps/cli/src/commands/eval/statistics.ts, line 141). Whether a trial reached threshold is
+// read from its score: a 4.x trial's verdict is at 0.8 whatever the threshold. Verdicts only
+// make a case flaky. An errored trial scores 0; the case errors only when every trial did.
 func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass bool) TrialsOutcome {
 	var out TrialsOutcome
 	scores := make([]float64, len(trials))
@@ -101,10 +93,7 @@ func BestTrial(trials []Trial) int {
 }
 
 // RegradeTrials grades a record's trials again with threshold (the record's own when its
-// eval file set one) and aggregates them again with the record's strategy; the record's
-// Verdict and Flaky change, not its trials' scores. Trials whose verdicts pass at a fixed
-// score (Record.TrialPassAt, AgentV 4.x files) keep them. A record without trials is left
-// alone.
+// eval file set one, or TrialPassAt) and aggregates them again: Verdict and Flaky change.
 func RegradeTrials(r *Record, threshold float64) {
 	if len(r.Trials) == 0 {
 		return
@@ -166,8 +155,7 @@ func mean(xs []float64) float64 {
 }
 
 // interval95 is the 95% confidence interval of the mean of xs: mean ± t·s/√n with Student's
-// t for n-1 degrees of freedom (1.96 from 30 on), clamped to 0–1. One sample gives the
-// point interval at its value.
+// t for n-1 degrees of freedom, clamped to 0–1.
 func interval95(xs []float64) *TrialInterval {
 	m := mean(xs)
 	n := len(xs)
@@ -198,66 +186,38 @@ func tCritical95(df int) float64 {
 }
 
 // TrialList decodes a JSON array of trials keeping only the first suite.MaxTrials, as many
-// as a run records. A results file or baseline from elsewhere (a fork's artifact) may hold
-// millions, which would otherwise cost their memory in every reader and their time in the
-// baseline's permutation tests. Total counts every element; Items is nil for null.
+// as a run records: a results file or baseline from elsewhere may hold millions, which would
+// cost their memory in every reader. Total counts every element; Items is nil for null.
 type TrialList[T any] struct {
 	Items []T
 	Total int
 }
 
-// UnmarshalJSON decodes the kept elements one by one and only counts the others. encoding/json
-// has checked b is valid JSON before it calls this, so elements are found by their nesting.
+// UnmarshalJSON decodes the kept elements one by one and skips the others.
 func (l *TrialList[T]) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
 	l.Items, l.Total = nil, 0
-	if string(b) == "null" {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	switch tok, _ := dec.Token(); tok {
+	case nil:
 		return nil
-	}
-	if len(b) < 2 || b[0] != '[' {
+	case json.Delim('['):
+	default:
 		return fmt.Errorf("trials: want a list")
 	}
-	depth, inString, escaped, start := 0, false, false, 1
-	element := func(end int) error {
-		raw := bytes.TrimSpace(b[start:end])
-		if len(raw) == 0 {
-			return nil // the inside of []
-		}
+	var skip json.RawMessage
+	for dec.More() {
 		l.Total++
 		if len(l.Items) == suite.MaxTrials {
-			return nil
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
 		}
 		var v T
-		if err := json.Unmarshal(raw, &v); err != nil {
+		if err := dec.Decode(&v); err != nil {
 			return fmt.Errorf("trial %d: %w", l.Total, err)
 		}
 		l.Items = append(l.Items, v)
-		return nil
-	}
-	for i := 1; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || (c == ']' && depth > 0):
-			depth--
-		case (c == ',' || c == ']') && depth == 0:
-			if err := element(i); err != nil {
-				return err
-			}
-			start = i + 1
-		}
 	}
 	return nil
 }

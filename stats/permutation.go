@@ -11,14 +11,11 @@ type Test struct {
 	// P is the p-value: how likely a fall at least this large is when the scores of both
 	// runs come from one distribution.
 	P float64
-	// PMin is the smallest p-value the test could give for these scores, whatever their
-	// split into before and after: 1 when every score is the same. A correction for many
-	// tests uses it to leave out the tests that could never be significant.
-	PMin float64
-	// Exact is set when every split was counted rather than sampled.
-	Exact bool
-	// Draws is how many scores the sampled test drew (0 when exact): at most MaxDraws.
-	Draws int
+	// PMin is the smallest p-value any split of these scores could give (1 when every score
+	// is the same), so a correction for many tests can leave out those never significant.
+	PMin  float64
+	Exact bool // every split was counted rather than sampled
+	Draws int  // scores the sampled test drew (0 when exact), at most MaxDraws
 }
 
 // ExactLimit is the largest number of splits a test counts one by one; past it (more than
@@ -28,25 +25,20 @@ const ExactLimit = 100_000
 // MonteCarloResamples is how many random splits a sampled test draws.
 const MonteCarloResamples = 20_000
 
-// MaxDraws bounds a sampled test's work whatever its input: MonteCarloResamples splits of
-// groups of up to 100 scores (the trials a run records). A larger group (a hand-made results
-// file) gets fewer splits, which leaves P valid but larger: with too few splits to tell, no
-// fall is significant.
+// MaxDraws bounds a sampled test's work: MonteCarloResamples splits of groups of up to 100
+// scores. A larger group gets fewer splits, which leaves P valid but larger.
 const MaxDraws = MonteCarloResamples * 100
 
 // eps absorbs rounding when sums of the same scores are added in another order.
 const eps = 1e-9
 
 // FallTest tests whether the after scores are lower than the before scores: the one-sided
-// two-sample permutation test of the difference in means (Fisher–Pitman). Under the null
-// hypothesis that both runs' scores come from one distribution, every split of the pooled
-// scores into groups of the two sizes is equally likely; P is the share of splits whose
-// after group sums to no more than the observed one. It assumes nothing about how scores are
-// distributed, and on pass/fail scores (0 and 1) it is Fisher's exact test.
-//
-// Up to ExactLimit splits are all counted; beyond, MonteCarloResamples random splits drawn
-// from a generator seeded with seed give P = (1 + hits) / (1 + draws), which is a valid
-// p-value too. With an empty group nothing can be tested: P and PMin are 1.
+// two-sample permutation test of the difference in means (Fisher–Pitman). P is the share of
+// splits of the pooled scores whose after group sums to no more than the observed one; it
+// assumes nothing about the scores' distribution, and on pass/fail scores it is Fisher's
+// exact test. Up to ExactLimit splits are all counted; beyond, MonteCarloResamples seeded
+// random splits give P = (1 + hits) / (1 + draws), a valid p-value too. With an empty group
+// P and PMin are 1.
 func FallTest(before, after []float64, seed uint64) Test {
 	n1, n2 := len(before), len(after)
 	if n1 == 0 || n2 == 0 {
@@ -79,17 +71,14 @@ func FallTest(before, after []float64, seed uint64) Test {
 			hits++
 		}
 	}
-	// A sampled p-value below the exact smallest one would let a correction that leaves out
-	// tests unable to reach its level (Tarone) be wrong: it is raised to it, which keeps it
-	// valid.
+	// A sampled p-value below the exact smallest one would make Tarone's correction wrong:
+	// raising it to that keeps it valid.
 	floor := 1 / float64(resamples+1)
 	p := max(float64(1+hits)/float64(1+resamples), pmin)
 	return Test{P: p, PMin: max(pmin, floor), Draws: resamples * n2}
 }
 
-// FallMinP is FallTest's PMin without the test: the smallest p-value any split of these
-// scores could give. It depends only on the pooled scores, so a correction for many tests
-// may use it for every test, made or not.
+// FallMinP is FallTest's PMin without the test; it depends only on the pooled scores.
 func FallMinP(before, after []float64) float64 {
 	if len(before) == 0 || len(after) == 0 {
 		return 1
@@ -171,13 +160,11 @@ func Binomial(n, k int) float64 {
 	return math.Round(r)
 }
 
-// Tarone returns the p-value a test must reach to be significant when m tests of discrete
-// data are made at once and the chance of any false positive among them must stay at most
-// alpha (Tarone, "A modified Bonferroni method for discrete data", Biometrics 46, 1990).
-// Bonferroni divides alpha by every test; Tarone divides it by the smallest K for which at
-// most K tests could reach alpha/K at all (their PMin), since a test that cannot reach the
-// level cannot make a false positive. Cases whose trials all scored the same (PMin 1) then
-// cost the others nothing.
+// Tarone returns the p-value a test must reach when m tests of discrete data are made at once
+// and the chance of any false positive must stay at most alpha (Tarone, "A modified
+// Bonferroni method for discrete data", Biometrics 46, 1990): alpha divided by the smallest K
+// for which at most K tests could reach alpha/K at all (their PMin), so cases whose trials
+// all scored the same cost the others nothing.
 func Tarone(pmins []float64, alpha float64) float64 {
 	for k := 1; k <= len(pmins); k++ {
 		level := alpha / float64(k)

@@ -6,6 +6,7 @@ package stats
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 )
@@ -30,18 +31,13 @@ type Interval struct {
 // Below reports whether the whole interval is below zero.
 func (i Interval) Below() bool { return i.Hi < 0 }
 
-// Above reports whether the whole interval is above zero.
-func (i Interval) Above() bool { return i.Lo > 0 }
-
 // DefaultResamples is how many bootstrap resamples an interval uses: enough that the ends of
 // a 95% interval move by well under a thousandth between seeds for suites of tens of cases.
 const DefaultResamples = 10_000
 
 // PairedBootstrap returns the mean of after[i]-before[i] with its percentile bootstrap
-// interval at the given level (0.95 for 95%): the cases are resampled with replacement,
-// keeping each case's two scores together, so a case's own difficulty cancels out. The
-// resamples are drawn from a generator seeded with seed. before and after must have the same
-// length; with none the interval is [0, 0].
+// interval at level (0.95 for 95%): cases are resampled keeping each case's two scores
+// together, so a case's own difficulty cancels out. With no cases the interval is [0, 0].
 func PairedBootstrap(before, after []float64, level float64, resamples int, seed uint64) Interval {
 	n := min(len(before), len(after))
 	if n == 0 {
@@ -84,4 +80,40 @@ func quantile(sorted []float64, q float64) float64 {
 		return sorted[0]
 	}
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// sumPrec holds any sum of float64 values exactly: their bits span 2^-1074 to 2^1024, plus
+// room for carries.
+const sumPrec = 2200
+
+// Sum adds float64 values without rounding, so a total, and the mean made from it, is the
+// same whatever order the values came in (cases finish in any order when several run at
+// once). The zero value is an empty sum. NaN and infinities count as 0.
+type Sum struct {
+	acc, x big.Float
+	n      int
+}
+
+// Add adds v.
+func (s *Sum) Add(v float64) {
+	if s.n == 0 {
+		s.acc.SetPrec(sumPrec)
+		s.x.SetPrec(sumPrec)
+	}
+	s.n++
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	s.acc.Add(&s.acc, s.x.SetFloat64(v))
+}
+
+// Mean returns the sum divided by n, rounded once to the nearest float64 (0 when n is 0).
+func (s *Sum) Mean(n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	var q big.Float
+	q.SetPrec(sumPrec).Quo(&s.acc, new(big.Float).SetPrec(sumPrec).SetInt64(int64(n)))
+	f, _ := q.Float64()
+	return f
 }

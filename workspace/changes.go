@@ -34,9 +34,8 @@ func initBaseline(ctx context.Context, dir string, env []string) error {
 }
 
 // FileChanges is the unified diff of the workspace dir against its baseline, as AgentV 4.42.4
-// gives graders in `file_changes` (workspace/file-changes.ts, captureFileChanges): every file
-// staged, nested repositories' changes expanded; "" when nothing changed, or when the
-// workspace has no baseline (git missing) or git fails.
+// gives graders in `file_changes` (workspace/file-changes.ts, captureFileChanges), nested
+// repositories' changes expanded; "" when nothing changed, without a baseline or on failure.
 func FileChanges(ctx context.Context, dir string) string {
 	return fileChanges(ctx, dir, os.Environ())
 }

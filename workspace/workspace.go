@@ -1,9 +1,9 @@
-// Package workspace, part of the run stage, makes the directory the tests of an AgentV 4.x suite run in: a new
-// temporary directory holding a copy of the suite's template, set up by its before_all
-// command, removed when the run ends.
+// Package workspace makes the directory the tests of an AgentV 4.x suite run in: a temporary
+// copy of the suite's template, set up by its before_all command, removed when the run ends.
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,8 +34,7 @@ const (
 	afterAllID  = "__after_all__"
 )
 
-// HookRun is what a hook is told about the test it runs for: its id and input (the question
-// text); for before_all and after_all only the workspace.
+// HookRun is what a hook is told about the test it runs for.
 type HookRun struct {
 	TestID    string
 	CaseInput *string // nil: null on stdin, "" in arguments
@@ -48,9 +47,8 @@ type Options struct {
 	Root  string   // where workspaces are made; "" is the system's temporary directory
 }
 
-// Create makes the workspace of ws: a new temporary directory with a copy of the template
-// (without .git), where the before_all hook then runs. evalDir is the eval file's directory,
-// the hook's default working directory. On failure nothing is left behind.
+// Create makes the workspace of ws: a temporary copy of the template (without .git) where
+// the before_all hook then runs, in evalDir by default. On failure nothing is left behind.
 func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Options) (string, error) {
 	dir, err := os.MkdirTemp(opts.Root, "agentv-workspace-")
 	if err != nil {
@@ -75,11 +73,9 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 // hookVar is a {{name}} placeholder in a hook's arguments.
 var hookVar = regexp.MustCompile(`\{\{(\w+)\}\}`)
 
-// RunHook runs h in the workspace dir for run, with the context as JSON on stdin
-// ({workspace_path, test_id, eval_run_id, case_input, case_metadata}) and {{workspace_path}},
-// {{test_id}}, {{eval_run_id}} and {{case_input}} replaced in its arguments, in evalDir
-// unless the hook names its cwd, for its timeout_ms or else timeout. A non-zero exit is an
-// error carrying the command's stderr.
+// RunHook runs h for the workspace dir with the context as JSON on stdin and as {{name}}
+// placeholders in its arguments, in evalDir unless the hook names its cwd, for its
+// timeout_ms or else timeout. A non-zero exit is an error carrying the command's stderr.
 func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRun, timeout time.Duration, opts Options) error {
 	input := ""
 	if run.CaseInput != nil {
@@ -101,14 +97,11 @@ func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRu
 	if err != nil {
 		return err
 	}
-	cwd := h.Cwd
-	if cwd == "" {
-		cwd = evalDir
-	}
 	if h.Timeout > 0 {
 		timeout = h.Timeout
 	}
-	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cwd, Env: proc.ChildEnv(opts.Env, nil), Stdin: stdin, Timeout: timeout})
+	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(opts.Env, nil),
+		Stdin: stdin, Timeout: timeout})
 	return err
 }
 
@@ -125,7 +118,7 @@ func Finish(ctx context.Context, ws *suite.Workspace, dir, evalDir string, opts 
 }
 
 // copyTree copies the directories, regular files and symbolic links under src into dst,
-// leaving out .git directories.
+// leaving out .git directories (which os.CopyFS cannot).
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
