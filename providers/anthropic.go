@@ -14,7 +14,7 @@ import (
 // apiAnthropicMinThinking is the API's smallest thinking budget.
 const apiAnthropicMinThinking = 1024
 
-// apiAnthropicRequestTimeout bounds one request when --timeout is unset. targets.Setting it also keeps the
+// apiAnthropicRequestTimeout bounds one request when --timeout is unset. Setting it also keeps the
 // SDK from refusing large max_tokens without streaming (its 10-minute estimate).
 const apiAnthropicRequestTimeout = 10 * time.Minute
 
@@ -22,12 +22,12 @@ func init() { register(targets.KindAnthropic, newAnthropicProvider) }
 
 // anthropicProvider calls the Messages API (POST {base}/v1/messages).
 type anthropicProvider struct {
-	call     *apiCall
-	messages anthropic.MessageService
-	model    string
-	sampling apiSampling
-	thinking int64 // budget tokens; 0: extended thinking off
-	timeout  time.Duration
+	*apiCall
+	messages   anthropic.MessageService
+	model      string
+	sampling   apiSampling
+	thinking   int64 // budget tokens; 0: extended thinking off
+	reqTimeout time.Duration
 }
 
 func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
@@ -76,11 +76,9 @@ func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
 		timeout = opts.Timeout
 	}
 	client := anthropic.NewClient(o...)
-	return &anthropicProvider{call: call, messages: client.Messages, model: model, sampling: sampling,
-		thinking: budget, timeout: timeout}, nil
+	return &anthropicProvider{apiCall: call, messages: client.Messages, model: model, sampling: sampling,
+		thinking: budget, reqTimeout: timeout}, nil
 }
-
-func (p *anthropicProvider) Target() *targets.Target { return p.call.t }
 
 func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)
@@ -109,8 +107,8 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 		// reads it, so a configured value is sent as written.
 		params.SetExtraFields(map[string]any{"temperature": *t})
 	}
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.timeout))
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.reqTimeout))
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +119,7 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 			}
 		}
 		if len(text) == 0 {
-			return nil, p.call.noText("stop_reason " + string(msg.StopReason))
+			return nil, p.noText("stop_reason " + string(msg.StopReason))
 		}
 		res := &apiResult{Text: strings.Join(text, "\n\n")}
 		if msg.JSON.Usage.Valid() {

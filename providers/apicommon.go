@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -35,9 +37,9 @@ type apiPrompt struct {
 	Turns  []apiTurn
 }
 
-// apiBuildPrompt turns a Request into system text and turns. Multi-turn requests (req.Chat) send
-// their messages; system entries join the system text. Single-turn requests send the question.
-// The system text is req.SystemPrompt (judges) else a default, plus the guidelines block.
+// apiBuildPrompt turns a Request into system text and turns: req.Chat's messages (system
+// entries join the system text) or the question. The system text is req.SystemPrompt (judges)
+// else a default, plus the guidelines block.
 func apiBuildPrompt(req *Request) apiPrompt {
 	base := strings.TrimSpace(req.SystemPrompt)
 	var chatSystem []string
@@ -63,7 +65,8 @@ func apiBuildPrompt(req *Request) apiPrompt {
 		parts = append(parts, apiDefaultSystem)
 	}
 	// A chat prompt's leading system entry already carries the guidelines.
-	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, GuidelinesHeader)) {
+	mentions := func(x string) bool { return strings.Contains(x, GuidelinesHeader) }
+	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !slices.ContainsFunc(chatSystem, mentions)) {
 		parts = append(parts, GuidelinesHeader+"\n\n"+g)
 	}
 	parts = append(parts, chatSystem...)
@@ -73,22 +76,12 @@ func apiBuildPrompt(req *Request) apiPrompt {
 	return apiPrompt{System: strings.Join(parts, "\n\n"), Turns: turns}
 }
 
-func apiMentions(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // apiSampling holds the generation settings shared by the API providers.
 type apiSampling struct {
 	Temperature *float64
 	MaxTokens   *int64
 }
 
-// forRequest is s with the request's own temperature, if it has one.
 func (s apiSampling) forRequest(req *Request) apiSampling {
 	if req != nil && req.Temperature != nil {
 		s.Temperature = req.Temperature
@@ -120,8 +113,7 @@ func apiReadSampling(t *targets.Target) (apiSampling, error) {
 	return s, nil
 }
 
-// apiReadBaseURL reads an optional base_url (alias endpoint for gateways): it must be an
-// absolute http(s) URL.
+// apiReadBaseURL reads an optional absolute http(s) URL.
 func apiReadBaseURL(t *targets.Target, keys ...string) (string, error) {
 	v, ok, err := t.String(keys...)
 	if err != nil || !ok || strings.TrimSpace(v) == "" {
@@ -149,6 +141,7 @@ func apiReadKey(t *targets.Target, required bool) (string, error) {
 }
 
 // apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
+// Providers embed it.
 type apiCall struct {
 	t       *targets.Target
 	kind    string
@@ -164,6 +157,8 @@ func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, error) 
 	}
 	return &apiCall{t: t, kind: kind, retry: p, client: retryHTTPClient(opts.HTTPClient), timeout: opts.Timeout}, nil
 }
+
+func (c *apiCall) Target() *targets.Target { return c.t }
 
 // apiResult is one successful API answer, before it becomes a Response.
 type apiResult struct {
@@ -193,22 +188,12 @@ func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) 
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	// A model that repeats a key (from a prompt or a tool) must not put it into results.
-	res.Text = c.t.Redactor.String(res.Text)
-	resp := &Response{
-		Text: res.Text,
-		OutputMessages: []suite.Message{{Role: suite.RoleAssistant,
-			Content: suite.Content{Kind: suite.ContentText, Text: res.Text}}},
-		Usage:      res.Usage,
-		DurationMS: &ms,
-	}
-	if c.t.Price != nil && res.Usage != nil {
-		cost := usageCost(c.t.Price, res.Usage)
-		resp.CostUSD = &cost
-	}
-	return resp, nil
+	text := c.t.Redactor.String(res.Text)
+	return &Response{Text: text, OutputMessages: textAnswer(text), Usage: res.Usage, DurationMS: &ms,
+		CostUSD: targetCost(c.t, res.Usage)}, nil
 }
 
-// apiNoText is the error for a 2xx answer without any text.
+// noText is the error for a 2xx answer without any text.
 func (c *apiCall) noText(detail string) error {
 	msg := "the response holds no text"
 	if detail != "" {
@@ -257,10 +242,8 @@ func apiExcerpt(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"context"
 	"net/url"
 	"regexp"
 	"strings"
@@ -23,15 +22,8 @@ var apiAzureResourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,62}$`)
 
 func init() { register(targets.KindAzure, newAzureProvider) }
 
-// azureProvider calls Azure OpenAI chat completions: POST
+// newAzureProvider calls Azure OpenAI chat completions: POST
 // {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=... with an api-key header.
-type azureProvider struct {
-	call       *apiCall
-	chat       openai.ChatCompletionService
-	deployment string
-	sampling   apiSampling
-}
-
 func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
 	call, err := newAPICall(t, targets.KindAzure, opts)
 	if err != nil {
@@ -73,7 +65,8 @@ func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
 		azure.WithAPIKey(key),
 		option.WithMaxRetries(0),
 	)
-	return &azureProvider{call: call, chat: chat, deployment: deployment, sampling: sampling}, nil
+	return &chatProvider{apiCall: call, chat: chat, model: deployment, sampling: sampling,
+		maxTokensField: "max_completion_tokens"}, nil
 }
 
 // apiAzureEndpoint accepts a full URL (https://NAME.openai.azure.com, optionally ending in
@@ -104,13 +97,4 @@ func apiAzureEndpoint(t *targets.Target, raw string) (string, error) {
 		return "https://" + v + ".openai.azure.com", nil
 	}
 	return "", t.ErrorAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
-}
-
-func (p *azureProvider) Target() *targets.Target { return p.call.t }
-
-func (p *azureProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		// The SDK routes by the request's model: it becomes /openai/deployments/{model}/...
-		return apiChatCompletion(ctx, p.call, p.chat, p.deployment, p.sampling.forRequest(req), "max_completion_tokens", req)
-	})
 }

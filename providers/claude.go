@@ -39,8 +39,7 @@ func init() { register(targets.KindClaude, newClaudeProvider) }
 
 // claudeProvider runs Claude Code (`claude -p`) once per request in a fresh temporary workspace.
 type claudeProvider struct {
-	t   *targets.Target
-	cli *agentCLI
+	*agentCLI
 	// flags are the argv after the base args: permissions, model, limits, then `args`.
 	flags []string
 	// flagsV4 are flags for the cases of 4.x eval files: the same, with system_prompt given
@@ -54,7 +53,7 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &claudeProvider{t: t, cli: cli}
+	p := &claudeProvider{agentCLI: cli}
 	// The agent works unattended in a throwaway workspace: it may use its tools without asking,
 	// unless the target says otherwise.
 	bypass, set, err := t.Bool("bypass_permissions")
@@ -95,35 +94,25 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	if p.v4log, err = newClaudeV4Log(cli, env); err != nil {
-		return nil, err
-	}
+	p.v4log = newClaudeV4Log(cli, env)
 	return p, nil
 }
 
-func (p *claudeProvider) Target() *targets.Target { return p.t }
-
-// HealthCheck makes sure the executable can be found, and the cwd is there for the eval
-// folder the runner names, before the first case runs.
-func (p *claudeProvider) HealthCheck(ctx context.Context) error {
-	return p.cli.healthCheck(ctx)
-}
-
 func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	exe, err := p.cli.lookPath()
+	exe, err := p.lookPath()
 	if err != nil {
 		return nil, err
 	}
-	doc := codexPromptDocument(p.cli.system, req)
+	doc := codexPromptDocument(p.system, req)
 	argv := append(append([]string{exe}, claudeBaseArgs...), p.flags...)
 	var live agentLog
 	if req.Agent.PromptAs442 {
 		doc = preReadDocument(req)
 		argv = append(append([]string{exe}, claudeV4BaseArgs...), p.flagsV4...)
-		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.cli.logf)
+		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.logf)
 	}
 	var stream *claudeStream
-	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
+	run, err := p.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = claudeParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return claudeSummary(stream) }}
 	}, live)
@@ -152,18 +141,7 @@ func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		}
 		return nil, run.Fail(msg, nil, 0)
 	}
-	resp := &Response{Text: stream.Final, OutputMessages: claudeOutputMessages(stream), Usage: stream.Usage, CostUSD: stream.CostUSD}
-	ms := run.DurationMS
-	if stream.DurationMS != nil {
-		ms = *stream.DurationMS
-	}
-	resp.DurationMS = &ms
-	// A price on the target is the user's own rate: it wins over the CLI's list-price estimate.
-	if p.t.Price != nil && stream.Usage != nil {
-		c := usageCost(p.t.Price, stream.Usage)
-		resp.CostUSD = &c
-	}
-	return resp, nil
+	return run.answer(stream.Final, claudeOutputMessages(stream), stream.Usage, stream.CostUSD, stream.DurationMS), nil
 }
 
 // claudeOutputMessages turns the assistant turns into the answer's messages: each turn's text and

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -76,8 +77,8 @@ type claudeV4Log struct {
 	json bool
 }
 
-func newClaudeV4Log(a *agentCLI, env []string) (claudeV4Log, error) {
-	var l claudeV4Log
+func newClaudeV4Log(a *agentCLI, env []string) claudeV4Log {
+	l := claudeV4Log{dir: cmp.Or(a.rawLogDir, filepath.Join(".agentv", "logs", "claude-cli"))}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "AGENTV_CLAUDE_STREAM_LOGS="); ok {
 			switch strings.ToLower(strings.TrimSpace(v)) {
@@ -86,23 +87,14 @@ func newClaudeV4Log(a *agentCLI, env []string) (claudeV4Log, error) {
 			}
 		}
 	}
-	l.dir = filepath.Join(".agentv", "logs", "claude-cli")
-	if v, ok, err := a.t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
-		return l, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		l.dir = strings.TrimSpace(v)
-	}
-	format, ok, err := a.t.String("log_format", "log_output_format")
-	if err != nil {
-		return l, err
-	}
-	if !ok && a.t.Env != nil {
+	format := a.rawLogFormat
+	if !a.hasLogFormat && a.t.Env != nil {
 		format, _ = a.t.Env("AGENTV_CLAUDE_LOG_FORMAT")
 	}
 	// log_format's values were checked by newAgentCLI; the variable's are read as 4.42.4 reads
 	// them, anything but json being its default, summary.
 	l.json = strings.EqualFold(strings.TrimSpace(format), "json")
-	return l, nil
+	return l
 }
 
 // open starts the log of one request: none when logs are off or the file cannot be made (4.42.4
@@ -163,7 +155,7 @@ func claudeV4LogName(now time.Time, target string, req *Request) string {
 }
 
 func claudeV4FileName(s string) string {
-	s = codexUnsafeName.ReplaceAllString(s, "_")
+	s = unsafeFileChars.ReplaceAllString(s, "_")
 	if s == "" {
 		return "claude-cli"
 	}

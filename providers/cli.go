@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -212,22 +213,15 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 		ms := float64(elapsed.Microseconds()) / 1000
 		resp.DurationMS = &ms
 	}
-	if resp.CostUSD == nil && resp.Usage != nil && p.target.Price != nil {
-		c := usageCost(p.target.Price, resp.Usage)
-		resp.CostUSD = &c
+	if resp.CostUSD == nil {
+		resp.CostUSD = targetCost(p.target, resp.Usage)
 	}
 }
 
 // workDir resolves a configured cwd against the eval file's directory (the request's Dir,
 // else the target's EvalDir, else the targets file's directory).
 func (p *cliProvider) workDir(reqDir, cwd string) (string, error) {
-	base := reqDir
-	if base == "" {
-		base = p.target.EvalDir
-	}
-	if base == "" {
-		base = p.target.Dir
-	}
+	base := cmp.Or(reqDir, p.target.BaseDir())
 	dir := base
 	if cwd != "" {
 		dir = cwd

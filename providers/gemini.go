@@ -21,7 +21,7 @@ func init() { register(targets.KindGemini, newGeminiProvider) }
 // geminiProvider calls generateContent (POST {base}/v1beta/models/{model}:generateContent, key in
 // the x-goog-api-key header).
 type geminiProvider struct {
-	call     *apiCall
+	*apiCall
 	models   *genai.Models
 	model    string
 	sampling apiSampling
@@ -66,10 +66,8 @@ func newGeminiProvider(t *targets.Target, opts Options) (Provider, error) {
 	if err != nil {
 		return nil, t.Error("api_key", "could not set up the Gemini client: %s", t.Redactor.String(err.Error()))
 	}
-	return &geminiProvider{call: call, models: client.Models, model: model, sampling: sampling}, nil
+	return &geminiProvider{apiCall: call, models: client.Models, model: model, sampling: sampling}, nil
 }
-
-func (p *geminiProvider) Target() *targets.Target { return p.call.t }
 
 func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)
@@ -92,14 +90,14 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		}
 		contents = append(contents, genai.NewContentFromText(tr.Content, role))
 	}
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
 		resp, err := p.models.GenerateContent(ctx, p.model, contents, cfg)
 		if err != nil {
 			return nil, err
 		}
 		text, detail := apiGeminiText(resp)
 		if text == "" {
-			return nil, p.call.noText(detail)
+			return nil, p.noText(detail)
 		}
 		res := &apiResult{Text: text}
 		if um := resp.UsageMetadata; um != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/targets"
 )
 
@@ -103,18 +104,8 @@ func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, err
 }
 
 func mockWait(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil || d <= 0 {
 		return err
 	}
-	if d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }

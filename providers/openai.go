@@ -17,9 +17,10 @@ const apiOpenAIDefaultBase = "https://api.openai.com/v1/"
 
 func init() { register(targets.KindOpenAI, newOpenAIProvider) }
 
-// openAIProvider calls an OpenAI-compatible Chat Completions endpoint.
-type openAIProvider struct {
-	call     *apiCall
+// chatProvider calls a Chat Completions endpoint: OpenAI-compatible or Azure OpenAI (whose SDK
+// routes by the request's model: it becomes /openai/deployments/{model}/...).
+type chatProvider struct {
+	*apiCall
 	chat     openai.ChatCompletionService
 	model    string
 	sampling apiSampling
@@ -75,21 +76,17 @@ func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
 	if org = strings.TrimSpace(org); org != "" {
 		o = append(o, option.WithOrganization(org))
 	}
-	return &openAIProvider{call: call, chat: openai.NewChatCompletionService(o...), model: model,
+	return &chatProvider{apiCall: call, chat: openai.NewChatCompletionService(o...), model: model,
 		sampling: sampling, maxTokensField: field}, nil
 }
 
-func (p *openAIProvider) Target() *targets.Target { return p.call.t }
-
-func (p *openAIProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		return apiChatCompletion(ctx, p.call, p.chat, p.model, p.sampling.forRequest(req), p.maxTokensField, req)
-	})
+// Invoke sends one Chat Completions request.
+func (p *chatProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) { return p.complete(ctx, req) })
 }
 
-// apiChatCompletion sends one Chat Completions request (OpenAI and Azure share the wire format).
-func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompletionService, model string,
-	s apiSampling, maxField string, req *Request) (*apiResult, error) {
+func (p *chatProvider) complete(ctx context.Context, req *Request) (*apiResult, error) {
+	s := p.sampling.forRequest(req)
 	pr := apiBuildPrompt(req)
 	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(pr.Turns)+1)
 	if pr.System != "" {
@@ -102,23 +99,23 @@ func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompl
 			msgs = append(msgs, openai.UserMessage(tr.Content))
 		}
 	}
-	params := openai.ChatCompletionNewParams{Model: model, Messages: msgs}
+	params := openai.ChatCompletionNewParams{Model: p.model, Messages: msgs}
 	if s.Temperature != nil {
 		params.Temperature = param.NewOpt(*s.Temperature)
 	}
 	if s.MaxTokens != nil {
-		if maxField == "max_tokens" {
+		if p.maxTokensField == "max_tokens" {
 			params.MaxTokens = param.NewOpt(*s.MaxTokens)
 		} else {
 			params.MaxCompletionTokens = param.NewOpt(*s.MaxTokens)
 		}
 	}
-	resp, err := chat.New(ctx, params)
+	resp, err := p.chat.New(ctx, params)
 	if err != nil {
 		return nil, err
 	}
 	if len(resp.Choices) == 0 {
-		return nil, call.noText("no choices")
+		return nil, p.noText("no choices")
 	}
 	// n=1: the first choice is the answer.
 	msg := resp.Choices[0].Message
@@ -127,7 +124,7 @@ func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompl
 		if msg.Refusal != "" {
 			detail = "refusal: " + apiExcerpt(msg.Refusal, 300)
 		}
-		return nil, call.noText(detail)
+		return nil, p.noText(detail)
 	}
 	res := &apiResult{Text: msg.Content}
 	if resp.JSON.Usage.Valid() {

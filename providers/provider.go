@@ -110,8 +110,8 @@ func ModeOf(kind string) Mode {
 
 type evalIDKey struct{}
 
-// WithEvalID returns a context that names the case an invocation is for, so logs from deep
-// inside a provider (retries) can say which case they belong to.
+// WithEvalID names the case an invocation is for, so logs from deep inside a provider
+// (retries) can say which case they belong to.
 func WithEvalID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, evalIDKey{}, id)
 }
@@ -124,18 +124,17 @@ func EvalIDFrom(ctx context.Context) string {
 
 type evalDirKey struct{}
 
-// WithEvalDir returns a context that names the directory of the eval file a healthcheck runs
-// for: a cli target's healthcheck resolves a relative cwd against it, as AgentV 2.5 and 4.x do
-// (one provider serves every eval file that names the target, so the directory travels with
-// the call rather than with the provider).
+// WithEvalDir names the eval file directory a healthcheck runs for: a cli target resolves a
+// relative cwd against it, as AgentV 2.5 and 4.x do (one provider serves every eval file that
+// names the target, so the directory travels with the call).
 func WithEvalDir(ctx context.Context, dir string) context.Context {
 	return context.WithValue(ctx, evalDirKey{}, dir)
 }
 
 type agentRulesKey struct{}
 
-// WithAgentRules returns a context that holds the agent rules of the eval files a healthcheck
-// runs for: a claude or codex target resolves a relative cwd by them.
+// WithAgentRules holds the agent rules of the eval files a healthcheck runs for: a claude or
+// codex target resolves a relative cwd by them.
 func WithAgentRules(ctx context.Context, rules suite.AgentRules) context.Context {
 	return context.WithValue(ctx, agentRulesKey{}, rules)
 }
@@ -145,24 +144,25 @@ func agentRulesFrom(ctx context.Context) suite.AgentRules {
 	return r
 }
 
-// evalDirFrom returns the directory set by WithEvalDir, or "".
 func evalDirFrom(ctx context.Context) string {
 	dir, _ := ctx.Value(evalDirKey{}).(string)
 	return dir
 }
 
-// textAnswer is a plain-text answer as output messages: one assistant message holding the
-// text, so judges see output_messages (and a trace summary) as for any other provider.
+// textAnswer is a plain-text answer as one assistant message, so judges see output_messages
+// as for any other provider.
 func textAnswer(text string) []suite.Message {
 	return []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}
 }
 
-// usageCost is the cost in USD of a usage at a target's price; 0 without either.
-func usageCost(p *targets.Price, u *Usage) float64 {
-	if u == nil {
-		return 0
+// targetCost is the cost of u at t's price (the user's own rate wins over any estimate), nil
+// without a price or usage.
+func targetCost(t *targets.Target, u *Usage) *float64 {
+	if t.Price == nil || u == nil {
+		return nil
 	}
-	return p.Cost(u.Input, u.Output)
+	c := t.Price.Cost(u.Input, u.Output)
+	return &c
 }
 
 // UniqueFiles keeps the first of each path, in order: a request's Files, or a batch's, name

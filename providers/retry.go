@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,16 +126,6 @@ func retryPolicyFromTarget(t *targets.Target, opts Options) (*retryPolicy, error
 		}
 	}
 	return p, nil
-}
-
-// retryCodes returns the retryable status codes, sorted (for messages and tests).
-func (p *retryPolicy) retryCodes() []int {
-	out := make([]int, 0, len(p.codes))
-	for c := range p.codes {
-		out = append(out, c)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // backoff is the delay before retry n (0-based): min(cap, initial·factor^n) with ±25% jitter,

@@ -3,7 +3,9 @@ package providers
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -166,3 +168,6 @@ func TestRetryPolicyWaits(t *testing.T) {
 		})
 	}
 }
+
+// retryCodes returns the retryable status codes, sorted.
+func (p *retryPolicy) retryCodes() []int { return slices.Sorted(maps.Keys(p.codes)) }

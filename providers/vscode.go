@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
-	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -62,7 +61,7 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if v, ok, err := t.String("vscode_cmd", "command", "executable"); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
-		p.command = codexResolvePath(t, strings.TrimSpace(v), true)
+		p.command = resolvePath(t, strings.TrimSpace(v), true)
 	}
 	var err error
 	if p.dryRun, _, err = t.Bool("dry_run"); err != nil {
@@ -76,7 +75,7 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if v, ok, err := t.String("workspace_template"); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
-		p.template = codexResolvePath(t, strings.TrimSpace(v), false)
+		p.template = resolvePath(t, strings.TrimSpace(v), false)
 		if st, serr := os.Stat(p.template); serr != nil || st.IsDir() {
 			return nil, t.Error("workspace_template", "want an existing .code-workspace file, got %q", p.template)
 		}
@@ -84,7 +83,7 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if v, ok, err := t.String("subagent_root"); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(v) != "" {
-		p.root = codexResolvePath(t, strings.TrimSpace(v), false)
+		p.root = resolvePath(t, strings.TrimSpace(v), false)
 	}
 	if v, ok, err := t.String("system_prompt"); err != nil {
 		return nil, err
@@ -110,7 +109,8 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 func vscodeCIReason(env []string) string {
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
-		if (name == "GITHUB_ACTIONS" || name == "CI") && strings.ToLower(strings.TrimSpace(val)) != "" && strings.ToLower(strings.TrimSpace(val)) != "false" && strings.ToLower(strings.TrimSpace(val)) != "0" {
+		v := strings.ToLower(strings.TrimSpace(val))
+		if (name == "GITHUB_ACTIONS" || name == "CI") && v != "" && v != "false" && v != "0" {
 			return fmt.Sprintf("this is a CI job (%s=%s): it has no desktop session and no signed-in VS Code", name, val)
 		}
 	}
@@ -202,7 +202,7 @@ func (p *vscodeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	text = p.t.Redactor.String(text)
 	return &Response{Text: text, DurationMS: &ms, Metadata: map[string]any{"workspace": ws, "response_file": respPath},
-		OutputMessages: []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}}, nil
+		OutputMessages: textAnswer(text)}, nil
 }
 
 // workspace creates the per-case folder (under subagent_root when set).
@@ -213,7 +213,7 @@ func (p *vscodeProvider) workspace(req *Request) (string, error) {
 			return "", err
 		}
 	}
-	id := codexUnsafeName.ReplaceAllString(req.EvalID, "_")
+	id := unsafeFileChars.ReplaceAllString(req.EvalID, "_")
 	return os.MkdirTemp(parent, fmt.Sprintf("agentv-vscode-%s-", id))
 }
 

@@ -61,10 +61,19 @@ type Target struct {
 	Env      LookupEnv
 	Redactor *redact.Redactor
 	// EvalDir is the directory of the eval file the target runs for (relative `cwd` base).
-	// Set by the runner per suite; providers fall back to Dir when empty.
+	// Set by the runner per suite; see BaseDir.
 	EvalDir string
 
 	used map[string]bool
+}
+
+// BaseDir is where relative paths of the target resolve: the eval file's directory, else the
+// targets file's.
+func (t *Target) BaseDir() string {
+	if t.EvalDir != "" {
+		return t.EvalDir
+	}
+	return t.Dir
 }
 
 // SettingError is an invalid or missing target setting.
