@@ -5,10 +5,11 @@
 package targets
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,8 +139,9 @@ func SnakeCase(key string) string {
 
 func lower(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-// isSecretKey reports whether a setting holds a secret: its resolved value is masked everywhere.
-func isSecretKey(key string) bool {
+// IsSecretKey reports whether a setting's key names a secret (api_key, token, password, …):
+// its value is masked everywhere and kept out of anything derived from the settings.
+func IsSecretKey(key string) bool {
 	k := SnakeCase(key)
 	for _, w := range []string{"key", "token", "secret", "password", "credential", "auth"} {
 		if strings.Contains(k, w) {
@@ -182,12 +184,7 @@ func (t *Target) Unused() []*Setting {
 			out = append(out, s)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Pos.Line != out[j].Pos.Line {
-			return out[i].Pos.Line < out[j].Pos.Line
-		}
-		return out[i].Pos.Col < out[j].Pos.Col
-	})
+	slices.SortFunc(out, func(a, b *Setting) int { return cmp.Or(a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col) })
 	return out
 }
 
@@ -235,16 +232,11 @@ func (t *Target) String(keys ...string) (string, bool, error) {
 	if s == nil {
 		return "", false, nil
 	}
-	var raw string
-	switch v := s.Value.(type) {
-	case string:
-		raw = v
-	case int, int64, float64, bool:
-		raw = fmt.Sprint(v)
-	default:
-		return "", true, t.ErrorAt(s, k, "want a string, got %s", typeName(v))
+	raw, ok := scalarText(s.Value)
+	if !ok {
+		return "", true, t.ErrorAt(s, k, "want a string, got %s", typeName(s.Value))
 	}
-	v, err := t.resolve(s, raw, isSecretKey(k))
+	v, err := t.resolve(s, raw, IsSecretKey(k))
 	return v, true, err
 }
 
@@ -358,16 +350,11 @@ func (t *Target) Strings(keys ...string) ([]string, bool, error) {
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
-		var raw string
-		switch v := it.(type) {
-		case string:
-			raw = v
-		case int, int64, float64, bool:
-			raw = fmt.Sprint(v)
-		default:
+		raw, ok := scalarText(it)
+		if !ok {
 			return nil, true, t.ErrorAt(s, k, "item %d: want a string, got %s", i+1, typeName(it))
 		}
-		v, err := t.resolve(s, raw, isSecretKey(k))
+		v, err := t.resolve(s, raw, IsSecretKey(k))
 		if err != nil {
 			return nil, true, err
 		}
@@ -386,6 +373,17 @@ func (t *Target) Raw(keys ...string) (*Setting, bool) {
 func (t *Target) Error(key, format string, args ...any) error {
 	s, _ := t.Raw(key)
 	return t.ErrorAt(s, key, format, args...)
+}
+
+// scalarText is a string, number or boolean as text; false for anything else.
+func scalarText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int, int64, float64, bool:
+		return fmt.Sprint(x), true
+	}
+	return "", false
 }
 
 func typeName(v any) string {
@@ -452,7 +450,3 @@ func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration,
 	}
 	return d, nil
 }
-
-// IsSecretKey reports whether a setting's key names a secret (api_key, token, password, …):
-// its value is masked everywhere and kept out of anything derived from the settings.
-func IsSecretKey(key string) bool { return isSecretKey(key) }
