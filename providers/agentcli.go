@@ -83,41 +83,21 @@ type agentCLI struct {
 
 func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, error) {
 	a := &agentCLI{spec: spec, t: t, exe: spec.exe, system: spec.system, logFormat: "json", logf: opts.Logf}
-	if v, ok, err := t.String("executable", "command", "binary"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.exe = resolvePath(t, strings.TrimSpace(v), true)
+	r := &targets.Reader{T: t}
+	if v := r.Trimmed("executable", "command", "binary"); v != "" {
+		a.exe = resolvePath(t, v, true)
 	}
-	args, _, err := t.Strings("args", "arguments")
-	if err != nil {
-		return nil, err
+	a.args, _ = r.Strings("args", "arguments")
+	// A relative cwd depends on the eval file that runs (one target serves several), so it is
+	// resolved per request and checked by the healthcheck of each eval folder.
+	if a.cwd = r.Trimmed("cwd"); filepath.IsAbs(a.cwd) {
+		r.Check(a.checkWorkDir(a.cwd, suite.AgentRules{}))
 	}
-	a.args = args
-	if v, ok, err := t.String("cwd"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		// A relative cwd depends on the eval file that runs (one target serves several), so it
-		// is resolved per request and checked by the healthcheck of each eval folder.
-		a.cwd = strings.TrimSpace(v)
-		if filepath.IsAbs(a.cwd) {
-			if err := a.checkWorkDir(a.cwd, suite.AgentRules{}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if a.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
-		return nil, err
-	}
-	if v, ok, err := t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.rawLogDir = strings.TrimSpace(v)
+	a.timeout = r.Seconds("timeout_seconds", opts.Timeout)
+	if a.rawLogDir = r.Trimmed("log_dir", "log_directory", "logs_dir", "stream_log_dir"); a.rawLogDir != "" {
 		a.logDir = resolvePath(t, a.rawLogDir, false)
 	}
-	format, ok, err := t.String("log_format", "log_output_format")
-	if err != nil {
-		return nil, err
-	}
+	format, ok := r.String("log_format", "log_output_format")
 	a.rawLogFormat, a.hasLogFormat = format, ok
 	for _, name := range spec.logFormatEnv {
 		if ok || t.Env == nil {
@@ -130,21 +110,17 @@ func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, er
 	case "summary":
 		a.logFormat = f
 	default:
-		return nil, t.Error("log_format", "want json or summary, got %q", format)
+		r.Fail("log_format", "want json or summary, got %q", format)
 	}
-	if v, ok, err := t.String("system_prompt"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.system = strings.TrimSpace(v)
-		a.userSystem = a.system
+	if v := r.Trimmed("system_prompt"); v != "" {
+		a.system, a.userSystem = v, v
 	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// Child processes lose the GitHub token unless this target references it: an agent under test
 	// must not act on the repository with the workflow's token.
-	for _, kv := range proc.ChildEnv(env, nil, t.ReferencedVars()...) {
+	for _, kv := range proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...) {
 		name, value, _ := strings.Cut(kv, "=")
 		if slices.Contains(spec.dropEnv, name) {
 			continue

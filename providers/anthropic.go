@@ -31,34 +31,19 @@ type anthropicProvider struct {
 }
 
 func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindAnthropic, opts)
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	model, err := t.RequireString("model", "deployment", "variant")
-	if err != nil {
-		return nil, err
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
-	}
+	call, r := newAPICall(t, targets.KindAnthropic, opts)
+	key := apiReadKey(r, true)
+	model := r.Require("model", "deployment", "variant")
+	sampling := apiReadSampling(r)
 	var budget int64
-	if n, ok, err := t.Int("thinking_budget"); err != nil {
-		return nil, err
-	} else if ok && n != 0 {
-		if n < apiAnthropicMinThinking {
-			return nil, t.Error("thinking_budget", "want at least %d tokens (the API minimum), got %d", apiAnthropicMinThinking, n)
-		}
+	if n, ok := r.Int("thinking_budget"); ok && n != 0 && n < apiAnthropicMinThinking {
+		r.Fail("thinking_budget", "want at least %d tokens (the API minimum), got %d", apiAnthropicMinThinking, n)
+	} else if ok {
 		budget = int64(n)
 	}
-	base, err := apiReadBaseURL(t, "base_url")
-	if err != nil {
-		return nil, err
+	base := apiReadBaseURL(r, "base_url")
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// WithoutEnvironmentDefaults: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 	// ANTHROPIC_PROFILE and ANTHROPIC_CUSTOM_HEADERS must not change what a target sends.

@@ -90,54 +90,45 @@ func (s apiSampling) forRequest(req *Request) apiSampling {
 }
 
 // apiReadSampling reads temperature and max_output_tokens (alias max_tokens).
-func apiReadSampling(t *targets.Target) (apiSampling, error) {
+func apiReadSampling(r *targets.Reader) apiSampling {
 	var s apiSampling
-	if f, ok, err := t.Float("temperature"); err != nil {
-		return s, err
+	if f, ok := r.Float("temperature"); ok && (f < 0 || f > 2) {
+		r.Fail("temperature", "want a number from 0 to 2, got %v", f)
 	} else if ok {
-		if f < 0 || f > 2 {
-			return s, t.Error("temperature", "want a number from 0 to 2, got %v", f)
-		}
 		s.Temperature = &f
 	}
-	if n, ok, err := t.Int("max_output_tokens", "max_tokens"); err != nil {
-		return s, err
+	if n, ok := r.Int("max_output_tokens", "max_tokens"); ok && n < 1 {
+		s2, _ := r.T.Raw("max_output_tokens", "max_tokens")
+		r.Check(r.T.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n))
 	} else if ok {
-		if n < 1 {
-			s2, _ := t.Raw("max_output_tokens", "max_tokens")
-			return s, t.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n)
-		}
 		v := int64(n)
 		s.MaxTokens = &v
 	}
-	return s, nil
+	return s
 }
 
 // apiReadBaseURL reads an optional absolute http(s) URL.
-func apiReadBaseURL(t *targets.Target, keys ...string) (string, error) {
-	v, ok, err := t.String(keys...)
-	if err != nil || !ok || strings.TrimSpace(v) == "" {
-		return "", err
+func apiReadBaseURL(r *targets.Reader, keys ...string) string {
+	v := r.Trimmed(keys...)
+	if v == "" {
+		return ""
 	}
-	v = strings.TrimSpace(v)
-	u, perr := url.Parse(v)
-	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", t.Error(keys[0], "want an absolute http(s) URL, got %q", v)
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.Fail(keys[0], "want an absolute http(s) URL, got %q", v)
 	}
-	return v, nil
+	return v
 }
 
 // apiReadKey reads the api_key setting (secret: registered with the redactor).
-func apiReadKey(t *targets.Target, required bool) (string, error) {
+func apiReadKey(r *targets.Reader, required bool) string {
+	var v string
 	if required {
-		v, err := t.RequireString("api_key")
-		if err == nil {
-			t.Redactor.Add(v)
-		}
-		return v, err
+		v = r.Require("api_key")
+	} else {
+		v, _ = r.String("api_key")
 	}
-	v, _, err := t.Secret("api_key")
-	return v, err
+	r.T.Redactor.Add(v)
+	return v
 }
 
 // apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
@@ -150,12 +141,11 @@ type apiCall struct {
 	timeout time.Duration
 }
 
-func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, error) {
-	p, err := retryPolicyFromTarget(t, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &apiCall{t: t, kind: kind, retry: p, client: retryHTTPClient(opts.HTTPClient), timeout: opts.Timeout}, nil
+// newAPICall reads the retry settings; the provider reads its own with the Reader it returns.
+func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, *targets.Reader) {
+	r := &targets.Reader{T: t}
+	return &apiCall{t: t, kind: kind, retry: retryPolicyFromTarget(r, opts), client: retryHTTPClient(opts.HTTPClient),
+		timeout: opts.Timeout}, r
 }
 
 func (c *apiCall) Target() *targets.Target { return c.t }

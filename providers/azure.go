@@ -25,37 +25,22 @@ func init() { register(targets.KindAzure, newAzureProvider) }
 // newAzureProvider calls Azure OpenAI chat completions: POST
 // {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=... with an api-key header.
 func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindAzure, opts)
-	if err != nil {
-		return nil, err
+	call, r := newAPICall(t, targets.KindAzure, opts)
+	endpoint := r.Require("endpoint", "resource", "resource_name")
+	if r.Err == nil {
+		var err error
+		endpoint, err = apiAzureEndpoint(t, endpoint)
+		r.Check(err)
 	}
-	rawEndpoint, err := t.RequireString("endpoint", "resource", "resource_name")
-	if err != nil {
-		return nil, err
-	}
-	endpoint, err := apiAzureEndpoint(t, rawEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	deployment, err := t.RequireString("deployment", "deployment_name", "model")
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	version, ok, err := t.String("version", "api_version")
-	if err != nil {
-		return nil, err
-	}
-	version = strings.TrimPrefix(strings.TrimSpace(version), "api-version=")
-	if !ok || version == "" {
+	deployment := r.Require("deployment", "deployment_name", "model")
+	key := apiReadKey(r, true)
+	version, ok := r.String("version", "api_version")
+	if version = strings.TrimPrefix(strings.TrimSpace(version), "api-version="); !ok || version == "" {
 		version = apiAzureDefaultVersion
 	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
+	sampling := apiReadSampling(r)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// azure.WithEndpoint disables the SDK's OPENAI_* environment defaults; the SDK's own retries
 	// are off so the target's retry settings are exact.

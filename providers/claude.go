@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,33 +55,25 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	p := &claudeProvider{agentCLI: cli}
 	// The agent works unattended in a throwaway workspace: it may use its tools without asking,
 	// unless the target says otherwise.
-	bypass, set, err := t.Bool("bypass_permissions")
-	if err != nil {
-		return nil, err
-	}
-	if !set || bypass {
+	r := &targets.Reader{T: t}
+	if bypass, set := r.Bool("bypass_permissions"); !set || bypass {
 		p.flags = append(p.flags, "--dangerously-skip-permissions")
 	}
-	if v, ok, err := t.String("model"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.flags = append(p.flags, "--model", strings.TrimSpace(v))
+	if v := r.Trimmed("model"); v != "" {
+		p.flags = append(p.flags, "--model", v)
 	}
-	if n, ok, err := t.Int("max_turns"); err != nil {
-		return nil, err
+	if n, ok := r.Int("max_turns"); ok && n < 1 {
+		r.Fail("max_turns", "want a whole number of at least 1, got %d", n)
 	} else if ok {
-		if n < 1 {
-			return nil, t.Error("max_turns", "want a whole number of at least 1, got %d", n)
-		}
 		p.flags = append(p.flags, "--max-turns", strconv.Itoa(n))
 	}
-	if f, ok, err := t.Float("max_budget_usd"); err != nil {
-		return nil, err
+	if f, ok := r.Float("max_budget_usd"); ok && f <= 0 {
+		r.Fail("max_budget_usd", "want a positive amount in USD, got %v", f)
 	} else if ok {
-		if f <= 0 {
-			return nil, t.Error("max_budget_usd", "want a positive amount in USD, got %v", f)
-		}
 		p.flags = append(p.flags, "--max-budget-usd", strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	p.flagsV4 = slices.Clone(p.flags)
 	if cli.userSystem != "" {
@@ -90,11 +81,7 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	}
 	p.flags = append(p.flags, cli.args...)
 	p.flagsV4 = append(p.flagsV4, cli.args...)
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	p.v4log = newClaudeV4Log(cli, env)
+	p.v4log = newClaudeV4Log(cli, opts.environ())
 	return p, nil
 }
 

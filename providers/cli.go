@@ -53,11 +53,7 @@ func newCLI(t *targets.Target, opts Options) (Provider, error) {
 		}
 		return nil, errs[0]
 	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(env, nil, t.ReferencedVars()...)}
+	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...)}
 	if t.ProviderBatching {
 		return &cliBatchProvider{p}, nil
 	}

@@ -3,6 +3,7 @@ package providers
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -26,6 +27,13 @@ type Options struct {
 	Sleep retry.Sleep
 	// Logf receives verbose diagnostics (already redacted by the caller's sink).
 	Logf func(format string, args ...any)
+}
+
+func (o Options) environ() []string {
+	if o.Env == nil {
+		return os.Environ()
+	}
+	return o.Env
 }
 
 // constructor builds a provider from a validated target.

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -28,31 +29,13 @@ type geminiProvider struct {
 }
 
 func newGeminiProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindGemini, opts)
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	model, ok, err := t.String("model", "deployment", "variant")
-	if err != nil {
-		return nil, err
-	}
-	if model = strings.TrimSpace(model); !ok || model == "" {
-		model = apiGeminiDefaultModel
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiReadBaseURL(t, "base_url")
-	if err != nil {
-		return nil, err
-	}
-	if base == "" {
-		base = apiGeminiDefaultBase
+	call, r := newAPICall(t, targets.KindGemini, opts)
+	key := apiReadKey(r, true)
+	model := cmp.Or(r.Trimmed("model", "deployment", "variant"), apiGeminiDefaultModel)
+	sampling := apiReadSampling(r)
+	base := cmp.Or(apiReadBaseURL(r, "base_url"), apiGeminiDefaultBase)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// Backend, key and base URL are explicit: GEMINI_API_KEY, GOOGLE_API_KEY,
 	// GOOGLE_GENAI_USE_VERTEXAI and GOOGLE_CLOUD_* cannot change what is sent. The SDK has no

@@ -30,30 +30,15 @@ type chatProvider struct {
 }
 
 func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindOpenAI, opts)
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiReadBaseURL(t, "base_url", "endpoint")
-	if err != nil {
-		return nil, err
-	}
+	call, r := newAPICall(t, targets.KindOpenAI, opts)
+	base := apiReadBaseURL(r, "base_url", "endpoint")
 	// A key is optional for self-hosted servers (Ollama ignores it) but required by OpenAI itself.
-	key, err := apiReadKey(t, base == "")
-	if err != nil {
-		return nil, err
-	}
-	model, err := t.RequireString("model", "deployment", "deployment_name")
-	if err != nil {
-		return nil, err
-	}
-	org, _, err := t.String("organization", "org", "organization_id")
-	if err != nil {
-		return nil, err
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
+	key := apiReadKey(r, base == "")
+	model := r.Require("model", "deployment", "deployment_name")
+	org := r.Trimmed("organization", "org", "organization_id")
+	sampling := apiReadSampling(r)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	field := "max_completion_tokens"
 	if base != "" && !strings.Contains(base, "api.openai.com") {
@@ -73,7 +58,7 @@ func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
 	if key != "" {
 		o = append(o, option.WithAPIKey(key))
 	}
-	if org = strings.TrimSpace(org); org != "" {
+	if org != "" {
 		o = append(o, option.WithOrganization(org))
 	}
 	return &chatProvider{apiCall: call, chat: openai.NewChatCompletionService(o...), model: model,

@@ -63,64 +63,51 @@ type retryPolicy struct {
 }
 
 // retryPolicyFromTarget reads the retry settings of a target.
-func retryPolicyFromTarget(t *targets.Target, opts Options) (*retryPolicy, error) {
+func retryPolicyFromTarget(r *targets.Reader, opts Options) *retryPolicy {
 	p := &retryPolicy{maxRetries: retryDefaultMax, initial: retryDefaultInitial, cap: retryDefaultCap,
 		factor: retryDefaultFactor, codes: map[int]bool{}, sleep: opts.Sleep, logf: opts.Logf}
 	for _, c := range retryDefaultCodes {
 		p.codes[c] = true
 	}
-	if n, ok, err := t.Int(retryKeysMax...); err != nil {
-		return nil, err
+	// fail reports a bad value of the setting keys names, at the spelling the file uses.
+	fail := func(keys []string, format string, args ...any) {
+		s, _ := r.T.Raw(keys...)
+		r.Check(r.T.ErrorAt(s, keys[0], format, args...))
+	}
+	if n, ok := r.Int(retryKeysMax...); ok && (n < 0 || n > retryMaxAllowed) {
+		r.Fail(retryKeysMax[0], "want a whole number from 0 to %d, got %d", retryMaxAllowed, n)
 	} else if ok {
-		if n < 0 || n > retryMaxAllowed {
-			return nil, t.Error(retryKeysMax[0], "want a whole number from 0 to %d, got %d", retryMaxAllowed, n)
-		}
 		p.maxRetries = n
 	}
-	ms := func(keys []string, dst *time.Duration) error {
-		f, ok, err := t.Float(keys...)
-		if err != nil || !ok {
-			return err
+	for _, d := range []struct {
+		keys []string
+		dst  *time.Duration
+	}{{retryKeysInitial, &p.initial}, {retryKeysCap, &p.cap}} {
+		if f, ok := r.Float(d.keys...); ok && (f < 0 || f > float64(24*time.Hour/time.Millisecond)) {
+			fail(d.keys, "want milliseconds from 0 to 86400000, got %v", f)
+		} else if ok {
+			*d.dst = time.Duration(f * float64(time.Millisecond))
 		}
-		if f < 0 || f > float64(24*time.Hour/time.Millisecond) {
-			s, _ := t.Raw(keys...)
-			return t.ErrorAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
-		}
-		*dst = time.Duration(f * float64(time.Millisecond))
-		return nil
 	}
-	if err := ms(retryKeysInitial, &p.initial); err != nil {
-		return nil, err
-	}
-	if err := ms(retryKeysCap, &p.cap); err != nil {
-		return nil, err
-	}
-	if f, ok, err := t.Float(retryKeysFactor...); err != nil {
-		return nil, err
+	if f, ok := r.Float(retryKeysFactor...); ok && (f < 1 || f > 100) {
+		fail(retryKeysFactor, "want a number from 1 to 100, got %v", f)
 	} else if ok {
-		if f < 1 || f > 100 {
-			s, _ := t.Raw(retryKeysFactor...)
-			return nil, t.ErrorAt(s, retryKeysFactor[0], "want a number from 1 to 100, got %v", f)
-		}
 		p.factor = f
 	}
-	if items, ok, err := t.Strings(retryKeysCodes...); err != nil {
-		return nil, err
-	} else if ok {
-		s, _ := t.Raw(retryKeysCodes...)
+	if items, ok := r.Strings(retryKeysCodes...); ok {
 		p.codes = map[int]bool{}
 		for i, it := range items {
 			c, perr := strconv.Atoi(strings.TrimSpace(it))
-			if perr != nil || c < 100 || c > 599 {
-				return nil, t.ErrorAt(s, retryKeysCodes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
-			}
-			if c == http.StatusUnauthorized || c == http.StatusForbidden {
-				return nil, t.ErrorAt(s, retryKeysCodes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
+			switch {
+			case perr != nil || c < 100 || c > 599:
+				fail(retryKeysCodes, "item %d: want an HTTP status code (100-599), got %q", i+1, it)
+			case c == http.StatusUnauthorized || c == http.StatusForbidden:
+				fail(retryKeysCodes, "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
 			}
 			p.codes[c] = true
 		}
 	}
-	return p, nil
+	return p
 }
 
 // backoff is the delay before retry n (0-based): min(cap, initial·factor^n) with ±25% jitter,

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,48 +59,31 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if t.Kind == targets.KindVSCodeInsiders {
 		p.command = "code-insiders"
 	}
-	if v, ok, err := t.String("vscode_cmd", "command", "executable"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.command = resolvePath(t, strings.TrimSpace(v), true)
+	r := &targets.Reader{T: t}
+	if v := r.Trimmed("vscode_cmd", "command", "executable"); v != "" {
+		p.command = resolvePath(t, v, true)
 	}
-	var err error
-	if p.dryRun, _, err = t.Bool("dry_run"); err != nil {
-		return nil, err
-	}
-	if v, ok, err := t.Bool("wait"); err != nil {
-		return nil, err
-	} else if ok {
+	p.dryRun, _ = r.Bool("dry_run")
+	if v, ok := r.Bool("wait"); ok {
 		p.wait = v
 	}
-	if v, ok, err := t.String("workspace_template"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.template = resolvePath(t, strings.TrimSpace(v), false)
-		if st, serr := os.Stat(p.template); serr != nil || st.IsDir() {
-			return nil, t.Error("workspace_template", "want an existing .code-workspace file, got %q", p.template)
+	if v := r.Trimmed("workspace_template"); v != "" {
+		p.template = resolvePath(t, v, false)
+		if st, err := os.Stat(p.template); err != nil || st.IsDir() {
+			r.Fail("workspace_template", "want an existing .code-workspace file, got %q", p.template)
 		}
 	}
-	if v, ok, err := t.String("subagent_root"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.root = resolvePath(t, strings.TrimSpace(v), false)
+	if v := r.Trimmed("subagent_root"); v != "" {
+		p.root = resolvePath(t, v, false)
 	}
-	if v, ok, err := t.String("system_prompt"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.system = strings.TrimSpace(v)
+	if v := r.Trimmed("system_prompt"); v != "" {
+		p.system = v
 	}
-	if p.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
-		return nil, err
+	p.timeout = cmp.Or(r.Seconds("timeout_seconds", opts.Timeout), vscodeDefaultWait)
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	if p.timeout == 0 {
-		p.timeout = vscodeDefaultWait
-	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := opts.environ()
 	p.env = proc.ChildEnv(env, nil, t.ReferencedVars()...)
 	p.ci = vscodeCIReason(env)
 	return p, nil

@@ -450,3 +450,67 @@ func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration,
 	}
 	return d, nil
 }
+
+// Reader reads a target's settings and keeps the first error: reads after it return zero
+// values, so a provider's constructor reads on and returns Err once, as if it had stopped there.
+type Reader struct {
+	T   *Target
+	Err error
+}
+
+func read[V any](r *Reader, get func(...string) (V, bool, error), keys []string) (V, bool) {
+	var zero V
+	if r.Err != nil {
+		return zero, false
+	}
+	v, ok, err := get(keys...)
+	if err != nil {
+		r.Err = err
+		return zero, false
+	}
+	return v, ok
+}
+
+func (r *Reader) String(keys ...string) (string, bool)    { return read(r, r.T.String, keys) }
+func (r *Reader) Float(keys ...string) (float64, bool)    { return read(r, r.T.Float, keys) }
+func (r *Reader) Int(keys ...string) (int, bool)          { return read(r, r.T.Int, keys) }
+func (r *Reader) Bool(keys ...string) (bool, bool)        { return read(r, r.T.Bool, keys) }
+func (r *Reader) Strings(keys ...string) ([]string, bool) { return read(r, r.T.Strings, keys) }
+
+// Trimmed is String without surrounding space, "" when unset.
+func (r *Reader) Trimmed(keys ...string) string {
+	v, _ := r.String(keys...)
+	return strings.TrimSpace(v)
+}
+
+// Require is RequireString.
+func (r *Reader) Require(keys ...string) string {
+	v, _ := read(r, func(keys ...string) (string, bool, error) {
+		v, err := r.T.RequireString(keys...)
+		return v, true, err
+	}, keys)
+	return v
+}
+
+// Seconds is TimeoutSeconds.
+func (r *Reader) Seconds(key string, limit time.Duration) time.Duration {
+	v, _ := read(r, func(keys ...string) (time.Duration, bool, error) {
+		d, err := r.T.TimeoutSeconds(keys[0], limit)
+		return d, true, err
+	}, []string{key})
+	return v
+}
+
+// Check keeps err unless an error came first.
+func (r *Reader) Check(err error) {
+	if r.Err == nil {
+		r.Err = err
+	}
+}
+
+// Fail keeps the error of key's value (see Error) unless an error came first.
+func (r *Reader) Fail(key, format string, args ...any) {
+	if r.Err == nil {
+		r.Err = r.T.Error(key, format, args...)
+	}
+}
