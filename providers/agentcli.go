@@ -52,12 +52,9 @@ type agentSpec struct {
 	install      string   // how to install the CLI, for the not-found error
 	system       string   // default header of the prompt document
 	logFormatEnv []string // environment variables read when log_format is not set
-	// secretEnv are the credential variables the CLI reads: their values are masked everywhere.
-	secretEnv []string
-	// dropEnv are variables removed from the child's environment.
-	dropEnv []string
-	// stdoutTail: errors quote the end of stdout (where the verdict is), not its start.
-	stdoutTail bool
+	secretEnv    []string // the CLI's credential variables: their values are masked everywhere
+	dropEnv      []string // variables removed from the child's environment
+	stdoutTail   bool     // errors quote the end of stdout (where the verdict is), not its start
 }
 
 // agentCLI is what the agent CLI providers (codex, claude) share, read from the same settings,
@@ -75,10 +72,9 @@ type agentCLI struct {
 	rawLogDir, rawLogFormat string
 	hasLogFormat            bool
 	system                  string
-	// userSystem is the target's own system_prompt, "" when it has none.
-	userSystem string
-	env        []string
-	logf       func(string, ...any)
+	userSystem              string // the target's own system_prompt, "" when it has none
+	env                     []string
+	logf                    func(string, ...any)
 }
 
 func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, error) {
@@ -172,8 +168,9 @@ func (a *agentCLI) HealthCheck(ctx context.Context) error {
 	if _, err := a.lookPath(); err != nil {
 		return err
 	}
-	if dir := a.workDir(evalDirFrom(ctx), agentRulesFrom(ctx)); dir != "" {
-		return a.checkWorkDir(dir, agentRulesFrom(ctx))
+	rules := ctxValue[suite.AgentRules](ctx, agentRulesKey)
+	if dir := a.workDir(ctxValue[string](ctx, evalDirKey), rules); dir != "" {
+		return a.checkWorkDir(dir, rules)
 	}
 	return nil
 }

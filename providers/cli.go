@@ -246,8 +246,7 @@ func (p *cliProvider) timeout(own time.Duration) time.Duration {
 }
 
 // outputFile is the {OUTPUT_FILE} path for a command template, named name in a fresh
-// temporary directory, and the function that removes it (unless keep_temp_files); "" when
-// the template does not use {OUTPUT_FILE}.
+// temporary directory, and the function that removes it; "" when the template does not use it.
 func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), err error) {
 	if !strings.Contains(tmpl, "{OUTPUT_FILE}") {
 		return "", func() {}, nil
@@ -256,19 +255,24 @@ func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), e
 	if err != nil {
 		return "", nil, fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
 	}
-	return filepath.Join(dir, name), func() {
+	return filepath.Join(dir, name), p.removeLater(dir, "kept output files in"), nil
+}
+
+// removeLater removes path when called, unless keep_temp_files keeps it (and says so).
+func (p *cliProvider) removeLater(path, kept string) func() {
+	return func() {
 		if p.cfg.KeepTemp {
-			p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
+			p.logf("cli target %q: %s %s", p.target.Name, kept, path)
 			return
 		}
-		_ = os.RemoveAll(dir)
-	}, nil
+		_ = os.RemoveAll(path)
+	}
 }
 
 // promptFile writes prompt to a new temporary file for {PROMPT_FILE}, as AgentV 4.x does
 // (agentv-<eval id>-<epoch ms>-<random>.prompt.txt in the temporary folder; the id made safe
-// as a file name, which 4.42.4 does not do), and returns its path and the function that removes it (unless
-// keep_temp_files); "" when the template does not use {PROMPT_FILE}.
+// as a file name, which 4.42.4 does not do), and returns its path and the function that
+// removes it; "" when the template does not use {PROMPT_FILE}.
 func (p *cliProvider) promptFile(tmpl, evalID, prompt string) (path string, done func(), err error) {
 	if !strings.Contains(tmpl, "{PROMPT_FILE}") {
 		return "", func() {}, nil
@@ -286,13 +290,7 @@ func (p *cliProvider) promptFile(tmpl, evalID, prompt string) (path string, done
 		_ = os.Remove(path)
 		return "", nil, fmt.Errorf("cli target %q: could not write the {PROMPT_FILE} %s: %w", p.target.Name, path, err)
 	}
-	return path, func() {
-		if p.cfg.KeepTemp {
-			p.logf("cli target %q: kept the prompt file %s", p.target.Name, path)
-			return
-		}
-		_ = os.Remove(path)
-	}, nil
+	return path, p.removeLater(path, "kept the prompt file"), nil
 }
 
 func (p *cliProvider) verbose() bool { return p.cfg.Verbose || p.opts.Verbose }

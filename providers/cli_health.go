@@ -25,7 +25,7 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	if h == nil {
 		return nil
 	}
-	evalDir := evalDirFrom(ctx)
+	evalDir := ctxValue[string](ctx, evalDirKey)
 	p.healthMu.Lock()
 	defer p.healthMu.Unlock()
 	if err, done := p.health[evalDir]; done {

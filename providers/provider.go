@@ -108,45 +108,39 @@ func ModeOf(kind string) Mode {
 	return ModeLM
 }
 
-type evalIDKey struct{}
+type ctxKey int
+
+const (
+	evalIDKey ctxKey = iota
+	evalDirKey
+	agentRulesKey
+)
+
+func ctxValue[T any](ctx context.Context, key ctxKey) T {
+	v, _ := ctx.Value(key).(T)
+	return v
+}
 
 // WithEvalID names the case an invocation is for, so logs from deep inside a provider
 // (retries) can say which case they belong to.
 func WithEvalID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, evalIDKey{}, id)
+	return context.WithValue(ctx, evalIDKey, id)
 }
 
 // EvalIDFrom returns the case id set by WithEvalID, or "".
-func EvalIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(evalIDKey{}).(string)
-	return id
-}
-
-type evalDirKey struct{}
+func EvalIDFrom(ctx context.Context) string { return ctxValue[string](ctx, evalIDKey) }
 
 // WithEvalDir names the eval file directory a healthcheck runs for: a cli target resolves a
 // relative cwd against it, as AgentV 2.5 and 4.x do (one provider serves every eval file that
 // names the target, so the directory travels with the call).
 func WithEvalDir(ctx context.Context, dir string) context.Context {
-	return context.WithValue(ctx, evalDirKey{}, dir)
+	return context.WithValue(ctx, evalDirKey, dir)
 }
-
-type agentRulesKey struct{}
 
 // WithAgentRules holds the agent rules of the eval files a healthcheck runs for: a claude or
 // codex target resolves a relative cwd by them.
 func WithAgentRules(ctx context.Context, rules suite.AgentRules) context.Context {
-	return context.WithValue(ctx, agentRulesKey{}, rules)
-}
-
-func agentRulesFrom(ctx context.Context) suite.AgentRules {
-	r, _ := ctx.Value(agentRulesKey{}).(suite.AgentRules)
-	return r
-}
-
-func evalDirFrom(ctx context.Context) string {
-	dir, _ := ctx.Value(evalDirKey{}).(string)
-	return dir
+	return context.WithValue(ctx, agentRulesKey, rules)
 }
 
 // textAnswer is a plain-text answer as one assistant message, so judges see output_messages
