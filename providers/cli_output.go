@@ -24,7 +24,7 @@ func cliParseOutput(data []byte) (*Response, []string) {
 		return &Response{Text: string(data)}, nil
 	}
 	resp, warns := cliParseRecord(obj)
-	if resp.Text == "" && len(resp.OutputMessages) == 0 && cliField(obj, "text", "text") == nil {
+	if resp.Text == "" && len(resp.OutputMessages) == 0 && obj["text"] == nil {
 		resp.Text = string(data)
 	}
 	return resp, warns
@@ -47,7 +47,7 @@ func cliParseRecord(obj map[string]json.RawMessage) (*Response, []string) {
 		}
 		resp.OutputMessages = msgs
 	}
-	if raw := cliField(obj, "text", "text"); raw != nil {
+	if raw := obj["text"]; raw != nil {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			resp.Text = s

@@ -2,9 +2,10 @@ package providers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,11 +75,4 @@ func New(t *targets.Target, opts Options) (Provider, []suite.Diagnostic, error) 
 }
 
 // Kinds lists the provider kinds this build supports.
-func Kinds() []string {
-	out := make([]string, 0, len(constructors))
-	for k := range constructors {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Kinds() []string { return slices.Sorted(maps.Keys(constructors)) }

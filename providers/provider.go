@@ -14,10 +14,8 @@ import (
 type Mode uint8
 
 const (
-	// ModeLM embeds file contents in the prompt (API providers and mock).
-	ModeLM Mode = iota
-	// ModeAgent references files by path (cli, codex, claude-code, vscode): the agent reads them itself.
-	ModeAgent
+	ModeLM    Mode = iota // file contents embedded in the prompt (API providers and mock)
+	ModeAgent             // files referenced by path (cli, codex, claude-code, vscode): the agent reads them
 )
 
 // ChatMessage is one entry of a multi-turn chat prompt.
@@ -28,32 +26,25 @@ type ChatMessage struct {
 
 // Request is one invocation of a target (or of a judge).
 type Request struct {
-	EvalID   string
-	Attempt  int    // 0-based
-	Question string // the formatted question (user prompt for judges)
-	// Guidelines is the guideline files' contents block, "" if none.
-	Guidelines string
-	// SystemPrompt is set for judge calls (the JSON contract) and replaces the provider's default.
-	SystemPrompt string
-	// Chat is the multi-turn prompt (role-marker mode), nil for single-turn requests.
-	Chat []ChatMessage
+	EvalID       string
+	Attempt      int           // 0-based
+	Question     string        // the formatted question (user prompt for judges)
+	Guidelines   string        // the guideline files' contents block, "" if none
+	SystemPrompt string        // set for judge calls (the JSON contract): replaces the provider's default
+	Chat         []ChatMessage // the multi-turn prompt (role-marker mode), nil for single-turn requests
 	// Files are absolute paths: guideline files first, then input files.
 	Files          []string
 	GuidelinePaths []string
 	InputFiles     []string
-	// Dir is the eval file's directory (default working directory of agent targets).
-	Dir string
-	// Temperature, when set, replaces the target's temperature for this call (a grader's own).
-	Temperature *float64
+	Dir            string   // the eval file's directory (default working directory of agent targets)
+	Temperature    *float64 // when set, replaces the target's temperature for this call (a grader's own)
 	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
 	// claude and codex targets run there whatever their cwd.
 	Workspace string
-	// Turn is the number of the conversation turn this request sends (1, 2, …), 0 outside
-	// conversations: 4.42.4 gives a turn no attempt number, which its claude logs show.
-	Turn int
-	// Agent is how agent targets build their prompt, resolve a relative cwd and write logs for
-	// the eval file (its loader's rules).
-	Agent suite.AgentRules
+	// Turn is the conversation turn this request sends (1, 2, …), 0 outside conversations:
+	// 4.42.4 gives a turn no attempt number, which its claude logs show.
+	Turn  int
+	Agent suite.AgentRules // how agent targets build their prompt, resolve a relative cwd and log
 }
 
 // Usage counts tokens of one invocation.
@@ -79,11 +70,9 @@ type Response struct {
 	Metadata map[string]any
 }
 
-// Provider answers requests for one target.
+// Provider answers requests for one target; Invoke must return promptly when ctx is done.
 type Provider interface {
-	// Target returns the configuration this provider was built from.
 	Target() *targets.Target
-	// Invoke answers one request. It must return promptly when ctx is done.
 	Invoke(ctx context.Context, req *Request) (*Response, error)
 }
 
