@@ -53,7 +53,8 @@ func newCLI(t *targets.Target, opts Options) (Provider, error) {
 		}
 		return nil, errs[0]
 	}
-	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...)}
+	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...),
+		health: map[string]error{}}
 	if t.ProviderBatching {
 		return &cliBatchProvider{p}, nil
 	}

@@ -40,9 +40,6 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	if err != nil && ctx.Err() != nil {
 		return err
 	}
-	if p.health == nil {
-		p.health = map[string]error{}
-	}
 	p.health[evalDir] = err
 	return err
 }
