@@ -259,49 +259,41 @@ func claudeElapsed(d time.Duration) string {
 func claudeEventSummary(event map[string]json.RawMessage) (string, bool) {
 	var typ string
 	_ = json.Unmarshal(event["type"], &typ)
-	first := func() map[string]json.RawMessage {
-		var msg struct {
-			Content []map[string]json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(event["message"], &msg) != nil || len(msg.Content) == 0 {
-			return nil
-		}
-		return msg.Content[0]
+	var msg struct {
+		Content []map[string]json.RawMessage `json:"content"`
 	}
-	str := func(raw json.RawMessage) (string, bool) {
+	var block map[string]json.RawMessage // the message's first content block
+	if json.Unmarshal(event["message"], &msg) == nil && len(msg.Content) > 0 {
+		block = msg.Content[0]
+	}
+	// field is a block's field: its string, else its JSON as written (false).
+	field := func(key string) (string, bool) {
 		var v string
-		return v, json.Unmarshal(raw, &v) == nil
+		if json.Unmarshal(block[key], &v) == nil {
+			return v, true
+		}
+		return string(block[key]), false
 	}
+	kind, _ := field("type")
 	switch typ {
 	case "assistant":
-		if block := first(); block != nil {
-			kind, _ := str(block["type"])
-			switch kind {
-			case "tool_use":
-				name := string(block["name"])
-				if n, ok := str(block["name"]); ok {
-					name = n
+		switch kind {
+		case "tool_use":
+			name, _ := field("name")
+			return "tool_use (" + name + ")", true
+		case "text":
+			if text, ok := field("text"); ok {
+				if r := []rune(text); len(r) > 50 {
+					text = string(r[:50]) + "..."
 				}
-				return "tool_use (" + name + ")", true
-			case "text":
-				if text, ok := str(block["text"]); ok {
-					if r := []rune(text); len(r) > 50 {
-						text = string(r[:50]) + "..."
-					}
-					return text, true
-				}
+				return text, true
 			}
 		}
 		return "message", true
 	case "user":
-		if block := first(); block != nil {
-			if kind, _ := str(block["type"]); kind == "tool_result" {
-				id := string(block["tool_use_id"])
-				if v, ok := str(block["tool_use_id"]); ok {
-					id = v
-				}
-				return "tool_result (" + id + ")", true
-			}
+		if kind == "tool_result" {
+			id, _ := field("tool_use_id")
+			return "tool_result (" + id + ")", true
 		}
 		return "user", true
 	case "result":
