@@ -269,10 +269,7 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			return nil, err
 		}
 	}
-	if dir == "" {
-		dir = ws
-	}
-	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput}
+	cmd := proc.Cmd{Argv: argv, Dir: cmp.Or(dir, ws), Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput}
 	if live != nil {
 		cmd.StdoutTee = live
 	}
@@ -290,10 +287,7 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			r.Logs = []string{p}
 		}
 	} else {
-		if logDir == "" {
-			logDir = ws
-		}
-		r.Logs, r.logErr = a.writeLogs(logDir, req, r.Stdout, r.Stderr, report.Summary)
+		r.Logs, r.logErr = a.writeLogs(cmp.Or(logDir, ws), req, r.Stdout, r.Stderr, report.Summary)
 	}
 	if runErr == nil {
 		if a.logf != nil && a.logDir != "" && live == nil {
@@ -373,10 +367,7 @@ func (a *agentCLI) writeLogs(dir string, req *Request, stdout, stderr []byte, su
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	id := unsafeFileChars.ReplaceAllString(req.EvalID, "_")
-	if id == "" {
-		id = "case"
-	}
+	id := cmp.Or(unsafeFileChars.ReplaceAllString(req.EvalID, "_"), "case")
 	base := filepath.Join(dir, fmt.Sprintf("%s-%s-attempt%d-%s", a.spec.name, id, req.Attempt, time.Now().UTC().Format("20060102T150405.000000000")))
 	type file struct {
 		path string

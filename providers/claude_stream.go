@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -197,16 +198,11 @@ func (s *claudeStream) add(raw []byte) bool {
 			s.Final = *e.Result
 		}
 		if s.IsError {
-			msg := ""
+			var result string
 			if e.Result != nil {
-				msg = strings.TrimSpace(*e.Result)
+				result = strings.TrimSpace(*e.Result)
 			}
-			if msg == "" && len(e.Errors) > 0 {
-				msg = strings.Join(e.Errors, "; ")
-			}
-			if msg == "" {
-				msg = "the run ended with " + codexFirst(e.Subtype, "an error")
-			}
+			msg := cmp.Or(result, strings.Join(e.Errors, "; "), "the run ended with "+codexFirst(e.Subtype, "an error"))
 			if st := strings.TrimSpace(string(e.APIStatus)); st != "" && st != "null" {
 				msg = fmt.Sprintf("%s (API status %s)", msg, st)
 			}

@@ -155,11 +155,7 @@ func claudeV4LogName(now time.Time, target string, req *Request) string {
 }
 
 func claudeV4FileName(s string) string {
-	s = unsafeFileChars.ReplaceAllString(s, "_")
-	if s == "" {
-		return "claude-cli"
-	}
-	return s
+	return cmp.Or(unsafeFileChars.ReplaceAllString(s, "_"), "claude-cli")
 }
 
 // claudeStreamLog writes each line Claude Code prints, masked, as it arrives: with the time

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -124,9 +125,7 @@ func cliMessages(raw json.RawMessage) ([]suite.Message, error) {
 	for _, it := range items {
 		var m suite.Message
 		_ = json.Unmarshal(it["role"], &m.Role)
-		if m.Role == "" {
-			m.Role = suite.RoleAssistant
-		}
+		m.Role = cmp.Or(m.Role, suite.RoleAssistant)
 		_ = json.Unmarshal(it["name"], &m.Name)
 		m.Content = cliContent(it["content"])
 		if tc := cliField(it, "tool_calls", "toolCalls"); tc != nil && bytes.HasPrefix(bytes.TrimSpace(tc), []byte("[")) {
