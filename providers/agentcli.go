@@ -269,7 +269,8 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			return nil, err
 		}
 	}
-	cmd := proc.Cmd{Argv: argv, Dir: cmp.Or(dir, ws), Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput}
+	cmd := proc.Cmd{Argv: argv, Dir: cmp.Or(dir, ws), Env: a.env, Stdin: []byte(doc), Timeout: a.timeout,
+		MaxOutput: agentMaxOutput}
 	if live != nil {
 		cmd.StdoutTee = live
 	}

@@ -66,28 +66,14 @@ func (p *cliProvider) Target() *targets.Target { return p.target }
 // Invoke renders the template for req, runs it and reads the answer from {OUTPUT_FILE}
 // when the template uses it (the file is removed afterwards), else from stdout.
 func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	dir, err := p.workDir(req.Dir, p.cfg.Cwd)
-	if req.Workspace != "" {
-		dir, err = req.Workspace, nil // the suite's workspace wins over the target's cwd, as in AgentV 4.x
-	}
-	if err != nil {
-		return nil, err
-	}
-	outPath, done, err := p.outputFile(p.cfg.Template, cliFileName(req.EvalID)+".json")
+	dir, v, done, err := p.prepare(req, req.EvalID, cliFileName(req.EvalID)+".json", req.Question)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, req.EvalID, req.Question)
-	if err != nil {
-		return nil, err
-	}
-	defer donePrompt()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{
-		Prompt: req.Question, PromptFile: promptPath, Guidelines: req.Guidelines, EvalID: req.EvalID,
-		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
-	})
-	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), outPath)
+	v.Prompt, v.Guidelines, v.Attempt, v.Files = req.Question, req.Guidelines, req.Attempt, req.Files
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, v)
+	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), v.OutputFile)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +84,34 @@ func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, erro
 	}
 	p.finish(resp, elapsed)
 	return resp, nil
+}
+
+// prepare resolves the working directory of req (the suite's workspace wins over the target's
+// cwd, as in AgentV 4.x; a batch's requests share theirs) and makes the files the template
+// names: {OUTPUT_FILE} called outName, {PROMPT_FILE} holding prompt. done removes them.
+func (p *cliProvider) prepare(req *Request, evalID, outName, prompt string) (
+	dir string, v cliValues, done func(), err error) {
+	dir, err = p.workDir(req.Dir, p.cfg.Cwd)
+	if req.Workspace != "" {
+		dir, err = req.Workspace, nil
+	}
+	if err != nil {
+		return "", v, nil, err
+	}
+	outPath, doneOut, err := p.outputFile(p.cfg.Template, outName)
+	if err != nil {
+		return "", v, nil, err
+	}
+	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, evalID, prompt)
+	if err != nil {
+		doneOut()
+		return "", v, nil, err
+	}
+	done = func() {
+		donePrompt()
+		doneOut()
+	}
+	return dir, cliValues{EvalID: evalID, PromptFile: promptPath, OutputFile: outPath}, done, nil
 }
 
 // cliOutput is what a command answered.
