@@ -21,13 +21,9 @@ import (
 
 func init() { register(targets.KindCLI, newCLI) }
 
-// cliProvider runs a command template per request through `/bin/sh -c`,
-// in its own process group, with output capped (internal/proc).
-//
-// Timeouts: the command's limit is the smaller of `timeout_seconds` and Options.Timeout.
-// A command stopped by that limit, or by the caller's ctx deadline, returns an error for
-// which both errors.Is(err, context.DeadlineExceeded) and errors.Is(err, proc.ErrTimeout)
-// hold, so the runner retries it.
+// cliProvider runs a command template per request through `/bin/sh -c` (internal/proc), within
+// the smaller of `timeout_seconds` and Options.Timeout; a timed-out command's error matches both
+// context.DeadlineExceeded and proc.ErrTimeout, so the runner retries it.
 type cliProvider struct {
 	target *targets.Target
 	cfg    *targets.CLI

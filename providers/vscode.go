@@ -32,12 +32,10 @@ func init() {
 	register(targets.KindVSCodeInsiders, newVSCodeProvider)
 }
 
-// vscodeProvider hands a case to a VS Code chat agent: it writes the prompt document into a fresh
-// workspace, opens it with `code`, starts an agent-mode chat on it with `code chat`, and waits for
-// the agent to write its answer to response.md. With dry_run it only builds the document.
-//
-// VS Code needs a desktop session and a signed-in chat extension. Where that cannot exist (no `code`
-// command, or a CI job), the provider fails with an error that says so, before any case runs.
+// vscodeProvider writes the prompt document into a fresh workspace, opens it with `code`, starts
+// an agent-mode chat on it (`code chat`) and waits for the agent's answer in response.md; with
+// dry_run it only builds the document. VS Code needs a desktop session and a signed-in chat
+// extension: without `code`, or in a CI job, it fails before any case runs.
 type vscodeProvider struct {
 	t         *targets.Target
 	command   string
