@@ -288,19 +288,6 @@ func (f *File) Find(name string) (*Target, error) {
 	return nil, fmt.Errorf("target %q not found in %s; available targets: %s", name, f.Path, avail)
 }
 
-// ForEval returns a copy of t bound to one eval file: relative `cwd` settings resolve
-// against evalDir, and `${{ VAR }}` reads env (which may include that file's .env files).
-// A nil env keeps t's.
-func (t *Target) ForEval(evalDir string, env LookupEnv) *Target {
-	c := *t
-	c.EvalDir = evalDir
-	if env != nil {
-		c.Env = env
-	}
-	c.used = nil
-	return &c
-}
-
 // FindFile searches evalDir and each parent up to repoRoot, then cwd, for
 // targets.yaml, targets.yml, .agentv/targets.yaml or .agentv/targets.yml.
 func FindFile(evalDir, repoRoot, cwd string) (string, error) {

@@ -61,8 +61,8 @@ type Target struct {
 	Settings map[string]*Setting
 	Env      LookupEnv
 	Redactor *redact.Redactor
-	// EvalDir is the directory of the eval file the target runs for (relative `cwd` base).
-	// Set by the runner per suite; see BaseDir.
+	// EvalDir is the directory of the eval file the target runs for, when a caller binds the
+	// target to one (see BaseDir); the runner passes it per request instead (Request.Dir).
 	EvalDir string
 
 	used map[string]bool
@@ -240,27 +240,6 @@ func (t *Target) String(keys ...string) (string, bool, error) {
 	return v, true, err
 }
 
-// RequireString is String for a mandatory setting; the error names keys[0].
-func (t *Target) RequireString(keys ...string) (string, error) {
-	v, ok, err := t.String(keys...)
-	if err != nil {
-		return "", err
-	}
-	if !ok || strings.TrimSpace(v) == "" {
-		return "", t.ErrorAt(nil, keys[0], "required setting is missing")
-	}
-	return v, nil
-}
-
-// Secret is String for a value that must be masked whatever its key.
-func (t *Target) Secret(keys ...string) (string, bool, error) {
-	v, ok, err := t.String(keys...)
-	if err == nil && ok {
-		t.Redactor.Add(v)
-	}
-	return v, ok, err
-}
-
 // Float returns a number setting (numbers or numeric strings, `${{ VAR }}` allowed).
 func (t *Target) Float(keys ...string) (float64, bool, error) {
 	s, k := t.lookup(keys...)
@@ -431,26 +410,6 @@ func (t *Target) ReferencedVars() []string {
 	return out
 }
 
-// TimeoutSeconds reads a positive number of seconds from key and returns the smaller of it
-// and limit (the run's --timeout; 0: none); 0 when neither is set.
-func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration, error) {
-	f, ok, err := t.Float(key)
-	if err != nil {
-		return 0, err
-	}
-	var d time.Duration
-	if ok {
-		if f <= 0 {
-			return 0, t.Error(key, "want a positive number of seconds, got %v", f)
-		}
-		d = time.Duration(f * float64(time.Second))
-	}
-	if limit > 0 && (d == 0 || limit < d) {
-		d = limit
-	}
-	return d, nil
-}
-
 // Reader reads a target's settings and keeps the first error: reads after it return zero
 // values, so a provider's constructor reads on and returns Err once, as if it had stopped there.
 type Reader struct {
@@ -483,22 +442,29 @@ func (r *Reader) Trimmed(keys ...string) string {
 	return strings.TrimSpace(v)
 }
 
-// Require is RequireString.
+// Require is String for a mandatory setting; the error names keys[0].
 func (r *Reader) Require(keys ...string) string {
-	v, _ := read(r, func(keys ...string) (string, bool, error) {
-		v, err := r.T.RequireString(keys...)
-		return v, true, err
-	}, keys)
+	v, ok := r.String(keys...)
+	if !ok || strings.TrimSpace(v) == "" {
+		r.Check(r.T.ErrorAt(nil, keys[0], "required setting is missing"))
+		return ""
+	}
 	return v
 }
 
-// Seconds is TimeoutSeconds.
+// Seconds reads a positive number of seconds from key and returns the smaller of it and limit
+// (the run's --timeout; 0: none); 0 when neither is set.
 func (r *Reader) Seconds(key string, limit time.Duration) time.Duration {
-	v, _ := read(r, func(keys ...string) (time.Duration, bool, error) {
-		d, err := r.T.TimeoutSeconds(keys[0], limit)
-		return d, true, err
-	}, []string{key})
-	return v
+	var d time.Duration
+	if f, ok := r.Float(key); ok && f <= 0 {
+		r.Fail(key, "want a positive number of seconds, got %v", f)
+	} else if ok {
+		d = time.Duration(f * float64(time.Second))
+	}
+	if limit > 0 && (d == 0 || limit < d) {
+		d = limit
+	}
+	return d
 }
 
 // Check keeps err unless an error came first.
