@@ -29,24 +29,10 @@ var claudeV4BaseArgs = []string{"-p", "--output-format", "stream-json", "--inclu
 // buildPromptDocument): the list of input files to read first, when there are any, then the
 // query. No instructions head it: a target's system_prompt goes to the agent on its own.
 func preReadDocument(req *Request) string {
-	var files []string
 	seen := map[string]bool{}
-	add := func(paths []string) {
-		for _, p := range paths {
-			if !filepath.IsAbs(p) && req.Dir != "" {
-				p = filepath.Join(req.Dir, p)
-			}
-			if p == "" || seen[p] {
-				continue
-			}
-			seen[p] = true
-			files = append(files, p)
-		}
-	}
-	add(req.GuidelinePaths)
-	add(req.InputFiles)
+	files := append(agentFiles(req, seen, req.GuidelinePaths), agentFiles(req, seen, req.InputFiles)...)
 	if len(files) == 0 {
-		add(req.Files)
+		files = agentFiles(req, seen, req.Files)
 	}
 	var b strings.Builder
 	if len(files) > 0 {
