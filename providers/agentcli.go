@@ -3,6 +3,7 @@ package providers
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +29,7 @@ const agentExcerpt = 1500
 const agentMaxOutput = 64 << 20
 
 // jsonLines hands each non-blank line of out that starts with '{' to add, and counts the
-// lines that do not or that add refuses (not JSON). err is the scanner's: a line longer than
-// maxLine (64 KiB at the least) stops the reading there.
+// lines that do not or that add refuses. A line longer than maxLine stops the reading (err).
 func jsonLines(out []byte, maxLine int, add func([]byte) bool) (skipped int, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
@@ -51,17 +52,13 @@ type agentSpec struct {
 	install      string   // how to install the CLI, for the not-found error
 	system       string   // default header of the prompt document
 	logFormatEnv []string // environment variables read when log_format is not set
-	// secretEnv are the credential variables the CLI reads: their values are masked everywhere.
-	secretEnv []string
-	// dropEnv are variables removed from the child's environment.
-	dropEnv []string
-	// stdoutTail: errors quote the end of stdout (where the verdict is), not its start.
-	stdoutTail bool
+	secretEnv    []string // the CLI's credential variables: their values are masked everywhere
+	dropEnv      []string // variables removed from the child's environment
+	stdoutTail   bool     // errors quote the end of stdout (where the verdict is), not its start
 }
 
-// agentCLI is what the agent CLI providers (codex, claude) share: the executable, extra args,
-// working directory, timeout, logs, prompt header and the child's environment, read from the
-// same settings, and one run in a fresh temporary workspace.
+// agentCLI is what the agent CLI providers (codex, claude) share, read from the same settings,
+// and one run in a fresh temporary workspace. Providers embed it.
 type agentCLI struct {
 	spec      agentSpec
 	t         *targets.Target
@@ -71,49 +68,33 @@ type agentCLI struct {
 	timeout   time.Duration
 	logDir    string // "" : logs stay in the workspace, kept only on failure
 	logFormat string // json | summary
-	system    string
-	// userSystem is the target's own system_prompt, "" when it has none.
-	userSystem string
-	env        []string
-	logf       func(string, ...any)
+	// rawLogDir and rawLogFormat are the settings as written ("" : unset), for 4.42.4's logs.
+	rawLogDir, rawLogFormat string
+	hasLogFormat            bool
+	system                  string
+	userSystem              string // the target's own system_prompt, "" when it has none
+	env                     []string
+	logf                    func(string, ...any)
 }
 
 func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, error) {
 	a := &agentCLI{spec: spec, t: t, exe: spec.exe, system: spec.system, logFormat: "json", logf: opts.Logf}
-	if v, ok, err := t.String("executable", "command", "binary"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.exe = codexResolvePath(t, strings.TrimSpace(v), true)
+	r := &targets.Reader{T: t}
+	if v := r.Trimmed("executable", "command", "binary"); v != "" {
+		a.exe = resolvePath(t, v, true)
 	}
-	args, _, err := t.Strings("args", "arguments")
-	if err != nil {
-		return nil, err
+	a.args, _ = r.Strings("args", "arguments")
+	// A relative cwd depends on the eval file that runs (one target serves several), so it is
+	// resolved per request and checked by the healthcheck of each eval folder.
+	if a.cwd = r.Trimmed("cwd"); filepath.IsAbs(a.cwd) {
+		r.Check(a.checkWorkDir(a.cwd, suite.AgentRules{}))
 	}
-	a.args = args
-	if v, ok, err := t.String("cwd"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		// A relative cwd depends on the eval file that runs (one target serves several), so it
-		// is resolved per request and checked by the healthcheck of each eval folder.
-		a.cwd = strings.TrimSpace(v)
-		if filepath.IsAbs(a.cwd) {
-			if err := a.checkCwd(a.cwd); err != nil {
-				return nil, err
-			}
-		}
+	a.timeout = r.Seconds("timeout_seconds", opts.Timeout)
+	if a.rawLogDir = r.Trimmed("log_dir", "log_directory", "logs_dir", "stream_log_dir"); a.rawLogDir != "" {
+		a.logDir = resolvePath(t, a.rawLogDir, false)
 	}
-	if a.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
-		return nil, err
-	}
-	if v, ok, err := t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.logDir = codexResolvePath(t, strings.TrimSpace(v), false)
-	}
-	format, ok, err := t.String("log_format", "log_output_format")
-	if err != nil {
-		return nil, err
-	}
+	format, ok := r.String("log_format", "log_output_format")
+	a.rawLogFormat, a.hasLogFormat = format, ok
 	for _, name := range spec.logFormatEnv {
 		if ok || t.Env == nil {
 			break
@@ -125,41 +106,28 @@ func newAgentCLI(t *targets.Target, opts Options, spec agentSpec) (*agentCLI, er
 	case "summary":
 		a.logFormat = f
 	default:
-		return nil, t.Error("log_format", "want json or summary, got %q", format)
+		r.Fail("log_format", "want json or summary, got %q", format)
 	}
-	if v, ok, err := t.String("system_prompt"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		a.system = strings.TrimSpace(v)
-		a.userSystem = a.system
+	if v := r.Trimmed("system_prompt"); v != "" {
+		a.system, a.userSystem = v, v
 	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// Child processes lose the GitHub token unless this target references it: an agent under test
 	// must not act on the repository with the workflow's token.
-	for _, kv := range proc.ChildEnv(env, nil, t.ReferencedVars()...) {
+	for _, kv := range proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...) {
 		name, value, _ := strings.Cut(kv, "=")
-		if agentHas(spec.dropEnv, name) {
+		if slices.Contains(spec.dropEnv, name) {
 			continue
 		}
 		// The CLI's own credentials come from the environment, not from a setting: mask them.
-		if agentHas(spec.secretEnv, name) && t.Redactor != nil {
+		if slices.Contains(spec.secretEnv, name) && t.Redactor != nil {
 			t.Redactor.Add(value)
 		}
 		a.env = append(a.env, kv)
 	}
 	return a, nil
-}
-
-func agentHas(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // workDir is the configured cwd, "" when none is configured. A relative cwd in a 4.x file
@@ -176,22 +144,10 @@ func (a *agentCLI) workDir(evalDir string, rules suite.AgentRules) string {
 		}
 		return a.cwd
 	}
-	base := evalDir
-	if base == "" {
-		base = a.t.EvalDir
-	}
-	if base == "" {
-		base = a.t.Dir
-	}
-	return filepath.Join(base, a.cwd)
+	return filepath.Join(cmp.Or(evalDir, a.t.BaseDir()), a.cwd)
 }
 
-// checkCwd says when the folder a cwd names is not there.
-func (a *agentCLI) checkCwd(dir string) error {
-	return a.checkWorkDir(dir, suite.AgentRules{})
-}
-
-// checkWorkDir is checkCwd for the folder workDir resolved by rules: the error says where a
+// checkWorkDir says when the folder workDir resolved by rules is not there, and where a
 // relative cwd taken from the working directory was looked for.
 func (a *agentCLI) checkWorkDir(dir string, rules suite.AgentRules) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -204,13 +160,17 @@ func (a *agentCLI) checkWorkDir(dir string, rules suite.AgentRules) error {
 	return nil
 }
 
-// healthCheck finds the executable and, for the eval folder the runner names, the cwd.
-func (a *agentCLI) healthCheck(ctx context.Context) error {
+func (a *agentCLI) Target() *targets.Target { return a.t }
+
+// HealthCheck finds the executable and, for the eval folder the runner names, the cwd, before
+// the first case runs.
+func (a *agentCLI) HealthCheck(ctx context.Context) error {
 	if _, err := a.lookPath(); err != nil {
 		return err
 	}
-	if dir := a.workDir(evalDirFrom(ctx), agentRulesFrom(ctx)); dir != "" {
-		return a.checkWorkDir(dir, agentRulesFrom(ctx))
+	rules := ctxValue[suite.AgentRules](ctx, agentRulesKey)
+	if dir := a.workDir(ctxValue[string](ctx, evalDirKey), rules); dir != "" {
+		return a.checkWorkDir(dir, rules)
 	}
 	return nil
 }
@@ -236,9 +196,6 @@ type AgentError struct {
 	Logs     []string
 	err      error
 }
-
-// CodexError is the error of a codex target.
-type CodexError = AgentError
 
 func (e *AgentError) Error() string {
 	var b strings.Builder
@@ -312,10 +269,8 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			return nil, err
 		}
 	}
-	if dir == "" {
-		dir = ws
-	}
-	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: a.env, Stdin: []byte(doc), Timeout: a.timeout, MaxOutput: agentMaxOutput}
+	cmd := proc.Cmd{Argv: argv, Dir: cmp.Or(dir, ws), Env: a.env, Stdin: []byte(doc), Timeout: a.timeout,
+		MaxOutput: agentMaxOutput}
 	if live != nil {
 		cmd.StdoutTee = live
 	}
@@ -333,10 +288,7 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			r.Logs = []string{p}
 		}
 	} else {
-		if logDir == "" {
-			logDir = ws
-		}
-		r.Logs, r.logErr = a.writeLogs(logDir, req, r.Stdout, r.Stderr, report.Summary)
+		r.Logs, r.logErr = a.writeLogs(cmp.Or(logDir, ws), req, r.Stdout, r.Stderr, report.Summary)
 	}
 	if runErr == nil {
 		if a.logf != nil && a.logDir != "" && live == nil {
@@ -374,10 +326,31 @@ func (r *agentRun) Fail(msg string, cause error, exit int) error {
 	}
 	stdout := proc.Excerpt(string(r.Stdout), agentExcerpt)
 	if a.spec.stdoutTail {
-		stdout = codexTail(string(r.Stdout), agentExcerpt)
+		stdout = agentTail(string(r.Stdout), agentExcerpt)
 	}
 	return &AgentError{Agent: a.spec.name, Target: a.t.Name, Msg: a.t.Redactor.String(msg), ExitCode: exit, err: cause,
-		Stdout: stdout, Stderr: codexTail(string(r.Stderr), agentExcerpt), Logs: r.Logs}
+		Stdout: stdout, Stderr: agentTail(string(r.Stderr), agentExcerpt), Logs: r.Logs}
+}
+
+func agentTail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// answer is the Response of a clean run: the agent's own duration when it reports one, and
+// cost at the target's price when it has one (the user's rate wins over the CLI's estimate).
+func (r *agentRun) answer(text string, msgs []suite.Message, u *Usage, cost, durationMS *float64) *Response {
+	ms := r.DurationMS
+	if durationMS != nil {
+		ms = *durationMS
+	}
+	if c := targetCost(r.a.t, u); c != nil {
+		cost = c
+	}
+	return &Response{Text: text, OutputMessages: msgs, Usage: u, CostUSD: cost, DurationMS: &ms}
 }
 
 // Close removes the workspace unless a failure keeps it.
@@ -387,7 +360,7 @@ func (r *agentRun) Close() {
 	}
 }
 
-var codexUnsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // writeLogs writes the agent's stdout (its JSONL stream) and stderr, already redacted, and a
 // readable summary when log_format is summary. It returns the paths written.
@@ -395,10 +368,7 @@ func (a *agentCLI) writeLogs(dir string, req *Request, stdout, stderr []byte, su
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	id := codexUnsafeName.ReplaceAllString(req.EvalID, "_")
-	if id == "" {
-		id = "case"
-	}
+	id := cmp.Or(unsafeFileChars.ReplaceAllString(req.EvalID, "_"), "case")
 	base := filepath.Join(dir, fmt.Sprintf("%s-%s-attempt%d-%s", a.spec.name, id, req.Attempt, time.Now().UTC().Format("20060102T150405.000000000")))
 	type file struct {
 		path string

@@ -14,7 +14,7 @@ import (
 // apiAnthropicMinThinking is the API's smallest thinking budget.
 const apiAnthropicMinThinking = 1024
 
-// apiAnthropicRequestTimeout bounds one request when --timeout is unset. targets.Setting it also keeps the
+// apiAnthropicRequestTimeout bounds one request when --timeout is unset. Setting it also keeps the
 // SDK from refusing large max_tokens without streaming (its 10-minute estimate).
 const apiAnthropicRequestTimeout = 10 * time.Minute
 
@@ -22,43 +22,28 @@ func init() { register(targets.KindAnthropic, newAnthropicProvider) }
 
 // anthropicProvider calls the Messages API (POST {base}/v1/messages).
 type anthropicProvider struct {
-	call     *apiCall
-	messages anthropic.MessageService
-	model    string
-	sampling apiSampling
-	thinking int64 // budget tokens; 0: extended thinking off
-	timeout  time.Duration
+	*apiCall
+	messages   anthropic.MessageService
+	model      string
+	sampling   apiSampling
+	thinking   int64 // budget tokens; 0: extended thinking off
+	reqTimeout time.Duration
 }
 
 func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindAnthropic, opts)
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	model, err := t.RequireString("model", "deployment", "variant")
-	if err != nil {
-		return nil, err
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
-	}
+	call, r := newAPICall(t, targets.KindAnthropic, opts)
+	key := apiReadKey(r, true)
+	model := r.Require("model", "deployment", "variant")
+	sampling := apiReadSampling(r)
 	var budget int64
-	if n, ok, err := t.Int("thinking_budget"); err != nil {
-		return nil, err
-	} else if ok && n != 0 {
-		if n < apiAnthropicMinThinking {
-			return nil, t.Error("thinking_budget", "want at least %d tokens (the API minimum), got %d", apiAnthropicMinThinking, n)
-		}
+	if n, ok := r.Int("thinking_budget"); ok && n != 0 && n < apiAnthropicMinThinking {
+		r.Fail("thinking_budget", "want at least %d tokens (the API minimum), got %d", apiAnthropicMinThinking, n)
+	} else if ok {
 		budget = int64(n)
 	}
-	base, err := apiReadBaseURL(t, "base_url")
-	if err != nil {
-		return nil, err
+	base := apiReadBaseURL(r, "base_url")
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// WithoutEnvironmentDefaults: ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL,
 	// ANTHROPIC_PROFILE and ANTHROPIC_CUSTOM_HEADERS must not change what a target sends.
@@ -76,11 +61,9 @@ func newAnthropicProvider(t *targets.Target, opts Options) (Provider, error) {
 		timeout = opts.Timeout
 	}
 	client := anthropic.NewClient(o...)
-	return &anthropicProvider{call: call, messages: client.Messages, model: model, sampling: sampling,
-		thinking: budget, timeout: timeout}, nil
+	return &anthropicProvider{apiCall: call, messages: client.Messages, model: model, sampling: sampling,
+		thinking: budget, reqTimeout: timeout}, nil
 }
-
-func (p *anthropicProvider) Target() *targets.Target { return p.call.t }
 
 func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)
@@ -109,8 +92,8 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 		// reads it, so a configured value is sent as written.
 		params.SetExtraFields(map[string]any{"temperature": *t})
 	}
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.timeout))
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+		msg, err := p.messages.New(ctx, params, option.WithRequestTimeout(p.reqTimeout))
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +104,7 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 			}
 		}
 		if len(text) == 0 {
-			return nil, p.call.noText("stop_reason " + string(msg.StopReason))
+			return nil, p.noText("stop_reason " + string(msg.StopReason))
 		}
 		res := &apiResult{Text: strings.Join(text, "\n\n")}
 		if msg.JSON.Usage.Valid() {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -35,9 +37,9 @@ type apiPrompt struct {
 	Turns  []apiTurn
 }
 
-// apiBuildPrompt turns a Request into system text and turns. Multi-turn requests (req.Chat) send
-// their messages; system entries join the system text. Single-turn requests send the question.
-// The system text is req.SystemPrompt (judges) else a default, plus the guidelines block.
+// apiBuildPrompt turns a Request into system text and turns: req.Chat's messages (system
+// entries join the system text) or the question. The system text is req.SystemPrompt (judges)
+// else a default, plus the guidelines block.
 func apiBuildPrompt(req *Request) apiPrompt {
 	base := strings.TrimSpace(req.SystemPrompt)
 	var chatSystem []string
@@ -63,7 +65,8 @@ func apiBuildPrompt(req *Request) apiPrompt {
 		parts = append(parts, apiDefaultSystem)
 	}
 	// A chat prompt's leading system entry already carries the guidelines.
-	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !apiMentions(chatSystem, GuidelinesHeader)) {
+	mentions := func(x string) bool { return strings.Contains(x, GuidelinesHeader) }
+	if g := strings.TrimSpace(req.Guidelines); g != "" && (len(req.Chat) == 0 || !slices.ContainsFunc(chatSystem, mentions)) {
 		parts = append(parts, GuidelinesHeader+"\n\n"+g)
 	}
 	parts = append(parts, chatSystem...)
@@ -73,22 +76,12 @@ func apiBuildPrompt(req *Request) apiPrompt {
 	return apiPrompt{System: strings.Join(parts, "\n\n"), Turns: turns}
 }
 
-func apiMentions(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // apiSampling holds the generation settings shared by the API providers.
 type apiSampling struct {
 	Temperature *float64
 	MaxTokens   *int64
 }
 
-// forRequest is s with the request's own temperature, if it has one.
 func (s apiSampling) forRequest(req *Request) apiSampling {
 	if req != nil && req.Temperature != nil {
 		s.Temperature = req.Temperature
@@ -97,58 +90,49 @@ func (s apiSampling) forRequest(req *Request) apiSampling {
 }
 
 // apiReadSampling reads temperature and max_output_tokens (alias max_tokens).
-func apiReadSampling(t *targets.Target) (apiSampling, error) {
+func apiReadSampling(r *targets.Reader) apiSampling {
 	var s apiSampling
-	if f, ok, err := t.Float("temperature"); err != nil {
-		return s, err
+	if f, ok := r.Float("temperature"); ok && (f < 0 || f > 2) {
+		r.Fail("temperature", "want a number from 0 to 2, got %v", f)
 	} else if ok {
-		if f < 0 || f > 2 {
-			return s, t.Error("temperature", "want a number from 0 to 2, got %v", f)
-		}
 		s.Temperature = &f
 	}
-	if n, ok, err := t.Int("max_output_tokens", "max_tokens"); err != nil {
-		return s, err
+	if n, ok := r.Int("max_output_tokens", "max_tokens"); ok && n < 1 {
+		s2, _ := r.T.Raw("max_output_tokens", "max_tokens")
+		r.Check(r.T.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n))
 	} else if ok {
-		if n < 1 {
-			s2, _ := t.Raw("max_output_tokens", "max_tokens")
-			return s, t.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n)
-		}
 		v := int64(n)
 		s.MaxTokens = &v
 	}
-	return s, nil
+	return s
 }
 
-// apiReadBaseURL reads an optional base_url (alias endpoint for gateways): it must be an
-// absolute http(s) URL.
-func apiReadBaseURL(t *targets.Target, keys ...string) (string, error) {
-	v, ok, err := t.String(keys...)
-	if err != nil || !ok || strings.TrimSpace(v) == "" {
-		return "", err
+// apiReadBaseURL reads an optional absolute http(s) URL.
+func apiReadBaseURL(r *targets.Reader, keys ...string) string {
+	v := r.Trimmed(keys...)
+	if v == "" {
+		return ""
 	}
-	v = strings.TrimSpace(v)
-	u, perr := url.Parse(v)
-	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", t.Error(keys[0], "want an absolute http(s) URL, got %q", v)
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.Fail(keys[0], "want an absolute http(s) URL, got %q", v)
 	}
-	return v, nil
+	return v
 }
 
 // apiReadKey reads the api_key setting (secret: registered with the redactor).
-func apiReadKey(t *targets.Target, required bool) (string, error) {
+func apiReadKey(r *targets.Reader, required bool) string {
+	var v string
 	if required {
-		v, err := t.RequireString("api_key")
-		if err == nil {
-			t.Redactor.Add(v)
-		}
-		return v, err
+		v = r.Require("api_key")
+	} else {
+		v, _ = r.String("api_key")
 	}
-	v, _, err := t.Secret("api_key")
-	return v, err
+	r.T.Redactor.Add(v)
+	return v
 }
 
 // apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
+// Providers embed it.
 type apiCall struct {
 	t       *targets.Target
 	kind    string
@@ -157,13 +141,14 @@ type apiCall struct {
 	timeout time.Duration
 }
 
-func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, error) {
-	p, err := retryPolicyFromTarget(t, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &apiCall{t: t, kind: kind, retry: p, client: retryHTTPClient(opts.HTTPClient), timeout: opts.Timeout}, nil
+// newAPICall reads the retry settings; the provider reads its own with the Reader it returns.
+func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, *targets.Reader) {
+	r := &targets.Reader{T: t}
+	return &apiCall{t: t, kind: kind, retry: retryPolicyFromTarget(r, opts), client: retryHTTPClient(opts.HTTPClient),
+		timeout: opts.Timeout}, r
 }
+
+func (c *apiCall) Target() *targets.Target { return c.t }
 
 // apiResult is one successful API answer, before it becomes a Response.
 type apiResult struct {
@@ -193,22 +178,12 @@ func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) 
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	// A model that repeats a key (from a prompt or a tool) must not put it into results.
-	res.Text = c.t.Redactor.String(res.Text)
-	resp := &Response{
-		Text: res.Text,
-		OutputMessages: []suite.Message{{Role: suite.RoleAssistant,
-			Content: suite.Content{Kind: suite.ContentText, Text: res.Text}}},
-		Usage:      res.Usage,
-		DurationMS: &ms,
-	}
-	if c.t.Price != nil && res.Usage != nil {
-		cost := usageCost(c.t.Price, res.Usage)
-		resp.CostUSD = &cost
-	}
-	return resp, nil
+	text := c.t.Redactor.String(res.Text)
+	return &Response{Text: text, OutputMessages: textAnswer(text), Usage: res.Usage, DurationMS: &ms,
+		CostUSD: targetCost(c.t, res.Usage)}, nil
 }
 
-// apiNoText is the error for a 2xx answer without any text.
+// noText is the error for a 2xx answer without any text.
 func (c *apiCall) noText(detail string) error {
 	msg := "the response holds no text"
 	if detail != "" {
@@ -257,10 +232,8 @@ func apiExcerpt(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("…(%d more bytes)", len(s)-cut)
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"context"
 	"net/url"
 	"regexp"
 	"strings"
@@ -23,47 +22,25 @@ var apiAzureResourceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,62}$`)
 
 func init() { register(targets.KindAzure, newAzureProvider) }
 
-// azureProvider calls Azure OpenAI chat completions: POST
+// newAzureProvider calls Azure OpenAI chat completions: POST
 // {endpoint}/openai/deployments/{deployment}/chat/completions?api-version=... with an api-key header.
-type azureProvider struct {
-	call       *apiCall
-	chat       openai.ChatCompletionService
-	deployment string
-	sampling   apiSampling
-}
-
 func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindAzure, opts)
-	if err != nil {
-		return nil, err
+	call, r := newAPICall(t, targets.KindAzure, opts)
+	endpoint := r.Require("endpoint", "resource", "resource_name")
+	if r.Err == nil {
+		var err error
+		endpoint, err = apiAzureEndpoint(t, endpoint)
+		r.Check(err)
 	}
-	rawEndpoint, err := t.RequireString("endpoint", "resource", "resource_name")
-	if err != nil {
-		return nil, err
-	}
-	endpoint, err := apiAzureEndpoint(t, rawEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	deployment, err := t.RequireString("deployment", "deployment_name", "model")
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	version, ok, err := t.String("version", "api_version")
-	if err != nil {
-		return nil, err
-	}
-	version = strings.TrimPrefix(strings.TrimSpace(version), "api-version=")
-	if !ok || version == "" {
+	deployment := r.Require("deployment", "deployment_name", "model")
+	key := apiReadKey(r, true)
+	version, ok := r.String("version", "api_version")
+	if version = strings.TrimPrefix(strings.TrimSpace(version), "api-version="); !ok || version == "" {
 		version = apiAzureDefaultVersion
 	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
+	sampling := apiReadSampling(r)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// azure.WithEndpoint disables the SDK's OPENAI_* environment defaults; the SDK's own retries
 	// are off so the target's retry settings are exact.
@@ -73,7 +50,8 @@ func newAzureProvider(t *targets.Target, opts Options) (Provider, error) {
 		azure.WithAPIKey(key),
 		option.WithMaxRetries(0),
 	)
-	return &azureProvider{call: call, chat: chat, deployment: deployment, sampling: sampling}, nil
+	return &chatProvider{apiCall: call, chat: chat, model: deployment, sampling: sampling,
+		maxTokensField: "max_completion_tokens"}, nil
 }
 
 // apiAzureEndpoint accepts a full URL (https://NAME.openai.azure.com, optionally ending in
@@ -104,13 +82,4 @@ func apiAzureEndpoint(t *targets.Target, raw string) (string, error) {
 		return "https://" + v + ".openai.azure.com", nil
 	}
 	return "", t.ErrorAt(s, "endpoint", "want https://NAME.openai.azure.com or a resource name, got %q", v)
-}
-
-func (p *azureProvider) Target() *targets.Target { return p.call.t }
-
-func (p *azureProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		// The SDK routes by the request's model: it becomes /openai/deployments/{model}/...
-		return apiChatCompletion(ctx, p.call, p.chat, p.deployment, p.sampling.forRequest(req), "max_completion_tokens", req)
-	})
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,8 +38,7 @@ func init() { register(targets.KindClaude, newClaudeProvider) }
 
 // claudeProvider runs Claude Code (`claude -p`) once per request in a fresh temporary workspace.
 type claudeProvider struct {
-	t   *targets.Target
-	cli *agentCLI
+	*agentCLI
 	// flags are the argv after the base args: permissions, model, limits, then `args`.
 	flags []string
 	// flagsV4 are flags for the cases of 4.x eval files: the same, with system_prompt given
@@ -54,36 +52,28 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &claudeProvider{t: t, cli: cli}
+	p := &claudeProvider{agentCLI: cli}
 	// The agent works unattended in a throwaway workspace: it may use its tools without asking,
 	// unless the target says otherwise.
-	bypass, set, err := t.Bool("bypass_permissions")
-	if err != nil {
-		return nil, err
-	}
-	if !set || bypass {
+	r := &targets.Reader{T: t}
+	if bypass, set := r.Bool("bypass_permissions"); !set || bypass {
 		p.flags = append(p.flags, "--dangerously-skip-permissions")
 	}
-	if v, ok, err := t.String("model"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.flags = append(p.flags, "--model", strings.TrimSpace(v))
+	if v := r.Trimmed("model"); v != "" {
+		p.flags = append(p.flags, "--model", v)
 	}
-	if n, ok, err := t.Int("max_turns"); err != nil {
-		return nil, err
+	if n, ok := r.Int("max_turns"); ok && n < 1 {
+		r.Fail("max_turns", "want a whole number of at least 1, got %d", n)
 	} else if ok {
-		if n < 1 {
-			return nil, t.Error("max_turns", "want a whole number of at least 1, got %d", n)
-		}
 		p.flags = append(p.flags, "--max-turns", strconv.Itoa(n))
 	}
-	if f, ok, err := t.Float("max_budget_usd"); err != nil {
-		return nil, err
+	if f, ok := r.Float("max_budget_usd"); ok && f <= 0 {
+		r.Fail("max_budget_usd", "want a positive amount in USD, got %v", f)
 	} else if ok {
-		if f <= 0 {
-			return nil, t.Error("max_budget_usd", "want a positive amount in USD, got %v", f)
-		}
 		p.flags = append(p.flags, "--max-budget-usd", strconv.FormatFloat(f, 'f', -1, 64))
+	}
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	p.flagsV4 = slices.Clone(p.flags)
 	if cli.userSystem != "" {
@@ -91,39 +81,25 @@ func newClaudeProvider(t *targets.Target, opts Options) (Provider, error) {
 	}
 	p.flags = append(p.flags, cli.args...)
 	p.flagsV4 = append(p.flagsV4, cli.args...)
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	if p.v4log, err = newClaudeV4Log(cli, env); err != nil {
-		return nil, err
-	}
+	p.v4log = newClaudeV4Log(cli, opts.environ())
 	return p, nil
 }
 
-func (p *claudeProvider) Target() *targets.Target { return p.t }
-
-// HealthCheck makes sure the executable can be found, and the cwd is there for the eval
-// folder the runner names, before the first case runs.
-func (p *claudeProvider) HealthCheck(ctx context.Context) error {
-	return p.cli.healthCheck(ctx)
-}
-
 func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	exe, err := p.cli.lookPath()
+	exe, err := p.lookPath()
 	if err != nil {
 		return nil, err
 	}
-	doc := codexPromptDocument(p.cli.system, req)
+	doc := codexPromptDocument(p.system, req)
 	argv := append(append([]string{exe}, claudeBaseArgs...), p.flags...)
 	var live agentLog
 	if req.Agent.PromptAs442 {
 		doc = preReadDocument(req)
 		argv = append(append([]string{exe}, claudeV4BaseArgs...), p.flagsV4...)
-		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.cli.logf)
+		live = p.v4log.open(p.t.Name, req, p.t.Redactor, p.logf)
 	}
 	var stream *claudeStream
-	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
+	run, err := p.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = claudeParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return claudeSummary(stream) }}
 	}, live)
@@ -152,18 +128,7 @@ func (p *claudeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		}
 		return nil, run.Fail(msg, nil, 0)
 	}
-	resp := &Response{Text: stream.Final, OutputMessages: claudeOutputMessages(stream), Usage: stream.Usage, CostUSD: stream.CostUSD}
-	ms := run.DurationMS
-	if stream.DurationMS != nil {
-		ms = *stream.DurationMS
-	}
-	resp.DurationMS = &ms
-	// A price on the target is the user's own rate: it wins over the CLI's list-price estimate.
-	if p.t.Price != nil && stream.Usage != nil {
-		c := usageCost(p.t.Price, stream.Usage)
-		resp.CostUSD = &c
-	}
-	return resp, nil
+	return run.answer(stream.Final, claudeOutputMessages(stream), stream.Usage, stream.CostUSD, stream.DurationMS), nil
 }
 
 // claudeOutputMessages turns the assistant turns into the answer's messages: each turn's text and

@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,13 +11,11 @@ import (
 // the assistant turns with their tool calls, token usage, cost and duration, and what went
 // wrong when the run failed.
 type claudeStream struct {
-	// Final is the `result` of the result event, else the text of the last assistant turn.
-	Final    string
-	Messages []claudeMessage // assistant turns, in order
-	Usage    *Usage
-	CostUSD  *float64 // as the CLI computed it
-	// DurationMS is the run's duration as the CLI measured it.
-	DurationMS *float64
+	Final      string          // the `result` of the result event, else the last assistant turn's text
+	Messages   []claudeMessage // assistant turns, in order
+	Usage      *Usage
+	CostUSD    *float64 // as the CLI computed it
+	DurationMS *float64 // as the CLI measured it
 	NumTurns   int
 	Model      string // from the init event
 	// Failure is the error a failed run reported: the result's error text, else the last API
@@ -187,7 +186,7 @@ func (s *claudeStream) add(raw []byte) bool {
 				continue
 			}
 			if c := s.calls[b.ToolUseID]; c != nil {
-				out := claudeResultText(b.Content)
+				out := claudeBlocksText(claudeBlocks(b.Content))
 				c.Output, c.IsError = &out, b.IsError
 			}
 		}
@@ -199,16 +198,11 @@ func (s *claudeStream) add(raw []byte) bool {
 			s.Final = *e.Result
 		}
 		if s.IsError {
-			msg := ""
+			var result string
 			if e.Result != nil {
-				msg = strings.TrimSpace(*e.Result)
+				result = strings.TrimSpace(*e.Result)
 			}
-			if msg == "" && len(e.Errors) > 0 {
-				msg = strings.Join(e.Errors, "; ")
-			}
-			if msg == "" {
-				msg = "the run ended with " + codexFirst(e.Subtype, "an error")
-			}
+			msg := cmp.Or(result, strings.Join(e.Errors, "; "), "the run ended with "+codexFirst(e.Subtype, "an error"))
 			if st := strings.TrimSpace(string(e.APIStatus)); st != "" && st != "null" {
 				msg = fmt.Sprintf("%s (API status %s)", msg, st)
 			}
@@ -270,9 +264,4 @@ func claudeBlocksText(blocks []claudeBlock) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-// claudeResultText is a tool_result's content as text: a string, or the text of its blocks.
-func claudeResultText(raw json.RawMessage) string {
-	return claudeBlocksText(claudeBlocks(raw))
 }

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -28,24 +29,10 @@ var claudeV4BaseArgs = []string{"-p", "--output-format", "stream-json", "--inclu
 // buildPromptDocument): the list of input files to read first, when there are any, then the
 // query. No instructions head it: a target's system_prompt goes to the agent on its own.
 func preReadDocument(req *Request) string {
-	var files []string
 	seen := map[string]bool{}
-	add := func(paths []string) {
-		for _, p := range paths {
-			if !filepath.IsAbs(p) && req.Dir != "" {
-				p = filepath.Join(req.Dir, p)
-			}
-			if p == "" || seen[p] {
-				continue
-			}
-			seen[p] = true
-			files = append(files, p)
-		}
-	}
-	add(req.GuidelinePaths)
-	add(req.InputFiles)
+	files := append(agentFiles(req, seen, req.GuidelinePaths), agentFiles(req, seen, req.InputFiles)...)
 	if len(files) == 0 {
-		add(req.Files)
+		files = agentFiles(req, seen, req.Files)
 	}
 	var b strings.Builder
 	if len(files) > 0 {
@@ -76,8 +63,8 @@ type claudeV4Log struct {
 	json bool
 }
 
-func newClaudeV4Log(a *agentCLI, env []string) (claudeV4Log, error) {
-	var l claudeV4Log
+func newClaudeV4Log(a *agentCLI, env []string) claudeV4Log {
+	l := claudeV4Log{dir: cmp.Or(a.rawLogDir, filepath.Join(".agentv", "logs", "claude-cli"))}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "AGENTV_CLAUDE_STREAM_LOGS="); ok {
 			switch strings.ToLower(strings.TrimSpace(v)) {
@@ -86,23 +73,14 @@ func newClaudeV4Log(a *agentCLI, env []string) (claudeV4Log, error) {
 			}
 		}
 	}
-	l.dir = filepath.Join(".agentv", "logs", "claude-cli")
-	if v, ok, err := a.t.String("log_dir", "log_directory", "logs_dir", "stream_log_dir"); err != nil {
-		return l, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		l.dir = strings.TrimSpace(v)
-	}
-	format, ok, err := a.t.String("log_format", "log_output_format")
-	if err != nil {
-		return l, err
-	}
-	if !ok && a.t.Env != nil {
+	format := a.rawLogFormat
+	if !a.hasLogFormat && a.t.Env != nil {
 		format, _ = a.t.Env("AGENTV_CLAUDE_LOG_FORMAT")
 	}
 	// log_format's values were checked by newAgentCLI; the variable's are read as 4.42.4 reads
 	// them, anything but json being its default, summary.
 	l.json = strings.EqualFold(strings.TrimSpace(format), "json")
-	return l, nil
+	return l
 }
 
 // open starts the log of one request: none when logs are off or the file cannot be made (4.42.4
@@ -163,11 +141,7 @@ func claudeV4LogName(now time.Time, target string, req *Request) string {
 }
 
 func claudeV4FileName(s string) string {
-	s = codexUnsafeName.ReplaceAllString(s, "_")
-	if s == "" {
-		return "claude-cli"
-	}
-	return s
+	return cmp.Or(unsafeFileChars.ReplaceAllString(s, "_"), "claude-cli")
 }
 
 // claudeStreamLog writes each line Claude Code prints, masked, as it arrives: with the time
@@ -267,49 +241,41 @@ func claudeElapsed(d time.Duration) string {
 func claudeEventSummary(event map[string]json.RawMessage) (string, bool) {
 	var typ string
 	_ = json.Unmarshal(event["type"], &typ)
-	first := func() map[string]json.RawMessage {
-		var msg struct {
-			Content []map[string]json.RawMessage `json:"content"`
-		}
-		if json.Unmarshal(event["message"], &msg) != nil || len(msg.Content) == 0 {
-			return nil
-		}
-		return msg.Content[0]
+	var msg struct {
+		Content []map[string]json.RawMessage `json:"content"`
 	}
-	str := func(raw json.RawMessage) (string, bool) {
+	var block map[string]json.RawMessage // the message's first content block
+	if json.Unmarshal(event["message"], &msg) == nil && len(msg.Content) > 0 {
+		block = msg.Content[0]
+	}
+	// field is a block's field: its string, else its JSON as written (false).
+	field := func(key string) (string, bool) {
 		var v string
-		return v, json.Unmarshal(raw, &v) == nil
+		if json.Unmarshal(block[key], &v) == nil {
+			return v, true
+		}
+		return string(block[key]), false
 	}
+	kind, _ := field("type")
 	switch typ {
 	case "assistant":
-		if block := first(); block != nil {
-			kind, _ := str(block["type"])
-			switch kind {
-			case "tool_use":
-				name := string(block["name"])
-				if n, ok := str(block["name"]); ok {
-					name = n
+		switch kind {
+		case "tool_use":
+			name, _ := field("name")
+			return "tool_use (" + name + ")", true
+		case "text":
+			if text, ok := field("text"); ok {
+				if r := []rune(text); len(r) > 50 {
+					text = string(r[:50]) + "..."
 				}
-				return "tool_use (" + name + ")", true
-			case "text":
-				if text, ok := str(block["text"]); ok {
-					if r := []rune(text); len(r) > 50 {
-						text = string(r[:50]) + "..."
-					}
-					return text, true
-				}
+				return text, true
 			}
 		}
 		return "message", true
 	case "user":
-		if block := first(); block != nil {
-			if kind, _ := str(block["type"]); kind == "tool_result" {
-				id := string(block["tool_use_id"])
-				if v, ok := str(block["tool_use_id"]); ok {
-					id = v
-				}
-				return "tool_result (" + id + ")", true
-			}
+		if kind == "tool_result" {
+			id, _ := field("tool_use_id")
+			return "tool_result (" + id + ")", true
 		}
 		return "user", true
 	case "result":

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,13 +21,9 @@ import (
 
 func init() { register(targets.KindCLI, newCLI) }
 
-// cliProvider runs a command template per request through `/bin/sh -c`,
-// in its own process group, with output capped (internal/proc).
-//
-// Timeouts: the command's limit is the smaller of `timeout_seconds` and Options.Timeout.
-// A command stopped by that limit, or by the caller's ctx deadline, returns an error for
-// which both errors.Is(err, context.DeadlineExceeded) and errors.Is(err, proc.ErrTimeout)
-// hold, so the runner retries it.
+// cliProvider runs a command template per request through `/bin/sh -c` (internal/proc), within
+// the smaller of `timeout_seconds` and Options.Timeout; a timed-out command's error matches both
+// context.DeadlineExceeded and proc.ErrTimeout, so the runner retries it.
 type cliProvider struct {
 	target *targets.Target
 	cfg    *targets.CLI
@@ -52,11 +49,8 @@ func newCLI(t *targets.Target, opts Options) (Provider, error) {
 		}
 		return nil, errs[0]
 	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(env, nil, t.ReferencedVars()...)}
+	p := &cliProvider{target: t, cfg: cfg, opts: opts, env: proc.ChildEnv(opts.environ(), nil, t.ReferencedVars()...),
+		health: map[string]error{}}
 	if t.ProviderBatching {
 		return &cliBatchProvider{p}, nil
 	}
@@ -68,28 +62,14 @@ func (p *cliProvider) Target() *targets.Target { return p.target }
 // Invoke renders the template for req, runs it and reads the answer from {OUTPUT_FILE}
 // when the template uses it (the file is removed afterwards), else from stdout.
 func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	dir, err := p.workDir(req.Dir, p.cfg.Cwd)
-	if req.Workspace != "" {
-		dir, err = req.Workspace, nil // the suite's workspace wins over the target's cwd, as in AgentV 4.x
-	}
-	if err != nil {
-		return nil, err
-	}
-	outPath, done, err := p.outputFile(p.cfg.Template, cliFileName(req.EvalID)+".json")
+	dir, v, done, err := p.prepare(req, req.EvalID, cliFileName(req.EvalID)+".json", req.Question)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, req.EvalID, req.Question)
-	if err != nil {
-		return nil, err
-	}
-	defer donePrompt()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{
-		Prompt: req.Question, PromptFile: promptPath, Guidelines: req.Guidelines, EvalID: req.EvalID,
-		Attempt: req.Attempt, Files: req.Files, OutputFile: outPath,
-	})
-	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), outPath)
+	v.Prompt, v.Guidelines, v.Attempt, v.Files = req.Question, req.Guidelines, req.Attempt, req.Files
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, v)
+	out, elapsed, err := p.run(ctx, cmdline, dir, p.timeout(p.cfg.Timeout), v.OutputFile)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +80,34 @@ func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, erro
 	}
 	p.finish(resp, elapsed)
 	return resp, nil
+}
+
+// prepare resolves the working directory of req (the suite's workspace wins over the target's
+// cwd, as in AgentV 4.x; a batch's requests share theirs) and makes the files the template
+// names: {OUTPUT_FILE} called outName, {PROMPT_FILE} holding prompt. done removes them.
+func (p *cliProvider) prepare(req *Request, evalID, outName, prompt string) (
+	dir string, v cliValues, done func(), err error) {
+	dir, err = p.workDir(req.Dir, p.cfg.Cwd)
+	if req.Workspace != "" {
+		dir, err = req.Workspace, nil
+	}
+	if err != nil {
+		return "", v, nil, err
+	}
+	outPath, doneOut, err := p.outputFile(p.cfg.Template, outName)
+	if err != nil {
+		return "", v, nil, err
+	}
+	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, evalID, prompt)
+	if err != nil {
+		doneOut()
+		return "", v, nil, err
+	}
+	done = func() {
+		donePrompt()
+		doneOut()
+	}
+	return dir, cliValues{EvalID: evalID, PromptFile: promptPath, OutputFile: outPath}, done, nil
 }
 
 // cliOutput is what a command answered.
@@ -212,22 +220,15 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 		ms := float64(elapsed.Microseconds()) / 1000
 		resp.DurationMS = &ms
 	}
-	if resp.CostUSD == nil && resp.Usage != nil && p.target.Price != nil {
-		c := usageCost(p.target.Price, resp.Usage)
-		resp.CostUSD = &c
+	if resp.CostUSD == nil {
+		resp.CostUSD = targetCost(p.target, resp.Usage)
 	}
 }
 
 // workDir resolves a configured cwd against the eval file's directory (the request's Dir,
 // else the target's EvalDir, else the targets file's directory).
 func (p *cliProvider) workDir(reqDir, cwd string) (string, error) {
-	base := reqDir
-	if base == "" {
-		base = p.target.EvalDir
-	}
-	if base == "" {
-		base = p.target.Dir
-	}
+	base := cmp.Or(reqDir, p.target.BaseDir())
 	dir := base
 	if cwd != "" {
 		dir = cwd
@@ -256,8 +257,7 @@ func (p *cliProvider) timeout(own time.Duration) time.Duration {
 }
 
 // outputFile is the {OUTPUT_FILE} path for a command template, named name in a fresh
-// temporary directory, and the function that removes it (unless keep_temp_files); "" when
-// the template does not use {OUTPUT_FILE}.
+// temporary directory, and the function that removes it; "" when the template does not use it.
 func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), err error) {
 	if !strings.Contains(tmpl, "{OUTPUT_FILE}") {
 		return "", func() {}, nil
@@ -266,19 +266,24 @@ func (p *cliProvider) outputFile(tmpl, name string) (path string, done func(), e
 	if err != nil {
 		return "", nil, fmt.Errorf("cli target %q: could not create a directory for {OUTPUT_FILE}: %w", p.target.Name, err)
 	}
-	return filepath.Join(dir, name), func() {
+	return filepath.Join(dir, name), p.removeLater(dir, "kept output files in"), nil
+}
+
+// removeLater removes path when called, unless keep_temp_files keeps it (and says so).
+func (p *cliProvider) removeLater(path, kept string) func() {
+	return func() {
 		if p.cfg.KeepTemp {
-			p.logf("cli target %q: kept output files in %s", p.target.Name, dir)
+			p.logf("cli target %q: %s %s", p.target.Name, kept, path)
 			return
 		}
-		_ = os.RemoveAll(dir)
-	}, nil
+		_ = os.RemoveAll(path)
+	}
 }
 
 // promptFile writes prompt to a new temporary file for {PROMPT_FILE}, as AgentV 4.x does
 // (agentv-<eval id>-<epoch ms>-<random>.prompt.txt in the temporary folder; the id made safe
-// as a file name, which 4.42.4 does not do), and returns its path and the function that removes it (unless
-// keep_temp_files); "" when the template does not use {PROMPT_FILE}.
+// as a file name, which 4.42.4 does not do), and returns its path and the function that
+// removes it; "" when the template does not use {PROMPT_FILE}.
 func (p *cliProvider) promptFile(tmpl, evalID, prompt string) (path string, done func(), err error) {
 	if !strings.Contains(tmpl, "{PROMPT_FILE}") {
 		return "", func() {}, nil
@@ -296,13 +301,7 @@ func (p *cliProvider) promptFile(tmpl, evalID, prompt string) (path string, done
 		_ = os.Remove(path)
 		return "", nil, fmt.Errorf("cli target %q: could not write the {PROMPT_FILE} %s: %w", p.target.Name, path, err)
 	}
-	return path, func() {
-		if p.cfg.KeepTemp {
-			p.logf("cli target %q: kept the prompt file %s", p.target.Name, path)
-			return
-		}
-		_ = os.Remove(path)
-	}, nil
+	return path, p.removeLater(path, "kept the prompt file"), nil
 }
 
 func (p *cliProvider) verbose() bool { return p.cfg.Verbose || p.opts.Verbose }

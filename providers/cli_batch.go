@@ -28,29 +28,18 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 	for _, r := range reqs {
 		files = append(files, r.Files...)
 	}
-	dir, err := p.workDir(reqs[0].Dir, p.cfg.Cwd)
-	if reqs[0].Workspace != "" {
-		dir, err = reqs[0].Workspace, nil // the requests of a batch share their suite's workspace
-	}
-	if err != nil {
-		return nil, err
-	}
-	outPath, done, err := p.outputFile(p.cfg.Template, "batch.jsonl")
+	dir, v, done, err := p.prepare(reqs[0], "batch", "batch.jsonl", cliBatchPrompt(reqs))
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, "batch", cliBatchPrompt(reqs))
-	if err != nil {
-		return nil, err
-	}
-	defer donePrompt()
-	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, cliValues{EvalID: "batch", PromptFile: promptPath, Files: UniqueFiles(files), OutputFile: outPath})
+	v.Files = UniqueFiles(files)
 	timeout := p.cfg.Timeout
 	if timeout <= 0 {
 		timeout = p.opts.Timeout * time.Duration(len(reqs))
 	}
-	out, elapsed, err := p.run(ctx, cmdline, dir, timeout, outPath)
+	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, v)
+	out, elapsed, err := p.run(ctx, cmdline, dir, timeout, v.OutputFile)
 	if err != nil {
 		return nil, err
 	}

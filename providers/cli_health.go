@@ -25,7 +25,7 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	if h == nil {
 		return nil
 	}
-	evalDir := evalDirFrom(ctx)
+	evalDir := ctxValue[string](ctx, evalDirKey)
 	p.healthMu.Lock()
 	defer p.healthMu.Unlock()
 	if err, done := p.health[evalDir]; done {
@@ -39,9 +39,6 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 	}
 	if err != nil && ctx.Err() != nil {
 		return err
-	}
-	if p.health == nil {
-		p.health = map[string]error{}
 	}
 	p.health[evalDir] = err
 	return err

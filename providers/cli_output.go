@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -24,7 +25,7 @@ func cliParseOutput(data []byte) (*Response, []string) {
 		return &Response{Text: string(data)}, nil
 	}
 	resp, warns := cliParseRecord(obj)
-	if resp.Text == "" && len(resp.OutputMessages) == 0 && cliField(obj, "text", "text") == nil {
+	if resp.Text == "" && len(resp.OutputMessages) == 0 && obj["text"] == nil {
 		resp.Text = string(data)
 	}
 	return resp, warns
@@ -47,7 +48,7 @@ func cliParseRecord(obj map[string]json.RawMessage) (*Response, []string) {
 		}
 		resp.OutputMessages = msgs
 	}
-	if raw := cliField(obj, "text", "text"); raw != nil {
+	if raw := obj["text"]; raw != nil {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			resp.Text = s
@@ -124,9 +125,7 @@ func cliMessages(raw json.RawMessage) ([]suite.Message, error) {
 	for _, it := range items {
 		var m suite.Message
 		_ = json.Unmarshal(it["role"], &m.Role)
-		if m.Role == "" {
-			m.Role = suite.RoleAssistant
-		}
+		m.Role = cmp.Or(m.Role, suite.RoleAssistant)
 		_ = json.Unmarshal(it["name"], &m.Name)
 		m.Content = cliContent(it["content"])
 		if tc := cliField(it, "tool_calls", "toolCalls"); tc != nil && bytes.HasPrefix(bytes.TrimSpace(tc), []byte("[")) {

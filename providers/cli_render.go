@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -52,9 +53,7 @@ func cliRender(tmpl, filesFormat string, v cliValues) string {
 
 // cliFiles renders the file list for {FILES}.
 func cliFiles(format string, files []string) string {
-	if format == "" {
-		format = "{path}"
-	}
+	format = cmp.Or(format, "{path}")
 	parts := make([]string, 0, len(files))
 	for _, f := range files {
 		parts = append(parts, cliFileFormatRe.ReplaceAllStringFunc(format, func(tok string) string {

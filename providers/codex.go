@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -27,60 +26,33 @@ var codexSpec = agentSpec{name: "codex", exe: "codex", install: "the Codex CLI w
 	secretEnv: []string{"OPENAI_API_KEY", "CODEX_API_KEY"}}
 
 // codexProvider runs the Codex CLI once per request in a fresh temporary workspace.
-type codexProvider struct {
-	t   *targets.Target
-	cli *agentCLI
-}
+type codexProvider struct{ *agentCLI }
 
 func newCodexProvider(t *targets.Target, opts Options) (Provider, error) {
 	cli, err := newAgentCLI(t, opts, codexSpec)
 	if err != nil {
 		return nil, err
 	}
-	return &codexProvider{t: t, cli: cli}, nil
-}
-
-// codexResolvePath makes a relative path absolute against the eval file's directory (else the
-// targets file's). A bare command name (no separator) is left for PATH lookup when command is set.
-func codexResolvePath(t *targets.Target, p string, command bool) string {
-	if filepath.IsAbs(p) || (command && !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/')) {
-		return p
-	}
-	base := t.EvalDir
-	if base == "" {
-		base = t.Dir
-	}
-	if base == "" {
-		return p
-	}
-	return filepath.Join(base, p)
-}
-
-func (p *codexProvider) Target() *targets.Target { return p.t }
-
-// HealthCheck makes sure the executable can be found, and the cwd is there for the eval
-// folder the runner names, before the first case runs.
-func (p *codexProvider) HealthCheck(ctx context.Context) error {
-	return p.cli.healthCheck(ctx)
+	return &codexProvider{cli}, nil
 }
 
 func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	exe, err := p.cli.lookPath()
+	exe, err := p.lookPath()
 	if err != nil {
 		return nil, err
 	}
-	doc := codexPromptDocument(p.cli.system, req)
+	doc := codexPromptDocument(p.system, req)
 	if req.Agent.PromptAs442 {
 		// AgentV 4.42.4 sends codex its prompt document after the target's system_prompt
 		// alone, with no default instructions (providers/codex.ts, lines 100–103).
 		doc = preReadDocument(req)
-		if p.cli.userSystem != "" {
-			doc = p.cli.userSystem + "\n\n" + doc
+		if p.userSystem != "" {
+			doc = p.userSystem + "\n\n" + doc
 		}
 	}
-	argv := append(append(append([]string{exe}, codexBaseArgs...), p.cli.args...), "-")
+	argv := append(append(append([]string{exe}, codexBaseArgs...), p.args...), "-")
 	var stream *codexStream
-	run, err := p.cli.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
+	run, err := p.run(ctx, req, argv, doc, func(stdout []byte) agentReport {
 		stream = codexParseStream(stdout)
 		return agentReport{Failure: stream.Failure, Summary: func() string { return codexSummary(stream) }}
 	}, nil)
@@ -97,17 +69,9 @@ func (p *codexProvider) Invoke(ctx context.Context, req *Request) (*Response, er
 		}
 		return nil, run.Fail(msg, nil, 0)
 	}
-	msg := suite.Message{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: stream.Final}}
-	if calls := codexToolCalls(stream.Commands); calls != nil {
-		msg.ToolCalls = calls
-	}
-	ms := run.DurationMS
-	resp := &Response{Text: stream.Final, OutputMessages: []suite.Message{msg}, Usage: stream.Usage, DurationMS: &ms}
-	if p.t.Price != nil && stream.Usage != nil {
-		c := usageCost(p.t.Price, stream.Usage)
-		resp.CostUSD = &c
-	}
-	return resp, nil
+	msgs := textAnswer(stream.Final)
+	msgs[0].ToolCalls = codexToolCalls(stream.Commands)
+	return run.answer(stream.Final, msgs, stream.Usage, nil, nil), nil
 }
 
 // codexToolCalls turns the commands the agent ran into the answer's tool_calls.
@@ -128,10 +92,7 @@ func codexToolCalls(cmds []codexCommand) json.RawMessage {
 		}
 		calls = append(calls, call{Tool: "command_execution", Input: in, Output: c.Output})
 	}
-	raw, err := json.Marshal(calls)
-	if err != nil {
-		return nil
-	}
+	raw, _ := json.Marshal(calls) // strings and ints only: it cannot fail
 	return raw
 }
 
@@ -156,14 +117,6 @@ func codexSummary(s *codexStream) string {
 	return b.String()
 }
 
-func codexTail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
-}
-
 // codexPromptDocument renders the agent prompt document shared by codex and vscode: a header, the
 // mandatory pre-read block linking guideline and attachment files as file:// URLs, then the query.
 func codexPromptDocument(header string, req *Request) string {
@@ -173,16 +126,9 @@ func codexPromptDocument(header string, req *Request) string {
 	}
 	seen := map[string]bool{}
 	links := func(paths []string) []string {
-		var out []string
-		for _, p := range paths {
-			if !filepath.IsAbs(p) && req.Dir != "" {
-				p = filepath.Join(req.Dir, p)
-			}
-			if p == "" || seen[p] {
-				continue
-			}
-			seen[p] = true
-			out = append(out, fmt.Sprintf("- [%s](%s)", filepath.Base(p), codexFileURL(p)))
+		out := agentFiles(req, seen, paths)
+		for i, p := range out {
+			out[i] = fmt.Sprintf("- [%s](%s)", filepath.Base(p), codexFileURL(p))
 		}
 		return out
 	}
@@ -217,4 +163,32 @@ func codexFileURL(p string) string {
 		u.Path = "/" + u.Path // Windows drive paths: file:///C:/...
 	}
 	return u.String()
+}
+
+// agentFiles makes paths absolute against req.Dir, dropping blanks and those in seen.
+func agentFiles(req *Request, seen map[string]bool, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !filepath.IsAbs(p) && req.Dir != "" {
+			p = filepath.Join(req.Dir, p)
+		}
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	return out
+}
+
+// resolvePath makes a relative path absolute against the target's base directory. A bare
+// command name (no separator) is left for PATH lookup when command is set.
+func resolvePath(t *targets.Target, p string, command bool) string {
+	if filepath.IsAbs(p) || (command && !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/')) {
+		return p
+	}
+	if base := t.BaseDir(); base != "" {
+		return filepath.Join(base, p)
+	}
+	return p
 }

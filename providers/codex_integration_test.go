@@ -204,9 +204,9 @@ stream_max_retries = 0
 				}
 			}
 			if tc.want == "" {
-				var ce *CodexError
+				var ce *AgentError
 				if !errors.As(err, &ce) {
-					t.Fatalf("error %v, want *CodexError", err)
+					t.Fatalf("error %v, want *AgentError", err)
 				}
 				for _, s := range tc.wantErr {
 					if !strings.Contains(err.Error(), s) {

@@ -275,9 +275,9 @@ func TestCodexProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = p.Invoke(t.Context(), req)
-		var ce *CodexError
+		var ce *AgentError
 		if !errors.As(err, &ce) {
-			t.Fatalf("error %v, want *CodexError", err)
+			t.Fatalf("error %v, want *AgentError", err)
 		}
 		for _, s := range []string{"codex exited with code 3", "unexpected status 401", `stderr: "fatal: auth failed for ***"`,
 			`stdout: "{\"type\":\"thread.started\"`, "logs: ", ".summary.log"} {

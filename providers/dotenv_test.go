@@ -25,7 +25,7 @@ func TestDotenvFeedsTargets(t *testing.T) {
 	if err != nil || tg.Workers != 3 {
 		t.Fatalf("target %+v err %v diags %v", tg, err, tf.Diagnostics)
 	}
-	prov, _, err := New(tg.ForEval(repo, nil), Options{})
+	prov, _, err := New(tg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package providers
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,13 @@ type Options struct {
 	Sleep retry.Sleep
 	// Logf receives verbose diagnostics (already redacted by the caller's sink).
 	Logf func(format string, args ...any)
+}
+
+func (o Options) environ() []string {
+	if o.Env == nil {
+		return os.Environ()
+	}
+	return o.Env
 }
 
 // constructor builds a provider from a validated target.
@@ -66,11 +75,4 @@ func New(t *targets.Target, opts Options) (Provider, []suite.Diagnostic, error) 
 }
 
 // Kinds lists the provider kinds this build supports.
-func Kinds() []string {
-	out := make([]string, 0, len(constructors))
-	for k := range constructors {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Kinds() []string { return slices.Sorted(maps.Keys(constructors)) }

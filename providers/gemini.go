@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -21,38 +22,20 @@ func init() { register(targets.KindGemini, newGeminiProvider) }
 // geminiProvider calls generateContent (POST {base}/v1beta/models/{model}:generateContent, key in
 // the x-goog-api-key header).
 type geminiProvider struct {
-	call     *apiCall
+	*apiCall
 	models   *genai.Models
 	model    string
 	sampling apiSampling
 }
 
 func newGeminiProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindGemini, opts)
-	if err != nil {
-		return nil, err
-	}
-	key, err := apiReadKey(t, true)
-	if err != nil {
-		return nil, err
-	}
-	model, ok, err := t.String("model", "deployment", "variant")
-	if err != nil {
-		return nil, err
-	}
-	if model = strings.TrimSpace(model); !ok || model == "" {
-		model = apiGeminiDefaultModel
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiReadBaseURL(t, "base_url")
-	if err != nil {
-		return nil, err
-	}
-	if base == "" {
-		base = apiGeminiDefaultBase
+	call, r := newAPICall(t, targets.KindGemini, opts)
+	key := apiReadKey(r, true)
+	model := cmp.Or(r.Trimmed("model", "deployment", "variant"), apiGeminiDefaultModel)
+	sampling := apiReadSampling(r)
+	base := cmp.Or(apiReadBaseURL(r, "base_url"), apiGeminiDefaultBase)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	// Backend, key and base URL are explicit: GEMINI_API_KEY, GOOGLE_API_KEY,
 	// GOOGLE_GENAI_USE_VERTEXAI and GOOGLE_CLOUD_* cannot change what is sent. The SDK has no
@@ -66,10 +49,8 @@ func newGeminiProvider(t *targets.Target, opts Options) (Provider, error) {
 	if err != nil {
 		return nil, t.Error("api_key", "could not set up the Gemini client: %s", t.Redactor.String(err.Error()))
 	}
-	return &geminiProvider{call: call, models: client.Models, model: model, sampling: sampling}, nil
+	return &geminiProvider{apiCall: call, models: client.Models, model: model, sampling: sampling}, nil
 }
-
-func (p *geminiProvider) Target() *targets.Target { return p.call.t }
 
 func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
 	pr := apiBuildPrompt(req)
@@ -92,14 +73,14 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		}
 		contents = append(contents, genai.NewContentFromText(tr.Content, role))
 	}
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
 		resp, err := p.models.GenerateContent(ctx, p.model, contents, cfg)
 		if err != nil {
 			return nil, err
 		}
 		text, detail := apiGeminiText(resp)
 		if text == "" {
-			return nil, p.call.noText(detail)
+			return nil, p.noText(detail)
 		}
 		res := &apiResult{Text: text}
 		if um := resp.UsageMetadata; um != nil {

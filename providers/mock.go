@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/internal/retry"
 	"github.com/agentv/action/targets"
 )
 
@@ -53,26 +54,20 @@ func newMock(t *targets.Target, _ Options) (Provider, error) {
 			m.response = r
 		}
 	}
-	ms := func(key string) (time.Duration, bool, error) {
-		v, ok, err := t.Int(key)
-		if err != nil {
-			return 0, ok, err
-		}
+	r := &targets.Reader{T: t}
+	ms := func(key string) (time.Duration, bool) {
+		v, ok := r.Int(key)
 		if v < 0 {
-			return 0, ok, t.Error(key, "want a number of milliseconds >= 0, got %d", v)
+			r.Fail(key, "want a number of milliseconds >= 0, got %d", v)
 		}
-		return time.Duration(v) * time.Millisecond, ok, nil
+		return time.Duration(v) * time.Millisecond, ok
 	}
-	var err error
 	var hasDelay, hasMin, hasMax bool
-	if m.delay, hasDelay, err = ms("delay_ms"); err != nil {
-		return nil, err
-	}
-	if m.delayMin, hasMin, err = ms("delay_min_ms"); err != nil {
-		return nil, err
-	}
-	if m.delayMax, hasMax, err = ms("delay_max_ms"); err != nil {
-		return nil, err
+	m.delay, hasDelay = ms("delay_ms")
+	m.delayMin, hasMin = ms("delay_min_ms")
+	m.delayMax, hasMax = ms("delay_max_ms")
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	switch {
 	case hasDelay && (hasMin || hasMax):
@@ -103,18 +98,8 @@ func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, err
 }
 
 func mockWait(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctx.Err(); err != nil || d <= 0 {
 		return err
 	}
-	if d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
+	return retry.Wait(ctx, d)
 }

@@ -17,9 +17,10 @@ const apiOpenAIDefaultBase = "https://api.openai.com/v1/"
 
 func init() { register(targets.KindOpenAI, newOpenAIProvider) }
 
-// openAIProvider calls an OpenAI-compatible Chat Completions endpoint.
-type openAIProvider struct {
-	call     *apiCall
+// chatProvider calls a Chat Completions endpoint: OpenAI-compatible or Azure OpenAI (whose SDK
+// routes by the request's model: it becomes /openai/deployments/{model}/...).
+type chatProvider struct {
+	*apiCall
 	chat     openai.ChatCompletionService
 	model    string
 	sampling apiSampling
@@ -29,30 +30,15 @@ type openAIProvider struct {
 }
 
 func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
-	call, err := newAPICall(t, targets.KindOpenAI, opts)
-	if err != nil {
-		return nil, err
-	}
-	base, err := apiReadBaseURL(t, "base_url", "endpoint")
-	if err != nil {
-		return nil, err
-	}
+	call, r := newAPICall(t, targets.KindOpenAI, opts)
+	base := apiReadBaseURL(r, "base_url", "endpoint")
 	// A key is optional for self-hosted servers (Ollama ignores it) but required by OpenAI itself.
-	key, err := apiReadKey(t, base == "")
-	if err != nil {
-		return nil, err
-	}
-	model, err := t.RequireString("model", "deployment", "deployment_name")
-	if err != nil {
-		return nil, err
-	}
-	org, _, err := t.String("organization", "org", "organization_id")
-	if err != nil {
-		return nil, err
-	}
-	sampling, err := apiReadSampling(t)
-	if err != nil {
-		return nil, err
+	key := apiReadKey(r, base == "")
+	model := r.Require("model", "deployment", "deployment_name")
+	org := r.Trimmed("organization", "org", "organization_id")
+	sampling := apiReadSampling(r)
+	if r.Err != nil {
+		return nil, r.Err
 	}
 	field := "max_completion_tokens"
 	if base != "" && !strings.Contains(base, "api.openai.com") {
@@ -72,24 +58,20 @@ func newOpenAIProvider(t *targets.Target, opts Options) (Provider, error) {
 	if key != "" {
 		o = append(o, option.WithAPIKey(key))
 	}
-	if org = strings.TrimSpace(org); org != "" {
+	if org != "" {
 		o = append(o, option.WithOrganization(org))
 	}
-	return &openAIProvider{call: call, chat: openai.NewChatCompletionService(o...), model: model,
+	return &chatProvider{apiCall: call, chat: openai.NewChatCompletionService(o...), model: model,
 		sampling: sampling, maxTokensField: field}, nil
 }
 
-func (p *openAIProvider) Target() *targets.Target { return p.call.t }
-
-func (p *openAIProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
-	return p.call.invoke(ctx, func(ctx context.Context) (*apiResult, error) {
-		return apiChatCompletion(ctx, p.call, p.chat, p.model, p.sampling.forRequest(req), p.maxTokensField, req)
-	})
+// Invoke sends one Chat Completions request.
+func (p *chatProvider) Invoke(ctx context.Context, req *Request) (*Response, error) {
+	return p.invoke(ctx, func(ctx context.Context) (*apiResult, error) { return p.complete(ctx, req) })
 }
 
-// apiChatCompletion sends one Chat Completions request (OpenAI and Azure share the wire format).
-func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompletionService, model string,
-	s apiSampling, maxField string, req *Request) (*apiResult, error) {
+func (p *chatProvider) complete(ctx context.Context, req *Request) (*apiResult, error) {
+	s := p.sampling.forRequest(req)
 	pr := apiBuildPrompt(req)
 	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(pr.Turns)+1)
 	if pr.System != "" {
@@ -102,23 +84,23 @@ func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompl
 			msgs = append(msgs, openai.UserMessage(tr.Content))
 		}
 	}
-	params := openai.ChatCompletionNewParams{Model: model, Messages: msgs}
+	params := openai.ChatCompletionNewParams{Model: p.model, Messages: msgs}
 	if s.Temperature != nil {
 		params.Temperature = param.NewOpt(*s.Temperature)
 	}
 	if s.MaxTokens != nil {
-		if maxField == "max_tokens" {
+		if p.maxTokensField == "max_tokens" {
 			params.MaxTokens = param.NewOpt(*s.MaxTokens)
 		} else {
 			params.MaxCompletionTokens = param.NewOpt(*s.MaxTokens)
 		}
 	}
-	resp, err := chat.New(ctx, params)
+	resp, err := p.chat.New(ctx, params)
 	if err != nil {
 		return nil, err
 	}
 	if len(resp.Choices) == 0 {
-		return nil, call.noText("no choices")
+		return nil, p.noText("no choices")
 	}
 	// n=1: the first choice is the answer.
 	msg := resp.Choices[0].Message
@@ -127,7 +109,7 @@ func apiChatCompletion(ctx context.Context, call *apiCall, chat openai.ChatCompl
 		if msg.Refusal != "" {
 			detail = "refusal: " + apiExcerpt(msg.Refusal, 300)
 		}
-		return nil, call.noText(detail)
+		return nil, p.noText(detail)
 	}
 	res := &apiResult{Text: msg.Content}
 	if resp.JSON.Usage.Valid() {

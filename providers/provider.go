@@ -14,10 +14,8 @@ import (
 type Mode uint8
 
 const (
-	// ModeLM embeds file contents in the prompt (API providers and mock).
-	ModeLM Mode = iota
-	// ModeAgent references files by path (cli, codex, claude-code, vscode): the agent reads them itself.
-	ModeAgent
+	ModeLM    Mode = iota // file contents embedded in the prompt (API providers and mock)
+	ModeAgent             // files referenced by path (cli, codex, claude-code, vscode): the agent reads them
 )
 
 // ChatMessage is one entry of a multi-turn chat prompt.
@@ -28,32 +26,25 @@ type ChatMessage struct {
 
 // Request is one invocation of a target (or of a judge).
 type Request struct {
-	EvalID   string
-	Attempt  int    // 0-based
-	Question string // the formatted question (user prompt for judges)
-	// Guidelines is the guideline files' contents block, "" if none.
-	Guidelines string
-	// SystemPrompt is set for judge calls (the JSON contract) and replaces the provider's default.
-	SystemPrompt string
-	// Chat is the multi-turn prompt (role-marker mode), nil for single-turn requests.
-	Chat []ChatMessage
+	EvalID       string
+	Attempt      int           // 0-based
+	Question     string        // the formatted question (user prompt for judges)
+	Guidelines   string        // the guideline files' contents block, "" if none
+	SystemPrompt string        // set for judge calls (the JSON contract): replaces the provider's default
+	Chat         []ChatMessage // the multi-turn prompt (role-marker mode), nil for single-turn requests
 	// Files are absolute paths: guideline files first, then input files.
 	Files          []string
 	GuidelinePaths []string
 	InputFiles     []string
-	// Dir is the eval file's directory (default working directory of agent targets).
-	Dir string
-	// Temperature, when set, replaces the target's temperature for this call (a grader's own).
-	Temperature *float64
+	Dir            string   // the eval file's directory (default working directory of agent targets)
+	Temperature    *float64 // when set, replaces the target's temperature for this call (a grader's own)
 	// Workspace is the suite's workspace directory (AgentV 4.x `workspace`), "" if none: cli,
 	// claude and codex targets run there whatever their cwd.
 	Workspace string
-	// Turn is the number of the conversation turn this request sends (1, 2, …), 0 outside
-	// conversations: 4.42.4 gives a turn no attempt number, which its claude logs show.
-	Turn int
-	// Agent is how agent targets build their prompt, resolve a relative cwd and write logs for
-	// the eval file (its loader's rules).
-	Agent suite.AgentRules
+	// Turn is the conversation turn this request sends (1, 2, …), 0 outside conversations:
+	// 4.42.4 gives a turn no attempt number, which its claude logs show.
+	Turn  int
+	Agent suite.AgentRules // how agent targets build their prompt, resolve a relative cwd and log
 }
 
 // Usage counts tokens of one invocation.
@@ -79,11 +70,9 @@ type Response struct {
 	Metadata map[string]any
 }
 
-// Provider answers requests for one target.
+// Provider answers requests for one target; Invoke must return promptly when ctx is done.
 type Provider interface {
-	// Target returns the configuration this provider was built from.
 	Target() *targets.Target
-	// Invoke answers one request. It must return promptly when ctx is done.
 	Invoke(ctx context.Context, req *Request) (*Response, error)
 }
 
@@ -108,61 +97,55 @@ func ModeOf(kind string) Mode {
 	return ModeLM
 }
 
-type evalIDKey struct{}
+type ctxKey int
 
-// WithEvalID returns a context that names the case an invocation is for, so logs from deep
-// inside a provider (retries) can say which case they belong to.
+const (
+	evalIDKey ctxKey = iota
+	evalDirKey
+	agentRulesKey
+)
+
+func ctxValue[T any](ctx context.Context, key ctxKey) T {
+	v, _ := ctx.Value(key).(T)
+	return v
+}
+
+// WithEvalID names the case an invocation is for, so logs from deep inside a provider
+// (retries) can say which case they belong to.
 func WithEvalID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, evalIDKey{}, id)
+	return context.WithValue(ctx, evalIDKey, id)
 }
 
 // EvalIDFrom returns the case id set by WithEvalID, or "".
-func EvalIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(evalIDKey{}).(string)
-	return id
-}
+func EvalIDFrom(ctx context.Context) string { return ctxValue[string](ctx, evalIDKey) }
 
-type evalDirKey struct{}
-
-// WithEvalDir returns a context that names the directory of the eval file a healthcheck runs
-// for: a cli target's healthcheck resolves a relative cwd against it, as AgentV 2.5 and 4.x do
-// (one provider serves every eval file that names the target, so the directory travels with
-// the call rather than with the provider).
+// WithEvalDir names the eval file directory a healthcheck runs for: a cli target resolves a
+// relative cwd against it, as AgentV 2.5 and 4.x do (one provider serves every eval file that
+// names the target, so the directory travels with the call).
 func WithEvalDir(ctx context.Context, dir string) context.Context {
-	return context.WithValue(ctx, evalDirKey{}, dir)
+	return context.WithValue(ctx, evalDirKey, dir)
 }
 
-type agentRulesKey struct{}
-
-// WithAgentRules returns a context that holds the agent rules of the eval files a healthcheck
-// runs for: a claude or codex target resolves a relative cwd by them.
+// WithAgentRules holds the agent rules of the eval files a healthcheck runs for: a claude or
+// codex target resolves a relative cwd by them.
 func WithAgentRules(ctx context.Context, rules suite.AgentRules) context.Context {
-	return context.WithValue(ctx, agentRulesKey{}, rules)
+	return context.WithValue(ctx, agentRulesKey, rules)
 }
 
-func agentRulesFrom(ctx context.Context) suite.AgentRules {
-	r, _ := ctx.Value(agentRulesKey{}).(suite.AgentRules)
-	return r
-}
-
-// evalDirFrom returns the directory set by WithEvalDir, or "".
-func evalDirFrom(ctx context.Context) string {
-	dir, _ := ctx.Value(evalDirKey{}).(string)
-	return dir
-}
-
-// textAnswer is a plain-text answer as output messages: one assistant message holding the
-// text, so judges see output_messages (and a trace summary) as for any other provider.
+// textAnswer is a plain-text answer as one assistant message, so judges see output_messages
+// as for any other provider.
 func textAnswer(text string) []suite.Message {
 	return []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}
 }
 
-// usageCost is the cost in USD of a usage at a target's price; 0 without either.
-func usageCost(p *targets.Price, u *Usage) float64 {
-	if u == nil {
-		return 0
+// targetCost is the cost of u at t's price (the user's own rate wins over any estimate), nil
+// without a price or usage.
+func targetCost(t *targets.Target, u *Usage) *float64 {
+	if t.Price == nil || u == nil {
+		return nil
 	}
-	return p.Cost(u.Input, u.Output)
+	c := t.Price.Cost(u.Input, u.Output)
+	return &c
 }
 
 // UniqueFiles keeps the first of each path, in order: a request's Files, or a batch's, name

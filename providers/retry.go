@@ -9,7 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,124 +34,91 @@ const (
 // retryDefaultCodes are retried unless retry_status_codes replaces them.
 var retryDefaultCodes = []int{408, 429, 500, 502, 503, 504}
 
-// retrySettingKeys lists every spelling of the retry settings, canonical first (snake_case after
-// normalization: maxRetries → max_retries, initialDelayMs → initial_delay_ms, ...).
-var retrySettingKeys = struct{ max, initial, cap, factor, codes []string }{
-	max:     []string{"max_retries"},
-	initial: []string{"retry_initial_delay_ms", "initial_delay_ms"},
-	cap:     []string{"retry_max_delay_ms", "max_delay_ms"},
-	factor:  []string{"retry_backoff_factor", "backoff_factor"},
-	codes:   []string{"retry_status_codes", "retryable_status_codes"},
-}
+// The spellings of the retry settings, canonical first (snake_case after normalization).
+var (
+	retryKeysMax     = []string{"max_retries"}
+	retryKeysInitial = []string{"retry_initial_delay_ms", "initial_delay_ms"}
+	retryKeysCap     = []string{"retry_max_delay_ms", "max_delay_ms"}
+	retryKeysFactor  = []string{"retry_backoff_factor", "backoff_factor"}
+	retryKeysCodes   = []string{"retry_status_codes", "retryable_status_codes"}
+)
 
 // Retry settings are common to every target: a cli or codex target that carries them
 // (shared YAML anchors, say) gets no unknown-setting warning.
 func init() {
-	for _, keys := range [][]string{retrySettingKeys.max, retrySettingKeys.initial, retrySettingKeys.cap,
-		retrySettingKeys.factor, retrySettingKeys.codes} {
-		commonKeys = append(commonKeys, keys...)
-	}
+	commonKeys = slices.Concat(commonKeys, retryKeysMax, retryKeysInitial, retryKeysCap, retryKeysFactor, retryKeysCodes)
 }
 
-// retryPolicy is the one HTTP retry policy of the API providers. SDK-internal retries are
-// switched off so these numbers are exact: at most maxRetries+1 requests per invocation.
+// retryPolicy is the one HTTP retry policy of the API providers. SDK-internal retries are off so
+// these numbers are exact: at most maxRetries+1 requests per invocation.
 type retryPolicy struct {
 	maxRetries int
 	initial    time.Duration
 	cap        time.Duration
 	factor     float64
 	codes      map[int]bool
-	// sleep waits between attempts (Options.Sleep); nil: retry.Wait.
-	sleep retry.Sleep
-	// jitter returns a factor in [0.75, 1.25); nil uses math/rand.
-	jitter func() float64
-	logf   func(format string, args ...any)
+	sleep      retry.Sleep    // Options.Sleep; nil: retry.Wait
+	jitter     func() float64 // a factor in [0.75, 1.25); nil: math/rand
+	logf       func(format string, args ...any)
 }
 
-// retryPolicyFromTarget reads the retry settings of a target (snake or camel spelling, seed aliases).
-func retryPolicyFromTarget(t *targets.Target, opts Options) (*retryPolicy, error) {
+// retryPolicyFromTarget reads the retry settings of a target.
+func retryPolicyFromTarget(r *targets.Reader, opts Options) *retryPolicy {
 	p := &retryPolicy{maxRetries: retryDefaultMax, initial: retryDefaultInitial, cap: retryDefaultCap,
 		factor: retryDefaultFactor, codes: map[int]bool{}, sleep: opts.Sleep, logf: opts.Logf}
 	for _, c := range retryDefaultCodes {
 		p.codes[c] = true
 	}
-	if n, ok, err := t.Int(retrySettingKeys.max...); err != nil {
-		return nil, err
+	// fail reports a bad value of the setting keys names, at the spelling the file uses.
+	fail := func(keys []string, format string, args ...any) {
+		s, _ := r.T.Raw(keys...)
+		r.Check(r.T.ErrorAt(s, keys[0], format, args...))
+	}
+	if n, ok := r.Int(retryKeysMax...); ok && (n < 0 || n > retryMaxAllowed) {
+		r.Fail(retryKeysMax[0], "want a whole number from 0 to %d, got %d", retryMaxAllowed, n)
 	} else if ok {
-		if n < 0 || n > retryMaxAllowed {
-			return nil, t.Error(retrySettingKeys.max[0], "want a whole number from 0 to %d, got %d", retryMaxAllowed, n)
-		}
 		p.maxRetries = n
 	}
-	ms := func(keys []string, dst *time.Duration) error {
-		f, ok, err := t.Float(keys...)
-		if err != nil || !ok {
-			return err
+	for _, d := range []struct {
+		keys []string
+		dst  *time.Duration
+	}{{retryKeysInitial, &p.initial}, {retryKeysCap, &p.cap}} {
+		if f, ok := r.Float(d.keys...); ok && (f < 0 || f > float64(24*time.Hour/time.Millisecond)) {
+			fail(d.keys, "want milliseconds from 0 to 86400000, got %v", f)
+		} else if ok {
+			*d.dst = time.Duration(f * float64(time.Millisecond))
 		}
-		if f < 0 || f > float64(24*time.Hour/time.Millisecond) {
-			s, _ := t.Raw(keys...)
-			return t.ErrorAt(s, keys[0], "want milliseconds from 0 to 86400000, got %v", f)
-		}
-		*dst = time.Duration(f * float64(time.Millisecond))
-		return nil
 	}
-	if err := ms(retrySettingKeys.initial, &p.initial); err != nil {
-		return nil, err
-	}
-	if err := ms(retrySettingKeys.cap, &p.cap); err != nil {
-		return nil, err
-	}
-	if f, ok, err := t.Float(retrySettingKeys.factor...); err != nil {
-		return nil, err
+	if f, ok := r.Float(retryKeysFactor...); ok && (f < 1 || f > 100) {
+		fail(retryKeysFactor, "want a number from 1 to 100, got %v", f)
 	} else if ok {
-		if f < 1 || f > 100 {
-			s, _ := t.Raw(retrySettingKeys.factor...)
-			return nil, t.ErrorAt(s, retrySettingKeys.factor[0], "want a number from 1 to 100, got %v", f)
-		}
 		p.factor = f
 	}
-	if items, ok, err := t.Strings(retrySettingKeys.codes...); err != nil {
-		return nil, err
-	} else if ok {
-		s, _ := t.Raw(retrySettingKeys.codes...)
+	if items, ok := r.Strings(retryKeysCodes...); ok {
 		p.codes = map[int]bool{}
 		for i, it := range items {
 			c, perr := strconv.Atoi(strings.TrimSpace(it))
-			if perr != nil || c < 100 || c > 599 {
-				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: want an HTTP status code (100-599), got %q", i+1, it)
-			}
-			if c == http.StatusUnauthorized || c == http.StatusForbidden {
-				return nil, t.ErrorAt(s, retrySettingKeys.codes[0], "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
+			switch {
+			case perr != nil || c < 100 || c > 599:
+				fail(retryKeysCodes, "item %d: want an HTTP status code (100-599), got %q", i+1, it)
+			case c == http.StatusUnauthorized || c == http.StatusForbidden:
+				fail(retryKeysCodes, "item %d: %d is never retried (a rejected key does not get better by asking again)", i+1, c)
 			}
 			p.codes[c] = true
 		}
 	}
-	return p, nil
-}
-
-// retryCodes returns the retryable status codes, sorted (for messages and tests).
-func (p *retryPolicy) retryCodes() []int {
-	out := make([]int, 0, len(p.codes))
-	for c := range p.codes {
-		out = append(out, c)
-	}
-	sort.Ints(out)
-	return out
+	return p
 }
 
 // backoff is the delay before retry n (0-based): min(cap, initial·factor^n) with ±25% jitter,
 // never above the cap.
 func (p *retryPolicy) backoff(n int) time.Duration {
-	base := float64(p.initial) * math.Pow(p.factor, float64(n))
-	if base > float64(p.cap) {
-		base = float64(p.cap)
-	}
+	base := min(float64(p.initial)*math.Pow(p.factor, float64(n)), float64(p.cap))
 	j := 0.75 + rand.Float64()*0.5
 	if p.jitter != nil {
 		j = p.jitter()
 	}
-	d := time.Duration(base * j)
-	return min(d, p.cap)
+	return min(time.Duration(base*j), p.cap)
 }
 
 // APIError is the failure of an API provider invocation, after the retry policy gave up or
@@ -206,11 +173,10 @@ type retryObservation struct {
 
 type retryObsKey struct{}
 
-// retryIdleConnsPerHost is the idle connection pool per host of the default client.
-const retryIdleConnsPerHost = 64
-
-// retryBodyKeep is how much of an error body is kept for the error message.
-const retryBodyKeep = 4096
+const (
+	retryIdleConnsPerHost = 64   // idle connections per host of the default client
+	retryBodyKeep         = 4096 // how much of an error body is kept for the error message
+)
 
 // retryTransport records each attempt's outcome on the retryObservation in its context.
 type retryTransport struct{ base http.RoundTripper }
@@ -276,7 +242,7 @@ func retryHTTPClient(c *http.Client) *http.Client {
 	return out
 }
 
-// retryRun calls attempt until it succeeds, the policy gives up, or ctx ends. attempt must send
+// run calls attempt until it succeeds, the policy gives up, or ctx ends. attempt must send
 // its HTTP request with the context it is given. Errors are *APIError, redacted with r.
 func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Redactor, attempt func(ctx context.Context) error) error {
 	var last *APIError

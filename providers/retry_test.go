@@ -3,7 +3,9 @@ package providers
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -27,10 +29,7 @@ func TestRetryBackoff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, nil, nil), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := retryPolicyFromTarget(&targets.Reader{T: apiTestTarget(targets.KindOpenAI, nil, nil)}, Options{})
 			p.jitter = func() float64 { return tc.jitter }
 			unit := time.Millisecond
 			if tc.jitter == 1 {
@@ -47,7 +46,7 @@ func TestRetryBackoff(t *testing.T) {
 	}
 	t.Run("real jitter stays within ±25%", func(t *testing.T) {
 		t.Parallel()
-		p, _ := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, nil, nil), Options{})
+		p := retryPolicyFromTarget(&targets.Reader{T: apiTestTarget(targets.KindOpenAI, nil, nil)}, Options{})
 		for range 1000 {
 			if d := p.backoff(1); d < 1500*time.Millisecond || d > 2500*time.Millisecond {
 				t.Fatalf("backoff(1) = %v, want within [1.5s, 2.5s]", d)
@@ -86,7 +85,8 @@ func TestRetrySettings(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := retryPolicyFromTarget(apiTestTarget(targets.KindOpenAI, tc.settings, tc.env), Options{})
+			r := &targets.Reader{T: apiTestTarget(targets.KindOpenAI, tc.settings, tc.env)}
+			p, err := retryPolicyFromTarget(r, Options{}), r.Err
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,3 +166,6 @@ func TestRetryPolicyWaits(t *testing.T) {
 		})
 	}
 }
+
+// retryCodes returns the retryable status codes, sorted.
+func (p *retryPolicy) retryCodes() []int { return slices.Sorted(maps.Keys(p.codes)) }

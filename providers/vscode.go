@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/safefile"
-	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
@@ -32,12 +32,10 @@ func init() {
 	register(targets.KindVSCodeInsiders, newVSCodeProvider)
 }
 
-// vscodeProvider hands a case to a VS Code chat agent: it writes the prompt document into a fresh
-// workspace, opens it with `code`, starts an agent-mode chat on it with `code chat`, and waits for
-// the agent to write its answer to response.md. With dry_run it only builds the document.
-//
-// VS Code needs a desktop session and a signed-in chat extension. Where that cannot exist (no `code`
-// command, or a CI job), the provider fails with an error that says so, before any case runs.
+// vscodeProvider writes the prompt document into a fresh workspace, opens it with `code`, starts
+// an agent-mode chat on it (`code chat`) and waits for the agent's answer in response.md; with
+// dry_run it only builds the document. VS Code needs a desktop session and a signed-in chat
+// extension: without `code`, or in a CI job, it fails before any case runs.
 type vscodeProvider struct {
 	t         *targets.Target
 	command   string
@@ -59,48 +57,31 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 	if t.Kind == targets.KindVSCodeInsiders {
 		p.command = "code-insiders"
 	}
-	if v, ok, err := t.String("vscode_cmd", "command", "executable"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.command = codexResolvePath(t, strings.TrimSpace(v), true)
+	r := &targets.Reader{T: t}
+	if v := r.Trimmed("vscode_cmd", "command", "executable"); v != "" {
+		p.command = resolvePath(t, v, true)
 	}
-	var err error
-	if p.dryRun, _, err = t.Bool("dry_run"); err != nil {
-		return nil, err
-	}
-	if v, ok, err := t.Bool("wait"); err != nil {
-		return nil, err
-	} else if ok {
+	p.dryRun, _ = r.Bool("dry_run")
+	if v, ok := r.Bool("wait"); ok {
 		p.wait = v
 	}
-	if v, ok, err := t.String("workspace_template"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.template = codexResolvePath(t, strings.TrimSpace(v), false)
-		if st, serr := os.Stat(p.template); serr != nil || st.IsDir() {
-			return nil, t.Error("workspace_template", "want an existing .code-workspace file, got %q", p.template)
+	if v := r.Trimmed("workspace_template"); v != "" {
+		p.template = resolvePath(t, v, false)
+		if st, err := os.Stat(p.template); err != nil || st.IsDir() {
+			r.Fail("workspace_template", "want an existing .code-workspace file, got %q", p.template)
 		}
 	}
-	if v, ok, err := t.String("subagent_root"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.root = codexResolvePath(t, strings.TrimSpace(v), false)
+	if v := r.Trimmed("subagent_root"); v != "" {
+		p.root = resolvePath(t, v, false)
 	}
-	if v, ok, err := t.String("system_prompt"); err != nil {
-		return nil, err
-	} else if ok && strings.TrimSpace(v) != "" {
-		p.system = strings.TrimSpace(v)
+	if v := r.Trimmed("system_prompt"); v != "" {
+		p.system = v
 	}
-	if p.timeout, err = t.TimeoutSeconds("timeout_seconds", opts.Timeout); err != nil {
-		return nil, err
+	p.timeout = cmp.Or(r.Seconds("timeout_seconds", opts.Timeout), vscodeDefaultWait)
+	if r.Err != nil {
+		return nil, r.Err
 	}
-	if p.timeout == 0 {
-		p.timeout = vscodeDefaultWait
-	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := opts.environ()
 	p.env = proc.ChildEnv(env, nil, t.ReferencedVars()...)
 	p.ci = vscodeCIReason(env)
 	return p, nil
@@ -110,7 +91,8 @@ func newVSCodeProvider(t *targets.Target, opts Options) (Provider, error) {
 func vscodeCIReason(env []string) string {
 	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
-		if (name == "GITHUB_ACTIONS" || name == "CI") && strings.ToLower(strings.TrimSpace(val)) != "" && strings.ToLower(strings.TrimSpace(val)) != "false" && strings.ToLower(strings.TrimSpace(val)) != "0" {
+		v := strings.ToLower(strings.TrimSpace(val))
+		if (name == "GITHUB_ACTIONS" || name == "CI") && v != "" && v != "false" && v != "0" {
 			return fmt.Sprintf("this is a CI job (%s=%s): it has no desktop session and no signed-in VS Code", name, val)
 		}
 	}
@@ -202,7 +184,7 @@ func (p *vscodeProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	text = p.t.Redactor.String(text)
 	return &Response{Text: text, DurationMS: &ms, Metadata: map[string]any{"workspace": ws, "response_file": respPath},
-		OutputMessages: []suite.Message{{Role: suite.RoleAssistant, Content: suite.Content{Kind: suite.ContentText, Text: text}}}}, nil
+		OutputMessages: textAnswer(text)}, nil
 }
 
 // workspace creates the per-case folder (under subagent_root when set).
@@ -213,7 +195,7 @@ func (p *vscodeProvider) workspace(req *Request) (string, error) {
 			return "", err
 		}
 	}
-	id := codexUnsafeName.ReplaceAllString(req.EvalID, "_")
+	id := unsafeFileChars.ReplaceAllString(req.EvalID, "_")
 	return os.MkdirTemp(parent, fmt.Sprintf("agentv-vscode-%s-", id))
 }
 

@@ -45,19 +45,24 @@ var builtinProviders = []struct {
 // ParseGraderModel checks a --model value, PROVIDER:MODEL, with AgentV 4.42.4's messages,
 // and returns the provider's prefix and the model id.
 func ParseGraderModel(model string) (prefix, id string, err error) {
+	_, prefix, id, err = parseGraderModel(model)
+	return prefix, id, err
+}
+
+func parseGraderModel(model string) (b builtinProvider, prefix, id string, err error) {
 	prefix, id, ok := strings.Cut(model, ":")
 	if !ok {
-		return "", "", fmt.Errorf("Invalid agentv model %q. Expected \"provider:model\" (e.g., \"openai:gpt-5-mini\").", model) //nolint:staticcheck // 4.42.4's words
+		return b, "", "", fmt.Errorf("Invalid agentv model %q. Expected \"provider:model\" (e.g., \"openai:gpt-5-mini\").", model) //nolint:staticcheck // 4.42.4's words
 	}
-	for _, b := range builtinProviders {
-		if b.prefix == prefix {
+	for _, x := range builtinProviders {
+		if x.prefix == prefix {
 			if strings.TrimSpace(id) == "" {
-				return "", "", fmt.Errorf("--model %q names no model after %q (e.g., \"openai:gpt-5-mini\")", model, prefix+":")
+				return b, "", "", fmt.Errorf("--model %q names no model after %q (e.g., \"openai:gpt-5-mini\")", model, prefix+":")
 			}
-			return prefix, id, nil
+			return x.p, prefix, id, nil
 		}
 	}
-	return "", "", fmt.Errorf("Unsupported agentv provider %q in %q. Supported: openai, anthropic, azure, google.", prefix, model) //nolint:staticcheck // 4.42.4's words
+	return b, "", "", fmt.Errorf("Unsupported agentv provider %q in %q. Supported: openai, anthropic, azure, google.", prefix, model) //nolint:staticcheck // 4.42.4's words
 }
 
 // BuiltinGrader returns the target of `--grader-target agentv --model PROVIDER:MODEL`: a
@@ -65,15 +70,9 @@ func ParseGraderModel(model string) (prefix, id string, err error) {
 // read from the vendor's usual variable through env like any `${{ VAR }}`, so it is masked
 // in every output and a missing one is reported as an unset variable.
 func BuiltinGrader(model string, env LookupEnv, red *redact.Redactor) (*Target, error) {
-	prefix, id, err := ParseGraderModel(model)
+	b, prefix, id, err := parseGraderModel(model)
 	if err != nil {
 		return nil, err
-	}
-	var b builtinProvider
-	for _, x := range builtinProviders {
-		if x.prefix == prefix {
-			b = x.p
-		}
 	}
 	t := &Target{Name: BuiltinGraderName, Kind: b.kind, Provider: prefix, Env: env, Redactor: red,
 		File: "--grader-target agentv --model " + model, Settings: map[string]*Setting{}}

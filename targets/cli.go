@@ -3,10 +3,11 @@ package targets
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,14 +153,9 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 	default:
 		return nil, fail(s.Key+".type", []string{"healthcheck", "type"}, "unsupported healthcheck type %q (want %s)", typ, shapes)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var errs []error
-	for _, k := range keys {
-		if !cliContains(allowed, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(allowed, k) {
 			errs = append(errs, fail(s.Key+"."+orig[k], []string{"healthcheck", k}, "not allowed for a %s healthcheck (allowed: %s)", h.Kind, strings.Join(allowed, ", "))...)
 		}
 	}
@@ -238,7 +234,7 @@ func cliParseHealth(t *Target, resolve bool, at func(path ...string) suite.Posit
 func cliCheckTemplate(tmpl string) error {
 	var bad []string
 	for _, m := range CLIPlaceholder.FindAllStringSubmatch(tmpl, -1) {
-		if !cliContains(CLIPlaceholders, m[1]) && !cliContains(bad, m[0]) {
+		if !slices.Contains(CLIPlaceholders, m[1]) && !slices.Contains(bad, m[0]) {
 			bad = append(bad, m[0])
 		}
 	}
@@ -267,14 +263,11 @@ func cliString(t *Target, resolve bool, keys ...string) (val string, ok, ref boo
 	if !ok {
 		return "", false, false, nil
 	}
-	switch v := s.Value.(type) {
-	case string:
-		if cliIsRef(v) {
-			return "", true, true, nil
-		}
+	if cliIsRef(s.Value) {
+		return "", true, true, nil
+	}
+	if v, ok := scalarText(s.Value); ok {
 		return v, true, false, nil
-	case int, float64, bool:
-		return fmt.Sprint(v), true, false, nil
 	}
 	return "", true, false, t.ErrorAt(s, keys[0], "want a string, got %s", typeName(s.Value))
 }
@@ -342,13 +335,4 @@ func cliKeyOf(t *Target, key string) string {
 		return s.Key
 	}
 	return key
-}
-
-func cliContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +42,8 @@ func LoadEnv(environ []string, evalDir, repoRoot string) (LookupEnv, error) {
 	}
 	var files []map[string]string // nearest first
 	var firstErr error
-	for _, d := range ancestors(evalDir, repoRoot) {
-		vars, err := dotenvLoad(filepath.Join(d, ".env"))
+	for _, p := range EnvFiles(evalDir, repoRoot) {
+		vars, err := dotenvLoad(p)
 		if err != nil && firstErr == nil {
 			firstErr = err
 		}
@@ -124,7 +126,7 @@ func dotenvParse(data []byte) map[string]string {
 		}
 		key, val, ok := strings.Cut(line, "=")
 		key = strings.TrimSpace(key)
-		if !ok || !dotenvValidKey(key) {
+		if !ok || !dotenvKey.MatchString(key) {
 			continue
 		}
 		val = strings.TrimLeft(val, " \t")
@@ -170,49 +172,11 @@ func dotenvClose(s string, q byte) int {
 	return -1
 }
 
-func dotenvUnescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case '"', '\\', '$':
-			b.WriteByte(s[i])
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
-}
+// dotenvUnescape reads \n \r \t \" \\ and \$ in a double-quoted value; other backslashes stay.
+var dotenvUnescape = strings.NewReplacer(`\n`, "\n", `\r`, "\r", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\$`, "$").Replace
 
-func dotenvValidKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i, r := range k {
-		switch {
-		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
-		case r >= '0' && r <= '9' && i > 0:
-		case r == '.' || r == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
+// dotenvKey is a variable name: letters, digits (not first), '_', '.' and '-'.
+var dotenvKey = regexp.MustCompile(`^[A-Za-z_.-][A-Za-z0-9_.-]*$`)
 
 // EnvFiles lists the .env files a target of an eval file in evalDir may read variables from
 // (nearest first; they need not exist), so a caller can tell which files a run reads.
@@ -228,12 +192,8 @@ func EnvFiles(evalDir, repoRoot string) []string {
 // first. Under GitHub Actions they are not read (secrets come from the workflow), and the
 // run says so for each one present.
 func DotenvFiles(evalDir, repoRoot string) []string {
-	var out []string
-	for _, d := range ancestors(evalDir, repoRoot) {
-		p := filepath.Join(d, ".env")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.DeleteFunc(EnvFiles(evalDir, repoRoot), func(p string) bool {
+		st, err := os.Stat(p)
+		return err != nil || st.IsDir()
+	})
 }

@@ -2,12 +2,14 @@ package targets
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,7 +185,7 @@ func (f *File) loadEntry(n *yaml.Node, env LookupEnv, red *redact.Redactor) *Tar
 		}
 		t.Settings[norm] = &Setting{Key: k.Value, Value: val, Pos: f.pos(k)}
 		keys[norm], vals[norm] = k, v
-		if s, ok := val.(string); ok && isSecretKey(norm) && !plainValue(s) {
+		if s, ok := val.(string); ok && IsSecretKey(norm) && !plainValue(s) {
 			red.Add(s)
 		}
 	}
@@ -282,24 +284,8 @@ func (f *File) Find(name string) (*Target, error) {
 	for _, t := range f.Targets {
 		names = append(names, t.Name)
 	}
-	avail := "none"
-	if len(names) > 0 {
-		avail = strings.Join(names, ", ")
-	}
+	avail := cmp.Or(strings.Join(names, ", "), "none")
 	return nil, fmt.Errorf("target %q not found in %s; available targets: %s", name, f.Path, avail)
-}
-
-// ForEval returns a copy of t bound to one eval file: relative `cwd` settings resolve
-// against evalDir, and `${{ VAR }}` reads env (which may include that file's .env files).
-// A nil env keeps t's.
-func (t *Target) ForEval(evalDir string, env LookupEnv) *Target {
-	c := *t
-	c.EvalDir = evalDir
-	if env != nil {
-		c.Env = env
-	}
-	c.used = nil
-	return &c
 }
 
 // FindFile searches evalDir and each parent up to repoRoot, then cwd, for
@@ -316,12 +302,8 @@ func FindFile(evalDir, repoRoot, cwd string) (string, error) {
 			continue
 		}
 		seen[d] = true
-		for _, c := range candidates {
-			p := filepath.Join(d, c)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				return p, nil
-			}
-			tried = append(tried, p)
+		if p, ok := findIn(d, &tried); ok {
+			return p, nil
 		}
 	}
 	return "", fmt.Errorf("could not find a targets file (tried %s); create targets.yaml or pass --targets <file>", strings.Join(tried, ", "))
@@ -338,14 +320,23 @@ func ResolveFlag(p string) (string, error) {
 		return p, nil
 	}
 	var tried []string
-	for _, c := range candidates {
-		q := filepath.Join(p, c)
-		if st, err := os.Stat(q); err == nil && !st.IsDir() {
-			return q, nil
-		}
-		tried = append(tried, q)
+	if q, ok := findIn(p, &tried); ok {
+		return q, nil
 	}
 	return "", fmt.Errorf("no targets file in directory %q (tried %s)", p, strings.Join(tried, ", "))
+}
+
+// findIn returns the first of the candidate names that is a file in dir, adding the paths it
+// tried to tried.
+func findIn(dir string, tried *[]string) (string, bool) {
+	for _, c := range candidates {
+		p := filepath.Join(dir, c)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, true
+		}
+		*tried = append(*tried, p)
+	}
+	return "", false
 }
 
 // ancestors lists dir and its parents up to and including root. When dir is not
@@ -454,22 +445,13 @@ func diagnosticOf(err error, t *Target) suite.Diagnostic {
 func kindList() string {
 	aliases := map[string][]string{}
 	for a, k := range kindAliases {
-		if a != k {
-			aliases[k] = append(aliases[k], a)
-		}
+		aliases[k] = append(aliases[k], a)
 	}
-	kinds := make([]string, 0, len(aliases))
-	seen := map[string]bool{}
-	for _, k := range kindAliases {
-		if !seen[k] {
-			seen[k] = true
-			kinds = append(kinds, k)
-		}
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(aliases))
 	for i, k := range kinds {
-		if a := aliases[k]; len(a) > 0 {
-			sort.Strings(a)
+		a := slices.DeleteFunc(aliases[k], func(a string) bool { return a == k })
+		if len(a) > 0 {
+			slices.Sort(a)
 			kinds[i] = k + " (" + strings.Join(a, ", ") + ")"
 		}
 	}
@@ -645,13 +627,8 @@ func (s *Setting) scalarString() string {
 	if s == nil {
 		return ""
 	}
-	switch v := s.Value.(type) {
-	case string:
-		return v
-	case int, float64, bool:
-		return fmt.Sprint(v)
-	}
-	return ""
+	v, _ := scalarText(s.Value)
+	return v
 }
 
 // plainValue reports values that cannot be secrets although their key looks like one

@@ -111,7 +111,7 @@ func TestLoadTargetsFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, errs := ParseCLI(agent.ForEval(t.TempDir(), nil), true, nil)
+	cfg, errs := ParseCLI(agent, true, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

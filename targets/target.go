@@ -5,10 +5,11 @@
 package targets
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,11 +61,20 @@ type Target struct {
 	Settings map[string]*Setting
 	Env      LookupEnv
 	Redactor *redact.Redactor
-	// EvalDir is the directory of the eval file the target runs for (relative `cwd` base).
-	// Set by the runner per suite; providers fall back to Dir when empty.
+	// EvalDir is the directory of the eval file the target runs for, when a caller binds the
+	// target to one (see BaseDir); the runner passes it per request instead (Request.Dir).
 	EvalDir string
 
 	used map[string]bool
+}
+
+// BaseDir is where relative paths of the target resolve: the eval file's directory, else the
+// targets file's.
+func (t *Target) BaseDir() string {
+	if t.EvalDir != "" {
+		return t.EvalDir
+	}
+	return t.Dir
 }
 
 // SettingError is an invalid or missing target setting.
@@ -129,8 +139,9 @@ func SnakeCase(key string) string {
 
 func lower(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
-// isSecretKey reports whether a setting holds a secret: its resolved value is masked everywhere.
-func isSecretKey(key string) bool {
+// IsSecretKey reports whether a setting's key names a secret (api_key, token, password, …):
+// its value is masked everywhere and kept out of anything derived from the settings.
+func IsSecretKey(key string) bool {
 	k := SnakeCase(key)
 	for _, w := range []string{"key", "token", "secret", "password", "credential", "auth"} {
 		if strings.Contains(k, w) {
@@ -173,12 +184,7 @@ func (t *Target) Unused() []*Setting {
 			out = append(out, s)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Pos.Line != out[j].Pos.Line {
-			return out[i].Pos.Line < out[j].Pos.Line
-		}
-		return out[i].Pos.Col < out[j].Pos.Col
-	})
+	slices.SortFunc(out, func(a, b *Setting) int { return cmp.Or(a.Pos.Line-b.Pos.Line, a.Pos.Col-b.Pos.Col) })
 	return out
 }
 
@@ -226,38 +232,12 @@ func (t *Target) String(keys ...string) (string, bool, error) {
 	if s == nil {
 		return "", false, nil
 	}
-	var raw string
-	switch v := s.Value.(type) {
-	case string:
-		raw = v
-	case int, int64, float64, bool:
-		raw = fmt.Sprint(v)
-	default:
-		return "", true, t.ErrorAt(s, k, "want a string, got %s", typeName(v))
+	raw, ok := scalarText(s.Value)
+	if !ok {
+		return "", true, t.ErrorAt(s, k, "want a string, got %s", typeName(s.Value))
 	}
-	v, err := t.resolve(s, raw, isSecretKey(k))
+	v, err := t.resolve(s, raw, IsSecretKey(k))
 	return v, true, err
-}
-
-// RequireString is String for a mandatory setting; the error names keys[0].
-func (t *Target) RequireString(keys ...string) (string, error) {
-	v, ok, err := t.String(keys...)
-	if err != nil {
-		return "", err
-	}
-	if !ok || strings.TrimSpace(v) == "" {
-		return "", t.ErrorAt(nil, keys[0], "required setting is missing")
-	}
-	return v, nil
-}
-
-// Secret is String for a value that must be masked whatever its key.
-func (t *Target) Secret(keys ...string) (string, bool, error) {
-	v, ok, err := t.String(keys...)
-	if err == nil && ok {
-		t.Redactor.Add(v)
-	}
-	return v, ok, err
 }
 
 // Float returns a number setting (numbers or numeric strings, `${{ VAR }}` allowed).
@@ -349,16 +329,11 @@ func (t *Target) Strings(keys ...string) ([]string, bool, error) {
 	}
 	out := make([]string, 0, len(items))
 	for i, it := range items {
-		var raw string
-		switch v := it.(type) {
-		case string:
-			raw = v
-		case int, int64, float64, bool:
-			raw = fmt.Sprint(v)
-		default:
+		raw, ok := scalarText(it)
+		if !ok {
 			return nil, true, t.ErrorAt(s, k, "item %d: want a string, got %s", i+1, typeName(it))
 		}
-		v, err := t.resolve(s, raw, isSecretKey(k))
+		v, err := t.resolve(s, raw, IsSecretKey(k))
 		if err != nil {
 			return nil, true, err
 		}
@@ -377,6 +352,17 @@ func (t *Target) Raw(keys ...string) (*Setting, bool) {
 func (t *Target) Error(key, format string, args ...any) error {
 	s, _ := t.Raw(key)
 	return t.ErrorAt(s, key, format, args...)
+}
+
+// scalarText is a string, number or boolean as text; false for anything else.
+func scalarText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int, int64, float64, bool:
+		return fmt.Sprint(x), true
+	}
+	return "", false
 }
 
 func typeName(v any) string {
@@ -424,26 +410,73 @@ func (t *Target) ReferencedVars() []string {
 	return out
 }
 
-// TimeoutSeconds reads a positive number of seconds from key and returns the smaller of it
-// and limit (the run's --timeout; 0: none); 0 when neither is set.
-func (t *Target) TimeoutSeconds(key string, limit time.Duration) (time.Duration, error) {
-	f, ok, err := t.Float(key)
-	if err != nil {
-		return 0, err
+// Reader reads a target's settings and keeps the first error: reads after it return zero
+// values, so a provider's constructor reads on and returns Err once, as if it had stopped there.
+type Reader struct {
+	T   *Target
+	Err error
+}
+
+func read[V any](r *Reader, get func(...string) (V, bool, error), keys []string) (V, bool) {
+	var zero V
+	if r.Err != nil {
+		return zero, false
 	}
+	v, ok, err := get(keys...)
+	if err != nil {
+		r.Err = err
+		return zero, false
+	}
+	return v, ok
+}
+
+func (r *Reader) String(keys ...string) (string, bool)    { return read(r, r.T.String, keys) }
+func (r *Reader) Float(keys ...string) (float64, bool)    { return read(r, r.T.Float, keys) }
+func (r *Reader) Int(keys ...string) (int, bool)          { return read(r, r.T.Int, keys) }
+func (r *Reader) Bool(keys ...string) (bool, bool)        { return read(r, r.T.Bool, keys) }
+func (r *Reader) Strings(keys ...string) ([]string, bool) { return read(r, r.T.Strings, keys) }
+
+// Trimmed is String without surrounding space, "" when unset.
+func (r *Reader) Trimmed(keys ...string) string {
+	v, _ := r.String(keys...)
+	return strings.TrimSpace(v)
+}
+
+// Require is String for a mandatory setting; the error names keys[0].
+func (r *Reader) Require(keys ...string) string {
+	v, ok := r.String(keys...)
+	if !ok || strings.TrimSpace(v) == "" {
+		r.Check(r.T.ErrorAt(nil, keys[0], "required setting is missing"))
+		return ""
+	}
+	return v
+}
+
+// Seconds reads a positive number of seconds from key and returns the smaller of it and limit
+// (the run's --timeout; 0: none); 0 when neither is set.
+func (r *Reader) Seconds(key string, limit time.Duration) time.Duration {
 	var d time.Duration
-	if ok {
-		if f <= 0 {
-			return 0, t.Error(key, "want a positive number of seconds, got %v", f)
-		}
+	if f, ok := r.Float(key); ok && f <= 0 {
+		r.Fail(key, "want a positive number of seconds, got %v", f)
+	} else if ok {
 		d = time.Duration(f * float64(time.Second))
 	}
 	if limit > 0 && (d == 0 || limit < d) {
 		d = limit
 	}
-	return d, nil
+	return d
 }
 
-// IsSecretKey reports whether a setting's key names a secret (api_key, token, password, …):
-// its value is masked everywhere and kept out of anything derived from the settings.
-func IsSecretKey(key string) bool { return isSecretKey(key) }
+// Check keeps err unless an error came first.
+func (r *Reader) Check(err error) {
+	if r.Err == nil {
+		r.Err = err
+	}
+}
+
+// Fail keeps the error of key's value (see Error) unless an error came first.
+func (r *Reader) Fail(key, format string, args ...any) {
+	if r.Err == nil {
+		r.Err = r.T.Error(key, format, args...)
+	}
+}
