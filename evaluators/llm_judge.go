@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,7 @@ const maxVerdictItems = 4
 const SystemPrompt = `You grade answers. Reply with exactly one JSON object and nothing else, shaped like this:
 {"score": <number from 0.0 to 1.0>, "hits": [<up to 4 short strings: what the answer got right>], "misses": [<up to 4 short strings: what it got wrong or left out; empty list if nothing>], "reasoning": "<one or two sentences explaining the score>"}`
 
-// Instruction paragraphs of the default user prompt; the four sections follow them.
+// defaultInstructions open the default user prompt; its four sections follow, in 2.5's order.
 const defaultInstructions = `You are an expert grader. Judge how well the candidate_answer achieves the expected_outcome for the question below.
 
 When a reference_answer is present, treat it as a gold-standard example of a good answer. It may be a multi-message trace, in which case its last message is the final answer. The candidate_answer does not have to match it word for word; it has to reach the same outcome.
@@ -32,31 +33,21 @@ When a reference_answer is present, treat it as a gold-standard example of a goo
 Keep your feedback short and specific.
 `
 
-// defaultSections are the sections of the default user prompt, in AgentV 2.5's order.
-var defaultSections = [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
-
-// defaultValues are the values of defaultSections, as templateVars renders them.
-func (r *caseRun) defaultValues() [len(defaultSections)]string {
-	c := r.in.Case
-	return [...]string{strings.TrimSpace(c.ExpectedOutcome), r.question(), strings.TrimSpace(c.ReferenceAnswer),
-		strings.TrimSpace(r.in.Candidate)}
-}
-
-// sectionHeader opens a section of the default prompt.
-func sectionHeader(name string) string { return "\n[[ ## " + name + " ## ]]\n" }
-
-// defaultPrompt renders the default user prompt: the instructions, then the sections
-// expected_outcome, question, reference_answer and candidate_answer.
-func defaultPrompt(vals *[len(defaultSections)]string) string {
+// defaultPrompt renders the default user prompt with outcome as its expected_outcome.
+func (r *caseRun) defaultPrompt(outcome string) string {
+	names := [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
+	vals := [...]string{outcome, r.question(), strings.TrimSpace(r.in.Case.ReferenceAnswer), strings.TrimSpace(r.in.Candidate)}
 	size := len(defaultInstructions)
-	for i, name := range defaultSections {
-		size += len(sectionHeader(name)) + len(vals[i]) + 1
+	for i := range vals {
+		size += len(names[i]) + len(vals[i]) + len("\n[[ ##  ## ]]\n\n")
 	}
 	var b strings.Builder
 	b.Grow(size) // one allocation for the whole prompt
 	b.WriteString(defaultInstructions)
-	for i, name := range defaultSections {
-		b.WriteString(sectionHeader(name))
+	for i, name := range names {
+		b.WriteString("\n[[ ## ")
+		b.WriteString(name)
+		b.WriteString(" ## ]]\n")
 		b.WriteString(vals[i])
 		b.WriteByte('\n')
 	}
@@ -66,32 +57,27 @@ func defaultPrompt(vals *[len(defaultSections)]string) string {
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
 func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 
-// llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
-// it runs in rubric mode instead, and a custom prompt does not apply.
+// llmJudge asks the judge provider for a verdict: free-form, or with rubrics (set not nil) a
+// checklist or score ranges. 4.x files ask as 4.42.4's llm-grader (llmGraderV4).
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
 	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
-	if set != nil {
-		return rubricJudge(ctx, r, spec, set)
-	}
-	userPrompt := ""
-	var promptErr error
-	var vals [len(defaultSections)]string
-	if spec.Prompt != nil && spec.Criteria == "" {
-		userPrompt, promptErr = r.customPrompt(ctx, spec)
-	} else {
-		vals = r.defaultValues()
-		if spec.Criteria != "" {
-			vals[0] = spec.Criteria
+	user, system, read := "", SystemPrompt, readVerdict
+	switch {
+	case set != nil: // a custom prompt does not apply in rubric mode
+		user, system = r.rubricPrompt(set)
+		read = func(reply string) (verdict, error) { return scoreRubrics(set, reply) }
+	case spec.Prompt != nil && spec.Criteria == "":
+		var err error
+		if user, err = r.customPrompt(ctx, spec); err != nil {
+			_, targetName, _ := r.resolveJudge(spec.Target)
+			return errorf(judgeRequest("", SystemPrompt, targetName), "%v", err)
 		}
-		userPrompt = defaultPrompt(&vals)
+	default:
+		user = r.defaultPrompt(cmp.Or(spec.Criteria, strings.TrimSpace(r.in.Case.ExpectedOutcome)))
 	}
-	if promptErr != nil {
-		_, targetName, _ := r.resolveJudge(spec.Target)
-		return errorf(judgeRequest("", SystemPrompt, targetName), "%v", promptErr)
-	}
-	return r.grade(ctx, spec.Target, userPrompt, SystemPrompt, readVerdict, false)
+	return r.grade(ctx, spec.Target, user, system, read, false)
 }
 
 // errNoVerdict is a reply's reader finding no verdict in it (2.5 readers also return what

@@ -2,7 +2,6 @@ package evaluators
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +58,7 @@ func init() {
 			err = errors.New("rubric evaluator needs `rubrics`")
 		}
 		return set, err
-	}, rubricJudge)
+	}, llmJudge)
 }
 
 // rubricsOf returns the evaluator's rubrics, nil when it has none.
@@ -214,15 +213,6 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 		}
 	}
 	return b.String(), system
-}
-
-// rubricJudge runs an llm_judge in rubric mode.
-func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if r.rules.As442 {
-		return llmGraderV4(ctx, r, spec, set)
-	}
-	user, system := r.rubricPrompt(set)
-	return r.grade(ctx, spec.Target, user, system, func(reply string) (verdict, error) { return scoreRubrics(set, reply) }, false)
 }
 
 // rubricReply is a rubric-mode reply: the judge's checks and its overall reasoning.
