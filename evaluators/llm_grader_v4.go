@@ -466,34 +466,66 @@ func jsonKind(raw json.RawMessage) string {
 	return "number"
 }
 
-// field checks that key is present (unless optional) with a value of kind want.
-func field(obj map[string]json.RawMessage, path, key, want string, optional bool) (json.RawMessage, error) {
-	raw, ok := obj[key]
-	if !ok {
-		if optional {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s%s: required", path, key)
-	}
-	if got := jsonKind(raw); got != want {
-		return nil, fmt.Errorf("%s%s: expected %s, received %s", path, key, want, got)
-	}
-	return raw, nil
+// v4Object checks the fields of a reply object in order, as 4.x's schema does; err keeps the
+// first problem, after which every check is skipped.
+type v4Object struct {
+	m    map[string]json.RawMessage
+	path string
+	err  *error
 }
 
-func str(raw json.RawMessage) string {
+// get returns key's value, which must be of kind want (or absent, when optional).
+func (o v4Object) get(key, want string, optional bool) json.RawMessage {
+	raw, ok := o.m[key]
+	switch {
+	case *o.err != nil || !ok && optional:
+		return nil
+	case !ok:
+		*o.err = fmt.Errorf("%s%s: required", o.path, key)
+	case jsonKind(raw) != want:
+		*o.err = fmt.Errorf("%s%s: expected %s, received %s", o.path, key, want, jsonKind(raw))
+	default:
+		return raw
+	}
+	return nil
+}
+
+// str returns key's string value, nil when it is absent (or after a problem).
+func (o v4Object) str(key string, optional bool) *string {
+	raw := o.get(key, "string", optional)
+	if raw == nil {
+		return nil
+	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	return s
+	return &s
+}
+
+// each calls item with each object of the list key.
+func (o v4Object) each(key string, optional bool, item func(v4Object)) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(o.get(key, "array", optional), &items)
+	for i, it := range items {
+		m := v4Object{path: fmt.Sprintf("%s[%d].", key, i), err: o.err}
+		if *o.err != nil {
+			return
+		}
+		if jsonKind(it) != "object" || json.Unmarshal(it, &m.m) != nil {
+			*o.err = fmt.Errorf("%s[%d]: expected object, received %s", key, i, jsonKind(it))
+			return
+		}
+		item(m)
+	}
 }
 
 // parseV4Freeform reads {score (0-1), assertions?: [{text, passed, evidence?}], details?}.
 func parseV4Freeform(reply string) (verdict, error) {
-	obj, err := v4ReplyObject(reply)
+	m, err := v4ReplyObject(reply)
 	if err != nil {
 		return verdict{}, err
 	}
-	raw, err := field(obj, "", "score", "number", false)
+	obj := v4Object{m: m, err: &err}
+	raw := obj.get("score", "number", false)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -502,43 +534,17 @@ func parseV4Freeform(reply string) (verdict, error) {
 		return verdict{}, fmt.Errorf("score: must be from 0 to 1, got %s", raw)
 	}
 	var as []v4Assertion
-	if raw, err := field(obj, "", "assertions", "array", true); err != nil {
-		return verdict{}, err
-	} else if raw != nil {
-		var items []json.RawMessage
-		_ = json.Unmarshal(raw, &items)
-		for i, it := range items {
-			path := fmt.Sprintf("assertions[%d].", i)
-			var m map[string]json.RawMessage
-			if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
-				return verdict{}, fmt.Errorf("assertions[%d]: expected object, received %s", i, jsonKind(it))
-			}
-			text, err := field(m, path, "text", "string", false)
-			if err != nil {
-				return verdict{}, err
-			}
-			passed, err := field(m, path, "passed", "boolean", false)
-			if err != nil {
-				return verdict{}, err
-			}
-			a := v4Assertion{Text: str(text), Passed: string(passed) == "true"}
-			if ev, err := field(m, path, "evidence", "string", true); err != nil {
-				return verdict{}, err
-			} else if ev != nil {
-				e := str(ev)
-				a.Evidence = &e
-			}
-			as = append(as, a)
+	obj.each("assertions", true, func(a v4Object) {
+		text, passed := a.str("text", false), a.get("passed", "boolean", false)
+		if ev := a.str("evidence", true); err == nil {
+			as = append(as, v4Assertion{Text: *text, Passed: string(passed) == "true", Evidence: ev})
 		}
-	}
-	details, err := field(obj, "", "details", "object", true)
+	})
+	details := obj.get("details", "object", true)
 	if err != nil {
 		return verdict{}, err
 	}
-	if len(as) > v4MaxAssertions {
-		as = as[:v4MaxAssertions]
-	}
-	v := v4Verdict(clamp01(score), as)
+	v := v4Verdict(clamp01(score), as[:min(len(as), v4MaxAssertions)])
 	if details != nil && strings.TrimSpace(string(details)) != "{}" {
 		v.details, _ = jsonx.AppendCompact(nil, details)
 	}
@@ -557,59 +563,36 @@ type v4Check struct {
 // satisfied and reasoning, and the overall reasoning; score-range items need id and a whole
 // score from 0 to 10.
 func parseV4Checks(reply string, ranges bool) ([]v4Check, string, error) {
-	obj, err := v4ReplyObject(reply)
+	m, err := v4ReplyObject(reply)
 	if err != nil {
 		return nil, "", err
 	}
-	raw, err := field(obj, "", "checks", "array", false)
-	if err != nil {
-		return nil, "", err
-	}
-	var items []json.RawMessage
-	_ = json.Unmarshal(raw, &items)
-	checks := make([]v4Check, 0, len(items))
-	for i, it := range items {
-		path := fmt.Sprintf("checks[%d].", i)
-		var m map[string]json.RawMessage
-		if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
-			return nil, "", fmt.Errorf("checks[%d]: expected object, received %s", i, jsonKind(it))
-		}
-		id, err := field(m, path, "id", "string", false)
-		if err != nil {
-			return nil, "", err
-		}
-		c := v4Check{id: str(id)}
-		if ranges {
-			s, err := field(m, path, "score", "number", false)
-			if err != nil {
-				return nil, "", err
-			}
+	obj := v4Object{m: m, err: &err}
+	var checks []v4Check
+	obj.each("checks", false, func(o v4Object) {
+		id := o.str("id", false)
+		var c v4Check
+		if !ranges {
+			c.satisfied = string(o.get("satisfied", "boolean", false)) == "true"
+		} else if s := o.get("score", "number", false); s != nil {
 			c.score, _ = parseScoreRaw(s)
 			if c.score != math.Trunc(c.score) || c.score < 0 || c.score > 10 {
-				return nil, "", fmt.Errorf("%sscore: must be a whole number from 0 to 10, got %s", path, s)
+				err = fmt.Errorf("%sscore: must be a whole number from 0 to 10, got %s", o.path, s)
 			}
-		} else {
-			s, err := field(m, path, "satisfied", "boolean", false)
-			if err != nil {
-				return nil, "", err
-			}
-			c.satisfied = string(s) == "true"
 		}
-		reason, err := field(m, path, "reasoning", "string", ranges)
-		if err != nil {
-			return nil, "", err
+		if c.reasoning = o.str("reasoning", ranges); err == nil {
+			c.id = *id
+			checks = append(checks, c)
 		}
-		if reason != nil {
-			s := str(reason)
-			c.reasoning = &s
-		}
-		checks = append(checks, c)
-	}
-	overall, err := field(obj, "", "overall_reasoning", "string", ranges)
+	})
+	overall := obj.str("overall_reasoning", ranges)
 	if err != nil {
 		return nil, "", err
 	}
-	return checks, str(overall), nil
+	if overall == nil {
+		return checks, "", nil
+	}
+	return checks, *overall, nil
 }
 
 // scoreV4Rubrics scores a rubric verdict as 4.x does: only the checks whose id is a rubric
