@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -147,32 +148,26 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 			override = out
 		}
 	}
-	vars := r.v4Vars(criteria, set)
-	var user, system string
-	var parse func(string) (verdict, error)
-	switch {
-	case set == nil:
-		user, system = v4GraderTemplate, v4FreeformSystem
-		if override != "" {
-			user = override
-		}
-		user = substitute(user, vars)
-		if tc := r.toolCallsV4(); tc != "" && override == "" {
-			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
-		}
-		parse = parseV4Freeform
-	case override != "":
-		user, system = substitute(override, vars), v4ChecklistSystem
+	system, parse := v4FreeformSystem, parseV4Freeform
+	if set != nil {
+		system, parse = v4ChecklistSystem, func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
 		if set.ranges {
 			system = v4RangeSystem
 		}
-	case set.ranges:
-		user, system = r.v4RangePrompt(set, criteria), v4RangeSystem
-	default:
-		user, system = r.v4ChecklistPrompt(set, criteria), v4ChecklistSystem
 	}
-	if set != nil {
-		parse = func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
+	var user string
+	switch vars := r.v4Vars(criteria, set); {
+	case override != "":
+		user = substitute(override, vars)
+	case set == nil:
+		user = substitute(v4GraderTemplate, vars)
+		if tc := r.toolCallsV4(); tc != "" {
+			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
+		}
+	case set.ranges:
+		user = r.v4RangePrompt(set, criteria)
+	default:
+		user = r.v4ChecklistPrompt(set, criteria)
 	}
 	r.temperature = v4Temperature(spec)
 	defer func() { r.temperature = nil }()
@@ -294,8 +289,7 @@ func v4RubricsJSON(set *rubricSet) []any {
 	for _, it := range set.items {
 		x := item{ID: it.id, Outcome: it.outcome, Operator: it.operator, Weight: it.weight, MinScore: it.minUnit, ReqMin: it.minScore}
 		if len(it.ranges) == 0 || it.required {
-			req := it.required
-			x.Required = &req
+			x.Required = new(it.required)
 		}
 		for _, sr := range it.ranges {
 			x.ScoreRngs = append(x.ScoreRngs, rng{[2]int{sr.min, sr.max}, sr.outcome})
@@ -606,9 +600,7 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 	}
 	byID := make(map[string]*rubric, len(set.items))
 	for i := range set.items {
-		if _, dup := byID[set.items[i].id]; !dup {
-			byID[set.items[i].id] = &set.items[i]
-		}
+		byID[set.items[i].id] = &set.items[i] // ids are unique (parseRubrics)
 	}
 	var as []v4Assertion
 	var total, earned float64
@@ -624,26 +616,23 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 			as = append(as, v4Assertion{Text: "[" + it.id + "] " + it.outcome, Passed: c.satisfied, Evidence: c.reasoning})
 			if c.satisfied {
 				earned += it.weight
-			} else if it.required {
-				failed = true
 			}
+			failed = failed || !c.satisfied && it.required
 			continue
 		}
 		score := math.Max(0, math.Min(10, c.score))
 		raw[it.id] = score
 		earned += score / 10 * it.weight
-		var minimum *float64
+		minimum := math.Inf(-1)
 		switch {
 		case it.minUnit != nil:
-			minimum = it.minUnit
+			minimum = *it.minUnit
 		case it.minScore != nil:
-			m := float64(*it.minScore) / 10
-			minimum = &m
+			minimum = float64(*it.minScore) / 10
 		case it.required:
-			m := 1.0
-			minimum = &m
+			minimum = 1
 		}
-		below := minimum != nil && score/10 < *minimum
+		below := score/10 < minimum
 		failed = failed || below
 		desc := ""
 		for _, sr := range it.ranges {
@@ -652,12 +641,8 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 				break
 			}
 		}
-		label := it.outcome
-		if label == "" {
-			label = it.id
-		}
-		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNumber(score), desc),
-			Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
+		text := fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, cmp.Or(it.outcome, it.id), jsNumber(score), desc)
+		as = append(as, v4Assertion{Text: text, Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
 	}
 	score := 0.0
 	if total > 0 {
