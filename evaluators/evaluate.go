@@ -128,16 +128,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 		r.rules = in.Case.Suite.Grading
 	}
 	r.data.in = in
-	var out *Outcome
-	if len(specs) == 1 { // the usual case: the outcome and its result in one allocation
-		o := &struct {
-			Outcome
-			one [1]results.EvaluatorResult
-		}{}
-		out, o.Results = &o.Outcome, o.one[:0:1]
-	} else {
-		out = &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
-	}
+	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
 	var common []commonKeys // of each result, when some entry has any
 	for _, spec := range specs {
 		if spec == nil {
@@ -292,18 +283,8 @@ func weightOf(spec *suite.EvaluatorSpec) float64 {
 // aggregate fills the case-level fields of out from its results, as AgentV 2.5 aggregates them.
 func aggregate(out *Outcome) {
 	var sum, wsum float64
-	nh, nm, size := 0, 0, 0
-	for i := range out.Results {
-		res := &out.Results[i]
-		nh += len(res.Hits)
-		nm += len(res.Misses)
-		if res.Reasoning != "" {
-			size += len(res.Name) + len(": ") + len(res.Reasoning) + len(" | ")
-		}
-	}
-	out.Hits, out.Misses = make([]string, 0, nh), make([]string, 0, nm)
-	var b strings.Builder
-	b.Grow(size)
+	var reasons []string
+	out.Hits, out.Misses = []string{}, []string{}
 	for i := range out.Results {
 		res := &out.Results[i]
 		sum += res.Weight * res.Score
@@ -311,22 +292,15 @@ func aggregate(out *Outcome) {
 		out.Hits = append(out.Hits, res.Hits...)
 		out.Misses = append(out.Misses, res.Misses...)
 		if res.Reasoning != "" {
-			if b.Len() > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(res.Name)
-			b.WriteString(": ")
-			b.WriteString(res.Reasoning)
+			reasons = append(reasons, res.Name+": "+res.Reasoning)
 		}
-		if res.Error != "" {
-			out.Errored = true
-		}
+		out.Errored = out.Errored || res.Error != ""
 	}
 	out.Score = 0
 	if wsum > 0 {
 		out.Score = clamp01(sum / wsum)
 	}
-	out.Reasoning = b.String()
+	out.Reasoning = strings.Join(reasons, " | ")
 }
 
 func clamp01(f float64) float64 {
