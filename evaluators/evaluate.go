@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,33 +124,24 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if isDefault {
 		specs = defaultSpecs
 	}
-	r := &caseRun{in: in, opts: opts}
-	if in.Case != nil && in.Case.Suite != nil {
+	r := &caseRun{in: in, opts: opts, data: caseData{in: in}}
+	if in.Case.Suite != nil {
 		r.rules = in.Case.Suite.Grading
 	}
-	r.data.in = in
 	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
-	var common []commonKeys // of each result, when some entry has any
+	common := make([]commonKeys, 0, len(specs)) // of each result
 	for _, spec := range specs {
 		if spec == nil {
 			continue
 		}
-		res := r.run(ctx, spec)
-		if c := commonOf(spec); c != (commonKeys{}) || common != nil {
-			if common == nil {
-				common = make([]commonKeys, len(out.Results), len(specs))
-			}
-			if c.negate {
-				negateResult(&res, r.rules.PassFail)
-			}
-			common = append(common, c)
+		res, c := r.run(ctx, spec), commonOf(spec)
+		if c.negate {
+			negateResult(&res, r.rules.PassFail)
 		}
-		out.Results = append(out.Results, res)
+		out.Results, common = append(out.Results, res), append(common, c)
 	}
 	aggregate(out)
-	if common != nil {
-		requiredGate(out, common, opts.Threshold)
-	}
+	requiredGate(out, common, opts.Threshold)
 	if out.Errored && r.rules.As442 {
 		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
 	}
@@ -163,10 +155,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	return out
 }
 
+// normalizeInput returns in with a case, for inputs built in code.
 func normalizeInput(in *Input) *Input {
-	if in == nil {
-		in = &Input{}
-	}
+	in = cmp.Or(in, &Input{})
 	if in.Case == nil {
 		cp := *in
 		cp.Case = &suite.Case{}
@@ -187,10 +178,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	if known {
 		typ = t.Name // an alias names its type in results
 	}
-	name := spec.Name
-	if name == "" {
-		name = typ
-	}
+	name := cmp.Or(spec.Name, typ)
 	v := func() (v verdict) {
 		// A bug in one evaluator must not take the run down: it errors that evaluator only.
 		defer func() {
