@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
-	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -185,35 +184,25 @@ const v4Attempts = 3
 // The two retry levels compose as in 4.42.4: each attempt is one provider call with its own
 // HTTP retries. A call that timed out (after the run's timeout retries) or a cancelled run ends
 // the asking: 4.42.4 has no time limit to compare with, and asking again would triple the wait.
-func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetName, user, system string, parse func(string) (verdict, error)) (verdict, error) {
+func askV4(ctx context.Context, user string, ask func(user string) (string, error), parse func(string) (verdict, error)) (verdict, error) {
 	var lastErr, callErr error
 	lastReply := ""
-	readable := func(reply string) bool {
-		_, err := parse(reply)
-		return err == nil
-	}
-	for range v4Attempts {
-		reply, err := r.askJudge(ctx, judge, targetName, user, system, readable)
+	for i := 0; i <= v4Attempts; i++ {
+		if i == v4Attempts { // the repair request
+			if strings.TrimSpace(lastReply) == "" {
+				break
+			}
+			user = "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
+				"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
+				"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
+		}
+		reply, err := ask(user)
 		if err != nil {
-			if isTimeout(err) || ctx.Err() != nil {
+			if i == v4Attempts || isTimeout(err) || ctx.Err() != nil {
 				return verdict{}, err
 			}
 			lastErr, callErr = err, err
 			continue
-		}
-		v, perr := parse(reply)
-		if perr == nil {
-			return v, nil
-		}
-		lastErr, callErr, lastReply = perr, nil, reply
-	}
-	if strings.TrimSpace(lastReply) != "" {
-		repair := "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
-			"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
-			"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
-		reply, err := r.askJudge(ctx, judge, targetName, repair, system, readable)
-		if err != nil {
-			return verdict{}, err
 		}
 		v, perr := parse(reply)
 		if perr == nil {

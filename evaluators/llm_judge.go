@@ -94,15 +94,18 @@ func (r *caseRun) grade(ctx context.Context, target, user, system string, read f
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
-	var v verdict
-	if repair {
-		v, err = r.askV4(ctx, judge, targetName, user, system, read)
-	} else {
-		var reply string
-		reply, err = r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
+	ask := func(user string) (string, error) {
+		return r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
 			_, err := read(reply)
 			return err == nil
 		})
+	}
+	var v verdict
+	if repair {
+		v, err = askV4(ctx, user, ask, read)
+	} else {
+		var reply string
+		reply, err = ask(user)
 		v, _ = read(reply)
 	}
 	if err != nil {
@@ -115,15 +118,16 @@ func (r *caseRun) grade(ctx context.Context, target, user, system string, read f
 // resolveJudge returns the judge provider for an evaluator whose own `target` is override
 // ("" if none) and the target name to record.
 func (r *caseRun) resolveJudge(override string) (providers.Provider, string, error) {
-	if r.opts.Judges == nil {
-		return nil, override, errors.New("no judge provider is configured")
+	var judge providers.Provider
+	var err error
+	if r.opts.Judges != nil {
+		judge, err = r.opts.Judges(r.in.Target, override)
 	}
-	judge, err := r.opts.Judges(r.in.Target, override)
+	if err == nil && judge == nil {
+		err = errors.New("no judge provider is configured")
+	}
 	if err != nil {
 		return nil, override, err
-	}
-	if judge == nil {
-		return nil, override, errors.New("no judge provider is configured")
 	}
 	name := override
 	if t := judge.Target(); t != nil {
@@ -140,7 +144,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 	var resp *providers.Response
 	ctx = cache.WithAccept(ctx, func(resp *providers.Response) bool { return readable(responseText(resp)) })
 	err := r.withRetries(ctx, func() (err error) {
-		resp, err = r.invokeJudge(ctx, judge, user, system)
+		resp, err = r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system,
+			Dir: r.dir(), Temperature: r.temperature})
 		return err
 	})
 	if err != nil {
@@ -156,15 +161,9 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 	return reply, nil
 }
 
-// invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
-// even if the provider does not honour its context: the call runs in a goroutine that is
-// left behind if it outlives the timeout.
-func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir(),
-		Temperature: r.temperature})
-}
-
-// invokeWith sends req to p with the run's timeout, as invokeJudge does.
+// invokeWith sends req to p with the run's timeout. It returns when the timeout passes even
+// if the provider does not honour its context: the call runs in a goroutine that is left
+// behind if it outlives the timeout.
 func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, error) {
 	callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
