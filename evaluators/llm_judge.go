@@ -256,14 +256,9 @@ func contentText(c *suite.Content) string {
 // scores 0 and is not an error for the grader: the judge answered, badly.
 func readVerdict(reply string) (verdict, error) {
 	v := verdict{hits: []string{}, misses: []string{}}
-	raw, ok := jsonx.FirstObject(reply)
-	if !ok {
-		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v, errNoVerdict
-	}
 	// Keys match struct fields case-insensitively, the last occurrence winning.
 	var obj struct{ Score, Hits, Misses, Reasoning json.RawMessage }
-	if json.Unmarshal(raw, &obj) != nil {
+	if raw, ok := jsonx.FirstObject(reply); !ok || json.Unmarshal(raw, &obj) != nil {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v, errNoVerdict
 	}
@@ -300,11 +295,10 @@ func stringItems(raw json.RawMessage, max int) []string {
 	var items []json.RawMessage
 	_ = json.Unmarshal(raw, &items) // anything but a list has no items
 	for _, it := range items {
+		var s string
 		if max > 0 && len(out) == max {
 			break
-		}
-		var s string
-		if json.Unmarshal(it, &s) == nil && strings.TrimSpace(s) != "" {
+		} else if json.Unmarshal(it, &s) == nil && strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 	}

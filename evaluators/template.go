@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,10 +92,8 @@ func (r *caseRun) customPrompt(ctx context.Context, spec *suite.EvaluatorSpec) (
 // stdin and returns its trimmed stdout (empty output is an empty prompt, not an error).
 func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (string, error) {
 	p := spec.Prompt
-	display := p.Display
-	argv := p.Script
+	argv, dir := p.Script, ""
 	var extraEnv []string
-	dir := ""
 	if len(argv) == 0 {
 		if p.Path == "" {
 			return "", errors.New("prompt template has neither a script nor a path")
@@ -113,12 +112,7 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	if dir == "" && p.Path != "" {
 		dir = filepath.Dir(p.Path)
 	}
-	if dir == "" {
-		dir = r.dir()
-	}
-	if display == "" {
-		display = filepath.Base(argv[len(argv)-1])
-	}
+	dir, display := cmp.Or(dir, r.dir()), cmp.Or(p.Display, filepath.Base(argv[len(argv)-1]))
 	config := p.Config
 	if config == nil {
 		config = spec.Config
