@@ -218,37 +218,31 @@ func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
 // noSecrets reports whether red has nothing to redact.
 func noSecrets(red *redact.Redactor) bool { return red == nil || len(red.Secrets()) == 0 }
 
-// responseText is the judge's reply: the last assistant message's content, else Text.
+// responseText is the judge's reply: the content of the last assistant message that has any
+// (structured content as its JSON, segments as their text lines), else Text.
 func responseText(resp *providers.Response) string {
 	for i := len(resp.OutputMessages) - 1; i >= 0; i-- {
-		m := &resp.OutputMessages[i]
-		if m.Role != suite.RoleAssistant {
-			continue
+		m, t := &resp.OutputMessages[i], ""
+		switch {
+		case m.Role != suite.RoleAssistant:
+		case m.Content.Kind == suite.ContentText:
+			t = m.Content.Text
+		case m.Content.Kind == suite.ContentStructured:
+			t = string(m.Content.Structured)
+		case m.Content.Kind == suite.ContentSegments:
+			var parts []string
+			for _, s := range m.Content.Segments {
+				if s.Type == "text" {
+					parts = append(parts, s.Value)
+				}
+			}
+			t = strings.Join(parts, "\n")
 		}
-		if t := contentText(&m.Content); t != "" {
+		if t != "" {
 			return t
 		}
 	}
 	return resp.Text
-}
-
-// contentText renders a message content as text: structured content as its JSON.
-func contentText(c *suite.Content) string {
-	switch c.Kind {
-	case suite.ContentText:
-		return c.Text
-	case suite.ContentStructured:
-		return string(c.Structured)
-	case suite.ContentSegments:
-		var parts []string
-		for _, s := range c.Segments {
-			if s.Type == "text" {
-				parts = append(parts, s.Value)
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
 }
 
 // readVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
