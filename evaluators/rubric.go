@@ -128,7 +128,7 @@ func parseRubric(item json.RawMessage, at string, r *rubric) error {
 		return err
 	}
 	r.id = cmp.Or(obj.ID, r.id)
-	r.outcome = strings.TrimSpace(firstNonEmpty(obj.Outcome, obj.Description))
+	r.outcome = cmp.Or(strings.TrimSpace(obj.Outcome), strings.TrimSpace(obj.Description))
 	r.operator = obj.Operator
 	if w := obj.Weight; w != nil {
 		if *w < 0 || math.IsNaN(*w) || math.IsInf(*w, 0) {
@@ -158,21 +158,12 @@ func parseRubric(item json.RawMessage, at string, r *rubric) error {
 				"must be [min, max] with whole numbers 0 <= min <= max <= 10")
 		}
 		r.ranges = append(r.ranges, scoreRange{int(sr.Range[0]), int(sr.Range[1]),
-			strings.TrimSpace(firstNonEmpty(sr.Outcome, sr.Description))})
+			cmp.Or(strings.TrimSpace(sr.Outcome), strings.TrimSpace(sr.Description))})
 	}
 	// Checklist items are required unless they say otherwise; score-range items gate only
 	// when asked to (required_min_score, or the legacy required: true).
 	r.required = obj.Required == nil && len(r.ranges) == 0 || obj.Required != nil && *obj.Required
 	return nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // rubricPrompt renders the rubric-mode user prompt and picks its system prompt.
