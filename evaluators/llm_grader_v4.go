@@ -123,29 +123,22 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 // assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
 // ranges ({checks: [{id, score 0-10}]}).
 func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	criteria := r.in.Case.ExpectedOutcome
-	override := ""
-	if p := spec.Prompt; p != nil {
-		switch p.Kind {
-		case suite.PromptInline:
-			// Inline text without a 4.x variable is criteria for the default prompt.
-			if suite.V4HasTemplateVariables(p.Text) {
-				override = p.Text
-			} else if p.Text != "" {
-				criteria = p.Text
-			}
-		case suite.PromptFile:
-			override = p.Text
-		case suite.PromptScript:
-			out, err := r.runTemplate(ctx, spec)
-			if err == nil && out == "" {
-				err = fmt.Errorf("prompt template %s printed nothing: a grader prompt is needed", p.Display)
-			}
-			if err != nil {
-				return errorf(nil, "%v", err)
-			}
-			override = out
+	criteria, override := r.in.Case.ExpectedOutcome, ""
+	switch p := spec.Prompt; {
+	case p == nil:
+	case p.Kind == suite.PromptInline && !suite.V4HasTemplateVariables(p.Text):
+		criteria = cmp.Or(p.Text, criteria) // text without a 4.x variable is criteria for the default prompt
+	case p.Kind == suite.PromptInline || p.Kind == suite.PromptFile:
+		override = p.Text
+	case p.Kind == suite.PromptScript:
+		out, err := r.runTemplate(ctx, spec)
+		if err == nil && out == "" {
+			err = fmt.Errorf("prompt template %s printed nothing: a grader prompt is needed", p.Display)
 		}
+		if err != nil {
+			return errorf(nil, "%v", err)
+		}
+		override = out
 	}
 	system, parse := v4FreeformSystem, parseV4Freeform
 	if set != nil {
