@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -305,10 +306,8 @@ func (r *caseRun) toolCallsV4() string {
 // v4Guidance lists the guidance of each operator the rubrics use, in order of first use.
 func v4Guidance(set *rubricSet) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, it := range set.items {
-		if g, ok := v4OperatorGuidance[it.operator]; ok && !seen[it.operator] {
-			seen[it.operator] = true
+		if g, ok := v4OperatorGuidance[it.operator]; ok && !slices.Contains(out, g) {
 			out = append(out, g)
 		}
 	}
