@@ -157,7 +157,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 
 // normalizeInput returns in with a case, for inputs built in code.
 func normalizeInput(in *Input) *Input {
-	in = cmp.Or(in, &Input{})
+	if in == nil {
+		in = &Input{}
+	}
 	if in.Case == nil {
 		cp := *in
 		cp.Case = &suite.Case{}
