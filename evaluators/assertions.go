@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,21 +13,10 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// The deterministic assertion types of AgentV 4.x. Each compares the final answer text (the
-// last assistant message) with `value` and scores 1 or 0.
-const (
-	TypeContains     = "contains"
-	TypeContainsAny  = "contains-any"
-	TypeContainsAll  = "contains-all"
-	TypeIcontains    = "icontains"
-	TypeIcontainsAny = "icontains-any"
-	TypeIcontainsAll = "icontains-all"
-	TypeStartsWith   = "starts-with"
-	TypeEndsWith     = "ends-with"
-	TypeRegex        = "regex"
-	TypeIsJSON       = "is-json"
-	TypeEquals       = "equals"
-)
+// TypeRegex is AgentV 4.x's regex assertion. It and the other deterministic assertions
+// (contains, equals, …) compare the final answer text (the last assistant message) with
+// `value` and score 1 or 0.
+const TypeRegex = "regex"
 
 func init() {
 	// AgentV 4.x reads snake_case type names as their kebab-case form.
@@ -48,29 +38,39 @@ func init() {
 			return assertion(ok, hit, miss)
 		})
 	}
-	one(TypeContains, func(a, v string) (bool, string, string) {
-		return strings.Contains(a, v), fmt.Sprintf("Output contains %q", v), fmt.Sprintf("Output does not contain %q", v)
-	})
-	one(TypeIcontains, func(a, v string) (bool, string, string) {
-		return strings.Contains(jsLower(a), jsLower(v)), fmt.Sprintf("Output contains %q (case-insensitive)", v),
-			fmt.Sprintf("Output does not contain %q (case-insensitive)", v)
-	})
-	list(TypeContainsAny, func(a string, vs []string) (bool, string, string) { return containsAny(a, vs, "") })
-	list(TypeIcontainsAny, func(a string, vs []string) (bool, string, string) {
-		return containsAny(a, vs, " (case-insensitive)")
-	})
-	list(TypeContainsAll, func(a string, vs []string) (bool, string, string) { return containsAll(a, vs, "") })
-	list(TypeIcontainsAll, func(a string, vs []string) (bool, string, string) {
-		return containsAll(a, vs, " (case-insensitive)")
-	})
+	// contains, contains-any and contains-all, then their case-insensitive twins (icontains, …).
+	for _, ci := range []struct {
+		prefix, note string
+		fold         func(string) string
+	}{{"", "", func(s string) string { return s }}, {"i", " (case-insensitive)", jsLower}} {
+		one(ci.prefix+"contains", func(a, v string) (bool, string, string) {
+			return strings.Contains(ci.fold(a), ci.fold(v)), fmt.Sprintf("Output contains %q%s", v, ci.note),
+				fmt.Sprintf("Output does not contain %q%s", v, ci.note)
+		})
+		list(ci.prefix+"contains-any", func(a string, vs []string) (bool, string, string) {
+			a = ci.fold(a)
+			if i := slices.IndexFunc(vs, func(v string) bool { return strings.Contains(a, ci.fold(v)) }); i >= 0 {
+				return true, fmt.Sprintf("Output contains %q%s", vs[i], ci.note), ""
+			}
+			return false, "", "Output does not contain any of: " + quoteList(vs) + ci.note
+		})
+		list(ci.prefix+"contains-all", func(a string, vs []string) (bool, string, string) {
+			a = ci.fold(a)
+			missing := slices.DeleteFunc(slices.Clone(vs), func(v string) bool { return strings.Contains(a, ci.fold(v)) })
+			if len(missing) == 0 {
+				return true, fmt.Sprintf("Output contains all %d expected strings%s", len(vs), ci.note), ""
+			}
+			return false, "", "Output missing" + ci.note + ": " + quoteList(missing)
+		})
+	}
 	// starts-with, ends-with and equals compare both sides trimmed.
-	one(TypeStartsWith, func(a, v string) (bool, string, string) {
+	one("starts-with", func(a, v string) (bool, string, string) {
 		return strings.HasPrefix(jsTrim(a), jsTrim(v)), fmt.Sprintf("Output starts with %q", v), fmt.Sprintf("Output does not start with %q", v)
 	})
-	one(TypeEndsWith, func(a, v string) (bool, string, string) {
+	one("ends-with", func(a, v string) (bool, string, string) {
 		return strings.HasSuffix(jsTrim(a), jsTrim(v)), fmt.Sprintf("Output ends with %q", v), fmt.Sprintf("Output does not end with %q", v)
 	})
-	one(TypeEquals, func(a, v string) (bool, string, string) {
+	one("equals", func(a, v string) (bool, string, string) {
 		return jsTrim(a) == jsTrim(v), fmt.Sprintf("Output equals %q", v), fmt.Sprintf("Output does not equal %q", v)
 	})
 	registerKeys(TypeRegex, nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
@@ -86,7 +86,7 @@ func init() {
 	})
 	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
 	// around it.
-	registerKeys(TypeIsJSON, snake(TypeIsJSON), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
+	registerKeys("is-json", snake("is-json"), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
 		func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, _ struct{}) verdict {
 			return assertion(json.Valid([]byte(r.in.Candidate)), "Output is valid JSON", "Output is not valid JSON")
 		})
@@ -98,47 +98,6 @@ func assertion(ok bool, hit, miss string) verdict {
 		return binary(true, hit, "", hit)
 	}
 	return binary(false, "", miss, miss)
-}
-
-func containsAny(a string, vs []string, ci string) (bool, string, string) {
-	cmp := a
-	if ci != "" {
-		cmp = jsLower(a)
-	}
-	for _, v := range vs {
-		w := v
-		if ci != "" {
-			w = jsLower(v)
-		}
-		if strings.Contains(cmp, w) {
-			return true, fmt.Sprintf("Output contains %q%s", v, ci), ""
-		}
-	}
-	return false, "", "Output does not contain any of: " + quoteList(vs) + ci
-}
-
-func containsAll(a string, vs []string, ci string) (bool, string, string) {
-	cmp := a
-	if ci != "" {
-		cmp = jsLower(a)
-	}
-	var missing []string
-	for _, v := range vs {
-		w := v
-		if ci != "" {
-			w = jsLower(v)
-		}
-		if !strings.Contains(cmp, w) {
-			missing = append(missing, v)
-		}
-	}
-	if len(missing) == 0 {
-		return true, fmt.Sprintf("Output contains all %d expected strings%s", len(vs), ci), ""
-	}
-	if ci != "" {
-		return false, "", "Output missing (case-insensitive): " + quoteList(missing)
-	}
-	return false, "", "Output missing: " + quoteList(missing)
 }
 
 func quoteList(vs []string) string {

@@ -111,45 +111,41 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		}
 		children = append(children, child)
 	}
-	// In 4.x files the averaging aggregators leave out members that could not score; the
-	// composite cannot score only when none could.
-	scored := children
-	if v4 {
-		scored = make([]results.EvaluatorResult, 0, len(children))
-		for _, c := range children {
-			if c.Error == "" {
-				scored = append(scored, c)
-			}
-		}
-	}
-	var v verdict
-	switch {
-	case v4 && len(scored) == 0 && len(children) > 0:
-		v = verdict{}
-	case cfg.kind == aggThreshold:
-		v = thresholdAggregate(scored, cfg.threshold)
-	case r.rules.As442 && cfg.kind == aggCodeJudge:
-		stdin := append(append([]byte("{\"results\":"), v4MembersJSON(children)...), '}')
-		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
-		v = r.runAggregatorV4(ctx, []string{"sh", "-c", cfg.path}, jsonx.Indent(stdin), request)
-	case r.rules.As442 && cfg.kind == aggLLMJudge:
-		v = r.aggregateByJudgeV4(ctx, spec, cfg, children)
-	case cfg.kind == aggCodeJudge:
-		stdin := append(append([]byte(`{"results":`), membersJSON(children)...), '}')
-		request := codeRequest([]string{"sh", "-c", cfg.path}, r.dir())
-		v = r.runJudgeScript(ctx, "composite aggregator", []string{"sh", "-c", cfg.path}, r.dir(), stdin, request, nil)
-	case cfg.kind == aggLLMJudge:
-		v = r.aggregateByJudge(ctx, spec, cfg, children)
-	default:
-		v = weightedAverage(scored)
-	}
-	v.children = children
 	var failed []string
 	for _, c := range children {
 		if c.Error != "" {
 			failed = append(failed, fmt.Sprintf("member %q could not score: %s", c.Name, c.Error))
 		}
 	}
+	// In 4.x files the averaging aggregators leave out members that could not score; the
+	// composite cannot score only when none could.
+	scored := children
+	if v4 {
+		scored = slices.DeleteFunc(slices.Clone(children), func(c results.EvaluatorResult) bool { return c.Error != "" })
+	}
+	var v verdict
+	switch {
+	case v4 && len(scored) == 0 && len(children) > 0:
+	case cfg.kind == aggThreshold:
+		v = thresholdAggregate(scored, cfg.threshold)
+	case cfg.kind == aggCodeJudge:
+		argv := []string{"sh", "-c", cfg.path}
+		members := membersJSON
+		if v4 {
+			members = v4MembersJSON
+		}
+		stdin := append(append([]byte(`{"results":`), members(children)...), '}')
+		if v4 {
+			v = r.runAggregatorV4(ctx, argv, jsonx.Indent(stdin), codeRequest(argv, r.dir()))
+		} else {
+			v = r.runJudgeScript(ctx, "composite aggregator", argv, r.dir(), stdin, codeRequest(argv, r.dir()), nil)
+		}
+	case cfg.kind == aggLLMJudge:
+		v = r.aggregateByJudge(ctx, spec, cfg, children)
+	default:
+		v = weightedAverage(scored)
+	}
+	v.children = children
 	switch {
 	case len(failed) == 0 || v.err != nil:
 	case v4 && len(scored) > 0:
@@ -247,31 +243,60 @@ const defaultAggregatorPrompt = `You are an expert grader. Several evaluators ha
 {{ EVALUATOR_RESULTS_JSON }}
 `
 
-// aggregateByJudge asks the judge for the final verdict, given the members' results.
-// `prompt` is a file (resolved against the eval file's directory) or inline text.
+// aggregateByJudge asks the judge for the final verdict, given the members' results, with the
+// file's dialect's prompt, members JSON, system prompt and reading of the reply.
 func (r *caseRun) aggregateByJudge(ctx context.Context, spec *suite.EvaluatorSpec, cfg *compositeConfig, children []results.EvaluatorResult) verdict {
-	tmpl := defaultAggregatorPrompt
-	if p := strings.TrimSpace(cfg.prompt); p != "" {
-		tmpl = p
-		if path := filepath.Join(r.dir(), p); !strings.Contains(p, "\n") {
-			b, err := safefile.ReadFile(path, safefile.LimitContent)
-			switch {
-			case err == nil:
-				tmpl = string(b)
-			case !errors.Is(err, fs.ErrNotExist):
-				return errorf(nil, "could not read the aggregator prompt: %v", err)
+	tmpl, err := r.aggregatorPrompt(strings.TrimSpace(cfg.prompt))
+	if err != nil {
+		return errorf(nil, "could not read the aggregator prompt: %v", err)
+	}
+	vars, members, system, read := r.templateVars(), membersJSON, SystemPrompt, readVerdict
+	if r.rules.As442 { // 4.x's prompt knows only the results
+		vars = func(string) (string, bool) { return "", false }
+		members, system = v4MembersJSON, v4FreeformSystem
+		read = func(reply string) (verdict, error) { // one that cannot be read scores 0
+			v, err := parseV4Freeform(reply)
+			if err != nil {
+				v = v4Verdict(0, []v4Assertion{{Text: "LLM aggregator failed: " + err.Error(), Passed: false}})
 			}
+			return v, err
 		}
 	}
-	vars := r.templateVars()
-	resultsJSON := string(jsonx.Indent(membersJSON(children)))
+	resultsJSON := string(jsonx.Indent(members(children)))
 	user := substitute(tmpl, func(name string) (string, bool) {
 		if name == "EVALUATOR_RESULTS_JSON" {
 			return resultsJSON, true
 		}
 		return vars(name)
 	})
-	return r.grade(ctx, spec.Target, user, SystemPrompt, readVerdict, false)
+	return r.grade(ctx, spec.Target, user, system, read, false)
+}
+
+// aggregatorPrompt is an llm_judge aggregator's prompt p, its dialect's default when p is "".
+// In 2.5 a one-line p that names a file in the eval file's directory is that file; in 4.x a
+// `file://` p is the file it names (4.42.4 sends the path itself as the prompt; the file is
+// what is meant).
+func (r *caseRun) aggregatorPrompt(p string) (string, error) {
+	ref, isRef := strings.CutPrefix(p, "file://")
+	switch {
+	case p == "" && r.rules.As442:
+		return v4AggregatorPrompt, nil
+	case p == "":
+		return defaultAggregatorPrompt, nil
+	case r.rules.As442 && isRef:
+		if !filepath.IsAbs(ref) {
+			ref = filepath.Join(r.dir(), ref)
+		}
+		b, err := safefile.ReadFile(ref, safefile.LimitContent)
+		return string(b), err
+	case !r.rules.As442 && !strings.Contains(p, "\n"):
+		b, err := safefile.ReadFile(filepath.Join(r.dir(), p), safefile.LimitContent)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		return string(b), err
+	}
+	return p, nil
 }
 
 // thresholdAggregate scores a composite by the share of its members that pass (score at
@@ -358,44 +383,3 @@ const v4AggregatorPrompt = `Here are the results of several graders:
 
 Decide the final score and verdict from all of these results.
 Reply with a JSON object holding the score (0.0-1.0), the verdict (pass or fail) and your reasoning.`
-
-// aggregateByJudgeV4 asks the judge for a 4.x composite's verdict, given its members'
-// results: the reply is a free-form verdict; one that cannot be read scores 0.
-func (r *caseRun) aggregateByJudgeV4(ctx context.Context, spec *suite.EvaluatorSpec, cfg *compositeConfig, children []results.EvaluatorResult) verdict {
-	tmpl := v4AggregatorPrompt
-	if p := strings.TrimSpace(cfg.prompt); p != "" {
-		tmpl = p
-		if ref, ok := strings.CutPrefix(p, "file://"); ok {
-			b, err := readAggregatorPrompt(r.dir(), ref)
-			if err != nil {
-				return errorf(nil, "could not read the aggregator prompt: %v", err)
-			}
-			tmpl = b
-		}
-	}
-	resultsJSON := string(jsonx.Indent(v4MembersJSON(children)))
-	user := substitute(tmpl, func(name string) (string, bool) {
-		return resultsJSON, name == "EVALUATOR_RESULTS_JSON"
-	})
-	return r.grade(ctx, spec.Target, user, v4FreeformSystem, func(reply string) (verdict, error) {
-		v, err := parseV4Freeform(reply)
-		if err != nil {
-			v = v4Verdict(0, []v4Assertion{{Text: "LLM aggregator failed: " + err.Error(), Passed: false}})
-		}
-		return v, err
-	}, false)
-}
-
-// readAggregatorPrompt reads a `file://` aggregator prompt, relative to the eval file's
-// directory. (AgentV 4.42.4 sends the path itself as the prompt; the file is what is meant.)
-func readAggregatorPrompt(dir, ref string) (string, error) {
-	path := ref
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, ref)
-	}
-	b, err := safefile.ReadFile(path, safefile.LimitContent)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}

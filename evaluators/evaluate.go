@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,42 +124,24 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if isDefault {
 		specs = defaultSpecs
 	}
-	r := &caseRun{in: in, opts: opts}
-	if in.Case != nil && in.Case.Suite != nil {
+	r := &caseRun{in: in, opts: opts, data: caseData{in: in}}
+	if in.Case.Suite != nil {
 		r.rules = in.Case.Suite.Grading
 	}
-	r.data.in = in
-	var out *Outcome
-	if len(specs) == 1 { // the usual case: the outcome and its result in one allocation
-		o := &struct {
-			Outcome
-			one [1]results.EvaluatorResult
-		}{}
-		out, o.Results = &o.Outcome, o.one[:0:1]
-	} else {
-		out = &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
-	}
-	var common []commonKeys // of each result, when some entry has any
+	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
+	common := make([]commonKeys, 0, len(specs)) // of each result
 	for _, spec := range specs {
 		if spec == nil {
 			continue
 		}
-		res := r.run(ctx, spec)
-		if c := commonOf(spec); c != (commonKeys{}) || common != nil {
-			if common == nil {
-				common = make([]commonKeys, len(out.Results), len(specs))
-			}
-			if c.negate {
-				negateResult(&res, r.rules.PassFail)
-			}
-			common = append(common, c)
+		res, c := r.run(ctx, spec), commonOf(spec)
+		if c.negate {
+			negateResult(&res, r.rules.PassFail)
 		}
-		out.Results = append(out.Results, res)
+		out.Results, common = append(out.Results, res), append(common, c)
 	}
 	aggregate(out)
-	if common != nil {
-		requiredGate(out, common, opts.Threshold)
-	}
+	requiredGate(out, common, opts.Threshold)
 	if out.Errored && r.rules.As442 {
 		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
 	}
@@ -172,6 +155,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	return out
 }
 
+// normalizeInput returns in with a case, for inputs built in code.
 func normalizeInput(in *Input) *Input {
 	if in == nil {
 		in = &Input{}
@@ -196,10 +180,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	if known {
 		typ = t.Name // an alias names its type in results
 	}
-	name := spec.Name
-	if name == "" {
-		name = typ
-	}
+	name := cmp.Or(spec.Name, typ)
 	v := func() (v verdict) {
 		// A bug in one evaluator must not take the run down: it errors that evaluator only.
 		defer func() {
@@ -292,18 +273,8 @@ func weightOf(spec *suite.EvaluatorSpec) float64 {
 // aggregate fills the case-level fields of out from its results, as AgentV 2.5 aggregates them.
 func aggregate(out *Outcome) {
 	var sum, wsum float64
-	nh, nm, size := 0, 0, 0
-	for i := range out.Results {
-		res := &out.Results[i]
-		nh += len(res.Hits)
-		nm += len(res.Misses)
-		if res.Reasoning != "" {
-			size += len(res.Name) + len(": ") + len(res.Reasoning) + len(" | ")
-		}
-	}
-	out.Hits, out.Misses = make([]string, 0, nh), make([]string, 0, nm)
-	var b strings.Builder
-	b.Grow(size)
+	var reasons []string
+	out.Hits, out.Misses = []string{}, []string{}
 	for i := range out.Results {
 		res := &out.Results[i]
 		sum += res.Weight * res.Score
@@ -311,22 +282,15 @@ func aggregate(out *Outcome) {
 		out.Hits = append(out.Hits, res.Hits...)
 		out.Misses = append(out.Misses, res.Misses...)
 		if res.Reasoning != "" {
-			if b.Len() > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(res.Name)
-			b.WriteString(": ")
-			b.WriteString(res.Reasoning)
+			reasons = append(reasons, res.Name+": "+res.Reasoning)
 		}
-		if res.Error != "" {
-			out.Errored = true
-		}
+		out.Errored = out.Errored || res.Error != ""
 	}
 	out.Score = 0
 	if wsum > 0 {
 		out.Score = clamp01(sum / wsum)
 	}
-	out.Reasoning = b.String()
+	out.Reasoning = strings.Join(reasons, " | ")
 }
 
 func clamp01(f float64) float64 {

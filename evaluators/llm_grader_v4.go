@@ -1,18 +1,19 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
-	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -123,56 +124,43 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 // assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
 // ranges ({checks: [{id, score 0-10}]}).
 func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	criteria := r.in.Case.ExpectedOutcome
-	override := ""
-	if p := spec.Prompt; p != nil {
-		switch p.Kind {
-		case suite.PromptInline:
-			// Inline text without a 4.x variable is criteria for the default prompt.
-			if suite.V4HasTemplateVariables(p.Text) {
-				override = p.Text
-			} else if p.Text != "" {
-				criteria = p.Text
-			}
-		case suite.PromptFile:
-			override = p.Text
-		case suite.PromptScript:
-			out, err := r.runTemplate(ctx, spec)
-			if err == nil && out == "" {
-				err = fmt.Errorf("prompt template %s printed nothing: a grader prompt is needed", p.Display)
-			}
-			if err != nil {
-				return errorf(nil, "%v", err)
-			}
-			override = out
+	criteria, override := r.in.Case.ExpectedOutcome, ""
+	switch p := spec.Prompt; {
+	case p == nil:
+	case p.Kind == suite.PromptInline && !suite.V4HasTemplateVariables(p.Text):
+		criteria = cmp.Or(p.Text, criteria) // text without a 4.x variable is criteria for the default prompt
+	case p.Kind == suite.PromptInline || p.Kind == suite.PromptFile:
+		override = p.Text
+	case p.Kind == suite.PromptScript:
+		out, err := r.runTemplate(ctx, spec)
+		if err == nil && out == "" {
+			err = fmt.Errorf("prompt template %s printed nothing: a grader prompt is needed", p.Display)
 		}
+		if err != nil {
+			return errorf(nil, "%v", err)
+		}
+		override = out
 	}
-	vars := r.v4Vars(criteria, set)
-	var user, system string
-	var parse func(string) (verdict, error)
-	switch {
-	case set == nil:
-		user, system = v4GraderTemplate, v4FreeformSystem
-		if override != "" {
-			user = override
-		}
-		user = substitute(user, vars)
-		if tc := r.toolCallsV4(); tc != "" && override == "" {
-			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
-		}
-		parse = parseV4Freeform
-	case override != "":
-		user, system = substitute(override, vars), v4ChecklistSystem
+	system, parse := v4FreeformSystem, parseV4Freeform
+	if set != nil {
+		system, parse = v4ChecklistSystem, func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
 		if set.ranges {
 			system = v4RangeSystem
 		}
-	case set.ranges:
-		user, system = r.v4RangePrompt(set, criteria), v4RangeSystem
-	default:
-		user, system = r.v4ChecklistPrompt(set, criteria), v4ChecklistSystem
 	}
-	if set != nil {
-		parse = func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
+	var user string
+	switch vars := r.v4Vars(criteria, set); {
+	case override != "":
+		user = substitute(override, vars)
+	case set == nil:
+		user = substitute(v4GraderTemplate, vars)
+		if tc := r.toolCallsV4(); tc != "" {
+			user += "\n\n[[ ## tool_calls ## ]]\n" + tc
+		}
+	case set.ranges:
+		user = r.v4RangePrompt(set, criteria)
+	default:
+		user = r.v4ChecklistPrompt(set, criteria)
 	}
 	r.temperature = v4Temperature(spec)
 	defer func() { r.temperature = nil }()
@@ -190,35 +178,25 @@ const v4Attempts = 3
 // The two retry levels compose as in 4.42.4: each attempt is one provider call with its own
 // HTTP retries. A call that timed out (after the run's timeout retries) or a cancelled run ends
 // the asking: 4.42.4 has no time limit to compare with, and asking again would triple the wait.
-func (r *caseRun) askV4(ctx context.Context, judge providers.Provider, targetName, user, system string, parse func(string) (verdict, error)) (verdict, error) {
+func askV4(ctx context.Context, user string, ask func(user string) (string, error), parse func(string) (verdict, error)) (verdict, error) {
 	var lastErr, callErr error
 	lastReply := ""
-	readable := func(reply string) bool {
-		_, err := parse(reply)
-		return err == nil
-	}
-	for range v4Attempts {
-		reply, err := r.askJudge(ctx, judge, targetName, user, system, readable)
+	for i := 0; i <= v4Attempts; i++ {
+		if i == v4Attempts { // the repair request
+			if strings.TrimSpace(lastReply) == "" {
+				break
+			}
+			user = "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
+				"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
+				"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
+		}
+		reply, err := ask(user)
 		if err != nil {
-			if isTimeout(err) || ctx.Err() != nil {
+			if i == v4Attempts || isTimeout(err) || ctx.Err() != nil {
 				return verdict{}, err
 			}
 			lastErr, callErr = err, err
 			continue
-		}
-		v, perr := parse(reply)
-		if perr == nil {
-			return v, nil
-		}
-		lastErr, callErr, lastReply = perr, nil, reply
-	}
-	if strings.TrimSpace(lastReply) != "" {
-		repair := "This grading reply has useful content but not the JSON structure the system prompt asks for.\n" +
-			"Rewrite it to match that structure. Keep its meaning, do not grade the answer again, and reply with one JSON object only.\n\n" +
-			"What is wrong:\n" + lastErr.Error() + "\n\nThe reply:\n" + lastReply
-		reply, err := r.askJudge(ctx, judge, targetName, repair, system, readable)
-		if err != nil {
-			return verdict{}, err
 		}
 		v, perr := parse(reply)
 		if perr == nil {
@@ -294,8 +272,7 @@ func v4RubricsJSON(set *rubricSet) []any {
 	for _, it := range set.items {
 		x := item{ID: it.id, Outcome: it.outcome, Operator: it.operator, Weight: it.weight, MinScore: it.minUnit, ReqMin: it.minScore}
 		if len(it.ranges) == 0 || it.required {
-			req := it.required
-			x.Required = &req
+			x.Required = new(it.required)
 		}
 		for _, sr := range it.ranges {
 			x.ScoreRngs = append(x.ScoreRngs, rng{[2]int{sr.min, sr.max}, sr.outcome})
@@ -329,10 +306,8 @@ func (r *caseRun) toolCallsV4() string {
 // v4Guidance lists the guidance of each operator the rubrics use, in order of first use.
 func v4Guidance(set *rubricSet) []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, it := range set.items {
-		if g, ok := v4OperatorGuidance[it.operator]; ok && !seen[it.operator] {
-			seen[it.operator] = true
+		if g, ok := v4OperatorGuidance[it.operator]; ok && !slices.Contains(out, g) {
 			out = append(out, g)
 		}
 	}
@@ -466,34 +441,66 @@ func jsonKind(raw json.RawMessage) string {
 	return "number"
 }
 
-// field checks that key is present (unless optional) with a value of kind want.
-func field(obj map[string]json.RawMessage, path, key, want string, optional bool) (json.RawMessage, error) {
-	raw, ok := obj[key]
-	if !ok {
-		if optional {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s%s: required", path, key)
-	}
-	if got := jsonKind(raw); got != want {
-		return nil, fmt.Errorf("%s%s: expected %s, received %s", path, key, want, got)
-	}
-	return raw, nil
+// v4Object checks the fields of a reply object in order, as 4.x's schema does; err keeps the
+// first problem, after which every check is skipped.
+type v4Object struct {
+	m    map[string]json.RawMessage
+	path string
+	err  *error
 }
 
-func str(raw json.RawMessage) string {
+// get returns key's value, which must be of kind want (or absent, when optional).
+func (o v4Object) get(key, want string, optional bool) json.RawMessage {
+	raw, ok := o.m[key]
+	switch {
+	case *o.err != nil || !ok && optional:
+		return nil
+	case !ok:
+		*o.err = fmt.Errorf("%s%s: required", o.path, key)
+	case jsonKind(raw) != want:
+		*o.err = fmt.Errorf("%s%s: expected %s, received %s", o.path, key, want, jsonKind(raw))
+	default:
+		return raw
+	}
+	return nil
+}
+
+// str returns key's string value, nil when it is absent (or after a problem).
+func (o v4Object) str(key string, optional bool) *string {
+	raw := o.get(key, "string", optional)
+	if raw == nil {
+		return nil
+	}
 	var s string
 	_ = json.Unmarshal(raw, &s)
-	return s
+	return &s
+}
+
+// each calls item with each object of the list key.
+func (o v4Object) each(key string, optional bool, item func(v4Object)) {
+	var items []json.RawMessage
+	_ = json.Unmarshal(o.get(key, "array", optional), &items)
+	for i, it := range items {
+		m := v4Object{path: fmt.Sprintf("%s[%d].", key, i), err: o.err}
+		if *o.err != nil {
+			return
+		}
+		if jsonKind(it) != "object" || json.Unmarshal(it, &m.m) != nil {
+			*o.err = fmt.Errorf("%s[%d]: expected object, received %s", key, i, jsonKind(it))
+			return
+		}
+		item(m)
+	}
 }
 
 // parseV4Freeform reads {score (0-1), assertions?: [{text, passed, evidence?}], details?}.
 func parseV4Freeform(reply string) (verdict, error) {
-	obj, err := v4ReplyObject(reply)
+	m, err := v4ReplyObject(reply)
 	if err != nil {
 		return verdict{}, err
 	}
-	raw, err := field(obj, "", "score", "number", false)
+	obj := v4Object{m: m, err: &err}
+	raw := obj.get("score", "number", false)
 	if err != nil {
 		return verdict{}, err
 	}
@@ -502,43 +509,17 @@ func parseV4Freeform(reply string) (verdict, error) {
 		return verdict{}, fmt.Errorf("score: must be from 0 to 1, got %s", raw)
 	}
 	var as []v4Assertion
-	if raw, err := field(obj, "", "assertions", "array", true); err != nil {
-		return verdict{}, err
-	} else if raw != nil {
-		var items []json.RawMessage
-		_ = json.Unmarshal(raw, &items)
-		for i, it := range items {
-			path := fmt.Sprintf("assertions[%d].", i)
-			var m map[string]json.RawMessage
-			if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
-				return verdict{}, fmt.Errorf("assertions[%d]: expected object, received %s", i, jsonKind(it))
-			}
-			text, err := field(m, path, "text", "string", false)
-			if err != nil {
-				return verdict{}, err
-			}
-			passed, err := field(m, path, "passed", "boolean", false)
-			if err != nil {
-				return verdict{}, err
-			}
-			a := v4Assertion{Text: str(text), Passed: string(passed) == "true"}
-			if ev, err := field(m, path, "evidence", "string", true); err != nil {
-				return verdict{}, err
-			} else if ev != nil {
-				e := str(ev)
-				a.Evidence = &e
-			}
-			as = append(as, a)
+	obj.each("assertions", true, func(a v4Object) {
+		text, passed := a.str("text", false), a.get("passed", "boolean", false)
+		if ev := a.str("evidence", true); err == nil {
+			as = append(as, v4Assertion{Text: *text, Passed: string(passed) == "true", Evidence: ev})
 		}
-	}
-	details, err := field(obj, "", "details", "object", true)
+	})
+	details := obj.get("details", "object", true)
 	if err != nil {
 		return verdict{}, err
 	}
-	if len(as) > v4MaxAssertions {
-		as = as[:v4MaxAssertions]
-	}
-	v := v4Verdict(clamp01(score), as)
+	v := v4Verdict(clamp01(score), as[:min(len(as), v4MaxAssertions)])
 	if details != nil && strings.TrimSpace(string(details)) != "{}" {
 		v.details, _ = jsonx.AppendCompact(nil, details)
 	}
@@ -557,59 +538,36 @@ type v4Check struct {
 // satisfied and reasoning, and the overall reasoning; score-range items need id and a whole
 // score from 0 to 10.
 func parseV4Checks(reply string, ranges bool) ([]v4Check, string, error) {
-	obj, err := v4ReplyObject(reply)
+	m, err := v4ReplyObject(reply)
 	if err != nil {
 		return nil, "", err
 	}
-	raw, err := field(obj, "", "checks", "array", false)
-	if err != nil {
-		return nil, "", err
-	}
-	var items []json.RawMessage
-	_ = json.Unmarshal(raw, &items)
-	checks := make([]v4Check, 0, len(items))
-	for i, it := range items {
-		path := fmt.Sprintf("checks[%d].", i)
-		var m map[string]json.RawMessage
-		if jsonKind(it) != "object" || json.Unmarshal(it, &m) != nil {
-			return nil, "", fmt.Errorf("checks[%d]: expected object, received %s", i, jsonKind(it))
-		}
-		id, err := field(m, path, "id", "string", false)
-		if err != nil {
-			return nil, "", err
-		}
-		c := v4Check{id: str(id)}
-		if ranges {
-			s, err := field(m, path, "score", "number", false)
-			if err != nil {
-				return nil, "", err
-			}
+	obj := v4Object{m: m, err: &err}
+	var checks []v4Check
+	obj.each("checks", false, func(o v4Object) {
+		id := o.str("id", false)
+		var c v4Check
+		if !ranges {
+			c.satisfied = string(o.get("satisfied", "boolean", false)) == "true"
+		} else if s := o.get("score", "number", false); s != nil {
 			c.score, _ = parseScoreRaw(s)
 			if c.score != math.Trunc(c.score) || c.score < 0 || c.score > 10 {
-				return nil, "", fmt.Errorf("%sscore: must be a whole number from 0 to 10, got %s", path, s)
+				err = fmt.Errorf("%sscore: must be a whole number from 0 to 10, got %s", o.path, s)
 			}
-		} else {
-			s, err := field(m, path, "satisfied", "boolean", false)
-			if err != nil {
-				return nil, "", err
-			}
-			c.satisfied = string(s) == "true"
 		}
-		reason, err := field(m, path, "reasoning", "string", ranges)
-		if err != nil {
-			return nil, "", err
+		if c.reasoning = o.str("reasoning", ranges); err == nil {
+			c.id = *id
+			checks = append(checks, c)
 		}
-		if reason != nil {
-			s := str(reason)
-			c.reasoning = &s
-		}
-		checks = append(checks, c)
-	}
-	overall, err := field(obj, "", "overall_reasoning", "string", ranges)
+	})
+	overall := obj.str("overall_reasoning", ranges)
 	if err != nil {
 		return nil, "", err
 	}
-	return checks, str(overall), nil
+	if overall == nil {
+		return checks, "", nil
+	}
+	return checks, *overall, nil
 }
 
 // scoreV4Rubrics scores a rubric verdict as 4.x does: only the checks whose id is a rubric
@@ -623,9 +581,7 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 	}
 	byID := make(map[string]*rubric, len(set.items))
 	for i := range set.items {
-		if _, dup := byID[set.items[i].id]; !dup {
-			byID[set.items[i].id] = &set.items[i]
-		}
+		byID[set.items[i].id] = &set.items[i] // ids are unique (parseRubrics)
 	}
 	var as []v4Assertion
 	var total, earned float64
@@ -641,26 +597,23 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 			as = append(as, v4Assertion{Text: "[" + it.id + "] " + it.outcome, Passed: c.satisfied, Evidence: c.reasoning})
 			if c.satisfied {
 				earned += it.weight
-			} else if it.required {
-				failed = true
 			}
+			failed = failed || !c.satisfied && it.required
 			continue
 		}
 		score := math.Max(0, math.Min(10, c.score))
 		raw[it.id] = score
 		earned += score / 10 * it.weight
-		var minimum *float64
+		minimum := math.Inf(-1)
 		switch {
 		case it.minUnit != nil:
-			minimum = it.minUnit
+			minimum = *it.minUnit
 		case it.minScore != nil:
-			m := float64(*it.minScore) / 10
-			minimum = &m
+			minimum = float64(*it.minScore) / 10
 		case it.required:
-			m := 1.0
-			minimum = &m
+			minimum = 1
 		}
-		below := minimum != nil && score/10 < *minimum
+		below := score/10 < minimum
 		failed = failed || below
 		desc := ""
 		for _, sr := range it.ranges {
@@ -669,12 +622,8 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 				break
 			}
 		}
-		label := it.outcome
-		if label == "" {
-			label = it.id
-		}
-		as = append(as, v4Assertion{Text: fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, label, jsNumber(score), desc),
-			Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
+		text := fmt.Sprintf("[%s] %s - Score: %s/10 (%s)", it.id, cmp.Or(it.outcome, it.id), jsNumber(score), desc)
+		as = append(as, v4Assertion{Text: text, Passed: !below && score >= rangePassScore, Evidence: c.reasoning})
 	}
 	score := 0.0
 	if total > 0 {

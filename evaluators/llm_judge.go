@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,7 @@ const maxVerdictItems = 4
 const SystemPrompt = `You grade answers. Reply with exactly one JSON object and nothing else, shaped like this:
 {"score": <number from 0.0 to 1.0>, "hits": [<up to 4 short strings: what the answer got right>], "misses": [<up to 4 short strings: what it got wrong or left out; empty list if nothing>], "reasoning": "<one or two sentences explaining the score>"}`
 
-// Instruction paragraphs of the default user prompt; the four sections follow them.
+// defaultInstructions open the default user prompt; its four sections follow, in 2.5's order.
 const defaultInstructions = `You are an expert grader. Judge how well the candidate_answer achieves the expected_outcome for the question below.
 
 When a reference_answer is present, treat it as a gold-standard example of a good answer. It may be a multi-message trace, in which case its last message is the final answer. The candidate_answer does not have to match it word for word; it has to reach the same outcome.
@@ -32,31 +33,21 @@ When a reference_answer is present, treat it as a gold-standard example of a goo
 Keep your feedback short and specific.
 `
 
-// defaultSections are the sections of the default user prompt, in AgentV 2.5's order.
-var defaultSections = [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
-
-// defaultValues are the values of defaultSections, as templateVars renders them.
-func (r *caseRun) defaultValues() [len(defaultSections)]string {
-	c := r.in.Case
-	return [...]string{strings.TrimSpace(c.ExpectedOutcome), r.question(), strings.TrimSpace(c.ReferenceAnswer),
-		strings.TrimSpace(r.in.Candidate)}
-}
-
-// sectionHeader opens a section of the default prompt.
-func sectionHeader(name string) string { return "\n[[ ## " + name + " ## ]]\n" }
-
-// defaultPrompt renders the default user prompt: the instructions, then the sections
-// expected_outcome, question, reference_answer and candidate_answer.
-func defaultPrompt(vals *[len(defaultSections)]string) string {
+// defaultPrompt renders the default user prompt with outcome as its expected_outcome.
+func (r *caseRun) defaultPrompt(outcome string) string {
+	names := [...]string{"expected_outcome", "question", "reference_answer", "candidate_answer"}
+	vals := [...]string{outcome, r.question(), strings.TrimSpace(r.in.Case.ReferenceAnswer), strings.TrimSpace(r.in.Candidate)}
 	size := len(defaultInstructions)
-	for i, name := range defaultSections {
-		size += len(sectionHeader(name)) + len(vals[i]) + 1
+	for i := range vals {
+		size += len(names[i]) + len(vals[i]) + len("\n[[ ##  ## ]]\n\n")
 	}
 	var b strings.Builder
 	b.Grow(size) // one allocation for the whole prompt
 	b.WriteString(defaultInstructions)
-	for i, name := range defaultSections {
-		b.WriteString(sectionHeader(name))
+	for i, name := range names {
+		b.WriteString("\n[[ ## ")
+		b.WriteString(name)
+		b.WriteString(" ## ]]\n")
 		b.WriteString(vals[i])
 		b.WriteByte('\n')
 	}
@@ -66,32 +57,27 @@ func defaultPrompt(vals *[len(defaultSections)]string) string {
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
 func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
 
-// llmJudge asks the judge provider for a verdict. With rubrics (set not nil)
-// it runs in rubric mode instead, and a custom prompt does not apply.
+// llmJudge asks the judge provider for a verdict: free-form, or with rubrics (set not nil) a
+// checklist or score ranges. 4.x files ask as 4.42.4's llm-grader (llmGraderV4).
 func llmJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
 	if r.rules.As442 {
 		return llmGraderV4(ctx, r, spec, set)
 	}
-	if set != nil {
-		return rubricJudge(ctx, r, spec, set)
-	}
-	userPrompt := ""
-	var promptErr error
-	var vals [len(defaultSections)]string
-	if spec.Prompt != nil && spec.Criteria == "" {
-		userPrompt, promptErr = r.customPrompt(ctx, spec)
-	} else {
-		vals = r.defaultValues()
-		if spec.Criteria != "" {
-			vals[0] = spec.Criteria
+	user, system, read := "", SystemPrompt, readVerdict
+	switch {
+	case set != nil: // a custom prompt does not apply in rubric mode
+		user, system = r.rubricPrompt(set)
+		read = func(reply string) (verdict, error) { return scoreRubrics(set, reply) }
+	case spec.Prompt != nil && spec.Criteria == "":
+		var err error
+		if user, err = r.customPrompt(ctx, spec); err != nil {
+			_, targetName, _ := r.resolveJudge(spec.Target)
+			return errorf(judgeRequest("", SystemPrompt, targetName), "%v", err)
 		}
-		userPrompt = defaultPrompt(&vals)
+	default:
+		user = r.defaultPrompt(cmp.Or(spec.Criteria, strings.TrimSpace(r.in.Case.ExpectedOutcome)))
 	}
-	if promptErr != nil {
-		_, targetName, _ := r.resolveJudge(spec.Target)
-		return errorf(judgeRequest("", SystemPrompt, targetName), "%v", promptErr)
-	}
-	return r.grade(ctx, spec.Target, userPrompt, SystemPrompt, readVerdict, false)
+	return r.grade(ctx, spec.Target, user, system, read, false)
 }
 
 // errNoVerdict is a reply's reader finding no verdict in it (2.5 readers also return what
@@ -108,15 +94,18 @@ func (r *caseRun) grade(ctx context.Context, target, user, system string, read f
 	if err != nil {
 		return errorf(request, "could not resolve the judge: %v", err)
 	}
-	var v verdict
-	if repair {
-		v, err = r.askV4(ctx, judge, targetName, user, system, read)
-	} else {
-		var reply string
-		reply, err = r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
+	ask := func(user string) (string, error) {
+		return r.askJudge(ctx, judge, targetName, user, system, func(reply string) bool {
 			_, err := read(reply)
 			return err == nil
 		})
+	}
+	var v verdict
+	if repair {
+		v, err = askV4(ctx, user, ask, read)
+	} else {
+		var reply string
+		reply, err = ask(user)
 		v, _ = read(reply)
 	}
 	if err != nil {
@@ -129,15 +118,16 @@ func (r *caseRun) grade(ctx context.Context, target, user, system string, read f
 // resolveJudge returns the judge provider for an evaluator whose own `target` is override
 // ("" if none) and the target name to record.
 func (r *caseRun) resolveJudge(override string) (providers.Provider, string, error) {
-	if r.opts.Judges == nil {
-		return nil, override, errors.New("no judge provider is configured")
+	var judge providers.Provider
+	var err error
+	if r.opts.Judges != nil {
+		judge, err = r.opts.Judges(r.in.Target, override)
 	}
-	judge, err := r.opts.Judges(r.in.Target, override)
+	if err == nil && judge == nil {
+		err = errors.New("no judge provider is configured")
+	}
 	if err != nil {
 		return nil, override, err
-	}
-	if judge == nil {
-		return nil, override, errors.New("no judge provider is configured")
 	}
 	name := override
 	if t := judge.Target(); t != nil {
@@ -154,7 +144,8 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 	var resp *providers.Response
 	ctx = cache.WithAccept(ctx, func(resp *providers.Response) bool { return readable(responseText(resp)) })
 	err := r.withRetries(ctx, func() (err error) {
-		resp, err = r.invokeJudge(ctx, judge, user, system)
+		resp, err = r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system,
+			Dir: r.dir(), Temperature: r.temperature})
 		return err
 	})
 	if err != nil {
@@ -170,15 +161,9 @@ func (r *caseRun) askJudge(ctx context.Context, judge providers.Provider, target
 	return reply, nil
 }
 
-// invokeJudge calls the judge with the run's timeout. It returns when the timeout passes
-// even if the provider does not honour its context: the call runs in a goroutine that is
-// left behind if it outlives the timeout.
-func (r *caseRun) invokeJudge(ctx context.Context, judge providers.Provider, user, system string) (*providers.Response, error) {
-	return r.invokeWith(ctx, judge, &providers.Request{EvalID: r.in.Case.ID, Question: user, SystemPrompt: system, Dir: r.dir(),
-		Temperature: r.temperature})
-}
-
-// invokeWith sends req to p with the run's timeout, as invokeJudge does.
+// invokeWith sends req to p with the run's timeout. It returns when the timeout passes even
+// if the provider does not honour its context: the call runs in a goroutine that is left
+// behind if it outlives the timeout.
 func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, error) {
 	callCtx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
@@ -233,37 +218,31 @@ func judgeRequest(userPrompt, systemPrompt, target string) json.RawMessage {
 // noSecrets reports whether red has nothing to redact.
 func noSecrets(red *redact.Redactor) bool { return red == nil || len(red.Secrets()) == 0 }
 
-// responseText is the judge's reply: the last assistant message's content, else Text.
+// responseText is the judge's reply: the content of the last assistant message that has any
+// (structured content as its JSON, segments as their text lines), else Text.
 func responseText(resp *providers.Response) string {
 	for i := len(resp.OutputMessages) - 1; i >= 0; i-- {
-		m := &resp.OutputMessages[i]
-		if m.Role != suite.RoleAssistant {
-			continue
+		m, t := &resp.OutputMessages[i], ""
+		switch {
+		case m.Role != suite.RoleAssistant:
+		case m.Content.Kind == suite.ContentText:
+			t = m.Content.Text
+		case m.Content.Kind == suite.ContentStructured:
+			t = string(m.Content.Structured)
+		case m.Content.Kind == suite.ContentSegments:
+			var parts []string
+			for _, s := range m.Content.Segments {
+				if s.Type == "text" {
+					parts = append(parts, s.Value)
+				}
+			}
+			t = strings.Join(parts, "\n")
 		}
-		if t := contentText(&m.Content); t != "" {
+		if t != "" {
 			return t
 		}
 	}
 	return resp.Text
-}
-
-// contentText renders a message content as text: structured content as its JSON.
-func contentText(c *suite.Content) string {
-	switch c.Kind {
-	case suite.ContentText:
-		return c.Text
-	case suite.ContentStructured:
-		return string(c.Structured)
-	case suite.ContentSegments:
-		var parts []string
-		for _, s := range c.Segments {
-			if s.Type == "text" {
-				parts = append(parts, s.Value)
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return ""
 }
 
 // readVerdict reads a judge reply: the first JSON object in it, score clamped to [0,1],
@@ -271,14 +250,9 @@ func contentText(c *suite.Content) string {
 // scores 0 and is not an error for the grader: the judge answered, badly.
 func readVerdict(reply string) (verdict, error) {
 	v := verdict{hits: []string{}, misses: []string{}}
-	raw, ok := jsonx.FirstObject(reply)
-	if !ok {
-		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
-		return v, errNoVerdict
-	}
 	// Keys match struct fields case-insensitively, the last occurrence winning.
 	var obj struct{ Score, Hits, Misses, Reasoning json.RawMessage }
-	if json.Unmarshal(raw, &obj) != nil {
+	if raw, ok := jsonx.FirstObject(reply); !ok || json.Unmarshal(raw, &obj) != nil {
 		v.reasoning = "judge reply held no JSON verdict: " + proc.Excerpt(reply, 200)
 		return v, errNoVerdict
 	}
@@ -315,11 +289,10 @@ func stringItems(raw json.RawMessage, max int) []string {
 	var items []json.RawMessage
 	_ = json.Unmarshal(raw, &items) // anything but a list has no items
 	for _, it := range items {
+		var s string
 		if max > 0 && len(out) == max {
 			break
-		}
-		var s string
-		if json.Unmarshal(it, &s) == nil && strings.TrimSpace(s) != "" {
+		} else if json.Unmarshal(it, &s) == nil && strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 	}

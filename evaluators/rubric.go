@@ -2,7 +2,7 @@ package evaluators
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +59,7 @@ func init() {
 			err = errors.New("rubric evaluator needs `rubrics`")
 		}
 		return set, err
-	}, rubricJudge)
+	}, llmJudge)
 }
 
 // rubricsOf returns the evaluator's rubrics, nil when it has none.
@@ -84,71 +84,12 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 	for i, item := range raw {
 		r := rubric{id: "rubric-" + strconv.Itoa(i+1), weight: 1, required: true}
 		at := fmt.Sprintf("rubrics[%d]", i)
-		var str string
-		if json.Unmarshal(item, &str) == nil {
-			r.outcome = strings.TrimSpace(str)
+		if json.Unmarshal(item, &r.outcome) == nil {
+			r.outcome = strings.TrimSpace(r.outcome)
 		} else if !bytes.HasPrefix(bytes.TrimSpace(item), []byte("{")) {
 			return nil, settingErr(at, "want a string or {id, expected_outcome, weight?, required?, score_ranges?}, got %s", item)
-		} else {
-			var obj struct {
-				ID          string   `json:"id"`
-				Outcome     string   `json:"expected_outcome"`
-				Description string   `json:"description"`
-				Weight      *float64 `json:"weight"`
-				Required    *bool    `json:"required"`
-				MinScore    *float64 `json:"required_min_score"`
-				MinUnit     *float64 `json:"min_score"`
-				Operator    string   `json:"operator"`
-				Ranges      []struct {
-					Range       []float64 `json:"score_range"`
-					Outcome     string    `json:"expected_outcome"`
-					Description string    `json:"description"`
-				} `json:"score_ranges"`
-			}
-			if err := decodeAt(item, &obj, at); err != nil {
-				return nil, err
-			}
-			if obj.ID != "" {
-				r.id = obj.ID
-			}
-			r.outcome = strings.TrimSpace(firstNonEmpty(obj.Outcome, obj.Description))
-			if obj.Weight != nil {
-				if *obj.Weight < 0 || math.IsNaN(*obj.Weight) || math.IsInf(*obj.Weight, 0) {
-					return nil, settingErr(at+".weight", "must be a number >= 0")
-				}
-				r.weight = *obj.Weight
-			}
-			if obj.MinScore != nil {
-				n := int(*obj.MinScore)
-				if float64(n) != *obj.MinScore || n < 0 || n > 10 {
-					return nil, settingErr(at+".required_min_score", "must be a whole number from 0 to 10")
-				}
-				r.minScore = &n
-			}
-			if obj.MinUnit != nil {
-				if !(*obj.MinUnit > 0 && *obj.MinUnit <= 1) {
-					return nil, settingErr(at+".min_score", "must be a number above 0 and at most 1")
-				}
-				r.minUnit = obj.MinUnit
-				if r.minScore == nil {
-					n := int(math.Round(*obj.MinUnit * 10))
-					r.minScore = &n
-				}
-			}
-			r.operator = obj.Operator
-			for j, sr := range obj.Ranges {
-				if len(sr.Range) != 2 || sr.Range[0] != math.Trunc(sr.Range[0]) || sr.Range[1] != math.Trunc(sr.Range[1]) ||
-					sr.Range[0] < 0 || sr.Range[1] > 10 || sr.Range[0] > sr.Range[1] {
-					return nil, settingErr(fmt.Sprintf("%s.score_ranges[%d].score_range", at, j), "must be [min, max] with whole numbers 0 <= min <= max <= 10")
-				}
-				r.ranges = append(r.ranges, scoreRange{int(sr.Range[0]), int(sr.Range[1]), strings.TrimSpace(firstNonEmpty(sr.Outcome, sr.Description))})
-			}
-			// Checklist items are required unless they say otherwise; score-range items gate
-			// only when asked to (required_min_score, or the legacy required: true).
-			r.required = obj.Required == nil || *obj.Required
-			if len(r.ranges) > 0 {
-				r.required = obj.Required != nil && *obj.Required
-			}
+		} else if err := parseRubric(item, at, &r); err != nil {
+			return nil, err
 		}
 		if len(r.ranges) == 0 && r.outcome == "" {
 			return nil, settingErr(at, "rubric %q has no expected_outcome", r.id)
@@ -166,13 +107,63 @@ func parseRubrics(raw []json.RawMessage) (*rubricSet, error) {
 	return set, nil
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			return s
+// parseRubric reads a rubric written as an object into r.
+func parseRubric(item json.RawMessage, at string, r *rubric) error {
+	var obj struct {
+		ID          string   `json:"id"`
+		Outcome     string   `json:"expected_outcome"`
+		Description string   `json:"description"`
+		Weight      *float64 `json:"weight"`
+		Required    *bool    `json:"required"`
+		MinScore    *float64 `json:"required_min_score"`
+		MinUnit     *float64 `json:"min_score"`
+		Operator    string   `json:"operator"`
+		Ranges      []struct {
+			Range       []float64 `json:"score_range"`
+			Outcome     string    `json:"expected_outcome"`
+			Description string    `json:"description"`
+		} `json:"score_ranges"`
+	}
+	if err := decodeAt(item, &obj, at); err != nil {
+		return err
+	}
+	r.id = cmp.Or(obj.ID, r.id)
+	r.outcome = cmp.Or(strings.TrimSpace(obj.Outcome), strings.TrimSpace(obj.Description))
+	r.operator = obj.Operator
+	if w := obj.Weight; w != nil {
+		if *w < 0 || math.IsNaN(*w) || math.IsInf(*w, 0) {
+			return settingErr(at+".weight", "must be a number >= 0")
+		}
+		r.weight = *w
+	}
+	if m := obj.MinScore; m != nil {
+		if n := int(*m); float64(n) != *m || n < 0 || n > 10 {
+			return settingErr(at+".required_min_score", "must be a whole number from 0 to 10")
+		}
+		r.minScore = new(int(*m))
+	}
+	if m := obj.MinUnit; m != nil {
+		if !(*m > 0 && *m <= 1) {
+			return settingErr(at+".min_score", "must be a number above 0 and at most 1")
+		}
+		r.minUnit = m
+		if r.minScore == nil {
+			r.minScore = new(int(math.Round(*m * 10)))
 		}
 	}
-	return ""
+	for j, sr := range obj.Ranges {
+		if len(sr.Range) != 2 || sr.Range[0] != math.Trunc(sr.Range[0]) || sr.Range[1] != math.Trunc(sr.Range[1]) ||
+			sr.Range[0] < 0 || sr.Range[1] > 10 || sr.Range[0] > sr.Range[1] {
+			return settingErr(fmt.Sprintf("%s.score_ranges[%d].score_range", at, j),
+				"must be [min, max] with whole numbers 0 <= min <= max <= 10")
+		}
+		r.ranges = append(r.ranges, scoreRange{int(sr.Range[0]), int(sr.Range[1]),
+			cmp.Or(strings.TrimSpace(sr.Outcome), strings.TrimSpace(sr.Description))})
+	}
+	// Checklist items are required unless they say otherwise; score-range items gate only
+	// when asked to (required_min_score, or the legacy required: true).
+	r.required = obj.Required == nil && len(r.ranges) == 0 || obj.Required != nil && *obj.Required
+	return nil
 }
 
 // rubricPrompt renders the rubric-mode user prompt and picks its system prompt.
@@ -216,38 +207,16 @@ func (r *caseRun) rubricPrompt(set *rubricSet) (user, system string) {
 	return b.String(), system
 }
 
-// rubricJudge runs an llm_judge in rubric mode.
-func rubricJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	if r.rules.As442 {
-		return llmGraderV4(ctx, r, spec, set)
-	}
-	user, system := r.rubricPrompt(set)
-	return r.grade(ctx, spec.Target, user, system, func(reply string) (verdict, error) { return scoreRubrics(set, reply) }, false)
-}
-
-// rubricReply is a rubric-mode reply: the judge's checks and its overall reasoning.
-type rubricReply struct {
-	Checks  []json.RawMessage `json:"checks"`
-	Overall string            `json:"overall_reasoning"`
-}
-
-// readRubricReply reads the first JSON object of a reply as a rubric reply; ok is false when
-// it holds no checks list.
-func readRubricReply(reply string) (obj rubricReply, ok bool) {
-	raw, ok := jsonx.FirstObject(reply)
-	if !ok || json.Unmarshal(raw, &obj) != nil || obj.Checks == nil {
-		return rubricReply{}, false
-	}
-	return obj, true
-}
-
 // scoreRubrics reads a rubric-mode reply. A reply without a usable checks list scores 0 and
 // is not an error, as for free-form verdicts. A rubric the judge did not assess counts as
 // unmet (AgentV leaves it out of the denominator, which rewards skipping).
 func scoreRubrics(set *rubricSet, reply string) (verdict, error) {
 	v := verdict{hits: []string{}, misses: []string{}}
-	obj, ok := readRubricReply(reply)
-	if !ok {
+	var obj struct {
+		Checks  []json.RawMessage `json:"checks"`
+		Overall string            `json:"overall_reasoning"`
+	}
+	if raw, ok := jsonx.FirstObject(reply); !ok || json.Unmarshal(raw, &obj) != nil || obj.Checks == nil {
 		v.reasoning = "judge reply held no rubric checks: " + proc.Excerpt(reply, 200)
 		return v, errNoVerdict
 	}
@@ -267,15 +236,13 @@ func scoreRubrics(set *rubricSet, reply string) (verdict, error) {
 		if json.Unmarshal(c, &item) != nil {
 			continue
 		}
-		id := fmt.Sprint(item.ID)
-		if _, dup := checks[id]; dup {
-			continue
+		if _, dup := checks[fmt.Sprint(item.ID)]; !dup {
+			ch := check{satisfied: item.Satisfied, reasoning: strings.TrimSpace(item.Reasoning)}
+			if f, ok := parseScoreRaw(item.Score); ok {
+				ch.score = &f
+			}
+			checks[fmt.Sprint(item.ID)] = ch
 		}
-		ch := check{satisfied: item.Satisfied, reasoning: strings.TrimSpace(item.Reasoning)}
-		if f, ok := parseScoreRaw(item.Score); ok {
-			ch.score = &f
-		}
-		checks[id] = ch
 	}
 	var sum, wsum float64
 	for _, it := range set.items {
@@ -284,24 +251,21 @@ func scoreRubrics(set *rubricSet, reply string) (verdict, error) {
 		if it.outcome != "" {
 			label += " " + it.outcome
 		}
-		note := func(s string) string {
+		note := func(s string) string { // the judge's reasoning, else s
 			if ch.reasoning != "" {
 				return label + ": " + ch.reasoning
 			}
 			return label + s
 		}
 		wsum += it.weight
-		if set.ranges {
-			var score float64
-			if found && ch.score != nil {
-				score = math.Max(0, math.Min(10, math.Round(*ch.score)))
-			} else {
-				v.misses = append(v.misses, label+": not scored by the judge")
-				v.forceFail = v.forceFail || it.required || it.minScore != nil
-				continue
-			}
+		switch {
+		case set.ranges && (!found || ch.score == nil):
+			v.misses = append(v.misses, label+": not scored by the judge")
+			v.forceFail = v.forceFail || it.required || it.minScore != nil
+		case set.ranges:
+			score := math.Max(0, math.Min(10, math.Round(*ch.score)))
 			sum += it.weight * score / 10
-			gate := -1
+			gate, scored := -1, fmt.Sprintf(" scored %.0f/10", score)
 			if it.minScore != nil {
 				gate = *it.minScore
 			} else if it.required {
@@ -310,15 +274,12 @@ func scoreRubrics(set *rubricSet, reply string) (verdict, error) {
 			switch {
 			case gate >= 0 && int(score) < gate:
 				v.forceFail = true
-				v.misses = append(v.misses, note(fmt.Sprintf(" scored %.0f/10, below the required %d", score, gate)))
+				v.misses = append(v.misses, note(fmt.Sprintf("%s, below the required %d", scored, gate)))
 			case score >= rangePassScore:
-				v.hits = append(v.hits, note(fmt.Sprintf(" scored %.0f/10", score)))
+				v.hits = append(v.hits, note(scored))
 			default:
-				v.misses = append(v.misses, note(fmt.Sprintf(" scored %.0f/10", score)))
+				v.misses = append(v.misses, note(scored))
 			}
-			continue
-		}
-		switch {
 		case !found || ch.satisfied == nil:
 			v.misses = append(v.misses, label+": not assessed by the judge")
 			v.forceFail = v.forceFail || it.required

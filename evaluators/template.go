@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,55 +14,36 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TemplateVariables are the names `{{ name }}` placeholders of custom judge prompts may use:
-// AgentV's seven, then the newer payload names (actual_output = candidate_answer, expected_output =
-// expected_messages, input = input_messages).
-var TemplateVariables = []string{
-	"candidate_answer", "expected_messages", "question", "expected_outcome", "reference_answer",
-	"input_messages", "output_messages", "actual_output", "expected_output", "input",
-}
-
-// templateVars returns the lookup for `{{ }}` substitution, with AgentV 2.5's values;
-// the JSON ones are rendered only when a template asks for them.
+// templateVars returns the lookup for `{{ }}` substitution, with AgentV 2.5's values.
 func (r *caseRun) templateVars() func(name string) (string, bool) {
 	in, c := r.in, r.in.Case
-	memo := map[string]string{}
 	return func(name string) (string, bool) {
-		if v, ok := memo[name]; ok {
-			return v, true
-		}
-		var v string
 		switch name {
 		case "candidate_answer", "actual_output":
-			v = strings.TrimSpace(in.Candidate)
+			return strings.TrimSpace(in.Candidate), true
 		case "question":
-			v = r.question()
+			return r.question(), true
 		case "expected_outcome":
-			v = strings.TrimSpace(c.ExpectedOutcome)
+			return strings.TrimSpace(c.ExpectedOutcome), true
 		case "reference_answer":
-			v = strings.TrimSpace(c.ReferenceAnswer)
+			return strings.TrimSpace(c.ReferenceAnswer), true
 		case "expected_messages", "expected_output", "input_messages", "input", "output_messages":
 			if err := r.data.messages(); err != nil {
 				// Unrenderable data is a loader bug; show it in the prompt rather than fail.
-				v = "(unavailable: " + err.Error() + ")"
-				break
+				return "(unavailable: " + err.Error() + ")", true
 			}
 			switch name {
 			case "expected_messages", "expected_output":
-				v = string(jsonx.Indent(r.data.expected))
+				return string(jsonx.Indent(r.data.expected)), true
 			case "input_messages", "input":
-				v = string(jsonx.Indent(r.data.input))
-			default:
-				v = "[]"
-				if r.data.output != nil {
-					v = string(jsonx.Indent(r.data.output))
-				}
+				return string(jsonx.Indent(r.data.input)), true
 			}
-		default:
-			return "", false
+			if r.data.output == nil {
+				return "[]", true
+			}
+			return string(jsonx.Indent(r.data.output)), true
 		}
-		memo[name] = v
-		return v, true
+		return "", false
 	}
 }
 
@@ -76,71 +58,18 @@ func (r *caseRun) question() string {
 	return strings.TrimSpace(r.in.Case.Question)
 }
 
-// substitute replaces `{{ name }}` placeholders (the regex `{{\s*([a-zA-Z0-9_]+)\s*}}`) whose
-// name vars knows; unknown names stay as written. Inserted values are not scanned again.
+// substitute replaces the `{{ name }}` placeholders whose name vars knows; unknown names stay
+// as written. Inserted values are not scanned again.
 func substitute(tmpl string, vars func(string) (string, bool)) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; ; {
-		k := strings.Index(tmpl[i:], "{{")
-		if k < 0 {
-			break
-		}
-		p := i + k
-		end, name, ok := placeholderAt(tmpl, p)
-		if !ok {
-			i = p + 1
-			continue
-		}
-		if v, found := vars(name); found {
-			if b.Len() == 0 {
-				b.Grow(len(tmpl) + len(v))
-			}
-			b.WriteString(tmpl[last:p])
-			b.WriteString(v)
-			last = end
-		}
-		i = end
-	}
-	if last == 0 {
+	if !strings.Contains(tmpl, "{{") {
 		return tmpl
 	}
-	b.WriteString(tmpl[last:])
-	return b.String()
-}
-
-// placeholderAt matches `{{\s*name\s*}}` at p (which holds "{{"), returning its end.
-func placeholderAt(s string, p int) (end int, name string, ok bool) {
-	j := skipSpace(s, p+2)
-	n := j
-	for n < len(s) && isNameByte(s[n]) {
-		n++
-	}
-	if n == j {
-		return 0, "", false
-	}
-	k := skipSpace(s, n)
-	if !strings.HasPrefix(s[k:], "}}") {
-		return 0, "", false
-	}
-	return k + 2, s[j:n], true
-}
-
-// skipSpace skips RE2's \s: tab, newline, form feed, carriage return and space.
-func skipSpace(s string, i int) int {
-	for i < len(s) {
-		switch s[i] {
-		case '\t', '\n', '\f', '\r', ' ':
-			i++
-			continue
+	return suite.TemplateVarPattern.ReplaceAllStringFunc(tmpl, func(m string) string {
+		if v, ok := vars(strings.Trim(m, "{} \t\n\f\r")); ok {
+			return v
 		}
-		break
-	}
-	return i
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		return m
+	})
 }
 
 // customPrompt renders an llm_judge's custom user prompt (a text or executable template).
@@ -163,10 +92,8 @@ func (r *caseRun) customPrompt(ctx context.Context, spec *suite.EvaluatorSpec) (
 // stdin and returns its trimmed stdout (empty output is an empty prompt, not an error).
 func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (string, error) {
 	p := spec.Prompt
-	display := p.Display
-	argv := p.Script
+	argv, dir := p.Script, ""
 	var extraEnv []string
-	dir := ""
 	if len(argv) == 0 {
 		if p.Path == "" {
 			return "", errors.New("prompt template has neither a script nor a path")
@@ -185,12 +112,7 @@ func (r *caseRun) runTemplate(ctx context.Context, spec *suite.EvaluatorSpec) (s
 	if dir == "" && p.Path != "" {
 		dir = filepath.Dir(p.Path)
 	}
-	if dir == "" {
-		dir = r.dir()
-	}
-	if display == "" {
-		display = filepath.Base(argv[len(argv)-1])
-	}
+	dir, display := cmp.Or(dir, r.dir()), cmp.Or(p.Display, filepath.Base(argv[len(argv)-1]))
 	config := p.Config
 	if config == nil {
 		config = spec.Config

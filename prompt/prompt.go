@@ -5,6 +5,7 @@ package prompt
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -15,10 +16,10 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Build formats a case for a provider as AgentV 2.5 does: the
-// question (flat, or with `@[Role]:` markers for multi-turn input), the guidelines block,
-// and the chat prompt for role-marker input. In providers.ModeLM file contents are embedded as
-// `<file path="...">` blocks; in providers.ModeAgent files are referenced as `<file: path="...">`.
+// Build formats a case for a provider as AgentV 2.5 does: the question (flat, or with
+// `@[Role]:` markers for multi-turn input), the guidelines block, and the chat prompt for
+// role-marker input. In providers.ModeLM file contents are embedded as `<file path="...">`
+// blocks; in providers.ModeAgent files are referenced as `<file: path="...">`.
 func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 	req := &providers.Request{
 		EvalID:         c.ID,
@@ -30,6 +31,9 @@ func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 	if c.Suite != nil {
 		req.Dir, req.Agent = c.Suite.Dir, c.Suite.Agent
 	}
+	// AgentV 4.42.4 refers agents to a file by its absolute path, so they find it from any
+	// working directory (formatting/segment-formatter.ts, formatSegment).
+	absRefs := mode == providers.ModeAgent && req.Agent.AbsoluteFileRefs
 	// Every message's segments in one backing array; most inputs have a few messages.
 	var segsBuf [4][]requestSeg
 	segs := segsBuf[:0]
@@ -37,70 +41,53 @@ func Build(c *suite.Case, mode providers.Mode) *providers.Request {
 		segs = make([][]requestSeg, 0, len(c.Input))
 	}
 	all := make([]requestSeg, 0, len(c.Input))
-	// AgentV 4.42.4 refers agents to a file by its absolute path, so they find it from any
-	// working directory (formatting/segment-formatter.ts, formatSegment).
-	absRefs := mode == providers.ModeAgent && req.Agent.AbsoluteFileRefs
+	size := 0 // about the question's length: one allocation for it
 	for i := range c.Input {
 		start := len(all)
-		all = appendRequestSegments(all, &c.Input[i])
-		if absRefs {
-			for k := start; k < len(all); k++ {
-				if all[k].kind == segFile && all[k].abs != "" {
-					all[k].path = all[k].abs
-				}
-			}
-		}
+		all = appendRequestSegments(all, &c.Input[i], absRefs)
 		segs = append(segs, all[start:len(all):len(all)])
-	}
-	var b strings.Builder
-	size := 0 // about the question's length: one allocation for it
-	for _, sg := range all {
-		size += len(sg.text) + len(sg.path) + len("\n\n@[Assistant]:\n")
-	}
-	b.Grow(size)
-	if !requestRoleMarkers(c.Input, segs) {
-		for _, ms := range segs {
-			for _, s := range ms {
-				if s.kind == segGuidelineRef {
-					continue // its contents are in Guidelines
-				}
-				if f := strings.TrimSpace(s.format(mode)); f != "" {
-					if b.Len() > 0 {
-						b.WriteString("\n\n")
-					}
-					b.WriteString(f)
-				}
-			}
+		for _, sg := range segs[i] {
+			size += len(sg.text) + len(sg.path) + len("\n\n@[Assistant]:\n")
 		}
-		req.Question = b.String()
-		return req
 	}
+	markers := requestRoleMarkers(c.Input, segs)
+	var b strings.Builder
+	b.Grow(size)
 	for i, m := range c.Input {
-		if !requestVisible(segs[i]) {
+		if markers && !requestVisible(segs[i]) {
 			continue
 		}
 		first := true
 		for _, s := range segs[i] {
 			f := s.format(mode)
-			if f == "" {
-				continue
+			if !markers && s.kind == segGuidelineRef {
+				continue // its contents are in Guidelines
+			} else if !markers {
+				f = strings.TrimSpace(f)
 			}
-			if first {
+			switch {
+			case f == "":
+				continue
+			case markers && first:
 				if b.Len() > 0 {
 					b.WriteString("\n\n")
 				}
 				b.WriteString("@[")
-				b.WriteString(requestRoleLabel(m.Role))
+				b.WriteString(roleLabel(m.Role))
 				b.WriteString("]:\n")
-				first = false
-			} else {
+			case markers:
 				b.WriteByte('\n')
+			case b.Len() > 0:
+				b.WriteString("\n\n")
 			}
+			first = false
 			b.WriteString(f)
 		}
 	}
 	req.Question = b.String()
-	req.Chat = requestChat(c.Input, segs, req.Guidelines, mode)
+	if markers {
+		req.Chat = requestChat(c.Input, segs, req.Guidelines, mode)
+	}
 	return req
 }
 
@@ -145,8 +132,7 @@ const (
 type requestSeg struct {
 	kind requestSegKind
 	text string // text value, or file contents
-	path string // file display path, or the guideline reference as written
-	abs  string // a file's absolute path
+	path string // file display path (absolute with absRefs), or the guideline reference as written
 }
 
 // format renders a segment; "" means it shows nothing.
@@ -172,7 +158,7 @@ func requestFileBlock(name, content string) string {
 
 // appendRequestSegments appends a message's processed content: blank text dropped, guideline files
 // become references, unresolved files vanish, structured content is pretty JSON.
-func appendRequestSegments(out []requestSeg, m *suite.Message) []requestSeg {
+func appendRequestSegments(out []requestSeg, m *suite.Message, absRefs bool) []requestSeg {
 	switch m.Content.Kind {
 	case suite.ContentText:
 		if strings.TrimSpace(m.Content.Text) != "" {
@@ -196,11 +182,11 @@ func appendRequestSegments(out []requestSeg, m *suite.Message) []requestSeg {
 				case s.Guideline:
 					out = append(out, requestSeg{kind: segGuidelineRef, path: s.Value})
 				case s.Resolved != "":
-					path := s.Path
-					if path == "" {
-						path = strings.TrimLeft(s.Value, `/\`)
+					path := cmp.Or(s.Path, strings.TrimLeft(s.Value, `/\`))
+					if absRefs {
+						path = s.Resolved
 					}
-					out = append(out, requestSeg{kind: segFile, text: s.FileText, path: path, abs: s.Resolved})
+					out = append(out, requestSeg{kind: segFile, text: s.FileText, path: path})
 				}
 			}
 		}
@@ -233,18 +219,10 @@ func requestRoleMarkers(msgs []suite.Message, segs [][]requestSeg) bool {
 	return visible > 1
 }
 
-func requestRoleLabel(role string) string {
-	switch role {
-	case "":
+// roleLabel is a role as its marker shows it: "user" is User.
+func roleLabel(role string) string {
+	if role == "" {
 		return ""
-	case suite.RoleSystem:
-		return "System"
-	case suite.RoleUser:
-		return "User"
-	case suite.RoleAssistant:
-		return "Assistant"
-	case suite.RoleTool:
-		return "Tool"
 	}
 	return strings.ToUpper(role[:1]) + role[1:]
 }
@@ -253,55 +231,39 @@ func requestRoleLabel(role string) string {
 // leading system messages), then one entry per message; a system or tool message later in
 // the conversation becomes an assistant entry marked `@[System]:` / `@[Tool]:`.
 func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, mode providers.Mode) []providers.ChatMessage {
-	var systemBuf [2]string
-	system := systemBuf[:0]
+	var system []string
 	if g := strings.TrimSpace(guidelines); g != "" {
 		system = append(system, providers.GuidelinesHeader+"\n\n"+g)
 	}
-	start := 0
-	var partsBuf [4]string
-	for ; start < len(msgs) && msgs[start].Role == suite.RoleSystem; start++ {
-		parts := partsBuf[:0]
-		for _, s := range segs[start] {
-			if f := s.format(mode); f != "" {
+	// text joins message i's formatted segments; refs keeps guideline references.
+	text := func(i int, refs bool) string {
+		var parts []string
+		for _, s := range segs[i] {
+			if f := s.format(mode); f != "" && (refs || s.kind != segGuidelineRef) {
 				parts = append(parts, f)
 			}
 		}
-		if len(parts) > 0 {
-			system = append(system, strings.Join(parts, "\n"))
+		return strings.Join(parts, "\n")
+	}
+	start := 0
+	for ; start < len(msgs) && msgs[start].Role == suite.RoleSystem; start++ {
+		if t := text(start, true); t != "" {
+			system = append(system, t)
 		}
 	}
-	out := make([]providers.ChatMessage, 0, len(msgs)-start+1)
+	var out []providers.ChatMessage
 	if len(system) > 0 {
 		out = append(out, providers.ChatMessage{Role: suite.RoleSystem, Content: strings.Join(system, "\n\n")})
 	}
 	for i := start; i < len(msgs); i++ {
-		role, marker := msgs[i].Role, ""
-		switch role {
-		case suite.RoleSystem:
-			role, marker = suite.RoleAssistant, "@[System]:"
-		case suite.RoleTool:
-			role, marker = suite.RoleAssistant, "@[Tool]:"
-		}
-		parts := partsBuf[:0]
-		for _, s := range segs[i] {
-			if s.kind == segGuidelineRef {
-				continue
-			}
-			if f := s.format(mode); f != "" {
-				parts = append(parts, f)
-			}
-		}
-		if len(parts) == 0 {
+		role, t := msgs[i].Role, text(i, false)
+		if t == "" {
 			continue
 		}
-		if marker != "" {
-			parts = append([]string{marker}, parts...)
+		if role == suite.RoleSystem || role == suite.RoleTool {
+			role, t = suite.RoleAssistant, "@["+roleLabel(role)+"]:\n"+t
 		}
-		out = append(out, providers.ChatMessage{Role: role, Content: strings.Join(parts, "\n")})
-	}
-	if len(out) == 0 {
-		return nil
+		out = append(out, providers.ChatMessage{Role: role, Content: t})
 	}
 	return out
 }
@@ -310,16 +272,11 @@ func requestChat(msgs []suite.Message, segs [][]requestSeg, guidelines string, m
 // block, blocks separated by a blank line. Contents come from the loaded segments; a file
 // no segment carries is read from disk, and an unreadable one is left out.
 func requestGuidelines(c *suite.Case) string {
-	if len(c.GuidelinePaths) == 0 {
-		return ""
-	}
-	blocks := make([]string, 0, len(c.GuidelinePaths))
+	var blocks []string
 	for _, p := range c.GuidelinePaths {
-		text, ok := requestFileText(c, p)
-		if !ok {
-			continue
+		if text, ok := requestFileText(c, p); ok {
+			blocks = append(blocks, requestFileBlock(filepath.Base(p), text))
 		}
-		blocks = append(blocks, requestFileBlock(filepath.Base(p), text))
 	}
 	return strings.Join(blocks, "\n\n")
 }
