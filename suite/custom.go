@@ -38,7 +38,8 @@ func (l *loader) customScript(typ string) (string, []string) {
 	}
 	var searched []string
 	for _, sub := range customDirs {
-		for d := l.s.Dir; ; {
+		// Scripts run: a folder above the repository (outside the checkout) is never searched.
+		for _, d := range upTo(l.s.Dir, l.s.RepoRoot) {
 			dir := filepath.Join(d, ".agentv", sub)
 			searched = append(searched, dir)
 			for _, ext := range customExts {
@@ -51,16 +52,6 @@ func (l *loader) customScript(typ string) (string, []string) {
 					return p, nil
 				}
 			}
-			// Scripts run: a folder above the repository (outside the checkout) is never
-			// searched.
-			if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
-				break
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
 		}
 	}
 	return "", searched

@@ -174,14 +174,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
 	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
 	spec.JudgeCommonKeys = l.s.Dialect == Dialect4
-	get := func(key string) *kv {
-		for i := range es {
-			if es[i].key == key {
-				return &es[i]
-			}
-		}
-		return nil
-	}
+	get := kvs(es).get
 	t := get("type")
 	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
 		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", EvaluatorTypeNames())

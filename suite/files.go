@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/safefile"
@@ -54,26 +55,23 @@ func within(path, root string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// upTo lists dir and its parents up to root when dir lies within root, else dir alone.
+func upTo(dir, root string) []string {
+	dirs := []string{dir}
+	for d := dir; d != root && within(d, root) && filepath.Dir(d) != d; {
+		d = filepath.Dir(d)
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
 // searchRoots lists where relative file references are looked up, as in AgentV 2.5: the eval
 // file's directory, each parent up to and including the repo root, then the working directory.
 func searchRoots(dir, repoRoot, cwd string) []string {
-	roots := []string{dir}
-	if within(dir, repoRoot) {
-		for d := dir; d != repoRoot; {
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-			roots = append(roots, d)
-		}
-	}
-	roots = append(roots, repoRoot, cwd)
+	roots := append(upTo(dir, repoRoot), repoRoot, cwd)
 	out := roots[:0]
-	seen := map[string]bool{}
 	for _, r := range roots {
-		if r != "" && !seen[r] {
-			seen[r] = true
+		if r != "" && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}

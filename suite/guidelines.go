@@ -24,18 +24,10 @@ func (l *loader) guidelinePatterns() []string {
 	if p, ok := l.readConfig(filepath.Join(l.s.Dir, ".agentv.yaml")); ok {
 		return p
 	}
-	for d := l.s.Dir; ; {
+	for _, d := range upTo(l.s.Dir, l.s.RepoRoot) {
 		if p, ok := l.readConfig(filepath.Join(d, ".agentv", "config.yaml")); ok {
 			return p
 		}
-		if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
 	}
 	return slices.Clone(DefaultGuidelinePatterns)
 }

@@ -382,13 +382,10 @@ func quote(s string) []byte {
 // question derives Case.Question as AgentV 2.5 does: string contents, JSON of structured contents
 // and text segments of every input message, each trimmed, empties dropped, joined by a space.
 func question(msgs []Message) string {
-	var buf [4]string // most inputs have a few parts: no slice to allocate
-	parts := buf[:0]
-	size := 0
+	parts := make([]string, 0, 4) // stays on the stack for the usual few parts
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			parts = append(parts, s)
-			size += len(s) + 1
 		}
 	}
 	for _, m := range msgs {
@@ -405,19 +402,5 @@ func question(msgs []Message) string {
 			}
 		}
 	}
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for i, s := range parts {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
+	return strings.Join(parts, " ")
 }
