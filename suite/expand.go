@@ -141,45 +141,40 @@ func isYAMLList(abs string) bool {
 	return false
 }
 
-func walkDir(root string) []string {
-	var out []string
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 && linksToDir(path) {
-			return nil
-		}
-		if !skipFile(path) {
-			out = append(out, path)
-		}
-		return nil
-	})
-	return out
-}
-
-// hasSkillsFile reports whether an evals.json lies below root (hidden folders and node_modules
-// left out, as when walking).
-func hasSkillsFile(root string) bool {
-	found := false
+// walkFiles visits the files below root, hidden folders and node_modules left out, until visit
+// returns false.
+func walkFiles(root string, visit func(path string, d fs.DirEntry) bool) {
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
-		case err != nil || found:
-			return filepath.SkipDir
+		case err != nil:
 		case d.IsDir():
 			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
-		case strings.EqualFold(d.Name(), "evals.json"):
-			found = true
+		case !visit(path, d):
+			return fs.SkipAll
 		}
 		return nil
+	})
+}
+
+func walkDir(root string) []string {
+	var out []string
+	walkFiles(root, func(path string, d fs.DirEntry) bool {
+		if (d.Type()&fs.ModeSymlink == 0 || !linksToDir(path)) && !skipFile(path) {
+			out = append(out, path)
+		}
+		return true
+	})
+	return out
+}
+
+// hasSkillsFile reports whether an evals.json lies below root.
+func hasSkillsFile(root string) bool {
+	found := false
+	walkFiles(root, func(_ string, d fs.DirEntry) bool {
+		found = strings.EqualFold(d.Name(), "evals.json")
+		return !found
 	})
 	return found
 }
