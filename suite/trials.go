@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -106,16 +107,9 @@ func (t *Trials) String() string {
 	if t == nil {
 		return "1 trial"
 	}
-	s := fmt.Sprintf("%d trials, %s", t.Count, t.strategy())
+	s := fmt.Sprintf("%d trials, %s", t.Count, cmp.Or(t.Strategy, TrialsPassAtK))
 	if t.CostUSD > 0 {
 		s += fmt.Sprintf(", cost limit $%g", t.CostUSD)
 	}
 	return s
-}
-
-func (t *Trials) strategy() string {
-	if t.Strategy == "" {
-		return TrialsPassAtK
-	}
-	return t.Strategy
 }
