@@ -26,29 +26,53 @@ func (p *caseParser) input(e *kv) {
 	switch {
 	case e.key == "input_messages" && n.Kind != yaml.SequenceNode:
 		p.fail(n, KindCase, "%q must be a list of messages, got %s", e.key, kindName(n))
-		return
 	case e.key == "question" && n.Kind != yaml.ScalarNode:
 		p.fail(n, KindCase, "%q must be a string, got %s", e.key, kindName(n))
-		return
+	case n.Kind == yaml.MappingNode && !hasKey(n, "role"):
+		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
+	default:
+		p.c.Input = p.messages(n, RoleUser, true)
+		if len(p.c.Input) == 0 && !p.failed {
+			p.fail(n, KindCase, "%q holds no message", e.key)
+		}
 	}
+}
+
+// expected reads expected_messages (a list) or expected_output with AgentV 2.5's
+// shorthands: string → assistant text; message or message list; any other list or object →
+// one assistant message with that structured content.
+func (p *caseParser) expected(e *kv) {
+	switch {
+	case e == nil:
+	case e.key == "expected_messages" && e.v.Kind != yaml.SequenceNode:
+		p.fail(e.v, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)", e.key, kindName(e.v), "expected_output")
+	case e.key == "expected_messages", e.v.Kind == yaml.ScalarNode, hasKey(e.v, "role"),
+		e.v.Kind == yaml.SequenceNode && len(e.v.Content) > 0 && hasKey(e.v.Content[0], "role"):
+		p.c.Expected = p.messages(e.v, RoleAssistant, false)
+	case e.v.Kind == yaml.SequenceNode || e.v.Kind == yaml.MappingNode:
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(e.v)}}
+	}
+}
+
+// messages reads a string (one message of role), a message or a list of messages.
+func (p *caseParser) messages(n *yaml.Node, role string, input bool) []Message {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		p.c.Input = []Message{{Role: RoleUser, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
-	case yaml.SequenceNode:
-		p.c.Input = p.messageList(n, true)
+		return []Message{{Role: role, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
 	case yaml.MappingNode:
-		if hasKey(n, "role") {
-			if m, ok := p.message(n, true); ok {
-				p.c.Input = []Message{m}
-			}
-			return
+		if m, ok := p.message(n, input); ok {
+			return []Message{m}
 		}
-		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
-		return
+	case yaml.SequenceNode:
+		out := make([]Message, 0, len(n.Content))
+		for _, item := range n.Content {
+			if m, ok := p.message(item, input); ok {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
-	if len(p.c.Input) == 0 && !p.failed {
-		p.fail(n, KindCase, "%q holds no message", e.key)
-	}
+	return nil
 }
 
 func (p *caseParser) caseNode() *yaml.Node {
@@ -83,54 +107,6 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 		return es[j].v
 	}
 	return nil
-}
-
-// expected reads expected_messages (a list) or expected_output with AgentV 2.5's
-// shorthands: string → assistant text; message or message list; any other list or object →
-// one assistant message with that structured content.
-func (p *caseParser) expected(e *kv) {
-	if e == nil {
-		return
-	}
-	n := e.v
-	if e.key == "expected_messages" {
-		if n.Kind != yaml.SequenceNode {
-			p.fail(n, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)", e.key, kindName(n), "expected_output")
-			return
-		}
-		p.c.Expected = p.messageList(n, false)
-		return
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
-	case yaml.SequenceNode:
-		if len(n.Content) > 0 {
-			if first := deref(n.Content[0]); first != nil && first.Kind == yaml.MappingNode && hasKey(first, "role") {
-				p.c.Expected = p.messageList(n, false)
-				return
-			}
-		}
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
-	case yaml.MappingNode:
-		if hasKey(n, "role") {
-			if m, ok := p.message(n, false); ok {
-				p.c.Expected = []Message{m}
-			}
-			return
-		}
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
-	}
-}
-
-func (p *caseParser) messageList(n *yaml.Node, input bool) []Message {
-	out := make([]Message, 0, len(n.Content))
-	for _, item := range n.Content {
-		if m, ok := p.message(item, input); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // message reads one message. A malformed message is an error: dropping it silently would run
