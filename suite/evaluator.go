@@ -48,8 +48,7 @@ func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any)
 }
 
 // evaluatorSource parses the evaluators declared by a case or suite, by priority:
-// `execution.evaluators`, then `evaluators`, then `evaluator`. It returns nil when none is
-// declared (or only the default kind name `llm_judge`).
+// `execution.evaluators`, `evaluators`, `evaluator`; nil when none is declared.
 func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
 	var chosen *kv
 	for _, e := range []*kv{execEvals, evals, evaluator} {
@@ -122,8 +121,7 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	return el
 }
 
-// parseEvaluators parses a list of evaluator mappings (those with errors left out) and names
-// them.
+// parseEvaluators parses and names a list of evaluator mappings, those with errors left out.
 func (l *loader) parseEvaluators(n *yaml.Node, el *evalList) []*EvaluatorSpec {
 	var specs []*EvaluatorSpec
 	for _, item := range n.Content {
@@ -146,10 +144,9 @@ func nameEvaluators(specs []*EvaluatorSpec) {
 		}
 	}
 	for _, s := range specs {
-		if s.Name != "" {
-			continue
+		if s.Name == "" {
+			s.Name = uniqueName(s.Type, used)
 		}
-		s.Name = uniqueName(s.Type, used)
 	}
 }
 
@@ -296,12 +293,10 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	return spec
 }
 
-// entryKeys are the keys any evaluator entry may carry whatever its type: the loader's own
-// and AgentV 4.x's common ones.
+// entryKeys are the keys any evaluator entry may carry, whatever its type.
 var entryKeys = slices.Concat(commonKeys, v4GraderKeys, []string{"id"})
 
-// unknownSettings returns the keys of an entry that its type does not read, for types that
-// list their keys (EvaluatorType.Keys).
+// unknownSettings returns the keys of an entry that its type, listing its keys, does not read.
 func unknownSettings(et *EvaluatorType, es []kv) []kv {
 	if et.Keys == nil {
 		return nil
@@ -315,8 +310,7 @@ func unknownSettings(et *EvaluatorType, es []kv) []kv {
 	return out
 }
 
-// unknownNote reads: unknown key "vaule" (did you mean "value"?), followed by the key's line
-// when withLine.
+// unknownNote reads: unknown key "vaule" (did you mean "value"?) [at line N].
 func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
 	msg := fmt.Sprintf("unknown key %q", e.key) + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
 	if withLine {
@@ -398,8 +392,8 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 	}
 }
 
-// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript)
-// at the command, named as the file writes it (4.x `command`, 2.x `script`).
+// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript),
+// naming the command as the file writes it (4.x `command`, 2.x `script`).
 func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 	if l.checkScript == nil || len(spec.Script) == 0 {
 		return

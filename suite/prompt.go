@@ -130,11 +130,7 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 			}
 			p.Config = b
 		default:
-			msg := "unknown key %q in prompt (ignored)"
-			if s := suggest(e.key, promptKeys); s != "" {
-				msg += "; did you mean \"" + s + "\"?"
-			}
-			l.evWarn(el, e.kn, KindUnknownKey, msg, e.key)
+			l.evWarn(el, e.kn, KindUnknownKey, "%s", unknownKeyMsg(e.key, "in prompt", promptKeys))
 		}
 	}
 	if script == nil || isNull(script.v) {
