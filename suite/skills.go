@@ -101,7 +101,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	idKV := f.get("id")
 	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
 		id = idKV.v.Value
-		if f, ok := number(idKV.v); ok && classify(idKV.v) != scalarString {
+		if f, ok := number(idKV.v); ok {
 			id = jsNumber(f) // as JavaScript's String(id): 1.0 is "1"
 		}
 	}
@@ -228,13 +228,8 @@ func jsonSyntax(src []byte) (Diagnostic, bool) {
 	d := Diagnostic{Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off := int(min(se.Offset, int64(len(src))))
-		before := src[:off]
-		d.Line = strings.Count(string(before), "\n") + 1
-		d.Col = len([]rune(string(before[strings.LastIndexByte(string(before), '\n')+1:])))
-		if d.Col == 0 {
-			d.Col = 1
-		}
+		line, col := textPos(string(src), int(min(se.Offset, int64(len(src)))))
+		d.Line, d.Col = line, max(col-1, 1) // the offset is past the byte in error
 	}
 	return d, false
 }
