@@ -43,16 +43,14 @@ func (p *caseParser) text(e *kv) (string, bool) {
 }
 
 // caseFields are the values every dialect's case has, each front-end finding them under its
-// own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them the same
-// way for all. The key of each entry is the one its messages name.
+// own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them for all.
 type caseFields struct {
 	outcome, conversation, input, expected, reference *kv
 	target                                            *kv // the case's execution.target (2.5)
 	execEvals, evals, evaluator, rubrics              *kv
 }
 
-// newCase starts a case at mapping n and reads its id first, so every later message can name
-// the case.
+// newCase starts a case at mapping n with its id, so every later message can name it.
 func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
 	p := &caseParser{l: l, c: &Case{Suite: l.s, Line: n.Line, Col: n.Column}}
 	c := p.c
@@ -160,8 +158,8 @@ func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
 	return chosen
 }
 
-// evaluators resolves the case's final evaluator list: its own, else the suite's, with inline
-// rubrics prepended as an llm_judge named "rubric".
+// evaluators sets the case's list: its own, else the suite's, after inline rubrics (an
+// llm_judge named "rubric").
 func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 	l, c := p.l, p.c
 	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)

@@ -19,15 +19,12 @@ import (
 // evalExts are the eval file extensions.
 var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 
-// Expand turns CLI arguments (files, directories or globs, relative to cwd) into eval file paths:
-// de-duplicated, sorted, relative to cwd when inside it. A directory means every eval file below
-// it; globs use doublestar (`**` spans directories). A .json file (Agent Skills evals.json) is
-// taken when named, or matched by a glob as skillsFile says. Targets files, `.agentv` config, JSONL
-// sidecars and hidden directories are skipped when walking or globbing. Walking and globbing
-// do not follow symbolic links to directories (a link to `..` would repeat the tree, one to
-// `/` would walk the machine); a directory named in the pattern is followed. A file reached
-// by two paths (a link, or two patterns) is listed once. A pattern that matches nothing is an
-// error.
+// Expand turns CLI arguments (files, directories or doublestar globs, relative to cwd) into
+// eval file paths: de-duplicated (also across links), sorted, relative to cwd when inside it. A
+// .json file (Agent Skills evals.json) is taken when named, or matched as skillsFile says.
+// Walking and globbing skip targets files, `.agentv` config, JSONL sidecars and hidden folders,
+// and follow no link to a directory (a link to `..` would repeat the tree, one to `/` walk the
+// machine). A pattern that matches nothing is an error.
 func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
@@ -179,8 +176,7 @@ func hasSkillsFile(root string) bool {
 	return found
 }
 
-// globFiles expands an absolute doublestar pattern. Hidden files and directories only match
-// when the pattern names them.
+// globFiles expands an absolute doublestar pattern; hidden files match only when it names them.
 func globFiles(abs string) ([]string, error) {
 	pattern := filepath.ToSlash(abs)
 	if !doublestar.ValidatePattern(pattern) {
@@ -206,9 +202,8 @@ func globFiles(abs string) ([]string, error) {
 	return out, nil
 }
 
-// skillsFile reports whether a glob match is an Agent Skills evals file to run: a .json file
-// named evals.json, or any .json file when the pattern itself ends in .json. Walking a
-// directory picks no .json file, as AgentV 4.x does not.
+// skillsFile reports whether a glob match is an Agent Skills evals file to run: evals.json, or
+// any .json file when the pattern ends in .json. Walking a directory picks none, as in 4.x.
 func skillsFile(path, pattern string) bool {
 	base := strings.ToLower(filepath.Base(path))
 	if filepath.Ext(base) != ".json" || strings.HasPrefix(base, ".") {
@@ -231,9 +226,8 @@ func inNodeModules(rel string) bool {
 	return strings.Contains("/"+rel+"/", "/node_modules/")
 }
 
-// dropIncluded leaves out the files that an AgentV 4.x suite among files includes as its
-// tests (`tests: cases.jsonl`, `tests: <directory>` with a case.yaml per subdirectory, or
-// `file://` items of its test list): they are parts of that suite, not suites of their own.
+// dropIncluded leaves out the files that a 4.x suite among files includes as its tests
+// (`tests: cases.jsonl`, `tests: <directory>`, `file://` items): they are parts of that suite.
 func dropIncluded(files []string) []string {
 	included := map[string]bool{}
 	for _, f := range files {

@@ -85,8 +85,8 @@ type fileRef struct {
 	refused string   // why the first candidate that exists but is not a file/directory was passed over
 }
 
-// resolve looks value up as a file (wantDir false) or a directory (wantDir true).
-// Results are cached per value: every case of a file shares the same search roots.
+// resolve looks value up as a file or a directory, once per value (every case of a file shares
+// the search roots).
 func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	key := value
 	if wantDir {
@@ -100,8 +100,7 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	return r
 }
 
-// findFile looks value up as a file (wantDir false) or a directory (wantDir true) in roots:
-// an absolute path first as it is, then below each root. Messages show paths relative to cwd.
+// findFile looks value up in roots: an absolute path first as it is, then below each root.
 func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 	r := &fileRef{}
 	var cands []string
@@ -148,8 +147,8 @@ func (l *loader) triedList(r *fileRef) string {
 	return s
 }
 
-// readText returns a file's content with CRLF normalized to LF, reading each file once per load
-// so that cases referencing the same file share one string.
+// readText returns a file's content with CRLF as LF, read once per load so that the cases
+// naming it share one string.
 func (l *loader) readText(abs string) (string, error) {
 	if s, ok := l.texts[abs]; ok {
 		return s, nil
@@ -166,8 +165,8 @@ func (l *loader) readText(abs string) (string, error) {
 // maxContentBytes bounds one referenced file (content or template).
 const maxContentBytes = safefile.LimitContent
 
-// readRegular reads a regular file of at most limit bytes. Opening does not block on a FIFO
-// (the path may have been swapped after resolve checked it).
+// readRegular reads a regular file of at most limit bytes, never blocking on a FIFO (the path
+// may have been swapped after resolve checked it).
 func readRegular(path string, limit int64) ([]byte, error) {
 	return safefile.ReadFile(path, limit)
 }

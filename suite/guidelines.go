@@ -18,8 +18,8 @@ import (
 var DefaultGuidelinePatterns = []string{"**/*.instructions.md", "**/instructions/**", "**/*.prompt.md", "**/prompts/**"}
 
 // guidelinePatterns finds the patterns in force for the eval file: `.agentv.yaml` in its
-// directory, else the first valid `.agentv/config.yaml` walking up to the repo root
-// (AgentV 2.x), else the defaults. An invalid config file is reported and skipped.
+// directory, else the first valid `.agentv/config.yaml` up to the repo root (AgentV 2.x), else
+// the defaults. An invalid config file is reported and skipped.
 func (l *loader) guidelinePatterns() []string {
 	if p, ok := l.readConfig(filepath.Join(l.s.Dir, ".agentv.yaml")); ok {
 		return p
@@ -32,8 +32,8 @@ func (l *loader) guidelinePatterns() []string {
 	return slices.Clone(DefaultGuidelinePatterns)
 }
 
-// readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
-// invalid (warned) or does not set the key.
+// readConfig reads guideline_patterns from one config file; false when it is absent, invalid
+// (warned) or does not set them.
 func (l *loader) readConfig(path string) ([]string, bool) {
 	b, err := readRegular(path, safefile.LimitConfig)
 	if err != nil {
@@ -100,9 +100,8 @@ func (l *loader) parseYAMLWarn(b []byte) *yaml.Node {
 	return doc
 }
 
-// isGuideline reports whether the file at abs matches the guideline patterns: its path relative
-// to the repo root, with forward slashes. `*` stays within a segment, `**` spans segments.
-// Files outside the repo root are never guidelines.
+// isGuideline reports whether the file at abs, inside the repo root, matches the guideline
+// patterns by its path from the root.
 func (l *loader) isGuideline(abs string) bool {
 	if !within(abs, l.s.RepoRoot) {
 		return false

@@ -14,8 +14,7 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// loadJSONL reads a JSONL suite line by line: one case per non-blank line. A bad line is
-// reported with its line number and skipped; the other lines still load.
+// loadJSONL reads a JSONL suite, one case a non-blank line; a bad line is reported and skipped.
 func (l *loader) loadJSONL() {
 	l.loadSidecar()
 	// Streamed without a cap, but a FIFO or device is refused rather than waited on.
@@ -44,8 +43,7 @@ func (l *loader) loadJSONL() {
 	}
 }
 
-// jsonlNode parses one line of a JSONL file of either dialect (the loader's current file); nil
-// when the line is blank or is not JSON (reported).
+// jsonlNode parses one line of a JSONL file of either dialect; nil when blank or not JSON (reported).
 func (l *loader) jsonlNode(line []byte, lineNo int) *yaml.Node {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -97,8 +95,7 @@ func isV4Line(n *yaml.Node) bool {
 	return false
 }
 
-// loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: description, dataset,
-// execution (target, evaluators) and evaluator(s) for every line.
+// loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: the suite's header.
 func (l *loader) loadSidecar() {
 	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
 	for _, ext := range []string{".yaml", ".yml"} {
@@ -131,9 +128,8 @@ func (l *loader) loadSidecar() {
 	}
 }
 
-// CountJSONLCases counts the lines of a JSONL eval file that are not blank: the cases it
-// plans, known before the file is loaded (a line that turns out malformed is counted too).
-// It reads the file once without parsing it, so a run can show its total from the start.
+// CountJSONLCases counts the non-blank lines of a JSONL eval file without parsing them, so a
+// run can show its total from the start.
 func CountJSONLCases(path string) (int, error) {
 	f, err := safefile.Open(path)
 	if err != nil {

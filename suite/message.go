@@ -45,7 +45,8 @@ func (p *caseParser) expected(e *kv) {
 	switch {
 	case e == nil:
 	case e.key == "expected_messages" && e.v.Kind != yaml.SequenceNode:
-		p.fail(e.v, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)", e.key, kindName(e.v), "expected_output")
+		p.fail(e.v, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)",
+			e.key, kindName(e.v), "expected_output")
 	case e.key == "expected_messages", e.v.Kind == yaml.ScalarNode, hasKey(e.v, "role"),
 		e.v.Kind == yaml.SequenceNode && len(e.v.Content) > 0 && hasKey(e.v.Content[0], "role"):
 		p.c.Expected = p.messages(e.v, RoleAssistant, false)

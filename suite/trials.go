@@ -29,8 +29,7 @@ var TrialStrategies = []string{TrialsPassAtK, TrialsMean, TrialsConfidenceInterv
 // MaxTrials bounds a trial count: each trial is a full run of the case, target and judges.
 const MaxTrials = 100
 
-// Trials is how many times each case of a file runs and how the runs are combined
-// (AgentV 4.x `execution.trials`).
+// Trials is how many times each case of a file runs and how the runs combine (4.x `execution.trials`).
 type Trials struct {
 	Count    int     // runs of each case, 1 to MaxTrials
 	Strategy string  // one of TrialStrategies; "" means TrialsPassAtK
@@ -39,8 +38,7 @@ type Trials struct {
 
 var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}
 
-// v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}. A count
-// of 1 runs each test once, as without trials.
+// v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}.
 func (l *loader) v4Trials(e *kv) {
 	if isNull(e.v) {
 		return

@@ -103,8 +103,8 @@ func execution(list string) string { return "    execution:\n      evaluators:\n
 // evalYAML writes n cases of a mode; v4 writes an AgentV 4.x suite (tests, criteria, input,
 // expected_output, assertions) with the same contents.
 func evalYAML(mode, ev string, n int) string {
-	head := fmt.Sprintf("# written by internal/suitegen: mode %s, %d cases\ndescription: synthetic offline suite (%s, %d cases)\n",
-		mode, n, mode, n)
+	head := fmt.Sprintf("# written by internal/suitegen: mode %s, %d cases\n"+
+		"description: synthetic offline suite (%s, %d cases)\n", mode, n, mode, n)
 	list, outcome, input := "evalcases", "expected_outcome", "input_messages"
 	expected := "expected_messages:\n      - role: assistant\n        content: " + quote(MockAnswer)
 	switch mode {
