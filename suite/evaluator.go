@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -383,11 +382,7 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 			spec.Cwd = r.abs
 		} else {
 			l.evWarn(el, c.v, KindMissingFile, "code_judge cwd %q not found (tried: %s)", v, l.triedList(r))
-			if filepath.IsAbs(v) {
-				spec.Cwd = filepath.Clean(v)
-			} else {
-				spec.Cwd = filepath.Join(l.s.Dir, v)
-			}
+			spec.Cwd = absPath(l.s.Dir, v)
 		}
 	}
 }

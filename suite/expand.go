@@ -26,44 +26,42 @@ var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 // and follow no link to a directory (a link to `..` would repeat the tree, one to `/` walk the
 // machine). A pattern that matches nothing is an error.
 func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	if a, err := filepath.Abs(cwd); err == nil {
+	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
 	}
 	var diags []Diagnostic
+	bad := func(file, format string, args ...any) {
+		d := Diagnostic{File: file, Severity: SeverityError, Kind: KindFile, Message: fmt.Sprintf(format, args...)}
+		diags = append(diags, d)
+	}
 	seen := map[string]bool{}
 	var out []string
-	add := func(abs string) {
-		key := abs
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			key = real
-		}
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, displayPath(abs, cwd))
+	add := func(files ...string) {
+		for _, abs := range files {
+			key := abs
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				key = real
+			}
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, displayPath(abs, cwd))
+			}
 		}
 	}
 	if len(patterns) == 0 {
-		diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile, Message: "no eval paths given: pass eval files, directories or globs"})
+		bad("", "no eval paths given: pass eval files, directories or globs")
 	}
 	for _, pat := range patterns {
-		abs := pat
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
-		abs = filepath.Clean(abs)
-		if fi, err := os.Stat(abs); err == nil {
-			if !fi.IsDir() {
-				if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
-					diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
-						Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
-					continue
-				}
-				add(abs)
+		abs := absPath(cwd, pat)
+		fi, err := os.Stat(abs)
+		switch {
+		case err == nil && !fi.IsDir():
+			if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
+				bad(displayPath(abs, cwd), "%s", unsupportedFormat(ext))
 				continue
 			}
+			add(abs)
+		case err == nil:
 			found := dropIncluded(walkDir(abs))
 			if len(found) == 0 {
 				msg := fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)
@@ -71,30 +69,28 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 					msg += fmt.Sprintf("; Agent Skills evals.json files run when named or matched by a glob such as %q",
 						filepath.ToSlash(filepath.Join(pat, "**", "evals.json")))
 				}
-				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile, Message: msg})
+				bad(displayPath(abs, cwd), "%s", msg)
 			}
-			for _, f := range found {
-				add(f)
+			add(found...)
+		default:
+			matches, err := globFiles(abs)
+			switch {
+			case err != nil:
+				bad("", "invalid pattern %q: %v", pat, err)
+			case len(matches) == 0:
+				bad("", "no eval files matched %q", pat)
+			default:
+				add(dropIncluded(matches)...)
 			}
-			continue
-		}
-		matches, err := globFiles(abs)
-		if err != nil {
-			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
-				Message: fmt.Sprintf("invalid pattern %q: %v", pat, err)})
-			continue
-		}
-		if len(matches) == 0 {
-			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
-				Message: fmt.Sprintf("no eval files matched %q", pat)})
-			continue
-		}
-		for _, m := range dropIncluded(matches) {
-			add(m)
 		}
 	}
 	sort.Strings(out)
 	return out, diags
+}
+
+func unsupportedFormat(ext string) string {
+	return fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json "+
+		"(Agent Skills evals.json)", ext)
 }
 
 // skipFile reports whether a file found by walking or globbing is not an eval file.

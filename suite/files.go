@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,46 +14,47 @@ import (
 // FindRepoRoot returns the repository root for an eval file in dir: the nearest ancestor of dir
 // (dir included) that holds a `.git` entry, else workspace (GITHUB_WORKSPACE) when set, else cwd.
 func FindRepoRoot(dir, workspace, cwd string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		for d := abs; ; {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				return d
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
+	for d, err := filepath.Abs(dir); err == nil; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			break
 		}
 	}
-	if workspace != "" {
-		if abs, err := filepath.Abs(workspace); err == nil {
-			return abs
-		}
-		return workspace
-	}
-	if abs, err := filepath.Abs(cwd); err == nil {
+	p := cmp.Or(workspace, cwd)
+	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
-	return cwd
+	return p
+}
+
+// absPath is p from dir when relative, cleaned.
+func absPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 // displayPath shows abs relative to cwd when it lies inside cwd, else absolute.
 func displayPath(abs, cwd string) string {
-	if cwd == "" {
-		return abs
+	if rel, ok := relWithin(abs, cwd); ok && cwd != "" {
+		return rel
 	}
-	rel, err := filepath.Rel(cwd, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return abs
-	}
-	return rel
+	return abs
 }
 
 // within reports whether path is root or lies below it.
 func within(path, root string) bool {
+	_, ok := relWithin(path, root)
+	return ok
+}
+
+func relWithin(path, root string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	up := rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return rel, err == nil && !up && !filepath.IsAbs(rel)
 }
 
 // upTo lists dir and its parents up to root when dir lies within root, else dir alone.
@@ -111,12 +113,10 @@ func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 	for _, root := range roots {
 		cands = append(cands, filepath.Join(root, trimmed))
 	}
-	seen := map[string]bool{}
 	for _, c := range cands {
-		if seen[c] {
+		if slices.Contains(r.tried, c) {
 			continue
 		}
-		seen[c] = true
 		r.tried = append(r.tried, c)
 		// Only regular files count: a device or FIFO (/dev/stdin) would block or never end.
 		fi, err := os.Stat(c)

@@ -98,17 +98,10 @@ type diagKey struct {
 // cannot be loaded are left out of Suite.Cases while the others load.
 func Load(path string, opts LoadOptions) *Suite {
 	cwd := opts.Cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	if a, err := filepath.Abs(cwd); err == nil {
+	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(cwd, abs)
-	}
-	abs = filepath.Clean(abs)
+	abs := absPath(cwd, path)
 	s := &Suite{Abs: abs, Dir: filepath.Dir(abs), Path: displayPath(abs, cwd)}
 	s.RepoRoot = FindRepoRoot(s.Dir, opts.Workspace, cwd)
 	ext := strings.ToLower(filepath.Ext(abs))
@@ -138,8 +131,7 @@ func Load(path string, opts LoadOptions) *Suite {
 		s.Format = "json" // Agent Skills evals.json
 		s.setDialect(Dialect4)
 	default:
-		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
-			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
+		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: unsupportedFormat(ext)})
 		return s
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {

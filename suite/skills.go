@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -147,11 +146,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 				fail(p, "%q items must be file paths, got %s", "files", describe(p))
 				continue
 			}
-			abs := p.Value
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(l.s.Dir, abs)
-			}
-			abs = filepath.Clean(abs)
+			abs := absPath(l.s.Dir, p.Value)
 			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
 				l.warnf(p, KindMissingFile, id, "file %q not found (looked for %s)", p.Value, displayPath(abs, l.cwd))
 			}

@@ -20,12 +20,9 @@ func (l *loader) isTestDir(rel string) (string, bool) {
 	if strings.ContainsAny(rel, "*?{") {
 		return "", false
 	}
-	abs := rel
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(l.s.Dir, rel)
-	}
+	abs := absPath(l.s.Dir, rel)
 	fi, err := os.Stat(abs)
-	return filepath.Clean(abs), err == nil && fi.IsDir()
+	return abs, err == nil && fi.IsDir()
 }
 
 // v4TestDir loads `tests: <directory>` as AgentV 4.x does: each subdirectory, in name order, is
