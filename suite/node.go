@@ -2,10 +2,12 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -65,16 +67,12 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 				visited = map[*yaml.Node]bool{}
 			}
 			visited[m] = true
-			var srcs []*yaml.Node
+			srcs := []*yaml.Node{v}
 			if v != nil && v.Kind == yaml.SequenceNode {
-				for _, c := range v.Content {
-					srcs = append(srcs, deref(c))
-				}
-			} else {
-				srcs = append(srcs, v)
+				srcs = v.Content
 			}
 			for _, s := range srcs {
-				if s != nil && !visited[s] {
+				if s = deref(s); s != nil && !visited[s] {
 					merged = append(merged, entriesMerged(s, visited)...)
 					visited[s] = true
 				}
@@ -163,13 +161,18 @@ func isCoreInt(s string) bool { return numeric(s) && coreInt.MatchString(s) }
 
 func isCoreFloat(s string) bool { return numeric(s) && coreFloat.MatchString(s) }
 
+var (
+	nullWords = []string{"", "~", "null", "Null", "NULL"}
+	boolWords = []string{"true", "True", "TRUE", "false", "False", "FALSE"}
+)
+
 func classify(n *yaml.Node) scalarKind {
 	if n.Style&yaml.TaggedStyle != 0 { // an explicit tag wins over quoting: !!int "5" is 5
 		switch n.Tag {
 		case "!!null":
 			return scalarNull
 		case "!!bool":
-			if n.Value == "true" || n.Value == "false" || n.Value == "True" || n.Value == "False" || n.Value == "TRUE" || n.Value == "FALSE" {
+			if slices.Contains(boolWords, n.Value) {
 				return scalarBool
 			}
 		case "!!int":
@@ -186,16 +189,14 @@ func classify(n *yaml.Node) scalarKind {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return scalarString
 	}
-	switch n.Value {
-	case "", "~", "null", "Null", "NULL":
+	switch {
+	case slices.Contains(nullWords, n.Value):
 		return scalarNull
-	case "true", "True", "TRUE", "false", "False", "FALSE":
+	case slices.Contains(boolWords, n.Value):
 		return scalarBool
-	}
-	if isCoreInt(n.Value) {
+	case isCoreInt(n.Value):
 		return scalarInt
-	}
-	if isCoreFloat(n.Value) {
+	case isCoreFloat(n.Value):
 		return scalarFloat
 	}
 	return scalarString
@@ -306,23 +307,16 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 	case scalarBool:
 		b.WriteString(strings.ToLower(n.Value))
 	case scalarInt:
-		t := strings.TrimPrefix(n.Value, "+")
-		neg := strings.HasPrefix(t, "-")
-		digits := strings.TrimPrefix(t, "-")
-		if !strings.HasPrefix(digits, "0o") && !strings.HasPrefix(digits, "0x") {
-			// Decimal integers keep every digit (JavaScript would round past 2^53).
-			digits = strings.TrimLeft(digits, "0")
-			if digits == "" {
-				b.WriteString("0")
-				return
-			}
-			if neg {
-				b.WriteByte('-')
-			}
-			b.WriteString(digits)
+		if strings.ContainsAny(n.Value, "ox") {
+			b.WriteString(jsNumber(parseCoreInt(n.Value)))
 			return
 		}
-		b.WriteString(jsNumber(parseCoreInt(n.Value)))
+		// Decimal integers keep every digit (JavaScript would round past 2^53).
+		digits := strings.TrimLeft(n.Value, "+-0")
+		if digits != "" && n.Value[0] == '-' {
+			b.WriteByte('-')
+		}
+		b.WriteString(cmp.Or(digits, "0"))
 	case scalarFloat:
 		b.WriteString(jsNumber(parseCoreFloat(n.Value)))
 	default:
