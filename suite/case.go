@@ -203,9 +203,8 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 			return
 		}
 	}
-	items, err := toJSON(rubrics.v)
-	if err != nil {
-		p.fail(rubrics.v, KindCase, "rubrics: %v", err)
+	items := p.json(rubrics.v, "rubrics")
+	if items == nil {
 		return
 	}
 	used := map[string]bool{}

@@ -234,18 +234,14 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 
 	// Pass-through config (llm_judge, code_judge): unknown keys, then an explicit `config:` wins.
+	// Parts of the entry render as JSON: the whole did.
 	var cfg []jsonField
 	if typ == TypeLLMJudge || typ == TypeCodeJudge {
 		for _, e := range es {
-			if slices.Contains(own, e.key) {
-				continue
+			if !slices.Contains(own, e.key) {
+				b, _ := toJSON(e.v)
+				cfg = append(cfg, jsonField{e.key, b})
 			}
-			b, err := toJSON(e.v)
-			if err != nil {
-				l.evError(el, e.v, "evaluator setting %q: %v", e.key, err)
-				continue
-			}
-			cfg = append(cfg, jsonField{e.key, b})
 		}
 	}
 	if e := get("config"); e != nil && !isNull(e.v) {
@@ -253,11 +249,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 			l.evError(el, e.v, "evaluator %q must be a mapping, got %s", "config", kindName(e.v))
 		} else {
 			for _, c := range entries(e.v) {
-				b, err := toJSON(c.v)
-				if err != nil {
-					l.evError(el, c.v, "config %q: %v", c.key, err)
-					continue
-				}
+				b, _ := toJSON(c.v)
 				cfg = setField(cfg, c.key, b)
 			}
 			if cfg == nil {

@@ -153,12 +153,9 @@ func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
 			return m, false
 		}
 		if len(toolCalls.v.Content) > 0 {
-			b, err := toJSON(toolCalls.v)
-			if err != nil {
-				p.fail(toolCalls.v, KindCase, "tool_calls: %v", err)
+			if m.ToolCalls = p.json(toolCalls.v, "tool_calls"); m.ToolCalls == nil {
 				return m, false
 			}
-			m.ToolCalls = b
 		}
 	}
 	if content != nil && !isNull(content.v) {
@@ -200,12 +197,19 @@ func hasStringType(m *yaml.Node) bool {
 }
 
 func (p *caseParser) structured(n *yaml.Node) Content {
+	if b := p.json(n, "content"); b != nil {
+		return Content{Kind: ContentStructured, Structured: b}
+	}
+	return Content{}
+}
+
+// json renders n as JSON; nil after failing the case (a value too large or deep).
+func (p *caseParser) json(n *yaml.Node, what string) []byte {
 	b, err := toJSON(n)
 	if err != nil {
-		p.fail(n, KindCase, "content: %v", err)
-		return Content{}
+		p.fail(n, KindCase, "%s: %v", what, err)
 	}
-	return Content{Kind: ContentStructured, Structured: b}
+	return b
 }
 
 // segment reads one content item; file items are resolved and read.
@@ -222,13 +226,8 @@ func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 		}
 	}
 	if s.Type != "text" && s.Type != "file" {
-		b, err := toJSON(n)
-		if err != nil {
-			p.fail(n, KindCase, "content item: %v", err)
-			return s, false
-		}
-		s.Raw = b
-		return s, true
+		s.Raw = p.json(n, "content item")
+		return s, s.Raw != nil
 	}
 	for _, e := range es {
 		if e.key != "type" && e.key != "value" {
@@ -288,12 +287,9 @@ func (p *caseParser) reference(e *kv) {
 			c.ReferenceAnswer, c.HasReference = e.v.Value, true
 			return
 		}
-		b, err := toJSON(e.v)
-		if err != nil {
-			p.fail(e.v, KindCase, "reference_answer: %v", err)
-			return
+		if b := p.json(e.v, "reference_answer"); b != nil {
+			c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
 		}
-		c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
 		return
 	}
 	if len(c.Expected) == 0 {

@@ -123,12 +123,7 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 				l.evError(el, e.v, "prompt %q must be a mapping, got %s", "config", kindName(e.v))
 				continue
 			}
-			b, err := toJSON(e.v)
-			if err != nil {
-				l.evError(el, e.v, "prompt config: %v", err)
-				continue
-			}
-			p.Config = b
+			p.Config, _ = toJSON(e.v) // part of the entry, which rendered whole
 		default:
 			l.evWarn(el, e.kn, KindUnknownKey, "%s", unknownKeyMsg(e.key, "in prompt", promptKeys))
 		}
