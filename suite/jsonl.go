@@ -20,7 +20,7 @@ func (l *loader) loadJSONL() {
 	// Streamed without a cap, but a FIFO or device is refused rather than waited on.
 	f, err := safefile.Open(l.s.Abs)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	defer f.Close()
@@ -35,8 +35,7 @@ func (l *loader) loadJSONL() {
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				l.add(Diagnostic{File: l.s.Path, Line: lineNo, Severity: SeverityError, Kind: KindFile,
-					Message: "could not read eval file: " + errText(err)})
+				l.readError(lineNo, err)
 			}
 			break
 		}

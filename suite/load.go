@@ -159,6 +159,12 @@ func Load(path string, opts LoadOptions) *Suite {
 	return s
 }
 
+// readError reports that the eval file could not be read (at line, when not 0).
+func (l *loader) readError(line int, err error) {
+	l.add(Diagnostic{File: l.s.Path, Line: line, Severity: SeverityError, Kind: KindFile,
+		Message: "could not read eval file: " + errText(err)})
+}
+
 // errText drops the path from an *os.PathError: messages already name the file.
 func errText(err error) string {
 	var pe *os.PathError

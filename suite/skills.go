@@ -29,7 +29,7 @@ func (l *loader) loadSkills() {
 	l.s.setDialect(Dialect4)
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	if d, ok := jsonSyntax(src); !ok {

@@ -28,7 +28,7 @@ const loadGCPercent = 50
 func (l *loader) loadYAML() {
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	l.src = src
@@ -158,9 +158,6 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 			}
 		}
 		list = chosen.v
-		if list == nil {
-			list = chosen.kn
-		}
 	}
 	l.suiteList = l.evaluatorSource(execEvals, evals, evaluator, "")
 	if l.suiteList != nil {
