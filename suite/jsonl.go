@@ -139,19 +139,12 @@ func CountJSONLCases(path string) (int, error) {
 	n, blank := 0, true
 	for {
 		chunk, err := r.ReadSlice('\n')
-		for _, b := range chunk {
-			if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
-				blank = false
-				break
-			}
-		}
-		end := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		blank = blank && len(bytes.Trim(chunk, " \t\r\n")) == 0
+		end := bytes.HasSuffix(chunk, []byte("\n"))
 		if (end || err == io.EOF) && !blank {
 			n++
 		}
-		if end {
-			blank = true
-		}
+		blank = blank || end
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
