@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -73,12 +74,8 @@ func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
 func (l *loader) parseCase(item *yaml.Node) *Case {
 	n := deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = item
-		}
-		p := &caseParser{l: l, c: &Case{Suite: l.s}}
-		p.fail(pos, KindCase, "an eval case must be a mapping with id and input, got %s", kindName(n))
+		l.errorf(cmp.Or(n, item), KindCase, "", "an eval case must be a mapping with id and input, got %s%s",
+			kindName(n), notLoaded(""))
 		return nil
 	}
 	es := entries(n)

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -235,11 +236,7 @@ func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string)
 	if n != nil && n.Kind == kind {
 		return n
 	}
-	pos := n
-	if pos == nil {
-		pos = &yaml.Node{Line: 1, Column: 1}
-	}
-	l.errorf(pos, KindStructure, "", "%s", message(kindName(n)))
+	l.errorf(cmp.Or(n, &yaml.Node{Line: 1, Column: 1}), KindStructure, "", "%s", message(kindName(n)))
 	return nil
 }
 
