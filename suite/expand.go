@@ -23,8 +23,8 @@ var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 // eval file paths: de-duplicated (also across links), sorted, relative to cwd when inside it. A
 // .json file (Agent Skills evals.json) is taken when named, or matched as skillsFile says.
 // Walking and globbing skip targets files, `.agentv` config, JSONL sidecars and hidden folders,
-// and follow no link to a directory (a link to `..` would repeat the tree, one to `/` walk the
-// machine). A pattern that matches nothing is an error.
+// and follow no link to a directory below what was named (a link to `..` would repeat the tree,
+// one to `/` walk the machine). A pattern that matches nothing is an error.
 func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
