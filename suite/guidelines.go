@@ -61,31 +61,29 @@ func (l *loader) readConfig(path string) ([]string, bool) {
 		l.warnf(root, KindConfig, "", "config must be a mapping with guideline_patterns; file ignored")
 		return nil, false
 	}
-	for _, e := range entries(root) {
-		if e.key != "guideline_patterns" {
-			continue
-		}
-		if e.v == nil || e.v.Kind != yaml.SequenceNode {
-			l.warnf(e.v, KindConfig, "", "guideline_patterns must be a list of glob strings, got %s; file ignored", kindName(e.v))
+	e := kvs(entries(root)).get("guideline_patterns")
+	if e == nil {
+		return nil, false
+	}
+	if e.v.Kind != yaml.SequenceNode {
+		l.warnf(e.v, KindConfig, "", "guideline_patterns must be a list of glob strings, got %s; file ignored", kindName(e.v))
+		return nil, false
+	}
+	pats := []string{}
+	for _, c := range e.v.Content {
+		c = deref(c)
+		if c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
+			l.warnf(c, KindConfig, "", "guideline pattern must be a string, got %s; file ignored", kindName(c))
 			return nil, false
 		}
-		pats := []string{}
-		for _, c := range e.v.Content {
-			c = deref(c)
-			if c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
-				l.warnf(c, KindConfig, "", "guideline pattern must be a string, got %s; file ignored", kindName(c))
-				return nil, false
-			}
-			p := strings.TrimPrefix(filepath.ToSlash(c.Value), "./")
-			if !doublestar.ValidatePattern(p) {
-				l.warnf(c, KindConfig, "", "invalid guideline pattern %q; file ignored", c.Value)
-				return nil, false
-			}
-			pats = append(pats, p)
+		p := strings.TrimPrefix(filepath.ToSlash(c.Value), "./")
+		if !doublestar.ValidatePattern(p) {
+			l.warnf(c, KindConfig, "", "invalid guideline pattern %q; file ignored", c.Value)
+			return nil, false
 		}
-		return pats, true
+		pats = append(pats, p)
 	}
-	return nil, false
+	return pats, true
 }
 
 // parseYAMLWarn parses a config file; syntax problems are warnings, not errors.
