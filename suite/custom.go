@@ -57,23 +57,18 @@ func (l *loader) customScript(typ string) (string, []string) {
 // customAssertion rewrites assertion n of custom type typ into a code-grader entry: the script
 // as its command, the keys that are not its own settings as its config, the type as its name.
 func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	cfg := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	hasName := false
+	out, cfg := mapping(n), mapping(n)
 	for _, e := range entries(n) {
 		switch {
 		case e.key == "type":
 			out.Content = append(out.Content, e.kn, strNode(e.v, "code-grader"))
-		case e.key == "name":
-			hasName = true
-			out.Content = append(out.Content, e.kn, e.v)
 		case slices.Contains(customMeta, e.key):
 			out.Content = append(out.Content, e.kn, e.v)
 		default:
 			cfg.Content = append(cfg.Content, e.kn, e.v)
 		}
 	}
-	if !hasName {
+	if valueOf(n, "name") == nil {
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
 	}
 	cmd := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: n.Line, Column: n.Column, Content: []*yaml.Node{strNode(n, script)}}
