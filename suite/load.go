@@ -136,13 +136,13 @@ func Load(path string, opts LoadOptions) *Suite {
 		return s
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-		msg := "could not read eval file: no such file"
-		if err == nil {
-			msg = "could not read eval file: it is " + safefile.Describe(fi.Mode()) + ", not a regular file"
-		} else if !errors.Is(err, os.ErrNotExist) {
-			msg = "could not read eval file: " + errText(err)
+		switch {
+		case err == nil:
+			err = errors.New("it is " + safefile.Describe(fi.Mode()) + ", not a regular file")
+		case errors.Is(err, os.ErrNotExist):
+			err = errors.New("no such file")
 		}
-		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: msg})
+		l.readError(0, err)
 		return s
 	}
 	s.GuidelinePatterns = l.guidelinePatterns()

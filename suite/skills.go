@@ -26,7 +26,6 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	l.s.setDialect(Dialect4)
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.readError(0, err)
