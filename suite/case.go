@@ -220,6 +220,5 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 			return
 		}
 	}
-	out := make([]*EvaluatorSpec, 0, len(c.Evaluators)+1)
-	c.Evaluators = append(append(out, spec), c.Evaluators...)
+	c.Evaluators = slices.Concat([]*EvaluatorSpec{spec}, c.Evaluators) // a new slice: the suite's list is shared
 }
