@@ -138,19 +138,24 @@ func (p *caseParser) build(f caseFields) *Case {
 	return c
 }
 
-// canonical returns the first of keys present (canonical names win) and warns about the others.
+// canonical returns the first of keys set (canonical names win) and warns about the others.
 func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
+	return firstSet(fields.get, keys, func(at *yaml.Node, format string, args ...any) {
+		p.warn(at, KindIgnored, format, args...)
+	})
+}
+
+// firstSet returns the first of keys whose value is not null, and reports each other one set.
+func firstSet(get func(string) *kv, keys []string, ignored func(at *yaml.Node, format string, args ...any)) *kv {
 	var chosen *kv
 	for _, k := range keys {
-		e := fields.get(k)
-		if e == nil || isNull(e.v) {
-			continue
-		}
-		if chosen == nil {
+		switch e := get(k); {
+		case e == nil || isNull(e.v):
+		case chosen == nil:
 			chosen = e
-			continue
+		default:
+			ignored(e.kn, "%q ignored: %q is also set", e.key, chosen.key)
 		}
-		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
 	}
 	return chosen
 }

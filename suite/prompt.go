@@ -37,22 +37,12 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 			spec.Target = l.str(t.v.Value)
 		}
 	}
-	var chosen *kv
-	for _, k := range []string{"prompt", "promptPath", "prompt_path"} {
-		e := get(k)
-		if e == nil || isNull(e.v) {
-			continue
-		}
-		if chosen != nil {
-			l.evWarn(el, e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
-			continue
-		}
-		chosen = e
+	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, func(at *yaml.Node, format string, args ...any) {
+		l.evWarn(el, at, KindIgnored, format, args...)
+	})
+	if chosen != nil {
+		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 	}
-	if chosen == nil {
-		return
-	}
-	spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 }
 
 // parsePrompt resolves a prompt value: an existing file is a text template or,
@@ -113,7 +103,6 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 	for _, e := range entries(n) {
 		switch e.key {
 		case "script":
-			e := e
 			script = &e
 		case "config":
 			if isNull(e.v) {
