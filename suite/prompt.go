@@ -37,9 +37,8 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 			spec.Target = l.str(t.v.Value)
 		}
 	}
-	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, func(at *yaml.Node, format string, args ...any) {
-		l.evWarn(el, at, KindIgnored, format, args...)
-	})
+	warn := func(at *yaml.Node, format string, args ...any) { l.evWarn(el, at, KindIgnored, format, args...) }
+	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, warn)
 	if chosen != nil {
 		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 	}
