@@ -420,15 +420,11 @@ func (l *loader) targetProxy(n *yaml.Node, el *evalList) *TargetProxy {
 			l.evError(el, e.kn, "code_judge target: unknown setting %q; %s", e.key, want)
 			continue
 		}
-		if isNull(e.v) {
-			continue
-		}
-		f, ok := number(e.v)
-		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		if f, ok := number(e.v); ok && f >= 0 && f == math.Trunc(f) && f <= math.MaxInt32 {
+			p.MaxCalls = int(f)
+		} else if !isNull(e.v) {
 			l.evError(el, e.v, "code_judge target %q must be a whole number >= 0, got %s", e.key, describe(e.v))
-			continue
 		}
-		p.MaxCalls = int(f)
 	}
 	return p
 }
