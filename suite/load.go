@@ -244,7 +244,7 @@ func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string)
 func (l *loader) parseYAML(src []byte) *yaml.Node {
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
-		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})
+		l.yamlError(err)
 		return nil
 	}
 	var doc yaml.Node
