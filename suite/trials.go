@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -92,16 +91,4 @@ func (l *loader) v4Trials(e *kv) {
 	case ok:
 		l.s.Trials = t
 	}
-}
-
-// String describes the setting for people: "5 trials, mean".
-func (t *Trials) String() string {
-	if t == nil {
-		return "1 trial"
-	}
-	s := fmt.Sprintf("%d trials, %s", t.Count, cmp.Or(t.Strategy, TrialsPassAtK))
-	if t.CostUSD > 0 {
-		s += fmt.Sprintf(", cost limit $%g", t.CostUSD)
-	}
-	return s
 }
