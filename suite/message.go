@@ -320,30 +320,19 @@ func DeriveReference(m Message) string {
 // SegmentsJSON renders processed segments as AgentV does: text items {type, value}, resolved
 // file items {type, path, text, resolvedPath}, other items verbatim; unresolved files dropped.
 func SegmentsJSON(segs []Segment) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	first := true
+	items := make([][]byte, 0, len(segs))
 	for _, s := range segs {
-		var item []byte
 		switch {
 		case s.Raw != nil:
-			item = s.Raw
+			items = append(items, s.Raw)
 		case s.Type == "text":
-			item = objectJSON([]jsonField{{"type", quote("text")}, {"value", quote(s.Value)}})
+			items = append(items, objectJSON([]jsonField{{"type", quote("text")}, {"value", quote(s.Value)}}))
 		case s.Type == "file" && s.Resolved != "":
-			item = objectJSON([]jsonField{{"type", quote("file")}, {"path", quote(s.Path)},
-				{"text", quote(s.FileText)}, {"resolvedPath", quote(s.Resolved)}})
-		default:
-			continue
+			items = append(items, objectJSON([]jsonField{{"type", quote("file")}, {"path", quote(s.Path)},
+				{"text", quote(s.FileText)}, {"resolvedPath", quote(s.Resolved)}}))
 		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.Write(item)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return slices.Concat([]byte("["), bytes.Join(items, []byte(",")), []byte("]"))
 }
 
 func quote(s string) []byte {
