@@ -101,11 +101,8 @@ func (l *loader) parseYAMLWarn(b []byte) *yaml.Node {
 // isGuideline reports whether the file at abs, inside the repo root, matches the guideline
 // patterns by its path from the root.
 func (l *loader) isGuideline(abs string) bool {
-	if !within(abs, l.s.RepoRoot) {
-		return false
-	}
-	rel, err := filepath.Rel(l.s.RepoRoot, abs)
-	if err != nil {
+	rel, ok := relWithin(abs, l.s.RepoRoot)
+	if !ok {
 		return false
 	}
 	rel = filepath.ToSlash(rel)
