@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -86,12 +87,8 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 // isV4Line reports whether a JSONL line is an AgentV 4.x test: it uses a key 2.5 does not have.
 // (A sidecar with 4.x keys, `name` or `execution.assertions`, makes every line one.)
 func isV4Line(n *yaml.Node) bool {
-	for _, k := range []string{"criteria", "assertions", "assert", "vars", "input_files"} {
-		if hasKey(n, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"criteria", "assertions", "assert", "vars", "input_files"},
+		func(k string) bool { return hasKey(n, k) })
 }
 
 // loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: the suite's header.
