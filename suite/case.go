@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,16 +44,14 @@ func (p *caseParser) text(e *kv) (string, bool) {
 }
 
 // caseFields are the values every dialect's case has, each front-end finding them under its
-// own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them the same
-// way for all. The key of each entry is the one its messages name.
+// own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them for all.
 type caseFields struct {
 	outcome, conversation, input, expected, reference *kv
 	target                                            *kv // the case's execution.target (2.5)
 	execEvals, evals, evaluator, rubrics              *kv
 }
 
-// newCase starts a case at mapping n and reads its id first, so every later message can name
-// the case.
+// newCase starts a case at mapping n with its id, so every later message can name it.
 func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
 	p := &caseParser{l: l, c: &Case{Suite: l.s, Line: n.Line, Col: n.Column}}
 	c := p.c
@@ -75,12 +74,8 @@ func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
 func (l *loader) parseCase(item *yaml.Node) *Case {
 	n := deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		pos := n
-		if pos == nil {
-			pos = item
-		}
-		p := &caseParser{l: l, c: &Case{Suite: l.s}}
-		p.fail(pos, KindCase, "an eval case must be a mapping with id and input, got %s", kindName(n))
+		l.errorf(cmp.Or(n, item), KindCase, "", "an eval case must be a mapping with id and input, got %s%s",
+			kindName(n), notLoaded(""))
 		return nil
 	}
 	es := entries(n)
@@ -143,25 +138,30 @@ func (p *caseParser) build(f caseFields) *Case {
 	return c
 }
 
-// canonical returns the first of keys present (canonical names win) and warns about the others.
+// canonical returns the first of keys set (canonical names win) and warns about the others.
 func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
+	return firstSet(fields.get, keys, func(at *yaml.Node, format string, args ...any) {
+		p.warn(at, KindIgnored, format, args...)
+	})
+}
+
+// firstSet returns the first of keys whose value is not null, and reports each other one set.
+func firstSet(get func(string) *kv, keys []string, ignored func(at *yaml.Node, format string, args ...any)) *kv {
 	var chosen *kv
 	for _, k := range keys {
-		e := fields.get(k)
-		if e == nil || isNull(e.v) {
-			continue
-		}
-		if chosen == nil {
+		switch e := get(k); {
+		case e == nil || isNull(e.v):
+		case chosen == nil:
 			chosen = e
-			continue
+		default:
+			ignored(e.kn, "%q ignored: %q is also set", e.key, chosen.key)
 		}
-		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
 	}
 	return chosen
 }
 
-// evaluators resolves the case's final evaluator list: its own, else the suite's, with inline
-// rubrics prepended as an llm_judge named "rubric".
+// evaluators sets the case's list: its own, else the suite's, after inline rubrics (an
+// llm_judge named "rubric").
 func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 	l, c := p.l, p.c
 	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)
@@ -205,9 +205,8 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 			return
 		}
 	}
-	items, err := toJSON(rubrics.v)
-	if err != nil {
-		p.fail(rubrics.v, KindCase, "rubrics: %v", err)
+	items := p.json(rubrics.v, "rubrics")
+	if items == nil {
 		return
 	}
 	used := map[string]bool{}
@@ -226,6 +225,5 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 			return
 		}
 	}
-	out := make([]*EvaluatorSpec, 0, len(c.Evaluators)+1)
-	c.Evaluators = append(append(out, spec), c.Evaluators...)
+	c.Evaluators = slices.Concat([]*EvaluatorSpec{spec}, c.Evaluators) // a new slice: the suite's list is shared
 }

@@ -15,20 +15,17 @@ import (
 // `defineAssertion` from `@agentv/sdk`. It runs as a code judge: the payload on stdin, a
 // {score, assertions} object on stdout.
 
-// customDirs are the folders below `.agentv` searched for custom types, in order: every
-// `assertions` folder from the eval file's directory up to the repository root comes before the
-// `graders` and `judges` folders.
-var customDirs = []string{"assertions", "graders", "judges"}
+var (
+	// customDirs are the folders below `.agentv` searched for custom types, in order: every
+	// `assertions` folder from the eval file's up to the repository root, then `graders`, ...
+	customDirs = []string{"assertions", "graders", "judges"}
+	customExts = []string{".ts", ".js", ".mts", ".mjs"} // tried in this order within a folder
+	// customMeta are the keys of a custom assertion that are its own settings, not its config.
+	customMeta = []string{"type", "name", "weight", "required", "min_score", "negate", "preprocessors"}
+)
 
-// customExts are the script extensions of a custom type, in the order tried within a folder.
-var customExts = []string{".ts", ".js", ".mts", ".mjs"}
-
-// customMeta are the keys of a custom assertion that are settings of the assertion itself; the
-// others are the script's config.
-var customMeta = []string{"type", "name", "weight", "required", "min_score", "negate", "preprocessors"}
-
-// customScript returns the absolute path of the script of custom assertion type typ (already
-// kebab-cased), or "" with the folders searched.
+// customScript returns the absolute path of the script of custom type typ (kebab-cased), or ""
+// with the folders searched.
 func (l *loader) customScript(typ string) (string, []string) {
 	if typ == "" || typ == "." || typ == ".." || strings.ContainsAny(typ, `/\:`+"\x00") {
 		return "", nil
@@ -38,7 +35,8 @@ func (l *loader) customScript(typ string) (string, []string) {
 	}
 	var searched []string
 	for _, sub := range customDirs {
-		for d := l.s.Dir; ; {
+		// Scripts run: a folder above the repository (outside the checkout) is never searched.
+		for _, d := range upTo(l.s.Dir, l.s.RepoRoot) {
 			dir := filepath.Join(d, ".agentv", sub)
 			searched = append(searched, dir)
 			for _, ext := range customExts {
@@ -51,42 +49,26 @@ func (l *loader) customScript(typ string) (string, []string) {
 					return p, nil
 				}
 			}
-			// Scripts run: a folder above the repository (outside the checkout) is never
-			// searched.
-			if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
-				break
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
 		}
 	}
 	return "", searched
 }
 
-// customAssertion rewrites the assertion n of custom type typ, whose script is at script, into a
-// code-grader entry: the script as its command, the keys that are not the assertion's own
-// settings as its config, and the type as its default name.
+// customAssertion rewrites assertion n of custom type typ into a code-grader entry: the script
+// as its command, the keys that are not its own settings as its config, the type as its name.
 func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
-	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	cfg := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	hasName := false
+	out, cfg := mapping(n), mapping(n)
 	for _, e := range entries(n) {
 		switch {
 		case e.key == "type":
 			out.Content = append(out.Content, e.kn, strNode(e.v, "code-grader"))
-		case e.key == "name":
-			hasName = true
-			out.Content = append(out.Content, e.kn, e.v)
 		case slices.Contains(customMeta, e.key):
 			out.Content = append(out.Content, e.kn, e.v)
 		default:
 			cfg.Content = append(cfg.Content, e.kn, e.v)
 		}
 	}
-	if !hasName {
+	if valueOf(n, "name") == nil {
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
 	}
 	cmd := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: n.Line, Column: n.Column, Content: []*yaml.Node{strNode(n, script)}}
@@ -97,8 +79,7 @@ func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
 	return out
 }
 
-// unknownType is the error for an assertion type that is neither built in nor a custom script;
-// searched is empty when the type cannot name a file.
+// unknownType is the error for an assertion type that is neither built in nor a custom script.
 func (l *loader) unknownType(written, typ string, searched []string) string {
 	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, didYouMean(suggestType(written, true)))
 	if len(searched) > 0 {

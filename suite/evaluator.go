@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -48,8 +47,7 @@ func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any)
 }
 
 // evaluatorSource parses the evaluators declared by a case or suite, by priority:
-// `execution.evaluators`, then `evaluators`, then `evaluator`. It returns nil when none is
-// declared (or only the default kind name `llm_judge`).
+// `execution.evaluators`, `evaluators`, `evaluator`; nil when none is declared.
 func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
 	var chosen *kv
 	for _, e := range []*kv{execEvals, evals, evaluator} {
@@ -122,8 +120,7 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	return el
 }
 
-// parseEvaluators parses a list of evaluator mappings (those with errors left out) and names
-// them.
+// parseEvaluators parses and names a list of evaluator mappings, those with errors left out.
 func (l *loader) parseEvaluators(n *yaml.Node, el *evalList) []*EvaluatorSpec {
 	var specs []*EvaluatorSpec
 	for _, item := range n.Content {
@@ -146,10 +143,9 @@ func nameEvaluators(specs []*EvaluatorSpec) {
 		}
 	}
 	for _, s := range specs {
-		if s.Name != "" {
-			continue
+		if s.Name == "" {
+			s.Name = uniqueName(s.Type, used)
 		}
-		s.Name = uniqueName(s.Type, used)
 	}
 }
 
@@ -174,14 +170,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
 	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
 	spec.JudgeCommonKeys = l.s.Dialect == Dialect4
-	get := func(key string) *kv {
-		for i := range es {
-			if es[i].key == key {
-				return &es[i]
-			}
-		}
-		return nil
-	}
+	get := kvs(es).get
 	t := get("type")
 	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
 		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", EvaluatorTypeNames())
@@ -245,18 +234,14 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 
 	// Pass-through config (llm_judge, code_judge): unknown keys, then an explicit `config:` wins.
+	// Parts of the entry render as JSON: the whole did.
 	var cfg []jsonField
 	if typ == TypeLLMJudge || typ == TypeCodeJudge {
 		for _, e := range es {
-			if slices.Contains(own, e.key) {
-				continue
+			if !slices.Contains(own, e.key) {
+				b, _ := toJSON(e.v)
+				cfg = append(cfg, jsonField{e.key, b})
 			}
-			b, err := toJSON(e.v)
-			if err != nil {
-				l.evError(el, e.v, "evaluator setting %q: %v", e.key, err)
-				continue
-			}
-			cfg = append(cfg, jsonField{e.key, b})
 		}
 	}
 	if e := get("config"); e != nil && !isNull(e.v) {
@@ -264,11 +249,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 			l.evError(el, e.v, "evaluator %q must be a mapping, got %s", "config", kindName(e.v))
 		} else {
 			for _, c := range entries(e.v) {
-				b, err := toJSON(c.v)
-				if err != nil {
-					l.evError(el, c.v, "config %q: %v", c.key, err)
-					continue
-				}
+				b, _ := toJSON(c.v)
 				cfg = setField(cfg, c.key, b)
 			}
 			if cfg == nil {
@@ -303,12 +284,10 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	return spec
 }
 
-// entryKeys are the keys any evaluator entry may carry whatever its type: the loader's own
-// and AgentV 4.x's common ones.
+// entryKeys are the keys any evaluator entry may carry, whatever its type.
 var entryKeys = slices.Concat(commonKeys, v4GraderKeys, []string{"id"})
 
-// unknownSettings returns the keys of an entry that its type does not read, for types that
-// list their keys (EvaluatorType.Keys).
+// unknownSettings returns the keys of an entry that its type, listing its keys, does not read.
 func unknownSettings(et *EvaluatorType, es []kv) []kv {
 	if et.Keys == nil {
 		return nil
@@ -322,8 +301,7 @@ func unknownSettings(et *EvaluatorType, es []kv) []kv {
 	return out
 }
 
-// unknownNote reads: unknown key "vaule" (did you mean "value"?), followed by the key's line
-// when withLine.
+// unknownNote reads: unknown key "vaule" (did you mean "value"?) [at line N].
 func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
 	msg := fmt.Sprintf("unknown key %q", e.key) + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
 	if withLine {
@@ -396,17 +374,13 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 			spec.Cwd = r.abs
 		} else {
 			l.evWarn(el, c.v, KindMissingFile, "code_judge cwd %q not found (tried: %s)", v, l.triedList(r))
-			if filepath.IsAbs(v) {
-				spec.Cwd = filepath.Clean(v)
-			} else {
-				spec.Cwd = filepath.Join(l.s.Dir, v)
-			}
+			spec.Cwd = absPath(l.s.Dir, v)
 		}
 	}
 }
 
-// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript)
-// at the command, named as the file writes it (4.x `command`, 2.x `script`).
+// checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript),
+// naming the command as the file writes it (4.x `command`, 2.x `script`).
 func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 	if l.checkScript == nil || len(spec.Script) == 0 {
 		return
@@ -446,15 +420,11 @@ func (l *loader) targetProxy(n *yaml.Node, el *evalList) *TargetProxy {
 			l.evError(el, e.kn, "code_judge target: unknown setting %q; %s", e.key, want)
 			continue
 		}
-		if isNull(e.v) {
-			continue
-		}
-		f, ok := number(e.v)
-		if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		if f, ok := number(e.v); ok && f >= 0 && f == math.Trunc(f) && f <= math.MaxInt32 {
+			p.MaxCalls = int(f)
+		} else if !isNull(e.v) {
 			l.evError(el, e.v, "code_judge target %q must be a whole number >= 0, got %s", e.key, describe(e.v))
-			continue
 		}
-		p.MaxCalls = int(f)
 	}
 	return p
 }

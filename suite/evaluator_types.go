@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,21 +11,17 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// EvaluatorType is one evaluator type as the loader knows it. Package evaluators registers
-// each of its types once, from the file that implements it; the loader accepts exactly the
-// registered names and aliases.
+// EvaluatorType is one evaluator type, registered by package evaluators from the file that
+// implements it; the loader accepts exactly the registered names and aliases.
 type EvaluatorType struct {
 	Name    string   // canonical name, as recorded in results
 	Aliases []string // other accepted spellings
 	// Parse checks an entry's own settings at load time and returns what the evaluator runs
-	// with (kept in EvaluatorSpec.Parsed). spec is filled as far as the loader models it:
-	// Settings holds every key of the entry, Members a composite's named members. Each
-	// *SettingError (alone or in errors.Join) is reported at the setting it names, and the
-	// cases using the entry are not loaded.
+	// with (EvaluatorSpec.Parsed). Each *SettingError (alone or in errors.Join) is reported at
+	// the setting it names, and the cases using the entry are not loaded.
 	Parse func(spec *EvaluatorSpec) (any, error)
-	// Keys, when not nil, are all the settings Parse reads besides the keys every entry may
-	// carry (name, type, weight, required, ...): the loader then warns about any other key,
-	// suggesting the nearest known one, since a misspelled key would otherwise be ignored.
+	// Keys, when not nil, are all the settings Parse reads besides those of every entry: the
+	// loader warns about any other key, since a misspelled key would otherwise be ignored.
 	Keys []string
 }
 
@@ -39,8 +36,7 @@ func (e *SettingError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// evaluatorTypes is the registry. Types register while packages initialize, so it is only
-// read afterwards.
+// evaluatorTypes is the registry, filled while packages initialize.
 var evaluatorTypes []*EvaluatorType
 
 // RegisterEvaluator adds an evaluator type; a name taken twice is a programming error.
@@ -63,17 +59,14 @@ func LookupEvaluator(name string) (*EvaluatorType, bool) {
 }
 
 // suggestType returns the registered type name or alias nearest to a misspelled type
-// ("contain" → "contains"), or with v4 also the AgentV 4.x type names; "" when none is near.
+// ("contain" → "contains"), with v4 also the AgentV 4.x type names; "" when none is near.
 func suggestType(name string, v4 bool) string {
 	var known []string
 	for _, t := range evaluatorTypes {
-		known = append(known, t.Name)
-		known = append(known, t.Aliases...)
+		known = append(append(known, t.Name), t.Aliases...)
 	}
 	if v4 {
-		for k := range v4Types {
-			known = append(known, k)
-		}
+		known = slices.AppendSeq(known, maps.Keys(v4Types))
 	}
 	slices.Sort(known) // the nearest of equals is the same on every run
 	s := suggest(name, known)
@@ -108,7 +101,7 @@ func EvaluatorTypeNames() string {
 }
 
 // parseSettings runs the type's Parse on spec, whose entry is the mapping root, and reports
-// each problem at the setting it names (as far as that setting exists).
+// each problem at the setting it names.
 func parseSettings(t *EvaluatorType, spec *EvaluatorSpec, root *yaml.Node, report func(n *yaml.Node, msg string)) {
 	if t.Parse == nil {
 		return

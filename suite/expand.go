@@ -19,54 +19,49 @@ import (
 // evalExts are the eval file extensions.
 var evalExts = map[string]bool{".yaml": true, ".yml": true, ".jsonl": true}
 
-// Expand turns CLI arguments (files, directories or globs, relative to cwd) into eval file paths:
-// de-duplicated, sorted, relative to cwd when inside it. A directory means every eval file below
-// it; globs use doublestar (`**` spans directories). A .json file (Agent Skills evals.json) is
-// taken when named, or matched by a glob as skillsFile says. Targets files, `.agentv` config, JSONL
-// sidecars and hidden directories are skipped when walking or globbing. Walking and globbing
-// do not follow symbolic links to directories (a link to `..` would repeat the tree, one to
-// `/` would walk the machine); a directory named in the pattern is followed. A file reached
-// by two paths (a link, or two patterns) is listed once. A pattern that matches nothing is an
-// error.
+// Expand turns CLI arguments (files, directories or doublestar globs, relative to cwd) into
+// eval file paths: de-duplicated (also across links), sorted, relative to cwd when inside it. A
+// .json file (Agent Skills evals.json) is taken when named, or matched as skillsFile says.
+// Walking and globbing skip targets files, `.agentv` config, JSONL sidecars and hidden folders,
+// and follow no link to a directory below what was named (a link to `..` would repeat the tree,
+// one to `/` walk the machine). A pattern that matches nothing is an error.
 func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	if a, err := filepath.Abs(cwd); err == nil {
+	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
 	}
 	var diags []Diagnostic
+	bad := func(file, format string, args ...any) {
+		d := Diagnostic{File: file, Severity: SeverityError, Kind: KindFile, Message: fmt.Sprintf(format, args...)}
+		diags = append(diags, d)
+	}
 	seen := map[string]bool{}
 	var out []string
-	add := func(abs string) {
-		key := abs
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			key = real
-		}
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, displayPath(abs, cwd))
+	add := func(files ...string) {
+		for _, abs := range files {
+			key := abs
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				key = real
+			}
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, displayPath(abs, cwd))
+			}
 		}
 	}
 	if len(patterns) == 0 {
-		diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile, Message: "no eval paths given: pass eval files, directories or globs"})
+		bad("", "no eval paths given: pass eval files, directories or globs")
 	}
 	for _, pat := range patterns {
-		abs := pat
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
-		abs = filepath.Clean(abs)
-		if fi, err := os.Stat(abs); err == nil {
-			if !fi.IsDir() {
-				if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
-					diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile,
-						Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
-					continue
-				}
-				add(abs)
+		abs := absPath(cwd, pat)
+		fi, err := os.Stat(abs)
+		switch {
+		case err == nil && !fi.IsDir():
+			if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
+				bad(displayPath(abs, cwd), "%s", unsupportedFormat(ext))
 				continue
 			}
+			add(abs)
+		case err == nil:
 			found := dropIncluded(walkDir(abs))
 			if len(found) == 0 {
 				msg := fmt.Sprintf("no eval files (.yaml, .yml, .jsonl) found in directory %q", pat)
@@ -74,30 +69,28 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 					msg += fmt.Sprintf("; Agent Skills evals.json files run when named or matched by a glob such as %q",
 						filepath.ToSlash(filepath.Join(pat, "**", "evals.json")))
 				}
-				diags = append(diags, Diagnostic{File: displayPath(abs, cwd), Severity: SeverityError, Kind: KindFile, Message: msg})
+				bad(displayPath(abs, cwd), "%s", msg)
 			}
-			for _, f := range found {
-				add(f)
+			add(found...)
+		default:
+			matches, err := globFiles(abs)
+			switch {
+			case err != nil:
+				bad("", "invalid pattern %q: %v", pat, err)
+			case len(matches) == 0:
+				bad("", "no eval files matched %q", pat)
+			default:
+				add(dropIncluded(matches)...)
 			}
-			continue
-		}
-		matches, err := globFiles(abs)
-		if err != nil {
-			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
-				Message: fmt.Sprintf("invalid pattern %q: %v", pat, err)})
-			continue
-		}
-		if len(matches) == 0 {
-			diags = append(diags, Diagnostic{Severity: SeverityError, Kind: KindFile,
-				Message: fmt.Sprintf("no eval files matched %q", pat)})
-			continue
-		}
-		for _, m := range dropIncluded(matches) {
-			add(m)
 		}
 	}
 	sort.Strings(out)
 	return out, diags
+}
+
+func unsupportedFormat(ext string) string {
+	return fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json "+
+		"(Agent Skills evals.json)", ext)
 }
 
 // skipFile reports whether a file found by walking or globbing is not an eval file.
@@ -141,51 +134,45 @@ func isYAMLList(abs string) bool {
 	return false
 }
 
-func walkDir(root string) []string {
-	var out []string
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 && linksToDir(path) {
-			return nil
-		}
-		if !skipFile(path) {
-			out = append(out, path)
-		}
-		return nil
-	})
-	return out
-}
-
-// hasSkillsFile reports whether an evals.json lies below root (hidden folders and node_modules
-// left out, as when walking).
-func hasSkillsFile(root string) bool {
-	found := false
+// walkFiles visits the files below root, hidden folders and node_modules left out, until visit
+// returns false.
+func walkFiles(root string, visit func(path string, d fs.DirEntry) bool) {
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
-		case err != nil || found:
-			return filepath.SkipDir
+		case err != nil:
 		case d.IsDir():
 			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
 				return filepath.SkipDir
 			}
-		case strings.EqualFold(d.Name(), "evals.json"):
-			found = true
+		case !visit(path, d):
+			return fs.SkipAll
 		}
 		return nil
+	})
+}
+
+func walkDir(root string) []string {
+	var out []string
+	walkFiles(root, func(path string, d fs.DirEntry) bool {
+		if (d.Type()&fs.ModeSymlink == 0 || !linksToDir(path)) && !skipFile(path) {
+			out = append(out, path)
+		}
+		return true
+	})
+	return out
+}
+
+// hasSkillsFile reports whether an evals.json lies below root.
+func hasSkillsFile(root string) bool {
+	found := false
+	walkFiles(root, func(_ string, d fs.DirEntry) bool {
+		found = strings.EqualFold(d.Name(), "evals.json")
+		return !found
 	})
 	return found
 }
 
-// globFiles expands an absolute doublestar pattern. Hidden files and directories only match
-// when the pattern names them.
+// globFiles expands an absolute doublestar pattern; hidden files match only when it names them.
 func globFiles(abs string) ([]string, error) {
 	pattern := filepath.ToSlash(abs)
 	if !doublestar.ValidatePattern(pattern) {
@@ -211,9 +198,8 @@ func globFiles(abs string) ([]string, error) {
 	return out, nil
 }
 
-// skillsFile reports whether a glob match is an Agent Skills evals file to run: a .json file
-// named evals.json, or any .json file when the pattern itself ends in .json. Walking a
-// directory picks no .json file, as AgentV 4.x does not.
+// skillsFile reports whether a glob match is an Agent Skills evals file to run: evals.json, or
+// any .json file when the pattern ends in .json. Walking a directory picks none, as in 4.x.
 func skillsFile(path, pattern string) bool {
 	base := strings.ToLower(filepath.Base(path))
 	if filepath.Ext(base) != ".json" || strings.HasPrefix(base, ".") {
@@ -236,9 +222,8 @@ func inNodeModules(rel string) bool {
 	return strings.Contains("/"+rel+"/", "/node_modules/")
 }
 
-// dropIncluded leaves out the files that an AgentV 4.x suite among files includes as its
-// tests (`tests: cases.jsonl`, `tests: <directory>` with a case.yaml per subdirectory, or
-// `file://` items of its test list): they are parts of that suite, not suites of their own.
+// dropIncluded leaves out the files that a 4.x suite among files includes as its tests
+// (`tests: cases.jsonl`, `tests: <directory>`, `file://` items): they are parts of that suite.
 func dropIncluded(files []string) []string {
 	included := map[string]bool{}
 	for _, f := range files {

@@ -1,9 +1,11 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/safefile"
@@ -12,68 +14,66 @@ import (
 // FindRepoRoot returns the repository root for an eval file in dir: the nearest ancestor of dir
 // (dir included) that holds a `.git` entry, else workspace (GITHUB_WORKSPACE) when set, else cwd.
 func FindRepoRoot(dir, workspace, cwd string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		for d := abs; ; {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				return d
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
+	for d, err := filepath.Abs(dir); err == nil; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			break
 		}
 	}
-	if workspace != "" {
-		if abs, err := filepath.Abs(workspace); err == nil {
-			return abs
-		}
-		return workspace
-	}
-	if abs, err := filepath.Abs(cwd); err == nil {
+	p := cmp.Or(workspace, cwd)
+	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
-	return cwd
+	return p
+}
+
+// absPath is p from dir when relative, cleaned.
+func absPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 // displayPath shows abs relative to cwd when it lies inside cwd, else absolute.
 func displayPath(abs, cwd string) string {
-	if cwd == "" {
-		return abs
+	if rel, ok := relWithin(abs, cwd); ok && cwd != "" {
+		return rel
 	}
-	rel, err := filepath.Rel(cwd, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return abs
-	}
-	return rel
+	return abs
 }
 
 // within reports whether path is root or lies below it.
 func within(path, root string) bool {
+	_, ok := relWithin(path, root)
+	return ok
+}
+
+func relWithin(path, root string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	up := rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return rel, err == nil && !up && !filepath.IsAbs(rel)
+}
+
+// upTo lists dir and its parents up to root when dir lies within root, else dir alone.
+func upTo(dir, root string) []string {
+	dirs := []string{dir}
+	for d := dir; d != root && within(d, root) && filepath.Dir(d) != d; {
+		d = filepath.Dir(d)
+		dirs = append(dirs, d)
+	}
+	return dirs
 }
 
 // searchRoots lists where relative file references are looked up, as in AgentV 2.5: the eval
 // file's directory, each parent up to and including the repo root, then the working directory.
 func searchRoots(dir, repoRoot, cwd string) []string {
-	roots := []string{dir}
-	if within(dir, repoRoot) {
-		for d := dir; d != repoRoot; {
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-			roots = append(roots, d)
-		}
-	}
-	roots = append(roots, repoRoot, cwd)
+	roots := append(upTo(dir, repoRoot), repoRoot, cwd)
 	out := roots[:0]
-	seen := map[string]bool{}
 	for _, r := range roots {
-		if r != "" && !seen[r] {
-			seen[r] = true
+		if r != "" && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
@@ -87,8 +87,8 @@ type fileRef struct {
 	refused string   // why the first candidate that exists but is not a file/directory was passed over
 }
 
-// resolve looks value up as a file (wantDir false) or a directory (wantDir true).
-// Results are cached per value: every case of a file shares the same search roots.
+// resolve looks value up as a file or a directory, once per value (every case of a file shares
+// the search roots).
 func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	key := value
 	if wantDir {
@@ -102,8 +102,7 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	return r
 }
 
-// findFile looks value up as a file (wantDir false) or a directory (wantDir true) in roots:
-// an absolute path first as it is, then below each root. Messages show paths relative to cwd.
+// findFile looks value up in roots: an absolute path first as it is, then below each root.
 func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 	r := &fileRef{}
 	var cands []string
@@ -114,12 +113,10 @@ func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 	for _, root := range roots {
 		cands = append(cands, filepath.Join(root, trimmed))
 	}
-	seen := map[string]bool{}
 	for _, c := range cands {
-		if seen[c] {
+		if slices.Contains(r.tried, c) {
 			continue
 		}
-		seen[c] = true
 		r.tried = append(r.tried, c)
 		// Only regular files count: a device or FIFO (/dev/stdin) would block or never end.
 		fi, err := os.Stat(c)
@@ -150,8 +147,8 @@ func (l *loader) triedList(r *fileRef) string {
 	return s
 }
 
-// readText returns a file's content with CRLF normalized to LF, reading each file once per load
-// so that cases referencing the same file share one string.
+// readText returns a file's content with CRLF as LF, read once per load so that the cases
+// naming it share one string.
 func (l *loader) readText(abs string) (string, error) {
 	if s, ok := l.texts[abs]; ok {
 		return s, nil
@@ -168,8 +165,8 @@ func (l *loader) readText(abs string) (string, error) {
 // maxContentBytes bounds one referenced file (content or template).
 const maxContentBytes = safefile.LimitContent
 
-// readRegular reads a regular file of at most limit bytes. Opening does not block on a FIFO
-// (the path may have been swapped after resolve checked it).
+// readRegular reads a regular file of at most limit bytes, never blocking on a FIFO (the path
+// may have been swapped after resolve checked it).
 func readRegular(path string, limit int64) ([]byte, error) {
 	return safefile.ReadFile(path, limit)
 }

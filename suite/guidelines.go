@@ -18,30 +18,22 @@ import (
 var DefaultGuidelinePatterns = []string{"**/*.instructions.md", "**/instructions/**", "**/*.prompt.md", "**/prompts/**"}
 
 // guidelinePatterns finds the patterns in force for the eval file: `.agentv.yaml` in its
-// directory, else the first valid `.agentv/config.yaml` walking up to the repo root
-// (AgentV 2.x), else the defaults. An invalid config file is reported and skipped.
+// directory, else the first valid `.agentv/config.yaml` up to the repo root (AgentV 2.x), else
+// the defaults. An invalid config file is reported and skipped.
 func (l *loader) guidelinePatterns() []string {
 	if p, ok := l.readConfig(filepath.Join(l.s.Dir, ".agentv.yaml")); ok {
 		return p
 	}
-	for d := l.s.Dir; ; {
+	for _, d := range upTo(l.s.Dir, l.s.RepoRoot) {
 		if p, ok := l.readConfig(filepath.Join(d, ".agentv", "config.yaml")); ok {
 			return p
 		}
-		if d == l.s.RepoRoot || !within(d, l.s.RepoRoot) {
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
 	}
 	return slices.Clone(DefaultGuidelinePatterns)
 }
 
-// readConfig reads guideline_patterns from one config file. ok is false when the file is absent,
-// invalid (warned) or does not set the key.
+// readConfig reads guideline_patterns from one config file; false when it is absent, invalid
+// (warned) or does not set them.
 func (l *loader) readConfig(path string) ([]string, bool) {
 	b, err := readRegular(path, safefile.LimitConfig)
 	if err != nil {
@@ -69,31 +61,29 @@ func (l *loader) readConfig(path string) ([]string, bool) {
 		l.warnf(root, KindConfig, "", "config must be a mapping with guideline_patterns; file ignored")
 		return nil, false
 	}
-	for _, e := range entries(root) {
-		if e.key != "guideline_patterns" {
-			continue
-		}
-		if e.v == nil || e.v.Kind != yaml.SequenceNode {
-			l.warnf(e.v, KindConfig, "", "guideline_patterns must be a list of glob strings, got %s; file ignored", kindName(e.v))
+	e := kvs(entries(root)).get("guideline_patterns")
+	if e == nil {
+		return nil, false
+	}
+	if e.v.Kind != yaml.SequenceNode {
+		l.warnf(e.v, KindConfig, "", "guideline_patterns must be a list of glob strings, got %s; file ignored", kindName(e.v))
+		return nil, false
+	}
+	pats := []string{}
+	for _, c := range e.v.Content {
+		c = deref(c)
+		if c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
+			l.warnf(c, KindConfig, "", "guideline pattern must be a string, got %s; file ignored", kindName(c))
 			return nil, false
 		}
-		pats := []string{}
-		for _, c := range e.v.Content {
-			c = deref(c)
-			if c == nil || c.Kind != yaml.ScalarNode || isNull(c) {
-				l.warnf(c, KindConfig, "", "guideline pattern must be a string, got %s; file ignored", kindName(c))
-				return nil, false
-			}
-			p := strings.TrimPrefix(filepath.ToSlash(c.Value), "./")
-			if !doublestar.ValidatePattern(p) {
-				l.warnf(c, KindConfig, "", "invalid guideline pattern %q; file ignored", c.Value)
-				return nil, false
-			}
-			pats = append(pats, p)
+		p := strings.TrimPrefix(filepath.ToSlash(c.Value), "./")
+		if !doublestar.ValidatePattern(p) {
+			l.warnf(c, KindConfig, "", "invalid guideline pattern %q; file ignored", c.Value)
+			return nil, false
 		}
-		return pats, true
+		pats = append(pats, p)
 	}
-	return nil, false
+	return pats, true
 }
 
 // parseYAMLWarn parses a config file; syntax problems are warnings, not errors.
@@ -108,15 +98,11 @@ func (l *loader) parseYAMLWarn(b []byte) *yaml.Node {
 	return doc
 }
 
-// isGuideline reports whether the file at abs matches the guideline patterns: its path relative
-// to the repo root, with forward slashes. `*` stays within a segment, `**` spans segments.
-// Files outside the repo root are never guidelines.
+// isGuideline reports whether the file at abs, inside the repo root, matches the guideline
+// patterns by its path from the root.
 func (l *loader) isGuideline(abs string) bool {
-	if !within(abs, l.s.RepoRoot) {
-		return false
-	}
-	rel, err := filepath.Rel(l.s.RepoRoot, abs)
-	if err != nil {
+	rel, ok := relWithin(abs, l.s.RepoRoot)
+	if !ok {
 		return false
 	}
 	rel = filepath.ToSlash(rel)

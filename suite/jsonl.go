@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -14,14 +15,13 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// loadJSONL reads a JSONL suite line by line: one case per non-blank line. A bad line is
-// reported with its line number and skipped; the other lines still load.
+// loadJSONL reads a JSONL suite, one case a non-blank line; a bad line is reported and skipped.
 func (l *loader) loadJSONL() {
 	l.loadSidecar()
 	// Streamed without a cap, but a FIFO or device is refused rather than waited on.
 	f, err := safefile.Open(l.s.Abs)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	defer f.Close()
@@ -36,16 +36,14 @@ func (l *loader) loadJSONL() {
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				l.add(Diagnostic{File: l.s.Path, Line: lineNo, Severity: SeverityError, Kind: KindFile,
-					Message: "could not read eval file: " + errText(err)})
+				l.readError(lineNo, err)
 			}
 			break
 		}
 	}
 }
 
-// jsonlNode parses one line of a JSONL file of either dialect (the loader's current file); nil
-// when the line is blank or is not JSON (reported).
+// jsonlNode parses one line of a JSONL file of either dialect; nil when blank or not JSON (reported).
 func (l *loader) jsonlNode(line []byte, lineNo int) *yaml.Node {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -89,16 +87,11 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 // isV4Line reports whether a JSONL line is an AgentV 4.x test: it uses a key 2.5 does not have.
 // (A sidecar with 4.x keys, `name` or `execution.assertions`, makes every line one.)
 func isV4Line(n *yaml.Node) bool {
-	for _, k := range []string{"criteria", "assertions", "assert", "vars", "input_files"} {
-		if hasKey(n, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"criteria", "assertions", "assert", "vars", "input_files"},
+		func(k string) bool { return hasKey(n, k) })
 }
 
-// loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: description, dataset,
-// execution (target, evaluators) and evaluator(s) for every line.
+// loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: the suite's header.
 func (l *loader) loadSidecar() {
 	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
 	for _, ext := range []string{".yaml", ".yml"} {
@@ -131,9 +124,8 @@ func (l *loader) loadSidecar() {
 	}
 }
 
-// CountJSONLCases counts the lines of a JSONL eval file that are not blank: the cases it
-// plans, known before the file is loaded (a line that turns out malformed is counted too).
-// It reads the file once without parsing it, so a run can show its total from the start.
+// CountJSONLCases counts the non-blank lines of a JSONL eval file without parsing them, so a
+// run can show its total from the start.
 func CountJSONLCases(path string) (int, error) {
 	f, err := safefile.Open(path)
 	if err != nil {
@@ -144,19 +136,12 @@ func CountJSONLCases(path string) (int, error) {
 	n, blank := 0, true
 	for {
 		chunk, err := r.ReadSlice('\n')
-		for _, b := range chunk {
-			if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
-				blank = false
-				break
-			}
-		}
-		end := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		blank = blank && len(bytes.Trim(chunk, " \t\r\n")) == 0
+		end := bytes.HasSuffix(chunk, []byte("\n"))
 		if (end || err == io.EOF) && !blank {
 			n++
 		}
-		if end {
-			blank = true
-		}
+		blank = blank || end
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):

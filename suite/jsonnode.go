@@ -148,14 +148,11 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 		}
 	case string:
 		n.Kind, n.Tag, n.Style, n.Value = yaml.ScalarNode, "!!str", yaml.DoubleQuotedStyle, t
-	case json.Number:
+	case json.Number: // the decoder checked its JSON form, which YAML's core schema reads alike
 		n.Kind, n.Value = yaml.ScalarNode, t.String()
 		n.Tag = "!!int"
 		if strings.ContainsAny(n.Value, ".eE") {
 			n.Tag = "!!float"
-		}
-		if !isCoreInt(n.Value) && !isCoreFloat(n.Value) {
-			return nil, &jsonError{col: p.column(off), msg: fmt.Sprintf("invalid number %q", n.Value)}
 		}
 	case bool:
 		n.Kind, n.Tag, n.Value = yaml.ScalarNode, "!!bool", "false"

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -18,22 +19,18 @@ import (
 type LoadOptions struct {
 	Cwd       string // working directory; "" means the process's
 	Workspace string // GITHUB_WORKSPACE, may be ""
-	// OnCase, when set, streams a JSONL suite: each case that loads is handed to it as soon as
-	// its line is parsed, instead of being kept in Suite.Cases, so a run need not hold every
-	// case at once. Returning false stops reading the file (the run was cancelled). Duplicate
-	// ids and every diagnostic are found as without it; a case's own diagnostics are already
-	// in Suite.Diagnostics when it is handed over. YAML files ignore it (they are parsed whole).
+	// OnCase, when set, streams a JSONL suite: each case that loads is handed to it (with its
+	// diagnostics already in Suite.Diagnostics) instead of kept in Suite.Cases, so a run need
+	// not hold every case at once. Returning false stops reading. YAML files ignore it.
 	OnCase func(*Case) bool
-	// Env returns the lookup for `${{ VAR }}` in AgentV 4.x files, given the eval file's
-	// directory and repository root (for .env files); it is called at most once per file. nil
-	// reads the process environment. Secret, when set, receives every non-blank value so
-	// resolved, so reports can mask it.
+	// Env returns the lookup for `${{ VAR }}` in 4.x files, given the eval file's directory and
+	// repository root (for .env files), at most once per file; nil reads the process
+	// environment. Secret receives every non-blank value so resolved, so reports can mask it.
 	Env    func(evalDir, repoRoot string) func(name string) (string, bool)
 	Secret func(value string)
-	// CheckScript, when set, checks that a code judge's command can run here (its script
-	// file is there, its runtime installed), given the argv and working directory. An error
-	// is reported at the command like any invalid setting, and the cases using the judge are
-	// not loaded, so a run stops at load rather than erroring every case it reaches.
+	// CheckScript checks that a code judge's command can run here; an error is reported at
+	// the command and the cases using the judge are not loaded, so a run stops at load rather
+	// than erroring every case it reaches.
 	CheckScript func(argv []string, cwd string) error
 }
 
@@ -102,17 +99,10 @@ type diagKey struct {
 // cannot be loaded are left out of Suite.Cases while the others load.
 func Load(path string, opts LoadOptions) *Suite {
 	cwd := opts.Cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	if a, err := filepath.Abs(cwd); err == nil {
+	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(cwd, abs)
-	}
-	abs = filepath.Clean(abs)
+	abs := absPath(cwd, path)
 	s := &Suite{Abs: abs, Dir: filepath.Dir(abs), Path: displayPath(abs, cwd)}
 	s.RepoRoot = FindRepoRoot(s.Dir, opts.Workspace, cwd)
 	ext := strings.ToLower(filepath.Ext(abs))
@@ -142,18 +132,17 @@ func Load(path string, opts LoadOptions) *Suite {
 		s.Format = "json" // Agent Skills evals.json
 		s.setDialect(Dialect4)
 	default:
-		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile,
-			Message: fmt.Sprintf("unsupported file format %q: eval files must end in .yaml, .yml, .jsonl or .json (Agent Skills evals.json)", ext)})
+		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: unsupportedFormat(ext)})
 		return s
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-		msg := "could not read eval file: no such file"
-		if err == nil {
-			msg = "could not read eval file: it is " + safefile.Describe(fi.Mode()) + ", not a regular file"
-		} else if !errors.Is(err, os.ErrNotExist) {
-			msg = "could not read eval file: " + errText(err)
+		switch {
+		case err == nil:
+			err = errors.New("it is " + safefile.Describe(fi.Mode()) + ", not a regular file")
+		case errors.Is(err, os.ErrNotExist):
+			err = errors.New("no such file")
 		}
-		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: msg})
+		l.readError(0, err)
 		return s
 	}
 	s.GuidelinePatterns = l.guidelinePatterns()
@@ -169,6 +158,12 @@ func Load(path string, opts LoadOptions) *Suite {
 	l.finishSuiteList()
 	SortDiagnostics(s.Diagnostics)
 	return s
+}
+
+// readError reports that the eval file could not be read (at line, when not 0).
+func (l *loader) readError(line int, err error) {
+	l.add(Diagnostic{File: l.s.Path, Line: line, Severity: SeverityError, Kind: KindFile,
+		Message: "could not read eval file: " + errText(err)})
 }
 
 // errText drops the path from an *os.PathError: messages already name the file.
@@ -188,9 +183,8 @@ func (l *loader) add(d Diagnostic) {
 		k.caseID = d.CaseID
 	}
 	if i, ok := l.seen[k]; ok {
-		// A warning is printed once, and still shown on each case it affects. Cases are read
-		// in order, so a case already noted is the last one. A streamed JSONL suite hands its
-		// cases over with the warnings new since the last (OnCase): it notes none, so 100,000
+		// A warning is printed once and still shown on each case it affects (cases are read in
+		// order: a case already noted is the last one). A streamed suite notes none, so 100,000
 		// lines naming one missing file keep no list of 100,000 ids.
 		prev := &l.s.Diagnostics[i]
 		if n := len(prev.AlsoCases); d.CaseID != "" && d.CaseID != prev.CaseID && (n == 0 || prev.AlsoCases[n-1] != d.CaseID) && l.onCase == nil {
@@ -220,24 +214,20 @@ func (l *loader) errorf(n *yaml.Node, kind, caseID, format string, args ...any) 
 	l.add(l.at(n, SeverityError, kind, caseID, format, args...))
 }
 
-// maxInternLen is the longest string loader.str shares.
-const maxInternLen = 64 << 10
-
 // str interns a string when it repeats (system prompts, outcomes, evaluator names) so thousands
 // of cases share one copy. The table is bounded so unique strings do not pay for it.
 func (l *loader) str(s string) string {
 	if v, ok := l.intern[s]; ok {
 		return v
 	}
-	if len(l.intern) < 4096 && len(s) <= maxInternLen {
+	if len(l.intern) < 4096 && len(s) <= 64<<10 {
 		l.intern[s] = s
 	}
 	return s
 }
 
-// rootOf returns the document's top node when it is of kind. Otherwise it reports the error
-// message gives for what is there instead (at that node; line 1 when the document is empty)
-// and returns nil.
+// rootOf returns the document's top node when it is of kind, else nil after reporting message
+// for what is there instead.
 func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string) string) *yaml.Node {
 	var n *yaml.Node
 	if len(doc.Content) > 0 {
@@ -246,20 +236,15 @@ func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string)
 	if n != nil && n.Kind == kind {
 		return n
 	}
-	pos := n
-	if pos == nil {
-		pos = &yaml.Node{Line: 1, Column: 1}
-	}
-	l.errorf(pos, KindStructure, "", "%s", message(kindName(n)))
+	l.errorf(cmp.Or(n, &yaml.Node{Line: 1, Column: 1}), KindStructure, "", "%s", message(kindName(n)))
 	return nil
 }
 
-// parseYAML decodes a YAML document into its root node, reporting syntax problems.
-// It returns nil when the document is unusable (already reported).
+// parseYAML decodes a YAML document; nil when it is unusable (reported).
 func (l *loader) parseYAML(src []byte) *yaml.Node {
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
-		l.add(Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax, Message: "invalid YAML: " + err.Error()})
+		l.yamlError(err)
 		return nil
 	}
 	var doc yaml.Node
@@ -308,11 +293,15 @@ func (l *loader) yamlError(err error) {
 
 // unknownKey warns about a key the loader does not use, suggesting a close known one.
 func (l *loader) unknownKey(e kv, where, caseID string, known []string) {
-	msg := fmt.Sprintf("unknown key %q %s (ignored)", e.key, where)
-	if s := suggest(e.key, known); s != "" {
+	l.warnf(e.kn, KindUnknownKey, caseID, "%s", unknownKeyMsg(e.key, where, known))
+}
+
+func unknownKeyMsg(key, where string, known []string) string {
+	msg := fmt.Sprintf("unknown key %q %s (ignored)", key, where)
+	if s := suggest(key, known); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
-	l.warnf(e.kn, KindUnknownKey, caseID, "%s", msg)
+	return msg
 }
 
 // dupes warns about duplicate keys of a mapping (the last value is used).

@@ -26,29 +26,54 @@ func (p *caseParser) input(e *kv) {
 	switch {
 	case e.key == "input_messages" && n.Kind != yaml.SequenceNode:
 		p.fail(n, KindCase, "%q must be a list of messages, got %s", e.key, kindName(n))
-		return
 	case e.key == "question" && n.Kind != yaml.ScalarNode:
 		p.fail(n, KindCase, "%q must be a string, got %s", e.key, kindName(n))
-		return
+	case n.Kind == yaml.MappingNode && !hasKey(n, "role"):
+		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
+	default:
+		p.c.Input = p.messages(n, RoleUser, true)
+		if len(p.c.Input) == 0 && !p.failed {
+			p.fail(n, KindCase, "%q holds no message", e.key)
+		}
 	}
+}
+
+// expected reads expected_messages (a list) or expected_output with AgentV 2.5's
+// shorthands: string → assistant text; message or message list; any other list or object →
+// one assistant message with that structured content.
+func (p *caseParser) expected(e *kv) {
+	switch {
+	case e == nil:
+	case e.key == "expected_messages" && e.v.Kind != yaml.SequenceNode:
+		p.fail(e.v, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)",
+			e.key, kindName(e.v), "expected_output")
+	case e.key == "expected_messages", e.v.Kind == yaml.ScalarNode, hasKey(e.v, "role"),
+		e.v.Kind == yaml.SequenceNode && len(e.v.Content) > 0 && hasKey(e.v.Content[0], "role"):
+		p.c.Expected = p.messages(e.v, RoleAssistant, false)
+	case e.v.Kind == yaml.SequenceNode || e.v.Kind == yaml.MappingNode:
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(e.v)}}
+	}
+}
+
+// messages reads a string (one message of role), a message or a list of messages.
+func (p *caseParser) messages(n *yaml.Node, role string, input bool) []Message {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		p.c.Input = []Message{{Role: RoleUser, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
-	case yaml.SequenceNode:
-		p.c.Input = p.messageList(n, true)
+		return []Message{{Role: role, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
 	case yaml.MappingNode:
-		if hasKey(n, "role") {
-			if m, ok := p.message(n, true); ok {
-				p.c.Input = []Message{m}
-			}
-			return
+		if m, ok := p.message(n, input); ok {
+			return []Message{m}
 		}
-		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
-		return
+	case yaml.SequenceNode:
+		out := make([]Message, 0, len(n.Content))
+		for _, item := range n.Content {
+			if m, ok := p.message(item, input); ok {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
-	if len(p.c.Input) == 0 && !p.failed {
-		p.fail(n, KindCase, "%q holds no message", e.key)
-	}
+	return nil
 }
 
 func (p *caseParser) caseNode() *yaml.Node {
@@ -83,54 +108,6 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 		return es[j].v
 	}
 	return nil
-}
-
-// expected reads expected_messages (a list) or expected_output with AgentV 2.5's
-// shorthands: string → assistant text; message or message list; any other list or object →
-// one assistant message with that structured content.
-func (p *caseParser) expected(e *kv) {
-	if e == nil {
-		return
-	}
-	n := e.v
-	if e.key == "expected_messages" {
-		if n.Kind != yaml.SequenceNode {
-			p.fail(n, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)", e.key, kindName(n), "expected_output")
-			return
-		}
-		p.c.Expected = p.messageList(n, false)
-		return
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
-	case yaml.SequenceNode:
-		if len(n.Content) > 0 {
-			if first := deref(n.Content[0]); first != nil && first.Kind == yaml.MappingNode && hasKey(first, "role") {
-				p.c.Expected = p.messageList(n, false)
-				return
-			}
-		}
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
-	case yaml.MappingNode:
-		if hasKey(n, "role") {
-			if m, ok := p.message(n, false); ok {
-				p.c.Expected = []Message{m}
-			}
-			return
-		}
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(n)}}
-	}
-}
-
-func (p *caseParser) messageList(n *yaml.Node, input bool) []Message {
-	out := make([]Message, 0, len(n.Content))
-	for _, item := range n.Content {
-		if m, ok := p.message(item, input); ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // message reads one message. A malformed message is an error: dropping it silently would run
@@ -176,12 +153,9 @@ func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
 			return m, false
 		}
 		if len(toolCalls.v.Content) > 0 {
-			b, err := toJSON(toolCalls.v)
-			if err != nil {
-				p.fail(toolCalls.v, KindCase, "tool_calls: %v", err)
+			if m.ToolCalls = p.json(toolCalls.v, "tool_calls"); m.ToolCalls == nil {
 				return m, false
 			}
-			m.ToolCalls = b
 		}
 	}
 	if content != nil && !isNull(content.v) {
@@ -223,12 +197,19 @@ func hasStringType(m *yaml.Node) bool {
 }
 
 func (p *caseParser) structured(n *yaml.Node) Content {
+	if b := p.json(n, "content"); b != nil {
+		return Content{Kind: ContentStructured, Structured: b}
+	}
+	return Content{}
+}
+
+// json renders n as JSON; nil after failing the case (a value too large or deep).
+func (p *caseParser) json(n *yaml.Node, what string) []byte {
 	b, err := toJSON(n)
 	if err != nil {
-		p.fail(n, KindCase, "content: %v", err)
-		return Content{}
+		p.fail(n, KindCase, "%s: %v", what, err)
 	}
-	return Content{Kind: ContentStructured, Structured: b}
+	return b
 }
 
 // segment reads one content item; file items are resolved and read.
@@ -245,13 +226,8 @@ func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 		}
 	}
 	if s.Type != "text" && s.Type != "file" {
-		b, err := toJSON(n)
-		if err != nil {
-			p.fail(n, KindCase, "content item: %v", err)
-			return s, false
-		}
-		s.Raw = b
-		return s, true
+		s.Raw = p.json(n, "content item")
+		return s, s.Raw != nil
 	}
 	for _, e := range es {
 		if e.key != "type" && e.key != "value" {
@@ -311,12 +287,9 @@ func (p *caseParser) reference(e *kv) {
 			c.ReferenceAnswer, c.HasReference = e.v.Value, true
 			return
 		}
-		b, err := toJSON(e.v)
-		if err != nil {
-			p.fail(e.v, KindCase, "reference_answer: %v", err)
-			return
+		if b := p.json(e.v, "reference_answer"); b != nil {
+			c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
 		}
-		c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
 		return
 	}
 	if len(c.Expected) == 0 {
@@ -347,30 +320,19 @@ func DeriveReference(m Message) string {
 // SegmentsJSON renders processed segments as AgentV does: text items {type, value}, resolved
 // file items {type, path, text, resolvedPath}, other items verbatim; unresolved files dropped.
 func SegmentsJSON(segs []Segment) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	first := true
+	items := make([][]byte, 0, len(segs))
 	for _, s := range segs {
-		var item []byte
 		switch {
 		case s.Raw != nil:
-			item = s.Raw
+			items = append(items, s.Raw)
 		case s.Type == "text":
-			item = objectJSON([]jsonField{{"type", quote("text")}, {"value", quote(s.Value)}})
+			items = append(items, objectJSON([]jsonField{{"type", quote("text")}, {"value", quote(s.Value)}}))
 		case s.Type == "file" && s.Resolved != "":
-			item = objectJSON([]jsonField{{"type", quote("file")}, {"path", quote(s.Path)},
-				{"text", quote(s.FileText)}, {"resolvedPath", quote(s.Resolved)}})
-		default:
-			continue
+			items = append(items, objectJSON([]jsonField{{"type", quote("file")}, {"path", quote(s.Path)},
+				{"text", quote(s.FileText)}, {"resolvedPath", quote(s.Resolved)}}))
 		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.Write(item)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return slices.Concat([]byte("["), bytes.Join(items, []byte(",")), []byte("]"))
 }
 
 func quote(s string) []byte {
@@ -382,13 +344,10 @@ func quote(s string) []byte {
 // question derives Case.Question as AgentV 2.5 does: string contents, JSON of structured contents
 // and text segments of every input message, each trimmed, empties dropped, joined by a space.
 func question(msgs []Message) string {
-	var buf [4]string // most inputs have a few parts: no slice to allocate
-	parts := buf[:0]
-	size := 0
+	parts := make([]string, 0, 4) // stays on the stack for the usual few parts
 	add := func(s string) {
 		if s = strings.TrimSpace(s); s != "" {
 			parts = append(parts, s)
-			size += len(s) + 1
 		}
 	}
 	for _, m := range msgs {
@@ -405,19 +364,5 @@ func question(msgs []Message) string {
 			}
 		}
 	}
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for i, s := range parts {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
+	return strings.Join(parts, " ")
 }

@@ -1,12 +1,6 @@
-// Package suite holds the eval-suite data model and loads it from AgentV-format
-// YAML and JSONL files.
-//
-// Loading never stops at the first problem: every malformed file, case or field
-// becomes a positioned Diagnostic and the rest still loads.
-//
-//	s := suite.Load("evals/smoke.yaml", suite.LoadOptions{})
-//	for _, d := range s.Diagnostics { fmt.Println(d) }
-//	for _, c := range s.Cases { ... }
+// Package suite holds the eval-suite model and the front-ends that load AgentV files into it.
+// Loading never stops at the first problem: every malformed file, case or field becomes a
+// positioned Diagnostic and the rest still loads.
 package suite
 
 import (
@@ -22,12 +16,10 @@ type Suite struct {
 	RepoRoot string // absolute repository root used for file references and guideline matching
 	Format   string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
 	Dialect  string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25 (set with setDialect)
-	// TrialPassAt is the score a trial passes at whatever the case threshold (AgentV 4.x:
-	// 0.8); 0: a trial passes at the case threshold, as the case does.
+	// TrialPassAt is the score a trial passes at whatever the case threshold (4.x: 0.8); 0: the
+	// case threshold. TrialPassAt, Agent and Grading are set with setDialect.
 	TrialPassAt float64
-	// Agent is how agent targets treat the file's cases (set with setDialect).
-	Agent AgentRules
-	// Grading is how graders score the file's cases (set with setDialect).
+	Agent       AgentRules
 	Grading     GradingRules
 	Name        string // 4.x `name`, "" if none (it also names the dataset)
 	Version     string // 4.x `version`
@@ -37,14 +29,12 @@ type Suite struct {
 	Trials      *Trials  // 4.x `execution.trials`, nil if none (each case runs once)
 	Dataset     string   // `dataset`, else the file's base name without extension
 	Description string
-	Target      string // suite-level target name (`execution.target`, else `target`), "" if none
-	// Workspace is a 4.x suite's `workspace`, nil if none: the directory its tests run in.
-	Workspace *Workspace
-	// Dependencies is set when a test of the file has `depends_on` (4.x): the runner then
-	// tracks when each of its cases finishes.
+	Target      string     // suite-level target name (`execution.target`, else `target`), "" if none
+	Workspace   *Workspace // 4.x `workspace`, nil if none
+	// Dependencies: a test of the file has `depends_on` (4.x), so the runner tracks when each
+	// case finishes.
 	Dependencies bool `json:",omitempty"`
-	// Evaluators is the suite default list (`execution.evaluators`, `evaluators` or an `evaluator` map).
-	// Cases that declare their own list have already replaced it; Case.Evaluators is final.
+	// Evaluators is the suite default list; Case.Evaluators is final.
 	Evaluators        []*EvaluatorSpec
 	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
 	Cases             []*Case  // in file order; cases that failed to load are absent
@@ -72,8 +62,8 @@ type AgentRules struct {
 	PromptAs442 bool
 }
 
-// setDialect records the dialect a file is written in, and the rules that follow from it for
-// the stages after loading, which never ask for the dialect itself.
+// setDialect records a file's dialect and the rules that follow from it: later stages ask for
+// the rules, never the dialect.
 func (s *Suite) setDialect(d string) {
 	s.Dialect = d
 	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRulesOf(d), GradingRulesOf(d)
@@ -82,7 +72,6 @@ func (s *Suite) setDialect(d string) {
 	}
 }
 
-// AgentRulesOf returns the agent rules of files of a dialect.
 func AgentRulesOf(dialect string) AgentRules {
 	if dialect == Dialect4 {
 		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
@@ -113,7 +102,6 @@ type GradingRules struct {
 	ExactToolArgs, TraceOptional bool
 }
 
-// GradingRulesOf returns the grading rules of files of a dialect.
 func GradingRulesOf(dialect string) GradingRules {
 	if dialect == Dialect4 {
 		return GradingRules{As442: true, PassFail: true, AllItems: true,
@@ -124,40 +112,33 @@ func GradingRulesOf(dialect string) GradingRules {
 
 // Case is one eval case, ready to run.
 type Case struct {
-	Suite          *Suite
-	ID             string
-	Line, Col      int // 1-based position of the case in its file (JSONL: line, col 1)
-	ConversationID string
-	// ExpectedOutcome is `expected_outcome` (alias `outcome`), "" when absent.
-	ExpectedOutcome string
-	Input           []Message // expanded input messages (input_messages / input / question)
-	Expected        []Message // expanded expected messages (expected_messages / expected_output)
+	Suite           *Suite
+	ID              string
+	Line, Col       int // 1-based position of the case in its file (JSONL: line, col 1)
+	ConversationID  string
+	ExpectedOutcome string    // `expected_outcome` (alias `outcome`)
+	Input           []Message // input_messages / input / question
+	Expected        []Message // expected_messages / expected_output
 	// ReferenceAnswer is the explicit `reference_answer`, else derived from the last expected
 	// message. HasReference is false when neither exists (payload: null).
 	ReferenceAnswer string
 	HasReference    bool
-	// Question is the plain text of all input messages: string contents,
-	// JSON of object contents and text segments, each trimmed, joined by one space.
-	Question       string
-	GuidelinePaths []string // absolute paths of referenced guideline files, in order of reference
-	InputFiles     []string // absolute paths of referenced non-guideline files, in order
-	Target         string   // case-level `execution.target`, "" if none
-	Targets        []string // 4.x case-level `execution.targets`, nil if none
-	Threshold      *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
-	// DependsOn are the ids of the tests of the same file this 4.x test waits for
-	// (`depends_on`), and OnDependencyFailure what happens when one of them errors: skip
-	// (also ""), fail or run (`on_dependency_failure`).
+	Question        string   // the plain text of the input messages (see question)
+	GuidelinePaths  []string // absolute paths of referenced guideline files, in order of reference
+	InputFiles      []string // absolute paths of referenced non-guideline files, in order
+	Target          string   // case-level `execution.target`, "" if none
+	Targets         []string // 4.x case-level `execution.targets`, nil if none
+	Threshold       *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
+	// DependsOn are the ids of the tests of the same file this 4.x test waits for, and
+	// OnDependencyFailure what happens when one errors: skip (also ""), fail or run.
 	DependsOn           []string `json:",omitempty"`
 	OnDependencyFailure string   `json:",omitempty"`
-	// Evaluators is the final list for this case: the case's own list, else the suite's.
-	// Empty means the default llm_judge runs. For a conversation they score the whole
-	// transcript once every turn has run, and none runs when the list is empty.
+	// Evaluators is the case's own list, else the suite's; empty runs the default llm_judge
+	// (for a conversation, which they score whole after the last turn: none).
 	Evaluators []*EvaluatorSpec
-	// Metadata is a 4.x test's `metadata` merged with its file's (compact JSON object), nil if
-	// neither has one; graders receive it as the payload's `metadata`.
+	// Metadata is a 4.x test's `metadata` merged with its file's (a JSON object), nil if none.
 	Metadata json.RawMessage `json:",omitempty"`
-	// Conversation is set for an AgentV 4.x conversation test (`mode: conversation`): Input is
-	// then the conversation's opening and each turn is sent in order; nil for other cases.
+	// Conversation is a 4.x `mode: conversation` test's turns (Input is its opening), else nil.
 	Conversation *Conversation `json:",omitempty"`
 }
 
@@ -171,8 +152,7 @@ const (
 	OnTurnFailureStop     = "stop"     // later turns are not sent and score 0
 )
 
-// Conversation is a multi-turn test: each turn's input is sent with the conversation so far
-// (the case's input, then every earlier turn's input and the target's answer to it).
+// Conversation is a multi-turn test: each turn's input is sent with the conversation so far.
 type Conversation struct {
 	Turns         []*Turn
 	Aggregation   string // AggregateMean, AggregateMin or AggregateMax
@@ -184,10 +164,9 @@ type Conversation struct {
 
 // Turn is one user message of a conversation and how its answer is scored.
 type Turn struct {
-	Line, Col int     // position of the turn in its file
-	Input     Message // the user message (non-string content is sent as its JSON text)
-	// Expected is the turn's `expected_output` (for judges; never sent to the target).
-	Expected        []Message
+	Line, Col       int       // position of the turn in its file
+	Input           Message   // the user message (non-string content is sent as its JSON text)
+	Expected        []Message // `expected_output`, for judges only
 	ReferenceAnswer string
 	HasReference    bool
 	// Evaluators score the turn's answer. With none and no Expected the turn scores 1; with
@@ -195,7 +174,6 @@ type Turn struct {
 	Evaluators []*EvaluatorSpec
 }
 
-// Dataset returns the case's dataset name.
 func (c *Case) Dataset() string {
 	if c.Suite == nil {
 		return ""
@@ -220,18 +198,15 @@ const (
 
 // Message is one chat message of a case or of a provider's answer.
 type Message struct {
-	Role    string
-	Name    string
-	Content Content
-	// ToolCalls is the message's `tool_calls` as a JSON array, kept verbatim (user data keeps its
-	// keys); nil when absent. Items are usually {tool, input?, output?, id?, timestamp?, duration_ms?}.
-	ToolCalls json.RawMessage
+	Role      string
+	Name      string
+	Content   Content
+	ToolCalls json.RawMessage // `tool_calls` verbatim (a JSON array), nil when absent
 }
 
 // ContentKind says which field of Content holds the content.
 type ContentKind uint8
 
-// Content kinds.
 const (
 	ContentNone       ContentKind = iota // no content (e.g. a message with tool_calls only)
 	ContentText                          // Content.Text
@@ -239,7 +214,7 @@ const (
 	ContentStructured                    // Content.Structured: an object or a non-segment array, verbatim JSON
 )
 
-// Content is a message's content. Exactly one representation is used, per Kind.
+// Content is a message's content, in the field its Kind names.
 type Content struct {
 	Kind       ContentKind
 	Text       string
@@ -252,12 +227,11 @@ type Segment struct {
 	Type  string // "text", "file", or anything else (kept in Raw)
 	Value string // the text, or the file path as written
 	// For file segments, after resolution:
-	Path      string // display path: Value without leading separators
-	Resolved  string // absolute path; "" when the file was not found
-	FileText  string // file contents (CRLF → LF); shared between cases referencing the same file
-	Guideline bool   // the file matched the guideline patterns
-	// Raw is the item's verbatim JSON for types other than text and file.
-	Raw json.RawMessage
+	Path      string          // display path: Value without leading separators
+	Resolved  string          // absolute path; "" when the file was not found
+	FileText  string          // file contents (CRLF → LF), shared by the cases naming the file
+	Guideline bool            // the file matched the guideline patterns
+	Raw       json.RawMessage // the item verbatim, for types other than text and file
 }
 
 // Position is a 1-based location in a file.
@@ -266,8 +240,8 @@ type Position struct {
 	Line, Col int
 }
 
-// Evaluator types whose settings the loader models (prompts, scripts). Type names are
-// canonical (aliases resolved); the accepted types are the registered ones (EvaluatorType).
+// Evaluator types whose settings the loader models (prompts, scripts); every accepted type is
+// registered (EvaluatorType).
 const (
 	TypeLLMJudge  = "llm_judge"
 	TypeCodeJudge = "code_judge"
@@ -281,46 +255,37 @@ type EvaluatorSpec struct {
 	WeightSet bool    // weight was written explicitly
 	Pos       Position
 	// JudgeCommonKeys: negate, required and min_score act on an llm_judge or code_judge
-	// entry's result, as on every other type (AgentV 4.x); in 2.5 files they are the judge's
-	// own config (the quickstart's code judge reads `required` as texts an answer needs).
+	// entry's result (4.x); in 2.5 files they are the judge's own config (the quickstart's
+	// code judge reads `required` as texts an answer needs).
 	JudgeCommonKeys bool `json:",omitempty"`
 	// llm_judge
 	Prompt *PromptSpec // nil: default prompt
 	Target string      // judge target override (`target`), "" if none
-	// Criteria, when set, stands for the case's criteria (expected outcome) in the default
-	// prompt, which is used instead of Prompt: an Agent Skills assertion string judged on its
-	// own.
+	// Criteria, when set, stands for the case's criteria in the default prompt, used instead of
+	// Prompt: an Agent Skills assertion string judged on its own.
 	Criteria string `json:",omitempty"`
 
 	// code_judge
-	Script []string // argv; a string script becomes ["sh", "-c", script]
-	Cwd    string   // absolute working directory (default: the eval file's directory)
-	// TargetProxy is `target: true` or `target: {max_calls: n}`: the judge may call the case's
-	// target or judge through a loopback proxy, at most MaxCalls times. nil: no proxy.
-	TargetProxy *TargetProxy
+	Script      []string     // argv; a string script becomes ["sh", "-c", script]
+	Cwd         string       // absolute working directory (default: the eval file's directory)
+	TargetProxy *TargetProxy // `target`: the judge may call the case's target; nil: no proxy
 
-	// Config is the pass-through config: keys of the entry that are not its own settings, merged
-	// under an explicit `config:` map (which wins). A JSON object in source key order, or nil.
+	// Config is the pass-through config: the keys of the entry that are not its own settings,
+	// merged under an explicit `config:` map (which wins); a JSON object in source order, or nil.
 	Config json.RawMessage
-	// Settings holds every key of the entry verbatim (JSON object, source order), for evaluator
-	// types whose settings the loader does not model (rubrics, field_accuracy, ...).
+	// Settings holds every key of the entry verbatim (a JSON object in source order).
 	Settings json.RawMessage
+	Members  []*EvaluatorSpec // a composite's `evaluators`, parsed like any entry
 
-	// Members are a composite evaluator's `evaluators`, parsed like any entry (prompts and
-	// cwd resolved, names defaulted within the composite). nil for other types.
-	Members []*EvaluatorSpec
-
-	// Parsed is what the type's Parse made of the settings at load time (see EvaluatorType),
-	// opaque to the loader and shared read-only by the cases using the entry. nil for a spec
-	// built in code: the evaluator then reads Settings when it runs.
+	// Parsed is what the type's Parse made of the settings at load time, shared read-only by
+	// the cases using the entry; nil for a spec built in code (the evaluator reads Settings).
 	Parsed any `json:"-"`
 }
 
-// DefaultMaxCalls is how many calls a code judge's target proxy allows when `target: true`
-// or `max_calls` is not given.
+// DefaultMaxCalls is how many calls a target proxy allows without `max_calls`.
 const DefaultMaxCalls = 50
 
-// TargetProxy is a code judge's access to the case's target and judge.
+// TargetProxy is a code judge's access to the case's target and judge, through a loopback proxy.
 type TargetProxy struct {
 	MaxCalls int // calls allowed in one evaluation; 0 allows none
 }
@@ -328,7 +293,6 @@ type TargetProxy struct {
 // PromptKind says where an llm_judge custom prompt comes from.
 type PromptKind uint8
 
-// Prompt kinds.
 const (
 	PromptInline PromptKind = iota + 1 // Text is the template
 	PromptFile                         // Text is the template read from Path
@@ -346,13 +310,13 @@ type PromptSpec struct {
 	Config json.RawMessage
 }
 
-// Workspace is the directory the tests of a 4.x suite run in (`workspace`): made for the run
-// from a template directory, then set up by a before_all command.
+// Workspace is the directory the tests of a 4.x suite run in: made for the run from a template
+// directory, then set up by its hooks (nil if none).
 type Workspace struct {
 	Template  string // absolute path of the template directory, "" for an empty workspace
-	BeforeAll *Hook  // nil if none
+	BeforeAll *Hook
 	// BeforeEach runs before each test's target is asked, AfterEach once it answered (before
-	// grading), AfterAll when the run is over; nil if none.
+	// grading), AfterAll when the run is over.
 	BeforeEach, AfterEach, AfterAll *Hook
 }
 

@@ -2,9 +2,12 @@ package suite
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -64,16 +67,12 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 				visited = map[*yaml.Node]bool{}
 			}
 			visited[m] = true
-			var srcs []*yaml.Node
+			srcs := []*yaml.Node{v}
 			if v != nil && v.Kind == yaml.SequenceNode {
-				for _, c := range v.Content {
-					srcs = append(srcs, deref(c))
-				}
-			} else {
-				srcs = append(srcs, v)
+				srcs = v.Content
 			}
 			for _, s := range srcs {
-				if s != nil && !visited[s] {
+				if s = deref(s); s != nil && !visited[s] {
 					merged = append(merged, entriesMerged(s, visited)...)
 					visited[s] = true
 				}
@@ -148,66 +147,24 @@ const (
 	scalarFloat
 )
 
-// isCoreInt matches the YAML 1.2 core int forms: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+.
-func isCoreInt(s string) bool {
-	switch {
-	case len(s) > 2 && s[0] == '0' && s[1] == 'o':
-		return allBytes(s[2:], func(c byte) bool { return c >= '0' && c <= '7' })
-	case len(s) > 2 && s[0] == '0' && s[1] == 'x':
-		return allBytes(s[2:], func(c byte) bool {
-			return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-		})
-	}
-	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
-		s = s[1:]
-	}
-	return s != "" && allBytes(s, isDigit)
-}
+// coreInt and coreFloat are the YAML 1.2 core schema's int and float forms.
+var (
+	coreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	coreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?` +
+		`|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
 
-// isCoreFloat matches the YAML 1.2 core float forms:
-// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, [-+]?\.inf and \.nan (three casings).
-func isCoreFloat(s string) bool {
-	switch s {
-	case ".nan", ".NaN", ".NAN":
-		return true
-	}
-	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
-		s = s[1:]
-	}
-	switch s {
-	case ".inf", ".Inf", ".INF":
-		return true
-	}
-	mant, exp := s, ""
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		mant, exp = s[:i], s[i+1:]
-		if len(exp) > 0 && (exp[0] == '-' || exp[0] == '+') {
-			exp = exp[1:]
-		}
-		if exp == "" || !allBytes(exp, isDigit) {
-			return false
-		}
-	}
-	whole, frac, dot := strings.Cut(mant, ".")
-	if !allBytes(whole, isDigit) || !allBytes(frac, isDigit) {
-		return false
-	}
-	if dot && whole == "" {
-		return frac != ""
-	}
-	return whole != ""
-}
+// numeric is a cheap first test: most plain scalars (ids, roles, names) are not numbers.
+func numeric(s string) bool { return s != "" && strings.IndexByte("+-.0123456789", s[0]) >= 0 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isCoreInt(s string) bool { return numeric(s) && coreInt.MatchString(s) }
 
-func allBytes(s string, ok func(byte) bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !ok(s[i]) {
-			return false
-		}
-	}
-	return true
-}
+func isCoreFloat(s string) bool { return numeric(s) && coreFloat.MatchString(s) }
+
+var (
+	nullWords = []string{"", "~", "null", "Null", "NULL"}
+	boolWords = []string{"true", "True", "TRUE", "false", "False", "FALSE"}
+)
 
 func classify(n *yaml.Node) scalarKind {
 	if n.Style&yaml.TaggedStyle != 0 { // an explicit tag wins over quoting: !!int "5" is 5
@@ -215,7 +172,7 @@ func classify(n *yaml.Node) scalarKind {
 		case "!!null":
 			return scalarNull
 		case "!!bool":
-			if n.Value == "true" || n.Value == "false" || n.Value == "True" || n.Value == "False" || n.Value == "TRUE" || n.Value == "FALSE" {
+			if slices.Contains(boolWords, n.Value) {
 				return scalarBool
 			}
 		case "!!int":
@@ -232,16 +189,14 @@ func classify(n *yaml.Node) scalarKind {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return scalarString
 	}
-	switch n.Value {
-	case "", "~", "null", "Null", "NULL":
+	switch {
+	case slices.Contains(nullWords, n.Value):
 		return scalarNull
-	case "true", "True", "TRUE", "false", "False", "FALSE":
+	case slices.Contains(boolWords, n.Value):
 		return scalarBool
-	}
-	if isCoreInt(n.Value) {
+	case isCoreInt(n.Value):
 		return scalarInt
-	}
-	if isCoreFloat(n.Value) {
+	case isCoreFloat(n.Value):
 		return scalarFloat
 	}
 	return scalarString
@@ -294,27 +249,19 @@ func number(n *yaml.Node) (float64, bool) {
 }
 
 func parseCoreInt(s string) float64 {
-	neg := strings.HasPrefix(s, "-")
 	t := strings.TrimLeft(s, "+-")
-	var v uint64
-	var err error
-	switch {
-	case strings.HasPrefix(t, "0o"):
-		v, err = strconv.ParseUint(t[2:], 8, 64)
-	case strings.HasPrefix(t, "0x"):
-		v, err = strconv.ParseUint(t[2:], 16, 64)
-	default:
-		f, _ := strconv.ParseFloat(t, 64)
-		if neg {
-			return -f
+	f, _ := strconv.ParseFloat(t, 64)
+	if len(t) > 2 && (t[1] == 'o' || t[1] == 'x') {
+		base := 8
+		if t[1] == 'x' {
+			base = 16
 		}
-		return f
+		v, err := strconv.ParseUint(t[2:], base, 64)
+		if f = float64(v); err != nil {
+			f = math.Inf(1)
+		}
 	}
-	f := float64(v)
-	if err != nil {
-		f = math.Inf(1)
-	}
-	if neg {
+	if strings.HasPrefix(s, "-") {
 		return -f
 	}
 	return f
@@ -360,23 +307,16 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 	case scalarBool:
 		b.WriteString(strings.ToLower(n.Value))
 	case scalarInt:
-		t := strings.TrimPrefix(n.Value, "+")
-		neg := strings.HasPrefix(t, "-")
-		digits := strings.TrimPrefix(t, "-")
-		if !strings.HasPrefix(digits, "0o") && !strings.HasPrefix(digits, "0x") {
-			// Decimal integers keep every digit (JavaScript would round past 2^53).
-			digits = strings.TrimLeft(digits, "0")
-			if digits == "" {
-				b.WriteString("0")
-				return
-			}
-			if neg {
-				b.WriteByte('-')
-			}
-			b.WriteString(digits)
+		if strings.ContainsAny(n.Value, "ox") {
+			b.WriteString(jsNumber(parseCoreInt(n.Value)))
 			return
 		}
-		b.WriteString(jsNumber(parseCoreInt(n.Value)))
+		// Decimal integers keep every digit (JavaScript would round past 2^53).
+		digits := strings.TrimLeft(n.Value, "+-0")
+		if digits != "" && n.Value[0] == '-' {
+			b.WriteByte('-')
+		}
+		b.WriteString(cmp.Or(digits, "0"))
 	case scalarFloat:
 		b.WriteString(jsNumber(parseCoreFloat(n.Value)))
 	default:
@@ -384,47 +324,38 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 	}
 }
 
-// writeJSONString writes s as a JSON string with JSON.stringify's escaping (no HTML escaping).
+// writeJSONString writes s as a JSON string with JSON.stringify's escaping (no HTML escaping;
+// encoding/json would also escape U+2028 and U+2029).
 func writeJSONString(b *bytes.Buffer, s string) {
 	const hex = "0123456789abcdef"
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			default:
-				if c < 0x20 {
-					b.WriteString(`\u00`)
-					b.WriteByte(hex[c>>4])
-					b.WriteByte(hex[c&0xf])
-				} else {
-					b.WriteByte(c)
-				}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString(`\ufffd`)
+			} else {
+				b.WriteString(s[i : i+size])
 			}
-			i++
+			i += size
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString(`\ufffd`)
-		} else {
-			b.WriteString(s[i : i+size])
+		switch {
+		case c >= 0x20 && c != '"' && c != '\\':
+			b.WriteByte(c)
+		case c >= 0x20:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case strings.IndexByte("\b\f\n\r\t", c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte("bfnrt"[strings.IndexByte("\b\f\n\r\t", c)])
+		default:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
 		}
-		i += size
+		i++
 	}
 	b.WriteByte('"')
 }

@@ -37,22 +37,11 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 			spec.Target = l.str(t.v.Value)
 		}
 	}
-	var chosen *kv
-	for _, k := range []string{"prompt", "promptPath", "prompt_path"} {
-		e := get(k)
-		if e == nil || isNull(e.v) {
-			continue
-		}
-		if chosen != nil {
-			l.evWarn(el, e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
-			continue
-		}
-		chosen = e
+	warn := func(at *yaml.Node, format string, args ...any) { l.evWarn(el, at, KindIgnored, format, args...) }
+	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, warn)
+	if chosen != nil {
+		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 	}
-	if chosen == nil {
-		return
-	}
-	spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 }
 
 // parsePrompt resolves a prompt value: an existing file is a text template or,
@@ -113,7 +102,6 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 	for _, e := range entries(n) {
 		switch e.key {
 		case "script":
-			e := e
 			script = &e
 		case "config":
 			if isNull(e.v) {
@@ -123,18 +111,9 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 				l.evError(el, e.v, "prompt %q must be a mapping, got %s", "config", kindName(e.v))
 				continue
 			}
-			b, err := toJSON(e.v)
-			if err != nil {
-				l.evError(el, e.v, "prompt config: %v", err)
-				continue
-			}
-			p.Config = b
+			p.Config, _ = toJSON(e.v) // part of the entry, which rendered whole
 		default:
-			msg := "unknown key %q in prompt (ignored)"
-			if s := suggest(e.key, promptKeys); s != "" {
-				msg += "; did you mean \"" + s + "\"?"
-			}
-			l.evWarn(el, e.kn, KindUnknownKey, msg, e.key)
+			l.evWarn(el, e.kn, KindUnknownKey, "%s", unknownKeyMsg(e.key, "in prompt", promptKeys))
 		}
 	}
 	if script == nil || isNull(script.v) {

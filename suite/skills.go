@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,10 +26,9 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	l.s.setDialect(Dialect4)
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	if d, ok := jsonSyntax(src); !ok {
@@ -101,7 +99,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	idKV := f.get("id")
 	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
 		id = idKV.v.Value
-		if f, ok := number(idKV.v); ok && classify(idKV.v) != scalarString {
+		if f, ok := number(idKV.v); ok {
 			id = jsNumber(f) // as JavaScript's String(id): 1.0 is "1"
 		}
 	}
@@ -147,11 +145,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 				fail(p, "%q items must be file paths, got %s", "files", describe(p))
 				continue
 			}
-			abs := p.Value
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(l.s.Dir, abs)
-			}
-			abs = filepath.Clean(abs)
+			abs := absPath(l.s.Dir, p.Value)
 			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
 				l.warnf(p, KindMissingFile, id, "file %q not found (looked for %s)", p.Value, displayPath(abs, l.cwd))
 			}
@@ -228,13 +222,8 @@ func jsonSyntax(src []byte) (Diagnostic, bool) {
 	d := Diagnostic{Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off := int(min(se.Offset, int64(len(src))))
-		before := src[:off]
-		d.Line = strings.Count(string(before), "\n") + 1
-		d.Col = len([]rune(string(before[strings.LastIndexByte(string(before), '\n')+1:])))
-		if d.Col == 0 {
-			d.Col = 1
-		}
+		line, col := textPos(string(src), int(min(se.Offset, int64(len(src)))))
+		d.Line, d.Col = line, max(col-1, 1) // the offset is past the byte in error
 	}
 	return d, false
 }

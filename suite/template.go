@@ -35,8 +35,8 @@ func scanTemplate(text string) []templateVar {
 	return out
 }
 
-// templateProblems returns whether text uses none of the required variables and the ones it
-// uses that are not known (each name once, in order of appearance, with the first one's offset).
+// templateProblems returns whether text misses every required variable, and the unknown ones it
+// uses (each once, in order, with the first one's offset).
 func templateProblems(text string, required, known []string) (missing bool, unknown []string, firstOff int) {
 	missing = true
 	firstOff = -1
@@ -80,8 +80,7 @@ func textPos(text string, off int) (int, int) {
 	return line, utf8.RuneCountInString(before[lineStart:]) + 1
 }
 
-// validateFileTemplate checks a text template file: it must use {{ candidate_answer }} or
-// {{ expected_messages }}, else the judge has nothing to grade. Warnings point into the file.
+// validateFileTemplate checks a text template file; warnings point into the file.
 func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
 	missing, unknown, off := templateProblems(text, requiredVariables, TemplateVariables)
 	file := displayPath(abs, l.cwd)
@@ -118,8 +117,8 @@ func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *Ev
 	}
 }
 
-// inlinePos maps a byte offset of a scalar's value to its position in the source: exact for
-// literal blocks (`|`) and one-line scalars, the scalar's start otherwise.
+// inlinePos maps a byte offset of a scalar's value to its source position: exact for literal
+// blocks (`|`) and one-line scalars, else the scalar's start.
 func (l *loader) inlinePos(n *yaml.Node, text string, off int) (int, int) {
 	tl, tc := textPos(text, off)
 	switch {

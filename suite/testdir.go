@@ -20,17 +20,13 @@ func (l *loader) isTestDir(rel string) (string, bool) {
 	if strings.ContainsAny(rel, "*?{") {
 		return "", false
 	}
-	abs := rel
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(l.s.Dir, rel)
-	}
+	abs := absPath(l.s.Dir, rel)
 	fi, err := os.Stat(abs)
-	return filepath.Clean(abs), err == nil && fi.IsDir()
+	return abs, err == nil && fi.IsDir()
 }
 
 // v4TestDir loads `tests: <directory>` as AgentV 4.x does: each subdirectory, in name order, is
-// one test written in its case.yaml (or case.yml) as a single mapping, whose id defaults to the
-// subdirectory's name. A subdirectory without a case file is skipped with a warning.
+// one test in its case.yaml (or case.yml), its id defaulting to the subdirectory's name.
 func (l *loader) v4TestDir(sx *v4Suite, at *yaml.Node, dir string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

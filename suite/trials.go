@@ -28,8 +28,7 @@ var TrialStrategies = []string{TrialsPassAtK, TrialsMean, TrialsConfidenceInterv
 // MaxTrials bounds a trial count: each trial is a full run of the case, target and judges.
 const MaxTrials = 100
 
-// Trials is how many times each case of a file runs and how the runs are combined
-// (AgentV 4.x `execution.trials`).
+// Trials is how many times each case of a file runs and how the runs combine (4.x `execution.trials`).
 type Trials struct {
 	Count    int     // runs of each case, 1 to MaxTrials
 	Strategy string  // one of TrialStrategies; "" means TrialsPassAtK
@@ -38,8 +37,7 @@ type Trials struct {
 
 var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}
 
-// v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}. A count
-// of 1 runs each test once, as without trials.
+// v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}.
 func (l *loader) v4Trials(e *kv) {
 	if isNull(e.v) {
 		return
@@ -51,71 +49,46 @@ func (l *loader) v4Trials(e *kv) {
 	es := entries(e.v)
 	l.dupes(es, "")
 	t := &Trials{Strategy: TrialsPassAtK}
-	ok, counted := true, false
+	ok := true
+	bad := func(x *kv, want string) {
+		l.errorf(x.v, KindStructure, "", "trials %q must be %s, got %s", x.key, want, describe(x.v))
+		ok = false
+	}
 	var costAt *kv
 	for i := range es {
 		x := &es[i]
 		switch x.key {
 		case "count":
-			n, isNum := number(x.v)
-			if !isNum || n != math.Trunc(n) || n < 1 || n > MaxTrials {
-				l.errorf(x.v, KindStructure, "", "trials %q must be a whole number from 1 to %d, got %s", "count", MaxTrials, describe(x.v))
-				ok = false
-				continue
+			if n, isNum := number(x.v); isNum && n == math.Trunc(n) && n >= 1 && n <= MaxTrials {
+				t.Count = int(n)
+			} else {
+				bad(x, fmt.Sprintf("a whole number from 1 to %d", MaxTrials))
 			}
-			t.Count, counted = int(n), true
 		case "strategy":
-			s := deref(x.v)
-			if s == nil || s.Kind != yaml.ScalarNode || !slices.Contains(TrialStrategies, s.Value) {
-				l.errorf(x.v, KindStructure, "", "trials %q must be one of %s, got %s", "strategy", strings.Join(TrialStrategies, ", "), describe(x.v))
-				ok = false
-				continue
+			if s := deref(x.v); s != nil && s.Kind == yaml.ScalarNode && slices.Contains(TrialStrategies, s.Value) {
+				t.Strategy = s.Value
+			} else {
+				bad(x, "one of "+strings.Join(TrialStrategies, ", "))
 			}
-			t.Strategy = s.Value
 		case "cost_limit_usd", "costLimitUsd":
 			if costAt != nil {
 				l.warnf(x.kn, KindIgnored, "", "trials %q ignored: %q is also set", x.key, costAt.key)
 				continue
 			}
 			costAt = x
-			if isNull(x.v) {
-				continue
+			if v, isNum := number(x.v); isNum && v > 0 && !math.IsInf(v, 0) {
+				t.CostUSD = v
+			} else if !isNull(x.v) {
+				bad(x, "a number of US dollars above 0")
 			}
-			v, isNum := number(x.v)
-			if !isNum || v <= 0 || math.IsInf(v, 0) {
-				l.errorf(x.v, KindStructure, "", "trials %q must be a number of US dollars above 0, got %s", x.key, describe(x.v))
-				ok = false
-				continue
-			}
-			t.CostUSD = v
 		default:
 			l.unknownKey(*x, "in trials", "", trialKeys)
 		}
 	}
-	if !counted && ok {
+	switch {
+	case ok && t.Count == 0:
 		l.errorf(e.kn, KindStructure, "", "execution %q needs %q: how many times each test runs (1 to %d)", "trials", "count", MaxTrials)
-		return
-	}
-	if ok {
+	case ok:
 		l.s.Trials = t
 	}
-}
-
-// String describes the setting for people: "5 trials, mean".
-func (t *Trials) String() string {
-	if t == nil {
-		return "1 trial"
-	}
-	s := fmt.Sprintf("%d trials, %s", t.Count, t.strategy())
-	if t.CostUSD > 0 {
-		s += fmt.Sprintf(", cost limit $%g", t.CostUSD)
-	}
-	return s
-}
-
-func (t *Trials) strategy() string {
-	if t.Strategy == "" {
-		return TrialsPassAtK
-	}
-	return t.Strategy
 }

@@ -1,8 +1,12 @@
 package suite
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 
@@ -17,15 +21,14 @@ var (
 	execKeys     = []string{"target", "evaluators"}
 )
 
-// loadYAML parses a whole YAML eval file. YAML cannot be streamed, but the node tree is dropped
-// as soon as the cases are converted.
 // loadGCPercent is the garbage collector's target while a YAML file loads (GOGC's default is 100).
 const loadGCPercent = 50
 
+// loadYAML parses a whole YAML eval file; the node tree is dropped as the cases are converted.
 func (l *loader) loadYAML() {
 	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.add(Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindFile, Message: "could not read eval file: " + errText(err)})
+		l.readError(0, err)
 		return
 	}
 	l.src = src
@@ -145,16 +148,16 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		}
 	}
 	var list *yaml.Node
-	if chosen := pickCanonical(lists, caseListKeys); chosen != nil {
+	if len(lists) > 0 {
+		chosen := slices.MinFunc(lists, func(a, b *kv) int { // canonical names win
+			return cmp.Compare(slices.Index(caseListKeys, a.key), slices.Index(caseListKeys, b.key))
+		})
 		for _, e := range lists {
 			if e != chosen {
 				l.warnf(e.kn, KindIgnored, "", "%q ignored: %q is also set", e.key, chosen.key)
 			}
 		}
 		list = chosen.v
-		if list == nil {
-			list = chosen.kn
-		}
 	}
 	l.suiteList = l.evaluatorSource(execEvals, evals, evaluator, "")
 	if l.suiteList != nil {
@@ -234,18 +237,6 @@ func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *floa
 	return nil
 }
 
-// pickCanonical returns the entry whose key comes first in order (canonical names win).
-func pickCanonical(es []*kv, order []string) *kv {
-	for _, k := range order {
-		for _, e := range es {
-			if e.key == k {
-				return e
-			}
-		}
-	}
-	return nil
-}
-
 // scalarOr returns a scalar value as text; null gives def, and a non-scalar is an error.
 func (l *loader) scalarOr(e *kv, def string) string {
 	if isNull(e.v) {
@@ -288,16 +279,13 @@ func plural(n int, one, many string) string {
 
 // idList quotes up to five case ids.
 func idList(ids []string) string {
-	out := ""
-	for i, id := range ids {
-		if i == 5 {
-			out += fmt.Sprintf(", and %d more", len(ids)-5)
-			break
-		}
-		if i > 0 {
-			out += ", "
-		}
-		out += fmt.Sprintf("%q", id)
+	quoted := make([]string, 0, 5)
+	for _, id := range ids[:min(len(ids), 5)] {
+		quoted = append(quoted, strconv.Quote(id))
+	}
+	out := strings.Join(quoted, ", ")
+	if len(ids) > 5 {
+		out += fmt.Sprintf(", and %d more", len(ids)-5)
 	}
 	return out
 }

@@ -1,10 +1,7 @@
 // Package suitegen writes synthetic eval suites in the AgentV 2.5 format (and, in mode v4,
-// the AgentV 4.x format) for tests and benchmarks. They run offline: a mock target answers every case and a mock judge returns a
-// passing verdict, so every case of every mode scores 1. Cases differ only in their id and
-// question number, so the cost of a suite grows linearly with its size.
-//
-// WriteDifferential (differential.go) writes a different kind of suite: AgentV 4.x files that
-// exercise every assertion type, for comparing agentv with AgentV 4.42.4 (test/differential).
+// the AgentV 4.x format) for tests and benchmarks. They run offline: a mock target answers every
+// case and a mock judge returns a passing verdict, so every case of every mode scores 1. Cases
+// differ only in their id and question number, so the cost of a suite grows linearly with its size.
 package suitegen
 
 import (
@@ -84,62 +81,48 @@ func Write(dir, mode string, n int) (string, error) {
 	return out, nil
 }
 
-// evaluators holds each mode's evaluator list item, indented for a case's execution block.
+// evaluators holds each mode's graders, as the lines that end a case.
 var evaluators = map[string]string{
-	"fa":        faEvaluator,
-	"delay":     faEvaluator,
-	"code_py":   "        - name: cj\n          type: code_judge\n          script: [python3, judge.py]\n",
-	"code_node": "        - name: cj\n          type: code_judge\n          script: [node, judge.mjs]\n",
-	"llm":       "        - name: lj\n          type: llm_judge\n",
+	"fa":        execution(faEvaluator),
+	"delay":     execution(faEvaluator),
+	"code_py":   execution("        - name: cj\n          type: code_judge\n          script: [python3, judge.py]\n"),
+	"code_node": execution("        - name: cj\n          type: code_judge\n          script: [node, judge.mjs]\n"),
+	"llm":       execution("        - name: lj\n          type: llm_judge\n"),
 	"none":      "",
-	"v4":        "",
+	"v4": "    assertions:\n" +
+		"      - type: contains\n        value: '42'\n" +
+		"      - type: is-json\n" +
+		"      - type: regex\n        value: '\"answer\" *: *\"4[0-9]\"'\n" +
+		"      - type: field-accuracy\n        fields:\n          - path: answer\n            match: exact\n",
 }
 
 const faEvaluator = "        - name: fa\n          type: field_accuracy\n          fields:\n            - path: answer\n              match: exact\n"
 
-func evalYAML(mode, ev string, n int) string {
-	if mode == "v4" {
-		return evalYAMLV4(n)
-	}
-	expected := MockAnswer
-	if mode == "delay" {
-		expected = DryRunAnswer
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# written by internal/suitegen: mode %s, %d cases\n", mode, n)
-	fmt.Fprintf(&b, "description: synthetic offline suite (%s, %d cases)\n", mode, n)
-	fmt.Fprintf(&b, "execution:\n  target: %s\nevalcases:\n", Target)
-	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "  - id: %s\n", CaseID(i))
-		fmt.Fprintf(&b, "    expected_outcome: %s\n", quote(Outcome))
-		fmt.Fprintf(&b, "    input_messages:\n      - role: system\n        content: %s\n      - role: user\n        content: %s\n",
-			quote(System), quote(Question(i)))
-		fmt.Fprintf(&b, "    expected_messages:\n      - role: assistant\n        content: %s\n", quote(expected))
-		if ev != "" {
-			b.WriteString("    execution:\n      evaluators:\n" + ev)
-		}
-	}
-	return b.String()
-}
+func execution(list string) string { return "    execution:\n      evaluators:\n" + list }
 
-// evalYAMLV4 writes an AgentV 4.x suite: each test has criteria, messages as input, an
-// expected output and four deterministic assertions.
-func evalYAMLV4(n int) string {
+// evalYAML writes n cases of a mode; v4 writes an AgentV 4.x suite (tests, criteria, input,
+// expected_output, assertions) with the same contents.
+func evalYAML(mode, ev string, n int) string {
+	head := fmt.Sprintf("# written by internal/suitegen: mode %s, %d cases\n"+
+		"description: synthetic offline suite (%s, %d cases)\n", mode, n, mode, n)
+	list, outcome, input := "evalcases", "expected_outcome", "input_messages"
+	expected := "expected_messages:\n      - role: assistant\n        content: " + quote(MockAnswer)
+	switch mode {
+	case "delay":
+		expected = "expected_messages:\n      - role: assistant\n        content: " + quote(DryRunAnswer)
+	case "v4":
+		head = fmt.Sprintf("# written by internal/suitegen: mode v4, %d tests\nname: synthetic-v4\n"+
+			"description: synthetic offline AgentV 4.x suite (%d tests)\n", n, n)
+		list, outcome, input = "tests", "criteria", "input"
+		expected = "expected_output: " + quote(MockAnswer)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# written by internal/suitegen: mode v4, %d tests\n", n)
-	fmt.Fprintf(&b, "name: synthetic-v4\ndescription: synthetic offline AgentV 4.x suite (%d tests)\n", n)
-	fmt.Fprintf(&b, "execution:\n  target: %s\ntests:\n", Target)
+	fmt.Fprintf(&b, "%sexecution:\n  target: %s\n%s:\n", head, Target, list)
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "  - id: %s\n", CaseID(i))
-		fmt.Fprintf(&b, "    criteria: %s\n", quote(Outcome))
-		fmt.Fprintf(&b, "    input:\n      - role: system\n        content: %s\n      - role: user\n        content: %s\n",
-			quote(System), quote(Question(i)))
-		fmt.Fprintf(&b, "    expected_output: %s\n", quote(MockAnswer))
-		b.WriteString("    assertions:\n" +
-			"      - type: contains\n        value: '42'\n" +
-			"      - type: is-json\n" +
-			"      - type: regex\n        value: '\"answer\" *: *\"4[0-9]\"'\n" +
-			"      - type: field-accuracy\n        fields:\n          - path: answer\n            match: exact\n")
+		fmt.Fprintf(&b, "  - id: %s\n    %s: %s\n", CaseID(i), outcome, quote(Outcome))
+		fmt.Fprintf(&b, "    %s:\n      - role: system\n        content: %s\n      - role: user\n        content: %s\n",
+			input, quote(System), quote(Question(i)))
+		fmt.Fprintf(&b, "    %s\n%s", expected, ev)
 	}
 	return b.String()
 }
