@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
@@ -27,26 +28,9 @@ import (
 	"github.com/agentv/action/workspace"
 )
 
-// Options are what the planner needs from the run's configuration.
+// Options are the run's settings and what the planner needs from the command.
 type Options struct {
-	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
-	Target      string   // --target override ("" or "default": none)
-	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
-	JudgeTarget string   // --judge-target
-	JudgeModel  string   // --model PROVIDER:MODEL of --grader-target agentv: 4.x's built-in grader
-	EvalID      string   // --eval-id glob
-	Timeout     time.Duration
-	Verbose     bool
-	DryRun      bool
-	DryRunDelay time.Duration
-	DryRunMin   time.Duration
-	DryRunMax   time.Duration
-	Cwd         string
-	Workspace   string   // GITHUB_WORKSPACE
-	Environ     []string // process environment
-	// NoDotenv leaves .env files unread (a notice names each one).
-	NoDotenv bool
-
+	config.Settings
 	Redactor *redact.Redactor
 	Logf     func(format string, args ...any)
 	// Display returns the path shown to the user for a file path.
@@ -54,10 +38,7 @@ type Options struct {
 	// Check returns an error when the input at path (what names it) is an output of the
 	// run; nil checks nothing.
 	Check func(path, what string) error
-	// Cache answers targets and judges from earlier runs; nil: no cache.
-	Cache *cache.Store
-	// Shard, when set, runs only the cases of that shard.
-	Shard *Shard
+	Cache *cache.Store // nil: no response cache
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
 	// cases a rerun runs again), made with --eval-id's.
 	Select func(c *suite.Case) bool
@@ -421,7 +402,7 @@ func (p *Planner) Balance(hashes []uint64) {
 }
 
 // Shard returns the run's shard, nil when the run is whole.
-func (p *Planner) Shard() *Shard { return p.opts.Shard }
+func (p *Planner) Shard() *config.Shard { return p.opts.Shard }
 
 // SelectedByID reports whether --eval-id (if given) selects the case, whatever its shard.
 func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }

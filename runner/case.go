@@ -177,12 +177,12 @@ func verdict(score, threshold float64, errored bool) results.Verdict {
 // set it, and the evaluator options to score it with (their Threshold, the minimum of a
 // `required` evaluator without its own, is that score).
 func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options) {
-	threshold, own := caseThreshold(c, r.opts.CaseThreshold)
+	threshold, own := caseThreshold(c, r.opts.Gate.CaseThreshold)
 	if r.opts.ThresholdWins {
-		threshold, own = r.opts.CaseThreshold, false
+		threshold, own = r.opts.Gate.CaseThreshold, false
 	}
 	eopts := &r.opts.Evaluators
-	if threshold != r.opts.CaseThreshold {
+	if threshold != r.opts.Gate.CaseThreshold {
 		o := *eopts
 		o.Threshold = threshold
 		eopts = &o

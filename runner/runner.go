@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/plan"
@@ -29,14 +30,9 @@ import (
 	"github.com/agentv/action/targets"
 )
 
-// Defaults: each invocation may take 120 s, and a timed-out invocation is retried twice.
-const (
-	DefaultTimeout    = 120 * time.Second
-	DefaultMaxRetries = 2
-	// drainGrace is how long cases already running may go on after cancellation
-	// before their context is cancelled too.
-	drainGrace = 5 * time.Second
-)
+// drainGrace is how long cases already running may go on after cancellation before their
+// context is cancelled too.
+const drainGrace = 5 * time.Second
 
 // Handler receives each finished case's record, one call at a time, in completion order.
 type Handler interface {
@@ -49,23 +45,15 @@ type HandlerFunc func(rec *results.Record)
 // CaseFinished calls f.
 func (f HandlerFunc) CaseFinished(rec *results.Record) { f(rec) }
 
-// Options configure a run.
+// Options are the run's settings (Timeout 0: config.DefaultTimeout; Gate.CaseThreshold: a
+// case passes at this score; ThresholdWins: it wins over the files' execution.threshold) and
+// what the runner needs from the command.
 type Options struct {
-	Workers       int           // --workers override; 0: the target's workers, else 1
-	Timeout       time.Duration // per target invocation, judge call and script (0: DefaultTimeout)
-	MaxRetries    int           // retries of a target invocation or judge that timed out
-	CaseThreshold float64       // a case passes at score >= this
-	Evaluators    evaluators.Options
-	Redactor      *redact.Redactor
-	Now           func() time.Time // clock for timestamps; nil: time.Now
-	Logf          func(format string, args ...any)
-	Verbose       bool
-	// Trials overrides the files' trials when set: Count (--trials) and Strategy
-	// (--trials-strategy); see TrialsFor.
-	Trials suite.Trials
-	// ThresholdWins makes CaseThreshold the threshold of every case, over the eval files'
-	// own execution.threshold (AgentV 4.x's --threshold).
-	ThresholdWins bool
+	config.Settings
+	Evaluators evaluators.Options
+	Redactor   *redact.Redactor
+	Now        func() time.Time // clock for timestamps; nil: time.Now
+	Logf       func(format string, args ...any)
 	// Stop, when set, is asked before each case starts: an error (a run budget spent) makes
 	// that case an error record with it, without calling its target.
 	Stop func() error
@@ -100,7 +88,7 @@ func (r *Runner) HealthFailures() []error {
 // New returns a runner reporting to h.
 func New(opts Options, h Handler) *Runner {
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = config.DefaultTimeout
 	}
 	if opts.MaxRetries < 0 {
 		opts.MaxRetries = 0
@@ -111,14 +99,10 @@ func New(opts Options, h Handler) *Runner {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	if opts.Evaluators.Timeout <= 0 {
-		opts.Evaluators.Timeout = opts.Timeout
-	}
-	// Judges get the same retry budget as targets: a judge timing out is as transient.
-	opts.Evaluators.MaxRetries = opts.MaxRetries
-	if opts.Evaluators.Redactor == nil {
-		opts.Evaluators.Redactor = opts.Redactor
-	}
+	// The graders run under the run's settings: its timeout, the same retry budget as targets
+	// (a judge timing out is as transient), its case threshold.
+	ev := &opts.Evaluators
+	ev.Timeout, ev.MaxRetries, ev.Threshold, ev.Redactor = opts.Timeout, opts.MaxRetries, opts.Gate.CaseThreshold, opts.Redactor
 	return &Runner{opts: opts, handler: h}
 }
 

@@ -11,7 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
@@ -115,7 +117,7 @@ func (c *collector) byID() map[string]*results.Record {
 
 func testOptions(score float64) Options {
 	return Options{
-		Timeout: 2 * time.Second, MaxRetries: 2, CaseThreshold: 0.8,
+		Settings: config.Settings{Timeout: 2 * time.Second, MaxRetries: 2, Gate: gate.Options{CaseThreshold: 0.8}},
 		Evaluators: evaluators.Options{
 			Judges: func(*targets.Target, string) (providers.Provider, error) { return verdictJudge{score}, nil },
 		},

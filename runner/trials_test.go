@@ -135,7 +135,7 @@ func TestRunTrials(t *testing.T) {
 			opts := trialOptions(tt.scores...)
 			opts.Trials = tt.override
 			if tt.wins > 0 {
-				opts.CaseThreshold, opts.ThresholdWins = tt.wins, true
+				opts.Gate.CaseThreshold, opts.ThresholdWins = tt.wins, true
 			}
 			var logs []string
 			var mu sync.Mutex

@@ -12,10 +12,10 @@ import (
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/runner"
@@ -101,13 +101,12 @@ func (c *Command) runAction(ctx context.Context) int {
 		environ = append(append([]string(nil), environ...), "GITHUB_TOKEN="+in.GitHubToken)
 	}
 	cfg := EvalConfig{Settings: in.Settings,
-		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input",
-		Cwd: wd, Workspace: workspace, Environ: environ, Details: in.Details,
-		NoDotenv:          true,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", Details: in.Details,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 		BaselineSource:    baselineSource,
 	}
+	cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv = wd, workspace, environ, true
 	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
@@ -318,7 +317,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Starting: func(files, total, trials int, shard *plan.Shard) {
+		Starting: func(files, total, trials int, shard *config.Shard) {
 			head := "agentv: running "
 			cases := "cases (counted as the JSONL files are read)"
 			switch {

@@ -29,13 +29,6 @@ type EvalConfig struct {
 	Out     string             // results JSONL path
 	OutName string             // what moves Out, for messages: "" is the --out flag
 	Details report.DetailLevel // how much model text the Markdown reports will show
-	Cwd     string
-	// Workspace is GITHUB_WORKSPACE: paths in reports are relative to it.
-	Workspace string
-	Environ   []string // process environment
-	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
-	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
-	NoDotenv bool
 	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
 	SkipOnUnsetSecret bool
 	SkipReason        string // explanation used when skipping
@@ -59,7 +52,7 @@ type Engine struct {
 	// trials is how many times each case runs (1: once), or 0 when cases run different
 	// numbers of trials. shard is the part of a split suite the run is (its plan cut: Plan
 	// gives the count of all its shards' cases), nil for a whole run.
-	Starting func(files, total, trials int, shard *plan.Shard)
+	Starting func(files, total, trials int, shard *config.Shard)
 	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
 	Stopping func()
 	// KeepWorst is how many of the worst records of each level the run keeps for the
@@ -229,14 +222,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Notices = append(out.Notices, note)
 	}
 	store := e.openCache()
-	p := plan.New(plan.Options{
-		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, JudgeModel: cfg.JudgeModel, EvalID: cfg.EvalID,
-		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
-		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
-		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
-		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn(),
-	})
+	p := plan.New(plan.Options{Settings: cfg.Settings, Redactor: e.Redactor, Logf: e.Logf, Display: e.display,
+		Check: out.guard.check, Cache: store, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn()})
 	e.onSeveral = p.OnSeveralTargets
 	defer func() {
 		if err := p.Close(); err != nil {
@@ -260,7 +247,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			for _, s := range suites {
 				for _, c := range s.Cases {
 					if p.SelectedByID(c) {
-						hashes = append(hashes, plan.CaseHash(c))
+						hashes = append(hashes, config.CaseHash(c))
 					}
 				}
 			}
@@ -342,16 +329,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 		rr.recs = nil
 	}
-	r := runner.New(runner.Options{
-		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
-		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
-		Logf: e.Logf, Verbose: cfg.Verbose, Trials: cfg.Trials,
-		ThresholdWins: cfg.ThresholdWins, Stop: bud.stop,
-		Evaluators: evaluators.Options{
-			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
-			Env: proc.ChildEnv(cfg.Environ, nil),
-		},
-	}, handler)
+	r := runner.New(runner.Options{Settings: cfg.Settings, Redactor: e.Redactor, Now: e.Now, Logf: e.Logf, Stop: bud.stop,
+		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}}, handler)
 	if cfg.SkipOnUnsetSecret {
 		if e.Starting != nil {
 			var fileTrials []*suite.Trials

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/suite"
 )
@@ -50,7 +51,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 			opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
 			opts.OnCase = func(c *suite.Case) bool {
 				if p.SelectedByID(c) {
-					streamed = append(streamed, plan.CaseHash(c))
+					streamed = append(streamed, config.CaseHash(c))
 				}
 				return true
 			}
@@ -70,7 +71,7 @@ func (e *Engine) preloadYAML(p *plan.Planner, files []string) (pre []*suite.Suit
 		if sharded {
 			for _, c := range pre[i].Cases {
 				if p.SelectedByID(c) {
-					hashes = append(hashes, plan.CaseHash(c))
+					hashes = append(hashes, config.CaseHash(c))
 				}
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/suite"
 )
 
@@ -170,7 +169,7 @@ func parseScore(v string) (float64, error) {
 }
 
 // shardValue is the --shard I/N flag.
-type shardValue struct{ s **plan.Shard }
+type shardValue struct{ s **config.Shard }
 
 func (v shardValue) String() string {
 	if v.s == nil || *v.s == nil {
