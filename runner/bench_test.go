@@ -90,7 +90,7 @@ func BenchmarkStreamJSONL(b *testing.B) {
 				return true
 			}})
 		}()
-		r.RunStream(context.Background(), ch)
+		r.Run(context.Background(), ch)
 		if err := w.Flush(); err != nil {
 			b.Fatal(err)
 		}

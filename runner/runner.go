@@ -120,29 +120,13 @@ type lane struct {
 	queue    chan *plan.Job // other lanes: the jobs waiting for a worker
 }
 
-// Run executes every job and returns when all have a record or ctx was cancelled (then
-// cases not yet started get no record; running ones finish within a short grace period).
-func (r *Runner) Run(ctx context.Context, jobs []*plan.Job) {
-	ch := make(chan *plan.Job)
-	go func() {
-		defer close(ch)
-		for _, j := range jobs {
-			select {
-			case ch <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	r.RunStream(ctx, ch)
-}
-
-// RunStream executes jobs as they arrive and returns once the channel is closed and every
-// job has a record, or ctx was cancelled (as Run). Each provider gets its lane when its first
-// job arrives: a healthcheck, then its workers. Batching lanes keep their jobs until the
-// stream ends, since a batch is one eval file's cases. After cancellation jobs still sent
-// are read and dropped, so the sender never blocks; it should stop sending and close.
-func (r *Runner) RunStream(ctx context.Context, jobs <-chan *plan.Job) {
+// Run executes jobs as they arrive and returns once the channel is closed and every job has
+// a record, or ctx was cancelled (then cases not yet started get no record; running ones
+// finish within drainGrace). Each provider gets its lane when its first job arrives: a
+// healthcheck, then its workers. Batching lanes keep their jobs until the stream ends, since
+// a batch is one eval file's cases. After cancellation jobs still sent are read and dropped,
+// so the sender never blocks; it should stop sending and close.
+func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	// Cases in flight keep a context that outlives ctx by drainGrace, so a cancelled run
 	// still records what was nearly done.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -165,12 +166,11 @@ func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 	return rf.commit(endRecord(o, run, now))
 }
 
-// Run loads, plans and runs the eval. The results file is written as cases finish.
-//
-// JSONL files are streamed: each case becomes a job as soon as its line is read and is
-// dropped once it has run, so memory does not grow with the suite. A fork pull request
-// (SkipOnUnsetSecret) loads and plans everything first instead, since skipping must be
-// decided before any case runs.
+// Run is the run pipeline: cases stream from the eval files through selection, the shard and
+// the plan to the runner, and each record to the results file as it finishes. YAML files are
+// parsed first (their count is the run's total); JSONL cases become jobs as their lines are
+// read and are dropped once run, so memory does not grow with the suite. A fork pull request
+// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if e.Done != nil {
 		defer e.Done()
@@ -188,26 +188,24 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	cfg := &e.Cfg
 	out := &Outcome{Started: e.Now()}
-
-	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
-	out.Diagnostics = append(out.Diagnostics, diags...)
-	outName := cfg.OutName
-	if outName == "" {
-		outName = "--out"
-	}
-	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
-	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
+	refuse := func(problems ...string) (*Outcome, error) {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
 		return out, nil
+	}
+
+	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	outName := cmp.Or(cfg.OutName, "--out")
+	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
+	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
+		return refuse(problems...)
 	}
 	// The baseline is read whole before the run, so it may be the results file this run
 	// replaces.
 	cmpr, note, err := loadBaseline(cfg.BaselinePath, cfg.Cwd, cfg.BaselineSource, cfg.Gate.RegressionMargin)
 	if err != nil {
-		out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
-		out.Duration = e.Now().Sub(out.Started)
-		return out, nil
+		return refuse(e.Redactor.String(err.Error()))
 	}
 	if note != "" {
 		out.Notices = append(out.Notices, note)
@@ -215,9 +213,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if rr := cfg.Rerun; rr != nil {
 		note, err := rr.read(cfg.Gate.CaseThreshold)
 		if err != nil {
-			out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
-			out.Duration = e.Now().Sub(out.Started)
-			return out, nil
+			return refuse(e.Redactor.String(err.Error()))
 		}
 		out.Notices = append(out.Notices, note)
 	}
@@ -232,40 +228,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}()
 	st := &loadState{}
 	p.Preload(files)
+	pre, trials := e.preload(p, files)
 
-	var jobs []*plan.Job
+	var planned []*plan.Job // a fork pull request's every job, planned before any runs
 	if cfg.SkipOnUnsetSecret {
-		var suites []*suite.Suite
-		for _, f := range files {
-			s := suite.Load(f, loadOptions(cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv, e.Redactor))
-			st.diags = append(st.diags, s.Diagnostics...)
-			suites = append(suites, s)
-		}
-		st.files, st.complete = len(suites), true
-		if cfg.Shard != nil {
-			var hashes []uint64
-			for _, s := range suites {
-				for _, c := range s.Cases {
-					if p.SelectedByID(c) {
-						hashes = append(hashes, config.CaseHash(c))
-					}
-				}
-			}
-			p.Balance(hashes)
-		}
-		jobs = p.Plan(suites)
-		// From here on the jobs hold the cases; each is released as soon as it has run.
-		for _, s := range suites {
-			s.Cases = nil
-		}
-		for _, j := range jobs {
-			st.add(j)
-		}
-		e.total.Store(int64(len(jobs)))
+		e.stream(ctx, p, files, pre, st, func(j *plan.Job) bool {
+			planned = append(planned, j)
+			return true
+		})
 		e.finish(out, p, st)
 		if why := p.SkipReason(cfg.SkipReason); why != "" {
-			out.SkipReason = why
-			out.Skipped = len(jobs)
+			out.SkipReason, out.Skipped = why, len(planned)
 			out.Duration = e.Now().Sub(out.Started)
 			return out, nil
 		}
@@ -279,7 +252,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
 	}
 	if cfg.SkipOnUnsetSecret {
-		start.Planned = results.Int(len(jobs)) // everything was planned before running
+		start.Planned = results.Int(len(planned))
 	}
 	if cmpr != nil {
 		b := cmpr.Baseline()
@@ -290,77 +263,71 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
-	w := rf.w
 	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
 	out.budget = bud
-	handler := runner.HandlerFunc(func(rec *results.Record) {
+	write := func(rec *results.Record) {
 		if cmpr != nil {
 			cmpr.Add(rec) // sets the record's baseline score
 		}
-		if err := w.Write(rec); err != nil && writeErr == nil {
+		if err := rf.w.Write(rec); err != nil && writeErr == nil {
 			writeErr = err
 		}
-		if rec.Attempts > 0 {
-			out.ran = true
-		}
-		if e.Handler != nil {
-			e.Handler.CaseFinished(rec)
-		}
-		col.Add(rec)
-		bud.add(rec)
-	})
+	}
 	carried := 0
 	if rr := cfg.Rerun; rr != nil {
 		// The earlier run's settled cases go into this run's results as they were, so its
 		// results file is whole.
 		for _, rec := range rr.recs {
-			if cmpr != nil {
-				cmpr.Add(rec)
-			}
-			if err := w.Write(rec); err != nil && writeErr == nil {
-				writeErr = err
-			}
+			write(rec)
 			col.Add(rec)
-			carried++
 			out.ran = true
 		}
+		carried = len(rr.recs)
 		rr.recs = nil
 	}
 	r := runner.New(runner.Options{Settings: cfg.Settings, Redactor: e.Redactor, Now: e.Now, Logf: e.Logf, Stop: bud.stop,
-		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}}, handler)
-	if cfg.SkipOnUnsetSecret {
-		if e.Starting != nil {
-			var fileTrials []*suite.Trials
-			for _, j := range jobs {
-				if j.Case != nil && j.Case.Suite != nil {
-					fileTrials = append(fileTrials, j.Case.Suite.Trials)
-				}
+		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}},
+		runner.HandlerFunc(func(rec *results.Record) {
+			write(rec)
+			if rec.Attempts > 0 {
+				out.ran = true
 			}
-			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials), p.Shard())
-		}
-		r.Run(ctx, jobs)
-	} else {
-		pre := e.preloadYAML(p, files)
-		if e.Starting != nil {
-			var fileTrials []*suite.Trials
-			for _, s := range pre {
-				if s == nil { // a JSONL file, read as its cases run: no trials known yet
-					fileTrials = append(fileTrials, nil)
-					continue
-				}
-				fileTrials = append(fileTrials, s.Trials)
+			if e.Handler != nil {
+				e.Handler.CaseFinished(rec)
 			}
-			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials), p.Shard())
-		}
-		ch := make(chan *plan.Job)
-		go e.stream(ctx, p, files, pre, st, ch)
-		// RunStream returns after the channel is closed, so st is complete here.
-		r.RunStream(ctx, ch)
+			col.Add(rec)
+			bud.add(rec)
+		}))
+	if e.Starting != nil {
+		e.Starting(len(files), e.Total(), trials, p.Shard())
 	}
-	if err := w.Flush(); err != nil && writeErr == nil {
+	ch := make(chan *plan.Job)
+	go func() {
+		defer close(ch)
+		send := func(j *plan.Job) bool {
+			select {
+			case ch <- j:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if !cfg.SkipOnUnsetSecret {
+			e.stream(ctx, p, files, pre, st, send)
+			return
+		}
+		for i, j := range planned {
+			planned[i] = nil // released once it has run
+			if !send(j) {
+				return
+			}
+		}
+	}()
+	r.Run(ctx, ch) // returns after ch is closed, so st is complete here
+	if err := rf.w.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	out.Cases = col.Cases()
@@ -470,4 +437,182 @@ func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
 		return 1
 	}
 	return n
+}
+
+// loadState is what loading found, for the outcome once loading is over.
+type loadState struct {
+	diags    []suite.Diagnostic // every file's diagnostics, in file order
+	jobErrs  []string           // distinct reasons why cases cannot run, in order
+	seenErr  map[string]bool
+	jobs     int  // jobs planned
+	files    int  // eval files loaded
+	complete bool // every file was read to its end (false after cancellation)
+}
+
+func (st *loadState) add(j *plan.Job) {
+	st.jobs++
+	if j.Err == nil {
+		return
+	}
+	if st.seenErr == nil {
+		st.seenErr = map[string]bool{}
+	}
+	if msg := j.Err.Error(); !st.seenErr[msg] {
+		st.seenErr[msg] = true
+		st.jobErrs = append(st.jobErrs, msg)
+	}
+}
+
+// preload parses every YAML eval file (every file, for a fork pull request) before any case
+// runs, so the run's total is known from the start; pre[i] is files[i]'s suite, nil for a
+// JSONL file read as its cases run. Those files' non-blank lines are counted instead, unless
+// cases are selected by id (then the total is known once every file is read). trials is what
+// Starting is told (see runTrials).
+//
+// A shard reads its JSONL files a first time here for the hashes of their cases: a shard is
+// a cut of all selected cases' sorted hashes (config.Shard), known only once every case was
+// seen, and keeping the cases instead of reading them again would hold the whole suite in
+// memory.
+func (e *Engine) preload(p *plan.Planner, files []string) (pre []*suite.Suite, trials int) {
+	pre = make([]*suite.Suite, len(files))
+	total, known := 0, true
+	sharded := p.Shard() != nil
+	var hashes []uint64 // every selected case's, in all shards
+	var streamed []uint64
+	fileTrials := make([]*suite.Trials, len(files))
+	for i, f := range files {
+		opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+		isJSONL := strings.EqualFold(filepath.Ext(f), ".jsonl") && !e.Cfg.SkipOnUnsetSecret
+		switch {
+		case isJSONL && sharded:
+			opts.OnCase = func(c *suite.Case) bool {
+				if p.SelectedByID(c) {
+					streamed = append(streamed, config.CaseHash(c))
+				}
+				return true
+			}
+			suite.Load(f, opts) // problems are reported when the file is read to run
+			continue
+		case isJSONL:
+			n, err := suite.CountJSONLCases(f)
+			if err != nil || e.Cfg.filtered() || e.Cfg.Rerun != nil {
+				known = false // the loader reports an unreadable file
+			}
+			total += n
+			continue
+		}
+		s := suite.Load(f, opts)
+		pre[i], fileTrials[i] = s, s.Trials
+		p.CheckSelection(s, s.Cases)
+		if sharded {
+			for _, c := range s.Cases {
+				if p.SelectedByID(c) {
+					hashes = append(hashes, config.CaseHash(c))
+				}
+			}
+		}
+	}
+	if sharded {
+		p.Balance(append(hashes, streamed...))
+		for _, h := range streamed {
+			if p.Shard().HasHash(h) {
+				total++
+			}
+		}
+	}
+	for _, s := range pre {
+		if s == nil {
+			continue
+		}
+		for _, c := range s.Cases {
+			total += p.Runs(s, c)
+		}
+	}
+	if known {
+		e.total.Store(int64(total))
+	}
+	return pre, runTrials(fileTrials, e.Cfg.Trials)
+}
+
+// stream loads the files in order and sends a job for every selected case: JSONL cases as
+// their lines are read, parsed files' (pre) in file order. It stops when send refuses a job
+// (the run was cancelled).
+func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pre []*suite.Suite, st *loadState, send func(*plan.Job) bool) {
+	sendAll := func(jobs []*plan.Job) bool {
+		for _, j := range jobs {
+			if !send(j) {
+				return false
+			}
+			st.add(j)
+		}
+		return true
+	}
+	for i, f := range files {
+		if ctx.Err() != nil {
+			return
+		}
+		seen := 0 // diagnostics of the file already searched for case warnings
+		s := pre[i]
+		pre[i] = nil // its cases are released as they run
+		if s == nil {
+			opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+			opts.OnCase = func(c *suite.Case) bool {
+				// A case's warnings are recorded before it is handed over.
+				var warns []suite.Diagnostic
+				if ds := c.Suite.Diagnostics; len(ds) > seen {
+					warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
+					seen = len(ds)
+				}
+				return sendAll(p.Jobs(c.Suite, c, warns))
+			}
+			s = suite.Load(f, opts)
+		}
+		st.diags = append(st.diags, s.Diagnostics...)
+		st.files++
+		cases := s.Cases // parsed files only: streamed JSONL cases were sent already
+		s.Cases = nil
+		var warns map[string][]suite.Diagnostic
+		if len(cases) > 0 {
+			warns = plan.CaseWarnings(s.Diagnostics, e.display)
+		}
+		for i, c := range cases {
+			cases[i] = nil // released once it has run
+			if !sendAll(p.Jobs(s, c, warns[c.ID])) {
+				return
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	st.complete = true
+	e.total.Store(int64(st.jobs))
+}
+
+// finish fills the outcome from what loading found: diagnostics (display paths), targets,
+// and the problems that make the run invalid.
+func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
+	out.Diagnostics = append(out.Diagnostics, st.diags...)
+	diags, notices, targets := p.Found()
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	out.Notices = append(out.Notices, notices...)
+	out.Targets = append(out.Targets, targets...)
+	for i := range out.Diagnostics {
+		d := &out.Diagnostics[i]
+		d.File = e.display(d.File)
+		d.Message = e.Redactor.String(d.Message)
+	}
+	for _, d := range out.Diagnostics {
+		if d.IsError() {
+			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
+		}
+	}
+	// A case that cannot run for a configuration reason (unknown target, unset variable,
+	// missing targets file) makes the run invalid; each distinct reason is listed once.
+	for _, msg := range st.jobErrs {
+		out.Problems = append(out.Problems, e.Redactor.String(msg))
+	}
+	if e.Cfg.filtered() && st.jobs == 0 && st.files > 0 && st.complete && (e.Cfg.Rerun == nil || len(e.Cfg.Rerun.keys) == 0) {
+		out.Problems = append(out.Problems, "no eval case matched "+e.Cfg.filterFlags())
+	}
 }
