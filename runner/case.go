@@ -69,7 +69,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	if j.Case.Conversation != nil {
 		s = r.runConversation(ctx, p, j, threshold, eopts)
 	} else {
-		s = r.ask(ctx, p, j, pre, eopts)
+		s = r.answer(ctx, p, j, pre, eopts)
 	}
 	if s.err != nil {
 		return r.errorRecord(j, s.req, s.attempts, time.Since(start), s.err)
@@ -121,19 +121,33 @@ type scored struct {
 	output    json.RawMessage // the target's output messages when they say more than the answer
 }
 
-// ask sends a case that is not a conversation to the target (pre, a batch's answer, stands
-// for the call) and scores the answer with the case's evaluators.
-func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
+// ask sends case c to the target, the request built as for any case (a conversation's turn
+// is the case as that turn sends it, turn its number), and returns the answer and the
+// attempts made. pre, a batch's answer, stands for the call.
+func (r *Runner) ask(ctx context.Context, p providers.Provider, c *suite.Case, workspace string, turn int,
+	pre *providers.Response) (req *providers.Request, resp *providers.Response, attempts int, err error) {
+	mode := providers.ModeOf(p.Target().Kind)
+	req = prompt.Build(c, mode)
+	req.Turn, req.Workspace = turn, workspace
+	if turn > 0 && mode == providers.ModeAgent {
+		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
+		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
+		// they read no chat history): an agent keeps its own context or starts afresh.
+		req.Question = messageText(c.Input[len(c.Input)-1])
+	}
+	if pre != nil {
+		return req, pre, 1, nil
+	}
+	resp, attempts, err = r.invoke(ctx, p, req)
+	return req, resp, attempts, err
+}
+
+// answer asks a case that is not a conversation and scores the answer with its evaluators.
+func (r *Runner) answer(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
 	s := &scored{}
-	t := p.Target()
-	req := prompt.Build(j.Case, providers.ModeOf(t.Kind))
-	req.Workspace = j.Workspace
-	s.req, s.attempts = req, 1
-	resp := pre
-	if resp == nil {
-		if resp, s.attempts, s.err = r.invoke(ctx, p, req); s.err != nil {
-			return s
-		}
+	var resp *providers.Response
+	if s.req, resp, s.attempts, s.err = r.ask(ctx, p, j.Case, j.Workspace, 0, pre); s.err != nil {
+		return s
 	}
 	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
 	// case (4.42.4 prints it always), not only a --verbose line.
@@ -143,7 +157,7 @@ func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre
 	s.candidate, s.trace, s.metadata = Candidate(resp), Trace(resp), resp.Metadata
 	s.output = results.OutputOf(resp.OutputMessages)
 	s.out = evaluators.Evaluate(ctx, &evaluators.Input{
-		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: s.candidate, Trace: s.trace,
+		Case: j.Case, Target: p.Target(), Request: s.req, Response: resp, Candidate: s.candidate, Trace: s.trace,
 		FileChanges: workspace.FileChanges(ctx, j.Workspace),
 	}, eopts)
 	s.errMsg = resp.Error

@@ -115,16 +115,8 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	sent.ID = c.ID + "/" + name
 	sent.Input = window(cr.history, conv.WindowSize)
 	sent.Conversation = nil
-	req := prompt.Build(&sent, cr.mode)
-	req.Turn, req.Workspace = num, cr.workspace
-	if cr.mode == providers.ModeAgent {
-		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
-		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
-		// they read no chat history): an agent keeps its own context or starts afresh.
-		req.Question = messageText(turn.Input)
-	}
+	req, resp, n, err := r.ask(ctx, cr.p, &sent, cr.workspace, num, nil)
 	cr.last.req = req
-	resp, n, err := r.invoke(ctx, cr.p, req)
 	cr.last.attempts += n
 	if err == nil && resp.Error != "" {
 		err = errors.New(resp.Error)
