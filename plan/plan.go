@@ -111,72 +111,74 @@ func New(opts Options) *Planner {
 		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
-// Plan binds every selected case to its target's provider.
-func (p *Planner) Plan(suites []*suite.Suite) []*Job {
-	var jobs []*Job
-	for _, s := range suites {
-		p.CheckSelection(s, s.Cases)
-		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
-		for _, c := range s.Cases {
-			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
-		}
-	}
-	return jobs
-}
-
-// Job binds one case to its target's provider; nil when --eval-id leaves the case out. A
-// case that runs on several targets (see Jobs) gets the job of its first.
-func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *Job {
-	if js := p.Jobs(s, c, warns); len(js) > 0 {
-		return js[0]
-	}
-	return nil
-}
-
 // Jobs binds one case to the providers of its targets: one job, or, when the suite names
-// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
-// per target, each target's record naming it. A test's own `execution.targets` keeps those
-// of the suite's targets it lists. Nil when --eval-id or the run's shard leaves the case out.
+// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job per
+// target, each target's record naming it. Nil when the run's selection leaves the case out.
 func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*Job {
 	if !p.Selected(c) {
 		return nil
 	}
-	if why := p.leftOutDependency(s); why != "" {
+	names, several, why := p.runsOn(s, c)
+	if why != "" {
 		p.forSuite(s)
+		if several {
+			p.onSeveral.Store(p.last.display, struct{}{})
+		}
 		return []*Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
 	}
-	names := p.matrix(s)
-	if names == nil {
-		name := p.targetName(s, c)
-		if !p.selectedOn(c, name) {
-			return nil
-		}
-		return []*Job{p.job(s, c, warns, name)}
-	}
-	var jobs []*Job
-	listed := 0
+	jobs := make([]*Job, 0, len(names))
 	for _, n := range names {
+		jobs = append(jobs, p.job(s, c, warns, n))
+	}
+	if several {
+		p.onSeveral.Store(p.last.display, struct{}{})
+	}
+	return jobs
+}
+
+// Runs returns how many jobs Jobs makes for the case, without building them.
+func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
+	if !p.Selected(c) {
+		return 0
+	}
+	if names, _, why := p.runsOn(s, c); why == "" {
+		return len(names)
+	}
+	return 1 // one error record
+}
+
+// runsOn returns the targets the case runs on, whether its suite runs on several, and why it
+// runs nowhere instead (a left-out dependency; a test's own `execution.targets` keeps those of
+// the suite's it lists, and may list none).
+func (p *Planner) runsOn(s *suite.Suite, c *suite.Case) (names []string, several bool, why string) {
+	if why := p.leftOutDependency(s); why != "" {
+		return nil, false, why
+	}
+	matrix := p.matrix(s)
+	if matrix == nil {
+		if name := p.targetName(s, c); p.selectedOn(c, name) {
+			return []string{name}, false, ""
+		}
+		return nil, false, ""
+	}
+	listed := 0
+	for _, n := range matrix {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
 			listed++
 			if p.selectedOn(c, n) {
-				jobs = append(jobs, p.job(s, c, warns, n))
+				names = append(names, n)
 			}
 		}
 	}
-	if len(names) > 1 {
-		p.onSeveral.Store(p.last.display, struct{}{})
-	}
 	if listed == 0 {
-		p.forSuite(s)
 		whose := "the suite's targets"
 		if len(p.opts.Targets) > 1 {
 			whose = "the --target targets"
 		}
-		return []*Job{{Case: c, File: p.last.display, Warnings: warns,
-			Err: fmt.Errorf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
-				strings.Join(c.Targets, ", "), whose, strings.Join(names, ", "))}}
+		why = fmt.Sprintf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
+			strings.Join(c.Targets, ", "), whose, strings.Join(matrix, ", "))
 	}
-	return jobs
+	return names, len(matrix) > 1, why
 }
 
 // CheckSelection notes whether the run leaves out a dependency of the cases of s it chooses
@@ -225,14 +227,7 @@ func (p *Planner) leftOutDependency(s *suite.Suite) string {
 }
 
 // chosenByID reports whether --eval-id and --test-id (if given) choose the case.
-func (p *Planner) chosenByID(c *suite.Case) bool {
-	if id := p.opts.EvalID; id != "" {
-		if ok, _ := doublestar.Match(id, c.ID); !ok {
-			return false
-		}
-	}
-	return p.opts.ByID == nil || p.opts.ByID(c)
-}
+func (p *Planner) chosenByID(c *suite.Case) bool { return p.matches(c, p.opts.ByID) }
 
 // madeWorkspace is a suite's workspace directory, or why it could not be made.
 type madeWorkspace struct {
@@ -311,36 +306,6 @@ func (p *Planner) workspaceOptions() workspace.Options {
 	return workspace.Options{RunID: p.runID, Env: env}
 }
 
-// Runs returns how many jobs Jobs makes for the case, without building them.
-func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
-	if !p.Selected(c) {
-		return 0
-	}
-	if p.leftOutDependency(s) != "" {
-		return 1 // one error record (see Jobs)
-	}
-	names := p.matrix(s)
-	if names == nil {
-		if !p.selectedOn(c, p.targetName(s, c)) {
-			return 0
-		}
-		return 1
-	}
-	n, listed := 0, 0
-	for _, name := range names {
-		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
-			listed++
-			if p.selectedOn(c, name) {
-				n++
-			}
-		}
-	}
-	if listed == 0 {
-		return 1 // the job that says the test runs nowhere
-	}
-	return n
-}
-
 // selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
 func (p *Planner) selectedOn(c *suite.Case, name string) bool {
 	return p.opts.SelectOn == nil || p.opts.SelectOn(c, name)
@@ -390,7 +355,7 @@ func (p *Planner) OnSeveralTargets(file string) bool {
 
 // Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {
-	return p.selectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
+	return p.SelectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
 }
 
 // Balance cuts the run's shard out of the plan (see Shard.Balance): hashes are CaseHash of
@@ -405,15 +370,16 @@ func (p *Planner) Balance(hashes []uint64) {
 func (p *Planner) Shard() *config.Shard { return p.opts.Shard }
 
 // SelectedByID reports whether --eval-id (if given) selects the case, whatever its shard.
-func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }
+func (p *Planner) SelectedByID(c *suite.Case) bool { return p.matches(c, p.opts.Select) }
 
-func (p *Planner) selectedByID(c *suite.Case) bool {
+// matches reports whether --eval-id (if given) and also (if set) choose the case.
+func (p *Planner) matches(c *suite.Case, also func(*suite.Case) bool) bool {
 	if id := p.opts.EvalID; id != "" {
 		if ok, _ := doublestar.Match(id, c.ID); !ok {
 			return false
 		}
 	}
-	return p.opts.Select == nil || p.opts.Select(c)
+	return also == nil || also(c)
 }
 
 // SkipReason returns why the run is skipped when a target needs a variable that is not set
@@ -569,16 +535,27 @@ func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, err
 }
 
 func (p *Planner) build(tf *targets.File, name string) (providers.Provider, error) {
+	return p.cached(targetKey{tf.Abs, name}, name, func() (providers.Provider, error) {
+		t, err := tf.Find(name)
+		if err != nil {
+			return nil, err
+		}
+		return p.constructTarget(t)
+	})
+}
+
+// cached returns the provider made once under key (or the error making it gave, an unset
+// variable noted for SkipReason); name is the target Found lists.
+func (p *Planner) cached(key targetKey, name string, make func() (providers.Provider, error)) (providers.Provider, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := targetKey{tf.Abs, name}
 	if pr, ok := p.providers[key]; ok {
 		return pr, nil
 	}
 	if err, ok := p.errs[key]; ok {
 		return nil, err
 	}
-	pr, err := p.construct(tf, name)
+	pr, err := make()
 	if err != nil {
 		var uv *targets.UnsetVarError
 		if errors.As(err, &uv) {
@@ -590,14 +567,6 @@ func (p *Planner) build(tf *targets.File, name string) (providers.Provider, erro
 	p.providers[key] = pr
 	p.targets[name] = true
 	return pr, nil
-}
-
-func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, error) {
-	t, err := tf.Find(name)
-	if err != nil {
-		return nil, err
-	}
-	return p.constructTarget(t)
 }
 
 func (p *Planner) constructTarget(t *targets.Target) (providers.Provider, error) {
@@ -665,34 +634,15 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 // key comes from the environment of the judged target's targets file tf (.env files
 // included), so there is one per targets file.
 func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.Provider, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	// The NUL keeps it apart from a targets file entry that happens to be called agentv.
 	key := targetKey{tf.Abs, "\x00" + targets.BuiltinGraderName}
-	if pr, ok := p.providers[key]; ok {
-		return pr, nil
-	}
-	if err, ok := p.errs[key]; ok {
-		return nil, err
-	}
-	pr, err := func() (providers.Provider, error) {
+	return p.cached(key, targets.BuiltinGraderName, func() (providers.Provider, error) {
 		bt, err := targets.BuiltinGrader(p.opts.JudgeModel, t.Env, p.opts.Redactor)
 		if err != nil {
 			return nil, err
 		}
 		return p.constructTarget(bt)
-	}()
-	if err != nil {
-		var uv *targets.UnsetVarError
-		if errors.As(err, &uv) {
-			p.unset = append(p.unset, uv)
-		}
-		p.errs[key] = err
-		return nil, err
-	}
-	p.providers[key] = pr
-	p.targets[targets.BuiltinGraderName] = true
-	return pr, nil
+	})
 }
 
 // checkJudges builds the judge providers a case will need, so a judge target that does not

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentv/action/cache"
-	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -36,16 +34,16 @@ type v4Flags struct {
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
-	fs.Var(globsValue{&cfg.TestIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
+	fs.Var(listFlag(&cfg.TestIDs, true, `want a test id or a glob such as 'greet-*', got ""`), "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
 	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
-	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
+	fs.Var(scoreFlag(&v.threshold, &v.thresholdSet), "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
 	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x); 'agentv' with --model is the built-in grader")
 	fs.StringVar(&v.model, "model", "", "with --grader-target agentv: the grader's model, openai:, anthropic:, azure: or google: then the model id, such as openai:gpt-5-mini; the key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_OPENAI_API_KEY or GEMINI_API_KEY (AgentV 4.x)")
 	fs.StringVar(&v.cachePath, "cache-path", "", "turn the response cache on, in this folder (AgentV 4.x; --cache --cache-dir DIR)")
-	fs.Var(budgetValue{&cfg.BudgetUSD}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
-	fs.Var(wordsValue{&cfg.Tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
-	fs.Var(wordsValue{&cfg.ExcludeTags}, "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
+	fs.Var(budgetFlag(&cfg.BudgetUSD), "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
+	fs.Var(listFlag(&cfg.Tags, true, "want a tag"), "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
+	fs.Var(listFlag(&cfg.ExcludeTags, true, "want a tag"), "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
 	fs.BoolVar(&v.rerunFailed, "rerun-failed", false, "run again only the cases that did not pass in the results at --output (or --out), keeping the passed ones (AgentV 4.x)")
 	fs.StringVar(&v.retryErrors, "retry-errors", "", "results file or run directory of an earlier run: run again only its errored (and missing) cases, keeping the others (AgentV 4.x)")
 }
@@ -147,64 +145,6 @@ func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []strin
 		}
 	}
 	return true
-}
-
-// globsValue is a repeatable flag of id globs in micromatch's syntax (idglob), which reads
-// any text: what is no glob syntax is literal.
-type globsValue struct{ list *[]string }
-
-func (g globsValue) String() string {
-	if g.list == nil {
-		return ""
-	}
-	return strings.Join(*g.list, ",")
-}
-
-func (g globsValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return fmt.Errorf("want a test id or a glob such as 'greet-*', got %q", v)
-	}
-	*g.list = append(*g.list, v)
-	return nil
-}
-
-// wordsValue is a repeatable flag of non-empty words.
-type wordsValue struct{ list *[]string }
-
-func (w wordsValue) String() string {
-	if w.list == nil {
-		return ""
-	}
-	return strings.Join(*w.list, ",")
-}
-
-func (w wordsValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return errors.New("want a tag")
-	}
-	*w.list = append(*w.list, v)
-	return nil
-}
-
-// budgetValue is --budget-usd: an amount of US dollars above 0.
-type budgetValue struct{ f *float64 }
-
-func (b budgetValue) String() string {
-	if b.f == nil || *b.f == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(*b.f, 'f', -1, 64)
-}
-
-func (b budgetValue) Set(v string) error {
-	f, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
-	if !ok || f <= 0 {
-		return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
-	}
-	*b.f = f
-	return nil
 }
 
 // selector is the planner's further choice of cases: --test-id, --tag and --exclude-tag, and

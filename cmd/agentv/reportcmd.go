@@ -27,13 +27,13 @@ import (
 func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
-	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
+	fs.Var(listFlag(&patterns, false, "want a file or a glob"), "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
 	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+config.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
-	fs.Var(optScoreValue{&g.MinScore}, "min-score", "minimum mean score")
-	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
-	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
-	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
+	fs.Var(optScoreFlag(&g.MinScore), "min-score", "minimum mean score")
+	fs.Var(scoreFlag(&g.CaseThreshold, nil), "case-threshold", "case pass threshold")
+	fs.Var(countFlag(&g.MaxFailures), "max-failures", "failed cases allowed")
+	fs.Var(countFlag(&g.MaxErrors), "max-errors", "errored cases allowed")
 	var baselinePath string
 	baselineFlags(fs, &baselinePath, &g)
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
@@ -344,24 +344,6 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// listValue is a repeatable string flag.
-type listValue struct{ list *[]string }
-
-func (l listValue) String() string {
-	if l.list == nil {
-		return ""
-	}
-	return strings.Join(*l.list, ",")
-}
-
-func (l listValue) Set(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("want a file or a glob")
-	}
-	*l.list = append(*l.list, v)
-	return nil
 }
 
 // regrade re-applies the case threshold of this report to a scored case, so a report step
