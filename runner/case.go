@@ -391,7 +391,7 @@ func (r *Runner) emit(j *plan.Job, rec *results.Record) {
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
 	if r.handler != nil {
-		r.handler.CaseFinished(rec)
+		r.handler(rec)
 	}
 	r.mu.Unlock()
 	if n, ok := r.deps.LoadAndDelete(j); ok {

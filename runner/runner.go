@@ -1,13 +1,7 @@
-// Package runner executes eval cases: a bounded pool per target, a timeout per target
-// invocation with retries on timeout, provider batching with per-case fallback, judges,
-// and one record per case streamed to a handler as soon as the case finishes.
-//
-// A case takes one path: runCase runs it once or as a loop of trials, each trial (runOnce) is
-// the before_each hook, then one question (ask) or a loop of conversation turns, and one record
-// built from either; emit redacts it and hands it on.
-//
-// A failing case, judge or worker never stops or corrupts the others: every problem
-// becomes that case's error record.
+// Package runner runs jobs: a pool per target, timeouts with retries, provider batching, and one
+// record per case handed on as it finishes. A case runs once or as trials (runCase); a trial
+// (runOnce) is the before_each hook, then one question or a conversation's turns, each asked
+// the same way (ask). A failing case, judge or worker costs only that case: an error record.
 package runner
 
 import (
@@ -34,17 +28,6 @@ import (
 // context is cancelled too.
 const drainGrace = 5 * time.Second
 
-// Handler receives each finished case's record, one call at a time, in completion order.
-type Handler interface {
-	CaseFinished(rec *results.Record)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(rec *results.Record)
-
-// CaseFinished calls f.
-func (f HandlerFunc) CaseFinished(rec *results.Record) { f(rec) }
-
 // Options are the run's settings (Timeout 0: config.DefaultTimeout; Gate.CaseThreshold: a
 // case passes at this score; ThresholdWins: it wins over the files' execution.threshold) and
 // what the runner needs from the command.
@@ -62,8 +45,8 @@ type Options struct {
 // Runner runs jobs.
 type Runner struct {
 	opts    Options
-	handler Handler
-	mu      sync.Mutex // serializes handler calls
+	handler func(*results.Record) // gets each record, one call at a time, in completion order
+	mu      sync.Mutex            // serializes handler calls
 
 	healthMu     sync.Mutex
 	healthFailed []error // one per target whose healthcheck failed
@@ -85,8 +68,8 @@ func (r *Runner) HealthFailures() []error {
 	return append([]error(nil), r.healthFailed...)
 }
 
-// New returns a runner reporting to h.
-func New(opts Options, h Handler) *Runner {
+// New returns a runner handing each record to h.
+func New(opts Options, h func(*results.Record)) *Runner {
 	if opts.Timeout <= 0 {
 		opts.Timeout = config.DefaultTimeout
 	}
@@ -131,19 +114,7 @@ func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	// still records what was nearly done.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	go func() {
-		select {
-		case <-ctx.Done():
-			t := time.NewTimer(drainGrace)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				stopWork()
-			case <-work.Done():
-			}
-		case <-work.Done():
-		}
-	}()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(drainGrace, stopWork) })()
 
 	var lanes []*lane
 	byProvider := map[providers.Provider]*lane{}

@@ -18,7 +18,6 @@ import (
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
-	"github.com/agentv/action/runner"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -347,10 +346,10 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 		Done: pw.Close,
 	}
 	var lines report.ProgressLines // a target's error once, not on every case of it
-	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
+	e.Handler = func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
 		lines.Print(pw, rec, done, e.Total(), e.OnSeveralTargets(rec))
-	})
+	}
 	return e
 }
 

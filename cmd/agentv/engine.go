@@ -44,7 +44,7 @@ type EvalConfig struct {
 type Engine struct {
 	Cfg      EvalConfig
 	Redactor *redact.Redactor
-	Handler  runner.Handler // extra per-case handler (progress); may be nil
+	Handler  func(*results.Record) // progress; may be nil
 	Logf     func(format string, args ...any)
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
@@ -290,17 +290,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	r := runner.New(runner.Options{Settings: cfg.Settings, Redactor: e.Redactor, Now: e.Now, Logf: e.Logf, Stop: bud.stop,
 		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}},
-		runner.HandlerFunc(func(rec *results.Record) {
+		func(rec *results.Record) {
 			write(rec)
 			if rec.Attempts > 0 {
 				out.ran = true
 			}
 			if e.Handler != nil {
-				e.Handler.CaseFinished(rec)
+				e.Handler(rec)
 			}
 			col.Add(rec)
 			bud.add(rec)
-		}))
+		})
 	if e.Starting != nil {
 		e.Starting(len(files), e.Total(), trials, p.Shard())
 	}
