@@ -1,6 +1,5 @@
-// Package plan is the plan stage of a run: which target and judge each case uses, the
-// provider cache (one provider per target of a targets file), and the fork skip (a target
-// needs a secret that is not set).
+// Package plan is the plan stage: each case's target and judge, one provider per target of a
+// targets file, and the fork skip (a target needs a secret that is not set).
 package plan
 
 import (
@@ -35,8 +34,7 @@ type Options struct {
 	Logf     func(format string, args ...any)
 	// Display returns the path shown to the user for a file path.
 	Display func(string) string
-	// Check returns an error when the input at path (what names it) is an output of the
-	// run; nil checks nothing.
+	// Check refuses an input (what names it) that is an output of the run; nil checks nothing.
 	Check func(path, what string) error
 	Cache *cache.Store // nil: no response cache
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
@@ -68,17 +66,14 @@ type Planner struct {
 	unset      []*targets.UnsetVarError
 	targets    map[string]bool
 
-	// workspaces are the suites' workspace directories (or why one could not be made), made
-	// when a suite's first case is planned; Close removes them.
+	// workspaces are made when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
 	runID      string
 
-	// leftOut holds, for each file with dependencies, why none of its tests runs ("" when
-	// they do): see CheckSelection.
+	// leftOut holds why no test of a file with dependencies runs (see CheckSelection).
 	leftOut map[*suite.Suite]string
 
-	// onSeveral holds the eval files whose cases run on several targets, so progress can
-	// say which target each of their records is from.
+	// onSeveral holds the eval files whose cases run on several targets (OnSeveralTargets).
 	onSeveral sync.Map
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
@@ -236,8 +231,8 @@ type madeWorkspace struct {
 	finished bool // its after_all hook ran
 }
 
-// workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
-// made (template copied, before_all run) once, when its first case is planned.
+// workspace returns the directory the suite's tests run in ("" without `workspace`), made
+// (template copied, before_all run) when its first case is planned.
 func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	if s.Workspace == nil {
 		return "", nil
@@ -257,10 +252,9 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	return dir, err
 }
 
-// FinishWorkspaces runs the after_all hook of each workspace the planner made; call it once
-// every job has run. A failing hook does not change the run, as in AgentV 4.42.4, which
-// always prints it (orchestrator.ts:1426, script-executor.ts:86): each is returned as a
-// warning at the hook, for the console and every report.
+// FinishWorkspaces runs each workspace's after_all hook once every job has run. A failure is
+// a warning of the run, as AgentV 4.42.4 always prints it (orchestrator.ts:1426,
+// script-executor.ts:86).
 func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -280,8 +274,8 @@ func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
 	return warns
 }
 
-// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short; a failure is
-// then a --verbose line) and removes the workspaces; call it once every job has run.
+// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short: a failure is a
+// --verbose line) and removes the workspaces.
 func (p *Planner) Close() error {
 	for _, d := range p.FinishWorkspaces() {
 		p.opts.Logf("warning: %s", d.Error())
@@ -345,9 +339,8 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 }
 
 // OnSeveralTargets reports whether the eval file (as records show it) runs its cases on more
-// than one target. Unlike SeveralTargets it does not depend on what else was planned by
-// the time a record finishes, so a progress line names its target or not the same way in
-// every run. Safe to call while planning.
+// than one target: decided per file, so a progress line names its target or not the same way
+// in every run. Safe to call while planning.
 func (p *Planner) OnSeveralTargets(file string) bool {
 	_, ok := p.onSeveral.Load(file)
 	return ok
@@ -356,14 +349,6 @@ func (p *Planner) OnSeveralTargets(file string) bool {
 // Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {
 	return p.SelectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
-}
-
-// Balance cuts the run's shard out of the plan (see Shard.Balance): hashes are CaseHash of
-// every case --eval-id selects, in all shards. Without a shard it does nothing.
-func (p *Planner) Balance(hashes []uint64) {
-	if p.opts.Shard != nil {
-		p.opts.Shard.Balance(hashes)
-	}
 }
 
 // Shard returns the run's shard, nil when the run is whole.
@@ -382,9 +367,8 @@ func (p *Planner) matches(c *suite.Case, also func(*suite.Case) bool) bool {
 	return also == nil || also(c)
 }
 
-// SkipReason returns why the run is skipped when a target needs a variable that is not set
-// (secrets are withheld from fork pull requests), or "" when none is missing; why, if any,
-// leads the message.
+// SkipReason returns why the run is skipped, led by why: a target needs a variable that is not
+// set (secrets are withheld from fork pull requests); "" when none is missing.
 func (p *Planner) SkipReason(why string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -399,8 +383,8 @@ func (p *Planner) SkipReason(why string) string {
 	return need + "; secrets are not passed to workflows triggered from forks, so no case ran"
 }
 
-// Found returns what planning found so far: the diagnostics of the targets files and
-// providers, notices (.env files left unread), and the names of the targets built, sorted.
+// Found returns what planning found: targets files' and providers' diagnostics, notices (.env
+// files left unread), and the targets built, sorted.
 func (p *Planner) Found() (diags []suite.Diagnostic, notices, targets []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -489,10 +473,9 @@ func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	return tf, nil
 }
 
-// Preload loads the targets file of every eval file before any case runs, so that every
-// secret any of them references is masked from the first output on: child processes inherit
-// the environment and may print a variable of a target that runs later, or never. Problems
-// are reported when a case needs the file.
+// Preload loads every eval file's targets file before any case runs, so every secret they
+// reference is masked from the first output on: a child process may print a variable of a
+// target that runs later, or never. Problems are reported when a case needs the file.
 func (p *Planner) Preload(files []string) {
 	cfg := &p.opts
 	seen := map[string]bool{}
@@ -511,8 +494,7 @@ func (p *Planner) Preload(files []string) {
 	}
 }
 
-// forSuite fills p.last for s: its display path and targets file, looked up once per file
-// rather than once per case.
+// forSuite fills p.last for s: its display path and targets file, once per file.
 func (p *Planner) forSuite(s *suite.Suite) {
 	if p.last.s == s {
 		return
@@ -630,9 +612,8 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 	return pr, nil
 }
 
-// builtinJudge returns the provider of `--grader-target agentv --model PROVIDER:MODEL`. The
-// key comes from the environment of the judged target's targets file tf (.env files
-// included), so there is one per targets file.
+// builtinJudge returns the provider of `--grader-target agentv --model PROVIDER:MODEL`, one per
+// targets file: its key comes from that file's environment (.env files included).
 func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.Provider, error) {
 	// The NUL keeps it apart from a targets file entry that happens to be called agentv.
 	key := targetKey{tf.Abs, "\x00" + targets.BuiltinGraderName}
@@ -645,8 +626,8 @@ func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.P
 	})
 }
 
-// checkJudges builds the judge providers a case will need, so a judge target that does not
-// exist or lacks its secret is a configuration problem found before anything runs.
+// checkJudges builds the judges a case needs, so a missing judge target or secret is found
+// before anything runs.
 func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
 	needDefault := len(c.Evaluators) == 0
 	for _, ev := range c.Evaluators {
@@ -703,9 +684,8 @@ func checkEvaluators(check func(path, what string) error, evs []*suite.Evaluator
 	return nil
 }
 
-// CaseWarnings groups warnings that name a case by case id (a warning reported once for
-// several cases goes to each), their files shown by display and without the case id (the
-// record they go in names the case).
+// CaseWarnings groups the warnings that name cases by case id (each of AlsoCases too), files
+// shown by display, without the case id (the record names it).
 func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]suite.Diagnostic {
 	out := map[string][]suite.Diagnostic{}
 	for _, d := range ds {

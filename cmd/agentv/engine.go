@@ -27,14 +27,12 @@ import (
 // works out from where and how it runs.
 type EvalConfig struct {
 	config.Settings
-	Out     string             // results JSONL path
-	OutName string             // what moves Out, for messages: "" is the --out flag
-	Details report.DetailLevel // how much model text the Markdown reports will show
-	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
-	SkipOnUnsetSecret bool
-	SkipReason        string // explanation used when skipping
-	// BaselineSource names the baseline in reports instead of its path (a workflow run).
-	BaselineSource string
+	Out               string             // results JSONL path
+	OutName           string             // what moves Out, for messages: "" is the --out flag
+	Details           report.DetailLevel // how much model text the Markdown reports will show
+	SkipOnUnsetSecret bool               // an unset ${{ VAR }} skips the whole run (fork pull requests)
+	SkipReason        string             // explanation used when skipping
+	BaselineSource    string             // names the baseline in reports instead of its path (a workflow run)
 	// Rerun runs again only the cases an earlier run did not settle, carrying its other
 	// records over (--rerun-failed, --retry-errors); nil: every case runs.
 	Rerun *rerunFrom
@@ -48,32 +46,21 @@ type Engine struct {
 	Logf     func(format string, args ...any)
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
-	// Starting is called once the run knows what it will run, before any case finishes:
-	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread;
-	// trials is how many times each case runs (1: once), or 0 when cases run different
-	// numbers of trials. shard is the part of a split suite the run is (its plan cut: Plan
-	// gives the count of all its shards' cases), nil for a whole run.
-	Starting func(files, total, trials int, shard *config.Shard)
-	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
-	Stopping func()
-	// KeepWorst is how many of the worst records of each level the run keeps for the
-	// annotations.
-	KeepWorst int
+	// Starting is called before any case finishes: total is Total(); trials is how many
+	// times each case runs, 0 when they differ; shard is the run's part of a split suite.
+	Starting  func(files, total, trials int, shard *config.Shard)
+	Stopping  func() // called once when ctx is cancelled before the run ends (Ctrl-C)
+	KeepWorst int    // the worst records of each level kept for the annotations
 
-	total atomic.Int64 // cases the run will run; -1 while not known
-	// onSeveral reports whether an eval file runs its cases on more than one target; nil
-	// before planning starts.
-	onSeveral func(file string) bool
+	total     atomic.Int64           // cases the run will run; -1 while not known
+	onSeveral func(file string) bool // see OnSeveralTargets; nil before planning
 }
 
-// Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
-// are read as their cases run, so their count is known once they are read to the end).
+// Total returns how many cases the run will run, -1 while JSONL files are still unread.
 func (e *Engine) Total() int { return int(e.total.Load()) }
 
-// OnSeveralTargets reports whether rec's eval file runs its cases on more than one target
-// (a matrix): its progress lines then name their targets. A case's jobs are planned before
-// it runs, so this is known by the time any of its records finishes, whatever else the run
-// plans later.
+// OnSeveralTargets reports whether rec's eval file runs its cases on more than one target:
+// its progress lines then name their targets (known once the case is planned).
 func (e *Engine) OnSeveralTargets(rec *results.Record) bool {
 	return e.onSeveral != nil && e.onSeveral(rec.File)
 }
@@ -91,42 +78,36 @@ type Outcome struct {
 	Started     time.Time
 	Duration    time.Duration
 	ResultsPath string
-	// Planned is how many cases the run selected; PlannedComplete is false when loading was
-	// cut short (cancelled), so at least that many.
+	// Planned is how many cases the run selected; at least that many unless PlannedComplete
+	// (loading was cancelled).
 	Planned         int
 	PlannedComplete bool
-	Cancelled       bool // interrupted before every planned case finished
-	// Shard is the part of a split suite the run was (with its plan), nil for a whole run;
-	// for a report, the shards it merged.
-	Shard *results.RunShard
+	Cancelled       bool              // interrupted before every planned case finished
+	Shard           *results.RunShard // the run's part of a split suite; a report's merged shards
 
-	// ran is set once a case ran (a target was called) or, for a report, a case was read:
-	// an invalid run that ran nothing leaves the previous run's files as they were.
-	ran bool
-	// refused is set when an output of the run is one of its inputs: nothing is written.
-	refused bool
-	// merged is set for a report of several results files: no one file holds its records.
-	merged  bool
+	// ran is set once a case ran or, for a report, was read: an invalid run that ran nothing
+	// leaves the previous run's files as they were.
+	ran     bool
+	refused bool // an output of the run is one of its inputs: nothing is written
+	merged  bool // a report of several results files: no one file holds its records
 	guard   *outputGuard
 	results *resultsFile // the results file until it is committed
 	stopped bool         // the file read back was written by a run that did not finish
 	budget  *budget      // --budget-usd's account, nil without a budget
 
-	collector *report.Collector
-	// Comparison is the run compared with its baseline; nil without one.
-	Comparison *compare.Result
+	collector  *report.Collector
+	Comparison *compare.Result // nil without a baseline
 }
 
-// newCollector returns the collector of a run's or a results file's cases: it keeps the
-// keepWorst worst records of each level, the ones the annotations can show.
+// newCollector returns a collector keeping the keepWorst worst records of each level (for the
+// annotations).
 func newCollector(details report.DetailLevel, caseThreshold float64, keepWorst int) *report.Collector {
 	col := report.NewCollector(details, caseThreshold)
 	col.KeepWorst(keepWorst)
 	return col
 }
 
-// Close releases what the outcome holds for its reports (the JUnit spool), and drops a
-// results file that was not committed.
+// Close releases the JUnit spool and drops a results file that was not committed.
 func (o *Outcome) Close() {
 	if o == nil {
 		return
@@ -151,7 +132,7 @@ func (o *Outcome) keepOutputs(run *report.Run) bool {
 }
 
 // commitResults writes the results file's end record and puts it in place, or drops the file
-// when the run's files must not replace the previous ones. An error is a problem of the run.
+// when it must not replace the previous one.
 func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 	rf := o.results
 	if rf == nil {
@@ -367,8 +348,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	return out, writeErr
 }
 
-// openCache returns the run's response cache, nil when the run uses none. A dry run has no
-// answers worth keeping.
+// openCache returns the run's response cache, nil for none (a dry run has no answers to keep).
 func (e *Engine) openCache() *cache.Store {
 	cfg := &e.Cfg
 	if cfg.DryRun {
@@ -400,9 +380,8 @@ func within(d, dir string) bool {
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the
-// workspace (the repository) when one is set and holds the file, so results files, links and
-// annotations agree whatever working directory the run used; else the path as loaded
-// (relative to the working directory).
+// workspace when it holds the file, so results, links and annotations agree whatever the
+// working directory; else the path as loaded.
 func (e *Engine) display(p string) string {
 	ws := e.Cfg.Workspace
 	if ws == "" || p == "" {
@@ -412,15 +391,15 @@ func (e *Engine) display(p string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.Cfg.Cwd, p)
 	}
-	rel, err := filepath.Rel(ws, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !within(abs, ws) {
 		return p
 	}
+	rel, _ := filepath.Rel(ws, abs)
 	return filepath.ToSlash(rel)
 }
 
 // runTrials is how many trials each case of files with fileTrials runs under override
-// (--trials): 1 when each runs once, 0 when the files differ.
+// (--trials): 0 when the files differ.
 func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
 	n := -1
 	for _, ft := range fileTrials {
@@ -513,7 +492,7 @@ func (e *Engine) preload(p *plan.Planner, files []string) (pre []*suite.Suite, t
 		}
 	}
 	if sharded {
-		p.Balance(append(hashes, streamed...))
+		p.Shard().Balance(append(hashes, streamed...))
 		for _, h := range streamed {
 			if p.Shard().HasHash(h) {
 				total++
