@@ -42,24 +42,23 @@ func (c *Command) runAction(ctx context.Context) int {
 		cmds.Message(action.LevelWarning, "", "could not read the event payload: "+evErr.Error())
 	}
 
-	workspace := env.Workspace
-	if workspace == "" {
-		workspace = c.Cwd
-	}
+	gh := c.github(in, ev, cmds)
+	workspace := gh.workspace
 	wd := workspace
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
 	resultsDir := underWorkspace(workspace, in.ResultsDir)
-	gh := &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: workspace}
-
+	invalid := func(problems ...string) int {
+		out := &Outcome{Problems: problems}
+		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+	}
 	if len(inErrs) > 0 {
 		var problems []string
 		for _, e := range inErrs {
 			problems = append(problems, e.Error())
 		}
-		out := &Outcome{Problems: problems}
-		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+		return invalid(problems...)
 	}
 
 	tmp := ""
@@ -74,8 +73,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.Mode == action.ModeReport {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
-			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
-			return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+			return invalid("input results: " + err.Error())
 		}
 		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.Gate.RegressionMargin)
 		if note != "" {
