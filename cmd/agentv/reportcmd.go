@@ -55,18 +55,10 @@ func (c *Command) reportCmd(args []string) int {
 	start, _ := results.ReadRunStart(path)
 	if start != nil && start.Gate != nil {
 		rec := gate.OptionsOf(start.Gate)
-		if !set["case-threshold"] {
-			g.CaseThreshold = rec.CaseThreshold
-		}
-		if !set["min-score"] {
-			g.MinScore = rec.MinScore
-		}
-		if !set["max-failures"] {
-			g.MaxFailures = rec.MaxFailures
-		}
-		if !set["max-errors"] {
-			g.MaxErrors = rec.MaxErrors
-		}
+		g.CaseThreshold = unlessGiven(set["case-threshold"], g.CaseThreshold, rec.CaseThreshold)
+		g.MinScore = unlessGiven(set["min-score"], g.MinScore, rec.MinScore)
+		g.MaxFailures = unlessGiven(set["max-failures"], g.MaxFailures, rec.MaxFailures)
+		g.MaxErrors = unlessGiven(set["max-errors"], g.MaxErrors, rec.MaxErrors)
 	}
 	var notes []string
 	if start != nil && start.Baseline != nil {
@@ -128,19 +120,21 @@ func (c *Command) reportCmd(args []string) int {
 // runBaseline applies the regression thresholds a run recorded to the report's, but for the
 // flags given (set), and says what the report should know about the run's baseline.
 func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, uncompared bool) []string {
-	if !set["regression-margin"] {
-		g.RegressionMargin = rb.RegressionMargin
-	}
-	if !set["max-regressions"] {
-		g.MaxRegressions = rb.MaxRegressions
-	}
-	if !set["max-mean-drop"] {
-		g.MaxMeanDrop = rb.MaxMeanDrop
-	}
+	g.RegressionMargin = unlessGiven(set["regression-margin"], g.RegressionMargin, rb.RegressionMargin)
+	g.MaxRegressions = unlessGiven(set["max-regressions"], g.MaxRegressions, rb.MaxRegressions)
+	g.MaxMeanDrop = unlessGiven(set["max-mean-drop"], g.MaxMeanDrop, rb.MaxMeanDrop)
 	if uncompared {
 		return []string{fmt.Sprintf("the run was compared with the baseline %s; give --baseline to compare this report too", rb.Source)}
 	}
 	return nil
+}
+
+// unlessGiven is the flag's value when it was given, else the run's.
+func unlessGiven[T any](given bool, flag, run T) T {
+	if given {
+		return flag
+	}
+	return run
 }
 
 // readResults reads results files for the reports one record at a time (a large file is
