@@ -24,8 +24,7 @@ import (
 	"github.com/agentv/action/targets"
 )
 
-// drainGrace is how long cases already running may go on after cancellation before their
-// context is cancelled too.
+// drainGrace is how long running cases may go on after cancellation.
 const drainGrace = 5 * time.Second
 
 // Options are the run's settings (Timeout 0: config.DefaultTimeout; Gate.CaseThreshold: a
@@ -60,8 +59,7 @@ type Runner struct {
 	deps sync.Map
 }
 
-// HealthFailures returns the failed healthchecks of the run, one per target: each makes the
-// run invalid (exit code 2).
+// HealthFailures returns the run's failed healthchecks, one per target (the run is invalid).
 func (r *Runner) HealthFailures() []error {
 	r.healthMu.Lock()
 	defer r.healthMu.Unlock()
@@ -103,12 +101,11 @@ type lane struct {
 	queue    chan *plan.Job // other lanes: the jobs waiting for a worker
 }
 
-// Run executes jobs as they arrive and returns once the channel is closed and every job has
-// a record, or ctx was cancelled (then cases not yet started get no record; running ones
-// finish within drainGrace). Each provider gets its lane when its first job arrives: a
-// healthcheck, then its workers. Batching lanes keep their jobs until the stream ends, since
-// a batch is one eval file's cases. After cancellation jobs still sent are read and dropped,
-// so the sender never blocks; it should stop sending and close.
+// Run executes jobs as they arrive and returns once jobs is closed and every job has a record,
+// or ctx was cancelled (cases not yet started get no record; running ones finish within
+// drainGrace). A provider gets its lane at its first job: a healthcheck, then its workers.
+// Batching lanes keep their jobs until the stream ends (a batch is one eval file's cases).
+// After cancellation, jobs still sent are dropped, so the sender never blocks.
 func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	// Cases in flight keep a context that outlives ctx by drainGrace, so a cancelled run
 	// still records what was nearly done.
@@ -260,9 +257,7 @@ func (r *Runner) healthcheck(work context.Context, l *lane, done map[healthKey]e
 	return nil
 }
 
-// runLane runs a lane's queued jobs: a healthcheck first (once per eval file directory), then
-// at most the lane's limit of cases at a time. Jobs queued when ctx is cancelled are dropped
-// without a record.
+// runLane runs a lane's queued jobs, a healthcheck first, at most the lane's limit at a time.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	// Up to l.limit workers, started as jobs need them and kept for the next job: a goroutine a
 	// case would grow a fresh stack for every case (measured: 10% of a 100,000-case run).
@@ -306,8 +301,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	wg.Wait()
 }
 
-// start runs case j on p unless Stop refuses it (a run budget spent): then the case is an
-// error record saying why.
+// start runs case j on p unless Stop refuses it (a run budget spent): an error record then.
 func (r *Runner) start(ctx context.Context, p providers.Provider, j *plan.Job) {
 	if r.opts.Stop != nil {
 		if err := r.opts.Stop(); err != nil {
@@ -383,8 +377,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 	_ = g.Wait()
 }
 
-// jobDir is the directory of the job's eval file, which a target's relative paths resolve
-// against ("" when unknown).
+// jobDir is the job's eval file's directory, which a target's relative paths resolve against.
 func jobDir(j *plan.Job) string {
 	if j.Case == nil || j.Case.Suite == nil {
 		return ""

@@ -119,8 +119,8 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 	return rec
 }
 
-// trialOf is a trial's entry in the case record: its score, verdict, answer, evaluator
-// results and a conversation's turns, without the judges' prompts (the standing trial's are in the record itself).
+// trialOf is a trial's entry in the case record, without the judges' prompts (the standing
+// trial's are in the record itself).
 func trialOf(n int, rec *results.Record) results.Trial {
 	t := results.Trial{Trial: n, Score: rec.Score, Verdict: rec.Verdict, CandidateAnswer: rec.CandidateAnswer,
 		Error: rec.Error, DurationMS: rec.DurationMS, CostUSD: costOf(rec), Turns: slices.Clone(rec.Turns)}
