@@ -166,26 +166,14 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 	}
 	underActions := c.Getenv("GITHUB_ACTIONS") == "true"
 	cfg.NoDotenv = underActions
-	red := &redact.Redactor{}
-	return c.runEval(ctx, cfg, red, runOptions{actions: underActions, comment: comment})
-}
-
-// runOptions are the parts of a run that differ between the CLI and the Action.
-type runOptions struct {
-	actions bool // running under GitHub Actions: step summary and annotations
-	comment bool // post the sticky PR comment
+	return c.runEval(ctx, cfg, &redact.Redactor{}, underActions, comment)
 }
 
 // color reports whether output to w gets ANSI colors: only on a terminal, and not when
 // NO_COLOR is set to anything but "" (no-color.org).
 func (c *Command) color(w io.Writer) bool {
-	return isTerminal(w) && c.Getenv("NO_COLOR") == ""
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return ok && term.IsTerminal(int(f.Fd())) && c.Getenv("NO_COLOR") == ""
 }
 
 func plural(n int, one, many string) string {
