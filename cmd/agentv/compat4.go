@@ -15,13 +15,9 @@ import (
 	"github.com/agentv/action/targets"
 )
 
-// AgentV 4.42.4's `agentv eval` flags, so its users' command lines keep working. Each maps
-// onto this program's own setting where one exists; docs/agentv-4.md lists where the
-// meaning differs.
-
-// v4Flags holds the 4.x flags that overlap this program's own (where results go, the
-// threshold, the cache folder, reruns): apply checks them against those before they count.
-// The others fill the settings directly.
+// v4Flags holds AgentV 4.42.4's `agentv eval` flags that overlap this program's own (where
+// results go, the threshold, the cache folder, reruns): apply checks them against those. The
+// others fill the settings directly; docs/agentv-4.md lists where meanings differ.
 type v4Flags struct {
 	output       string  // -o / --output: the run directory
 	threshold    float64 // --threshold
@@ -48,8 +44,7 @@ func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
 	fs.StringVar(&v.retryErrors, "retry-errors", "", "results file or run directory of an earlier run: run again only its errored (and missing) cases, keeping the others (AgentV 4.x)")
 }
 
-// apply folds the 4.x flags into cfg; set names the flags given. An error is a
-// contradiction between flags.
+// apply folds the 4.x flags into cfg (set names the flags given), refusing contradictions.
 func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error {
 	if v.output != "" {
 		if set["out"] {
@@ -147,8 +142,7 @@ func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []strin
 	return true
 }
 
-// selector is the planner's further choice of cases: --test-id, --tag and --exclude-tag, and
-// a rerun's cases; nil when none is given.
+// selector is the planner's choice by --test-id, --tag, --exclude-tag and a rerun; nil: none.
 func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
 	if len(cfg.TestIDs) == 0 && len(cfg.Tags) == 0 && len(cfg.ExcludeTags) == 0 && cfg.Rerun == nil {
 		return nil
@@ -177,8 +171,8 @@ func (cfg *EvalConfig) byID() func(c *suite.Case) bool {
 	return func(c *suite.Case) bool { return selects(c, ids, nil, nil) }
 }
 
-// filtered reports whether flags choose cases by id or tag, so that choosing none is a
-// problem and a JSONL file's count of lines is not its count of cases.
+// filtered reports whether flags choose cases by id or tag: choosing none is a problem, and a
+// JSONL file's lines are not its cases.
 func (cfg *EvalConfig) filtered() bool {
 	return cfg.EvalID != "" || len(cfg.TestIDs) > 0 || len(cfg.Tags) > 0 || len(cfg.ExcludeTags) > 0
 }
@@ -201,8 +195,8 @@ func (cfg *EvalConfig) filterFlags() string {
 	return strings.Join(parts, " ")
 }
 
-// runDirOptions are how -o's run layout is written: after --rerun-failed, the run
-// directory's index.jsonl is updated with the records run again, as 4.42.4 updates it.
+// runDirOptions: after --rerun-failed, -o's index.jsonl is updated with the records run again,
+// as 4.42.4 updates it.
 func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
 	rr := cfg.Rerun
 	if rr == nil || rr.Flag != "--rerun-failed" {
