@@ -295,7 +295,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 	var done int
 	pw := newProgressWriter(c.Stderr)
 	e := &Engine{
-		Cfg: cfg, Redactor: red, KeepWorst: action.MaxAnnotationsPerLevel,
+		Cfg: cfg, Redactor: red,
 		Logf: func(format string, args ...any) {
 			if !cfg.Verbose {
 				return

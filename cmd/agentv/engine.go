@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/config"
@@ -48,9 +49,8 @@ type Engine struct {
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
 	// Starting is called before any case finishes: total is Total(); trials is how many
 	// times each case runs, 0 when they differ; shard is the run's part of a split suite.
-	Starting  func(files, total, trials int, shard *config.Shard)
-	Stopping  func() // called once when ctx is cancelled before the run ends (Ctrl-C)
-	KeepWorst int    // the worst records of each level kept for the annotations
+	Starting func(files, total, trials int, shard *config.Shard)
+	Stopping func() // called once when ctx is cancelled before the run ends (Ctrl-C)
 
 	total     atomic.Int64           // cases the run will run; -1 while not known
 	onSeveral func(file string) bool // see OnSeveralTargets; nil before planning
@@ -244,7 +244,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
-	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
+	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
