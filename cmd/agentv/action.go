@@ -131,8 +131,7 @@ func underWorkspace(workspace, p string) string {
 	return filepath.Join(workspace, p)
 }
 
-// github is what the GitHub surfaces of a run need: the job's environment, the action's
-// inputs, the event and the workflow commands.
+// github is what the GitHub surfaces of a run need.
 type github struct {
 	c         *Command
 	env       action.Env
@@ -152,8 +151,7 @@ func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Command
 }
 
 // publish delivers a finished run to the outputs given first, then to every surface of a
-// GitHub job: files, console, step summary, annotations, the sticky comment and the step
-// outputs; it returns the exit code.
+// GitHub job, and returns the exit code.
 func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
 	run := f.run
 	run.Details = g.in.Details
@@ -286,11 +284,10 @@ func (o prComment) deliver(ctx context.Context, f *finished) {
 	f.commentURL = url
 }
 
-// engine returns an Engine for cfg with progress on stderr: a line per finished case,
-// buffered for at most progressFlush and flushed when the run ends. With --verbose it logs
-// too; log messages carry model text (prompts, command lines, a target's stderr), so each is
-// made safe for the log: under GitHub Actions (cmds set) the first line is flattened and the
-// rest is fenced by Verbatim, elsewhere every line is flattened behind the "agentv:" prefix.
+// engine returns an Engine for cfg with progress on stderr (buffered for at most
+// progressFlush). --verbose logs carry model text, so each is made safe: under GitHub Actions
+// (cmds set) the first line is flattened and the rest fenced by Verbatim, elsewhere every line
+// is flattened behind the "agentv:" prefix.
 func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Commands) *Engine {
 	var done int
 	pw := newProgressWriter(c.Stderr)
@@ -365,8 +362,7 @@ func splitFirstLine(s string) (head, rest string) {
 	return s[:i], rest
 }
 
-// regressions are the run's regressed cases against its baseline, worst first, for their
-// annotations, and whether they failed the run.
+// regressions are the run's regressed cases, worst first, and whether they failed the run.
 func regressions(run *report.Run) (regs []action.Regression, gated bool) {
 	if run.Baseline == nil {
 		return nil, false
