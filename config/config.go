@@ -1,6 +1,6 @@
 // Package config is the settings of an eval run: one struct that the command's flags, the
-// Action's inputs and the environment all fill, with each default written once here (or in
-// the stage that also falls back to it), so the CLI and the Action cannot drift apart.
+// Action's inputs and the environment all fill, with each default written once here, so the
+// CLI and the Action cannot drift apart. The stages (plan, runner) read the same value.
 package config
 
 import (
@@ -12,8 +12,6 @@ import (
 
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/gate"
-	"github.com/agentv/action/plan"
-	"github.com/agentv/action/runner"
 	"github.com/agentv/action/suite"
 )
 
@@ -23,11 +21,14 @@ const (
 	DefaultResultsDir = "agentv-results"
 	// DefaultCacheDir is the response cache folder, relative to the workspace.
 	DefaultCacheDir = ".agentv-cache"
+	// DefaultTimeout is each invocation's time; a timed-out one is retried DefaultMaxRetries times.
+	DefaultTimeout    = 120 * time.Second
+	DefaultMaxRetries = 2
 )
 
 // Settings are what a user chooses for an eval run, from flags, Action inputs or the
 // environment. The command adds what it works out itself (paths made absolute, the
-// environment, a rerun's records) before the stages read them.
+// environment) before the stages read them.
 type Settings struct {
 	Paths       []string // eval files, directories or globs
 	TargetsPath string   // a targets file or directory; "" discovers one per eval file
@@ -51,7 +52,7 @@ type Settings struct {
 	BaselinePath string
 	Cache        cache.Mode // how the run uses the response cache
 	CacheDir     string     // absolute, or relative to the working directory; "": DefaultCacheDir in the workspace
-	Shard        *plan.Shard
+	Shard        *Shard
 
 	// AgentV 4.x's flags.
 	RunDir        string   // -o/--output: also write 4.x's run layout here
@@ -60,25 +61,33 @@ type Settings struct {
 	Tags          []string // --tag: run only suites having every one
 	ExcludeTags   []string // --exclude-tag: skip suites having any
 	BudgetUSD     float64  // --budget-usd; 0: no budget
+
+	// Worked out by the command.
+	Cwd       string
+	Workspace string   // GITHUB_WORKSPACE: paths in reports are relative to it
+	Environ   []string // process environment
+	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
+	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
+	NoDotenv bool
 }
 
 // Defaults returns the settings of a run given no flag and no input.
 func Defaults() Settings {
-	return Settings{Timeout: runner.DefaultTimeout, MaxRetries: runner.DefaultMaxRetries, Gate: gate.Defaults(), Cache: cache.Off}
+	return Settings{Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, Gate: gate.Defaults(), Cache: cache.Off}
 }
 
 // MaxShards bounds a shard's count: more jobs than a matrix can hold is a typo.
 const MaxShards = 10_000
 
 // ParseShard reads "I/N" (1 ≤ I ≤ N), the --shard flag and the shard input.
-func ParseShard(s string) (*plan.Shard, error) {
+func ParseShard(s string) (*Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
 	idx, err1 := strconv.Atoi(strings.TrimSpace(i))
 	cnt, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil || cnt < 1 || cnt > MaxShards || idx < 1 || idx > cnt {
 		return nil, fmt.Errorf("want I/N with 1 <= I <= N <= %d (shard 2 of 8 is 2/8), got %q", MaxShards, s)
 	}
-	return &plan.Shard{Index: idx, Count: cnt}, nil
+	return &Shard{Index: idx, Count: cnt}, nil
 }
 
 // ParseCache reads a cache mode, the --cache flag and the cache input: read-write (also

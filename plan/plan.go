@@ -1,6 +1,5 @@
-// Package plan is the plan stage of a run: which target and judge each case uses, the
-// provider cache (one provider per target of a targets file), and the fork skip (a target
-// needs a secret that is not set).
+// Package plan is the plan stage: each case's target and judge, one provider per target of a
+// targets file, and the fork skip (a target needs a secret that is not set).
 package plan
 
 import (
@@ -19,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agentv/action/cache"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
@@ -27,37 +27,16 @@ import (
 	"github.com/agentv/action/workspace"
 )
 
-// Options are what the planner needs from the run's configuration.
+// Options are the run's settings and what the planner needs from the command.
 type Options struct {
-	TargetsPath string   // --targets: a file or directory; "" discovers per eval file
-	Target      string   // --target override ("" or "default": none)
-	Targets     []string // --target given several times: every case runs on each (4.x's matrix)
-	JudgeTarget string   // --judge-target
-	JudgeModel  string   // --model PROVIDER:MODEL of --grader-target agentv: 4.x's built-in grader
-	EvalID      string   // --eval-id glob
-	Timeout     time.Duration
-	Verbose     bool
-	DryRun      bool
-	DryRunDelay time.Duration
-	DryRunMin   time.Duration
-	DryRunMax   time.Duration
-	Cwd         string
-	Workspace   string   // GITHUB_WORKSPACE
-	Environ     []string // process environment
-	// NoDotenv leaves .env files unread (a notice names each one).
-	NoDotenv bool
-
+	config.Settings
 	Redactor *redact.Redactor
 	Logf     func(format string, args ...any)
 	// Display returns the path shown to the user for a file path.
 	Display func(string) string
-	// Check returns an error when the input at path (what names it) is an output of the
-	// run; nil checks nothing.
+	// Check refuses an input (what names it) that is an output of the run; nil checks nothing.
 	Check func(path, what string) error
-	// Cache answers targets and judges from earlier runs; nil: no cache.
-	Cache *cache.Store
-	// Shard, when set, runs only the cases of that shard.
-	Shard *Shard
+	Cache *cache.Store // nil: no response cache
 	// Select, when set, is a further choice of cases (AgentV 4.x's --test-id and --tag, the
 	// cases a rerun runs again), made with --eval-id's.
 	Select func(c *suite.Case) bool
@@ -87,17 +66,14 @@ type Planner struct {
 	unset      []*targets.UnsetVarError
 	targets    map[string]bool
 
-	// workspaces are the suites' workspace directories (or why one could not be made), made
-	// when a suite's first case is planned; Close removes them.
+	// workspaces are made when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
 	runID      string
 
-	// leftOut holds, for each file with dependencies, why none of its tests runs ("" when
-	// they do): see CheckSelection.
+	// leftOut holds why no test of a file with dependencies runs (see CheckSelection).
 	leftOut map[*suite.Suite]string
 
-	// onSeveral holds the eval files whose cases run on several targets, so progress can
-	// say which target each of their records is from.
+	// onSeveral holds the eval files whose cases run on several targets (OnSeveralTargets).
 	onSeveral sync.Map
 
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
@@ -130,72 +106,74 @@ func New(opts Options) *Planner {
 		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
-// Plan binds every selected case to its target's provider.
-func (p *Planner) Plan(suites []*suite.Suite) []*Job {
-	var jobs []*Job
-	for _, s := range suites {
-		p.CheckSelection(s, s.Cases)
-		warns := CaseWarnings(s.Diagnostics, p.opts.Display)
-		for _, c := range s.Cases {
-			jobs = append(jobs, p.Jobs(s, c, warns[c.ID])...)
-		}
-	}
-	return jobs
-}
-
-// Job binds one case to its target's provider; nil when --eval-id leaves the case out. A
-// case that runs on several targets (see Jobs) gets the job of its first.
-func (p *Planner) Job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) *Job {
-	if js := p.Jobs(s, c, warns); len(js) > 0 {
-		return js[0]
-	}
-	return nil
-}
-
 // Jobs binds one case to the providers of its targets: one job, or, when the suite names
-// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job
-// per target, each target's record naming it. A test's own `execution.targets` keeps those
-// of the suite's targets it lists. Nil when --eval-id or the run's shard leaves the case out.
+// several targets (AgentV 4.x's `execution.targets`) and --target does not pick one, a job per
+// target, each target's record naming it. Nil when the run's selection leaves the case out.
 func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) []*Job {
 	if !p.Selected(c) {
 		return nil
 	}
-	if why := p.leftOutDependency(s); why != "" {
+	names, several, why := p.runsOn(s, c)
+	if why != "" {
 		p.forSuite(s)
+		if several {
+			p.onSeveral.Store(p.last.display, struct{}{})
+		}
 		return []*Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
 	}
-	names := p.matrix(s)
-	if names == nil {
-		name := p.targetName(s, c)
-		if !p.selectedOn(c, name) {
-			return nil
-		}
-		return []*Job{p.job(s, c, warns, name)}
-	}
-	var jobs []*Job
-	listed := 0
+	jobs := make([]*Job, 0, len(names))
 	for _, n := range names {
+		jobs = append(jobs, p.job(s, c, warns, n))
+	}
+	if several {
+		p.onSeveral.Store(p.last.display, struct{}{})
+	}
+	return jobs
+}
+
+// Runs returns how many jobs Jobs makes for the case, without building them.
+func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
+	if !p.Selected(c) {
+		return 0
+	}
+	if names, _, why := p.runsOn(s, c); why == "" {
+		return len(names)
+	}
+	return 1 // one error record
+}
+
+// runsOn returns the targets the case runs on, whether its suite runs on several, and why it
+// runs nowhere instead (a left-out dependency; a test's own `execution.targets` keeps those of
+// the suite's it lists, and may list none).
+func (p *Planner) runsOn(s *suite.Suite, c *suite.Case) (names []string, several bool, why string) {
+	if why := p.leftOutDependency(s); why != "" {
+		return nil, false, why
+	}
+	matrix := p.matrix(s)
+	if matrix == nil {
+		if name := p.targetName(s, c); p.selectedOn(c, name) {
+			return []string{name}, false, ""
+		}
+		return nil, false, ""
+	}
+	listed := 0
+	for _, n := range matrix {
 		if len(c.Targets) == 0 || slices.Contains(c.Targets, n) {
 			listed++
 			if p.selectedOn(c, n) {
-				jobs = append(jobs, p.job(s, c, warns, n))
+				names = append(names, n)
 			}
 		}
 	}
-	if len(names) > 1 {
-		p.onSeveral.Store(p.last.display, struct{}{})
-	}
 	if listed == 0 {
-		p.forSuite(s)
 		whose := "the suite's targets"
 		if len(p.opts.Targets) > 1 {
 			whose = "the --target targets"
 		}
-		return []*Job{{Case: c, File: p.last.display, Warnings: warns,
-			Err: fmt.Errorf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
-				strings.Join(c.Targets, ", "), whose, strings.Join(names, ", "))}}
+		why = fmt.Sprintf("the test's execution targets (%s) name none of %s (%s), so it runs nowhere",
+			strings.Join(c.Targets, ", "), whose, strings.Join(matrix, ", "))
 	}
-	return jobs
+	return names, len(matrix) > 1, why
 }
 
 // CheckSelection notes whether the run leaves out a dependency of the cases of s it chooses
@@ -244,14 +222,7 @@ func (p *Planner) leftOutDependency(s *suite.Suite) string {
 }
 
 // chosenByID reports whether --eval-id and --test-id (if given) choose the case.
-func (p *Planner) chosenByID(c *suite.Case) bool {
-	if id := p.opts.EvalID; id != "" {
-		if ok, _ := doublestar.Match(id, c.ID); !ok {
-			return false
-		}
-	}
-	return p.opts.ByID == nil || p.opts.ByID(c)
-}
+func (p *Planner) chosenByID(c *suite.Case) bool { return p.matches(c, p.opts.ByID) }
 
 // madeWorkspace is a suite's workspace directory, or why it could not be made.
 type madeWorkspace struct {
@@ -260,8 +231,8 @@ type madeWorkspace struct {
 	finished bool // its after_all hook ran
 }
 
-// workspace returns the directory the suite's tests run in ("" when it has no `workspace`),
-// made (template copied, before_all run) once, when its first case is planned.
+// workspace returns the directory the suite's tests run in ("" without `workspace`), made
+// (template copied, before_all run) when its first case is planned.
 func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	if s.Workspace == nil {
 		return "", nil
@@ -281,10 +252,9 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	return dir, err
 }
 
-// FinishWorkspaces runs the after_all hook of each workspace the planner made; call it once
-// every job has run. A failing hook does not change the run, as in AgentV 4.42.4, which
-// always prints it (orchestrator.ts:1426, script-executor.ts:86): each is returned as a
-// warning at the hook, for the console and every report.
+// FinishWorkspaces runs each workspace's after_all hook once every job has run. A failure is
+// a warning of the run, as AgentV 4.42.4 always prints it (orchestrator.ts:1426,
+// script-executor.ts:86).
 func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -304,8 +274,8 @@ func (p *Planner) FinishWorkspaces() []suite.Diagnostic {
 	return warns
 }
 
-// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short; a failure is
-// then a --verbose line) and removes the workspaces; call it once every job has run.
+// Close runs the after_all hooks FinishWorkspaces has not run (a run cut short: a failure is a
+// --verbose line) and removes the workspaces.
 func (p *Planner) Close() error {
 	for _, d := range p.FinishWorkspaces() {
 		p.opts.Logf("warning: %s", d.Error())
@@ -328,36 +298,6 @@ func (p *Planner) workspaceOptions() workspace.Options {
 		env = os.Environ()
 	}
 	return workspace.Options{RunID: p.runID, Env: env}
-}
-
-// Runs returns how many jobs Jobs makes for the case, without building them.
-func (p *Planner) Runs(s *suite.Suite, c *suite.Case) int {
-	if !p.Selected(c) {
-		return 0
-	}
-	if p.leftOutDependency(s) != "" {
-		return 1 // one error record (see Jobs)
-	}
-	names := p.matrix(s)
-	if names == nil {
-		if !p.selectedOn(c, p.targetName(s, c)) {
-			return 0
-		}
-		return 1
-	}
-	n, listed := 0, 0
-	for _, name := range names {
-		if len(c.Targets) == 0 || slices.Contains(c.Targets, name) {
-			listed++
-			if p.selectedOn(c, name) {
-				n++
-			}
-		}
-	}
-	if listed == 0 {
-		return 1 // the job that says the test runs nowhere
-	}
-	return n
 }
 
 // selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
@@ -399,9 +339,8 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 }
 
 // OnSeveralTargets reports whether the eval file (as records show it) runs its cases on more
-// than one target. Unlike SeveralTargets it does not depend on what else was planned by
-// the time a record finishes, so a progress line names its target or not the same way in
-// every run. Safe to call while planning.
+// than one target: decided per file, so a progress line names its target or not the same way
+// in every run. Safe to call while planning.
 func (p *Planner) OnSeveralTargets(file string) bool {
 	_, ok := p.onSeveral.Load(file)
 	return ok
@@ -409,35 +348,27 @@ func (p *Planner) OnSeveralTargets(file string) bool {
 
 // Selected reports whether the run selects the case: --eval-id (if given) and the shard.
 func (p *Planner) Selected(c *suite.Case) bool {
-	return p.selectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
-}
-
-// Balance cuts the run's shard out of the plan (see Shard.Balance): hashes are CaseHash of
-// every case --eval-id selects, in all shards. Without a shard it does nothing.
-func (p *Planner) Balance(hashes []uint64) {
-	if p.opts.Shard != nil {
-		p.opts.Shard.Balance(hashes)
-	}
+	return p.SelectedByID(c) && (p.opts.Shard == nil || p.opts.Shard.Has(c))
 }
 
 // Shard returns the run's shard, nil when the run is whole.
-func (p *Planner) Shard() *Shard { return p.opts.Shard }
+func (p *Planner) Shard() *config.Shard { return p.opts.Shard }
 
 // SelectedByID reports whether --eval-id (if given) selects the case, whatever its shard.
-func (p *Planner) SelectedByID(c *suite.Case) bool { return p.selectedByID(c) }
+func (p *Planner) SelectedByID(c *suite.Case) bool { return p.matches(c, p.opts.Select) }
 
-func (p *Planner) selectedByID(c *suite.Case) bool {
+// matches reports whether --eval-id (if given) and also (if set) choose the case.
+func (p *Planner) matches(c *suite.Case, also func(*suite.Case) bool) bool {
 	if id := p.opts.EvalID; id != "" {
 		if ok, _ := doublestar.Match(id, c.ID); !ok {
 			return false
 		}
 	}
-	return p.opts.Select == nil || p.opts.Select(c)
+	return also == nil || also(c)
 }
 
-// SkipReason returns why the run is skipped when a target needs a variable that is not set
-// (secrets are withheld from fork pull requests), or "" when none is missing; why, if any,
-// leads the message.
+// SkipReason returns why the run is skipped, led by why: a target needs a variable that is not
+// set (secrets are withheld from fork pull requests); "" when none is missing.
 func (p *Planner) SkipReason(why string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -452,8 +383,8 @@ func (p *Planner) SkipReason(why string) string {
 	return need + "; secrets are not passed to workflows triggered from forks, so no case ran"
 }
 
-// Found returns what planning found so far: the diagnostics of the targets files and
-// providers, notices (.env files left unread), and the names of the targets built, sorted.
+// Found returns what planning found: targets files' and providers' diagnostics, notices (.env
+// files left unread), and the targets built, sorted.
 func (p *Planner) Found() (diags []suite.Diagnostic, notices, targets []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -542,10 +473,9 @@ func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	return tf, nil
 }
 
-// Preload loads the targets file of every eval file before any case runs, so that every
-// secret any of them references is masked from the first output on: child processes inherit
-// the environment and may print a variable of a target that runs later, or never. Problems
-// are reported when a case needs the file.
+// Preload loads every eval file's targets file before any case runs, so every secret they
+// reference is masked from the first output on: a child process may print a variable of a
+// target that runs later, or never. Problems are reported when a case needs the file.
 func (p *Planner) Preload(files []string) {
 	cfg := &p.opts
 	seen := map[string]bool{}
@@ -564,8 +494,7 @@ func (p *Planner) Preload(files []string) {
 	}
 }
 
-// forSuite fills p.last for s: its display path and targets file, looked up once per file
-// rather than once per case.
+// forSuite fills p.last for s: its display path and targets file, once per file.
 func (p *Planner) forSuite(s *suite.Suite) {
 	if p.last.s == s {
 		return
@@ -588,16 +517,27 @@ func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, err
 }
 
 func (p *Planner) build(tf *targets.File, name string) (providers.Provider, error) {
+	return p.cached(targetKey{tf.Abs, name}, name, func() (providers.Provider, error) {
+		t, err := tf.Find(name)
+		if err != nil {
+			return nil, err
+		}
+		return p.constructTarget(t)
+	})
+}
+
+// cached returns the provider made once under key (or the error making it gave, an unset
+// variable noted for SkipReason); name is the target Found lists.
+func (p *Planner) cached(key targetKey, name string, make func() (providers.Provider, error)) (providers.Provider, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := targetKey{tf.Abs, name}
 	if pr, ok := p.providers[key]; ok {
 		return pr, nil
 	}
 	if err, ok := p.errs[key]; ok {
 		return nil, err
 	}
-	pr, err := p.construct(tf, name)
+	pr, err := make()
 	if err != nil {
 		var uv *targets.UnsetVarError
 		if errors.As(err, &uv) {
@@ -609,14 +549,6 @@ func (p *Planner) build(tf *targets.File, name string) (providers.Provider, erro
 	p.providers[key] = pr
 	p.targets[name] = true
 	return pr, nil
-}
-
-func (p *Planner) construct(tf *targets.File, name string) (providers.Provider, error) {
-	t, err := tf.Find(name)
-	if err != nil {
-		return nil, err
-	}
-	return p.constructTarget(t)
 }
 
 func (p *Planner) constructTarget(t *targets.Target) (providers.Provider, error) {
@@ -680,42 +612,22 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 	return pr, nil
 }
 
-// builtinJudge returns the provider of `--grader-target agentv --model PROVIDER:MODEL`. The
-// key comes from the environment of the judged target's targets file tf (.env files
-// included), so there is one per targets file.
+// builtinJudge returns the provider of `--grader-target agentv --model PROVIDER:MODEL`, one per
+// targets file: its key comes from that file's environment (.env files included).
 func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.Provider, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	// The NUL keeps it apart from a targets file entry that happens to be called agentv.
 	key := targetKey{tf.Abs, "\x00" + targets.BuiltinGraderName}
-	if pr, ok := p.providers[key]; ok {
-		return pr, nil
-	}
-	if err, ok := p.errs[key]; ok {
-		return nil, err
-	}
-	pr, err := func() (providers.Provider, error) {
+	return p.cached(key, targets.BuiltinGraderName, func() (providers.Provider, error) {
 		bt, err := targets.BuiltinGrader(p.opts.JudgeModel, t.Env, p.opts.Redactor)
 		if err != nil {
 			return nil, err
 		}
 		return p.constructTarget(bt)
-	}()
-	if err != nil {
-		var uv *targets.UnsetVarError
-		if errors.As(err, &uv) {
-			p.unset = append(p.unset, uv)
-		}
-		p.errs[key] = err
-		return nil, err
-	}
-	p.providers[key] = pr
-	p.targets[targets.BuiltinGraderName] = true
-	return pr, nil
+	})
 }
 
-// checkJudges builds the judge providers a case will need, so a judge target that does not
-// exist or lacks its secret is a configuration problem found before anything runs.
+// checkJudges builds the judges a case needs, so a missing judge target or secret is found
+// before anything runs.
 func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
 	needDefault := len(c.Evaluators) == 0
 	for _, ev := range c.Evaluators {
@@ -772,9 +684,8 @@ func checkEvaluators(check func(path, what string) error, evs []*suite.Evaluator
 	return nil
 }
 
-// CaseWarnings groups warnings that name a case by case id (a warning reported once for
-// several cases goes to each), their files shown by display and without the case id (the
-// record they go in names the case).
+// CaseWarnings groups the warnings that name cases by case id (each of AlsoCases too), files
+// shown by display, without the case id (the record names it).
 func CaseWarnings(ds []suite.Diagnostic, display func(string) string) map[string][]suite.Diagnostic {
 	out := map[string][]suite.Diagnostic{}
 	for _, d := range ds {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -63,7 +64,7 @@ func TestJudgeResolution(t *testing.T) {
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}
-			p := New(Options{JudgeTarget: tt.flag, JudgeModel: tt.model, Timeout: 10e9, Redactor: red})
+			p := New(Options{Settings: config.Settings{JudgeTarget: tt.flag, JudgeModel: tt.model, Timeout: 10e9}, Redactor: red})
 			p.files[tf.Abs] = tf
 			tg, err := tf.Find(tt.target)
 			if err != nil {
@@ -133,7 +134,8 @@ func TestJobsPerTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := New(Options{TargetsPath: filepath.Join(dir, "targets.yaml"), Target: tt.flag, Timeout: 10e9, Redactor: &redact.Redactor{}, Cwd: dir})
+			p := New(Options{Settings: config.Settings{TargetsPath: filepath.Join(dir, "targets.yaml"), Target: tt.flag, Timeout: 10e9, Cwd: dir},
+				Redactor: &redact.Redactor{}})
 			s := &suite.Suite{Path: "e.yaml", Dir: dir, Targets: tt.suiteTargets, Target: tt.suiteTarget}
 			c := &suite.Case{Suite: s, ID: "x", Targets: tt.caseTargets}
 			var got []string
@@ -177,7 +179,8 @@ func TestDependencyLeftOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			opts := Options{TargetsPath: filepath.Join(dir, "targets.yaml"), EvalID: tt.evalID, Timeout: 10e9, Redactor: &redact.Redactor{}, Cwd: dir}
+			opts := Options{Settings: config.Settings{TargetsPath: filepath.Join(dir, "targets.yaml"), EvalID: tt.evalID, Timeout: 10e9, Cwd: dir},
+				Redactor: &redact.Redactor{}}
 			if tt.testIDs != nil {
 				opts.ByID = func(c *suite.Case) bool { return slices.Contains(tt.testIDs, c.ID) }
 				opts.Select = opts.ByID
@@ -185,8 +188,13 @@ func TestDependencyLeftOut(t *testing.T) {
 			p := New(opts)
 			s := &suite.Suite{Path: "e.yaml", Dir: dir, Dependencies: true}
 			s.Cases = []*suite.Case{{Suite: s, ID: "a"}, {Suite: s, ID: "b", DependsOn: []string{"a"}}, {Suite: s, ID: "c"}}
+			p.CheckSelection(s, s.Cases) // as the run pipeline does before planning a parsed file
+			var jobs []*Job
+			for _, c := range s.Cases {
+				jobs = append(jobs, p.Jobs(s, c, nil)...)
+			}
 			var got []string
-			for _, j := range p.Plan([]*suite.Suite{s}) {
+			for _, j := range jobs {
 				switch {
 				case j.Err != nil && strings.Contains(j.Err.Error(), `test "b" depends on "a", which --eval-id or --test-id leaves out`):
 					got = append(got, j.Case.ID+":error")

@@ -73,7 +73,7 @@ func BenchmarkStreamJSONL(b *testing.B) {
 		w := results.NewWriter(io.Discard)
 		n = 0
 		r := New(Options{Redactor: red, Evaluators: evaluators.Options{Judges: judges, Redactor: red}},
-			HandlerFunc(func(rec *results.Record) {
+			func(rec *results.Record) {
 				if rec.Verdict != results.VerdictPass {
 					b.Fatalf("%s: %s %s", rec.EvalID, rec.Verdict, rec.Error)
 				}
@@ -81,7 +81,7 @@ func BenchmarkStreamJSONL(b *testing.B) {
 					b.Fatal(err)
 				}
 				n++
-			}))
+			})
 		ch := make(chan *plan.Job)
 		go func() {
 			defer close(ch)
@@ -90,7 +90,7 @@ func BenchmarkStreamJSONL(b *testing.B) {
 				return true
 			}})
 		}()
-		r.RunStream(context.Background(), ch)
+		r.Run(context.Background(), ch)
 		if err := w.Flush(); err != nil {
 			b.Fatal(err)
 		}

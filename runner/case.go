@@ -24,23 +24,19 @@ import (
 	"github.com/agentv/action/workspace"
 )
 
-// HealthcheckError marks records of cases that did not run because their target's
-// healthcheck failed; such a run is invalid (exit code 2), not failed.
+// HealthcheckError is why a case did not run: its target's healthcheck failed (the run is invalid).
 type HealthcheckError struct{ Err error }
 
 func (e *HealthcheckError) Error() string { return e.Err.Error() }
 func (e *HealthcheckError) Unwrap() error { return e.Err }
 
-// isTimeout reports whether an invocation error is a timeout worth retrying.
 func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, proc.ErrTimeout)
 }
 
-// runCase runs a job, once or as its trials (see trials.go), and emits its record.
+// runCase runs a job, once or as its trials, and emits its record.
 func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response) {
-	// The case is not needed once its record is out: let it go, so memory does not hold
-	// every case of a large suite until the end.
-	defer func() { j.Case = nil }()
+	defer func() { j.Case = nil }() // memory must not hold every case of a large suite
 	if tr := r.trialsOf(j.Case); tr != nil {
 		r.emit(j, r.runTrials(ctx, p, j, pre, tr))
 		return
@@ -48,8 +44,8 @@ func (r *Runner) runCase(ctx context.Context, p providers.Provider, j *plan.Job,
 	r.emit(j, r.runOnce(ctx, p, j, pre))
 }
 
-// runOnce runs a case once (a trial of it, when it has trials): the before_each hook, then the
-// case itself, a single question or a conversation of them, and its record.
+// runOnce runs a case (or one trial of it): the before_each hook, a single question or a
+// conversation, and its record.
 func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response) (rec *results.Record) {
 	start := time.Now()
 	// A bug in a provider or evaluator must cost one case, not the run.
@@ -69,7 +65,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	if j.Case.Conversation != nil {
 		s = r.runConversation(ctx, p, j, threshold, eopts)
 	} else {
-		s = r.ask(ctx, p, j, pre, eopts)
+		s = r.answer(ctx, p, j, pre, eopts)
 	}
 	if s.err != nil {
 		return r.errorRecord(j, s.req, s.attempts, time.Since(start), s.err)
@@ -105,8 +101,7 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	return rec
 }
 
-// scored is a case's run as its record shows it: the last request sent, the answer and how
-// it scored (a conversation's turns aggregated, see runConversation).
+// scored is a case's run as its record shows it (a conversation's turns aggregated).
 type scored struct {
 	req       *providers.Request
 	attempts  int
@@ -121,19 +116,33 @@ type scored struct {
 	output    json.RawMessage // the target's output messages when they say more than the answer
 }
 
-// ask sends a case that is not a conversation to the target (pre, a batch's answer, stands
-// for the call) and scores the answer with the case's evaluators.
-func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
+// ask sends case c to the target, the request built as for any case (a conversation's turn
+// is the case as that turn sends it, turn its number), and returns the answer and the
+// attempts made. pre, a batch's answer, stands for the call.
+func (r *Runner) ask(ctx context.Context, p providers.Provider, c *suite.Case, workspace string, turn int,
+	pre *providers.Response) (req *providers.Request, resp *providers.Response, attempts int, err error) {
+	mode := providers.ModeOf(p.Target().Kind)
+	req = prompt.Build(c, mode)
+	req.Turn, req.Workspace = turn, workspace
+	if turn > 0 && mode == providers.ModeAgent {
+		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
+		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
+		// they read no chat history): an agent keeps its own context or starts afresh.
+		req.Question = messageText(c.Input[len(c.Input)-1])
+	}
+	if pre != nil {
+		return req, pre, 1, nil
+	}
+	resp, attempts, err = r.invoke(ctx, p, req)
+	return req, resp, attempts, err
+}
+
+// answer asks a case that is not a conversation and scores the answer with its evaluators.
+func (r *Runner) answer(ctx context.Context, p providers.Provider, j *plan.Job, pre *providers.Response, eopts *evaluators.Options) *scored {
 	s := &scored{}
-	t := p.Target()
-	req := prompt.Build(j.Case, providers.ModeOf(t.Kind))
-	req.Workspace = j.Workspace
-	s.req, s.attempts = req, 1
-	resp := pre
-	if resp == nil {
-		if resp, s.attempts, s.err = r.invoke(ctx, p, req); s.err != nil {
-			return s
-		}
+	var resp *providers.Response
+	if s.req, resp, s.attempts, s.err = r.ask(ctx, p, j.Case, j.Workspace, 0, pre); s.err != nil {
+		return s
 	}
 	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
 	// case (4.42.4 prints it always), not only a --verbose line.
@@ -143,7 +152,7 @@ func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre
 	s.candidate, s.trace, s.metadata = Candidate(resp), Trace(resp), resp.Metadata
 	s.output = results.OutputOf(resp.OutputMessages)
 	s.out = evaluators.Evaluate(ctx, &evaluators.Input{
-		Case: j.Case, Target: t, Request: req, Response: resp, Candidate: s.candidate, Trace: s.trace,
+		Case: j.Case, Target: p.Target(), Request: s.req, Response: resp, Candidate: s.candidate, Trace: s.trace,
 		FileChanges: workspace.FileChanges(ctx, j.Workspace),
 	}, eopts)
 	s.errMsg = resp.Error
@@ -153,8 +162,7 @@ func (r *Runner) ask(ctx context.Context, p providers.Provider, j *plan.Job, pre
 	return s
 }
 
-// settle sets a scored case's verdict: an error when errored, else pass at or above
-// threshold; it records the threshold when the case set its own.
+// settle sets a scored case's verdict, and its threshold when the case set its own.
 func settle(rec *results.Record, threshold float64, own, errored bool) {
 	if own {
 		rec.CaseThreshold = &threshold
@@ -162,7 +170,7 @@ func settle(rec *results.Record, threshold float64, own, errored bool) {
 	rec.Verdict = verdict(rec.Score, threshold, errored)
 }
 
-// verdict is the verdict of a score (a case's, a turn's or a transcript's) against threshold.
+// verdict is the verdict of a score (a case's, a turn's, a transcript's) against threshold.
 func verdict(score, threshold float64, errored bool) results.Verdict {
 	switch {
 	case errored:
@@ -173,16 +181,15 @@ func verdict(score, threshold float64, errored bool) results.Verdict {
 	return results.VerdictFail
 }
 
-// thresholdOf returns the score case c passes at (see caseThreshold), whether its eval file
-// set it, and the evaluator options to score it with (their Threshold, the minimum of a
-// `required` evaluator without its own, is that score).
+// thresholdOf returns the score case c passes at, whether its eval file set it, and the
+// evaluator options with that Threshold (a `required` evaluator's default minimum).
 func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options) {
-	threshold, own := caseThreshold(c, r.opts.CaseThreshold)
+	threshold, own := caseThreshold(c, r.opts.Gate.CaseThreshold)
 	if r.opts.ThresholdWins {
-		threshold, own = r.opts.CaseThreshold, false
+		threshold, own = r.opts.Gate.CaseThreshold, false
 	}
 	eopts := &r.opts.Evaluators
-	if threshold != r.opts.CaseThreshold {
+	if threshold != r.opts.Gate.CaseThreshold {
 		o := *eopts
 		o.Threshold = threshold
 		eopts = &o
@@ -190,8 +197,7 @@ func (r *Runner) thresholdOf(c *suite.Case) (float64, bool, *evaluators.Options)
 	return threshold, own, eopts
 }
 
-// caseThreshold is the score a case passes at: its own `execution.threshold`, else its
-// suite's (AgentV 4.x files), else the run's; own tells whether the eval file set it.
+// caseThreshold is the case's `execution.threshold`, else its suite's, else the run's.
 func caseThreshold(c *suite.Case, run float64) (threshold float64, own bool) {
 	switch {
 	case c == nil:
@@ -203,12 +209,11 @@ func caseThreshold(c *suite.Case, run float64) (threshold float64, own bool) {
 	return run, false
 }
 
-// answerUsed tells the response cache that a target's answer may be stored: the run scores
-// every answer it gets (the cache itself leaves out answers that carry an error).
+// answerUsed tells the response cache that every answer may be stored (it leaves out errors).
 func answerUsed(*providers.Response) bool { return true }
 
-// invoke calls the provider with a timeout per attempt, retrying timeouts while
-// MaxRetries lasts. It returns the number of attempts made.
+// invoke calls the provider with a timeout per attempt, retrying timeouts MaxRetries times,
+// and returns the attempts made.
 func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *providers.Request) (*providers.Response, int, error) {
 	var lastErr error
 	for attempt := 0; attempt <= r.opts.MaxRetries; attempt++ {
@@ -245,8 +250,8 @@ func (r *Runner) invoke(ctx context.Context, p providers.Provider, req *provider
 	return nil, n, fmt.Errorf(what+": %w", n, lastErr)
 }
 
-// runBatch sends a batch of one eval file's cases in one call and returns the scoring work
-// for each case; when the batch call fails, each case falls back to its own call.
+// runBatch sends one eval file's cases in one call and returns each case's scoring work; when
+// the call fails, each case falls back to its own.
 func (r *Runner) runBatch(ctx context.Context, l *lane, jobs []*plan.Job) []func() {
 	bp := l.provider.(providers.BatchProvider)
 	mode := providers.ModeOf(l.provider.Target().Kind)
@@ -293,7 +298,7 @@ func (r *Runner) baseRecord(j *plan.Job, t *targets.Target) *results.Record {
 	return rec
 }
 
-// errorRecord is the record of a case whose target gave no answer (AgentV's error shape).
+// errorRecord is the record of a case that got no answer (AgentV's error shape).
 func (r *Runner) errorRecord(j *plan.Job, req *providers.Request, attempts int, d time.Duration, err error) *results.Record {
 	var t *targets.Target
 	if j.Provider != nil {
@@ -313,9 +318,8 @@ func (r *Runner) errorRecord(j *plan.Job, req *providers.Request, attempts int, 
 	return rec
 }
 
-// capText is s as a record stores it: capped (textcap.Max) with a note when too long. The
-// text is redacted before the cut, so the cut cannot keep half a secret the redaction of
-// the record would no longer recognise.
+// capText caps s (textcap.Max) for a record, redacted first: a cut must not keep half a secret
+// the record's redaction would no longer recognise.
 func (r *Runner) capText(s string) string {
 	if len(s) <= textcap.Max {
 		return s
@@ -377,7 +381,7 @@ func (r *Runner) emit(j *plan.Job, rec *results.Record) {
 	redactRecord(rec, r.opts.Redactor)
 	r.mu.Lock()
 	if r.handler != nil {
-		r.handler.CaseFinished(rec)
+		r.handler(rec)
 	}
 	r.mu.Unlock()
 	if n, ok := r.deps.LoadAndDelete(j); ok {
@@ -385,8 +389,7 @@ func (r *Runner) emit(j *plan.Job, rec *results.Record) {
 	}
 }
 
-// timestamp is the record time, in milliseconds: the text is reused while the millisecond
-// lasts (many cases finish within one).
+// timestamp is the record time in milliseconds, its text reused within the millisecond.
 func (r *Runner) timestamp() string {
 	now := r.opts.Now().UTC()
 	ms := now.UnixMilli()
@@ -403,8 +406,8 @@ type stamp struct {
 	text string
 }
 
-// Candidate returns the final answer: the content of the last assistant output message,
-// else the response text. Structured content is compact JSON.
+// Candidate returns the last assistant output message's content (structured: compact JSON),
+// else the response text.
 func Candidate(resp *providers.Response) string {
 	for i := len(resp.OutputMessages) - 1; i >= 0; i-- {
 		m := resp.OutputMessages[i]
@@ -432,14 +435,12 @@ func Candidate(resp *providers.Response) string {
 	return resp.Text
 }
 
-// Trace summarises a response: tool calls by name, usage, cost and duration. It is nil
-// when the provider reported neither messages nor metrics.
+// Trace summarises a response's tool calls, usage, cost and duration; nil when it has none.
 func Trace(resp *providers.Response) *results.TraceSummary {
 	if len(resp.OutputMessages) == 0 && resp.Usage == nil && resp.CostUSD == nil && resp.DurationMS == nil {
 		return nil
 	}
-	// Empty, not nil: the record shows "no tool calls" as [] and {} for consumers that
-	// iterate them.
+	// Empty, not nil: consumers iterate [] and {}.
 	ts := &results.TraceSummary{ToolNames: []string{}, ToolCallsByName: map[string]int{}}
 	for _, m := range resp.OutputMessages {
 		if len(m.ToolCalls) == 0 {

@@ -33,12 +33,11 @@ type conversationRun struct {
 	p    providers.Provider
 	c    *suite.Case
 	mode providers.Mode
-	// workspace is the suite's workspace, "" if none: every turn runs there (4.42.4 passes
-	// it to each turn, orchestrator.ts runConversationMode), and turn graders see it.
+	// workspace is the suite's workspace: every turn runs there (4.42.4 passes it to each
+	// turn, orchestrator.ts runConversationMode).
 	workspace string
-
-	threshold float64             // the score the case and each of its turns pass at
-	eopts     *evaluators.Options // the options its evaluators run with
+	threshold float64 // the score the case and each of its turns pass at
+	eopts     *evaluators.Options
 
 	history []suite.Message // the opening, then each turn's input and answer
 	outputs []suite.Message // every turn's output messages, in order
@@ -48,12 +47,11 @@ type conversationRun struct {
 	last    scored // the last request and answer, the attempts of every turn
 }
 
-// runConversation runs a conversation test: each turn is sent with the conversation so far (to
-// agent targets, the turn's input alone) and its answer scored by the turn's evaluators; then the test's own evaluators, if any, score the
-// whole transcript. The case score aggregates the turn scores and that one (mean, min or max).
-// A turn whose target call fails scores 0 and makes the case an error; with
-// on_turn_failure: stop, a turn below the case threshold ends the conversation and the later
-// turns are recorded as not sent, scoring 0.
+// runConversation runs a conversation test: each turn is asked with the conversation so far and
+// scored by the turn's evaluators, then the test's own evaluators score the transcript. The
+// case score aggregates those scores (mean, min or max). A turn the target does not answer
+// scores 0 and makes the case an error; with on_turn_failure: stop, a failed turn ends the
+// conversation and the later turns are recorded as not sent, scoring 0.
 func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *plan.Job, threshold float64, eopts *evaluators.Options) *scored {
 	c := j.Case
 	conv := c.Conversation
@@ -73,9 +71,8 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 		cr.transcript(ctx)
 	}
 
-	// The entries are the case's evaluator results; their hits, misses, reasoning and errors
-	// go to the record too, named by the entry, so a report's one-line reason says which turn
-	// failed.
+	// The entries' hits, misses, reasoning and errors go to the record named by the entry, so a
+	// report's one-line reason says which turn failed.
 	s := &cr.last
 	s.out = &evaluators.Outcome{Results: cr.entries}
 	scores := make([]float64, len(cr.entries))
@@ -104,8 +101,8 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	return s
 }
 
-// turn sends one turn and scores its answer. It reports whether the turn failed: no answer,
-// an evaluator that could not score, or a score below the case threshold.
+// turn asks one turn and scores its answer; failed: no answer, an evaluator that could not
+// score, or a score below the case threshold.
 func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) (failed bool) {
 	r, c, conv := cr.r, cr.c, cr.c.Conversation
 	name := turnName(num)
@@ -115,16 +112,8 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	sent.ID = c.ID + "/" + name
 	sent.Input = window(cr.history, conv.WindowSize)
 	sent.Conversation = nil
-	req := prompt.Build(&sent, cr.mode)
-	req.Turn, req.Workspace = num, cr.workspace
-	if cr.mode == providers.ModeAgent {
-		// Agent targets (cli, claude, codex, vscode) are sent the turn's input alone, as
-		// AgentV 4.42.4 sends it (orchestrator.ts, runConversationMode: `question: userContent`;
-		// they read no chat history): an agent keeps its own context or starts afresh.
-		req.Question = messageText(turn.Input)
-	}
+	req, resp, n, err := r.ask(ctx, cr.p, &sent, cr.workspace, num, nil)
 	cr.last.req = req
-	resp, n, err := r.invoke(ctx, cr.p, req)
 	cr.last.attempts += n
 	if err == nil && resp.Error != "" {
 		err = errors.New(resp.Error)
@@ -171,8 +160,8 @@ func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
 	cr.turns = append(cr.turns, results.Turn{Turn: num, Input: cr.r.capText(turn.Input.Content.Text), Verdict: results.TurnNotSent})
 }
 
-// transcript scores the whole conversation with the test's own evaluators: the candidate is
-// the transcript ("role: content" blocks), as AgentV 4.x grades it.
+// transcript scores the conversation with the test's own evaluators, the transcript ("role:
+// content" blocks) as the candidate, as AgentV 4.x grades it.
 func (cr *conversationRun) transcript(ctx context.Context) {
 	c := cr.c
 	began := time.Now()
@@ -189,8 +178,8 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	cr.grade(ctx, TypeConversation, TypeConversation, &whole, req, resp, text, mergeTraces(cr.traces), began)
 }
 
-// grade scores a turn's answer (or the transcript) as case c and appends its entry, its
-// verdict held to the case threshold; a nil c has nothing to check and scores 1.
+// grade scores a turn's answer (or the transcript) as case c and appends its entry; a nil c
+// has nothing to check and scores 1.
 func (cr *conversationRun) grade(ctx context.Context, name, typ string, c *suite.Case, req *providers.Request,
 	resp *providers.Response, candidate string, trace *results.TraceSummary, began time.Time) results.EvaluatorResult {
 	e := results.EvaluatorResult{Name: name, Type: typ, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
@@ -217,8 +206,7 @@ func (cr *conversationRun) grade(ctx context.Context, name, typ string, c *suite
 
 func turnName(num int) string { return "turn-" + strconv.Itoa(num) }
 
-// aggregateTurns combines the turn scores (and the transcript's) into the case score; a
-// conversation with no score at all scores 1.
+// aggregateTurns combines the turns' (and transcript's) scores; none at all scores 1.
 func aggregateTurns(scores []float64, how string) float64 {
 	if len(scores) == 0 {
 		return 1
@@ -236,8 +224,7 @@ func aggregateTurns(scores []float64, how string) float64 {
 	return sum / float64(len(scores))
 }
 
-// window keeps the system messages and the last size exchanges (2 × size other messages) of
-// a conversation; size 0 keeps everything.
+// window keeps the system messages and the last size exchanges; size 0 keeps everything.
 func window(history []suite.Message, size int) []suite.Message {
 	if size <= 0 {
 		return slices.Clone(history)
@@ -257,7 +244,7 @@ func window(history []suite.Message, size int) []suite.Message {
 }
 
 // transcriptText renders a conversation as AgentV 4.x shows it to graders: "role: content"
-// blocks separated by a blank line, non-text content as JSON.
+// blocks, a blank line apart, non-text content as JSON.
 func transcriptText(msgs []suite.Message) string {
 	var b strings.Builder
 	for i, m := range msgs {
@@ -283,8 +270,7 @@ func messageText(m suite.Message) string {
 	return ""
 }
 
-// mergeTraces sums the turns' trace summaries: tool calls, tokens, cost and duration. nil when
-// no turn reported any.
+// mergeTraces sums the turns' trace summaries; nil when no turn reported any.
 func mergeTraces(ts []*results.TraceSummary) *results.TraceSummary {
 	var out *results.TraceSummary
 	for _, t := range ts {

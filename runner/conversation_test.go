@@ -116,7 +116,7 @@ func TestConversationHistory(t *testing.T) {
 			jobs := jobsFor(s, log.provider(tt.kind))
 			ws := t.TempDir() // the suite's workspace: every turn runs there, as in 4.42.4
 			jobs[0].Workspace = ws
-			New(testOptions(1), &col).Run(t.Context(), jobs)
+			New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 			if len(log.reqs) != len(tt.want) {
 				t.Fatalf("%d requests, want %d", len(log.reqs), len(tt.want))
 			}
@@ -196,7 +196,7 @@ func TestConversationScoring(t *testing.T) {
 			s := loadConversation(t, src)
 			var log chatLog
 			var col collector
-			New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
+			New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, log.provider(targets.KindMock))))
 			r := col.recs[0]
 			if len(log.reqs) != tt.wantCalls {
 				t.Errorf("%d target calls, want %d", len(log.reqs), tt.wantCalls)
@@ -239,7 +239,7 @@ func TestConversationStopRecord(t *testing.T) {
 `)
 	var log chatLog
 	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
+	New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, log.provider(targets.KindMock))))
 	r := col.recs[0]
 	if len(log.reqs) != 1 {
 		t.Errorf("%d target calls, want 1 (the second turn is not sent)", len(log.reqs))
@@ -271,7 +271,7 @@ func TestConversationJudgedTurn(t *testing.T) {
 `)
 	var log chatLog
 	var col collector
-	New(testOptions(0.5), &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
+	New(testOptions(0.5), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, log.provider(targets.KindMock))))
 	r := col.recs[0]
 	if r.Score != 0.75 { // (0.5 + 1) / 2
 		t.Errorf("score %v, want 0.75", r.Score)
@@ -301,7 +301,7 @@ func TestConversationRedacts(t *testing.T) {
 			opts.Redactor = &redact.Redactor{}
 			opts.Redactor.Add(secret)
 			opts.Trials = suite.Trials{Count: trials, Strategy: suite.TrialsMean}
-			New(opts, &col).Run(t.Context(), jobsFor(s, log.provider(targets.KindMock)))
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, log.provider(targets.KindMock))))
 			r := col.recs[0]
 			all := [][]results.Turn{r.Turns}
 			for _, tr := range r.Trials {

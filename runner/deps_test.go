@@ -43,7 +43,7 @@ func TestRunDependencies(t *testing.T) {
 	opts := trialOptions(1)
 	opts.MaxRetries = 0
 	var col collector
-	New(opts, &col).Run(t.Context(), jobsFor(s, p))
+	New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 	got := col.byID()
 	want := map[string]string{ // id → error fragment, "" for a scored case
 		"case-1": "skipped: dependency failed (case-3)",
@@ -89,9 +89,9 @@ func TestRunDependenciesCancelled(t *testing.T) {
 		s.Dependencies = true
 		s.Cases[1].DependsOn = []string{"case-1"}
 		var col collector
-		r := New(trialOptions(1), &col)
+		r := New(trialOptions(1), col.CaseFinished)
 		go func() { <-started; cancel() }()
-		r.Run(ctx, jobsFor(s, p))
+		r.Run(ctx, feed(ctx, jobsFor(s, p)))
 		if rec := col.byID()["case-2"]; rec != nil {
 			t.Errorf("case-2 recorded (%s %q) though the run was cancelled before its dependency finished", rec.Verdict, rec.Error)
 		}

@@ -69,7 +69,7 @@ func TestRunRetriesJudgeTimeouts(t *testing.T) {
 			}
 			target := &fakeProvider{target: &targets.Target{Name: "t", Kind: targets.KindMock}, answer: answerText("hi")}
 			var col collector
-			New(opts, &col).Run(t.Context(), jobsFor(s, target))
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, target)))
 			r := col.recs[0]
 			if len(r.EvaluatorResults) != 1 {
 				t.Fatalf("evaluator results %+v", r.EvaluatorResults)

@@ -31,7 +31,7 @@ print(json.dumps({"score": 1, "details": {"tools": len(t["tool_names"]), "by_nam
 	s.Cases[0].Evaluators = []*suite.EvaluatorSpec{{Name: "shapes", Type: suite.TypeCodeJudge, Weight: 1,
 		Script: []string{"python3", "-c", script}, Cwd: t.TempDir()}}
 	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobsFor(s, mock))
+	New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, mock)))
 	r := col.recs[0]
 	e := r.EvaluatorResults[0]
 	if e.Error != "" {

@@ -47,7 +47,7 @@ func TestRunRecordSizeIsBounded(t *testing.T) {
 			opts := testOptions(1)
 			opts.Redactor = red
 			var col collector
-			New(opts, &col).Run(t.Context(), jobsFor(s, p))
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 			r := col.recs[0]
 			line := mustMarshal(t, r)
 			// Question (or chat turns), the judge prompt and the answer, 1 MiB each at most.

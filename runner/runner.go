@@ -1,13 +1,7 @@
-// Package runner executes eval cases: a bounded pool per target, a timeout per target
-// invocation with retries on timeout, provider batching with per-case fallback, judges,
-// and one record per case streamed to a handler as soon as the case finishes.
-//
-// A case takes one path: runCase runs it once or as a loop of trials, each trial (runOnce) is
-// the before_each hook, then one question (ask) or a loop of conversation turns, and one record
-// built from either; emit redacts it and hands it on.
-//
-// A failing case, judge or worker never stops or corrupts the others: every problem
-// becomes that case's error record.
+// Package runner runs jobs: a pool per target, timeouts with retries, provider batching, and one
+// record per case handed on as it finishes. A case runs once or as trials (runCase); a trial
+// (runOnce) is the before_each hook, then one question or a conversation's turns, each asked
+// the same way (ask). A failing case, judge or worker costs only that case: an error record.
 package runner
 
 import (
@@ -20,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/plan"
@@ -29,43 +24,18 @@ import (
 	"github.com/agentv/action/targets"
 )
 
-// Defaults: each invocation may take 120 s, and a timed-out invocation is retried twice.
-const (
-	DefaultTimeout    = 120 * time.Second
-	DefaultMaxRetries = 2
-	// drainGrace is how long cases already running may go on after cancellation
-	// before their context is cancelled too.
-	drainGrace = 5 * time.Second
-)
+// drainGrace is how long running cases may go on after cancellation.
+const drainGrace = 5 * time.Second
 
-// Handler receives each finished case's record, one call at a time, in completion order.
-type Handler interface {
-	CaseFinished(rec *results.Record)
-}
-
-// HandlerFunc adapts a function to Handler.
-type HandlerFunc func(rec *results.Record)
-
-// CaseFinished calls f.
-func (f HandlerFunc) CaseFinished(rec *results.Record) { f(rec) }
-
-// Options configure a run.
+// Options are the run's settings (Timeout 0: config.DefaultTimeout; Gate.CaseThreshold: a
+// case passes at this score; ThresholdWins: it wins over the files' execution.threshold) and
+// what the runner needs from the command.
 type Options struct {
-	Workers       int           // --workers override; 0: the target's workers, else 1
-	Timeout       time.Duration // per target invocation, judge call and script (0: DefaultTimeout)
-	MaxRetries    int           // retries of a target invocation or judge that timed out
-	CaseThreshold float64       // a case passes at score >= this
-	Evaluators    evaluators.Options
-	Redactor      *redact.Redactor
-	Now           func() time.Time // clock for timestamps; nil: time.Now
-	Logf          func(format string, args ...any)
-	Verbose       bool
-	// Trials overrides the files' trials when set: Count (--trials) and Strategy
-	// (--trials-strategy); see TrialsFor.
-	Trials suite.Trials
-	// ThresholdWins makes CaseThreshold the threshold of every case, over the eval files'
-	// own execution.threshold (AgentV 4.x's --threshold).
-	ThresholdWins bool
+	config.Settings
+	Evaluators evaluators.Options
+	Redactor   *redact.Redactor
+	Now        func() time.Time // clock for timestamps; nil: time.Now
+	Logf       func(format string, args ...any)
 	// Stop, when set, is asked before each case starts: an error (a run budget spent) makes
 	// that case an error record with it, without calling its target.
 	Stop func() error
@@ -74,8 +44,8 @@ type Options struct {
 // Runner runs jobs.
 type Runner struct {
 	opts    Options
-	handler Handler
-	mu      sync.Mutex // serializes handler calls
+	handler func(*results.Record) // gets each record, one call at a time, in completion order
+	mu      sync.Mutex            // serializes handler calls
 
 	healthMu     sync.Mutex
 	healthFailed []error // one per target whose healthcheck failed
@@ -89,18 +59,17 @@ type Runner struct {
 	deps sync.Map
 }
 
-// HealthFailures returns the failed healthchecks of the run, one per target: each makes the
-// run invalid (exit code 2).
+// HealthFailures returns the run's failed healthchecks, one per target (the run is invalid).
 func (r *Runner) HealthFailures() []error {
 	r.healthMu.Lock()
 	defer r.healthMu.Unlock()
 	return append([]error(nil), r.healthFailed...)
 }
 
-// New returns a runner reporting to h.
-func New(opts Options, h Handler) *Runner {
+// New returns a runner handing each record to h.
+func New(opts Options, h func(*results.Record)) *Runner {
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
+		opts.Timeout = config.DefaultTimeout
 	}
 	if opts.MaxRetries < 0 {
 		opts.MaxRetries = 0
@@ -111,14 +80,10 @@ func New(opts Options, h Handler) *Runner {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	if opts.Evaluators.Timeout <= 0 {
-		opts.Evaluators.Timeout = opts.Timeout
-	}
-	// Judges get the same retry budget as targets: a judge timing out is as transient.
-	opts.Evaluators.MaxRetries = opts.MaxRetries
-	if opts.Evaluators.Redactor == nil {
-		opts.Evaluators.Redactor = opts.Redactor
-	}
+	// The graders run under the run's settings: its timeout, the same retry budget as targets
+	// (a judge timing out is as transient), its case threshold.
+	ev := &opts.Evaluators
+	ev.Timeout, ev.MaxRetries, ev.Threshold, ev.Redactor = opts.Timeout, opts.MaxRetries, opts.Gate.CaseThreshold, opts.Redactor
 	return &Runner{opts: opts, handler: h}
 }
 
@@ -136,46 +101,17 @@ type lane struct {
 	queue    chan *plan.Job // other lanes: the jobs waiting for a worker
 }
 
-// Run executes every job and returns when all have a record or ctx was cancelled (then
-// cases not yet started get no record; running ones finish within a short grace period).
-func (r *Runner) Run(ctx context.Context, jobs []*plan.Job) {
-	ch := make(chan *plan.Job)
-	go func() {
-		defer close(ch)
-		for _, j := range jobs {
-			select {
-			case ch <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	r.RunStream(ctx, ch)
-}
-
-// RunStream executes jobs as they arrive and returns once the channel is closed and every
-// job has a record, or ctx was cancelled (as Run). Each provider gets its lane when its first
-// job arrives: a healthcheck, then its workers. Batching lanes keep their jobs until the
-// stream ends, since a batch is one eval file's cases. After cancellation jobs still sent
-// are read and dropped, so the sender never blocks; it should stop sending and close.
-func (r *Runner) RunStream(ctx context.Context, jobs <-chan *plan.Job) {
+// Run executes jobs as they arrive and returns once jobs is closed and every job has a record,
+// or ctx was cancelled (cases not yet started get no record; running ones finish within
+// drainGrace). A provider gets its lane at its first job: a healthcheck, then its workers.
+// Batching lanes keep their jobs until the stream ends (a batch is one eval file's cases).
+// After cancellation, jobs still sent are dropped, so the sender never blocks.
+func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	// Cases in flight keep a context that outlives ctx by drainGrace, so a cancelled run
 	// still records what was nearly done.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWork()
-	go func() {
-		select {
-		case <-ctx.Done():
-			t := time.NewTimer(drainGrace)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				stopWork()
-			case <-work.Done():
-			}
-		case <-work.Done():
-		}
-	}()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(drainGrace, stopWork) })()
 
 	var lanes []*lane
 	byProvider := map[providers.Provider]*lane{}
@@ -321,9 +257,7 @@ func (r *Runner) healthcheck(work context.Context, l *lane, done map[healthKey]e
 	return nil
 }
 
-// runLane runs a lane's queued jobs: a healthcheck first (once per eval file directory), then
-// at most the lane's limit of cases at a time. Jobs queued when ctx is cancelled are dropped
-// without a record.
+// runLane runs a lane's queued jobs, a healthcheck first, at most the lane's limit at a time.
 func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	// Up to l.limit workers, started as jobs need them and kept for the next job: a goroutine a
 	// case would grow a fresh stack for every case (measured: 10% of a 100,000-case run).
@@ -367,8 +301,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 	wg.Wait()
 }
 
-// start runs case j on p unless Stop refuses it (a run budget spent): then the case is an
-// error record saying why.
+// start runs case j on p unless Stop refuses it (a run budget spent): an error record then.
 func (r *Runner) start(ctx context.Context, p providers.Provider, j *plan.Job) {
 	if r.opts.Stop != nil {
 		if err := r.opts.Stop(); err != nil {
@@ -444,8 +377,7 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 	_ = g.Wait()
 }
 
-// jobDir is the directory of the job's eval file, which a target's relative paths resolve
-// against ("" when unknown).
+// jobDir is the job's eval file's directory, which a target's relative paths resolve against.
 func jobDir(j *plan.Job) string {
 	if j.Case == nil || j.Case.Suite == nil {
 		return ""

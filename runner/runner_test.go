@@ -11,7 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/providers"
@@ -115,12 +117,28 @@ func (c *collector) byID() map[string]*results.Record {
 
 func testOptions(score float64) Options {
 	return Options{
-		Timeout: 2 * time.Second, MaxRetries: 2, CaseThreshold: 0.8,
+		Settings: config.Settings{Timeout: 2 * time.Second, MaxRetries: 2, Gate: gate.Options{CaseThreshold: 0.8}},
 		Evaluators: evaluators.Options{
 			Judges: func(*targets.Target, string) (providers.Provider, error) { return verdictJudge{score}, nil },
 		},
 		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 	}
+}
+
+// feed sends jobs to a runner as the run pipeline does, until ctx is cancelled.
+func feed(ctx context.Context, jobs []*plan.Job) <-chan *plan.Job {
+	ch := make(chan *plan.Job)
+	go func() {
+		defer close(ch)
+		for _, j := range jobs {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 func jobsFor(s *suite.Suite, p providers.Provider) []*plan.Job {
@@ -140,7 +158,7 @@ func TestRunWorkerLimit(t *testing.T) {
 				return &providers.Response{Text: "hi"}, nil
 			}}
 		var col collector
-		New(testOptions(1), &col).Run(t.Context(), jobsFor(newSuite(12), p))
+		New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(12), p)))
 		if len(col.recs) != 12 {
 			t.Fatalf("got %d records, want 12", len(col.recs))
 		}
@@ -156,7 +174,7 @@ func TestRunWorkerLimit(t *testing.T) {
 		p.peak.Store(0)
 		opts := testOptions(1)
 		opts.Workers = 1
-		New(opts, &collector{}).Run(t.Context(), jobsFor(newSuite(4), p))
+		New(opts, (&collector{}).CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(4), p)))
 		if got := p.peak.Load(); got != 1 {
 			t.Errorf("peak concurrency with --workers 1 = %d", got)
 		}
@@ -197,7 +215,7 @@ func TestRunRetriesTimeouts(t *testing.T) {
 			opts.Timeout = 50 * time.Millisecond
 			opts.MaxRetries = tt.maxRetries
 			var col collector
-			New(opts, &col).Run(t.Context(), jobsFor(newSuite(1), p))
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(1), p)))
 			r := col.recs[0]
 			if r.Verdict != tt.wantVerdict || r.Attempts != tt.wantAttempts || !strings.Contains(r.Error, tt.wantErr) {
 				t.Errorf("verdict %s attempts %d error %q; want %s %d %q", r.Verdict, r.Attempts, r.Error, tt.wantVerdict, tt.wantAttempts, tt.wantErr)
@@ -228,7 +246,7 @@ func TestRunErrorsAreIsolated(t *testing.T) {
 	jobs := jobsFor(s, p)
 	jobs = append(jobs, &plan.Job{Case: &suite.Case{Suite: s, ID: "no-target", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path})
 	var col collector
-	New(testOptions(1), &col).Run(t.Context(), jobs)
+	New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 	got := col.byID()
 	if len(got) != 6 {
 		t.Fatalf("got %d records, want 6", len(got))
@@ -258,7 +276,7 @@ func TestRunVerdicts(t *testing.T) {
 		want  results.Verdict
 	}{{0.8, results.VerdictPass}, {0.79, results.VerdictFail}, {0, results.VerdictFail}} {
 		var col collector
-		New(testOptions(tt.score), &col).Run(t.Context(), jobsFor(newSuite(1), p))
+		New(testOptions(tt.score), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(1), p)))
 		if r := col.recs[0]; r.Verdict != tt.want || r.Score != tt.score {
 			t.Errorf("score %v: verdict %s (score %v), want %s", tt.score, r.Verdict, r.Score, tt.want)
 		}
@@ -278,7 +296,7 @@ func TestRunBatching(t *testing.T) {
 			s2.Cases = append(s2.Cases, &suite.Case{Suite: s2, ID: "missing", Line: 50})
 			jobs := append(jobsFor(s1, p), jobsFor(s2, p)...)
 			var col collector
-			New(testOptions(1), &col).Run(t.Context(), jobs)
+			New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 			if len(col.recs) != 6 {
 				t.Fatalf("got %d records, want 6", len(col.recs))
 			}
@@ -317,8 +335,8 @@ func TestRunHealthcheckFailure(t *testing.T) {
 	p.target = &targets.Target{Name: "agent", Kind: targets.KindCLI}
 	p.answer = answerText("hi")
 	var col collector
-	r := New(testOptions(1), &col)
-	r.Run(t.Context(), jobsFor(newSuite(3), p))
+	r := New(testOptions(1), col.CaseFinished)
+	r.Run(t.Context(), feed(t.Context(), jobsFor(newSuite(3), p)))
 	if f := r.HealthFailures(); len(f) != 1 || !strings.Contains(f[0].Error(), `"agent"`) {
 		t.Errorf("HealthFailures = %v, want one naming the target", f)
 	}
@@ -345,7 +363,7 @@ func TestRunCancellation(t *testing.T) {
 			}}
 		var col collector
 		go func() { <-started; cancel() }()
-		New(testOptions(1), &col).Run(ctx, jobsFor(newSuite(50), p))
+		New(testOptions(1), col.CaseFinished).Run(ctx, feed(ctx, jobsFor(newSuite(50), p)))
 		if n := len(col.recs); n == 0 || n > 4 {
 			t.Errorf("after cancellation %d cases finished; want the running ones only (1..4)", n)
 		}
@@ -371,7 +389,7 @@ func TestRunRedactsSecrets(t *testing.T) {
 	opts := testOptions(1)
 	opts.Redactor = red
 	var col collector
-	New(opts, &col).Run(t.Context(), jobsFor(newSuite(2), p))
+	New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(2), p)))
 	for _, r := range col.recs {
 		b, _ := results.Marshal(r)
 		if strings.Contains(string(b), "SECRET") {
@@ -394,7 +412,7 @@ func TestRunStop(t *testing.T) {
 		}
 		return nil
 	}
-	New(opts, &col).Run(t.Context(), jobsFor(newSuite(5), p))
+	New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(5), p)))
 	if p.calls.Load() != 2 || len(col.recs) != 5 {
 		t.Fatalf("%d target calls, %d records; want 2 and 5", p.calls.Load(), len(col.recs))
 	}
@@ -448,7 +466,7 @@ func TestRunStopBatch(t *testing.T) {
 				jobs = append(jobs, jobsFor(s2, p)...)
 			}
 			var col collector
-			New(opts, &col).Run(t.Context(), jobs)
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 			stopped := 0
 			for _, r := range col.recs {
 				if r.Verdict == results.VerdictError && r.Error == "not run: budget spent" && r.Attempts == 0 {
@@ -475,7 +493,7 @@ func TestRunThresholdWins(t *testing.T) {
 		var col collector
 		opts := testOptions(0.6)
 		opts.ThresholdWins = wins
-		New(opts, &col).Run(t.Context(), jobsFor(s, p))
+		New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 		want := results.VerdictPass // 0.6 passes the suite's 0.5
 		if wins {
 			want = results.VerdictFail // not the run's 0.8

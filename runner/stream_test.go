@@ -45,7 +45,7 @@ func TestRunStreamTwoProviders(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			New(testOptions(1), col).RunStream(t.Context(), jobs)
+			New(testOptions(1), col.CaseFinished).Run(t.Context(), jobs)
 		}()
 
 		// The first case of each provider finishes before anything else is sent: nothing waits

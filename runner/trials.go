@@ -12,9 +12,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TrialsFor is the trials a case of a file with fileTrials runs: override's Count (the
-// --trials flag) and Strategy (--trials-strategy) win over the file's when set, and the
-// file's cost limit stays. nil when each case runs once.
+// TrialsFor is the trials a case of a file with fileTrials runs: override's Count (--trials)
+// and Strategy (--trials-strategy) win when set, the file's cost limit stays; nil: once.
 func TrialsFor(fileTrials *suite.Trials, override suite.Trials) *suite.Trials {
 	var t suite.Trials
 	if fileTrials != nil {
@@ -43,10 +42,9 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 	return TrialsFor(file, r.opts.Trials)
 }
 
-// runTrials runs a case tr.Count times, each a full run (target and evaluators; pre, a batch's
-// answer, serves the first), and returns the record of the trial that stands for the case
-// with the strategy's score and verdict and every trial listed. Trials stop early once one
-// passes under pass_at_k, once they cost tr.CostUSD, or when the run is cancelled.
+// runTrials runs a case tr.Count times (pre, a batch's answer, serves the first) and returns
+// the standing trial's record with the strategy's score and verdict and every trial listed.
+// Trials stop once one passes under pass_at_k, once they cost tr.CostUSD, or on cancellation.
 //
 // A trial of a file with a TrialPassAt (AgentV 4.x: 0.8, as in 4.42.4) passes at that score
 // whatever the case threshold: that verdict is the one pass_at_k stops at and the trials
@@ -119,8 +117,8 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 	return rec
 }
 
-// trialOf is a trial's entry in the case record: its score, verdict, answer, evaluator
-// results and a conversation's turns, without the judges' prompts (the standing trial's are in the record itself).
+// trialOf is a trial's entry in the case record, without the judges' prompts (the standing
+// trial's are in the record itself).
 func trialOf(n int, rec *results.Record) results.Trial {
 	t := results.Trial{Trial: n, Score: rec.Score, Verdict: rec.Verdict, CandidateAnswer: rec.CandidateAnswer,
 		Error: rec.Error, DurationMS: rec.DurationMS, CostUSD: costOf(rec), Turns: slices.Clone(rec.Turns)}

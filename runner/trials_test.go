@@ -135,13 +135,13 @@ func TestRunTrials(t *testing.T) {
 			opts := trialOptions(tt.scores...)
 			opts.Trials = tt.override
 			if tt.wins > 0 {
-				opts.CaseThreshold, opts.ThresholdWins = tt.wins, true
+				opts.Gate.CaseThreshold, opts.ThresholdWins = tt.wins, true
 			}
 			var logs []string
 			var mu sync.Mutex
 			opts.Logf = func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }
 			var col collector
-			New(opts, &col).Run(t.Context(), jobsFor(s, p))
+			New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 			if len(col.recs) != 1 {
 				t.Fatalf("%d records, want 1", len(col.recs))
 			}
@@ -217,7 +217,7 @@ func TestRunTrialsOnce(t *testing.T) {
 		opts := trialOptions(1, 0)
 		opts.Trials = tt.override
 		var col collector
-		New(opts, &col).Run(t.Context(), jobsFor(s, p))
+		New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 		if r := col.recs[0]; p.calls.Load() != 1 || r.Trials != nil || r.Flaky || r.TrialStrategy != "" {
 			t.Errorf("%s: %d calls, trials %v flaky %v strategy %q; want one run", tt.name, p.calls.Load(), r.Trials, r.Flaky, r.TrialStrategy)
 		}
@@ -254,7 +254,7 @@ func TestRunTrialsErrors(t *testing.T) {
 		opts := trialOptions(1)
 		opts.Redactor = red
 		var col collector
-		New(opts, &col).Run(t.Context(), jobsFor(s, p))
+		New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(s, p)))
 		r := col.recs[0]
 		if r.Verdict != tt.verdict || r.Score != tt.score || r.Flaky != tt.flaky {
 			t.Errorf("%s: verdict %s score %v flaky %v, want %s %v %v", tt.name, r.Verdict, r.Score, r.Flaky, tt.verdict, tt.score, tt.flaky)

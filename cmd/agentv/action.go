@@ -12,13 +12,12 @@ import (
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
+	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
-	"github.com/agentv/action/runner"
 )
 
 // forkRecipe tells users how to evaluate fork pull requests.
@@ -43,24 +42,23 @@ func (c *Command) runAction(ctx context.Context) int {
 		cmds.Message(action.LevelWarning, "", "could not read the event payload: "+evErr.Error())
 	}
 
-	workspace := env.Workspace
-	if workspace == "" {
-		workspace = c.Cwd
-	}
+	gh := c.github(in, ev, cmds)
+	workspace := gh.workspace
 	wd := workspace
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
 	resultsDir := underWorkspace(workspace, in.ResultsDir)
-	gh := &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: workspace}
-
+	invalid := func(problems ...string) int {
+		out := &Outcome{Problems: problems}
+		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+	}
 	if len(inErrs) > 0 {
 		var problems []string
 		for _, e := range inErrs {
 			problems = append(problems, e.Error())
 		}
-		out := &Outcome{Problems: problems}
-		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+		return invalid(problems...)
 	}
 
 	tmp := ""
@@ -75,8 +73,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.Mode == action.ModeReport {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
-			out := &Outcome{Problems: []string{"input results: " + err.Error()}}
-			return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
+			return invalid("input results: " + err.Error())
 		}
 		cmpr, note, berr := loadBaseline(baselinePath, workspace, baselineSource, in.Gate.RegressionMargin)
 		if note != "" {
@@ -101,13 +98,12 @@ func (c *Command) runAction(ctx context.Context) int {
 		environ = append(append([]string(nil), environ...), "GITHUB_TOKEN="+in.GitHubToken)
 	}
 	cfg := EvalConfig{Settings: in.Settings,
-		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input",
-		Cwd: wd, Workspace: workspace, Environ: environ, Details: in.Details,
-		NoDotenv:          true,
+		Out: filepath.Join(resultsDir, "results.jsonl"), OutName: "the results-dir input", Details: in.Details,
 		SkipOnUnsetSecret: ev.SecretsWithheld(),
 		SkipReason:        "this pull request comes from a fork (or Dependabot)",
 		BaselineSource:    baselineSource,
 	}
+	cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv = wd, workspace, environ, true
 	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
@@ -135,8 +131,7 @@ func underWorkspace(workspace, p string) string {
 	return filepath.Join(workspace, p)
 }
 
-// github is what the GitHub surfaces of a run need: the job's environment, the action's
-// inputs, the event and the workflow commands.
+// github is what the GitHub surfaces of a run need.
 type github struct {
 	c         *Command
 	env       action.Env
@@ -156,8 +151,7 @@ func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Command
 }
 
 // publish delivers a finished run to the outputs given first, then to every surface of a
-// GitHub job: files, console, step summary, annotations, the sticky comment and the step
-// outputs; it returns the exit code.
+// GitHub job, and returns the exit code.
 func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
 	run := f.run
 	run.Details = g.in.Details
@@ -290,16 +284,15 @@ func (o prComment) deliver(ctx context.Context, f *finished) {
 	f.commentURL = url
 }
 
-// engine returns an Engine for cfg with progress on stderr: a line per finished case,
-// buffered for at most progressFlush and flushed when the run ends. With --verbose it logs
-// too; log messages carry model text (prompts, command lines, a target's stderr), so each is
-// made safe for the log: under GitHub Actions (cmds set) the first line is flattened and the
-// rest is fenced by Verbatim, elsewhere every line is flattened behind the "agentv:" prefix.
+// engine returns an Engine for cfg with progress on stderr (buffered for at most
+// progressFlush). --verbose logs carry model text, so each is made safe: under GitHub Actions
+// (cmds set) the first line is flattened and the rest fenced by Verbatim, elsewhere every line
+// is flattened behind the "agentv:" prefix.
 func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Commands) *Engine {
 	var done int
 	pw := newProgressWriter(c.Stderr)
 	e := &Engine{
-		Cfg: cfg, Redactor: red, KeepWorst: action.MaxAnnotationsPerLevel,
+		Cfg: cfg, Redactor: red,
 		Logf: func(format string, args ...any) {
 			if !cfg.Verbose {
 				return
@@ -318,7 +311,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			}
 			_, _ = io.WriteString(pw, b.String())
 		},
-		Starting: func(files, total, trials int, shard *plan.Shard) {
+		Starting: func(files, total, trials int, shard *config.Shard) {
 			head := "agentv: running "
 			cases := "cases (counted as the JSONL files are read)"
 			switch {
@@ -348,10 +341,10 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 		Done: pw.Close,
 	}
 	var lines report.ProgressLines // a target's error once, not on every case of it
-	e.Handler = runner.HandlerFunc(func(rec *results.Record) {
+	e.Handler = func(rec *results.Record) {
 		done++ // handler calls are serialized by the runner
 		lines.Print(pw, rec, done, e.Total(), e.OnSeveralTargets(rec))
-	})
+	}
 	return e
 }
 
@@ -369,8 +362,7 @@ func splitFirstLine(s string) (head, rest string) {
 	return s[:i], rest
 }
 
-// regressions are the run's regressed cases against its baseline, worst first, for their
-// annotations, and whether they failed the run.
+// regressions are the run's regressed cases, worst first, and whether they failed the run.
 func regressions(run *report.Run) (regs []action.Regression, gated bool) {
 	if run.Baseline == nil {
 		return nil, false

@@ -18,47 +18,9 @@ import (
 // baselineFlags binds the flags of a comparison with a baseline run.
 func baselineFlags(fs *flag.FlagSet, path *string, g *gate.Options) {
 	fs.StringVar(path, "baseline", "", "results file of an earlier run to compare with: per-case and mean score changes, regressions (missing: a notice, no comparison)")
-	fs.Var(optCountValue{&g.MaxRegressions}, "max-regressions", "fail when more cases regressed against --baseline than this (default: report only)")
-	fs.Var(scoreValue{f: &g.RegressionMargin}, "regression-margin", "how far a case's score must fall against --baseline to count as a regression")
-	fs.Var(optScoreValue{&g.MaxMeanDrop}, "max-mean-drop", "fail when the mean score fell by more than this against --baseline, the whole 95% interval below zero (default: report only)")
-}
-
-// optCountValue is a flag.Value for an optional count: nil until given.
-type optCountValue struct{ n **int }
-
-func (c optCountValue) String() string {
-	if c.n == nil || *c.n == nil {
-		return ""
-	}
-	return strconv.Itoa(**c.n)
-}
-
-func (c optCountValue) Set(v string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a whole number >= 0, got %q", v)
-	}
-	*c.n = &n
-	return nil
-}
-
-// optScoreValue is a flag.Value for an optional score in [0, 1]: nil until given.
-type optScoreValue struct{ f **float64 }
-
-func (s optScoreValue) String() string {
-	if s.f == nil || *s.f == nil {
-		return ""
-	}
-	return strconv.FormatFloat(**s.f, 'f', -1, 64)
-}
-
-func (s optScoreValue) Set(v string) error {
-	f, err := parseScore(v)
-	if err != nil {
-		return err
-	}
-	*s.f = &f
-	return nil
+	fs.Var(optCountFlag(&g.MaxRegressions), "max-regressions", "fail when more cases regressed against --baseline than this (default: report only)")
+	fs.Var(scoreFlag(&g.RegressionMargin, nil), "regression-margin", "how far a case's score must fall against --baseline to count as a regression")
+	fs.Var(optScoreFlag(&g.MaxMeanDrop), "max-mean-drop", "fail when the mean score fell by more than this against --baseline, the whole 95% interval below zero (default: report only)")
 }
 
 // loadBaseline reads the baseline at path (relative to cwd) and returns a comparer for it.

@@ -6,24 +6,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentv/action/cache"
-	"github.com/agentv/action/config"
 	"github.com/agentv/action/internal/idglob"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
 )
 
-// AgentV 4.42.4's `agentv eval` flags, so its users' command lines keep working. Each maps
-// onto this program's own setting where one exists; docs/agentv-4.md lists where the
-// meaning differs.
-
-// v4Flags holds the 4.x flags that overlap this program's own (where results go, the
-// threshold, the cache folder, reruns): apply checks them against those before they count.
-// The others fill the settings directly.
+// v4Flags holds AgentV 4.42.4's `agentv eval` flags that overlap this program's own (where
+// results go, the threshold, the cache folder, reruns): apply checks them against those. The
+// others fill the settings directly; docs/agentv-4.md lists where meanings differ.
 type v4Flags struct {
 	output       string  // -o / --output: the run directory
 	threshold    float64 // --threshold
@@ -36,22 +30,21 @@ type v4Flags struct {
 
 // bindV4Flags binds 4.42.4's eval flags; --grader-target is --judge-target's alias.
 func bindV4Flags(fs *flag.FlagSet, v *v4Flags, cfg *EvalConfig) {
-	fs.Var(globsValue{&cfg.TestIDs}, "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
+	fs.Var(listFlag(&cfg.TestIDs, true, `want a test id or a glob such as 'greet-*', got ""`), "test-id", "run only cases whose id matches this glob, micromatch's syntax as in AgentV 4.x: '!a-*' negates, '@(a|b)-*' chooses (repeatable: any of them)")
 	fs.StringVar(&v.output, "output", "", "run directory (AgentV 4.x): results.jsonl and the reports, and 4.x's run layout (index.jsonl, benchmark.json, timing.json, a folder per test)")
 	fs.StringVar(&v.output, "o", "", "alias of --output")
-	fs.Var(scoreValue{f: &v.threshold, set: &v.thresholdSet}, "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
+	fs.Var(scoreFlag(&v.threshold, &v.thresholdSet), "threshold", "a case passes at this score or above, over the eval files' execution.threshold too (AgentV 4.x)")
 	fs.StringVar(&cfg.JudgeTarget, "grader-target", "", "alias of --judge-target (AgentV 4.x); 'agentv' with --model is the built-in grader")
 	fs.StringVar(&v.model, "model", "", "with --grader-target agentv: the grader's model, openai:, anthropic:, azure: or google: then the model id, such as openai:gpt-5-mini; the key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_OPENAI_API_KEY or GEMINI_API_KEY (AgentV 4.x)")
 	fs.StringVar(&v.cachePath, "cache-path", "", "turn the response cache on, in this folder (AgentV 4.x; --cache --cache-dir DIR)")
-	fs.Var(budgetValue{&cfg.BudgetUSD}, "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
-	fs.Var(wordsValue{&cfg.Tags}, "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
-	fs.Var(wordsValue{&cfg.ExcludeTags}, "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
+	fs.Var(budgetFlag(&cfg.BudgetUSD), "budget-usd", "stop starting cases once the run's target cost reaches this many US dollars; the rest are errored 'not run' (AgentV 4.x)")
+	fs.Var(listFlag(&cfg.Tags, true, "want a tag"), "tag", "run only eval files whose tags include this one (repeatable: all of them; AgentV 4.x)")
+	fs.Var(listFlag(&cfg.ExcludeTags, true, "want a tag"), "exclude-tag", "skip eval files whose tags include this one (repeatable: any of them; AgentV 4.x)")
 	fs.BoolVar(&v.rerunFailed, "rerun-failed", false, "run again only the cases that did not pass in the results at --output (or --out), keeping the passed ones (AgentV 4.x)")
 	fs.StringVar(&v.retryErrors, "retry-errors", "", "results file or run directory of an earlier run: run again only its errored (and missing) cases, keeping the others (AgentV 4.x)")
 }
 
-// apply folds the 4.x flags into cfg; set names the flags given. An error is a
-// contradiction between flags.
+// apply folds the 4.x flags into cfg (set names the flags given), refusing contradictions.
 func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error {
 	if v.output != "" {
 		if set["out"] {
@@ -149,66 +142,7 @@ func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []strin
 	return true
 }
 
-// globsValue is a repeatable flag of id globs in micromatch's syntax (idglob), which reads
-// any text: what is no glob syntax is literal.
-type globsValue struct{ list *[]string }
-
-func (g globsValue) String() string {
-	if g.list == nil {
-		return ""
-	}
-	return strings.Join(*g.list, ",")
-}
-
-func (g globsValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return fmt.Errorf("want a test id or a glob such as 'greet-*', got %q", v)
-	}
-	*g.list = append(*g.list, v)
-	return nil
-}
-
-// wordsValue is a repeatable flag of non-empty words.
-type wordsValue struct{ list *[]string }
-
-func (w wordsValue) String() string {
-	if w.list == nil {
-		return ""
-	}
-	return strings.Join(*w.list, ",")
-}
-
-func (w wordsValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return errors.New("want a tag")
-	}
-	*w.list = append(*w.list, v)
-	return nil
-}
-
-// budgetValue is --budget-usd: an amount of US dollars above 0.
-type budgetValue struct{ f *float64 }
-
-func (b budgetValue) String() string {
-	if b.f == nil || *b.f == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(*b.f, 'f', -1, 64)
-}
-
-func (b budgetValue) Set(v string) error {
-	f, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
-	if !ok || f <= 0 {
-		return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
-	}
-	*b.f = f
-	return nil
-}
-
-// selector is the planner's further choice of cases: --test-id, --tag and --exclude-tag, and
-// a rerun's cases; nil when none is given.
+// selector is the planner's choice by --test-id, --tag, --exclude-tag and a rerun; nil: none.
 func (cfg *EvalConfig) selector() func(c *suite.Case) bool {
 	if len(cfg.TestIDs) == 0 && len(cfg.Tags) == 0 && len(cfg.ExcludeTags) == 0 && cfg.Rerun == nil {
 		return nil
@@ -237,8 +171,8 @@ func (cfg *EvalConfig) byID() func(c *suite.Case) bool {
 	return func(c *suite.Case) bool { return selects(c, ids, nil, nil) }
 }
 
-// filtered reports whether flags choose cases by id or tag, so that choosing none is a
-// problem and a JSONL file's count of lines is not its count of cases.
+// filtered reports whether flags choose cases by id or tag: choosing none is a problem, and a
+// JSONL file's lines are not its cases.
 func (cfg *EvalConfig) filtered() bool {
 	return cfg.EvalID != "" || len(cfg.TestIDs) > 0 || len(cfg.Tags) > 0 || len(cfg.ExcludeTags) > 0
 }
@@ -261,8 +195,8 @@ func (cfg *EvalConfig) filterFlags() string {
 	return strings.Join(parts, " ")
 }
 
-// runDirOptions are how -o's run layout is written: after --rerun-failed, the run
-// directory's index.jsonl is updated with the records run again, as 4.42.4 updates it.
+// runDirOptions: after --rerun-failed, -o's index.jsonl is updated with the records run again,
+// as 4.42.4 updates it.
 func (cfg *EvalConfig) runDirOptions() results.RunDirOptions {
 	rr := cfg.Rerun
 	if rr == nil || rr.Flag != "--rerun-failed" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentv/action/action"
 	"github.com/agentv/action/cache"
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/config"
@@ -26,21 +28,12 @@ import (
 // works out from where and how it runs.
 type EvalConfig struct {
 	config.Settings
-	Out     string             // results JSONL path
-	OutName string             // what moves Out, for messages: "" is the --out flag
-	Details report.DetailLevel // how much model text the Markdown reports will show
-	Cwd     string
-	// Workspace is GITHUB_WORKSPACE: paths in reports are relative to it.
-	Workspace string
-	Environ   []string // process environment
-	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
-	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
-	NoDotenv bool
-	// SkipOnUnsetSecret makes an unset ${{ VAR }} skip the whole run (fork pull requests).
-	SkipOnUnsetSecret bool
-	SkipReason        string // explanation used when skipping
-	// BaselineSource names the baseline in reports instead of its path (a workflow run).
-	BaselineSource string
+	Out               string             // results JSONL path
+	OutName           string             // what moves Out, for messages: "" is the --out flag
+	Details           report.DetailLevel // how much model text the Markdown reports will show
+	SkipOnUnsetSecret bool               // an unset ${{ VAR }} skips the whole run (fork pull requests)
+	SkipReason        string             // explanation used when skipping
+	BaselineSource    string             // names the baseline in reports instead of its path (a workflow run)
 	// Rerun runs again only the cases an earlier run did not settle, carrying its other
 	// records over (--rerun-failed, --retry-errors); nil: every case runs.
 	Rerun *rerunFrom
@@ -50,36 +43,24 @@ type EvalConfig struct {
 type Engine struct {
 	Cfg      EvalConfig
 	Redactor *redact.Redactor
-	Handler  runner.Handler // extra per-case handler (progress); may be nil
+	Handler  func(*results.Record) // progress; may be nil
 	Logf     func(format string, args ...any)
 	Now      func() time.Time
 	Done     func() // called when Run returns (flushes buffered progress); may be nil
-	// Starting is called once the run knows what it will run, before any case finishes:
-	// total is the number of cases, or -1 while JSONL files (read as cases run) are unread;
-	// trials is how many times each case runs (1: once), or 0 when cases run different
-	// numbers of trials. shard is the part of a split suite the run is (its plan cut: Plan
-	// gives the count of all its shards' cases), nil for a whole run.
-	Starting func(files, total, trials int, shard *plan.Shard)
-	// Stopping is called once when ctx is cancelled before the run ends (Ctrl-C).
-	Stopping func()
-	// KeepWorst is how many of the worst records of each level the run keeps for the
-	// annotations.
-	KeepWorst int
+	// Starting is called before any case finishes: total is Total(); trials is how many
+	// times each case runs, 0 when they differ; shard is the run's part of a split suite.
+	Starting func(files, total, trials int, shard *config.Shard)
+	Stopping func() // called once when ctx is cancelled before the run ends (Ctrl-C)
 
-	total atomic.Int64 // cases the run will run; -1 while not known
-	// onSeveral reports whether an eval file runs its cases on more than one target; nil
-	// before planning starts.
-	onSeveral func(file string) bool
+	total     atomic.Int64           // cases the run will run; -1 while not known
+	onSeveral func(file string) bool // see OnSeveralTargets; nil before planning
 }
 
-// Total returns how many cases the run will run, or -1 while it is not known yet (JSONL files
-// are read as their cases run, so their count is known once they are read to the end).
+// Total returns how many cases the run will run, -1 while JSONL files are still unread.
 func (e *Engine) Total() int { return int(e.total.Load()) }
 
-// OnSeveralTargets reports whether rec's eval file runs its cases on more than one target
-// (a matrix): its progress lines then name their targets. A case's jobs are planned before
-// it runs, so this is known by the time any of its records finishes, whatever else the run
-// plans later.
+// OnSeveralTargets reports whether rec's eval file runs its cases on more than one target:
+// its progress lines then name their targets (known once the case is planned).
 func (e *Engine) OnSeveralTargets(rec *results.Record) bool {
 	return e.onSeveral != nil && e.onSeveral(rec.File)
 }
@@ -97,42 +78,36 @@ type Outcome struct {
 	Started     time.Time
 	Duration    time.Duration
 	ResultsPath string
-	// Planned is how many cases the run selected; PlannedComplete is false when loading was
-	// cut short (cancelled), so at least that many.
+	// Planned is how many cases the run selected; at least that many unless PlannedComplete
+	// (loading was cancelled).
 	Planned         int
 	PlannedComplete bool
-	Cancelled       bool // interrupted before every planned case finished
-	// Shard is the part of a split suite the run was (with its plan), nil for a whole run;
-	// for a report, the shards it merged.
-	Shard *results.RunShard
+	Cancelled       bool              // interrupted before every planned case finished
+	Shard           *results.RunShard // the run's part of a split suite; a report's merged shards
 
-	// ran is set once a case ran (a target was called) or, for a report, a case was read:
-	// an invalid run that ran nothing leaves the previous run's files as they were.
-	ran bool
-	// refused is set when an output of the run is one of its inputs: nothing is written.
-	refused bool
-	// merged is set for a report of several results files: no one file holds its records.
-	merged  bool
+	// ran is set once a case ran or, for a report, was read: an invalid run that ran nothing
+	// leaves the previous run's files as they were.
+	ran     bool
+	refused bool // an output of the run is one of its inputs: nothing is written
+	merged  bool // a report of several results files: no one file holds its records
 	guard   *outputGuard
 	results *resultsFile // the results file until it is committed
 	stopped bool         // the file read back was written by a run that did not finish
 	budget  *budget      // --budget-usd's account, nil without a budget
 
-	collector *report.Collector
-	// Comparison is the run compared with its baseline; nil without one.
-	Comparison *compare.Result
+	collector  *report.Collector
+	Comparison *compare.Result // nil without a baseline
 }
 
-// newCollector returns the collector of a run's or a results file's cases: it keeps the
-// keepWorst worst records of each level, the ones the annotations can show.
+// newCollector returns a collector keeping the keepWorst worst records of each level (for the
+// annotations).
 func newCollector(details report.DetailLevel, caseThreshold float64, keepWorst int) *report.Collector {
 	col := report.NewCollector(details, caseThreshold)
 	col.KeepWorst(keepWorst)
 	return col
 }
 
-// Close releases what the outcome holds for its reports (the JUnit spool), and drops a
-// results file that was not committed.
+// Close releases the JUnit spool and drops a results file that was not committed.
 func (o *Outcome) Close() {
 	if o == nil {
 		return
@@ -157,7 +132,7 @@ func (o *Outcome) keepOutputs(run *report.Run) bool {
 }
 
 // commitResults writes the results file's end record and puts it in place, or drops the file
-// when the run's files must not replace the previous ones. An error is a problem of the run.
+// when it must not replace the previous one.
 func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 	rf := o.results
 	if rf == nil {
@@ -172,12 +147,11 @@ func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 	return rf.commit(endRecord(o, run, now))
 }
 
-// Run loads, plans and runs the eval. The results file is written as cases finish.
-//
-// JSONL files are streamed: each case becomes a job as soon as its line is read and is
-// dropped once it has run, so memory does not grow with the suite. A fork pull request
-// (SkipOnUnsetSecret) loads and plans everything first instead, since skipping must be
-// decided before any case runs.
+// Run is the run pipeline: cases stream from the eval files through selection, the shard and
+// the plan to the runner, and each record to the results file as it finishes. YAML files are
+// parsed first (their count is the run's total); JSONL cases become jobs as their lines are
+// read and are dropped once run, so memory does not grow with the suite. A fork pull request
+// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if e.Done != nil {
 		defer e.Done()
@@ -195,26 +169,24 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	cfg := &e.Cfg
 	out := &Outcome{Started: e.Now()}
-
-	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
-	out.Diagnostics = append(out.Diagnostics, diags...)
-	outName := cfg.OutName
-	if outName == "" {
-		outName = "--out"
-	}
-	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
-	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
+	refuse := func(problems ...string) (*Outcome, error) {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
 		return out, nil
+	}
+
+	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	outName := cmp.Or(cfg.OutName, "--out")
+	out.guard = newOutputGuard(cfg.Out, filepath.Dir(cfg.Out), cfg.Cwd, outName)
+	if problems := e.checkInputs(files, out.guard); len(problems) > 0 {
+		return refuse(problems...)
 	}
 	// The baseline is read whole before the run, so it may be the results file this run
 	// replaces.
 	cmpr, note, err := loadBaseline(cfg.BaselinePath, cfg.Cwd, cfg.BaselineSource, cfg.Gate.RegressionMargin)
 	if err != nil {
-		out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
-		out.Duration = e.Now().Sub(out.Started)
-		return out, nil
+		return refuse(e.Redactor.String(err.Error()))
 	}
 	if note != "" {
 		out.Notices = append(out.Notices, note)
@@ -222,21 +194,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if rr := cfg.Rerun; rr != nil {
 		note, err := rr.read(cfg.Gate.CaseThreshold)
 		if err != nil {
-			out.Problems, out.refused = []string{e.Redactor.String(err.Error())}, true
-			out.Duration = e.Now().Sub(out.Started)
-			return out, nil
+			return refuse(e.Redactor.String(err.Error()))
 		}
 		out.Notices = append(out.Notices, note)
 	}
 	store := e.openCache()
-	p := plan.New(plan.Options{
-		TargetsPath: cfg.TargetsPath, Target: cfg.Target, Targets: cfg.Targets, JudgeTarget: cfg.JudgeTarget, JudgeModel: cfg.JudgeModel, EvalID: cfg.EvalID,
-		Timeout: cfg.Timeout, Verbose: cfg.Verbose,
-		DryRun: cfg.DryRun, DryRunDelay: cfg.DryRunDelay, DryRunMin: cfg.DryRunMin, DryRunMax: cfg.DryRunMax,
-		Cwd: cfg.Cwd, Workspace: cfg.Workspace, Environ: cfg.Environ, NoDotenv: cfg.NoDotenv,
-		Redactor: e.Redactor, Logf: e.Logf, Display: e.display, Check: out.guard.check,
-		Cache: store, Shard: cfg.Shard, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn(),
-	})
+	p := plan.New(plan.Options{Settings: cfg.Settings, Redactor: e.Redactor, Logf: e.Logf, Display: e.display,
+		Check: out.guard.check, Cache: store, Select: cfg.selector(), ByID: cfg.byID(), SelectOn: cfg.Rerun.selectOn()})
 	e.onSeveral = p.OnSeveralTargets
 	defer func() {
 		if err := p.Close(); err != nil {
@@ -245,40 +209,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}()
 	st := &loadState{}
 	p.Preload(files)
+	pre, trials := e.preload(p, files)
 
-	var jobs []*plan.Job
+	var planned []*plan.Job // a fork pull request's every job, planned before any runs
 	if cfg.SkipOnUnsetSecret {
-		var suites []*suite.Suite
-		for _, f := range files {
-			s := suite.Load(f, loadOptions(cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv, e.Redactor))
-			st.diags = append(st.diags, s.Diagnostics...)
-			suites = append(suites, s)
-		}
-		st.files, st.complete = len(suites), true
-		if cfg.Shard != nil {
-			var hashes []uint64
-			for _, s := range suites {
-				for _, c := range s.Cases {
-					if p.SelectedByID(c) {
-						hashes = append(hashes, plan.CaseHash(c))
-					}
-				}
-			}
-			p.Balance(hashes)
-		}
-		jobs = p.Plan(suites)
-		// From here on the jobs hold the cases; each is released as soon as it has run.
-		for _, s := range suites {
-			s.Cases = nil
-		}
-		for _, j := range jobs {
-			st.add(j)
-		}
-		e.total.Store(int64(len(jobs)))
+		e.stream(ctx, p, files, pre, st, func(j *plan.Job) bool {
+			planned = append(planned, j)
+			return true
+		})
 		e.finish(out, p, st)
 		if why := p.SkipReason(cfg.SkipReason); why != "" {
-			out.SkipReason = why
-			out.Skipped = len(jobs)
+			out.SkipReason, out.Skipped = why, len(planned)
 			out.Duration = e.Now().Sub(out.Started)
 			return out, nil
 		}
@@ -292,7 +233,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
 	}
 	if cfg.SkipOnUnsetSecret {
-		start.Planned = results.Int(len(jobs)) // everything was planned before running
+		start.Planned = results.Int(len(planned))
 	}
 	if cmpr != nil {
 		b := cmpr.Baseline()
@@ -303,85 +244,71 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
-	w := rf.w
-	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, e.KeepWorst)
+	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
 	out.budget = bud
-	handler := runner.HandlerFunc(func(rec *results.Record) {
+	write := func(rec *results.Record) {
 		if cmpr != nil {
 			cmpr.Add(rec) // sets the record's baseline score
 		}
-		if err := w.Write(rec); err != nil && writeErr == nil {
+		if err := rf.w.Write(rec); err != nil && writeErr == nil {
 			writeErr = err
 		}
-		if rec.Attempts > 0 {
-			out.ran = true
-		}
-		if e.Handler != nil {
-			e.Handler.CaseFinished(rec)
-		}
-		col.Add(rec)
-		bud.add(rec)
-	})
+	}
 	carried := 0
 	if rr := cfg.Rerun; rr != nil {
 		// The earlier run's settled cases go into this run's results as they were, so its
 		// results file is whole.
 		for _, rec := range rr.recs {
-			if cmpr != nil {
-				cmpr.Add(rec)
-			}
-			if err := w.Write(rec); err != nil && writeErr == nil {
-				writeErr = err
-			}
+			write(rec)
 			col.Add(rec)
-			carried++
 			out.ran = true
 		}
+		carried = len(rr.recs)
 		rr.recs = nil
 	}
-	r := runner.New(runner.Options{
-		Workers: cfg.Workers, Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries,
-		CaseThreshold: cfg.Gate.CaseThreshold, Redactor: e.Redactor, Now: e.Now,
-		Logf: e.Logf, Verbose: cfg.Verbose, Trials: cfg.Trials,
-		ThresholdWins: cfg.ThresholdWins, Stop: bud.stop,
-		Evaluators: evaluators.Options{
-			Timeout: cfg.Timeout, Judges: p.Judge, Redactor: e.Redactor, Threshold: cfg.Gate.CaseThreshold,
-			Env: proc.ChildEnv(cfg.Environ, nil),
-		},
-	}, handler)
-	if cfg.SkipOnUnsetSecret {
-		if e.Starting != nil {
-			var fileTrials []*suite.Trials
-			for _, j := range jobs {
-				if j.Case != nil && j.Case.Suite != nil {
-					fileTrials = append(fileTrials, j.Case.Suite.Trials)
-				}
+	r := runner.New(runner.Options{Settings: cfg.Settings, Redactor: e.Redactor, Now: e.Now, Logf: e.Logf, Stop: bud.stop,
+		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}},
+		func(rec *results.Record) {
+			write(rec)
+			if rec.Attempts > 0 {
+				out.ran = true
 			}
-			e.Starting(len(files), len(jobs), runTrials(fileTrials, cfg.Trials), p.Shard())
-		}
-		r.Run(ctx, jobs)
-	} else {
-		pre := e.preloadYAML(p, files)
-		if e.Starting != nil {
-			var fileTrials []*suite.Trials
-			for _, s := range pre {
-				if s == nil { // a JSONL file, read as its cases run: no trials known yet
-					fileTrials = append(fileTrials, nil)
-					continue
-				}
-				fileTrials = append(fileTrials, s.Trials)
+			if e.Handler != nil {
+				e.Handler(rec)
 			}
-			e.Starting(len(files), e.Total(), runTrials(fileTrials, cfg.Trials), p.Shard())
-		}
-		ch := make(chan *plan.Job)
-		go e.stream(ctx, p, files, pre, st, ch)
-		// RunStream returns after the channel is closed, so st is complete here.
-		r.RunStream(ctx, ch)
+			col.Add(rec)
+			bud.add(rec)
+		})
+	if e.Starting != nil {
+		e.Starting(len(files), e.Total(), trials, p.Shard())
 	}
-	if err := w.Flush(); err != nil && writeErr == nil {
+	ch := make(chan *plan.Job)
+	go func() {
+		defer close(ch)
+		send := func(j *plan.Job) bool {
+			select {
+			case ch <- j:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if !cfg.SkipOnUnsetSecret {
+			e.stream(ctx, p, files, pre, st, send)
+			return
+		}
+		for i, j := range planned {
+			planned[i] = nil // released once it has run
+			if !send(j) {
+				return
+			}
+		}
+	}()
+	r.Run(ctx, ch) // returns after ch is closed, so st is complete here
+	if err := rf.w.Flush(); err != nil && writeErr == nil {
 		writeErr = err
 	}
 	out.Cases = col.Cases()
@@ -421,8 +348,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	return out, writeErr
 }
 
-// openCache returns the run's response cache, nil when the run uses none. A dry run has no
-// answers worth keeping.
+// openCache returns the run's response cache, nil for none (a dry run has no answers to keep).
 func (e *Engine) openCache() *cache.Store {
 	cfg := &e.Cfg
 	if cfg.DryRun {
@@ -454,9 +380,8 @@ func within(d, dir string) bool {
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the
-// workspace (the repository) when one is set and holds the file, so results files, links and
-// annotations agree whatever working directory the run used; else the path as loaded
-// (relative to the working directory).
+// workspace when it holds the file, so results, links and annotations agree whatever the
+// working directory; else the path as loaded.
 func (e *Engine) display(p string) string {
 	ws := e.Cfg.Workspace
 	if ws == "" || p == "" {
@@ -466,15 +391,15 @@ func (e *Engine) display(p string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.Cfg.Cwd, p)
 	}
-	rel, err := filepath.Rel(ws, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !within(abs, ws) {
 		return p
 	}
+	rel, _ := filepath.Rel(ws, abs)
 	return filepath.ToSlash(rel)
 }
 
 // runTrials is how many trials each case of files with fileTrials runs under override
-// (--trials): 1 when each runs once, 0 when the files differ.
+// (--trials): 0 when the files differ.
 func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
 	n := -1
 	for _, ft := range fileTrials {
@@ -491,4 +416,182 @@ func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
 		return 1
 	}
 	return n
+}
+
+// loadState is what loading found, for the outcome once loading is over.
+type loadState struct {
+	diags    []suite.Diagnostic // every file's diagnostics, in file order
+	jobErrs  []string           // distinct reasons why cases cannot run, in order
+	seenErr  map[string]bool
+	jobs     int  // jobs planned
+	files    int  // eval files loaded
+	complete bool // every file was read to its end (false after cancellation)
+}
+
+func (st *loadState) add(j *plan.Job) {
+	st.jobs++
+	if j.Err == nil {
+		return
+	}
+	if st.seenErr == nil {
+		st.seenErr = map[string]bool{}
+	}
+	if msg := j.Err.Error(); !st.seenErr[msg] {
+		st.seenErr[msg] = true
+		st.jobErrs = append(st.jobErrs, msg)
+	}
+}
+
+// preload parses every YAML eval file (every file, for a fork pull request) before any case
+// runs, so the run's total is known from the start; pre[i] is files[i]'s suite, nil for a
+// JSONL file read as its cases run. Those files' non-blank lines are counted instead, unless
+// cases are selected by id (then the total is known once every file is read). trials is what
+// Starting is told (see runTrials).
+//
+// A shard reads its JSONL files a first time here for the hashes of their cases: a shard is
+// a cut of all selected cases' sorted hashes (config.Shard), known only once every case was
+// seen, and keeping the cases instead of reading them again would hold the whole suite in
+// memory.
+func (e *Engine) preload(p *plan.Planner, files []string) (pre []*suite.Suite, trials int) {
+	pre = make([]*suite.Suite, len(files))
+	total, known := 0, true
+	sharded := p.Shard() != nil
+	var hashes []uint64 // every selected case's, in all shards
+	var streamed []uint64
+	fileTrials := make([]*suite.Trials, len(files))
+	for i, f := range files {
+		opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+		isJSONL := strings.EqualFold(filepath.Ext(f), ".jsonl") && !e.Cfg.SkipOnUnsetSecret
+		switch {
+		case isJSONL && sharded:
+			opts.OnCase = func(c *suite.Case) bool {
+				if p.SelectedByID(c) {
+					streamed = append(streamed, config.CaseHash(c))
+				}
+				return true
+			}
+			suite.Load(f, opts) // problems are reported when the file is read to run
+			continue
+		case isJSONL:
+			n, err := suite.CountJSONLCases(f)
+			if err != nil || e.Cfg.filtered() || e.Cfg.Rerun != nil {
+				known = false // the loader reports an unreadable file
+			}
+			total += n
+			continue
+		}
+		s := suite.Load(f, opts)
+		pre[i], fileTrials[i] = s, s.Trials
+		p.CheckSelection(s, s.Cases)
+		if sharded {
+			for _, c := range s.Cases {
+				if p.SelectedByID(c) {
+					hashes = append(hashes, config.CaseHash(c))
+				}
+			}
+		}
+	}
+	if sharded {
+		p.Shard().Balance(append(hashes, streamed...))
+		for _, h := range streamed {
+			if p.Shard().HasHash(h) {
+				total++
+			}
+		}
+	}
+	for _, s := range pre {
+		if s == nil {
+			continue
+		}
+		for _, c := range s.Cases {
+			total += p.Runs(s, c)
+		}
+	}
+	if known {
+		e.total.Store(int64(total))
+	}
+	return pre, runTrials(fileTrials, e.Cfg.Trials)
+}
+
+// stream loads the files in order and sends a job for every selected case: JSONL cases as
+// their lines are read, parsed files' (pre) in file order. It stops when send refuses a job
+// (the run was cancelled).
+func (e *Engine) stream(ctx context.Context, p *plan.Planner, files []string, pre []*suite.Suite, st *loadState, send func(*plan.Job) bool) {
+	sendAll := func(jobs []*plan.Job) bool {
+		for _, j := range jobs {
+			if !send(j) {
+				return false
+			}
+			st.add(j)
+		}
+		return true
+	}
+	for i, f := range files {
+		if ctx.Err() != nil {
+			return
+		}
+		seen := 0 // diagnostics of the file already searched for case warnings
+		s := pre[i]
+		pre[i] = nil // its cases are released as they run
+		if s == nil {
+			opts := loadOptions(e.Cfg.Cwd, e.Cfg.Workspace, e.Cfg.Environ, e.Cfg.NoDotenv, e.Redactor)
+			opts.OnCase = func(c *suite.Case) bool {
+				// A case's warnings are recorded before it is handed over.
+				var warns []suite.Diagnostic
+				if ds := c.Suite.Diagnostics; len(ds) > seen {
+					warns = plan.CaseWarnings(ds[seen:], e.display)[c.ID]
+					seen = len(ds)
+				}
+				return sendAll(p.Jobs(c.Suite, c, warns))
+			}
+			s = suite.Load(f, opts)
+		}
+		st.diags = append(st.diags, s.Diagnostics...)
+		st.files++
+		cases := s.Cases // parsed files only: streamed JSONL cases were sent already
+		s.Cases = nil
+		var warns map[string][]suite.Diagnostic
+		if len(cases) > 0 {
+			warns = plan.CaseWarnings(s.Diagnostics, e.display)
+		}
+		for i, c := range cases {
+			cases[i] = nil // released once it has run
+			if !sendAll(p.Jobs(s, c, warns[c.ID])) {
+				return
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	st.complete = true
+	e.total.Store(int64(st.jobs))
+}
+
+// finish fills the outcome from what loading found: diagnostics (display paths), targets,
+// and the problems that make the run invalid.
+func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
+	out.Diagnostics = append(out.Diagnostics, st.diags...)
+	diags, notices, targets := p.Found()
+	out.Diagnostics = append(out.Diagnostics, diags...)
+	out.Notices = append(out.Notices, notices...)
+	out.Targets = append(out.Targets, targets...)
+	for i := range out.Diagnostics {
+		d := &out.Diagnostics[i]
+		d.File = e.display(d.File)
+		d.Message = e.Redactor.String(d.Message)
+	}
+	for _, d := range out.Diagnostics {
+		if d.IsError() {
+			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
+		}
+	}
+	// A case that cannot run for a configuration reason (unknown target, unset variable,
+	// missing targets file) makes the run invalid; each distinct reason is listed once.
+	for _, msg := range st.jobErrs {
+		out.Problems = append(out.Problems, e.Redactor.String(msg))
+	}
+	if e.Cfg.filtered() && st.jobs == 0 && st.files > 0 && st.complete && (e.Cfg.Rerun == nil || len(e.Cfg.Rerun.keys) == 0) {
+		out.Problems = append(out.Problems, "no eval case matched "+e.Cfg.filterFlags())
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
-	"github.com/agentv/action/plan"
 	"github.com/agentv/action/suite"
 )
 
@@ -96,69 +96,93 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// secondsValue is a flag.Value for durations given in (possibly fractional) seconds or, as
-// the Action's timeout input takes them, as a Go duration ("90s", "2m", "1m30s").
-type secondsValue struct{ d *time.Duration }
+// value is a flag.Value: set parses and stores, show prints the value as the help's default
+// (nil: none), boolean lets the flag stand alone.
+type value struct {
+	set     func(string) error
+	show    func() string
+	boolean bool
+}
 
-func (s secondsValue) String() string {
-	if s.d == nil {
+func (v value) String() string {
+	if v.show == nil {
 		return ""
 	}
-	return strconv.FormatFloat(s.d.Seconds(), 'f', -1, 64)
+	return v.show()
 }
 
-func (s secondsValue) Set(v string) error {
-	d, ok := config.Seconds(v)
-	if !ok {
-		return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
-	}
-	*s.d = d
-	return nil
-}
+func (v value) Set(s string) error { return v.set(s) }
 
-// millisValue is a flag.Value for durations given in milliseconds.
-type millisValue struct{ d *time.Duration }
+func (v value) IsBoolFlag() bool { return v.boolean }
 
-func (m millisValue) String() string {
-	if m.d == nil || *m.d == 0 {
+// nonZero prints n, none for 0 (as the help shows an int flag).
+func nonZero(n int64) string {
+	if n == 0 {
 		return ""
 	}
-	return strconv.FormatInt(m.d.Milliseconds(), 10)
+	return strconv.FormatInt(n, 10)
 }
 
-func (m millisValue) Set(v string) error {
-	f, ok := config.Finite(v)
-	if !ok || f < 0 || f > config.MaxSeconds*1000 {
-		return fmt.Errorf("want milliseconds >= 0, got %q", v)
-	}
-	*m.d = time.Duration(f * float64(time.Millisecond))
-	return nil
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// secondsFlag takes durations in (possibly fractional) seconds or, as the Action's timeout
+// input takes them, as a Go duration ("90s", "2m", "1m30s").
+func secondsFlag(d *time.Duration) value {
+	return value{show: func() string { return formatFloat(d.Seconds()) }, set: func(v string) error {
+		var ok bool
+		if *d, ok = config.Seconds(v); !ok {
+			return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
+		}
+		return nil
+	}}
 }
 
-// scoreValue is a flag.Value for a score in [0, 1]; set records that it was given.
-type scoreValue struct {
-	f   *float64
-	set *bool
+func millisFlag(d *time.Duration) value {
+	return value{show: func() string { return nonZero(d.Milliseconds()) }, set: func(v string) error {
+		f, ok := config.Finite(v)
+		if !ok || f < 0 || f > config.MaxSeconds*1000 {
+			return fmt.Errorf("want milliseconds >= 0, got %q", v)
+		}
+		*d = time.Duration(f * float64(time.Millisecond))
+		return nil
+	}}
 }
 
-// String is the default shown in the help: none for an optional score that was not given.
-func (s scoreValue) String() string {
-	if s.f == nil || (s.set != nil && !*s.set) {
-		return ""
-	}
-	return strconv.FormatFloat(*s.f, 'f', -1, 64)
+// scoreFlag takes a score in [0, 1]; a non-nil given records that it was given (and the help
+// shows no default).
+func scoreFlag(f *float64, given *bool) value {
+	return value{show: func() string {
+		if given != nil && !*given {
+			return ""
+		}
+		return formatFloat(*f)
+	}, set: func(v string) error {
+		x, err := parseScore(v)
+		if err != nil {
+			return err
+		}
+		*f = x
+		if given != nil {
+			*given = true
+		}
+		return nil
+	}}
 }
 
-func (s scoreValue) Set(v string) error {
-	f, err := parseScore(v)
-	if err != nil {
+// optScoreFlag is a score that is nil until given.
+func optScoreFlag(f **float64) value {
+	return value{show: func() string {
+		if *f == nil {
+			return ""
+		}
+		return formatFloat(**f)
+	}, set: func(v string) error {
+		x, err := parseScore(v)
+		if err == nil {
+			*f = &x
+		}
 		return err
-	}
-	*s.f = f
-	if s.set != nil {
-		*s.set = true
-	}
-	return nil
+	}}
 }
 
 func parseScore(v string) (float64, error) {
@@ -169,125 +193,134 @@ func parseScore(v string) (float64, error) {
 	return f, nil
 }
 
-// shardValue is the --shard I/N flag.
-type shardValue struct{ s **plan.Shard }
-
-func (v shardValue) String() string {
-	if v.s == nil || *v.s == nil {
-		return ""
+// parseCount reads a whole number from 0 to most.
+func parseCount(v string, most int, want string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > most {
+		return 0, fmt.Errorf("%s, got %q", want, v)
 	}
-	return (*v.s).String()
+	return n, nil
 }
 
-func (v shardValue) Set(s string) error {
-	sh, err := config.ParseShard(s)
-	if err == nil {
-		*v.s = sh
-	}
-	return err
+func countFlag(n *int) value {
+	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
+		*n, err = parseCount(v, math.MaxInt, "want a whole number >= 0")
+		return err
+	}}
 }
 
-// cacheValue is the --cache flag: bare, it turns the cache on (read-write); with a value,
+// optCountFlag is a count that is nil until given.
+func optCountFlag(n **int) value {
+	return value{show: func() string {
+		if *n == nil {
+			return ""
+		}
+		return strconv.Itoa(**n)
+	}, set: func(v string) error {
+		x, err := parseCount(v, math.MaxInt, "want a whole number >= 0")
+		if err == nil {
+			*n = &x
+		}
+		return err
+	}}
+}
+
+// trialsFlag is --trials: how many times each case runs, 0 for the files' own setting.
+func trialsFlag(n *int) value {
+	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
+		*n, err = parseCount(v, suite.MaxTrials, fmt.Sprintf(
+			"want a whole number of trials from 1 to %d (0 keeps the eval files' own)", suite.MaxTrials))
+		return err
+	}}
+}
+
+func strategyFlag(s *string) value {
+	return value{show: func() string { return *s }, set: func(v string) error {
+		v = strings.TrimSpace(v)
+		if v != "" && !slices.Contains(suite.TrialStrategies, v) {
+			return fmt.Errorf("want one of %s, got %q", strings.Join(suite.TrialStrategies, ", "), v)
+		}
+		*s = v
+		return nil
+	}}
+}
+
+func shardFlag(sh **config.Shard) value {
+	return value{show: func() string {
+		if *sh == nil {
+			return ""
+		}
+		return (*sh).String()
+	}, set: func(v string) (err error) {
+		*sh, err = config.ParseShard(v)
+		return err
+	}}
+}
+
+// cacheFlag is --cache: bare, it turns the cache on (read-write); with a value,
 // --cache=read-only or --cache=off.
-type cacheValue struct{ m *cache.Mode }
-
-func (c cacheValue) String() string {
-	if c.m == nil || *c.m == "" || *c.m == cache.Off {
-		return ""
-	}
-	return string(*c.m)
+func cacheFlag(m *cache.Mode) value {
+	return value{boolean: true, show: func() string {
+		if *m == cache.Off {
+			return ""
+		}
+		return string(*m)
+	}, set: func(v string) error {
+		x, err := config.ParseCache(v)
+		if err == nil {
+			*m = x
+		}
+		return err
+	}}
 }
 
-func (c cacheValue) Set(v string) error {
-	m, err := config.ParseCache(v)
-	if err == nil {
-		*c.m = m
-	}
-	return err
+// targetFlag is --target: one name overrides every case's target; given again, the names are
+// a matrix (AgentV 4.42.4's repeatable --target) that one holds only while it is alone.
+func targetFlag(one *string, all *[]string) value {
+	return value{show: func() string { return *one }, set: func(v string) error {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return errors.New("want a target name")
+		}
+		if !slices.Contains(*all, v) {
+			*all = append(*all, v)
+		}
+		*one = ""
+		if len(*all) == 1 {
+			*one = v
+		}
+		return nil
+	}}
 }
 
-// IsBoolFlag lets --cache stand alone.
-func (c cacheValue) IsBoolFlag() bool { return true }
-
-// countValue is a flag.Value for a count that cannot be negative.
-type countValue struct{ n *int }
-
-// String is the default shown in the help, none for 0 (as for an int flag).
-func (c countValue) String() string {
-	if c.n == nil || *c.n == 0 {
-		return ""
-	}
-	return strconv.Itoa(*c.n)
+// listFlag is a repeatable flag; empty is the error of a blank value, trim whether a value is
+// kept trimmed.
+func listFlag(list *[]string, trim bool, empty string) value {
+	return value{show: func() string { return strings.Join(*list, ",") }, set: func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New(empty)
+		}
+		if trim {
+			v = strings.TrimSpace(v)
+		}
+		*list = append(*list, v)
+		return nil
+	}}
 }
 
-func (c countValue) Set(v string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a whole number >= 0, got %q", v)
-	}
-	*c.n = n
-	return nil
-}
-
-// trialsValue is a flag.Value for --trials: how many times each case runs, 0 for the files'
-// own setting.
-type trialsValue struct{ n *int }
-
-func (t trialsValue) String() string { return countValue(t).String() }
-
-func (t trialsValue) Set(v string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 || n > suite.MaxTrials {
-		return fmt.Errorf("want a whole number of trials from 1 to %d (0 keeps the eval files' own), got %q", suite.MaxTrials, v)
-	}
-	*t.n = n
-	return nil
-}
-
-// strategyValue is a flag.Value for --trials-strategy.
-type strategyValue struct{ s *string }
-
-func (s strategyValue) String() string {
-	if s.s == nil {
-		return ""
-	}
-	return *s.s
-}
-
-func (s strategyValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v != "" && !slices.Contains(suite.TrialStrategies, v) {
-		return fmt.Errorf("want one of %s, got %q", strings.Join(suite.TrialStrategies, ", "), v)
-	}
-	*s.s = v
-	return nil
-}
-
-// targetValue is --target: one name overrides every case's target; given again, the names
-// are a matrix (AgentV 4.42.4's repeatable --target) that one holds only while it is alone.
-type targetValue struct {
-	one *string
-	all *[]string
-}
-
-func (t targetValue) String() string {
-	if t.one == nil {
-		return ""
-	}
-	return *t.one
-}
-
-func (t targetValue) Set(v string) error {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return errors.New("want a target name")
-	}
-	if !slices.Contains(*t.all, v) {
-		*t.all = append(*t.all, v)
-	}
-	*t.one = ""
-	if len(*t.all) == 1 {
-		*t.one = v
-	}
-	return nil
+// budgetFlag is --budget-usd: an amount of US dollars above 0.
+func budgetFlag(f *float64) value {
+	return value{show: func() string {
+		if *f == 0 {
+			return ""
+		}
+		return formatFloat(*f)
+	}, set: func(v string) error {
+		x, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
+		if !ok || x <= 0 {
+			return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
+		}
+		*f = x
+		return nil
+	}}
 }

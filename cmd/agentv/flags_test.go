@@ -201,13 +201,13 @@ func TestFlagHelp(t *testing.T) {
 
 func TestDisplayPath(t *testing.T) {
 	t.Parallel()
-	e := &Engine{Cfg: EvalConfig{Workspace: "/ws", Cwd: "/ws/sub"}}
+	e := &Engine{Cfg: EvalConfig{Settings: config.Settings{Workspace: "/ws", Cwd: "/ws/sub"}}}
 	for in, want := range map[string]string{"evals/a.yaml": "sub/evals/a.yaml", "/ws/x.yaml": "x.yaml", "/elsewhere/y.yaml": "/elsewhere/y.yaml", "../../z.yaml": "../../z.yaml"} {
 		if got := e.display(in); got != want {
 			t.Errorf("display(%q) = %q, want %q", in, got, want)
 		}
 	}
-	local := &Engine{Cfg: EvalConfig{Cwd: "/ws"}}
+	local := &Engine{Cfg: EvalConfig{Settings: config.Settings{Cwd: "/ws"}}}
 	if got := local.display("evals/a.yaml"); got != "evals/a.yaml" {
 		t.Errorf("without a workspace paths stay as loaded, got %q", got)
 	}

@@ -45,8 +45,8 @@ func deliver(ctx context.Context, f *finished, outs ...output) {
 	}
 }
 
-// localOutputs are the outputs of a command run outside GitHub Actions: the report files,
-// then the console, which ends with the results file the command wrote (written, if any).
+// localOutputs are the outputs outside GitHub Actions: the report files, then the console,
+// ending with the results file the command wrote (written, if any).
 func (c *Command) localOutputs(written string) []output {
 	return []output{reportWriter{marker: localMarker},
 		console{stdout: c.Stdout, stderr: c.Stderr, color: c.color(c.Stdout), colorErr: c.color(c.Stderr), cwd: c.Cwd, written: written}}
@@ -60,8 +60,7 @@ func (c *Command) sayLocal(_ action.Level, _, msg string) {
 // keptMessage says why a run wrote no files.
 const keptMessage = "no results or reports written (invalid run that ran nothing, or an output that is also an input): the previous files are left as they were"
 
-// reportWriter writes junit.xml, summary.md and comment.md (headed by marker), unless the run
-// must leave the previous files as they were.
+// reportWriter writes the reports (comment.md headed by marker) unless the previous files stay.
 type reportWriter struct{ marker string }
 
 func (o reportWriter) deliver(_ context.Context, f *finished) {
@@ -74,8 +73,7 @@ func (o reportWriter) deliver(_ context.Context, f *finished) {
 	}
 }
 
-// writeReports writes junit.xml, summary.md and comment.md into dir, each put in place only
-// once complete.
+// writeReports writes junit.xml, summary.md and comment.md into dir, each in place once complete.
 func writeReports(dir string, run *report.Run, marker string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create %s: %w", dir, err)
@@ -98,8 +96,7 @@ func writeReports(dir string, run *report.Run, marker string) error {
 	return nil
 }
 
-// console prints the diagnostics and notices, the console report, and the results file the
-// command wrote (written, if any). Colors are for terminals only.
+// console prints the diagnostics, notices, the console report and the results file written.
 type console struct {
 	stdout, stderr  io.Writer
 	color, colorErr bool
@@ -135,8 +132,7 @@ func (o runDir) deliver(_ context.Context, f *finished) {
 	}
 }
 
-// reportFiles are the reports written beside the results file (or into the report's
-// directory).
+// reportFiles are the reports written beside the results file.
 var reportFiles = []string{"junit.xml", "summary.md", "comment.md"}
 
 // outputGuard knows the files a run will write and refuses any input that is one of them,
@@ -159,8 +155,7 @@ type outFile struct {
 	fi   os.FileInfo // nil: it does not exist yet, so no input can be it
 }
 
-// newOutputGuard returns a guard of the results file (if any) and the reports in dir; both
-// paths are absolute. outName names the flag or input that moves them, for the refusal.
+// newOutputGuard guards the results file (if any) and the reports in dir (absolute paths).
 func newOutputGuard(resultsPath, dir, cwd, outName string) *outputGuard {
 	g := &outputGuard{checked: map[string]error{}, cwd: cwd, outName: outName}
 	paths := []string{}
@@ -180,8 +175,8 @@ func newOutputGuard(resultsPath, dir, cwd, outName string) *outputGuard {
 	return g
 }
 
-// check returns an error when the input at path (what names it, for the message) is one of
-// the outputs. An input that cannot be read is not an output: reading it reports that.
+// check refuses the input at path (what names it) when it is an output. An input that cannot
+// be read is not one: reading it reports that.
 func (g *outputGuard) check(path, what string) error {
 	if g == nil || path == "" {
 		return nil
@@ -220,9 +215,8 @@ func (g *outputGuard) collided() bool {
 	return g.hit
 }
 
-// checkInputs checks the inputs a run reads before its first case (eval files, JSONL
-// sidecars, targets files, .env and .agentv config files) against its outputs; each
-// collision is a problem.
+// checkInputs checks what a run reads before its first case (eval files, JSONL sidecars,
+// targets, .env and .agentv config files) against its outputs; each collision is a problem.
 func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 	cfg := &e.Cfg
 	var problems []string

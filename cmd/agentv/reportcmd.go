@@ -27,13 +27,13 @@ import (
 func (c *Command) reportCmd(args []string) int {
 	fs := flag.NewFlagSet("agentv report", flag.ContinueOnError)
 	var patterns []string
-	fs.Var(listValue{&patterns}, "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
+	fs.Var(listFlag(&patterns, false, "want a file or a glob"), "results", "results JSONL file to report on (required); repeat it or use a glob to merge several (the shards of a split run) into one report")
 	outDir := fs.String("out-dir", "", "where to write junit.xml, summary.md and comment.md, and a merge's results.jsonl (default: beside the results file; for a merge, "+config.DefaultResultsDir+" in the working directory)")
 	g := gate.Defaults()
-	fs.Var(optScoreValue{&g.MinScore}, "min-score", "minimum mean score")
-	fs.Var(scoreValue{f: &g.CaseThreshold}, "case-threshold", "case pass threshold")
-	fs.Var(countValue{&g.MaxFailures}, "max-failures", "failed cases allowed")
-	fs.Var(countValue{&g.MaxErrors}, "max-errors", "errored cases allowed")
+	fs.Var(optScoreFlag(&g.MinScore), "min-score", "minimum mean score")
+	fs.Var(scoreFlag(&g.CaseThreshold, nil), "case-threshold", "case pass threshold")
+	fs.Var(countFlag(&g.MaxFailures), "max-failures", "failed cases allowed")
+	fs.Var(countFlag(&g.MaxErrors), "max-errors", "errored cases allowed")
 	var baselinePath string
 	baselineFlags(fs, &baselinePath, &g)
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
@@ -55,18 +55,10 @@ func (c *Command) reportCmd(args []string) int {
 	start, _ := results.ReadRunStart(path)
 	if start != nil && start.Gate != nil {
 		rec := gate.OptionsOf(start.Gate)
-		if !set["case-threshold"] {
-			g.CaseThreshold = rec.CaseThreshold
-		}
-		if !set["min-score"] {
-			g.MinScore = rec.MinScore
-		}
-		if !set["max-failures"] {
-			g.MaxFailures = rec.MaxFailures
-		}
-		if !set["max-errors"] {
-			g.MaxErrors = rec.MaxErrors
-		}
+		g.CaseThreshold = unlessGiven(set["case-threshold"], g.CaseThreshold, rec.CaseThreshold)
+		g.MinScore = unlessGiven(set["min-score"], g.MinScore, rec.MinScore)
+		g.MaxFailures = unlessGiven(set["max-failures"], g.MaxFailures, rec.MaxFailures)
+		g.MaxErrors = unlessGiven(set["max-errors"], g.MaxErrors, rec.MaxErrors)
 	}
 	var notes []string
 	if start != nil && start.Baseline != nil {
@@ -128,28 +120,28 @@ func (c *Command) reportCmd(args []string) int {
 // runBaseline applies the regression thresholds a run recorded to the report's, but for the
 // flags given (set), and says what the report should know about the run's baseline.
 func runBaseline(rb *results.RunBaseline, g *gate.Options, set map[string]bool, uncompared bool) []string {
-	if !set["regression-margin"] {
-		g.RegressionMargin = rb.RegressionMargin
-	}
-	if !set["max-regressions"] {
-		g.MaxRegressions = rb.MaxRegressions
-	}
-	if !set["max-mean-drop"] {
-		g.MaxMeanDrop = rb.MaxMeanDrop
-	}
+	g.RegressionMargin = unlessGiven(set["regression-margin"], g.RegressionMargin, rb.RegressionMargin)
+	g.MaxRegressions = unlessGiven(set["max-regressions"], g.MaxRegressions, rb.MaxRegressions)
+	g.MaxMeanDrop = unlessGiven(set["max-mean-drop"], g.MaxMeanDrop, rb.MaxMeanDrop)
 	if uncompared {
 		return []string{fmt.Sprintf("the run was compared with the baseline %s; give --baseline to compare this report too", rb.Source)}
 	}
 	return nil
 }
 
-// readResults reads results files for the reports one record at a time (a large file is
-// never held whole), re-grading each with g's case threshold, and replays their run records so
-// the report reaches the outcome of the runs that wrote them (see gate.Replay). Several files
-// merge into one report: shards of one split run (all of them, once each; see
-// gate.CheckShards) or whole runs. Reports go to dir: a results file that is one of them is
-// refused. Problems (also an unreadable file) are in the outcome; on a read error it keeps
-// the records before it. A non-nil cmpr compares the records with a baseline.
+// unlessGiven is the flag's value when it was given, else the run's.
+func unlessGiven[T any](given bool, flag, run T) T {
+	if given {
+		return flag
+	}
+	return run
+}
+
+// readResults reads results files one record at a time (a large file is never held whole),
+// re-grading each with g's case threshold, and replays their run records so the report
+// reaches the outcome of the runs that wrote them (gate.Replay). Several files merge into one
+// report: all shards of one split run (gate.CheckShards) or whole runs. A results file that is
+// one of the reports in dir is refused; a read error keeps the records before it.
 func readResults(paths []string, dir, cwd, outName string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
 	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
@@ -240,9 +232,8 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 	return out
 }
 
-// mergedStart is the start record of a merge's results file: a whole run (no shard) that
-// gated with g and, with cmpr, was compared with its baseline. Its end record (endRecord)
-// holds the merge's counts and problems, so a report of the file replays the merge.
+// mergedStart is the start record of a merge's results file: a whole run that gated with g
+// (and was compared with cmpr's baseline); its end record holds the merge's counts.
 func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
 	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
 		Timestamp: now.UTC().Format(stampLayout), Gate: g.Record()}
@@ -253,9 +244,8 @@ func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results
 	return start
 }
 
-// readOne adds the case records of one results file to col and replays its run records;
-// a non-nil across checks them against the other merged files', and a non-nil write also
-// gets each case record, re-graded.
+// readOne adds one results file's case records to col and replays its run records; a non-nil
+// across checks them against the other merged files', a non-nil write gets each, re-graded.
 func readOne(path string, col *report.Collector, threshold float64, cmpr *compare.Comparer, across *gate.MergeCheck, write func(*results.Record)) (gate.ReplayResult, error) {
 	var rp gate.Replay
 	err := results.ScanFileLines(path, results.Visitor{
@@ -300,10 +290,9 @@ func isAnyOf(path string, paths []string) bool {
 // have shards.
 const maxResultsFiles = config.MaxShards
 
-// expandResults returns the results files that patterns name, relative to cwd: a pattern
-// with glob characters must match a file, and each file is listed once, in pattern order
-// (a glob's matches sorted). A file named twice under two names (a symbolic link to it) is
-// still listed once, so its cases never count twice; `**` does not follow links to folders.
+// expandResults returns the results files patterns name (relative to cwd), each once in
+// pattern order, a glob's matches sorted; a glob must match. A file named twice (a symbolic
+// link to it) is listed once, so its cases never count twice; `**` follows no folder links.
 func expandResults(cwd string, patterns []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -346,27 +335,8 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 	return out, nil
 }
 
-// listValue is a repeatable string flag.
-type listValue struct{ list *[]string }
-
-func (l listValue) String() string {
-	if l.list == nil {
-		return ""
-	}
-	return strings.Join(*l.list, ",")
-}
-
-func (l listValue) Set(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("want a file or a glob")
-	}
-	*l.list = append(*l.list, v)
-	return nil
-}
-
-// regrade re-applies the case threshold of this report to a scored case, so a report step
-// can gate with a different threshold than the run that wrote the file. A case whose eval file
-// set its own threshold keeps it.
+// regrade grades a scored case with this report's case threshold (unless its eval file set
+// its own), so a report step can gate differently from the run that wrote the file.
 func regrade(r *results.Record, threshold float64) {
 	if len(r.Trials) > 0 { // each trial again, then the strategy
 		results.RegradeTrials(r, threshold)

@@ -52,10 +52,9 @@ func asRecorded(r *results.Record, threshold float64) {
 	}
 }
 
-// read loads the earlier run's records and keeps those whose case (on its target, when
-// PerTarget) Keep settles on every record, by the verdicts that run gave them (asRecorded);
-// those carried over are graded with threshold, as this run's reports grade them. No
-// earlier results: nothing is carried and every case runs, with a notice.
+// read carries over the earlier run's records of the cases (per target, when PerTarget) Keep
+// settles on every record, by that run's verdicts (asRecorded), graded with threshold as this
+// run's reports grade them. No earlier results: every case runs, with a notice.
 func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	path, err := results.ResolvePath(rr.Path)
 	if err != nil {
@@ -94,8 +93,7 @@ func (rr *rerunFrom) read(threshold float64) (notice string, err error) {
 	return fmt.Sprintf("%s: %d case records of %s carried over; the other cases run", rr.Flag, len(rr.recs), path), nil
 }
 
-// runs reports whether case c runs: its case was not carried over. Per target, that is
-// runsOn's to say.
+// runs reports whether case c runs: not carried over (per target: runsOn).
 func (rr *rerunFrom) runs(c *suite.Case) bool {
 	return rr == nil || rr.PerTarget || !rr.keys[rr.key(c.Dataset(), c.ID, "")]
 }
@@ -110,8 +108,7 @@ func (rr *rerunFrom) carried(r *results.Record) bool {
 	return rr != nil && rr.keys[rr.key(r.Dataset, r.EvalID, r.Target)]
 }
 
-// selectOn is the planner's choice of targets for a rerun that settles cases per target,
-// nil otherwise.
+// selectOn is the planner's choice of targets for a rerun per target, else nil.
 func (rr *rerunFrom) selectOn() func(c *suite.Case, target string) bool {
 	if rr == nil || !rr.PerTarget {
 		return nil

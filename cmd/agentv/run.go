@@ -20,10 +20,10 @@ import (
 const localMarker = "<!-- agentv-action:v1 local -->"
 
 // runEval runs an eval, writes every report, and returns the exit code. Under GitHub
-// Actions it also writes the step summary and annotations, and the PR comment when asked.
-func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redactor, ro runOptions) int {
+// Actions (actions) it also writes the step summary and annotations, and the PR comment when asked.
+func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redactor, actions, comment bool) int {
 	var cmds *action.Commands
-	if ro.actions {
+	if actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
 	out, err := c.engine(cfg, red, cmds).Run(ctx)
@@ -37,13 +37,13 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if cfg.RunDir != "" {
 		outs = append(outs, runDir{dir: cfg.RunDir, cwd: c.Cwd, opts: cfg.runDirOptions(), stderr: c.Stderr, red: red})
 	}
-	if !ro.actions {
+	if !actions {
 		deliver(ctx, f, append(outs, c.localOutputs(out.ResultsPath)...)...)
 		return run.Decision.Outcome.ExitCode(false)
 	}
 	mode := action.CommentOff
 	// A shard comments never: the job that merges the shards posts the one comment.
-	if ro.comment && cfg.Shard == nil {
+	if comment && cfg.Shard == nil {
 		mode = action.CommentAlways
 	}
 	red.Add(c.Getenv("GITHUB_TOKEN"))

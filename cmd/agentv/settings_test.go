@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/config"
-	"github.com/agentv/action/plan"
 )
 
 // TestFlagsAndInputsFillTheSameSettings keeps the two front-ends of one configuration in
@@ -72,7 +71,7 @@ func TestFlagsAndInputsFillTheSameSettings(t *testing.T) {
 				// workspace when none is given.
 				fromInputs.CacheDir = ""
 			}
-			if diff := cmp.Diff(fromFlags, fromInputs, cmp.AllowUnexported(plan.Shard{})); diff != "" {
+			if diff := cmp.Diff(fromFlags, fromInputs, cmp.AllowUnexported(config.Shard{})); diff != "" {
 				t.Errorf("settings (-flags +inputs):\n%s", diff)
 			}
 		})

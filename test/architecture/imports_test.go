@@ -29,10 +29,10 @@ var house = [][]string{
 	{"providers"},          // talking to models and agents
 	{"cache", "prompt"},    // replaying answers; formatting a case into a request
 	{"evaluators"},         // graders
-	{"plan", "workspace"},  // choosing each case's target and judge; the suite's directory
-	{"runner"},             // running jobs in pools
 	{"gate"},               // the outcome of a run
 	{"config"},             // a run's settings, filled by flags, Action inputs and environment
+	{"plan", "workspace"},  // choosing each case's target and judge; the suite's directory
+	{"runner"},             // running jobs in pools
 	{"compare"},            // a run against a baseline
 	{"report"},             // rendered reports
 	{"action"},             // the GitHub Actions adapter
