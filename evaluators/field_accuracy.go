@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -255,7 +256,7 @@ func matchField(f *faField, want, got any) (bool, string) {
 		}
 		return false, fmt.Sprintf("%s (date mismatch: got %s, expected %s)", f.Path, g, w)
 	}
-	if jsonEqual(want, got) {
+	if reflect.DeepEqual(want, got) {
 		return true, f.Path
 	}
 	if tw, tg := jsTypeof(want), jsTypeof(got); tw != tg {
@@ -298,38 +299,6 @@ func jsParseFloat(v any) (float64, bool) {
 		return f, err == nil || errors.Is(err, strconv.ErrRange)
 	}
 	return 0, false
-}
-
-// jsonEqual is deep equality of decoded JSON values.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case float64, string, bool, nil:
-		return a == b
-	}
-	return false
 }
 
 // pathStep is one step of a field path: a key, or an index when key is "".
