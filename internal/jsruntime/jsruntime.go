@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -157,13 +158,11 @@ func fileURL(path string) string {
 
 // joinList appends item to a sep-separated list unless it is already there.
 func joinList(list, item, sep string) string {
-	if list == "" {
+	switch {
+	case list == "":
 		return item
-	}
-	for _, x := range strings.Split(list, sep) {
-		if x == item {
-			return list
-		}
+	case slices.Contains(strings.Split(list, sep), item):
+		return list
 	}
 	return list + sep + item
 }
