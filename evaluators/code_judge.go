@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,10 +34,7 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 	if v4 {
 		what, missing, reader = "code-grader", "code-grader has no command", "grader"
 	}
-	cwd := spec.Cwd
-	if cwd == "" {
-		cwd = r.dir()
-	}
+	cwd := cmp.Or(spec.Cwd, r.dir())
 	request := codeRequest(spec.Script, cwd)
 	if len(spec.Script) == 0 {
 		return errorf(request, "%s", missing)
@@ -267,16 +265,7 @@ func (r *caseRun) runV4Script(ctx context.Context, argv []string, cwd string, st
 		return v
 	}
 	// Not the JSON protocol: the exit code is the verdict, stdout its text.
-	text := string(out)
-	if text == "" {
-		text = "exit " + strconv.Itoa(exit)
-	}
-	a := []v4Assertion{{Text: text, Passed: exit == 0}}
-	score := 0.0
-	if exit == 0 {
-		score = 1
-	}
-	v := v4Verdict(score, a)
+	v := v4Verdict(b2f(exit == 0), []v4Assertion{{Text: cmp.Or(string(out), "exit "+strconv.Itoa(exit)), Passed: exit == 0}})
 	v.request = request
 	return v
 }
