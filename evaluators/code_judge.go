@@ -265,7 +265,8 @@ func (r *caseRun) runV4Script(ctx context.Context, argv []string, cwd string, st
 		return v
 	}
 	// Not the JSON protocol: the exit code is the verdict, stdout its text.
-	v := v4Verdict(b2f(exit == 0), []v4Assertion{{Text: cmp.Or(string(out), "exit "+strconv.Itoa(exit)), Passed: exit == 0}})
+	text := cmp.Or(string(out), "exit "+strconv.Itoa(exit))
+	v := v4Verdict(b2f(exit == 0), []v4Assertion{{Text: text, Passed: exit == 0}})
 	v.request = request
 	return v
 }

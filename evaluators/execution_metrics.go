@@ -96,8 +96,10 @@ func executionMetrics(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, l m
 		{"max_tool_calls", "tool_calls", "Tool calls", "", &toolCount, jsNumber},
 		{"max_llm_calls", "llm_calls", "LLM calls", "", &llmCalls, jsNumber},
 		{"max_tokens", "tokens", "Total tokens", "Token usage data not available", tokens, jsNumber},
-		{"max_cost_usd", "cost_usd", "Cost", "Cost data not available", costUSD, func(f float64) string { return "$" + jsFixed(f, 4) }},
-		{"max_duration_ms", "duration_ms", "Duration", "Duration data not available", durationMS, func(f float64) string { return jsNumber(f) + "ms" }},
+		{"max_cost_usd", "cost_usd", "Cost", "Cost data not available", costUSD,
+			func(f float64) string { return "$" + jsFixed(f, 4) }},
+		{"max_duration_ms", "duration_ms", "Duration", "Duration data not available", durationMS,
+			func(f float64) string { return jsNumber(f) + "ms" }},
 	} {
 		limit, ok := l[m.limit]
 		if !ok {

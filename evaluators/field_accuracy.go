@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,10 +100,7 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 	}
 	expected := expectedObject(r.in.Case.Expected)
 	if expected == nil {
-		name := r.rules.ExpectedName
-		if name == "" {
-			name = "expected_messages"
-		}
+		name := cmp.Or(r.rules.ExpectedName, "expected_messages")
 		v.misses = append(v.misses, "No expected data found in "+name)
 		v.reasoning = "Could not extract expected data from " + name
 		return v
@@ -110,11 +108,6 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 	limit := maxVerdictItems
 	if r.rules.AllItems {
 		limit = len(cfg.fields)
-	}
-	add := func(list *[]string, s string) {
-		if len(*list) < limit {
-			*list = append(*list, s)
-		}
 	}
 	var sum, wsum float64
 	hits := 0
@@ -140,11 +133,13 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 		}
 		sum += w * b2f(ok)
 		wsum += w
+		list := &v.misses
 		if ok {
 			hits++
-			add(&v.hits, note)
-		} else {
-			add(&v.misses, note)
+			list = &v.hits
+		}
+		if len(*list) < limit {
+			*list = append(*list, note)
 		}
 	}
 	switch {
