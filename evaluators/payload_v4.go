@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -233,7 +234,7 @@ func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
 		StartTime: start, EndTime: end}
 	if resp := in.Response; resp != nil {
 		if u := resp.Usage; u != nil {
-			tr.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
+			tr.TokenUsage = (*results.TokenUsage)(u)
 		}
 		tr.CostUSD, tr.DurationMS = resp.CostUSD, resp.DurationMS
 	}
@@ -243,13 +244,6 @@ func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
 	tr.Metadata.EvalCaseID, tr.Metadata.ProviderSessionID = in.Case.ID, in.Case.ConversationID
 	tr.Events = traceEvents(parsed, in.Candidate, end)
 	return tr, sum, nil
-}
-
-// v4TokenUsage is a target's token usage in a 4.x payload.
-type v4TokenUsage struct {
-	Input  int64  `json:"input"`
-	Output int64  `json:"output"`
-	Cached *int64 `json:"cached,omitempty"`
 }
 
 // resultInput is the input side of the transcript as 4.42.4 records it (orchestrator.ts,
