@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -317,12 +318,7 @@ type traceToolCall struct {
 	DurationMS json.RawMessage `json:"duration_ms"`
 }
 
-func (tc *traceToolCall) name() string {
-	if tc.Tool != "" {
-		return tc.Tool
-	}
-	return tc.Name
-}
+func (tc *traceToolCall) name() string { return cmp.Or(tc.Tool, tc.Name) }
 
 func messageToolCalls(m *traceMessage) []traceToolCall {
 	if isNull(m.ToolCalls) {

@@ -1,6 +1,7 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -158,10 +159,10 @@ type toolCall struct {
 }
 
 func toolCalls(r *caseRun) []toolCall {
-	var calls []toolCall
 	if r.in.Response == nil {
 		return nil
 	}
+	var calls []toolCall
 	for _, m := range r.in.Response.OutputMessages {
 		if isNull(m.ToolCalls) {
 			continue
@@ -179,10 +180,7 @@ func toolCalls(r *caseRun) []toolCall {
 			continue
 		}
 		for _, it := range items {
-			c := toolCall{name: it.Tool, durationMS: it.DurationMS, output: it.Output}
-			if c.name == "" {
-				c.name = it.Name
-			}
+			c := toolCall{name: cmp.Or(it.Tool, it.Name), durationMS: it.DurationMS, output: it.Output}
 			in := it.Input
 			if isNull(in) {
 				in = it.Args
