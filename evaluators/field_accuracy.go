@@ -174,9 +174,6 @@ func expectedObject(msgs []suite.Message) any {
 				return v
 			}
 		case suite.ContentText:
-			if m.Content.Text == "" {
-				continue
-			}
 			if v, ok := agentvJSON(m.Content.Text); ok && v != nil {
 				return v
 			}
