@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,10 +34,7 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 	if v4 {
 		what, missing, reader = "code-grader", "code-grader has no command", "grader"
 	}
-	cwd := spec.Cwd
-	if cwd == "" {
-		cwd = r.dir()
-	}
+	cwd := cmp.Or(spec.Cwd, r.dir())
 	request := codeRequest(spec.Script, cwd)
 	if len(spec.Script) == 0 {
 		return errorf(request, "%s", missing)
@@ -109,11 +107,8 @@ func (r *caseRun) runJudgeScript(ctx context.Context, what string, argv []string
 	res, err := r.runProcess(ctx, argv, cwd, stdin, append(sdkEnv(argv), env...))
 	if err != nil {
 		var perr *proc.Error
-		if errors.As(err, &perr) && !perr.TimedOut && strings.TrimSpace(perr.Stderr) == "" && res != nil {
-			// No stderr to explain the failure: the start of stdout often does.
-			if out := strings.TrimSpace(string(res.Stdout)); out != "" {
-				return errorf(request, "%s %v; stdout: %s", what, err, proc.Excerpt(out, stdoutInError))
-			}
+		if errors.As(err, &perr) && !perr.TimedOut && res != nil {
+			return failed(request, what, err, res.Stdout, perr.Stderr)
 		}
 		return errorf(request, "%s %v", what, err)
 	}
@@ -200,6 +195,15 @@ func addChecks(v *verdict, raw json.RawMessage) (passed, total int) {
 	return passed, total
 }
 
+// failed is the verdict of a script that failed with err: with no stderr to explain it, the
+// start of stdout often does.
+func failed(request json.RawMessage, what string, err error, stdout []byte, stderr string) verdict {
+	if out := bytes.TrimSpace(stdout); len(out) > 0 && strings.TrimSpace(stderr) == "" {
+		return errorf(request, "%s %v; stdout: %s", what, err, proc.Excerpt(string(out), stdoutInError))
+	}
+	return errorf(request, "%s %v", what, err)
+}
+
 func stderrNote(stderr []byte) string {
 	if s := strings.TrimSpace(string(stderr)); s != "" {
 		return "; stderr: " + proc.Excerpt(s, stdoutInError)
@@ -250,10 +254,7 @@ func (r *caseRun) runV4Script(ctx context.Context, argv []string, cwd string, st
 		}
 		out := bytes.TrimSpace(res.Stdout)
 		if len(out) > 0 && (out[0] == '{' || out[0] == '[') || strings.TrimSpace(perr.Stderr) != "" {
-			if len(out) > 0 && strings.TrimSpace(perr.Stderr) == "" {
-				return errorf(request, "%s %v; stdout: %s", what, err, proc.Excerpt(string(out), stdoutInError))
-			}
-			return errorf(request, "%s %v", what, err)
+			return failed(request, what, err, out, perr.Stderr)
 		}
 		exit = perr.ExitCode
 	}
@@ -267,16 +268,8 @@ func (r *caseRun) runV4Script(ctx context.Context, argv []string, cwd string, st
 		return v
 	}
 	// Not the JSON protocol: the exit code is the verdict, stdout its text.
-	text := string(out)
-	if text == "" {
-		text = "exit " + strconv.Itoa(exit)
-	}
-	a := []v4Assertion{{Text: text, Passed: exit == 0}}
-	score := 0.0
-	if exit == 0 {
-		score = 1
-	}
-	v := v4Verdict(score, a)
+	text := cmp.Or(string(out), "exit "+strconv.Itoa(exit))
+	v := v4Verdict(b2f(exit == 0), []v4Assertion{{Text: text, Passed: exit == 0}})
 	v.request = request
 	return v
 }

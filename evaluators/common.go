@@ -1,9 +1,11 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -73,8 +75,8 @@ func unitScore(v json.RawMessage) (float64, bool) {
 	return f, true
 }
 
-// commonOf returns the common keys of a spec: parsed at load time, or read now for a spec
-// built in code (a bad one then counts as none: its evaluator reports the error).
+// commonOf returns a spec's common keys: parsed at load time, or now for a spec built in code
+// (bad ones count as none: its evaluator reports them).
 func commonOf(spec *suite.EvaluatorSpec) commonKeys {
 	if p, ok := spec.Parsed.(*parsedEntry); ok {
 		return p.common
@@ -101,13 +103,9 @@ func negateResult(res *results.EvaluatorResult, passFail bool) {
 	}
 	res.Score = clamp01(1 - res.Score)
 	res.Hits, res.Misses = res.Misses, res.Hits
-	if res.Assertions != nil {
-		as := make([]results.Assertion, len(res.Assertions))
-		for i, a := range res.Assertions {
-			a.Passed = !a.Passed // a criterion met is now what fails the entry
-			as[i] = a
-		}
-		res.Assertions = as
+	res.Assertions = slices.Clone(res.Assertions)
+	for i := range res.Assertions {
+		res.Assertions[i].Passed = !res.Assertions[i].Passed // a criterion met now fails the entry
 	}
 	if !passFail {
 		res.Verdict = results.Band(res.Score)
@@ -128,15 +126,8 @@ func requiredGate(out *Outcome, common []commonKeys, threshold float64) {
 		threshold = DefaultThreshold
 	}
 	for i, res := range out.Results {
-		c := common[i]
-		if !c.required {
-			continue
-		}
-		minimum := c.minScore
-		if minimum == 0 {
-			minimum = threshold
-		}
-		if res.Score < minimum {
+		minimum := cmp.Or(common[i].minScore, threshold)
+		if common[i].required && res.Score < minimum {
 			out.Score = 0
 			out.Misses = append(out.Misses, fmt.Sprintf("required evaluator %q scored %.2f, below its minimum %.2f: the case scores 0", res.Name, res.Score, minimum))
 		}

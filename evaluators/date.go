@@ -3,6 +3,7 @@ package evaluators
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,11 +88,8 @@ func parseDate(v any, formats []string) (civilDate, bool) {
 }
 
 func dayFirst(formats []string) bool {
-	for _, f := range formats {
+	return slices.ContainsFunc(formats, func(f string) bool {
 		f = strings.ToUpper(strings.TrimSpace(f))
-		if strings.HasPrefix(f, "DD") && strings.Contains(f, "MM") && !strings.Contains(f, "MMM") {
-			return true
-		}
-	}
-	return false
+		return strings.HasPrefix(f, "DD") && strings.Contains(f, "MM") && !strings.Contains(f, "MMM")
+	})
 }

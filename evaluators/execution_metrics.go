@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
+	"math"
 
 	"github.com/agentv/action/suite"
 )
@@ -21,177 +20,123 @@ var explorationTools = []string{"read", "grep", "glob", "search", "list", "Read"
 // exploration_tolerance is not set.
 const defaultExplorationTolerance = 0.2
 
-// metricsLimits are the thresholds of one execution-metrics entry; nil is not checked.
-type metricsLimits struct {
-	maxToolCalls, maxLLMCalls, maxTokens, maxCostUSD, maxDurationMS *float64
-	targetExploration, explorationTolerance                         *float64
+// metricsSettings are execution-metrics' settings (and their camelCase spellings), in the order
+// they are checked; all but exploration_tolerance are limits.
+var metricsSettings = [][2]string{
+	{"max_tool_calls", "maxToolCalls"}, {"max_llm_calls", "maxLlmCalls"}, {"max_tokens", "maxTokens"},
+	{"max_cost_usd", "maxCostUsd"}, {"max_duration_ms", "maxDurationMs"},
+	{"target_exploration_ratio", "targetExplorationRatio"}, {"exploration_tolerance", "explorationTolerance"},
 }
 
 func init() {
 	register(TypeExecutionMetrics, []string{"execution_metrics"}, parseMetricsLimits, executionMetrics)
 }
 
-func parseMetricsLimits(spec *suite.EvaluatorSpec) (*metricsLimits, error) {
+// parseMetricsLimits reads the settings that are set, by their snake_case names.
+func parseMetricsLimits(spec *suite.EvaluatorSpec) (map[string]float64, error) {
 	s, err := settingsOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	l := &metricsLimits{}
+	l := map[string]float64{}
 	var errs []error
-	for _, k := range []struct {
-		dst        **float64
-		snake, cml string
-	}{
-		{&l.maxToolCalls, "max_tool_calls", "maxToolCalls"},
-		{&l.maxLLMCalls, "max_llm_calls", "maxLlmCalls"},
-		{&l.maxTokens, "max_tokens", "maxTokens"},
-		{&l.maxCostUSD, "max_cost_usd", "maxCostUsd"},
-		{&l.maxDurationMS, "max_duration_ms", "maxDurationMs"},
-		{&l.targetExploration, "target_exploration_ratio", "targetExplorationRatio"},
-		{&l.explorationTolerance, "exploration_tolerance", "explorationTolerance"},
-	} {
-		v, ok, err := s.number(k.snake, k.cml)
-		if err != nil {
+	for _, k := range metricsSettings {
+		if v, ok, err := s.number(k[0], k[1]); err != nil {
 			errs = append(errs, err)
 		} else if ok {
-			*k.dst = &v
+			l[k[0]] = v
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if l.maxToolCalls == nil && l.maxLLMCalls == nil && l.maxTokens == nil && l.maxCostUSD == nil &&
-		l.maxDurationMS == nil && l.targetExploration == nil {
+	if _, tol := l["exploration_tolerance"]; len(l) == 0 || len(l) == 1 && tol {
 		return nil, errors.New("execution-metrics needs at least one of `max_tool_calls`, `max_llm_calls`, `max_tokens`, " +
 			"`max_cost_usd`, `max_duration_ms`, `target_exploration_ratio`")
 	}
 	return l, nil
 }
 
-// runMetrics are the measures of one target answer that execution-metrics checks.
-type runMetrics struct {
-	toolCalls   int
-	byName      map[string]int
-	llmCalls    int      // assistant messages of the answer (a plain answer is one)
-	tokens      *float64 // input + output
-	costUSD     *float64
-	durationMS  *float64
-	explorative int // tool calls whose name is an exploration tool
-}
-
-func metricsOf(r *caseRun) runMetrics {
-	m := runMetrics{byName: map[string]int{}}
-	for _, c := range toolCalls(r) {
-		m.toolCalls++
-		m.byName[c.name]++
-	}
-	for _, name := range explorationTools {
-		m.explorative += m.byName[name]
-	}
-	resp := r.in.Response
-	if resp == nil {
-		return m
-	}
-	for _, msg := range resp.OutputMessages {
-		if msg.Role == suite.RoleAssistant {
-			m.llmCalls++
-		}
-	}
-	if len(resp.OutputMessages) == 0 {
-		m.llmCalls = 1 // the answer text is the one assistant message
-	}
-	if u := resp.Usage; u != nil {
-		t := float64(u.Input + u.Output)
-		m.tokens = &t
-	}
-	m.costUSD, m.durationMS = resp.CostUSD, resp.DurationMS
-	return m
-}
-
 // executionMetrics scores the share of configured limits the run kept: each limit is one
 // check, and a measure the target did not report fails its check.
-func executionMetrics(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, l *metricsLimits) verdict {
-	m := metricsOf(r)
-	v := verdict{hits: []string{}, misses: []string{}}
+func executionMetrics(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, l map[string]float64) verdict {
+	// The measures: tool calls, assistant messages (a plain answer is one), tokens (input +
+	// output), cost, duration, and the tool calls of exploration tools.
+	byName := map[string]int{}
+	calls := toolCalls(r)
+	for _, c := range calls {
+		byName[c.name]++
+	}
+	explorative := 0
+	for _, name := range explorationTools {
+		explorative += byName[name]
+	}
+	toolCount, llmCalls := float64(len(calls)), 0.0
+	var tokens, costUSD, durationMS *float64
+	if resp := r.in.Response; resp != nil {
+		for _, msg := range resp.OutputMessages {
+			llmCalls += b2f(msg.Role == suite.RoleAssistant)
+		}
+		if len(resp.OutputMessages) == 0 {
+			llmCalls = 1
+		}
+		if u := resp.Usage; u != nil {
+			t := float64(u.Input + u.Output)
+			tokens = &t
+		}
+		costUSD, durationMS = resp.CostUSD, resp.DurationMS
+	}
+	var c checklist
 	config, actual := map[string]float64{}, map[string]float64{}
-	var texts []string // the checks in order, for the reasoning
-	check := func(ok bool, text string) {
-		texts = append(texts, text)
-		if ok {
-			v.hits = append(v.hits, text)
-		} else {
-			v.misses = append(v.misses, text)
+	for _, m := range []struct {
+		limit, measure, label, missing string
+		got                            *float64
+		format                         func(float64) string
+	}{
+		{"max_tool_calls", "tool_calls", "Tool calls", "", &toolCount, jsNumber},
+		{"max_llm_calls", "llm_calls", "LLM calls", "", &llmCalls, jsNumber},
+		{"max_tokens", "tokens", "Total tokens", "Token usage data not available", tokens, jsNumber},
+		{"max_cost_usd", "cost_usd", "Cost", "Cost data not available", costUSD,
+			func(f float64) string { return "$" + jsFixed(f, 4) }},
+		{"max_duration_ms", "duration_ms", "Duration", "Duration data not available", durationMS,
+			func(f float64) string { return jsNumber(f) + "ms" }},
+	} {
+		limit, ok := l[m.limit]
+		if !ok {
+			continue
 		}
-	}
-	atMost := func(label string, got, limit float64, unit string, format func(float64) string) {
-		if got <= limit {
-			check(true, fmt.Sprintf("%s %s%s <= %s%s max", label, format(got), unit, format(limit), unit))
-		} else {
-			check(false, fmt.Sprintf("%s %s%s > %s%s max", label, format(got), unit, format(limit), unit))
+		config[m.limit] = limit
+		if m.got == nil {
+			c.check(false, "%s", m.missing)
+			continue
 		}
+		actual[m.measure] = *m.got
+		op := map[bool]string{true: "<=", false: ">"}[*m.got <= limit]
+		c.check(*m.got <= limit, "%s %s %s %s max", m.label, m.format(*m.got), op, m.format(limit))
 	}
-	if p := l.maxToolCalls; p != nil {
-		config["max_tool_calls"], actual["tool_calls"] = *p, float64(m.toolCalls)
-		atMost("Tool calls", float64(m.toolCalls), *p, "", jsNumber)
-	}
-	if p := l.maxLLMCalls; p != nil {
-		config["max_llm_calls"], actual["llm_calls"] = *p, float64(m.llmCalls)
-		atMost("LLM calls", float64(m.llmCalls), *p, "", jsNumber)
-	}
-	if p := l.maxTokens; p != nil {
-		config["max_tokens"] = *p
-		if m.tokens == nil {
-			check(false, "Token usage data not available")
-		} else {
-			actual["tokens"] = *m.tokens
-			atMost("Total tokens", *m.tokens, *p, "", jsNumber)
+	if target, ok := l["target_exploration_ratio"]; ok {
+		tol, ok := l["exploration_tolerance"]
+		if !ok {
+			tol = defaultExplorationTolerance
 		}
-	}
-	if p := l.maxCostUSD; p != nil {
-		config["max_cost_usd"] = *p
-		if m.costUSD == nil {
-			check(false, "Cost data not available")
+		config["target_exploration_ratio"], config["exploration_tolerance"] = target, tol
+		if len(calls) == 0 {
+			c.check(false, "Exploration ratio not available (no tool calls)")
 		} else {
-			actual["cost_usd"] = *m.costUSD
-			atMost("Cost", *m.costUSD, *p, "", func(f float64) string { return "$" + jsFixed(f, 4) })
-		}
-	}
-	if p := l.maxDurationMS; p != nil {
-		config["max_duration_ms"] = *p
-		if m.durationMS == nil {
-			check(false, "Duration data not available")
-		} else {
-			actual["duration_ms"] = *m.durationMS
-			atMost("Duration", *m.durationMS, *p, "ms", jsNumber)
-		}
-	}
-	if p := l.targetExploration; p != nil {
-		tol := defaultExplorationTolerance
-		if l.explorationTolerance != nil {
-			tol = *l.explorationTolerance
-		}
-		config["target_exploration_ratio"], config["exploration_tolerance"] = *p, tol
-		if m.toolCalls == 0 {
-			check(false, "Exploration ratio not available (no tool calls)")
-		} else {
-			ratio := float64(m.explorative) / float64(m.toolCalls)
+			ratio := float64(explorative) / toolCount
 			actual["exploration_ratio"] = ratio
-			diff := ratio - *p
-			if diff < 0 {
-				diff = -diff
-			}
-			if diff <= tol {
-				check(true, fmt.Sprintf("Exploration ratio %s within tolerance of target %s", jsFixed(ratio, 2), jsNumber(*p)))
+			if diff := math.Abs(ratio - target); diff <= tol {
+				c.check(true, "Exploration ratio %s within tolerance of target %s", jsFixed(ratio, 2), jsNumber(target))
 			} else {
-				check(false, fmt.Sprintf("Exploration ratio %s outside tolerance of target %s (diff: %s, tolerance: %s)",
-					jsFixed(ratio, 2), jsNumber(*p), jsFixed(diff, 2), jsNumber(tol)))
+				c.check(false, "Exploration ratio %s outside tolerance of target %s (diff: %s, tolerance: %s)",
+					jsFixed(ratio, 2), jsNumber(target), jsFixed(diff, 2), jsNumber(tol))
 			}
 		}
 	}
-	if n := len(v.hits) + len(v.misses); n > 0 {
+	v := c.verdict(0)
+	if n := len(c.texts); n > 0 {
 		v.score = float64(len(v.hits)) / float64(n)
 	}
-	v.reasoning = strings.Join(texts, "; ")
 	var act any = actual
 	if len(actual) == 0 {
 		act = nil

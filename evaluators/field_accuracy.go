@@ -1,11 +1,13 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,10 +100,7 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 	}
 	expected := expectedObject(r.in.Case.Expected)
 	if expected == nil {
-		name := r.rules.ExpectedName
-		if name == "" {
-			name = "expected_messages"
-		}
+		name := cmp.Or(r.rules.ExpectedName, "expected_messages")
 		v.misses = append(v.misses, "No expected data found in "+name)
 		v.reasoning = "Could not extract expected data from " + name
 		return v
@@ -109,11 +108,6 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 	limit := maxVerdictItems
 	if r.rules.AllItems {
 		limit = len(cfg.fields)
-	}
-	add := func(list *[]string, s string) {
-		if len(*list) < limit {
-			*list = append(*list, s)
-		}
 	}
 	var sum, wsum float64
 	hits := 0
@@ -139,11 +133,13 @@ func fieldAccuracy(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *f
 		}
 		sum += w * b2f(ok)
 		wsum += w
+		list := &v.misses
 		if ok {
 			hits++
-			add(&v.hits, note)
-		} else {
-			add(&v.misses, note)
+			list = &v.hits
+		}
+		if len(*list) < limit {
+			*list = append(*list, note)
 		}
 	}
 	switch {
@@ -178,9 +174,6 @@ func expectedObject(msgs []suite.Message) any {
 				return v
 			}
 		case suite.ContentText:
-			if m.Content.Text == "" {
-				continue
-			}
 			if v, ok := agentvJSON(m.Content.Text); ok && v != nil {
 				return v
 			}
@@ -255,7 +248,7 @@ func matchField(f *faField, want, got any) (bool, string) {
 		}
 		return false, fmt.Sprintf("%s (date mismatch: got %s, expected %s)", f.Path, g, w)
 	}
-	if jsonEqual(want, got) {
+	if reflect.DeepEqual(want, got) {
 		return true, f.Path
 	}
 	if tw, tg := jsTypeof(want), jsTypeof(got); tw != tg {
@@ -298,38 +291,6 @@ func jsParseFloat(v any) (float64, bool) {
 		return f, err == nil || errors.Is(err, strconv.ErrRange)
 	}
 	return 0, false
-}
-
-// jsonEqual is deep equality of decoded JSON values.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case float64, string, bool, nil:
-		return a == b
-	}
-	return false
 }
 
 // pathStep is one step of a field path: a key, or an index when key is "".

@@ -28,31 +28,15 @@ func jsNumber(f float64) string {
 }
 
 // jsFixed formats f with d decimals as JavaScript's Number#toFixed: like %.*f, except that an
-// exact tie rounds away from zero (0.125 → "0.13") where Go rounds it to even.
+// exact tie rounds away from zero (0.125 → "0.13") where Go rounds it to even. A tie is a float
+// whose exact decimal expansion ends in a 5 at decimal d+1: as ...6 it rounds up.
 func jsFixed(f float64, d int) string {
-	s := strconv.FormatFloat(f, 'f', d, 64)
-	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 1e21 {
-		return s
-	}
-	// A tie is a float whose exact value times 10^d ends in exactly .5.
-	scale := new(big.Float).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d)), nil))
-	x := new(big.Float).SetPrec(2048).SetFloat64(math.Abs(f))
-	x.Mul(x, scale)
-	n, _ := x.Int(nil)
-	frac := new(big.Float).SetPrec(2048).Sub(x, new(big.Float).SetPrec(2048).SetInt(n))
-	if frac.Cmp(big.NewFloat(0.5)) != 0 {
-		return s
-	}
-	n.Add(n, big.NewInt(1))
-	digits := n.String()
-	if d > 0 {
-		if len(digits) <= d {
-			digits = strings.Repeat("0", d-len(digits)+1) + digits
+	if math.Abs(f) < 1e21 {
+		exact := strings.TrimRight(strconv.FormatFloat(f, 'f', 1100, 64), "0")
+		if _, frac, _ := strings.Cut(exact, "."); len(frac) == d+1 && frac[d] == '5' {
+			x, _, _ := big.ParseFloat(exact[:len(exact)-1]+"6", 10, 256, big.ToNearestEven)
+			return x.Text('f', d)
 		}
-		digits = digits[:len(digits)-d] + "." + digits[len(digits)-d:]
 	}
-	if f < 0 {
-		digits = "-" + digits
-	}
-	return digits
+	return strconv.FormatFloat(f, 'f', d, 64)
 }

@@ -50,16 +50,7 @@ func compileJS(source, flags string) (p *jsPattern, err error) {
 	}
 	opts := regexp2.ECMAScript
 	for _, f := range flags {
-		switch f {
-		case 'i':
-			opts |= regexp2.IgnoreCase
-		case 'm':
-			opts |= regexp2.Multiline
-		case 's':
-			opts |= regexp2.Singleline
-		case 'u', 'v':
-			opts |= regexp2.Unicode
-		}
+		opts |= jsFlags[f]
 	}
 	pattern := source
 	if !p.unicode {
@@ -88,6 +79,10 @@ func compileJS(source, flags string) (p *jsPattern, err error) {
 	v, _ := compiledJS.LoadOrStore(key, p)
 	return v.(*jsPattern), nil
 }
+
+// jsFlags are regexp2's options for JavaScript's flags; g, d and y need none.
+var jsFlags = map[rune]regexp2.RegexOptions{'i': regexp2.IgnoreCase, 'm': regexp2.Multiline, 's': regexp2.Singleline,
+	'u': regexp2.Unicode, 'v': regexp2.Unicode}
 
 // test is RegExp.prototype.test on a fresh RegExp: one search from the start of text.
 func (p *jsPattern) test(text string) (bool, error) {

@@ -30,31 +30,38 @@ func limitParser(missing string, keys ...string) func(*suite.EvaluatorSpec) (flo
 	}
 }
 
-// latency passes (1) when the target's duration is within `threshold` ms. Its texts are
-// AgentV's (the same in 2.5 and 4.x).
+// atMost passes when got (nil: not measured) is within limit; text words the check with its
+// operator. The texts are AgentV's (the same in 2.5 and 4.x).
+func atMost(got *float64, limit float64, missing string, text func(op string) string) verdict {
+	switch {
+	case got == nil:
+		return assertion(false, "", missing)
+	case *got <= limit:
+		return assertion(true, text("<="), "")
+	}
+	return assertion(false, "", text(">"))
+}
+
+// latency passes when the target's duration is within `threshold` ms.
 func latency(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
-	t := r.in.Trace
-	if t == nil || t.DurationMS == nil {
-		return assertion(false, "", "No duration data available in trace")
+	var d *float64
+	if r.in.Trace != nil {
+		d = r.in.Trace.DurationMS
 	}
-	d := *t.DurationMS
-	if d <= limit {
-		return assertion(true, fmt.Sprintf("Duration %sms <= %sms threshold", jsNumber(d), jsNumber(limit)), "")
-	}
-	return assertion(false, "", fmt.Sprintf("Duration %sms > %sms threshold", jsNumber(d), jsNumber(limit)))
+	return atMost(d, limit, "No duration data available in trace", func(op string) string {
+		return fmt.Sprintf("Duration %sms %s %sms threshold", jsNumber(*d), op, jsNumber(limit))
+	})
 }
 
 // cost passes when the target's cost is within `budget` USD.
 func cost(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, budget float64) verdict {
-	t := r.in.Trace
-	if t == nil || t.CostUSD == nil {
-		return assertion(false, "", "No cost data available in trace")
+	var c *float64
+	if r.in.Trace != nil {
+		c = r.in.Trace.CostUSD
 	}
-	c := *t.CostUSD
-	if c <= budget {
-		return assertion(true, fmt.Sprintf("Cost $%s <= $%s budget", jsFixed(c, 4), jsFixed(budget, 4)), "")
-	}
-	return assertion(false, "", fmt.Sprintf("Cost $%s > $%s budget", jsFixed(c, 4), jsFixed(budget, 4)))
+	return atMost(c, budget, "No cost data available in trace", func(op string) string {
+		return fmt.Sprintf("Cost $%s %s $%s budget", jsFixed(*c, 4), op, jsFixed(budget, 4))
+	})
 }
 
 type tokenLimit struct {
@@ -96,23 +103,42 @@ func tokenUsage(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limits []
 		used["total"] += float64(*u.Cached)
 	}
 	label := map[string]string{"input": "Input", "output": "Output", "total": "Total"}
-	v := verdict{score: 1, hits: []string{}, misses: []string{}}
-	var parts []string
+	var c checklist
 	for _, l := range limits {
 		n := used[l.name]
-		if n <= l.max {
-			text := fmt.Sprintf("%s tokens %s <= %s", label[l.name], jsNumber(n), jsNumber(l.max))
-			v.hits = append(v.hits, text)
-			parts = append(parts, text)
-		} else {
-			text := fmt.Sprintf("%s tokens %s > %s", label[l.name], jsNumber(n), jsNumber(l.max))
-			v.score = 0
-			v.misses = append(v.misses, text)
-			parts = append(parts, text)
-		}
+		op := map[bool]string{true: "<=", false: ">"}[n <= l.max]
+		c.check(n <= l.max, "%s tokens %s %s %s", label[l.name], jsNumber(n), op, jsNumber(l.max))
 	}
-	v.reasoning = strings.Join(parts, "; ")
-	return v
+	return c.verdict(b2f(len(c.v.misses) == 0))
+}
+
+// checklist gathers an evaluator's checks: passed ones are hits, failed ones misses, and all of
+// them, in order, its reasoning.
+type checklist struct {
+	v     verdict
+	texts []string
+}
+
+func (c *checklist) check(ok bool, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	c.texts = append(c.texts, text)
+	if ok {
+		c.v.hits = append(c.v.hits, text)
+	} else {
+		c.v.misses = append(c.v.misses, text)
+	}
+}
+
+// verdict is the checks with score.
+func (c *checklist) verdict(score float64) verdict {
+	c.v.score, c.v.reasoning = score, strings.Join(c.texts, "; ")
+	if c.v.hits == nil {
+		c.v.hits = []string{}
+	}
+	if c.v.misses == nil {
+		c.v.misses = []string{}
+	}
+	return c.v
 }
 
 // binary is a pass/fail verdict: score 1 with hit, or 0 with miss.

@@ -22,8 +22,6 @@ type caseData struct {
 	output   []byte // nil when the target returned no output messages
 }
 
-func newCaseData(in *Input) *caseData { return &caseData{in: in} }
-
 // messages builds the message lists once.
 func (d *caseData) messages() error {
 	if d.built {
@@ -47,14 +45,10 @@ func (d *caseData) messages() error {
 	return d.err
 }
 
-// Payload returns the judge and template payload of a case: one snake_case JSON object with
-// the current names (candidate_answer, expected_messages, ...) and, for existing judges, the older names with the
-// same values. User data (content objects, tool calls, config) keeps its keys as written.
-// config is the evaluator's pass-through config (nil: null).
-func Payload(in *Input, config json.RawMessage) ([]byte, error) {
-	return newCaseData(normalizeInput(in)).payload(config)
-}
-
+// payload is the 2.5 judge and template payload: one snake_case JSON object with the current
+// names (candidate_answer, expected_messages, ...) and, for existing judges, the older names
+// with the same values. User data (content objects, tool calls, config) keeps its keys as
+// written. config is the evaluator's pass-through config (nil: null).
 func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 	if err := d.messages(); err != nil {
 		return nil, err
@@ -84,7 +78,7 @@ func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 	return jsonx.Marshal(&p)
 }
 
-// payload is the judge and template payload, in the order of its keys.
+// payload is the 2.5 payload, in the order of its keys.
 type payload struct {
 	Question         string                `json:"question"`
 	ExpectedOutcome  string                `json:"expected_outcome"`

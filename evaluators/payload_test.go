@@ -14,6 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+func newCaseData(in *Input) *caseData { return &caseData{in: in} }
+
+// Payload is the 2.5 payload of a case with config.
+func Payload(in *Input, config json.RawMessage) ([]byte, error) {
+	return newCaseData(normalizeInput(in)).payload(config)
+}
+
 func TestPayloadGolden(t *testing.T) {
 	t.Parallel()
 	cost, dur := 0.0123, 1500.0

@@ -1,12 +1,14 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
 
 	"github.com/agentv/action/internal/jsonx"
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
@@ -26,43 +28,33 @@ func (r *caseRun) payload(opts v4PayloadOpts) ([]byte, error) {
 // v4Payload is what AgentV 4.42.4 sends a code grader of a 4.x file on stdin, field for field
 // (packages/core/src/evaluation/graders/code-grader.ts): 4.x names only. 4.42.4's Python
 // helper rejects the 2.5 names (reference_answer, ...), and its TypeScript SDK requires the
-// canonical trace (messages and events). Graders of 2.5 files get the 2.5 payload.
+// canonical trace (messages and events). An executable prompt template of an llm-grader gets
+// `answer` and no measures (graders/prompt-resolution.ts, executePromptTemplate).
 type v4Payload struct {
 	Criteria       string          `json:"criteria"`
 	ExpectedOutput json.RawMessage `json:"expected_output"`
 	Output         *string         `json:"output"` // null when it went to output_path
+	Answer         *string         `json:"answer,omitempty"`
 	Messages       json.RawMessage `json:"messages"`
 	OutputPath     string          `json:"output_path,omitempty"`
 	InputFiles     []string        `json:"input_files"`
 	Input          json.RawMessage `json:"input"`
 	Metadata       json.RawMessage `json:"metadata"`
 	Trace          *v4Trace        `json:"trace"`
-	TraceSummary   *v4TraceSummary `json:"trace_summary"`
-	TokenUsage     any             `json:"token_usage"`
-	CostUSD        *float64        `json:"cost_usd"`
-	DurationMS     *float64        `json:"duration_ms"`
-	StartTime      *string         `json:"start_time"`
-	EndTime        *string         `json:"end_time"`
+	*v4Measures                    // a code grader's
 	FileChanges    *string         `json:"file_changes"`
 	WorkspacePath  *string         `json:"workspace_path"`
 	Config         json.RawMessage `json:"config"`
 }
 
-// v4TemplatePayload is what 4.42.4 sends an executable prompt template of an llm-grader
-// (graders/prompt-resolution.ts, executePromptTemplate): fewer fields, and `answer`.
-type v4TemplatePayload struct {
-	Criteria       string          `json:"criteria"`
-	ExpectedOutput json.RawMessage `json:"expected_output"`
-	Output         string          `json:"output"`
-	Answer         string          `json:"answer"`
-	Messages       json.RawMessage `json:"messages"`
-	InputFiles     []string        `json:"input_files"`
-	Input          json.RawMessage `json:"input"`
-	Metadata       json.RawMessage `json:"metadata"`
-	Trace          *v4Trace        `json:"trace"`
-	FileChanges    *string         `json:"file_changes"`
-	WorkspacePath  *string         `json:"workspace_path"`
-	Config         json.RawMessage `json:"config"`
+// v4Measures are the trace's summary and measures, repeated at the top of a code grader's payload.
+type v4Measures struct {
+	TraceSummary *v4TraceSummary `json:"trace_summary"`
+	TokenUsage   any             `json:"token_usage"`
+	CostUSD      *float64        `json:"cost_usd"`
+	DurationMS   *float64        `json:"duration_ms"`
+	StartTime    *string         `json:"start_time"`
+	EndTime      *string         `json:"end_time"`
 }
 
 // v4TraceSummary is 4.x's compact summary of the target's output: tool calls counted by name
@@ -146,48 +138,48 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		return nil, err
 	}
 	in, c := d.in, d.in.Case
-	if !isNull(o.config) && !json.Valid(o.config) {
-		return nil, errors.New("evaluator config is not valid JSON")
-	}
-	config := json.RawMessage("null")
+	var config, metadata json.RawMessage // nil: null
 	if !isNull(o.config) {
+		if !json.Valid(o.config) {
+			return nil, errors.New("evaluator config is not valid JSON")
+		}
 		config = o.config
 	}
-	metadata := json.RawMessage("null")
 	if len(c.Metadata) > 0 {
 		metadata = c.Metadata
-	}
-	var workspace *string
-	if in.Request != nil && in.Request.Workspace != "" {
-		ws := in.Request.Workspace
-		workspace = &ws
 	}
 	tr, sum, err := d.v4Trace()
 	if err != nil {
 		return nil, err
 	}
-	var changes *string
-	if in.FileChanges != "" {
-		changes = &in.FileChanges
-	}
-	if o.template {
-		return snakePayload(&v4TemplatePayload{
-			Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: in.Candidate, Answer: in.Candidate,
-			Messages: tr.Messages, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata, Trace: tr,
-			FileChanges: changes, WorkspacePath: workspace, Config: config,
-		})
-	}
 	cand := in.Candidate
 	p := v4Payload{
 		Criteria: c.ExpectedOutcome, ExpectedOutput: d.expected, Output: &cand, Messages: tr.Messages,
 		OutputPath: o.outputPath, InputFiles: v4InputFiles(c.Input), Input: d.input, Metadata: metadata,
-		Trace: tr, TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD, DurationMS: tr.DurationMS,
-		StartTime: tr.StartTime, EndTime: tr.EndTime, FileChanges: changes, WorkspacePath: workspace, Config: config,
+		Trace: tr, FileChanges: orNull(in.FileChanges), Config: config,
 	}
-	if o.outputPath != "" {
+	if in.Request != nil {
+		p.WorkspacePath = orNull(in.Request.Workspace)
+	}
+	switch {
+	case o.template:
+		p.Answer = &cand
+	case o.outputPath != "":
 		p.Output = nil
+		fallthrough
+	default:
+		p.v4Measures = &v4Measures{TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD,
+			DurationMS: tr.DurationMS, StartTime: tr.StartTime, EndTime: tr.EndTime}
 	}
 	return snakePayload(&p)
+}
+
+// orNull is s, or nil (null) when it is empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // snakePayload encodes a 4.x payload with every key spelled as 4.42.4 sends it: it converts
@@ -243,7 +235,7 @@ func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
 		StartTime: start, EndTime: end}
 	if resp := in.Response; resp != nil {
 		if u := resp.Usage; u != nil {
-			tr.TokenUsage = &v4TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
+			tr.TokenUsage = (*results.TokenUsage)(u)
 		}
 		tr.CostUSD, tr.DurationMS = resp.CostUSD, resp.DurationMS
 	}
@@ -253,13 +245,6 @@ func (d *caseData) v4Trace() (*v4Trace, *v4TraceSummary, error) {
 	tr.Metadata.EvalCaseID, tr.Metadata.ProviderSessionID = in.Case.ID, in.Case.ConversationID
 	tr.Events = traceEvents(parsed, in.Candidate, end)
 	return tr, sum, nil
-}
-
-// v4TokenUsage is a target's token usage in a 4.x payload.
-type v4TokenUsage struct {
-	Input  int64  `json:"input"`
-	Output int64  `json:"output"`
-	Cached *int64 `json:"cached,omitempty"`
 }
 
 // resultInput is the input side of the transcript as 4.42.4 records it (orchestrator.ts,
@@ -333,12 +318,7 @@ type traceToolCall struct {
 	DurationMS json.RawMessage `json:"duration_ms"`
 }
 
-func (tc *traceToolCall) name() string {
-	if tc.Tool != "" {
-		return tc.Tool
-	}
-	return tc.Name
-}
+func (tc *traceToolCall) name() string { return cmp.Or(tc.Tool, tc.Name) }
 
 func messageToolCalls(m *traceMessage) []traceToolCall {
 	if isNull(m.ToolCalls) {

@@ -17,11 +17,9 @@ func isTimeout(err error) bool {
 	return errors.Is(err, errTimedOut) || errors.Is(err, proc.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// withRetries runs call, and runs it again while it times out and MaxRetries lasts, as the
-// runner does for target invocations: each attempt gets the whole timeout. LLM judge calls,
-// code judges, composite aggregators and prompt templates all go through here, since a
-// script that calls a slow API times out as a judge call does. The retries are counted on r
-// for the evaluator's result.
+// withRetries runs call again while it times out and MaxRetries lasts, each attempt with the
+// whole timeout, as the runner does for targets: judge calls and scripts alike (a script may
+// call a slow API). The retries are counted on r for the evaluator's result.
 func (r *caseRun) withRetries(ctx context.Context, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()

@@ -1,13 +1,13 @@
 package evaluators
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/suite"
 )
 
@@ -103,13 +103,11 @@ func outputText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	b, err := jsonx.Marshal(v)
+	if err != nil {
 		return string(raw)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // jsString converts a decoded JSON value to text as JavaScript's String() does; absent and

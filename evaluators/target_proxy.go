@@ -113,10 +113,7 @@ func (p *targetProxy) close() {
 
 // record is the target_proxy member of the evaluator's recorded request.
 func (p *targetProxy) record() []byte {
-	b := []byte(`{"call_count":`)
-	b = fmt.Appendf(b, "%d", p.calls.Load())
-	b = fmt.Appendf(b, `,"max_calls":%d}`, p.maxCalls)
-	return b
+	return fmt.Appendf(nil, `{"call_count":%d,"max_calls":%d}`, p.calls.Load(), p.maxCalls)
 }
 
 type proxyRequest struct {

@@ -1,34 +1,23 @@
 package evaluators
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/agentv/action/suite"
 )
 
-// Trajectory modes, as AgentV names them (subset and superset are 4.x's).
-const (
-	modeAnyOrder = "any_order"
-	modeInOrder  = "in_order"
-	modeExact    = "exact"
-	modeSubset   = "subset"
-	modeSuperset = "superset"
-)
-
-// Argument match modes of args_match. A list of field paths is a fifth mode: only those
-// fields are compared.
-const (
-	argsExact    = "exact"    // the same keys and values
-	argsSuperset = "superset" // the call has every expected key with its value; extras are fine
-	argsSubset   = "subset"   // every key of the call is expected with its value
-	argsIgnore   = "ignore"
-)
+// Trajectory modes are AgentV's any_order, in_order, exact, and 4.x's subset and superset.
+// args_match modes: exact (the same keys and values), superset (the call has every expected key
+// with its value), subset (every key of the call is expected with its value), ignore, or a list
+// of the fields to compare ("fields").
 
 // argsMode is an args_match setting: a mode, or the fields to compare; zero is unset.
 type argsMode struct {
@@ -65,7 +54,7 @@ func parseArgsMatch(raw json.RawMessage, path string) (argsMode, error) {
 	var name string
 	if json.Unmarshal(raw, &name) == nil {
 		switch name {
-		case argsExact, argsSuperset, argsSubset, argsIgnore:
+		case "exact", "superset", "subset", "ignore":
 			return argsMode{mode: name}, nil
 		}
 		return argsMode{}, settingErr(path, "unknown args_match %q (want exact, superset, subset, ignore or a list of fields)", name)
@@ -110,7 +99,7 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 		}
 	}
 	switch cfg.mode {
-	case modeAnyOrder:
+	case "any_order":
 		if ok, err := s.decode(&cfg.minimums, "minimums"); err != nil {
 			return nil, err
 		} else if !ok {
@@ -122,7 +111,7 @@ func parseTrajectory(spec *suite.EvaluatorSpec) (*trajectoryConfig, error) {
 			}
 		}
 		return cfg, nil
-	case modeInOrder, modeExact, modeSubset, modeSuperset:
+	case "in_order", "exact", "subset", "superset":
 		var expected []json.RawMessage
 		if ok, err := s.decode(&expected, "expected"); err != nil {
 			return nil, err
@@ -170,10 +159,10 @@ type toolCall struct {
 }
 
 func toolCalls(r *caseRun) []toolCall {
-	var calls []toolCall
 	if r.in.Response == nil {
 		return nil
 	}
+	var calls []toolCall
 	for _, m := range r.in.Response.OutputMessages {
 		if isNull(m.ToolCalls) {
 			continue
@@ -191,10 +180,7 @@ func toolCalls(r *caseRun) []toolCall {
 			continue
 		}
 		for _, it := range items {
-			c := toolCall{name: it.Tool, durationMS: it.DurationMS, output: it.Output}
-			if c.name == "" {
-				c.name = it.Name
-			}
+			c := toolCall{name: cmp.Or(it.Tool, it.Name), durationMS: it.DurationMS, output: it.Output}
 			in := it.Input
 			if isNull(in) {
 				in = it.Args
@@ -224,41 +210,29 @@ func toolTrajectory(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *
 	if !r.rules.TraceOptional && len(calls) == 0 && r.in.Trace == nil {
 		return assertion(false, "", "No trace available for evaluation")
 	}
-	t := &trajectory{cfg: cfg, calls: calls, v: verdict{hits: []string{}, misses: []string{}}, defaultArgs: argsMode{mode: argsExact}}
+	t := &trajectory{cfg: cfg, calls: calls, defaultArgs: argsMode{mode: "exact"}}
 	if !r.rules.ExactToolArgs {
-		t.defaultArgs = argsMode{mode: argsSuperset}
+		t.defaultArgs = argsMode{mode: "superset"}
 	}
 	switch cfg.mode {
-	case modeAnyOrder:
+	case "any_order":
 		t.anyOrder(r)
-	case modeSuperset:
+	case "superset":
 		t.superset()
-	case modeSubset:
+	case "subset":
 		t.subset()
 	default:
 		t.sequence()
 	}
-	t.v.reasoning = strings.Join(t.texts, "; ")
-	return t.v
+	return t.verdict(t.v.score)
 }
 
 // trajectory is one tool-trajectory evaluation under way.
 type trajectory struct {
+	checklist
 	cfg         *trajectoryConfig
 	calls       []toolCall
 	defaultArgs argsMode
-	v           verdict
-	texts       []string // every check in order, for the reasoning
-}
-
-func (t *trajectory) check(ok bool, format string, args ...any) {
-	text := fmt.Sprintf(format, args...)
-	t.texts = append(t.texts, text)
-	if ok {
-		t.v.hits = append(t.v.hits, text)
-	} else {
-		t.v.misses = append(t.v.misses, text)
-	}
 }
 
 // matches tells whether call c satisfies expected item e: the same tool, and arguments that
@@ -331,7 +305,7 @@ func (t *trajectory) sequence() {
 			t.check(false, "%s took %sms (max: %sms)", e.Tool, jsNumber(*c.durationMS), jsNumber(*e.MaxDurationMS))
 		}
 	}
-	if t.cfg.mode == modeExact {
+	if t.cfg.mode == "exact" {
 		if len(t.calls) != len(exp) {
 			t.check(false, "Expected %d tool calls, got %d", len(exp), len(t.calls))
 		}
@@ -435,12 +409,8 @@ func (t *trajectory) subset() {
 	for i := range t.calls {
 		c := &t.calls[i]
 		allowed := slices.ContainsFunc(exp, func(e expectedCall) bool { return t.matches(&e, c) })
-		if allowed {
-			hits++
-			t.check(true, "Position %d: %s is in allowed set", i, c.name)
-		} else {
-			t.check(false, "Position %d: %s is not in allowed set", i, c.name)
-		}
+		hits += int(b2f(allowed))
+		t.check(allowed, "Position %d: %s is %sin allowed set", i, c.name, map[bool]string{false: "not "}[allowed])
 	}
 	t.v.score = float64(hits) / float64(len(t.calls))
 }
@@ -448,7 +418,7 @@ func (t *trajectory) subset() {
 // argsMatch compares a call's input with an item's expected arguments (nil: any) under mode.
 // A call without arguments matches only when nothing is asked of them.
 func argsMatch(want map[string]any, input any, mode argsMode) bool {
-	if want == nil || mode.mode == argsIgnore {
+	if want == nil || mode.mode == "ignore" {
 		return true
 	}
 	if input == nil {
@@ -463,27 +433,25 @@ func argsMatch(want map[string]any, input any, mode argsMode) bool {
 				continue // a field the item does not give is not compared
 			}
 			gv, ok := lookupPath(input, f)
-			if !ok || !jsonEqual(wv, gv) {
+			if !ok || !reflect.DeepEqual(wv, gv) {
 				return false
 			}
 		}
 		return true
-	case argsSuperset:
-		for k, wv := range want {
-			gv, ok := got[k]
-			if !ok || !jsonEqual(wv, gv) {
-				return false
-			}
-		}
-		return true
-	case argsSubset:
-		for k, gv := range got {
-			wv, ok := want[k]
-			if !ok || !jsonEqual(wv, gv) {
-				return false
-			}
-		}
-		return true
+	case "superset":
+		return within(want, got)
+	case "subset":
+		return within(got, want)
 	}
-	return isObject && jsonEqual(want, got)
+	return isObject && reflect.DeepEqual(want, got)
+}
+
+// within reports whether every key of a is in b with the same value.
+func within(a, b map[string]any) bool {
+	for k, av := range a {
+		if bv, ok := b[k]; !ok || !reflect.DeepEqual(av, bv) {
+			return false
+		}
+	}
+	return true
 }

@@ -38,11 +38,11 @@ func v4ToolCalls(msgs []suite.Message) string {
 			if c.Tool != nil {
 				name = *c.Tool
 			}
+			line := "- " + name
 			if d := v4ToolDetail(name, c.Input); d != "" {
-				lines = append(lines, "- "+name+": "+d)
-			} else {
-				lines = append(lines, "- "+name)
+				line += ": " + d
 			}
+			lines = append(lines, line)
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -89,19 +89,14 @@ func orderedStrings(raw json.RawMessage) []stringField {
 			return out
 		}
 		var s string
-		isStr := json.Unmarshal(v, &s) == nil && bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`))
+		if json.Unmarshal(v, &s) != nil || !bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) {
+			s = "" // not a string
+		}
 		if i, seen := at[key]; seen {
-			if isStr {
-				out[i].val = s
-			} else {
-				out[i].val = ""
-			}
+			out[i].val = s
 			continue
 		}
 		at[key] = len(out)
-		if !isStr {
-			s = ""
-		}
 		out = append(out, stringField{key, s})
 	}
 	return out

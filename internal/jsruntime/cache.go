@@ -55,26 +55,24 @@ func contentHash() string {
 // the first time. When the cache folder cannot be written, it falls back to a private temporary
 // folder for this process.
 func prepareSDK(root string) (sdkDir, error) {
-	key := root
-	v, _ := prepared.LoadOrStore(key, &preparation{})
+	v, _ := prepared.LoadOrStore(root, &preparation{})
 	p := v.(*preparation)
 	p.once.Do(func() {
-		if root == "" {
-			if base, err := os.UserCacheDir(); err == nil {
-				p.dir, p.err = materialize(filepath.Join(base, "agentv", "sdk"))
-				if p.err == nil {
-					return
-				}
-			}
-			tmp, err := os.MkdirTemp("", "agentv-sdk-")
-			if err != nil {
-				p.err = fmt.Errorf("could not create a folder for the @agentv/eval SDK: %w", err)
-				return
-			}
-			p.dir, p.err = materialize(tmp)
+		if root != "" {
+			p.dir, p.err = materialize(root)
 			return
 		}
-		p.dir, p.err = materialize(root)
+		if base, err := os.UserCacheDir(); err == nil {
+			if p.dir, p.err = materialize(filepath.Join(base, "agentv", "sdk")); p.err == nil {
+				return
+			}
+		}
+		tmp, err := os.MkdirTemp("", "agentv-sdk-")
+		if err != nil {
+			p.err = fmt.Errorf("could not create a folder for the @agentv/eval SDK: %w", err)
+			return
+		}
+		p.dir, p.err = materialize(tmp)
 	})
 	return p.dir, p.err
 }

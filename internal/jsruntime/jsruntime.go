@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -76,21 +77,16 @@ func (r Resolver) runtime(script string) ([]string, error) {
 		if p, ok := r.has("tsx"); ok {
 			return []string{p, "--import", hookMarker, abs}, nil
 		}
-		node, hasNode := r.has("node")
-		var v nodeVersion
-		if hasNode {
-			v = versionOf(node)
+		found := ""
+		if node, ok := r.has("node"); ok {
+			v := versionOf(node)
 			if v.atLeast(22, 6) {
 				args := []string{node}
 				if !v.atLeast(23, 6) { // stripping is on by default from 23.6
 					args = append(args, "--experimental-strip-types")
 				}
-				args = append(args, "--disable-warning=ExperimentalWarning", "--import", hookMarker, abs)
-				return args, nil
+				return append(args, "--disable-warning=ExperimentalWarning", "--import", hookMarker, abs), nil
 			}
-		}
-		found := ""
-		if hasNode {
 			found = fmt.Sprintf(" (the node on PATH is %s, which cannot run TypeScript)", v)
 		}
 		return nil, fmt.Errorf("cannot run TypeScript script %s: install bun (https://bun.sh, or npm install -g bun), tsx (npm install -g tsx) or Node.js 22.6 or newer%s", script, found)
@@ -157,13 +153,11 @@ func fileURL(path string) string {
 
 // joinList appends item to a sep-separated list unless it is already there.
 func joinList(list, item, sep string) string {
-	if list == "" {
+	switch {
+	case list == "":
 		return item
-	}
-	for _, x := range strings.Split(list, sep) {
-		if x == item {
-			return list
-		}
+	case slices.Contains(strings.Split(list, sep), item):
+		return list
 	}
 	return list + sep + item
 }

@@ -40,10 +40,7 @@ func (r Resolver) JudgeCommand(argv []string, cwd string) ([]string, []string, e
 	if !ok {
 		return argv, nil, nil
 	}
-	if !filepath.IsAbs(script) {
-		script = filepath.Join(cwd, script)
-	}
-	run, env, err := r.Command(script)
+	run, env, err := r.Command(inDir(cwd, script))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,14 +55,10 @@ func (r Resolver) CheckJudge(argv []string, cwd string) error {
 		return errors.New("no script")
 	}
 	if script, _, ok := judgeScript(argv); ok {
-		abs := script
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
-		if err := regularFile(abs); err != nil {
+		if err := regularFile(inDir(cwd, script)); err != nil {
 			return fmt.Errorf("script %s: %w", script, err)
 		}
-		_, err := r.runtime(abs)
+		_, err := r.runtime(inDir(cwd, script))
 		return err
 	}
 	if argv[0] == "sh" && len(argv) == 3 && argv[1] == "-c" {
@@ -73,11 +66,7 @@ func (r Resolver) CheckJudge(argv []string, cwd string) error {
 	}
 	cmd := argv[0]
 	if strings.ContainsRune(cmd, '/') || strings.ContainsRune(cmd, filepath.Separator) {
-		abs := cmd
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
-		fi, err := os.Stat(abs)
+		fi, err := os.Stat(inDir(cwd, cmd))
 		switch {
 		case err != nil:
 			return fmt.Errorf("command %s: %w", cmd, notFound(err))
@@ -93,17 +82,21 @@ func (r Resolver) CheckJudge(argv []string, cwd string) error {
 			continue
 		}
 		if IsScript(a) {
-			abs := a
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(cwd, abs)
-			}
-			if err := regularFile(abs); err != nil {
+			if err := regularFile(inDir(cwd, a)); err != nil {
 				return fmt.Errorf("script %s: %w", a, err)
 			}
 		}
 		break
 	}
 	return nil
+}
+
+// inDir is path taken from dir unless it is absolute.
+func inDir(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 func regularFile(path string) error {
