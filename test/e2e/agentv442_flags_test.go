@@ -749,7 +749,7 @@ func TestAgentV442RunDirReaders(t *testing.T) {
 	requireTools(t, "node")
 	// What differs between two runs of the suite: how long things took, our error's words.
 	noise := []*regexp.Regexp{
-		regexp.MustCompile(`"(total_)?duration_ms": \d+`), regexp.MustCompile(`Duration: \d+ms`),
+		regexp.MustCompile(`"(total_)?duration_ms": \d+`), regexp.MustCompile(`Duration: (\d+m)?[\d.]+m?s`),
 		regexp.MustCompile(`(?m)^.*crash.*$`), regexp.MustCompile(`(Results|Statistics): \S+`),
 	}
 	read := func(args ...string) string {

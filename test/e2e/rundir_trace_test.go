@@ -140,8 +140,9 @@ func TestAgentV442RunDirTraceReaders(t *testing.T) {
 	if res := agentvRaw(t, ws, filepath.Join(ws, "ours", "run"), "eval", "tools.eval.yaml", "-o", "ours/run"); res.code != 0 {
 		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
-	// Our duration_ms is the case's wall time, 4.42.4's the agent's own figure.
-	noise := []*regexp.Regexp{regexp.MustCompile(`Duration: \d+ms`), regexp.MustCompile(`(Results|Statistics): \S+`)}
+	// Our duration_ms is the case's wall time, 4.42.4's the agent's own figure; inspect shows it
+	// in ms, seconds ("2.3s") or minutes ("1m5s") by its size, so a loaded machine changes the unit.
+	noise := []*regexp.Regexp{regexp.MustCompile(`Duration: (\d+m)?[\d.]+m?s`), regexp.MustCompile(`(Results|Statistics): \S+`)}
 	for _, cmd := range [][]string{
 		{"inspect", "show"},
 		{"inspect", "score", "-a", "execution-metrics:max_tool_calls=0"},
