@@ -70,9 +70,9 @@ func TestAnnotationEscaping(t *testing.T) {
 			want: "::notice file=f.yaml,title=ared next::nulhere link",
 		},
 		{
-			name: "every line break is escaped, bidi overrides go",
+			name: "every line break is escaped, NEL and bidi overrides go",
 			a:    Annotation{Level: LevelWarning, Message: "a\r::add-mask::b\u2028::error::c\u2029d\u0085e\u202ef"},
-			want: "::warning::a%0A::add-mask::b%0A::error::c%0Ad%0Aef",
+			want: "::warning::a%0A::add-mask::b%0A::error::c%0Adef",
 		},
 		{
 			name: "end line",

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 )
 
@@ -270,7 +271,7 @@ func withTargetName(tc []byte, target string) []byte {
 		return tc
 	}
 	var name bytes.Buffer
-	_ = xml.EscapeText(&name, []byte(clean(caseName("", target, true))))
+	_ = xml.EscapeText(&name, []byte(logtext.Block(caseName("", target, true))))
 	out := make([]byte, 0, len(tc)+name.Len())
 	out = append(out, tc[:i+j]...)
 	out = append(out, name.Bytes()...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentv/action/internal/logtext"
 )
 
 // zwj is a zero-width joiner. GitHub links @mentions and #123 references in the rendered
@@ -21,7 +23,7 @@ const zwj = "\u200d"
 // HTML blocks), no @mention or #123 reference, and no control characters. Quotes stay: escaped
 // text never goes into an HTML attribute.
 func mdInline(s string) string {
-	s = strings.TrimSpace(clean(s))
+	s = strings.TrimSpace(logtext.Block(s))
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	prev := rune(-1)
@@ -141,7 +143,7 @@ func validRepo(repo string) bool {
 // four) and a first character that could open a block (a list item's "-", "+" or "1.")
 // written as a character reference, which Markdown never reads as structure.
 func mdWrapped(s string) string {
-	lines := strings.Split(clean(s), "\n")
+	lines := strings.Split(logtext.Block(s), "\n")
 	var b strings.Builder
 	for i, line := range lines {
 		if i > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -155,7 +156,7 @@ func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 
 // fileSuite makes a file's testsuite: counts, time and properties.
 func fileSuite(run *Run, recs []*Case) *junitFileSuite {
-	file := clean(recs[0].File)
+	file := logtext.Block(recs[0].File)
 	s := &junitFileSuite{Testsuite: junit.Testsuite{Name: file, File: file}}
 	if s.Name == "" {
 		s.Name = "(unknown file)"
@@ -179,7 +180,7 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 		}
 	}
 	s.Time = seconds(ms)
-	s.AddProperty("target", clean(strings.Join(targets, ", ")))
+	s.AddProperty("target", logtext.Block(strings.Join(targets, ", ")))
 	s.AddProperty("case-threshold", formatFloat(run.Gate.CaseThreshold))
 	if run.Gate.MinScore != nil {
 		s.AddProperty("min-score", formatFloat(*run.Gate.MinScore))
@@ -196,7 +197,7 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 		s.AddProperty("budget-not-run", strconv.Itoa(b.NotRun))
 	}
 	if run.Version != "" {
-		s.AddProperty("agentv-version", clean(run.Version))
+		s.AddProperty("agentv-version", logtext.Block(run.Version))
 	}
 	return s
 }
@@ -209,10 +210,10 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 		threshold = *r.CaseThreshold // the eval file's own threshold for this case
 	}
 	tc := junitTestcase{Testcase: junit.Testcase{
-		Name:      clean(caseName(r.EvalID, r.Target, withTarget)),
-		Classname: clean(r.Dataset),
+		Name:      logtext.Block(caseName(r.EvalID, r.Target, withTarget)),
+		Classname: logtext.Block(r.Dataset),
 		Time:      seconds(r.DurationMS),
-		SystemOut: &junit.Output{Data: clean(junitSystemOut(threshold, r))},
+		SystemOut: &junit.Output{Data: logtext.Block(junitSystemOut(threshold, r))},
 	}}
 	addFlaky(&tc, threshold, r)
 	switch verdictOf(r) {
@@ -222,15 +223,15 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
 		}
 		tc.Error = &junit.Result{
-			Message: clean(elide(oneLine(msg), 500)),
+			Message: logtext.Block(elide(oneLine(msg), 500)),
 			Type:    "error",
-			Data:    clean(truncate(errorText(r), junitTextLimit)),
+			Data:    logtext.Block(truncate(errorText(r), junitTextLimit)),
 		}
 	case results.VerdictFail:
 		tc.Failure = &junit.Result{
-			Message: clean(failureMessage(threshold, r)),
+			Message: logtext.Block(failureMessage(threshold, r)),
 			Type:    "below-threshold",
-			Data:    clean(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
+			Data:    logtext.Block(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
 		}
 	}
 	return tc
@@ -374,16 +375,16 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	cfg := &junit.Testsuite{Name: configSuiteName, Time: seconds(0)}
 	var cfgOut strings.Builder
 	for _, d := range run.Diagnostics {
-		line := clean(d.Error())
+		line := logtext.Block(d.Error())
 		if d.Kind != "" {
-			line += " [" + clean(d.Kind) + "]"
+			line += " [" + logtext.Block(d.Kind) + "]"
 		}
 		if d.IsError() {
-			cfg.AddTestcase(junit.Testcase{Name: clean(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
-				Error: &junit.Result{Message: clean(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
+			cfg.AddTestcase(junit.Testcase{Name: logtext.Block(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
+				Error: &junit.Result{Message: logtext.Block(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
 			continue
 		}
-		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {
+		if s, ok := byFile[logtext.Block(d.File)]; ok && d.File != "" {
 			s.addOutput("warning: " + line + "\n")
 			continue
 		}
@@ -391,11 +392,11 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	}
 	// An invalid run without a positioned error (a failed healthcheck, an unreadable results
 	// file) and a skipped run still get a testcase, so JUnit consumers do not show green.
-	reason := clean(truncate(oneLine(run.Decision.Reason), 500))
+	reason := logtext.Block(truncate(oneLine(run.Decision.Reason), 500))
 	switch run.Decision.Outcome {
 	case gate.Invalid:
 		if len(cfg.Testcases) == 0 {
-			text := clean(strings.Join(run.Counts.Problems, "\n"))
+			text := logtext.Block(strings.Join(run.Counts.Problems, "\n"))
 			if text == "" {
 				text = reason
 			}

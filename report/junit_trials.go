@@ -6,6 +6,7 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -41,16 +42,16 @@ func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 		case results.VerdictPass:
 		case results.VerdictFail:
 			tc.FlakyFailures = append(tc.FlakyFailures, junitRerun{Type: "below-threshold",
-				Message:   clean(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
-				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+				Message:   logtext.Block(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
+				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})
 		default:
 			msg := t.Error
 			if msg == "" {
 				msg = "case has verdict " + string(t.Verdict)
 			}
 			tc.FlakyErrors = append(tc.FlakyErrors, junitRerun{Type: "error",
-				Message:   clean(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
-				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+				Message:   logtext.Block(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
+				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})
 		}
 	}
 }

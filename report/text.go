@@ -6,82 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/textcap"
 )
-
-// clean makes untrusted text safe to put anywhere: it removes ANSI escape sequences (CSI, OSC
-// and the other ESC forms) and every character XML 1.0 cannot carry or a terminal would act on
-// — NUL and the other C0 controls except tab and newline, DEL, C1 controls, U+FFFE and U+FFFF —
-// and replaces invalid UTF-8 (lone surrogates included) with U+FFFD. CR LF and lone CR become LF.
-func clean(s string) string {
-	if isClean(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == 0x1b:
-				i = logtext.SkipEscape(s, i)
-				continue
-			case c == '\r':
-				b.WriteByte('\n')
-				if i+1 < len(s) && s[i+1] == '\n' {
-					i++
-				}
-			case c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f):
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
-		case r == 0x9b: // C1 form of CSI
-			i = logtext.SkipCSI(s, i+size)
-			continue
-		case r >= 0x80 && r <= 0x9f, r == 0xfffe, r == 0xffff:
-			// dropped
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// isClean reports whether clean would return s unchanged (the common case, checked cheaply).
-func isClean(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return cleanUnicode(s[i:])
-		}
-		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func cleanUnicode(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
-			}
-		}
-		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == 0xfffe || r == 0xffff {
-			return false
-		}
-	}
-	return true
-}
 
 // cutMark ends a text that compact cut short, followed by the number of characters it left
 // out (and the text's trailing newlines). NUL never survives clean, so the mark cannot show even where truncate is bypassed.
