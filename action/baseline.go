@@ -148,11 +148,7 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 	if err != nil {
 		return fmt.Errorf("could not download: %w", err)
 	}
-	hc := s.download
-	if hc == nil {
-		hc = &http.Client{Timeout: 5 * time.Minute}
-	}
-	resp, err := hc.Do(req)
+	resp, err := s.download.Do(req)
 	if err != nil {
 		return fmt.Errorf("could not download: %w", err)
 	}

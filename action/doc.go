@@ -12,7 +12,7 @@
 // After the run, report first, then exit:
 //
 //	_ = action.Summary{Path: env.SummaryPath}.Append(summaryMarkdown)
-//	cmds.Annotate(action.BuildAnnotations(diags, records, nil, false, action.AnnotationOptions{...}))
+//	cmds.Annotate(action.BuildAnnotations(diags, records, nil, false, action.AnnotationOptions{...}), 0)
 //	store, err := action.NewGitHubStore(in.GitHubToken, env.APIURL, env.Repository)
 //	url, err := action.Upsert(ctx, store, in.PR(ev), env.CommentMarker(in.CommentKey),
 //		commentMarkdown, in.Comment, decision.Outcome, hasWarnings) // err: a warning
