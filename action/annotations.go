@@ -73,7 +73,8 @@ func (c *Commands) Annotate(anns []Annotation, omitted int) (dropped int) {
 			dropped++
 			continue
 		}
-		c.annotateLocked(a)
+		c.writeLocked(c.annotation(a))
+		c.emitted[a.Level]++
 	}
 	if dropped > 0 && !c.overflow && c.emitted[LevelNotice] < MaxAnnotationsPerLevel {
 		c.overflow = true
@@ -83,12 +84,13 @@ func (c *Commands) Annotate(anns []Annotation, omitted int) (dropped int) {
 				parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, string(l), string(l)+"s")))
 			}
 		}
-		c.annotateLocked(Annotation{
+		c.writeLocked(c.annotation(Annotation{
 			Level: LevelNotice,
 			Title: "agentv: more annotations in the job summary",
 			Message: fmt.Sprintf("%d more %s (%s) not shown: GitHub shows at most %d errors, %d warnings and %d notices per step. The job summary lists every failing case and warning.",
 				dropped, plural(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
-		})
+		}))
+		c.emitted[LevelNotice]++
 	}
 	return dropped
 }

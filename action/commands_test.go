@@ -168,9 +168,8 @@ func TestGroups(t *testing.T) {
 	var buf bytes.Buffer
 	c := NewCommands(&buf, nil)
 	c.Group("Run evals\n::error::x")
-	c.Debug("d")
 	c.EndGroup()
-	want := []string{"::group::Run evals%0A::error::x", "::debug::d", "::endgroup::"}
+	want := []string{"::group::Run evals%0A::error::x", "::endgroup::"}
 	if diff := cmp.Diff(want, lines(buf.String())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -31,15 +31,6 @@ const (
 	CommentOff CommentMode = "off"
 )
 
-// ParseCommentMode parses the comment input.
-func ParseCommentMode(s string) (CommentMode, error) {
-	switch m := CommentMode(strings.ToLower(s)); m {
-	case CommentAuto, CommentAlways, CommentOnFailure, CommentOff:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want auto, always, on-failure or off)", s)
-}
-
 // Mode says whether the Action runs evals or only reports on a results file.
 type Mode string
 
@@ -48,15 +39,6 @@ const (
 	ModeRun    Mode = "run"
 	ModeReport Mode = "report" // render reports and outputs from `results`, run nothing
 )
-
-// ParseMode parses the mode input.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(s)); m {
-	case ModeRun, ModeReport:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want run or report)", s)
-}
 
 // Inputs are the Action's inputs (action.yml), parsed and validated: the run's settings,
 // which the command's flags fill too, and what only the Action has.
@@ -96,20 +78,6 @@ type InputError struct {
 
 func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Name, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
-
-// Input returns the value of an Action input as the runner passes it: INPUT_ plus the
-// name upper-cased with hyphens kept (INPUT_MAX-CONCURRENCY), also accepting underscores
-// (INPUT_MAX_CONCURRENCY, as a shell or `env:` can set it), trimmed.
-func Input(getenv func(string) string, name string) string {
-	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
-	if v := strings.TrimSpace(getenv(key)); v != "" {
-		return v
-	}
-	if alt := strings.ReplaceAll(key, "-", "_"); alt != key {
-		return strings.TrimSpace(getenv(alt))
-	}
-	return ""
-}
 
 // ParseInputs reads and validates every input. Invalid values leave the default in place
 // and are returned as *InputError values, all of them, naming the input.
@@ -166,14 +134,12 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.boolean("fail-on-skip", &in.FailOnSkip)
 	p.boolean("dry-run", &in.DryRun)
 	p.boolean("verbose", &in.Verbose)
-	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
-	p.enum("details", func(s string) (err error) {
-		if in.Details, err = report.ParseDetailLevel(s); err != nil {
-			err = fmt.Errorf("unknown value %q (want failures, all or none)", s)
-		}
+	p.enum("comment", func(s string) (err error) {
+		in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
 		return err
 	})
-	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
+	p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
 	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
 	p.enum("cache", func(s string) error {
 		m, err := config.ParseCache(s)
@@ -185,7 +151,7 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	if in.CacheDir == "" {
 		in.CacheDir = config.DefaultCacheDir
 	}
-	if in.Comment == "" {
+	if in.Comment == "" { // an invalid value leaves the default
 		in.Comment = CommentAuto
 	}
 	if in.Mode == "" {
@@ -208,7 +174,28 @@ type inputParser struct {
 	errs   []error
 }
 
-func (p *inputParser) str(name string) string { return Input(p.getenv, name) }
+// str returns an input as the runner passes it: INPUT_ plus the name upper-cased with hyphens
+// kept (INPUT_MAX-CONCURRENCY), also accepting underscores (INPUT_MAX_CONCURRENCY, as a shell
+// or `env:` can set it), trimmed.
+func (p *inputParser) str(name string) string {
+	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+	if v := strings.TrimSpace(p.getenv(key)); v != "" {
+		return v
+	}
+	return strings.TrimSpace(p.getenv(strings.ReplaceAll(key, "-", "_")))
+}
+
+// oneOf parses s, in any case, as one of values.
+func oneOf[T ~string](s string, values ...T) (T, error) {
+	if i := slices.Index(values, T(strings.ToLower(s))); i >= 0 {
+		return values[i], nil
+	}
+	want := make([]string, len(values))
+	for i, v := range values {
+		want[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown value %q (want %s or %s)", s, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
+}
 
 func (p *inputParser) fail(name, value string, err error) {
 	p.errs = append(p.errs, &InputError{Name: name, Value: value, Err: err})

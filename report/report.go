@@ -164,7 +164,7 @@ type Links struct {
 }
 
 // DetailLevel says for which cases the Markdown surfaces show model text (answer excerpt,
-// judge reasoning, hits and misses). It implements flag.Value.
+// judge reasoning, hits and misses).
 type DetailLevel int
 
 // Detail levels; the zero value is the default.
@@ -174,39 +174,19 @@ const (
 	DetailsNone                        // no model text at all
 )
 
+// detailNames are the settings' names, by DetailLevel.
+var detailNames = []string{"failures", "all", "none"}
+
 // ParseDetailLevel parses a details setting: failures (also empty), all or none.
 func ParseDetailLevel(s string) (DetailLevel, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "failures":
-		return DetailsFailures, nil
-	case "all":
-		return DetailsAll, nil
-	case "none":
-		return DetailsNone, nil
+	name := strings.ToLower(strings.TrimSpace(s))
+	if i := slices.Index(detailNames, name); i >= 0 || name == "" {
+		return DetailLevel(max(i, 0)), nil
 	}
-	return DetailsFailures, fmt.Errorf("unknown details level %q (want failures, all or none)", s)
+	return DetailsFailures, fmt.Errorf("unknown value %q (want failures, all or none)", s)
 }
 
-// String returns the setting's name.
-func (d DetailLevel) String() string {
-	switch d {
-	case DetailsAll:
-		return "all"
-	case DetailsNone:
-		return "none"
-	}
-	return "failures"
-}
-
-// Set parses s into d, for flag.Value.
-func (d *DetailLevel) Set(s string) error {
-	v, err := ParseDetailLevel(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
+func (d DetailLevel) String() string { return detailNames[d] }
 
 // shows reports whether cases with verdict v get model text at this level.
 func (d DetailLevel) shows(v results.Verdict) bool {
