@@ -28,7 +28,8 @@ type Case struct {
 	// not pass or fail, counts as errored.
 	Verdict    results.Verdict
 	Evaluators []EvaluatorScore // top-level evaluators, in record order
-	Usage      *Usage           // token usage and cost, nil when the trace has neither
+	Tokens     *results.TokenUsage // from the trace, nil when unknown
+	CostUSD    *float64            // from the trace, nil when unknown
 	// Record is the case's record with long texts cut and recorded prompts dropped (the
 	// results file has everything), or nil when no surface of this run shows its text.
 	Record *results.Record
@@ -48,35 +49,12 @@ type Case struct {
 // whyRunes is the longest a surface shows of Why (the console's error lines).
 const whyRunes = 500
 
-// Usage is what a case's trace says it cost.
-type Usage struct {
-	TokensIn, TokensOut int64
-	CostUSD             float64
-	HasTokens, HasCost  bool
-}
-
 // EvaluatorScore is one evaluator's score as the case tables show it.
 type EvaluatorScore struct {
 	Name    string
 	Score   float64
 	Verdict string // as recorded: a 2.5 band, or 4.x's pass, fail or skip
 	Errored bool
-}
-
-// tokens returns the case's input and output tokens when known.
-func (c *Case) tokens() (in, out int64, ok bool) {
-	if c.Usage == nil || !c.Usage.HasTokens {
-		return 0, 0, false
-	}
-	return c.Usage.TokensIn, c.Usage.TokensOut, true
-}
-
-// cost returns the case's cost in USD when known.
-func (c *Case) cost() (float64, bool) {
-	if c.Usage == nil || !c.Usage.HasCost {
-		return 0, false
-	}
-	return c.Usage.CostUSD, true
 }
 
 // NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
@@ -97,14 +75,8 @@ func NewCase(r *results.Record, keepText bool) *Case {
 			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Score: e.Score, Verdict: e.Verdict, Errored: e.Error != ""}
 		}
 	}
-	if t := r.TraceSummary; t != nil && (t.TokenUsage != nil || t.CostUSD != nil) {
-		c.Usage = &Usage{}
-		if u := t.TokenUsage; u != nil {
-			c.Usage.TokensIn, c.Usage.TokensOut, c.Usage.HasTokens = u.Input, u.Output, true
-		}
-		if t.CostUSD != nil {
-			c.Usage.CostUSD, c.Usage.HasCost = *t.CostUSD, true
-		}
+	if t := r.TraceSummary; t != nil {
+		c.Tokens, c.CostUSD = t.TokenUsage, t.CostUSD
 	}
 	if c.Verdict != results.VerdictPass {
 		c.Why = cutWhy(whyOf(r), whyRunes)
@@ -152,10 +124,7 @@ func compact(r *results.Record) *results.Record {
 	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
 	c.Timestamp, c.ConversationID, c.ProviderMetadata = "", "", nil
 	if t := r.TraceSummary; t != nil {
-		c.TraceSummary = nil
-		if t.TokenUsage != nil || t.CostUSD != nil {
-			c.TraceSummary = &results.TraceSummary{TokenUsage: t.TokenUsage, CostUSD: t.CostUSD}
-		}
+		c.TraceSummary = usage(t.TokenUsage, t.CostUSD)
 	}
 	c.EvaluatorResults = compactEvaluators(r.EvaluatorResults)
 	return &c
@@ -229,16 +198,16 @@ func (c *Case) record() *results.Record {
 		}
 		r.EvaluatorResults = append(r.EvaluatorResults, er)
 	}
-	if in, out, ok := c.tokens(); ok {
-		r.TraceSummary = &results.TraceSummary{TokenUsage: &results.TokenUsage{Input: in, Output: out}}
-	}
-	if usd, ok := c.cost(); ok {
-		if r.TraceSummary == nil {
-			r.TraceSummary = &results.TraceSummary{}
-		}
-		r.TraceSummary.CostUSD = &usd
-	}
+	r.TraceSummary = usage(c.Tokens, c.CostUSD)
 	return r
+}
+
+// usage is a trace of token usage and cost alone, nil without either.
+func usage(tokens *results.TokenUsage, costUSD *float64) *results.TraceSummary {
+	if tokens == nil && costUSD == nil {
+		return nil
+	}
+	return &results.TraceSummary{TokenUsage: tokens, CostUSD: costUSD}
 }
 
 // clampInt32 keeps a line number or attempt count in an int32 (no file has 2^31 lines).
@@ -263,20 +232,10 @@ func whyOf(r *results.Record) string {
 	if m := firstMissOf(r.Misses); m != "" {
 		return whyMiss(r.EvaluatorResults, m)
 	}
-	var walk func([]results.EvaluatorResult) string
-	walk = func(ers []results.EvaluatorResult) string {
-		for i, e := range ers {
-			if m := firstMissOf(e.Misses); m != "" {
-				return whyMiss(ers[i:i+1], m)
-			}
-			if m := walk(e.EvaluatorResults); m != "" {
-				return m
-			}
+	for e := range evaluators(r.EvaluatorResults) {
+		if m := firstMissOf(e.Misses); m != "" {
+			return whyMiss([]results.EvaluatorResult{*e}, m)
 		}
-		return ""
-	}
-	if m := walk(r.EvaluatorResults); m != "" {
-		return m
 	}
 	var low *results.EvaluatorResult
 	for i, e := range r.EvaluatorResults {

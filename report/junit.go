@@ -280,16 +280,11 @@ func errorText(r *results.Record) string {
 	if r.Error != "" {
 		lines = append(lines, r.Error)
 	}
-	var walk func([]results.EvaluatorResult)
-	walk = func(ers []results.EvaluatorResult) {
-		for _, e := range ers {
-			if e.Error != "" {
-				lines = append(lines, fmt.Sprintf("evaluator %s (%s): %s", e.Name, e.Type, e.Error))
-			}
-			walk(e.EvaluatorResults)
+	for e := range evaluators(r.EvaluatorResults) {
+		if e.Error != "" {
+			lines = append(lines, fmt.Sprintf("evaluator %s (%s): %s", e.Name, e.Type, e.Error))
 		}
 	}
-	walk(r.EvaluatorResults)
 	return strings.Join(lines, "\n")
 }
 
@@ -356,8 +351,8 @@ func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad stri
 }
 
 func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
-	for _, e := range ers {
-		if strings.TrimSpace(e.Reasoning) != "" || evaluatorsHaveReasoning(e.EvaluatorResults) {
+	for e := range evaluators(ers) {
+		if strings.TrimSpace(e.Reasoning) != "" {
 			return true
 		}
 	}

@@ -59,8 +59,8 @@ type limits struct {
 func buildView(run *Run, marker string, lim limits) *view {
 	recs := run.sortedCases()
 	v := &view{run: run, lim: lim, runURL: run.Links.runURL()}
-	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { _, _, ok := c.tokens(); return ok })
-	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { _, ok := c.cost(); return ok })
+	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { return c.Tokens != nil })
+	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { return c.CostUSD != nil })
 	v.why = run.Details != DetailsNone
 	v.evaluators = slices.ContainsFunc(recs, func(c *Case) bool { return len(c.Evaluators) > 0 })
 	v.failHead = tableHeader(v.why, v.showTokens, v.showCost, v.evaluators)
@@ -192,11 +192,11 @@ func (v *view) row(c *Case) string {
 	cells = append(cells, formatMS(c.DurationMS))
 	if v.showTokens || v.showCost {
 		var usage []string
-		if in, out, ok := c.tokens(); ok {
-			usage = append(usage, thousands(int(in))+" / "+thousands(int(out))+" tokens")
+		if t := c.Tokens; t != nil {
+			usage = append(usage, thousands(int(t.Input))+" / "+thousands(int(t.Output))+" tokens")
 		}
-		if usd, ok := c.cost(); ok {
-			usage = append(usage, fmt.Sprintf("$%.4f", usd))
+		if c.CostUSD != nil {
+			usage = append(usage, fmt.Sprintf("$%.4f", *c.CostUSD))
 		}
 		if usage == nil {
 			usage = []string{"–"}
@@ -727,11 +727,11 @@ func settingsLine(run *Run, recs []*Case) string {
 	var dollars float64
 	var haveTokens, haveCost bool
 	for _, r := range recs {
-		if i, o, ok := r.tokens(); ok {
-			in, out, haveTokens = in+i, out+o, true
+		if t := r.Tokens; t != nil {
+			in, out, haveTokens = in+t.Input, out+t.Output, true
 		}
-		if usd, ok := r.cost(); ok {
-			dollars, haveCost = dollars+usd, true
+		if r.CostUSD != nil {
+			dollars, haveCost = dollars+*r.CostUSD, true
 		}
 	}
 	if haveTokens {

@@ -24,6 +24,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -264,19 +265,28 @@ func firstError(r *results.Record) string {
 	if r.Error != "" {
 		return r.Error
 	}
-	var walk func([]results.EvaluatorResult) string
-	walk = func(ers []results.EvaluatorResult) string {
-		for _, e := range ers {
-			if e.Error != "" {
-				return e.Name + ": " + e.Error
-			}
-			if s := walk(e.EvaluatorResults); s != "" {
-				return s
-			}
+	for e := range evaluators(r.EvaluatorResults) {
+		if e.Error != "" {
+			return e.Name + ": " + e.Error
 		}
-		return ""
 	}
-	return walk(r.EvaluatorResults)
+	return ""
+}
+
+// evaluators yields ers and their members, depth first.
+func evaluators(ers []results.EvaluatorResult) iter.Seq[*results.EvaluatorResult] {
+	return func(yield func(*results.EvaluatorResult) bool) {
+		var walk func([]results.EvaluatorResult) bool
+		walk = func(ers []results.EvaluatorResult) bool {
+			for i := range ers {
+				if !yield(&ers[i]) || !walk(ers[i].EvaluatorResults) {
+					return false
+				}
+			}
+			return true
+		}
+		walk(ers)
+	}
 }
 
 // diagnosticCounts counts the errors and the warnings among run diagnostics and the
