@@ -225,8 +225,7 @@ var deltaBins = []struct {
 // deltaChartMin is the fewest compared cases worth a chart.
 const deltaChartMin = 5
 
-// deltaChart draws how many cases moved by how much as a Mermaid bar chart. Only numbers
-// and fixed labels go into it.
+// deltaChart draws how many cases moved by how much.
 func deltaChart(r *compare.Result) string {
 	n := r.Compared()
 	if n < deltaChartMin {
@@ -245,17 +244,15 @@ func deltaChart(r *compare.Result) string {
 		}
 	}
 	labels := make([]string, len(deltaBins))
-	values := make([]string, len(deltaBins))
 	top := 10
 	for i, bin := range deltaBins {
-		labels[i] = `"` + bin.label + `"`
-		values[i] = strconv.Itoa(counts[i])
+		labels[i] = bin.label
 		for top < counts[i] {
 			top *= 2
 		}
 	}
-	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 700, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score change per case (%s %s in both runs)\"\n    x-axis \"change\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
-		thousands(n), plural(n, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(values, ", "))
+	title := fmt.Sprintf("Score change per case (%s %s in both runs)", thousands(n), plural(n, "case", "cases"))
+	return barChart(700, title, "change", labels, counts, top)
 }
 
 // consoleBaseline writes the console's lines about the baseline: the mean's change and

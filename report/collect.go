@@ -222,20 +222,10 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 	unnamed := func(c *Case) bool { return several && c.Target != "" && !c.part.named }
 	buf := make([]byte, 0, 256<<10)
 	for i := 0; i < len(cases); {
-		if c := cases[i]; unnamed(c) {
-			b := make([]byte, c.part.n)
-			if _, err := p.f.ReadAt(b, c.part.off); err != nil {
-				return fmt.Errorf("JUnit spool: %w", err)
-			}
-			if _, err := w.Write(withTargetName(b, c.Target)); err != nil {
-				return err
-			}
-			i++
-			continue
-		}
 		off, end := cases[i].part.off, cases[i].part.off+int64(cases[i].part.n)
+		rename := unnamed(cases[i]) // a testcase to rename is read alone
 		j := i + 1
-		for j < len(cases) && cases[j].part.off == end && end-off < 1<<20 && !unnamed(cases[j]) {
+		for !rename && j < len(cases) && cases[j].part.off == end && end-off < 1<<20 && !unnamed(cases[j]) {
 			end += int64(cases[j].part.n)
 			j++
 		}
@@ -245,6 +235,9 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 		b := buf[:end-off]
 		if _, err := p.f.ReadAt(b, off); err != nil {
 			return fmt.Errorf("JUnit spool: %w", err)
+		}
+		if rename {
+			b = withTargetName(b, cases[i].Target)
 		}
 		if _, err := w.Write(b); err != nil {
 			return err

@@ -493,36 +493,29 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
 	c := run.Counts
-	if c.Total == 0 && len(recs) == 0 {
-		if c.Skipped > 0 {
-			fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
-		} else {
-			b.WriteString("**No eval case ran.**\n\n")
+	switch {
+	case c.Total == 0 && len(recs) == 0 && c.Skipped > 0:
+		fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
+	case c.Total == 0 && len(recs) == 0:
+		b.WriteString("**No eval case ran.**\n\n")
+	default:
+		cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
+		if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
+			cases = fmt.Sprintf("**%s cases**", of)
 		}
-		fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
-		b.WriteString(settingsLine(run, recs) + "\n\n")
-		return b.String()
+		line := []string{cases, "✅ " + thousands(c.Passed) + " passed", "❌ " + thousands(c.Failed) + " failed",
+			"💥 " + thousands(c.Errors) + " errored"}
+		if c.Skipped > 0 {
+			line = append(line, "⏭️ "+thousands(c.Skipped)+" skipped")
+		}
+		if n := flakyIn(recs); n > 0 {
+			line = append(line, "🎲 "+thousands(n)+" flaky")
+		}
+		line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
+		b.WriteString(strings.Join(line, " · ") + "\n\n" + baselineHeadline(run))
 	}
-	cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
-	if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
-		cases = fmt.Sprintf("**%s cases**", of)
-	}
-	line := []string{cases,
-		fmt.Sprintf("✅ %s passed", thousands(c.Passed)),
-		fmt.Sprintf("❌ %s failed", thousands(c.Failed)),
-		fmt.Sprintf("💥 %s errored", thousands(c.Errors))}
-	if c.Skipped > 0 {
-		line = append(line, fmt.Sprintf("⏭️ %s skipped", thousands(c.Skipped)))
-	}
-	if n := flakyIn(recs); n > 0 {
-		line = append(line, fmt.Sprintf("🎲 %s flaky", thousands(n)))
-	}
-	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
-	b.WriteString(strings.Join(line, " · ") + "\n\n")
-	b.WriteString(baselineHeadline(run))
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
-	b.WriteString(flakyLine(run, recs))
-	b.WriteString(settingsLine(run, recs) + "\n\n")
+	b.WriteString(flakyLine(run, recs) + settingsLine(run, recs) + "\n\n")
 	return b.String()
 }
 
@@ -679,16 +672,8 @@ func evaluatorTable(recs []*Case) string {
 // chartMin is the fewest cases worth a chart; the headline counts fewer at a glance.
 const chartMin = 10
 
-// scoreChart draws the five-bin score histogram as a Mermaid bar chart, which GitHub renders
-// as a picture (and shows as its short source where Mermaid is off). Only numbers and fixed
-// labels go into it.
+// scoreChart draws the five-bin score histogram.
 func scoreChart(s ScoreStats) string {
-	labels := make([]string, Bins)
-	counts := make([]string, Bins)
-	for i := range Bins {
-		labels[i] = `"` + BinLabels[i] + `"`
-		counts[i] = strconv.Itoa(s.Histogram[i])
-	}
 	if s.Count < chartMin {
 		return ""
 	}
@@ -700,8 +685,20 @@ func scoreChart(s ScoreStats) string {
 			top = (top + 24) / 25 * 25
 		}
 	}
-	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 600, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score distribution (%s %s)\"\n    x-axis \"score\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
-		thousands(s.Count), plural(s.Count, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(counts, ", "))
+	title := fmt.Sprintf("Score distribution (%s %s)", thousands(s.Count), plural(s.Count, "case", "cases"))
+	return barChart(600, title, "score", BinLabels[:], s.Histogram[:], top)
+}
+
+// barChart draws counts as a Mermaid bar chart, which GitHub renders as a picture (and shows
+// as its short source where Mermaid is off). Only numbers and fixed labels go into it.
+func barChart(width int, title, axis string, labels []string, counts []int, top int) string {
+	ls, cs := make([]string, len(labels)), make([]string, len(counts))
+	for i := range labels {
+		ls[i], cs[i] = `"`+labels[i]+`"`, strconv.Itoa(counts[i])
+	}
+	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": %d, \"height\": 240, \"showDataLabel\": true}}}%%%%\n"+
+		"xychart-beta\n    title \"%s\"\n    x-axis \"%s\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
+		width, title, axis, strings.Join(ls, ", "), top, strings.Join(cs, ", "))
 }
 
 func settingsLine(run *Run, recs []*Case) string {
