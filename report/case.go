@@ -57,9 +57,8 @@ type EvaluatorScore struct {
 	Errored bool
 }
 
-// NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
-// surfaces that show model text; without it only the fields of Case are kept.
-func NewCase(r *results.Record, keepText bool) *Case {
+// newCase makes a case of a record's fields, without its text.
+func newCase(r *results.Record) *Case {
 	c := &Case{
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
 		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
@@ -81,21 +80,18 @@ func NewCase(r *results.Record, keepText bool) *Case {
 	if c.Verdict != results.VerdictPass {
 		c.Why = cutWhy(whyOf(r), whyRunes)
 	}
-	if keepText {
-		c.Record = compact(r)
-	}
 	return c
 }
 
-// CasesOf makes cases of records, each keeping its whole record: for re-rendering a results
+// casesOf makes cases of records, each keeping its whole record: for re-rendering a results
 // file, where the records are in memory anyway.
-func CasesOf(recs []*results.Record) []*Case {
+func casesOf(recs []*results.Record) []*Case {
 	out := make([]*Case, 0, len(recs))
 	for _, r := range recs {
 		if r == nil {
 			continue
 		}
-		c := NewCase(r, false)
+		c := newCase(r)
 		c.Record, c.pinned = r, true
 		out = append(out, c)
 	}

@@ -71,7 +71,7 @@ func (c *Collector) KeepWorst(n int) {
 // under details "all" while their rows could still fit; failed and errored cases while they
 // are among the few whose details or annotations can show (failKeeper).
 func (c *Collector) Add(rec *results.Record) {
-	cs := NewCase(rec, false)
+	cs := newCase(rec)
 	c.cache = addCache(c.cache, rec.Cache)
 	// Eval runs repeat the same few file, dataset and target names, and often the same
 	// reasons for failing (a target that is down, a judge's standard miss).

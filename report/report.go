@@ -88,7 +88,7 @@ func (run *Run) sortedCases() []*Case {
 			}
 		}
 	} else {
-		out = CasesOf(run.Records)
+		out = casesOf(run.Records)
 	}
 	slices.SortStableFunc(out, func(a, b *Case) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID),
