@@ -27,7 +27,7 @@ type Case struct {
 	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
 	// not pass or fail, counts as errored.
 	Verdict    results.Verdict
-	Evaluators []EvaluatorScore // top-level evaluators, in record order
+	Evaluators []EvaluatorScore    // top-level evaluators, in record order
 	Tokens     *results.TokenUsage // from the trace, nil when unknown
 	CostUSD    *float64            // from the trace, nil when unknown
 	// Record is the case's record with long texts cut and recorded prompts dropped (the
