@@ -113,7 +113,7 @@ func baselineSection(v *view) string {
 		fmt.Fprintf(&b, "### 🔻 Regressions (%s)\n\n", shownOf(limit, len(reg)))
 		b.WriteString("| Case | Before → after | Δ | Why |\n|---|--:|--:|---|\n")
 		for _, x := range reg[:min(limit, len(reg))] {
-			why := testNote(x)
+			why := TestNote(x)
 			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; c != nil && c.Why != "" {
 				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
 			}
@@ -127,7 +127,7 @@ func baselineSection(v *view) string {
 		}
 		fmt.Fprintf(&b, "<details>\n<summary>%s (%s)</summary>\n\n| Case | Before → after | Δ | Test |\n|---|--:|--:|---|\n", title, shownOf(limit, len(cases)))
 		for _, x := range cases[:min(limit, len(cases))] {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), testNote(x))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), TestNote(x))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -177,11 +177,7 @@ func shownOf(limit, n int) string {
 
 // TestNote says what made a compared case regressed, improved or within the noise: its
 // test's p-value against the level it had to reach, or that each run scored it once.
-func TestNote(x *compare.Case) string { return testNote(x) }
-
-// testNote says what decided a case's class: its test's p-value against the level it had
-// to reach, or that each run scored it once.
-func testNote(x *compare.Case) string {
+func TestNote(x *compare.Case) string {
 	if x.Test == nil {
 		if x.Trials() {
 			return "within the margin"

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -223,29 +224,13 @@ func writeProblems(b *bufio.Writer, problems []string, p *painter) {
 	}
 }
 
-// ranked returns the best and the worst cases, as stable sorts by descending and ascending
-// score would begin: ties keep the report order, and the worst list starts with the lowest.
-// One pass over the cases, keeping the first few of each.
+// ranked returns the first consoleTop cases by descending and by ascending score, ties in
+// report order.
 func ranked(cases []*Case) (top, bottom []*Case) {
-	for _, c := range cases {
-		top = keepFirst(top, c, func(a, b *Case) bool { return caseScore(a) > caseScore(b) })
-		bottom = keepFirst(bottom, c, func(a, b *Case) bool { return caseScore(a) < caseScore(b) })
-	}
-	return top, bottom
-}
-
-// keepFirst inserts c into the ranked list after every case it does not beat, keeping at
-// most consoleTop cases.
-func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
-	i := len(list)
-	for i > 0 && beats(c, list[i-1]) {
-		i--
-	}
-	if i >= consoleTop {
-		return list
-	}
-	list = slices.Insert(list, i, c)
-	return list[:min(len(list), consoleTop)]
+	top, bottom = slices.Clone(cases), slices.Clone(cases)
+	slices.SortStableFunc(top, func(a, b *Case) int { return cmp.Compare(caseScore(b), caseScore(a)) })
+	slices.SortStableFunc(bottom, func(a, b *Case) int { return cmp.Compare(caseScore(a), caseScore(b)) })
+	return top[:min(len(top), consoleTop)], bottom[:min(len(bottom), consoleTop)]
 }
 
 func writeRanked(b io.Writer, recs []*Case, run *Run) {
