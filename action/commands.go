@@ -2,7 +2,6 @@ package action
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -100,7 +99,7 @@ func (c *Commands) Verbatim(header, body string) {
 	var b strings.Builder
 	b.WriteString(logtext.Line(c.redact.String(header)) + "\n")
 	if body = strings.TrimRight(logtext.Block(c.redact.String(body)), "\n"); body != "" {
-		token, err := stopToken(body)
+		token, err := drawToken(rand.Reader, "agentv-", body)
 		if err != nil {
 			// Without a token the body cannot be fenced; flattened it is still safe.
 			b.WriteString(logtext.Line(body) + "\n")
@@ -109,20 +108,6 @@ func (c *Commands) Verbatim(header, body string) {
 		}
 	}
 	c.write(b.String())
-}
-
-// stopToken draws a token for ::stop-commands:: that text does not contain.
-func stopToken(text string) (string, error) {
-	buf := make([]byte, 16)
-	for range maxDelimiterDraws {
-		if _, err := rand.Read(buf); err != nil {
-			return "", err
-		}
-		if t := "agentv-" + hex.EncodeToString(buf); !strings.Contains(text, t) {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("could not draw a token that the text does not contain")
 }
 
 // Lengths beyond which annotation text is cut; the summary holds the full story.

@@ -86,17 +86,7 @@ type payload struct {
 		HeadBranch     string   `json:"head_branch"`
 		HeadRepository *repoRef `json:"head_repository"`
 		Repository     *repoRef `json:"repository"`
-		PullRequests   []struct {
-			Number int `json:"number"`
-			Head   struct {
-				SHA string `json:"sha"`
-				Ref string `json:"ref"`
-			} `json:"head"`
-			Base struct {
-				SHA string `json:"sha"`
-				Ref string `json:"ref"`
-			} `json:"base"`
-		} `json:"pull_requests"`
+		PullRequests   []prObject `json:"pull_requests"`
 	} `json:"workflow_run"`
 }
 

@@ -42,7 +42,11 @@ func (o Outputs) SetAll(outs []Output) error {
 		if !validOutputName(out.Name) {
 			return fmt.Errorf("could not set output %q: names are letters, digits, _ and -", out.Name)
 		}
-		delim, err := o.delimiter(out.Value)
+		r := o.Rand
+		if r == nil {
+			r = rand.Reader
+		}
+		delim, err := drawToken(r, "ghadelimiter_", out.Value)
 		if err != nil {
 			return fmt.Errorf("could not set output %s: %w", out.Name, err)
 		}
@@ -51,18 +55,14 @@ func (o Outputs) SetAll(outs []Output) error {
 	return appendFile(o.Path, b.String())
 }
 
-func (o Outputs) delimiter(value string) (string, error) {
-	r := o.Rand
-	if r == nil {
-		r = rand.Reader
-	}
+// drawToken draws prefix and 128 random bits in hex, again while text contains it.
+func drawToken(r io.Reader, prefix, text string) (string, error) {
 	buf := make([]byte, 16)
 	for range maxDelimiterDraws {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return "", fmt.Errorf("could not draw a delimiter: %w", err)
 		}
-		d := "ghadelimiter_" + hex.EncodeToString(buf)
-		if !strings.Contains(value, d) {
+		if d := prefix + hex.EncodeToString(buf); !strings.Contains(text, d) {
 			return d, nil
 		}
 	}

@@ -281,15 +281,24 @@ func (g *GitHub) list(w http.ResponseWriter, r *http.Request) {
 // maxBody is GitHub's comment limit in characters.
 const maxBody = 65536
 
-func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
-	pr, _ := strconv.Atoi(r.PathValue("n"))
+// commentBody reads a comment's body as GitHub validates it; false: refused, answered.
+func commentBody(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var in struct{ Body string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-		return
+		return "", false
 	}
 	if utf8.RuneCountInString(in.Body) > maxBody {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+		return "", false
+	}
+	return in.Body, true
+}
+
+func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
+	pr, _ := strconv.Atoi(r.PathValue("n"))
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	g.mu.Lock()
@@ -297,20 +306,15 @@ func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
 	if g.Viewer != "" {
 		author = User{Login: g.Viewer, Type: "User"}
 	}
-	c := *g.addLocked(pr, author, in.Body)
+	c := *g.addLocked(pr, author, body)
 	g.mu.Unlock()
 	writeJSON(w, http.StatusCreated, c)
 }
 
 func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var in struct{ Body string }
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-		return
-	}
-	if utf8.RuneCountInString(in.Body) > maxBody {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	g.mu.Lock()
@@ -318,7 +322,7 @@ func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
 	for _, cs := range g.comments {
 		for _, c := range cs {
 			if c.ID == id {
-				c.Body = in.Body
+				c.Body = body
 				writeJSON(w, http.StatusOK, c)
 				return
 			}
