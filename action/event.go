@@ -82,10 +82,10 @@ type payload struct {
 		Login string `json:"login"`
 	} `json:"sender"`
 	WorkflowRun *struct {
-		HeadSHA        string   `json:"head_sha"`
-		HeadBranch     string   `json:"head_branch"`
-		HeadRepository *repoRef `json:"head_repository"`
-		Repository     *repoRef `json:"repository"`
+		HeadSHA        string     `json:"head_sha"`
+		HeadBranch     string     `json:"head_branch"`
+		HeadRepository *repoRef   `json:"head_repository"`
+		Repository     *repoRef   `json:"repository"`
 		PullRequests   []prObject `json:"pull_requests"`
 	} `json:"workflow_run"`
 }
