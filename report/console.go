@@ -35,14 +35,11 @@ const consoleProblems = 20
 // consoleGroupIDs is how many case ids the console names for one error shared by many cases.
 const consoleGroupIDs = 5
 
-// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (each distinct
-// message once, with the cases it ended), the EVALUATION SUMMARY (counts; for a run that was
-// decided on its scores also mean, median, min, max, sample standard deviation, the five-bin
-// histogram, the top three cases and up to three cases below 1.0), the problems of an invalid
-// or cancelled run instead of the scores, the warnings count and the outcome with its reason.
-// color adds ANSI styles; model text never carries its own, as escape sequences are stripped
-// from it. Ids, messages and reasons are each flattened to part of one line (logtext.Line), so
-// no line of the summary is a workflow command.
+// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (each
+// distinct message once), the EVALUATION SUMMARY (counts, then score statistics, histogram and
+// top and bottom cases, or an invalid or cancelled run's problems), flaky cases, the baseline,
+// warnings and the outcome. color adds ANSI styles; model text is flattened to part of one line
+// each (logtext.Line), so no line is a workflow command.
 func Console(w io.Writer, run *Run, color bool) {
 	if run == nil {
 		run = &Run{}
@@ -140,9 +137,8 @@ func Console(w io.Writer, run *Run, color bool) {
 	fmt.Fprintf(b, "\n%s\n", p.paint(outcomeStyle(o), line))
 }
 
-// writeErrorGroups writes the ERRORS section: each distinct error message once, in the order
-// of the first case it ended, with that case's id, or with how many cases it ended and the
-// first few ids. A run where one outage failed 300 cases reads as one line, not 300.
+// writeErrorGroups writes each distinct error once, in the order of the first case it ended,
+// with that case's id or with how many cases it ended: one outage of 300 cases is one line.
 func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 	type group struct {
 		why   string
@@ -192,8 +188,7 @@ func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 // consoleFlaky is how many flaky cases the console names.
 const consoleFlaky = 20
 
-// writeFlaky lists the flaky cases (their trials disagreed about passing) with how many
-// trials passed and the verdict they count with.
+// writeFlaky lists the flaky cases with how many trials passed and the verdict they count with.
 func writeFlaky(b *bufio.Writer, run *Run, recs []*Case, n int, p *painter) {
 	b.WriteString("\n" + p.paint(ansiYellow+ansiBold, fmt.Sprintf("Flaky cases: %d (each counts by its aggregate verdict)", n)) + "\n")
 	listed := 0
@@ -258,20 +253,9 @@ func (p *painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
-// Progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)",
-// with the reason after a colon for a case that did not pass (its error, else its first miss,
-// else the judge's reasoning). A total of 0 or less means the total is not known yet: "[12/?] …".
-// withTarget names the record's target after its id, "smoke/case-3 [gpt]", for a run on
-// several targets, where one id has a record per target.
-func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
-	progress(w, rec, done, total, withTarget, "")
-}
-
-// ProgressLines prints progress lines (see Progress) that say a target's error once. A case
-// that could not run (nothing was invoked: an unset secret, an unknown target, a failed
-// healthcheck) for the reason an earlier case of its target printed says so briefly: the
-// reason is the same for each of its cases, and the summary groups them. Calls must not be
-// concurrent.
+// ProgressLines prints progress lines that say a target's error once: a case that could not
+// run (nothing was invoked: an unset secret, a failed healthcheck) for the reason an earlier
+// case of its target printed says so briefly. Calls must not be concurrent.
 type ProgressLines struct {
 	said map[[2]string]bool // target and error already printed in full
 }
@@ -282,7 +266,7 @@ const maxSaid = 1024
 // Print writes rec's progress line.
 func (p *ProgressLines) Print(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
 	if rec == nil || rec.Attempts > 0 || rec.Error == "" || verdictOf(rec) != results.VerdictError {
-		Progress(w, rec, done, total, withTarget)
+		progress(w, rec, done, total, withTarget, "")
 		return
 	}
 	k := [2]string{rec.Target, rec.Error}
@@ -300,10 +284,13 @@ func (p *ProgressLines) Print(w io.Writer, rec *results.Record, done, total int,
 	if len(p.said) < maxSaid {
 		p.said[k] = true
 	}
-	Progress(w, rec, done, total, withTarget)
+	progress(w, rec, done, total, withTarget, "")
 }
 
-// progress writes rec's progress line; a non-empty why replaces the reason of an errored case.
+// progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)", and
+// for a case that did not pass a colon and the reason (brief, when set, for an errored case).
+// A total of 0 or less is unknown: "[12/?]". withTarget names the record's target after its
+// id, "smoke/case-3 [gpt]".
 func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool, brief string) {
 	if rec == nil {
 		return
@@ -374,8 +361,8 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 	_, _ = w.Write(b)
 }
 
-// failReason is the one thing to read about a failed case: its first miss, else the first
-// miss or reasoning of its lowest-scoring evaluator, else its own reasoning.
+// failReason is a failed case's first miss, else the first miss or reasoning of its
+// lowest-scoring evaluator, else its own reasoning.
 func failReason(rec *results.Record) string {
 	if len(rec.Misses) > 0 {
 		return whyMiss(rec.EvaluatorResults, rec.Misses[0])

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unicode"
@@ -13,6 +14,11 @@ import (
 	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
+
+// Progress writes a progress line (progress) for the tests and the example.
+func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
+	progress(w, rec, done, total, withTarget, "")
+}
 
 func TestProgress(t *testing.T) {
 	t.Parallel()
