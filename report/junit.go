@@ -35,9 +35,8 @@ type junitDocument struct {
 	Suites []any `xml:"testsuite"`
 }
 
-// junitFileSuite is an eval file's testsuite. Its testcases are not held in the model, which
-// would keep a 100,000-case run's whole XML in memory: they are written when the document is
-// encoded, mostly copied from the spool where each was rendered as its case finished. These
+// junitFileSuite is an eval file's testsuite. Its testcases are written when the document is
+// encoded, mostly copied from the spool, not held (a 100,000-case run's XML would be). These
 // fields stand in for the library's testcase and system-out fields (encoding/xml takes the
 // shallower of two fields with one name), in the same order.
 type junitFileSuite struct {
@@ -53,8 +52,8 @@ type junitCases struct {
 	cases []*Case
 }
 
-// MarshalXML copies spooled testcases into the document as they are and renders the others
-// (no spool, or a run rendered from records). Both come out the same, byte for byte.
+// MarshalXML copies spooled testcases as they are and renders the others; both come out the
+// same, byte for byte.
 func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	for i := 0; i < len(c.cases); {
 		j := i
@@ -82,20 +81,17 @@ func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	return nil
 }
 
-// JUnit writes the run as JUnit XML: one testsuite per eval file (properties: targets and
-// thresholds), one testcase per case (classname = dataset, name = eval id, time in seconds), a
-// failure for a case below the case threshold, an error for an errored case, and the score,
-// verdict, evaluator scores, source position and judge reasoning in system-out. Load and
-// configuration errors become error testcases of an extra "agentv" testsuite. All text is
-// stripped of ANSI escapes and characters XML 1.0 cannot hold before it goes into the model,
-// which writes element text as CDATA without checking it, so the file is always well-formed.
+// JUnit writes the run as JUnit XML: a testsuite per eval file (properties: targets and
+// thresholds), a testcase per case (classname = dataset, name = eval id) with a failure below
+// the case threshold or an error, and the details in system-out; load and configuration errors
+// are error testcases of an extra "agentv" testsuite. All text is sanitised (logtext.Block)
+// before it goes into the model, which writes element text as CDATA without checking it.
 func JUnit(w io.Writer, run *Run) error {
 	if run == nil {
 		run = &Run{}
 	}
-	// EncodeElement flushes the encoder's own buffer after every testcase it renders, so that
-	// buffer is kept apart from bw (the encoder would adopt a *bufio.Writer as its own) and
-	// fills bw, which writes in large blocks.
+	// EncodeElement flushes the encoder's buffer after every testcase, so bw is kept apart from it
+	// (the encoder would adopt a *bufio.Writer as its own) and writes in large blocks.
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := xml.NewEncoder(struct{ io.Writer }{bw})
 	enc.Indent("", "  ")
@@ -202,9 +198,8 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 	return s
 }
 
-// junitCase renders a record's testcase; threshold is the case threshold its failure
-// message names. withTarget names the record's target after its id, "case-1 [gpt]": in a run
-// on several targets one id has a testcase per target, and names must tell them apart.
+// junitCase renders a record's testcase; threshold is the case threshold its failure message
+// names. withTarget names the record's target after its id, "case-1 [gpt]".
 func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestcase {
 	if r.CaseThreshold != nil {
 		threshold = *r.CaseThreshold // the eval file's own threshold for this case
@@ -258,9 +253,8 @@ func failureMessage(threshold float64, r *results.Record) string {
 	return msg
 }
 
-// explainedMisses are the record's misses on one line each, with the judge's reason for a
-// miss when it has one. A reason that several misses share (an AgentV 2.x judge's one
-// reasoning) follows the first of them only.
+// explainedMisses are the record's misses on one line each, each with the judge's reason when
+// it has one; a reason several misses share (a 2.x judge's one reasoning) follows the first.
 func explainedMisses(r *results.Record) []string {
 	out := make([]string, len(r.Misses))
 	shown := map[string]bool{}
@@ -288,8 +282,8 @@ func errorText(r *results.Record) string {
 	return strings.Join(lines, "\n")
 }
 
-// junitSystemOut is what a testcase's system-out says: score, verdict, source, target,
-// duration, usage, evaluators with their hits, misses and reasoning, and warnings.
+// junitSystemOut is a testcase's system-out: score, verdict, source, target, duration, usage,
+// evaluators with their findings, and warnings.
 func junitSystemOut(threshold float64, r *results.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "score: %.3f (case threshold %.3f)\nverdict: %s\nsource: %s\n",
@@ -359,9 +353,8 @@ func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 	return false
 }
 
-// attachWarnings puts warnings in the system-out of their eval file's testsuite, and returns
-// the extra "agentv" testsuite for errors, an invalid run's reason or a skipped run (with the
-// warnings about other files), or nil when there are none.
+// attachWarnings puts warnings in the system-out of their file's testsuite, and returns the
+// "agentv" testsuite for errors, an invalid or skipped run (with the other warnings), or nil.
 func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	byFile := map[string]*junitFileSuite{}
 	for _, s := range files {
@@ -442,8 +435,7 @@ func bulleted(items []string) string {
 	return b.String()
 }
 
-// writeIndented writes s with every line prefixed by pad and ended with a newline, leaving
-// out trailing newlines; nothing for an empty s.
+// writeIndented writes each line of s, trailing newlines left out, prefixed by pad.
 func writeIndented(b *strings.Builder, s, pad string) {
 	for line := range strings.Lines(strings.TrimRight(s, "\n")) {
 		b.WriteString(pad)

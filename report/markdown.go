@@ -14,17 +14,15 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// groupMin is how many failed cases must share a reason before their rows become one row
-// that lists them collapsed: one row saying "13 cases: 401 Unauthorized" reads faster than
-// thirteen.
+// groupMin is how many failed cases sharing a reason make one row: "13 cases: 401
+// Unauthorized" reads faster than thirteen rows.
 const groupMin = 3
 
 // groupListMax is how many cases a grouped row names; the rest are counted.
 const groupListMax = 100
 
 // view is a run prepared for Markdown: the fixed parts rendered, the cases sorted and
-// classified. Case rows and details are rendered on demand, so memory follows the budget and
-// not the number of cases. layout decides how much of it fits.
+// classified; rows and details are rendered on demand, so memory follows the budget.
 type view struct {
 	run      *Run
 	lim      limits
@@ -171,9 +169,8 @@ func (v *view) caseLink(c *Case) string {
 	return mdLink(truncate(v.run.label(c), 120), v.run.Links.sourceURL(c.File, int(c.Line)))
 }
 
-// row renders a case's table row: verdict, case linked to its source, score, and for a
-// failure the reason (each evaluator's score is in its details), else each evaluator's score,
-// the time and the usage.
+// row renders a case's table row: verdict, case linked to its source, score, then for a
+// failure the reason, else each evaluator's score, the time and the usage.
 func (v *view) row(c *Case) string {
 	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c) + warningMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
@@ -208,14 +205,12 @@ func (v *view) row(c *Case) string {
 
 // detailsOf renders a case's collapsed details block.
 func (v *view) detailsOf(c *Case) string {
-	// A Collector drops passing cases' text only when their rows cannot fit, and then their
-	// details are never rendered; record() is a guard, not a path reports take.
+	// A Collector drops passing cases' text only when their rows cannot fit (record() is a guard).
 	return detailsBlock(v.run, c.record(), c.Verdict, v.run.label(c), v.lim)
 }
 
-// tableHeader is a case table's header. The failure table ends with the reason (why); the
-// passing table (and a failure table without reasons) shows each evaluator's score, the time
-// and the usage. At most six columns, so the table fits a 900-pixel column without scrolling.
+// tableHeader is a case table's header: the failure table ends with the reason (why), the
+// others show evaluators, time and usage. At most six columns fit a 900-pixel column.
 func tableHeader(why, showTokens, showCost, evaluators bool) string {
 	h := []string{"", "Case", "Score"}
 	if why {
@@ -248,10 +243,8 @@ func trialsMark(c *Case) string {
 	return fmt.Sprintf(" 🎲 **flaky** <sub>%d/%d trials passed</sub>", c.TrialsPassed, c.Trials)
 }
 
-// warningMark shows a case's load-time warnings on its row (a missing input file, say): a
-// case that passed without the file it was meant to read is no pass to trust blindly, and
-// the warnings section alone is easy to miss. The row links to the case's line already, so
-// the first warning is shown without its position.
+// warningMark shows a case's first load-time warning on its row (a missing input file, say):
+// a pass without the file it was meant to read is no pass to trust blindly.
 func warningMark(c *Case) string {
 	ws := c.warnings()
 	if len(ws) == 0 {
