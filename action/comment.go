@@ -12,11 +12,9 @@ import (
 
 // Comment is an issue or pull-request comment.
 type Comment struct {
-	ID         int64
-	URL        string // html_url, the link people open
-	Body       string
-	Author     string // login
-	AuthorType string // "Bot", "User", ...
+	ID   int64
+	URL  string // html_url, the link people open
+	Body string
 }
 
 // CommentStore finds, creates and edits the comments of one repository's pull requests.

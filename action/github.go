@@ -134,10 +134,7 @@ func (s *GitHubStore) Update(ctx context.Context, id int64, body string) (*Comme
 }
 
 func toComment(c *github.IssueComment) *Comment {
-	return &Comment{
-		ID: c.GetID(), URL: c.GetHTMLURL(), Body: c.GetBody(),
-		Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(),
-	}
+	return &Comment{ID: c.GetID(), URL: c.GetHTMLURL(), Body: c.GetBody()}
 }
 
 // apiError turns go-github's error types into an *APIError.

@@ -40,8 +40,8 @@ const (
 	ModeReport Mode = "report" // render reports and outputs from `results`, run nothing
 )
 
-// Inputs are the Action's inputs (action.yml), parsed and validated: the run's settings,
-// which the command's flags fill too, and what only the Action has.
+// Inputs are the Action's inputs (action.yml), validated: the run's settings, which the
+// command's flags fill too, and what only the Action has.
 type Inputs struct {
 	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
 	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
@@ -62,8 +62,7 @@ type Inputs struct {
 // newline- or comma-separated list.
 func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
-// BaselineAuto is the baseline input that finds the baseline itself: the results artifact of
-// the newest successful push run of the same workflow on the pull request's base branch.
+// BaselineAuto is the baseline input that finds the baseline itself (BaselineQuery).
 const BaselineAuto = "auto"
 
 // DefaultBaselineArtifact is the artifact name baseline: auto looks for.
@@ -79,8 +78,8 @@ type InputError struct {
 func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Name, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// ParseInputs reads and validates every input. Invalid values leave the default in place
-// and are returned as *InputError values, all of them, naming the input.
+// ParseInputs reads and validates every input. An invalid value leaves the default and is
+// reported as an *InputError; all are returned.
 func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p := inputParser{getenv: getenv}
 	in := Inputs{
@@ -253,8 +252,7 @@ func (p *inputParser) duration(name string, dst *time.Duration) {
 	*dst = d
 }
 
-// boolean accepts the YAML 1.2 core spellings the toolkit's getBooleanInput takes, in any
-// case, plus yes/no, on/off and 1/0.
+// boolean accepts the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0.
 func (p *inputParser) boolean(name string, dst *bool) {
 	s := p.str(name)
 	switch strings.ToLower(s) {
@@ -294,9 +292,8 @@ func splitList(s string) []string {
 	return out
 }
 
-// PR returns the pull request to comment on: the pr-number input when set (the
-// workflow_run half of the fork recipe, validated by the workflow), else the event's PR,
-// else 0 (not a PR event: no comment).
+// PR returns the pull request to comment on: the pr-number input (the workflow_run half of the
+// fork recipe), else the event's, else 0 (no comment).
 func (in Inputs) PR(ev Event) int {
 	if in.PRNumber > 0 {
 		return in.PRNumber

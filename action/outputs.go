@@ -19,11 +19,9 @@ type Output struct {
 	Value string
 }
 
-// Outputs writes step outputs to the GITHUB_OUTPUT file command. Each value goes in a
-// heredoc whose delimiter is drawn at random for that value and drawn again if the value
-// contains it, so model text can never end a value early and forge another output (the
-// fixed delimiter of go-githubactions' SetOutput allows exactly that). Never use SetOutput
-// with untrusted text.
+// Outputs writes step outputs to the GITHUB_OUTPUT file command, each value in a heredoc whose
+// delimiter is drawn at random and again if the value contains it, so model text cannot end a
+// value early and forge another output (go-githubactions' fixed SetOutput delimiter allows it).
 type Outputs struct {
 	Path string    // GITHUB_OUTPUT; "" (a local run) makes writes a no-op
 	Rand io.Reader // delimiter randomness; nil: crypto/rand
@@ -163,13 +161,11 @@ func signed4(f float64) string {
 	return "+" + s
 }
 
-// MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole
-// summary ("upload aborted, supports content up to a size of 1024k"; see
-// https://docs.github.com/en/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary).
+// MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole summary
+// (https://docs.github.com/en/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary).
 const MaxSummaryBytes = 1 << 20
 
-// ErrSummaryTooLarge is returned when an append would push the step summary over
-// MaxSummaryBytes; nothing is written then, so what is already there survives.
+// ErrSummaryTooLarge: an append would go over MaxSummaryBytes, so nothing was written.
 var ErrSummaryTooLarge = errors.New("step summary would exceed 1 MiB")
 
 // Summary appends Markdown to the GITHUB_STEP_SUMMARY file command.
@@ -177,8 +173,7 @@ type Summary struct {
 	Path string // GITHUB_STEP_SUMMARY; "" (a local run) makes writes a no-op
 }
 
-// Room returns how many bytes can still be appended to the step summary without going over
-// MaxSummaryBytes (all of it for a local run, which writes nothing).
+// Room returns how many bytes can still be appended to the step summary.
 func (s Summary) Room() int {
 	if s.Path == "" {
 		return MaxSummaryBytes

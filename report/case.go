@@ -226,11 +226,11 @@ func whyOf(r *results.Record) string {
 		return fmt.Sprintf("case has verdict %q", r.Verdict)
 	}
 	if m := firstMissOf(r.Misses); m != "" {
-		return whyMiss(r.EvaluatorResults, m)
+		return withReason(r.EvaluatorResults, m, whyMark)
 	}
 	for e := range evaluators(r.EvaluatorResults) {
 		if m := firstMissOf(e.Misses); m != "" {
-			return whyMiss([]results.EvaluatorResult{*e}, m)
+			return withReason([]results.EvaluatorResult{*e}, m, whyMark)
 		}
 	}
 	var low *results.EvaluatorResult

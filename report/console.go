@@ -365,7 +365,7 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 // lowest-scoring evaluator, else its own reasoning.
 func failReason(rec *results.Record) string {
 	if len(rec.Misses) > 0 {
-		return whyMiss(rec.EvaluatorResults, rec.Misses[0])
+		return withReason(rec.EvaluatorResults, rec.Misses[0], whyMark)
 	}
 	var low *results.EvaluatorResult
 	for i := range rec.EvaluatorResults {
@@ -375,7 +375,7 @@ func failReason(rec *results.Record) string {
 	}
 	if low != nil {
 		if len(low.Misses) > 0 {
-			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0])
+			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0], "")
 		}
 		if low.Reasoning != "" {
 			return low.Name + ": " + low.Reasoning
