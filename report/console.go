@@ -295,50 +295,28 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 	if rec == nil {
 		return
 	}
-	// Built by appending, not fmt: a large run prints one line per case.
-	b := make([]byte, 0, 96)
-	b = append(b, '[')
-	b = strconv.AppendInt(b, int64(done), 10)
-	b = append(b, '/')
+	of := "?"
 	if total > 0 {
-		b = strconv.AppendInt(b, int64(max(total, done)), 10)
-	} else {
-		b = append(b, '?')
+		of = strconv.Itoa(max(total, done))
 	}
-	b = append(b, "] "...)
-	vd := verdictOf(rec)
-	switch vd {
-	case results.VerdictPass:
-		b = append(b, "PASS"...)
-	case results.VerdictFail:
-		b = append(b, "FAIL"...)
-	default:
-		b = append(b, "ERROR"...)
-	}
-	b = append(b, ' ')
-	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
-	b = append(b, ' ')
 	// Each part is one safe line (logtext.Line returns the common plain id as it is), and "/"
 	// between them cannot join them into a command.
+	name := logtext.Line(rec.EvalID)
 	if rec.Dataset != "" {
-		b = append(b, logtext.Line(rec.Dataset)...)
-		b = append(b, '/')
+		name = logtext.Line(rec.Dataset) + "/" + name
 	}
-	b = append(b, logtext.Line(rec.EvalID)...)
 	if withTarget && rec.Target != "" {
-		b = append(b, " ["...)
-		b = append(b, logtext.Line(rec.Target)...)
-		b = append(b, ']')
+		name += " [" + logtext.Line(rec.Target) + "]"
 	}
-	b = append(b, " ("...)
-	b = append(b, formatMS(rec.DurationMS)...)
-	b = append(b, ')')
+	vd := verdictOf(rec)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%d/%s] %s %.3f %s (%s)", done, of, strings.ToUpper(string(vd)), rec.Score, name, formatMS(rec.DurationMS))
 	if n := len(rec.Trials); n > 0 {
-		b = fmt.Appendf(b, " [%d/%d trials passed", rec.TrialsPassed(), n)
+		fmt.Fprintf(&b, " [%d/%d trials passed", rec.TrialsPassed(), n)
 		if rec.Flaky {
-			b = append(b, ", flaky"...)
+			b.WriteString(", flaky")
 		}
-		b = append(b, ']')
+		b.WriteByte(']')
 	}
 	var why string
 	switch vd {
@@ -354,11 +332,10 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 		}
 	}
 	if why != "" {
-		b = append(b, ": "...)
-		b = append(b, logtext.Line(elide(oneLine(why), 200))...)
+		b.WriteString(": " + logtext.Line(elide(oneLine(why), 200)))
 	}
-	b = append(b, '\n')
-	_, _ = w.Write(b)
+	b.WriteByte('\n')
+	_, _ = io.WriteString(w, b.String())
 }
 
 // failReason is a failed case's first miss, else the first miss or reasoning of its
