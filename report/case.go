@@ -10,35 +10,29 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Case is what the reports keep of one finished case. The fields are what every surface
-// needs of every case (tables, statistics, JUnit suite headers); Record, the case's text,
-// is kept only where a surface may show it. A 100,000-case run keeps about 200 bytes a case
-// instead of its whole record (so a streamed 100,000-case run stays under 150 MiB).
+// Case is what the reports keep of one finished case: what every surface needs of every case,
+// and its text (Record) only where a surface may show it, about 200 bytes a case instead of its
+// whole record (a streamed 100,000-case run stays under 150 MiB).
 type Case struct {
 	EvalID, Dataset, Target, File string
 	Score                         float64
 	DurationMS                    int64
 	Line                          int32
 	Attempts                      int32
-	// Trials and TrialsPassed count the case's trials (0 when it ran once); Flaky is set when
-	// they disagreed about passing.
+	// Trials and TrialsPassed count its trials (0: it ran once); Flaky: they disagreed.
 	Trials, TrialsPassed int32
 	Flaky                bool
-	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
-	// not pass or fail, counts as errored.
+	// Verdict is verdictOf the record: an error or an unknown verdict counts as errored.
 	Verdict    results.Verdict
 	Evaluators []EvaluatorScore    // top-level evaluators, in record order
 	Tokens     *results.TokenUsage // from the trace, nil when unknown
 	CostUSD    *float64            // from the trace, nil when unknown
-	// Record is the case's record with long texts cut and recorded prompts dropped (the
-	// results file has everything), or nil when no surface of this run shows its text.
+	// Record is the record compacted (compact), nil when no surface of this run shows its text.
 	Record *results.Record
-	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
-	// passing cases), its start and end kept to whyRunes characters (cutWhy; show it with
-	// elide).
+	// Why is whyOf a case that did not pass ("" when it passed), its start and end kept to
+	// whyRunes characters (cutWhy; show it with elide).
 	Why string
-	// CaseThreshold is the score the case passed at when its eval file set one; nil: the
-	// run's.
+	// CaseThreshold is its eval file's own threshold; nil: the run's.
 	CaseThreshold *float64
 
 	part   spoolPart // where the case's rendered JUnit testcase is, when spooled
@@ -83,8 +77,7 @@ func newCase(r *results.Record) *Case {
 	return c
 }
 
-// casesOf makes cases of records, each keeping its whole record: for re-rendering a results
-// file, where the records are in memory anyway.
+// casesOf makes cases of records, each keeping its whole record (already in memory).
 func casesOf(recs []*results.Record) []*Case {
 	out := make([]*Case, 0, len(recs))
 	for _, r := range recs {
@@ -106,13 +99,12 @@ func (c *Case) warnings() []suite.Diagnostic {
 	return c.Record.Warnings
 }
 
-// keepRunes is how many characters of each long text a kept record holds: what the widest
-// surface shows (JUnit's limit; JUnit testcases are spooled from the full record anyway).
+// keepRunes is how many characters of each long text a kept record holds: the widest surface's
+// (JUnit's, whose testcases are spooled from the full record anyway).
 const keepRunes = junitTextLimit
 
-// compact copies the parts of a record that reports show: long texts are cut and recorded
-// prompts, provider metadata and the trace beyond token usage and cost are dropped, so
-// memory does not grow with the run's text.
+// compact copies what reports show of a record: long texts cut, recorded prompts, provider
+// metadata and the trace beyond usage dropped, so memory does not grow with the run's text.
 func compact(r *results.Record) *results.Record {
 	c := *r
 	c.CandidateAnswer = cut(c.CandidateAnswer)
@@ -151,8 +143,7 @@ func compactEvaluators(ers []results.EvaluatorResult) []results.EvaluatorResult 
 // cut keeps the first keepRunes characters of s (see cutRunes).
 func cut(s string) string { return cutRunes(s, keepRunes) }
 
-// cutRunes keeps the first n characters of s and notes how many it left out (see truncate),
-// so reports still say how long the whole text was.
+// cutRunes keeps the first n characters of s and notes how many it left out (see truncate).
 func cutRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -211,10 +202,9 @@ func clampInt32(n int) int32 {
 	return int32(max(min(n, 1<<31-1), -1<<31))
 }
 
-// whyOf is the one line to read first about a case that did not pass: its first error, its
-// own or an evaluator's; else its first miss, likewise; else what the lowest-scoring failing
-// evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
-// It is never empty, so every failed row says something.
+// whyOf is the one line to read first about a case that did not pass: its first error, own or
+// an evaluator's; else its first miss, likewise; else what the lowest-scoring failing evaluator
+// said (a judge whose reply held no verdict has only that reasoning). It is never empty.
 func whyOf(r *results.Record) string {
 	if len(r.Trials) > 0 && verdictOf(r) == results.VerdictFail {
 		return trialsWhy(r)
@@ -248,8 +238,7 @@ func whyOf(r *results.Record) string {
 	return fmt.Sprintf("score %.3f; no miss or reasoning recorded", r.Score)
 }
 
-// trialsWhy is why a case run as trials failed: how many trials passed, then why the first
-// trial that did not pass failed (the case's own details are its best trial's).
+// trialsWhy is how many trials passed, then why the first that did not pass failed.
 func trialsWhy(r *results.Record) string {
 	head := fmt.Sprintf("%d/%d trials passed", r.TrialsPassed(), len(r.Trials))
 	for _, t := range r.Trials {

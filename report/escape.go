@@ -16,12 +16,11 @@ import (
 // without changing what a reader sees (elastic/kibana#174124, dependabot-core#427).
 const zwj = "\u200d"
 
-// mdInline escapes untrusted text for one line of GitHub Markdown: a table cell, a list item,
-// a heading or the inside of an HTML element such as <summary>. The result holds no raw `<`
-// except the <br> tags that stand for newlines, no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
-// backslash (all become numeric character references, which work both in Markdown and in raw
-// HTML blocks), no @mention or #123 reference, and no control characters. Quotes stay: escaped
-// text never goes into an HTML attribute.
+// mdInline escapes untrusted text for one line of GitHub Markdown (a table cell, a list item,
+// the inside of <summary>): no raw `<` but <br> for newlines, no `|`, backtick, `[`, `]`, `*`,
+// `~`, `$` or backslash (numeric character references work in Markdown and raw HTML alike), no
+// @mention or #123 reference, no control characters. Quotes stay: it never goes into an
+// attribute.
 func mdInline(s string) string {
 	s = strings.TrimSpace(logtext.Block(s))
 	var b strings.Builder
@@ -77,9 +76,8 @@ func mdLink(text, href string) string {
 	return "[" + mdInline(text) + "](" + href + ")"
 }
 
-// sourceURL links to a line of an eval file at the head SHA:
-// {ServerURL}/{Repo}/blob/{SHA}/{File}#L{Line}. It returns "" when a part is missing or the
-// file is not a workspace-relative path (an absolute or ../ path has no page on GitHub).
+// sourceURL links to a line of an eval file at the head SHA, or is "" when a part is missing or
+// the file is not workspace-relative (an absolute or ../ path has no page on GitHub).
 func (l Links) sourceURL(file string, line int) string {
 	server := safeURL(strings.TrimRight(l.ServerURL, "/"))
 	if server == "" || !validRepo(l.Repo) || l.SHA == "" || file == "" {
@@ -138,10 +136,9 @@ func validRepo(repo string) bool {
 	return true
 }
 
-// mdWrapped escapes untrusted multi-line text for one Markdown line that wraps: as mdInline
-// (newlines become <br>), with each line's indentation kept as non-breaking spaces (a tab as
-// four) and a first character that could open a block (a list item's "-", "+" or "1.")
-// written as a character reference, which Markdown never reads as structure.
+// mdWrapped escapes multi-line text for one Markdown line that wraps: mdInline, with each
+// line's indentation as non-breaking spaces (a tab as four) and a first character that could
+// open a block ("-", "+", "1.") as a character reference.
 func mdWrapped(s string) string {
 	lines := strings.Split(logtext.Block(s), "\n")
 	var b strings.Builder

@@ -11,10 +11,9 @@ import (
 // "<details>\n<summary>❌  · 0.000 · fail</summary>\n\nSource:  · 0ms\n\n</details>\n\n".
 const minDetailsBytes = 80
 
-// maxFailText is how many failed or errored cases may keep their text for the Markdown
-// details, in failure order (failOrder). A row and a details block take at least this share of
-// the largest budget; the layout never shows more details than this either (grouped rows can
-// be shorter), so a collected run renders as the same run held in memory.
+// maxFailText is how many failed or errored cases may keep their text for the Markdown details,
+// in failOrder: a row and a details block take at least this share of the largest budget, and
+// the layout shows no more, so a collected run renders as the same run held in memory.
 const maxFailText = SummaryLimit / (minRowBytes + minDetailsBytes)
 
 // firstCases keeps the n cases that come first by order, so a run with 100,000 failures keeps
@@ -80,9 +79,8 @@ func failOrder(a, b *Case) int {
 // lowerScore orders failed cases as annotations rank them: lowest score first, then position.
 func lowerScore(a, b *Case) int { return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b)) }
 
-// failKeeper decides which failed and errored cases keep their records: the first
-// maxFailText in failure order (Markdown details), and for annotations the first worst
-// errored cases in report order and the worst failed cases by lowest score.
+// failKeeper keeps the records of the first maxFailText failures in failOrder (Markdown
+// details), and for annotations of the first worst errored cases and the worst failed cases.
 type failKeeper struct {
 	details, errored, failed firstCases
 }
@@ -95,8 +93,8 @@ func newFailKeeper(worst int) *failKeeper {
 	}
 }
 
-// offer offers a failed or errored case to every list it belongs to. It reports whether one
-// took it, and returns the cases no list holds any more.
+// offer offers a failure to every list it belongs to; it reports whether one took it and
+// returns the cases no list holds any more.
 func (k *failKeeper) offer(c *Case) (taken bool, released []*Case) {
 	lists := []*firstCases{&k.details, &k.failed}
 	if c.Verdict == results.VerdictError {

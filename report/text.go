@@ -9,8 +9,8 @@ import (
 	"github.com/agentv/action/internal/textcap"
 )
 
-// cutMark ends a text that compact cut short, followed by the number of characters it left
-// out (and the text's trailing newlines). NUL never survives clean, so the mark cannot show even where truncate is bypassed.
+// cutMark ends a text that compact cut short, followed by how many characters it left out (and
+// the text's trailing newlines). NUL never survives logtext.Block, so the mark cannot show.
 const cutMark = "\x00agentv-cut:"
 
 // truncate cuts s to at most limit runes, ending with a note of how much was left out,
@@ -80,8 +80,7 @@ func isOneLine(s string) bool {
 	return true
 }
 
-// midMark stands for the middle that cutWhy left out of a Why, followed by how many
-// characters that was and a NUL. NUL never survives clean, so the mark cannot show.
+// midMark stands for the middle cutWhy left out, followed by how many characters and a NUL.
 const midMark = "\x00agentv-mid:"
 
 // cutWhy keeps at most n characters of a Why, its start and its end (textcap.MiddleParts),
@@ -94,11 +93,9 @@ func cutWhy(s string, n int) string {
 	return head + midMark + strconv.Itoa(left) + "\x00" + tail
 }
 
-// elide shortens a reason to about limit characters (never under textcap.MinKeep), keeping
-// its start and its end: "start … [N characters left out] … end". An error names what failed
-// at its end (the file not found, the reply that did not parse), so a cut at the end would
-// drop the useful part. It counts what cutWhy left out; a text compact cut at its end can
-// only be cut there (truncate).
+// elide shortens a reason to about limit characters (never under textcap.MinKeep), keeping its
+// start and its end, where an error names what failed: "start … [N characters left out] … end".
+// It counts what cutWhy left out; a text compact cut at its end is cut there (truncate).
 func elide(s string, limit int) string {
 	if strings.Contains(s, cutMark) {
 		return truncate(s, limit)
