@@ -1,15 +1,13 @@
-// Package actiontest provides a loopback stand-in for the part of GitHub's REST API the
-// Action uses (the authenticated user; listing, creating and editing issue comments; a
-// workflow's runs, their artifacts and artifact downloads),
-// for the action package's tests and for end-to-end runs of the binary:
+// Package actiontest is a loopback stand-in for the part of GitHub's REST API the Action uses
+// (the authenticated user; listing, creating and editing issue comments; a workflow's runs,
+// their artifacts and downloads), for the action package's tests and end-to-end runs:
 //
 //	gh := actiontest.StartGitHub(t)           // stops with the test
 //	t.Setenv("GITHUB_API_URL", gh.APIURL())   // the binary's comments go to gh
-//	... run ...
 //	comments := gh.Comments(7)
 //
-// It keeps state like GitHub does: comment ids, authors, pages of per_page comments with
-// Link headers. Canned failures (status, headers, message) can be queued per endpoint.
+// It keeps state like GitHub (comment ids, authors, pages with Link headers); canned failures
+// can be queued per endpoint.
 package actiontest
 
 import (
@@ -74,8 +72,8 @@ type Fault struct {
 
 // GitHub is the fake API. Its zero value is not usable; use NewGitHub or StartGitHub.
 type GitHub struct {
-	// Viewer is the login GET /user answers with; "" answers 403 as it does for the
-	// workflow's GITHUB_TOKEN. Comments are authored by Viewer (a User) when set, else by Bot.
+	// Viewer is the login GET /user answers with; "" answers 403, as for the workflow's
+	// GITHUB_TOKEN. Comments are authored by Viewer (a User) when set, else by Bot.
 	Viewer string
 	// Token, when set, is the only token accepted (401 otherwise).
 	Token string
