@@ -350,8 +350,8 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	return b.String()
 }
 
-// trialsLine lists a case's trials in its details: the strategy, how many passed, each
-// trial's verdict and score, and the interval or the cost limit when they apply.
+// trialsLine lists a case's trials: strategy, passes, each trial's verdict and score, and the
+// interval or the cost limit when they apply.
 func trialsLine(r *results.Record) string {
 	strategy := r.TrialStrategy
 	if strategy == "" {
@@ -396,18 +396,7 @@ func (e seenError) has(s string) bool {
 }
 
 // drop returns items without those that repeat the error.
-func (e seenError) drop(items []string) []string {
-	if e.err == "" || !slices.ContainsFunc(items, e.has) {
-		return items
-	}
-	var out []string
-	for _, it := range items {
-		if !e.has(it) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
+func (e seenError) drop(items []string) []string { return slices.DeleteFunc(slices.Clone(items), e.has) }
 
 // text returns s, or "" when it only repeats the error.
 func (e seenError) text(s string) string {
@@ -438,9 +427,8 @@ func writeItems(b *strings.Builder, mark string, items []string, lim limits) {
 	}
 }
 
-// writeText writes a titled quote of model text. It is one Markdown line (newlines become
-// <br>, indentation non-breaking spaces), so it wraps at the column's width instead of
-// scrolling sideways as a <pre> would, and no line of the text can start a Markdown block.
+// writeText writes a titled quote of model text as one Markdown line (mdWrapped), which wraps
+// at the column's width instead of scrolling as a <pre> would, and starts no Markdown block.
 func writeText(b *strings.Builder, title, text string, limit int) {
 	fmt.Fprintf(b, "%s:\n> %s\n\n", title, mdWrapped(truncate(strings.Trim(text, "\n"), limit)))
 }
@@ -516,8 +504,7 @@ func headSection(run *Run, marker string, recs []*Case) string {
 const flakyNamed = 10
 
 // flakyLine names the flaky cases under the headline, where a reviewer sees them even when
-// they passed and their rows are folded away: each with its verdict and how many trials
-// passed. "" when there are none.
+// their rows are folded away, each with its verdict and trials passed; "" when there are none.
 func flakyLine(run *Run, recs []*Case) string {
 	var items []string
 	n := 0
@@ -588,9 +575,8 @@ func (bs *breakdowns) get(name string) *breakdown {
 	return g
 }
 
-// breakdownTable is "" for fewer than two groups. Otherwise it orders the groups by ascending
-// mean score, then name, and renders header, at most breakdownMax rows with row, then a line
-// counting the rest.
+// breakdownTable is "" for fewer than two groups, else header and the groups by ascending mean
+// score, then name, at most breakdownMax of them.
 func breakdownTable(groups []*breakdown, header, what string, row func(*breakdown) string) string {
 	if len(groups) < 2 {
 		return ""
