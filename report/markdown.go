@@ -396,7 +396,9 @@ func (e seenError) has(s string) bool {
 }
 
 // drop returns items without those that repeat the error.
-func (e seenError) drop(items []string) []string { return slices.DeleteFunc(slices.Clone(items), e.has) }
+func (e seenError) drop(items []string) []string {
+	return slices.DeleteFunc(slices.Clone(items), e.has)
+}
 
 // text returns s, or "" when it only repeats the error.
 func (e seenError) text(s string) string {
