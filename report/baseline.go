@@ -10,12 +10,10 @@ import (
 	"github.com/agentv/action/internal/logtext"
 )
 
-// The comparison with a baseline run (Run.Baseline) adds to the Markdown surfaces a
-// headline line (the mean's change with its interval, counts of regressed, improved, new
-// and removed cases) and, right after the head, the regressions table, then collapsed
-// improvements, cases that moved within their trials' noise, new and removed cases, the
-// per-dataset changes and a chart of the per-case changes. Without a baseline nothing
-// changes.
+// A baseline (Run.Baseline) adds to the Markdown surfaces a headline line (the mean's change
+// with its interval, counts of regressed, improved, new and removed cases) and, after the head,
+// the regressions, then folded improvements, noisy, new and removed cases, the per-dataset
+// changes and a chart of the per-case changes.
 
 // changesLimit is how many rows each list of changed cases shows, per surface.
 func changesLimit(lim limits) int {
@@ -251,8 +249,7 @@ func deltaChart(r *compare.Result) string {
 	return barChart(700, title, "change", labels, counts, top)
 }
 
-// consoleBaseline writes the console's lines about the baseline: the mean's change and
-// the regressed cases.
+// consoleBaseline writes the console's lines about the baseline: the mean's change, regressions.
 func consoleBaseline(w io.Writer, run *Run) {
 	r := run.Baseline
 	if r == nil {

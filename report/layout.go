@@ -17,8 +17,7 @@ const (
 	// CommentByteLimit bounds the comment in bytes too: GitHub stores the body in a
 	// 262,144-byte column (65,000 characters already fit; the check keeps it explicit).
 	CommentByteLimit = 262_144 - 1
-	// SummaryLimit is the job summary budget in bytes. A step summary over 1 MiB is dropped
-	// whole ("upload aborted, supports content up to a size of 1024k").
+	// SummaryLimit is the job summary budget in bytes: over 1 MiB it is dropped whole.
 	SummaryLimit = 1_000_000
 )
 
