@@ -97,40 +97,34 @@ func baselineSection(v *view) string {
 		}
 		return label
 	}
-	move := func(x *compare.Case) string {
-		return fmt.Sprintf("%.3f → %.3f", x.Before.Score, x.After.Score)
-	}
 	var b strings.Builder
 	if n := r.PassAtK; n > 0 {
 		fmt.Fprintf(&b, "> ⚠️ %s compared %s ran `pass_at_k` trials, which stop at the first pass: a case that passed at once has one score, "+
 			"too few for a fall to be significant. Compare runs whose trials use the `mean` strategy (`trials-strategy: mean`, `--trials-strategy mean`).\n\n",
 			thousands(n), plural(n, "case", "cases"))
 	}
-	reg := r.Of(compare.Regressed)
-	if len(reg) > 0 {
-		fmt.Fprintf(&b, "### 🔻 Regressions (%s)\n\n", shownOf(limit, len(reg)))
-		b.WriteString("| Case | Before → after | Δ | Why |\n|---|--:|--:|---|\n")
-		for _, x := range reg[:min(limit, len(reg))] {
-			why := TestNote(x)
-			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; c != nil && c.Why != "" {
-				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), why)
-		}
-		b.WriteString("\n")
-	}
-	folded := func(title string, cases []*compare.Case) {
+	// Regressions show as a section with why each case failed; the other tables fold.
+	table := func(title string, cases []*compare.Case, folded bool) {
 		if len(cases) == 0 {
 			return
 		}
-		fmt.Fprintf(&b, "<details>\n<summary>%s (%s)</summary>\n\n| Case | Before → after | Δ | Test |\n|---|--:|--:|---|\n", title, shownOf(limit, len(cases)))
-		for _, x := range cases[:min(limit, len(cases))] {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), TestNote(x))
+		head, col, tail := "### %s (%s)\n\n", "Why", "\n"
+		if folded {
+			head, col, tail = "<details>\n<summary>%s (%s)</summary>\n\n", "Test", "\n</details>\n\n"
 		}
-		b.WriteString("\n</details>\n\n")
+		fmt.Fprintf(&b, head+"| Case | Before → after | Δ | %s |\n|---|--:|--:|---|\n", title, shownOf(limit, len(cases)), col)
+		for _, x := range cases[:min(limit, len(cases))] {
+			why := TestNote(x)
+			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; !folded && c != nil && c.Why != "" {
+				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
+			}
+			fmt.Fprintf(&b, "| %s | %.3f → %.3f | %s | %s |\n", caseCell(x), x.Before.Score, x.After.Score, signed(x.Delta), why)
+		}
+		b.WriteString(tail)
 	}
-	folded("🔺 Improvements", r.Of(compare.Improved))
-	folded(fmt.Sprintf("〰️ Moved by more than %s within the noise of their trials", strconv.FormatFloat(r.Margin, 'g', -1, 64)), r.Of(compare.Noisy))
+	table("🔻 Regressions", r.Of(compare.Regressed), false)
+	table("🔺 Improvements", r.Of(compare.Improved), true)
+	table(fmt.Sprintf("〰️ Moved by more than %s within the noise of their trials", strconv.FormatFloat(r.Margin, 'g', -1, 64)), r.Of(compare.Noisy), true)
 	names := func(title string, cases []*compare.Case) {
 		if len(cases) == 0 {
 			return
