@@ -45,17 +45,12 @@ func Marker(workflow, job, key string) string {
 }
 
 func markerEscape(s string) string {
-	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_':
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' {
 			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()

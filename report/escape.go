@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -123,18 +124,8 @@ func safeURL(u string) string {
 	return u
 }
 
-func validRepo(repo string) bool {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" {
-		return false
-	}
-	for _, r := range owner + name {
-		if r != '-' && r != '_' && r != '.' && (r >= utf8.RuneSelf || !unicode.IsLetter(r) && !unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return true
-}
+// validRepo matches owner/name of ASCII letters, digits, '-', '_' and '.'.
+var validRepo = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`).MatchString
 
 // mdWrapped escapes multi-line text for one Markdown line that wraps: mdInline, with each
 // line's indentation as non-breaking spaces (a tab as four) and a first character that could
