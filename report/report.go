@@ -21,6 +21,7 @@ import (
 	"hash/fnv"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -334,20 +335,11 @@ func plural(n int, one, many string) string {
 
 // thousands formats n with comma separators (65536 → 65,536).
 func thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+	if n <= -1000 || n >= 1000 {
+		r := n % 1000
+		return thousands(n/1000) + fmt.Sprintf(",%03d", max(r, -r))
 	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return strconv.Itoa(n)
 }
 
 // Flaky counts the run's cases whose trials disagreed about passing.
