@@ -108,22 +108,14 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		return nil
 	})
 	g := &in.Gate
-	if v, ok := p.unitFloat("min-score"); ok {
-		g.MinScore = &v
-	}
-	if v, ok := p.unitFloat("case-threshold"); ok {
-		g.CaseThreshold = v
-	}
+	g.MinScore = p.optUnit("min-score")
+	p.unitFloat("case-threshold", &g.CaseThreshold)
 	p.intIn("max-failures", &g.MaxFailures, 0, math.MaxInt32, "0 or more")
 	p.intIn("max-errors", &g.MaxErrors, 0, math.MaxInt32, "0 or more")
 	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
 	g.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
-	if v, ok := p.unitFloat("regression-margin"); ok {
-		g.RegressionMargin = v
-	}
-	if v, ok := p.unitFloat("max-mean-drop"); ok {
-		g.MaxMeanDrop = &v
-	}
+	p.unitFloat("regression-margin", &g.RegressionMargin)
+	g.MaxMeanDrop = p.optUnit("max-mean-drop")
 	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
 		in.BaselinePath = BaselineAuto
 	}
@@ -226,16 +218,27 @@ func (p *inputParser) optInt(name string, lo, hi int, want string) *int {
 	return &n
 }
 
-func (p *inputParser) unitFloat(name string) (float64, bool) {
+func (p *inputParser) unitFloat(name string, dst *float64) bool {
 	s := p.str(name)
 	if s == "" {
-		return 0, false
+		return false
 	}
 	v, ok := config.Score(s)
 	if !ok {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
+		return false
 	}
-	return v, ok
+	*dst = v
+	return true
+}
+
+// optUnit is unitFloat for an input without a default: nil when empty or invalid.
+func (p *inputParser) optUnit(name string) *float64 {
+	var v float64
+	if p.unitFloat(name, &v) {
+		return &v
+	}
+	return nil
 }
 
 // duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
