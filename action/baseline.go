@@ -104,11 +104,8 @@ func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst st
 		return run, apiError(fmt.Sprintf("list the artifacts of run %d", run.ID), err)
 	}
 	var art *github.Artifact
-	for _, a := range arts.Artifacts {
-		if a.GetName() == q.Artifact {
-			art = a
-			break
-		}
+	if i := slices.IndexFunc(arts.Artifacts, func(a *github.Artifact) bool { return a.GetName() == q.Artifact }); i >= 0 {
+		art = arts.Artifacts[i]
 	}
 	switch {
 	case art == nil:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -67,20 +68,7 @@ func drawToken(r io.Reader, prefix, text string) (string, error) {
 	return "", errors.New("could not draw a delimiter that the value does not contain")
 }
 
-func validOutputName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
-		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+var validOutputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`).MatchString
 
 // appendFile appends s to a runner file command in one write.
 func appendFile(path, s string) error {
