@@ -344,9 +344,10 @@ func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad stri
 	}
 }
 
+// evaluatorsHaveReasoning walks by hand, not with evaluators: it runs for every record.
 func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
-	for e := range evaluators(ers) {
-		if strings.TrimSpace(e.Reasoning) != "" {
+	for _, e := range ers {
+		if strings.TrimSpace(e.Reasoning) != "" || evaluatorsHaveReasoning(e.EvaluatorResults) {
 			return true
 		}
 	}
