@@ -264,31 +264,13 @@ func evaluatorScore(e EvaluatorScore) string {
 	return fmt.Sprintf("%.3f", e.Score)
 }
 
-func verdictMark(v results.Verdict) string {
-	switch v {
-	case results.VerdictPass:
-		return "✅"
-	case results.VerdictFail:
-		return "❌"
-	}
-	return "💥"
-}
+var verdictMarks = map[results.Verdict]string{results.VerdictPass: "✅", results.VerdictFail: "❌"}
 
-func outcomeMark(o gate.Outcome) string {
-	switch o {
-	case gate.Pass:
-		return "✅"
-	case gate.Fail:
-		return "❌"
-	case gate.Error:
-		return "💥"
-	case gate.Invalid:
-		return "⛔"
-	case gate.Skipped:
-		return "⏭️"
-	}
-	return "❔"
-}
+func verdictMark(v results.Verdict) string { return cmp.Or(verdictMarks[v], "💥") }
+
+var outcomeMarks = map[gate.Outcome]string{gate.Pass: "✅", gate.Fail: "❌", gate.Error: "💥", gate.Invalid: "⛔", gate.Skipped: "⏭️"}
+
+func outcomeMark(o gate.Outcome) string { return cmp.Or(outcomeMarks[o], "❔") }
 
 func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string, lim limits) string {
 	var b strings.Builder
