@@ -48,26 +48,18 @@ type Annotation struct {
 	Message string
 }
 
-// Annotate writes annotations within the per-step caps: errors first, then warnings, then
-// notices, each in the order given. When some do not fit, it writes one notice saying how
-// many were left out and that the job summary lists them all (one notice slot is kept for
-// it). It returns how many annotations were left out. Call it once per step with
-// everything; the caps are counted across calls.
-func (c *Commands) Annotate(anns []Annotation) (dropped int) { return c.AnnotateOmitted(anns, 0) }
-
-// AnnotateOmitted is Annotate for a caller that did not build omitted more error annotations
-// because they would come after the given ones, past the cap (failing cases beyond the few a
-// step can show): they are counted in the overflow notice as if dropped here.
-func (c *Commands) AnnotateOmitted(anns []Annotation, omitted int) (dropped int) {
+// Annotate writes annotations within the per-step caps (counted across calls): errors first,
+// then warnings, then notices, each in the order given. When some do not fit, one notice (its
+// slot kept) says how many were left out and that the job summary lists them all. omitted
+// counts error annotations the caller did not build, as they would come past the cap. It
+// returns how many annotations were left out.
+func (c *Commands) Annotate(anns []Annotation, omitted int) (dropped int) {
 	sorted := slices.Clone(anns)
 	slices.SortStableFunc(sorted, func(a, b Annotation) int { return cmp.Compare(a.Level.rank(), b.Level.rank()) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	left := map[Level]int{}
-	if omitted > 0 {
-		left[LevelError] += omitted
-		dropped += omitted
-	}
+	left := map[Level]int{LevelError: omitted}
+	dropped = omitted
 	for _, a := range sorted {
 		if a.Level.rank() == 2 {
 			a.Level = LevelNotice // unknown levels would be plain log lines
@@ -81,34 +73,29 @@ func (c *Commands) AnnotateOmitted(anns []Annotation, omitted int) (dropped int)
 			dropped++
 			continue
 		}
-		c.annotateLocked(a)
+		c.writeLocked(c.annotation(a))
+		c.emitted[a.Level]++
 	}
 	if dropped > 0 && !c.overflow && c.emitted[LevelNotice] < MaxAnnotationsPerLevel {
 		c.overflow = true
 		var parts []string
 		for _, l := range []Level{LevelError, LevelWarning, LevelNotice} {
 			if n := left[l]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s%s", n, l, plural(n)))
+				parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, string(l), string(l)+"s")))
 			}
 		}
-		c.annotateLocked(Annotation{
+		c.writeLocked(c.annotation(Annotation{
 			Level: LevelNotice,
 			Title: "agentv: more annotations in the job summary",
 			Message: fmt.Sprintf("%d more %s (%s) not shown: GitHub shows at most %d errors, %d warnings and %d notices per step. The job summary lists every failing case and warning.",
-				dropped, pluralWord(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
-		})
+				dropped, plural(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
+		}))
+		c.emitted[LevelNotice]++
 	}
 	return dropped
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func pluralWord(n int, one, many string) string {
+func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -125,19 +112,17 @@ type AnnotationOptions struct {
 func (o AnnotationOptions) path(p string) string { return WorkspacePath(o.Workspace, o.WorkDir, p) }
 
 // BuildAnnotations ranks everything worth annotating: configuration errors, errored
-// cases, failed cases (lowest score first), then configuration and template warnings
-// (diagnostics and the warnings records carry, each once). A run compared with a baseline
-// annotates each regressed case too, as an error right after the configuration errors when
-// the regressions failed the run (gated), else as a warning before the other warnings.
+// cases, failed cases (lowest score first), then configuration and template warnings, each
+// once. Regressed cases come right after the configuration errors when the regressions failed
+// the run (gated), else as warnings before the other warnings.
 func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
 	var errs, warns []Annotation
-	regAnns := FromRegressions(regs, gated, opts)
+	regAnns := fromRegressions(regs, gated, opts)
 	if !gated {
 		warns = append(warns, regAnns...)
 	}
 	seen := map[string]bool{}
-	// One annotation per warning, whichever case it was reported for: annotation slots
-	// are few (10 per level and step).
+	// One annotation per warning, whichever case it was reported for: slots are few.
 	addWarn := func(a Annotation) {
 		k := fmt.Sprintf("%s\x00%d\x00%d\x00%s", a.File, a.Line, a.Col, caseMessage.ReplaceAllString(a.Message, ""))
 		if !seen[k] {
@@ -145,7 +130,7 @@ func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, regs []Re
 			warns = append(warns, a)
 		}
 	}
-	for _, a := range FromDiagnostics(diags, opts) {
+	for _, a := range fromDiagnostics(diags, opts) {
 		if a.Level == LevelError {
 			errs = append(errs, a)
 		} else {
@@ -155,12 +140,12 @@ func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, regs []Re
 	if gated {
 		errs = append(errs, regAnns...)
 	}
-	errs = append(errs, FromRecords(recs, opts)...)
+	errs = append(errs, fromRecords(recs, opts)...)
 	for _, r := range recs {
 		for _, w := range r.Warnings {
 			addWarn(Annotation{
 				Level: LevelWarning, File: opts.path(w.File), Line: w.Line, Col: w.Col,
-				Title: warningTitle(w.Kind), Message: fmt.Sprintf("case %q: %s", r.EvalID, w.Message),
+				Title: title("agentv warning", w.Kind), Message: fmt.Sprintf("case %q: %s", r.EvalID, w.Message),
 			})
 		}
 	}
@@ -170,15 +155,15 @@ func BuildAnnotations(diags []suite.Diagnostic, recs []results.Record, regs []Re
 // caseMessage matches the `case "id": ` prefix that names a warning's case.
 var caseMessage = regexp.MustCompile(`^case "(?:[^"\\]|\\.)*": `)
 
-func warningTitle(kind string) string {
+func title(what, kind string) string {
 	if kind == "" {
-		return "agentv warning"
+		return what
 	}
-	return "agentv warning: " + kind
+	return what + ": " + kind
 }
 
-// FromDiagnostics turns load and validation diagnostics into annotations, in position order.
-func FromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotation {
+// fromDiagnostics turns load and validation diagnostics into annotations, in position order.
+func fromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotation {
 	ds := slices.Clone(diags)
 	for i := range ds {
 		ds[i].File = opts.path(ds[i].File)
@@ -186,15 +171,10 @@ func FromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotat
 	suite.SortDiagnostics(ds)
 	out := make([]Annotation, 0, len(ds))
 	for _, d := range ds {
-		a := Annotation{Level: LevelWarning, File: d.File, Line: d.Line, Col: d.Col, Message: d.Message}
+		a := Annotation{Level: LevelWarning, File: d.File, Line: d.Line, Col: d.Col, Message: d.Message,
+			Title: title("agentv warning", d.Kind)}
 		if d.IsError() {
-			a.Level = LevelError
-			a.Title = "agentv error"
-			if d.Kind != "" {
-				a.Title += ": " + d.Kind
-			}
-		} else {
-			a.Title = warningTitle(d.Kind)
+			a.Level, a.Title = LevelError, title("agentv error", d.Kind)
 		}
 		if d.CaseID != "" {
 			a.Message = fmt.Sprintf("case %q: %s", d.CaseID, d.Message)
@@ -207,9 +187,9 @@ func FromDiagnostics(diags []suite.Diagnostic, opts AnnotationOptions) []Annotat
 // maxMisses is how many judge misses a failed case's annotation lists.
 const maxMisses = 3
 
-// FromRecords annotates errored cases (in position order) and failed cases (lowest score
-// first) at their line in the eval file. Passing cases get none.
-func FromRecords(recs []results.Record, opts AnnotationOptions) []Annotation {
+// fromRecords annotates errored cases (in position order) and failed cases (lowest score
+// first) at their line in the eval file.
+func fromRecords(recs []results.Record, opts AnnotationOptions) []Annotation {
 	var errored, failed []results.Record
 	for _, r := range recs {
 		switch r.Verdict {
@@ -280,15 +260,12 @@ type Regression struct {
 	ID, File      string
 	Line          int
 	Before, After float64
-	// Why is what made it a regression: the test and the level it reached, or that each run
-	// scored the case once.
-	Why string
+	Why           string // what made it a regression (report.TestNote)
 }
 
-// FromRegressions annotates each regressed case at its line, in the order given (worst
-// first), naming its score before → after: errors when the regressions failed the run
-// (gated), else warnings.
-func FromRegressions(regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
+// fromRegressions annotates each regressed case at its line, in the order given (worst
+// first): errors when the regressions failed the run (gated), else warnings.
+func fromRegressions(regs []Regression, gated bool, opts AnnotationOptions) []Annotation {
 	level := LevelWarning
 	if gated {
 		level = LevelError

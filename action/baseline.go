@@ -12,13 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/go-github/v62/github"
 )
 
-// BaselineQuery says which workflow run's results are the baseline of a pull request's run:
-// the newest successful push run of the same workflow on the pull request's base branch.
+// BaselineQuery finds a pull request's baseline: the results of the newest successful push run
+// of the same workflow on the pull request's base branch.
 type BaselineQuery struct {
 	RunID    int64  // the current run (GITHUB_RUN_ID), to learn its workflow
 	Branch   string // the pull request's base branch
@@ -38,7 +37,6 @@ type BaselineRun struct {
 	Branch  string
 	HeadSHA string
 	URL     string // its page
-	Created time.Time
 }
 
 // Describe names the run for reports: "run 41 on main (abc1234)".
@@ -50,19 +48,15 @@ func (r *BaselineRun) Describe() string {
 	return s
 }
 
-// ErrNoBaselineRun means there is nothing to compare with: no successful run of the
-// workflow on the branch, or its results artifact is missing or expired. Any such error is
-// a notice for the user, never a failure of the run.
+// ErrNoBaselineRun means there is nothing to compare with (no run, no artifact, expired): a
+// notice for the user, never a failure of the run.
 var ErrNoBaselineRun = errors.New("no baseline")
 
-// runsLooked is how many runs one page of the lookup asks for: the newest successful run is
-// on the first page, and a lookup costs a bounded number of calls.
+// runsLooked is how many runs the lookup reads: the newest successful one is on the first page.
 const runsLooked = 20
 
-// FetchBaseline finds the baseline run (see BaselineQuery), downloads its results artifact
-// and writes the results.jsonl inside to dst. It makes four API calls at most (the current
-// run, the workflow's runs, the run's artifacts, the download) and one download. The
-// token needs actions: read.
+// FetchBaseline finds the baseline run, downloads its results artifact and writes the
+// results.jsonl inside to dst, in four API calls at most and one download (actions: read).
 // https://docs.github.com/rest/actions/workflow-runs#list-workflow-runs-for-a-workflow
 // https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts
 // https://docs.github.com/rest/actions/artifacts#download-an-artifact
@@ -104,17 +98,14 @@ func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst st
 		return nil, fmt.Errorf("%w: no successful push run of this workflow on %s", ErrNoBaselineRun, q.Branch)
 	}
 	run := &BaselineRun{ID: best.GetID(), Number: best.GetRunNumber(), Branch: best.GetHeadBranch(),
-		HeadSHA: best.GetHeadSHA(), URL: best.GetHTMLURL(), Created: best.GetCreatedAt().Time}
+		HeadSHA: best.GetHeadSHA(), URL: best.GetHTMLURL()}
 	arts, _, err := s.client.Actions.ListWorkflowRunArtifacts(ctx, s.owner, s.repo, run.ID, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		return run, apiError(fmt.Sprintf("list the artifacts of run %d", run.ID), err)
 	}
 	var art *github.Artifact
-	for _, a := range arts.Artifacts {
-		if a.GetName() == q.Artifact {
-			art = a
-			break
-		}
+	if i := slices.IndexFunc(arts.Artifacts, func(a *github.Artifact) bool { return a.GetName() == q.Artifact }); i >= 0 {
+		art = arts.Artifacts[i]
 	}
 	switch {
 	case art == nil:
@@ -137,9 +128,8 @@ func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst st
 	return run, nil
 }
 
-// downloadResults fetches the artifact zip from the signed URL the API redirected to and
-// writes its results.jsonl to dst. The URL carries its own authorisation: the token is not
-// sent there.
+// downloadResults fetches the artifact zip from the signed URL the API redirected to (which
+// carries its own authorisation: the token is not sent there) and writes its results.jsonl.
 func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxBytes int64) error {
 	if !strings.HasPrefix(loc, "https://") && !strings.HasPrefix(loc, "http://") {
 		return fmt.Errorf("download URL %q is not http(s)", loc)
@@ -148,11 +138,7 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 	if err != nil {
 		return fmt.Errorf("could not download: %w", err)
 	}
-	hc := s.download
-	if hc == nil {
-		hc = &http.Client{Timeout: 5 * time.Minute}
-	}
-	resp, err := hc.Do(req)
+	resp, err := s.download.Do(req)
 	if err != nil {
 		return fmt.Errorf("could not download: %w", err)
 	}
@@ -220,13 +206,10 @@ func (s *GitHubStore) downloadResults(ctx context.Context, loc, dst string, maxB
 	return nil
 }
 
-// resultsEntry returns the archive's results.jsonl: at its top level (results-dir uploaded
-// as it is), else the shallowest one; others names the further ones as shallow as it when
-// there is no top-level one (the shards of a split run, uploaded unmerged). Only a regular
-// file counts: a symbolic link entry holds a path, not results.
-//
-// An archive without any results.jsonl may hold an AgentV 4.x run directory: its index.jsonl
-// is then the results, found the same way.
+// resultsEntry returns the archive's results.jsonl: at its top level, else the shallowest one;
+// others names further ones as shallow when there is no top-level one (unmerged shards). Only
+// a regular file counts (a symbolic link entry holds a path). Without any results.jsonl, an
+// AgentV 4.x run directory's index.jsonl is found the same way.
 func resultsEntry(zr *zip.Reader) (best *zip.File, others []string) {
 	if best, others = entryNamed(zr, "results.jsonl"); best == nil {
 		best, others = entryNamed(zr, "index.jsonl")

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,7 +119,7 @@ func TestFetchBaselineMissing(t *testing.T) {
 		{"gone at download", func(gh *actiontest.GitHub) {
 			baselineRuns(gh)
 			id := gh.AddArtifact(11, "agentv-results", zipOf(t, map[string]string{"results.jsonl": baselineResults}), false)
-			gh.Fail("GET /repos/octo/repo/actions/artifacts/"+itoa(int(id))+"/zip", actiontest.Fault{Status: 410, Message: "Artifact has expired"})
+			gh.Fail("GET /repos/octo/repo/actions/artifacts/"+strconv.Itoa(int(id))+"/zip", actiontest.Fault{Status: 410, Message: "Artifact has expired"})
 		}, "has expired"},
 		{"no results in the archive", func(gh *actiontest.GitHub) {
 			baselineRuns(gh)

@@ -2,7 +2,6 @@ package action
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -22,19 +21,17 @@ import (
 // It is the only writer of workflow commands: every other line agentv prints carries its
 // untrusted parts through logtext.Line, and multi-line untrusted text goes through Verbatim.
 type Commands struct {
-	mu     sync.Mutex
-	w      io.Writer
-	redact *redact.Redactor
-	err    error
-	// annotations emitted so far in this step, per level, for the platform caps
-	emitted  map[Level]int
-	overflow bool // the "N more" notice was written
+	mu       sync.Mutex
+	w        io.Writer
+	redact   *redact.Redactor
+	err      error
+	emitted  map[Level]int // file annotations written in this step, for the per-step caps
+	overflow bool          // the "N more" notice was written
 }
 
-// NewCommands returns a writer of workflow commands to w (the step's stdout). With a
-// non-nil redactor every secret it knows, and every secret added to it later, is masked
-// with ::add-mask:: the moment it is added, and every title and message written is
-// redacted.
+// NewCommands returns a writer of workflow commands to w (the step's stdout). Every secret
+// r knows, now or later, is masked with ::add-mask:: the moment it is added, and every title
+// and message written is redacted.
 func NewCommands(w io.Writer, r *redact.Redactor) *Commands {
 	c := &Commands{w: w, redact: r, emitted: map[Level]int{}}
 	r.OnAdd(c.AddMask)
@@ -48,10 +45,10 @@ func (c *Commands) Err() error {
 	return c.err
 }
 
-func (c *Commands) issue(cmd *githubactions.Command) {
+func (c *Commands) write(s string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.writeLocked(cmd.String() + "\n")
+	c.writeLocked(s)
 }
 
 func (c *Commands) writeLocked(s string) {
@@ -60,61 +57,49 @@ func (c *Commands) writeLocked(s string) {
 	}
 }
 
+func (c *Commands) issue(name, msg string) {
+	c.write((&githubactions.Command{Name: name, Message: msg}).String() + "\n")
+}
+
 // AddMask tells the runner to mask value in all later log output. A multi-line value is
 // also masked line by line, as the runner matches masks within single lines.
 func (c *Commands) AddMask(value string) {
 	if strings.TrimSpace(value) == "" {
 		return
 	}
-	c.issue(&githubactions.Command{Name: "add-mask", Message: value})
+	c.issue("add-mask", value)
 	if strings.ContainsAny(value, "\r\n") {
 		for _, line := range strings.FieldsFunc(value, func(r rune) bool { return r == '\n' || r == '\r' }) {
 			if line = strings.TrimSpace(line); len(line) >= 4 {
-				c.issue(&githubactions.Command{Name: "add-mask", Message: line})
+				c.issue("add-mask", line)
 			}
 		}
 	}
 }
 
 // Group starts a collapsible section of the log; close it with EndGroup.
-func (c *Commands) Group(title string) {
-	c.issue(&githubactions.Command{Name: "group", Message: c.clean(title, maxTitle)})
-}
+func (c *Commands) Group(title string) { c.issue("group", c.clean(title, maxTitle)) }
 
 // EndGroup ends the section started by Group.
-func (c *Commands) EndGroup() { c.issue(&githubactions.Command{Name: "endgroup"}) }
-
-// Debug writes a message shown only when step debug logging is on.
-func (c *Commands) Debug(msg string) {
-	c.issue(&githubactions.Command{Name: "debug", Message: c.clean(msg, maxMessage)})
-}
+func (c *Commands) EndGroup() { c.issue("endgroup", "") }
 
 // Message writes a run-level annotation, one not attached to a file (an invalid input, a
-// report that could not be written). It does not count against the per-step caps that
-// Annotate keeps for file annotations.
+// report that could not be written). It does not count against Annotate's per-step caps.
 func (c *Commands) Message(level Level, title, msg string) {
-	if level.rank() == 2 {
-		level = LevelNotice
-	}
-	props := githubactions.CommandProperties{}
-	if t := strings.ReplaceAll(c.clean(title, maxTitle), "\n", " "); t != "" {
-		props["title"] = t
-	}
-	c.issue(&githubactions.Command{Name: string(level), Message: c.clean(msg, maxMessage), Properties: props})
+	c.write(c.annotation(Annotation{Level: level, Title: title, Message: msg}))
 }
 
 // Verbatim writes header as one line and then body, untrusted text of many lines (a model's
 // answer, a prompt, a command line), between ::stop-commands::TOKEN and ::TOKEN::, so the
 // runner takes none of its lines for a workflow command while still showing them. The token
 // is drawn at random for each body and drawn again if the body contains it. Both are
-// redacted; escape sequences and control characters are removed. The whole goes out in one
-// write under the lock, so no command (a secret's ::add-mask::) can fall inside the block
-// and be ignored.
+// redacted and sanitised. The whole goes out in one write under the lock, so no command (a
+// secret's ::add-mask::) can fall inside the block and be ignored.
 func (c *Commands) Verbatim(header, body string) {
 	var b strings.Builder
 	b.WriteString(logtext.Line(c.redact.String(header)) + "\n")
 	if body = strings.TrimRight(logtext.Block(c.redact.String(body)), "\n"); body != "" {
-		token, err := stopToken(body)
+		token, err := drawToken(rand.Reader, "agentv-", body)
 		if err != nil {
 			// Without a token the body cannot be fenced; flattened it is still safe.
 			b.WriteString(logtext.Line(body) + "\n")
@@ -122,23 +107,7 @@ func (c *Commands) Verbatim(header, body string) {
 			b.WriteString("::stop-commands::" + token + "\n" + body + "\n::" + token + "::\n")
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.writeLocked(b.String())
-}
-
-// stopToken draws a token for ::stop-commands:: that text does not contain.
-func stopToken(text string) (string, error) {
-	buf := make([]byte, 16)
-	for range maxDelimiterDraws {
-		if _, err := rand.Read(buf); err != nil {
-			return "", err
-		}
-		if t := "agentv-" + hex.EncodeToString(buf); !strings.Contains(text, t) {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("could not draw a token that the text does not contain")
+	c.write(b.String())
 }
 
 // Lengths beyond which annotation text is cut; the summary holds the full story.
@@ -147,11 +116,9 @@ const (
 	maxMessage = 4000
 )
 
-// clean redacts s, removes ANSI sequences, bidirectional overrides and control characters
-// other than newline and tab, turns every other line break (CR, U+2028, …) into a newline,
-// and cuts it to max runes, so model text cannot smuggle terminal escapes or NULs into the
-// log nor break an annotation where a viewer would. Newlines survive: the command encoding
-// escapes them.
+// clean redacts and sanitises s (logtext.Block) and cuts it to maxRunes, so model text cannot
+// smuggle escapes or NULs into the log nor break an annotation where a viewer would.
+// Newlines survive: the command encoding escapes them.
 func (c *Commands) clean(s string, maxRunes int) string {
 	return sanitize(c.redact.String(s), maxRunes)
 }
@@ -168,8 +135,12 @@ func sanitize(s string, maxRunes int) string {
 	return s
 }
 
-// annotate writes one annotation without looking at the caps.
-func (c *Commands) annotateLocked(a Annotation) {
+// annotation renders a's workflow command line; an unknown level becomes a notice (it would
+// be a plain log line).
+func (c *Commands) annotation(a Annotation) string {
+	if a.Level.rank() == 2 {
+		a.Level = LevelNotice
+	}
 	props := githubactions.CommandProperties{}
 	if a.File != "" {
 		props["file"] = c.clean(a.File, 1000)
@@ -187,6 +158,5 @@ func (c *Commands) annotateLocked(a Annotation) {
 		props["title"] = t
 	}
 	cmd := githubactions.Command{Name: string(a.Level), Message: c.clean(a.Message, maxMessage), Properties: props}
-	c.writeLocked(cmd.String() + "\n")
-	c.emitted[a.Level]++
+	return cmd.String() + "\n"
 }

@@ -40,7 +40,7 @@ func TestMaskEverySecretWhenAdded(t *testing.T) {
 		t.Errorf("masks (-want +got):\n%s", diff)
 	}
 	buf.Reset()
-	c.Annotate([]Annotation{{Level: LevelError, Title: "bad sk-known-before", Message: "echoed tok-50%-off\r\nsecond-line back"}})
+	c.Annotate([]Annotation{{Level: LevelError, Title: "bad sk-known-before", Message: "echoed tok-50%-off\r\nsecond-line back"}}, 0)
 	if got := buf.String(); strings.Contains(got, "sk-known-before") || strings.Contains(got, "second-line") || !strings.Contains(got, redact.Mask) {
 		t.Errorf("annotation not redacted: %q", got)
 	}
@@ -70,9 +70,9 @@ func TestAnnotationEscaping(t *testing.T) {
 			want: "::notice file=f.yaml,title=ared next::nulhere link",
 		},
 		{
-			name: "every line break is escaped, bidi overrides go",
+			name: "every line break is escaped, NEL and bidi overrides go",
 			a:    Annotation{Level: LevelWarning, Message: "a\r::add-mask::b\u2028::error::c\u2029d\u0085e\u202ef"},
-			want: "::warning::a%0A::add-mask::b%0A::error::c%0Ad%0Aef",
+			want: "::warning::a%0A::add-mask::b%0A::error::c%0Adef",
 		},
 		{
 			name: "end line",
@@ -89,7 +89,7 @@ func TestAnnotationEscaping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			NewCommands(&buf, nil).Annotate([]Annotation{tt.a})
+			NewCommands(&buf, nil).Annotate([]Annotation{tt.a}, 0)
 			if got := strings.TrimSuffix(buf.String(), "\n"); got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}
@@ -100,7 +100,7 @@ func TestAnnotationEscaping(t *testing.T) {
 func TestAnnotationLength(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	NewCommands(&buf, nil).Annotate([]Annotation{{Level: LevelError, Title: strings.Repeat("t", 1000), Message: strings.Repeat("m", 200_000)}})
+	NewCommands(&buf, nil).Annotate([]Annotation{{Level: LevelError, Title: strings.Repeat("t", 1000), Message: strings.Repeat("m", 200_000)}}, 0)
 	if n := buf.Len(); n > maxTitle+maxMessage+100 {
 		t.Errorf("annotation is %d bytes, want it cut", n)
 	}
@@ -119,7 +119,7 @@ func TestAnnotationCaps(t *testing.T) {
 	add(LevelError, 15)
 	var buf bytes.Buffer
 	c := NewCommands(&buf, nil)
-	if dropped := c.Annotate(anns); dropped != 7 {
+	if dropped := c.Annotate(anns, 0); dropped != 7 {
 		t.Errorf("dropped = %d, want 7", dropped)
 	}
 	got := lines(buf.String())
@@ -141,7 +141,7 @@ func TestAnnotationCaps(t *testing.T) {
 
 	// Later calls share the step's budget and add no second overflow notice.
 	buf.Reset()
-	if dropped := c.Annotate([]Annotation{{Level: LevelError, Message: "late"}, {Level: LevelNotice, Message: "n"}}); dropped != 1 {
+	if dropped := c.Annotate([]Annotation{{Level: LevelError, Message: "late"}, {Level: LevelNotice, Message: "n"}}, 0); dropped != 1 {
 		t.Errorf("second call dropped %d, want 1", dropped)
 	}
 	if diff := cmp.Diff([]string{"::notice::n"}, lines(buf.String())); diff != "" {
@@ -156,7 +156,7 @@ func TestAnnotationNoticesKeepOverflowSlot(t *testing.T) {
 		anns = append(anns, Annotation{Level: LevelNotice, Message: fmt.Sprint(i)})
 	}
 	var buf bytes.Buffer
-	NewCommands(&buf, nil).Annotate(anns)
+	NewCommands(&buf, nil).Annotate(anns, 0)
 	got := lines(buf.String())
 	if len(got) != MaxAnnotationsPerLevel || !strings.Contains(got[9], "3 more annotations (3 notices)") {
 		t.Errorf("got %d lines, last %q", len(got), got[len(got)-1])
@@ -168,9 +168,8 @@ func TestGroups(t *testing.T) {
 	var buf bytes.Buffer
 	c := NewCommands(&buf, nil)
 	c.Group("Run evals\n::error::x")
-	c.Debug("d")
 	c.EndGroup()
-	want := []string{"::group::Run evals%0A::error::x", "::debug::d", "::endgroup::"}
+	want := []string{"::group::Run evals%0A::error::x", "::endgroup::"}
 	if diff := cmp.Diff(want, lines(buf.String())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -213,7 +212,7 @@ func TestBuildAnnotationsGolden(t *testing.T) {
 			t.Parallel()
 			anns := BuildAnnotations(diags, recs, nil, false, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws", Details: d})
 			var buf bytes.Buffer
-			NewCommands(&buf, nil).Annotate(anns)
+			NewCommands(&buf, nil).Annotate(anns, 0)
 			golden.Check(t, filepath.Join("testdata", "annotations-"+d.String()+".golden"), buf.String())
 		})
 	}
@@ -349,7 +348,7 @@ func TestRegressionAnnotations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			NewCommands(&buf, nil).Annotate(BuildAnnotations(warn, failed, tt.regs, tt.gated, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws"}))
+			NewCommands(&buf, nil).Annotate(BuildAnnotations(warn, failed, tt.regs, tt.gated, AnnotationOptions{Workspace: "/ws", WorkDir: "/ws"}), 0)
 			var got []string
 			for _, c := range actiontest.WorkflowCommands(buf.String()) {
 				got = append(got, c.Line)
@@ -362,7 +361,7 @@ func TestRegressionAnnotations(t *testing.T) {
 	t.Run("cap", func(t *testing.T) {
 		t.Parallel()
 		var buf bytes.Buffer
-		NewCommands(&buf, nil).Annotate(BuildAnnotations(nil, failed, many, true, AnnotationOptions{}))
+		NewCommands(&buf, nil).Annotate(BuildAnnotations(nil, failed, many, true, AnnotationOptions{}), 0)
 		out := buf.String()
 		if n := strings.Count(out, "::error "); n != MaxAnnotationsPerLevel || !strings.Contains(out, "title=eval case r9 regressed%3A") ||
 			!strings.Contains(out, "3 more annotations (3 errors) not shown") {

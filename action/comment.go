@@ -12,11 +12,9 @@ import (
 
 // Comment is an issue or pull-request comment.
 type Comment struct {
-	ID         int64
-	URL        string // html_url, the link people open
-	Body       string
-	Author     string // login
-	AuthorType string // "Bot", "User", ...
+	ID   int64
+	URL  string // html_url, the link people open
+	Body string
 }
 
 // CommentStore finds, creates and edits the comments of one repository's pull requests.
@@ -28,8 +26,7 @@ type CommentStore interface {
 }
 
 // MaxCommentChars is GitHub's limit on a comment body: longer bodies get 422 "Body is too
-// long (maximum is 65536 characters)". The report package
-// budgets below it; Upsert refuses anything over it without calling the API.
+// long (maximum is 65536 characters)". Upsert refuses them without calling the API.
 const MaxCommentChars = 65536
 
 // ErrCommentTooLong is returned by Upsert for a body over MaxCommentChars.
@@ -48,41 +45,22 @@ func Marker(workflow, job, key string) string {
 }
 
 func markerEscape(s string) string {
-	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_':
+	for _, c := range []byte(s) {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' {
 			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()
 }
 
-// ShouldPost reports whether mode asks for a new comment for this outcome. An existing
-// comment is updated regardless (except with CommentOff), so it never goes stale.
-func ShouldPost(mode CommentMode, outcome gate.Outcome, hasWarnings bool) bool {
-	switch mode {
-	case CommentAlways:
-		return true
-	case CommentAuto:
-		return outcome != gate.Pass || hasWarnings
-	case CommentOnFailure:
-		return outcome != gate.Pass
-	}
-	return false
-}
-
 // Upsert keeps the sticky comment on pr current: it edits the comment holding marker in
-// place, or creates it when mode asks for one (see ShouldPost); it never creates a second.
-// It does nothing for pr <= 0 (not a PR event) or CommentOff. It returns the comment's
-// URL, or "" when none was written. An error is for the caller to report as a warning:
-// the job summary and the other reports do not depend on the comment.
+// place (whatever the mode but off, so it never goes stale), or creates it when mode asks
+// for one for this outcome; it never creates a second. It does nothing for pr <= 0 (not a PR
+// event) or CommentOff. It returns the comment's URL, or "" when none was written. An error
+// is for the caller to report as a warning: the other reports do not depend on the comment.
 func Upsert(ctx context.Context, store CommentStore, pr int, marker, body string, mode CommentMode, outcome gate.Outcome, hasWarnings bool) (string, error) {
 	switch mode {
 	case CommentOff:
@@ -111,11 +89,11 @@ func Upsert(ctx context.Context, store CommentStore, pr int, marker, body string
 	if existing != nil {
 		return updateComment(ctx, store, existing, body)
 	}
-	if !ShouldPost(mode, outcome, hasWarnings) {
+	if mode != CommentAlways && outcome == gate.Pass && (mode != CommentAuto || !hasWarnings) {
 		return "", nil
 	}
 	c, err := store.Create(ctx, pr, body)
-	if err != nil && isTemporary(err) {
+	if ae := (*APIError)(nil); errors.As(err, &ae) && (ae.StatusCode == 0 || ae.StatusCode >= 500) {
 		// A create that timed out or got a 5xx may still have landed: look again rather
 		// than post a duplicate.
 		if found, ferr := store.Find(ctx, pr, marker); ferr == nil {
@@ -176,12 +154,6 @@ func (e *APIError) Error() string {
 
 func (e *APIError) Unwrap() error { return e.Err }
 
-// Temporary reports whether trying again later may succeed: a server error, a rate
-// limit, or no response at all.
-func (e *APIError) Temporary() bool {
-	return e.RateLimited || e.StatusCode == 0 || e.StatusCode >= 500
-}
-
 // Hint says what the user can do about the error.
 func (e *APIError) Hint() string {
 	switch {
@@ -199,14 +171,6 @@ func (e *APIError) Hint() string {
 		return "GitHub had a server error; the next run will update the comment"
 	}
 	return ""
-}
-
-func isTemporary(err error) bool {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.StatusCode == 0 || ae.StatusCode >= 500
-	}
-	return false
 }
 
 // CommentMarker returns the marker of this run's sticky comment for key (comment-key).

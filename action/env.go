@@ -5,7 +5,6 @@ import "strings"
 // Env is the part of the runner's environment the Action uses, read once at start-up.
 // See https://docs.github.com/actions/reference/variables-reference.
 type Env struct {
-	Actions     bool   // GITHUB_ACTIONS == "true"
 	Workspace   string // GITHUB_WORKSPACE: the checkout, e.g. /github/workspace in a container action
 	APIURL      string // GITHUB_API_URL, default https://api.github.com (GHES: https://host/api/v3)
 	ServerURL   string // GITHUB_SERVER_URL, default https://github.com
@@ -15,10 +14,6 @@ type Env struct {
 	Workflow    string // GITHUB_WORKFLOW: the workflow's name (its path when it has none)
 	Job         string // GITHUB_JOB: the job's id (shared by all legs of a matrix)
 	SHA         string // GITHUB_SHA: on pull_request the test-merge commit, not the head
-	Ref         string // GITHUB_REF
-	Actor       string // GITHUB_ACTOR
-	EventName   string // GITHUB_EVENT_NAME
-	EventPath   string // GITHUB_EVENT_PATH
 	OutputPath  string // GITHUB_OUTPUT: file command for step outputs
 	SummaryPath string // GITHUB_STEP_SUMMARY: file command for the step summary
 	RunnerTemp  string // RUNNER_TEMP
@@ -35,7 +30,6 @@ const (
 func LoadEnv(getenv func(string) string) Env {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	e := Env{
-		Actions:     get("GITHUB_ACTIONS") == "true",
 		Workspace:   get("GITHUB_WORKSPACE"),
 		APIURL:      strings.TrimRight(get("GITHUB_API_URL"), "/"),
 		ServerURL:   strings.TrimRight(get("GITHUB_SERVER_URL"), "/"),
@@ -45,10 +39,6 @@ func LoadEnv(getenv func(string) string) Env {
 		Workflow:    get("GITHUB_WORKFLOW"),
 		Job:         get("GITHUB_JOB"),
 		SHA:         get("GITHUB_SHA"),
-		Ref:         get("GITHUB_REF"),
-		Actor:       get("GITHUB_ACTOR"),
-		EventName:   get("GITHUB_EVENT_NAME"),
-		EventPath:   get("GITHUB_EVENT_PATH"),
 		OutputPath:  get("GITHUB_OUTPUT"),
 		SummaryPath: get("GITHUB_STEP_SUMMARY"),
 		RunnerTemp:  get("RUNNER_TEMP"),
@@ -70,19 +60,6 @@ func (e Env) RunURL() string {
 	u := e.ServerURL + "/" + e.Repository + "/actions/runs/" + e.RunID
 	if e.RunAttempt != "" && e.RunAttempt != "1" {
 		u += "/attempts/" + e.RunAttempt
-	}
-	return u
-}
-
-// BlobURL links to path (repository-relative, forward slashes) at commit sha, at line when
-// line > 0, or returns "" when the repository or sha is unknown.
-func (e Env) BlobURL(sha, path string, line int) string {
-	if e.Repository == "" || sha == "" || path == "" {
-		return ""
-	}
-	u := e.ServerURL + "/" + e.Repository + "/blob/" + sha + "/" + escapePath(path)
-	if line > 0 {
-		u += "#L" + itoa(line)
 	}
 	return u
 }

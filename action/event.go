@@ -35,9 +35,9 @@ type Event struct {
 // IsPR reports whether the event concerns a pull request.
 func (e Event) IsPR() bool { return e.PRNumber > 0 }
 
-// SecretsWithheld reports whether GitHub withholds secrets and write scopes from this run:
-// a pull_request-family event from a fork, or any run triggered by Dependabot.
-// pull_request_target and workflow_run run in the base repository's context and get them.
+// SecretsWithheld reports whether GitHub withholds secrets and write scopes from this run: a
+// pull_request-family event from a fork (pull_request_target runs in the base repository's
+// context), or any run triggered by Dependabot.
 func (e Event) SecretsWithheld() bool {
 	if e.Actor == DependabotLogin {
 		return true
@@ -45,9 +45,9 @@ func (e Event) SecretsWithheld() bool {
 	return e.Fork && strings.HasPrefix(e.Name, "pull_request") && e.Name != "pull_request_target"
 }
 
-// LoadEvent reads GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH. Without a
-// payload path (a local run) it returns the name alone and no error. An unreadable or
-// malformed payload returns the name alone and an error the caller reports as a warning.
+// LoadEvent reads GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH. Without a payload (a
+// local run) it returns the name alone; with an unreadable or malformed one, the name alone and
+// an error the caller reports as a warning.
 func LoadEvent(getenv func(string) string) (Event, error) {
 	name := strings.TrimSpace(getenv("GITHUB_EVENT_NAME"))
 	actor := strings.TrimSpace(getenv("GITHUB_TRIGGERING_ACTOR"))
@@ -82,21 +82,11 @@ type payload struct {
 		Login string `json:"login"`
 	} `json:"sender"`
 	WorkflowRun *struct {
-		HeadSHA        string   `json:"head_sha"`
-		HeadBranch     string   `json:"head_branch"`
-		HeadRepository *repoRef `json:"head_repository"`
-		Repository     *repoRef `json:"repository"`
-		PullRequests   []struct {
-			Number int `json:"number"`
-			Head   struct {
-				SHA string `json:"sha"`
-				Ref string `json:"ref"`
-			} `json:"head"`
-			Base struct {
-				SHA string `json:"sha"`
-				Ref string `json:"ref"`
-			} `json:"base"`
-		} `json:"pull_requests"`
+		HeadSHA        string     `json:"head_sha"`
+		HeadBranch     string     `json:"head_branch"`
+		HeadRepository *repoRef   `json:"head_repository"`
+		Repository     *repoRef   `json:"repository"`
+		PullRequests   []prObject `json:"pull_requests"`
 	} `json:"workflow_run"`
 }
 
@@ -123,9 +113,8 @@ func (r *repoRef) name() string {
 	return r.FullName
 }
 
-// ParseEvent extracts the event context from a webhook payload. actor is the login from
-// the environment; when empty the payload's sender is used. Events other than the
-// pull_request family and workflow_run yield no PR.
+// ParseEvent extracts the event context from a webhook payload; actor, from the environment,
+// defaults to the payload's sender. Only the pull_request family and workflow_run have a PR.
 func ParseEvent(name string, data []byte, actor string) (Event, error) {
 	ev := Event{Name: name, Actor: actor}
 	var p payload

@@ -161,7 +161,7 @@ func TestLoadEnv(t *testing.T) {
 		"GITHUB_OUTPUT": "/github/file_commands/set_output_1", "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary_1",
 	}))
 	want := Env{
-		Actions: true, Workspace: "/github/workspace", APIURL: "https://ghe.example/api/v3", ServerURL: "https://ghe.example",
+		Workspace: "/github/workspace", APIURL: "https://ghe.example/api/v3", ServerURL: "https://ghe.example",
 		Repository: "octo-org/agent", RunID: "99", RunAttempt: "2", Workflow: "CI", Job: "evals", SHA: "abc",
 		OutputPath: "/github/file_commands/set_output_1", SummaryPath: "/github/file_commands/step_summary_1",
 	}
@@ -171,11 +171,8 @@ func TestLoadEnv(t *testing.T) {
 	if u := got.RunURL(); u != "https://ghe.example/octo-org/agent/actions/runs/99/attempts/2" {
 		t.Errorf("RunURL = %q", u)
 	}
-	if u := got.BlobURL("abc", "evals/my suite.yaml", 12); u != "https://ghe.example/octo-org/agent/blob/abc/evals/my%20suite.yaml#L12" {
-		t.Errorf("BlobURL = %q", u)
-	}
 	local := LoadEnv(envMap(nil))
-	if local.Actions || local.APIURL != "https://api.github.com" || local.ServerURL != "https://github.com" || local.RunURL() != "" {
+	if local.APIURL != "https://api.github.com" || local.ServerURL != "https://github.com" || local.RunURL() != "" {
 		t.Errorf("local env = %+v", local)
 	}
 }

@@ -18,19 +18,19 @@ func startGitHub(t *testing.T) *actiontest.GitHub {
 }
 
 // newTestStore returns a GitHubStore on octo/repo whose retry waits are recorded, not slept.
-func newTestStore(t *testing.T, gh *actiontest.GitHub, opts ...StoreOption) (*GitHubStore, *[]time.Duration) {
+func newTestStore(t *testing.T, gh *actiontest.GitHub) (*GitHubStore, *[]time.Duration) {
 	t.Helper()
+	s, err := NewGitHubStore("test-token", gh.APIURL(), "octo/repo")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var mu sync.Mutex
 	var sleeps []time.Duration
-	all := append([]StoreOption{WithSleep(func(_ context.Context, d time.Duration) error {
+	s.retry.sleep = func(_ context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
 		sleeps = append(sleeps, d)
 		return nil
-	})}, opts...)
-	s, err := NewGitHubStore("test-token", gh.APIURL(), "octo/repo", all...)
-	if err != nil {
-		t.Fatal(err)
 	}
 	return s, &sleeps
 }

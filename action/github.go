@@ -24,40 +24,17 @@ type GitHubStore struct {
 	viewerOnce sync.Once
 	viewer     string // the token's login; "" when GET /user does not answer (GITHUB_TOKEN)
 
-	download *http.Client // fetches artifact archives from their signed URLs, without the token
+	download *http.Client    // fetches artifact archives from their signed URLs, without the token
+	retry    *retryTransport // carries every request (tests replace its sleep)
 }
-
-var _ CommentStore = (*GitHubStore)(nil)
 
 // maxCommentPages bounds the search for our comment: 100 pages of 100 comments. Giving
 // up is an error, not "not found", so a huge thread never gets a duplicate comment.
 const maxCommentPages = 100
 
-// StoreOption configures NewGitHubStore.
-type StoreOption func(*storeConfig)
-
-type storeConfig struct {
-	httpClient *http.Client
-	retry      retryTransport
-}
-
-// WithHTTPClient sets the HTTP client whose transport carries the requests.
-func WithHTTPClient(c *http.Client) StoreOption { return func(s *storeConfig) { s.httpClient = c } }
-
-// WithSleep replaces the wait between retries (tests pass one that does not sleep).
-func WithSleep(sleep retry.Sleep) StoreOption {
-	return func(s *storeConfig) { s.retry.sleep = sleep }
-}
-
-// WithRetry sets the tries per request (the first included) and the total time spent
-// waiting for one request.
-func WithRetry(attempts int, budget time.Duration) StoreOption {
-	return func(s *storeConfig) { s.retry.attempts, s.retry.budget = attempts, budget }
-}
-
 // NewGitHubStore returns a store for repo ("owner/name") at apiURL (GITHUB_API_URL:
 // https://api.github.com, or https://HOST/api/v3 on GitHub Enterprise Server).
-func NewGitHubStore(token, apiURL, repo string, opts ...StoreOption) (*GitHubStore, error) {
+func NewGitHubStore(token, apiURL, repo string) (*GitHubStore, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("could not use repository %q: want owner/name (GITHUB_REPOSITORY)", repo)
@@ -72,33 +49,17 @@ func NewGitHubStore(token, apiURL, repo string, opts ...StoreOption) (*GitHubSto
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, fmt.Errorf("could not use GITHUB_API_URL %q: want an http(s) URL", apiURL)
 	}
-	cfg := storeConfig{retry: retryTransport{
-		sleep:    retry.Wait,
-		attempts: defaultAttempts, maxWait: defaultMaxWait, budget: defaultRetryBudget,
-	}}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	hc := &http.Client{Timeout: 30 * time.Second}
-	if cfg.httpClient != nil {
-		c := *cfg.httpClient
-		hc = &c
-	}
-	rt := cfg.retry
-	rt.base = hc.Transport
-	if rt.base == nil {
-		rt.base = http.DefaultTransport
-	}
-	rt.attempts = max(rt.attempts, 1)
-	hc.Transport = &rt
+	rt := &retryTransport{base: http.DefaultTransport, sleep: retry.Wait,
+		attempts: defaultAttempts, maxWait: defaultMaxWait, budget: defaultRetryBudget}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: rt}
 	client := github.NewClient(hc).WithAuthToken(token)
 	// Set BaseURL directly: WithEnterpriseURLs appends api/v3/ to URLs lacking it, which
 	// would break GITHUB_API_URL values that are already complete.
 	client.BaseURL = base
 	// Artifact archives are fetched through the same retrying transport, without the token
 	// (WithAuthToken wrapped a copy of hc, not hc).
-	dl := &http.Client{Timeout: 5 * time.Minute, Transport: hc.Transport}
-	return &GitHubStore{client: client, owner: owner, repo: name, maxPages: maxCommentPages, download: dl}, nil
+	dl := &http.Client{Timeout: 5 * time.Minute, Transport: rt}
+	return &GitHubStore{client: client, owner: owner, repo: name, maxPages: maxCommentPages, download: dl, retry: rt}, nil
 }
 
 // login returns the token's own login from GET /user, once. The workflow's GITHUB_TOKEN
@@ -173,10 +134,7 @@ func (s *GitHubStore) Update(ctx context.Context, id int64, body string) (*Comme
 }
 
 func toComment(c *github.IssueComment) *Comment {
-	return &Comment{
-		ID: c.GetID(), URL: c.GetHTMLURL(), Body: c.GetBody(),
-		Author: c.GetUser().GetLogin(), AuthorType: c.GetUser().GetType(),
-	}
+	return &Comment{ID: c.GetID(), URL: c.GetHTMLURL(), Body: c.GetBody()}
 }
 
 // apiError turns go-github's error types into an *APIError.

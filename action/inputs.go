@@ -31,15 +31,6 @@ const (
 	CommentOff CommentMode = "off"
 )
 
-// ParseCommentMode parses the comment input.
-func ParseCommentMode(s string) (CommentMode, error) {
-	switch m := CommentMode(strings.ToLower(s)); m {
-	case CommentAuto, CommentAlways, CommentOnFailure, CommentOff:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want auto, always, on-failure or off)", s)
-}
-
 // Mode says whether the Action runs evals or only reports on a results file.
 type Mode string
 
@@ -49,17 +40,8 @@ const (
 	ModeReport Mode = "report" // render reports and outputs from `results`, run nothing
 )
 
-// ParseMode parses the mode input.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(s)); m {
-	case ModeRun, ModeReport:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown value %q (want run or report)", s)
-}
-
-// Inputs are the Action's inputs (action.yml), parsed and validated: the run's settings,
-// which the command's flags fill too, and what only the Action has.
+// Inputs are the Action's inputs (action.yml), validated: the run's settings, which the
+// command's flags fill too, and what only the Action has.
 type Inputs struct {
 	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
 	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
@@ -80,8 +62,7 @@ type Inputs struct {
 // newline- or comma-separated list.
 func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
-// BaselineAuto is the baseline input that finds the baseline itself: the results artifact of
-// the newest successful push run of the same workflow on the pull request's base branch.
+// BaselineAuto is the baseline input that finds the baseline itself (BaselineQuery).
 const BaselineAuto = "auto"
 
 // DefaultBaselineArtifact is the artifact name baseline: auto looks for.
@@ -97,22 +78,8 @@ type InputError struct {
 func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Name, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// Input returns the value of an Action input as the runner passes it: INPUT_ plus the
-// name upper-cased with hyphens kept (INPUT_MAX-CONCURRENCY), also accepting underscores
-// (INPUT_MAX_CONCURRENCY, as a shell or `env:` can set it), trimmed.
-func Input(getenv func(string) string, name string) string {
-	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
-	if v := strings.TrimSpace(getenv(key)); v != "" {
-		return v
-	}
-	if alt := strings.ReplaceAll(key, "-", "_"); alt != key {
-		return strings.TrimSpace(getenv(alt))
-	}
-	return ""
-}
-
-// ParseInputs reads and validates every input. Invalid values leave the default in place
-// and are returned as *InputError values, all of them, naming the input.
+// ParseInputs reads and validates every input. An invalid value leaves the default and is
+// reported as an *InputError; all are returned.
 func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p := inputParser{getenv: getenv}
 	in := Inputs{
@@ -141,22 +108,14 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		return nil
 	})
 	g := &in.Gate
-	if v, ok := p.unitFloat("min-score"); ok {
-		g.MinScore = &v
-	}
-	if v, ok := p.unitFloat("case-threshold"); ok {
-		g.CaseThreshold = v
-	}
+	g.MinScore = p.optUnit("min-score")
+	p.unitFloat("case-threshold", &g.CaseThreshold)
 	p.intIn("max-failures", &g.MaxFailures, 0, math.MaxInt32, "0 or more")
 	p.intIn("max-errors", &g.MaxErrors, 0, math.MaxInt32, "0 or more")
 	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
 	g.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
-	if v, ok := p.unitFloat("regression-margin"); ok {
-		g.RegressionMargin = v
-	}
-	if v, ok := p.unitFloat("max-mean-drop"); ok {
-		g.MaxMeanDrop = &v
-	}
+	p.unitFloat("regression-margin", &g.RegressionMargin)
+	g.MaxMeanDrop = p.optUnit("max-mean-drop")
 	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
 		in.BaselinePath = BaselineAuto
 	}
@@ -166,14 +125,12 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	p.boolean("fail-on-skip", &in.FailOnSkip)
 	p.boolean("dry-run", &in.DryRun)
 	p.boolean("verbose", &in.Verbose)
-	p.enum("comment", func(s string) (err error) { in.Comment, err = ParseCommentMode(s); return })
-	p.enum("details", func(s string) (err error) {
-		if in.Details, err = report.ParseDetailLevel(s); err != nil {
-			err = fmt.Errorf("unknown value %q (want failures, all or none)", s)
-		}
+	p.enum("comment", func(s string) (err error) {
+		in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
 		return err
 	})
-	p.enum("mode", func(s string) (err error) { in.Mode, err = ParseMode(s); return })
+	p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
+	p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
 	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
 	p.enum("cache", func(s string) error {
 		m, err := config.ParseCache(s)
@@ -185,7 +142,7 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	if in.CacheDir == "" {
 		in.CacheDir = config.DefaultCacheDir
 	}
-	if in.Comment == "" {
+	if in.Comment == "" { // an invalid value leaves the default
 		in.Comment = CommentAuto
 	}
 	if in.Mode == "" {
@@ -208,7 +165,28 @@ type inputParser struct {
 	errs   []error
 }
 
-func (p *inputParser) str(name string) string { return Input(p.getenv, name) }
+// str returns an input as the runner passes it: INPUT_ plus the name upper-cased with hyphens
+// kept (INPUT_MAX-CONCURRENCY), also accepting underscores (INPUT_MAX_CONCURRENCY, as a shell
+// or `env:` can set it), trimmed.
+func (p *inputParser) str(name string) string {
+	key := "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+	if v := strings.TrimSpace(p.getenv(key)); v != "" {
+		return v
+	}
+	return strings.TrimSpace(p.getenv(strings.ReplaceAll(key, "-", "_")))
+}
+
+// oneOf parses s, in any case, as one of values.
+func oneOf[T ~string](s string, values ...T) (T, error) {
+	if i := slices.Index(values, T(strings.ToLower(s))); i >= 0 {
+		return values[i], nil
+	}
+	want := make([]string, len(values))
+	for i, v := range values {
+		want[i] = string(v)
+	}
+	return "", fmt.Errorf("unknown value %q (want %s or %s)", s, strings.Join(want[:len(want)-1], ", "), want[len(want)-1])
+}
 
 func (p *inputParser) fail(name, value string, err error) {
 	p.errs = append(p.errs, &InputError{Name: name, Value: value, Err: err})
@@ -240,16 +218,27 @@ func (p *inputParser) optInt(name string, lo, hi int, want string) *int {
 	return &n
 }
 
-func (p *inputParser) unitFloat(name string) (float64, bool) {
+func (p *inputParser) unitFloat(name string, dst *float64) bool {
 	s := p.str(name)
 	if s == "" {
-		return 0, false
+		return false
 	}
 	v, ok := config.Score(s)
 	if !ok {
 		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
+		return false
 	}
-	return v, ok
+	*dst = v
+	return true
+}
+
+// optUnit is unitFloat for an input without a default: nil when empty or invalid.
+func (p *inputParser) optUnit(name string) *float64 {
+	var v float64
+	if p.unitFloat(name, &v) {
+		return &v
+	}
+	return nil
 }
 
 // duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
@@ -266,8 +255,7 @@ func (p *inputParser) duration(name string, dst *time.Duration) {
 	*dst = d
 }
 
-// boolean accepts the YAML 1.2 core spellings the toolkit's getBooleanInput takes, in any
-// case, plus yes/no, on/off and 1/0.
+// boolean accepts the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0.
 func (p *inputParser) boolean(name string, dst *bool) {
 	s := p.str(name)
 	switch strings.ToLower(s) {
@@ -307,9 +295,8 @@ func splitList(s string) []string {
 	return out
 }
 
-// PR returns the pull request to comment on: the pr-number input when set (the
-// workflow_run half of the fork recipe, validated by the workflow), else the event's PR,
-// else 0 (not a PR event: no comment).
+// PR returns the pull request to comment on: the pr-number input (the workflow_run half of the
+// fork recipe), else the event's, else 0 (no comment).
 func (in Inputs) PR(ev Event) int {
 	if in.PRNumber > 0 {
 		return in.PRNumber

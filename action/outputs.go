@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -19,11 +20,9 @@ type Output struct {
 	Value string
 }
 
-// Outputs writes step outputs to the GITHUB_OUTPUT file command. Each value goes in a
-// heredoc whose delimiter is drawn at random for that value and drawn again if the value
-// contains it, so model text can never end a value early and forge another output (the
-// fixed delimiter of go-githubactions' SetOutput allows exactly that). Never use SetOutput
-// with untrusted text.
+// Outputs writes step outputs to the GITHUB_OUTPUT file command, each value in a heredoc whose
+// delimiter is drawn at random and again if the value contains it, so model text cannot end a
+// value early and forge another output (go-githubactions' fixed SetOutput delimiter allows it).
 type Outputs struct {
 	Path string    // GITHUB_OUTPUT; "" (a local run) makes writes a no-op
 	Rand io.Reader // delimiter randomness; nil: crypto/rand
@@ -42,7 +41,11 @@ func (o Outputs) SetAll(outs []Output) error {
 		if !validOutputName(out.Name) {
 			return fmt.Errorf("could not set output %q: names are letters, digits, _ and -", out.Name)
 		}
-		delim, err := o.delimiter(out.Value)
+		r := o.Rand
+		if r == nil {
+			r = rand.Reader
+		}
+		delim, err := drawToken(r, "ghadelimiter_", out.Value)
 		if err != nil {
 			return fmt.Errorf("could not set output %s: %w", out.Name, err)
 		}
@@ -51,38 +54,21 @@ func (o Outputs) SetAll(outs []Output) error {
 	return appendFile(o.Path, b.String())
 }
 
-func (o Outputs) delimiter(value string) (string, error) {
-	r := o.Rand
-	if r == nil {
-		r = rand.Reader
-	}
+// drawToken draws prefix and 128 random bits in hex, again while text contains it.
+func drawToken(r io.Reader, prefix, text string) (string, error) {
 	buf := make([]byte, 16)
 	for range maxDelimiterDraws {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return "", fmt.Errorf("could not draw a delimiter: %w", err)
 		}
-		d := "ghadelimiter_" + hex.EncodeToString(buf)
-		if !strings.Contains(value, d) {
+		if d := prefix + hex.EncodeToString(buf); !strings.Contains(text, d) {
 			return d, nil
 		}
 	}
 	return "", errors.New("could not draw a delimiter that the value does not contain")
 }
 
-func validOutputName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
-		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+var validOutputName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`).MatchString
 
 // appendFile appends s to a runner file command in one write.
 func appendFile(path, s string) error {
@@ -163,13 +149,11 @@ func signed4(f float64) string {
 	return "+" + s
 }
 
-// MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole
-// summary ("upload aborted, supports content up to a size of 1024k"; see
-// https://docs.github.com/en/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary).
+// MaxSummaryBytes is the step summary limit: over 1 MiB the runner drops the whole summary
+// (https://docs.github.com/en/actions/using-workflows/workflow-commands-for-github-actions#adding-a-job-summary).
 const MaxSummaryBytes = 1 << 20
 
-// ErrSummaryTooLarge is returned when an append would push the step summary over
-// MaxSummaryBytes; nothing is written then, so what is already there survives.
+// ErrSummaryTooLarge: an append would go over MaxSummaryBytes, so nothing was written.
 var ErrSummaryTooLarge = errors.New("step summary would exceed 1 MiB")
 
 // Summary appends Markdown to the GITHUB_STEP_SUMMARY file command.
@@ -177,8 +161,7 @@ type Summary struct {
 	Path string // GITHUB_STEP_SUMMARY; "" (a local run) makes writes a no-op
 }
 
-// Room returns how many bytes can still be appended to the step summary without going over
-// MaxSummaryBytes (all of it for a local run, which writes nothing).
+// Room returns how many bytes can still be appended to the step summary.
 func (s Summary) Room() int {
 	if s.Path == "" {
 		return MaxSummaryBytes

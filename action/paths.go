@@ -1,9 +1,7 @@
 package action
 
 import (
-	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -35,14 +33,3 @@ func WorkspacePath(workspace, wd, p string) string {
 	}
 	return filepath.ToSlash(rel)
 }
-
-// escapePath escapes each segment of a slash-separated path for use in a URL.
-func escapePath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -10,12 +10,10 @@ import (
 	"github.com/agentv/action/internal/logtext"
 )
 
-// The comparison with a baseline run (Run.Baseline) adds to the Markdown surfaces a
-// headline line (the mean's change with its interval, counts of regressed, improved, new
-// and removed cases) and, right after the head, the regressions table, then collapsed
-// improvements, cases that moved within their trials' noise, new and removed cases, the
-// per-dataset changes and a chart of the per-case changes. Without a baseline nothing
-// changes.
+// A baseline (Run.Baseline) adds to the Markdown surfaces a headline line (the mean's change
+// with its interval, counts of regressed, improved, new and removed cases) and, after the head,
+// the regressions, then folded improvements, noisy, new and removed cases, the per-dataset
+// changes and a chart of the per-case changes.
 
 // changesLimit is how many rows each list of changed cases shows, per surface.
 func changesLimit(lim limits) int {
@@ -99,40 +97,34 @@ func baselineSection(v *view) string {
 		}
 		return label
 	}
-	move := func(x *compare.Case) string {
-		return fmt.Sprintf("%.3f → %.3f", x.Before.Score, x.After.Score)
-	}
 	var b strings.Builder
 	if n := r.PassAtK; n > 0 {
 		fmt.Fprintf(&b, "> ⚠️ %s compared %s ran `pass_at_k` trials, which stop at the first pass: a case that passed at once has one score, "+
 			"too few for a fall to be significant. Compare runs whose trials use the `mean` strategy (`trials-strategy: mean`, `--trials-strategy mean`).\n\n",
 			thousands(n), plural(n, "case", "cases"))
 	}
-	reg := r.Of(compare.Regressed)
-	if len(reg) > 0 {
-		fmt.Fprintf(&b, "### 🔻 Regressions (%s)\n\n", shownOf(limit, len(reg)))
-		b.WriteString("| Case | Before → after | Δ | Why |\n|---|--:|--:|---|\n")
-		for _, x := range reg[:min(limit, len(reg))] {
-			why := testNote(x)
-			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; c != nil && c.Why != "" {
-				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), why)
-		}
-		b.WriteString("\n")
-	}
-	folded := func(title string, cases []*compare.Case) {
+	// Regressions show as a section with why each case failed; the other tables fold.
+	table := func(title string, cases []*compare.Case, folded bool) {
 		if len(cases) == 0 {
 			return
 		}
-		fmt.Fprintf(&b, "<details>\n<summary>%s (%s)</summary>\n\n| Case | Before → after | Δ | Test |\n|---|--:|--:|---|\n", title, shownOf(limit, len(cases)))
-		for _, x := range cases[:min(limit, len(cases))] {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", caseCell(x), move(x), signed(x.Delta), testNote(x))
+		head, col, tail := "### %s (%s)\n\n", "Why", "\n"
+		if folded {
+			head, col, tail = "<details>\n<summary>%s (%s)</summary>\n\n", "Test", "\n</details>\n\n"
 		}
-		b.WriteString("\n</details>\n\n")
+		fmt.Fprintf(&b, head+"| Case | Before → after | Δ | %s |\n|---|--:|--:|---|\n", title, shownOf(limit, len(cases)), col)
+		for _, x := range cases[:min(limit, len(cases))] {
+			why := TestNote(x)
+			if c := current[[3]string{x.Dataset, x.ID, x.Target}]; !folded && c != nil && c.Why != "" {
+				why = mdInline(elide(c.Why, min(v.lim.item, 200))) + " · " + why
+			}
+			fmt.Fprintf(&b, "| %s | %.3f → %.3f | %s | %s |\n", caseCell(x), x.Before.Score, x.After.Score, signed(x.Delta), why)
+		}
+		b.WriteString(tail)
 	}
-	folded("🔺 Improvements", r.Of(compare.Improved))
-	folded(fmt.Sprintf("〰️ Moved by more than %s within the noise of their trials", strconv.FormatFloat(r.Margin, 'g', -1, 64)), r.Of(compare.Noisy))
+	table("🔻 Regressions", r.Of(compare.Regressed), false)
+	table("🔺 Improvements", r.Of(compare.Improved), true)
+	table(fmt.Sprintf("〰️ Moved by more than %s within the noise of their trials", strconv.FormatFloat(r.Margin, 'g', -1, 64)), r.Of(compare.Noisy), true)
 	names := func(title string, cases []*compare.Case) {
 		if len(cases) == 0 {
 			return
@@ -177,11 +169,7 @@ func shownOf(limit, n int) string {
 
 // TestNote says what made a compared case regressed, improved or within the noise: its
 // test's p-value against the level it had to reach, or that each run scored it once.
-func TestNote(x *compare.Case) string { return testNote(x) }
-
-// testNote says what decided a case's class: its test's p-value against the level it had
-// to reach, or that each run scored it once.
-func testNote(x *compare.Case) string {
+func TestNote(x *compare.Case) string {
 	if x.Test == nil {
 		if x.Trials() {
 			return "within the margin"
@@ -225,8 +213,7 @@ var deltaBins = []struct {
 // deltaChartMin is the fewest compared cases worth a chart.
 const deltaChartMin = 5
 
-// deltaChart draws how many cases moved by how much as a Mermaid bar chart. Only numbers
-// and fixed labels go into it.
+// deltaChart draws how many cases moved by how much.
 func deltaChart(r *compare.Result) string {
 	n := r.Compared()
 	if n < deltaChartMin {
@@ -245,21 +232,18 @@ func deltaChart(r *compare.Result) string {
 		}
 	}
 	labels := make([]string, len(deltaBins))
-	values := make([]string, len(deltaBins))
 	top := 10
 	for i, bin := range deltaBins {
-		labels[i] = `"` + bin.label + `"`
-		values[i] = strconv.Itoa(counts[i])
+		labels[i] = bin.label
 		for top < counts[i] {
 			top *= 2
 		}
 	}
-	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 700, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score change per case (%s %s in both runs)\"\n    x-axis \"change\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
-		thousands(n), plural(n, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(values, ", "))
+	title := fmt.Sprintf("Score change per case (%s %s in both runs)", thousands(n), plural(n, "case", "cases"))
+	return barChart(700, title, "change", labels, counts, top)
 }
 
-// consoleBaseline writes the console's lines about the baseline: the mean's change and
-// the regressed cases.
+// consoleBaseline writes the console's lines about the baseline: the mean's change, regressions.
 func consoleBaseline(w io.Writer, run *Run) {
 	r := run.Baseline
 	if r == nil {

@@ -10,34 +10,29 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Case is what the reports keep of one finished case. The fields are what every surface
-// needs of every case (tables, statistics, JUnit suite headers); Record, the case's text,
-// is kept only where a surface may show it. A 100,000-case run keeps about 200 bytes a case
-// instead of its whole record (so a streamed 100,000-case run stays under 150 MiB).
+// Case is what the reports keep of one finished case: what every surface needs of every case,
+// and its text (Record) only where a surface may show it, about 200 bytes a case instead of its
+// whole record (a streamed 100,000-case run stays under 150 MiB).
 type Case struct {
 	EvalID, Dataset, Target, File string
 	Score                         float64
 	DurationMS                    int64
 	Line                          int32
 	Attempts                      int32
-	// Trials and TrialsPassed count the case's trials (0 when it ran once); Flaky is set when
-	// they disagreed about passing.
+	// Trials and TrialsPassed count its trials (0: it ran once); Flaky: they disagreed.
 	Trials, TrialsPassed int32
 	Flaky                bool
-	// Verdict is the verdict reports use: a record with an error, or with a verdict that is
-	// not pass or fail, counts as errored.
+	// Verdict is verdictOf the record: an error or an unknown verdict counts as errored.
 	Verdict    results.Verdict
-	Evaluators []EvaluatorScore // top-level evaluators, in record order
-	Usage      *Usage           // token usage and cost, nil when the trace has neither
-	// Record is the case's record with long texts cut and recorded prompts dropped (the
-	// results file has everything), or nil when no surface of this run shows its text.
+	Evaluators []EvaluatorScore    // top-level evaluators, in record order
+	Tokens     *results.TokenUsage // from the trace, nil when unknown
+	CostUSD    *float64            // from the trace, nil when unknown
+	// Record is the record compacted (compact), nil when no surface of this run shows its text.
 	Record *results.Record
-	// Why is the one line to read first about a case that did not pass (see whyOf; "" for
-	// passing cases), its start and end kept to whyRunes characters (cutWhy; show it with
-	// elide).
+	// Why is whyOf a case that did not pass ("" when it passed), its start and end kept to
+	// whyRunes characters (cutWhy; show it with elide).
 	Why string
-	// CaseThreshold is the score the case passed at when its eval file set one; nil: the
-	// run's.
+	// CaseThreshold is its eval file's own threshold; nil: the run's.
 	CaseThreshold *float64
 
 	part   spoolPart // where the case's rendered JUnit testcase is, when spooled
@@ -48,13 +43,6 @@ type Case struct {
 // whyRunes is the longest a surface shows of Why (the console's error lines).
 const whyRunes = 500
 
-// Usage is what a case's trace says it cost.
-type Usage struct {
-	TokensIn, TokensOut int64
-	CostUSD             float64
-	HasTokens, HasCost  bool
-}
-
 // EvaluatorScore is one evaluator's score as the case tables show it.
 type EvaluatorScore struct {
 	Name    string
@@ -63,25 +51,8 @@ type EvaluatorScore struct {
 	Errored bool
 }
 
-// tokens returns the case's input and output tokens when known.
-func (c *Case) tokens() (in, out int64, ok bool) {
-	if c.Usage == nil || !c.Usage.HasTokens {
-		return 0, 0, false
-	}
-	return c.Usage.TokensIn, c.Usage.TokensOut, true
-}
-
-// cost returns the case's cost in USD when known.
-func (c *Case) cost() (float64, bool) {
-	if c.Usage == nil || !c.Usage.HasCost {
-		return 0, false
-	}
-	return c.Usage.CostUSD, true
-}
-
-// NewCase makes a case of a record. keepText keeps a compacted copy of the record for the
-// surfaces that show model text; without it only the fields of Case are kept.
-func NewCase(r *results.Record, keepText bool) *Case {
+// newCase makes a case of a record's fields, without its text.
+func newCase(r *results.Record) *Case {
 	c := &Case{
 		EvalID: r.EvalID, Dataset: r.Dataset, Target: r.Target, File: r.File, Line: clampInt32(r.Line),
 		Score: r.Score, Verdict: verdictOf(r), DurationMS: r.DurationMS, Attempts: clampInt32(r.Attempts),
@@ -97,33 +68,23 @@ func NewCase(r *results.Record, keepText bool) *Case {
 			c.Evaluators[i] = EvaluatorScore{Name: e.Name, Score: e.Score, Verdict: e.Verdict, Errored: e.Error != ""}
 		}
 	}
-	if t := r.TraceSummary; t != nil && (t.TokenUsage != nil || t.CostUSD != nil) {
-		c.Usage = &Usage{}
-		if u := t.TokenUsage; u != nil {
-			c.Usage.TokensIn, c.Usage.TokensOut, c.Usage.HasTokens = u.Input, u.Output, true
-		}
-		if t.CostUSD != nil {
-			c.Usage.CostUSD, c.Usage.HasCost = *t.CostUSD, true
-		}
+	if t := r.TraceSummary; t != nil {
+		c.Tokens, c.CostUSD = t.TokenUsage, t.CostUSD
 	}
 	if c.Verdict != results.VerdictPass {
 		c.Why = cutWhy(whyOf(r), whyRunes)
 	}
-	if keepText {
-		c.Record = compact(r)
-	}
 	return c
 }
 
-// CasesOf makes cases of records, each keeping its whole record: for re-rendering a results
-// file, where the records are in memory anyway.
-func CasesOf(recs []*results.Record) []*Case {
+// casesOf makes cases of records, each keeping its whole record (already in memory).
+func casesOf(recs []*results.Record) []*Case {
 	out := make([]*Case, 0, len(recs))
 	for _, r := range recs {
 		if r == nil {
 			continue
 		}
-		c := NewCase(r, false)
+		c := newCase(r)
 		c.Record, c.pinned = r, true
 		out = append(out, c)
 	}
@@ -138,13 +99,12 @@ func (c *Case) warnings() []suite.Diagnostic {
 	return c.Record.Warnings
 }
 
-// keepRunes is how many characters of each long text a kept record holds: what the widest
-// surface shows (JUnit's limit; JUnit testcases are spooled from the full record anyway).
+// keepRunes is how many characters of each long text a kept record holds: the widest surface's
+// (JUnit's, whose testcases are spooled from the full record anyway).
 const keepRunes = junitTextLimit
 
-// compact copies the parts of a record that reports show: long texts are cut and recorded
-// prompts, provider metadata and the trace beyond token usage and cost are dropped, so
-// memory does not grow with the run's text.
+// compact copies what reports show of a record: long texts cut, recorded prompts, provider
+// metadata and the trace beyond usage dropped, so memory does not grow with the run's text.
 func compact(r *results.Record) *results.Record {
 	c := *r
 	c.CandidateAnswer = cut(c.CandidateAnswer)
@@ -152,10 +112,7 @@ func compact(r *results.Record) *results.Record {
 	c.LMProviderRequest, c.AgentProviderRequest, c.EvaluatorProviderRequest = nil, nil, nil
 	c.Timestamp, c.ConversationID, c.ProviderMetadata = "", "", nil
 	if t := r.TraceSummary; t != nil {
-		c.TraceSummary = nil
-		if t.TokenUsage != nil || t.CostUSD != nil {
-			c.TraceSummary = &results.TraceSummary{TokenUsage: t.TokenUsage, CostUSD: t.CostUSD}
-		}
+		c.TraceSummary = usage(t.TokenUsage, t.CostUSD)
 	}
 	c.EvaluatorResults = compactEvaluators(r.EvaluatorResults)
 	return &c
@@ -186,8 +143,7 @@ func compactEvaluators(ers []results.EvaluatorResult) []results.EvaluatorResult 
 // cut keeps the first keepRunes characters of s (see cutRunes).
 func cut(s string) string { return cutRunes(s, keepRunes) }
 
-// cutRunes keeps the first n characters of s and notes how many it left out (see truncate),
-// so reports still say how long the whole text was.
+// cutRunes keeps the first n characters of s and notes how many it left out (see truncate).
 func cutRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -229,16 +185,16 @@ func (c *Case) record() *results.Record {
 		}
 		r.EvaluatorResults = append(r.EvaluatorResults, er)
 	}
-	if in, out, ok := c.tokens(); ok {
-		r.TraceSummary = &results.TraceSummary{TokenUsage: &results.TokenUsage{Input: in, Output: out}}
-	}
-	if usd, ok := c.cost(); ok {
-		if r.TraceSummary == nil {
-			r.TraceSummary = &results.TraceSummary{}
-		}
-		r.TraceSummary.CostUSD = &usd
-	}
+	r.TraceSummary = usage(c.Tokens, c.CostUSD)
 	return r
+}
+
+// usage is a trace of token usage and cost alone, nil without either.
+func usage(tokens *results.TokenUsage, costUSD *float64) *results.TraceSummary {
+	if tokens == nil && costUSD == nil {
+		return nil
+	}
+	return &results.TraceSummary{TokenUsage: tokens, CostUSD: costUSD}
 }
 
 // clampInt32 keeps a line number or attempt count in an int32 (no file has 2^31 lines).
@@ -246,10 +202,9 @@ func clampInt32(n int) int32 {
 	return int32(max(min(n, 1<<31-1), -1<<31))
 }
 
-// whyOf is the one line to read first about a case that did not pass: its first error, its
-// own or an evaluator's; else its first miss, likewise; else what the lowest-scoring failing
-// evaluator said (a judge whose reply held no verdict has no misses, only that reasoning).
-// It is never empty, so every failed row says something.
+// whyOf is the one line to read first about a case that did not pass: its first error, own or
+// an evaluator's; else its first miss, likewise; else what the lowest-scoring failing evaluator
+// said (a judge whose reply held no verdict has only that reasoning). It is never empty.
 func whyOf(r *results.Record) string {
 	if len(r.Trials) > 0 && verdictOf(r) == results.VerdictFail {
 		return trialsWhy(r)
@@ -261,22 +216,12 @@ func whyOf(r *results.Record) string {
 		return fmt.Sprintf("case has verdict %q", r.Verdict)
 	}
 	if m := firstMissOf(r.Misses); m != "" {
-		return whyMiss(r.EvaluatorResults, m)
+		return withReason(r.EvaluatorResults, m, whyMark)
 	}
-	var walk func([]results.EvaluatorResult) string
-	walk = func(ers []results.EvaluatorResult) string {
-		for i, e := range ers {
-			if m := firstMissOf(e.Misses); m != "" {
-				return whyMiss(ers[i:i+1], m)
-			}
-			if m := walk(e.EvaluatorResults); m != "" {
-				return m
-			}
+	for e := range evaluators(r.EvaluatorResults) {
+		if m := firstMissOf(e.Misses); m != "" {
+			return withReason([]results.EvaluatorResult{*e}, m, whyMark)
 		}
-		return ""
-	}
-	if m := walk(r.EvaluatorResults); m != "" {
-		return m
 	}
 	var low *results.EvaluatorResult
 	for i, e := range r.EvaluatorResults {
@@ -293,8 +238,7 @@ func whyOf(r *results.Record) string {
 	return fmt.Sprintf("score %.3f; no miss or reasoning recorded", r.Score)
 }
 
-// trialsWhy is why a case run as trials failed: how many trials passed, then why the first
-// trial that did not pass failed (the case's own details are its best trial's).
+// trialsWhy is how many trials passed, then why the first that did not pass failed.
 func trialsWhy(r *results.Record) string {
 	head := fmt.Sprintf("%d/%d trials passed", r.TrialsPassed(), len(r.Trials))
 	for _, t := range r.Trials {

@@ -9,22 +9,20 @@ import (
 	"io"
 	"os"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 )
 
 // minRowBytes is the smallest a case table row can be: "| ✅ |  | 1.000 | 0ms |\n".
 const minRowBytes = 25
 
-// maxPassText is how many passing cases may keep their text. Passing details show only when
-// every passing row fits (see plan), and more rows than this cannot fit in the largest budget,
-// so beyond it no surface shows a passing case's text.
+// maxPassText is how many passing cases may keep their text: more rows than this cannot fit
+// the largest budget, and passing details show only when every passing row fits (see plan).
 const maxPassText = SummaryLimit / minRowBytes
 
 // Collector keeps what the reports need of each case as it finishes, so a large run does not
-// hold its records until the end: a Case each (Record only where a surface may show its
-// text), and the case's JUnit testcase, rendered at once into an unlinked temporary file and
-// copied into junit.xml in report order at the end.
-//
+// hold its records: a Case each (its Record only where a surface may show its text), and its
+// JUnit testcase, spooled to an unlinked temporary file and copied into junit.xml at the end.
 // Add is not safe for concurrent use; the runner serialises its handler calls.
 type Collector struct {
 	details   DetailLevel
@@ -37,43 +35,37 @@ type Collector struct {
 	fails     *failKeeper
 	cache     *results.CacheUse
 
-	// A case run on several targets has a record per target with one id: JUnit names each
-	// testcase's target then. seen and several learn it from the records; testcases spooled
-	// before it was learnt are named when JUnit is written (copyTo).
+	// A case run on several targets has a testcase per target, named with it: seen and several
+	// learn it; testcases spooled before are named when JUnit is written (copyTo).
 	seen    targetsSeen
 	several bool
 }
 
-// NewCollector returns a collector for a run whose Markdown surfaces use details and whose
-// JUnit failure messages use caseThreshold. Close it when the reports are written.
+// NewCollector returns a collector for a run's details level and case threshold (JUnit's
+// failure messages). Close it when the reports are written.
 func NewCollector(details DetailLevel, caseThreshold float64) *Collector {
 	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{}, fails: newFailKeeper(0)}
 	if p, err := newJUnitParts(); err == nil {
 		c.parts = p
 	}
-	// Without a spool file (no writable temporary directory) every record is kept, so JUnit
-	// can still be rendered from them at the end.
+	// Without a spool (no writable temporary directory) every record is kept for JUnit.
 	return c
 }
 
 // KeepWorst also keeps the records of the first n errored cases in report order and of the n
-// failed cases with the lowest scores (ties in report order): what the annotations show.
-// Call it before the first Add.
+// lowest-scoring failed cases: what the annotations show. Call it before the first Add.
 func (c *Collector) KeepWorst(n int) {
 	c.fails = newFailKeeper(n)
 }
 
-// Add keeps what the reports need of a finished record. rec is not retained.
-//
-// The record is kept (compacted) where a surface may show its text: always without a
-// spool (JUnit is then rendered from the records) and for cases with warnings; passing cases
-// under details "all" while their rows could still fit; failed and errored cases while they
-// are among the few whose details or annotations can show (failKeeper).
+// Add keeps what the reports need of a finished record; rec is not retained. Its text is kept
+// (compacted) without a spool, for cases with warnings, for passing cases under details "all"
+// while their rows could still fit, and for failures among the few whose details or
+// annotations can show (failKeeper).
 func (c *Collector) Add(rec *results.Record) {
-	cs := NewCase(rec, false)
+	cs := newCase(rec)
 	c.cache = addCache(c.cache, rec.Cache)
-	// Eval runs repeat the same few file, dataset and target names, and often the same
-	// reasons for failing (a target that is down, a judge's standard miss).
+	// Eval runs repeat a few file, dataset and target names, and often the same reasons.
 	cs.File, cs.Dataset, cs.Target, cs.Why = c.str(cs.File), c.str(cs.Dataset), c.str(cs.Target), c.str(cs.Why)
 	for i := range cs.Evaluators {
 		cs.Evaluators[i].Name = c.str(cs.Evaluators[i].Name)
@@ -151,8 +143,8 @@ func (c *Collector) Close() error {
 	return c.parts.close()
 }
 
-// JUnitParts holds JUnit testcases rendered as their cases finished, in a temporary file that
-// is unlinked as soon as it is open (nothing is left behind, whatever ends the process).
+// JUnitParts holds JUnit testcases rendered as their cases finished, in a temporary file
+// unlinked once open (nothing is left behind, whatever ends the process).
 type JUnitParts struct {
 	f   *os.File
 	w   *bufio.Writer
@@ -161,8 +153,7 @@ type JUnitParts struct {
 	err error
 }
 
-// spoolPart locates one rendered testcase in the spool; n == 0: none. named is set when
-// its name has the record's target.
+// spoolPart locates a spooled testcase (n == 0: none); named: its name has the target.
 type spoolPart struct {
 	off   int64
 	n     int32
@@ -181,9 +172,8 @@ func newJUnitParts() (*JUnitParts, error) {
 	}
 	p := &JUnitParts{f: f, w: bufio.NewWriterSize(f, 64<<10)}
 	p.enc = xml.NewEncoder(countingWriter{p.w, &p.n})
-	// The encoder stays inside <testsuites><testsuite>, so every testcase comes out as JUnit
-	// writes it there: on a line of its own, indented two levels. Those two tags are never
-	// copied.
+	// The encoder stays inside <testsuites><testsuite> (never copied), so every testcase comes out
+	// as JUnit writes it there: on a line of its own, indented two levels.
 	p.enc.Indent("", "  ")
 	for _, name := range []string{"testsuites", "testsuite"} {
 		p.err = cmp.Or(p.err, p.enc.EncodeToken(xml.StartElement{Name: xml.Name{Local: name}}))
@@ -208,9 +198,8 @@ func (p *JUnitParts) add(tc *junitTestcase) spoolPart {
 	return spoolPart{off: off, n: int32(p.n - off)}
 }
 
-// copyTo writes the cases' spooled testcases to w in order, reading runs of adjacent ones at
-// once. With several (a case ran on more than one target), a testcase spooled before that
-// was known gets its target added to its name.
+// copyTo writes the cases' spooled testcases to w in order, reading adjacent ones at once. With
+// several, a testcase spooled before that was known gets its target added to its name.
 func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 	if p.err != nil {
 		return fmt.Errorf("JUnit spool: %w", p.err)
@@ -221,20 +210,10 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 	unnamed := func(c *Case) bool { return several && c.Target != "" && !c.part.named }
 	buf := make([]byte, 0, 256<<10)
 	for i := 0; i < len(cases); {
-		if c := cases[i]; unnamed(c) {
-			b := make([]byte, c.part.n)
-			if _, err := p.f.ReadAt(b, c.part.off); err != nil {
-				return fmt.Errorf("JUnit spool: %w", err)
-			}
-			if _, err := w.Write(withTargetName(b, c.Target)); err != nil {
-				return err
-			}
-			i++
-			continue
-		}
 		off, end := cases[i].part.off, cases[i].part.off+int64(cases[i].part.n)
+		rename := unnamed(cases[i]) // a testcase to rename is read alone
 		j := i + 1
-		for j < len(cases) && cases[j].part.off == end && end-off < 1<<20 && !unnamed(cases[j]) {
+		for !rename && j < len(cases) && cases[j].part.off == end && end-off < 1<<20 && !unnamed(cases[j]) {
 			end += int64(cases[j].part.n)
 			j++
 		}
@@ -244,6 +223,9 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 		b := buf[:end-off]
 		if _, err := p.f.ReadAt(b, off); err != nil {
 			return fmt.Errorf("JUnit spool: %w", err)
+		}
+		if rename {
+			b = withTargetName(b, cases[i].Target)
 		}
 		if _, err := w.Write(b); err != nil {
 			return err
@@ -255,9 +237,8 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 
 func (p *JUnitParts) close() error { return p.f.Close() }
 
-// withTargetName adds " [target]" to the name of the rendered testcase tc, as junitCase names
-// it on several targets. The name is the testcase element's first attribute, and a quote
-// inside an attribute value is always escaped, so the value ends at the next quote.
+// withTargetName adds " [target]" to the name of the rendered testcase tc. The name is its
+// first attribute, and a quote inside an attribute value is always escaped.
 func withTargetName(tc []byte, target string) []byte {
 	const attr = ` name="`
 	i := bytes.Index(tc, []byte(attr))
@@ -270,7 +251,7 @@ func withTargetName(tc []byte, target string) []byte {
 		return tc
 	}
 	var name bytes.Buffer
-	_ = xml.EscapeText(&name, []byte(clean(caseName("", target, true))))
+	_ = xml.EscapeText(&name, []byte(logtext.Block(caseName("", target, true))))
 	out := make([]byte, 0, len(tc)+name.Len())
 	out = append(out, tc[:i+j]...)
 	out = append(out, name.Bytes()...)

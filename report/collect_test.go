@@ -339,7 +339,7 @@ func TestCaseWithoutTextKeepsVerdicts(t *testing.T) {
 	r := &results.Record{EvalID: "c", Score: 0.35, Verdict: results.VerdictFail, EvaluatorResults: []results.EvaluatorResult{
 		{Name: "g", Score: 0.7, Verdict: results.BandFail}, {Name: "turn-2", Score: 0, Verdict: results.BandSkip}, {Name: "old", Score: 0.7}}}
 	var got []string
-	for _, e := range NewCase(r, false).record().EvaluatorResults {
+	for _, e := range newCase(r).record().EvaluatorResults {
 		got = append(got, e.Name+":"+e.Verdict)
 	}
 	if s := strings.Join(got, " "); s != "g:fail turn-2:skip old:borderline" {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -34,14 +35,11 @@ const consoleProblems = 20
 // consoleGroupIDs is how many case ids the console names for one error shared by many cases.
 const consoleGroupIDs = 5
 
-// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (each distinct
-// message once, with the cases it ended), the EVALUATION SUMMARY (counts; for a run that was
-// decided on its scores also mean, median, min, max, sample standard deviation, the five-bin
-// histogram, the top three cases and up to three cases below 1.0), the problems of an invalid
-// or cancelled run instead of the scores, the warnings count and the outcome with its reason.
-// color adds ANSI styles; model text never carries its own, as escape sequences are stripped
-// from it. Ids, messages and reasons are each flattened to part of one line (logtext.Line), so
-// no line of the summary is a workflow command.
+// Console writes the end-of-run summary, laid out as AgentV 2.5's: an ERRORS section (each
+// distinct message once), the EVALUATION SUMMARY (counts, then score statistics, histogram and
+// top and bottom cases, or an invalid or cancelled run's problems), flaky cases, the baseline,
+// warnings and the outcome. color adds ANSI styles; model text is flattened to part of one line
+// each (logtext.Line), so no line is a workflow command.
 func Console(w io.Writer, run *Run, color bool) {
 	if run == nil {
 		run = &Run{}
@@ -139,9 +137,8 @@ func Console(w io.Writer, run *Run, color bool) {
 	fmt.Fprintf(b, "\n%s\n", p.paint(outcomeStyle(o), line))
 }
 
-// writeErrorGroups writes the ERRORS section: each distinct error message once, in the order
-// of the first case it ended, with that case's id, or with how many cases it ended and the
-// first few ids. A run where one outage failed 300 cases reads as one line, not 300.
+// writeErrorGroups writes each distinct error once, in the order of the first case it ended,
+// with that case's id or with how many cases it ended: one outage of 300 cases is one line.
 func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 	type group struct {
 		why   string
@@ -191,8 +188,7 @@ func writeErrorGroups(b *bufio.Writer, run *Run, recs []*Case, p *painter) {
 // consoleFlaky is how many flaky cases the console names.
 const consoleFlaky = 20
 
-// writeFlaky lists the flaky cases (their trials disagreed about passing) with how many
-// trials passed and the verdict they count with.
+// writeFlaky lists the flaky cases with how many trials passed and the verdict they count with.
 func writeFlaky(b *bufio.Writer, run *Run, recs []*Case, n int, p *painter) {
 	b.WriteString("\n" + p.paint(ansiYellow+ansiBold, fmt.Sprintf("Flaky cases: %d (each counts by its aggregate verdict)", n)) + "\n")
 	listed := 0
@@ -223,29 +219,13 @@ func writeProblems(b *bufio.Writer, problems []string, p *painter) {
 	}
 }
 
-// ranked returns the best and the worst cases, as stable sorts by descending and ascending
-// score would begin: ties keep the report order, and the worst list starts with the lowest.
-// One pass over the cases, keeping the first few of each.
+// ranked returns the first consoleTop cases by descending and by ascending score, ties in
+// report order.
 func ranked(cases []*Case) (top, bottom []*Case) {
-	for _, c := range cases {
-		top = keepFirst(top, c, func(a, b *Case) bool { return caseScore(a) > caseScore(b) })
-		bottom = keepFirst(bottom, c, func(a, b *Case) bool { return caseScore(a) < caseScore(b) })
-	}
-	return top, bottom
-}
-
-// keepFirst inserts c into the ranked list after every case it does not beat, keeping at
-// most consoleTop cases.
-func keepFirst(list []*Case, c *Case, beats func(a, b *Case) bool) []*Case {
-	i := len(list)
-	for i > 0 && beats(c, list[i-1]) {
-		i--
-	}
-	if i >= consoleTop {
-		return list
-	}
-	list = slices.Insert(list, i, c)
-	return list[:min(len(list), consoleTop)]
+	top, bottom = slices.Clone(cases), slices.Clone(cases)
+	slices.SortStableFunc(top, func(a, b *Case) int { return cmp.Compare(caseScore(b), caseScore(a)) })
+	slices.SortStableFunc(bottom, func(a, b *Case) int { return cmp.Compare(caseScore(a), caseScore(b)) })
+	return top[:min(len(top), consoleTop)], bottom[:min(len(bottom), consoleTop)]
 }
 
 func writeRanked(b io.Writer, recs []*Case, run *Run) {
@@ -273,20 +253,9 @@ func (p *painter) paint(style, s string) string {
 	return style + s + ansiReset
 }
 
-// Progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)",
-// with the reason after a colon for a case that did not pass (its error, else its first miss,
-// else the judge's reasoning). A total of 0 or less means the total is not known yet: "[12/?] …".
-// withTarget names the record's target after its id, "smoke/case-3 [gpt]", for a run on
-// several targets, where one id has a record per target.
-func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
-	progress(w, rec, done, total, withTarget, "")
-}
-
-// ProgressLines prints progress lines (see Progress) that say a target's error once. A case
-// that could not run (nothing was invoked: an unset secret, an unknown target, a failed
-// healthcheck) for the reason an earlier case of its target printed says so briefly: the
-// reason is the same for each of its cases, and the summary groups them. Calls must not be
-// concurrent.
+// ProgressLines prints progress lines that say a target's error once: a case that could not
+// run (nothing was invoked: an unset secret, a failed healthcheck) for the reason an earlier
+// case of its target printed says so briefly. Calls must not be concurrent.
 type ProgressLines struct {
 	said map[[2]string]bool // target and error already printed in full
 }
@@ -297,7 +266,7 @@ const maxSaid = 1024
 // Print writes rec's progress line.
 func (p *ProgressLines) Print(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
 	if rec == nil || rec.Attempts > 0 || rec.Error == "" || verdictOf(rec) != results.VerdictError {
-		Progress(w, rec, done, total, withTarget)
+		progress(w, rec, done, total, withTarget, "")
 		return
 	}
 	k := [2]string{rec.Target, rec.Error}
@@ -315,58 +284,39 @@ func (p *ProgressLines) Print(w io.Writer, rec *results.Record, done, total int,
 	if len(p.said) < maxSaid {
 		p.said[k] = true
 	}
-	Progress(w, rec, done, total, withTarget)
+	progress(w, rec, done, total, withTarget, "")
 }
 
-// progress writes rec's progress line; a non-empty why replaces the reason of an errored case.
+// progress writes one line for a finished case: "[12/40] PASS 0.950 smoke/case-3 (1.2s)", and
+// for a case that did not pass a colon and the reason (brief, when set, for an errored case).
+// A total of 0 or less is unknown: "[12/?]". withTarget names the record's target after its
+// id, "smoke/case-3 [gpt]".
 func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool, brief string) {
 	if rec == nil {
 		return
 	}
-	// Built by appending, not fmt: a large run prints one line per case.
-	b := make([]byte, 0, 96)
-	b = append(b, '[')
-	b = strconv.AppendInt(b, int64(done), 10)
-	b = append(b, '/')
+	of := "?"
 	if total > 0 {
-		b = strconv.AppendInt(b, int64(max(total, done)), 10)
-	} else {
-		b = append(b, '?')
+		of = strconv.Itoa(max(total, done))
 	}
-	b = append(b, "] "...)
-	vd := verdictOf(rec)
-	switch vd {
-	case results.VerdictPass:
-		b = append(b, "PASS"...)
-	case results.VerdictFail:
-		b = append(b, "FAIL"...)
-	default:
-		b = append(b, "ERROR"...)
-	}
-	b = append(b, ' ')
-	b = strconv.AppendFloat(b, rec.Score, 'f', 3, 64)
-	b = append(b, ' ')
 	// Each part is one safe line (logtext.Line returns the common plain id as it is), and "/"
 	// between them cannot join them into a command.
+	name := logtext.Line(rec.EvalID)
 	if rec.Dataset != "" {
-		b = append(b, logtext.Line(rec.Dataset)...)
-		b = append(b, '/')
+		name = logtext.Line(rec.Dataset) + "/" + name
 	}
-	b = append(b, logtext.Line(rec.EvalID)...)
 	if withTarget && rec.Target != "" {
-		b = append(b, " ["...)
-		b = append(b, logtext.Line(rec.Target)...)
-		b = append(b, ']')
+		name += " [" + logtext.Line(rec.Target) + "]"
 	}
-	b = append(b, " ("...)
-	b = append(b, formatMS(rec.DurationMS)...)
-	b = append(b, ')')
+	vd := verdictOf(rec)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%d/%s] %s %.3f %s (%s)", done, of, strings.ToUpper(string(vd)), rec.Score, name, formatMS(rec.DurationMS))
 	if n := len(rec.Trials); n > 0 {
-		b = fmt.Appendf(b, " [%d/%d trials passed", rec.TrialsPassed(), n)
+		fmt.Fprintf(&b, " [%d/%d trials passed", rec.TrialsPassed(), n)
 		if rec.Flaky {
-			b = append(b, ", flaky"...)
+			b.WriteString(", flaky")
 		}
-		b = append(b, ']')
+		b.WriteByte(']')
 	}
 	var why string
 	switch vd {
@@ -382,18 +332,17 @@ func progress(w io.Writer, rec *results.Record, done, total int, withTarget bool
 		}
 	}
 	if why != "" {
-		b = append(b, ": "...)
-		b = append(b, logtext.Line(elide(oneLine(why), 200))...)
+		b.WriteString(": " + logtext.Line(elide(oneLine(why), 200)))
 	}
-	b = append(b, '\n')
-	_, _ = w.Write(b)
+	b.WriteByte('\n')
+	_, _ = io.WriteString(w, b.String())
 }
 
-// failReason is the one thing to read about a failed case: its first miss, else the first
-// miss or reasoning of its lowest-scoring evaluator, else its own reasoning.
+// failReason is a failed case's first miss, else the first miss or reasoning of its
+// lowest-scoring evaluator, else its own reasoning.
 func failReason(rec *results.Record) string {
 	if len(rec.Misses) > 0 {
-		return whyMiss(rec.EvaluatorResults, rec.Misses[0])
+		return withReason(rec.EvaluatorResults, rec.Misses[0], whyMark)
 	}
 	var low *results.EvaluatorResult
 	for i := range rec.EvaluatorResults {
@@ -403,7 +352,7 @@ func failReason(rec *results.Record) string {
 	}
 	if low != nil {
 		if len(low.Misses) > 0 {
-			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0])
+			return low.Name + ": " + withReason([]results.EvaluatorResult{*low}, low.Misses[0], "")
 		}
 		if low.Reasoning != "" {
 			return low.Name + ": " + low.Reasoning

@@ -3,15 +3,22 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/google/go-cmp/cmp"
 )
+
+// Progress writes a progress line (progress) for the tests and the example.
+func Progress(w io.Writer, rec *results.Record, done, total int, withTarget bool) {
+	progress(w, rec, done, total, withTarget, "")
+}
 
 func TestProgress(t *testing.T) {
 	t.Parallel()
@@ -125,7 +132,7 @@ func TestConsoleColorOnlyWhenAsked(t *testing.T) {
 		t.Error("colored console output does not color the outcome")
 	}
 	// Without color, the two differ only by styles.
-	stripped := clean(color.String())
+	stripped := logtext.Block(color.String())
 	if stripped != plain.String() {
 		t.Error("colored output differs from plain output beyond styles")
 	}
@@ -176,13 +183,13 @@ func FuzzOneLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if isOneLine(s) && clean(oneLine(s)) != s {
-			t.Errorf("isOneLine(%q) but clean(oneLine) = %q", s, clean(oneLine(s)))
+		if isOneLine(s) && logtext.Block(oneLine(s)) != s {
+			t.Errorf("isOneLine(%q) but logtext.Block(oneLine) = %q", s, logtext.Block(oneLine(s)))
 		}
 		// Progress joins a dataset and an id that each pass isOneLine without cleaning.
 		ds, id := s[:len(s)/2], s[len(s)/2:]
-		if joined := ds + "/" + id; isOneLine(ds) && isOneLine(id) && clean(oneLine(joined)) != joined {
-			t.Errorf("%q and %q pass isOneLine but clean(oneLine(joined)) = %q", ds, id, clean(oneLine(joined)))
+		if joined := ds + "/" + id; isOneLine(ds) && isOneLine(id) && logtext.Block(oneLine(joined)) != joined {
+			t.Errorf("%q and %q pass isOneLine but logtext.Block(oneLine(joined)) = %q", ds, id, logtext.Block(oneLine(joined)))
 		}
 		if want := strings.Join(strings.Fields(s), " "); oneLine(s) != want {
 			t.Errorf("oneLine(%q) = %q, want %q", s, oneLine(s), want)

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentv/action/internal/logtext"
 )
 
 // zwj is a zero-width joiner. GitHub links @mentions and #123 references in the rendered
@@ -14,14 +17,13 @@ import (
 // without changing what a reader sees (elastic/kibana#174124, dependabot-core#427).
 const zwj = "\u200d"
 
-// mdInline escapes untrusted text for one line of GitHub Markdown: a table cell, a list item,
-// a heading or the inside of an HTML element such as <summary>. The result holds no raw `<`
-// except the <br> tags that stand for newlines, no `|`, backtick, `[`, `]`, `*`, `~`, `$` or
-// backslash (all become numeric character references, which work both in Markdown and in raw
-// HTML blocks), no @mention or #123 reference, and no control characters. Quotes stay: escaped
-// text never goes into an HTML attribute.
+// mdInline escapes untrusted text for one line of GitHub Markdown (a table cell, a list item,
+// the inside of <summary>): no raw `<` but <br> for newlines, no `|`, backtick, `[`, `]`, `*`,
+// `~`, `$` or backslash (numeric character references work in Markdown and raw HTML alike), no
+// @mention or #123 reference, no control characters. Quotes stay: it never goes into an
+// attribute.
 func mdInline(s string) string {
-	s = strings.TrimSpace(clean(s))
+	s = strings.TrimSpace(logtext.Block(s))
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/8)
 	prev := rune(-1)
@@ -75,9 +77,8 @@ func mdLink(text, href string) string {
 	return "[" + mdInline(text) + "](" + href + ")"
 }
 
-// sourceURL links to a line of an eval file at the head SHA:
-// {ServerURL}/{Repo}/blob/{SHA}/{File}#L{Line}. It returns "" when a part is missing or the
-// file is not a workspace-relative path (an absolute or ../ path has no page on GitHub).
+// sourceURL links to a line of an eval file at the head SHA, or is "" when a part is missing or
+// the file is not workspace-relative (an absolute or ../ path has no page on GitHub).
 func (l Links) sourceURL(file string, line int) string {
 	server := safeURL(strings.TrimRight(l.ServerURL, "/"))
 	if server == "" || !validRepo(l.Repo) || l.SHA == "" || file == "" {
@@ -123,25 +124,14 @@ func safeURL(u string) string {
 	return u
 }
 
-func validRepo(repo string) bool {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" {
-		return false
-	}
-	for _, r := range owner + name {
-		if r != '-' && r != '_' && r != '.' && (r >= utf8.RuneSelf || !unicode.IsLetter(r) && !unicode.IsDigit(r)) {
-			return false
-		}
-	}
-	return true
-}
+// validRepo matches owner/name of ASCII letters, digits, '-', '_' and '.'.
+var validRepo = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`).MatchString
 
-// mdWrapped escapes untrusted multi-line text for one Markdown line that wraps: as mdInline
-// (newlines become <br>), with each line's indentation kept as non-breaking spaces (a tab as
-// four) and a first character that could open a block (a list item's "-", "+" or "1.")
-// written as a character reference, which Markdown never reads as structure.
+// mdWrapped escapes multi-line text for one Markdown line that wraps: mdInline, with each
+// line's indentation as non-breaking spaces (a tab as four) and a first character that could
+// open a block ("-", "+", "1.") as a character reference.
 func mdWrapped(s string) string {
-	lines := strings.Split(clean(s), "\n")
+	lines := strings.Split(logtext.Block(s), "\n")
 	var b strings.Builder
 	for i, line := range lines {
 		if i > 0 {

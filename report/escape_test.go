@@ -7,37 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-func TestClean(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ name, in, want string }{
-		{"plain", "hello\tworld\n", "hello\tworld\n"},
-		{"nul and C0", "a\x00b\x01c\x7fd", "abcd"},
-		{"sgr", "\x1b[1;31mred\x1b[0m", "red"},
-		{"csi with intermediates", "a\x1b[?25hb\x1b[2 qc", "abc"},
-		{"osc with bel", "\x1b]0;title\x07text", "text"},
-		{"osc with st", "\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\", "link"},
-		{"unterminated osc keeps text", "\x1b]no end", "no end"},
-		{"charset designation", "\x1b(Bok", "ok"},
-		{"two-byte escape", "\x1bMup", "up"},
-		{"trailing esc", "end\x1b", "end"},
-		{"c1 csi", "a\u009b31mb", "ab"},
-		{"c1 controls", "a\u0085b\u0080c", "abc"},
-		{"noncharacters", "a\ufffeb\uffffc", "abc"},
-		{"crlf and cr", "a\r\nb\rc", "a\nb\nc"},
-		{"invalid utf-8", "a\xffb", "a\ufffdb"},
-		{"lone surrogate", "a\xed\xa0\x80b", "a\ufffd\ufffd\ufffdb"},
-		{"kept unicode", "café ✅ 𝔸", "café ✅ 𝔸"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := clean(tt.in); got != tt.want {
-				t.Errorf("clean(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestMarkdownEscape(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, inline string }{

@@ -12,6 +12,7 @@ import (
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -34,9 +35,8 @@ type junitDocument struct {
 	Suites []any `xml:"testsuite"`
 }
 
-// junitFileSuite is an eval file's testsuite. Its testcases are not held in the model, which
-// would keep a 100,000-case run's whole XML in memory: they are written when the document is
-// encoded, mostly copied from the spool where each was rendered as its case finished. These
+// junitFileSuite is an eval file's testsuite. Its testcases are written when the document is
+// encoded, mostly copied from the spool, not held (a 100,000-case run's XML would be). These
 // fields stand in for the library's testcase and system-out fields (encoding/xml takes the
 // shallower of two fields with one name), in the same order.
 type junitFileSuite struct {
@@ -52,8 +52,8 @@ type junitCases struct {
 	cases []*Case
 }
 
-// MarshalXML copies spooled testcases into the document as they are and renders the others
-// (no spool, or a run rendered from records). Both come out the same, byte for byte.
+// MarshalXML copies spooled testcases as they are and renders the others; both come out the
+// same, byte for byte.
 func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	for i := 0; i < len(c.cases); {
 		j := i
@@ -81,20 +81,17 @@ func (c junitCases) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
 	return nil
 }
 
-// JUnit writes the run as JUnit XML: one testsuite per eval file (properties: targets and
-// thresholds), one testcase per case (classname = dataset, name = eval id, time in seconds), a
-// failure for a case below the case threshold, an error for an errored case, and the score,
-// verdict, evaluator scores, source position and judge reasoning in system-out. Load and
-// configuration errors become error testcases of an extra "agentv" testsuite. All text is
-// stripped of ANSI escapes and characters XML 1.0 cannot hold before it goes into the model,
-// which writes element text as CDATA without checking it, so the file is always well-formed.
+// JUnit writes the run as JUnit XML: a testsuite per eval file (properties: targets and
+// thresholds), a testcase per case (classname = dataset, name = eval id) with a failure below
+// the case threshold or an error, and the details in system-out; load and configuration errors
+// are error testcases of an extra "agentv" testsuite. All text is sanitised (logtext.Block)
+// before it goes into the model, which writes element text as CDATA without checking it.
 func JUnit(w io.Writer, run *Run) error {
 	if run == nil {
 		run = &Run{}
 	}
-	// EncodeElement flushes the encoder's own buffer after every testcase it renders, so that
-	// buffer is kept apart from bw (the encoder would adopt a *bufio.Writer as its own) and
-	// fills bw, which writes in large blocks.
+	// EncodeElement flushes the encoder's buffer after every testcase, so bw is kept apart from it
+	// (the encoder would adopt a *bufio.Writer as its own) and writes in large blocks.
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := xml.NewEncoder(struct{ io.Writer }{bw})
 	enc.Indent("", "  ")
@@ -155,7 +152,7 @@ func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 
 // fileSuite makes a file's testsuite: counts, time and properties.
 func fileSuite(run *Run, recs []*Case) *junitFileSuite {
-	file := clean(recs[0].File)
+	file := logtext.Block(recs[0].File)
 	s := &junitFileSuite{Testsuite: junit.Testsuite{Name: file, File: file}}
 	if s.Name == "" {
 		s.Name = "(unknown file)"
@@ -179,7 +176,7 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 		}
 	}
 	s.Time = seconds(ms)
-	s.AddProperty("target", clean(strings.Join(targets, ", ")))
+	s.AddProperty("target", logtext.Block(strings.Join(targets, ", ")))
 	s.AddProperty("case-threshold", formatFloat(run.Gate.CaseThreshold))
 	if run.Gate.MinScore != nil {
 		s.AddProperty("min-score", formatFloat(*run.Gate.MinScore))
@@ -196,23 +193,22 @@ func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 		s.AddProperty("budget-not-run", strconv.Itoa(b.NotRun))
 	}
 	if run.Version != "" {
-		s.AddProperty("agentv-version", clean(run.Version))
+		s.AddProperty("agentv-version", logtext.Block(run.Version))
 	}
 	return s
 }
 
-// junitCase renders a record's testcase; threshold is the case threshold its failure
-// message names. withTarget names the record's target after its id, "case-1 [gpt]": in a run
-// on several targets one id has a testcase per target, and names must tell them apart.
+// junitCase renders a record's testcase; threshold is the case threshold its failure message
+// names. withTarget names the record's target after its id, "case-1 [gpt]".
 func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestcase {
 	if r.CaseThreshold != nil {
 		threshold = *r.CaseThreshold // the eval file's own threshold for this case
 	}
 	tc := junitTestcase{Testcase: junit.Testcase{
-		Name:      clean(caseName(r.EvalID, r.Target, withTarget)),
-		Classname: clean(r.Dataset),
+		Name:      logtext.Block(caseName(r.EvalID, r.Target, withTarget)),
+		Classname: logtext.Block(r.Dataset),
 		Time:      seconds(r.DurationMS),
-		SystemOut: &junit.Output{Data: clean(junitSystemOut(threshold, r))},
+		SystemOut: &junit.Output{Data: logtext.Block(junitSystemOut(threshold, r))},
 	}}
 	addFlaky(&tc, threshold, r)
 	switch verdictOf(r) {
@@ -222,15 +218,15 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
 		}
 		tc.Error = &junit.Result{
-			Message: clean(elide(oneLine(msg), 500)),
+			Message: logtext.Block(elide(oneLine(msg), 500)),
 			Type:    "error",
-			Data:    clean(truncate(errorText(r), junitTextLimit)),
+			Data:    logtext.Block(truncate(errorText(r), junitTextLimit)),
 		}
 	case results.VerdictFail:
 		tc.Failure = &junit.Result{
-			Message: clean(failureMessage(threshold, r)),
+			Message: logtext.Block(failureMessage(threshold, r)),
 			Type:    "below-threshold",
-			Data:    clean(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
+			Data:    logtext.Block(truncate(bulleted(explainedMisses(r)), junitTextLimit)),
 		}
 	}
 	return tc
@@ -257,9 +253,8 @@ func failureMessage(threshold float64, r *results.Record) string {
 	return msg
 }
 
-// explainedMisses are the record's misses on one line each, with the judge's reason for a
-// miss when it has one. A reason that several misses share (an AgentV 2.x judge's one
-// reasoning) follows the first of them only.
+// explainedMisses are the record's misses on one line each, each with the judge's reason when
+// it has one; a reason several misses share (a 2.x judge's one reasoning) follows the first.
 func explainedMisses(r *results.Record) []string {
 	out := make([]string, len(r.Misses))
 	shown := map[string]bool{}
@@ -279,21 +274,16 @@ func errorText(r *results.Record) string {
 	if r.Error != "" {
 		lines = append(lines, r.Error)
 	}
-	var walk func([]results.EvaluatorResult)
-	walk = func(ers []results.EvaluatorResult) {
-		for _, e := range ers {
-			if e.Error != "" {
-				lines = append(lines, fmt.Sprintf("evaluator %s (%s): %s", e.Name, e.Type, e.Error))
-			}
-			walk(e.EvaluatorResults)
+	for e := range evaluators(r.EvaluatorResults) {
+		if e.Error != "" {
+			lines = append(lines, fmt.Sprintf("evaluator %s (%s): %s", e.Name, e.Type, e.Error))
 		}
 	}
-	walk(r.EvaluatorResults)
 	return strings.Join(lines, "\n")
 }
 
-// junitSystemOut is what a testcase's system-out says: score, verdict, source, target,
-// duration, usage, evaluators with their hits, misses and reasoning, and warnings.
+// junitSystemOut is a testcase's system-out: score, verdict, source, target, duration, usage,
+// evaluators with their findings, and warnings.
 func junitSystemOut(threshold float64, r *results.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "score: %.3f (case threshold %.3f)\nverdict: %s\nsource: %s\n",
@@ -354,6 +344,7 @@ func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad stri
 	}
 }
 
+// evaluatorsHaveReasoning walks by hand, not with evaluators: it runs for every record.
 func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 	for _, e := range ers {
 		if strings.TrimSpace(e.Reasoning) != "" || evaluatorsHaveReasoning(e.EvaluatorResults) {
@@ -363,9 +354,8 @@ func evaluatorsHaveReasoning(ers []results.EvaluatorResult) bool {
 	return false
 }
 
-// attachWarnings puts warnings in the system-out of their eval file's testsuite, and returns
-// the extra "agentv" testsuite for errors, an invalid run's reason or a skipped run (with the
-// warnings about other files), or nil when there are none.
+// attachWarnings puts warnings in the system-out of their file's testsuite, and returns the
+// "agentv" testsuite for errors, an invalid or skipped run (with the other warnings), or nil.
 func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	byFile := map[string]*junitFileSuite{}
 	for _, s := range files {
@@ -374,16 +364,16 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	cfg := &junit.Testsuite{Name: configSuiteName, Time: seconds(0)}
 	var cfgOut strings.Builder
 	for _, d := range run.Diagnostics {
-		line := clean(d.Error())
+		line := logtext.Block(d.Error())
 		if d.Kind != "" {
-			line += " [" + clean(d.Kind) + "]"
+			line += " [" + logtext.Block(d.Kind) + "]"
 		}
 		if d.IsError() {
-			cfg.AddTestcase(junit.Testcase{Name: clean(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
-				Error: &junit.Result{Message: clean(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
+			cfg.AddTestcase(junit.Testcase{Name: logtext.Block(position(d.File, d.Line)), Classname: "agentv.config", Time: seconds(0),
+				Error: &junit.Result{Message: logtext.Block(elide(oneLine(d.Message), 500)), Type: "config", Data: line}})
 			continue
 		}
-		if s, ok := byFile[clean(d.File)]; ok && d.File != "" {
+		if s, ok := byFile[logtext.Block(d.File)]; ok && d.File != "" {
 			s.addOutput("warning: " + line + "\n")
 			continue
 		}
@@ -391,11 +381,11 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	}
 	// An invalid run without a positioned error (a failed healthcheck, an unreadable results
 	// file) and a skipped run still get a testcase, so JUnit consumers do not show green.
-	reason := clean(truncate(oneLine(run.Decision.Reason), 500))
+	reason := logtext.Block(truncate(oneLine(run.Decision.Reason), 500))
 	switch run.Decision.Outcome {
 	case gate.Invalid:
 		if len(cfg.Testcases) == 0 {
-			text := clean(strings.Join(run.Counts.Problems, "\n"))
+			text := logtext.Block(strings.Join(run.Counts.Problems, "\n"))
 			if text == "" {
 				text = reason
 			}
@@ -446,8 +436,7 @@ func bulleted(items []string) string {
 	return b.String()
 }
 
-// writeIndented writes s with every line prefixed by pad and ended with a newline, leaving
-// out trailing newlines; nothing for an empty s.
+// writeIndented writes each line of s, trailing newlines left out, prefixed by pad.
 func writeIndented(b *strings.Builder, s, pad string) {
 	for line := range strings.Lines(strings.TrimRight(s, "\n")) {
 		b.WriteString(pad)

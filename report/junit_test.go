@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -283,11 +284,11 @@ func checkWellFormed(t testing.TB, data []byte, run *Run) {
 		}
 	}
 	for _, r := range run.Records {
-		out, ok := got[clean(r.EvalID)+"\x00"+clean(r.Dataset)]
+		out, ok := got[logtext.Block(r.EvalID)+"\x00"+logtext.Block(r.Dataset)]
 		if !ok {
-			t.Fatalf("no testcase named %q (classname %q)", clean(r.EvalID), clean(r.Dataset))
+			t.Fatalf("no testcase named %q (classname %q)", logtext.Block(r.EvalID), logtext.Block(r.Dataset))
 		}
-		if want := clean(junitSystemOut(run.Gate.CaseThreshold, r)); out != want {
+		if want := logtext.Block(junitSystemOut(run.Gate.CaseThreshold, r)); out != want {
 			t.Fatalf("system-out of %q does not read back:\n%s", r.EvalID, cmp.Diff(want, out))
 		}
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/jstemmer/go-junit-report/v2/junit"
 
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
-// junitTestcase is a testcase with Maven Surefire's flaky elements: a case that passed on
-// some of its trials and failed on others lists each trial that did not pass as a
-// flakyFailure (or flakyError), the way Surefire reports a test that passed on a rerun, which
-// JUnit viewers that know Surefire show as flaky. Without trials it encodes as junit.Testcase.
+// junitTestcase is a testcase with Maven Surefire's flaky elements: a passing flaky case lists
+// each trial that did not pass as a flakyFailure or flakyError, as Surefire reports a test that
+// passed on a rerun (viewers that know Surefire show it as flaky).
 type junitTestcase struct {
 	junit.Testcase
 	FlakyFailures []junitRerun `xml:"flakyFailure,omitempty"`
@@ -27,8 +27,8 @@ type junitRerun struct {
 	SystemOut *junit.Output `xml:"system-out,omitempty"`
 }
 
-// addFlaky lists the trials of a passing flaky case that did not pass. A failed or errored
-// flaky case already has its failure or error; its system-out lists its trials.
+// addFlaky lists the trials of a passing flaky case that did not pass (a failed one's
+// system-out lists its trials).
 func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 	if !r.Flaky || verdictOf(r) != results.VerdictPass {
 		return
@@ -41,16 +41,16 @@ func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 		case results.VerdictPass:
 		case results.VerdictFail:
 			tc.FlakyFailures = append(tc.FlakyFailures, junitRerun{Type: "below-threshold",
-				Message:   clean(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
-				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+				Message:   logtext.Block(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
+				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})
 		default:
 			msg := t.Error
 			if msg == "" {
 				msg = "case has verdict " + string(t.Verdict)
 			}
 			tc.FlakyErrors = append(tc.FlakyErrors, junitRerun{Type: "error",
-				Message:   clean(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
-				SystemOut: &junit.Output{Data: clean(trialOut(t))}})
+				Message:   logtext.Block(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
+				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})
 		}
 	}
 }
@@ -66,8 +66,7 @@ func trialOut(t results.Trial) string {
 	return b.String()
 }
 
-// writeTrials is the trials part of a testcase's system-out: the strategy, how many passed,
-// whether the case is flaky, and each trial's verdict and score.
+// writeTrials writes a testcase's trials: strategy, passes, flakiness, each verdict and score.
 func writeTrials(b *strings.Builder, r *results.Record) {
 	if len(r.Trials) == 0 {
 		return

@@ -11,22 +11,21 @@ import (
 // "<details>\n<summary>❌  · 0.000 · fail</summary>\n\nSource:  · 0ms\n\n</details>\n\n".
 const minDetailsBytes = 80
 
-// maxFailText is how many failed or errored cases may keep their text for the Markdown
-// details, in failure order (failOrder). A row and a details block take at least this share of
-// the largest budget; the layout never shows more details than this either (grouped rows can
-// be shorter), so a collected run renders as the same run held in memory.
+// maxFailText is how many failed or errored cases may keep their text for the Markdown details,
+// in failOrder: a row and a details block take at least this share of the largest budget, and
+// the layout shows no more, so a collected run renders as the same run held in memory.
 const maxFailText = SummaryLimit / (minRowBytes + minDetailsBytes)
 
-// firstCases keeps the n cases that come first by less, so a run with 100,000 failures keeps
+// firstCases keeps the n cases that come first by order, so a run with 100,000 failures keeps
 // the few records a surface can show. It is a max-heap: the root is the one that goes next.
 type firstCases struct {
-	n    int
-	less func(a, b *Case) bool
-	h    []*Case
+	n     int
+	order func(a, b *Case) int
+	h     []*Case
 }
 
 func (f *firstCases) Len() int           { return len(f.h) }
-func (f *firstCases) Less(i, j int) bool { return f.less(f.h[j], f.h[i]) } // max-heap
+func (f *firstCases) Less(i, j int) bool { return f.order(f.h[j], f.h[i]) < 0 } // max-heap
 func (f *firstCases) Swap(i, j int)      { f.h[i], f.h[j] = f.h[j], f.h[i] }
 func (f *firstCases) Push(x any)         { f.h = append(f.h, x.(*Case)) }
 func (f *firstCases) Pop() any {
@@ -45,7 +44,7 @@ func (f *firstCases) offer(c *Case) (taken bool, out *Case) {
 		c.holds++
 		return true, nil
 	}
-	if !f.less(c, f.h[0]) {
+	if f.order(c, f.h[0]) >= 0 {
 		return false, nil
 	}
 	out = f.h[0]
@@ -61,8 +60,6 @@ func reportOrder(a, b *Case) int {
 	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID))
 }
 
-func beforeInReport(a, b *Case) bool { return reportOrder(a, b) < 0 }
-
 // failOrder is the order of the failure table and details: errored cases first (they decide
 // the outcome), then failed cases by ascending score, each in report order on ties.
 func failOrder(a, b *Case) int {
@@ -76,33 +73,28 @@ func failOrder(a, b *Case) int {
 	if ea {
 		return reportOrder(a, b)
 	}
-	return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b))
+	return lowerScore(a, b)
 }
-
-func beforeInFailures(a, b *Case) bool { return failOrder(a, b) < 0 }
 
 // lowerScore orders failed cases as annotations rank them: lowest score first, then position.
-func lowerScore(a, b *Case) bool {
-	return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b)) < 0
-}
+func lowerScore(a, b *Case) int { return cmp.Or(cmp.Compare(a.Score, b.Score), reportOrder(a, b)) }
 
-// failKeeper decides which failed and errored cases keep their records: the first
-// maxFailText in failure order (Markdown details), and for annotations the first worst
-// errored cases in report order and the worst failed cases by lowest score.
+// failKeeper keeps the records of the first maxFailText failures in failOrder (Markdown
+// details), and for annotations of the first worst errored cases and the worst failed cases.
 type failKeeper struct {
 	details, errored, failed firstCases
 }
 
 func newFailKeeper(worst int) *failKeeper {
 	return &failKeeper{
-		details: firstCases{n: maxFailText, less: beforeInFailures},
-		errored: firstCases{n: worst, less: beforeInReport},
-		failed:  firstCases{n: worst, less: lowerScore},
+		details: firstCases{n: maxFailText, order: failOrder},
+		errored: firstCases{n: worst, order: reportOrder},
+		failed:  firstCases{n: worst, order: lowerScore},
 	}
 }
 
-// offer offers a failed or errored case to every list it belongs to. It reports whether one
-// took it, and returns the cases no list holds any more.
+// offer offers a failure to every list it belongs to; it reports whether one took it and
+// returns the cases no list holds any more.
 func (k *failKeeper) offer(c *Case) (taken bool, released []*Case) {
 	lists := []*firstCases{&k.details, &k.failed}
 	if c.Verdict == results.VerdictError {

@@ -15,11 +15,9 @@ const (
 	// characters with 422 "Body is too long"; the margin absorbs counting differences.
 	CommentLimit = 65_000
 	// CommentByteLimit bounds the comment in bytes too: GitHub stores the body in a
-	// 262,144-byte column. (65,000 characters of at most 4 bytes each already fit; the check
-	// keeps the guarantee explicit.)
+	// 262,144-byte column (65,000 characters already fit; the check keeps it explicit).
 	CommentByteLimit = 262_144 - 1
-	// SummaryLimit is the job summary budget in bytes. A step summary over 1 MiB is dropped
-	// whole ("upload aborted, supports content up to a size of 1024k").
+	// SummaryLimit is the job summary budget in bytes: over 1 MiB it is dropped whole.
 	SummaryLimit = 1_000_000
 )
 
@@ -48,15 +46,13 @@ var (
 )
 
 // Summary renders the job summary (summary.md, $GITHUB_STEP_SUMMARY): headline, warnings,
-// failures and errors first, then the passing cases, collapsed details per run.Details. It
-// stays within SummaryLimit bytes, dropping passing cases, then failure details and rows, and
-// says so in the body.
+// failures, then passing cases, with details per run.Details, within SummaryLimit bytes; what
+// is dropped to fit (passing cases, then failure details and rows) is said in the body.
 func Summary(run *Run) string { return renderSurface(run, "", summarySurface) }
 
-// SummaryWithin renders the job summary as Summary does, within maxBytes when that is less
-// than SummaryLimit: the runner's limit applies to the whole step summary file, which an
-// earlier run in the same step may have filled partly. The headline is never dropped, so
-// the result exceeds a budget too small for it.
+// SummaryWithin renders Summary within maxBytes when that is less than SummaryLimit (an
+// earlier run in the same step may have filled part of the file). The headline is never
+// dropped, so the result exceeds a budget too small for it.
 func SummaryWithin(run *Run, maxBytes int) string {
 	s := summarySurface
 	s.maxBytes = max(0, min(maxBytes, SummaryLimit))
@@ -67,7 +63,7 @@ func SummaryWithin(run *Run, maxBytes int) string {
 }
 
 // Comment renders the sticky PR comment: the summary's content within CommentLimit characters
-// (and CommentByteLimit bytes), starting with the caller's hidden marker line, verbatim.
+// and CommentByteLimit bytes, starting with the caller's marker line, verbatim.
 func Comment(run *Run, marker string) string { return renderSurface(run, marker, commentSurface) }
 
 func renderSurface(run *Run, marker string, s surface) string {
@@ -119,12 +115,11 @@ func (s surface) fits(z size) bool {
 	return (s.maxRunes == 0 || z.runes <= s.maxRunes) && (s.maxBytes == 0 || z.bytes <= s.maxBytes)
 }
 
-// plan degrades in priority order — warnings, the overview (chart and breakdowns), failed and
-// errored rows, their details, passing rows (all or none), their details — taking fragments
-// while they fit. Once a kind of case
-// fragment is cut short, the kinds after it are left out entirely, so the report reads all
-// cases → failures only → headline only. Fragments are rendered to be measured and dropped,
-// and measuring stops at the budget, so a 100,000-case run costs no more than the budget.
+// plan degrades in priority order — warnings, the overview, failed and errored rows, their
+// details, passing rows (all or none), their details — taking fragments while they fit. Once a
+// kind of case fragment is cut short, the kinds after it are left out, so the report reads all
+// cases → failures only → headline only. Measuring stops at the budget, so a 100,000-case run
+// costs no more than the budget.
 func plan(v *view, s surface) layout {
 	full := layout{
 		warnings: min(len(v.warnings), s.lim.warnings),
@@ -165,8 +160,7 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 	for i, k := range kinds {
 		before := used
 		short := false
-		// A whole kind whose rows cannot all fit even at their smallest is left out without
-		// rendering any (a large run's passing rows would be built only to be dropped).
+		// A whole kind that cannot fit even at its smallest is left out without rendering any.
 		if k.whole && k.n > 0 && !s.fits(used.plus(size{k.n * minRowBytes / 4, k.n * minRowBytes})) {
 			cut = true
 			break

@@ -14,17 +14,15 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// groupMin is how many failed cases must share a reason before their rows become one row
-// that lists them collapsed: one row saying "13 cases: 401 Unauthorized" reads faster than
-// thirteen.
+// groupMin is how many failed cases sharing a reason make one row: "13 cases: 401
+// Unauthorized" reads faster than thirteen rows.
 const groupMin = 3
 
 // groupListMax is how many cases a grouped row names; the rest are counted.
 const groupListMax = 100
 
 // view is a run prepared for Markdown: the fixed parts rendered, the cases sorted and
-// classified. Case rows and details are rendered on demand, so memory follows the budget and
-// not the number of cases. layout decides how much of it fits.
+// classified; rows and details are rendered on demand, so memory follows the budget.
 type view struct {
 	run      *Run
 	lim      limits
@@ -59,8 +57,8 @@ type limits struct {
 func buildView(run *Run, marker string, lim limits) *view {
 	recs := run.sortedCases()
 	v := &view{run: run, lim: lim, runURL: run.Links.runURL()}
-	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { _, _, ok := c.tokens(); return ok })
-	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { _, ok := c.cost(); return ok })
+	v.showTokens = slices.ContainsFunc(recs, func(c *Case) bool { return c.Tokens != nil })
+	v.showCost = slices.ContainsFunc(recs, func(c *Case) bool { return c.CostUSD != nil })
 	v.why = run.Details != DetailsNone
 	v.evaluators = slices.ContainsFunc(recs, func(c *Case) bool { return len(c.Evaluators) > 0 })
 	v.failHead = tableHeader(v.why, v.showTokens, v.showCost, v.evaluators)
@@ -171,9 +169,8 @@ func (v *view) caseLink(c *Case) string {
 	return mdLink(truncate(v.run.label(c), 120), v.run.Links.sourceURL(c.File, int(c.Line)))
 }
 
-// row renders a case's table row: verdict, case linked to its source, score, and for a
-// failure the reason (each evaluator's score is in its details), else each evaluator's score,
-// the time and the usage.
+// row renders a case's table row: verdict, case linked to its source, score, then for a
+// failure the reason, else each evaluator's score, the time and the usage.
 func (v *view) row(c *Case) string {
 	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c) + warningMark(c), fmt.Sprintf("%.3f", c.Score)}
 	if c.Verdict != results.VerdictPass && v.why {
@@ -192,11 +189,11 @@ func (v *view) row(c *Case) string {
 	cells = append(cells, formatMS(c.DurationMS))
 	if v.showTokens || v.showCost {
 		var usage []string
-		if in, out, ok := c.tokens(); ok {
-			usage = append(usage, thousands(int(in))+" / "+thousands(int(out))+" tokens")
+		if t := c.Tokens; t != nil {
+			usage = append(usage, thousands(int(t.Input))+" / "+thousands(int(t.Output))+" tokens")
 		}
-		if usd, ok := c.cost(); ok {
-			usage = append(usage, fmt.Sprintf("$%.4f", usd))
+		if c.CostUSD != nil {
+			usage = append(usage, fmt.Sprintf("$%.4f", *c.CostUSD))
 		}
 		if usage == nil {
 			usage = []string{"–"}
@@ -208,14 +205,12 @@ func (v *view) row(c *Case) string {
 
 // detailsOf renders a case's collapsed details block.
 func (v *view) detailsOf(c *Case) string {
-	// A Collector drops passing cases' text only when their rows cannot fit, and then their
-	// details are never rendered; record() is a guard, not a path reports take.
+	// A Collector drops passing cases' text only when their rows cannot fit (record() is a guard).
 	return detailsBlock(v.run, c.record(), c.Verdict, v.run.label(c), v.lim)
 }
 
-// tableHeader is a case table's header. The failure table ends with the reason (why); the
-// passing table (and a failure table without reasons) shows each evaluator's score, the time
-// and the usage. At most six columns, so the table fits a 900-pixel column without scrolling.
+// tableHeader is a case table's header: the failure table ends with the reason (why), the
+// others show evaluators, time and usage. At most six columns fit a 900-pixel column.
 func tableHeader(why, showTokens, showCost, evaluators bool) string {
 	h := []string{"", "Case", "Score"}
 	if why {
@@ -248,10 +243,8 @@ func trialsMark(c *Case) string {
 	return fmt.Sprintf(" 🎲 **flaky** <sub>%d/%d trials passed</sub>", c.TrialsPassed, c.Trials)
 }
 
-// warningMark shows a case's load-time warnings on its row (a missing input file, say): a
-// case that passed without the file it was meant to read is no pass to trust blindly, and
-// the warnings section alone is easy to miss. The row links to the case's line already, so
-// the first warning is shown without its position.
+// warningMark shows a case's first load-time warning on its row (a missing input file, say):
+// a pass without the file it was meant to read is no pass to trust blindly.
 func warningMark(c *Case) string {
 	ws := c.warnings()
 	if len(ws) == 0 {
@@ -271,31 +264,13 @@ func evaluatorScore(e EvaluatorScore) string {
 	return fmt.Sprintf("%.3f", e.Score)
 }
 
-func verdictMark(v results.Verdict) string {
-	switch v {
-	case results.VerdictPass:
-		return "✅"
-	case results.VerdictFail:
-		return "❌"
-	}
-	return "💥"
-}
+var verdictMarks = map[results.Verdict]string{results.VerdictPass: "✅", results.VerdictFail: "❌"}
 
-func outcomeMark(o gate.Outcome) string {
-	switch o {
-	case gate.Pass:
-		return "✅"
-	case gate.Fail:
-		return "❌"
-	case gate.Error:
-		return "💥"
-	case gate.Invalid:
-		return "⛔"
-	case gate.Skipped:
-		return "⏭️"
-	}
-	return "❔"
-}
+func verdictMark(v results.Verdict) string { return cmp.Or(verdictMarks[v], "💥") }
+
+var outcomeMarks = map[gate.Outcome]string{gate.Pass: "✅", gate.Fail: "❌", gate.Error: "💥", gate.Invalid: "⛔", gate.Skipped: "⏭️"}
+
+func outcomeMark(o gate.Outcome) string { return cmp.Or(outcomeMarks[o], "❔") }
 
 func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string, lim limits) string {
 	var b strings.Builder
@@ -357,8 +332,8 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 	return b.String()
 }
 
-// trialsLine lists a case's trials in its details: the strategy, how many passed, each
-// trial's verdict and score, and the interval or the cost limit when they apply.
+// trialsLine lists a case's trials: strategy, passes, each trial's verdict and score, and the
+// interval or the cost limit when they apply.
 func trialsLine(r *results.Record) string {
 	strategy := r.TrialStrategy
 	if strategy == "" {
@@ -404,16 +379,7 @@ func (e seenError) has(s string) bool {
 
 // drop returns items without those that repeat the error.
 func (e seenError) drop(items []string) []string {
-	if e.err == "" || !slices.ContainsFunc(items, e.has) {
-		return items
-	}
-	var out []string
-	for _, it := range items {
-		if !e.has(it) {
-			out = append(out, it)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(items), e.has)
 }
 
 // text returns s, or "" when it only repeats the error.
@@ -445,9 +411,8 @@ func writeItems(b *strings.Builder, mark string, items []string, lim limits) {
 	}
 }
 
-// writeText writes a titled quote of model text. It is one Markdown line (newlines become
-// <br>, indentation non-breaking spaces), so it wraps at the column's width instead of
-// scrolling sideways as a <pre> would, and no line of the text can start a Markdown block.
+// writeText writes a titled quote of model text as one Markdown line (mdWrapped), which wraps
+// at the column's width instead of scrolling as a <pre> would, and starts no Markdown block.
 func writeText(b *strings.Builder, title, text string, limit int) {
 	fmt.Fprintf(b, "%s:\n> %s\n\n", title, mdWrapped(truncate(strings.Trim(text, "\n"), limit)))
 }
@@ -493,36 +458,29 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
 	c := run.Counts
-	if c.Total == 0 && len(recs) == 0 {
-		if c.Skipped > 0 {
-			fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
-		} else {
-			b.WriteString("**No eval case ran.**\n\n")
+	switch {
+	case c.Total == 0 && len(recs) == 0 && c.Skipped > 0:
+		fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
+	case c.Total == 0 && len(recs) == 0:
+		b.WriteString("**No eval case ran.**\n\n")
+	default:
+		cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
+		if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
+			cases = fmt.Sprintf("**%s cases**", of)
 		}
-		fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
-		b.WriteString(settingsLine(run, recs) + "\n\n")
-		return b.String()
+		line := []string{cases, "✅ " + thousands(c.Passed) + " passed", "❌ " + thousands(c.Failed) + " failed",
+			"💥 " + thousands(c.Errors) + " errored"}
+		if c.Skipped > 0 {
+			line = append(line, "⏭️ "+thousands(c.Skipped)+" skipped")
+		}
+		if n := flakyIn(recs); n > 0 {
+			line = append(line, "🎲 "+thousands(n)+" flaky")
+		}
+		line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
+		b.WriteString(strings.Join(line, " · ") + "\n\n" + baselineHeadline(run))
 	}
-	cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
-	if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
-		cases = fmt.Sprintf("**%s cases**", of)
-	}
-	line := []string{cases,
-		fmt.Sprintf("✅ %s passed", thousands(c.Passed)),
-		fmt.Sprintf("❌ %s failed", thousands(c.Failed)),
-		fmt.Sprintf("💥 %s errored", thousands(c.Errors))}
-	if c.Skipped > 0 {
-		line = append(line, fmt.Sprintf("⏭️ %s skipped", thousands(c.Skipped)))
-	}
-	if n := flakyIn(recs); n > 0 {
-		line = append(line, fmt.Sprintf("🎲 %s flaky", thousands(n)))
-	}
-	line = append(line, "pass rate **"+passRate(c.Passed, c.Total)+"**", fmt.Sprintf("mean score **%.3f**", c.MeanScore))
-	b.WriteString(strings.Join(line, " · ") + "\n\n")
-	b.WriteString(baselineHeadline(run))
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
-	b.WriteString(flakyLine(run, recs))
-	b.WriteString(settingsLine(run, recs) + "\n\n")
+	b.WriteString(flakyLine(run, recs) + settingsLine(run, recs) + "\n\n")
 	return b.String()
 }
 
@@ -530,8 +488,7 @@ func headSection(run *Run, marker string, recs []*Case) string {
 const flakyNamed = 10
 
 // flakyLine names the flaky cases under the headline, where a reviewer sees them even when
-// they passed and their rows are folded away: each with its verdict and how many trials
-// passed. "" when there are none.
+// their rows are folded away, each with its verdict and trials passed; "" when there are none.
 func flakyLine(run *Run, recs []*Case) string {
 	var items []string
 	n := 0
@@ -602,9 +559,8 @@ func (bs *breakdowns) get(name string) *breakdown {
 	return g
 }
 
-// breakdownTable is "" for fewer than two groups. Otherwise it orders the groups by ascending
-// mean score, then name, and renders header, at most breakdownMax rows with row, then a line
-// counting the rest.
+// breakdownTable is "" for fewer than two groups, else header and the groups by ascending mean
+// score, then name, at most breakdownMax of them.
 func breakdownTable(groups []*breakdown, header, what string, row func(*breakdown) string) string {
 	if len(groups) < 2 {
 		return ""
@@ -679,16 +635,8 @@ func evaluatorTable(recs []*Case) string {
 // chartMin is the fewest cases worth a chart; the headline counts fewer at a glance.
 const chartMin = 10
 
-// scoreChart draws the five-bin score histogram as a Mermaid bar chart, which GitHub renders
-// as a picture (and shows as its short source where Mermaid is off). Only numbers and fixed
-// labels go into it.
+// scoreChart draws the five-bin score histogram.
 func scoreChart(s ScoreStats) string {
-	labels := make([]string, Bins)
-	counts := make([]string, Bins)
-	for i := range Bins {
-		labels[i] = `"` + BinLabels[i] + `"`
-		counts[i] = strconv.Itoa(s.Histogram[i])
-	}
 	if s.Count < chartMin {
 		return ""
 	}
@@ -700,8 +648,20 @@ func scoreChart(s ScoreStats) string {
 			top = (top + 24) / 25 * 25
 		}
 	}
-	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": 600, \"height\": 240, \"showDataLabel\": true}}}%%%%\nxychart-beta\n    title \"Score distribution (%s %s)\"\n    x-axis \"score\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
-		thousands(s.Count), plural(s.Count, "case", "cases"), strings.Join(labels, ", "), top, strings.Join(counts, ", "))
+	title := fmt.Sprintf("Score distribution (%s %s)", thousands(s.Count), plural(s.Count, "case", "cases"))
+	return barChart(600, title, "score", BinLabels[:], s.Histogram[:], top)
+}
+
+// barChart draws counts as a Mermaid bar chart, which GitHub renders as a picture (and shows
+// as its short source where Mermaid is off). Only numbers and fixed labels go into it.
+func barChart(width int, title, axis string, labels []string, counts []int, top int) string {
+	ls, cs := make([]string, len(labels)), make([]string, len(counts))
+	for i := range labels {
+		ls[i], cs[i] = `"`+labels[i]+`"`, strconv.Itoa(counts[i])
+	}
+	return fmt.Sprintf("```mermaid\n%%%%{init: {\"xyChart\": {\"width\": %d, \"height\": 240, \"showDataLabel\": true}}}%%%%\n"+
+		"xychart-beta\n    title \"%s\"\n    x-axis \"%s\" [%s]\n    y-axis \"cases\" 0 --> %d\n    bar [%s]\n```\n\n",
+		width, title, axis, strings.Join(ls, ", "), top, strings.Join(cs, ", "))
 }
 
 func settingsLine(run *Run, recs []*Case) string {
@@ -727,11 +687,11 @@ func settingsLine(run *Run, recs []*Case) string {
 	var dollars float64
 	var haveTokens, haveCost bool
 	for _, r := range recs {
-		if i, o, ok := r.tokens(); ok {
-			in, out, haveTokens = in+i, out+o, true
+		if t := r.Tokens; t != nil {
+			in, out, haveTokens = in+t.Input, out+t.Output, true
 		}
-		if usd, ok := r.cost(); ok {
-			dollars, haveCost = dollars+usd, true
+		if r.CostUSD != nil {
+			dollars, haveCost = dollars+*r.CostUSD, true
 		}
 	}
 	if haveTokens {

@@ -1,17 +1,12 @@
-// Package report renders every human and machine report of a run from its results records
-// (results.Record): the JUnit XML file, the job summary, the PR comment and the console
-// summary. It never runs anything and never calls GitHub, so `agentv report` can re-render a
-// results file anywhere.
+// Package report renders every report of a run from its results records: the JUnit XML
+// file, the job summary, the PR comment and the console summary. It never runs anything nor
+// calls GitHub, so `agentv report` can re-render a results file anywhere; the caller does the
+// file I/O. Markdown surfaces build a view, decide what fits their size budget (all cases →
+// failures only → headline), then write.
 //
-// Each renderer works in three steps kept apart so each can be tested without disk: build a
-// view of the run (sorted cases, escaped text), decide what to show under the surface's size
-// budget (Markdown surfaces degrade from all cases to failures only to the headline), then
-// write. The caller does the file I/O.
-//
-// Records arrive redacted (providers register secrets on the run's redactor before a record is
-// written), so this package does not look for secrets. It does treat all model and user text
-// as untrusted: ANSI escapes and characters XML cannot carry are stripped everywhere, and the
-// Markdown surfaces escape HTML, table pipes, @mentions and #123 references.
+// Records arrive redacted, so this package does not look for secrets, but all model and user
+// text is untrusted: escapes and characters XML cannot carry are stripped everywhere
+// (logtext.Block), and the Markdown surfaces escape HTML, table pipes, @mentions and #123.
 //
 //	run := &report.Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts}
 //	_ = report.JUnit(junitFile, run)
@@ -24,7 +19,9 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,44 +33,33 @@ import (
 
 // Run is everything a report shows about one run.
 type Run struct {
-	// Cases are the case results in any order; reports sort them by File, Line, then EvalID.
-	Cases []*Case
-	// Records are the case results when Cases is nil (a results file read back): each makes
-	// a Case keeping its whole record.
-	Records []*results.Record
-	// JUnitParts are the cases' testcases rendered as they finished (Collector.Parts); JUnit
-	// copies a case's part when it has one and renders its Record otherwise.
-	JUnitParts *JUnitParts
-	Decision   gate.Decision // outcome and the reason a person can read
-	Gate       gate.Options  // thresholds the decision used
-	Counts     gate.Counts   // verdict counts and mean score (errored cases count 0)
-	// Diagnostics are run-level load and configuration problems, template warnings included.
-	Diagnostics []suite.Diagnostic
-	Details     DetailLevel // how much model text the Markdown surfaces show
-	Links       Links       // where links point; empty fields mean no links
-	Version     string      // agentv version, shown in footers
-	Targets     []string    // names of the targets used
-	Started     time.Time   // when the run started (zero: unknown)
+	Cases   []*Case           // in any order; reports sort them by file, line, then id
+	Records []*results.Record // when Cases is nil (a results file read back)
+	// JUnitParts are the testcases spooled as cases finished (Collector.Parts), nil: none.
+	JUnitParts  *JUnitParts
+	Decision    gate.Decision
+	Gate        gate.Options
+	Counts      gate.Counts
+	Diagnostics []suite.Diagnostic // run-level load and configuration problems and warnings
+	Details     DetailLevel        // how much model text the Markdown surfaces show
+	Links       Links              // where links point; empty fields mean no links
+	Version     string             // agentv version, shown in footers
+	Targets     []string
+	Started     time.Time // zero: unknown
 	Duration    time.Duration
-	// Baseline is the run compared with an earlier one; nil without a baseline.
-	Baseline *compare.Result
-	// Cancelled is set when the run was interrupted (Ctrl-C, a cancelled job): the console
-	// reads "cancelled" rather than "invalid".
-	Cancelled bool
-	// Cache is what the response cache did for the run's cases, nil when it was not used.
-	Cache *results.CacheUse
-	// Shard is set when the run was one shard of a split suite: its counts are the shard's.
-	Shard *results.RunShard
-	// Budget is the run's cost budget (--budget-usd), nil without one.
-	Budget *results.RunBudget
+	Baseline    *compare.Result    // nil without a baseline
+	Cancelled   bool               // interrupted: the surfaces say "cancelled", not "invalid"
+	Cache       *results.CacheUse  // nil when the response cache was not used
+	Shard       *results.RunShard  // one shard of a split suite: the counts are the shard's
+	Budget      *results.RunBudget // --budget-usd, nil without one
 
-	sorted  []*Case            // cases in report order, computed once (a large run is sorted once)
-	dups    map[*Case]struct{} // cases whose id (and target, on several) is not unique in the run
+	sorted  []*Case            // cases in report order, computed once
+	dups    map[*Case]struct{} // cases whose id (and target, on several) is not unique
 	several bool               // a case ran on more than one target
 }
 
-// sortedCases returns the run's cases ordered by file, line, then id. Neither Cases nor
-// Records is reordered. The run must not change once a report has been rendered.
+// sortedCases returns the run's cases in report order, without reordering Cases or Records.
+// The run must not change once a report has been rendered.
 func (run *Run) sortedCases() []*Case {
 	if run.sorted != nil {
 		return run.sorted
@@ -87,12 +73,9 @@ func (run *Run) sortedCases() []*Case {
 			}
 		}
 	} else {
-		out = CasesOf(run.Records)
+		out = casesOf(run.Records)
 	}
-	slices.SortStableFunc(out, func(a, b *Case) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.EvalID, b.EvalID),
-			cmp.Compare(a.Target, b.Target))
-	})
+	slices.SortStableFunc(out, func(a, b *Case) int { return cmp.Or(reportOrder(a, b), cmp.Compare(a.Target, b.Target)) })
 	run.several = severalTargets(out)
 	run.sorted, run.dups = out, findDups(out, run.several)
 	return out
@@ -104,8 +87,7 @@ func (run *Run) severalTargets() bool {
 	return run.several
 }
 
-// severalTargets reports it for cases sorted by file, line, id and target: the records of one
-// case are neighbours, so no map of every case is needed.
+// severalTargets reports it for sorted cases, where the records of one case are neighbours.
 func severalTargets(sorted []*Case) bool {
 	for i := 1; i < len(sorted); i++ {
 		a, b := sorted[i-1], sorted[i]
@@ -117,8 +99,8 @@ func severalTargets(sorted []*Case) bool {
 }
 
 // targetsSeen learns whether one case (file and id) has records on more than one target. It
-// keeps 64-bit hashes, not the strings: a run of 100,000 cases on one target holds an entry for
-// each case until it ends (a collision could only name targets where one would do).
+// keeps 64-bit hashes, not the strings: a 100,000-case run on one target holds an entry a case
+// (a collision could only name targets where one would do).
 type targetsSeen struct {
 	first map[uint64]uint64 // hash of file and id → hash of the target of its first record
 }
@@ -157,14 +139,13 @@ func caseName(id, target string, withTarget bool) string {
 
 // Links locate the run on GitHub. Source links need ServerURL, Repo and SHA.
 type Links struct {
-	ServerURL string // e.g. https://github.com (GITHUB_SERVER_URL)
-	Repo      string // owner/name
-	SHA       string // the pull request's head commit, not the test-merge commit
-	RunURL    string // the workflow run's page
+	ServerURL, Repo string // GITHUB_SERVER_URL, owner/name
+	SHA             string // the pull request's head commit, not the test-merge commit
+	RunURL          string
 }
 
 // DetailLevel says for which cases the Markdown surfaces show model text (answer excerpt,
-// judge reasoning, hits and misses). It implements flag.Value.
+// judge reasoning, hits and misses).
 type DetailLevel int
 
 // Detail levels; the zero value is the default.
@@ -174,39 +155,19 @@ const (
 	DetailsNone                        // no model text at all
 )
 
+// detailNames are the settings' names, by DetailLevel.
+var detailNames = []string{"failures", "all", "none"}
+
 // ParseDetailLevel parses a details setting: failures (also empty), all or none.
 func ParseDetailLevel(s string) (DetailLevel, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "failures":
-		return DetailsFailures, nil
-	case "all":
-		return DetailsAll, nil
-	case "none":
-		return DetailsNone, nil
+	name := strings.ToLower(strings.TrimSpace(s))
+	if i := slices.Index(detailNames, name); i >= 0 || name == "" {
+		return DetailLevel(max(i, 0)), nil
 	}
-	return DetailsFailures, fmt.Errorf("unknown details level %q (want failures, all or none)", s)
+	return DetailsFailures, fmt.Errorf("unknown value %q (want failures, all or none)", s)
 }
 
-// String returns the setting's name.
-func (d DetailLevel) String() string {
-	switch d {
-	case DetailsAll:
-		return "all"
-	case DetailsNone:
-		return "none"
-	}
-	return "failures"
-}
-
-// Set parses s into d, for flag.Value.
-func (d *DetailLevel) Set(s string) error {
-	v, err := ParseDetailLevel(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
+func (d DetailLevel) String() string { return detailNames[d] }
 
 // shows reports whether cases with verdict v get model text at this level.
 func (d DetailLevel) shows(v results.Verdict) bool {
@@ -232,9 +193,8 @@ func verdictOf(r *results.Record) results.Verdict {
 	return results.VerdictError
 }
 
-// label names a case for people: the bare id, with its target when the run has several
-// (each case then has a record per target), qualified by file and line when the same id
-// appears in more than one place (two eval files may share ids).
+// label names a case for people: its id, with its target when the run has several, and
+// with its file and line when another case shares it (two eval files may share ids).
 func (run *Run) label(c *Case) string {
 	run.sortedCases()
 	name := caseName(c.EvalID, c.Target, run.several)
@@ -244,8 +204,7 @@ func (run *Run) label(c *Case) string {
 	return name
 }
 
-// findDups returns the cases whose id (and target, when byTarget) another case shares
-// (usually none).
+// findDups returns the cases whose id (and target, when byTarget) another case shares.
 func findDups(cases []*Case, byTarget bool) map[*Case]struct{} {
 	type key struct{ id, target string }
 	seen := make(map[key]*Case, len(cases))
@@ -284,23 +243,31 @@ func firstError(r *results.Record) string {
 	if r.Error != "" {
 		return r.Error
 	}
-	var walk func([]results.EvaluatorResult) string
-	walk = func(ers []results.EvaluatorResult) string {
-		for _, e := range ers {
-			if e.Error != "" {
-				return e.Name + ": " + e.Error
-			}
-			if s := walk(e.EvaluatorResults); s != "" {
-				return s
-			}
+	for e := range evaluators(r.EvaluatorResults) {
+		if e.Error != "" {
+			return e.Name + ": " + e.Error
 		}
-		return ""
 	}
-	return walk(r.EvaluatorResults)
+	return ""
 }
 
-// diagnosticCounts counts the errors and the warnings among run diagnostics and the
-// warnings carried by records, counting a record warning that repeats a run diagnostic once.
+// evaluators yields ers and their members, depth first.
+func evaluators(ers []results.EvaluatorResult) iter.Seq[*results.EvaluatorResult] {
+	return func(yield func(*results.EvaluatorResult) bool) {
+		var walk func([]results.EvaluatorResult) bool
+		walk = func(ers []results.EvaluatorResult) bool {
+			for i := range ers {
+				if !yield(&ers[i]) || !walk(ers[i].EvaluatorResults) {
+					return false
+				}
+			}
+			return true
+		}
+		walk(ers)
+	}
+}
+
+// diagnosticCounts counts the errors and the warnings of collectWarnings.
 func diagnosticCounts(run *Run) (errs, warns int) {
 	for _, d := range collectWarnings(run, run.sortedCases()) {
 		if d.IsError() {
@@ -312,8 +279,7 @@ func diagnosticCounts(run *Run) (errs, warns int) {
 	return errs, warns
 }
 
-// collectWarnings merges run diagnostics with record warnings, dropping duplicates, sorted by
-// position. Errors come back with IsError set.
+// collectWarnings merges run diagnostics with record warnings, each once, sorted by position.
 func collectWarnings(run *Run, cases []*Case) []suite.Diagnostic {
 	type key struct {
 		file      string
@@ -369,23 +335,14 @@ func plural(n int, one, many string) string {
 
 // thousands formats n with comma separators (65536 → 65,536).
 func thousands(n int) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+	if n <= -1000 || n >= 1000 {
+		r := n % 1000
+		return thousands(n/1000) + fmt.Sprintf(",%03d", max(r, -r))
 	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return strconv.Itoa(n)
 }
 
-// Flaky counts the run's flaky cases: those whose trials disagreed about passing.
+// Flaky counts the run's cases whose trials disagreed about passing.
 func Flaky(run *Run) int { return flakyIn(run.sortedCases()) }
 
 func flakyIn(cases []*Case) int {

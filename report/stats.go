@@ -23,26 +23,15 @@ type ScoreStats struct {
 	Histogram              [Bins]int
 }
 
-// Stats computes score statistics over records. Errored cases count as score 0, as the gate
-// counts them, so every surface agrees with the gate's mean. Scores outside [0,1] (and NaN)
-// are clamped.
-//
-// Histogram bins are [0,0.2), [0.2,0.4), [0.4,0.6), [0.6,0.8) and [0.8,1.0]: a score on an
-// inner edge goes to the upper bin, so a case passing at the default threshold 0.8 shows in the
-// top bin. (AgentV 2.5 puts edge scores in the lower bin; any five-bin split is compatible.)
-func Stats(recs []*results.Record) ScoreStats {
-	return caseStats(CasesOf(recs))
-}
-
+// caseStats computes score statistics over cases. Errored cases count as 0, as the gate counts
+// them; scores outside [0,1] (and NaN) are clamped. Bins are [0,0.2) … [0.8,1.0]: an inner edge
+// goes to the upper bin, so a case passing at 0.8 shows in the top one (AgentV 2.5 puts it in
+// the lower; any five-bin split is compatible).
 func caseStats(cases []*Case) ScoreStats {
 	scores := make([]float64, 0, len(cases))
 	for _, c := range cases {
 		scores = append(scores, caseScore(c))
 	}
-	return statsOf(scores)
-}
-
-func statsOf(scores []float64) ScoreStats {
 	var s ScoreStats
 	s.Count = len(scores)
 	if s.Count == 0 {

@@ -10,6 +10,9 @@ import (
 	"github.com/agentv/action/results"
 )
 
+// Stats computes score statistics over records (caseStats), for the tests and the example.
+func Stats(recs []*results.Record) ScoreStats { return caseStats(casesOf(recs)) }
+
 func recsWithScores(scores ...float64) []*results.Record {
 	var recs []*results.Record
 	for _, s := range scores {

@@ -6,85 +6,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/textcap"
 )
 
-// clean makes untrusted text safe to put anywhere: it removes ANSI escape sequences (CSI, OSC
-// and the other ESC forms) and every character XML 1.0 cannot carry or a terminal would act on
-// — NUL and the other C0 controls except tab and newline, DEL, C1 controls, U+FFFE and U+FFFF —
-// and replaces invalid UTF-8 (lone surrogates included) with U+FFFD. CR LF and lone CR become LF.
-func clean(s string) string {
-	if isClean(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == 0x1b:
-				i = logtext.SkipEscape(s, i)
-				continue
-			case c == '\r':
-				b.WriteByte('\n')
-				if i+1 < len(s) && s[i+1] == '\n' {
-					i++
-				}
-			case c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f):
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
-		case r == 0x9b: // C1 form of CSI
-			i = logtext.SkipCSI(s, i+size)
-			continue
-		case r >= 0x80 && r <= 0x9f, r == 0xfffe, r == 0xffff:
-			// dropped
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// isClean reports whether clean would return s unchanged (the common case, checked cheaply).
-func isClean(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			return cleanUnicode(s[i:])
-		}
-		if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-func cleanUnicode(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
-			}
-		}
-		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == 0xfffe || r == 0xffff {
-			return false
-		}
-	}
-	return true
-}
-
-// cutMark ends a text that compact cut short, followed by the number of characters it left
-// out (and the text's trailing newlines). NUL never survives clean, so the mark cannot show even where truncate is bypassed.
+// cutMark ends a text that compact cut short, followed by how many characters it left out (and
+// the text's trailing newlines). NUL never survives logtext.Block, so the mark cannot show.
 const cutMark = "\x00agentv-cut:"
 
 // truncate cuts s to at most limit runes, ending with a note of how much was left out,
@@ -154,8 +80,7 @@ func isOneLine(s string) bool {
 	return true
 }
 
-// midMark stands for the middle that cutWhy left out of a Why, followed by how many
-// characters that was and a NUL. NUL never survives clean, so the mark cannot show.
+// midMark stands for the middle cutWhy left out, followed by how many characters and a NUL.
 const midMark = "\x00agentv-mid:"
 
 // cutWhy keeps at most n characters of a Why, its start and its end (textcap.MiddleParts),
@@ -168,11 +93,9 @@ func cutWhy(s string, n int) string {
 	return head + midMark + strconv.Itoa(left) + "\x00" + tail
 }
 
-// elide shortens a reason to about limit characters (never under textcap.MinKeep), keeping
-// its start and its end: "start … [N characters left out] … end". An error names what failed
-// at its end (the file not found, the reply that did not parse), so a cut at the end would
-// drop the useful part. It counts what cutWhy left out; a text compact cut at its end can
-// only be cut there (truncate).
+// elide shortens a reason to about limit characters (never under textcap.MinKeep), keeping its
+// start and its end, where an error names what failed: "start … [N characters left out] … end".
+// It counts what cutWhy left out; a text compact cut at its end is cut there (truncate).
 func elide(s string, limit int) string {
 	if strings.Contains(s, cutMark) {
 		return truncate(s, limit)

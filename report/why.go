@@ -9,8 +9,7 @@ import (
 )
 
 // A failed criterion alone ("Mentions tests") reads like praise; next to the judge's reason
-// ("✖ Mentions tests — the poem never mentions tests") it says what went wrong. These helpers
-// find that reason for a miss of a record.
+// ("✖ Mentions tests — the poem never mentions tests") it says what went wrong.
 
 // whyMark starts a Why that is a failed criterion shown with its reason.
 const whyMark = "✖ "
@@ -18,9 +17,8 @@ const whyMark = "✖ "
 // reasonSep joins a failed criterion and the judge's reason for it.
 const reasonSep = " — "
 
-// reasonRunes is the most of a reason shown next to a miss: a sentence or two; the details
-// and results.jsonl have it whole. It is far below what a kept record keeps of a text
-// (keepRunes), so a reason reads the same from a kept record as from the whole one.
+// reasonRunes is the most of a reason shown next to a miss: a sentence or two. It is far below
+// keepRunes, so a reason reads the same from a kept record as from the whole one.
 const reasonRunes = 300
 
 // shortReason is a reason on one line, its first reasonRunes characters when longer.
@@ -33,10 +31,8 @@ func shortReason(s string) string {
 }
 
 // missReason is the judge's reason for the miss m of the evaluators ers: the evidence of the
-// failed criterion with that text when the verdict lists its criteria (AgentV 4.x
-// assertions and rubric checks), else the reasoning of an AgentV 2.x LLM judge, whose misses
-// share its one reasoning. "" when the miss comes with none (deterministic assertions, code
-// judges, an evaluator that could not score).
+// failed criterion (4.x assertions and rubric checks), else the one reasoning of a 2.x LLM
+// judge; "" when the miss comes with none (deterministic assertions, code judges, errors).
 func missReason(ers []results.EvaluatorResult, m string) string {
 	e, own := missOwner(ers, m)
 	if e == nil || e.Error != "" {
@@ -81,18 +77,11 @@ func missOwner(ers []results.EvaluatorResult, m string) (*results.EvaluatorResul
 	return nil, ""
 }
 
-// withReason is a miss on one line followed by the judge's reason for it, when there is one.
-func withReason(ers []results.EvaluatorResult, m string) string {
+// withReason is a miss on one line followed by the judge's reason for it, after mark, when
+// there is one (a Why marks it as a failure: whyMark).
+func withReason(ers []results.EvaluatorResult, m, mark string) string {
 	if r := missReason(ers, m); r != "" {
-		return oneLine(m) + reasonSep + r
-	}
-	return oneLine(m)
-}
-
-// whyMiss is a miss as a Why reads it: marked as a failure when it comes with a reason.
-func whyMiss(ers []results.EvaluatorResult, m string) string {
-	if r := missReason(ers, m); r != "" {
-		return whyMark + oneLine(m) + reasonSep + r
+		return mark + oneLine(m) + reasonSep + r
 	}
 	return oneLine(m)
 }

@@ -65,7 +65,7 @@ func TestElideWhy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := NewCase(&results.Record{EvalID: "a", Verdict: results.VerdictError, Error: tt.why}, false)
+			c := newCase(&results.Record{EvalID: "a", Verdict: results.VerdictError, Error: tt.why})
 			got := elide(c.Why, tt.limit)
 			if !strings.HasSuffix(got, tt.end) || !strings.HasPrefix(got, tt.why[:20]) || strings.Contains(got, "\x00") {
 				t.Fatalf("elide(Why, %d) = %q", tt.limit, got)

@@ -1,15 +1,13 @@
-// Package actiontest provides a loopback stand-in for the part of GitHub's REST API the
-// Action uses (the authenticated user; listing, creating and editing issue comments; a
-// workflow's runs, their artifacts and artifact downloads),
-// for the action package's tests and for end-to-end runs of the binary:
+// Package actiontest is a loopback stand-in for the part of GitHub's REST API the Action uses
+// (the authenticated user; listing, creating and editing issue comments; a workflow's runs,
+// their artifacts and downloads), for the action package's tests and end-to-end runs:
 //
 //	gh := actiontest.StartGitHub(t)           // stops with the test
 //	t.Setenv("GITHUB_API_URL", gh.APIURL())   // the binary's comments go to gh
-//	... run ...
 //	comments := gh.Comments(7)
 //
-// It keeps state like GitHub does: comment ids, authors, pages of per_page comments with
-// Link headers. Canned failures (status, headers, message) can be queued per endpoint.
+// It keeps state like GitHub (comment ids, authors, pages with Link headers); canned failures
+// can be queued per endpoint.
 package actiontest
 
 import (
@@ -74,8 +72,8 @@ type Fault struct {
 
 // GitHub is the fake API. Its zero value is not usable; use NewGitHub or StartGitHub.
 type GitHub struct {
-	// Viewer is the login GET /user answers with; "" answers 403 as it does for the
-	// workflow's GITHUB_TOKEN. Comments are authored by Viewer (a User) when set, else by Bot.
+	// Viewer is the login GET /user answers with; "" answers 403, as for the workflow's
+	// GITHUB_TOKEN. Comments are authored by Viewer (a User) when set, else by Bot.
 	Viewer string
 	// Token, when set, is the only token accepted (401 otherwise).
 	Token string
@@ -281,15 +279,24 @@ func (g *GitHub) list(w http.ResponseWriter, r *http.Request) {
 // maxBody is GitHub's comment limit in characters.
 const maxBody = 65536
 
-func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
-	pr, _ := strconv.Atoi(r.PathValue("n"))
+// commentBody reads a comment's body as GitHub validates it; false: refused, answered.
+func commentBody(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var in struct{ Body string }
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-		return
+		return "", false
 	}
 	if utf8.RuneCountInString(in.Body) > maxBody {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+		return "", false
+	}
+	return in.Body, true
+}
+
+func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
+	pr, _ := strconv.Atoi(r.PathValue("n"))
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	g.mu.Lock()
@@ -297,20 +304,15 @@ func (g *GitHub) create(w http.ResponseWriter, r *http.Request) {
 	if g.Viewer != "" {
 		author = User{Login: g.Viewer, Type: "User"}
 	}
-	c := *g.addLocked(pr, author, in.Body)
+	c := *g.addLocked(pr, author, body)
 	g.mu.Unlock()
 	writeJSON(w, http.StatusCreated, c)
 }
 
 func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var in struct{ Body string }
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-		return
-	}
-	if utf8.RuneCountInString(in.Body) > maxBody {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	g.mu.Lock()
@@ -318,7 +320,7 @@ func (g *GitHub) edit(w http.ResponseWriter, r *http.Request) {
 	for _, cs := range g.comments {
 		for _, c := range cs {
 			if c.ID == id {
-				c.Body = in.Body
+				c.Body = body
 				writeJSON(w, http.StatusOK, c)
 				return
 			}

@@ -202,7 +202,7 @@ func (o annotations) deliver(_ context.Context, f *finished) {
 		}
 	}
 	regs, gated := regressions(run)
-	o.cmds.AnnotateOmitted(action.BuildAnnotations(f.out.Diagnostics, recs, regs, gated, action.AnnotationOptions{
+	o.cmds.Annotate(action.BuildAnnotations(f.out.Diagnostics, recs, regs, gated, action.AnnotationOptions{
 		Workspace: o.workspace, WorkDir: o.workspace, Details: o.in.Details}), omitted)
 	if run.Decision.Outcome == gate.Invalid {
 		// Input and configuration problems often have no file position to annotate.

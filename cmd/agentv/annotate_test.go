@@ -44,7 +44,7 @@ func TestAnnotationsFromKeptRecords(t *testing.T) {
 	for i, r := range recs {
 		all[i] = *r
 	}
-	action.NewCommands(&want, &redact.Redactor{}).Annotate(action.BuildAnnotations(nil, all, nil, false, opts))
+	action.NewCommands(&want, &redact.Redactor{}).Annotate(action.BuildAnnotations(nil, all, nil, false, opts), 0)
 
 	col := newCollector(report.DetailsFailures, 0.8, action.MaxAnnotationsPerLevel)
 	defer col.Close()
@@ -65,7 +65,7 @@ func TestAnnotationsFromKeptRecords(t *testing.T) {
 		t.Fatal("every record was kept: the test would not exercise the bound")
 	}
 	var got bytes.Buffer
-	action.NewCommands(&got, &redact.Redactor{}).AnnotateOmitted(action.BuildAnnotations(nil, kept, nil, false, opts), omitted)
+	action.NewCommands(&got, &redact.Redactor{}).Annotate(action.BuildAnnotations(nil, kept, nil, false, opts), omitted)
 	if got.String() != want.String() {
 		t.Errorf("annotations differ:\n--- from every record:\n%s\n--- from kept records:\n%s", want.String(), got.String())
 	}

@@ -1,5 +1,5 @@
 // Package logtext makes untrusted text (case ids, file names, model answers, error messages)
-// safe to print in a CI log.
+// safe to print in a CI log or to put in a report: it is the one sanitiser of such text.
 //
 // Under GitHub Actions the runner reads every line a step writes, on stdout and stderr, as a
 // possible workflow command: a line that starts with "::" once leading whitespace is trimmed
@@ -9,7 +9,8 @@
 // a viewer may break them at the Unicode separators too.
 //
 // Line flattens text to one safe line; Block keeps the lines of text that is printed between
-// ::stop-commands:: and its resume token, where the runner takes no line for a command.
+// ::stop-commands:: and its resume token, where the runner takes no line for a command, or
+// that goes into a report (JUnit XML, Markdown).
 package logtext
 
 import (
@@ -18,11 +19,9 @@ import (
 	"unicode/utf8"
 )
 
-// Line returns s as one line that is safe anywhere in a log line: ANSI escape sequences and
-// control and bidirectional-override characters are removed, every run of whitespace (line
-// breaks of every kind included: LF, CR, VT, FF, NEL, U+2028, U+2029) becomes one space, the
-// ends are trimmed, every "##[" becomes `##\[`, and a leading "::" becomes `\::`. Invalid
-// UTF-8 becomes U+FFFD.
+// Line returns s as one line that is safe anywhere in a log line: Block's removals, every run
+// of whitespace (line breaks of every kind included) becomes one space, the ends are trimmed,
+// every "##[" becomes `##\[`, and a leading "::" becomes `\::`.
 func Line(s string) string {
 	if isSafeLine(s) {
 		return s
@@ -30,21 +29,7 @@ func Line(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == 0x1b {
-			i = SkipEscape(s, i)
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == 0x9b: // C1 form of CSI
-			i = SkipCSI(s, i+size)
-			continue
-		case r == utf8.RuneError && size == 1:
-			r = utf8.RuneError
-		}
-		i += size
+	for r := range runes(s) {
 		switch {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
@@ -94,56 +79,93 @@ func isSafeLine(s string) bool {
 	return true
 }
 
-// Block returns s with its lines kept, for printing where the runner takes no line for a
-// command: ANSI escape sequences and control and bidirectional-override characters other
-// than tab are removed, CR LF and every other line break (CR, VT, FF, NEL, U+2028, U+2029)
+// Block returns s with its lines kept: ANSI escape sequences (CSI, OSC and the other ESC
+// forms), control characters other than tab (a terminal or viewer would act on them), the
+// non-characters U+FFFE and U+FFFF (XML 1.0 cannot carry them) and bidirectional overrides are
+// removed (NEL too, a C1 control); CR LF and the other line breaks (CR, VT, FF, U+2028, U+2029)
 // become LF, and invalid UTF-8 becomes U+FFFD.
 func Block(s string) string {
+	if isSafeBlock(s) {
+		return s // the common case, checked without allocating (reports clean every text)
+	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == 0x1b {
-			i = SkipEscape(s, i)
-			continue
-		}
-		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == 0x9b {
-			i = SkipCSI(s, i+size)
-			continue
-		}
-		i += size
+	for r := range runes(s) {
 		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
 		case isBreak(r):
 			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteByte('\t')
-		case dropped(r):
-		default:
+		case r == '\t' || !dropped(r):
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
 }
 
-// isBreak reports whether r ends a line for the runner or for a log viewer.
+// isSafeBlock reports whether Block would return s unchanged.
+func isSafeBlock(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return safeRunes(s[i:])
+		} else if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func safeRunes(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
+		case isBreak(r) || dropped(r):
+			return false
+		}
+	}
+	return true
+}
+
+// runes yields the runes of s without its escape sequences, CR LF as one LF and each invalid
+// byte as U+FFFD.
+func runes(s string) func(yield func(rune) bool) {
+	return func(yield func(rune) bool) {
+		for i := 0; i < len(s); {
+			if s[i] == 0x1b {
+				i = skipEscape(s, i)
+				continue
+			}
+			if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == 0x9b { // C1 form of CSI
+				i = skipCSI(s, i+size)
+				continue
+			}
+			i += size
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// isBreak reports whether r ends a line for the runner or for a log viewer. NEL, a C1
+// control, is dropped instead: reports always did.
 func isBreak(r rune) bool {
 	switch r {
-	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+	case '\n', '\r', '\v', '\f', 0x2028, 0x2029:
 		return true
 	}
 	return false
 }
 
-// dropped reports whether r is removed from log text: control characters, which a terminal
-// or a log viewer would act on, the non-characters U+FFFE and U+FFFF, and the bidirectional
-// embeddings, overrides and isolates, which can make a line read differently from its bytes.
+// dropped reports whether r is removed: control characters, the non-characters U+FFFE and
+// U+FFFF, and the bidirectional embeddings, overrides and isolates, which can make a line read
+// differently from its bytes.
 func dropped(r rune) bool {
 	switch {
 	case unicode.IsControl(r), r == 0xfffe, r == 0xffff:
@@ -154,16 +176,16 @@ func dropped(r rune) bool {
 	return false
 }
 
-// SkipEscape returns the index after the escape sequence that starts with ESC at s[i]
+// skipEscape returns the index after the escape sequence that starts with ESC at s[i]
 // (CSI, OSC and the other string controls, nF and Fp/Fe/Fs escapes).
-func SkipEscape(s string, i int) int {
+func skipEscape(s string, i int) int {
 	j := i + 1
 	if j >= len(s) {
 		return j
 	}
 	switch c := s[j]; {
 	case c == '[':
-		return SkipCSI(s, j+1)
+		return skipCSI(s, j+1)
 	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
 		// OSC, DCS, SOS, PM, APC: a string ended by BEL or ST (ESC \). Unterminated, only the
 		// introducer goes, so a stray ESC ] cannot swallow the rest of the text.
@@ -192,9 +214,9 @@ func SkipEscape(s string, i int) int {
 	return j // a lone ESC before a control or non-ASCII byte: drop just the ESC
 }
 
-// SkipCSI returns the index after a control sequence whose parameters start at s[j]:
+// skipCSI returns the index after a control sequence whose parameters start at s[j]:
 // parameter bytes 0x30–0x3F, intermediates 0x20–0x2F, one final byte 0x40–0x7E.
-func SkipCSI(s string, j int) int {
+func skipCSI(s string, j int) int {
 	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
 		j++
 	}

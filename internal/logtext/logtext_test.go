@@ -50,12 +50,26 @@ func TestBlock(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{"plain", "a\nb", "a\nb"},
-		{"line breaks", "a\r\nb\rc\u2028d\u2029e\u0085f\vg\fh", "a\nb\nc\nd\ne\nf\ng\nh"},
+		{"line breaks", "a\r\nb\rc\u2028d\u2029e\u0085f\vg\fh", "a\nb\nc\nd\nef\ng\nh"}, // NEL is a C1 control
 		{"tab kept", "a\tb", "a\tb"},
 		{"ANSI and controls", "\x1b[1mbold\x1b[0m\x00\x07", "bold"},
 		{"bidi", "x\u202ey", "xy"},
 		{"invalid UTF-8", "\xff", "\ufffd"},
 		{"commands stay text", "::add-mask::e\n##[error]x", "::add-mask::e\n##[error]x"},
+		{"nul and C0", "a\x00b\x01c\x7fd", "abcd"},
+		{"csi with intermediates", "a\x1b[?25hb\x1b[2 qc", "abc"},
+		{"osc with bel", "\x1b]0;title\x07text", "text"},
+		{"osc with st", "\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"unterminated osc keeps text", "\x1b]no end", "no end"},
+		{"charset designation", "\x1b(Bok", "ok"},
+		{"two-byte escape", "\x1bMup", "up"},
+		{"trailing esc", "end\x1b", "end"},
+		{"c1 csi", "a\u009b31mb", "ab"},
+		{"c1 controls", "a\u0085b\u0080c", "abc"},
+		{"noncharacters", "a\ufffeb\uffffc", "abc"},
+		{"lone surrogate", "a\xed\xa0\x80b", "a\ufffd\ufffd\ufffdb"},
+		{"kept unicode", "café ✅ 𝔸\u200d", "café ✅ 𝔸\u200d"},
+		{"plain with tab and trailing newline", "hello\tworld\n", "hello\tworld\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
