@@ -126,7 +126,8 @@ func (o *snakeObject) key(dst, raw []byte) []byte {
 	}
 	dst = append(dst, ':')
 	m.val = len(dst)
-	idx, seen := -1, false
+	var idx int
+	var seen bool
 	if o.at != nil {
 		idx, seen = o.at[name]
 	} else {
