@@ -166,13 +166,8 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 	l, c := p.l, p.c
 	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)
 	if list != nil {
-		for _, d := range list.diags {
-			if d.Severity == SeverityError {
-				p.failed = true
-				d.Message += fmt.Sprintf(" (case %q not loaded)", c.ID)
-			}
-			d.CaseID = c.ID
-			l.add(d)
+		if !l.addListDiags(list, c.ID, func(id string) string { return fmt.Sprintf(" (case %q not loaded)", id) }) {
+			p.failed = true
 		}
 		c.Evaluators = list.specs
 	} else if sl := l.suiteList; sl != nil {

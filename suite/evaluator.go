@@ -38,6 +38,20 @@ func (el *evalList) add(d Diagnostic) {
 	el.diags = append(el.diags, d)
 }
 
+// addListDiags reports a list's diagnostics for case id, each error with note(id); false after an error.
+func (l *loader) addListDiags(el *evalList, id string, note func(string) string) bool {
+	ok := true
+	for _, d := range el.diags {
+		if d.Severity == SeverityError {
+			ok = false
+			d.Message += note(id)
+		}
+		d.CaseID = id
+		l.add(d)
+	}
+	return ok
+}
+
 func (l *loader) evWarn(el *evalList, n *yaml.Node, kind, format string, args ...any) {
 	el.add(l.at(n, SeverityWarning, kind, "", format, args...))
 }

@@ -272,10 +272,7 @@ func includedTests(abs string) []string {
 	}
 	var out []string
 	for _, r := range refs {
-		if !filepath.IsAbs(r) {
-			r = filepath.Join(filepath.Dir(abs), r)
-		}
-		if strings.ContainsAny(r, "*?{") {
+		if r = absPath(filepath.Dir(abs), r); strings.ContainsAny(r, "*?{") {
 			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
 			out = append(out, m...)
 		} else if fi, err := os.Stat(r); err == nil && fi.IsDir() {
@@ -285,7 +282,7 @@ func includedTests(abs string) []string {
 				out = append(out, m...)
 			}
 		} else {
-			out = append(out, filepath.Clean(r))
+			out = append(out, r)
 		}
 	}
 	return out

@@ -80,10 +80,9 @@ type loader struct {
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
-	includeFiles map[string]*includeFile // assertion templates read, by absolute path
-	includes     []*includeFile          // the same, by number (see includeLineBase)
+	includes []*includeFile // assertion templates read, by number (see includeLineBase)
 
-	deps map[*Case]*v4Deps // where the 4.x tests with depends_on wrote it
+	deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
 
 	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
 	stopped bool             // onCase asked to stop reading
@@ -118,6 +117,7 @@ func Load(path string, opts LoadOptions) *Suite {
 		intern:      map[string]string{},
 		lists:       map[*yaml.Node]*evalList{},
 		listsByText: map[string]*evalList{},
+		deps:        map[*Case][]*yaml.Node{},
 		envFn:       opts.Env,
 		secret:      opts.Secret,
 		checkScript: opts.CheckScript,

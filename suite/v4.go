@@ -335,11 +335,8 @@ func (l *loader) stringList(e *kv, caseID string) []string {
 // v4TestFile loads the tests of an external file (`tests: path` or a `file://` item): a YAML
 // list of tests or JSONL, one test a line; a pattern with * ? or { is a glob.
 func (l *loader) v4TestFile(sx *v4Suite, at *yaml.Node, rel string) {
-	pattern := rel
-	if !filepath.IsAbs(pattern) {
-		pattern = filepath.Join(l.s.Dir, rel)
-	}
-	files := []string{filepath.Clean(pattern)}
+	pattern := absPath(l.s.Dir, rel)
+	files := []string{pattern}
 	if strings.ContainsAny(rel, "*?{") {
 		matches, err := doublestar.FilepathGlob(pattern, doublestar.WithFilesOnly())
 		switch {
@@ -586,9 +583,6 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if l.s.Format == "jsonl" {
 		l.jsonlDependencies(f, id)
 	} else if d := l.v4Dependencies(f, id, c); d != nil {
-		if l.deps == nil {
-			l.deps = map[*Case]*v4Deps{}
-		}
 		l.deps[c] = d
 	}
 	return c

@@ -145,14 +145,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 		}
 		list := seqNode(a.v, l.v4TurnAssertions(a.v, id, bad)...)
 		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
-		for _, d := range el.diags {
-			if d.Severity == SeverityError {
-				ok = false
-				d.Message += notLoaded(id)
-			}
-			d.CaseID = id
-			l.add(d)
-		}
+		ok = l.addListDiags(el, id, notLoaded) && ok
 		t.Evaluators = el.specs
 	}
 	if !ok {

@@ -113,7 +113,8 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 		if r.abs == "" {
 			continue
 		}
-		if t, ok := l.includeFiles[r.abs]; ok {
+		if i := slices.IndexFunc(l.includes, func(t *includeFile) bool { return t.abs == r.abs }); i >= 0 {
+			t := l.includes[i]
 			if t.list == nil {
 				fail(name, "assertion template %s is not valid (see its error)", t.display)
 				return nil
@@ -136,11 +137,7 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 
 // readInclude parses a template file: a mapping with an `assertions` list.
 func (l *loader) readInclude(at *yaml.Node, abs string, fail func(*yaml.Node, string, ...any)) *includeFile {
-	if l.includeFiles == nil {
-		l.includeFiles = map[string]*includeFile{}
-	}
 	t := &includeFile{abs: abs, display: displayPath(abs, l.cwd), k: len(l.includes) + 1}
-	l.includeFiles[abs] = t
 	l.includes = append(l.includes, t)
 	src, err := readRegular(abs, maxContentBytes)
 	if err != nil {

@@ -3,7 +3,6 @@ package suite
 import (
 	"cmp"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -44,14 +43,11 @@ func (l *loader) v4Workspace(e *kv) {
 			if t == "" {
 				continue
 			}
-			if !filepath.IsAbs(t) {
-				t = filepath.Join(l.s.Dir, t)
-			}
-			if st, err := os.Stat(t); err != nil || !st.IsDir() {
+			if st, err := os.Stat(absPath(l.s.Dir, t)); err != nil || !st.IsDir() {
 				l.errorf(x.v, KindStructure, "", "workspace template %q is not a directory", x.v.Value)
 				continue
 			}
-			ws.Template = filepath.Clean(t)
+			ws.Template = absPath(l.s.Dir, t)
 		case x.key == "hooks":
 			if h := l.v4Hooks(x); h != nil {
 				ws.BeforeAll, ws.BeforeEach, ws.AfterEach, ws.AfterAll = h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll
@@ -122,10 +118,7 @@ func (l *loader) v4Hook(e *kv) *Hook {
 		case "command", "script":
 		case "cwd":
 			if c := l.scalarOr(x, ""); c != "" {
-				if !filepath.IsAbs(c) {
-					c = filepath.Join(l.s.Dir, c)
-				}
-				h.Cwd = filepath.Clean(c)
+				h.Cwd = absPath(l.s.Dir, c)
 			}
 		case "timeout_ms":
 			if v, ok := number(x.v); ok && v > 0 {
