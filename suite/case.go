@@ -176,7 +176,7 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 		}
 		if sl.failed {
 			p.failed = true
-		} else if l.onCase != nil && len(sl.users) == 1 {
+		} else if l.opts.OnCase != nil && len(sl.users) == 1 {
 			// Streaming: the first case inheriting a clean suite list runs before the file
 			// ends, so the list's warnings are reported now, naming it, as they would be at the end.
 			l.finishSuiteList()

@@ -396,10 +396,10 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 // checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript),
 // naming the command as the file writes it (4.x `command`, 2.x `script`).
 func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
-	if l.checkScript == nil || len(spec.Script) == 0 {
+	if l.opts.CheckScript == nil || len(spec.Script) == 0 {
 		return
 	}
-	err := l.checkScript(spec.Script, spec.Cwd)
+	err := l.opts.CheckScript(spec.Script, spec.Cwd)
 	if err == nil {
 		return
 	}

@@ -247,7 +247,7 @@ func dropIncluded(files []string) []string {
 
 // includedTests lists the absolute paths of the test files a 4.x suite file includes.
 func includedTests(abs string) []string {
-	src, err := readRegular(abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil || !bytes.Contains(src, []byte("tests:")) {
 		return nil
 	}

@@ -26,7 +26,7 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.readError(0, err)
 		return
@@ -58,7 +58,7 @@ func (l *loader) loadSkills() {
 		}
 	}
 	if e := f.get("skill_name"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.ScalarNode || classify(e.v) != scalarString {
+		if !isString(e.v) {
 			l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", "skill_name", describe(e.v))
 		} else if v := strings.TrimSpace(e.v.Value); v != "" {
 			l.s.Name, l.s.Dataset = v, v
@@ -132,7 +132,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 		fail(at, "eval needs a %q: the task given to the agent, a non-empty string", "prompt")
 	}
 	expected := f.get("expected_output")
-	if expected != nil && !isNull(expected.v) && (expected.v.Kind != yaml.ScalarNode || classify(expected.v) != scalarString) {
+	if expected != nil && !isNull(expected.v) && !isString(expected.v) {
 		fail(expected.v, "%q must be a string, got %s", "expected_output", describe(expected.v))
 	}
 	var files []string
@@ -141,7 +141,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 			fail(e.v, "%q must be a list of file paths, got %s", "files", kindName(e.v))
 		}
 		for _, p := range e.v.Content {
-			if p = deref(p); p == nil || p.Kind != yaml.ScalarNode || classify(p) != scalarString || strings.TrimSpace(p.Value) == "" {
+			if p = deref(p); !isString(p) || strings.TrimSpace(p.Value) == "" {
 				fail(p, "%q items must be file paths, got %s", "files", describe(p))
 				continue
 			}
@@ -161,7 +161,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 			fail(asserts.v, "%q must be a list of strings, got %s", "assertions", kindName(asserts.v))
 		}
 		for i, a := range asserts.v.Content {
-			if a = deref(a); a == nil || a.Kind != yaml.ScalarNode || classify(a) != scalarString {
+			if a = deref(a); !isString(a) {
 				fail(a, "%q items must be strings, got %s", "assertions", describe(a))
 				continue
 			}
@@ -179,9 +179,9 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	}
 
 	// The eval as a 4.x test. Without expected_output its criteria is empty, as in 4.x.
-	var test []*yaml.Node
+	test := mapping(n)
 	put := func(key string, at, v *yaml.Node) {
-		test = append(test, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
+		test.Content = append(test.Content, strNode(at, key), v)
 	}
 	put("id", idKV.kn, strNode(idKV.v, id))
 	put("input", prompt.kn, prompt.v)
@@ -192,9 +192,9 @@ func (l *loader) skillsEval(item *yaml.Node) {
 		put("criteria", n, strNode(n, ""))
 	}
 	if asserts != nil && !isNull(asserts.v) {
-		put("assertions", asserts.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: asserts.v.Line, Column: asserts.v.Column, Content: graders})
+		put("assertions", asserts.kn, seqNode(asserts.v, graders...))
 	}
-	c := l.v4Test(&v4Suite{}, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: test})
+	c := l.v4Test(&v4Suite{}, test)
 	if c == nil {
 		return
 	}

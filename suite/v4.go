@@ -73,10 +73,9 @@ var (
 func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 	var tests, legacy *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		switch k := root.Content[i]; k.Value {
-		case "tests":
+		if k := root.Content[i]; k.Value == "tests" {
 			tests = k
-		case "evalcases", "cases", "eval_cases":
+		} else if slices.Contains(caseListKeys, k.Value) {
 			legacy = cmp.Or(legacy, k)
 		}
 	}
@@ -135,8 +134,8 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 			}
 			// Any value may be a key, so it is masked, except numbers and booleans, which
 			// cannot be one and would mask every such number in the reports.
-			if strings.TrimSpace(v) != "" && l.secret != nil && !typedValue(v) {
-				l.secret(v)
+			if strings.TrimSpace(v) != "" && l.opts.Secret != nil && !typedValue(v) {
+				l.opts.Secret(v)
 			}
 			return v
 		}
@@ -155,8 +154,8 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 
 // env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.
 func (l *loader) env(name string) (string, bool) {
-	if l.envFor == nil && l.envFn != nil {
-		l.envFor = l.envFn(l.s.Dir, l.s.RepoRoot)
+	if l.envFor == nil && l.opts.Env != nil {
+		l.envFor = l.opts.Env(l.s.Dir, l.s.RepoRoot)
 	}
 	if l.envFor == nil {
 		l.envFor = os.LookupEnv
@@ -192,7 +191,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 		switch e.key {
 		case "defaults", "tests", "assertions", "assert", "input", "input_files":
 		case "version":
-			l.s.Version = l.scalarOr(e, "")
+			l.s.Version = l.scalar(e)
 		case "tags":
 			l.s.Tags = l.stringList(e, "")
 		case "execution":
@@ -361,14 +360,12 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 		l.errorf(at, KindFile, "", "test file %q: unsupported format %q (want .yaml, .yml or .jsonl)", displayPath(abs, l.cwd), ext)
 		return
 	}
-	src, err := readRegular(abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.errorf(at, KindFile, "", "could not read test file %q: %s", displayPath(abs, l.cwd), errText(err))
 		return
 	}
-	file, prevSrc := l.file, l.src
-	l.file = displayPath(abs, l.cwd)
-	defer func() { l.file, l.src = file, prevSrc }()
+	defer l.inFile(abs)()
 	if strings.TrimSpace(string(src)) == "" {
 		l.warnf(nil, KindStructure, "", "the test file is empty")
 		return

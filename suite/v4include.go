@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Assertion templates (AgentV 4.x): an assertion list item `- include: NAME` stands for the
@@ -139,15 +141,15 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 func (l *loader) readInclude(at *yaml.Node, abs string, fail func(*yaml.Node, string, ...any)) *includeFile {
 	t := &includeFile{abs: abs, display: displayPath(abs, l.cwd), k: len(l.includes) + 1}
 	l.includes = append(l.includes, t)
-	src, err := readRegular(abs, maxContentBytes)
+	src, err := safefile.ReadFile(abs, safefile.LimitContent)
 	if err != nil {
 		fail(at, "could not read assertion template %s: %s", t.display, errText(err))
 		return nil
 	}
-	file, prevSrc := l.file, l.src
-	l.file, l.src = t.display, src
+	restore := l.inFile(abs)
+	l.src = src
 	doc := l.parseYAML(src)
-	l.file, l.src = file, prevSrc
+	restore()
 	if doc == nil {
 		fail(at, "assertion template %s is not valid YAML (see its error)", t.display)
 		return nil

@@ -39,7 +39,7 @@ func (l *loader) v4Workspace(e *kv) {
 		x := &es[i]
 		switch {
 		case x.key == "template":
-			t := l.scalarOr(x, "")
+			t := l.scalar(x)
 			if t == "" {
 				continue
 			}
@@ -117,7 +117,7 @@ func (l *loader) v4Hook(e *kv) *Hook {
 		switch x.key {
 		case "command", "script":
 		case "cwd":
-			if c := l.scalarOr(x, ""); c != "" {
+			if c := l.scalar(x); c != "" {
 				h.Cwd = absPath(l.s.Dir, c)
 			}
 		case "timeout_ms":

@@ -26,7 +26,7 @@ const loadGCPercent = 50
 
 // loadYAML parses a whole YAML eval file; the node tree is dropped as the cases are converted.
 func (l *loader) loadYAML() {
-	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.readError(0, err)
 		return
@@ -86,8 +86,8 @@ func (l *loader) loadYAML() {
 func (l *loader) addCase(c *Case) {
 	switch {
 	case c == nil:
-	case l.onCase != nil:
-		if !l.onCase(c) {
+	case l.opts.OnCase != nil:
+		if !l.opts.OnCase(c) {
 			l.stopped = true
 		}
 	default:
@@ -114,7 +114,7 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		}
 		switch e.key {
 		case "dataset":
-			if v := l.scalarOr(e, ""); v != "" {
+			if v := l.scalar(e); v != "" {
 				l.s.Dataset = v
 			}
 		case "execution":
@@ -171,7 +171,7 @@ func (l *loader) suiteKey(e *kv) bool {
 	switch e.key {
 	case "$schema":
 	case "name":
-		if v := l.scalarOr(e, ""); v != "" {
+		if v := l.scalar(e); v != "" {
 			l.s.Name, l.s.Dataset = v, v
 		}
 	case "description":
@@ -183,7 +183,7 @@ func (l *loader) suiteKey(e *kv) bool {
 		}
 	case "target":
 		if l.s.Target == "" {
-			l.s.Target = l.scalarOr(e, "")
+			l.s.Target = l.scalar(e)
 		}
 	default:
 		return false
@@ -219,7 +219,7 @@ func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
 
 // execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
 func (l *loader) execTarget(x *kv) {
-	if t := l.scalarOr(x, ""); t != "" {
+	if t := l.scalar(x); t != "" {
 		l.s.Target = t
 	}
 }
@@ -237,14 +237,14 @@ func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *floa
 	return nil
 }
 
-// scalarOr returns a scalar value as text; null gives def, and a non-scalar is an error.
-func (l *loader) scalarOr(e *kv, def string) string {
+// scalar returns a scalar value as text; null gives "", and a non-scalar is an error.
+func (l *loader) scalar(e *kv) string {
 	if isNull(e.v) {
-		return def
+		return ""
 	}
 	if e.v.Kind != yaml.ScalarNode {
 		l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", e.key, kindName(e.v))
-		return def
+		return ""
 	}
 	return l.str(e.v.Value)
 }
