@@ -22,19 +22,15 @@ var (
 // and its before_all, before_each, after_each and after_all hooks. The other keys of 4.x are
 // warned about and left alone.
 func (l *loader) v4Workspace(e *kv) {
-	switch {
-	case isNull(e.v):
-		return
-	case e.v.Kind == yaml.ScalarNode:
+	if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
 		l.warnf(e.v, KindIgnored, "", "a workspace file (%q) is not supported yet (ignored): write the workspace mapping in the eval file", e.v.Value)
 		return
-	case e.v.Kind != yaml.MappingNode:
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with template and hooks, got %s", "workspace", kindName(e.v))
+	}
+	es, ok := l.mappingEntries(e, "%q must be a mapping with template and hooks", "workspace")
+	if !ok {
 		return
 	}
 	ws := &Workspace{}
-	es := entries(e.v)
-	l.dupes(es, "")
 	for i := range es {
 		x := &es[i]
 		switch {
@@ -65,19 +61,14 @@ func (l *loader) v4Workspace(e *kv) {
 
 // v4Hooks reads `hooks` (nil if none or `enabled: false`): a Workspace holding the hooks alone.
 func (l *loader) v4Hooks(e *kv) *Workspace {
-	if isNull(e.v) {
-		return nil
-	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all), got %s", "hooks", kindName(e.v))
+	es, ok := l.mappingEntries(e, "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all)", "hooks")
+	if !ok {
 		return nil
 	}
 	h := &Workspace{}
 	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach,
 		"after_each": &h.AfterEach, "after_all": &h.AfterAll}
 	enabled := true
-	es := entries(e.v)
-	l.dupes(es, "")
 	for i := range es {
 		x := &es[i]
 		switch dst := hooks[x.key]; {
@@ -100,16 +91,11 @@ func (l *loader) v4Hooks(e *kv) *Workspace {
 // v4Hook reads one hook: `command` (a list, or a string split on white space; `script` is its
 // old name), `cwd` (relative to the eval file) and `timeout_ms`.
 func (l *loader) v4Hook(e *kv) *Hook {
-	if isNull(e.v) {
-		return nil
-	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "hook %q must be a mapping with command, got %s", e.key, kindName(e.v))
+	es, ok := l.mappingEntries(e, "hook %q must be a mapping with command", e.key)
+	if !ok {
 		return nil
 	}
 	h := &Hook{Line: e.kn.Line}
-	es := entries(e.v)
-	l.dupes(es, "")
 	f := kvs(es)
 	cmd := cmp.Or(f.get("command"), f.get("script"))
 	for i := range es {

@@ -212,6 +212,21 @@ func (l *loader) execution(x *kv, id string, known []string, holds string, bad f
 	}
 }
 
+// mappingEntries returns the entries of a suite-level mapping, duplicate keys warned; false when
+// it is null or, reported as want (a format with args), not a mapping.
+func (l *loader) mappingEntries(e *kv, want string, args ...any) ([]kv, bool) {
+	if isNull(e.v) {
+		return nil, false
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", want+", got %s", append(args, kindName(e.v))...)
+		return nil, false
+	}
+	es := entries(e.v)
+	l.dupes(es, "")
+	return es, true
+}
+
 // suiteError reports a suite-level structure error (the bad of a suite's execution).
 func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
 	l.errorf(at, KindStructure, "", format, args...)
