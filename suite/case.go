@@ -138,23 +138,29 @@ func (p *caseParser) build(f caseFields) *Case {
 	return c
 }
 
-// canonical returns the first of keys set (canonical names win) and warns about the others.
+// canonical returns the first of (at most three) keys set, canonical names first, and warns
+// about the others.
 func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
-	return firstSet(fields.get, keys, func(at *yaml.Node, format string, args ...any) {
-		p.warn(at, KindIgnored, format, args...)
+	var cands [3]*kv
+	for i, k := range keys {
+		cands[i] = fields.get(k)
+	}
+	return firstSet(cands[:len(keys)], func(e, chosen *kv) {
+		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
 	})
 }
 
-// firstSet returns the first of keys whose value is not null, and reports each other one set.
-func firstSet(get func(string) *kv, keys []string, ignored func(at *yaml.Node, format string, args ...any)) *kv {
+// firstSet returns the first of cands (nil entries allowed) whose value is not null, and
+// reports each later one set through ignored.
+func firstSet(cands []*kv, ignored func(e, chosen *kv)) *kv {
 	var chosen *kv
-	for _, k := range keys {
-		switch e := get(k); {
+	for _, e := range cands {
+		switch {
 		case e == nil || isNull(e.v):
 		case chosen == nil:
 			chosen = e
 		default:
-			ignored(e.kn, "%q ignored: %q is also set", e.key, chosen.key)
+			ignored(e, chosen)
 		}
 	}
 	return chosen

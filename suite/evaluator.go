@@ -63,21 +63,13 @@ func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any)
 // evaluatorSource parses the evaluators declared by a case or suite, by priority:
 // `execution.evaluators`, `evaluators`, `evaluator`; nil when none is declared.
 func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
-	var chosen *kv
-	for _, e := range []*kv{execEvals, evals, evaluator} {
-		if e == nil || isNull(e.v) {
-			continue
+	chosen := firstSet([]*kv{execEvals, evals, evaluator}, func(e, chosen *kv) {
+		name := chosen.key
+		if chosen == execEvals {
+			name = "execution.evaluators"
 		}
-		if chosen != nil {
-			name := chosen.key
-			if chosen == execEvals {
-				name = "execution.evaluators"
-			}
-			l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
-			continue
-		}
-		chosen = e
-	}
+		l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
+	})
 	if chosen == nil {
 		return nil
 	}

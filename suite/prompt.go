@@ -33,8 +33,9 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 			spec.Target = l.str(t.v.Value)
 		}
 	}
-	warn := func(at *yaml.Node, format string, args ...any) { l.evWarn(el, at, KindIgnored, format, args...) }
-	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, warn)
+	chosen := firstSet([]*kv{get("prompt"), get("promptPath"), get("prompt_path")}, func(e, chosen *kv) {
+		l.evWarn(el, e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
+	})
 	if chosen != nil {
 		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 	}

@@ -260,18 +260,11 @@ func (l *loader) v4MetadataOf(e *kv, id string) *yaml.Node {
 // the first set one winning, as 4.42.4's `a ?? b ?? c`. Every other set candidate is named in
 // a warning, and so is a chosen one that is not the canonical first (deprecated spellings).
 func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
-	var chosen *kv
-	for i, c := range candidates {
-		switch {
-		case c == nil || isNull(c.v):
-		case chosen != nil:
-			l.warnf(c.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", c.key, chosen.key, chosen.kn.Line)
-		default:
-			chosen = c
-			if i > 0 {
-				l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
-			}
-		}
+	chosen := firstSet(candidates, func(e, chosen *kv) {
+		l.warnf(e.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", e.key, chosen.key, chosen.kn.Line)
+	})
+	if chosen != nil && chosen != candidates[0] {
+		l.warnf(chosen.kn, KindIgnored, id, "%q is deprecated: write %q", chosen.key, canonical)
 	}
 	return chosen
 }
