@@ -161,8 +161,3 @@ func (l *loader) readText(abs string) (string, error) {
 	l.texts[abs] = s
 	return s, nil
 }
-
-// refDisplay is a file value as shown to users: without leading separators.
-func refDisplay(value string) string {
-	return strings.TrimLeft(value, `/\`)
-}
