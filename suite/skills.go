@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
-
-	"github.com/agentv/action/internal/safefile"
 )
 
 // The Agent Skills evals format (a `.json` eval file, usually named evals.json), as AgentV 4.x
@@ -26,24 +24,8 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
-	if err != nil {
-		l.readError(0, err)
-		return
-	}
-	if d, ok := jsonSyntax(src); !ok {
-		d.File = l.s.Path
-		l.add(d)
-		return
-	}
 	// Valid JSON is valid YAML: the YAML parser gives every value its line and column.
-	l.src = src
-	defer func() { l.src = nil }()
-	doc := l.parseYAML(src)
-	if doc == nil {
-		return
-	}
-	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+	root := l.evalRoot(l.jsonSyntax, func(got string) string {
 		return fmt.Sprintf("an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", got)
 	})
 	if root == nil {
@@ -212,18 +194,19 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	l.addCase(c)
 }
 
-// jsonSyntax checks that src is one JSON value; when not, the diagnostic says where.
-func jsonSyntax(src []byte) (Diagnostic, bool) {
+// jsonSyntax checks that src is one JSON value; when not, a diagnostic says where.
+func (l *loader) jsonSyntax(src []byte) bool {
 	var v any
 	err := json.Unmarshal(src, &v)
 	if err == nil {
-		return Diagnostic{}, true
+		return true
 	}
-	d := Diagnostic{Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
+	d := Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := textPos(string(src), int(min(se.Offset, int64(len(src)))))
 		d.Line, d.Col = line, max(col-1, 1) // the offset is past the byte in error
 	}
-	return d, false
+	l.add(d)
+	return false
 }

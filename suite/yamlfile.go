@@ -26,13 +26,6 @@ const loadGCPercent = 50
 
 // loadYAML parses a whole YAML eval file; the node tree is dropped as the cases are converted.
 func (l *loader) loadYAML() {
-	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
-	if err != nil {
-		l.readError(0, err)
-		return
-	}
-	l.src = src
-	defer func() { l.src = nil }()
 	// The library parses a file whole into one node tree (several KB a case), most of it
 	// garbage once the cases are built: a tighter garbage-collector target while the file loads
 	// keeps the peak near what is live (a 5,000-case file: about 15 MiB less, for 0.05 s).
@@ -41,11 +34,7 @@ func (l *loader) loadYAML() {
 	} else {
 		defer debug.SetGCPercent(prev)
 	}
-	doc := l.parseYAML(src)
-	if doc == nil {
-		return
-	}
-	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+	root := l.evalRoot(nil, func(got string) string {
 		return fmt.Sprintf("an eval file must be a mapping with an %q list of cases, got %s", "evalcases", got)
 	})
 	if root == nil {
@@ -80,6 +69,24 @@ func (l *loader) loadYAML() {
 		list.Content[i] = nil
 		l.addCase(l.parseCase(item))
 	}
+}
+
+// evalRoot reads and parses the eval file (kept in l.src for positions), whose root must be a
+// mapping (else message); nil when it is unusable (reported). check, when set, vets the source first.
+func (l *loader) evalRoot(check func(src []byte) bool, message func(got string) string) *yaml.Node {
+	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.readError(0, err)
+		return nil
+	}
+	if check != nil && !check(src) {
+		return nil
+	}
+	l.src = src
+	if doc := l.parseYAML(src); doc != nil {
+		return l.rootOf(doc, yaml.MappingNode, message)
+	}
+	return nil
 }
 
 // addCase appends a successfully parsed case.
