@@ -31,8 +31,8 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	}
 	var diags []Diagnostic
 	bad := func(file, format string, args ...any) {
-		d := Diagnostic{File: file, Severity: SeverityError, Kind: KindFile, Message: fmt.Sprintf(format, args...)}
-		diags = append(diags, d)
+		diags = append(diags, Diagnostic{File: file, Severity: SeverityError, Kind: KindFile,
+			Message: fmt.Sprintf(format, args...)})
 	}
 	seen := map[string]bool{}
 	var out []string

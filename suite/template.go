@@ -33,8 +33,12 @@ var (
 		needs: "include {{ candidate_answer }} or {{ expected_messages }} (newer names: {{ actual_output }}, " +
 			"{{ expected_output }}). Without these, there is nothing to evaluate against",
 	}
-	templates4 = templateRules{known: V4TemplateVariables, required: []string{"output", "expected_output"},
-		noun: "grader", needs: "include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against"}
+	templates4 = templateRules{
+		known:    V4TemplateVariables,
+		required: []string{"output", "expected_output"},
+		noun:     "grader",
+		needs:    "include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against",
+	}
 )
 
 // templateVar is one placeholder found in a template.
@@ -131,14 +135,16 @@ func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *Ev
 	}
 	source += ")"
 	if missing {
-		el.add(Diagnostic{File: file, Line: kline, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate, Message: templates25.missingMessage(source)})
+		el.add(Diagnostic{File: file, Line: kline, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate,
+			Message: templates25.missingMessage(source)})
 	}
 	if len(unknown) > 0 {
 		line, col := kline, kn.Column
 		if file == l.file {
 			line, col = l.inlinePos(vn, text, off)
 		}
-		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: templates25.unknownMessage(source, unknown)})
+		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate,
+			Message: templates25.unknownMessage(source, unknown)})
 	}
 }
 

@@ -285,18 +285,15 @@ func (l *loader) finishSuiteList() {
 	}
 	for _, d := range sl.diags {
 		d.CaseID = first
-		if d.Severity == SeverityError && len(sl.users) > 0 {
-			d.Message += fmt.Sprintf("; %s using the suite evaluators not loaded: %s", plural(len(sl.users), "case", "cases"), idList(sl.users))
+		if n := len(sl.users); d.Severity == SeverityError && n > 0 {
+			cases := fmt.Sprintf("%d cases", n)
+			if n == 1 {
+				cases = "1 case"
+			}
+			d.Message += fmt.Sprintf("; %s using the suite evaluators not loaded: %s", cases, idList(sl.users))
 		}
 		l.add(d)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // idList quotes up to five case ids.
