@@ -125,15 +125,12 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 		}
 		return l.readInclude(name, r.abs, fail)
 	}
-	for i, t := range tried {
-		tried[i] = displayPath(t, l.cwd)
-	}
 	hint := ""
 	if len(cands) == 2 && (strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")) {
 		// As in 4.42.4, a bare name is a template name, even one that looks like a file name.
 		hint = fmt.Sprintf("; a name without \"/\" or a leading \".\" names .agentv/templates/NAME.yaml: write \"./%s\" for that file", ref)
 	}
-	fail(name, "assertion template %q not found (looked for %s)%s", ref, strings.Join(tried, ", "), hint)
+	fail(name, "assertion template %q not found (looked for %s)%s", ref, l.triedList(&fileRef{tried: tried}), hint)
 	return nil
 }
 

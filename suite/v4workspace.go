@@ -45,9 +45,7 @@ func (l *loader) v4Workspace(e *kv) {
 			}
 			ws.Template = absPath(l.s.Dir, t)
 		case x.key == "hooks":
-			if h := l.v4Hooks(x); h != nil {
-				ws.BeforeAll, ws.BeforeEach, ws.AfterEach, ws.AfterAll = h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll
-			}
+			l.v4Hooks(x, ws)
 		case slices.Contains(v4WorkspaceLater, x.key):
 			l.warnf(x.kn, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.key)
 		default:
@@ -59,13 +57,12 @@ func (l *loader) v4Workspace(e *kv) {
 	}
 }
 
-// v4Hooks reads `hooks` (nil if none or `enabled: false`): a Workspace holding the hooks alone.
-func (l *loader) v4Hooks(e *kv) *Workspace {
+// v4Hooks reads `hooks` into h (none with `enabled: false`).
+func (l *loader) v4Hooks(e *kv, h *Workspace) {
 	es, ok := l.mappingEntries(e, "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all)", "hooks")
 	if !ok {
-		return nil
+		return
 	}
-	h := &Workspace{}
 	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach,
 		"after_each": &h.AfterEach, "after_all": &h.AfterAll}
 	enabled := true
@@ -83,9 +80,8 @@ func (l *loader) v4Hooks(e *kv) *Workspace {
 		}
 	}
 	if !enabled {
-		return nil
+		h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll = nil, nil, nil, nil
 	}
-	return h
 }
 
 // v4Hook reads one hook: `command` (a list, or a string split on white space; `script` is its
