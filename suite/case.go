@@ -84,11 +84,7 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	id := p.c.ID
 	l.dupes(es, id)
 
-	for _, e := range es {
-		if !slices.Contains(caseKeys, e.key) {
-			l.unknownKey(e, "in eval case", id, caseKeys)
-		}
-	}
+	l.unknownKeys(es, "in eval case", id, caseKeys)
 	f := caseFields{
 		outcome:      p.canonical(fields, "expected_outcome", "outcome"),
 		conversation: fields.get("conversation_id"),

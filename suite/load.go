@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -299,6 +300,15 @@ func (l *loader) yamlError(err error) {
 // unknownKey warns about a key the loader does not use, suggesting a close known one.
 func (l *loader) unknownKey(e kv, where, caseID string, known []string) {
 	l.warnf(e.kn, KindUnknownKey, caseID, "%s", unknownKeyMsg(e.key, where, known))
+}
+
+// unknownKeys warns about each key of es that is not in known.
+func (l *loader) unknownKeys(es []kv, where, caseID string, known []string) {
+	for _, e := range es {
+		if !slices.Contains(known, e.key) {
+			l.unknownKey(e, where, caseID, known)
+		}
+	}
 }
 
 func unknownKeyMsg(key, where string, known []string) string {

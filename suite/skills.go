@@ -34,11 +34,7 @@ func (l *loader) loadSkills() {
 	es := entries(root)
 	l.dupes(es, "")
 	f := kvs(es)
-	for _, e := range es {
-		if !slices.Contains(skillsTopKeys, e.key) {
-			l.unknownKey(e, "at the top level", "", skillsTopKeys)
-		}
-	}
+	l.unknownKeys(es, "at the top level", "", skillsTopKeys)
 	if e := f.get("skill_name"); e != nil && !isNull(e.v) {
 		if !isString(e.v) {
 			l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", "skill_name", describe(e.v))

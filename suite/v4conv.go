@@ -102,11 +102,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 	es := entries(n)
 	l.dupes(es, id)
 	f := kvs(es)
-	for _, e := range es {
-		if !slices.Contains(v4TurnKeys, e.key) {
-			l.unknownKey(e, "in "+where, id, v4TurnKeys)
-		}
-	}
+	l.unknownKeys(es, "in "+where, id, v4TurnKeys)
 	t := &Turn{Line: n.Line, Col: n.Column}
 	ok := true
 	bad := func(at *yaml.Node, format string, args ...any) {
