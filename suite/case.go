@@ -84,11 +84,7 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 	id := p.c.ID
 	l.dupes(es, id)
 
-	for _, e := range es {
-		if !slices.Contains(caseKeys, e.key) {
-			l.unknownKey(e, "in eval case", id, caseKeys)
-		}
-	}
+	l.unknownKeys(es, "in eval case", id, caseKeys)
 	f := caseFields{
 		outcome:      p.canonical(fields, "expected_outcome", "outcome"),
 		conversation: fields.get("conversation_id"),
@@ -138,23 +134,29 @@ func (p *caseParser) build(f caseFields) *Case {
 	return c
 }
 
-// canonical returns the first of keys set (canonical names win) and warns about the others.
+// canonical returns the first of (at most three) keys set, canonical names first, and warns
+// about the others.
 func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
-	return firstSet(fields.get, keys, func(at *yaml.Node, format string, args ...any) {
-		p.warn(at, KindIgnored, format, args...)
+	var cands [3]*kv
+	for i, k := range keys {
+		cands[i] = fields.get(k)
+	}
+	return firstSet(cands[:len(keys)], func(e, chosen *kv) {
+		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
 	})
 }
 
-// firstSet returns the first of keys whose value is not null, and reports each other one set.
-func firstSet(get func(string) *kv, keys []string, ignored func(at *yaml.Node, format string, args ...any)) *kv {
+// firstSet returns the first of cands (nil entries allowed) whose value is not null, and
+// reports each later one set through ignored.
+func firstSet(cands []*kv, ignored func(e, chosen *kv)) *kv {
 	var chosen *kv
-	for _, k := range keys {
-		switch e := get(k); {
+	for _, e := range cands {
+		switch {
 		case e == nil || isNull(e.v):
 		case chosen == nil:
 			chosen = e
 		default:
-			ignored(e.kn, "%q ignored: %q is also set", e.key, chosen.key)
+			ignored(e, chosen)
 		}
 	}
 	return chosen
@@ -166,13 +168,8 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 	l, c := p.l, p.c
 	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)
 	if list != nil {
-		for _, d := range list.diags {
-			if d.Severity == SeverityError {
-				p.failed = true
-				d.Message += fmt.Sprintf(" (case %q not loaded)", c.ID)
-			}
-			d.CaseID = c.ID
-			l.add(d)
+		if !l.addListDiags(list, c.ID, func(id string) string { return fmt.Sprintf(" (case %q not loaded)", id) }) {
+			p.failed = true
 		}
 		c.Evaluators = list.specs
 	} else if sl := l.suiteList; sl != nil {
@@ -181,7 +178,7 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 		}
 		if sl.failed {
 			p.failed = true
-		} else if l.onCase != nil && len(sl.users) == 1 {
+		} else if l.opts.OnCase != nil && len(sl.users) == 1 {
 			// Streaming: the first case inheriting a clean suite list runs before the file
 			// ends, so the list's warnings are reported now, naming it, as they would be at the end.
 			l.finishSuiteList()

@@ -71,8 +71,7 @@ func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
 	if valueOf(n, "name") == nil {
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
 	}
-	cmd := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: n.Line, Column: n.Column, Content: []*yaml.Node{strNode(n, script)}}
-	out.Content = append(out.Content, strNode(n, "command"), cmd)
+	out.Content = append(out.Content, strNode(n, "command"), seqNode(n, strNode(n, script)))
 	if len(cfg.Content) > 0 {
 		out.Content = append(out.Content, strNode(n, "config"), cfg)
 	}

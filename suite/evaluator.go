@@ -38,6 +38,20 @@ func (el *evalList) add(d Diagnostic) {
 	el.diags = append(el.diags, d)
 }
 
+// addListDiags reports a list's diagnostics for case id, each error with note(id); false after an error.
+func (l *loader) addListDiags(el *evalList, id string, note func(string) string) bool {
+	ok := true
+	for _, d := range el.diags {
+		if d.Severity == SeverityError {
+			ok = false
+			d.Message += note(id)
+		}
+		d.CaseID = id
+		l.add(d)
+	}
+	return ok
+}
+
 func (l *loader) evWarn(el *evalList, n *yaml.Node, kind, format string, args ...any) {
 	el.add(l.at(n, SeverityWarning, kind, "", format, args...))
 }
@@ -49,21 +63,13 @@ func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any)
 // evaluatorSource parses the evaluators declared by a case or suite, by priority:
 // `execution.evaluators`, `evaluators`, `evaluator`; nil when none is declared.
 func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
-	var chosen *kv
-	for _, e := range []*kv{execEvals, evals, evaluator} {
-		if e == nil || isNull(e.v) {
-			continue
+	chosen := firstSet([]*kv{execEvals, evals, evaluator}, func(e, chosen *kv) {
+		name := chosen.key
+		if chosen == execEvals {
+			name = "execution.evaluators"
 		}
-		if chosen != nil {
-			name := chosen.key
-			if chosen == execEvals {
-				name = "execution.evaluators"
-			}
-			l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
-			continue
-		}
-		chosen = e
-	}
+		l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
+	})
 	if chosen == nil {
 		return nil
 	}
@@ -382,10 +388,10 @@ func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(stri
 // checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript),
 // naming the command as the file writes it (4.x `command`, 2.x `script`).
 func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
-	if l.checkScript == nil || len(spec.Script) == 0 {
+	if l.opts.CheckScript == nil || len(spec.Script) == 0 {
 		return
 	}
-	err := l.checkScript(spec.Script, spec.Cwd)
+	err := l.opts.CheckScript(spec.Script, spec.Cwd)
 	if err == nil {
 		return
 	}

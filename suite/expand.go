@@ -31,8 +31,8 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 	}
 	var diags []Diagnostic
 	bad := func(file, format string, args ...any) {
-		d := Diagnostic{File: file, Severity: SeverityError, Kind: KindFile, Message: fmt.Sprintf(format, args...)}
-		diags = append(diags, d)
+		diags = append(diags, Diagnostic{File: file, Severity: SeverityError, Kind: KindFile,
+			Message: fmt.Sprintf(format, args...)})
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -247,7 +247,7 @@ func dropIncluded(files []string) []string {
 
 // includedTests lists the absolute paths of the test files a 4.x suite file includes.
 func includedTests(abs string) []string {
-	src, err := readRegular(abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil || !bytes.Contains(src, []byte("tests:")) {
 		return nil
 	}
@@ -272,10 +272,7 @@ func includedTests(abs string) []string {
 	}
 	var out []string
 	for _, r := range refs {
-		if !filepath.IsAbs(r) {
-			r = filepath.Join(filepath.Dir(abs), r)
-		}
-		if strings.ContainsAny(r, "*?{") {
+		if r = absPath(filepath.Dir(abs), r); strings.ContainsAny(r, "*?{") {
 			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
 			out = append(out, m...)
 		} else if fi, err := os.Stat(r); err == nil && fi.IsDir() {
@@ -285,7 +282,7 @@ func includedTests(abs string) []string {
 				out = append(out, m...)
 			}
 		} else {
-			out = append(out, filepath.Clean(r))
+			out = append(out, r)
 		}
 	}
 	return out

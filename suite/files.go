@@ -148,30 +148,16 @@ func (l *loader) triedList(r *fileRef) string {
 }
 
 // readText returns a file's content with CRLF as LF, read once per load so that the cases
-// naming it share one string.
+// naming it share one string. safefile never blocks on a FIFO swapped in after resolve.
 func (l *loader) readText(abs string) (string, error) {
 	if s, ok := l.texts[abs]; ok {
 		return s, nil
 	}
-	b, err := readRegular(abs, maxContentBytes)
+	b, err := safefile.ReadFile(abs, safefile.LimitContent)
 	if err != nil {
 		return "", err
 	}
 	s := strings.ReplaceAll(string(b), "\r\n", "\n")
 	l.texts[abs] = s
 	return s, nil
-}
-
-// maxContentBytes bounds one referenced file (content or template).
-const maxContentBytes = safefile.LimitContent
-
-// readRegular reads a regular file of at most limit bytes, never blocking on a FIFO (the path
-// may have been swapped after resolve checked it).
-func readRegular(path string, limit int64) ([]byte, error) {
-	return safefile.ReadFile(path, limit)
-}
-
-// refDisplay is a file value as shown to users: without leading separators.
-func refDisplay(value string) string {
-	return strings.TrimLeft(value, `/\`)
 }

@@ -35,7 +35,7 @@ func (l *loader) guidelinePatterns() []string {
 // readConfig reads guideline_patterns from one config file; false when it is absent, invalid
 // (warned) or does not set them.
 func (l *loader) readConfig(path string) ([]string, bool) {
-	b, err := readRegular(path, safefile.LimitConfig)
+	b, err := safefile.ReadFile(path, safefile.LimitConfig)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			l.add(Diagnostic{File: displayPath(path, l.cwd), Severity: SeverityWarning, Kind: KindConfig,
@@ -43,9 +43,7 @@ func (l *loader) readConfig(path string) ([]string, bool) {
 		}
 		return nil, false
 	}
-	saved := l.file
-	l.file = displayPath(path, l.cwd)
-	defer func() { l.file = saved }()
+	defer l.inFile(path)()
 	doc := l.parseYAMLWarn(b)
 	if doc == nil {
 		return nil, false

@@ -96,7 +96,7 @@ func (l *loader) loadSidecar() {
 	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
 	for _, ext := range []string{".yaml", ".yml"} {
 		path := base + ext
-		src, err := readRegular(path, maxContentBytes)
+		src, err := safefile.ReadFile(path, safefile.LimitContent)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -105,8 +105,7 @@ func (l *loader) loadSidecar() {
 				Message: "could not read the JSONL sidecar: " + errText(err)})
 			return
 		}
-		saved := l.file
-		l.file = displayPath(path, l.cwd)
+		restore := l.inFile(path)
 		l.src = src
 		doc := l.parseYAML(src)
 		if doc != nil && len(doc.Content) > 0 {
@@ -119,7 +118,7 @@ func (l *loader) loadSidecar() {
 				l.header(root, false)
 			}
 		}
-		l.file, l.src = saved, nil
+		restore()
 		return
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -73,20 +74,16 @@ type loader struct {
 	// file's AgentV 4.x lines.
 	sidecarAsserts *kv
 
-	envFn       func(string, string) func(string) (string, bool) // LoadOptions.Env
-	envFor      func(string) (string, bool)                      // its lookup, once asked for
-	secret      func(string)                                     // LoadOptions.Secret
-	checkScript func([]string, string) error                     // LoadOptions.CheckScript
+	opts   LoadOptions                 // OnCase nil but for JSONL
+	envFor func(string) (string, bool) // opts.Env's lookup, once asked for
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
-	includeFiles map[string]*includeFile // assertion templates read, by absolute path
-	includes     []*includeFile          // the same, by number (see includeLineBase)
+	includes []*includeFile // assertion templates read, by number (see includeLineBase)
 
-	deps map[*Case]*v4Deps // where the 4.x tests with depends_on wrote it
+	deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
 
-	onCase  func(*Case) bool // LoadOptions.OnCase (JSONL only)
-	stopped bool             // onCase asked to stop reading
+	stopped bool // OnCase asked to stop reading
 }
 
 type diagKey struct {
@@ -118,9 +115,11 @@ func Load(path string, opts LoadOptions) *Suite {
 		intern:      map[string]string{},
 		lists:       map[*yaml.Node]*evalList{},
 		listsByText: map[string]*evalList{},
-		envFn:       opts.Env,
-		secret:      opts.Secret,
-		checkScript: opts.CheckScript,
+		deps:        map[*Case][]*yaml.Node{},
+		opts:        opts,
+	}
+	if ext != ".jsonl" {
+		l.opts.OnCase = nil
 	}
 	switch ext {
 	case ".yaml", ".yml":
@@ -152,12 +151,19 @@ func Load(path string, opts LoadOptions) *Suite {
 	case "json":
 		l.loadSkills()
 	default:
-		l.onCase = opts.OnCase
 		l.loadJSONL()
 	}
 	l.finishSuiteList()
 	SortDiagnostics(s.Diagnostics)
 	return s
+}
+
+// inFile makes abs the file being parsed, for positions and messages, until the returned
+// function restores the one before.
+func (l *loader) inFile(abs string) (restore func()) {
+	file, src := l.file, l.src
+	l.file = displayPath(abs, l.cwd)
+	return func() { l.file, l.src = file, src }
 }
 
 // readError reports that the eval file could not be read (at line, when not 0).
@@ -187,7 +193,7 @@ func (l *loader) add(d Diagnostic) {
 		// order: a case already noted is the last one). A streamed suite notes none, so 100,000
 		// lines naming one missing file keep no list of 100,000 ids.
 		prev := &l.s.Diagnostics[i]
-		if n := len(prev.AlsoCases); d.CaseID != "" && d.CaseID != prev.CaseID && (n == 0 || prev.AlsoCases[n-1] != d.CaseID) && l.onCase == nil {
+		if n := len(prev.AlsoCases); d.CaseID != "" && d.CaseID != prev.CaseID && (n == 0 || prev.AlsoCases[n-1] != d.CaseID) && l.opts.OnCase == nil {
 			prev.AlsoCases = append(prev.AlsoCases, d.CaseID)
 		}
 		return
@@ -294,6 +300,15 @@ func (l *loader) yamlError(err error) {
 // unknownKey warns about a key the loader does not use, suggesting a close known one.
 func (l *loader) unknownKey(e kv, where, caseID string, known []string) {
 	l.warnf(e.kn, KindUnknownKey, caseID, "%s", unknownKeyMsg(e.key, where, known))
+}
+
+// unknownKeys warns about each key of es that is not in known.
+func (l *loader) unknownKeys(es []kv, where, caseID string, known []string) {
+	for _, e := range es {
+		if !slices.Contains(known, e.key) {
+			l.unknownKey(e, where, caseID, known)
+		}
+	}
 }
 
 func unknownKeyMsg(key, where string, known []string) string {

@@ -18,7 +18,8 @@ var (
 // input reads input_messages, input (string, message or message list) or question.
 func (p *caseParser) input(e *kv) {
 	if e == nil {
-		p.fail(p.caseNode(), KindCase, "eval case has no input: set %q (a message list), %q (a string or message list) or %q",
+		at := &yaml.Node{Line: p.c.Line, Column: p.c.Col}
+		p.fail(at, KindCase, "eval case has no input: set %q (a message list), %q (a string or message list) or %q",
 			"input_messages", "input", "question")
 		return
 	}
@@ -74,10 +75,6 @@ func (p *caseParser) messages(n *yaml.Node, role string, input bool) []Message {
 		return out
 	}
 	return nil
-}
-
-func (p *caseParser) caseNode() *yaml.Node {
-	return &yaml.Node{Line: p.c.Line, Column: p.c.Col}
 }
 
 func hasKey(m *yaml.Node, key string) bool {
@@ -248,7 +245,7 @@ func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 		return s, true
 	}
 	v := strings.TrimSpace(s.Value)
-	s.Path = refDisplay(v)
+	s.Path = strings.TrimLeft(v, `/\`)
 	r := p.l.resolve(v, false)
 	if r.abs == "" {
 		p.warn(value.v, KindMissingFile, "file %q not found (tried: %s)", v, p.l.triedList(r))

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -20,12 +21,7 @@ func looksLikePath(v string) bool {
 		return false
 	}
 	lv := strings.ToLower(v)
-	for _, e := range pathExts {
-		if strings.HasSuffix(lv, e) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pathExts, func(e string) bool { return strings.HasSuffix(lv, e) })
 }
 
 // parseLLMJudge reads the custom prompt and the judge target override.
@@ -37,8 +33,9 @@ func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *ev
 			spec.Target = l.str(t.v.Value)
 		}
 	}
-	warn := func(at *yaml.Node, format string, args ...any) { l.evWarn(el, at, KindIgnored, format, args...) }
-	chosen := firstSet(get, []string{"prompt", "promptPath", "prompt_path"}, warn)
+	chosen := firstSet([]*kv{get("prompt"), get("promptPath"), get("prompt_path")}, func(e, chosen *kv) {
+		l.evWarn(el, e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
+	})
 	if chosen != nil {
 		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
 	}
@@ -72,16 +69,7 @@ func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *eval
 			if scriptExts[strings.ToLower(filepath.Ext(r.abs))] {
 				return &PromptSpec{Kind: PromptScript, Path: r.abs, Display: t}
 			}
-			text, err := l.readText(r.abs)
-			if err != nil {
-				l.evError(el, n, "could not read prompt file %q: %s", t, errText(err))
-				return nil
-			}
-			if !l.templates[r.abs] {
-				l.templates[r.abs] = true
-				l.validateFileTemplate(text, r.abs, el)
-			}
-			return &PromptSpec{Kind: PromptFile, Text: text, Path: r.abs, Display: t}
+			return l.promptFile(n, r.abs, t, el, templates25)
 		}
 		if pathOnly || looksLikePath(t) {
 			l.evError(el, n, "prompt file %q not found (tried: %s)", t, l.triedList(r))

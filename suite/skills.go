@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
-
-	"github.com/agentv/action/internal/safefile"
 )
 
 // The Agent Skills evals format (a `.json` eval file, usually named evals.json), as AgentV 4.x
@@ -26,24 +24,8 @@ var (
 
 // loadSkills reads an Agent Skills evals file.
 func (l *loader) loadSkills() {
-	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
-	if err != nil {
-		l.readError(0, err)
-		return
-	}
-	if d, ok := jsonSyntax(src); !ok {
-		d.File = l.s.Path
-		l.add(d)
-		return
-	}
 	// Valid JSON is valid YAML: the YAML parser gives every value its line and column.
-	l.src = src
-	defer func() { l.src = nil }()
-	doc := l.parseYAML(src)
-	if doc == nil {
-		return
-	}
-	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+	root := l.evalRoot(l.jsonSyntax, func(got string) string {
 		return fmt.Sprintf("an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", got)
 	})
 	if root == nil {
@@ -52,13 +34,9 @@ func (l *loader) loadSkills() {
 	es := entries(root)
 	l.dupes(es, "")
 	f := kvs(es)
-	for _, e := range es {
-		if !slices.Contains(skillsTopKeys, e.key) {
-			l.unknownKey(e, "at the top level", "", skillsTopKeys)
-		}
-	}
+	l.unknownKeys(es, "at the top level", "", skillsTopKeys)
 	if e := f.get("skill_name"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.ScalarNode || classify(e.v) != scalarString {
+		if !isString(e.v) {
 			l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", "skill_name", describe(e.v))
 		} else if v := strings.TrimSpace(e.v.Value); v != "" {
 			l.s.Name, l.s.Dataset = v, v
@@ -132,7 +110,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 		fail(at, "eval needs a %q: the task given to the agent, a non-empty string", "prompt")
 	}
 	expected := f.get("expected_output")
-	if expected != nil && !isNull(expected.v) && (expected.v.Kind != yaml.ScalarNode || classify(expected.v) != scalarString) {
+	if expected != nil && !isNull(expected.v) && !isString(expected.v) {
 		fail(expected.v, "%q must be a string, got %s", "expected_output", describe(expected.v))
 	}
 	var files []string
@@ -141,7 +119,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 			fail(e.v, "%q must be a list of file paths, got %s", "files", kindName(e.v))
 		}
 		for _, p := range e.v.Content {
-			if p = deref(p); p == nil || p.Kind != yaml.ScalarNode || classify(p) != scalarString || strings.TrimSpace(p.Value) == "" {
+			if p = deref(p); !isString(p) || strings.TrimSpace(p.Value) == "" {
 				fail(p, "%q items must be file paths, got %s", "files", describe(p))
 				continue
 			}
@@ -161,7 +139,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 			fail(asserts.v, "%q must be a list of strings, got %s", "assertions", kindName(asserts.v))
 		}
 		for i, a := range asserts.v.Content {
-			if a = deref(a); a == nil || a.Kind != yaml.ScalarNode || classify(a) != scalarString {
+			if a = deref(a); !isString(a) {
 				fail(a, "%q items must be strings, got %s", "assertions", describe(a))
 				continue
 			}
@@ -179,9 +157,9 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	}
 
 	// The eval as a 4.x test. Without expected_output its criteria is empty, as in 4.x.
-	var test []*yaml.Node
+	test := mapping(n)
 	put := func(key string, at, v *yaml.Node) {
-		test = append(test, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: at.Line, Column: at.Column}, v)
+		test.Content = append(test.Content, strNode(at, key), v)
 	}
 	put("id", idKV.kn, strNode(idKV.v, id))
 	put("input", prompt.kn, prompt.v)
@@ -192,9 +170,9 @@ func (l *loader) skillsEval(item *yaml.Node) {
 		put("criteria", n, strNode(n, ""))
 	}
 	if asserts != nil && !isNull(asserts.v) {
-		put("assertions", asserts.kn, &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: asserts.v.Line, Column: asserts.v.Column, Content: graders})
+		put("assertions", asserts.kn, seqNode(asserts.v, graders...))
 	}
-	c := l.v4Test(&v4Suite{}, &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column, Content: test})
+	c := l.v4Test(&v4Suite{}, test)
 	if c == nil {
 		return
 	}
@@ -212,18 +190,19 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	l.addCase(c)
 }
 
-// jsonSyntax checks that src is one JSON value; when not, the diagnostic says where.
-func jsonSyntax(src []byte) (Diagnostic, bool) {
+// jsonSyntax checks that src is one JSON value; when not, a diagnostic says where.
+func (l *loader) jsonSyntax(src []byte) bool {
 	var v any
 	err := json.Unmarshal(src, &v)
 	if err == nil {
-		return Diagnostic{}, true
+		return true
 	}
-	d := Diagnostic{Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
+	d := Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := textPos(string(src), int(min(se.Offset, int64(len(src)))))
 		d.Line, d.Col = line, max(col-1, 1) // the offset is past the byte in error
 	}
-	return d, false
+	l.add(d)
+	return false
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Files the loader reads may be FIFOs or devices (by mistake, or planted by a script): each is
@@ -16,7 +18,7 @@ import (
 // hang the loader in open(2) for the config file and the JSONL sidecar.
 func TestSpecialFilesAreRefused(t *testing.T) {
 	t.Parallel()
-	big := strings.Repeat("x", maxContentBytes+1)
+	big := strings.Repeat("x", safefile.LimitContent+1)
 	tests := []struct {
 		name    string
 		files   map[string]string

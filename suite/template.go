@@ -18,8 +18,28 @@ var TemplateVarPattern = regexp.MustCompile(`{{\s*([a-zA-Z0-9_]+)\s*}}`)
 var TemplateVariables = []string{"candidate_answer", "expected_messages", "question", "expected_outcome",
 	"reference_answer", "input_messages", "output_messages", "actual_output", "expected_output", "input"}
 
-// requiredVariables: a template needs one of them, or there is nothing to evaluate against.
-var requiredVariables = []string{"candidate_answer", "expected_messages", "actual_output", "expected_output"}
+// templateRules are a dialect's template variables: those known, those of which a template
+// needs one (or there is nothing to grade against), and how its messages name them.
+type templateRules struct {
+	known, required []string
+	noun, needs     string
+}
+
+var (
+	templates25 = templateRules{
+		known:    TemplateVariables,
+		required: []string{"candidate_answer", "expected_messages", "actual_output", "expected_output"},
+		noun:     "evaluator",
+		needs: "include {{ candidate_answer }} or {{ expected_messages }} (newer names: {{ actual_output }}, " +
+			"{{ expected_output }}). Without these, there is nothing to evaluate against",
+	}
+	templates4 = templateRules{
+		known:    V4TemplateVariables,
+		required: []string{"output", "expected_output"},
+		noun:     "grader",
+		needs:    "include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against",
+	}
+)
 
 // templateVar is one placeholder found in a template.
 type templateVar struct {
@@ -35,16 +55,16 @@ func scanTemplate(text string) []templateVar {
 	return out
 }
 
-// templateProblems returns whether text misses every required variable, and the unknown ones it
-// uses (each once, in order, with the first one's offset).
-func templateProblems(text string, required, known []string) (missing bool, unknown []string, firstOff int) {
+// problems returns whether text misses every required variable, and the unknown ones it uses
+// (each once, in order, with the first one's offset).
+func (r templateRules) problems(text string) (missing bool, unknown []string, firstOff int) {
 	missing = true
 	firstOff = -1
 	for _, v := range scanTemplate(text) {
-		if slices.Contains(required, v.name) {
+		if slices.Contains(r.required, v.name) {
 			missing = false
 		}
-		if !slices.Contains(known, v.name) && !slices.Contains(unknown, v.name) {
+		if !slices.Contains(r.known, v.name) && !slices.Contains(unknown, v.name) {
 			if firstOff < 0 {
 				firstOff = v.off
 			}
@@ -54,14 +74,13 @@ func templateProblems(text string, required, known []string) (missing bool, unkn
 	return missing, unknown, firstOff
 }
 
-func missingMessage(source string) string {
-	return fmt.Sprintf("Custom evaluator template at %s is missing required fields: include {{ candidate_answer }} or {{ expected_messages }} "+
-		"(newer names: {{ actual_output }}, {{ expected_output }}). Without these, there is nothing to evaluate against; the template is still used", source)
+func (r templateRules) missingMessage(source string) string {
+	return fmt.Sprintf("Custom %s template at %s is missing required fields: %s; the template is still used", r.noun, source, r.needs)
 }
 
-func unknownMessage(source string, unknown []string) string {
-	return fmt.Sprintf("Custom evaluator template at %s uses unknown variables %s (left as written); valid variables: %s",
-		source, braces(unknown), braces(TemplateVariables))
+func (r templateRules) unknownMessage(source string, unknown []string) string {
+	return fmt.Sprintf("Custom %s template at %s uses unknown variables %s (left as written); valid variables: %s",
+		r.noun, source, braces(unknown), braces(r.known))
 }
 
 func braces(names []string) string {
@@ -80,22 +99,32 @@ func textPos(text string, off int) (int, int) {
 	return line, utf8.RuneCountInString(before[lineStart:]) + 1
 }
 
-// validateFileTemplate checks a text template file; warnings point into the file.
-func (l *loader) validateFileTemplate(text, abs string, el *evalList) {
-	missing, unknown, off := templateProblems(text, requiredVariables, TemplateVariables)
-	file := displayPath(abs, l.cwd)
-	if missing {
-		el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(file)})
+// promptFile reads a text template file, checked once per load; warnings point into the file.
+func (l *loader) promptFile(n *yaml.Node, abs, display string, el *evalList, r templateRules) *PromptSpec {
+	text, err := l.readText(abs)
+	if err != nil {
+		l.evError(el, n, "could not read prompt file %q: %s", display, errText(err))
+		return nil
 	}
-	if len(unknown) > 0 {
-		line, col := textPos(text, off)
-		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(file, unknown)})
+	if !l.templates[abs] {
+		l.templates[abs] = true
+		missing, unknown, off := r.problems(text)
+		file := displayPath(abs, l.cwd)
+		if missing {
+			el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: r.missingMessage(file)})
+		}
+		if len(unknown) > 0 {
+			line, col := textPos(text, off)
+			el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate,
+				Message: r.unknownMessage(file, unknown)})
+		}
 	}
+	return &PromptSpec{Kind: PromptFile, Text: text, Path: abs, Display: display}
 }
 
 // validateInlineTemplate checks an inline prompt; warnings point into the eval file.
 func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *EvaluatorSpec, el *evalList) {
-	missing, unknown, off := templateProblems(text, requiredVariables, TemplateVariables)
+	missing, unknown, off := templates25.problems(text)
 	if !missing && len(unknown) == 0 {
 		return
 	}
@@ -106,14 +135,16 @@ func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *Ev
 	}
 	source += ")"
 	if missing {
-		el.add(Diagnostic{File: file, Line: kline, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate, Message: missingMessage(source)})
+		el.add(Diagnostic{File: file, Line: kline, Col: kn.Column, Severity: SeverityWarning, Kind: KindTemplate,
+			Message: templates25.missingMessage(source)})
 	}
 	if len(unknown) > 0 {
 		line, col := kline, kn.Column
 		if file == l.file {
 			line, col = l.inlinePos(vn, text, off)
 		}
-		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: unknownMessage(source, unknown)})
+		el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate,
+			Message: templates25.unknownMessage(source, unknown)})
 	}
 }
 

@@ -67,10 +67,8 @@ func caseFile(dir string) string {
 
 // v4CaseFile loads one test from its case file; id is the test's id when the file sets none.
 func (l *loader) v4CaseFile(sx *v4Suite, abs, id string) {
-	src, err := readRegular(abs, safefile.LimitEvalFile)
-	file, prevSrc := l.file, l.src
-	l.file = displayPath(abs, l.cwd)
-	defer func() { l.file, l.src = file, prevSrc }()
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
+	defer l.inFile(abs)()
 	if err != nil {
 		l.errorf(nil, KindFile, "", "could not read test file: %s", errText(err))
 		return
@@ -86,9 +84,9 @@ func (l *loader) v4CaseFile(sx *v4Suite, abs, id string) {
 		return
 	}
 	if valueOf(n, "id") == nil {
-		at := &yaml.Node{Line: n.Line, Column: n.Column}
-		n = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column,
-			Content: append([]*yaml.Node{strNode(at, "id"), strNode(at, id)}, n.Content...)}
+		m := mapping(n, "id", strNode(n, id))
+		m.Content = append(m.Content, n.Content...)
+		n = m
 	}
 	if fi, err := os.Stat(filepath.Join(filepath.Dir(abs), "workspace")); err == nil && fi.IsDir() && valueOf(n, "workspace") == nil {
 		l.warnf(&yaml.Node{Line: n.Line, Column: n.Column}, KindIgnored, valueOf(n, "id").Value,

@@ -39,17 +39,11 @@ var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}
 
 // v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}.
 func (l *loader) v4Trials(e *kv) {
-	if isNull(e.v) {
+	es, ok := l.mappingEntries(e, "execution %q must be a mapping with count, strategy and cost_limit_usd", "trials")
+	if !ok {
 		return
 	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "execution %q must be a mapping with count, strategy and cost_limit_usd, got %s", "trials", kindName(e.v))
-		return
-	}
-	es := entries(e.v)
-	l.dupes(es, "")
 	t := &Trials{Strategy: TrialsPassAtK}
-	ok := true
 	bad := func(x *kv, want string) {
 		l.errorf(x.v, KindStructure, "", "trials %q must be %s, got %s", x.key, want, describe(x.v))
 		ok = false

@@ -73,10 +73,9 @@ var (
 func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 	var tests, legacy *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		switch k := root.Content[i]; k.Value {
-		case "tests":
+		if k := root.Content[i]; k.Value == "tests" {
 			tests = k
-		case "evalcases", "cases", "eval_cases":
+		} else if slices.Contains(caseListKeys, k.Value) {
 			legacy = cmp.Or(legacy, k)
 		}
 	}
@@ -135,8 +134,8 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 			}
 			// Any value may be a key, so it is masked, except numbers and booleans, which
 			// cannot be one and would mask every such number in the reports.
-			if strings.TrimSpace(v) != "" && l.secret != nil && !typedValue(v) {
-				l.secret(v)
+			if strings.TrimSpace(v) != "" && l.opts.Secret != nil && !typedValue(v) {
+				l.opts.Secret(v)
 			}
 			return v
 		}
@@ -155,8 +154,8 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 
 // env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.
 func (l *loader) env(name string) (string, bool) {
-	if l.envFor == nil && l.envFn != nil {
-		l.envFor = l.envFn(l.s.Dir, l.s.RepoRoot)
+	if l.envFor == nil && l.opts.Env != nil {
+		l.envFor = l.opts.Env(l.s.Dir, l.s.RepoRoot)
 	}
 	if l.envFor == nil {
 		l.envFor = os.LookupEnv
@@ -192,7 +191,7 @@ func (l *loader) loadV4(root *yaml.Node) {
 		switch e.key {
 		case "defaults", "tests", "assertions", "assert", "input", "input_files":
 		case "version":
-			l.s.Version = l.scalarOr(e, "")
+			l.s.Version = l.scalar(e)
 		case "tags":
 			l.s.Tags = l.stringList(e, "")
 		case "execution":
@@ -261,18 +260,11 @@ func (l *loader) v4MetadataOf(e *kv, id string) *yaml.Node {
 // the first set one winning, as 4.42.4's `a ?? b ?? c`. Every other set candidate is named in
 // a warning, and so is a chosen one that is not the canonical first (deprecated spellings).
 func (l *loader) firstList(candidates []*kv, id, canonical string) *kv {
-	var chosen *kv
-	for i, c := range candidates {
-		switch {
-		case c == nil || isNull(c.v):
-		case chosen != nil:
-			l.warnf(c.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", c.key, chosen.key, chosen.kn.Line)
-		default:
-			chosen = c
-			if i > 0 {
-				l.warnf(c.kn, KindIgnored, id, "%q is deprecated: write %q", c.key, canonical)
-			}
-		}
+	chosen := firstSet(candidates, func(e, chosen *kv) {
+		l.warnf(e.kn, KindIgnored, id, "%q ignored: %q is also set (line %d)", e.key, chosen.key, chosen.kn.Line)
+	})
+	if chosen != nil && chosen != candidates[0] {
+		l.warnf(chosen.kn, KindIgnored, id, "%q is deprecated: write %q", chosen.key, canonical)
 	}
 	return chosen
 }
@@ -335,11 +327,8 @@ func (l *loader) stringList(e *kv, caseID string) []string {
 // v4TestFile loads the tests of an external file (`tests: path` or a `file://` item): a YAML
 // list of tests or JSONL, one test a line; a pattern with * ? or { is a glob.
 func (l *loader) v4TestFile(sx *v4Suite, at *yaml.Node, rel string) {
-	pattern := rel
-	if !filepath.IsAbs(pattern) {
-		pattern = filepath.Join(l.s.Dir, rel)
-	}
-	files := []string{filepath.Clean(pattern)}
+	pattern := absPath(l.s.Dir, rel)
+	files := []string{pattern}
 	if strings.ContainsAny(rel, "*?{") {
 		matches, err := doublestar.FilepathGlob(pattern, doublestar.WithFilesOnly())
 		switch {
@@ -364,14 +353,12 @@ func (l *loader) v4LoadTestFile(sx *v4Suite, at *yaml.Node, abs string) {
 		l.errorf(at, KindFile, "", "test file %q: unsupported format %q (want .yaml, .yml or .jsonl)", displayPath(abs, l.cwd), ext)
 		return
 	}
-	src, err := readRegular(abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.errorf(at, KindFile, "", "could not read test file %q: %s", displayPath(abs, l.cwd), errText(err))
 		return
 	}
-	file, prevSrc := l.file, l.src
-	l.file = displayPath(abs, l.cwd)
-	defer func() { l.file, l.src = file, prevSrc }()
+	defer l.inFile(abs)()
 	if strings.TrimSpace(string(src)) == "" {
 		l.warnf(nil, KindStructure, "", "the test file is empty")
 		return
@@ -586,9 +573,6 @@ func (l *loader) v4Test(sx *v4Suite, item *yaml.Node) *Case {
 	if l.s.Format == "jsonl" {
 		l.jsonlDependencies(f, id)
 	} else if d := l.v4Dependencies(f, id, c); d != nil {
-		if l.deps == nil {
-			l.deps = map[*Case]*v4Deps{}
-		}
 		l.deps[c] = d
 	}
 	return c

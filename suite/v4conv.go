@@ -102,11 +102,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 	es := entries(n)
 	l.dupes(es, id)
 	f := kvs(es)
-	for _, e := range es {
-		if !slices.Contains(v4TurnKeys, e.key) {
-			l.unknownKey(e, "in "+where, id, v4TurnKeys)
-		}
-	}
+	l.unknownKeys(es, "in "+where, id, v4TurnKeys)
 	t := &Turn{Line: n.Line, Col: n.Column}
 	ok := true
 	bad := func(at *yaml.Node, format string, args ...any) {
@@ -145,14 +141,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 		}
 		list := seqNode(a.v, l.v4TurnAssertions(a.v, id, bad)...)
 		el := l.evaluatorSource(nil, &kv{key: "assertions", kn: a.kn, v: list}, nil, id)
-		for _, d := range el.diags {
-			if d.Severity == SeverityError {
-				ok = false
-				d.Message += notLoaded(id)
-			}
-			d.CaseID = id
-			l.add(d)
-		}
+		ok = l.addListDiags(el, id, notLoaded) && ok
 		t.Evaluators = el.specs
 	}
 	if !ok {

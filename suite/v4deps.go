@@ -15,17 +15,12 @@ const (
 	DependencyRun  = "run"  // the test runs anyway
 )
 
-// v4Deps is where a test's `depends_on` was written, for the errors of the graph check.
-type v4Deps struct {
-	items []*yaml.Node // its string items, in order (parallel to Case.DependsOn)
-}
-
 // v4Dependencies reads a test's `depends_on` and `on_dependency_failure` as AgentV 4.42.4
 // does (packages/core/src/evaluation/yaml-parser.ts): a list, of which only the strings count,
 // and skip, fail or run (anything else: the default, skip). Each setting it cannot use gets a
-// warning, since 4.42.4 drops it without a word.
-func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
-	deps := &v4Deps{}
+// warning, since 4.42.4 drops it without a word. It returns the string items' nodes.
+func (l *loader) v4Dependencies(f kvs, id string, c *Case) []*yaml.Node {
+	var deps []*yaml.Node
 	if e := f.get("depends_on"); e != nil && !isNull(e.v) {
 		if v := deref(e.v); v.Kind != yaml.SequenceNode {
 			l.warnf(e.v, KindIgnored, id, "%q must be a list of test ids, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", kindName(v))
@@ -37,7 +32,7 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 					continue
 				}
 				c.DependsOn = append(c.DependsOn, d.Value)
-				deps.items = append(deps.items, d)
+				deps = append(deps, d)
 			}
 		}
 	}
@@ -51,9 +46,6 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) *v4Deps {
 		if len(c.DependsOn) == 0 {
 			l.warnf(e.kn, KindIgnored, id, "%q without %q does nothing", "on_dependency_failure", "depends_on")
 		}
-	}
-	if len(c.DependsOn) == 0 {
-		return nil
 	}
 	return deps
 }
@@ -79,7 +71,7 @@ func (l *loader) jsonlDependencies(f kvs, id string) {
 // refuses the whole file; here each problem is an error at the id that causes it, that test
 // is not loaded, nor (transitively) are the tests that depend on a test not loaded, and the
 // rest of the file runs.
-func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
+func (l *loader) checkDependencies(pos map[*Case][]*yaml.Node) {
 	if len(pos) == 0 {
 		return
 	}
@@ -96,10 +88,10 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 		for i, dep := range c.DependsOn {
 			switch {
 			case dep == c.ID:
-				l.errorf(d.items[i], KindCase, c.ID, "test %q depends on itself%s", c.ID, notLoaded(c.ID))
+				l.errorf(d[i], KindCase, c.ID, "test %q depends on itself%s", c.ID, notLoaded(c.ID))
 				bad[c] = true
 			case byID[dep] == nil && !l.seenID(dep):
-				l.errorf(d.items[i], KindCase, c.ID, "depends_on %q: no test of this file has that id%s", dep, notLoaded(c.ID))
+				l.errorf(d[i], KindCase, c.ID, "depends_on %q: no test of this file has that id%s", dep, notLoaded(c.ID))
 				bad[c] = true
 			}
 		}
@@ -124,7 +116,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 			}
 			ids = append(ids, c.ID)
 			last := path[len(path)-1]
-			at := pos[last].items[slices.Index(last.DependsOn, c.ID)]
+			at := pos[last][slices.Index(last.DependsOn, c.ID)]
 			l.errorf(at, KindCase, last.ID, "circular dependency: %s (the tests of the cycle are not loaded)", strings.Join(ids, " → "))
 			return
 		case done:
@@ -153,7 +145,7 @@ func (l *loader) checkDependencies(pos map[*Case]*v4Deps) {
 			}
 			for i, dep := range c.DependsOn {
 				if dc := byID[dep]; dc == nil && l.seenID(dep) || dc != nil && bad[dc] {
-					l.errorf(pos[c].items[i], KindCase, c.ID, "depends_on %q: that test is not loaded%s", dep, notLoaded(c.ID))
+					l.errorf(pos[c][i], KindCase, c.ID, "depends_on %q: that test is not loaded%s", dep, notLoaded(c.ID))
 					bad[c], changed = true, true
 					break
 				}

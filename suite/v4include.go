@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
 )
 
 // Assertion templates (AgentV 4.x): an assertion list item `- include: NAME` stands for the
@@ -113,7 +115,8 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 		if r.abs == "" {
 			continue
 		}
-		if t, ok := l.includeFiles[r.abs]; ok {
+		if i := slices.IndexFunc(l.includes, func(t *includeFile) bool { return t.abs == r.abs }); i >= 0 {
+			t := l.includes[i]
 			if t.list == nil {
 				fail(name, "assertion template %s is not valid (see its error)", t.display)
 				return nil
@@ -122,35 +125,28 @@ func (l *loader) includeTemplate(name *yaml.Node, roots []string, fail func(*yam
 		}
 		return l.readInclude(name, r.abs, fail)
 	}
-	for i, t := range tried {
-		tried[i] = displayPath(t, l.cwd)
-	}
 	hint := ""
 	if len(cands) == 2 && (strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml")) {
 		// As in 4.42.4, a bare name is a template name, even one that looks like a file name.
 		hint = fmt.Sprintf("; a name without \"/\" or a leading \".\" names .agentv/templates/NAME.yaml: write \"./%s\" for that file", ref)
 	}
-	fail(name, "assertion template %q not found (looked for %s)%s", ref, strings.Join(tried, ", "), hint)
+	fail(name, "assertion template %q not found (looked for %s)%s", ref, l.triedList(&fileRef{tried: tried}), hint)
 	return nil
 }
 
 // readInclude parses a template file: a mapping with an `assertions` list.
 func (l *loader) readInclude(at *yaml.Node, abs string, fail func(*yaml.Node, string, ...any)) *includeFile {
-	if l.includeFiles == nil {
-		l.includeFiles = map[string]*includeFile{}
-	}
 	t := &includeFile{abs: abs, display: displayPath(abs, l.cwd), k: len(l.includes) + 1}
-	l.includeFiles[abs] = t
 	l.includes = append(l.includes, t)
-	src, err := readRegular(abs, maxContentBytes)
+	src, err := safefile.ReadFile(abs, safefile.LimitContent)
 	if err != nil {
 		fail(at, "could not read assertion template %s: %s", t.display, errText(err))
 		return nil
 	}
-	file, prevSrc := l.file, l.src
-	l.file, l.src = t.display, src
+	restore := l.inFile(abs)
+	l.src = src
 	doc := l.parseYAML(src)
-	l.file, l.src = file, prevSrc
+	restore()
 	if doc == nil {
 		fail(at, "assertion template %s is not valid YAML (see its error)", t.display)
 		return nil

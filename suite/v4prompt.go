@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -11,9 +10,6 @@ import (
 // V4TemplateVariables are the names a 4.x grader template may use; others stay as written.
 var V4TemplateVariables = []string{"expected_output", "criteria", "metadata", "metadata_json", "rubrics",
 	"rubrics_json", "input", "output", "file_changes", "tool_calls"}
-
-// v4RequiredVariables: a 4.x template needs one of them, or there is nothing to grade against.
-var v4RequiredVariables = []string{"output", "expected_output"}
 
 // V4HasTemplateVariables reports whether text uses a 4.x template variable: an inline 4.x
 // prompt without one is criteria text for the default grader prompt, not a template.
@@ -39,12 +35,12 @@ func (l *loader) parseV4Prompt(n *yaml.Node, el *evalList) *PromptSpec {
 			l.evError(el, n, "prompt file %q not found (tried: %s)", ref, l.triedList(r))
 			return nil
 		}
-		return l.v4PromptFile(n, r.abs, ref, el)
+		return l.promptFile(n, r.abs, ref, el, templates4)
 	}
 	if abs := l.bareFile(t); abs != "" {
 		l.evWarn(el, n, KindTemplate, "prompt %q is read as the file it names; AgentV 4.x reads a bare prompt as inline text (criteria %q): write %q to be read the same by both",
 			t, t, v4PromptFilePrefix+t)
-		return l.v4PromptFile(n, abs, t, el)
+		return l.promptFile(n, abs, t, el, templates4)
 	}
 	return &PromptSpec{Kind: PromptInline, Text: v, Display: v}
 }
@@ -56,28 +52,4 @@ func (l *loader) bareFile(t string) string {
 		return ""
 	}
 	return l.resolve(t, false).abs
-}
-
-// v4PromptFile reads a 4.x template file and checks its variables once per file.
-func (l *loader) v4PromptFile(n *yaml.Node, abs, display string, el *evalList) *PromptSpec {
-	text, err := l.readText(abs)
-	if err != nil {
-		l.evError(el, n, "could not read prompt file %q: %s", display, errText(err))
-		return nil
-	}
-	if !l.templates[abs] {
-		l.templates[abs] = true
-		file := displayPath(abs, l.cwd)
-		missing, unknown, off := templateProblems(text, v4RequiredVariables, V4TemplateVariables)
-		if missing {
-			el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: fmt.Sprintf(
-				"Custom grader template at %s is missing required fields: include {{ output }} or {{ expected_output }}. Without these, there is nothing to grade against; the template is still used", file)})
-		}
-		if len(unknown) > 0 {
-			line, col := textPos(text, off)
-			el.add(Diagnostic{File: file, Line: line, Col: col, Severity: SeverityWarning, Kind: KindTemplate, Message: fmt.Sprintf(
-				"Custom grader template at %s uses unknown variables %s (left as written); valid variables: %s", file, braces(unknown), braces(V4TemplateVariables))})
-		}
-	}
-	return &PromptSpec{Kind: PromptFile, Text: text, Path: abs, Display: display}
 }

@@ -3,7 +3,6 @@ package suite
 import (
 	"cmp"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,39 +22,30 @@ var (
 // and its before_all, before_each, after_each and after_all hooks. The other keys of 4.x are
 // warned about and left alone.
 func (l *loader) v4Workspace(e *kv) {
-	switch {
-	case isNull(e.v):
-		return
-	case e.v.Kind == yaml.ScalarNode:
+	if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
 		l.warnf(e.v, KindIgnored, "", "a workspace file (%q) is not supported yet (ignored): write the workspace mapping in the eval file", e.v.Value)
 		return
-	case e.v.Kind != yaml.MappingNode:
-		l.errorf(e.v, KindStructure, "", "%q must be a mapping with template and hooks, got %s", "workspace", kindName(e.v))
+	}
+	es, ok := l.mappingEntries(e, "%q must be a mapping with template and hooks", "workspace")
+	if !ok {
 		return
 	}
 	ws := &Workspace{}
-	es := entries(e.v)
-	l.dupes(es, "")
 	for i := range es {
 		x := &es[i]
 		switch {
 		case x.key == "template":
-			t := l.scalarOr(x, "")
+			t := l.scalar(x)
 			if t == "" {
 				continue
 			}
-			if !filepath.IsAbs(t) {
-				t = filepath.Join(l.s.Dir, t)
-			}
-			if st, err := os.Stat(t); err != nil || !st.IsDir() {
+			if st, err := os.Stat(absPath(l.s.Dir, t)); err != nil || !st.IsDir() {
 				l.errorf(x.v, KindStructure, "", "workspace template %q is not a directory", x.v.Value)
 				continue
 			}
-			ws.Template = filepath.Clean(t)
+			ws.Template = absPath(l.s.Dir, t)
 		case x.key == "hooks":
-			if h := l.v4Hooks(x); h != nil {
-				ws.BeforeAll, ws.BeforeEach, ws.AfterEach, ws.AfterAll = h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll
-			}
+			l.v4Hooks(x, ws)
 		case slices.Contains(v4WorkspaceLater, x.key):
 			l.warnf(x.kn, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.key)
 		default:
@@ -67,21 +57,15 @@ func (l *loader) v4Workspace(e *kv) {
 	}
 }
 
-// v4Hooks reads `hooks` (nil if none or `enabled: false`): a Workspace holding the hooks alone.
-func (l *loader) v4Hooks(e *kv) *Workspace {
-	if isNull(e.v) {
-		return nil
+// v4Hooks reads `hooks` into h (none with `enabled: false`).
+func (l *loader) v4Hooks(e *kv, h *Workspace) {
+	es, ok := l.mappingEntries(e, "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all)", "hooks")
+	if !ok {
+		return
 	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all), got %s", "hooks", kindName(e.v))
-		return nil
-	}
-	h := &Workspace{}
 	hooks := map[string]**Hook{"before_all": &h.BeforeAll, "before_each": &h.BeforeEach,
 		"after_each": &h.AfterEach, "after_all": &h.AfterAll}
 	enabled := true
-	es := entries(e.v)
-	l.dupes(es, "")
 	for i := range es {
 		x := &es[i]
 		switch dst := hooks[x.key]; {
@@ -96,24 +80,18 @@ func (l *loader) v4Hooks(e *kv) *Workspace {
 		}
 	}
 	if !enabled {
-		return nil
+		h.BeforeAll, h.BeforeEach, h.AfterEach, h.AfterAll = nil, nil, nil, nil
 	}
-	return h
 }
 
 // v4Hook reads one hook: `command` (a list, or a string split on white space; `script` is its
 // old name), `cwd` (relative to the eval file) and `timeout_ms`.
 func (l *loader) v4Hook(e *kv) *Hook {
-	if isNull(e.v) {
-		return nil
-	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "hook %q must be a mapping with command, got %s", e.key, kindName(e.v))
+	es, ok := l.mappingEntries(e, "hook %q must be a mapping with command", e.key)
+	if !ok {
 		return nil
 	}
 	h := &Hook{Line: e.kn.Line}
-	es := entries(e.v)
-	l.dupes(es, "")
 	f := kvs(es)
 	cmd := cmp.Or(f.get("command"), f.get("script"))
 	for i := range es {
@@ -121,11 +99,8 @@ func (l *loader) v4Hook(e *kv) *Hook {
 		switch x.key {
 		case "command", "script":
 		case "cwd":
-			if c := l.scalarOr(x, ""); c != "" {
-				if !filepath.IsAbs(c) {
-					c = filepath.Join(l.s.Dir, c)
-				}
-				h.Cwd = filepath.Clean(c)
+			if c := l.scalar(x); c != "" {
+				h.Cwd = absPath(l.s.Dir, c)
 			}
 		case "timeout_ms":
 			if v, ok := number(x.v); ok && v > 0 {

@@ -26,13 +26,6 @@ const loadGCPercent = 50
 
 // loadYAML parses a whole YAML eval file; the node tree is dropped as the cases are converted.
 func (l *loader) loadYAML() {
-	src, err := readRegular(l.s.Abs, safefile.LimitEvalFile)
-	if err != nil {
-		l.readError(0, err)
-		return
-	}
-	l.src = src
-	defer func() { l.src = nil }()
 	// The library parses a file whole into one node tree (several KB a case), most of it
 	// garbage once the cases are built: a tighter garbage-collector target while the file loads
 	// keeps the peak near what is live (a 5,000-case file: about 15 MiB less, for 0.05 s).
@@ -41,11 +34,7 @@ func (l *loader) loadYAML() {
 	} else {
 		defer debug.SetGCPercent(prev)
 	}
-	doc := l.parseYAML(src)
-	if doc == nil {
-		return
-	}
-	root := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+	root := l.evalRoot(nil, func(got string) string {
 		return fmt.Sprintf("an eval file must be a mapping with an %q list of cases, got %s", "evalcases", got)
 	})
 	if root == nil {
@@ -82,12 +71,30 @@ func (l *loader) loadYAML() {
 	}
 }
 
+// evalRoot reads and parses the eval file (kept in l.src for positions), whose root must be a
+// mapping (else message); nil when it is unusable (reported). check, when set, vets the source first.
+func (l *loader) evalRoot(check func(src []byte) bool, message func(got string) string) *yaml.Node {
+	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.readError(0, err)
+		return nil
+	}
+	if check != nil && !check(src) {
+		return nil
+	}
+	l.src = src
+	if doc := l.parseYAML(src); doc != nil {
+		return l.rootOf(doc, yaml.MappingNode, message)
+	}
+	return nil
+}
+
 // addCase appends a successfully parsed case.
 func (l *loader) addCase(c *Case) {
 	switch {
 	case c == nil:
-	case l.onCase != nil:
-		if !l.onCase(c) {
+	case l.opts.OnCase != nil:
+		if !l.opts.OnCase(c) {
 			l.stopped = true
 		}
 	default:
@@ -114,7 +121,7 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 		}
 		switch e.key {
 		case "dataset":
-			if v := l.scalarOr(e, ""); v != "" {
+			if v := l.scalar(e); v != "" {
 				l.s.Dataset = v
 			}
 		case "execution":
@@ -171,7 +178,7 @@ func (l *loader) suiteKey(e *kv) bool {
 	switch e.key {
 	case "$schema":
 	case "name":
-		if v := l.scalarOr(e, ""); v != "" {
+		if v := l.scalar(e); v != "" {
 			l.s.Name, l.s.Dataset = v, v
 		}
 	case "description":
@@ -183,7 +190,7 @@ func (l *loader) suiteKey(e *kv) bool {
 		}
 	case "target":
 		if l.s.Target == "" {
-			l.s.Target = l.scalarOr(e, "")
+			l.s.Target = l.scalar(e)
 		}
 	default:
 		return false
@@ -212,6 +219,21 @@ func (l *loader) execution(x *kv, id string, known []string, holds string, bad f
 	}
 }
 
+// mappingEntries returns the entries of a suite-level mapping, duplicate keys warned; false when
+// it is null or, reported as want (a format with args), not a mapping.
+func (l *loader) mappingEntries(e *kv, want string, args ...any) ([]kv, bool) {
+	if isNull(e.v) {
+		return nil, false
+	}
+	if e.v.Kind != yaml.MappingNode {
+		l.errorf(e.v, KindStructure, "", want+", got %s", append(args, kindName(e.v))...)
+		return nil, false
+	}
+	es := entries(e.v)
+	l.dupes(es, "")
+	return es, true
+}
+
 // suiteError reports a suite-level structure error (the bad of a suite's execution).
 func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
 	l.errorf(at, KindStructure, "", format, args...)
@@ -219,7 +241,7 @@ func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
 
 // execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
 func (l *loader) execTarget(x *kv) {
-	if t := l.scalarOr(x, ""); t != "" {
+	if t := l.scalar(x); t != "" {
 		l.s.Target = t
 	}
 }
@@ -237,14 +259,14 @@ func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *floa
 	return nil
 }
 
-// scalarOr returns a scalar value as text; null gives def, and a non-scalar is an error.
-func (l *loader) scalarOr(e *kv, def string) string {
+// scalar returns a scalar value as text; null gives "", and a non-scalar is an error.
+func (l *loader) scalar(e *kv) string {
 	if isNull(e.v) {
-		return def
+		return ""
 	}
 	if e.v.Kind != yaml.ScalarNode {
 		l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", e.key, kindName(e.v))
-		return def
+		return ""
 	}
 	return l.str(e.v.Value)
 }
@@ -263,18 +285,15 @@ func (l *loader) finishSuiteList() {
 	}
 	for _, d := range sl.diags {
 		d.CaseID = first
-		if d.Severity == SeverityError && len(sl.users) > 0 {
-			d.Message += fmt.Sprintf("; %s using the suite evaluators not loaded: %s", plural(len(sl.users), "case", "cases"), idList(sl.users))
+		if n := len(sl.users); d.Severity == SeverityError && n > 0 {
+			cases := fmt.Sprintf("%d cases", n)
+			if n == 1 {
+				cases = "1 case"
+			}
+			d.Message += fmt.Sprintf("; %s using the suite evaluators not loaded: %s", cases, idList(sl.users))
 		}
 		l.add(d)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // idList quotes up to five case ids.
