@@ -37,6 +37,17 @@ type File struct {
 // candidates are the names searched in each directory, in order (AgentV 2.5's).
 var candidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
 
+// LoadWithEnv loads a targets file with LoadEnv's lookup of environ and the .env files from
+// evalDir up ("": none); a .env file that cannot be used is an error diagnostic of the file.
+func LoadWithEnv(path string, environ []string, evalDir, repoRoot string, red *redact.Redactor) *File {
+	env, err := LoadEnv(environ, evalDir, repoRoot)
+	tf := Load(path, env, red)
+	if err != nil {
+		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: err.Error()})
+	}
+	return tf
+}
+
 // Load reads a targets file. env resolves `${{ VAR }}` in the common settings and is
 // kept on each Target for its provider; literal values of secret-like settings are registered
 // with red at once. CLI targets are validated here; other providers validate
