@@ -432,13 +432,7 @@ func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
 // every `${{ VAR }}` reference it holds with the redactor.
 func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	cfg := &p.opts
-	var path string
-	var err error
-	if cfg.TargetsPath != "" {
-		path, err = targets.ResolveFlag(cfg.TargetsPath)
-	} else {
-		path, err = targets.FindFile(dir, repoRoot, cfg.Cwd)
-	}
+	path, err := targets.FindFile(cfg.TargetsPath, dir, repoRoot, cfg.Cwd)
 	if err != nil {
 		return nil, err
 	}

@@ -75,13 +75,7 @@ func (c *Command) validateCmd(args []string) int {
 		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
-		var tpath string
-		var err error
-		if *targetsPath != "" {
-			tpath, err = targets.ResolveFlag(*targetsPath)
-		} else {
-			tpath, err = targets.FindFile(s.Dir, s.RepoRoot, c.Cwd)
-		}
+		tpath, err := targets.FindFile(*targetsPath, s.Dir, s.RepoRoot, c.Cwd)
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
 			continue
