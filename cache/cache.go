@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentv/action/internal/atomicfile"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/providers"
@@ -220,24 +221,8 @@ func (s *Store) writeAtomic(path string, b []byte) error {
 	if err := s.linkOnPath(path); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".entry-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		// Entries are not secret, but CreateTemp makes them private: a shared cache is shared.
-		_ = os.Chmod(f.Name(), 0o644)
-		// A rename replaces a link at path instead of following it.
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	// Entries are cheap to write again: no sync. A rename replaces a link at path instead of following it.
+	return atomicfile.Replace(path, b)
 }
 
 // cached is a provider answering from the store first.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentv/action/targets"
 
+	"github.com/agentv/action/internal/atomicfile"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
@@ -394,7 +395,7 @@ func TestSharedFolder(t *testing.T) {
 	if n := len(entryFiles(t, dir)); n != 25 {
 		t.Errorf("entries = %d, want 25", n)
 	}
-	if tmp, _ := filepath.Glob(filepath.Join(dir, versionDir, "*", "*.tmp")); len(tmp) > 0 {
+	if tmp, _ := filepath.Glob(filepath.Join(dir, versionDir, "*", "*"+atomicfile.Suffix)); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 	before := c.calls.Load()

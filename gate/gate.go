@@ -5,7 +5,6 @@ package gate
 import (
 	"cmp"
 	"fmt"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -110,8 +109,8 @@ type OwnThreshold struct {
 	Cases     int
 }
 
-// AddOwnThreshold counts a case graded at threshold, which its eval file set.
-func (c *Counts) AddOwnThreshold(threshold float64) {
+// addOwnThreshold counts a case graded at threshold, which its eval file set.
+func (c *Counts) addOwnThreshold(threshold float64) {
 	i, found := slices.BinarySearchFunc(c.OwnThresholds, threshold, func(o OwnThreshold, t float64) int {
 		return cmp.Compare(o.Threshold, t)
 	})
@@ -259,26 +258,17 @@ func regressionReasons(b *Baseline, o Options) []string {
 // Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
 // files set.
 func Tally(recs []*results.Record) Counts {
-	c := TallySeq(func(yield func(results.Verdict, float64) bool) {
-		for _, r := range recs {
-			if !yield(r.Verdict, r.Score) {
-				return
-			}
-		}
+	return TallyOf(recs, func(r *results.Record) (results.Verdict, float64, *float64) {
+		return r.Verdict, r.Score, r.CaseThreshold
 	})
-	for _, r := range recs {
-		if r.CaseThreshold != nil {
-			c.AddOwnThreshold(*r.CaseThreshold)
-		}
-	}
-	return c
 }
 
-// TallySeq is Tally over (verdict, score) pairs, for callers that keep less than records.
-func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
+// TallyOf is Tally over any case type: of gives a case's verdict, score and own threshold.
+func TallyOf[T any](cases []T, of func(T) (results.Verdict, float64, *float64)) Counts {
 	var c Counts
 	var sum stats.Sum // the same mean whatever order the cases finished in
-	for v, score := range cases {
+	for _, x := range cases {
+		v, score, threshold := of(x)
 		c.Total++
 		switch v {
 		case results.VerdictPass:
@@ -289,6 +279,9 @@ func TallySeq(cases iter.Seq2[results.Verdict, float64]) Counts {
 			sum.Add(score)
 		default:
 			c.Errors++
+		}
+		if threshold != nil {
+			c.addOwnThreshold(*threshold)
 		}
 	}
 	if c.Total > 0 {

@@ -67,7 +67,7 @@ func TestDecideOwnThresholds(t *testing.T) {
 	own := func(ths ...float64) []OwnThreshold {
 		var c Counts
 		for _, th := range ths {
-			c.AddOwnThreshold(th)
+			c.addOwnThreshold(th)
 		}
 		return c.OwnThresholds
 	}

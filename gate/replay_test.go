@@ -15,8 +15,8 @@ func TestReplay(t *testing.T) {
 			Gate: &results.RunGate{CaseThreshold: 0.7, MaxFailures: 1}}
 	}
 	end := func(cases, planned int, complete bool, problems ...string) *results.RunRecord {
-		return &results.RunRecord{Kind: results.KindRunEnd, Format: results.RunFormat, Cases: results.Int(cases),
-			Planned: results.Int(planned), PlannedComplete: &complete, Cancelled: cases < planned || !complete, Problems: problems}
+		return &results.RunRecord{Kind: results.KindRunEnd, Format: results.RunFormat, Cases: new(cases),
+			Planned: new(planned), PlannedComplete: &complete, Cancelled: cases < planned || !complete, Problems: problems}
 	}
 	c := func(id string) *results.Record { return &results.Record{EvalID: id, File: "s.yaml", Dataset: "s"} }
 	type line struct {
@@ -38,7 +38,7 @@ func TestReplay(t *testing.T) {
 		{name: "killed, planned unknown", lines: []line{{r: start(nil)}, {c: c("a")}, {c: c("b")}},
 			wantProblems: []string{"line 1: the run that started here did not finish (no run end record: killed, or still running); 2 cases recorded, how many were planned is unknown"},
 			wantOf:       "2 of an unknown number of"},
-		{name: "killed, planned known", lines: []line{{r: start(results.Int(200))}, {c: c("a")}},
+		{name: "killed, planned known", lines: []line{{r: start(new(200))}, {c: c("a")}},
 			wantProblems: []string{"1 of 200 cases recorded"}, wantOf: "1 of 200"},
 		{name: "cut between start and end", lines: []line{{r: start(nil)}, {c: c("a")}, {r: end(3, 3, true)}},
 			wantProblems: []string{"line 3: the run recorded 3 case records but the file holds 1"}, wantOf: "1 of 3"},

@@ -432,13 +432,7 @@ func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
 // every `${{ VAR }}` reference it holds with the redactor.
 func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	cfg := &p.opts
-	var path string
-	var err error
-	if cfg.TargetsPath != "" {
-		path, err = targets.ResolveFlag(cfg.TargetsPath)
-	} else {
-		path, err = targets.FindFile(dir, repoRoot, cfg.Cwd)
-	}
+	path, err := targets.FindFile(cfg.TargetsPath, dir, repoRoot, cfg.Cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -452,23 +446,17 @@ func (p *Planner) loadTargets(dir, repoRoot string) (*targets.File, error) {
 	if tf, ok := p.files[abs]; ok {
 		return tf, nil
 	}
-	var env targets.LookupEnv
-	var envErr error
+	envDir := dir
 	if cfg.NoDotenv {
-		env = targets.NewEnv(cfg.Environ, "", "")
+		envDir = ""
 		for _, f := range targets.DotenvFiles(dir, repoRoot) {
 			if !p.dotenvSeen[f] {
 				p.dotenvSeen[f] = true
 				p.notices = append(p.notices, fmt.Sprintf("%s was not read: .env files are for local runs; under GitHub Actions, pass secrets through the workflow's env", p.opts.Display(f)))
 			}
 		}
-	} else {
-		env, envErr = targets.LoadEnv(cfg.Environ, dir, repoRoot)
 	}
-	tf := targets.Load(path, env, p.opts.Redactor)
-	if envErr != nil {
-		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
-	}
+	tf := targets.LoadWithEnv(path, cfg.Environ, envDir, repoRoot, p.opts.Redactor)
 	p.files[abs] = tf
 	return tf, nil
 }

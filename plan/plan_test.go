@@ -60,7 +60,7 @@ func TestJudgeResolution(t *testing.T) {
 			t.Parallel()
 			red := &redact.Redactor{}
 			env := []string{"OPENAI_API_KEY=sk-plan-openai-0123456789", "ANTHROPIC_API_KEY=sk-plan-anthropic-0123456789"}
-			tf := targets.Load(path, targets.NewEnv(env, "", ""), red)
+			tf := targets.LoadWithEnv(path, env, "", "", red)
 			if len(tf.Diagnostics) > 0 {
 				t.Fatalf("targets file: %v", tf.Diagnostics)
 			}

@@ -144,7 +144,7 @@ func (a *agentCLI) workDir(evalDir string, rules suite.AgentRules) string {
 		}
 		return a.cwd
 	}
-	return filepath.Join(cmp.Or(evalDir, a.t.BaseDir()), a.cwd)
+	return filepath.Join(cmp.Or(evalDir, a.t.Dir), a.cwd)
 }
 
 // checkWorkDir says when the folder workDir resolved by rules is not there, and where a

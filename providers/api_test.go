@@ -305,13 +305,15 @@ func apiScenarios(t *testing.T, spec apiSpec) {
 		}
 	})
 
-	t.Run("invocation timeout wraps DeadlineExceeded", func(t *testing.T) {
+	t.Run("the caller's deadline ends a request in flight, wrapping DeadlineExceeded", func(t *testing.T) {
 		t.Parallel()
 		f := newAPIFake(t, spec.tls, apiStep{Hang: true})
 		// Long enough for the request (and a TLS handshake) to reach the server on a loaded
 		// machine: the timeout must end a request in flight, not one not yet sent.
-		p := apiNew(t, spec, f, nil, Options{Timeout: 1500 * time.Millisecond})
-		_, err := apiInvoke(t, p, "hi")
+		p := apiNew(t, spec, f, nil, Options{})
+		ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+		defer cancel()
+		_, err := p.Invoke(ctx, &Request{EvalID: "case-1", Question: "hi"})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("error %v, want one wrapping context.DeadlineExceeded", err)
 		}

@@ -131,21 +131,20 @@ func apiReadKey(r *targets.Reader, required bool) string {
 	return v
 }
 
-// apiCall is what every API provider shares: target, retry policy, HTTP client, timeout.
+// apiCall is what every API provider shares: target, retry policy, HTTP client. The caller's
+// context bounds an invocation (the runner's --timeout).
 // Providers embed it.
 type apiCall struct {
-	t       *targets.Target
-	kind    string
-	retry   *retryPolicy
-	client  *http.Client
-	timeout time.Duration
+	t      *targets.Target
+	kind   string
+	retry  *retryPolicy
+	client *http.Client
 }
 
 // newAPICall reads the retry settings; the provider reads its own with the Reader it returns.
 func newAPICall(t *targets.Target, kind string, opts Options) (*apiCall, *targets.Reader) {
 	r := &targets.Reader{T: t}
-	return &apiCall{t: t, kind: kind, retry: retryPolicyFromTarget(r, opts), client: retryHTTPClient(opts.HTTPClient),
-		timeout: opts.Timeout}, r
+	return &apiCall{t: t, kind: kind, retry: retryPolicyFromTarget(r, opts), client: retryHTTPClient(opts.HTTPClient)}, r
 }
 
 func (c *apiCall) Target() *targets.Target { return c.t }
@@ -159,11 +158,6 @@ type apiResult struct {
 // invoke runs attempt under the retry policy and turns its result into a Response with
 // duration, usage and cost.
 func (c *apiCall) invoke(ctx context.Context, attempt func(ctx context.Context) (*apiResult, error)) (*Response, error) {
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
 	start := time.Now()
 	var res *apiResult
 	err := c.retry.run(ctx, c.kind, c.t.Name, c.t.Redactor, func(ctx context.Context) error {

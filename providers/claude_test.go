@@ -393,7 +393,7 @@ func TestClaudeProvider(t *testing.T) {
 			t.Fatal(err)
 		}
 		tg := apiTestTarget(targets.KindClaude, map[string]any{"binary": r.script, "cwd": "work", "logDir": "logs", "logOutputFormat": "summary"}, nil)
-		tg.EvalDir = evalDir
+		tg.Dir = evalDir // where relative paths resolve without a request's Dir
 		p, _, err := New(tg, Options{Env: r.envIn("claude", "ok", "answer.jsonl")})
 		if err != nil {
 			t.Fatal(err)

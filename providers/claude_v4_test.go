@@ -142,7 +142,6 @@ func TestClaudeV4(t *testing.T) {
 				t.Fatal(err)
 			}
 			tg := apiTestTarget(kind, map[string]any{"executable": r.script, "cwd": "testdata/" + name, "log_dir": t.TempDir()}, nil)
-			tg.EvalDir = evalDir
 			p, _, err := New(tg, Options{Env: r.envIn(name, "ok", "answer.jsonl")})
 			if err != nil {
 				t.Fatal(err)

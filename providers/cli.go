@@ -225,10 +225,10 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 	}
 }
 
-// workDir resolves a configured cwd against the eval file's directory (the request's Dir,
-// else the target's EvalDir, else the targets file's directory).
+// workDir resolves a configured cwd against the eval file's directory (the request's Dir),
+// else the targets file's directory.
 func (p *cliProvider) workDir(reqDir, cwd string) (string, error) {
-	base := cmp.Or(reqDir, p.target.BaseDir())
+	base := cmp.Or(reqDir, p.target.Dir)
 	dir := base
 	if cwd != "" {
 		dir = cwd

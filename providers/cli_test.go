@@ -26,7 +26,7 @@ func mapEnv(m map[string]string) targets.LookupEnv {
 }
 
 func cliTestTarget(dir string, settings map[string]any) *targets.Target {
-	t := &targets.Target{Name: "agent", Kind: targets.KindCLI, Provider: "cli", Dir: dir, EvalDir: dir, Settings: map[string]*targets.Setting{}}
+	t := &targets.Target{Name: "agent", Kind: targets.KindCLI, Provider: "cli", Dir: dir, Settings: map[string]*targets.Setting{}}
 	for k, v := range settings {
 		t.Settings[targets.SnakeCase(k)] = &targets.Setting{Key: k, Value: v}
 	}

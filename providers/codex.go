@@ -187,7 +187,7 @@ func resolvePath(t *targets.Target, p string, command bool) string {
 	if filepath.IsAbs(p) || (command && !strings.ContainsRune(p, filepath.Separator) && !strings.ContainsRune(p, '/')) {
 		return p
 	}
-	if base := t.BaseDir(); base != "" {
+	if base := t.Dir; base != "" {
 		return filepath.Join(base, p)
 	}
 	return p

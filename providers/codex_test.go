@@ -312,7 +312,7 @@ func TestCodexProvider(t *testing.T) {
 		}
 		tg := apiTestTarget(targets.KindCodex, map[string]any{"binary": r.script, "cwd": "work", "logDir": "logs",
 			"args": []any{"${{ GITHUB_TOKEN }}"}}, map[string]string{"GITHUB_TOKEN": "ghs_x123"})
-		tg.EvalDir = evalDir
+		tg.Dir = evalDir // where relative paths resolve without a request's Dir
 		p, _, err := New(tg, Options{Env: r.env("ok", "answer.jsonl", "GITHUB_TOKEN=ghs_x123")})
 		if err != nil {
 			t.Fatal(err)

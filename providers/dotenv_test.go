@@ -20,7 +20,7 @@ func TestDotenvFeedsTargets(t *testing.T) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tf := targets.Load(p, targets.NewEnv(nil, repo, repo), nil)
+	tf := targets.LoadWithEnv(p, nil, repo, repo, nil)
 	tg, err := tf.Find("a")
 	if err != nil || tg.Workers != 3 {
 		t.Fatalf("target %+v err %v diags %v", tg, err, tf.Diagnostics)

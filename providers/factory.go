@@ -17,8 +17,9 @@ import (
 // Options are run-wide settings every provider may use.
 type Options struct {
 	Verbose bool
-	// Timeout is the per-invocation timeout (--timeout); providers with their own
-	// timeout setting use the smaller one.
+	// Timeout is --timeout. The caller's context enforces it on each invocation; subprocess
+	// providers also give it to the process (the smaller of it and their own setting), so the
+	// timeout error says how long the command ran, and healthchecks are bounded by it.
 	Timeout time.Duration
 	// HTTPClient is used by API providers (tests inject a loopback TLS client); nil: default.
 	HTTPClient *http.Client

@@ -89,7 +89,7 @@ func TestLoadTargetsSpecialFiles(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "targets.yaml")
 			tt.make(t, p)
 			var tf *targets.File
-			within(t, func() { tf = targets.Load(p, targets.NewEnv(nil, "", ""), nil) })
+			within(t, func() { tf = targets.LoadWithEnv(p, nil, "", "", nil) })
 			if len(tf.Diagnostics) != 1 || !tf.Diagnostics[0].IsError() || !strings.Contains(tf.Diagnostics[0].Message, tt.wantErr) {
 				t.Errorf("diagnostics %v, want one error containing %q", tf.Diagnostics, tt.wantErr)
 			}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentv/action/internal/atomicfile"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/stats"
 )
@@ -364,7 +365,7 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		"token_usage": map[string]int64{"input": in, "output": out, "reasoning": 0}}
 	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timing} {
 		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
-		if err := replaceFile(filepath.Join(dir, name), append(b, '\n')); err != nil {
+		if err := atomicfile.Replace(filepath.Join(dir, name), append(b, '\n')); err != nil {
 			return fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}

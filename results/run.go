@@ -104,6 +104,3 @@ func AppendRun(b []byte, r *RunRecord) []byte {
 	_ = newEncoder(&buf).Encode(r) // a RunRecord always encodes: no maps, funcs or non-finite floats
 	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
-
-// Int returns a pointer to n, for RunRecord's optional counts.
-func Int(n int) *int { return &n }

@@ -23,15 +23,15 @@ func TestAppendRun(t *testing.T) {
 			Gate: &RunGate{CaseThreshold: 0.8, MinScore: &half}},
 			`{"record":"run_start","format":1,"agentv_version":"v1.2.3","timestamp":"2026-01-02T03:04:05.000Z","gate":{"case_threshold":0.8,"min_score":0.5,"max_failures":0,"max_errors":0}}`},
 		{"start of a run compared with a baseline", RunRecord{Kind: KindRunStart, Format: RunFormat, Timestamp: "t", Gate: &RunGate{CaseThreshold: 0.8},
-			Baseline: &RunBaseline{Source: "run 41 on main (0123456)", SHA256: "ab12", Cases: 6, RegressionMargin: 0.1, MaxRegressions: Int(0)}},
+			Baseline: &RunBaseline{Source: "run 41 on main (0123456)", SHA256: "ab12", Cases: 6, RegressionMargin: 0.1, MaxRegressions: new(0)}},
 			`{"record":"run_start","format":1,"timestamp":"t","gate":{"case_threshold":0.8,"max_failures":0,"max_errors":0},` +
 				`"baseline":{"source":"run 41 on main (0123456)","sha256":"ab12","cases":6,"regression_margin":0.1,"max_regressions":0}}`},
-		{"end of a cancelled run", RunRecord{Kind: KindRunEnd, Format: RunFormat, Timestamp: "t", Planned: Int(200), PlannedComplete: new(bool),
-			Outcome: "invalid", Reason: "run cancelled: 12 of at least 200 cases finished", Cases: Int(12), Passed: 12, MeanScore: &half,
+		{"end of a cancelled run", RunRecord{Kind: KindRunEnd, Format: RunFormat, Timestamp: "t", Planned: new(200), PlannedComplete: new(bool),
+			Outcome: "invalid", Reason: "run cancelled: 12 of at least 200 cases finished", Cases: new(12), Passed: 12, MeanScore: &half,
 			Cancelled: true, Problems: []string{"run cancelled: 12 of at least 200 cases finished", "<b> & </b>"}, DurationMS: 5},
 			`{"record":"run_end","format":1,"timestamp":"t","planned":200,"planned_complete":false,"outcome":"invalid","reason":"run cancelled: 12 of at least 200 cases finished",` +
 				`"cases":12,"passed":12,"mean_score":0.5,"cancelled":true,"problems":["run cancelled: 12 of at least 200 cases finished","<b> & </b>"],"duration_ms":5}`},
-		{"a mean JSON cannot hold is left out", RunRecord{Kind: KindRunEnd, Format: RunFormat, Timestamp: "t", Cases: Int(0), MeanScore: func() *float64 { f := math.NaN(); return &f }()},
+		{"a mean JSON cannot hold is left out", RunRecord{Kind: KindRunEnd, Format: RunFormat, Timestamp: "t", Cases: new(0), MeanScore: func() *float64 { f := math.NaN(); return &f }()},
 			`{"record":"run_end","format":1,"timestamp":"t","cases":0}`},
 	}
 	for _, tt := range tests {

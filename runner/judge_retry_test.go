@@ -55,7 +55,7 @@ func TestRunRetriesJudgeTimeouts(t *testing.T) {
 			switch tt.kind {
 			case suite.TypeLLMJudge:
 				cmd := slowOnce(state, tt.always, "printf '%s' '"+verdict+"' > {OUTPUT_FILE}")
-				jt := &targets.Target{Name: "flaky-judge", Kind: targets.KindCLI, Provider: "cli", Dir: dir, EvalDir: dir,
+				jt := &targets.Target{Name: "flaky-judge", Kind: targets.KindCLI, Provider: "cli", Dir: dir,
 					Settings: map[string]*targets.Setting{"command_template": {Key: "command_template", Value: cmd}}}
 				judge, _, err := providers.New(jt, providers.Options{Timeout: opts.Timeout})
 				if err != nil {

@@ -17,20 +17,16 @@ import (
 	"github.com/agentv/action/internal/safefile"
 )
 
-// NewEnv returns the lookup used for `${{ VAR }}`: the real environment (environ, KEY=VALUE
+// LoadEnv returns the lookup used for `${{ VAR }}`: the real environment (environ, KEY=VALUE
 // entries) always wins; then the .env files from evalDir up to repoRoot, the nearest file
-// winning, as a more specific file should (AgentV 2.5 lets the outermost win). An empty evalDir reads no .env
-// file (the Action passes secrets through the real environment). Parsed files are cached
-// by path, size and modification time, since the runner calls this once per eval file.
-func NewEnv(environ []string, evalDir, repoRoot string) LookupEnv {
-	env, _ := LoadEnv(environ, evalDir, repoRoot)
-	return env
-}
-
-// LoadEnv is NewEnv that also reports a .env file that exists but cannot be used: a FIFO,
-// a device, a file over the size cap or one that cannot be read. The run must stop on it
-// rather than hang, fill memory or silently miss variables; the lookup skips that file.
-// A directory named .env (a common name for a Python virtualenv) is not a .env file.
+// winning, as a more specific file should (AgentV 2.5 lets the outermost win). An empty evalDir
+// reads no .env file (the Action passes secrets through the real environment). Parsed files are
+// cached by path, size and modification time, since the runner calls this once per eval file.
+//
+// The error is a .env file that exists but cannot be used: a FIFO, a device, a file over the
+// size cap or one that cannot be read. The run must stop on it rather than hang, fill memory or
+// silently miss variables; the lookup skips that file. A directory named .env (a common name for
+// a Python virtualenv) is not a .env file.
 func LoadEnv(environ []string, evalDir, repoRoot string) (LookupEnv, error) {
 	procEnv := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -188,7 +184,7 @@ func EnvFiles(evalDir, repoRoot string) []string {
 	return out
 }
 
-// DotenvFiles lists the .env files NewEnv would read for an eval file in evalDir, nearest
+// DotenvFiles lists the .env files LoadEnv would read for an eval file in evalDir, nearest
 // first. Under GitHub Actions they are not read (secrets come from the workflow), and the
 // run says so for each one present.
 func DotenvFiles(evalDir, repoRoot string) []string {

@@ -36,7 +36,7 @@ func TestDotenvParse(t *testing.T) {
 	}
 }
 
-func TestNewEnvPrecedence(t *testing.T) {
+func TestLoadEnvPrecedence(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
@@ -53,7 +53,7 @@ func TestNewEnvPrecedence(t *testing.T) {
 	write(".env", "A=root\nB=root\nC=root\nD=root\n")
 	write("suites/.env", "A=suites\nB=suites\n")
 	write("suites/smoke/.env", "A=smoke\n")
-	env := NewEnv([]string{"B=real", "E=real-only", "B=second-ignored"}, evalDir, repo)
+	env := newEnv([]string{"B=real", "E=real-only", "B=second-ignored"}, evalDir, repo)
 	for _, tc := range []struct{ name, want string }{
 		{"A", "smoke"}, // the nearest .env wins
 		{"B", "real"},  // the real environment always wins
@@ -70,12 +70,12 @@ func TestNewEnvPrecedence(t *testing.T) {
 		}
 	}
 	// No eval dir: the real environment only.
-	if _, ok := NewEnv(nil, "", repo)("A"); ok {
+	if _, ok := newEnv(nil, "", repo)("A"); ok {
 		t.Error("read .env without an eval dir")
 	}
 	// An edited file is read again (size changes).
 	write("suites/smoke/.env", "A=smoke-edited\n")
-	if got, _ := NewEnv(nil, evalDir, repo)("A"); got != "smoke-edited" {
+	if got, _ := newEnv(nil, evalDir, repo)("A"); got != "smoke-edited" {
 		t.Errorf("after edit A = %q", got)
 	}
 }
@@ -89,4 +89,10 @@ func FuzzDotenvParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// newEnv is LoadEnv's lookup, its error left out.
+func newEnv(environ []string, evalDir, repoRoot string) LookupEnv {
+	env, _ := LoadEnv(environ, evalDir, repoRoot)
+	return env
 }

@@ -37,6 +37,17 @@ type File struct {
 // candidates are the names searched in each directory, in order (AgentV 2.5's).
 var candidates = []string{"targets.yaml", "targets.yml", filepath.Join(".agentv", "targets.yaml"), filepath.Join(".agentv", "targets.yml")}
 
+// LoadWithEnv loads a targets file with LoadEnv's lookup of environ and the .env files from
+// evalDir up ("": none); a .env file that cannot be used is an error diagnostic of the file.
+func LoadWithEnv(path string, environ []string, evalDir, repoRoot string, red *redact.Redactor) *File {
+	env, err := LoadEnv(environ, evalDir, repoRoot)
+	tf := Load(path, env, red)
+	if err != nil {
+		tf.Diagnostics = append(tf.Diagnostics, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: err.Error()})
+	}
+	return tf
+}
+
 // Load reads a targets file. env resolves `${{ VAR }}` in the common settings and is
 // kept on each Target for its provider; literal values of secret-like settings are registered
 // with red at once. CLI targets are validated here; other providers validate
@@ -288,9 +299,13 @@ func (f *File) Find(name string) (*Target, error) {
 	return nil, fmt.Errorf("target %q not found in %s; available targets: %s", name, f.Path, avail)
 }
 
-// FindFile searches evalDir and each parent up to repoRoot, then cwd, for
-// targets.yaml, targets.yml, .agentv/targets.yaml or .agentv/targets.yml.
-func FindFile(evalDir, repoRoot, cwd string) (string, error) {
+// FindFile is the targets file of eval files in evalDir: the `--targets` value when set (see
+// resolveFlag), else the first targets.yaml, targets.yml, .agentv/targets.yaml or
+// .agentv/targets.yml in evalDir and each parent up to repoRoot, then cwd.
+func FindFile(flag, evalDir, repoRoot, cwd string) (string, error) {
+	if flag != "" {
+		return resolveFlag(flag)
+	}
 	var tried []string
 	dirs := ancestors(evalDir, repoRoot)
 	if cwd != "" {
@@ -309,9 +324,9 @@ func FindFile(evalDir, repoRoot, cwd string) (string, error) {
 	return "", fmt.Errorf("could not find a targets file (tried %s); create targets.yaml or pass --targets <file>", strings.Join(tried, ", "))
 }
 
-// ResolveFlag turns a `--targets` value into a file: a file is used as is, a
+// resolveFlag turns a `--targets` value into a file: a file is used as is, a
 // directory is searched for the usual names.
-func ResolveFlag(p string) (string, error) {
+func resolveFlag(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return "", fmt.Errorf("could not use targets file %q: %w", p, pathErr(err))

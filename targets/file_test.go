@@ -259,7 +259,7 @@ func TestFindTargetsFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := FindFile(evalDir, repo, cwd); err == nil || !strings.Contains(err.Error(), "--targets") {
+	if _, err := FindFile("", evalDir, repo, cwd); err == nil || !strings.Contains(err.Error(), "--targets") {
 		t.Errorf("want a not-found error naming --targets, got %v", err)
 	}
 	inCwd := write("cwd/.agentv/targets.yml")
@@ -276,7 +276,7 @@ func TestFindTargetsFile(t *testing.T) {
 			write(s.create)
 			want = filepath.Join(root, s.want)
 		}
-		got, err := FindFile(evalDir, repo, cwd)
+		got, err := FindFile("", evalDir, repo, cwd)
 		if err != nil || got != want {
 			t.Errorf("after creating %q: got %q, %v; want %q", s.create, got, err, want)
 		}
@@ -287,7 +287,7 @@ func TestFindTargetsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("targets.yaml")
-	if got, err := FindFile(outside, repo, ""); err == nil {
+	if got, err := FindFile("", outside, repo, ""); err == nil {
 		t.Errorf("found %q above an eval dir outside the repo", got)
 	}
 }
@@ -295,20 +295,20 @@ func TestFindTargetsFile(t *testing.T) {
 func TestResolveTargetsFlag(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := ResolveFlag(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := resolveFlag(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file accepted")
 	}
-	if _, err := ResolveFlag(dir); err == nil || !strings.Contains(err.Error(), "targets.yaml") {
+	if _, err := resolveFlag(dir); err == nil || !strings.Contains(err.Error(), "targets.yaml") {
 		t.Errorf("empty dir: %v", err)
 	}
 	p := filepath.Join(dir, "targets.yml")
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ResolveFlag(dir); err != nil || got != p {
+	if got, err := resolveFlag(dir); err != nil || got != p {
 		t.Errorf("dir: %q %v", got, err)
 	}
-	if got, err := ResolveFlag(p); err != nil || got != p {
+	if got, err := resolveFlag(p); err != nil || got != p {
 		t.Errorf("file: %q %v", got, err)
 	}
 }

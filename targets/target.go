@@ -61,20 +61,8 @@ type Target struct {
 	Settings map[string]*Setting
 	Env      LookupEnv
 	Redactor *redact.Redactor
-	// EvalDir is the directory of the eval file the target runs for, when a caller binds the
-	// target to one (see BaseDir); the runner passes it per request instead (Request.Dir).
-	EvalDir string
 
 	used map[string]bool
-}
-
-// BaseDir is where relative paths of the target resolve: the eval file's directory, else the
-// targets file's.
-func (t *Target) BaseDir() string {
-	if t.EvalDir != "" {
-		return t.EvalDir
-	}
-	return t.Dir
 }
 
 // SettingError is an invalid or missing target setting.

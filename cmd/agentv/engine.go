@@ -233,7 +233,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
 	}
 	if cfg.SkipOnUnsetSecret {
-		start.Planned = results.Int(len(planned))
+		start.Planned = new(len(planned))
 	}
 	if cmpr != nil {
 		b := cmpr.Baseline()
@@ -329,7 +329,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	if sh := p.Shard(); sh != nil {
 		id, n := sh.Plan()
-		out.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count, Plan: id, PlanCases: results.Int(n)}
+		out.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count, Plan: id, PlanCases: new(n)}
 	}
 	out.Duration = e.Now().Sub(out.Started)
 	out.Planned, out.PlannedComplete = st.jobs, st.complete

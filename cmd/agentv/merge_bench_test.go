@@ -37,9 +37,9 @@ func writeShards(tb testing.TB, dir string, count, perShard int) []string {
 					Hits: []string{"names the refund window"}, Misses: []string{}, Reasoning: "The answer states the window."}}})
 		}
 		end := *sh
-		end.Plan, end.PlanCases = "bench", results.Int(count*perShard)
+		end.Plan, end.PlanCases = "bench", new(count*perShard)
 		_ = w.WriteRun(&results.RunRecord{Kind: results.KindRunEnd, Format: results.RunFormat, Shard: &end, Gate: gate.Defaults().Record(),
-			Planned: results.Int(perShard), Cases: results.Int(perShard)})
+			Planned: new(perShard), Cases: new(perShard)})
 		if err := w.Flush(); err != nil {
 			tb.Fatal(err)
 		}

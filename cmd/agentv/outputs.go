@@ -226,7 +226,7 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 		}
 	}
 	if cfg.TargetsPath != "" {
-		if p, err := targets.ResolveFlag(cfg.TargetsPath); err == nil {
+		if p, err := targets.FindFile(cfg.TargetsPath, "", "", ""); err == nil {
 			add(p, "targets file")
 		}
 	}
@@ -248,7 +248,7 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 		dirs[dir] = true
 		root := suite.FindRepoRoot(dir, cfg.Workspace, cfg.Cwd)
 		if cfg.TargetsPath == "" {
-			if p, err := targets.FindFile(dir, root, cfg.Cwd); err == nil {
+			if p, err := targets.FindFile("", dir, root, cfg.Cwd); err == nil {
 				add(p, "targets file")
 			}
 		}

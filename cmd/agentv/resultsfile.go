@@ -53,7 +53,7 @@ func (rf *resultsFile) commit(end *results.RunRecord) error {
 		return fmt.Errorf("could not write results file: %w", rf.err)
 	}
 	if rf.counted {
-		end.Cases = results.Int(rf.cases)
+		end.Cases = new(rf.cases)
 	}
 	if err := rf.w.Flush(); err != nil {
 		rf.f.Abort()
@@ -73,10 +73,10 @@ func endRecord(out *Outcome, run *report.Run, now time.Time) *results.RunRecord 
 	end := &results.RunRecord{
 		Kind: results.KindRunEnd, Format: results.RunFormat, Version: version(),
 		Timestamp: now.UTC().Format(stampLayout),
-		Planned:   results.Int(out.Planned), PlannedComplete: &out.PlannedComplete,
+		Planned:   new(out.Planned), PlannedComplete: &out.PlannedComplete,
 		Gate:    run.Gate.Record(),
 		Outcome: string(run.Decision.Outcome), Reason: run.Decision.Reason,
-		Cases: results.Int(c.Total), Passed: c.Passed, Failed: c.Failed, Errors: c.Errors,
+		Cases: new(c.Total), Passed: c.Passed, Failed: c.Failed, Errors: c.Errors,
 		Cancelled: out.Cancelled, Problems: out.Problems, DurationMS: out.Duration.Milliseconds(),
 		Shard: out.Shard, Budget: run.Budget,
 	}

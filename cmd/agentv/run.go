@@ -76,7 +76,10 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 		}
 		sort.Strings(out.Targets)
 	}
-	counts := tally(out.Cases)
+	// From the reports' verdicts: an errored record counts as errored whatever its verdict field says.
+	counts := gate.TallyOf(out.Cases, func(c *report.Case) (results.Verdict, float64, *float64) {
+		return c.Verdict, c.Score, c.CaseThreshold
+	})
 	counts.Problems = out.Problems
 	counts.SkipReason = out.SkipReason
 	counts.Planned, counts.PlannedAtLeast = out.Planned, out.Planned > 0 && !out.PlannedComplete
@@ -107,24 +110,6 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 		Diagnostics: diags, Details: report.DetailsFailures, Version: version(),
 		Targets: out.Targets, Started: out.Started, Duration: out.Duration, Cancelled: out.Cancelled,
 	}
-}
-
-// tally counts verdicts as gate.Tally does, from the cases' verdicts (an errored record
-// counts as errored whatever its verdict field says, as every report shows it).
-func tally(cases []*report.Case) gate.Counts {
-	counts := gate.TallySeq(func(yield func(results.Verdict, float64) bool) {
-		for _, c := range cases {
-			if !yield(c.Verdict, c.Score) {
-				return
-			}
-		}
-	})
-	for _, c := range cases {
-		if c.CaseThreshold != nil {
-			counts.AddOwnThreshold(*c.CaseThreshold)
-		}
-	}
-	return counts
 }
 
 func relTo(base, p string) string {

@@ -19,7 +19,8 @@ func loadOptions(cwd, workspace string, environ []string, noDotenv bool, red *re
 			if noDotenv {
 				evalDir, repoRoot = "", ""
 			}
-			return targets.NewEnv(environ, evalDir, repoRoot)
+			env, _ := targets.LoadEnv(environ, evalDir, repoRoot)
+			return env
 		},
 		Secret:      func(v string) { red.Add(v) },
 		CheckScript: checkJudgeOnce(),

@@ -49,15 +49,11 @@ func (c *Command) validateCmd(args []string) int {
 			return
 		}
 		checked[tpath] = true
-		env, envErr := targets.LoadEnv(c.Environ, dir, root)
 		if c.Getenv("GITHUB_ACTIONS") == "true" {
-			env, envErr = targets.NewEnv(c.Environ, "", ""), nil // .env files are for local runs
+			dir = "" // .env files are for local runs
 		}
-		tf := targets.Load(tpath, env, red)
+		tf := targets.LoadWithEnv(tpath, c.Environ, dir, root, red)
 		diags = append(diags, tf.Diagnostics...)
-		if envErr != nil {
-			diags = append(diags, suite.Diagnostic{Severity: suite.SeverityError, Kind: suite.KindFile, Message: envErr.Error()})
-		}
 		for _, t := range tf.Targets {
 			if _, err := tf.Find(t.Name); err != nil || t.Kind == "" {
 				continue // the loader has reported what makes this target unusable
@@ -79,13 +75,7 @@ func (c *Command) validateCmd(args []string) int {
 		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
-		var tpath string
-		var err error
-		if *targetsPath != "" {
-			tpath, err = targets.ResolveFlag(*targetsPath)
-		} else {
-			tpath, err = targets.FindFile(s.Dir, s.RepoRoot, c.Cwd)
-		}
+		tpath, err := targets.FindFile(*targetsPath, s.Dir, s.RepoRoot, c.Cwd)
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
 			continue

@@ -44,8 +44,18 @@ func (f *File) Commit() error {
 	if f.done {
 		return errors.New("atomicfile: already committed or aborted")
 	}
+	if err := f.commit(true); err != nil {
+		return fmt.Errorf("could not write %s: %w", f.dest, err)
+	}
+	return nil
+}
+
+func (f *File) commit(sync bool) error {
 	f.done = true
-	err := f.Sync()
+	var err error
+	if sync {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -54,9 +64,8 @@ func (f *File) Commit() error {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("could not write %s: %w", f.dest, err)
 	}
-	return nil
+	return err
 }
 
 // Abort closes and removes the file, leaving the destination untouched. It does nothing after
@@ -81,4 +90,19 @@ func WriteFile(dest string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Commit()
+}
+
+// Replace writes b to dest like WriteFile but without the sync, for many small files that are
+// cheap to write again: a 4.x run directory has seven files per test, and syncing each made
+// 2,000 tests take 20 s instead of well under one.
+func Replace(dest string, b []byte) error {
+	f, err := Create(dest)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	return f.commit(false)
 }
