@@ -23,7 +23,7 @@ const stdoutInError = 300
 
 // The loader reads a code judge's script, cwd, target proxy and config: nothing is left here.
 func init() {
-	register(suite.TypeCodeJudge, []string{"code"}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
+	register(suite.TypeCodeJudge, []string{"code"}, nil, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
 }
 
 // codeJudge runs a user script with the payload on stdin and reads its result object (see

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,7 +36,7 @@ type compositeConfig struct {
 	threshold float64 // threshold: the share of passing members needed to pass
 }
 
-func init() { register(TypeComposite, nil, parseComposite, composite) }
+func init() { register(TypeComposite, nil, nil, parseComposite, composite) }
 
 func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 	s, err := settingsOf(spec)
@@ -200,8 +199,9 @@ func membersJSON(children []results.EvaluatorResult) []byte {
 		Misses    []string `json:"misses"`
 		Reasoning string   `json:"reasoning"`
 	}
+	// Scores are clamped (NaN is 0) and weights finite (weightOf, nonNegative), as JSON needs.
 	return byName(children, func(c results.EvaluatorResult) any {
-		return member{finite(c.Score), finite(c.Weight), c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning}
+		return member{clamp01(c.Score), c.Weight, c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning}
 	})
 }
 
@@ -218,14 +218,6 @@ func byName(children []results.EvaluatorResult, entry func(results.EvaluatorResu
 		b = append(append(append(b, name...), ':'), m...)
 	}
 	return append(b, '}')
-}
-
-// finite is f, or 0 when JSON cannot hold it.
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
 }
 
 const defaultAggregatorPrompt = `You are an expert grader. Several evaluators have judged the candidate_answer below; combine their verdicts into one final verdict, weighing each by its weight and by how convincing its reasoning is.
@@ -333,7 +325,7 @@ func v4MembersJSON(children []results.EvaluatorResult) []byte {
 		Aspects    int           `json:"expectedAspectCount"`
 	}
 	return byName(children, func(c results.EvaluatorResult) any {
-		m := member{Score: finite(c.Score), Verdict: "fail", Assertions: []v4Assertion{}}
+		m := member{Score: clamp01(c.Score), Verdict: "fail", Assertions: []v4Assertion{}}
 		if c.Verdict == results.BandPass {
 			m.Verdict = "pass"
 		}

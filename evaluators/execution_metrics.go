@@ -29,7 +29,7 @@ var metricsSettings = [][2]string{
 }
 
 func init() {
-	register(TypeExecutionMetrics, []string{"execution_metrics"}, parseMetricsLimits, executionMetrics)
+	register(TypeExecutionMetrics, []string{"execution_metrics"}, nil, parseMetricsLimits, executionMetrics)
 }
 
 // parseMetricsLimits reads the settings that are set, by their snake_case names.

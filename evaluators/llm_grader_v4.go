@@ -423,24 +423,6 @@ func v4ReplyObject(reply string) (map[string]json.RawMessage, error) {
 	return obj, nil
 }
 
-// jsonKind names a JSON value's type: object, array, string, number, boolean or null.
-func jsonKind(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	switch {
-	case s == "" || s == "null":
-		return "null"
-	case s[0] == '{':
-		return "object"
-	case s[0] == '[':
-		return "array"
-	case s[0] == '"':
-		return "string"
-	case s == "true" || s == "false":
-		return "boolean"
-	}
-	return "number"
-}
-
 // v4Object checks the fields of a reply object in order, as 4.x's schema does; err keeps the
 // first problem, after which every check is skipped.
 type v4Object struct {

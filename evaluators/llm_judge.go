@@ -55,7 +55,7 @@ func (r *caseRun) defaultPrompt(outcome string) string {
 }
 
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
-func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
+func init() { register(suite.TypeLLMJudge, nil, nil, rubricsOf, llmJudge) }
 
 // llmJudge asks the judge provider for a verdict: free-form, or with rubrics (set not nil) a
 // checklist or score ranges. 4.x files ask as 4.42.4's llm-grader (llmGraderV4).

@@ -10,9 +10,9 @@ import (
 )
 
 func init() {
-	register(TypeLatency, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"), latency)
-	register(TypeCost, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"), cost)
-	register(TypeTokenUsage, nil, parseTokenLimits, tokenUsage)
+	register(TypeLatency, nil, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"), latency)
+	register(TypeCost, nil, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"), cost)
+	register(TypeTokenUsage, nil, nil, parseTokenLimits, tokenUsage)
 }
 
 // limitParser reads a type's one number setting, under any of keys; missing says it is needed.
@@ -139,16 +139,4 @@ func (c *checklist) verdict(score float64) verdict {
 		c.v.misses = []string{}
 	}
 	return c.v
-}
-
-// binary is a pass/fail verdict: score 1 with hit, or 0 with miss.
-func binary(ok bool, hit, miss, reasoning string) verdict {
-	v := verdict{hits: []string{}, misses: []string{}, reasoning: reasoning}
-	if ok {
-		v.score = 1
-		v.hits = append(v.hits, hit)
-	} else {
-		v.misses = append(v.misses, miss)
-	}
-	return v
 }

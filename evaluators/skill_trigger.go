@@ -21,7 +21,7 @@ type skillTriggerConfig struct {
 }
 
 func init() {
-	register(TypeSkillTrigger, []string{"skill_trigger"}, parseSkillTrigger, skillTrigger)
+	register(TypeSkillTrigger, []string{"skill_trigger"}, nil, parseSkillTrigger, skillTrigger)
 }
 
 func parseSkillTrigger(spec *suite.EvaluatorSpec) (*skillTriggerConfig, error) {
