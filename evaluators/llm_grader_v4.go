@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -387,34 +386,11 @@ func (r *caseRun) v4RangePrompt(set *rubricSet, criteria string) string {
 	return b.String()
 }
 
-var (
-	v4Fences = regexp.MustCompile("```json\\n?|```")
-	// v4Passed finds a "passed" value written as a string or a bare word, which 4.x repairs
-	// into a boolean ("true" is true, anything else false) before parsing.
-	v4Passed = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
-)
-
-// v4ReplyObject reads a judge reply the way 4.x does: code fences removed, the text from the
-// first "{" to the last "}", "passed" values repaired, then one JSON object, keys matched
-// exactly (the last of a repeated key wins).
+// v4ReplyObject reads a judge reply the way 4.x does (agentvJSONText), as one JSON object,
+// keys matched exactly (the last of a repeated key wins).
 func v4ReplyObject(reply string) (map[string]json.RawMessage, error) {
-	cleaned := strings.TrimSpace(v4Fences.ReplaceAllString(reply, ""))
-	blob := cleaned
-	if i := strings.IndexByte(cleaned, '{'); i >= 0 {
-		if j := strings.LastIndexByte(cleaned, '}'); j > i {
-			blob = cleaned[i : j+1]
-		}
-	}
-	blob = v4Passed.ReplaceAllStringFunc(blob, func(m string) string {
-		sub := v4Passed.FindStringSubmatch(m)
-		val := strings.ToLower(strings.TrimSpace(sub[2] + sub[3]))
-		if val == "true" {
-			return sub[1] + "true"
-		}
-		return sub[1] + "false"
-	})
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(blob), &obj); err != nil {
+	if err := json.Unmarshal([]byte(agentvJSONText(reply)), &obj); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	if obj == nil {
