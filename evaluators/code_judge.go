@@ -304,19 +304,12 @@ func parseV4GraderOutput(out []byte) verdict {
 		}
 		as = append(as, item)
 	}
-	var score float64
+	v := v4Verdict(0, as)
 	if f, ok := parseScoreRaw(obj.Score); ok {
-		score = clamp01(f)
+		v.score = clamp01(f)
 	} else if len(as) > 0 {
-		passed := 0
-		for _, a := range as {
-			if a.Passed {
-				passed++
-			}
-		}
-		score = float64(passed) / float64(len(as))
+		v.score = float64(len(v.hits)) / float64(len(as)) // the hits are the passed assertions
 	}
-	v := v4Verdict(score, as)
 	v.hits = append(v.hits, stringItems(obj.Hits, 0)...)
 	v.misses = append(v.misses, stringItems(obj.Misses, 0)...)
 	var reasoning string

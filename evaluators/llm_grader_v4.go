@@ -605,13 +605,10 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 // v4Temperature is an llm-grader's `temperature` (0 to 2), which AgentV 4.x sends to the judge
 // only when the grader names its own target; nil otherwise.
 func v4Temperature(spec *suite.EvaluatorSpec) *float64 {
-	if spec.Target == "" || isNull(spec.Settings) {
+	if spec.Target == "" {
 		return nil
 	}
-	s, err := settingsOf(spec)
-	if err != nil {
-		return nil
-	}
+	s, _ := settingsOf(spec) // nil (no temperature) when they are not an object
 	raw, _ := s.raw("temperature")
 	var f float64
 	if raw == nil || json.Unmarshal(raw, &f) != nil || f < 0 || f > 2 {

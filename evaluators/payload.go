@@ -99,13 +99,8 @@ type payload struct {
 // traceForPayload returns t with its tool name list and counts as [] and {} rather than null
 // when there were no tool calls: judges iterate them (a Python len() of null crashes).
 func traceForPayload(t *results.TraceSummary) *results.TraceSummary {
-	if t.ToolNames != nil && t.ToolCallsByName != nil {
-		return t
-	}
 	cp := *t
-	if cp.ToolNames == nil {
-		cp.ToolNames = []string{}
-	}
+	cp.ToolNames = nonNil(cp.ToolNames)
 	if cp.ToolCallsByName == nil {
 		cp.ToolCallsByName = map[string]int{}
 	}

@@ -320,10 +320,8 @@ type traceToolCall struct {
 
 func (tc *traceToolCall) name() string { return cmp.Or(tc.Tool, tc.Name) }
 
+// messageToolCalls is m's tool calls; none when they are absent, null or not a list.
 func messageToolCalls(m *traceMessage) []traceToolCall {
-	if isNull(m.ToolCalls) {
-		return nil
-	}
 	var calls []traceToolCall
 	if json.Unmarshal(m.ToolCalls, &calls) != nil {
 		return nil
@@ -401,7 +399,6 @@ func traceEvents(msgs []traceMessage, final string, end *string) []v4Event {
 		add(v4Event{EventID: id, Type: "message", Message: &v4EventMessage{Role: m.Role, Name: m.Name, Content: m.Content},
 			Metadata: &v4EventMetadata{MessageIndex: i}})
 		for k, tc := range messageToolCalls(m) {
-			k := k
 			status := tc.Status
 			if isNull(status) {
 				status = json.RawMessage(`"ok"`)
