@@ -13,11 +13,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TypeRegex is AgentV 4.x's regex assertion. It and the other deterministic assertions
-// (contains, equals, …) compare the final answer text (the last assistant message) with
-// `value` and score 1 or 0.
-const TypeRegex = "regex"
-
+// AgentV 4.x's deterministic assertions (contains, equals, regex, …) compare the final answer
+// text (the last assistant message) with `value` and score 1 or 0.
 func init() {
 	// AgentV 4.x reads snake_case type names as their kebab-case form.
 	snake := func(name string) []string {
@@ -73,7 +70,7 @@ func init() {
 	one("equals", func(a, v string) (bool, string, string) {
 		return jsTrim(a) == jsTrim(v), fmt.Sprintf("Output equals %q", v), fmt.Sprintf("Output does not equal %q", v)
 	})
-	register(TypeRegex, nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
+	register("regex", nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
 		label := "/" + re.source + "/" + re.flags
 		if re.flags != "" {
 			label += " (flags: " + re.flags + ")"
@@ -182,7 +179,7 @@ type jsRegex struct {
 // accepted and change nothing here. The pattern has JavaScript's semantics (compileJS).
 // AgentV 4.42.4 reports a bad pattern or flag only when the case runs, as a failed evaluator.
 func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
-	source, err := valueParser(TypeRegex)(spec)
+	source, err := valueParser("regex")(spec)
 	if err != nil {
 		return nil, err
 	}

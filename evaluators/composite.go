@@ -36,7 +36,7 @@ type compositeConfig struct {
 	threshold float64 // threshold: the share of passing members needed to pass
 }
 
-func init() { register(TypeComposite, nil, nil, parseComposite, composite) }
+func init() { register("composite", nil, nil, parseComposite, composite) }
 
 func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 	s, err := settingsOf(spec)

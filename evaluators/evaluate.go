@@ -20,17 +20,6 @@ import (
 // DefaultJudgeName is the name of the llm_judge that runs when a case configures none.
 const DefaultJudgeName = "llm_judge"
 
-// Evaluator type names beyond the two the loader models (AgentV 2.x types).
-const (
-	TypeRubric         = "rubric"
-	TypeComposite      = "composite"
-	TypeToolTrajectory = "tool_trajectory"
-	TypeFieldAccuracy  = "field_accuracy"
-	TypeLatency        = "latency"
-	TypeCost           = "cost"
-	TypeTokenUsage     = "token_usage"
-)
-
 // missMax is how much of an error a miss quotes; Error keeps the longer text.
 const missMax = 600
 

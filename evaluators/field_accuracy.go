@@ -38,7 +38,7 @@ type faConfig struct {
 	allOrNothing bool
 }
 
-func init() { register(TypeFieldAccuracy, nil, nil, parseFieldAccuracy, fieldAccuracy) }
+func init() { register("field_accuracy", nil, nil, parseFieldAccuracy, fieldAccuracy) }
 
 func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
 	s, err := settingsOf(spec)

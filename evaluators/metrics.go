@@ -11,13 +11,13 @@ import (
 )
 
 func init() {
-	register(TypeLatency, nil, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"),
+	register("latency", nil, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"),
 		atMost("No duration data available in trace", func(t *results.TraceSummary) *float64 { return t.DurationMS },
 			func(f float64) string { return jsNumber(f) + "ms" }, "Duration %s %s %s threshold"))
-	register(TypeCost, nil, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"),
+	register("cost", nil, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"),
 		atMost("No cost data available in trace", func(t *results.TraceSummary) *float64 { return t.CostUSD },
 			func(f float64) string { return "$" + jsFixed(f, 4) }, "Cost %s %s %s budget"))
-	register(TypeTokenUsage, nil, nil, parseTokenLimits, tokenUsage)
+	register("token_usage", nil, nil, parseTokenLimits, tokenUsage)
 }
 
 // limitParser reads a type's one number setting, under any of keys; missing says it is needed.
