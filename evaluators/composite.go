@@ -129,15 +129,12 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		v = thresholdAggregate(scored, cfg.threshold)
 	case cfg.kind == aggCodeJudge:
 		argv := []string{"sh", "-c", cfg.path}
-		members := membersJSON
+		request := codeRequest(argv, r.dir())
+		stdin := func(members []byte) []byte { return append(append([]byte(`{"results":`), members...), '}') }
 		if v4 {
-			members = v4MembersJSON
-		}
-		stdin := append(append([]byte(`{"results":`), members(children)...), '}')
-		if v4 {
-			v = r.runAggregatorV4(ctx, argv, jsonx.Indent(stdin), codeRequest(argv, r.dir()))
+			v = r.runAggregatorV4(ctx, argv, jsonx.Indent(stdin(v4MembersJSON(children))), request)
 		} else {
-			v = r.runJudgeScript(ctx, "composite aggregator", argv, r.dir(), stdin, codeRequest(argv, r.dir()), nil)
+			v = r.runJudgeScript(ctx, "composite aggregator", argv, r.dir(), stdin(membersJSON(children)), request, nil)
 		}
 	case cfg.kind == aggLLMJudge:
 		v = r.aggregateByJudge(ctx, spec, cfg, children)
