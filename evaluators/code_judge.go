@@ -26,9 +26,8 @@ func init() {
 	register(suite.TypeCodeJudge, []string{"code"}, nil, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
 }
 
-// codeJudge runs a user script with the payload on stdin and reads its result object (see
-// readJudgeOutput; under 4.42.4's rules the code-grader's payload and reading, see
-// runV4Script). The result's score is clamped to [0, 1].
+// codeJudge runs a user script with the payload on stdin and reads its result object
+// (parseJudgeOutput; under 4.42.4's rules runV4Script).
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
 	what, missing, reader, v4 := "code judge", "code_judge has no script", "judge", r.rules.As442
 	if v4 {

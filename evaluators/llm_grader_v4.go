@@ -170,13 +170,10 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 const v4Attempts = 3
 
 // askV4 asks the judge as AgentV 4.42.4's llm-grader does (graders/llm-grader.ts,
-// runWithRetry): up to three calls until a reply parses, where a call that fails (once the
-// judge target's HTTP retry policy gave up on it) uses up an attempt as a reply that does not
-// parse does; then, if the last reply that came back was text that does not parse, once more
-// with that reply and what is wrong with it, asking for the same verdict in the right shape.
-// The two retry levels compose as in 4.42.4: each attempt is one provider call with its own
-// HTTP retries. A call that timed out (after the run's timeout retries) or a cancelled run ends
-// the asking: 4.42.4 has no time limit to compare with, and asking again would triple the wait.
+// runWithRetry): up to three calls until a reply parses, a failed call (after its own HTTP
+// retries) using up an attempt; then, if the last reply was text that does not parse, once more
+// with that reply and what is wrong with it. A timed-out call or a cancelled run ends the asking:
+// 4.42.4 has no time limit to compare with, and asking again would triple the wait.
 func askV4(ctx context.Context, user string, ask func(user string) (string, error), parse func(string) (verdict, error)) (verdict, error) {
 	var lastErr, callErr error
 	lastReply := ""
