@@ -25,14 +25,12 @@ func init() {
 	}
 	one := func(name string, check func(answer, value string) (bool, string, string)) {
 		register(name, snake(name), []string{"value"}, valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
-			ok, hit, miss := check(r.in.Candidate, value)
-			return assertion(ok, hit, miss)
+			return assertion(check(r.in.Candidate, value))
 		})
 	}
 	list := func(name string, check func(answer string, values []string) (bool, string, string)) {
 		register(name, snake(name), []string{"value"}, listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
-			ok, hit, miss := check(r.in.Candidate, values)
-			return assertion(ok, hit, miss)
+			return assertion(check(r.in.Candidate, values))
 		})
 	}
 	// contains, contains-any and contains-all, then their case-insensitive twins (icontains, …).
