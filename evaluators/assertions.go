@@ -13,11 +13,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TypeRegex is AgentV 4.x's regex assertion. It and the other deterministic assertions
-// (contains, equals, …) compare the final answer text (the last assistant message) with
-// `value` and score 1 or 0.
-const TypeRegex = "regex"
-
+// AgentV 4.x's deterministic assertions (contains, equals, regex, …) compare the final answer
+// text (the last assistant message) with `value` and score 1 or 0.
 func init() {
 	// AgentV 4.x reads snake_case type names as their kebab-case form.
 	snake := func(name string) []string {
@@ -27,15 +24,13 @@ func init() {
 		return nil
 	}
 	one := func(name string, check func(answer, value string) (bool, string, string)) {
-		registerKeys(name, snake(name), []string{"value"}, valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
-			ok, hit, miss := check(r.in.Candidate, value)
-			return assertion(ok, hit, miss)
+		register(name, snake(name), []string{"value"}, valueParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, value string) verdict {
+			return assertion(check(r.in.Candidate, value))
 		})
 	}
 	list := func(name string, check func(answer string, values []string) (bool, string, string)) {
-		registerKeys(name, snake(name), []string{"value"}, listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
-			ok, hit, miss := check(r.in.Candidate, values)
-			return assertion(ok, hit, miss)
+		register(name, snake(name), []string{"value"}, listParser(name), func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, values []string) verdict {
+			return assertion(check(r.in.Candidate, values))
 		})
 	}
 	// contains, contains-any and contains-all, then their case-insensitive twins (icontains, …).
@@ -73,7 +68,7 @@ func init() {
 	one("equals", func(a, v string) (bool, string, string) {
 		return jsTrim(a) == jsTrim(v), fmt.Sprintf("Output equals %q", v), fmt.Sprintf("Output does not equal %q", v)
 	})
-	registerKeys(TypeRegex, nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
+	register("regex", nil, []string{"value", "flags"}, parseRegex, func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, re *jsRegex) verdict {
 		label := "/" + re.source + "/" + re.flags
 		if re.flags != "" {
 			label += " (flags: " + re.flags + ")"
@@ -86,18 +81,19 @@ func init() {
 	})
 	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
 	// around it.
-	registerKeys("is-json", snake("is-json"), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
+	register("is-json", snake("is-json"), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
 		func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, _ struct{}) verdict {
 			return assertion(json.Valid([]byte(r.in.Candidate)), "Output is valid JSON", "Output is not valid JSON")
 		})
 }
 
-// assertion is a pass/fail verdict whose reasoning is its one line.
+// assertion is a pass/fail verdict, score 1 with hit or 0 with miss, whose reasoning is that
+// one line.
 func assertion(ok bool, hit, miss string) verdict {
 	if ok {
-		return binary(true, hit, "", hit)
+		return verdict{score: 1, hits: []string{hit}, misses: []string{}, reasoning: hit}
 	}
-	return binary(false, "", miss, miss)
+	return verdict{hits: []string{}, misses: []string{miss}, reasoning: miss}
 }
 
 func quoteList(vs []string) string {
@@ -161,31 +157,9 @@ func listParser(typ string) func(*suite.EvaluatorSpec) ([]string, error) {
 	}
 }
 
-// kindOf names a JSON value's kind for messages.
-func kindOf(v json.RawMessage) string {
-	var x any
-	_ = json.Unmarshal(v, &x)
-	switch x.(type) {
-	case string:
-		return "a string"
-	case float64:
-		return "the number " + string(v)
-	case bool:
-		return string(v)
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	}
-	return "null"
-}
-
 // quoteHint suggests quoting a number or boolean meant as text.
 func quoteHint(v json.RawMessage) string {
-	var x any
-	_ = json.Unmarshal(v, &x)
-	switch x.(type) {
-	case float64, bool:
+	if k := jsonKind(v); k == "number" || k == "boolean" {
 		return fmt.Sprintf(" (quote it to compare the text: %q)", string(v))
 	}
 	return ""
@@ -203,7 +177,7 @@ type jsRegex struct {
 // accepted and change nothing here. The pattern has JavaScript's semantics (compileJS).
 // AgentV 4.42.4 reports a bad pattern or flag only when the case runs, as a failed evaluator.
 func parseRegex(spec *suite.EvaluatorSpec) (*jsRegex, error) {
-	source, err := valueParser(TypeRegex)(spec)
+	source, err := valueParser("regex")(spec)
 	if err != nil {
 		return nil, err
 	}

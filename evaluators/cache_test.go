@@ -45,7 +45,7 @@ func TestJudgesStoreOnlyVerdicts(t *testing.T) {
 			return &suite.EvaluatorSpec{Name: "j", Type: suite.TypeLLMJudge, Weight: 1, Settings: json.RawMessage(rubrics)}
 		}, good: `{"checks": [{"id": "rubric-1", "satisfied": true}]}`},
 		{name: "2.5 composite aggregator", spec: func() *suite.EvaluatorSpec {
-			return &suite.EvaluatorSpec{Name: "c", Type: TypeComposite, Weight: 1, Settings: json.RawMessage(`{"aggregator": {"type": "llm_judge"}}`),
+			return &suite.EvaluatorSpec{Name: "c", Type: "composite", Weight: 1, Settings: json.RawMessage(`{"aggregator": {"type": "llm_judge"}}`),
 				Members: []*suite.EvaluatorSpec{faSpec(`{"fields": [{"path": "riskLevel"}]}`)}}
 		}, good: `{"score": 1}`},
 		{name: "4.x llm-grader", v4: true, spec: func() *suite.EvaluatorSpec {
@@ -55,7 +55,7 @@ func TestJudgesStoreOnlyVerdicts(t *testing.T) {
 			return &suite.EvaluatorSpec{Name: "g", Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true, Settings: json.RawMessage(rubrics)}
 		}, good: `{"checks": [{"id": "rubric-1", "satisfied": true, "reasoning": "yes"}], "overall_reasoning": "ok"}`},
 		{name: "4.x composite aggregator", v4: true, spec: func() *suite.EvaluatorSpec {
-			return &suite.EvaluatorSpec{Name: "c", Type: TypeComposite, Weight: 1, JudgeCommonKeys: true,
+			return &suite.EvaluatorSpec{Name: "c", Type: "composite", Weight: 1, JudgeCommonKeys: true,
 				Settings: json.RawMessage(`{"aggregator": {"type": "llm_judge"}}`),
 				Members:  []*suite.EvaluatorSpec{faSpec(`{"fields": [{"path": "riskLevel"}]}`)}}
 		}, good: `{"score": 1}`},

@@ -23,12 +23,11 @@ const stdoutInError = 300
 
 // The loader reads a code judge's script, cwd, target proxy and config: nothing is left here.
 func init() {
-	register(suite.TypeCodeJudge, []string{"code"}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
+	register(suite.TypeCodeJudge, []string{"code"}, nil, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil }, codeJudge)
 }
 
-// codeJudge runs a user script with the payload on stdin and reads its result object (see
-// readJudgeOutput; under 4.42.4's rules the code-grader's payload and reading, see
-// runV4Script). The result's score is clamped to [0, 1].
+// codeJudge runs a user script with the payload on stdin and reads its result object
+// (parseJudgeOutput; under 4.42.4's rules runV4Script).
 func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ struct{}) verdict {
 	what, missing, reader, v4 := "code judge", "code_judge has no script", "judge", r.rules.As442
 	if v4 {
@@ -304,19 +303,12 @@ func parseV4GraderOutput(out []byte) verdict {
 		}
 		as = append(as, item)
 	}
-	var score float64
+	v := v4Verdict(0, as)
 	if f, ok := parseScoreRaw(obj.Score); ok {
-		score = clamp01(f)
+		v.score = clamp01(f)
 	} else if len(as) > 0 {
-		passed := 0
-		for _, a := range as {
-			if a.Passed {
-				passed++
-			}
-		}
-		score = float64(passed) / float64(len(as))
+		v.score = float64(len(v.hits)) / float64(len(as)) // the hits are the passed assertions
 	}
-	v := v4Verdict(score, as)
 	v.hits = append(v.hits, stringItems(obj.Hits, 0)...)
 	v.misses = append(v.misses, stringItems(obj.Misses, 0)...)
 	var reasoning string

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,7 +36,7 @@ type compositeConfig struct {
 	threshold float64 // threshold: the share of passing members needed to pass
 }
 
-func init() { register(TypeComposite, nil, parseComposite, composite) }
+func init() { register("composite", nil, nil, parseComposite, composite) }
 
 func parseComposite(spec *suite.EvaluatorSpec) (*compositeConfig, error) {
 	s, err := settingsOf(spec)
@@ -130,15 +129,12 @@ func composite(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, cfg *
 		v = thresholdAggregate(scored, cfg.threshold)
 	case cfg.kind == aggCodeJudge:
 		argv := []string{"sh", "-c", cfg.path}
-		members := membersJSON
+		request := codeRequest(argv, r.dir())
+		stdin := func(members []byte) []byte { return append(append([]byte(`{"results":`), members...), '}') }
 		if v4 {
-			members = v4MembersJSON
-		}
-		stdin := append(append([]byte(`{"results":`), members(children)...), '}')
-		if v4 {
-			v = r.runAggregatorV4(ctx, argv, jsonx.Indent(stdin), codeRequest(argv, r.dir()))
+			v = r.runAggregatorV4(ctx, argv, jsonx.Indent(stdin(v4MembersJSON(children))), request)
 		} else {
-			v = r.runJudgeScript(ctx, "composite aggregator", argv, r.dir(), stdin, codeRequest(argv, r.dir()), nil)
+			v = r.runJudgeScript(ctx, "composite aggregator", argv, r.dir(), stdin(membersJSON(children)), request, nil)
 		}
 	case cfg.kind == aggLLMJudge:
 		v = r.aggregateByJudge(ctx, spec, cfg, children)
@@ -200,8 +196,9 @@ func membersJSON(children []results.EvaluatorResult) []byte {
 		Misses    []string `json:"misses"`
 		Reasoning string   `json:"reasoning"`
 	}
+	// Scores are clamped (NaN is 0) and weights finite (weightOf, nonNegative), as JSON needs.
 	return byName(children, func(c results.EvaluatorResult) any {
-		return member{finite(c.Score), finite(c.Weight), c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning}
+		return member{clamp01(c.Score), c.Weight, c.Verdict, nonNil(c.Hits), nonNil(c.Misses), c.Reasoning}
 	})
 }
 
@@ -218,14 +215,6 @@ func byName(children []results.EvaluatorResult, entry func(results.EvaluatorResu
 		b = append(append(append(b, name...), ':'), m...)
 	}
 	return append(b, '}')
-}
-
-// finite is f, or 0 when JSON cannot hold it.
-func finite(f float64) float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return f
 }
 
 const defaultAggregatorPrompt = `You are an expert grader. Several evaluators have judged the candidate_answer below; combine their verdicts into one final verdict, weighing each by its weight and by how convincing its reasoning is.
@@ -333,7 +322,7 @@ func v4MembersJSON(children []results.EvaluatorResult) []byte {
 		Aspects    int           `json:"expectedAspectCount"`
 	}
 	return byName(children, func(c results.EvaluatorResult) any {
-		m := member{Score: finite(c.Score), Verdict: "fail", Assertions: []v4Assertion{}}
+		m := member{Score: clamp01(c.Score), Verdict: "fail", Assertions: []v4Assertion{}}
 		if c.Verdict == results.BandPass {
 			m.Verdict = "pass"
 		}

@@ -51,26 +51,19 @@ func parseDate(v any, formats []string) (civilDate, bool) {
 	s = strings.TrimSpace(s)
 	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
 	var c civilDate
-	switch {
+	dm, md := dayMonYear.FindStringSubmatch(s), monDayYear.FindStringSubmatch(s)
+	switch m := numericDate.FindStringSubmatch(s); {
 	case isoDate.MatchString(s):
 		m := isoDate.FindStringSubmatch(s)
 		c = civilDate{atoi(m[1]), atoi(m[2]), atoi(m[3])}
-	case dayMonYear.MatchString(s):
-		m := dayMonYear.FindStringSubmatch(s)
-		mon, ok := monthOf(m[2])
-		if !ok {
-			return civilDate{}, false
+	case dm != nil || md != nil: // the month by name: day first, or month first
+		day, name := 1, 2
+		if dm == nil {
+			dm, day, name = md, 2, 1
 		}
-		c = civilDate{atoi(m[3]), mon, atoi(m[1])}
-	case monDayYear.MatchString(s):
-		m := monDayYear.FindStringSubmatch(s)
-		mon, ok := monthOf(m[1])
-		if !ok {
-			return civilDate{}, false
-		}
-		c = civilDate{atoi(m[3]), mon, atoi(m[2])}
-	case numericDate.MatchString(s):
-		m := numericDate.FindStringSubmatch(s)
+		c = civilDate{atoi(dm[3]), 0, atoi(dm[day])}
+		c.m, _ = monthOf(dm[name]) // 0, an invalid month, when the name is none
+	case m != nil:
 		a, b := atoi(m[1]), atoi(m[2])
 		if a > 12 || (b <= 12 && dayFirst(formats)) {
 			a, b = b, a

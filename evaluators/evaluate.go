@@ -20,17 +20,6 @@ import (
 // DefaultJudgeName is the name of the llm_judge that runs when a case configures none.
 const DefaultJudgeName = "llm_judge"
 
-// Evaluator type names beyond the two the loader models (AgentV 2.x types).
-const (
-	TypeRubric         = "rubric"
-	TypeComposite      = "composite"
-	TypeToolTrajectory = "tool_trajectory"
-	TypeFieldAccuracy  = "field_accuracy"
-	TypeLatency        = "latency"
-	TypeCost           = "cost"
-	TypeTokenUsage     = "token_usage"
-)
-
 // missMax is how much of an error a miss quotes; Error keeps the longer text.
 const missMax = 600
 
@@ -57,15 +46,9 @@ type evaluator func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) 
 
 // register adds an evaluator type, from the file that implements it: parse reads an entry's
 // settings into a C when the suite loads (problems as *suite.SettingError, named by path),
-// evaluate scores a case with that C.
-func register[C any](name string, aliases []string, parse func(*suite.EvaluatorSpec) (C, error),
-	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
-	registerKeys(name, aliases, nil, parse, evaluate)
-}
-
-// registerKeys is register for a type whose settings are exactly keys (besides the keys
-// every entry may carry): the loader warns about any other key.
-func registerKeys[C any](name string, aliases, keys []string, parse func(*suite.EvaluatorSpec) (C, error),
+// evaluate scores a case with that C. With keys (not nil) the type's settings are exactly
+// those (besides the keys every entry may carry): the loader warns about any other key.
+func register[C any](name string, aliases, keys []string, parse func(*suite.EvaluatorSpec) (C, error),
 	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
 	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases, Keys: keys,
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {

@@ -57,10 +57,10 @@ func TestAggregate(t *testing.T) {
 func TestEvaluateWeightsAndTypes(t *testing.T) {
 	t.Parallel()
 	ms := 100.0
-	latencyOK := &suite.EvaluatorSpec{Name: "fast", Type: TypeLatency, Settings: json.RawMessage(`{"threshold": 500}`)}
+	latencyOK := &suite.EvaluatorSpec{Name: "fast", Type: "latency", Settings: json.RawMessage(`{"threshold": 500}`)}
 	latencyBad := &suite.EvaluatorSpec{Name: "slow", Type: "latency", Weight: 3, WeightSet: true, Settings: json.RawMessage(`{"threshold": 50}`)}
-	zero := &suite.EvaluatorSpec{Name: "zero", Type: TypeLatency, Weight: 0, WeightSet: true, Settings: json.RawMessage(`{"threshold": 500}`)}
-	rubric := &suite.EvaluatorSpec{Name: "rb", Type: TypeRubric, Weight: 1}
+	zero := &suite.EvaluatorSpec{Name: "zero", Type: "latency", Weight: 0, WeightSet: true, Settings: json.RawMessage(`{"threshold": 500}`)}
+	rubric := &suite.EvaluatorSpec{Name: "rb", Type: "rubric", Weight: 1}
 	unknown := &suite.EvaluatorSpec{Type: "vibes", Weight: 1}
 	c := riskCase(t.TempDir(), latencyOK, latencyBad, zero, rubric, unknown)
 	in := riskInput(c, "x")

@@ -14,17 +14,15 @@ import (
 	"github.com/agentv/action/targets"
 )
 
-// JudgeResolver returns the judge provider for an llm_judge with override, its own `target`
-// (""): else the target's judge_target, the run's --judge-target, the target itself.
-type JudgeResolver func(target *targets.Target, override string) (providers.Provider, error)
-
 // Options are run-wide evaluator settings.
 type Options struct {
 	Timeout    time.Duration // per judge call, code judge or template run (--timeout)
 	MaxRetries int           // retries of a call that timed out (--max-retries), each with the whole Timeout
-	Judges     JudgeResolver
-	Env        []string // environment for child processes (already filtered of the GitHub token)
-	Redactor   *redact.Redactor
+	// Judges returns the judge provider for an llm_judge with override, its own `target` (""):
+	// else the target's judge_target, the run's --judge-target, the target itself.
+	Judges   func(target *targets.Target, override string) (providers.Provider, error)
+	Env      []string // environment for child processes (already filtered of the GitHub token)
+	Redactor *redact.Redactor
 	// Threshold is the case pass threshold (0: DefaultThreshold), the minimum of a `required`
 	// evaluator without min_score.
 	Threshold float64

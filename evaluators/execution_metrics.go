@@ -9,9 +9,6 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TypeExecutionMetrics checks what a run cost against limits (AgentV 4.x's execution-metrics).
-const TypeExecutionMetrics = "execution-metrics"
-
 // explorationTools are the tool names that count as exploring (reading, searching) in
 // target_exploration_ratio, as AgentV 4.x names them (case matters).
 var explorationTools = []string{"read", "grep", "glob", "search", "list", "Read", "Grep", "Glob", "WebSearch", "WebFetch"}
@@ -28,8 +25,9 @@ var metricsSettings = [][2]string{
 	{"target_exploration_ratio", "targetExplorationRatio"}, {"exploration_tolerance", "explorationTolerance"},
 }
 
+// execution-metrics (AgentV 4.x) checks what a run cost against limits.
 func init() {
-	register(TypeExecutionMetrics, []string{"execution_metrics"}, parseMetricsLimits, executionMetrics)
+	register("execution-metrics", []string{"execution_metrics"}, nil, parseMetricsLimits, executionMetrics)
 }
 
 // parseMetricsLimits reads the settings that are set, by their snake_case names.

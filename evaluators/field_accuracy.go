@@ -38,7 +38,7 @@ type faConfig struct {
 	allOrNothing bool
 }
 
-func init() { register(TypeFieldAccuracy, nil, parseFieldAccuracy, fieldAccuracy) }
+func init() { register("field_accuracy", nil, nil, parseFieldAccuracy, fieldAccuracy) }
 
 func parseFieldAccuracy(spec *suite.EvaluatorSpec) (*faConfig, error) {
 	s, err := settingsOf(spec)
@@ -182,31 +182,34 @@ func expectedObject(msgs []suite.Message) any {
 	return nil
 }
 
-// AgentV's reading of JSON in model text: code fences removed, then the text from the first
-// "{" to the last "}" (so two objects side by side do not parse), with a "passed" field's
-// non-boolean value read as a boolean.
+// AgentV's reading of JSON in model text (field-accuracy, 4.x's grader replies): code fences
+// removed, then the text from the first "{" to the last "}" (so two objects side by side do
+// not parse), with a "passed" field's non-boolean value read as a boolean ("true" is true).
 var (
-	jsonFence   = regexp.MustCompile("```json\n?|```")
+	jsonFence   = regexp.MustCompile("```json\\n?|```")
 	jsonSpan    = regexp.MustCompile(`\{[\s\S]*\}`)
 	passedField = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
 )
 
-// agentvJSON parses the JSON in text as AgentV does for field-accuracy.
-func agentvJSON(text string) (any, bool) {
+// agentvJSONText is the JSON text AgentV reads from model text.
+func agentvJSONText(text string) string {
 	t := strings.TrimSpace(jsonFence.ReplaceAllString(text, ""))
 	if span := jsonSpan.FindString(t); span != "" {
 		t = span
 	}
-	t = passedField.ReplaceAllStringFunc(t, func(m string) string {
+	return passedField.ReplaceAllStringFunc(t, func(m string) string {
 		g := passedField.FindStringSubmatch(m)
-		v := strings.ToLower(strings.TrimSpace(g[2] + g[3]))
-		if v == "true" {
+		if strings.ToLower(strings.TrimSpace(g[2]+g[3])) == "true" {
 			return g[1] + "true"
 		}
 		return g[1] + "false"
 	})
+}
+
+// agentvJSON parses the JSON in text as AgentV does for field-accuracy.
+func agentvJSON(text string) (any, bool) {
 	var v any
-	if json.Unmarshal([]byte(t), &v) != nil {
+	if json.Unmarshal([]byte(agentvJSONText(text)), &v) != nil {
 		return nil, false
 	}
 	return v, true

@@ -10,7 +10,7 @@ import (
 )
 
 func faSpec(settings string) *suite.EvaluatorSpec {
-	return &suite.EvaluatorSpec{Name: "fa", Type: TypeFieldAccuracy, Weight: 1, Settings: json.RawMessage(settings)}
+	return &suite.EvaluatorSpec{Name: "fa", Type: "field_accuracy", Weight: 1, Settings: json.RawMessage(settings)}
 }
 
 func TestFieldAccuracy(t *testing.T) {

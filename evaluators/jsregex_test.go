@@ -89,7 +89,7 @@ func TestRegexJavaScript(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			settings, _ := json.Marshal(map[string]string{"value": tt.value, "flags": tt.flags})
-			c := riskCase(t.TempDir(), aSpec(TypeRegex, string(settings)))
+			c := riskCase(t.TempDir(), aSpec("regex", string(settings)))
 			out := Evaluate(t.Context(), riskInput(c, tt.answer), &Options{})
 			if res := out.Results[0]; res.Error != "" || res.Score != tt.want {
 				t.Fatalf("/%s/%s: score %v error %q; want %v", tt.value, tt.flags, res.Score, res.Error, tt.want)
@@ -135,7 +135,7 @@ func TestRegexLoadErrors(t *testing.T) {
 		t.Run(tt.value+"/"+tt.flags, func(t *testing.T) {
 			t.Parallel()
 			settings, _ := json.Marshal(map[string]string{"value": tt.value, "flags": tt.flags})
-			_, err := parseRegex(aSpec(TypeRegex, string(settings)))
+			_, err := parseRegex(aSpec("regex", string(settings)))
 			var se *suite.SettingError
 			if !errors.As(err, &se) || se.Path != "value" || !strings.Contains(se.Msg, tt.want) {
 				t.Fatalf("error %v; want a `value` error containing %q", err, tt.want)
@@ -145,7 +145,7 @@ func TestRegexLoadErrors(t *testing.T) {
 	// and what JavaScript accepts without u stays accepted
 	for _, ok := range []string{`a{`, `a}`, `]`, `\-`, `\_`, `(?<name>a)`, `(?:a)`, `(?=a)`, `(?!a)`, `(?<=a)`, `(?<!a)`, `(?i-m:a)`, `\8`} {
 		settings, _ := json.Marshal(map[string]string{"value": ok})
-		if _, err := parseRegex(aSpec(TypeRegex, string(settings))); err != nil {
+		if _, err := parseRegex(aSpec("regex", string(settings))); err != nil {
 			t.Errorf("/%s/: %v; JavaScript accepts it", ok, err)
 		}
 	}
@@ -158,7 +158,7 @@ func TestRegexTimeout(t *testing.T) { //nolint:paralleltest // it shortens the p
 	defer func(d time.Duration) { regexMatchTimeout = d }(regexMatchTimeout)
 	regexMatchTimeout = 10 * time.Millisecond
 	// A pattern no other test compiles: compiled patterns keep the timeout they were compiled with.
-	c := riskCase(t.TempDir(), aSpec(TypeRegex, `{"value": "^(a+)+$", "flags": "d"}`))
+	c := riskCase(t.TempDir(), aSpec("regex", `{"value": "^(a+)+$", "flags": "d"}`))
 	out := Evaluate(t.Context(), riskInput(c, strings.Repeat("a", 40)+"!"), &Options{})
 	res := out.Results[0]
 	if res.Score != 0 || !strings.Contains(res.Error, "regex /^(a+)+$/d (flags: d): the match did not finish within 10ms on this answer") {

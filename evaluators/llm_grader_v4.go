@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,13 +170,10 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 const v4Attempts = 3
 
 // askV4 asks the judge as AgentV 4.42.4's llm-grader does (graders/llm-grader.ts,
-// runWithRetry): up to three calls until a reply parses, where a call that fails (once the
-// judge target's HTTP retry policy gave up on it) uses up an attempt as a reply that does not
-// parse does; then, if the last reply that came back was text that does not parse, once more
-// with that reply and what is wrong with it, asking for the same verdict in the right shape.
-// The two retry levels compose as in 4.42.4: each attempt is one provider call with its own
-// HTTP retries. A call that timed out (after the run's timeout retries) or a cancelled run ends
-// the asking: 4.42.4 has no time limit to compare with, and asking again would triple the wait.
+// runWithRetry): up to three calls until a reply parses, a failed call (after its own HTTP
+// retries) using up an attempt; then, if the last reply was text that does not parse, once more
+// with that reply and what is wrong with it. A timed-out call or a cancelled run ends the asking:
+// 4.42.4 has no time limit to compare with, and asking again would triple the wait.
 func askV4(ctx context.Context, user string, ask func(user string) (string, error), parse func(string) (verdict, error)) (verdict, error) {
 	var lastErr, callErr error
 	lastReply := ""
@@ -387,58 +383,17 @@ func (r *caseRun) v4RangePrompt(set *rubricSet, criteria string) string {
 	return b.String()
 }
 
-var (
-	v4Fences = regexp.MustCompile("```json\\n?|```")
-	// v4Passed finds a "passed" value written as a string or a bare word, which 4.x repairs
-	// into a boolean ("true" is true, anything else false) before parsing.
-	v4Passed = regexp.MustCompile(`(?i)("passed"\s*:\s*)(?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_-]*))`)
-)
-
-// v4ReplyObject reads a judge reply the way 4.x does: code fences removed, the text from the
-// first "{" to the last "}", "passed" values repaired, then one JSON object, keys matched
-// exactly (the last of a repeated key wins).
+// v4ReplyObject reads a judge reply the way 4.x does (agentvJSONText), as one JSON object,
+// keys matched exactly (the last of a repeated key wins).
 func v4ReplyObject(reply string) (map[string]json.RawMessage, error) {
-	cleaned := strings.TrimSpace(v4Fences.ReplaceAllString(reply, ""))
-	blob := cleaned
-	if i := strings.IndexByte(cleaned, '{'); i >= 0 {
-		if j := strings.LastIndexByte(cleaned, '}'); j > i {
-			blob = cleaned[i : j+1]
-		}
-	}
-	blob = v4Passed.ReplaceAllStringFunc(blob, func(m string) string {
-		sub := v4Passed.FindStringSubmatch(m)
-		val := strings.ToLower(strings.TrimSpace(sub[2] + sub[3]))
-		if val == "true" {
-			return sub[1] + "true"
-		}
-		return sub[1] + "false"
-	})
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(blob), &obj); err != nil {
+	if err := json.Unmarshal([]byte(agentvJSONText(reply)), &obj); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
 	if obj == nil {
 		return nil, errors.New("expected a JSON object")
 	}
 	return obj, nil
-}
-
-// jsonKind names a JSON value's type: object, array, string, number, boolean or null.
-func jsonKind(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	switch {
-	case s == "" || s == "null":
-		return "null"
-	case s[0] == '{':
-		return "object"
-	case s[0] == '[':
-		return "array"
-	case s[0] == '"':
-		return "string"
-	case s == "true" || s == "false":
-		return "boolean"
-	}
-	return "number"
 }
 
 // v4Object checks the fields of a reply object in order, as 4.x's schema does; err keeps the
@@ -647,13 +602,10 @@ func scoreV4Rubrics(set *rubricSet, reply string) (verdict, error) {
 // v4Temperature is an llm-grader's `temperature` (0 to 2), which AgentV 4.x sends to the judge
 // only when the grader names its own target; nil otherwise.
 func v4Temperature(spec *suite.EvaluatorSpec) *float64 {
-	if spec.Target == "" || isNull(spec.Settings) {
+	if spec.Target == "" {
 		return nil
 	}
-	s, err := settingsOf(spec)
-	if err != nil {
-		return nil
-	}
+	s, _ := settingsOf(spec) // nil (no temperature) when they are not an object
 	raw, _ := s.raw("temperature")
 	var f float64
 	if raw == nil || json.Unmarshal(raw, &f) != nil || f < 0 || f > 2 {

@@ -55,7 +55,7 @@ func (r *caseRun) defaultPrompt(outcome string) string {
 }
 
 // The loader reads an llm_judge's prompt and target; its own settings are the rubrics.
-func init() { register(suite.TypeLLMJudge, nil, rubricsOf, llmJudge) }
+func init() { register(suite.TypeLLMJudge, nil, nil, rubricsOf, llmJudge) }
 
 // llmJudge asks the judge provider for a verdict: free-form, or with rubrics (set not nil) a
 // checklist or score ranges. 4.x files ask as 4.42.4's llm-grader (llmGraderV4).
@@ -173,7 +173,12 @@ func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *pro
 	}
 	done := make(chan answer, 1)
 	go func() {
-		resp, err := invokeRecovering(callCtx, p, req)
+		defer func() {
+			if v := recover(); v != nil {
+				done <- answer{nil, fmt.Errorf("provider panicked: %v", v)}
+			}
+		}()
+		resp, err := p.Invoke(callCtx, req)
 		done <- answer{resp, err}
 	}()
 	var resp *providers.Response
@@ -191,16 +196,6 @@ func (r *caseRun) invokeWith(ctx context.Context, p providers.Provider, req *pro
 		return nil, fmt.Errorf("%w after %s", errTimedOut, r.opts.Timeout)
 	}
 	return resp, err
-}
-
-// invokeRecovering calls the provider, turning a panic into an error.
-func invokeRecovering(ctx context.Context, p providers.Provider, req *providers.Request) (resp *providers.Response, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			resp, err = nil, fmt.Errorf("provider panicked: %v", v)
-		}
-	}()
-	return p.Invoke(ctx, req)
 }
 
 // judgeRequest renders evaluator_provider_request {user_prompt, system_prompt, target}; the

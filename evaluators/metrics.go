@@ -6,13 +6,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
 
 func init() {
-	register(TypeLatency, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"), latency)
-	register(TypeCost, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"), cost)
-	register(TypeTokenUsage, nil, parseTokenLimits, tokenUsage)
+	register("latency", nil, nil, limitParser("latency needs `threshold` (milliseconds)", "threshold", "max_duration_ms", "maxDurationMs"),
+		atMost("No duration data available in trace", func(t *results.TraceSummary) *float64 { return t.DurationMS },
+			func(f float64) string { return jsNumber(f) + "ms" }, "Duration %s %s %s threshold"))
+	register("cost", nil, nil, limitParser("cost needs `budget` (USD)", "budget", "max_cost_usd", "maxCostUsd"),
+		atMost("No cost data available in trace", func(t *results.TraceSummary) *float64 { return t.CostUSD },
+			func(f float64) string { return "$" + jsFixed(f, 4) }, "Cost %s %s %s budget"))
+	register("token_usage", nil, nil, parseTokenLimits, tokenUsage)
 }
 
 // limitParser reads a type's one number setting, under any of keys; missing says it is needed.
@@ -30,38 +35,24 @@ func limitParser(missing string, keys ...string) func(*suite.EvaluatorSpec) (flo
 	}
 }
 
-// atMost passes when got (nil: not measured) is within limit; text words the check with its
-// operator. The texts are AgentV's (the same in 2.5 and 4.x).
-func atMost(got *float64, limit float64, missing string, text func(op string) string) verdict {
-	switch {
-	case got == nil:
-		return assertion(false, "", missing)
-	case *got <= limit:
-		return assertion(true, text("<="), "")
+// atMost is an evaluator that passes when the trace's measure is within the limit; text words
+// the check (measure, operator, limit, each formatted). The texts are AgentV's (the same in 2.5
+// and 4.x).
+func atMost(missing string, measure func(*results.TraceSummary) *float64, format func(float64) string,
+	text string) func(context.Context, *caseRun, *suite.EvaluatorSpec, float64) verdict {
+	return func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
+		var got *float64
+		if r.in.Trace != nil {
+			got = measure(r.in.Trace)
+		}
+		switch {
+		case got == nil:
+			return assertion(false, "", missing)
+		case *got <= limit:
+			return assertion(true, fmt.Sprintf(text, format(*got), "<=", format(limit)), "")
+		}
+		return assertion(false, "", fmt.Sprintf(text, format(*got), ">", format(limit)))
 	}
-	return assertion(false, "", text(">"))
-}
-
-// latency passes when the target's duration is within `threshold` ms.
-func latency(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, limit float64) verdict {
-	var d *float64
-	if r.in.Trace != nil {
-		d = r.in.Trace.DurationMS
-	}
-	return atMost(d, limit, "No duration data available in trace", func(op string) string {
-		return fmt.Sprintf("Duration %sms %s %sms threshold", jsNumber(*d), op, jsNumber(limit))
-	})
-}
-
-// cost passes when the target's cost is within `budget` USD.
-func cost(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, budget float64) verdict {
-	var c *float64
-	if r.in.Trace != nil {
-		c = r.in.Trace.CostUSD
-	}
-	return atMost(c, budget, "No cost data available in trace", func(op string) string {
-		return fmt.Sprintf("Cost $%s %s $%s budget", jsFixed(*c, 4), op, jsFixed(budget, 4))
-	})
 }
 
 type tokenLimit struct {
@@ -139,16 +130,4 @@ func (c *checklist) verdict(score float64) verdict {
 		c.v.misses = []string{}
 	}
 	return c.v
-}
-
-// binary is a pass/fail verdict: score 1 with hit, or 0 with miss.
-func binary(ok bool, hit, miss, reasoning string) verdict {
-	v := verdict{hits: []string{}, misses: []string{}, reasoning: reasoning}
-	if ok {
-		v.score = 1
-		v.hits = append(v.hits, hit)
-	} else {
-		v.misses = append(v.misses, miss)
-	}
-	return v
 }

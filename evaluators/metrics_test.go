@@ -24,19 +24,19 @@ func TestMetricEvaluators(t *testing.T) {
 		wantText  string // substring of hits+misses
 		wantErr   string
 	}{
-		{"latency within", TypeLatency, `{"threshold": 1200}`, full, 1, "Duration 1200ms <= 1200ms threshold", ""},
-		{"latency over", TypeLatency, `{"threshold": 1000}`, full, 0, "Duration 1200ms > 1000ms threshold", ""},
-		{"latency no data", TypeLatency, `{"threshold": 1000}`, nil, 0, "No duration data available in trace", ""},
-		{"latency no threshold", TypeLatency, `{}`, full, 0, "", "needs `threshold`"},
-		{"latency negative", TypeLatency, `{"threshold": -1}`, full, 0, "", "must be a number >= 0"},
-		{"cost within", TypeCost, `{"budget": 0.02}`, full, 1, "Cost $0.0123 <= $0.0200 budget", ""},
-		{"cost over", TypeCost, `{"budget": 0.01}`, full, 0, "Cost $0.0123 > $0.0100 budget", ""},
-		{"cost no data", TypeCost, `{"budget": 1}`, &results.TraceSummary{}, 0, "No cost data available in trace", ""},
-		{"tokens all hold", TypeTokenUsage, `{"max_total": 1250, "maxInput": 1000}`, full, 1, "Total tokens 1250 <= 1250", ""},
-		{"tokens one fails", TypeTokenUsage, `{"max_total": 5000, "max_output": 100}`, full, 0, "Output tokens 200 > 100", ""},
-		{"tokens no usage", TypeTokenUsage, `{"max_total": 1}`, nil, 0, "No token usage data available in trace", ""},
-		{"tokens no limits", TypeTokenUsage, `{"name": "t"}`, full, 0, "", "at least one of"},
-		{"settings not an object", TypeCost, `[1]`, full, 0, "", "not a JSON object"},
+		{"latency within", "latency", `{"threshold": 1200}`, full, 1, "Duration 1200ms <= 1200ms threshold", ""},
+		{"latency over", "latency", `{"threshold": 1000}`, full, 0, "Duration 1200ms > 1000ms threshold", ""},
+		{"latency no data", "latency", `{"threshold": 1000}`, nil, 0, "No duration data available in trace", ""},
+		{"latency no threshold", "latency", `{}`, full, 0, "", "needs `threshold`"},
+		{"latency negative", "latency", `{"threshold": -1}`, full, 0, "", "must be a number >= 0"},
+		{"cost within", "cost", `{"budget": 0.02}`, full, 1, "Cost $0.0123 <= $0.0200 budget", ""},
+		{"cost over", "cost", `{"budget": 0.01}`, full, 0, "Cost $0.0123 > $0.0100 budget", ""},
+		{"cost no data", "cost", `{"budget": 1}`, &results.TraceSummary{}, 0, "No cost data available in trace", ""},
+		{"tokens all hold", "token_usage", `{"max_total": 1250, "maxInput": 1000}`, full, 1, "Total tokens 1250 <= 1250", ""},
+		{"tokens one fails", "token_usage", `{"max_total": 5000, "max_output": 100}`, full, 0, "Output tokens 200 > 100", ""},
+		{"tokens no usage", "token_usage", `{"max_total": 1}`, nil, 0, "No token usage data available in trace", ""},
+		{"tokens no limits", "token_usage", `{"name": "t"}`, full, 0, "", "at least one of"},
+		{"settings not an object", "cost", `[1]`, full, 0, "", "not a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,7 +67,14 @@ func (d *caseData) payload(config json.RawMessage) ([]byte, error) {
 		p.ReferenceAnswer = &c.ReferenceAnswer
 	}
 	if in.Trace != nil {
-		p.TraceSummary = traceForPayload(in.Trace)
+		// Tool names and counts as [] and {} rather than null when there were no tool calls:
+		// judges iterate them (a Python len() of null crashes).
+		t := *in.Trace
+		t.ToolNames = nonNil(t.ToolNames)
+		if t.ToolCallsByName == nil {
+			t.ToolCallsByName = map[string]int{}
+		}
+		p.TraceSummary = &t
 	}
 	if !isNull(config) {
 		if !json.Valid(config) {
@@ -94,22 +101,6 @@ type payload struct {
 	CandidateAnswer  string                `json:"candidate_answer"`
 	InputMessages    json.RawMessage       `json:"input_messages"`
 	ExpectedMessages json.RawMessage       `json:"expected_messages"`
-}
-
-// traceForPayload returns t with its tool name list and counts as [] and {} rather than null
-// when there were no tool calls: judges iterate them (a Python len() of null crashes).
-func traceForPayload(t *results.TraceSummary) *results.TraceSummary {
-	if t.ToolNames != nil && t.ToolCallsByName != nil {
-		return t
-	}
-	cp := *t
-	if cp.ToolNames == nil {
-		cp.ToolNames = []string{}
-	}
-	if cp.ToolCallsByName == nil {
-		cp.ToolCallsByName = map[string]int{}
-	}
-	return &cp
 }
 
 func isNull(raw json.RawMessage) bool {

@@ -171,7 +171,14 @@ func (d *caseData) v4Payload(o v4PayloadOpts) ([]byte, error) {
 		p.v4Measures = &v4Measures{TraceSummary: sum, TokenUsage: tr.TokenUsage, CostUSD: tr.CostUSD,
 			DurationMS: tr.DurationMS, StartTime: tr.StartTime, EndTime: tr.EndTime}
 	}
-	return snakePayload(&p)
+	// Every key spelled as 4.42.4 sends it: code-grader.ts and prompt-resolution.ts call
+	// toSnakeCaseDeep on the whole payload, so the keys of the user's config, metadata, message
+	// contents and tool inputs change too.
+	raw, err := jsonx.Marshal(&p)
+	if err != nil {
+		return nil, err
+	}
+	return snakeKeys4(raw)
 }
 
 // orNull is s, or nil (null) when it is empty.
@@ -180,17 +187,6 @@ func orNull(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// snakePayload encodes a 4.x payload with every key spelled as 4.42.4 sends it: it converts
-// the whole payload (code-grader.ts and prompt-resolution.ts call toSnakeCaseDeep on it), so
-// the keys of the user's config, metadata, message contents and tool inputs change too.
-func snakePayload(p any) ([]byte, error) {
-	raw, err := jsonx.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	return snakeKeys4(raw)
 }
 
 // v4InputFiles is every file the input references and that was found, in order, guideline
@@ -320,10 +316,8 @@ type traceToolCall struct {
 
 func (tc *traceToolCall) name() string { return cmp.Or(tc.Tool, tc.Name) }
 
+// messageToolCalls is m's tool calls; none when they are absent, null or not a list.
 func messageToolCalls(m *traceMessage) []traceToolCall {
-	if isNull(m.ToolCalls) {
-		return nil
-	}
 	var calls []traceToolCall
 	if json.Unmarshal(m.ToolCalls, &calls) != nil {
 		return nil
@@ -401,7 +395,6 @@ func traceEvents(msgs []traceMessage, final string, end *string) []v4Event {
 		add(v4Event{EventID: id, Type: "message", Message: &v4EventMessage{Role: m.Role, Name: m.Name, Content: m.Content},
 			Metadata: &v4EventMetadata{MessageIndex: i}})
 		for k, tc := range messageToolCalls(m) {
-			k := k
 			status := tc.Status
 			if isNull(status) {
 				status = json.RawMessage(`"ok"`)

@@ -53,7 +53,7 @@ type rubricSet struct {
 
 // `type: rubric` is an llm_judge that must have rubrics.
 func init() {
-	register(TypeRubric, nil, func(spec *suite.EvaluatorSpec) (*rubricSet, error) {
+	register("rubric", nil, nil, func(spec *suite.EvaluatorSpec) (*rubricSet, error) {
 		set, err := rubricsOf(spec)
 		if err == nil && set == nil {
 			err = errors.New("rubric evaluator needs `rubrics`")

@@ -36,7 +36,7 @@ func TestRubricJudge(t *testing.T) {
 			wantScore: 1.0 / 3, wantVerdict: "fail", wantHits: []string{"[rubric-1] Mentions High: says High"}, wantMisses: []string{"[tone] Polite: rude"},
 			wantPrompt: []string{"[[ ## candidate_answer ## ]]\nHigh\n", "- [rubric-1] (REQUIRED): Mentions High\n- [tone] (weight: 2): Polite\n"},
 			wantSystem: checklistSystemPrompt},
-		{name: "required rubric fails the verdict", typ: TypeRubric,
+		{name: "required rubric fails the verdict", typ: "rubric",
 			settings:  `{"rubrics": [{"id": "a", "expected_outcome": "A", "weight": 9, "required": false}, {"id": "b", "expected_outcome": "B"}]}`,
 			reply:     `{"checks": [{"id": "a", "satisfied": true}, {"id": "b", "satisfied": false}]}`,
 			wantScore: 0.9, wantVerdict: "fail", wantHits: []string{"[a] A"}, wantMisses: []string{"[b] B"}, wantSystem: checklistSystemPrompt},
@@ -57,7 +57,7 @@ func TestRubricJudge(t *testing.T) {
 		{name: "rubric without outcome", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x"}]}`, wantErr: "has no expected_outcome"},
 		{name: "bad range", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x", "score_ranges": [{"score_range": [3, 11]}]}]}`, wantErr: "score_range: must be"},
 		{name: "duplicate id", typ: suite.TypeLLMJudge, settings: `{"rubrics": [{"id": "x", "description": "a"}, {"id": "x", "description": "b"}]}`, wantErr: `duplicate rubric id "x"`},
-		{name: "type rubric needs rubrics", typ: TypeRubric, settings: `{"name": "r"}`, wantErr: "needs `rubrics`"},
+		{name: "type rubric needs rubrics", typ: "rubric", settings: `{"name": "r"}`, wantErr: "needs `rubrics`"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestComposite(t *testing.T) {
 	members := func() []*suite.EvaluatorSpec {
 		return []*suite.EvaluatorSpec{
 			faSpec(`{"fields": [{"path": "riskLevel"}]}`),
-			{Name: "fast", Type: TypeLatency, Weight: 1, Settings: json.RawMessage(`{"threshold": 500}`)},
+			{Name: "fast", Type: "latency", Weight: 1, Settings: json.RawMessage(`{"threshold": 500}`)},
 		}
 	}
 	tests := []struct {
@@ -141,7 +141,7 @@ func TestComposite(t *testing.T) {
 			if m == nil {
 				m = members()
 			}
-			spec := &suite.EvaluatorSpec{Name: "combo", Type: TypeComposite, Weight: 1, Settings: json.RawMessage(tt.settings), Members: m}
+			spec := &suite.EvaluatorSpec{Name: "combo", Type: "composite", Weight: 1, Settings: json.RawMessage(tt.settings), Members: m}
 			in := riskInput(riskCase(t.TempDir(), spec), `{"riskLevel": "High"}`)
 			in.Trace = &results.TraceSummary{DurationMS: &ms}
 			j := &fakeJudge{name: "j", reply: tt.reply}

@@ -88,9 +88,40 @@ func decodeAt(v json.RawMessage, dst any, path string) error {
 	return settingErr(path, "%v", err)
 }
 
-// Kinds in messages, for Go kinds and for the JSON kinds encoding/json reports.
+// Kinds in messages, for Go kinds and for the JSON kinds encoding/json and jsonKind report.
 var (
 	wantKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "true or false", reflect.Slice: "a list",
 		reflect.Map: "a mapping", reflect.Struct: "a mapping", reflect.Float64: "a number", reflect.Int: "a whole number"}
 	gotKinds = map[string]string{"object": "a mapping", "array": "a list", "string": "a string", "bool": "a boolean"}
 )
+
+// jsonKind names a JSON value's type as 4.x's reply schema does: object, array, string,
+// number, boolean or null.
+func jsonKind(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "" || s == "null":
+		return "null"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	case s[0] == '"':
+		return "string"
+	case s == "true" || s == "false":
+		return "boolean"
+	}
+	return "number"
+}
+
+// kindOf names a JSON value's kind for messages: "a mapping", "the number 2", "true", ….
+func kindOf(v json.RawMessage) string {
+	k := jsonKind(v)
+	switch k {
+	case "number":
+		return "the number " + string(v)
+	case "boolean":
+		return string(v)
+	}
+	return cmp.Or(gotKinds[k], k)
+}

@@ -11,17 +11,14 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TypeSkillTrigger checks whether the target used a named agent skill (AgentV 4.x's
-// skill-trigger).
-const TypeSkillTrigger = "skill-trigger"
-
 type skillTriggerConfig struct {
 	skill         string
 	shouldTrigger bool
 }
 
+// skill-trigger (AgentV 4.x) checks whether the target used a named agent skill.
 func init() {
-	register(TypeSkillTrigger, []string{"skill_trigger"}, parseSkillTrigger, skillTrigger)
+	register("skill-trigger", []string{"skill_trigger"}, nil, parseSkillTrigger, skillTrigger)
 }
 
 func parseSkillTrigger(spec *suite.EvaluatorSpec) (*skillTriggerConfig, error) {

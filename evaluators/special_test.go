@@ -21,7 +21,7 @@ func TestCompositePromptFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "aggregate.md"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	spec := &suite.EvaluatorSpec{Name: "combo", Type: TypeComposite, Weight: 1,
+	spec := &suite.EvaluatorSpec{Name: "combo", Type: "composite", Weight: 1,
 		Settings: json.RawMessage(`{"aggregator": {"type": "llm_judge", "prompt": "aggregate.md"}}`),
 		Members:  []*suite.EvaluatorSpec{faSpec(`{"fields": [{"path": "riskLevel"}]}`)}}
 	in := riskInput(riskCase(dir, spec), `{"riskLevel": "High"}`)

@@ -44,7 +44,7 @@ type trajectoryConfig struct {
 	argsMatch argsMode
 }
 
-func init() { register(TypeToolTrajectory, nil, parseTrajectory, toolTrajectory) }
+func init() { register("tool_trajectory", nil, nil, parseTrajectory, toolTrajectory) }
 
 // parseArgsMatch reads an args_match value at path: a mode name or a list of field paths.
 func parseArgsMatch(raw json.RawMessage, path string) (argsMode, error) {

@@ -76,7 +76,7 @@ func TestToolTrajectory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			spec := &suite.EvaluatorSpec{Name: "traj", Type: TypeToolTrajectory, Weight: 1, Settings: json.RawMessage(tt.settings)}
+			spec := &suite.EvaluatorSpec{Name: "traj", Type: "tool_trajectory", Weight: 1, Settings: json.RawMessage(tt.settings)}
 			in := riskInput(riskCase(t.TempDir(), spec), "done")
 			in.Response.OutputMessages = tt.output
 			in.Trace = tt.trace

@@ -54,9 +54,13 @@ func v4ToolDetail(tool string, input json.RawMessage) string {
 	fields := orderedStrings(input)
 	for _, k := range v4ToolKeyFields[tool] {
 		for _, f := range fields {
-			if f.key == k && f.val != "" {
-				return truncateRunes(f.val, v4ToolDetailMax)
+			if f.key != k || f.val == "" {
+				continue
 			}
+			if r := []rune(f.val); len(r) > v4ToolDetailMax {
+				return string(r[:v4ToolDetailMax]) + "…"
+			}
+			return f.val
 		}
 	}
 	for _, f := range fields {
@@ -100,12 +104,4 @@ func orderedStrings(raw json.RawMessage) []stringField {
 		out = append(out, stringField{key, s})
 	}
 	return out
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
