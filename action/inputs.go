@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/report"
-	"github.com/agentv/action/suite"
 )
 
 // CommentMode says when the sticky PR comment is posted.
@@ -94,51 +94,35 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Mode:             ModeRun,
 	}
 	in.Paths = splitList(p.str("evals"))
-	in.TargetsPath, in.Target, in.JudgeTarget = p.str("targets"), p.str("target"), p.str("judge-target")
-	in.EvalID, in.BaselinePath, in.CacheDir = p.str("eval-id"), p.str("baseline"), p.str("cache-dir")
-	p.intIn("max-concurrency", &in.Workers, 0, 1<<16, "0 (use each target's workers) or more")
-	p.duration("timeout", &in.Timeout)
-	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
-	p.intIn("trials", &in.Trials.Count, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
-	p.enum("trials-strategy", func(s string) error {
-		if !slices.Contains(suite.TrialStrategies, s) {
-			return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(suite.TrialStrategies, ", "))
+	// The Action's own inputs, checked before the setting named (errors keep action order).
+	before := map[string]func(){
+		"max-regressions": func() {
+			p.set(config.Setting{Input: "pr-number", Ptr: &in.PRNumber, Min: 1, Max: math.MaxInt32, Want: "a pull request number (1 or more)"})
+		},
+		"dry-run": func() { p.set(config.Setting{Input: "fail-on-skip", Ptr: &in.FailOnSkip}) },
+		"shard": func() {
+			p.enum("comment", func(s string) (err error) {
+				in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
+				return err
+			})
+			p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
+			p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
+		},
+	}
+	for _, s := range in.Table() {
+		if f := before[s.Input]; f != nil {
+			f()
 		}
-		in.Trials.Strategy = s
-		return nil
-	})
-	g := &in.Gate
-	g.MinScore = p.optUnit("min-score")
-	p.unitFloat("case-threshold", &g.CaseThreshold)
-	p.intIn("max-failures", &g.MaxFailures, 0, math.MaxInt32, "0 or more")
-	p.intIn("max-errors", &g.MaxErrors, 0, math.MaxInt32, "0 or more")
-	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
-	g.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
-	p.unitFloat("regression-margin", &g.RegressionMargin)
-	g.MaxMeanDrop = p.optUnit("max-mean-drop")
+		if s.Input != "" {
+			p.set(s)
+		}
+	}
 	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
 		in.BaselinePath = BaselineAuto
 	}
 	if in.BaselineArtifact == "" {
 		in.BaselineArtifact = DefaultBaselineArtifact
 	}
-	p.boolean("fail-on-skip", &in.FailOnSkip)
-	p.boolean("dry-run", &in.DryRun)
-	p.boolean("verbose", &in.Verbose)
-	p.enum("comment", func(s string) (err error) {
-		in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
-		return err
-	})
-	p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
-	p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
-	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
-	p.enum("cache", func(s string) error {
-		m, err := config.ParseCache(s)
-		if err == nil {
-			in.Cache = m
-		}
-		return err
-	})
 	if in.CacheDir == "" {
 		in.CacheDir = config.DefaultCacheDir
 	}
@@ -192,81 +176,64 @@ func (p *inputParser) fail(name, value string, err error) {
 	p.errs = append(p.errs, &InputError{Name: name, Value: value, Err: err})
 }
 
-func (p *inputParser) intIn(name string, dst *int, lo, hi int, want string) {
-	s := p.str(name)
-	if s == "" {
+// set parses the input s describes into s.Ptr; an empty input leaves the default.
+func (p *inputParser) set(s config.Setting) {
+	v := p.str(s.Input)
+	if v == "" {
 		return
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want an integer, %s", s, want))
-		return
+	var err error
+	switch ptr := s.Ptr.(type) {
+	case *string:
+		if s.Choices != nil && !slices.Contains(s.Choices, v) {
+			err = fmt.Errorf("unknown value %q (want %s)", v, strings.Join(s.Choices, ", "))
+		} else {
+			*ptr = v
+		}
+	case *int, **int:
+		n, e := strconv.Atoi(v)
+		if e != nil || n < s.Min || n > s.Max {
+			err = fmt.Errorf("invalid value %q: want an integer, %s", v, s.Want)
+		} else if dst, ok := ptr.(*int); ok {
+			*dst = n
+		} else {
+			*ptr.(**int) = &n
+		}
+	case *float64, **float64:
+		f, ok := config.Score(v)
+		if !ok {
+			err = fmt.Errorf("invalid value %q: want a number between 0 and 1", v)
+		} else if dst, ok := ptr.(*float64); ok {
+			*dst = f
+		} else {
+			*ptr.(**float64) = &f
+		}
+	case *time.Duration:
+		d, ok := config.Seconds(v)
+		if !ok || d <= 0 {
+			err = fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", v)
+		} else {
+			*ptr = d
+		}
+	case *bool: // the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0
+		switch strings.ToLower(v) {
+		case "true", "yes", "on", "1":
+			*ptr = true
+		case "false", "no", "off", "0":
+			*ptr = false
+		default:
+			err = fmt.Errorf("invalid value %q: want true or false", v)
+		}
+	case **config.Shard:
+		*ptr, err = config.ParseShard(v)
+	case *cache.Mode:
+		var m cache.Mode
+		if m, err = config.ParseCache(v); err == nil {
+			*ptr = m
+		}
 	}
-	*dst = n
-}
-
-// optInt is intIn for an input without a default: nil when empty or invalid.
-func (p *inputParser) optInt(name string, lo, hi int, want string) *int {
-	if p.str(name) == "" {
-		return nil
-	}
-	n := lo - 1
-	p.intIn(name, &n, lo, hi, want)
-	if n < lo {
-		return nil
-	}
-	return &n
-}
-
-func (p *inputParser) unitFloat(name string, dst *float64) bool {
-	s := p.str(name)
-	if s == "" {
-		return false
-	}
-	v, ok := config.Score(s)
-	if !ok {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
-		return false
-	}
-	*dst = v
-	return true
-}
-
-// optUnit is unitFloat for an input without a default: nil when empty or invalid.
-func (p *inputParser) optUnit(name string) *float64 {
-	var v float64
-	if p.unitFloat(name, &v) {
-		return &v
-	}
-	return nil
-}
-
-// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
-func (p *inputParser) duration(name string, dst *time.Duration) {
-	s := p.str(name)
-	if s == "" {
-		return
-	}
-	d, ok := config.Seconds(s)
-	if !ok || d <= 0 {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", s))
-		return
-	}
-	*dst = d
-}
-
-// boolean accepts the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0.
-func (p *inputParser) boolean(name string, dst *bool) {
-	s := p.str(name)
-	switch strings.ToLower(s) {
-	case "":
-		return
-	case "true", "yes", "on", "1":
-		*dst = true
-	case "false", "no", "off", "0":
-		*dst = false
-	default:
-		p.fail(name, s, fmt.Errorf("invalid value %q: want true or false", s))
+	if err != nil {
+		p.fail(s.Input, v, err)
 	}
 }
 

@@ -96,6 +96,39 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// settingFlags binds the flags of config's table to st.
+func settingFlags(fs *flag.FlagSet, st *config.Settings) {
+	for _, s := range st.Table() {
+		if s.Flag == "" {
+			continue
+		}
+		switch p := s.Ptr.(type) {
+		case *string:
+			if s.Choices != nil {
+				fs.Var(choiceFlag(p, s.Choices), s.Flag, s.Help)
+			} else {
+				fs.StringVar(p, s.Flag, *p, s.Help)
+			}
+		case *bool:
+			fs.BoolVar(p, s.Flag, *p, s.Help)
+		case *int:
+			fs.Var(countFlag(p), s.Flag, s.Help)
+		case **float64:
+			fs.Var(optScoreFlag(p), s.Flag, s.Help)
+		case *float64:
+			fs.Var(scoreFlag(p, nil), s.Flag, s.Help)
+		case *time.Duration:
+			fs.Var(secondsFlag(p), s.Flag, s.Help)
+		case **config.Shard:
+			fs.Var(shardFlag(p), s.Flag, s.Help)
+		case *cache.Mode:
+			fs.Var(cacheFlag(p), s.Flag, s.Help)
+		default:
+			panic("settingFlags: no flag for " + s.Flag)
+		}
+	}
+}
+
 // value is a flag.Value: set parses and stores, show prints the value as the help's default
 // (nil: none), boolean lets the flag stand alone.
 type value struct {
@@ -114,6 +147,30 @@ func (v value) String() string {
 func (v value) Set(s string) error { return v.set(s) }
 
 func (v value) IsBoolFlag() bool { return v.boolean }
+
+// parsedFlag stores what parse returns; show prints a value as the help's default.
+func parsedFlag[T any](dst *T, parse func(string) (T, error), show func(T) string) value {
+	return value{show: func() string { return show(*dst) }, set: func(v string) error {
+		x, err := parse(v)
+		if err == nil {
+			*dst = x
+		}
+		return err
+	}}
+}
+
+// optFlag is parsedFlag for a value that is nil until given.
+func optFlag[T any](dst **T, parse func(string) (T, error), show func(T) string) value {
+	return parsedFlag(dst, func(v string) (*T, error) {
+		x, err := parse(v)
+		return &x, err
+	}, func(p *T) string {
+		if p == nil {
+			return ""
+		}
+		return show(*p)
+	})
+}
 
 // nonZero prints n, none for 0 (as the help shows an int flag).
 func nonZero(n int64) string {
@@ -170,20 +227,7 @@ func scoreFlag(f *float64, given *bool) value {
 }
 
 // optScoreFlag is a score that is nil until given.
-func optScoreFlag(f **float64) value {
-	return value{show: func() string {
-		if *f == nil {
-			return ""
-		}
-		return formatFloat(**f)
-	}, set: func(v string) error {
-		x, err := parseScore(v)
-		if err == nil {
-			*f = &x
-		}
-		return err
-	}}
-}
+func optScoreFlag(f **float64) value { return optFlag(f, parseScore, formatFloat) }
 
 func parseScore(v string) (float64, error) {
 	f, ok := config.Score(v)
@@ -203,27 +247,13 @@ func parseCount(v string, most int, want string) (int, error) {
 }
 
 func countFlag(n *int) value {
-	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
-		*n, err = parseCount(v, math.MaxInt, "want a whole number >= 0")
-		return err
-	}}
+	return parsedFlag(n, parseWhole, func(n int) string { return nonZero(int64(n)) })
 }
 
+func parseWhole(v string) (int, error) { return parseCount(v, math.MaxInt, "want a whole number >= 0") }
+
 // optCountFlag is a count that is nil until given.
-func optCountFlag(n **int) value {
-	return value{show: func() string {
-		if *n == nil {
-			return ""
-		}
-		return strconv.Itoa(**n)
-	}, set: func(v string) error {
-		x, err := parseCount(v, math.MaxInt, "want a whole number >= 0")
-		if err == nil {
-			*n = &x
-		}
-		return err
-	}}
-}
+func optCountFlag(n **int) value { return optFlag(n, parseWhole, strconv.Itoa) }
 
 // trialsFlag is --trials: how many times each case runs, 0 for the files' own setting.
 func trialsFlag(n *int) value {
@@ -234,11 +264,12 @@ func trialsFlag(n *int) value {
 	}}
 }
 
-func strategyFlag(s *string) value {
+// choiceFlag takes one of choices, or "".
+func choiceFlag(s *string, choices []string) value {
 	return value{show: func() string { return *s }, set: func(v string) error {
 		v = strings.TrimSpace(v)
-		if v != "" && !slices.Contains(suite.TrialStrategies, v) {
-			return fmt.Errorf("want one of %s, got %q", strings.Join(suite.TrialStrategies, ", "), v)
+		if v != "" && !slices.Contains(choices, v) {
+			return fmt.Errorf("want one of %s, got %q", strings.Join(choices, ", "), v)
 		}
 		*s = v
 		return nil
@@ -246,32 +277,26 @@ func strategyFlag(s *string) value {
 }
 
 func shardFlag(sh **config.Shard) value {
-	return value{show: func() string {
-		if *sh == nil {
-			return ""
+	return optFlag(sh, func(v string) (config.Shard, error) {
+		s, err := config.ParseShard(v)
+		if err != nil {
+			return config.Shard{}, err
 		}
-		return (*sh).String()
-	}, set: func(v string) (err error) {
-		*sh, err = config.ParseShard(v)
-		return err
-	}}
+		return *s, nil
+	}, func(s config.Shard) string { return s.String() })
 }
 
 // cacheFlag is --cache: bare, it turns the cache on (read-write); with a value,
 // --cache=read-only or --cache=off.
 func cacheFlag(m *cache.Mode) value {
-	return value{boolean: true, show: func() string {
-		if *m == cache.Off {
+	v := parsedFlag(m, config.ParseCache, func(m cache.Mode) string {
+		if m == cache.Off {
 			return ""
 		}
-		return string(*m)
-	}, set: func(v string) error {
-		x, err := config.ParseCache(v)
-		if err == nil {
-			*m = x
-		}
-		return err
-	}}
+		return string(m)
+	})
+	v.boolean = true
+	return v
 }
 
 // targetFlag is --target: one name overrides every case's target; given again, the names are
