@@ -97,7 +97,8 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	// The Action's own inputs, checked before the setting named (errors keep action order).
 	before := map[string]func(){
 		"max-regressions": func() {
-			p.set(config.Setting{Input: "pr-number", Ptr: &in.PRNumber, Min: 1, Max: math.MaxInt32, Want: "a pull request number (1 or more)"})
+			p.set(config.Setting{Input: "pr-number", Ptr: &in.PRNumber, Min: 1, Max: math.MaxInt32,
+				Want: "a pull request number (1 or more)"})
 		},
 		"dry-run": func() { p.set(config.Setting{Input: "fail-on-skip", Ptr: &in.FailOnSkip}) },
 		"shard": func() {

@@ -26,7 +26,12 @@ type Shard struct {
 	planCases    int
 }
 
-func (s *Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+func (s *Shard) String() string {
+	if s == nil { // no shard: the flag's help shows no default
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
 
 // CaseHash is the stable hash of a case that shards and plan identities use: its dataset and
 // id, not its position in a file.

@@ -40,20 +40,14 @@ func parseCommand(fs *flag.FlagSet, synopsis string, args []string, stdout, stde
 	if name, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag --" + name
-		if near := closestFlag(fs, name); near != "" {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := closestWord(name, names); near != "" {
 			msg += " (did you mean --" + near + "?)"
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %s; '%s -h' lists the flags\n", fs.Name(), logtext.Line(msg), fs.Name())
 	return nil, gate.ExitInvalid, false
-}
-
-// closestFlag returns the flag name nearest to name, or "" when none is near enough to be
-// what was meant.
-func closestFlag(fs *flag.FlagSet, name string) string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return closestWord(name, names)
 }
 
 // closestWord returns the word nearest to w in edit distance (the first of equals), or ""
@@ -172,12 +166,23 @@ func optFlag[T any](dst **T, parse func(string) (T, error), show func(T) string)
 	})
 }
 
+// checked turns a parser that says whether v is valid into one whose error is want, got v.
+func checked[T any](parse func(string) (T, bool), want string) func(string) (T, error) {
+	return func(v string) (T, error) {
+		x, ok := parse(v)
+		if !ok {
+			return x, fmt.Errorf("%s, got %q", want, v)
+		}
+		return x, nil
+	}
+}
+
 // nonZero prints n, none for 0 (as the help shows an int flag).
-func nonZero(n int64) string {
+func nonZero[T int | int64 | float64](n T) string {
 	if n == 0 {
 		return ""
 	}
-	return strconv.FormatInt(n, 10)
+	return strconv.FormatFloat(float64(n), 'f', -1, 64)
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -185,24 +190,15 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) 
 // secondsFlag takes durations in (possibly fractional) seconds or, as the Action's timeout
 // input takes them, as a Go duration ("90s", "2m", "1m30s").
 func secondsFlag(d *time.Duration) value {
-	return value{show: func() string { return formatFloat(d.Seconds()) }, set: func(v string) error {
-		var ok bool
-		if *d, ok = config.Seconds(v); !ok {
-			return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
-		}
-		return nil
-	}}
+	return parsedFlag(d, checked(config.Seconds, "want a number of seconds >= 0 or a duration such as 90s or 2m"),
+		func(d time.Duration) string { return formatFloat(d.Seconds()) })
 }
 
 func millisFlag(d *time.Duration) value {
-	return value{show: func() string { return nonZero(d.Milliseconds()) }, set: func(v string) error {
+	return parsedFlag(d, checked(func(v string) (time.Duration, bool) {
 		f, ok := config.Finite(v)
-		if !ok || f < 0 || f > config.MaxSeconds*1000 {
-			return fmt.Errorf("want milliseconds >= 0, got %q", v)
-		}
-		*d = time.Duration(f * float64(time.Millisecond))
-		return nil
-	}}
+		return time.Duration(f * float64(time.Millisecond)), ok && f >= 0 && f <= config.MaxSeconds*1000
+	}, "want milliseconds >= 0"), func(d time.Duration) string { return nonZero(d.Milliseconds()) })
 }
 
 // scoreFlag takes a score in [0, 1]; a non-nil given records that it was given (and the help
@@ -229,39 +225,27 @@ func scoreFlag(f *float64, given *bool) value {
 // optScoreFlag is a score that is nil until given.
 func optScoreFlag(f **float64) value { return optFlag(f, parseScore, formatFloat) }
 
-func parseScore(v string) (float64, error) {
-	f, ok := config.Score(v)
-	if !ok {
-		return 0, fmt.Errorf("want a score between 0 and 1, got %q", v)
-	}
-	return f, nil
-}
+var parseScore = checked(config.Score, "want a score between 0 and 1")
 
 // parseCount reads a whole number from 0 to most.
-func parseCount(v string, most int, want string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 || n > most {
-		return 0, fmt.Errorf("%s, got %q", want, v)
-	}
-	return n, nil
+func parseCount(most int, want string) func(string) (int, error) {
+	return checked(func(v string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil && n >= 0 && n <= most
+	}, want)
 }
 
-func countFlag(n *int) value {
-	return parsedFlag(n, parseWhole, func(n int) string { return nonZero(int64(n)) })
-}
+var parseWhole = parseCount(math.MaxInt, "want a whole number >= 0")
 
-func parseWhole(v string) (int, error) { return parseCount(v, math.MaxInt, "want a whole number >= 0") }
+func countFlag(n *int) value { return parsedFlag(n, parseWhole, nonZero[int]) }
 
 // optCountFlag is a count that is nil until given.
 func optCountFlag(n **int) value { return optFlag(n, parseWhole, strconv.Itoa) }
 
 // trialsFlag is --trials: how many times each case runs, 0 for the files' own setting.
 func trialsFlag(n *int) value {
-	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
-		*n, err = parseCount(v, suite.MaxTrials, fmt.Sprintf(
-			"want a whole number of trials from 1 to %d (0 keeps the eval files' own)", suite.MaxTrials))
-		return err
-	}}
+	return parsedFlag(n, parseCount(suite.MaxTrials, fmt.Sprintf(
+		"want a whole number of trials from 1 to %d (0 keeps the eval files' own)", suite.MaxTrials)), nonZero[int])
 }
 
 // choiceFlag takes one of choices, or "".
@@ -277,13 +261,7 @@ func choiceFlag(s *string, choices []string) value {
 }
 
 func shardFlag(sh **config.Shard) value {
-	return optFlag(sh, func(v string) (config.Shard, error) {
-		s, err := config.ParseShard(v)
-		if err != nil {
-			return config.Shard{}, err
-		}
-		return *s, nil
-	}, func(s config.Shard) string { return s.String() })
+	return parsedFlag(sh, config.ParseShard, (*config.Shard).String)
 }
 
 // cacheFlag is --cache: bare, it turns the cache on (read-write); with a value,
@@ -335,17 +313,8 @@ func listFlag(list *[]string, trim bool, empty string) value {
 
 // budgetFlag is --budget-usd: an amount of US dollars above 0.
 func budgetFlag(f *float64) value {
-	return value{show: func() string {
-		if *f == 0 {
-			return ""
-		}
-		return formatFloat(*f)
-	}, set: func(v string) error {
+	return parsedFlag(f, checked(func(v string) (float64, bool) {
 		x, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
-		if !ok || x <= 0 {
-			return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
-		}
-		*f = x
-		return nil
-	}}
+		return x, ok && x > 0
+	}, "want an amount of US dollars above 0 such as 2.50"), nonZero[float64])
 }
