@@ -17,18 +17,13 @@ import (
 // CommentMode says when the sticky PR comment is posted.
 type CommentMode string
 
-// Comment modes. None of them comments on a non-PR event.
+// Comment modes. None of them comments on a non-PR event; all but off keep an existing
+// comment current (so a fixed PR's comment turns green).
 const (
-	// CommentAuto posts when the outcome is not pass or there are warnings, and always
-	// keeps an existing comment current (so a fixed PR's comment turns green).
-	CommentAuto CommentMode = "auto"
-	// CommentAlways posts on every run.
-	CommentAlways CommentMode = "always"
-	// CommentOnFailure posts only when the outcome is not pass, and still updates an
-	// existing comment.
-	CommentOnFailure CommentMode = "on-failure"
-	// CommentOff never comments.
-	CommentOff CommentMode = "off"
+	CommentAuto      CommentMode = "auto"       // posts when the outcome is not pass or there are warnings
+	CommentAlways    CommentMode = "always"     // posts on every run
+	CommentOnFailure CommentMode = "on-failure" // posts only when the outcome is not pass
+	CommentOff       CommentMode = "off"
 )
 
 // Mode says whether the Action runs evals or only reports on a results file.
@@ -102,12 +97,11 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		},
 		"dry-run": func() { p.set(config.Setting{Input: "fail-on-skip", Ptr: &in.FailOnSkip}) },
 		"shard": func() {
-			p.enum("comment", func(s string) (err error) {
-				in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
-				return err
+			enum(&p, "comment", &in.Comment, func(s string) (CommentMode, error) {
+				return oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
 			})
-			p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
-			p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
+			enum(&p, "details", &in.Details, report.ParseDetailLevel)
+			enum(&p, "mode", &in.Mode, func(s string) (Mode, error) { return oneOf(s, ModeRun, ModeReport) })
 		},
 	}
 	for _, s := range in.Table() {
@@ -126,12 +120,6 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	}
 	if in.CacheDir == "" {
 		in.CacheDir = config.DefaultCacheDir
-	}
-	if in.Comment == "" { // an invalid value leaves the default
-		in.Comment = CommentAuto
-	}
-	if in.Mode == "" {
-		in.Mode = ModeRun
 	}
 	if in.ResultsDir == "" {
 		in.ResultsDir = config.DefaultResultsDir
@@ -238,27 +226,27 @@ func (p *inputParser) set(s config.Setting) {
 	}
 }
 
-func (p *inputParser) enum(name string, parse func(string) error) {
-	s := p.str(name)
-	if s == "" {
+// enum parses the input name into dst; an invalid value leaves the default.
+func enum[T any](p *inputParser, name string, dst *T, parse func(string) (T, error)) {
+	v := p.str(name)
+	if v == "" {
 		return
 	}
-	if err := parse(s); err != nil {
-		p.fail(name, s, err)
+	x, err := parse(v)
+	if err != nil {
+		p.fail(name, v, err)
+		return
 	}
+	*dst = x
 }
 
 // splitList splits a newline- or comma-separated list, trimming items and dropping blanks.
 func splitList(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' })
-	out := make([]string, 0, len(f))
-	for _, item := range f {
+	var out []string
+	for _, item := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
 		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }
