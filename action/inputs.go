@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -38,23 +39,21 @@ const (
 // Inputs are the Action's inputs (action.yml), validated: the run's settings, which the
 // command's flags fill too, and what only the Action has.
 type Inputs struct {
-	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
-	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
-	Comment         CommentMode
-	CommentKey      string             // separates comments of matrix legs or several steps in one job
-	Details         report.DetailLevel // how much model text the summary, comment and annotations show
-	GitHubToken     string             // secret: register it on the redactor
-	ResultsDir      string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
-	WorkDir         string             // working-directory input; "" is the workspace
-	Mode            Mode
-	Results         string // results file to report on (mode report); default <ResultsDir>/results.jsonl
-	PRNumber        int    // pr-number: the PR to comment on when the event names none (workflow_run)
-	// BaselineArtifact is the artifact name baseline: auto looks for.
-	BaselineArtifact string
+	config.Settings       // Paths from the evals input; BaselinePath may be BaselineAuto
+	FailOnSkip       bool // a skipped run (fork without secrets) exits 1
+	Comment          CommentMode
+	CommentKey       string             // separates comments of matrix legs or several steps in one job
+	Details          report.DetailLevel // how much model text the summary, comment and annotations show
+	GitHubToken      string             // secret: register it on the redactor
+	ResultsDir       string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
+	WorkDir          string             // working-directory input; "" is the workspace
+	Mode             Mode
+	Results          string // results file to report on (mode report); default <ResultsDir>/results.jsonl
+	PRNumber         int    // pr-number: the PR to comment on when the event names none (workflow_run)
+	BaselineArtifact string // the artifact baseline: auto looks for
 }
 
-// ResultsFiles returns the results files (or globs) mode report reads: the results input as a
-// newline- or comma-separated list.
+// ResultsFiles returns the results files (or globs) mode report reads, from the results input.
 func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
 // BaselineAuto is the baseline input that finds the baseline itself (BaselineQuery).
@@ -81,15 +80,15 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Settings:         config.Defaults(),
 		CommentKey:       p.str("comment-key"),
 		GitHubToken:      p.str("github-token"),
-		ResultsDir:       p.str("results-dir"),
+		ResultsDir:       cmp.Or(p.str("results-dir"), config.DefaultResultsDir),
 		WorkDir:          p.str("working-directory"),
 		Results:          p.str("results"),
-		BaselineArtifact: p.str("baseline-artifact"),
+		BaselineArtifact: cmp.Or(p.str("baseline-artifact"), DefaultBaselineArtifact),
 		Comment:          CommentAuto,
 		Mode:             ModeRun,
 	}
 	in.Paths = splitList(p.str("evals"))
-	// The Action's own inputs, checked before the setting named (errors keep action order).
+	// The Action's own inputs, each checked just before the setting named: errors keep their order.
 	before := map[string]func(){
 		"max-regressions": func() {
 			p.set(config.Setting{Input: "pr-number", Ptr: &in.PRNumber, Min: 1, Max: math.MaxInt32,
@@ -115,15 +114,7 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
 		in.BaselinePath = BaselineAuto
 	}
-	if in.BaselineArtifact == "" {
-		in.BaselineArtifact = DefaultBaselineArtifact
-	}
-	if in.CacheDir == "" {
-		in.CacheDir = config.DefaultCacheDir
-	}
-	if in.ResultsDir == "" {
-		in.ResultsDir = config.DefaultResultsDir
-	}
+	in.CacheDir = cmp.Or(in.CacheDir, config.DefaultCacheDir)
 	if in.Results == "" && in.Mode == ModeReport {
 		in.Results = path.Join(in.ResultsDir, "results.jsonl")
 	}

@@ -1,6 +1,5 @@
 // Package config is the settings of an eval run: one struct that the command's flags, the
-// Action's inputs and the environment all fill, with each default written once here, so the
-// CLI and the Action cannot drift apart. The stages (plan, runner) read the same value.
+// Action's inputs and the environment fill, each default and each shared setting described once.
 package config
 
 import (
@@ -17,18 +16,15 @@ import (
 
 // Defaults shared by the command and the Action (action.yml states the same values).
 const (
-	// DefaultResultsDir holds results.jsonl, junit.xml, summary.md and comment.md.
-	DefaultResultsDir = "agentv-results"
-	// DefaultCacheDir is the response cache folder, relative to the workspace.
-	DefaultCacheDir = ".agentv-cache"
+	DefaultResultsDir = "agentv-results" // results.jsonl, junit.xml, summary.md and comment.md
+	DefaultCacheDir   = ".agentv-cache"  // the response cache, relative to the workspace
 	// DefaultTimeout is each invocation's time; a timed-out one is retried DefaultMaxRetries times.
 	DefaultTimeout    = 120 * time.Second
 	DefaultMaxRetries = 2
 )
 
-// Settings are what a user chooses for an eval run, from flags, Action inputs or the
-// environment. The command adds what it works out itself (paths made absolute, the
-// environment) before the stages read them.
+// Settings are what a user chooses for an eval run, plus what the command works out itself
+// (paths made absolute, the environment) before the stages read them.
 type Settings struct {
 	Paths       []string // eval files, directories or globs
 	TargetsPath string   // a targets file or directory; "" discovers one per eval file
@@ -114,9 +110,8 @@ func Finite(v string) (float64, bool) {
 // MaxSeconds bounds durations given in seconds: more would overflow time.Duration.
 const MaxSeconds = float64(math.MaxInt64 / int64(time.Second))
 
-// Seconds parses a duration given in (possibly fractional) seconds ("90", "1.5") or as a Go
-// duration ("90s", "2m", "1m30s"), as --timeout and the timeout input take it; ok is false
-// for one that is negative or not a duration.
+// Seconds parses a duration in (possibly fractional) seconds ("90", "1.5") or a Go duration
+// ("90s", "2m"); ok is false for one that is negative or not a duration.
 func Seconds(v string) (d time.Duration, ok bool) {
 	if f, ok := Finite(v); ok {
 		return time.Duration(f * float64(time.Second)), f >= 0 && f <= MaxSeconds
@@ -131,8 +126,8 @@ func Score(v string) (float64, bool) {
 	return f, ok && f >= 0 && f <= 1
 }
 
-// Setting is one setting as the `agentv eval` flag and the Action input that fill it ("" where
-// only one has it) describe it. Ptr's type picks how both parse the value.
+// Setting is one setting: the `agentv eval` flag and the Action input that fill it ("" where
+// only one has it). Ptr's type picks how both parse the value.
 type Setting struct {
 	Flag, Input string
 	Ptr         any    // into Settings

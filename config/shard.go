@@ -75,9 +75,6 @@ func (s *Shard) Balance(hashes []uint64) {
 // Has reports whether the case belongs to this shard. Before Balance, cases are split by
 // their hash modulo Count (stable, but only balanced on average).
 func (s *Shard) Has(c *suite.Case) bool {
-	if s.Count <= 1 {
-		return true
-	}
 	return s.HasHash(CaseHash(c))
 }
 

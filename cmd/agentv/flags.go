@@ -204,22 +204,19 @@ func millisFlag(d *time.Duration) value {
 // scoreFlag takes a score in [0, 1]; a non-nil given records that it was given (and the help
 // shows no default).
 func scoreFlag(f *float64, given *bool) value {
-	return value{show: func() string {
-		if given != nil && !*given {
+	if given == nil {
+		return parsedFlag(f, parseScore, formatFloat)
+	}
+	return parsedFlag(f, func(v string) (float64, error) {
+		x, err := parseScore(v)
+		*given = *given || err == nil
+		return x, err
+	}, func(x float64) string {
+		if !*given {
 			return ""
 		}
-		return formatFloat(*f)
-	}, set: func(v string) error {
-		x, err := parseScore(v)
-		if err != nil {
-			return err
-		}
-		*f = x
-		if given != nil {
-			*given = true
-		}
-		return nil
-	}}
+		return formatFloat(x)
+	})
 }
 
 // optScoreFlag is a score that is nil until given.
