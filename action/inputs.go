@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -9,26 +10,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentv/action/cache"
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/report"
-	"github.com/agentv/action/suite"
 )
 
 // CommentMode says when the sticky PR comment is posted.
 type CommentMode string
 
-// Comment modes. None of them comments on a non-PR event.
+// Comment modes. None of them comments on a non-PR event; all but off keep an existing
+// comment current (so a fixed PR's comment turns green).
 const (
-	// CommentAuto posts when the outcome is not pass or there are warnings, and always
-	// keeps an existing comment current (so a fixed PR's comment turns green).
-	CommentAuto CommentMode = "auto"
-	// CommentAlways posts on every run.
-	CommentAlways CommentMode = "always"
-	// CommentOnFailure posts only when the outcome is not pass, and still updates an
-	// existing comment.
-	CommentOnFailure CommentMode = "on-failure"
-	// CommentOff never comments.
-	CommentOff CommentMode = "off"
+	CommentAuto      CommentMode = "auto"       // posts when the outcome is not pass or there are warnings
+	CommentAlways    CommentMode = "always"     // posts on every run
+	CommentOnFailure CommentMode = "on-failure" // posts only when the outcome is not pass
+	CommentOff       CommentMode = "off"
 )
 
 // Mode says whether the Action runs evals or only reports on a results file.
@@ -43,23 +39,21 @@ const (
 // Inputs are the Action's inputs (action.yml), validated: the run's settings, which the
 // command's flags fill too, and what only the Action has.
 type Inputs struct {
-	config.Settings      // Paths from the evals input; BaselinePath may be BaselineAuto
-	FailOnSkip      bool // a skipped run (fork without secrets) exits 1
-	Comment         CommentMode
-	CommentKey      string             // separates comments of matrix legs or several steps in one job
-	Details         report.DetailLevel // how much model text the summary, comment and annotations show
-	GitHubToken     string             // secret: register it on the redactor
-	ResultsDir      string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
-	WorkDir         string             // working-directory input; "" is the workspace
-	Mode            Mode
-	Results         string // results file to report on (mode report); default <ResultsDir>/results.jsonl
-	PRNumber        int    // pr-number: the PR to comment on when the event names none (workflow_run)
-	// BaselineArtifact is the artifact name baseline: auto looks for.
-	BaselineArtifact string
+	config.Settings       // Paths from the evals input; BaselinePath may be BaselineAuto
+	FailOnSkip       bool // a skipped run (fork without secrets) exits 1
+	Comment          CommentMode
+	CommentKey       string             // separates comments of matrix legs or several steps in one job
+	Details          report.DetailLevel // how much model text the summary, comment and annotations show
+	GitHubToken      string             // secret: register it on the redactor
+	ResultsDir       string             // workspace-relative folder for results.jsonl, junit.xml, summary.md, comment.md
+	WorkDir          string             // working-directory input; "" is the workspace
+	Mode             Mode
+	Results          string // results file to report on (mode report); default <ResultsDir>/results.jsonl
+	PRNumber         int    // pr-number: the PR to comment on when the event names none (workflow_run)
+	BaselineArtifact string // the artifact baseline: auto looks for
 }
 
-// ResultsFiles returns the results files (or globs) mode report reads: the results input as a
-// newline- or comma-separated list.
+// ResultsFiles returns the results files (or globs) mode report reads, from the results input.
 func (in Inputs) ResultsFiles() []string { return splitList(in.Results) }
 
 // BaselineAuto is the baseline input that finds the baseline itself (BaselineQuery).
@@ -86,71 +80,41 @@ func ParseInputs(getenv func(string) string) (Inputs, []error) {
 		Settings:         config.Defaults(),
 		CommentKey:       p.str("comment-key"),
 		GitHubToken:      p.str("github-token"),
-		ResultsDir:       p.str("results-dir"),
+		ResultsDir:       cmp.Or(p.str("results-dir"), config.DefaultResultsDir),
 		WorkDir:          p.str("working-directory"),
 		Results:          p.str("results"),
-		BaselineArtifact: p.str("baseline-artifact"),
+		BaselineArtifact: cmp.Or(p.str("baseline-artifact"), DefaultBaselineArtifact),
 		Comment:          CommentAuto,
 		Mode:             ModeRun,
 	}
 	in.Paths = splitList(p.str("evals"))
-	in.TargetsPath, in.Target, in.JudgeTarget = p.str("targets"), p.str("target"), p.str("judge-target")
-	in.EvalID, in.BaselinePath, in.CacheDir = p.str("eval-id"), p.str("baseline"), p.str("cache-dir")
-	p.intIn("max-concurrency", &in.Workers, 0, 1<<16, "0 (use each target's workers) or more")
-	p.duration("timeout", &in.Timeout)
-	p.intIn("max-retries", &in.MaxRetries, 0, 100, "between 0 and 100")
-	p.intIn("trials", &in.Trials.Count, 1, suite.MaxTrials, fmt.Sprintf("between 1 and %d", suite.MaxTrials))
-	p.enum("trials-strategy", func(s string) error {
-		if !slices.Contains(suite.TrialStrategies, s) {
-			return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(suite.TrialStrategies, ", "))
+	// The Action's own inputs, each checked just before the setting named: errors keep their order.
+	before := map[string]func(){
+		"max-regressions": func() {
+			p.set(config.Setting{Input: "pr-number", Ptr: &in.PRNumber, Min: 1, Max: math.MaxInt32,
+				Want: "a pull request number (1 or more)"})
+		},
+		"dry-run": func() { p.set(config.Setting{Input: "fail-on-skip", Ptr: &in.FailOnSkip}) },
+		"shard": func() {
+			enum(&p, "comment", &in.Comment, func(s string) (CommentMode, error) {
+				return oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
+			})
+			enum(&p, "details", &in.Details, report.ParseDetailLevel)
+			enum(&p, "mode", &in.Mode, func(s string) (Mode, error) { return oneOf(s, ModeRun, ModeReport) })
+		},
+	}
+	for _, s := range in.Table() {
+		if f := before[s.Input]; f != nil {
+			f()
 		}
-		in.Trials.Strategy = s
-		return nil
-	})
-	g := &in.Gate
-	g.MinScore = p.optUnit("min-score")
-	p.unitFloat("case-threshold", &g.CaseThreshold)
-	p.intIn("max-failures", &g.MaxFailures, 0, math.MaxInt32, "0 or more")
-	p.intIn("max-errors", &g.MaxErrors, 0, math.MaxInt32, "0 or more")
-	p.intIn("pr-number", &in.PRNumber, 1, math.MaxInt32, "a pull request number (1 or more)")
-	g.MaxRegressions = p.optInt("max-regressions", 0, math.MaxInt32, "0 or more")
-	p.unitFloat("regression-margin", &g.RegressionMargin)
-	g.MaxMeanDrop = p.optUnit("max-mean-drop")
+		if s.Input != "" {
+			p.set(s)
+		}
+	}
 	if strings.EqualFold(in.BaselinePath, BaselineAuto) {
 		in.BaselinePath = BaselineAuto
 	}
-	if in.BaselineArtifact == "" {
-		in.BaselineArtifact = DefaultBaselineArtifact
-	}
-	p.boolean("fail-on-skip", &in.FailOnSkip)
-	p.boolean("dry-run", &in.DryRun)
-	p.boolean("verbose", &in.Verbose)
-	p.enum("comment", func(s string) (err error) {
-		in.Comment, err = oneOf(s, CommentAuto, CommentAlways, CommentOnFailure, CommentOff)
-		return err
-	})
-	p.enum("details", func(s string) (err error) { in.Details, err = report.ParseDetailLevel(s); return })
-	p.enum("mode", func(s string) (err error) { in.Mode, err = oneOf(s, ModeRun, ModeReport); return })
-	p.enum("shard", func(s string) (err error) { in.Shard, err = config.ParseShard(s); return })
-	p.enum("cache", func(s string) error {
-		m, err := config.ParseCache(s)
-		if err == nil {
-			in.Cache = m
-		}
-		return err
-	})
-	if in.CacheDir == "" {
-		in.CacheDir = config.DefaultCacheDir
-	}
-	if in.Comment == "" { // an invalid value leaves the default
-		in.Comment = CommentAuto
-	}
-	if in.Mode == "" {
-		in.Mode = ModeRun
-	}
-	if in.ResultsDir == "" {
-		in.ResultsDir = config.DefaultResultsDir
-	}
+	in.CacheDir = cmp.Or(in.CacheDir, config.DefaultCacheDir)
 	if in.Results == "" && in.Mode == ModeReport {
 		in.Results = path.Join(in.ResultsDir, "results.jsonl")
 	}
@@ -192,105 +156,88 @@ func (p *inputParser) fail(name, value string, err error) {
 	p.errs = append(p.errs, &InputError{Name: name, Value: value, Err: err})
 }
 
-func (p *inputParser) intIn(name string, dst *int, lo, hi int, want string) {
-	s := p.str(name)
-	if s == "" {
+// set parses the input s describes into s.Ptr; an empty input leaves the default.
+func (p *inputParser) set(s config.Setting) {
+	v := p.str(s.Input)
+	if v == "" {
 		return
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want an integer, %s", s, want))
-		return
+	var err error
+	switch ptr := s.Ptr.(type) {
+	case *string:
+		if s.Choices != nil && !slices.Contains(s.Choices, v) {
+			err = fmt.Errorf("unknown value %q (want %s)", v, strings.Join(s.Choices, ", "))
+		} else {
+			*ptr = v
+		}
+	case *int, **int:
+		n, e := strconv.Atoi(v)
+		if e != nil || n < s.Min || n > s.Max {
+			err = fmt.Errorf("invalid value %q: want an integer, %s", v, s.Want)
+		} else if dst, ok := ptr.(*int); ok {
+			*dst = n
+		} else {
+			*ptr.(**int) = &n
+		}
+	case *float64, **float64:
+		f, ok := config.Score(v)
+		if !ok {
+			err = fmt.Errorf("invalid value %q: want a number between 0 and 1", v)
+		} else if dst, ok := ptr.(*float64); ok {
+			*dst = f
+		} else {
+			*ptr.(**float64) = &f
+		}
+	case *time.Duration:
+		d, ok := config.Seconds(v)
+		if !ok || d <= 0 {
+			err = fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", v)
+		} else {
+			*ptr = d
+		}
+	case *bool: // the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0
+		switch strings.ToLower(v) {
+		case "true", "yes", "on", "1":
+			*ptr = true
+		case "false", "no", "off", "0":
+			*ptr = false
+		default:
+			err = fmt.Errorf("invalid value %q: want true or false", v)
+		}
+	case **config.Shard:
+		*ptr, err = config.ParseShard(v)
+	case *cache.Mode:
+		var m cache.Mode
+		if m, err = config.ParseCache(v); err == nil {
+			*ptr = m
+		}
 	}
-	*dst = n
-}
-
-// optInt is intIn for an input without a default: nil when empty or invalid.
-func (p *inputParser) optInt(name string, lo, hi int, want string) *int {
-	if p.str(name) == "" {
-		return nil
-	}
-	n := lo - 1
-	p.intIn(name, &n, lo, hi, want)
-	if n < lo {
-		return nil
-	}
-	return &n
-}
-
-func (p *inputParser) unitFloat(name string, dst *float64) bool {
-	s := p.str(name)
-	if s == "" {
-		return false
-	}
-	v, ok := config.Score(s)
-	if !ok {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want a number between 0 and 1", s))
-		return false
-	}
-	*dst = v
-	return true
-}
-
-// optUnit is unitFloat for an input without a default: nil when empty or invalid.
-func (p *inputParser) optUnit(name string) *float64 {
-	var v float64
-	if p.unitFloat(name, &v) {
-		return &v
-	}
-	return nil
-}
-
-// duration accepts seconds ("90", "1.5") or a Go duration ("90s", "2m"), above zero.
-func (p *inputParser) duration(name string, dst *time.Duration) {
-	s := p.str(name)
-	if s == "" {
-		return
-	}
-	d, ok := config.Seconds(s)
-	if !ok || d <= 0 {
-		p.fail(name, s, fmt.Errorf("invalid value %q: want a positive number of seconds or a duration such as 90s or 2m", s))
-		return
-	}
-	*dst = d
-}
-
-// boolean accepts the toolkit's getBooleanInput spellings in any case, and yes/no, on/off, 1/0.
-func (p *inputParser) boolean(name string, dst *bool) {
-	s := p.str(name)
-	switch strings.ToLower(s) {
-	case "":
-		return
-	case "true", "yes", "on", "1":
-		*dst = true
-	case "false", "no", "off", "0":
-		*dst = false
-	default:
-		p.fail(name, s, fmt.Errorf("invalid value %q: want true or false", s))
+	if err != nil {
+		p.fail(s.Input, v, err)
 	}
 }
 
-func (p *inputParser) enum(name string, parse func(string) error) {
-	s := p.str(name)
-	if s == "" {
+// enum parses the input name into dst; an invalid value leaves the default.
+func enum[T any](p *inputParser, name string, dst *T, parse func(string) (T, error)) {
+	v := p.str(name)
+	if v == "" {
 		return
 	}
-	if err := parse(s); err != nil {
-		p.fail(name, s, err)
+	x, err := parse(v)
+	if err != nil {
+		p.fail(name, v, err)
+		return
 	}
+	*dst = x
 }
 
 // splitList splits a newline- or comma-separated list, trimming items and dropping blanks.
 func splitList(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' })
-	out := make([]string, 0, len(f))
-	for _, item := range f {
+	var out []string
+	for _, item := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
 		if item = strings.TrimSpace(item); item != "" {
 			out = append(out, item)
 		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }

@@ -1,6 +1,5 @@
 // Package config is the settings of an eval run: one struct that the command's flags, the
-// Action's inputs and the environment all fill, with each default written once here, so the
-// CLI and the Action cannot drift apart. The stages (plan, runner) read the same value.
+// Action's inputs and the environment fill, each default and each shared setting described once.
 package config
 
 import (
@@ -17,18 +16,15 @@ import (
 
 // Defaults shared by the command and the Action (action.yml states the same values).
 const (
-	// DefaultResultsDir holds results.jsonl, junit.xml, summary.md and comment.md.
-	DefaultResultsDir = "agentv-results"
-	// DefaultCacheDir is the response cache folder, relative to the workspace.
-	DefaultCacheDir = ".agentv-cache"
+	DefaultResultsDir = "agentv-results" // results.jsonl, junit.xml, summary.md and comment.md
+	DefaultCacheDir   = ".agentv-cache"  // the response cache, relative to the workspace
 	// DefaultTimeout is each invocation's time; a timed-out one is retried DefaultMaxRetries times.
 	DefaultTimeout    = 120 * time.Second
 	DefaultMaxRetries = 2
 )
 
-// Settings are what a user chooses for an eval run, from flags, Action inputs or the
-// environment. The command adds what it works out itself (paths made absolute, the
-// environment) before the stages read them.
+// Settings are what a user chooses for an eval run, plus what the command works out itself
+// (paths made absolute, the environment) before the stages read them.
 type Settings struct {
 	Paths       []string // eval files, directories or globs
 	TargetsPath string   // a targets file or directory; "" discovers one per eval file
@@ -114,9 +110,8 @@ func Finite(v string) (float64, bool) {
 // MaxSeconds bounds durations given in seconds: more would overflow time.Duration.
 const MaxSeconds = float64(math.MaxInt64 / int64(time.Second))
 
-// Seconds parses a duration given in (possibly fractional) seconds ("90", "1.5") or as a Go
-// duration ("90s", "2m", "1m30s"), as --timeout and the timeout input take it; ok is false
-// for one that is negative or not a duration.
+// Seconds parses a duration in (possibly fractional) seconds ("90", "1.5") or a Go duration
+// ("90s", "2m"); ok is false for one that is negative or not a duration.
 func Seconds(v string) (d time.Duration, ok bool) {
 	if f, ok := Finite(v); ok {
 		return time.Duration(f * float64(time.Second)), f >= 0 && f <= MaxSeconds
@@ -129,4 +124,63 @@ func Seconds(v string) (d time.Duration, ok bool) {
 func Score(v string) (float64, bool) {
 	f, ok := Finite(v)
 	return f, ok && f >= 0 && f <= 1
+}
+
+// Setting is one setting: the `agentv eval` flag and the Action input that fill it ("" where
+// only one has it). Ptr's type picks how both parse the value.
+type Setting struct {
+	Flag, Input string
+	Ptr         any    // into Settings
+	Help        string // the flag's
+	Min, Max    int    // an input's whole number (flags take 0 or more)
+	Want        string // Min and Max as the input's error says them
+	Choices     []string
+}
+
+// Table describes the settings the flags and the inputs share, the inputs in the order they
+// are checked. The command registers --target, --trials and the baseline flags itself: the
+// first two differ from their inputs, the last are agentv report's too.
+func (s *Settings) Table() []Setting {
+	return []Setting{
+		{Flag: "targets", Input: "targets", Ptr: &s.TargetsPath,
+			Help: "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)"},
+		{Input: "target", Ptr: &s.Target},
+		{Flag: "judge-target", Input: "judge-target", Ptr: &s.JudgeTarget,
+			Help: "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)"},
+		{Flag: "eval-id", Input: "eval-id", Ptr: &s.EvalID, Help: "run only cases whose id matches this glob"},
+		{Input: "baseline", Ptr: &s.BaselinePath},
+		{Flag: "cache-dir", Input: "cache-dir", Ptr: &s.CacheDir,
+			Help: "response cache folder (default: .agentv-cache in the workspace, else the current folder)"},
+		{Flag: "workers", Input: "max-concurrency", Ptr: &s.Workers, Max: 1 << 16,
+			Want: "0 (use each target's workers) or more",
+			Help: "cases run in parallel per target; 0 means the target's workers, else 1"},
+		{Flag: "max-concurrency", Ptr: &s.Workers, Help: "alias of --workers"},
+		{Flag: "timeout", Input: "timeout", Ptr: &s.Timeout,
+			Help: "time per target invocation, judge call and script: seconds or a duration such as 90s or 2m"},
+		{Flag: "agent-timeout", Ptr: &s.Timeout, Help: "alias of --timeout"},
+		{Flag: "max-retries", Input: "max-retries", Ptr: &s.MaxRetries, Max: 100, Want: "between 0 and 100",
+			Help: "retries of a target, judge or script invocation that timed out"},
+		{Input: "trials", Ptr: &s.Trials.Count, Min: 1, Max: suite.MaxTrials,
+			Want: fmt.Sprintf("between 1 and %d", suite.MaxTrials)},
+		{Flag: "trials-strategy", Input: "trials-strategy", Ptr: &s.Trials.Strategy, Choices: suite.TrialStrategies,
+			Help: "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'"},
+		{Flag: "min-score", Input: "min-score", Ptr: &s.Gate.MinScore,
+			Help: "fail when the mean score of all cases (errored ones count 0) is below this"},
+		{Flag: "case-threshold", Input: "case-threshold", Ptr: &s.Gate.CaseThreshold,
+			Help: "a case passes at this score or above"},
+		{Flag: "max-failures", Input: "max-failures", Ptr: &s.Gate.MaxFailures, Max: math.MaxInt32, Want: "0 or more",
+			Help: "failed cases allowed before the run fails"},
+		{Flag: "max-errors", Input: "max-errors", Ptr: &s.Gate.MaxErrors, Max: math.MaxInt32, Want: "0 or more",
+			Help: "errored cases allowed before the run errors"},
+		{Input: "max-regressions", Ptr: &s.Gate.MaxRegressions, Max: math.MaxInt32, Want: "0 or more"},
+		{Input: "regression-margin", Ptr: &s.Gate.RegressionMargin},
+		{Input: "max-mean-drop", Ptr: &s.Gate.MaxMeanDrop},
+		{Flag: "dry-run", Input: "dry-run", Ptr: &s.DryRun,
+			Help: "replace every target and judge with a mock: no network, no keys"},
+		{Flag: "verbose", Input: "verbose", Ptr: &s.Verbose, Help: "log more"},
+		{Flag: "shard", Input: "shard", Ptr: &s.Shard,
+			Help: "run only shard I of N of the suite (2/8), split by a stable hash of dataset and id; merge the shards' results with agentv report"},
+		{Flag: "cache", Input: "cache", Ptr: &s.Cache,
+			Help: "answer targets and LLM judges from the response cache and store new answers; --cache=read-only stores nothing, --cache=off turns it off"},
+	}
 }

@@ -85,3 +85,31 @@ func TestScore(t *testing.T) {
 		}
 	}
 }
+
+// TestTableRows keeps the settings table well formed: every row is a flag or an input (names
+// once each), a flag has its help, and an input's whole number has its bounds said.
+func TestTableRows(t *testing.T) {
+	t.Parallel()
+	s := Defaults()
+	flags, inputs := map[string]bool{}, map[string]bool{}
+	for _, r := range s.Table() {
+		if r.Flag == "" && r.Input == "" || flags[r.Flag] || inputs[r.Input] {
+			t.Errorf("row %+v: no name, or a name twice", r)
+		}
+		if r.Flag != "" {
+			flags[r.Flag] = true
+			if r.Help == "" {
+				t.Errorf("flag --%s has no help", r.Flag)
+			}
+		}
+		if r.Input != "" {
+			inputs[r.Input] = true
+			switch r.Ptr.(type) {
+			case *int, **int:
+				if r.Want == "" || r.Max <= r.Min {
+					t.Errorf("input %s has no bounds", r.Input)
+				}
+			}
+		}
+	}
+}

@@ -26,7 +26,12 @@ type Shard struct {
 	planCases    int
 }
 
-func (s *Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+func (s *Shard) String() string {
+	if s == nil { // no shard: the flag's help shows no default
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
 
 // CaseHash is the stable hash of a case that shards and plan identities use: its dataset and
 // id, not its position in a file.
@@ -70,9 +75,6 @@ func (s *Shard) Balance(hashes []uint64) {
 // Has reports whether the case belongs to this shard. Before Balance, cases are split by
 // their hash modulo Count (stable, but only balanced on average).
 func (s *Shard) Has(c *suite.Case) bool {
-	if s.Count <= 1 {
-		return true
-	}
 	return s.HasHash(CaseHash(c))
 }
 

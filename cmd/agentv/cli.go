@@ -99,31 +99,14 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 
 // evalFlags binds the eval flags to a config.
 func evalFlags(fs *flag.FlagSet, cfg *EvalConfig, comment *bool) {
-	fs.StringVar(&cfg.TargetsPath, "targets", "", "targets file or directory (default: targets.yaml found from each eval file's directory up to the repository root)")
+	settingFlags(fs, &cfg.Settings)
 	fs.Var(targetFlag(&cfg.Target, &cfg.Targets), "target", "run every case against this target (default: the case's or suite's target, else 'default'); repeated, every case runs on each (AgentV 4.x's matrix)")
-	fs.StringVar(&cfg.JudgeTarget, "judge-target", "", "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)")
-	fs.Var(countFlag(&cfg.Workers), "workers", "cases run in parallel per target; 0 means the target's workers, else 1")
-	fs.Var(countFlag(&cfg.Workers), "max-concurrency", "alias of --workers")
 	fs.StringVar(&cfg.Out, "out", filepath.Join(config.DefaultResultsDir, "results.jsonl"), "results JSONL file; junit.xml, summary.md and comment.md go beside it")
-	fs.StringVar(&cfg.EvalID, "eval-id", "", "run only cases whose id matches this glob")
-	fs.Var(secondsFlag(&cfg.Timeout), "timeout", "time per target invocation, judge call and script: seconds or a duration such as 90s or 2m")
-	fs.Var(secondsFlag(&cfg.Timeout), "agent-timeout", "alias of --timeout")
-	fs.Var(countFlag(&cfg.MaxRetries), "max-retries", "retries of a target, judge or script invocation that timed out")
 	fs.Var(trialsFlag(&cfg.Trials.Count), "trials", "run each case this many times, overriding the eval files' execution.trials count (1 runs each case once)")
-	fs.Var(strategyFlag(&cfg.Trials.Strategy), "trials-strategy", "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'")
-	fs.BoolVar(&cfg.DryRun, "dry-run", false, "replace every target and judge with a mock: no network, no keys")
 	fs.Var(millisFlag(&cfg.DryRunDelay), "dry-run-delay", "milliseconds each dry-run answer takes")
 	fs.Var(millisFlag(&cfg.DryRunMin), "dry-run-delay-min", "minimum random dry-run delay in milliseconds")
 	fs.Var(millisFlag(&cfg.DryRunMax), "dry-run-delay-max", "maximum random dry-run delay in milliseconds")
-	fs.Var(optScoreFlag(&cfg.Gate.MinScore), "min-score", "fail when the mean score of all cases (errored ones count 0) is below this")
-	fs.Var(scoreFlag(&cfg.Gate.CaseThreshold, nil), "case-threshold", "a case passes at this score or above")
-	fs.Var(countFlag(&cfg.Gate.MaxFailures), "max-failures", "failed cases allowed before the run fails")
-	fs.Var(countFlag(&cfg.Gate.MaxErrors), "max-errors", "errored cases allowed before the run errors")
 	baselineFlags(fs, &cfg.BaselinePath, &cfg.Gate)
-	fs.BoolVar(&cfg.Verbose, "verbose", false, "log more")
-	fs.Var(shardFlag(&cfg.Shard), "shard", "run only shard I of N of the suite (2/8), split by a stable hash of dataset and id; merge the shards' results with agentv report")
-	fs.Var(cacheFlag(&cfg.Cache), "cache", "answer targets and LLM judges from the response cache and store new answers; --cache=read-only stores nothing, --cache=off turns it off")
-	fs.StringVar(&cfg.CacheDir, "cache-dir", "", "response cache folder (default: .agentv-cache in the workspace, else the current folder)")
 	if comment != nil {
 		fs.BoolVar(comment, "comment", false, "under GitHub Actions, also post or update the sticky PR comment")
 	}

@@ -40,20 +40,14 @@ func parseCommand(fs *flag.FlagSet, synopsis string, args []string, stdout, stde
 	if name, found := strings.CutPrefix(msg, "flag provided but not defined: "); found {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag --" + name
-		if near := closestFlag(fs, name); near != "" {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if near := closestWord(name, names); near != "" {
 			msg += " (did you mean --" + near + "?)"
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %s; '%s -h' lists the flags\n", fs.Name(), logtext.Line(msg), fs.Name())
 	return nil, gate.ExitInvalid, false
-}
-
-// closestFlag returns the flag name nearest to name, or "" when none is near enough to be
-// what was meant.
-func closestFlag(fs *flag.FlagSet, name string) string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return closestWord(name, names)
 }
 
 // closestWord returns the word nearest to w in edit distance (the first of equals), or ""
@@ -96,6 +90,39 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// settingFlags binds the flags of config's table to st.
+func settingFlags(fs *flag.FlagSet, st *config.Settings) {
+	for _, s := range st.Table() {
+		if s.Flag == "" {
+			continue
+		}
+		switch p := s.Ptr.(type) {
+		case *string:
+			if s.Choices != nil {
+				fs.Var(choiceFlag(p, s.Choices), s.Flag, s.Help)
+			} else {
+				fs.StringVar(p, s.Flag, *p, s.Help)
+			}
+		case *bool:
+			fs.BoolVar(p, s.Flag, *p, s.Help)
+		case *int:
+			fs.Var(countFlag(p), s.Flag, s.Help)
+		case **float64:
+			fs.Var(optScoreFlag(p), s.Flag, s.Help)
+		case *float64:
+			fs.Var(scoreFlag(p, nil), s.Flag, s.Help)
+		case *time.Duration:
+			fs.Var(secondsFlag(p), s.Flag, s.Help)
+		case **config.Shard:
+			fs.Var(shardFlag(p), s.Flag, s.Help)
+		case *cache.Mode:
+			fs.Var(cacheFlag(p), s.Flag, s.Help)
+		default:
+			panic("settingFlags: no flag for " + s.Flag)
+		}
+	}
+}
+
 // value is a flag.Value: set parses and stores, show prints the value as the help's default
 // (nil: none), boolean lets the flag stand alone.
 type value struct {
@@ -115,12 +142,47 @@ func (v value) Set(s string) error { return v.set(s) }
 
 func (v value) IsBoolFlag() bool { return v.boolean }
 
+// parsedFlag stores what parse returns; show prints a value as the help's default.
+func parsedFlag[T any](dst *T, parse func(string) (T, error), show func(T) string) value {
+	return value{show: func() string { return show(*dst) }, set: func(v string) error {
+		x, err := parse(v)
+		if err == nil {
+			*dst = x
+		}
+		return err
+	}}
+}
+
+// optFlag is parsedFlag for a value that is nil until given.
+func optFlag[T any](dst **T, parse func(string) (T, error), show func(T) string) value {
+	return parsedFlag(dst, func(v string) (*T, error) {
+		x, err := parse(v)
+		return &x, err
+	}, func(p *T) string {
+		if p == nil {
+			return ""
+		}
+		return show(*p)
+	})
+}
+
+// checked turns a parser that says whether v is valid into one whose error is want, got v.
+func checked[T any](parse func(string) (T, bool), want string) func(string) (T, error) {
+	return func(v string) (T, error) {
+		x, ok := parse(v)
+		if !ok {
+			return x, fmt.Errorf("%s, got %q", want, v)
+		}
+		return x, nil
+	}
+}
+
 // nonZero prints n, none for 0 (as the help shows an int flag).
-func nonZero(n int64) string {
+func nonZero[T int | int64 | float64](n T) string {
 	if n == 0 {
 		return ""
 	}
-	return strconv.FormatInt(n, 10)
+	return strconv.FormatFloat(float64(n), 'f', -1, 64)
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -128,117 +190,67 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) 
 // secondsFlag takes durations in (possibly fractional) seconds or, as the Action's timeout
 // input takes them, as a Go duration ("90s", "2m", "1m30s").
 func secondsFlag(d *time.Duration) value {
-	return value{show: func() string { return formatFloat(d.Seconds()) }, set: func(v string) error {
-		var ok bool
-		if *d, ok = config.Seconds(v); !ok {
-			return fmt.Errorf("want a number of seconds >= 0 or a duration such as 90s or 2m, got %q", v)
-		}
-		return nil
-	}}
+	return parsedFlag(d, checked(config.Seconds, "want a number of seconds >= 0 or a duration such as 90s or 2m"),
+		func(d time.Duration) string { return formatFloat(d.Seconds()) })
 }
 
 func millisFlag(d *time.Duration) value {
-	return value{show: func() string { return nonZero(d.Milliseconds()) }, set: func(v string) error {
+	return parsedFlag(d, checked(func(v string) (time.Duration, bool) {
 		f, ok := config.Finite(v)
-		if !ok || f < 0 || f > config.MaxSeconds*1000 {
-			return fmt.Errorf("want milliseconds >= 0, got %q", v)
-		}
-		*d = time.Duration(f * float64(time.Millisecond))
-		return nil
-	}}
+		return time.Duration(f * float64(time.Millisecond)), ok && f >= 0 && f <= config.MaxSeconds*1000
+	}, "want milliseconds >= 0"), func(d time.Duration) string { return nonZero(d.Milliseconds()) })
 }
 
 // scoreFlag takes a score in [0, 1]; a non-nil given records that it was given (and the help
 // shows no default).
 func scoreFlag(f *float64, given *bool) value {
-	return value{show: func() string {
-		if given != nil && !*given {
+	if given == nil {
+		return parsedFlag(f, parseScore, formatFloat)
+	}
+	return parsedFlag(f, func(v string) (float64, error) {
+		x, err := parseScore(v)
+		*given = *given || err == nil
+		return x, err
+	}, func(x float64) string {
+		if !*given {
 			return ""
 		}
-		return formatFloat(*f)
-	}, set: func(v string) error {
-		x, err := parseScore(v)
-		if err != nil {
-			return err
-		}
-		*f = x
-		if given != nil {
-			*given = true
-		}
-		return nil
-	}}
+		return formatFloat(x)
+	})
 }
 
 // optScoreFlag is a score that is nil until given.
-func optScoreFlag(f **float64) value {
-	return value{show: func() string {
-		if *f == nil {
-			return ""
-		}
-		return formatFloat(**f)
-	}, set: func(v string) error {
-		x, err := parseScore(v)
-		if err == nil {
-			*f = &x
-		}
-		return err
-	}}
-}
+func optScoreFlag(f **float64) value { return optFlag(f, parseScore, formatFloat) }
 
-func parseScore(v string) (float64, error) {
-	f, ok := config.Score(v)
-	if !ok {
-		return 0, fmt.Errorf("want a score between 0 and 1, got %q", v)
-	}
-	return f, nil
-}
+var parseScore = checked(config.Score, "want a score between 0 and 1")
 
 // parseCount reads a whole number from 0 to most.
-func parseCount(v string, most int, want string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 0 || n > most {
-		return 0, fmt.Errorf("%s, got %q", want, v)
-	}
-	return n, nil
+func parseCount(most int, want string) func(string) (int, error) {
+	return checked(func(v string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil && n >= 0 && n <= most
+	}, want)
 }
 
-func countFlag(n *int) value {
-	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
-		*n, err = parseCount(v, math.MaxInt, "want a whole number >= 0")
-		return err
-	}}
-}
+var parseWhole = parseCount(math.MaxInt, "want a whole number >= 0")
+
+func countFlag(n *int) value { return parsedFlag(n, parseWhole, nonZero[int]) }
 
 // optCountFlag is a count that is nil until given.
-func optCountFlag(n **int) value {
-	return value{show: func() string {
-		if *n == nil {
-			return ""
-		}
-		return strconv.Itoa(**n)
-	}, set: func(v string) error {
-		x, err := parseCount(v, math.MaxInt, "want a whole number >= 0")
-		if err == nil {
-			*n = &x
-		}
-		return err
-	}}
-}
+func optCountFlag(n **int) value { return optFlag(n, parseWhole, strconv.Itoa) }
 
 // trialsFlag is --trials: how many times each case runs, 0 for the files' own setting.
 func trialsFlag(n *int) value {
-	return value{show: func() string { return nonZero(int64(*n)) }, set: func(v string) (err error) {
-		*n, err = parseCount(v, suite.MaxTrials, fmt.Sprintf(
-			"want a whole number of trials from 1 to %d (0 keeps the eval files' own)", suite.MaxTrials))
-		return err
-	}}
+	return parsedFlag(n, parseCount(suite.MaxTrials, fmt.Sprintf(
+		"want a whole number of trials from 1 to %d (0 keeps the eval files' own)", suite.MaxTrials)), nonZero[int])
 }
 
-func strategyFlag(s *string) value {
+// choiceFlag takes one of choices, or "".
+func choiceFlag(s *string, choices []string) value {
 	return value{show: func() string { return *s }, set: func(v string) error {
 		v = strings.TrimSpace(v)
-		if v != "" && !slices.Contains(suite.TrialStrategies, v) {
-			return fmt.Errorf("want one of %s, got %q", strings.Join(suite.TrialStrategies, ", "), v)
+		if v != "" && !slices.Contains(choices, v) {
+			return fmt.Errorf("want one of %s, got %q", strings.Join(choices, ", "), v)
 		}
 		*s = v
 		return nil
@@ -246,32 +258,20 @@ func strategyFlag(s *string) value {
 }
 
 func shardFlag(sh **config.Shard) value {
-	return value{show: func() string {
-		if *sh == nil {
-			return ""
-		}
-		return (*sh).String()
-	}, set: func(v string) (err error) {
-		*sh, err = config.ParseShard(v)
-		return err
-	}}
+	return parsedFlag(sh, config.ParseShard, (*config.Shard).String)
 }
 
 // cacheFlag is --cache: bare, it turns the cache on (read-write); with a value,
 // --cache=read-only or --cache=off.
 func cacheFlag(m *cache.Mode) value {
-	return value{boolean: true, show: func() string {
-		if *m == cache.Off {
+	v := parsedFlag(m, config.ParseCache, func(m cache.Mode) string {
+		if m == cache.Off {
 			return ""
 		}
-		return string(*m)
-	}, set: func(v string) error {
-		x, err := config.ParseCache(v)
-		if err == nil {
-			*m = x
-		}
-		return err
-	}}
+		return string(m)
+	})
+	v.boolean = true
+	return v
 }
 
 // targetFlag is --target: one name overrides every case's target; given again, the names are
@@ -310,17 +310,8 @@ func listFlag(list *[]string, trim bool, empty string) value {
 
 // budgetFlag is --budget-usd: an amount of US dollars above 0.
 func budgetFlag(f *float64) value {
-	return value{show: func() string {
-		if *f == 0 {
-			return ""
-		}
-		return formatFloat(*f)
-	}, set: func(v string) error {
+	return parsedFlag(f, checked(func(v string) (float64, bool) {
 		x, ok := config.Finite(strings.TrimPrefix(strings.TrimSpace(v), "$"))
-		if !ok || x <= 0 {
-			return fmt.Errorf("want an amount of US dollars above 0 such as 2.50, got %q", v)
-		}
-		*f = x
-		return nil
-	}}
+		return x, ok && x > 0
+	}, "want an amount of US dollars above 0 such as 2.50"), nonZero[float64])
 }
