@@ -15,17 +15,13 @@ func Plural(n int, one, many string) string {
 	return many
 }
 
-// JSNumber formats f as JavaScript's String(number) does (JSON.stringify writes finite numbers
-// the same way): 3000, 0.02, 1e-7, 1e+21.
+// JSNumber formats f as JavaScript's JSON.stringify does: finite numbers as String(number)
+// writes them (3000, 0.02, 1e-7, 1e+21), NaN and infinities as null.
 func JSNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return "null"
+	}
+	if f == 0 {
 		return "0"
 	}
 	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
