@@ -17,6 +17,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -367,16 +368,10 @@ func (e *Engine) openCache() *cache.Store {
 	// A link committed in the checkout, on the way to the folder, must not be followed: the
 	// path is checked from the workspace down (the working directory when not under it).
 	base := cfg.Cwd
-	if cfg.Workspace != "" && within(dir, cfg.Workspace) {
+	if cfg.Workspace != "" && safefile.Within(dir, cfg.Workspace) {
 		base = cfg.Workspace
 	}
 	return cache.Open(cache.Options{Dir: dir, Base: base, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
-}
-
-// within reports whether d is dir or below it.
-func within(d, dir string) bool {
-	rel, err := filepath.Rel(dir, d)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the
@@ -391,7 +386,7 @@ func (e *Engine) display(p string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.Cfg.Cwd, p)
 	}
-	if !within(abs, ws) {
+	if !safefile.Within(abs, ws) {
 		return p
 	}
 	rel, _ := filepath.Rel(ws, abs)
