@@ -249,15 +249,8 @@ func regressionReasons(b *Baseline, o Options) []string {
 	return why
 }
 
-// Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
-// files set.
-func Tally(recs []*results.Record) Counts {
-	return TallyOf(recs, func(r *results.Record) (results.Verdict, float64, *float64) {
-		return r.Verdict, r.Score, r.CaseThreshold
-	})
-}
-
-// TallyOf is Tally over any case type: of gives a case's verdict, score and own threshold.
+// TallyOf counts verdicts, the mean score (errored cases count 0) and the thresholds eval files
+// set: of gives a case's verdict, score and own threshold.
 func TallyOf[T any](cases []T, of func(T) (results.Verdict, float64, *float64)) Counts {
 	var c Counts
 	var sum stats.Sum // the same mean whatever order the cases finished in

@@ -270,7 +270,7 @@ func failingRun(nFail int, tiny bool) *Run {
 		}
 		run.Records = append(run.Records, r)
 	}
-	run.Counts = gate.Tally(run.Records)
+	run.Counts = tally(run.Records)
 	run.Decision = gate.Decide(run.Counts, run.Gate)
 	return run
 }
