@@ -89,7 +89,7 @@ func TestTrialsMarkers(t *testing.T) {
 	if err := JUnit(&fromRecords, run); err != nil {
 		t.Fatal(err)
 	}
-	col := NewCollector(DetailsFailures, run.Gate.CaseThreshold)
+	col := NewCollector(DetailsFailures, run.Gate.CaseThreshold, 0)
 	defer col.Close()
 	for _, r := range run.Records {
 		col.Add(r)

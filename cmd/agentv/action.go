@@ -191,7 +191,7 @@ type annotations struct{ *github }
 func (o annotations) deliver(_ context.Context, f *finished) {
 	run := f.run
 	// Passing cases get no annotations. Failing cases keep their records as far as the
-	// annotation caps reach (Collector.KeepWorst); the others are only counted.
+	// annotation caps reach (NewCollector's keepWorst); the others are only counted.
 	var recs []results.Record
 	omitted := 0
 	for _, cs := range run.Cases {

@@ -100,14 +100,6 @@ type Outcome struct {
 	Comparison *compare.Result // nil without a baseline
 }
 
-// newCollector returns a collector keeping the keepWorst worst records of each level (for the
-// annotations).
-func newCollector(details report.DetailLevel, caseThreshold float64, keepWorst int) *report.Collector {
-	col := report.NewCollector(details, caseThreshold)
-	col.KeepWorst(keepWorst)
-	return col
-}
-
 // Close releases the JUnit spool and drops a results file that was not committed.
 func (o *Outcome) Close() {
 	if o == nil {
@@ -245,7 +237,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
-	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
+	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
@@ -344,7 +336,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if !out.PlannedComplete {
 			total = "at least " + total
 		}
-		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
+		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(col.Cases()), total))
 	}
 	return out, writeErr
 }
