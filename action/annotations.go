@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -81,25 +82,18 @@ func (c *Commands) Annotate(anns []Annotation, omitted int) (dropped int) {
 		var parts []string
 		for _, l := range []Level{LevelError, LevelWarning, LevelNotice} {
 			if n := left[l]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, plural(n, string(l), string(l)+"s")))
+				parts = append(parts, fmt.Sprintf("%d %s", n, textfmt.Plural(n, string(l), string(l)+"s")))
 			}
 		}
 		c.writeLocked(c.annotation(Annotation{
 			Level: LevelNotice,
 			Title: "agentv: more annotations in the job summary",
 			Message: fmt.Sprintf("%d more %s (%s) not shown: GitHub shows at most %d errors, %d warnings and %d notices per step. The job summary lists every failing case and warning.",
-				dropped, plural(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
+				dropped, textfmt.Plural(dropped, "annotation", "annotations"), strings.Join(parts, ", "), MaxAnnotationsPerLevel, MaxAnnotationsPerLevel, MaxAnnotationsPerLevel),
 		}))
 		c.emitted[LevelNotice]++
 	}
 	return dropped
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // AnnotationOptions say how to map paths and how much model text to show.

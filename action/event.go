@@ -21,8 +21,6 @@ type Event struct {
 	// HeadSHA is the PR's head commit (pull_request.head.sha; workflow_run.head_sha), the
 	// commit links to source should use: GITHUB_SHA on pull_request is the test merge.
 	HeadSHA  string
-	BaseSHA  string
-	HeadRef  string // branch name, without refs/heads/
 	BaseRef  string
 	BaseRepo string // owner/name the PR targets
 	HeadRepo string // owner/name the PR comes from; "" when the fork was deleted
@@ -83,7 +81,6 @@ type payload struct {
 	} `json:"sender"`
 	WorkflowRun *struct {
 		HeadSHA        string     `json:"head_sha"`
-		HeadBranch     string     `json:"head_branch"`
 		HeadRepository *repoRef   `json:"head_repository"`
 		Repository     *repoRef   `json:"repository"`
 		PullRequests   []prObject `json:"pull_requests"`
@@ -131,8 +128,8 @@ func ParseEvent(name string, data []byte, actor string) (Event, error) {
 		if ev.PRNumber == 0 {
 			ev.PRNumber = p.Number
 		}
-		ev.HeadSHA, ev.HeadRef, ev.HeadRepo = pr.Head.SHA, pr.Head.Ref, pr.Head.Repo.name()
-		ev.BaseSHA, ev.BaseRef, ev.BaseRepo = pr.Base.SHA, pr.Base.Ref, pr.Base.Repo.name()
+		ev.HeadSHA, ev.HeadRepo = pr.Head.SHA, pr.Head.Repo.name()
+		ev.BaseRef, ev.BaseRepo = pr.Base.Ref, pr.Base.Repo.name()
 		if ev.BaseRepo == "" {
 			ev.BaseRepo = p.Repository.name()
 		}
@@ -141,7 +138,7 @@ func ParseEvent(name string, data []byte, actor string) (Event, error) {
 		// The privileged half of the fork recipe. GitHub leaves pull_requests empty for
 		// fork PRs, so the PR number then comes from a validated input instead.
 		wr := p.WorkflowRun
-		ev.HeadSHA, ev.HeadRef, ev.HeadRepo = wr.HeadSHA, wr.HeadBranch, wr.HeadRepository.name()
+		ev.HeadSHA, ev.HeadRepo = wr.HeadSHA, wr.HeadRepository.name()
 		ev.BaseRepo = wr.Repository.name()
 		if ev.BaseRepo == "" {
 			ev.BaseRepo = p.Repository.name()
@@ -149,7 +146,7 @@ func ParseEvent(name string, data []byte, actor string) (Event, error) {
 		ev.Fork = ev.HeadRepo != "" && !strings.EqualFold(ev.HeadRepo, ev.BaseRepo)
 		if len(wr.PullRequests) == 1 && wr.PullRequests[0].Head.SHA == wr.HeadSHA {
 			ev.PRNumber = wr.PullRequests[0].Number
-			ev.BaseSHA, ev.BaseRef = wr.PullRequests[0].Base.SHA, wr.PullRequests[0].Base.Ref
+			ev.BaseRef = wr.PullRequests[0].Base.Ref
 		}
 	}
 	if ev.PRNumber < 0 {

@@ -15,7 +15,6 @@ func TestLoadEvent(t *testing.T) {
 	t.Parallel()
 	const (
 		headSHA     = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
-		baseSHA     = "ffeeddccbbaa00998877665544332211ffeeddcc"
 		forkHeadSHA = "b2c3d4e5f60718293a4b5c6d7e8f901234567890"
 	)
 	tests := []struct {
@@ -25,35 +24,35 @@ func TestLoadEvent(t *testing.T) {
 	}{
 		{
 			name: "pull_request from the same repository", event: "pull_request", file: "event-pull_request.json", actor: "alice",
-			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseSHA: baseSHA, HeadRef: "refund-prompt", BaseRef: "main",
+			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "octo-org/agent", Actor: "alice"},
 		},
 		{
 			name: "pull_request from a fork", event: "pull_request", file: "event-pull_request-fork.json", actor: "mallory",
-			want: Event{Name: "pull_request", PRNumber: 43, HeadSHA: forkHeadSHA, BaseSHA: baseSHA, HeadRef: "main", BaseRef: "main",
+			want: Event{Name: "pull_request", PRNumber: 43, HeadSHA: forkHeadSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "mallory/agent", Fork: true, Actor: "mallory"},
 			withheld: true,
 		},
 		{
 			name: "pull_request from a deleted fork", event: "pull_request", file: "event-pull_request-deleted-fork.json", actor: "mallory",
-			want: Event{Name: "pull_request", PRNumber: 43, HeadSHA: forkHeadSHA, BaseSHA: baseSHA, HeadRef: "main", BaseRef: "main",
+			want: Event{Name: "pull_request", PRNumber: 43, HeadSHA: forkHeadSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", Fork: true, Actor: "mallory"},
 			withheld: true,
 		},
 		{
 			name: "pull_request_target from a fork has secrets", event: "pull_request_target", file: "event-pull_request-fork.json", actor: "mallory",
-			want: Event{Name: "pull_request_target", PRNumber: 43, HeadSHA: forkHeadSHA, BaseSHA: baseSHA, HeadRef: "main", BaseRef: "main",
+			want: Event{Name: "pull_request_target", PRNumber: 43, HeadSHA: forkHeadSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "mallory/agent", Fork: true, Actor: "mallory"},
 		},
 		{
 			name: "dependabot on the same repository", event: "pull_request", file: "event-pull_request.json", actor: DependabotLogin,
-			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseSHA: baseSHA, HeadRef: "refund-prompt", BaseRef: "main",
+			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "octo-org/agent", Fork: true, Actor: DependabotLogin},
 			withheld: true,
 		},
 		{
 			name: "actor from the payload's sender", event: "pull_request", file: "event-pull_request.json",
-			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseSHA: baseSHA, HeadRef: "refund-prompt", BaseRef: "main",
+			want: Event{Name: "pull_request", PRNumber: 42, HeadSHA: headSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "octo-org/agent", Actor: "alice"},
 		},
 		{
@@ -62,12 +61,12 @@ func TestLoadEvent(t *testing.T) {
 		},
 		{
 			name: "workflow_run of a same-repository PR", event: "workflow_run", file: "event-workflow_run.json", actor: "alice",
-			want: Event{Name: "workflow_run", PRNumber: 42, HeadSHA: headSHA, BaseSHA: baseSHA, HeadRef: "refund-prompt", BaseRef: "main",
+			want: Event{Name: "workflow_run", PRNumber: 42, HeadSHA: headSHA, BaseRef: "main",
 				BaseRepo: "octo-org/agent", HeadRepo: "octo-org/agent", Actor: "alice"},
 		},
 		{
 			name: "workflow_run of a fork PR names no PR", event: "workflow_run", file: "event-workflow_run-fork.json", actor: "mallory",
-			want: Event{Name: "workflow_run", HeadSHA: forkHeadSHA, HeadRef: "main", BaseRepo: "octo-org/agent", HeadRepo: "mallory/agent", Fork: true, Actor: "mallory"},
+			want: Event{Name: "workflow_run", HeadSHA: forkHeadSHA, BaseRepo: "octo-org/agent", HeadRepo: "mallory/agent", Fork: true, Actor: "mallory"},
 		},
 		{
 			name: "issue_comment is not read", event: "issue_comment", file: "event-pull_request.json", actor: "alice",

@@ -49,8 +49,7 @@ func NewGitHubStore(token, apiURL, repo string) (*GitHubStore, error) {
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, fmt.Errorf("could not use GITHUB_API_URL %q: want an http(s) URL", apiURL)
 	}
-	rt := &retryTransport{base: http.DefaultTransport, sleep: retry.Wait,
-		attempts: defaultAttempts, maxWait: defaultMaxWait, budget: defaultRetryBudget}
+	rt := &retryTransport{base: http.DefaultTransport, sleep: retry.Wait}
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: rt}
 	client := github.NewClient(hc).WithAuthToken(token)
 	// Set BaseURL directly: WithEnterpriseURLs appends api/v3/ to URLs lacking it, which

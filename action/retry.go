@@ -16,21 +16,18 @@ import (
 // message) for every method, server errors and lost connections only for idempotent
 // methods (a POST that got a 5xx may have created the comment; Upsert looks again
 // instead). Waits honour Retry-After and x-ratelimit-reset, and are bounded: a wait longer
-// than maxWait, or past the total budget, returns the last response as it is.
+// than retryMaxWait, or past retryBudget in all, returns the last response as it is.
 type retryTransport struct {
-	base     http.RoundTripper
-	sleep    retry.Sleep
-	attempts int           // tries per request, the first included
-	maxWait  time.Duration // longest single wait accepted
-	budget   time.Duration // total waiting per request
+	base  http.RoundTripper
+	sleep retry.Sleep
 }
 
-// Retry defaults: a comment is not worth holding a CI job for minutes.
+// Retry bounds: a comment is not worth holding a CI job for minutes.
 const (
-	defaultAttempts     = 3
-	defaultMaxWait      = 60 * time.Second
-	defaultRetryBudget  = 90 * time.Second
-	defaultBackoff      = time.Second
+	retryAttempts       = 3 // tries per request, the first included
+	retryMaxWait        = 60 * time.Second
+	retryBudget         = 90 * time.Second
+	retryBackoff        = time.Second
 	secondaryLimitWait  = 60 * time.Second // GitHub: "wait at least one minute" without Retry-After
 	maxErrorBodyPeek    = 64 << 10
 	headerRateRemaining = "X-Ratelimit-Remaining"
@@ -58,8 +55,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err = t.base.RoundTrip(r)
-		wait, again := t.decide(req.Method, resp, err, n+1)
-		if !again || !rewindable || req.Context().Err() != nil || n+1 >= t.attempts || wait > t.maxWait || waited+wait > t.budget {
+		wait, again := decide(req.Method, resp, err, n+1)
+		over := n+1 >= retryAttempts || wait > retryMaxWait || waited+wait > retryBudget
+		if !again || over || !rewindable || req.Context().Err() != nil {
 			return 0, false
 		}
 		if resp != nil {
@@ -76,8 +74,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // decide says whether to retry and after how long.
-func (t *retryTransport) decide(method string, resp *http.Response, err error, attempt int) (time.Duration, bool) {
-	backoff := defaultBackoff << (attempt - 1)
+func decide(method string, resp *http.Response, err error, attempt int) (time.Duration, bool) {
+	backoff := retryBackoff << (attempt - 1)
 	idempotent := method != http.MethodPost
 	if err != nil {
 		return backoff, idempotent

@@ -44,7 +44,7 @@ func TestRetryTransportWaits(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				calls := 0
-				rt := &retryTransport{sleep: retry.Wait, attempts: defaultAttempts, maxWait: defaultMaxWait, budget: defaultRetryBudget,
+				rt := &retryTransport{sleep: retry.Wait,
 					base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 						code := tt.statuses[calls]
 						calls++

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -67,14 +68,7 @@ func (b *Baseline) Note() string {
 		return ""
 	}
 	return fmt.Sprintf("baseline %s: %d %s more trials than the %d a run records (%s): only the first %d of each are compared",
-		b.Source, n, plural(n, "case holds", "cases hold"), suite.MaxTrials, b.cut.String(), suite.MaxTrials)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+		b.Source, n, textfmt.Plural(n, "case holds", "cases hold"), suite.MaxTrials, b.cut.String(), suite.MaxTrials)
 }
 
 // Len is the number of cases the baseline holds.

@@ -110,13 +110,14 @@ func rec(ds, id string, score float64, trials ...float64) *results.Record {
 func baselineOf(t testing.TB, recs []*results.Record) *Baseline {
 	t.Helper()
 	var b strings.Builder
+	w := results.NewWriter(&b)
 	for _, r := range recs {
-		line, err := results.Marshal(r)
-		if err != nil {
+		if err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
-		b.Write(line)
-		b.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	base, err := Read(strings.NewReader(b.String()))
 	if err != nil {
@@ -253,7 +254,9 @@ func simulate(t testing.TB, rng *rand.Rand, nz noise, means []float64, trials in
 	}
 	res := c.Result()
 	zero := 0
-	counts := gate.Tally(now)
+	counts := gate.TallyOf(now, func(r *results.Record) (results.Verdict, float64, *float64) {
+		return r.Verdict, r.Score, r.CaseThreshold
+	})
 	counts.Baseline = res.Gate()
 	return gate.Decide(counts, gate.Options{CaseThreshold: 0.8, MaxFailures: len(means), MaxRegressions: &zero, MaxMeanDrop: maxDrop}), res
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/stats"
 )
@@ -178,15 +179,15 @@ func Decide(c Counts, o Options) Decision {
 		return Decision{Invalid, "no eval case to run"}
 	}
 	if c.Errors > o.MaxErrors {
-		return Decision{Error, fmt.Sprintf("%d errored %s (max-errors %d)", c.Errors, plural(c.Errors, "case", "cases"), o.MaxErrors)}
+		return Decision{Error, fmt.Sprintf("%d errored %s (max-errors %d)", c.Errors, textfmt.Plural(c.Errors, "case", "cases"), o.MaxErrors)}
 	}
 	var why []string
 	if c.Failed > o.MaxFailures {
 		if th := c.CaseThresholds(o.CaseThreshold, formatThreshold); th != formatThreshold(o.CaseThreshold) {
 			// Some cases passed at a threshold of their own: the run's alone would mislead.
-			why = append(why, fmt.Sprintf("%d failed %s below their case threshold (%s; max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), th, o.MaxFailures))
+			why = append(why, fmt.Sprintf("%d failed %s below their case threshold (%s; max-failures %d)", c.Failed, textfmt.Plural(c.Failed, "case", "cases"), th, o.MaxFailures))
 		} else {
-			why = append(why, fmt.Sprintf("%d failed %s below case threshold %.2f (max-failures %d)", c.Failed, plural(c.Failed, "case", "cases"), o.CaseThreshold, o.MaxFailures))
+			why = append(why, fmt.Sprintf("%d failed %s below case threshold %.2f (max-failures %d)", c.Failed, textfmt.Plural(c.Failed, "case", "cases"), o.CaseThreshold, o.MaxFailures))
 		}
 	}
 	if o.MinScore != nil && c.MeanScore < *o.MinScore {
@@ -199,22 +200,15 @@ func Decide(c Counts, o Options) Decision {
 	reason := fmt.Sprintf("%d of %d cases passed", c.Passed, c.Total)
 	// A pass with failures or errors says they were allowed, and by what.
 	if c.Failed > 0 {
-		reason += fmt.Sprintf("; %d %s within max-failures %d", c.Failed, plural(c.Failed, "failure", "failures"), o.MaxFailures)
+		reason += fmt.Sprintf("; %d %s within max-failures %d", c.Failed, textfmt.Plural(c.Failed, "failure", "failures"), o.MaxFailures)
 	}
 	if c.Errors > 0 {
-		reason += fmt.Sprintf("; %d errored %s within max-errors %d", c.Errors, plural(c.Errors, "case", "cases"), o.MaxErrors)
+		reason += fmt.Sprintf("; %d errored %s within max-errors %d", c.Errors, textfmt.Plural(c.Errors, "case", "cases"), o.MaxErrors)
 	}
 	return Decision{Pass, reason}
 }
 
 func formatThreshold(t float64) string { return fmt.Sprintf("%.2f", t) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // Regression thresholds (Options): a run compared with a baseline fails when more cases
 // regressed than MaxRegressions, or when the mean score fell by more than MaxMeanDrop with
@@ -246,7 +240,7 @@ func regressionReasons(b *Baseline, o Options) []string {
 			list += fmt.Sprintf(" and %d more", n-listedMax)
 		}
 		why = append(why, fmt.Sprintf("%d %s regressed against the baseline (max-regressions %d): %s",
-			n, plural(n, "case", "cases"), *o.MaxRegressions, list))
+			n, textfmt.Plural(n, "case", "cases"), *o.MaxRegressions, list))
 	}
 	if d := o.MaxMeanDrop; d != nil && b.Compared > 0 && b.MeanDelta.Estimate < -*d && b.MeanDelta.Below() {
 		why = append(why, fmt.Sprintf("mean score fell %.3f against the baseline (95%% interval %+.3f to %+.3f), more than max-mean-drop %s",
@@ -255,15 +249,8 @@ func regressionReasons(b *Baseline, o Options) []string {
 	return why
 }
 
-// Tally counts verdicts, the mean score (errored cases count 0) and the thresholds eval
-// files set.
-func Tally(recs []*results.Record) Counts {
-	return TallyOf(recs, func(r *results.Record) (results.Verdict, float64, *float64) {
-		return r.Verdict, r.Score, r.CaseThreshold
-	})
-}
-
-// TallyOf is Tally over any case type: of gives a case's verdict, score and own threshold.
+// TallyOf counts verdicts, the mean score (errored cases count 0) and the thresholds eval files
+// set: of gives a case's verdict, score and own threshold.
 func TallyOf[T any](cases []T, of func(T) (results.Verdict, float64, *float64)) Counts {
 	var c Counts
 	var sum stats.Sum // the same mean whatever order the cases finished in

@@ -54,7 +54,7 @@ func TestTally(t *testing.T) {
 		{Verdict: results.VerdictFail, Score: 0.5},
 		{Verdict: results.VerdictError, Score: 0.9}, // errored cases count 0 in the mean
 	}
-	c := Tally(recs)
+	c := tally(recs)
 	if c.Total != 3 || c.Passed != 1 || c.Failed != 1 || c.Errors != 1 || c.MeanScore != 0.5 {
 		t.Errorf("Tally = %+v", c)
 	}
@@ -91,7 +91,7 @@ func TestDecideOwnThresholds(t *testing.T) {
 		})
 	}
 	recs := []*results.Record{{Verdict: results.VerdictPass, Score: 1, CaseThreshold: new(0.6)}, {Verdict: results.VerdictFail}}
-	if got := Tally(recs).OwnThresholds; len(got) != 1 || got[0] != (OwnThreshold{0.6, 1}) {
+	if got := tally(recs).OwnThresholds; len(got) != 1 || got[0] != (OwnThreshold{0.6, 1}) {
 		t.Errorf("Tally's own thresholds = %v, want one case at 0.6", got)
 	}
 }
@@ -106,7 +106,14 @@ func TestTallyMeanOrderIndependent(t *testing.T) {
 		fwd = append(fwd, &results.Record{Verdict: results.VerdictFail, Score: scores[i]})
 		back = append(back, &results.Record{Verdict: results.VerdictFail, Score: scores[len(scores)-1-i]})
 	}
-	if a, b := Tally(fwd).MeanScore, Tally(back).MeanScore; a != b {
+	if a, b := tally(fwd).MeanScore, tally(back).MeanScore; a != b {
 		t.Errorf("mean %v in one order, %v in the other", a, b)
 	}
+}
+
+// tally counts records as the command counts its cases.
+func tally(recs []*results.Record) Counts {
+	return TallyOf(recs, func(r *results.Record) (results.Verdict, float64, *float64) {
+		return r.Verdict, r.Score, r.CaseThreshold
+	})
 }

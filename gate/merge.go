@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 )
 
@@ -107,5 +108,5 @@ func (m *MergeCheck) Problems() []string {
 	}
 	return []string{fmt.Sprintf("%d case %s in more than one of the merged files (the same case, eval file, dataset and target; "+
 		"merge the results of different cases, or of one case against different targets): %s",
-		m.dups.N, plural(m.dups.N, "record is", "records are"), m.dups.String())}
+		m.dups.N, textfmt.Plural(m.dups.N, "record is", "records are"), m.dups.String())}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -103,7 +104,7 @@ func (r *Replay) end(rec *results.RunRecord, line int) {
 	}
 	if rec.Cases != nil && *rec.Cases != inRun && started {
 		r.problems = append(r.problems, fmt.Sprintf("line %d: the run recorded %d case %s but the file holds %d between its start and end records (cut or edited?)",
-			line, *rec.Cases, plural(*rec.Cases, "record", "records"), inRun))
+			line, *rec.Cases, textfmt.Plural(*rec.Cases, "record", "records"), inRun))
 	}
 	switch {
 	case rec.Planned != nil:
@@ -132,7 +133,7 @@ func (r *Replay) closeOpen() {
 	st, n := r.open, r.inRun
 	r.open = nil
 	r.stopped = true
-	of := fmt.Sprintf("%d %s recorded, how many were planned is unknown", n, plural(n, "case", "cases"))
+	of := fmt.Sprintf("%d %s recorded, how many were planned is unknown", n, textfmt.Plural(n, "case", "cases"))
 	if st.Planned != nil {
 		r.planned += *st.Planned
 		of = fmt.Sprintf("%d of %d cases recorded", n, *st.Planned)
@@ -173,18 +174,18 @@ func (r *Replay) Result() ReplayResult {
 	}
 	if n := r.cut.N; n > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s more trials than the %d a run records (%s): only the first %d of each are read",
-			n, plural(n, "record holds", "records hold"), suite.MaxTrials, r.cut.String(), suite.MaxTrials))
+			n, textfmt.Plural(n, "record holds", "records hold"), suite.MaxTrials, r.cut.String(), suite.MaxTrials))
 	}
 	if r.outside > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, plural(r.outside, "record", "records")))
+		out.Notes = append(out.Notes, fmt.Sprintf("%d case %s outside any run's start and end records", r.outside, textfmt.Plural(r.outside, "record", "records")))
 	}
 	if len(r.noID) > 0 {
 		out.Problems = append(out.Problems, fmt.Sprintf("%d case %s without an eval_id (%s)",
-			len(r.noID), plural(len(r.noID), "record", "records"), listLines(r.noID)))
+			len(r.noID), textfmt.Plural(len(r.noID), "record", "records"), listLines(r.noID)))
 	}
 	if n := r.dups.N; n > 0 {
 		out.Problems = append(out.Problems,
-			fmt.Sprintf("%d duplicate case %s: %s", n, plural(n, "record", "records"), r.dups.String()))
+			fmt.Sprintf("%d duplicate case %s: %s", n, textfmt.Plural(n, "record", "records"), r.dups.String()))
 	}
 	return out
 }
@@ -197,7 +198,7 @@ func listLines(lines []int) string {
 	if len(lines) > maxListed {
 		s = append(s, "...")
 	}
-	return plural(len(lines), "line ", "lines ") + strings.Join(s, ", ")
+	return textfmt.Plural(len(lines), "line ", "lines ") + strings.Join(s, ", ")
 }
 
 // OptionsOf returns the thresholds a run recorded, nil when g is nil.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 )
 
@@ -89,7 +90,7 @@ func CheckShards(files []ShardFile) []string {
 			missing = append(missing[:10], "…")
 		}
 		problems = append(problems, fmt.Sprintf("%s %s of %d %s missing: the merged report would leave %s cases out",
-			plural(len(missing), "shard", "shards"), strings.Join(missing, ", "), k.count, isAre(len(missing)), plural(len(missing), "its", "their")))
+			textfmt.Plural(len(missing), "shard", "shards"), strings.Join(missing, ", "), k.count, isAre(len(missing)), textfmt.Plural(len(missing), "its", "their")))
 	}
 	return problems
 }

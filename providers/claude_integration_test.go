@@ -326,7 +326,7 @@ func TestClaudeRealCLI(t *testing.T) {
 			if err != nil || len(warns) > 0 {
 				t.Fatalf("New: %v %v", err, warns)
 			}
-			req := &Request{EvalID: "claude-" + tc.name, Question: "What is six times seven?", Agent: suite.AgentRulesOf(tc.dialect)}
+			req := &Request{EvalID: "claude-" + tc.name, Question: "What is six times seven?", Agent: agentRulesOf(tc.dialect)}
 			resp, err := p.Invoke(t.Context(), req)
 			if tc.name != defaultCase.name && tc.dialect == "" { // its outcome depends on the user running the tests; 4.x logs are not streams
 				claudeRecord(t, tc.name, logDir)

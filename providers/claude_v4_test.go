@@ -18,7 +18,7 @@ import (
 // switched off, where a relative cwd is looked for, and a failure's error naming the log.
 func TestClaudeV4(t *testing.T) {
 	t.Parallel()
-	req := &Request{EvalID: "case/1", Attempt: 0, Question: "What is six times seven?", Agent: suite.AgentRulesOf(suite.Dialect4)}
+	req := &Request{EvalID: "case/1", Attempt: 0, Question: "What is six times seven?", Agent: agentRulesOf(suite.Dialect4)}
 
 	t.Run("json log, masked", func(t *testing.T) {
 		t.Parallel()
@@ -153,8 +153,8 @@ func TestClaudeV4(t *testing.T) {
 				{"", filepath.Join(evalDir, "testdata", name)},
 			} {
 				dreq := *req
-				dreq.Agent, dreq.Dir = suite.AgentRulesOf(tc.dialect), evalDir
-				if err := p.(HealthChecker).HealthCheck(WithAgentRules(WithEvalDir(t.Context(), evalDir), suite.AgentRulesOf(tc.dialect))); err != nil {
+				dreq.Agent, dreq.Dir = agentRulesOf(tc.dialect), evalDir
+				if err := p.(HealthChecker).HealthCheck(WithAgentRules(WithEvalDir(t.Context(), evalDir), agentRulesOf(tc.dialect))); err != nil {
 					t.Errorf("%q: healthcheck: %v", tc.dialect, err)
 				}
 				if _, err := p.Invoke(t.Context(), &dreq); err != nil {
@@ -173,7 +173,7 @@ func TestClaudeV4(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hc := p2.(HealthChecker).HealthCheck(WithAgentRules(WithEvalDir(t.Context(), evalDir), suite.AgentRulesOf(suite.Dialect4)))
+			hc := p2.(HealthChecker).HealthCheck(WithAgentRules(WithEvalDir(t.Context(), evalDir), agentRulesOf(suite.Dialect4)))
 			dreq := *req
 			dreq.Dir = evalDir
 			_, ierr := p2.Invoke(t.Context(), &dreq)
@@ -205,4 +205,12 @@ func TestClaudeV4LogName(t *testing.T) {
 			t.Errorf("claudeV4LogName(%q, %q) = %q, want %s<8 hex>.log", tt.target, tt.req.EvalID, got, tt.want)
 		}
 	}
+}
+
+// agentRulesOf is what the suite loader sets in Suite.Agent for a file of the dialect.
+func agentRulesOf(dialect string) suite.AgentRules {
+	if dialect == suite.Dialect4 {
+		return suite.AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
+	}
+	return suite.AgentRules{}
 }

@@ -249,7 +249,7 @@ func TestCodexProvider(t *testing.T) {
 				t.Fatal(err)
 			}
 			v4 := *req
-			v4.Agent = suite.AgentRulesOf(suite.Dialect4)
+			v4.Agent = agentRulesOf(suite.Dialect4)
 			if _, err := p.Invoke(t.Context(), &v4); err != nil {
 				t.Fatal(err)
 			}

@@ -282,7 +282,11 @@ func (p *retryPolicy) run(ctx context.Context, kind, target string, r *redact.Re
 				cause = err
 			}
 			e.timeout = retryIsTimeout(cause)
-			e.Msg = "request failed: " + r.String(retryNetMessage(cause))
+			msg := cause.Error()
+			if e.timeout {
+				msg = "timed out waiting for the server (" + msg + ")"
+			}
+			e.Msg = "request failed: " + r.String(msg)
 		case status >= 400:
 			retryable = p.codes[status] && status != http.StatusUnauthorized && status != http.StatusForbidden
 			e.Msg = r.String(retryErrorMessage(body))
@@ -332,14 +336,6 @@ func retryShort(e *APIError) string {
 func retryIsTimeout(err error) bool {
 	var te interface{ Timeout() bool }
 	return errors.As(err, &te) && te.Timeout() || errors.Is(err, context.DeadlineExceeded)
-}
-
-// retryNetMessage shortens a transport error: url.Error repeats the method and URL.
-func retryNetMessage(err error) string {
-	if retryIsTimeout(err) {
-		return "timed out waiting for the server (" + err.Error() + ")"
-	}
-	return err.Error()
 }
 
 // retryErrorMessage extracts the server's message from an error body: {"error":{"message"}},

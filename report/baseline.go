@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // A baseline (Run.Baseline) adds to the Markdown surfaces a headline line (the mean's change
@@ -33,7 +34,7 @@ func baselineHeadline(run *Run) string {
 	parts := []string{fmt.Sprintf("**Against the baseline** (%s)", mdInline(truncate(r.Source, 200)))}
 	if n > 0 {
 		parts[0] += fmt.Sprintf(": mean score %.3f → %.3f, Δ **%s** (95%% interval %s to %s) over %s %s in both runs",
-			r.Before, r.After, signed(r.Mean.Estimate), signed(r.Mean.Lo), signed(r.Mean.Hi), thousands(n), plural(n, "case", "cases"))
+			r.Before, r.After, signed(r.Mean.Estimate), signed(r.Mean.Lo), signed(r.Mean.Hi), thousands(n), textfmt.Plural(n, "case", "cases"))
 	} else {
 		parts[0] += ": no case in both runs"
 	}
@@ -101,7 +102,7 @@ func baselineSection(v *view) string {
 	if n := r.PassAtK; n > 0 {
 		fmt.Fprintf(&b, "> ⚠️ %s compared %s ran `pass_at_k` trials, which stop at the first pass: a case that passed at once has one score, "+
 			"too few for a fall to be significant. Compare runs whose trials use the `mean` strategy (`trials-strategy: mean`, `--trials-strategy mean`).\n\n",
-			thousands(n), plural(n, "case", "cases"))
+			thousands(n), textfmt.Plural(n, "case", "cases"))
 	}
 	// Regressions show as a section with why each case failed; the other tables fold.
 	table := func(title string, cases []*compare.Case, folded bool) {
@@ -239,7 +240,7 @@ func deltaChart(r *compare.Result) string {
 			top *= 2
 		}
 	}
-	title := fmt.Sprintf("Score change per case (%s %s in both runs)", thousands(n), plural(n, "case", "cases"))
+	title := fmt.Sprintf("Score change per case (%s %s in both runs)", thousands(n), textfmt.Plural(n, "case", "cases"))
 	return barChart(700, title, "change", labels, counts, top)
 }
 
@@ -252,13 +253,13 @@ func consoleBaseline(w io.Writer, run *Run) {
 	fmt.Fprintf(w, "\nAgainst the baseline (%s):\n", logtext.Line(r.Source))
 	if n := r.Compared(); n > 0 {
 		fmt.Fprintf(w, "  Mean score %.3f -> %.3f, change %+.3f (95%% interval %+.3f to %+.3f) over %d %s in both runs\n",
-			r.Before, r.After, r.Mean.Estimate, r.Mean.Lo, r.Mean.Hi, n, plural(n, "case", "cases"))
+			r.Before, r.After, r.Mean.Estimate, r.Mean.Lo, r.Mean.Hi, n, textfmt.Plural(n, "case", "cases"))
 	}
 	fmt.Fprintf(w, "  Regressed: %d   Improved: %d   New: %d   Removed: %d   Within the noise: %d\n",
 		r.Count(compare.Regressed), r.Count(compare.Improved), r.Count(compare.New), r.Count(compare.Removed), r.Count(compare.Noisy))
 	if n := r.PassAtK; n > 0 {
 		fmt.Fprintf(w, "  Note: %d compared %s ran pass_at_k trials, which stop at the first pass: too few scores for a fall to be significant; compare runs with --trials-strategy mean\n",
-			n, plural(n, "case", "cases"))
+			n, textfmt.Plural(n, "case", "cases"))
 	}
 	reg := r.Of(compare.Regressed)
 	for _, x := range reg[:min(len(reg), 10)] {

@@ -24,16 +24,7 @@ func TestBaselineHostileText(t *testing.T) {
 		after[i].Misses = []string{"why " + evil}
 	}
 	before = append(before, baselineRecord("gone "+evil, "removed "+evil, 9, 1))
-	var b strings.Builder
-	for _, r := range before {
-		line, err := results.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	base, err := compare.Read(strings.NewReader(b.String()))
+	base, err := compare.Read(strings.NewReader(jsonlOf(t, before...)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +34,7 @@ func TestBaselineHostileText(t *testing.T) {
 		c.Add(r)
 	}
 	opts := gate.Defaults()
-	counts := gate.Tally(after)
+	counts := tally(after)
 	counts.Baseline = c.Result().Gate()
 	run := &Run{Records: after, Baseline: c.Result(), Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts}
 	for name, md := range map[string]string{"summary": Summary(run), "comment": Comment(run, testMarker)} {

@@ -52,16 +52,7 @@ func baselineRun(t testing.TB) *Run {
 	before = append(before, baselineRecord("support", "support-retired", 70, 1))
 	after = append(after, baselineRecord("support", "support-new-refund-rule", 75, 1))
 
-	var b strings.Builder
-	for _, r := range before {
-		line, err := results.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	base, err := compare.Read(strings.NewReader(b.String()))
+	base, err := compare.Read(strings.NewReader(jsonlOf(t, before...)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +65,7 @@ func baselineRun(t testing.TB) *Run {
 	zero := 0
 	opts := gate.Defaults()
 	opts.MaxFailures, opts.MaxRegressions = 1, &zero
-	counts := gate.Tally(after)
+	counts := tally(after)
 	counts.Baseline = res.Gate()
 	return &Run{Records: after, Baseline: res, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
 		Links: Links{ServerURL: "https://github.com", Repo: "acme/app", SHA: "abc123"}}
@@ -156,18 +147,14 @@ func TestBaselinePassAtKNote(t *testing.T) {
 	before := baselineRecord("ds", "steady", 3, 1, 1)
 	after := baselineRecord("ds", "steady", 3, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4)
 	before.TrialStrategy, after.TrialStrategy = "pass_at_k", "pass_at_k"
-	line, err := results.Marshal(before)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := compare.Read(strings.NewReader(string(line) + "\n"))
+	base, err := compare.Read(strings.NewReader(jsonlOf(t, before)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := compare.NewComparer(base, compare.DefaultMargin)
 	c.Add(after)
 	res := c.Result()
-	run := &Run{Records: []*results.Record{after}, Baseline: res, Gate: gate.Defaults(), Counts: gate.Tally([]*results.Record{after})}
+	run := &Run{Records: []*results.Record{after}, Baseline: res, Gate: gate.Defaults(), Counts: tally([]*results.Record{after})}
 	if res.PassAtK != 1 || res.Count(compare.Noisy) != 1 {
 		t.Fatalf("PassAtK %d, %d within the noise; want 1 and 1", res.PassAtK, res.Count(compare.Noisy))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 )
 
@@ -26,7 +27,7 @@ func cacheLine(u *results.CacheUse) string {
 	if u == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%s of %s %s from cache", thousands(u.Hits), thousands(u.Hits+u.Misses), plural(u.Hits+u.Misses, "call", "calls"))
+	s := fmt.Sprintf("%s of %s %s from cache", thousands(u.Hits), thousands(u.Hits+u.Misses), textfmt.Plural(u.Hits+u.Misses, "call", "calls"))
 	if u.TokensSaved > 0 {
 		s += "; " + shortCount(u.TokensSaved) + " tokens not spent"
 	}

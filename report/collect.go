@@ -42,20 +42,17 @@ type Collector struct {
 }
 
 // NewCollector returns a collector for a run's details level and case threshold (JUnit's
-// failure messages). Close it when the reports are written.
-func NewCollector(details DetailLevel, caseThreshold float64) *Collector {
-	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{}, fails: newFailKeeper(0)}
+// failure messages) that also keeps the records of the first keepWorst errored cases in report
+// order and of the keepWorst lowest-scoring failed cases: what the annotations show. Close it
+// when the reports are written.
+func NewCollector(details DetailLevel, caseThreshold float64, keepWorst int) *Collector {
+	c := &Collector{details: details, threshold: caseThreshold, intern: map[string]string{},
+		fails: newFailKeeper(keepWorst)}
 	if p, err := newJUnitParts(); err == nil {
 		c.parts = p
 	}
 	// Without a spool (no writable temporary directory) every record is kept for JUnit.
 	return c
-}
-
-// KeepWorst also keeps the records of the first n errored cases in report order and of the n
-// lowest-scoring failed cases: what the annotations show. Call it before the first Add.
-func (c *Collector) KeepWorst(n int) {
-	c.fails = newFailKeeper(n)
 }
 
 // Add keeps what the reports need of a finished record; rec is not retained. Its text is kept
@@ -128,9 +125,6 @@ func (c *Collector) Cases() []*Case { return c.cases }
 
 // Cache returns the response cache use of the cases added so far, nil when none used it.
 func (c *Collector) Cache() *results.CacheUse { return c.cache }
-
-// Len returns how many cases were added.
-func (c *Collector) Len() int { return len(c.cases) }
 
 // Parts returns the spooled JUnit testcases for Run.JUnitParts; nil when there is no spool.
 func (c *Collector) Parts() *JUnitParts { return c.parts }

@@ -21,7 +21,7 @@ func collected(t testing.TB, run *Run, seed uint64) (*Run, *Collector) {
 	t.Helper()
 	recs := append([]*results.Record(nil), run.Records...)
 	rand.New(rand.NewPCG(seed, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
-	col := NewCollector(run.Details, run.Gate.CaseThreshold)
+	col := NewCollector(run.Details, run.Gate.CaseThreshold, 0)
 	t.Cleanup(func() { _ = col.Close() })
 	for _, r := range recs {
 		col.Add(r)
@@ -230,7 +230,7 @@ func TestCut(t *testing.T) {
 func BenchmarkCollectorAdd(b *testing.B) {
 	recs := syntheticRun(0, 1000, 0, DetailsFailures).Records
 	b.ReportAllocs()
-	col := NewCollector(DetailsFailures, 0.8)
+	col := NewCollector(DetailsFailures, 0.8, 0)
 	defer col.Close()
 	i := 0
 	for b.Loop() {
@@ -270,7 +270,7 @@ func failingRun(nFail int, tiny bool) *Run {
 		}
 		run.Records = append(run.Records, r)
 	}
-	run.Counts = gate.Tally(run.Records)
+	run.Counts = tally(run.Records)
 	run.Decision = gate.Decide(run.Counts, run.Gate)
 	return run
 }
@@ -297,9 +297,8 @@ func checkBoundedFailures(t *testing.T, tiny bool) {
 	run := failingRun(n, tiny)
 	recs := append([]*results.Record(nil), run.Records...)
 	rand.New(rand.NewPCG(7, 1)).Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
-	col := NewCollector(run.Details, run.Gate.CaseThreshold)
+	col := NewCollector(run.Details, run.Gate.CaseThreshold, worst)
 	defer col.Close()
-	col.KeepWorst(worst)
 	for _, r := range recs {
 		col.Add(r)
 	}

@@ -141,7 +141,7 @@ func TestConsoleColorOnlyWhenAsked(t *testing.T) {
 func TestConsoleSingleCaseHasNoStdDev(t *testing.T) {
 	t.Parallel()
 	recs := []*results.Record{{EvalID: "only", Score: 1, Verdict: results.VerdictPass}}
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	var b bytes.Buffer
 	Console(&b, &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}, false)
 	out := b.String()
@@ -237,7 +237,7 @@ func TestConsoleHostileText(t *testing.T) {
 			&results.Record{EvalID: h + "-err", File: "f.yaml", Line: i + 1, Verdict: results.VerdictError, Error: h},
 			&results.Record{EvalID: h, File: "g.yaml", Line: i + 1, Score: 0.1, Verdict: results.VerdictFail, Reasoning: h})
 	}
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	counts.Problems = hostileTexts
 	run := &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}
 	for _, color := range []bool{false, true} {
@@ -274,7 +274,7 @@ func TestConsoleSections(t *testing.T) {
 	}
 	outage = append(outage, rec("odd", 20, 0, results.VerdictError, "judge printed nothing"))
 	decide := func(recs []*results.Record, problems ...string) *Run {
-		counts := gate.Tally(recs)
+		counts := tally(recs)
 		counts.Problems = problems
 		return &Run{Records: recs, Counts: counts, Decision: gate.Decide(counts, gate.Defaults())}
 	}

@@ -432,7 +432,7 @@ func TestJUnitSeveralTargets(t *testing.T) {
 			t.Parallel()
 			run := &Run{Records: tt.recs}
 			if tt.spool {
-				col := NewCollector(DetailsFailures, 0.8)
+				col := NewCollector(DetailsFailures, 0.8, 0)
 				defer col.Close()
 				for _, r := range tt.recs {
 					col.Add(r)

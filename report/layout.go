@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 )
 
@@ -209,7 +210,7 @@ func failHead(v *view, shown int) string {
 
 func passHead(v *view, shown int) string {
 	n := len(v.pass)
-	what := fmt.Sprintf("%s passing %s", thousands(n), plural(n, "case", "cases"))
+	what := fmt.Sprintf("%s passing %s", thousands(n), textfmt.Plural(n, "case", "cases"))
 	if shown < n {
 		what = fmt.Sprintf("%s of %s passing cases", thousands(shown), thousands(n))
 	}

@@ -32,7 +32,7 @@ func syntheticRun(nFail, nPass, reasonLen int, details DetailLevel) *Run {
 		})
 	}
 	opts := gate.Defaults()
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts, Details: details,
 		Links: Links{ServerURL: "https://github.com", Repo: "a/b", SHA: "abc", RunURL: "https://github.com/a/b/actions/runs/1"}}
 }

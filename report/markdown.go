@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/stats"
 	"github.com/agentv/action/suite"
@@ -460,11 +461,12 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	c := run.Counts
 	switch {
 	case c.Total == 0 && len(recs) == 0 && c.Skipped > 0:
-		fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped), plural(c.Skipped, "case", "cases"))
+		fmt.Fprintf(&b, "**No eval case ran: %s %s skipped.**\n\n", thousands(c.Skipped),
+			textfmt.Plural(c.Skipped, "case", "cases"))
 	case c.Total == 0 && len(recs) == 0:
 		b.WriteString("**No eval case ran.**\n\n")
 	default:
-		cases := fmt.Sprintf("**%s %s**", thousands(c.Total), plural(c.Total, "case", "cases"))
+		cases := fmt.Sprintf("**%s %s**", thousands(c.Total), textfmt.Plural(c.Total, "case", "cases"))
 		if of := c.OfPlanned(thousands); of != "" { // a run that stopped early says how far it got
 			cases = fmt.Sprintf("**%s cases**", of)
 		}
@@ -648,7 +650,7 @@ func scoreChart(s ScoreStats) string {
 			top = (top + 24) / 25 * 25
 		}
 	}
-	title := fmt.Sprintf("Score distribution (%s %s)", thousands(s.Count), plural(s.Count, "case", "cases"))
+	title := fmt.Sprintf("Score distribution (%s %s)", thousands(s.Count), textfmt.Plural(s.Count, "case", "cases"))
 	return barChart(600, title, "score", BinLabels[:], s.Histogram[:], top)
 }
 
@@ -681,7 +683,7 @@ func settingsLine(run *Run, recs []*Case) string {
 		for _, t := range run.Targets[:min(len(run.Targets), 20)] {
 			ts = append(ts, mdInline(t))
 		}
-		parts = append(parts, plural(len(ts), "target ", "targets ")+strings.Join(ts, ", "))
+		parts = append(parts, textfmt.Plural(len(ts), "target ", "targets ")+strings.Join(ts, ", "))
 	}
 	var in, out int64
 	var dollars float64

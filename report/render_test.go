@@ -274,7 +274,7 @@ func reviewRun(nCases int) *Run {
 		recs = append(recs, r)
 	}
 	opts := gate.Defaults()
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
 		Links: Links{ServerURL: "https://github.com", Repo: "acme/evals", SHA: "abc123", RunURL: "https://github.com/acme/evals/actions/runs/7"}}
 }
@@ -289,7 +289,7 @@ func hostileGroupRun() *Run {
 		})
 	}
 	opts := gate.Defaults()
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
 		Links: Links{ServerURL: "https://github.com", Repo: "acme/app", SHA: "abc123"}}
 }
@@ -304,7 +304,7 @@ func quickStartRun() *Run {
 			EvaluatorResults: []results.EvaluatorResult{{Name: "mentions", Type: "contains", Score: 0, Verdict: "fail", Misses: []string{"missing 'deploy'"}}}},
 	}
 	opts := gate.Defaults()
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
 		Links: Links{ServerURL: "https://github.com", Repo: "acme/app", SHA: "abc123"}}
 }

@@ -325,14 +325,6 @@ func formatMS(ms int64) string {
 	return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
 }
 
-// plural picks the word for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // thousands formats n with comma separators (65536 → 65,536).
 func thousands(n int) string {
 	if n <= -1000 || n >= 1000 {

@@ -25,10 +25,7 @@ const hostileSize = 200 << 10
 // cannot carry.
 func loadFixture(t testing.TB) []*results.Record {
 	t.Helper()
-	recs, err := results.ReadFile(filepath.Join("testdata", "records.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, filepath.Join("testdata", "records.jsonl"))
 	for _, r := range recs {
 		if strings.HasPrefix(r.EvalID, "hostile") {
 			chunk := r.CandidateAnswer + "\xed\xa0\x80\xff\n"
@@ -47,7 +44,7 @@ func fixtureRun(t testing.TB) *Run {
 	t.Helper()
 	recs := loadFixture(t)
 	opts := gate.Defaults()
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{
 		Records:  recs,
 		Decision: gate.Decide(counts, opts),
@@ -218,4 +215,37 @@ func TestNilRun(t *testing.T) {
 	if !strings.Contains(Summary(nil), "No eval case ran") || !strings.HasPrefix(Comment(nil, testMarker), testMarker) {
 		t.Error("nil run should render an empty report")
 	}
+}
+
+// readRecords reads the case records of a results file.
+func readRecords(t testing.TB, path string) []*results.Record {
+	t.Helper()
+	var recs []*results.Record
+	if err := results.ScanFile(path, func(r *results.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// jsonlOf is records as the lines of a results file.
+func jsonlOf(t testing.TB, recs ...*results.Record) string {
+	t.Helper()
+	var b strings.Builder
+	w := results.NewWriter(&b)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// tally counts records as the command counts its cases.
+func tally(recs []*results.Record) gate.Counts {
+	return gate.TallyOf(recs, func(r *results.Record) (results.Verdict, float64, *float64) {
+		return r.Verdict, r.Score, r.CaseThreshold
+	})
 }

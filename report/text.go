@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentv/action/internal/textcap"
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // cutMark ends a text that compact cut short, followed by how many characters it left out (and
@@ -33,7 +34,7 @@ func truncate(s string, limit int) string {
 	}
 	end, shown := runeOffset(s, limit)
 	left := n + extra - shown
-	return s[:end] + fmt.Sprintf("… [%s more %s]", thousands(left), plural(left, "character", "characters"))
+	return s[:end] + fmt.Sprintf("… [%s more %s]", thousands(left), textfmt.Plural(left, "character", "characters"))
 }
 
 // runeOffset returns the byte offset of s's rune number n (len(s) when s is shorter) and how
@@ -122,5 +123,5 @@ func elide(s string, limit int) string {
 
 // middleNote stands for the n characters a middle cut left out.
 func middleNote(n int) string {
-	return fmt.Sprintf(" … [%s %s left out] … ", thousands(n), plural(n, "character", "characters"))
+	return fmt.Sprintf(" … [%s %s left out] … ", thousands(n), textfmt.Plural(n, "character", "characters"))
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentv/action/gate"
-	"github.com/agentv/action/results"
 )
 
 // trialsRun renders testdata/trials.jsonl: cases run as trials under each strategy, flaky
@@ -18,13 +17,10 @@ import (
 // and a case that ran once.
 func trialsRun(t testing.TB) *Run {
 	t.Helper()
-	recs, err := results.ReadFile(filepath.Join("testdata", "trials.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, filepath.Join("testdata", "trials.jsonl"))
 	opts := gate.Defaults()
 	opts.MaxFailures = 2
-	counts := gate.Tally(recs)
+	counts := tally(recs)
 	return &Run{
 		Records: recs, Decision: gate.Decide(counts, opts), Gate: opts, Counts: counts,
 		Links: Links{ServerURL: "https://github.com", Repo: "agentv/demo",
@@ -93,7 +89,7 @@ func TestTrialsMarkers(t *testing.T) {
 	if err := JUnit(&fromRecords, run); err != nil {
 		t.Fatal(err)
 	}
-	col := NewCollector(DetailsFailures, run.Gate.CaseThreshold)
+	col := NewCollector(DetailsFailures, run.Gate.CaseThreshold, 0)
 	defer col.Close()
 	for _, r := range run.Records {
 		col.Add(r)

@@ -10,16 +10,6 @@ import (
 	"time"
 )
 
-// Marshal encodes a record as one JSON line (no trailing newline) without HTML escaping,
-// so `<`, `>` and `&` in model text stay readable, as in AgentV's files.
-func Marshal(r *Record) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := encodeRecord(newEncoder(&buf), r); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 func newEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -173,15 +163,4 @@ func (w *Writer) flushLocked() error {
 		w.buf.Reset()
 	}
 	return w.err
-}
-
-// ReadFile reads the case records of a results file (see ScanFile); on an error it returns
-// the records before it.
-func ReadFile(path string) ([]*Record, error) {
-	var out []*Record
-	err := ScanFile(path, func(r *Record) error {
-		out = append(out, r)
-		return nil
-	})
-	return out, err
 }

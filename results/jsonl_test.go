@@ -106,7 +106,7 @@ func TestMarshalOddValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := Marshal(&tt.rec)
+			b, err := marshal(&tt.rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestWarningsShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := Marshal(&Record{EvalID: "c", Warnings: []suite.Diagnostic{tt.w}})
+			b, err := marshal(&Record{EvalID: "c", Warnings: []suite.Diagnostic{tt.w}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,4 +143,15 @@ func TestWarningsShape(t *testing.T) {
 			}
 		})
 	}
+}
+
+// marshal is a record as Writer writes its line, without the newline.
+func marshal(r *Record) ([]byte, error) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	if err := w.Write(r); err != nil {
+		return nil, err
+	}
+	err := w.Flush()
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), err
 }

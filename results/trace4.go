@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // A test's outputs/trace.json and outputs/transcript.jsonl, as 4.42.4 writes them for `eval
@@ -33,11 +35,6 @@ const (
 func hashHex(n int, parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:])[:n]
-}
-
-// jsNumber is a number as JavaScript's String() writes it (for hashes and keys).
-func jsNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // traceToolCall is a tool call of a message as 4.x's transcript wire has it.
@@ -449,7 +446,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	}
 	env.root = &spans[0]
 
-	env.ArtifactID = "execution-trace-" + hashHex(20, traceID, row.Timestamp, jsNumber(row.Score))
+	env.ArtifactID = "execution-trace-" + hashHex(20, traceID, row.Timestamp, textfmt.JSNumber(row.Score))
 	env.Eval = traceEval{EvalPath: r.File, Suite: suite, TestID: testID, Target: target, SourceTarget: target,
 		RunID: runID, Category: row.Category, Experiment: row.Experiment}
 	dims := projectionDimensions{RunID: runID, Suite: suite, EvalPath: r.File, TestID: testID, Target: target,

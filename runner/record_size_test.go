@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -76,9 +77,13 @@ func TestRunRecordSizeIsBounded(t *testing.T) {
 
 func mustMarshal(t *testing.T, r *results.Record) []byte {
 	t.Helper()
-	b, err := results.Marshal(r)
-	if err != nil {
+	var b bytes.Buffer
+	w := results.NewWriter(&b)
+	if err := w.Write(r); err != nil {
 		t.Fatal(err)
 	}
-	return b
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }

@@ -391,7 +391,7 @@ func TestRunRedactsSecrets(t *testing.T) {
 	var col collector
 	New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobsFor(newSuite(2), p)))
 	for _, r := range col.recs {
-		b, _ := results.Marshal(r)
+		b := mustMarshal(t, r)
 		if strings.Contains(string(b), "SECRET") {
 			t.Errorf("record leaks the secret: %s", b)
 		}

@@ -39,28 +39,16 @@ func absPath(dir, p string) string {
 
 // displayPath shows abs relative to cwd when it lies inside cwd, else absolute.
 func displayPath(abs, cwd string) string {
-	if rel, ok := relWithin(abs, cwd); ok && cwd != "" {
+	if rel, ok := safefile.RelWithin(abs, cwd); ok && cwd != "" {
 		return rel
 	}
 	return abs
 }
 
-// within reports whether path is root or lies below it.
-func within(path, root string) bool {
-	_, ok := relWithin(path, root)
-	return ok
-}
-
-func relWithin(path, root string) (string, bool) {
-	rel, err := filepath.Rel(root, path)
-	up := rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	return rel, err == nil && !up && !filepath.IsAbs(rel)
-}
-
 // upTo lists dir and its parents up to root when dir lies within root, else dir alone.
 func upTo(dir, root string) []string {
 	dirs := []string{dir}
-	for d := dir; d != root && within(d, root) && filepath.Dir(d) != d; {
+	for d := dir; d != root && safefile.Within(d, root) && filepath.Dir(d) != d; {
 		d = filepath.Dir(d)
 		dirs = append(dirs, d)
 	}

@@ -99,7 +99,7 @@ func (l *loader) parseYAMLWarn(b []byte) *yaml.Node {
 // isGuideline reports whether the file at abs, inside the repo root, matches the guideline
 // patterns by its path from the root.
 func (l *loader) isGuideline(abs string) bool {
-	rel, ok := relWithin(abs, l.s.RepoRoot)
+	rel, ok := safefile.RelWithin(abs, l.s.RepoRoot)
 	if !ok {
 		return false
 	}

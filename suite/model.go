@@ -66,17 +66,11 @@ type AgentRules struct {
 // the rules, never the dialect.
 func (s *Suite) setDialect(d string) {
 	s.Dialect = d
-	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRulesOf(d), GradingRulesOf(d)
+	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRules{}, GradingRulesOf(d)
 	if d == Dialect4 {
 		s.TrialPassAt = TrialPassAt4
+		s.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	}
-}
-
-func AgentRulesOf(dialect string) AgentRules {
-	if dialect == Dialect4 {
-		return AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
-	}
-	return AgentRules{}
 }
 
 // GradingRules are how graders score a file's cases where the programs its dialect comes

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // Limits that keep hostile input (alias bombs, recursive aliases) from exhausting memory.
@@ -280,25 +282,6 @@ func parseCoreFloat(s string) float64 {
 	return f
 }
 
-// jsNumber formats f the way JavaScript's Number#toString does (JSON.stringify uses it);
-// non-finite numbers become null as in JSON.stringify.
-func jsNumber(f float64) string {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return "null"
-	}
-	if f == 0 {
-		return "0"
-	}
-	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	sign := exp[0]
-	exp = strings.TrimLeft(exp[1:], "0")
-	return mant + "e" + string(sign) + exp
-}
-
 // scalarJSON renders a scalar as a JSON value.
 func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 	switch classify(n) {
@@ -308,7 +291,7 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 		b.WriteString(strings.ToLower(n.Value))
 	case scalarInt:
 		if strings.ContainsAny(n.Value, "ox") {
-			b.WriteString(jsNumber(parseCoreInt(n.Value)))
+			b.WriteString(textfmt.JSNumber(parseCoreInt(n.Value)))
 			return
 		}
 		// Decimal integers keep every digit (JavaScript would round past 2^53).
@@ -318,7 +301,7 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 		}
 		b.WriteString(cmp.Or(digits, "0"))
 	case scalarFloat:
-		b.WriteString(jsNumber(parseCoreFloat(n.Value)))
+		b.WriteString(textfmt.JSNumber(parseCoreFloat(n.Value)))
 	default:
 		writeJSONString(b, n.Value)
 	}

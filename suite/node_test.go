@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"math"
 	"testing"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -30,17 +29,5 @@ func TestScalarJSON(t *testing.T) {
 				t.Errorf("toJSON(%s) = %s, %v; want %s", tt.src, got, err, tt.want)
 			}
 		})
-	}
-}
-
-func TestJSNumber(t *testing.T) {
-	t.Parallel()
-	for f, want := range map[float64]string{
-		0: "0", 1: "1", -2.5: "-2.5", 1e21: "1e+21", 1e20: "100000000000000000000", 1.5e-7: "1.5e-7",
-		1e-7: "1e-7", 0.1: "0.1", math.Inf(1): "null", 123e-20: "1.23e-18",
-	} {
-		if got := jsNumber(f); got != want {
-			t.Errorf("jsNumber(%v) = %q, want %q", f, got, want)
-		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // TestSharedSuiteReading pins what both front-ends read through one code path (top-level
@@ -91,7 +93,7 @@ func TestSharedSuiteReading(t *testing.T) {
 			}
 			th := ""
 			if s.Threshold != nil {
-				th = jsNumber(*s.Threshold)
+				th = textfmt.JSNumber(*s.Threshold)
 			}
 			got := strings.Join([]string{s.Name, s.Dataset, desc, s.Target, th}, "|") + "\n" + formatDiags(s.Diagnostics)
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // The Agent Skills evals format (a `.json` eval file, usually named evals.json), as AgentV 4.x
@@ -78,7 +80,7 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
 		id = idKV.v.Value
 		if f, ok := number(idKV.v); ok {
-			id = jsNumber(f) // as JavaScript's String(id): 1.0 is "1"
+			id = textfmt.JSNumber(f) // as JavaScript's String(id): 1.0 is "1"
 		}
 	}
 	for _, e := range es {

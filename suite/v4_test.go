@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentv/action/internal/textfmt"
 )
 
 // TestV4Interpolation checks `${{ VAR }}` in a 4.x file: from LoadOptions.Env, whole values
@@ -113,7 +115,7 @@ tests:
 	for _, c := range s.Cases {
 		var got []string
 		for _, e := range c.Evaluators {
-			got = append(got, e.Name+":"+e.Type+":"+jsNumber(e.Weight))
+			got = append(got, e.Name+":"+e.Type+":"+textfmt.JSNumber(e.Weight))
 		}
 		if g := strings.Join(got, " "); g != want[c.ID] {
 			t.Errorf("%s: evaluators %q, want %q", c.ID, g, want[c.ID])

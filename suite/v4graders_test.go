@@ -140,19 +140,21 @@ func TestV4Name(t *testing.T) {
 
 // TestGradingRulesByDialect checks that each front-end records how its graders score, so no
 // grader asks which dialect a file is in: 4.x files (YAML and JSONL) get 4.42.4's rules and
-// common keys on judges, 2.5 files the zero rules and judge config.
+// common keys on judges, 2.5 files the zero rules and judge config; the same for agent rules.
 func TestGradingRulesByDialect(t *testing.T) {
 	t.Parallel()
+	agent4 := AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	tests := []struct {
 		name, file, content string
 		want                GradingRules
+		agent               AgentRules
 		judgeCommonKeys     bool
 	}{
 		{name: "2.5 yaml", file: "e.yaml", content: "evalcases:\n  - id: a\n    input: hi\n    evaluators: [{type: llm_judge, required: true}]\n"},
 		{name: "4.x yaml", file: "e.yaml", content: "tests:\n  - id: a\n    input: hi\n    assertions: [{type: llm-grader, required: true}]\n",
-			want: GradingRulesOf(Dialect4), judgeCommonKeys: true},
+			want: GradingRulesOf(Dialect4), agent: agent4, judgeCommonKeys: true},
 		{name: "4.x jsonl", file: "e.jsonl", content: `{"id": "a", "input": "hi", "assertions": [{"type": "llm-grader", "required": true}]}` + "\n",
-			want: GradingRulesOf(Dialect4), judgeCommonKeys: true},
+			want: GradingRulesOf(Dialect4), agent: agent4, judgeCommonKeys: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +162,9 @@ func TestGradingRulesByDialect(t *testing.T) {
 			s := loadTree(t, map[string]string{tt.file: tt.content}, tt.file)
 			if s.Grading != tt.want {
 				t.Errorf("grading rules %+v, want %+v", s.Grading, tt.want)
+			}
+			if s.Agent != tt.agent {
+				t.Errorf("agent rules %+v, want %+v", s.Agent, tt.agent)
 			}
 			c := onlyCase(t, s)
 			if len(c.Evaluators) != 1 || c.Evaluators[0].JudgeCommonKeys != tt.judgeCommonKeys {

@@ -479,7 +479,7 @@ func displayPath(p string) string {
 		return filepath.ToSlash(p)
 	}
 	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel, ok := safefile.RelWithin(abs, wd); ok {
 			return filepath.ToSlash(rel)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 )
@@ -190,7 +191,7 @@ type annotations struct{ *github }
 func (o annotations) deliver(_ context.Context, f *finished) {
 	run := f.run
 	// Passing cases get no annotations. Failing cases keep their records as far as the
-	// annotation caps reach (Collector.KeepWorst); the others are only counted.
+	// annotation caps reach (NewCollector's keepWorst); the others are only counted.
 	var recs []results.Record
 	omitted := 0
 	for _, cs := range run.Cases {
@@ -319,11 +320,11 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 				// A shard's count alone reads as the whole suite's: say which part of what.
 				_, all := shard.Plan()
 				head = fmt.Sprintf("agentv: shard %s: running ", shard)
-				cases = fmt.Sprintf("%d of %d %s", total, all, plural(all, "case", "cases"))
+				cases = fmt.Sprintf("%d of %d %s", total, all, textfmt.Plural(all, "case", "cases"))
 			case shard != nil:
 				head = fmt.Sprintf("agentv: shard %s: running ", shard)
 			case total >= 0:
-				cases = fmt.Sprintf("%d %s", total, plural(total, "case", "cases"))
+				cases = fmt.Sprintf("%d %s", total, textfmt.Plural(total, "case", "cases"))
 			}
 			switch {
 			case trials > 1:
@@ -331,7 +332,7 @@ func (c *Command) engine(cfg EvalConfig, red *redact.Redactor, cmds *action.Comm
 			case trials == 0:
 				cases += ", some with several trials,"
 			}
-			fmt.Fprintf(pw, "%s%s from %d eval %s\n", head, cases, files, plural(files, "file", "files"))
+			fmt.Fprintf(pw, "%s%s from %d eval %s\n", head, cases, files, textfmt.Plural(files, "file", "files"))
 			pw.flush() // something on screen before the first case finishes
 		},
 		Stopping: func() {

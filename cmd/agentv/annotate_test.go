@@ -46,7 +46,7 @@ func TestAnnotationsFromKeptRecords(t *testing.T) {
 	}
 	action.NewCommands(&want, &redact.Redactor{}).Annotate(action.BuildAnnotations(nil, all, nil, false, opts), 0)
 
-	col := newCollector(report.DetailsFailures, 0.8, action.MaxAnnotationsPerLevel)
+	col := report.NewCollector(report.DetailsFailures, 0.8, action.MaxAnnotationsPerLevel)
 	defer col.Close()
 	for _, r := range recs {
 		col.Add(r)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -97,14 +98,6 @@ type Outcome struct {
 
 	collector  *report.Collector
 	Comparison *compare.Result // nil without a baseline
-}
-
-// newCollector returns a collector keeping the keepWorst worst records of each level (for the
-// annotations).
-func newCollector(details report.DetailLevel, caseThreshold float64, keepWorst int) *report.Collector {
-	col := report.NewCollector(details, caseThreshold)
-	col.KeepWorst(keepWorst)
-	return col
 }
 
 // Close releases the JUnit spool and drops a results file that was not committed.
@@ -244,7 +237,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return out, err
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
-	col := newCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
+	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
 	bud := newBudget(cfg.BudgetUSD)
@@ -343,7 +336,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if !out.PlannedComplete {
 			total = "at least " + total
 		}
-		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", col.Len(), total))
+		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(col.Cases()), total))
 	}
 	return out, writeErr
 }
@@ -367,16 +360,10 @@ func (e *Engine) openCache() *cache.Store {
 	// A link committed in the checkout, on the way to the folder, must not be followed: the
 	// path is checked from the workspace down (the working directory when not under it).
 	base := cfg.Cwd
-	if cfg.Workspace != "" && within(dir, cfg.Workspace) {
+	if cfg.Workspace != "" && safefile.Within(dir, cfg.Workspace) {
 		base = cfg.Workspace
 	}
 	return cache.Open(cache.Options{Dir: dir, Base: base, Mode: cfg.Cache, Verbose: cfg.Verbose, Logf: e.Logf, Redactor: e.Redactor})
-}
-
-// within reports whether d is dir or below it.
-func within(d, dir string) bool {
-	rel, err := filepath.Rel(dir, d)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // display returns the path shown in records, diagnostics and reports: relative to the
@@ -391,7 +378,7 @@ func (e *Engine) display(p string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(e.Cfg.Cwd, p)
 	}
-	if !within(abs, ws) {
+	if !safefile.Within(abs, ws) {
 		return p
 	}
 	rel, _ := filepath.Rel(ws, abs)

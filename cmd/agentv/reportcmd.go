@@ -144,7 +144,7 @@ func unlessGiven[T any](given bool, flag, run T) T {
 // one of the reports in dir is refused; a read error keeps the records before it.
 func readResults(paths []string, dir, cwd, outName string, details report.DetailLevel, g gate.Options, cmpr *compare.Comparer) *Outcome {
 	threshold := g.CaseThreshold
-	col := newCollector(details, threshold, action.MaxAnnotationsPerLevel)
+	col := report.NewCollector(details, threshold, action.MaxAnnotationsPerLevel)
 	out := &Outcome{collector: col}
 	out.merged = len(paths) > 1
 	merged := ""

@@ -13,6 +13,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
+	"github.com/agentv/action/internal/textfmt"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -91,10 +92,12 @@ func (c *Command) validateCmd(args []string) int {
 	}
 	tfs := ""
 	if n := len(targetsFiles); n > 0 {
-		tfs = fmt.Sprintf(", %d targets %s", n, plural(n, "file", "files"))
+		tfs = fmt.Sprintf(", %d targets %s", n, textfmt.Plural(n, "file", "files"))
 	}
-	fmt.Fprintf(c.Stdout, "%d eval %s%s, %d %s, %d %s, %d %s\n", len(files), plural(len(files), "file", "files"), tfs,
-		cases, plural(cases, "case", "cases"), errs, plural(errs, "error", "errors"), len(diags)-errs, plural(len(diags)-errs, "warning", "warnings"))
+	warns := len(diags) - errs
+	fmt.Fprintf(c.Stdout, "%d eval %s%s, %d %s, %d %s, %d %s\n", len(files), textfmt.Plural(len(files), "file", "files"), tfs,
+		cases, textfmt.Plural(cases, "case", "cases"), errs, textfmt.Plural(errs, "error", "errors"),
+		warns, textfmt.Plural(warns, "warning", "warnings"))
 	if errs > 0 {
 		return gate.ExitInvalid
 	}

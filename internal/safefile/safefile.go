@@ -178,3 +178,16 @@ func WalkDown(base, rel string, visit func(path string, fi fs.FileInfo) error) e
 	}
 	return nil
 }
+
+// RelWithin returns path relative to root when path is root or lies below it.
+func RelWithin(path, root string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	up := rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return rel, err == nil && !up && !filepath.IsAbs(rel)
+}
+
+// Within reports whether path is root or lies below it.
+func Within(path, root string) bool {
+	_, ok := RelWithin(path, root)
+	return ok
+}

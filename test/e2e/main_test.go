@@ -81,7 +81,7 @@ func runOutcome(t *testing.T, err error, stdout, stderr, out string) runResult {
 	case err != nil:
 		t.Fatalf("run agentv: %v", err)
 	}
-	if recs, err := results.ReadFile(filepath.Join(out, "results.jsonl")); err == nil {
+	if recs, err := readRecords(filepath.Join(out, "results.jsonl")); err == nil {
 		res.records = recs
 	}
 	return res
@@ -385,7 +385,7 @@ func interruptWritesReports(t *testing.T, sig os.Signal, env []string) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Errorf("exit = %v, want 2 (invalid: cancelled)\n%s", err, buf.String())
 	}
-	recs, rerr := results.ReadFile(filepath.Join(out, "results.jsonl"))
+	recs, rerr := readRecords(filepath.Join(out, "results.jsonl"))
 	if rerr != nil || len(recs) == 0 || len(recs) >= 40 {
 		t.Errorf("after interrupt: %d records (err %v), want some but not all", len(recs), rerr)
 	}
@@ -402,4 +402,12 @@ func genCases(n int) string {
 		fmt.Fprintf(&b, "  - id: case-%03d\n    input: hi\n", i)
 	}
 	return b.String()
+}
+
+// readRecords reads the case records of a results file; on an error it returns the records
+// before it.
+func readRecords(path string) ([]*results.Record, error) {
+	var recs []*results.Record
+	err := results.ScanFile(path, func(r *results.Record) error { recs = append(recs, r); return nil })
+	return recs, err
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/agentv/action/results"
 )
 
 // probeScript reads, as a hostile agent or judge would, the environment of itself and of
@@ -207,7 +205,7 @@ func TestInitReapsOrphans(t *testing.T) {
 	if !strings.Contains(string(got), "zombies: none") {
 		t.Errorf("agentv left zombies behind:\n%s", got)
 	}
-	recs, err := results.ReadFile(filepath.Join(out, "results.jsonl"))
+	recs, err := readRecords(filepath.Join(out, "results.jsonl"))
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%d records, %v\n%s", len(recs), err, got)
 	}
