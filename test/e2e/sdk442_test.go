@@ -181,7 +181,8 @@ func checkAllOne(t *testing.T, rec *results.Record) {
 }
 
 // TestSDK442RealPackage runs the project's graders on the real @agentv/sdk 4.42.4, found in
-// $AGENTV_TEST_SDK442_DIR/node_modules (.ci/run builds it there from AgentV's source with scripts/build-sdk442.sh).
+// $AGENTV_TEST_SDK442_DIR/node_modules: a copy the developer provides, since the npm registry does
+// not serve it and this repository builds nothing from AgentV's source.
 // The user's own node_modules wins over the copy agentv carries.
 func TestSDK442RealPackage(t *testing.T) {
 	t.Parallel()
