@@ -6,7 +6,7 @@ Usage: extract_expected.py RUN_DIR SUITE_NAME AGENTV_VERSION > expected.json
 Reads RUN_DIR/.internal/index.jsonl (one row per test x prompt x target) and
 keeps what the reference is for: per row the test id, target, prompt id (when
 the suite has a prompts matrix), score, AgentV's execution_status, whether
-the test passed, the repeat samples, and per assertion its name, type, score,
+the test passed, the repeat samples and their aggregation, and per assertion its name, type, score,
 pass and weight (assert-set children nested). Timings, paths and ids that
 change from run to run are left out, and rows are sorted, so re-recording an
 unchanged suite gives the same file.
@@ -64,6 +64,8 @@ def case(row):
     samples = row.get("samples") or []
     if len(samples) > 1:
         out["samples"] = [sample(s) for s in samples]
+    if row.get("aggregation"):
+        out["aggregation"] = row["aggregation"]
     if row.get("error"):
         out["error"] = True
     out["assertions"] = [assertion(s) for s in row.get("scores") or []]

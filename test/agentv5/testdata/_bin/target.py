@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Deterministic offline target for the AgentV 5 reference suites.
 
-Usage: target.py PROMPT_FILE OUTPUT_FILE
+Usage: target.py PROMPT_FILE OUTPUT_FILE [upper|lower]
 
 The reply is chosen by a directive line in the prompt, so each suite states
 its answers in its own YAML and both AgentV 5 and our binary see the same one:
@@ -15,7 +15,9 @@ its answers in its own YAML and both AgentV 5 and our binary see the same one:
                        $AGENTV5_TARGET_STATE, which the caller must set to a
                        fresh directory per run
 
-Without a directive the prompt is echoed back.
+Without a directive the prompt is echoed back. A third argument upper or
+lower changes the case of a text reply, so one script can play several
+targets of a matrix.
 """
 import hashlib
 import os
@@ -46,8 +48,8 @@ def next_in_sequence(prompt, choices):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: target.py PROMPT_FILE OUTPUT_FILE")
+    if len(sys.argv) not in (3, 4) or (len(sys.argv) == 4 and sys.argv[3] not in ("upper", "lower")):
+        sys.exit("usage: target.py PROMPT_FILE OUTPUT_FILE [upper|lower]")
     with open(sys.argv[1], encoding="utf-8") as f:
         prompt = f.read()
     raw = directive(prompt, "REPLY_JSON")
@@ -60,6 +62,8 @@ def main():
             if text is None:
                 text = prompt
         raw = text.replace("\\n", "\n")
+        if len(sys.argv) == 4:
+            raw = raw.upper() if sys.argv[3] == "upper" else raw.lower()
     with open(sys.argv[2], "w", encoding="utf-8") as f:
         f.write(raw)
 
