@@ -10,6 +10,7 @@ its answers in its own YAML and both AgentV 5 and our binary see the same one:
   REPLY_JSON: <json>   write <json> as the output file as it is (5.x's cli
                        output format: {"output": [...messages...]}), used for
                        tool calls
+  FAIL: <message>      print <message> to stderr and exit 2 (a target error)
   REPLY_SEQ: a|b|c     reply a, then b, then c on later calls with the same
                        prompt (repeats); the call count lives in
                        $AGENTV5_TARGET_STATE, which the caller must set to a
@@ -52,6 +53,10 @@ def main():
         sys.exit("usage: target.py PROMPT_FILE OUTPUT_FILE [upper|lower]")
     with open(sys.argv[1], encoding="utf-8") as f:
         prompt = f.read()
+    failure = directive(prompt, "FAIL")
+    if failure is not None:
+        sys.stderr.write(failure + "\n")
+        sys.exit(2)
     raw = directive(prompt, "REPLY_JSON")
     if raw is None:
         seq = directive(prompt, "REPLY_SEQ")
