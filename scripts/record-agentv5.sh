@@ -9,7 +9,8 @@
 # Each suite runs from a copy in a temporary directory (AgentV writes .agentv/cache.json beside
 # the eval), one case at a time, without the response cache, with update checks off and
 # AGENTV_HOME in the temporary directory. A loopback fake (_bin/fake_server.py) serves the
-# webhook and embeddings suites at $AGENTV5_FAKE_URL. AgentV exits 1 when a test fails, which
+# webhook and embeddings suites at $AGENTV5_FAKE_URL; $AGENTV5_BIN is the absolute path of the
+# copied _bin (the helper scripts), which targets files may name. AgentV exits 1 when a test fails, which
 # most suites do on purpose, so only a missing results file stops the recording.
 set -euo pipefail
 : "${AGENTV5_CLI:?set AGENTV5_CLI to the command that runs an AgentV 5 CLI}"
@@ -50,6 +51,7 @@ else
 fi
 
 cp -R "$data/_bin" "$work/_bin"
+export AGENTV5_BIN=$work/_bin
 for name in "${suites[@]}"; do
 	src=$data/$name
 	evals=("$src"/*.eval.yaml)
