@@ -10,8 +10,8 @@
 # the eval), one case at a time, without the response cache, with update checks off and
 # AGENTV_HOME in the temporary directory. A loopback fake (_bin/fake_server.py) serves the
 # webhook and embeddings suites at $AGENTV5_FAKE_URL; $AGENTV5_BIN is the absolute path of the
-# copied _bin (the helper scripts), which targets files may name. AgentV exits 1 when a test fails, which
-# most suites do on purpose, so only a missing results file stops the recording.
+# copied _bin (the helper scripts), which targets files may name. AgentV exits 1 when a test
+# fails, which most suites do on purpose, so only a missing results file stops the recording.
 set -euo pipefail
 : "${AGENTV5_CLI:?set AGENTV5_CLI to the command that runs an AgentV 5 CLI}"
 read -r -a cli <<<"$AGENTV5_CLI"
@@ -54,6 +54,8 @@ cp -R "$data/_bin" "$work/_bin"
 export AGENTV5_BIN=$work/_bin
 for name in "${suites[@]}"; do
 	src=$data/$name
+	case $name in _* | */* | .*) echo "record-agentv5: '$name' is not a suite folder name" >&2; exit 1 ;; esac
+	[ -d "$src" ] || { echo "record-agentv5: no suite folder $src" >&2; exit 1; }
 	evals=("$src"/*.eval.yaml)
 	[ -e "${evals[0]}" ] || { echo "record-agentv5: $src has no *.eval.yaml" >&2; exit 1; }
 	[ ${#evals[@]} -eq 1 ] || { echo "record-agentv5: $src has more than one *.eval.yaml" >&2; exit 1; }
@@ -69,5 +71,6 @@ for name in "${suites[@]}"; do
 		echo "record-agentv5: $name wrote no results" >&2
 		exit 1
 	fi
-	python3 "$data/_bin/extract_expected.py" "$out" "$name" "$version" >"$src/expected.json"
+	python3 "$data/_bin/extract_expected.py" "$out" "$name" "$version" >"$work/$name.expected.json"
+	mv "$work/$name.expected.json" "$src/expected.json"
 done
