@@ -217,8 +217,7 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 		resp.OutputMessages = textAnswer(resp.Text)
 	}
 	if resp.DurationMS == nil {
-		ms := float64(elapsed.Microseconds()) / 1000
-		resp.DurationMS = &ms
+		resp.DurationMS = new(float64(elapsed.Microseconds()) / 1000)
 	}
 	if resp.CostUSD == nil {
 		resp.CostUSD = targetCost(p.target, resp.Usage)

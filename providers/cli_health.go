@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,13 +46,7 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 }
 
 func (p *cliProvider) healthHTTP(ctx context.Context, h *targets.CLIHealth) error {
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = p.opts.Timeout
-	}
-	if timeout <= 0 {
-		timeout = cliHealthDefaultTimeout
-	}
+	timeout := cmp.Or(h.Timeout, p.opts.Timeout, cliHealthDefaultTimeout) // none is negative
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	shown := cliShowURL(h.URL)

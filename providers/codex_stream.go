@@ -117,8 +117,7 @@ func (s *codexStream) add(raw []byte) bool {
 		}
 		s.Usage.Input += e.Usage.InputTokens
 		s.Usage.Output += e.Usage.OutputTokens
-		if e.Usage.CachedInputTokens > 0 {
-			c := e.Usage.CachedInputTokens
+		if c := e.Usage.CachedInputTokens; c > 0 {
 			if s.Usage.Cached != nil {
 				c += *s.Usage.Cached
 			}

@@ -88,18 +88,15 @@ func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, err
 	if m.delayMax > 0 {
 		d = m.delayMin + time.Duration(rand.Int64N(int64(m.delayMax-m.delayMin)+1))
 	}
-	if err := mockWait(ctx, d); err != nil {
+	err := ctx.Err()
+	if err == nil && d > 0 {
+		err = retry.Wait(ctx, d)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mock target %q: %w", m.target.Name, err)
 	}
 	if m.judge && req != nil && req.SystemPrompt != "" {
 		return &Response{Text: mockVerdict}, nil
 	}
 	return &Response{Text: m.response, OutputMessages: textAnswer(m.response)}, nil
-}
-
-func mockWait(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil || d <= 0 {
-		return err
-	}
-	return retry.Wait(ctx, d)
 }
