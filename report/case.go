@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -176,10 +177,7 @@ func (c *Case) record() *results.Record {
 		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts), Flaky: c.Flaky,
 	}
 	for _, e := range c.Evaluators {
-		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: e.Verdict}
-		if er.Verdict == "" {
-			er.Verdict = results.Band(e.Score)
-		}
+		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: cmp.Or(e.Verdict, results.Band(e.Score))}
 		if e.Errored {
 			er.Error = "(see results.jsonl)"
 		}
