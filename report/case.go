@@ -60,8 +60,7 @@ func newCase(r *results.Record) *Case {
 		Trials: clampInt32(len(r.Trials)), TrialsPassed: clampInt32(r.TrialsPassed()), Flaky: r.Flaky,
 	}
 	if r.CaseThreshold != nil {
-		t := *r.CaseThreshold
-		c.CaseThreshold = &t
+		c.CaseThreshold = new(*r.CaseThreshold)
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)

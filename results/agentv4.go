@@ -362,7 +362,7 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 		bench["notes"] = []string{fmt.Sprintf("%d test(s) had execution errors and are excluded from quality pass_rate", errored)}
 	}
 	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timingOf(totalMS, in, out)} {
-		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
+		b, _ := json.MarshalIndent(v, "", "  ") // strings and finite numbers always encode
 		if err := atomicfile.Replace(filepath.Join(dir, name), append(b, '\n')); err != nil {
 			return fmt.Errorf("could not write %s: %w", name, err)
 		}
