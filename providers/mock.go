@@ -80,6 +80,17 @@ func newMock(t *targets.Target, _ Options) (Provider, error) {
 	return m, nil
 }
 
+// DryRun returns a mock standing in for t (`--dry-run`): agent requests get
+// MockAnswer and judge requests (those with a SystemPrompt) a valid verdict of score 1, so
+// the whole pipeline, code judges included, runs without a network. Each request waits
+// delay, or a random time in [delayMin, delayMax] when delayMax > 0.
+func DryRun(t *targets.Target, delay, delayMin, delayMax time.Duration) Provider {
+	if delayMax < delayMin {
+		delayMin, delayMax = delayMax, delayMin
+	}
+	return &mockProvider{target: t, response: MockAnswer, delay: delay, delayMin: max(delayMin, 0), delayMax: delayMax, judge: true}
+}
+
 func (m *mockProvider) Target() *targets.Target { return m.target }
 
 // Invoke waits for the delay (returning early with ctx's error when ctx ends first) and answers.

@@ -73,12 +73,11 @@ func buildView(run *Run, marker string, lim limits) *view {
 	}
 	slices.SortStableFunc(v.fail, failOrder)
 	v.failRows = groupRows(v.fail, v.why)
-	v.failDetailed, v.passDetailed = v.fail, v.pass
-	if !run.Details.shows(results.VerdictFail) {
-		v.failDetailed = nil
+	if run.Details.shows(results.VerdictFail) {
+		v.failDetailed = v.fail
 	}
-	if !run.Details.shows(results.VerdictPass) {
-		v.passDetailed = nil
+	if run.Details.shows(results.VerdictPass) {
+		v.passDetailed = v.pass
 	}
 	for _, d := range collectWarnings(run, recs) {
 		if d.IsError() {
