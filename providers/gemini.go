@@ -84,7 +84,8 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		res := &apiResult{Text: text}
 		if um := resp.UsageMetadata; um != nil {
 			// Thinking tokens are billed as output.
-			res.Usage = &Usage{Input: int64(um.PromptTokenCount), Output: int64(um.CandidatesTokenCount) + int64(um.ThoughtsTokenCount)}
+			res.Usage = &Usage{Input: int64(um.PromptTokenCount),
+				Output: int64(um.CandidatesTokenCount) + int64(um.ThoughtsTokenCount)}
 			if um.CachedContentTokenCount > 0 {
 				res.Usage.Cached = new(int64(um.CachedContentTokenCount))
 			}

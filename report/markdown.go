@@ -590,7 +590,8 @@ func datasetTable(recs []*Case) string {
 		}
 	}
 	return breakdownTable(groups.list, "| Dataset | Cases | Pass rate | Errored | Mean score |\n|---|--:|--:|--:|--:|\n", "datasets", func(g *breakdown) string {
-		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(cmp.Or(g.name, "(none)"), 80)), thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
+		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(cmp.Or(g.name, "(none)"), 80)),
+			thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
 	})
 }
 
