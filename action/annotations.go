@@ -23,12 +23,12 @@ const (
 	LevelNotice  Level = "notice"
 )
 
+var levels = []Level{LevelError, LevelWarning, LevelNotice}
+
+// rank is l's place in levels; an unknown level ranks as a notice.
 func (l Level) rank() int {
-	switch l {
-	case LevelError:
-		return 0
-	case LevelWarning:
-		return 1
+	if i := slices.Index(levels, l); i >= 0 {
+		return i
 	}
 	return 2
 }
@@ -80,7 +80,7 @@ func (c *Commands) Annotate(anns []Annotation, omitted int) (dropped int) {
 	if dropped > 0 && !c.overflow && c.emitted[LevelNotice] < MaxAnnotationsPerLevel {
 		c.overflow = true
 		var parts []string
-		for _, l := range []Level{LevelError, LevelWarning, LevelNotice} {
+		for _, l := range levels {
 			if n := left[l]; n > 0 {
 				parts = append(parts, fmt.Sprintf("%d %s", n, textfmt.Plural(n, string(l), string(l)+"s")))
 			}

@@ -2,6 +2,7 @@ package action
 
 import (
 	"archive/zip"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,10 +68,7 @@ func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst st
 	if q.RunID <= 0 {
 		return nil, fmt.Errorf("%w: GITHUB_RUN_ID is not set, so the workflow is unknown", ErrNoBaselineRun)
 	}
-	maxBytes := q.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultBaselineMaxBytes
-	}
+	maxBytes := cmp.Or(max(q.MaxBytes, 0), DefaultBaselineMaxBytes)
 	cur, _, err := s.client.Actions.GetWorkflowRunByID(ctx, s.owner, s.repo, q.RunID)
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("get workflow run %d", q.RunID), err)

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -117,10 +118,7 @@ func updateComment(ctx context.Context, store CommentStore, existing *Comment, b
 	if err != nil {
 		return "", fmt.Errorf("could not update the PR comment: %w", err)
 	}
-	if c.URL == "" {
-		return existing.URL, nil
-	}
-	return c.URL, nil
+	return cmp.Or(c.URL, existing.URL), nil
 }
 
 // APIError is a failed GitHub API call, with a hint on how to fix it. It never holds

@@ -1,6 +1,9 @@
 package action
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Env is the part of the runner's environment the Action uses, read once at start-up.
 // See https://docs.github.com/actions/reference/variables-reference.
@@ -29,10 +32,10 @@ const (
 // server URLs, which default to github.com.
 func LoadEnv(getenv func(string) string) Env {
 	get := func(k string) string { return strings.TrimSpace(getenv(k)) }
-	e := Env{
+	return Env{
 		Workspace:   get("GITHUB_WORKSPACE"),
-		APIURL:      strings.TrimRight(get("GITHUB_API_URL"), "/"),
-		ServerURL:   strings.TrimRight(get("GITHUB_SERVER_URL"), "/"),
+		APIURL:      cmp.Or(strings.TrimRight(get("GITHUB_API_URL"), "/"), defaultAPIURL),
+		ServerURL:   cmp.Or(strings.TrimRight(get("GITHUB_SERVER_URL"), "/"), defaultServerURL),
 		Repository:  get("GITHUB_REPOSITORY"),
 		RunID:       get("GITHUB_RUN_ID"),
 		RunAttempt:  get("GITHUB_RUN_ATTEMPT"),
@@ -43,13 +46,6 @@ func LoadEnv(getenv func(string) string) Env {
 		SummaryPath: get("GITHUB_STEP_SUMMARY"),
 		RunnerTemp:  get("RUNNER_TEMP"),
 	}
-	if e.APIURL == "" {
-		e.APIURL = defaultAPIURL
-	}
-	if e.ServerURL == "" {
-		e.ServerURL = defaultServerURL
-	}
-	return e
 }
 
 // RunURL links to the workflow run's page, or "" when the run is unknown.

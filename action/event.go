@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,10 +49,7 @@ func (e Event) SecretsWithheld() bool {
 // an error the caller reports as a warning.
 func LoadEvent(getenv func(string) string) (Event, error) {
 	name := strings.TrimSpace(getenv("GITHUB_EVENT_NAME"))
-	actor := strings.TrimSpace(getenv("GITHUB_TRIGGERING_ACTOR"))
-	if actor == "" {
-		actor = strings.TrimSpace(getenv("GITHUB_ACTOR"))
-	}
+	actor := cmp.Or(strings.TrimSpace(getenv("GITHUB_TRIGGERING_ACTOR")), strings.TrimSpace(getenv("GITHUB_ACTOR")))
 	base := Event{Name: name, Actor: actor}
 	path := strings.TrimSpace(getenv("GITHUB_EVENT_PATH"))
 	if path == "" {
@@ -124,34 +122,23 @@ func ParseEvent(name string, data []byte, actor string) (Event, error) {
 	switch {
 	case strings.HasPrefix(name, "pull_request") && p.PullRequest != nil:
 		pr := p.PullRequest
-		ev.PRNumber = pr.Number
-		if ev.PRNumber == 0 {
-			ev.PRNumber = p.Number
-		}
+		ev.PRNumber = cmp.Or(pr.Number, p.Number)
 		ev.HeadSHA, ev.HeadRepo = pr.Head.SHA, pr.Head.Repo.name()
-		ev.BaseRef, ev.BaseRepo = pr.Base.Ref, pr.Base.Repo.name()
-		if ev.BaseRepo == "" {
-			ev.BaseRepo = p.Repository.name()
-		}
+		ev.BaseRef, ev.BaseRepo = pr.Base.Ref, cmp.Or(pr.Base.Repo.name(), p.Repository.name())
 		ev.Fork = !strings.EqualFold(ev.HeadRepo, ev.BaseRepo)
 	case name == "workflow_run" && p.WorkflowRun != nil:
 		// The privileged half of the fork recipe. GitHub leaves pull_requests empty for
 		// fork PRs, so the PR number then comes from a validated input instead.
 		wr := p.WorkflowRun
 		ev.HeadSHA, ev.HeadRepo = wr.HeadSHA, wr.HeadRepository.name()
-		ev.BaseRepo = wr.Repository.name()
-		if ev.BaseRepo == "" {
-			ev.BaseRepo = p.Repository.name()
-		}
+		ev.BaseRepo = cmp.Or(wr.Repository.name(), p.Repository.name())
 		ev.Fork = ev.HeadRepo != "" && !strings.EqualFold(ev.HeadRepo, ev.BaseRepo)
 		if len(wr.PullRequests) == 1 && wr.PullRequests[0].Head.SHA == wr.HeadSHA {
 			ev.PRNumber = wr.PullRequests[0].Number
 			ev.BaseRef = wr.PullRequests[0].Base.Ref
 		}
 	}
-	if ev.PRNumber < 0 {
-		ev.PRNumber = 0
-	}
+	ev.PRNumber = max(ev.PRNumber, 0)
 	if ev.Actor == DependabotLogin {
 		ev.Fork = true
 	}

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,9 +43,7 @@ func NewGitHubStore(token, apiURL, repo string) (*GitHubStore, error) {
 	if strings.TrimSpace(token) == "" {
 		return nil, errors.New("could not comment: the github-token input is empty")
 	}
-	if apiURL == "" {
-		apiURL = defaultAPIURL
-	}
+	apiURL = cmp.Or(apiURL, defaultAPIURL)
 	base, err := url.Parse(strings.TrimRight(apiURL, "/") + "/")
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, fmt.Errorf("could not use GITHUB_API_URL %q: want an http(s) URL", apiURL)
@@ -144,23 +143,18 @@ func apiError(op string, err error) error {
 		arl *github.AbuseRateLimitError
 		er  *github.ErrorResponse
 	)
+	var resp *http.Response
 	switch {
 	case errors.As(err, &rl):
-		ae.RateLimited, ae.Message = true, rl.Message
-		if rl.Response != nil {
-			ae.StatusCode = rl.Response.StatusCode
-		}
+		ae.RateLimited, ae.Message, resp = true, rl.Message, rl.Response
 	case errors.As(err, &arl):
-		ae.RateLimited, ae.Message = true, arl.Message
-		if arl.Response != nil {
-			ae.StatusCode = arl.Response.StatusCode
-		}
+		ae.RateLimited, ae.Message, resp = true, arl.Message, arl.Response
 	case errors.As(err, &er):
-		ae.Message = er.Message
-		if er.Response != nil {
-			ae.StatusCode = er.Response.StatusCode
-		}
-		ae.RateLimited = ae.StatusCode == http.StatusTooManyRequests
+		ae.Message, resp = er.Message, er.Response
 	}
+	if resp != nil {
+		ae.StatusCode = resp.StatusCode
+	}
+	ae.RateLimited = ae.RateLimited || ae.StatusCode == http.StatusTooManyRequests
 	return ae
 }

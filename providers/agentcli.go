@@ -217,10 +217,8 @@ func (e *AgentError) Unwrap() error { return e.err }
 
 // agentReport is what an agent's stream says about a run, for errors and logs.
 type agentReport struct {
-	// Failure is the error the agent reported, "" if none.
-	Failure string
-	// Summary renders the readable log (log_format: summary).
-	Summary func() string
+	Failure string        // the error the agent reported, "" if none
+	Summary func() string // renders the readable log (log_format: summary)
 }
 
 // agentRun is one finished run of an agent CLI that exited cleanly. Close removes its workspace
@@ -232,8 +230,7 @@ type agentRun struct {
 	Logs           []string
 	logErr         error
 	ws             string
-	keep           bool
-	liveLog        bool // the logs are an agentLog's, outside the workspace
+	keep, liveLog  bool // liveLog: the logs are an agentLog's, outside the workspace
 	DurationMS     float64
 }
 
@@ -269,11 +266,9 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 			return nil, err
 		}
 	}
+	// A nil live stays a nil io.Writer: no tee.
 	cmd := proc.Cmd{Argv: argv, Dir: cmp.Or(dir, ws), Env: a.env, Stdin: []byte(doc), Timeout: a.timeout,
-		MaxOutput: agentMaxOutput}
-	if live != nil {
-		cmd.StdoutTee = live
-	}
+		MaxOutput: agentMaxOutput, StdoutTee: live}
 	start := time.Now()
 	res, runErr := proc.Run(ctx, cmd)
 	r.DurationMS = float64(time.Since(start).Microseconds()) / 1000
@@ -281,14 +276,13 @@ func (a *agentCLI) run(ctx context.Context, req *Request, argv []string, doc str
 		r.Stdout, r.Stderr, r.Truncated = a.t.Redactor.Bytes(res.Stdout), a.t.Redactor.Bytes(res.Stderr), res.StdoutTruncated
 	}
 	report := parse(r.Stdout)
-	logDir := a.logDir
 	if live != nil {
 		r.logErr, r.liveLog = live.Close(), true
 		if p := live.Path(); p != "" {
 			r.Logs = []string{p}
 		}
 	} else {
-		r.Logs, r.logErr = a.writeLogs(cmp.Or(logDir, ws), req, r.Stdout, r.Stderr, report.Summary)
+		r.Logs, r.logErr = a.writeLogs(cmp.Or(a.logDir, ws), req, r.Stdout, r.Stderr, report.Summary)
 	}
 	if runErr == nil {
 		if a.logf != nil && a.logDir != "" && live == nil {

@@ -108,12 +108,10 @@ func (p *anthropicProvider) Invoke(ctx context.Context, req *Request) (*Response
 		}
 		res := &apiResult{Text: strings.Join(text, "\n\n")}
 		if msg.JSON.Usage.Valid() {
-			u := &Usage{Input: msg.Usage.InputTokens, Output: msg.Usage.OutputTokens}
+			res.Usage = &Usage{Input: msg.Usage.InputTokens, Output: msg.Usage.OutputTokens}
 			if msg.Usage.JSON.CacheReadInputTokens.Valid() {
-				c := msg.Usage.CacheReadInputTokens
-				u.Cached = &c
+				res.Usage.Cached = new(msg.Usage.CacheReadInputTokens)
 			}
-			res.Usage = u
 		}
 		return res, nil
 	})

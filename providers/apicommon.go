@@ -25,16 +25,11 @@ const GuidelinesHeader = "[[ ## Guidelines ## ]]"
 // apiDefaultMaxTokens is sent where the API requires a limit (Anthropic) and none is set.
 const apiDefaultMaxTokens = 4096
 
-// apiTurn is one message of the conversation sent to a chat API.
-type apiTurn struct {
-	Role    string // user | assistant
-	Content string
-}
-
-// apiPrompt is a request in the shape every chat API takes: one system text and turns.
+// apiPrompt is a request in the shape every chat API takes: one system text and user or
+// assistant turns.
 type apiPrompt struct {
 	System string
-	Turns  []apiTurn
+	Turns  []ChatMessage
 }
 
 // apiBuildPrompt turns a Request into system text and turns: req.Chat's messages (system
@@ -43,7 +38,7 @@ type apiPrompt struct {
 func apiBuildPrompt(req *Request) apiPrompt {
 	base := strings.TrimSpace(req.SystemPrompt)
 	var chatSystem []string
-	var turns []apiTurn
+	var turns []ChatMessage
 	for _, m := range req.Chat {
 		switch m.Role {
 		case suite.RoleSystem:
@@ -51,10 +46,10 @@ func apiBuildPrompt(req *Request) apiPrompt {
 				chatSystem = append(chatSystem, s)
 			}
 		case suite.RoleAssistant:
-			turns = append(turns, apiTurn{Role: suite.RoleAssistant, Content: m.Content})
+			turns = append(turns, ChatMessage{Role: suite.RoleAssistant, Content: m.Content})
 		default:
 			// user, and tool results rendered as text by the prompt builder
-			turns = append(turns, apiTurn{Role: suite.RoleUser, Content: m.Content})
+			turns = append(turns, ChatMessage{Role: suite.RoleUser, Content: m.Content})
 		}
 	}
 	var parts []string
@@ -71,7 +66,7 @@ func apiBuildPrompt(req *Request) apiPrompt {
 	}
 	parts = append(parts, chatSystem...)
 	if len(req.Chat) == 0 || len(turns) == 0 {
-		turns = append(turns, apiTurn{Role: suite.RoleUser, Content: req.Question})
+		turns = append(turns, ChatMessage{Role: suite.RoleUser, Content: req.Question})
 	}
 	return apiPrompt{System: strings.Join(parts, "\n\n"), Turns: turns}
 }
@@ -101,8 +96,7 @@ func apiReadSampling(r *targets.Reader) apiSampling {
 		s2, _ := r.T.Raw("max_output_tokens", "max_tokens")
 		r.Check(r.T.ErrorAt(s2, "max_output_tokens", "want a positive whole number, got %d", n))
 	} else if ok {
-		v := int64(n)
-		s.MaxTokens = &v
+		s.MaxTokens = new(int64(n))
 	}
 	return s
 }
@@ -131,9 +125,8 @@ func apiReadKey(r *targets.Reader, required bool) string {
 	return v
 }
 
-// apiCall is what every API provider shares: target, retry policy, HTTP client. The caller's
+// apiCall is what every API provider embeds: target, retry policy, HTTP client. The caller's
 // context bounds an invocation (the runner's --timeout).
-// Providers embed it.
 type apiCall struct {
 	t      *targets.Target
 	kind   string

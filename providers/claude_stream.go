@@ -215,22 +215,19 @@ func (s *claudeStream) add(raw []byte) bool {
 		s.DurationMS = e.DurationMS
 		switch {
 		case e.Usage != nil:
-			u := &Usage{Input: e.Usage.InputTokens + e.Usage.CacheReadInputTokens + e.Usage.CacheCreationInputTokens,
+			s.Usage = &Usage{Input: e.Usage.InputTokens + e.Usage.CacheReadInputTokens + e.Usage.CacheCreationInputTokens,
 				Output: e.Usage.OutputTokens}
 			if e.Usage.CacheReadInputTokens > 0 {
-				c := e.Usage.CacheReadInputTokens
-				u.Cached = &c
+				s.Usage.Cached = new(e.Usage.CacheReadInputTokens)
 			}
-			s.Usage = u
 		case e.InputTokens != nil || e.OutputTokens != nil:
-			u := &Usage{}
+			s.Usage = &Usage{}
 			if e.InputTokens != nil {
-				u.Input = *e.InputTokens
+				s.Usage.Input = *e.InputTokens
 			}
 			if e.OutputTokens != nil {
-				u.Output = *e.OutputTokens
+				s.Usage.Output = *e.OutputTokens
 			}
-			s.Usage = u
 		}
 	}
 	return true

@@ -83,8 +83,7 @@ func (p *cliProvider) Invoke(ctx context.Context, req *Request) (*Response, erro
 }
 
 // prepare resolves the working directory of req (the suite's workspace wins over the target's
-// cwd, as in AgentV 4.x; a batch's requests share theirs) and makes the files the template
-// names: {OUTPUT_FILE} called outName, {PROMPT_FILE} holding prompt. done removes them.
+// cwd, as in AgentV 4.x; a batch's requests share theirs) and makes the template's files.
 func (p *cliProvider) prepare(req *Request, evalID, outName, prompt string) (
 	dir string, v cliValues, done func(), err error) {
 	dir, err = p.workDir(req.Dir, p.cfg.Cwd)
@@ -94,20 +93,27 @@ func (p *cliProvider) prepare(req *Request, evalID, outName, prompt string) (
 	if err != nil {
 		return "", v, nil, err
 	}
-	outPath, doneOut, err := p.outputFile(p.cfg.Template, outName)
+	v, done, err = p.tempFiles(p.cfg.Template, evalID, outName, prompt)
+	return dir, v, done, err
+}
+
+// tempFiles makes the files tmpl names: {OUTPUT_FILE} called outName, {PROMPT_FILE} holding
+// prompt. done removes them.
+func (p *cliProvider) tempFiles(tmpl, evalID, outName, prompt string) (v cliValues, done func(), err error) {
+	outPath, doneOut, err := p.outputFile(tmpl, outName)
 	if err != nil {
-		return "", v, nil, err
+		return v, nil, err
 	}
-	promptPath, donePrompt, err := p.promptFile(p.cfg.Template, evalID, prompt)
+	promptPath, donePrompt, err := p.promptFile(tmpl, evalID, prompt)
 	if err != nil {
 		doneOut()
-		return "", v, nil, err
+		return v, nil, err
 	}
 	done = func() {
 		donePrompt()
 		doneOut()
 	}
-	return dir, cliValues{EvalID: evalID, PromptFile: promptPath, OutputFile: outPath}, done, nil
+	return cliValues{EvalID: evalID, PromptFile: promptPath, OutputFile: outPath}, done, nil
 }
 
 // cliOutput is what a command answered.
@@ -217,8 +223,7 @@ func (p *cliProvider) finish(resp *Response, elapsed time.Duration) {
 		resp.OutputMessages = textAnswer(resp.Text)
 	}
 	if resp.DurationMS == nil {
-		ms := float64(elapsed.Microseconds()) / 1000
-		resp.DurationMS = &ms
+		resp.DurationMS = new(float64(elapsed.Microseconds()) / 1000)
 	}
 	if resp.CostUSD == nil {
 		resp.CostUSD = targetCost(p.target, resp.Usage)

@@ -3,6 +3,7 @@ package providers
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,10 +35,7 @@ func (p *cliBatchProvider) InvokeBatch(ctx context.Context, reqs []*Request) ([]
 	}
 	defer done()
 	v.Files = UniqueFiles(files)
-	timeout := p.cfg.Timeout
-	if timeout <= 0 {
-		timeout = p.opts.Timeout * time.Duration(len(reqs))
-	}
+	timeout := cmp.Or(p.cfg.Timeout, p.opts.Timeout*time.Duration(len(reqs))) // neither is negative
 	cmdline := cliRender(p.cfg.Template, p.cfg.FilesFormat, v)
 	out, elapsed, err := p.run(ctx, cmdline, dir, timeout, v.OutputFile)
 	if err != nil {

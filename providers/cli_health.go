@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,13 +46,7 @@ func (p *cliProvider) HealthCheck(ctx context.Context) error {
 }
 
 func (p *cliProvider) healthHTTP(ctx context.Context, h *targets.CLIHealth) error {
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = p.opts.Timeout
-	}
-	if timeout <= 0 {
-		timeout = cliHealthDefaultTimeout
-	}
+	timeout := cmp.Or(h.Timeout, p.opts.Timeout, cliHealthDefaultTimeout) // none is negative
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	shown := cliShowURL(h.URL)
@@ -87,18 +82,12 @@ func (p *cliProvider) healthCommand(ctx context.Context, h *targets.CLIHealth, e
 	if err != nil {
 		return fmt.Errorf("healthcheck of cli target %q failed: %w", p.target.Name, err)
 	}
-	out, done, err := p.outputFile(h.Template, "healthcheck.json")
+	v, done, err := p.tempFiles(h.Template, "healthcheck", "healthcheck.json", "")
 	if err != nil {
 		return err
 	}
 	defer done()
-	promptPath, donePrompt, err := p.promptFile(h.Template, "healthcheck", "")
-	if err != nil {
-		return err
-	}
-	defer donePrompt()
-	cmdline := cliRender(h.Template, p.cfg.FilesFormat, cliValues{EvalID: "healthcheck", PromptFile: promptPath, OutputFile: out})
-	if _, _, err := p.run(ctx, cmdline, dir, p.timeout(h.Timeout), ""); err != nil {
+	if _, _, err := p.run(ctx, cliRender(h.Template, p.cfg.FilesFormat, v), dir, p.timeout(h.Timeout), ""); err != nil {
 		return fmt.Errorf("healthcheck of %w", err)
 	}
 	return nil

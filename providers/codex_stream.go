@@ -2,6 +2,7 @@ package providers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -98,11 +99,7 @@ func (s *codexStream) add(raw []byte) bool {
 	s.Events++
 	switch {
 	case e.Item != nil && (e.Type == "item.completed" || e.Type == ""):
-		kind := e.Item.Type
-		if kind == "" {
-			kind = e.Item.ItemType
-		}
-		switch kind {
+		switch cmp.Or(e.Item.Type, e.Item.ItemType) {
 		case "agent_message", "assistant_message":
 			if t := codexFirst(e.Item.Text, e.Item.Message); t != "" {
 				s.Final = t
@@ -117,8 +114,7 @@ func (s *codexStream) add(raw []byte) bool {
 		}
 		s.Usage.Input += e.Usage.InputTokens
 		s.Usage.Output += e.Usage.OutputTokens
-		if e.Usage.CachedInputTokens > 0 {
-			c := e.Usage.CachedInputTokens
+		if c := e.Usage.CachedInputTokens; c > 0 {
 			if s.Usage.Cached != nil {
 				c += *s.Usage.Cached
 			}

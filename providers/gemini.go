@@ -59,8 +59,7 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		cfg.SystemInstruction = genai.NewContentFromText(pr.System, genai.RoleUser)
 	}
 	if t := p.sampling.forRequest(req).Temperature; t != nil {
-		f := float32(*t)
-		cfg.Temperature = &f
+		cfg.Temperature = new(float32(*t))
 	}
 	if p.sampling.MaxTokens != nil {
 		cfg.MaxOutputTokens = int32(min(*p.sampling.MaxTokens, 1<<31-1))
@@ -85,12 +84,11 @@ func (p *geminiProvider) Invoke(ctx context.Context, req *Request) (*Response, e
 		res := &apiResult{Text: text}
 		if um := resp.UsageMetadata; um != nil {
 			// Thinking tokens are billed as output.
-			u := &Usage{Input: int64(um.PromptTokenCount), Output: int64(um.CandidatesTokenCount) + int64(um.ThoughtsTokenCount)}
+			res.Usage = &Usage{Input: int64(um.PromptTokenCount),
+				Output: int64(um.CandidatesTokenCount) + int64(um.ThoughtsTokenCount)}
 			if um.CachedContentTokenCount > 0 {
-				c := int64(um.CachedContentTokenCount)
-				u.Cached = &c
+				res.Usage.Cached = new(int64(um.CachedContentTokenCount))
 			}
-			res.Usage = u
 		}
 		return res, nil
 	})

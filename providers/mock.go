@@ -80,6 +80,17 @@ func newMock(t *targets.Target, _ Options) (Provider, error) {
 	return m, nil
 }
 
+// DryRun returns a mock standing in for t (`--dry-run`): agent requests get
+// MockAnswer and judge requests (those with a SystemPrompt) a valid verdict of score 1, so
+// the whole pipeline, code judges included, runs without a network. Each request waits
+// delay, or a random time in [delayMin, delayMax] when delayMax > 0.
+func DryRun(t *targets.Target, delay, delayMin, delayMax time.Duration) Provider {
+	if delayMax < delayMin {
+		delayMin, delayMax = delayMax, delayMin
+	}
+	return &mockProvider{target: t, response: MockAnswer, delay: delay, delayMin: max(delayMin, 0), delayMax: delayMax, judge: true}
+}
+
 func (m *mockProvider) Target() *targets.Target { return m.target }
 
 // Invoke waits for the delay (returning early with ctx's error when ctx ends first) and answers.
@@ -88,18 +99,15 @@ func (m *mockProvider) Invoke(ctx context.Context, req *Request) (*Response, err
 	if m.delayMax > 0 {
 		d = m.delayMin + time.Duration(rand.Int64N(int64(m.delayMax-m.delayMin)+1))
 	}
-	if err := mockWait(ctx, d); err != nil {
+	err := ctx.Err()
+	if err == nil && d > 0 {
+		err = retry.Wait(ctx, d)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("mock target %q: %w", m.target.Name, err)
 	}
 	if m.judge && req != nil && req.SystemPrompt != "" {
 		return &Response{Text: mockVerdict}, nil
 	}
 	return &Response{Text: m.response, OutputMessages: textAnswer(m.response)}, nil
-}
-
-func mockWait(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil || d <= 0 {
-		return err
-	}
-	return retry.Wait(ctx, d)
 }

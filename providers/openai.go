@@ -113,12 +113,10 @@ func (p *chatProvider) complete(ctx context.Context, req *Request) (*apiResult, 
 	}
 	res := &apiResult{Text: msg.Content}
 	if resp.JSON.Usage.Valid() {
-		u := &Usage{Input: resp.Usage.PromptTokens, Output: resp.Usage.CompletionTokens}
+		res.Usage = &Usage{Input: resp.Usage.PromptTokens, Output: resp.Usage.CompletionTokens}
 		if resp.Usage.PromptTokensDetails.JSON.CachedTokens.Valid() {
-			c := resp.Usage.PromptTokensDetails.CachedTokens
-			u.Cached = &c
+			res.Usage.Cached = new(resp.Usage.PromptTokensDetails.CachedTokens)
 		}
-		res.Usage = u
 	}
 	return res, nil
 }

@@ -230,8 +230,7 @@ func (t *retryBodyTee) Close() error { return t.rc.Close() }
 func retryHTTPClient(c *http.Client) *http.Client {
 	out := &http.Client{}
 	if c != nil {
-		cp := *c
-		out = &cp
+		out = new(*c)
 	} else if dt, ok := http.DefaultTransport.(*http.Transport); ok {
 		// Many workers share one host: keep their connections instead of the default 2 idle ones.
 		tr := dt.Clone()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -144,12 +145,8 @@ func baselineSection(v *view) string {
 	if len(r.Datasets) > 0 {
 		b.WriteString("| Dataset | Cases in both | Before → after | Δ | Regressed | Improved |\n|---|--:|--:|--:|--:|--:|\n")
 		for _, d := range r.Datasets[:min(len(r.Datasets), breakdownMax)] {
-			name := d.Name
-			if name == "" {
-				name = "(none)"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %.3f → %.3f | %s | %s | %s |\n", mdInline(truncate(name, 80)), thousands(d.Compared),
-				d.Before, d.After, signed(d.Delta()), thousands(d.Regressed), thousands(d.Improved))
+			fmt.Fprintf(&b, "| %s | %s | %.3f → %.3f | %s | %s | %s |\n", mdInline(truncate(cmp.Or(d.Name, "(none)"), 80)),
+				thousands(d.Compared), d.Before, d.After, signed(d.Delta()), thousands(d.Regressed), thousands(d.Improved))
 		}
 		b.WriteString("\n")
 		if n := len(r.Datasets) - breakdownMax; n > 0 {

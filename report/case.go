@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,8 +60,7 @@ func newCase(r *results.Record) *Case {
 		Trials: clampInt32(len(r.Trials)), TrialsPassed: clampInt32(r.TrialsPassed()), Flaky: r.Flaky,
 	}
 	if r.CaseThreshold != nil {
-		t := *r.CaseThreshold
-		c.CaseThreshold = &t
+		c.CaseThreshold = new(*r.CaseThreshold)
 	}
 	if n := len(r.EvaluatorResults); n > 0 {
 		c.Evaluators = make([]EvaluatorScore, n)
@@ -176,10 +176,7 @@ func (c *Case) record() *results.Record {
 		Score: c.Score, Verdict: c.Verdict, DurationMS: c.DurationMS, Attempts: int(c.Attempts), Flaky: c.Flaky,
 	}
 	for _, e := range c.Evaluators {
-		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: e.Verdict}
-		if er.Verdict == "" {
-			er.Verdict = results.Band(e.Score)
-		}
+		er := results.EvaluatorResult{Name: e.Name, Score: e.Score, Verdict: cmp.Or(e.Verdict, results.Band(e.Score))}
 		if e.Errored {
 			er.Error = "(see results.jsonl)"
 		}

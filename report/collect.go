@@ -134,7 +134,7 @@ func (c *Collector) Close() error {
 	if c.parts == nil {
 		return nil
 	}
-	return c.parts.close()
+	return c.parts.f.Close()
 }
 
 // JUnitParts holds JUnit testcases rendered as their cases finished, in a temporary file
@@ -228,8 +228,6 @@ func (p *JUnitParts) copyTo(w io.Writer, cases []*Case, several bool) error {
 	}
 	return nil
 }
-
-func (p *JUnitParts) close() error { return p.f.Close() }
 
 // withTargetName adds " [target]" to the name of the rendered testcase tc. The name is its
 // first attribute, and a quote inside an attribute value is always escaped.

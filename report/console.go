@@ -123,12 +123,9 @@ func Console(w io.Writer, run *Run, color bool) {
 		}
 		fmt.Fprintf(b, "\n%s\n", strings.Join(parts, "   "))
 	}
-	name := strings.ToUpper(string(o))
+	name := cmp.Or(strings.ToUpper(string(o)), "UNKNOWN")
 	if run.Cancelled {
 		name = "CANCELLED" // still exit 2: the run is invalid, but it was stopped, not wrong
-	}
-	if name == "" {
-		name = "UNKNOWN"
 	}
 	line := "Outcome: " + name
 	if run.Decision.Reason != "" {

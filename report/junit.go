@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -153,10 +154,7 @@ func junitDoc(run *Run, w *bufio.Writer) *junitDocument {
 // fileSuite makes a file's testsuite: counts, time and properties.
 func fileSuite(run *Run, recs []*Case) *junitFileSuite {
 	file := logtext.Block(recs[0].File)
-	s := &junitFileSuite{Testsuite: junit.Testsuite{Name: file, File: file}}
-	if s.Name == "" {
-		s.Name = "(unknown file)"
-	}
+	s := &junitFileSuite{Testsuite: junit.Testsuite{Name: cmp.Or(file, "(unknown file)"), File: file}}
 	if !run.Started.IsZero() {
 		s.SetTimestamp(run.Started.UTC())
 	}
@@ -213,10 +211,7 @@ func junitCase(threshold float64, r *results.Record, withTarget bool) junitTestc
 	addFlaky(&tc, threshold, r)
 	switch verdictOf(r) {
 	case results.VerdictError:
-		msg := firstError(r)
-		if msg == "" {
-			msg = fmt.Sprintf("case has verdict %q", r.Verdict)
-		}
+		msg := cmp.Or(firstError(r), fmt.Sprintf("case has verdict %q", r.Verdict))
 		tc.Error = &junit.Result{
 			Message: logtext.Block(elide(oneLine(msg), 500)),
 			Type:    "error",
@@ -385,10 +380,7 @@ func attachWarnings(run *Run, files []*junitFileSuite) *junit.Testsuite {
 	switch run.Decision.Outcome {
 	case gate.Invalid:
 		if len(cfg.Testcases) == 0 {
-			text := logtext.Block(strings.Join(run.Counts.Problems, "\n"))
-			if text == "" {
-				text = reason
-			}
+			text := cmp.Or(logtext.Block(strings.Join(run.Counts.Problems, "\n")), reason)
 			cfg.AddTestcase(junit.Testcase{Name: "run", Classname: "agentv.config", Time: seconds(0),
 				Error: &junit.Result{Message: reason, Type: "invalid", Data: text}})
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -44,10 +45,7 @@ func addFlaky(tc *junitTestcase, threshold float64, r *results.Record) {
 				Message:   logtext.Block(fmt.Sprintf("trial %d: score %.3f below case threshold %.3f", t.Trial, t.Score, threshold)),
 				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})
 		default:
-			msg := t.Error
-			if msg == "" {
-				msg = "case has verdict " + string(t.Verdict)
-			}
+			msg := cmp.Or(t.Error, "case has verdict "+string(t.Verdict))
 			tc.FlakyErrors = append(tc.FlakyErrors, junitRerun{Type: "error",
 				Message:   logtext.Block(elide(oneLine(fmt.Sprintf("trial %d: %s", t.Trial, msg)), 500)),
 				SystemOut: &junit.Output{Data: logtext.Block(trialOut(t))}})

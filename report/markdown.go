@@ -73,12 +73,11 @@ func buildView(run *Run, marker string, lim limits) *view {
 	}
 	slices.SortStableFunc(v.fail, failOrder)
 	v.failRows = groupRows(v.fail, v.why)
-	v.failDetailed, v.passDetailed = v.fail, v.pass
-	if !run.Details.shows(results.VerdictFail) {
-		v.failDetailed = nil
+	if run.Details.shows(results.VerdictFail) {
+		v.failDetailed = v.fail
 	}
-	if !run.Details.shows(results.VerdictPass) {
-		v.passDetailed = nil
+	if run.Details.shows(results.VerdictPass) {
+		v.passDetailed = v.pass
 	}
 	for _, d := range collectWarnings(run, recs) {
 		if d.IsError() {
@@ -336,10 +335,7 @@ func detailsBlock(run *Run, r *results.Record, vd results.Verdict, label string,
 // trialsLine lists a case's trials: strategy, passes, each trial's verdict and score, and the
 // interval or the cost limit when they apply.
 func trialsLine(r *results.Record) string {
-	strategy := r.TrialStrategy
-	if strategy == "" {
-		strategy = suite.TrialsPassAtK
-	}
+	strategy := cmp.Or(r.TrialStrategy, suite.TrialsPassAtK)
 	head := fmt.Sprintf("**Trials** (%s): %d/%d passed", mdInline(strategy), r.TrialsPassed(), len(r.Trials))
 	if r.Flaky {
 		head += ", flaky"
@@ -450,12 +446,9 @@ func headSection(run *Run, marker string, recs []*Case) string {
 		b.WriteString(strings.TrimRight(marker, "\n") + "\n")
 	}
 	o := run.Decision.Outcome
-	name := string(o)
+	name := cmp.Or(string(o), "unknown")
 	if run.Cancelled {
 		name = "cancelled" // as the console says; the gate's outcome (and exit code) stay invalid
-	}
-	if name == "" {
-		name = "unknown"
 	}
 	fmt.Fprintf(&b, "## %s AgentV evals: %s\n\n", outcomeMark(o), name)
 	c := run.Counts
@@ -597,11 +590,8 @@ func datasetTable(recs []*Case) string {
 		}
 	}
 	return breakdownTable(groups.list, "| Dataset | Cases | Pass rate | Errored | Mean score |\n|---|--:|--:|--:|--:|\n", "datasets", func(g *breakdown) string {
-		name := g.name
-		if name == "" {
-			name = "(none)"
-		}
-		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(name, 80)), thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
+		return fmt.Sprintf("| %s | %s | %s | %s | %.3f |\n", mdInline(truncate(cmp.Or(g.name, "(none)"), 80)),
+			thousands(g.cases), passRate(g.passed, g.cases), thousands(g.errors), g.mean())
 	})
 }
 

@@ -361,10 +361,8 @@ func WriteRunDir(resultsPath, dir string, opt RunDirOptions) error {
 	if errored > 0 {
 		bench["notes"] = []string{fmt.Sprintf("%d test(s) had execution errors and are excluded from quality pass_rate", errored)}
 	}
-	timing := map[string]any{"total_tokens": in + out, "duration_ms": totalMS, "total_duration_seconds": float64(totalMS) / 1000,
-		"token_usage": map[string]int64{"input": in, "output": out, "reasoning": 0}}
-	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timing} {
-		b, _ := json.MarshalIndent(v, "", "  ") // maps of strings and finite numbers always encode
+	for name, v := range map[string]any{"benchmark.json": bench, "timing.json": timingOf(totalMS, in, out)} {
+		b, _ := json.MarshalIndent(v, "", "  ") // strings and finite numbers always encode
 		if err := atomicfile.Replace(filepath.Join(dir, name), append(b, '\n')); err != nil {
 			return fmt.Errorf("could not write %s: %w", name, err)
 		}

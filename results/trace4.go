@@ -284,12 +284,13 @@ func isoMS(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-func parseISO(s string) (int64, bool) {
+// parseISO is s in Unix milliseconds, else fallback.
+func parseISO(s string, fallback int64) int64 {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, false
+		return fallback
 	}
-	return t.UnixMilli(), true
+	return t.UnixMilli()
 }
 
 // uriComponent makes url.QueryEscape JavaScript's encodeURIComponent, which also keeps !'()*
@@ -313,7 +314,7 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 	traceID := hashHex(32, "execution-trace", row.Timestamp, suite, testID, target, runID)
 	rootID := hashHex(16, traceID, "root")
 	msgs := traceMessagesOf(r)
-	startMS, _ := parseISO(row.Timestamp)
+	startMS := parseISO(row.Timestamp, 0)
 	endMS := startMS + max(row.DurationMS, 0)
 	env := &traceEnvelope{SchemaVersion: traceSchema, CreatedAt: isoMS(createdAt.UnixMilli()), messages: msgs,
 		ExportMetadata: map[string]string{"duplicate_policy": "update"}}
@@ -344,9 +345,13 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 		rootAttrs["agentv.trace.cost_usd"] = *row.CostUSD
 	}
 	maps.Copy(rootAttrs, usage)
-	root := traceSpan{TraceID: traceID, SpanID: rootID, Name: "invoke_agent " + target, Kind: "INTERNAL",
-		Start: unixNano(startMS), End: unixNano(endMS), Status: spanStatus{Code: "OK"}, Attributes: rootAttrs,
-		Events: []spanEvent{}, startMS: startMS, endMS: endMS}
+	// span is a span of this trace, from start to end (Unix milliseconds).
+	span := func(id string, parent *string, name string, start, end int64, st spanStatus, attrs map[string]any) traceSpan {
+		return traceSpan{TraceID: traceID, SpanID: id, ParentSpanID: parent, Name: name, Kind: "INTERNAL",
+			Start: unixNano(start), End: unixNano(end), Status: st, Attributes: attrs, Events: []spanEvent{},
+			startMS: start, endMS: end}
+	}
+	root := span(rootID, nil, "invoke_agent "+target, startMS, endMS, spanStatus{Code: "OK"}, rootAttrs)
 	if row.ExecutionStatus == v4StatusError || row.Error != "" {
 		root.Status = spanStatus{Code: "ERROR", Message: row.Error}
 	}
@@ -390,24 +395,15 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 		if c.m.Content != nil {
 			attrs["gen_ai.output.messages"] = c.m.Content
 		}
-		parent := rootID
-		spans = append(spans, traceSpan{TraceID: traceID, SpanID: chatID, ParentSpanID: &parent, Name: "chat " + target,
-			Kind: "INTERNAL", Start: unixNano(startMS), End: unixNano(endMS), Status: spanStatus{Code: "OK"},
-			Attributes: attrs, Events: []spanEvent{}, startMS: startMS, endMS: endMS})
+		spans = append(spans, span(chatID, new(rootID), "chat "+target, startMS, endMS, spanStatus{Code: "OK"}, attrs))
 		for ti, call := range c.m.ToolCalls {
 			toolID := hashHex(16, traceID, "tool", strconv.Itoa(c.index), strconv.Itoa(ti), call.Tool)
-			s, ok := parseISO(call.StartTime)
-			if !ok {
-				s = startMS
+			s := parseISO(call.StartTime, startMS)
+			end := endMS
+			if call.DurationMS != nil {
+				end = s + int64(*call.DurationMS+0.5)
 			}
-			e, ok := parseISO(call.EndTime)
-			if !ok {
-				e = endMS
-				if call.DurationMS != nil {
-					e = s + int64(*call.DurationMS+0.5)
-				}
-			}
-			e = max(e, s)
+			e := max(parseISO(call.EndTime, end), s)
 			id := call.ID
 			tattrs := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.Tool,
 				"openinference.span.kind": "TOOL", "tool.name": call.Tool, "agentv.message.index": c.index, "agentv.tool.index": ti}
@@ -430,18 +426,16 @@ func traceOf(r *Record, row *v4OutRow, a v4Artifacts, runID string, createdAt ti
 			case "error", "timeout", "cancelled":
 				status = spanStatus{Code: "ERROR", Message: call.Status}
 			}
-			parent := chatID
 			projected := call
 			projected.ID, projected.StartTime, projected.EndTime = id, isoMS(s), isoMS(e)
-			ms := float64(e - s)
-			projected.DurationMS = &ms
+			projected.DurationMS = new(float64(e - s))
 			projected.Status = "ok"
 			if status.Code == "ERROR" {
 				projected.Status = "error"
 			}
-			spans = append(spans, traceSpan{TraceID: traceID, SpanID: toolID, ParentSpanID: &parent, Name: "execute_tool " + call.Tool,
-				Kind: "INTERNAL", Start: unixNano(s), End: unixNano(e), Status: status, Attributes: tattrs, Events: []spanEvent{},
-				startMS: s, endMS: e, call: &projected})
+			tool := span(toolID, new(chatID), "execute_tool "+call.Tool, s, e, status, tattrs)
+			tool.call = &projected
+			spans = append(spans, tool)
 		}
 	}
 	env.root = &spans[0]
@@ -552,8 +546,7 @@ func transcriptOf(env *traceEnvelope, row *v4OutRow) []transcriptRow {
 				if merged.DurationMS == nil {
 					merged.DurationMS = p.DurationMS
 				}
-				t := ref(span.SpanID, *span.ParentSpanID)
-				merged.Trace = &t
+				merged.Trace = new(ref(span.SpanID, *span.ParentSpanID))
 			}
 			tr.ToolCalls = append(tr.ToolCalls, merged)
 		}
