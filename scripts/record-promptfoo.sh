@@ -8,6 +8,8 @@
 #   PROMPTFOO_NODE  a Node >= 22.22 binary
 #   PROMPTFOO_CLI   promptfoo's dist/src/entrypoint.js
 #   FAKE_PORT       optional, the fake's port (default: a free one)
+#   RECORD_PROMPTFOO_KEEP  optional, non-empty keeps the work folder (raw
+#                   promptfoo outputs, its logs and the fake's request log)
 #
 # No request may leave the machine: when user namespaces are available the
 # whole run happens in a private network namespace that has only loopback;
@@ -39,7 +41,11 @@ work=$(mktemp -d)
 fake_pid=
 cleanup() {
 	if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
+	if [ -n "${RECORD_PROMPTFOO_KEEP:-}" ]; then
+		echo "record-promptfoo: kept $work (promptfoo outputs, logs, fake.log)" >&2
+	else
+		rm -rf "$work"
+	fi
 }
 trap cleanup EXIT INT TERM
 
@@ -57,16 +63,19 @@ while [ ! -s "$work/port" ]; do
 done
 port=$(cat "$work/port")
 
-export OPENAI_BASE_URL="http://127.0.0.1:$port/v1"
-export OPENAI_API_KEY=sk-fake-loopback
+# Keys of other vendors must not leak in from the caller's environment.
+unset AZURE_OPENAI_API_KEY AZURE_OPENAI_API_HOST AZURE_API_HOST GEMINI_API_KEY PALM_API_KEY \
+	GOOGLE_API_HOST PALM_API_HOST PROMPTFOO_API_KEY OPENAI_API_HOST OPENAI_API_BASE_URL 2>/dev/null || true
+# Every vendor the subset names points at the fake, with a dummy key.
+export OPENAI_BASE_URL="http://127.0.0.1:$port/v1" OPENAI_API_KEY=sk-fake-loopback
+export ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=sk-ant-fake-loopback
+export AZURE_API_BASE_URL="http://127.0.0.1:$port" AZURE_API_KEY=fake-azure-loopback
+export GOOGLE_API_BASE_URL="http://127.0.0.1:$port" GOOGLE_API_KEY=fake-google-loopback
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 PROMPTFOO_DISABLE_SHARING=1
 export PROMPTFOO_DISABLE_REMOTE_GENERATION=1 PROMPTFOO_DISABLE_REDTEAM_REMOTE_GENERATION=1
 export PROMPTFOO_CONFIG_DIR="$work/config" PROMPTFOO_CACHE_PATH="$work/cache" PROMPTFOO_LOG_DIR="$work/logs"
 export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost
 export http_proxy=$HTTP_PROXY https_proxy=$HTTPS_PROXY no_proxy=$NO_PROXY
-# Keys of other vendors must not leak in from the caller's environment.
-unset ANTHROPIC_API_KEY AZURE_OPENAI_API_KEY AZURE_API_KEY GEMINI_API_KEY GOOGLE_API_KEY \
-	PROMPTFOO_API_KEY OPENAI_API_HOST OPENAI_API_BASE_URL 2>/dev/null || true
 
 if [ $# -eq 0 ]; then
 	set --

@@ -2,9 +2,13 @@
 """A deterministic OpenAI-compatible fake for recording promptfoo's scores.
 
 Listens on 127.0.0.1 only. Serves:
-  POST /v1/chat/completions  (and /chat/completions)
-  POST /v1/embeddings        (and /embeddings)
+  POST /v1/chat/completions  (and /chat/completions)          OpenAI chat
+  POST /v1/embeddings        (and /embeddings)                OpenAI embeddings
+  POST /openai/deployments/<name>/chat/completions            Azure OpenAI chat
+  POST .../v1/messages                                        Anthropic messages
+  POST .../models/<model>:generateContent                     Gemini
   GET  /healthz
+For Azure the model is the deployment name; for Gemini the model in the path.
 
 Answers are derived from the request alone, so a run is reproducible:
 
@@ -38,6 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 EMBED_DIMS = 256
 MARKER = re.compile(r"GRADE\(([^)]*)\)")
+AZURE_PATH = re.compile(r"^/openai/deployments/([^/]+)/chat/completions$")
+GEMINI_PATH = re.compile(r"^.*/models/([^/:]+):generateContent$")
 
 
 def message_text(content):
@@ -102,18 +108,45 @@ class Fake:
             return prompt
         return "echo[%s]: %s" % (model, prompt)
 
-    def chat(self, body):
-        model = body.get("model", "")
-        messages = body.get("messages") or []
-        texts = [message_text(m.get("content")) for m in messages if isinstance(m, dict)]
-        for text in texts:
+    def reply(self, model, turns):
+        """turns: (role, text) pairs in order, system text included."""
+        for _, text in turns:
             found = MARKER.search(text)
             if found:
-                return model, grade_reply(found.group(1)), "grader"
-        user = [message_text(m.get("content")) for m in messages
-                if isinstance(m, dict) and m.get("role") == "user"]
-        prompt = user[-1] if user else (texts[-1] if texts else "")
-        return model, self.answer(model, prompt), "model"
+                return grade_reply(found.group(1)), "grader"
+        user = [text for role, text in turns if role == "user"]
+        prompt = user[-1] if user else (turns[-1][1] if turns else "")
+        return self.answer(model, prompt), "model"
+
+    def chat(self, body, model=None):
+        model = body.get("model", "") if model is None else model
+        turns = [(m.get("role", ""), message_text(m.get("content")))
+                 for m in body.get("messages") or [] if isinstance(m, dict)]
+        text, kind = self.reply(model, turns)
+        return model, text, kind
+
+    def anthropic(self, body):
+        model = body.get("model", "")
+        turns = []
+        system = body.get("system")
+        if system:
+            turns.append(("system", message_text(system)))
+        turns += [(m.get("role", ""), message_text(m.get("content")))
+                  for m in body.get("messages") or [] if isinstance(m, dict)]
+        text, kind = self.reply(model, turns)
+        return model, text, kind
+
+    def gemini(self, body, model):
+        turns = []
+        system = body.get("systemInstruction") or body.get("system_instruction")
+        if isinstance(system, dict):
+            turns.append(("system", message_text(system.get("parts"))))
+        for c in body.get("contents") or []:
+            if isinstance(c, dict):
+                role = "user" if c.get("role", "user") == "user" else c.get("role")
+                turns.append((role, message_text(c.get("parts"))))
+        text, kind = self.reply(model, turns)
+        return model, text, kind
 
 
 def make_handler(fake):
@@ -143,8 +176,35 @@ def make_handler(fake):
                 self.send_json(400, {"error": {"message": "bad json: %s" % err}})
                 return
             path = self.path.split("?", 1)[0]
-            if path in ("/v1/chat/completions", "/chat/completions"):
-                model, text, kind = fake.chat(body)
+            azure = AZURE_PATH.match(path)
+            gemini = GEMINI_PATH.match(path)
+            if path.endswith("/v1/messages"):
+                model, text, kind = fake.anthropic(body)
+                fake.log({"kind": kind, "api": "anthropic", "model": model, "request": body, "reply": text})
+                self.send_json(200, {
+                    "id": "msg_fake",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [{"type": "text", "text": text}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                })
+            elif gemini:
+                model, text, kind = fake.gemini(body, gemini.group(1))
+                fake.log({"kind": kind, "api": "gemini", "model": model, "request": body, "reply": text})
+                self.send_json(200, {
+                    "candidates": [{
+                        "content": {"role": "model", "parts": [{"text": text}]},
+                        "finishReason": "STOP",
+                        "index": 0,
+                    }],
+                    "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+                    "modelVersion": model,
+                })
+            elif path in ("/v1/chat/completions", "/chat/completions") or azure:
+                model, text, kind = fake.chat(body, azure.group(1) if azure else None)
                 fake.log({"kind": kind, "model": model, "request": body, "reply": text})
                 self.send_json(200, {
                     "id": "chatcmpl-fake",
