@@ -1,8 +1,11 @@
 #!/bin/sh
-# record-promptfoo.sh [NAME...] — re-records test/promptfoo/testdata/NAME/expected.json
-# by running the reference promptfoo on each config against the loopback fake
-# (test/promptfoo/testdata/fake_openai.py). Without names: every config that
-# has a promptfooconfig.yaml directly under testdata/.
+# record-promptfoo.sh [--check] [NAME...] — re-records
+# test/promptfoo/testdata/NAME/expected.json by running the reference promptfoo
+# on each config against the loopback fake (test/promptfoo/testdata/fake_openai.py).
+# Without names: every config that has a promptfooconfig.yaml directly under
+# testdata/. With --check nothing is written: each fresh record is compared with
+# the checked-in expected.json (numbers within 1e-9, see compare_expected.py)
+# and any difference fails (the live differential run for CI).
 #
 # Reads (see scripts/install-promptfoo.sh, which prints them):
 #   PROMPTFOO_NODE  a Node >= 22.22 binary
@@ -19,6 +22,10 @@
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+check=
+if [ "${1:-}" = --check ]; then
+	check=1
+fi
 data=$root/test/promptfoo/testdata
 
 : "${PROMPTFOO_NODE:?set PROMPTFOO_NODE (scripts/install-promptfoo.sh prints it)}"
@@ -77,6 +84,9 @@ export PROMPTFOO_CONFIG_DIR="$work/config" PROMPTFOO_CACHE_PATH="$work/cache" PR
 export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1,localhost
 export http_proxy=$HTTP_PROXY https_proxy=$HTTPS_PROXY no_proxy=$NO_PROXY
 
+if [ -n "$check" ]; then
+	shift
+fi
 if [ $# -eq 0 ]; then
 	set --
 	for cfg in "$data"/*/promptfooconfig.yaml; do
@@ -85,6 +95,7 @@ if [ $# -eq 0 ]; then
 fi
 
 version=$("$PROMPTFOO_NODE" "$PROMPTFOO_CLI" --version 2>/dev/null | tail -n 1)
+failed=
 for name in "$@"; do
 	dir=$data/$name
 	if [ ! -f "$dir/promptfooconfig.yaml" ]; then
@@ -101,9 +112,28 @@ for name in "$@"; do
 		cat "$work/$name.log" >&2
 		exit 1
 	fi
+	if [ -n "$check" ]; then
+		python3 "$data/extract_expected.py" "$work/$name.json" "$dir" >"$work/$name.expected.json"
+		if python3 "$data/compare_expected.py" "$dir/expected.json" "$work/$name.expected.json" >"$work/$name.diff"; then
+			echo "ok $name: promptfoo gives the recorded scores"
+		else
+			echo "FAIL $name: promptfoo no longer gives test/promptfoo/testdata/$name/expected.json:" >&2
+			cat "$work/$name.diff" >&2
+			failed="$failed $name"
+		fi
+		continue
+	fi
 	python3 "$data/extract_expected.py" "$work/$name.json" "$dir" >"$dir/expected.json"
 	echo "recorded $name (promptfoo exit $rc)"
 done
+
+if [ -n "$check" ]; then
+	if [ -n "$failed" ]; then
+		echo "record-promptfoo --check: differences in:$failed" >&2
+		exit 1
+	fi
+	exit 0
+fi
 
 {
 	echo "recorded $(date -u +%Y-%m-%dT%H:%MZ)"
