@@ -16,7 +16,10 @@
 #
 # No request may leave the machine: when user namespaces are available the
 # whole run happens in a private network namespace that has only loopback;
-# otherwise proxies point at a closed loopback port. Telemetry, update checks,
+# otherwise proxies point at a closed loopback port. Both matter: with
+# PROMPTFOO_DISABLE_TELEMETRY set, promptfoo 0.123.1 still posts one
+# "telemetry disabled" event to https://r.promptfoo.app/ per run (telemetry
+# chunk, recordTelemetryDisabled -> sendEvent), and no variable stops that. Telemetry, update checks,
 # sharing and remote generation are switched off, and promptfoo's config,
 # cache and log folders live in a temporary directory.
 set -eu
