@@ -144,5 +144,6 @@ fi
 	echo "node $("$PROMPTFOO_NODE" --version)"
 	echo "python $(python3 -c 'import platform; print(platform.python_version())')"
 	echo "isolation: $isolation"
-	echo "command: scripts/record-promptfoo.sh $*"
+	echo "command: scripts/record-promptfoo.sh"
+	echo "configs: $*"
 } >"$data/recorded.txt"
