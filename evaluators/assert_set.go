@@ -24,10 +24,11 @@ type assertSetConfig struct {
 	threshold *float64
 }
 
-// parseAssertSet reads the members: those the front-end parsed (EvaluatorSpec.Members), else
-// the entry's own `assert` list, each item a registered type whose settings are read here,
-// with the set's `config` under its own (a member's keys win, as 5.x's withAssertSetConfig
-// merges them). Problems name the member ("assert[1].value").
+// parseAssertSet reads the members: those the loader parsed from `assert`
+// (EvaluatorSpec.Members), else, for an entry built without the loader, its own `assert`
+// list, each item a registered type whose settings are read here. Each gets the set's
+// `config` under its own (a member's keys win, as 5.x's withAssertSetConfig merges them).
+// Problems name the member ("assert[1].value").
 func parseAssertSet(spec *suite.EvaluatorSpec) (*assertSetConfig, error) {
 	s, err := settingsOf(spec)
 	if err != nil {
@@ -44,7 +45,7 @@ func parseAssertSet(spec *suite.EvaluatorSpec) (*assertSetConfig, error) {
 		}
 	}
 	if len(cfg.members) > 0 {
-		return cfg, nil
+		return cfg, cfg.inheritConfig(parentConfig)
 	}
 	raw, _ := s.raw("assert")
 	if raw == nil {
@@ -71,6 +72,64 @@ func parseAssertSet(spec *suite.EvaluatorSpec) (*assertSetConfig, error) {
 	}
 	nameMembers(cfg.members)
 	return cfg, nil
+}
+
+// inheritConfig gives members the loader parsed the set's config under their own: each
+// is copied with the merged config and its settings read again.
+func (cfg *assertSetConfig) inheritConfig(parent map[string]json.RawMessage) error {
+	if len(parent) == 0 {
+		return nil
+	}
+	var errs []error
+	for i, m := range cfg.members {
+		var entry map[string]json.RawMessage
+		if json.Unmarshal(m.Settings, &entry) != nil || entry == nil {
+			entry = map[string]json.RawMessage{}
+		}
+		cp := *m
+		merged, err := mergeConfig(parent, entry["config"], fmt.Sprintf("assert[%d].config", i))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		entry["config"] = merged
+		cp.Settings, _ = json.Marshal(entry)
+		if !isNull(cp.Config) {
+			if cp.Config, err = mergeConfig(parent, cp.Config, fmt.Sprintf("assert[%d].config", i)); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		if t, ok := suite.LookupEvaluator(cp.Type); ok && t.Parse != nil {
+			parsed, err := t.Parse(&cp)
+			if err != nil {
+				errs = append(errs, underPath(err, fmt.Sprintf("assert[%d]", i)))
+				continue
+			}
+			cp.Parsed = parsed
+		}
+		cfg.members[i] = &cp
+	}
+	return errors.Join(errs...)
+}
+
+// mergeConfig is parent's keys overlaid by own's (a mapping or nothing).
+func mergeConfig(parent map[string]json.RawMessage, own json.RawMessage, path string) (json.RawMessage, error) {
+	merged := map[string]json.RawMessage{}
+	for k, v := range parent {
+		merged[k] = v
+	}
+	if !isNull(own) {
+		var m map[string]json.RawMessage
+		if err := decodeAt(own, &m, path); err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			merged[k] = v
+		}
+	}
+	b, err := json.Marshal(merged)
+	return b, err
 }
 
 // memberSpec reads one member of the set's own `assert` list at path.
@@ -104,20 +163,11 @@ func memberSpec(parent *suite.EvaluatorSpec, item json.RawMessage, parentConfig 
 		m.Weight, m.WeightSet = w, true
 	}
 	if len(parentConfig) > 0 {
-		merged := map[string]json.RawMessage{}
-		for k, v := range parentConfig {
-			merged[k] = v
+		merged, err := mergeConfig(parentConfig, entry["config"], path+".config")
+		if err != nil {
+			return nil, err
 		}
-		var own map[string]json.RawMessage
-		if raw := entry["config"]; !isNull(raw) {
-			if err := decodeAt(raw, &own, path+".config"); err != nil {
-				return nil, err
-			}
-		}
-		for k, v := range own {
-			merged[k] = v
-		}
-		entry["config"], _ = json.Marshal(merged)
+		entry["config"] = merged
 	}
 	m.Settings, _ = json.Marshal(entry)
 	if m.Config = entry["config"]; isNull(m.Config) {

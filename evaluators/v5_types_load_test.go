@@ -9,8 +9,9 @@ import (
 )
 
 // TestV5TypesLoaded runs the AgentV 5.x types through the real loader (a 2.5 file, whose
-// reader accepts every registered type): their settings parse at load, nested assert-set
-// members included, and a loaded trajectory entry takes `negate` as its inverse.
+// reader accepts every registered type): their settings parse at load, assert-set members
+// are the loader's entries with the set's config under their own, and a loaded trajectory
+// entry takes `negate` as its inverse.
 func TestV5TypesLoaded(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node")
@@ -22,9 +23,11 @@ func TestV5TypesLoaded(t *testing.T) {
       - name: group
         type: assert-set
         threshold: 0.5
+        config: {prefix: High, other: 1}
         assert:
           - type: javascript
-            value: output.startsWith('High')
+            value: output.startsWith(context.config.prefix) && context.config.other === 2
+            config: {other: 2}
           - type: contains
             value: Low
       - name: forbidden
@@ -53,9 +56,9 @@ func TestV5SettingsCheckedAtLoad(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, text, want string }{
 		{"nested member", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: assert-set\n        assert:\n          - {type: contains, value: a}\n          - {type: python, value: x, threshold: 7}\n",
-			"eval.yaml:8:49: assert-set assert[1].threshold: must be a number from 0 to 1"},
+			"eval.yaml:8:49: python threshold: must be a number from 0 to 1"},
 		{"unknown member type", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: assert-set\n        assert:\n          - {type: containz, value: a}\n",
-			`eval.yaml:7:20: assert-set assert[0].type: unknown assertion type "containz"`},
+			`eval.yaml:7:20: unknown evaluator type "containz" (did you mean "contains"?)`},
 		{"webhook url", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - {type: webhook, value: 'not a url'}\n",
 			"eval.yaml:5:32: webhook value: must be an absolute http(s) URL"},
 		{"tool-args-match mode", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: trajectory:tool-args-match\n        value: {name: a, args: {}, mode: loose}\n",
