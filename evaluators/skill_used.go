@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // skill-used and not-skill-used (AgentV 5.x, graders/skill-used.ts) check which agent skills
@@ -199,15 +200,16 @@ var (
 )
 
 // skillCalls are the skills the target used: those its provider reported (metadata
-// skill_calls), else those 5.x's agent providers derive from the tool calls
-// (providers/skill-calls.ts): a Skill tool's `skill` (or `name`), a Read of
-// skills/<name>/SKILL.md, and such paths in a Bash command or in any tool's output. Calls
-// of a tool that failed do not count.
+// skill_calls), else, for a Claude Code or Codex target, those 5.x's providers of these
+// agents derive from the tool calls (providers/skill-calls.ts, called by claude*.ts and
+// codex*.ts only): a Skill tool's `skill` (or `name`), a Read of skills/<name>/SKILL.md, and
+// such paths in a Bash command or in any tool's output. Calls of a tool that failed do not
+// count. Other targets (cli, the model APIs) report no skills in 5.x, and none here.
 func skillCalls(r *caseRun) []skillCall {
 	if calls, ok := reportedSkillCalls(r); ok {
 		return calls
 	}
-	if r.in.Response == nil {
+	if r.in.Response == nil || r.in.Target == nil || (r.in.Target.Kind != targets.KindClaude && r.in.Target.Kind != targets.KindCodex) {
 		return nil
 	}
 	var calls []skillCall

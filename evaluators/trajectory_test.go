@@ -1,12 +1,14 @@
 package evaluators
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/targets"
 )
 
 // trajectoryOutput is an answer that searched twice, read a file and ran a shell command.
@@ -122,20 +124,24 @@ func TestSkillUsed(t *testing.T) {
 		metadata            map[string]any
 		score               float64
 		text                string
+		kind                string // the target's; default claude-code
 	}{
+		// 5.x derives skills from the tool calls of Claude Code and Codex targets only.
+		{name: "a cli target reports none", typ: "skill-used", settings: `{"value": "csv-analyzer"}`, kind: targets.KindCLI, score: 0,
+			text: "Missing required skill(s): csv-analyzer. Actual skills: (none)"},
 		{"one skill", "skill-used", `{"value": "csv-analyzer"}`, nil, 1,
-			"Observed required skill(s): csv-analyzer. Actual skills: csv-analyzer (tool), pdf (heuristic, /repo/.agents/skills/pdf/SKILL.md), docx (heuristic, skills/docx/SKILL.md)"},
-		{"all of a list", "skill-used", `{"value": ["pdf", "docx"]}`, nil, 1, ""},
-		{"a failed call does not count", "skill-used", `{"value": "broken"}`, nil, 0, "Missing required skill(s): broken"},
-		{"count by pattern", "skill-used", `{"value": {"pattern": "*x*", "min": 1, "max": 1}}`, nil, 1, `Matched skill "*x*" 1 time(s) (expected 1-1)`},
-		{"max alone allows none", "skill-used", `{"value": {"name": "nope", "max": 2}}`, nil, 1, "(expected 0-2)"},
-		{"forbidden list", "not-skill-used", `{"value": ["pdf", "xlsx"]}`, nil, 0, "Forbidden skill(s) were used: pdf"},
-		{"forbidden not used", "not-skill-used", `{"value": "xlsx"}`, nil, 1, "Forbidden skill(s) were not used: xlsx"},
-		{"forbidden object", "not-skill-used", `{"value": {"name": "pdf", "max": 0}}`, nil, 0, `Forbidden skill "pdf" was used 1 time(s)`},
+			"Observed required skill(s): csv-analyzer. Actual skills: csv-analyzer (tool), pdf (heuristic, /repo/.agents/skills/pdf/SKILL.md), docx (heuristic, skills/docx/SKILL.md)", ""},
+		{"all of a list", "skill-used", `{"value": ["pdf", "docx"]}`, nil, 1, "", ""},
+		{"a failed call does not count", "skill-used", `{"value": "broken"}`, nil, 0, "Missing required skill(s): broken", ""},
+		{"count by pattern", "skill-used", `{"value": {"pattern": "*x*", "min": 1, "max": 1}}`, nil, 1, `Matched skill "*x*" 1 time(s) (expected 1-1)`, ""},
+		{"max alone allows none", "skill-used", `{"value": {"name": "nope", "max": 2}}`, nil, 1, "(expected 0-2)", ""},
+		{"forbidden list", "not-skill-used", `{"value": ["pdf", "xlsx"]}`, nil, 0, "Forbidden skill(s) were used: pdf", ""},
+		{"forbidden not used", "not-skill-used", `{"value": "xlsx"}`, nil, 1, "Forbidden skill(s) were not used: xlsx", ""},
+		{"forbidden object", "not-skill-used", `{"value": {"name": "pdf", "max": 0}}`, nil, 0, `Forbidden skill "pdf" was used 1 time(s)`, ""},
 		// 5.x inverts skill-used for negate and negates the score again (skill-used.ts:32, orchestrator.ts:3312).
-		{"negate inverts twice", "skill-used", `{"value": ["pdf", "xlsx"], "negate": true}`, nil, 1, ""},
+		{"negate inverts twice", "skill-used", `{"value": ["pdf", "xlsx"], "negate": true}`, nil, 1, "", ""},
 		{"provider metadata wins", "skill-used", `{"value": "reported"}`,
-			map[string]any{"skill_calls": []any{map[string]any{"name": "reported"}, map[string]any{"name": "csv-analyzer", "isError": true}}}, 1, "Actual skills: reported"},
+			map[string]any{"skill_calls": []any{map[string]any{"name": "reported"}, map[string]any{"name": "csv-analyzer", "isError": true}}}, 1, "Actual skills: reported", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,6 +150,7 @@ func TestSkillUsed(t *testing.T) {
 			in := riskInput(riskCase(t.TempDir(), spec), "done")
 			in.Response.OutputMessages = output
 			in.Response.Metadata = tt.metadata
+			in.Target.Kind = cmp.Or(tt.kind, targets.KindClaude)
 			res := Evaluate(t.Context(), in, &Options{}).Results[0]
 			if res.Error != "" || res.Score != tt.score {
 				t.Errorf("score %v error %q, want %v (hits %q misses %q)", res.Score, res.Error, tt.score, res.Hits, res.Misses)
