@@ -162,19 +162,27 @@ func TestSkillUsed(t *testing.T) {
 	}
 }
 
-func FuzzTrajectorySettings(f *testing.F) {
+// FuzzV5Settings reads fuzzed settings of the AgentV 5.x types, and scores the ones that
+// need no process or call.
+func FuzzV5Settings(f *testing.F) {
 	f.Add("trajectory:tool-used", `{"value": {"name": "a*", "min": 1, "max": 3}}`)
 	f.Add("trajectory:tool-sequence", `{"value": {"mode": "exact", "steps": ["a", {"pattern": "b?", "type": ["tool"]}]}}`)
 	f.Add("trajectory:tool-args-match", `{"value": {"name": "a", "args": {"x": [1, {"y": 2}]}, "ignore": "z*", "defaults": {"k": 1}}}`)
 	f.Add("skill-used", `{"value": {"pattern": "pdf*", "max": 0}}`)
+	// Settings only for these (evaluating them would start processes or calls).
+	f.Add("javascript", `{"value": "file://a.js:fn", "threshold": 0.5, "config": {"k": 1}}`)
+	f.Add("python", `{"value": "x\nreturn 1"}`)
+	f.Add("webhook", `{"value": "http://127.0.0.1:1/x"}`)
+	f.Add("similar", `{"value": "v", "provider": {"base_url": "http://127.0.0.1:1", "model": "m"}, "config": {"embedding_provider": 1}}`)
+	f.Add("assert-set", `{"threshold": 1, "config": {"a": 1}, "assert": [{"type": "trajectory:tool-used", "value": "a"}]}`)
 	f.Fuzz(func(t *testing.T, typ, settings string) {
 		et, ok := suite.LookupEvaluator(typ)
 		if !ok || !json.Valid([]byte(settings)) {
 			return
 		}
 		parsed, err := et.Parse(&suite.EvaluatorSpec{Type: typ, Settings: json.RawMessage(settings)})
-		if err != nil || typ == "javascript" || typ == "python" || typ == "webhook" || typ == "similar" {
-			return // the settings are all this fuzzes; those types would start processes or calls
+		if err != nil || typ == "javascript" || typ == "python" || typ == "webhook" || typ == "similar" || typ == "assert-set" {
+			return // only the settings: these would start processes or make calls (a set through its members)
 		}
 		spec := &suite.EvaluatorSpec{Name: "x", Type: typ, Weight: 1, Settings: json.RawMessage(settings), Parsed: parsed}
 		in := riskInput(riskCase(t.TempDir(), spec), "done")
