@@ -119,8 +119,12 @@ func python(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, a *pyAssert
 	if err != nil { // the code raised or exited: 5.x fails the assertion with its stderr
 		return failedScript(label, processFailure(res, err))
 	}
-	// 5.x parses the whole of stdout: a print() of the code's own spoils the result.
+	// 5.x parses the whole of stdout: a print() of inline code spoils the result. A file's
+	// function may print (promptfoo reads its result apart): its result is the last line.
 	out := strings.TrimSpace(string(res.Stdout))
+	if i := strings.LastIndexByte(out, '\n'); a.file != "" && i >= 0 {
+		out = out[i+1:]
+	}
 	if !json.Valid([]byte(out)) {
 		return failedScript(label, "its output is not one JSON value (does the code print?): "+proc.Excerpt(out, 200))
 	}

@@ -112,8 +112,8 @@ func TestPythonAssertion(t *testing.T) {
 		{name: "printing spoils the result", settings: `{"value": "print('hi')\nreturn True"}`, answer: "x", score: 0, verdict: "fail", text: "not one JSON value"},
 		{name: "file get_assert", settings: `{"value": "file://check.py"}`, answer: "abcd",
 			files: map[string]string{"check.py": "def get_assert(output, context):\n    return {'pass': True, 'score': len(output) / 8}\n"}, score: 0.5, verdict: "pass"},
-		{name: "file named function", settings: `{"value": "file://check.py:grade"}`, answer: "abcd",
-			files: map[string]string{"check.py": "def grade(output, context):\n    return output == 'abcd'\n"}, score: 1, verdict: "pass"},
+		{name: "file named function may print", settings: `{"value": "file://check.py:grade"}`, answer: "abcd",
+			files: map[string]string{"check.py": "def grade(output, context):\n    print('debug')\n    return output == 'abcd'\n"}, score: 1, verdict: "pass"},
 		{name: "file lacks the function", settings: `{"value": "file://check.py:grade"}`, answer: "abcd",
 			files: map[string]string{"check.py": "x = 1\n"}, score: 0, verdict: "fail", text: "has no function grade"},
 	})
