@@ -237,6 +237,12 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 				spec.Members = l.parseEvaluators(e.v, el)
 			}
 		}
+	case "assert-set":
+		// Its members are whole entries, each read as the file's own list items are (the
+		// type's Parse reports an `assert` that is not a list).
+		if e := get("assert"); e != nil && e.v.Kind == yaml.SequenceNode {
+			spec.Members = l.parseEvaluators(e.v, el)
+		}
 	}
 
 	// Pass-through config (llm_judge, code_judge): unknown keys, then an explicit `config:` wins.

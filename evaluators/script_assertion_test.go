@@ -1,0 +1,190 @@
+package evaluators
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentv/action/internal/redact"
+	"github.com/agentv/action/suite"
+)
+
+// scriptCase is one javascript or python entry scored against an answer.
+type scriptCase struct {
+	name     string
+	settings string // the entry's JSON
+	answer   string
+	files    map[string]string // written next to the eval file
+	score    float64
+	verdict  string // pass or fail
+	text     string // in the hits or misses
+	err      string // the result's error (the run's problem, not the code's)
+	timeout  time.Duration
+}
+
+func runScriptCases(t *testing.T, typ string, cases []scriptCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				writeFile(t, dir, name, content)
+			}
+			spec := &suite.EvaluatorSpec{Name: typ, Type: typ, Weight: 1, Settings: json.RawMessage(tt.settings)}
+			in := riskInput(riskCase(dir, spec), tt.answer)
+			in.Case.Suite.Grading = suite.GradingRulesOf(suite.Dialect4)
+			timeout := 60 * time.Second
+			if tt.timeout > 0 {
+				timeout = tt.timeout
+			}
+			res := Evaluate(t.Context(), in, &Options{Timeout: timeout, Redactor: &redact.Redactor{}}).Results[0]
+			if tt.err != "" {
+				if !strings.Contains(res.Error, tt.err) {
+					t.Fatalf("error = %q, want %q", res.Error, tt.err)
+				}
+				return
+			}
+			if res.Error != "" {
+				t.Fatalf("unexpected error %q", res.Error)
+			}
+			if res.Score != tt.score || res.Verdict != tt.verdict {
+				t.Errorf("score %v verdict %s, want %v %s (hits %q misses %q)", res.Score, res.Verdict, tt.score, tt.verdict, res.Hits, res.Misses)
+			}
+			if all := strings.Join(append(res.Hits, res.Misses...), "|"); !strings.Contains(all, tt.text) {
+				t.Errorf("hits and misses %q lack %q", all, tt.text)
+			}
+		})
+	}
+}
+
+func TestJavascriptAssertion(t *testing.T) {
+	t.Parallel()
+	needTool(t, "node")
+	runScriptCases(t, "javascript", []scriptCase{
+		{name: "expression true", settings: `{"value": "output.includes('High')"}`, answer: "High risk", score: 1, verdict: "pass", text: "Assertion passed"},
+		{name: "expression false", settings: `{"value": "output.includes('Low');"}`, answer: "High risk", score: 0, verdict: "fail",
+			text: "Javascript assertion returned a failing result"},
+		{name: "declarations then expression", settings: `{"value": "const n = output.length; n > 3"}`, answer: "High risk", score: 1, verdict: "pass"},
+		{name: "body with return", settings: `{"value": "if (output.startsWith('High')) { return 0.5 }\nreturn 0"}`, answer: "High risk",
+			score: 0.5, verdict: "pass", text: "Assertion passed"},
+		{name: "number under threshold", settings: `{"value": "return 0.5", "threshold": 0.7}`, answer: "x", score: 0.5, verdict: "fail"},
+		{name: "number zero fails", settings: `{"value": "0"}`, answer: "x", score: 0, verdict: "fail"},
+		{name: "number clamped", settings: `{"value": "7"}`, answer: "x", score: 1, verdict: "pass"},
+		{name: "infinity scores 0", settings: `{"value": "Infinity"}`, answer: "x", score: 0, verdict: "fail"},
+		{name: "result object", settings: `{"value": "({pass: false, score: 0.9, reason: 'too long'})"}`, answer: "x", score: 0.9, verdict: "fail", text: "too long"},
+		{name: "result object pass only", settings: `{"value": "return {pass: true}"}`, answer: "x", score: 1, verdict: "pass"},
+		{name: "result object with assertions", settings: `{"value": "return {score: 0.25, assertions: [{text: 'a', passed: true}, {text: 'b', passed: false}]}"}`,
+			answer: "x", score: 0.25, verdict: "pass", text: "b"},
+		{name: "context and config", settings: `{"value": "context.config.want === output && context.criteria.length > 0 && context.expectedOutput !== undefined", "config": {"want": "yes"}}`,
+			answer: "yes", score: 1, verdict: "pass"},
+		{name: "throw is a failed assertion", settings: `{"value": "if (output) throw new Error('boom')\nreturn true"}`, answer: "x", score: 0, verdict: "fail",
+			text: "Javascript assertion failed: boom"},
+		{name: "syntax error", settings: `{"value": "output.includes("}`, answer: "x", score: 0, verdict: "fail", text: "Javascript assertion failed:"},
+		{name: "undefined", settings: `{"value": "return"}`, answer: "x", score: 0, verdict: "fail", text: "returned null or undefined"},
+		{name: "a promise is awaited", settings: `{"value": "Promise.resolve(output === 'x')"}`, answer: "x", score: 1, verdict: "pass"},
+		{name: "file default export", settings: `{"value": "file://check.js"}`, answer: "abc",
+			files: map[string]string{"check.js": "module.exports = (output, context) => output.length / 6;\n"}, score: 0.5, verdict: "pass"},
+		{name: "file named function", settings: `{"value": "file://check.mjs:strict", "threshold": 0.9}`, answer: "abc",
+			files: map[string]string{"check.mjs": "export function strict(output) { return {score: 0.8, reason: 'close'} }\n"}, score: 0.8, verdict: "fail", text: "close"},
+		{name: "file without the function", settings: `{"value": "file://check.js:nope"}`, answer: "abc",
+			files: map[string]string{"check.js": "module.exports = {};\n"}, score: 0, verdict: "fail", text: "exports no function"},
+		{name: "a loop times out", settings: `{"value": "for (;;) {}\nreturn true"}`, answer: "x", timeout: time.Second, err: "timed out"},
+		{name: "missing file", settings: `{"value": "file://absent.js"}`, answer: "abc", score: 0, verdict: "fail", text: "Javascript assertion failed:"},
+	})
+}
+
+func TestPythonAssertion(t *testing.T) {
+	t.Parallel()
+	needTool(t, "python3")
+	runScriptCases(t, "python", []scriptCase{
+		{name: "expression true", settings: `{"value": "'High' in output"}`, answer: "High risk", score: 1, verdict: "pass", text: "Assertion passed"},
+		{name: "expression false", settings: `{"value": "output.startswith('Low')"}`, answer: "High risk", score: 0, verdict: "fail",
+			text: "Python assertion returned a failing result"},
+		{name: "body", settings: `{"value": "n = len(output)\nreturn n / 10"}`, answer: "abcde", score: 0.5, verdict: "pass"},
+		{name: "block scalar without return", settings: `{"value": "'High' in output\n"}`, answer: "High", score: 0, verdict: "fail", text: "returned null"},
+		{name: "threshold", settings: `{"value": "0.6", "threshold": 0.6}`, answer: "x", score: 0.6, verdict: "pass"},
+		{name: "dict result", settings: `{"value": "{'pass': False, 'score': 1, 'reason': 'nope'}"}`, answer: "x", score: 1, verdict: "fail", text: "nope"},
+		{name: "context is snake case", settings: `{"value": "context['config']['k'] == 1 and 'expected_output' in context and 'token_usage' in context", "config": {"k": 1}}`,
+			answer: "x", score: 1, verdict: "pass"},
+		{name: "raise", settings: `{"value": "1/0"}`, answer: "x", score: 0, verdict: "fail", text: "ZeroDivisionError"},
+		{name: "printing spoils the result", settings: `{"value": "print('hi')\nreturn True"}`, answer: "x", score: 0, verdict: "fail", text: "not one JSON value"},
+		{name: "file get_assert", settings: `{"value": "file://check.py"}`, answer: "abcd",
+			files: map[string]string{"check.py": "def get_assert(output, context):\n    return {'pass': True, 'score': len(output) / 8}\n"}, score: 0.5, verdict: "pass"},
+		{name: "file named function may print", settings: `{"value": "file://check.py:grade"}`, answer: "abcd",
+			files: map[string]string{"check.py": "def grade(output, context):\n    print('debug')\n    return output == 'abcd'\n"}, score: 1, verdict: "pass"},
+		{name: "file lacks the function", settings: `{"value": "file://check.py:grade"}`, answer: "abcd",
+			files: map[string]string{"check.py": "x = 1\n"}, score: 0, verdict: "fail", text: "has no function grade"},
+	})
+}
+
+func TestScriptAssertionSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ typ, settings, err string }{
+		{"javascript", `{}`, "javascript needs `value`"},
+		{"python", `{"value": "  "}`, "value: must not be empty"},
+		{"python", `{"value": 3}`, "value: must be a string"},
+		{"javascript", `{"value": "true", "threshold": 2}`, "threshold: must be a number from 0 to 1"},
+		{"javascript", `{"value": "true", "config": [1]}`, "config: must be a mapping"},
+		{"javascript", `{"value": "file://"}`, "file:// names no file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ+" "+tt.settings, func(t *testing.T) {
+			t.Parallel()
+			typ, _ := suite.LookupEvaluator(tt.typ)
+			_, err := typ.Parse(&suite.EvaluatorSpec{Type: tt.typ, Settings: json.RawMessage(tt.settings)})
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("error = %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func TestJSFunctionBody(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ code, want string }{
+		{"output.includes('a')", "return output.includes('a')"},
+		{"  output === 'a';;  ", "return output === 'a'"},
+		{"const a = 1; let b = 2; a + b", "const a = 1; let b = 2; return a + b"},
+		{"return output", "return output"},
+		{"const x = 1\nx", "const x = 1\nx"},
+		{"a; b", "return a; b"}, // not a declaration: 5.x returns the whole line
+	}
+	for _, tt := range tests {
+		if got := jsFunctionBody(tt.code); got != tt.want {
+			t.Errorf("jsFunctionBody(%q) = %q, want %q", tt.code, got, tt.want)
+		}
+	}
+}
+
+func TestScriptResult(t *testing.T) {
+	t.Parallel()
+	half := 0.5
+	tests := []struct {
+		raw       string
+		threshold *float64
+		score     float64
+		pass      bool
+	}{
+		{"true", nil, 1, true},
+		{"false", &half, 0, false},
+		{"0.4", &half, 0.4, false},
+		{"0.0001", nil, 0.0001, true},
+		{"-3", nil, 0, false},
+		{`"yes"`, nil, 0, false},
+		{`[1]`, nil, 0, false},
+		{`{"pass": "yes"}`, nil, 0, true}, // any present pass decides, as `??` does
+		{`{"pass": null, "score": 0.7}`, &half, 0.7, true},
+		{`{"score": "0.9"}`, nil, 0, false}, // a string score is not a number
+	}
+	for _, tt := range tests {
+		v := scriptResult(json.RawMessage(tt.raw), "Test assertion", tt.threshold)
+		if v.score != tt.score || v.forcePass != tt.pass || v.forceFail == tt.pass {
+			t.Errorf("%s: score %v pass %v, want %v %v", tt.raw, v.score, v.forcePass, tt.score, tt.pass)
+		}
+	}
+	if v := scriptResult(nil, "Test assertion", nil); !v.forceFail || !strings.Contains(v.misses[0], "Test assertion failed") {
+		t.Errorf("undefined: %+v", v)
+	}
+}
