@@ -75,6 +75,20 @@ func (s *Suite) setDialect(d string) {
 	}
 }
 
+// DialectName names a dialect for people: "AgentV 5.x"; "" for a file whose dialect could
+// not be told (it did not parse, or mixes dialects).
+func DialectName(d string) string {
+	switch d {
+	case Dialect25:
+		return "AgentV 2.5"
+	case Dialect4:
+		return "AgentV 4.x"
+	case Dialect5:
+		return "AgentV 5.x"
+	}
+	return ""
+}
+
 // GradingRules are how graders score a file's cases where the programs its dialect comes
 // from differ. The zero value is AgentV 2.5's way.
 type GradingRules struct {
