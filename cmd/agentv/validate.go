@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/internal/textfmt"
@@ -87,7 +88,7 @@ func (c *Command) validateCmd(args []string) int {
 	}
 	printDiagnostics(c.Stdout, diags, c.color(c.Stdout))
 	for _, r := range read {
-		fmt.Fprintln(c.Stdout, r)
+		fmt.Fprintln(c.Stdout, logtext.Line(r)) // a path may hold anything, workflow commands too
 	}
 	errs := 0
 	for _, d := range diags {
