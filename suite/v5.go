@@ -147,6 +147,7 @@ func (l *loader) loadV5(root *yaml.Node) {
 			sx.asserts = append(sx.asserts, a.v.Content...)
 		}
 	}
+	l.v5WarnSuiteTemplates(sx.asserts)
 	// The tests are read even after an error above, so that one pass reports every problem;
 	// the file does not run either way.
 	_ = ok
@@ -438,4 +439,31 @@ func (l *loader) v5Options(m *yaml.Node, id string) bool {
 		}
 	}
 	return ok
+}
+
+// v5WarnSuiteTemplates warns about `{{ var }}` in the suite's assertions (default_test's and
+// the top-level ones): 5.3.1-next.1 does not render them, so they are compared or judged as
+// written, though its migration guide shows `{{ expected_output }}` there.
+func (l *loader) v5WarnSuiteTemplates(items []*yaml.Node) {
+	var walk func(n *yaml.Node, depth int)
+	walk = func(n *yaml.Node, depth int) {
+		if n = deref(n); n == nil || depth > 64 {
+			return
+		}
+		if n.Kind == yaml.ScalarNode {
+			if m := v5VarRef.FindString(n.Value); m != "" {
+				l.warnf(n, KindTemplate, "", "%s in a default_test or top-level assertion is used as written: AgentV 5.3.1-next.1 renders vars only in a test's own fields (write the assertion in the test, or take the value from its vars there)", m)
+			}
+			return
+		}
+		for i, c := range n.Content {
+			// A grader prompt's variables are the grader's own ({{ output }}, …).
+			if n.Kind == yaml.SequenceNode || i%2 == 1 && n.Content[i-1].Value != "prompt" {
+				walk(c, depth+1)
+			}
+		}
+	}
+	for _, it := range items {
+		walk(it, 0)
+	}
 }

@@ -154,14 +154,30 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			}
 		case "value":
 			if base == "llm-rubric" {
-				// The rubric text (or list of criteria) is 4.x's rubrics criteria.
-				if isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0) {
+				switch {
+				case isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0):
 					continue
-				}
-				k = strNode(k, "criteria")
-				if v.Kind == yaml.ScalarNode {
-					v = seqNode(v, v)
-				} else if v.Kind != yaml.SequenceNode {
+				case v.Kind == yaml.ScalarNode:
+					// One text is the criteria of the default grader prompt, not a checklist
+					// (registry/builtin-graders.ts at v5.3.1-next.1: criteria =
+					// formatRubricValue(value)), which is what the 4.x llm-grader makes of an
+					// inline prompt without template variables.
+					text := strings.TrimSpace(v.Value)
+					switch p := valueOf(n, "prompt"); {
+					case p != nil && !isNull(p):
+						fail(k, "llm-rubric with both a %q text and a %q is not supported yet", "value", "prompt")
+						return nil
+					case V4HasTemplateVariables(text) || strings.HasPrefix(text, v4PromptFilePrefix) || l.bareFile(text) != "":
+						fail(v, "llm-rubric %q text that reads as a grader template or a file name is not supported yet", "value")
+						return nil
+					}
+					k, v = strNode(k, "prompt"), strNode(v, text)
+				case v.Kind == yaml.MappingNode:
+					k, v = strNode(k, "criteria"), seqNode(v, v) // one structured criterion
+				case v.Kind == yaml.SequenceNode:
+					// A list of criteria is 4.x's rubric checklist (normalizeStructuredRubricValue).
+					k = strNode(k, "criteria")
+				default:
 					fail(v, "llm-rubric %q must be a criterion or a list of criteria, got %s", "value", kindName(v))
 					return nil
 				}
@@ -170,8 +186,8 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		}
 		out.Content = append(out.Content, k, v)
 	}
-	if base == "llm-rubric" && !hasValue {
-		if p := valueOf(n, "prompt"); p == nil || isNull(p) {
+	if base == "llm-rubric" && !hasKey(out, "criteria") { // a text value or a prompt
+		if p := valueOf(n, "prompt"); !hasValue && (p == nil || isNull(p)) {
 			l.warnf(n, KindEvaluator, id, "llm-rubric assertion skipped, as AgentV 5.x skips it: it needs a %q or a %q", "value", "prompt")
 			return nil
 		}

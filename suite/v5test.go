@@ -214,7 +214,10 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	}
 	evals := l.v5Assertions(ownItems, at, id, fail)
 	if suiteAsserts {
-		evals = append(evals, l.v5Assertions(render(seqNode(sx.assertsAt, sx.asserts...)).Content, sx.assertsAt, id, fail)...)
+		// As written: 5.3.1-next.1 renders a test's own fields with its vars, not the
+		// suite's assertions (yaml-parser.ts: globalExecution.assert goes to parseGraders as
+		// is; loadV5 warns about the templates they hold).
+		evals = append(evals, l.v5Assertions(sx.asserts, sx.assertsAt, id, fail)...)
 	}
 
 	var cf caseFields
