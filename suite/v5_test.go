@@ -113,3 +113,26 @@ func TestV5Detect(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLoadV5 feeds the 5.x front-end hostile files: it reports, never panics.
+//
+//	go test ./suite -run '^$' -fuzz FuzzLoadV5 -fuzztime 60s
+func FuzzLoadV5(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "v5", "*", "*.eval.yaml"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("prompts: &p [*p]\ntests: [{id: a, vars: {input: x}, assert: [y]}]\n"))
+	f.Add([]byte("prompts: '{{ input }}'\ndefault_test: {vars: &v {input: *v}}\ntests: [{id: a, assert: [y]}]\n"))
+	f.Add([]byte("prompts: '{{ a.b.c }}{{ vars }}{{ env.HOME }}'\ntests: [{id: '{{ x }}', vars: {x: [1], a: {b: {c: 1}}}, assert: [{type: not-not-x}]}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "eval.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, Load(path, LoadOptions{Cwd: dir, Workspace: dir}))
+	})
+}

@@ -80,12 +80,28 @@ func (l *loader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
 	}
 }
 
-// v5Render renders the templates of every string below n with a test's vars, as 5.x's
-// interpolateTemplateVars: the context holds each var by name and all of them as `vars`; a
-// string that is exactly one reference to a set var takes its value whatever its type; an
-// unknown name renders empty, as Nunjucks does. bad reports a tag it cannot render.
-func v5Render(n, vars *yaml.Node, bad func(at *yaml.Node, tag string), depth int) *yaml.Node {
-	if n = deref(n); n == nil || depth > 64 {
+// v5Renderer renders the templates of every string below a node with a test's vars, as
+// 5.x's interpolateTemplateVars: the context holds each var by name and all of them as
+// `vars`; a string that is exactly one reference to a set var takes its value whatever its
+// type; an unknown name renders empty, as Nunjucks does. bad reports a tag it cannot render,
+// or a value too large to render (a YAML alias bomb).
+type v5Renderer struct {
+	vars   *yaml.Node
+	bad    func(at *yaml.Node, tag string)
+	budget int // nodes still to visit
+}
+
+// v5RenderBudget bounds the nodes one test's rendering visits.
+const v5RenderBudget = 1 << 20
+
+func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
+	if n = deref(n); n == nil {
+		return n
+	}
+	if r.budget--; r.budget < 0 || depth > 64 {
+		if r.budget == -1 || depth == 65 {
+			r.bad(n, "a value too large or too deeply nested to render (check for recursive YAML aliases)")
+		}
 		return n
 	}
 	switch n.Kind {
@@ -94,17 +110,17 @@ func v5Render(n, vars *yaml.Node, bad func(at *yaml.Node, tag string), depth int
 			return n
 		}
 		if m := v5WholeVar.FindStringSubmatch(n.Value); m != nil {
-			if v := v5Lookup(vars, m[1]); v != nil {
+			if v := v5Lookup(r.vars, m[1]); v != nil {
 				return v
 			}
 		}
 		c := *n
 		c.Value = v5VarRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
-			return v5Text(v5Lookup(vars, v5VarRef.FindStringSubmatch(ref)[1]))
+			return r.text(v5Lookup(r.vars, v5VarRef.FindStringSubmatch(ref)[1]), 0)
 		})
 		if loc := v5OtherTag.FindStringIndex(c.Value); loc != nil {
 			end := min(len(c.Value), loc[0]+40)
-			bad(n, c.Value[loc[0]:end])
+			r.bad(n, c.Value[loc[0]:end])
 			return n
 		}
 		c.Tag, c.Style = "!!str", yaml.DoubleQuotedStyle
@@ -114,7 +130,7 @@ func v5Render(n, vars *yaml.Node, bad func(at *yaml.Node, tag string), depth int
 		c.Content = make([]*yaml.Node, len(n.Content))
 		for i, x := range n.Content {
 			if n.Kind == yaml.SequenceNode || i%2 == 1 {
-				c.Content[i] = v5Render(x, vars, bad, depth+1)
+				c.Content[i] = r.render(x, depth+1)
 			} else {
 				c.Content[i] = x
 			}
@@ -122,6 +138,28 @@ func v5Render(n, vars *yaml.Node, bad func(at *yaml.Node, tag string), depth int
 		return &c
 	}
 	return n
+}
+
+// text is a value as Nunjucks prints it inside text: strings and numbers as written, null
+// and unknown as nothing, a list as its items joined by commas, a mapping as JavaScript's
+// "[object Object]".
+func (r *v5Renderer) text(v *yaml.Node, depth int) string {
+	if r.budget--; r.budget < 0 || depth > 64 {
+		return ""
+	}
+	switch v = deref(v); {
+	case v == nil || isNull(v):
+		return ""
+	case v.Kind == yaml.ScalarNode:
+		return v.Value
+	case v.Kind == yaml.SequenceNode:
+		parts := make([]string, len(v.Content))
+		for i, x := range v.Content {
+			parts[i] = r.text(x, depth+1)
+		}
+		return strings.Join(parts, ",")
+	}
+	return "[object Object]"
 }
 
 // v5Lookup finds a dotted name in a test's vars; `vars.x` is x.
@@ -132,25 +170,6 @@ func v5Lookup(vars *yaml.Node, path string) *yaml.Node {
 		return deref(vars)
 	}
 	return lookupVar(vars, path)
-}
-
-// v5Text is a value as Nunjucks prints it inside text: strings and numbers as written,
-// null and unknown as nothing, a list as its items joined by commas, a mapping as
-// JavaScript's "[object Object]".
-func v5Text(v *yaml.Node) string {
-	switch v = deref(v); {
-	case v == nil || isNull(v):
-		return ""
-	case v.Kind == yaml.ScalarNode:
-		return v.Value
-	case v.Kind == yaml.SequenceNode:
-		parts := make([]string, len(v.Content))
-		for i, x := range v.Content {
-			parts[i] = v5Text(x)
-		}
-		return strings.Join(parts, ",")
-	}
-	return "[object Object]"
 }
 
 // v5Prompts reads `prompts`: a string, a chat (a list of messages), or a list of those or

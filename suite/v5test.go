@@ -128,8 +128,17 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	bad := func(at *yaml.Node, tag string) {
 		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
 	}
-	render := func(v *yaml.Node) *yaml.Node { return v5Render(v, vars, bad, 0) }
-	if len(vars.Content) > 0 && idKey != nil && isString(idKey.v) {
+	rd := &v5Renderer{vars: vars, bad: bad, budget: v5RenderBudget}
+	// A test without vars is not rendered at all (interpolateCaseField: no vars, the value as
+	// written); a raw case's input moved into its vars gives it some (below).
+	hasVars := f.get("vars") != nil || sx.vars != nil
+	render := func(v *yaml.Node) *yaml.Node {
+		if !hasVars {
+			return v
+		}
+		return rd.render(v, 0)
+	}
+	if hasVars && idKey != nil && isString(idKey.v) {
 		idKey = &kv{key: "id", kn: idKey.kn, v: render(idKey.v)}
 		if isString(idKey.v) {
 			id = idKey.v.Value
@@ -242,7 +251,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	switch {
 	case len(prompts) > 0:
 		if raw && input != nil && !isNull(input.v) {
-			vars = replaceOrAdd(vars, input.kn, input.v)
+			vars, hasVars = replaceOrAdd(vars, input.kn, input.v), true
 		}
 	case raw && input != nil && !isNull(input.v):
 		prompts = []v5Prompt{{input: input.v}}
@@ -262,12 +271,13 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	}
 	for _, p := range prompts {
 		pcf := cf
-		in := v5Render(p.input, vars, bad, 0)
+		rd.vars = vars // with a raw case's input among them
+		in := render(p.input)
 		if len(sx.prompts) > 0 {
 			// 5.x renders the prompt with the vars into the test's input, then renders the
 			// test's fields, that input among them, once more (expandPromptMatrix, then
 			// interpolateRawEvalCase): a var holding a template is rendered too.
-			in = v5Render(in, vars, bad, 0)
+			in = render(in)
 		}
 		if failed {
 			return
