@@ -167,6 +167,9 @@ func (l *loader) loadV5(root *yaml.Node) {
 			if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && !isNull(d) {
 				l.v5TestFile(sx, d)
 				continue
+			} else if d != nil && d.Kind == yaml.MappingNode && hasKey(d, "include") {
+				l.errorf(d, KindStructure, "", "tests[%d]: an %q entry (tests imported from another suite) is not supported yet", i, "include")
+				continue
 			}
 			l.v5Test(sx, item, false, i)
 		}
