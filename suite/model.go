@@ -15,7 +15,7 @@ type Suite struct {
 	Dir      string // absolute directory of the eval file
 	RepoRoot string // absolute repository root used for file references and guideline matching
 	Format   string // "yaml", "jsonl" or "json" (Agent Skills evals.json)
-	Dialect  string // Dialect4 for an AgentV 4.x file (`tests`), else Dialect25 (set with setDialect)
+	Dialect  string // Dialect5 (AgentV 5.x), Dialect4 (4.x, `tests`), else Dialect25 (set with setDialect)
 	// TrialPassAt is the score a trial passes at whatever the case threshold (4.x: 0.8); 0: the
 	// case threshold. TrialPassAt, Agent and Grading are set with setDialect.
 	TrialPassAt float64
@@ -67,10 +67,26 @@ type AgentRules struct {
 func (s *Suite) setDialect(d string) {
 	s.Dialect = d
 	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRules{}, GradingRulesOf(d)
-	if d == Dialect4 {
+	// AgentV 5.x keeps 4.x's runtime: its orchestrator, llm-grader and script grader are
+	// 4.42.4's, renamed (no rule of 5.3.1-next.1 is known to differ yet).
+	if d == Dialect4 || d == Dialect5 {
 		s.TrialPassAt = TrialPassAt4
 		s.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	}
+}
+
+// DialectName names a dialect for people: "AgentV 5.x"; "" for a file whose dialect could
+// not be told (it did not parse, or mixes dialects).
+func DialectName(d string) string {
+	switch d {
+	case Dialect25:
+		return "AgentV 2.5"
+	case Dialect4:
+		return "AgentV 4.x"
+	case Dialect5:
+		return "AgentV 5.x"
+	}
+	return ""
 }
 
 // GradingRules are how graders score a file's cases where the programs its dialect comes
@@ -97,7 +113,7 @@ type GradingRules struct {
 }
 
 func GradingRulesOf(dialect string) GradingRules {
-	if dialect == Dialect4 {
+	if dialect == Dialect4 || dialect == Dialect5 {
 		return GradingRules{As442: true, PassFail: true, AllItems: true,
 			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true}
 	}

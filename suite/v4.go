@@ -69,8 +69,17 @@ var (
 )
 
 // dialectOf tells which dialect a file's root mapping is written in; both case lists in one
-// file is an error naming both.
+// file is an error naming both, and so is a file mixing 5.x keys with another dialect's.
+//
+// An AgentV 5.x file is read here and reported as not to be read further (false): the
+// caller, loadYAML, dispatches 2.5 and 4.x only.
 func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
+	if v5, ok := l.v5Detect(root); !ok {
+		return "", false
+	} else if v5 {
+		l.loadV5(root)
+		return Dialect5, false
+	}
 	var tests, legacy *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if k := root.Content[i]; k.Value == "tests" {

@@ -101,10 +101,21 @@ func Load(path string, env LookupEnv, red *redact.Redactor) *File {
 		return f
 	}
 	seen := map[string]*Target{}
+	v5 := f.isV5File(list)
 	for _, item := range list.Content {
+		var v5err error
+		if v5 {
+			if v5err = f.v5Entry(deref(item), env, red); errors.Is(v5err, errNoID) {
+				continue
+			}
+		}
 		t := f.loadEntry(deref(item), env, red)
 		if t == nil {
 			continue
+		}
+		t.EnvSyntax5 = v5
+		if v5err != nil && f.invalid[t.Name] == nil {
+			f.invalid[t.Name] = v5err
 		}
 		if first, dup := seen[t.Name]; dup {
 			f.errorf(t.Pos, "duplicate target name %q (first defined at line %d); names must be unique", t.Name, first.Pos.Line)

@@ -61,6 +61,9 @@ type Target struct {
 	Settings map[string]*Setting
 	Env      LookupEnv
 	Redactor *redact.Redactor
+	// EnvSyntax5: the file is AgentV 5.x's, which writes `{{ env.VAR }}` (read as `${{ VAR }}`),
+	// so messages quote references that way.
+	EnvSyntax5 bool
 
 	used map[string]bool
 }
@@ -86,11 +89,16 @@ type UnsetVarError struct {
 	Field  string
 	Var    string
 	Pos    suite.Position
+	Env5   bool // written `{{ env.VAR }}` (AgentV 5.x)
 }
 
 func (e *UnsetVarError) Error() string {
+	ref := "${{ " + e.Var + " }}"
+	if e.Env5 {
+		ref = "{{ env." + e.Var + " }}"
+	}
 	d := suite.Diagnostic{File: e.Pos.File, Line: e.Pos.Line, Col: e.Pos.Col,
-		Message: fmt.Sprintf("target %q: %s: environment variable %s is not set (referenced as ${{ %s }})", e.Target, e.Field, e.Var, e.Var)}
+		Message: fmt.Sprintf("target %q: %s: environment variable %s is not set (referenced as %s)", e.Target, e.Field, e.Var, ref)}
 	return d.Error()
 }
 
@@ -203,7 +211,7 @@ func (t *Target) resolve(s *Setting, raw string, secret bool) (string, error) {
 		v, _ = t.Env(name)
 	}
 	if strings.TrimSpace(v) == "" {
-		return "", &UnsetVarError{Target: t.Name, Field: s.Key, Var: name, Pos: s.Pos}
+		return "", &UnsetVarError{Target: t.Name, Field: s.Key, Var: name, Pos: s.Pos, Env5: t.EnvSyntax5}
 	}
 	// Whatever setting it fills, a value from the environment may be a key: it is masked
 	// (unless a number or a boolean, which cannot be one).

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/internal/textfmt"
@@ -72,10 +73,12 @@ func (c *Command) validateCmd(args []string) int {
 		dir := filepath.Dir(f)
 		checkTargets(f, dir, suite.FindRepoRoot(dir, c.Getenv("GITHUB_WORKSPACE"), c.Cwd))
 	}
+	var read []string // each eval file with the dialect it was read in
 	for _, f := range files {
 		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
+		read = append(read, fmt.Sprintf("%s: %s, %d %s", s.Path, dialectOf(s), len(s.Cases), textfmt.Plural(len(s.Cases), "case", "cases")))
 		tpath, err := targets.FindFile(*targetsPath, s.Dir, s.RepoRoot, c.Cwd)
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
@@ -84,6 +87,9 @@ func (c *Command) validateCmd(args []string) int {
 		checkTargets(tpath, s.Dir, s.RepoRoot)
 	}
 	printDiagnostics(c.Stdout, diags, c.color(c.Stdout))
+	for _, r := range read {
+		fmt.Fprintln(c.Stdout, logtext.Line(r)) // a path may hold anything, workflow commands too
+	}
 	errs := 0
 	for _, d := range diags {
 		if d.IsError() {
@@ -190,4 +196,15 @@ func topLevelKey(line string) (string, bool) {
 		k = k[1 : len(k)-1]
 	}
 	return k, k != ""
+}
+
+// dialectOf names the format a file was read as, for validate's list of files.
+func dialectOf(s *suite.Suite) string {
+	switch {
+	case s.Format == "json":
+		return "Agent Skills evals.json"
+	case suite.DialectName(s.Dialect) != "":
+		return suite.DialectName(s.Dialect)
+	}
+	return "not read (see the errors above)"
 }

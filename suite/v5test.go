@@ -1,0 +1,318 @@
+package suite
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
+)
+
+var (
+	// v5TestKeys are the test keys this front-end reads (EvalTestSchema at v5.3.1-next.1).
+	v5TestKeys = []string{"id", "description", "vars", "assert", "options", "execution", "run", "metadata",
+		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold"}
+	// v5TestNotYet are 5.x test keys not supported yet.
+	v5TestNotYet = []string{"mode", "turns", "aggregation", "on_turn_failure", "window_size", "provider", "providers",
+		"prompts", "provider_output", "assert_scoring_function", "environment", "suite", "input_files", "workspace"}
+	v5TestExecKeys = []string{"assert", "skip_defaults", "threshold", "budget_usd", "budgetUsd", "cache", "fail_on_error", "failOnError"}
+)
+
+// v5TestFile loads the raw cases of `tests: file://…` (or a path): a YAML list or JSONL,
+// one case a line. Raw cases may carry `input` and `expected_output`, which inline tests may
+// not (yaml-parser.ts at v5.3.1-next.1: rejectAuthoredDirectInput reads the eval file only).
+func (l *loader) v5TestFile(sx *v5Suite, at *yaml.Node) {
+	rel := strings.TrimPrefix(strings.TrimSpace(at.Value), "file://")
+	abs := absPath(l.s.Dir, rel)
+	ext := strings.ToLower(filepath.Ext(abs))
+	if ext != ".yaml" && ext != ".yml" && ext != ".jsonl" {
+		l.errorf(at, KindFile, "", "test file %q: format %q is not supported yet (want .yaml, .yml or .jsonl)", rel, ext)
+		return
+	}
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.errorf(at, KindFile, "", "could not read test file %q: %s", displayPath(abs, l.cwd), errText(err))
+		return
+	}
+	defer l.inFile(abs)()
+	if ext == ".jsonl" {
+		l.src = nil
+		for i, line := range bytes.Split(src, []byte("\n")) {
+			if n := l.jsonlNode(line, i+1); n != nil {
+				l.v5Env(n, map[*yaml.Node]bool{})
+				l.v5Test(sx, n, true, i)
+			}
+		}
+		return
+	}
+	l.src = src
+	doc := l.parseYAML(src)
+	if doc == nil {
+		return
+	}
+	l.v5Env(doc, map[*yaml.Node]bool{})
+	list := l.rootOf(doc, yaml.SequenceNode, func(got string) string {
+		return "a test file must be a YAML list of tests, got " + got
+	})
+	if list == nil {
+		return
+	}
+	for i, item := range list.Content {
+		l.v5Test(sx, item, true, i)
+	}
+}
+
+// v5Test reads one 5.x test (raw: a row of a test file) into one case per prompt.
+func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
+	n := deref(item)
+	if n == nil || n.Kind != yaml.MappingNode {
+		l.errorf(cmp.Or(n, item), KindCase, "", "tests[%d]: a test must be a mapping with id, vars and assert, got %s (case not loaded)", index, kindName(n))
+		return
+	}
+	es := entries(n)
+	f := kvs(es)
+	idKey := f.get("id")
+	id := ""
+	if idKey != nil && idKey.v.Kind == yaml.ScalarNode {
+		id = idKey.v.Value
+	}
+	l.dupes(es, id)
+	failed := false
+	fail := func(at *yaml.Node, format string, args ...any) {
+		failed = true
+		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+	}
+	for _, e := range es {
+		switch {
+		case slices.Contains(v5TestKeys, e.key):
+		case e.key == "input" || e.key == "expected_output":
+			if !raw {
+				fail(e.kn, "a test's %q is not accepted in AgentV 5.x: %s", e.key, v5Removed[e.key])
+			}
+		case e.key == "assertions" || e.key == "evaluators":
+			fail(e.kn, "a test's %q is not accepted in AgentV 5.x: write %q", e.key, "assert")
+		case e.key == "expected_outcome":
+			fail(e.kn, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.key, "assert")
+		case slices.Contains(v5TestNotYet, e.key):
+			fail(e.kn, "a test's %q is not supported yet", e.key)
+		default:
+			l.unknownKey(e, "in test", id, v5TestKeys)
+		}
+	}
+
+	// vars: default_test's, then the test's over them (mergeDefaultTestVarsIntoCases).
+	vars := mapping(n)
+	if sx.vars != nil {
+		vars.Content = append(vars.Content, sx.vars.Content...)
+	}
+	if e := f.get("vars"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.MappingNode {
+			fail(e.v, "%q must be a mapping of names to values, got %s", "vars", kindName(e.v))
+		} else {
+			for _, x := range entries(e.v) {
+				vars = replaceOrAdd(vars, x.kn, x.v)
+			}
+		}
+	}
+	for _, x := range entries(vars) {
+		if v := deref(x.v); v.Kind == yaml.SequenceNode && (len(v.Content) == 0 || isString(v.Content[0])) {
+			// 5.x runs the test once per value of such a var (expandArrayVarCases).
+			fail(x.kn, "var %q is a list of strings: running a test once per value is not supported yet", x.key)
+		}
+	}
+	bad := func(at *yaml.Node, tag string) {
+		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
+	}
+	rd := &v5Renderer{vars: vars, bad: bad, budget: v5RenderBudget}
+	// A test without vars is not rendered at all (interpolateCaseField: no vars, the value as
+	// written); a raw case's input moved into its vars gives it some (below).
+	hasVars := f.get("vars") != nil || sx.vars != nil
+	render := func(v *yaml.Node) *yaml.Node {
+		if !hasVars {
+			return v
+		}
+		return rd.render(v, 0)
+	}
+	if hasVars && idKey != nil && isString(idKey.v) {
+		idKey = &kv{key: "id", kn: idKey.kn, v: render(idKey.v)}
+		if isString(idKey.v) {
+			id = idKey.v.Value
+		}
+	}
+	if e := f.get("options"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.MappingNode {
+			fail(e.v, "%q must be a mapping, got %s", "options", kindName(e.v))
+		} else if !l.v5Options(e.v, id) {
+			failed = true
+		}
+	}
+
+	// execution and run: the test's threshold, skip_defaults and assert.
+	skipDefaults := false
+	var thr *float64
+	var execAssert *kv
+	l.execution(f.get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *kv) bool {
+		switch x.key {
+		case "skip_defaults":
+			if c := classify(x.v); x.v.Kind != yaml.ScalarNode || c != scalarBool {
+				fail(x.v, "execution %q must be true or false, got %s", x.key, describe(x.v))
+			} else {
+				skipDefaults = strings.EqualFold(x.v.Value, "true")
+			}
+		case "threshold":
+			thr = threshold(x, fail)
+		case "assert":
+			execAssert = x
+		case "budget_usd", "budgetUsd", "cache", "fail_on_error", "failOnError":
+			l.warnf(x.kn, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", x.key)
+		case "workers", "trials", "target", "targets":
+			fail(x.kn, "a test's execution %q is not accepted in AgentV 5.x", x.key)
+		default:
+			return false
+		}
+		return true
+	})
+	if e := f.get("run"); e != nil && !isNull(e.v) {
+		if e.v.Kind != yaml.MappingNode {
+			fail(e.v, "%q must be a mapping with threshold, got %s", "run", kindName(e.v))
+		}
+		for _, x := range entries(e.v) {
+			switch x.key {
+			case "threshold": // run's wins over execution's (mergeRunOverrides)
+				if t := threshold(&x, fail); t != nil {
+					thr = t
+				}
+			case "repeat", "timeout_seconds", "budget_usd":
+				fail(x.kn, "a test's run %q is not supported yet", x.key)
+			default:
+				fail(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
+			}
+		}
+	}
+	if e := f.get("threshold"); e != nil && !isNull(e.v) {
+		l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
+	}
+
+	// Assertions: the test's own (assert, else execution.assert), then the suite's unless
+	// skip_defaults; criteria alone becomes one assertion string (as 5.x desugars it).
+	own := f.get("assert")
+	if own == nil || isNull(own.v) {
+		own = execAssert
+	}
+	var ownItems []*yaml.Node
+	if own != nil && !isNull(own.v) {
+		if v := deref(own.v); v.Kind != yaml.SequenceNode {
+			fail(v, "%q must be a list of assertions, got %s", own.key, kindName(v))
+		} else {
+			ownItems = render(v).Content
+		}
+	}
+	suiteAsserts := len(sx.asserts) > 0 && !skipDefaults
+	criteria := f.get("criteria")
+	if criteria != nil && !isNull(criteria.v) && own == nil && !suiteAsserts {
+		ownItems = []*yaml.Node{render(criteria.v)}
+	}
+	at := n
+	if own != nil {
+		at = own.kn
+	}
+	evals := l.v5Assertions(ownItems, at, id, fail)
+	if suiteAsserts {
+		// As written: 5.3.1-next.1 renders a test's own fields with its vars, not the
+		// suite's assertions (yaml-parser.ts: globalExecution.assert goes to parseGraders as
+		// is; loadV5 warns about the templates they hold).
+		evals = append(evals, l.v5Assertions(sx.asserts, sx.assertsAt, id, fail)...)
+	}
+
+	var cf caseFields
+	if criteria != nil && !isNull(criteria.v) {
+		cf.outcome = &kv{key: criteria.key, kn: criteria.kn, v: render(criteria.v)}
+	}
+	if e := f.get("expected_output"); raw && e != nil && !isNull(e.v) {
+		cf.expected = &kv{key: e.key, kn: e.kn, v: render(e.v)}
+	}
+	cf.conversation = f.get("conversation_id")
+	if len(evals) > 0 || own != nil || suiteAsserts {
+		cf.evals = &kv{key: "evaluators", kn: at, v: seqNode(at, evals...)}
+	}
+	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && !failed {
+		fail(n, "test needs %q (or %q) to be scored", "assert", "criteria")
+	}
+
+	// Input: each prompt rendered with the vars (a raw case's input is the var `input`), else
+	// a raw case's own input (yaml-parser.ts, expandPromptMatrix).
+	input := f.get("input")
+	prompts := sx.prompts
+	switch {
+	case len(prompts) > 0:
+		if raw && input != nil && !isNull(input.v) {
+			vars, hasVars = replaceOrAdd(vars, input.kn, input.v), true
+		}
+	case raw && input != nil && !isNull(input.v):
+		prompts = []v5Prompt{{input: input.v}}
+	default:
+		if !failed {
+			fail(n, "test has no input: write the prompt in top-level %q (for example %q) and the test's data in its %q", "prompts", "{{ input }}", "vars")
+		}
+	}
+	if d := f.get("depends_on"); d != nil && len(prompts) > 1 {
+		fail(d.kn, "%q with several prompts is not supported yet", "depends_on")
+	}
+	if failed {
+		if _, dup := l.ids[id]; id != "" && !dup {
+			l.ids[id] = n.Line // a later test with this id is still a duplicate
+		}
+		return
+	}
+	for _, p := range prompts {
+		pcf := cf
+		rd.vars = vars // with a raw case's input among them
+		in := render(p.input)
+		if len(sx.prompts) > 0 {
+			// 5.x renders the prompt with the vars into the test's input, then renders the
+			// test's fields, that input among them, once more (expandPromptMatrix, then
+			// interpolateRawEvalCase): a var holding a template is rendered too.
+			in = render(in)
+		}
+		if failed {
+			return
+		}
+		if msgs := l.v4Messages(in, fail); len(msgs) > 0 {
+			pcf.input = &kv{key: "input_messages", kn: n, v: seqNode(n, msgs...)}
+		}
+		key := idKey
+		if len(prompts) > 1 && idKey != nil && isString(idKey.v) {
+			// 5.x gives each prompt's copy of a test its own id (expandPromptMatrix).
+			key = &kv{key: "id", kn: idKey.kn, v: strNode(idKey.v, idKey.v.Value+"__prompt_"+v5PromptID(p.id))}
+		}
+		c := l.newCase(n, key).build(pcf)
+		if c == nil {
+			continue
+		}
+		c.Threshold = thr
+		c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), c.ID))
+		if d := l.v4Dependencies(f, c.ID, c); d != nil {
+			l.deps[c] = d
+		}
+		l.addCase(c)
+	}
+}
+
+// replaceOrAdd returns mapping m with key's value set to v (a copy when it changes).
+func replaceOrAdd(m, key, v *yaml.Node) *yaml.Node {
+	c := *m
+	c.Content = slices.Clone(m.Content)
+	for i := 0; i+1 < len(c.Content); i += 2 {
+		if c.Content[i].Value == key.Value {
+			c.Content[i+1] = v
+			return &c
+		}
+	}
+	c.Content = append(c.Content, key, v)
+	return &c
+}
