@@ -76,7 +76,7 @@ func (m *migration) assertion(e *yaml.Node) []*yaml.Node {
 				}
 			}
 		case "script":
-			m.renameKey(e, "script", "command", "script ")
+			m.renameKey(e, "script", "command", "")
 		}
 	case norm == "skill-trigger":
 		m.skillTrigger(e, t)
@@ -110,7 +110,7 @@ func (m *migration) skillTrigger(e, t *yaml.Node) {
 	from := t.Value
 	t.Value = to
 	rename(e, "skill", "value")
-	remove(e, "should_trigger")
+	drop(e, "should_trigger")
 	m.did(t, "type %s → %s (skill → value)", from, to)
 }
 

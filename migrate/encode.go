@@ -7,64 +7,106 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// encode writes the migrated document. The library drops blank lines, which in eval files
-// separate the top-level sections, so each top-level pair is encoded on its own and a blank
-// line put back before those that had one in the source (like: a key that took another's
-// place is spaced as that one was).
-func encode(doc *yaml.Node, src []byte, like map[*yaml.Node]*yaml.Node) ([]byte, error) {
+// blankMark stands, as a comment line, for a blank line of the source until the encoded text
+// is written: the YAML library drops blank lines, which in eval files separate sections and
+// tests.
+const blankMark = "#~agentv-migrate:blank-line~"
+
+// encode writes the migrated document with the source's indentation, list style and blank
+// lines (blanks: the nodes that had one before them, from spacing). like maps a key that
+// took another's place to that key (spaced as it was).
+func encode(doc *yaml.Node, src []byte, blanks map[*yaml.Node]bool, like map[*yaml.Node]*yaml.Node) ([]byte, error) {
 	root := doc.Content[0]
-	opts := []yaml.Option{yaml.WithIndent(indentOf(src)), yaml.WithCompactSeqIndent(compactSeqs(root)), yaml.WithLineWidth(-1)}
-	if root.Kind != yaml.MappingNode || root.Style&yaml.FlowStyle != 0 {
-		return yaml.Dump(doc, opts...)
+	markBlanks(root, blanks, like)
+	out, err := yaml.Dump(doc, yaml.WithIndent(indentOf(src)), yaml.WithCompactSeqIndent(compactSeqs(root)), yaml.WithLineWidth(-1))
+	if err != nil {
+		return nil, err
 	}
+	if !bytes.Contains(out, []byte(blankMark)) {
+		return out, nil
+	}
+	lines := strings.Split(string(out), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == blankMark {
+			lines[i] = ""
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), nil
+}
+
+// spacing finds the mapping keys and list items of the source (not the first of their
+// parent) with a blank line before them or before their comment, before migrate moves any.
+func spacing(root *yaml.Node, src []byte) map[*yaml.Node]bool {
 	lines := strings.Split(string(src), "\n")
-	var blankBefore func(i int) bool
-	blankBefore = func(i int) bool {
-		k := root.Content[i]
-		if o := like[k]; o != nil { // a key moved here: spaced as the one it replaced
-			k = o
+	blanks := map[*yaml.Node]bool{}
+	check := func(n *yaml.Node) {
+		first := n.Line
+		if n.HeadComment != "" {
+			first -= strings.Count(n.HeadComment, "\n") + 1
 		}
-		if k.Line == 0 { // a key migrate added: spaced as the next key read from the file
-			if i+2 < len(root.Content) {
-				return blankBefore(i + 2)
+		if n.Line > 0 && first >= 2 && first-2 < len(lines) && strings.TrimSpace(lines[first-2]) == "" {
+			blanks[n] = true
+		}
+	}
+	walk(root, func(n *yaml.Node) {
+		switch {
+		case n.Style&yaml.FlowStyle != 0:
+		case n.Kind == yaml.MappingNode:
+			for i := 2; i+1 < len(n.Content); i += 2 {
+				check(n.Content[i])
 			}
-			return true
+		case n.Kind == yaml.SequenceNode:
+			for i := 1; i < len(n.Content); i++ {
+				check(n.Content[i])
+			}
 		}
-		if k.Line <= 1 {
-			return false
+	})
+	return blanks
+}
+
+// markBlanks puts blankMark in the head comment of each key and item spacing found (the
+// first of a mapping or list excepted: its blank line would open its parent). A key migrate
+// added at the top level is spaced as the next key read from the file.
+func markBlanks(root *yaml.Node, blanks map[*yaml.Node]bool, like map[*yaml.Node]*yaml.Node) {
+	blank := func(n *yaml.Node) bool {
+		if o := like[n]; o != nil {
+			return blanks[o]
 		}
-		first := k.Line - strings.Count(k.HeadComment, "\n") - 1
-		if k.HeadComment == "" {
-			first = k.Line
-		}
-		return first >= 2 && first-2 < len(lines) && strings.TrimSpace(lines[first-2]) == ""
+		return blanks[n]
 	}
-	var out bytes.Buffer
-	if doc.HeadComment != "" {
-		out.WriteString(doc.HeadComment + "\n\n")
+	var marks []*yaml.Node
+	walk(root, func(n *yaml.Node) {
+		switch {
+		case n.Style&yaml.FlowStyle != 0:
+		case n.Kind == yaml.MappingNode:
+			for i := 2; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Line == 0 && n == root && like[k] == nil {
+					for j := i + 2; j < len(n.Content); j += 2 {
+						if n.Content[j].Line > 0 || like[n.Content[j]] != nil {
+							if blank(n.Content[j]) {
+								marks = append(marks, k)
+							}
+							break
+						}
+					}
+					continue
+				}
+				if blank(k) {
+					marks = append(marks, k)
+				}
+			}
+		case n.Kind == yaml.SequenceNode:
+			for i := 1; i < len(n.Content); i++ {
+				if blank(n.Content[i]) {
+					marks = append(marks, n.Content[i])
+				}
+			}
+		}
+	})
+	for _, n := range marks {
+		n.HeadComment = joinComments(blankMark, n.HeadComment)
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		part := mapping(k, v)
-		if i == 0 {
-			part.HeadComment = root.HeadComment
-		}
-		if i+2 >= len(root.Content) {
-			part.FootComment = root.FootComment
-		}
-		b, err := yaml.Dump(part, opts...)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 && blankBefore(i) {
-			out.WriteByte('\n')
-		}
-		out.Write(b)
-	}
-	if doc.FootComment != "" {
-		out.WriteString("\n" + doc.FootComment + "\n")
-	}
-	return out.Bytes(), nil
 }
 
 // indentOf is the source's indentation step: the first indented line's indent (2 to 9),

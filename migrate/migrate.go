@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -66,13 +68,14 @@ func File(path string, src []byte) (*Result, error) {
 	}
 	doc, err := parse(src)
 	if err != nil {
-		return nil, &Error{File: path, Msg: err.Error()}
+		return nil, yamlError(path, err)
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, fail(root.Line, "not an AgentV eval or targets file: the top level must be a mapping with %q (or AgentV 2.5's %q), got %s", "tests", "evalcases", kindName(root))
 	}
 	m := &migration{file: path, root: root}
+	blanks := spacing(root, src)
 	var legacy *yaml.Node
 	for _, k := range legacyCaseLists {
 		if kn := keyNode(root, k); kn != nil && legacy == nil {
@@ -106,12 +109,33 @@ func File(path string, src []byte) (*Result, error) {
 		res.Out = src
 		return res, nil
 	}
-	out, err := encode(doc, src, m.like)
+	out, err := encode(doc, src, blanks, m.like)
 	if err != nil {
 		return nil, &Error{File: path, Msg: "encoding the migrated file: " + err.Error()}
 	}
 	res.Out, res.Changed = out, !bytes.Equal(out, src)
 	return res, nil
+}
+
+// yamlLine is the position the YAML library writes into its messages.
+var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
+
+// yamlError positions a parse error at its line: "file:3: not valid YAML: …".
+func yamlError(path string, err error) error {
+	if e, ok := err.(*Error); ok {
+		e.File = path
+		return e
+	}
+	msg := err.Error()
+	var line int
+	if sub := yamlLine.FindStringSubmatch(msg); sub != nil {
+		line, _ = strconv.Atoi(sub[1])
+		msg = "not valid YAML: " + msg[len(sub[0]):]
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " …"
+	}
+	return &Error{File: path, Line: line, Msg: msg}
 }
 
 // parse reads src as exactly one YAML document.
@@ -121,14 +145,16 @@ func parse(src []byte) (*yaml.Node, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not valid YAML: %v", err)
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return nil, errors.New("the file holds no YAML value (only comments?): nothing to migrate")
+	} else if err != nil {
+		return nil, err
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); err == nil {
-		return nil, fmt.Errorf("the file holds several YAML documents (another starts at line %d); an eval file is one document", more.Line)
+		return nil, &Error{Line: more.Line, Msg: "a second YAML document starts here; an eval or targets file is one document"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("not valid YAML: %v", err)
+		return nil, err
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, errors.New("the file holds no YAML document")

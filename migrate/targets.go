@@ -25,6 +25,13 @@ func (m *migration) targetsFile() {
 			m.renameKey(t, "label", "id", "")
 		}
 		m.renameKey(t, "judge_target", "grader_target", "")
+		// 2.5's cli template is 4.x's and 5.x's command.
+		if p, _ := scalar(get(t, "provider")); p == "cli" {
+			m.renameKey(t, "command_template", "command", "")
+			if hc := deref(get(t, "healthcheck")); hc != nil && hc.Kind == yaml.MappingNode {
+				m.renameKey(hc, "command_template", "command", "healthcheck.")
+			}
+		}
 		if kn := keyNode(t, "use_target"); kn != nil {
 			m.human(kn, false, "use_target: left as it is; a 5.x target names its own %q", "provider")
 		}

@@ -29,7 +29,7 @@ func (m *migration) tests(list *yaml.Node) {
 	if foldable {
 		for _, key := range []string{"input", "input_files"} {
 			if kn := keyNode(r, key); kn != nil {
-				remove(r, key)
+				drop(r, key)
 				m.did(kn, "%s (the suite's) folded into each test's vars.input", key)
 			}
 		}
@@ -153,7 +153,7 @@ func (m *migration) testExecution(t *yaml.Node) {
 		}
 	}
 	if kn := keyNode(x, "trials"); kn != nil && !m.v2 {
-		remove(x, "trials")
+		drop(x, "trials")
 		m.did(kn, "execution.trials removed: 4.x ignored a test's trials (5.x: run.repeat)")
 	}
 	if kn := keyNode(x, "workers"); kn != nil {
@@ -180,8 +180,7 @@ func (m *migration) input(t, suiteInput, suiteFiles *yaml.Node) (ok, moved bool)
 		return !useSuite || has(t, "turns"), false
 	}
 	kn := keyNode(t, "input")
-	vars := child(t, "vars", find(t, "input"))
-	if vars == nil || has(vars, "input") {
+	if v := deref(get(t, "vars")); v != nil && (v.Kind != yaml.MappingNode || has(v, "input")) {
 		m.human(kn, false, "input: left as it is (vars is not a mapping or has an input); move it to vars.input")
 		return false, false
 	}
@@ -212,17 +211,18 @@ func (m *migration) input(t, suiteInput, suiteFiles *yaml.Node) (ok, moved bool)
 		}
 		value = seq(msgs...)
 	}
+	vars := child(t, "vars", find(t, "input"))
 	remove(t, "input")
 	vars.Content = append(vars.Content, kn, value)
 	what := "input → vars.input"
-	if fk := keyNode(t, "input_files"); fk != nil {
-		remove(t, "input_files")
-		what += " (input_files as file blocks)"
-	} else if !isNull(files) {
-		what += " (the suite's input_files as file blocks)"
-	}
 	if useSuite {
-		what += " (after the suite's input)"
+		what += ", after the suite's input"
+	}
+	if fk := keyNode(t, "input_files"); fk != nil {
+		drop(t, "input_files")
+		what += ", with its input_files as file blocks"
+	} else if !isNull(files) {
+		what += ", with the suite's input_files as file blocks"
 	}
 	m.did(kn, "%s", what)
 	return true, true

@@ -50,8 +50,8 @@ func rename(m *yaml.Node, key, to string) bool {
 	return true
 }
 
-// remove deletes key from m and returns its key and value nodes (nil when absent). A comment
-// above the removed key moves to the next key, so the removal does not drop it.
+// remove takes key out of m and returns its key and value nodes (nil when absent), to be put
+// elsewhere with their comments.
 func remove(m *yaml.Node, key string) (k, v *yaml.Node) {
 	i := find(m, key)
 	if i < 0 {
@@ -59,11 +59,22 @@ func remove(m *yaml.Node, key string) (k, v *yaml.Node) {
 	}
 	k, v = m.Content[i], m.Content[i+1]
 	m.Content = append(m.Content[:i:i], m.Content[i+2:]...)
+	return k, v
+}
+
+// drop deletes key from m for good. A comment above it moves to the next key, so the
+// deletion does not lose it.
+func drop(m *yaml.Node, key string) {
+	i := find(m, key)
+	if i < 0 {
+		return
+	}
+	k := m.Content[i]
+	remove(m, key)
 	if k.HeadComment != "" && i < len(m.Content) {
 		next := m.Content[i]
 		next.HeadComment = joinComments(k.HeadComment, next.HeadComment)
 	}
-	return k, v
 }
 
 // insertAt puts the pair key: v at pair position i (an index into m.Content, even).
@@ -160,12 +171,12 @@ func joinComments(a, b string) string {
 	return a + "\n" + b
 }
 
-// moveComments hands a removed key's comments to the node that takes its place.
+// moveComments gives a removed key's comments to the node that takes its place (the removed
+// key keeps them too: encode still reads its spacing).
 func moveComments(from, to *yaml.Node) {
 	if from == nil || to == nil {
 		return
 	}
 	to.HeadComment = joinComments(from.HeadComment, to.HeadComment)
 	to.LineComment = joinComments(to.LineComment, from.LineComment)
-	from.HeadComment, from.LineComment = "", ""
 }

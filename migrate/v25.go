@@ -50,7 +50,7 @@ func (m *migration) from25() {
 		// In 2.5 a case's own evaluators replace the suite's; in 4.x and 5.x the suite's are
 		// added unless the test skips them.
 		if own && suiteEvals && !has(x, "skip_defaults") {
-			kn := keyNode(c, "assertions")
+			kn := keyNode(c, "assert")
 			if kn == nil {
 				kn = keyNode(c, "execution")
 			}
@@ -75,14 +75,13 @@ func (m *migration) from25() {
 	}
 }
 
-// evaluatorKeys renames 2.5's `evaluators` to 4.x's `assertions` in n (to5 moves
-// execution's), and
+// evaluatorKeys renames 2.5's `evaluators` in n to `assert` (to5 moves execution's), and
 // drops `evaluator: llm_judge`, which only named the default judge.
 func (m *migration) evaluatorKeys(n *yaml.Node) {
-	m.renameKey(n, "evaluators", "assertions", "")
+	m.renameKey(n, "evaluators", "assert", "")
 	if kn := keyNode(n, "evaluator"); kn != nil {
 		if v, ok := scalar(get(n, "evaluator")); ok && (v == "llm_judge" || v == "llm-judge") {
-			remove(n, "evaluator")
+			drop(n, "evaluator")
 			m.did(kn, "evaluator: %s removed (it named the default judge, which needs no entry)", v)
 		} else {
 			m.human(kn, false, "evaluator: left as it is; write the grader as an entry of %q", "assert")

@@ -65,7 +65,7 @@ func (m *migration) suiteExecution() {
 	}
 	kn, x := r.Content[i], deref(r.Content[i+1])
 	if isNull(x) {
-		remove(r, "execution")
+		drop(r, "execution")
 		m.did(kn, "execution (empty) removed")
 		return
 	}

@@ -16,12 +16,12 @@ func (m *migration) workspace(n *yaml.Node, where string) {
 	}
 	for _, key := range []string{"mode", "path", "static_path", "static", "pool"} {
 		if k := keyNode(ws, key); k != nil {
-			remove(ws, key)
+			drop(ws, key)
 			m.human(k, true, "%sworkspace.%s removed: a machine's own directory is not part of a 5.x eval file; pass --workspace-path or set execution.workspace_path in .agentv/config.local.yaml", where, key)
 		}
 	}
 	if k := keyNode(ws, "isolation"); k != nil {
-		remove(ws, "isolation")
+		drop(ws, "isolation")
 		m.human(k, true, "%sworkspace.isolation removed: 5.x manages the workspace's lifetime itself", where)
 	}
 	if k := keyNode(ws, "env"); k != nil {
@@ -51,7 +51,7 @@ func (m *migration) workspace(n *yaml.Node, where string) {
 		}
 	}
 	if len(ws.Content) == 0 {
-		remove(n, "workspace")
+		drop(n, "workspace")
 		m.did(kn, "%sworkspace removed (nothing left in it)", where)
 	}
 }
