@@ -66,6 +66,7 @@ func (m *migration) test(t *yaml.Node) {
 	if !has(t, "criteria") {
 		m.renameKey(t, "expected_outcome", "criteria", "")
 	}
+	m.criteriaBesideAssert(t)
 	if kn := keyNode(t, "note"); kn != nil {
 		if md := child(t, "metadata", -1); md != nil && !has(md, "note") {
 			_, v := remove(t, "note")
@@ -93,6 +94,33 @@ func (m *migration) test(t *yaml.Node) {
 		}
 	}
 	m.asserts(get(t, "assert"))
+}
+
+// criteriaBesideAssert moves a test's criteria to its description when the test has its own
+// assert, which 5.x rejects beside criteria. In 4.x criteria beside assertions only reached
+// graders that read it: an llm-grader without its own prompt grades against it, so such a
+// test is left for a human.
+func (m *migration) criteriaBesideAssert(t *yaml.Node) {
+	kn := keyNode(t, "criteria")
+	list := deref(get(t, "assert"))
+	if kn == nil || list == nil {
+		return
+	}
+	if list.Kind == yaml.SequenceNode {
+		for _, e := range list.Content {
+			if typ, _ := scalar(get(e, "type")); deref(e).Kind == yaml.MappingNode && !has(deref(e), "prompt") &&
+				(typ == "llm-grader" || typ == "llm_grader" || typ == "llm-judge" || typ == "llm_judge") {
+				m.human(kn, false, "criteria: left as it is: 5.x rejects criteria beside a test's assert, and the llm-grader at line %d grades against it; give that grader a prompt (or an llm-rubric value) with the criteria", lineOf(e, kn.Line))
+				return
+			}
+		}
+	}
+	if has(t, "description") {
+		m.human(kn, false, "criteria: left as it is: 5.x rejects criteria beside a test's assert, and the test has a description; merge them")
+		return
+	}
+	rename(t, "criteria", "description")
+	m.did(kn, "criteria → description: 5.x rejects criteria beside a test's assert (a grader prompt reading {{ criteria }} needs the text written in)")
 }
 
 // expected moves a test's reference answer into its vars.
