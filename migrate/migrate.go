@@ -172,7 +172,11 @@ func kindName(n *yaml.Node) string {
 		if isNull(n) {
 			return "nothing (null)"
 		}
-		return fmt.Sprintf("%q", deref(n).Value)
+		v := deref(n).Value
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:40]) + "…"
+		}
+		return fmt.Sprintf("%q", v)
 	}
 	return "something else"
 }

@@ -103,3 +103,52 @@ func TestHint(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesKeepValuesOut: a note names what it rewrote, never the rest of a value, which
+// may be a secret written next to a ${{ NAME }} reference.
+func TestNotesKeepValuesOut(t *testing.T) {
+	src := "targets:\n  - name: a\n    provider: openai\n    api_key: \"sk-live-1234567890 ${{ OPENAI_KEY }}\"\n"
+	res, err := File("targets.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := res.Report("targets.yaml")
+	if strings.Contains(report, "sk-live") {
+		t.Errorf("the report shows the value:\n%s", report)
+	}
+	if !strings.Contains(report, "targets.yaml:4: ${{ OPENAI_KEY }} → {{ env.OPENAI_KEY }}") {
+		t.Errorf("the report does not name the reference:\n%s", report)
+	}
+	if !strings.Contains(string(res.Out), `api_key: "sk-live-1234567890 {{ env.OPENAI_KEY }}"`) {
+		t.Errorf("the value was not rewritten:\n%s", res.Out)
+	}
+}
+
+// TestAnchorsRewrittenOnce: a grader list shared through an anchor is rewritten once, and
+// the alias keeps pointing at it.
+func TestAnchorsRewrittenOnce(t *testing.T) {
+	src := `tests:
+  - id: a
+    criteria: x
+    input: hi
+    assertions: &checks
+      - type: tool-trajectory
+        mode: any_order
+        minimums: {search: 1}
+  - id: b
+    criteria: y
+    input: hi
+    assertions: *checks
+`
+	res, err := File("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Out)
+	if n := strings.Count(out, "trajectory:tool-used"); n != 1 {
+		t.Errorf("trajectory:tool-used written %d times, want once (the anchor):\n%s", n, out)
+	}
+	if !strings.Contains(out, "assert: *checks") {
+		t.Errorf("the alias is gone:\n%s", out)
+	}
+}

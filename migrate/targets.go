@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"regexp"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -48,14 +49,18 @@ func (m *migration) rewriteEnvRefs(root *yaml.Node) {
 		if n.Kind != yaml.ScalarNode || !envRef.MatchString(n.Value) {
 			return
 		}
-		from := n.Value
+		// The note names the references only: the rest of the value may be a secret.
+		var refs []string
+		for _, sub := range envRef.FindAllStringSubmatch(n.Value, -1) {
+			refs = append(refs, "${{ "+sub[1]+" }} → {{ env."+sub[1]+" }}")
+		}
 		n.Value = envRef.ReplaceAllString(n.Value, "{{ env.$1 }}")
 		if n.Style == 0 || n.Style&yaml.FlowStyle != 0 {
 			// Plain "{{ ... }}" would read as a flow mapping.
 			n.Style = yaml.DoubleQuotedStyle
 		}
 		n.Tag = "!!str"
-		m.did(n, "%s → %s", from, n.Value)
+		m.did(n, "%s", strings.Join(refs, ", "))
 	})
 }
 
