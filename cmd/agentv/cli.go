@@ -54,7 +54,6 @@ Usage:
   agentv eval [flags] <eval files, directories or globs...>
   agentv validate <eval files, directories or globs...> [--targets FILE]
   agentv report --results FILE [flags]
-  agentv migrate [--write | -o OUT] FILE   (an AgentV 2.5 or 4.x eval file, or a targets file, as 5.x)
   agentv --version
 
 Run 'agentv <command> -h' for a command's flags.
@@ -93,7 +92,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		return gate.ExitInvalid
 	}
 	msg := fmt.Sprintf("agentv: unknown command %q", args[0])
-	if near := closestWord(args[0], []string{"eval", "validate", "report", "migrate"}); near != "" {
+	if near := closestWord(args[0], []string{"eval", "validate", "report"}); near != "" {
 		msg += " (did you mean " + near + "?)"
 	}
 	fmt.Fprintln(c.Stderr, logtext.Line(msg)+"; 'agentv -h' lists the commands")
