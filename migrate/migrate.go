@@ -22,6 +22,7 @@ import (
 const (
 	KindEval    = "eval"
 	KindTargets = "targets"
+	KindCases   = "cases" // a list of raw cases, which an eval file's tests names
 )
 
 // Note is one thing the migration did, or one it left for a human.
@@ -34,7 +35,7 @@ type Note struct {
 // Result is a migrated file.
 type Result struct {
 	Out     []byte // the 5.x file; the input itself when nothing changed
-	Kind    string // KindEval or KindTargets
+	Kind    string // KindEval, KindTargets or KindCases
 	Dialect string // what the file was read as: "2.5", "4" or "5" (eval files)
 	Notes   []Note
 	Changed bool
@@ -71,8 +72,25 @@ func File(path string, src []byte) (*Result, error) {
 		return nil, yamlError(path, err)
 	}
 	root := doc.Content[0]
+	if isCaseList(root) {
+		m := &migration{file: path, root: root}
+		blanks := spacing(root, src)
+		m.caseFile(root)
+		res := &Result{Kind: KindCases, Dialect: "4", Notes: m.notes, Out: src}
+		if len(m.notes) == 0 {
+			res.Dialect = "5"
+		}
+		if m.edited {
+			out, err := encode(doc, src, blanks, m.like)
+			if err != nil {
+				return nil, &Error{File: path, Msg: "encoding the migrated file: " + err.Error()}
+			}
+			res.Out, res.Changed = out, !bytes.Equal(out, src)
+		}
+		return res, nil
+	}
 	if root.Kind != yaml.MappingNode {
-		return nil, fail(root.Line, "not an AgentV eval or targets file: the top level must be a mapping with %q (or AgentV 2.5's %q), got %s", "tests", "evalcases", kindName(root))
+		return nil, fail(root.Line, "not an AgentV eval, case or targets file: the top level must be a mapping with %q (or AgentV 2.5's %q), or a list of cases, got %s", "tests", "evalcases", kindName(root))
 	}
 	m := &migration{file: path, root: root}
 	blanks := spacing(root, src)

@@ -51,8 +51,11 @@ func (r *Result) Report(path string) string {
 	}
 	from := map[string]string{"2.5": "AgentV 2.5", "4": "AgentV 4.x", "5": "AgentV 5.x"}[r.Dialect]
 	what := "eval file"
-	if r.Kind == KindTargets {
+	switch r.Kind {
+	case KindTargets:
 		what, from = "targets file", "targets file"
+	case KindCases:
+		what, from = "case file", "AgentV 4.x case file"
 	}
 	switch {
 	case !r.Changed && manual == 0:

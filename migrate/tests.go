@@ -285,3 +285,29 @@ func (m *migration) consumesExpected() bool {
 	})
 	return found
 }
+
+// isCaseList tells whether root is a list of raw cases (mappings), the file an eval file's
+// `tests: ./cases.yaml` names.
+func isCaseList(root *yaml.Node) bool {
+	if root.Kind != yaml.SequenceNode || len(root.Content) == 0 {
+		return false
+	}
+	for _, c := range root.Content {
+		if deref(c).Kind != yaml.MappingNode {
+			return false
+		}
+	}
+	return true
+}
+
+// caseFile rewrites a raw case list: its grader lists and types. Its rows keep input and
+// expected_output, as 5.x reads them in a case file.
+func (m *migration) caseFile(list *yaml.Node) {
+	for _, t := range list.Content {
+		if t.Kind != yaml.MappingNode {
+			continue
+		}
+		m.test(t)
+	}
+	m.rewriteEnvRefs(list)
+}
