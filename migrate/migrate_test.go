@@ -152,3 +152,41 @@ func TestAnchorsRewrittenOnce(t *testing.T) {
 		t.Errorf("the alias is gone:\n%s", out)
 	}
 }
+
+// TestRecordedAgentV5Validation holds the golden files to what AgentV 5.3.1-next.1's validate
+// said of them (testdata/agentv5-validate.txt): a case it accepted has no note for a human,
+// a case it rejected has one. Cases not in the record are not checked.
+func TestRecordedAgentV5Validation(t *testing.T) {
+	rec, err := os.ReadFile(filepath.Join("testdata", "agentv5-validate.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for line := range strings.SplitSeq(string(rec), "\n") {
+		valid := strings.HasPrefix(line, "✓ ")
+		if !valid && !strings.HasPrefix(line, "✗ ") {
+			continue
+		}
+		file := strings.TrimSpace(line[len("✓ "):])
+		name, ok := strings.CutSuffix(file, ".eval.yaml")
+		if file == ".agentv/targets.yaml" {
+			name, ok = "targets", true
+		}
+		if !ok {
+			t.Errorf("unexpected file in the record: %q", file)
+			continue
+		}
+		stderr, err := os.ReadFile(filepath.Join("testdata", name, "want.stderr"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		checked++
+		if human := strings.Contains(string(stderr), "needs a human"); human == valid {
+			t.Errorf("%s: AgentV 5 said valid=%v, but its notes needing a human: %v", name, valid, human)
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d cases in the record", checked)
+	}
+}

@@ -20,6 +20,9 @@ func (m *migration) to5() {
 	if kn := keyNode(r, "preprocessors"); kn != nil {
 		m.human(kn, false, "preprocessors: left as it is; 5.x shapes output with %q (default_test.options.transform or an assertion's transform)", "transform")
 	}
+	if v, ok := scalar(get(r, "name")); ok && !suiteName.MatchString(v) {
+		m.human(keyNode(r, "name"), false, "name: left as it is: 5.x accepts only lower-case letters, digits and dashes")
+	}
 	if kn := keyNode(r, "defaults"); kn != nil {
 		m.human(kn, false, "defaults: left as it is; in 5.x it holds only %q and %q", "target", "grader")
 	}
