@@ -36,7 +36,7 @@ type Note struct {
 type Result struct {
 	Out     []byte // the 5.x file; the input itself when nothing changed
 	Kind    string // KindEval, KindTargets or KindCases
-	Dialect string // what the file was read as: "2.5", "4" or "5" (eval files)
+	Dialect string // what the file was read as: "2.5", "4" or "5" (eval and case files)
 	Notes   []Note
 	Changed bool
 }
@@ -72,37 +72,24 @@ func File(path string, src []byte) (*Result, error) {
 		return nil, yamlError(path, err)
 	}
 	root := doc.Content[0]
-	if isCaseList(root) {
-		m := &migration{file: path, root: root}
-		blanks := spacing(root, src)
-		m.caseFile(root)
-		res := &Result{Kind: KindCases, Dialect: "4", Notes: m.notes, Out: src}
-		if len(m.notes) == 0 {
-			res.Dialect = "5"
-		}
-		if m.edited {
-			out, err := encode(doc, src, blanks, m.like)
-			if err != nil {
-				return nil, &Error{File: path, Msg: "encoding the migrated file: " + err.Error()}
-			}
-			res.Out, res.Changed = out, !bytes.Equal(out, src)
-		}
-		return res, nil
-	}
-	if root.Kind != yaml.MappingNode {
-		return nil, fail(root.Line, "not an AgentV eval, case or targets file: the top level must be a mapping with %q (or AgentV 2.5's %q), or a list of cases, got %s", "tests", "evalcases", kindName(root))
-	}
 	m := &migration{file: path, root: root}
-	blanks := spacing(root, src)
-	var legacy *yaml.Node
-	for _, k := range legacyCaseLists {
-		if kn := keyNode(root, k); kn != nil && legacy == nil {
-			legacy = kn
-		}
-	}
-	tests := keyNode(root, "tests")
+	blanks := spacing(root, src) // before any key moves
 	res := &Result{Kind: KindEval}
+	var legacy, tests *yaml.Node
+	if root.Kind == yaml.MappingNode {
+		for _, k := range legacyCaseLists {
+			if kn := keyNode(root, k); kn != nil && legacy == nil {
+				legacy = kn
+			}
+		}
+		tests = keyNode(root, "tests")
+	}
 	switch {
+	case isCaseList(root):
+		res.Kind, res.Dialect = KindCases, "4"
+		m.caseFile(root)
+	case root.Kind != yaml.MappingNode:
+		return nil, fail(root.Line, "not an AgentV eval, case or targets file: the top level must be a mapping with %q (or AgentV 2.5's %q), or a list of cases, got %s", "tests", "evalcases", kindName(root))
 	case tests != nil && legacy != nil:
 		return nil, fail(legacy.Line, "the file mixes two dialects: %q (AgentV 4.x/5.x) at line %d and %q (AgentV 2.5) at line %d; keep one list of cases", "tests", tests.Line, legacy.Value, legacy.Line)
 	case legacy != nil:
@@ -113,14 +100,14 @@ func File(path string, src []byte) (*Result, error) {
 	case tests != nil || has(root, "scenarios"):
 		res.Dialect = "4"
 		m.to5()
-		if len(m.notes) == 0 {
-			res.Dialect = "5"
-		}
 	case has(root, "targets"):
 		res.Kind = KindTargets
 		m.targetsFile()
 	default:
 		return nil, fail(root.Line, "not an AgentV eval or targets file: no %q list of cases (AgentV 4.x/5.x), no %q (AgentV 2.5) and no %q (a targets file)", "tests", "evalcases", "targets")
+	}
+	if res.Dialect == "4" && len(m.notes) == 0 {
+		res.Dialect = "5" // nothing of 4.x in it
 	}
 	res.Notes = m.notes
 	if !m.edited {

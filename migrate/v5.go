@@ -31,6 +31,12 @@ func (m *migration) to5() {
 	tests := deref(get(r, "tests"))
 	if tests != nil && tests.Kind == yaml.SequenceNode {
 		m.tests(tests)
+	} else {
+		for _, key := range []string{"input", "input_files"} {
+			if kn := keyNode(r, key); kn != nil {
+				m.human(kn, false, "%s (the suite's): left as it is: 5.x rejects it; the tests are in another file, whose rows need it in their input", key)
+			}
+		}
 	}
 	m.rewriteEnvRefs(r) // 4.x filled ${{ NAME }} in eval files too
 }
@@ -195,21 +201,27 @@ func (m *migration) staleRunKeys() {
 			continue
 		}
 		kn, v := r.Content[i], r.Content[i+1]
-		eo := child(r, "evaluate_options", i)
-		if eo == nil {
+		eo, created := deref(get(r, "evaluate_options")), false
+		switch {
+		case eo == nil:
+			eo, created = mapping(), true // put in place only once something goes in
+		case eo.Kind != yaml.MappingNode:
 			m.human(kn, false, "%s: left as it is: evaluate_options is not a mapping", name)
 			continue
 		}
 		dest, key := eo, name
 		switch name {
 		case "runs":
-			dest, key = eo, "repeat"
-			if rp := get(eo, "repeat"); rp != nil {
-				if dest = deref(rp); dest.Kind != yaml.MappingNode {
-					m.human(kn, false, "runs: left as it is: evaluate_options.repeat is set")
-					continue
-				}
-				key = "count"
+			key = "count"
+			switch rp := deref(get(eo, "repeat")); {
+			case rp == nil:
+				dest = mapping()
+				eo.Content = append(eo.Content, str("repeat"), dest)
+			case rp.Kind == yaml.MappingNode:
+				dest = rp
+			default:
+				m.human(kn, false, "runs: left as it is: evaluate_options.repeat is set")
+				continue
 			}
 		case "early_exit":
 			rp := deref(get(eo, "repeat"))
@@ -224,6 +236,9 @@ func (m *migration) staleRunKeys() {
 		if has(dest, key) {
 			m.human(kn, false, "%s: left as it is: evaluate_options sets %s too", name, key)
 			continue
+		}
+		if created {
+			insertAt(r, find(r, name), str("evaluate_options"), eo)
 		}
 		remove(r, name)
 		kn.Value = key
