@@ -135,7 +135,7 @@ func (m *migration) trajectory(e, t *yaml.Node) []*yaml.Node {
 	switch {
 	case mode == "any_order" && minimums != nil && minimums.Kind == yaml.MappingNode && isNull(expected):
 		for i := 0; i+1 < len(minimums.Content); i += 2 {
-			out = append(out, entry("trajectory:tool-used", mapping(str("name"), minimums.Content[i], str("min"), minimums.Content[i+1])))
+			out = append(out, entry("trajectory:tool-used", mapping(str("name"), bare(minimums.Content[i]), str("min"), bare(minimums.Content[i+1]))))
 		}
 	case (mode == "in_order" || mode == "exact") && expected != nil && expected.Kind == yaml.SequenceNode && isNull(minimums):
 		steps := seq()
@@ -152,7 +152,7 @@ func (m *migration) trajectory(e, t *yaml.Node) []*yaml.Node {
 					return leave(fmt.Sprintf("expected step %q sets %s, which trajectory:* cannot check", tool, k))
 				}
 			}
-			steps.Content = append(steps.Content, get(item, "tool"))
+			steps.Content = append(steps.Content, bare(get(item, "tool")))
 			args := deref(get(item, "args"))
 			if a, isScalar := scalar(args); isNull(args) || (isScalar && a == "any") {
 				continue
@@ -167,9 +167,9 @@ func (m *migration) trajectory(e, t *yaml.Node) []*yaml.Node {
 			if am == "" {
 				continue
 			}
-			argChecks = append(argChecks, entry("trajectory:tool-args-match", mapping(str("name"), get(item, "tool"), str("args"), args, str("mode"), str(am))))
+			argChecks = append(argChecks, entry("trajectory:tool-args-match", mapping(str("name"), bare(get(item, "tool")), str("args"), args, str("mode"), str(am))))
 		}
-		out = append(out, entry("trajectory:tool-sequence", mapping(str("mode"), get(e, "mode"), str("steps"), steps)))
+		out = append(out, entry("trajectory:tool-sequence", mapping(str("mode"), bare(get(e, "mode")), str("steps"), steps)))
 		out = append(out, argChecks...)
 	default:
 		return leave("only any_order with minimums, or in_order/exact with expected steps, map directly onto trajectory:*")
@@ -223,6 +223,16 @@ func (m *migration) argsMode(step, e *yaml.Node) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// bare is a copy of a scalar without its comments, for a new place (a key as a value, a
+// value in a flow list) where they would not belong.
+func bare(n *yaml.Node) *yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return n
+	}
+	return &yaml.Node{Kind: n.Kind, Tag: n.Tag, Value: n.Value, Style: n.Style & (yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle)}
 }
 
 // entry is a new assertion {type, value}.
