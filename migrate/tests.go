@@ -154,13 +154,13 @@ func (m *migration) inlineRubrics(t *yaml.Node) {
 		return
 	}
 	entry := mapping(str("type"), str("llm-rubric"), str("value"), v)
-	entry.HeadComment = kn.HeadComment
 	remove(t, "rubrics")
 	if list == nil {
 		ak := str("assert")
 		moveComments(kn, ak)
 		insertAt(t, i, ak, seq(entry))
 	} else {
+		entry.HeadComment, entry.LineComment = kn.HeadComment, kn.LineComment
 		list.Content = append([]*yaml.Node{entry}, list.Content...)
 	}
 	m.did(kn, "rubrics → an llm-rubric assertion (first in assert)")
