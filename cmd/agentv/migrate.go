@@ -62,8 +62,12 @@ func (c *Command) migrateCmd(args []string) int {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
+		fi, statErr := os.Stat(abs)
 		if err := atomicfile.WriteFile(abs, func(w io.Writer) error { _, err := w.Write(res.Out); return err }); err != nil {
 			return fail("writing %s: %v", path, err)
+		}
+		if statErr == nil { // the new file keeps the old one's permissions
+			_ = os.Chmod(abs, fi.Mode().Perm())
 		}
 	case *out != "":
 		dest := *out

@@ -63,7 +63,7 @@ func TestMigrateCmd(t *testing.T) {
 			if err := os.MkdirAll(filepath.Dir(evalPath), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(evalPath, []byte(src), 0o644); err != nil {
+			if err := os.WriteFile(evalPath, []byte(src), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			var stdout, stderr strings.Builder
@@ -96,6 +96,11 @@ func TestMigrateCmd(t *testing.T) {
 				t.Errorf("out.yaml lacks %q (%v):\n%s", tt.outFile, err, out)
 			case tt.noOutFile && err == nil:
 				t.Errorf("out.yaml was written")
+			}
+			if fi, err := os.Stat(evalPath); err != nil {
+				t.Error(err)
+			} else if fi.Mode().Perm() != 0o600 {
+				t.Errorf("the eval file's permissions changed to %v", fi.Mode().Perm())
 			}
 			if partials, _ := filepath.Glob(filepath.Join(dir, "*", "*.partial")); len(partials) > 0 {
 				t.Errorf("left behind: %v", partials)
