@@ -106,6 +106,9 @@ func File(path string, src []byte) (*Result, error) {
 	default:
 		return nil, fail(root.Line, "not an AgentV eval or targets file: no %q list of cases (AgentV 4.x/5.x), no %q (AgentV 2.5) and no %q (a targets file)", "tests", "evalcases", "targets")
 	}
+	if m.edited {
+		m.notes = append(m.notes, m.later...)
+	}
 	if res.Dialect == "4" && len(m.notes) == 0 {
 		res.Dialect = "5" // nothing of 4.x in it
 	}
@@ -198,6 +201,8 @@ type migration struct {
 	// like maps a top-level key that took another's place to that key, for spacing.
 	like map[*yaml.Node]*yaml.Node
 	seen map[*yaml.Node]bool // grader lists and entries rewritten (anchors reach them twice)
+	// later are notes that matter only when the file is rewritten (it was not 5.x).
+	later []Note
 }
 
 // did records a change at n's line (fallback: the root's).

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"fmt"
 	"regexp"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -25,6 +26,7 @@ func (m *migration) tests(list *yaml.Node) {
 		foldable = foldable && ok
 		varsInput = varsInput || moved
 		m.expected(t)
+		m.listVars(t)
 	}
 	if foldable {
 		for _, key := range []string{"input", "input_files"} {
@@ -123,6 +125,32 @@ func (m *migration) criteriaBesideAssert(t *yaml.Node) {
 	m.did(kn, "criteria → description: 5.x rejects criteria beside a test's assert (a grader prompt reading {{ criteria }} needs the text written in)")
 }
 
+// listVars names the vars that hold a list of strings: 4.x handed such a list to templates
+// as it is, 5.x (as promptfoo) runs the test once for each of its items. The notes count
+// only in a file migrate rewrote: in a 5.x file such a list is meant.
+func (m *migration) listVars(t *yaml.Node) {
+	vars := deref(get(t, "vars"))
+	if vars == nil || vars.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(vars.Content); i += 2 {
+		v := deref(vars.Content[i+1])
+		if v.Kind != yaml.SequenceNode {
+			continue
+		}
+		if _, isText := scalar(firstOr(v.Content)); len(v.Content) == 0 || isText {
+			m.later = append(m.later, Note{Line: lineOf(vars.Content[i], 0), Manual: true, Text: fmt.Sprintf("vars.%s: a list of strings: 5.x runs the test once per item (4.x passed the list whole); join it into one string or wrap it in a mapping to keep one test", vars.Content[i].Value)})
+		}
+	}
+}
+
+func firstOr(list []*yaml.Node) *yaml.Node {
+	if len(list) == 0 {
+		return nil
+	}
+	return list[0]
+}
+
 // expected moves a test's reference answer into its vars.
 func (m *migration) expected(t *yaml.Node) {
 	if kn := keyNode(t, "expected_output"); kn != nil {
@@ -214,6 +242,8 @@ func (m *migration) input(t, suiteInput, suiteFiles *yaml.Node) (ok, moved bool)
 	}
 	var value *yaml.Node
 	switch {
+	case !useSuite && isNull(files) && deref(in).Kind == yaml.MappingNode:
+		value = seq(in) // one message: a chat prompt is a list
 	case !useSuite && isNull(files):
 		value = in
 	default:
