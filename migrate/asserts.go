@@ -194,7 +194,12 @@ func (m *migration) trajectory(e, t *yaml.Node) []*yaml.Node {
 	for i, o := range out {
 		kinds[i], _ = scalar(get(o, "type"))
 	}
-	m.did(t, "type %s (%s) → %s", t.Value, mode, strings.Join(kinds, ", "))
+	partial := ""
+	if mode != "any_order" {
+		// Measured against 4.42.4: it credits the steps that matched, tool-sequence all or none.
+		partial = "; 4.x gave credit for part of the steps, trajectory:tool-sequence scores 0 or 1"
+	}
+	m.did(t, "type %s (%s) → %s%s", t.Value, mode, strings.Join(kinds, ", "), partial)
 	return out
 }
 
