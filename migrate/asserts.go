@@ -111,7 +111,9 @@ func (m *migration) skillTrigger(e, t *yaml.Node) {
 	t.Value = to
 	rename(e, "skill", "value")
 	drop(e, "should_trigger")
-	m.did(t, "type %s → %s (skill → value)", from, to)
+	// Measured against both: 5.x's skill-used reads the skill calls an agent provider
+	// (claude, codex) derives from its tool calls; a cli target's answer carries none.
+	m.did(t, "type %s → %s (skill → value); 5.x sees skills only through agent providers (claude, codex), not a cli target's tool calls", from, to)
 }
 
 // trajectory rewrites a tool-trajectory entry as 5.x trajectory:* assertions where the
