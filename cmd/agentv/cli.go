@@ -77,6 +77,8 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		return c.validateCmd(args[1:])
 	case "report":
 		return c.reportCmd(args[1:])
+	case "migrate":
+		return c.migrateCmd(args[1:])
 	case "--version", "-version", "version", "-v":
 		fmt.Fprintf(c.Stdout, "agentv %s\n", version())
 		return 0

@@ -25,6 +25,7 @@ const module = "github.com/agentv/action"
 var house = [][]string{
 	{"internal/*", "stats", "sdk"},
 	{"suite"},              // the model of a suite, and the dialects that build it
+	{"migrate"},            // 2.5 and 4.x files rewritten as 5.x (agentv migrate)
 	{"targets", "results"}, // targets files; the record of a finished case
 	{"providers"},          // talking to models and agents
 	{"cache", "prompt"},    // replaying answers; formatting a case into a request
