@@ -1,0 +1,322 @@
+// Package agentv5_test runs the AgentV 5 suites of testdata/ through agentv and compares each
+// test's score, verdict and assertions with what AgentV 5.3.1-next.1 gave on the same files
+// (testdata/*/expected.json, recorded by scripts/record-agentv5.sh; see testdata/README.md).
+// CONTRACT §10 makes that program the authority for 5.x files: every difference must be either a
+// documented one (known-differences.yaml) or a known bug waiting for a fix (pending.yaml).
+package agentv5_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/results"
+)
+
+var agentvBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentv5-")
+	if err != nil {
+		panic(err)
+	}
+	agentvBin = filepath.Join(dir, "agentv")
+	build := exec.Command("go", "build", "-o", agentvBin, "./cmd/agentv")
+	build.Dir = moduleRoot()
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		panic("could not build agentv: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// expected is a suite's expected.json.
+type expected struct {
+	Suite string         `json:"suite"`
+	Tests []expectedTest `json:"tests"`
+}
+
+type expectedTest struct {
+	ID              string              `json:"id"`
+	Target          string              `json:"target"`
+	Prompt          string              `json:"prompt"`
+	Score           float64             `json:"score"`
+	ExecutionStatus string              `json:"execution_status"`
+	Pass            bool                `json:"pass"`
+	Assertions      []expectedAssertion `json:"assertions"`
+}
+
+type expectedAssertion struct {
+	Name   string  `json:"name"`
+	Type   string  `json:"type"`
+	Score  float64 `json:"score"`
+	Pass   bool    `json:"pass"`
+	Weight float64 `json:"weight"`
+}
+
+// difference is one field where agentv and 5.3.1-next.1 disagree.
+type difference struct {
+	suite, test, field, ours, theirs string
+}
+
+func (d difference) String() string {
+	return fmt.Sprintf("%s/%s %s: agentv %s, 5.3.1-next.1 %s", d.suite, d.test, d.field, d.ours, d.theirs)
+}
+
+// listed is an entry of known-differences.yaml or pending.yaml; `*` in suite, test or field
+// matches any text, and an entry that matches no difference fails the test.
+type listed struct {
+	Suite  string `yaml:"suite"`
+	Test   string `yaml:"test"`
+	Field  string `yaml:"field"`
+	Doc    string `yaml:"doc"`
+	Source string `yaml:"source"`
+	Why    string `yaml:"why"`
+	used   bool
+}
+
+func (e *listed) matches(d difference) bool {
+	return glob(e.Suite, d.suite) && glob(e.Test, d.test) && glob(e.Field, d.field)
+}
+
+// glob matches s against pat, where only `*` is special (field names hold brackets).
+func glob(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(s)
+}
+
+func readListed(t *testing.T, name string) []*listed {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []*listed
+	if err := yaml.Unmarshal(raw, &entries); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for i, e := range entries {
+		if e.Suite == "" || e.Test == "" || e.Field == "" || e.Why == "" {
+			t.Fatalf("%s: entry %d needs suite, test, field and why", name, i+1)
+		}
+	}
+	return entries
+}
+
+func TestAgainstAgentV5(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every suite end to end")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the suites' targets and judge are Python scripts")
+	}
+	known := readListed(t, "known-differences.yaml")
+	pending := readListed(t, "pending.yaml")
+	for _, e := range known {
+		if e.Doc == "" || e.Source == "" {
+			t.Fatalf("known-differences.yaml: %s/%s %s needs doc and source", e.Suite, e.Test, e.Field)
+		}
+	}
+	dirs, err := filepath.Glob("testdata/*/expected.json")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no suites in testdata: %v", err)
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "_bin")
+	if err := os.CopyFS(bin, os.DirFS("testdata/_bin")); err != nil {
+		t.Fatal(err)
+	}
+	fakeURL := startFake(t, bin)
+
+	var all []difference
+	for _, exp := range dirs {
+		name := filepath.Base(filepath.Dir(exp))
+		var want expected
+		raw, err := os.ReadFile(exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", exp, err)
+		}
+		dir := filepath.Join(work, name)
+		if err := os.CopyFS(dir, os.DirFS(filepath.Dir(exp))); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := runSuite(t, dir, bin, fakeURL)
+		if err != nil {
+			t.Logf("%s: %v", name, err)
+			all = append(all, difference{name, "*", "run", "no results file", "results"})
+		}
+		all = append(all, compare(name, want, recs)...)
+	}
+
+	for _, d := range all {
+		i := slices.IndexFunc(known, func(e *listed) bool { return e.matches(d) })
+		if i >= 0 {
+			known[i].used = true
+			continue
+		}
+		if i = slices.IndexFunc(pending, func(e *listed) bool { return e.matches(d) }); i >= 0 {
+			pending[i].used = true
+			t.Logf("pending: %s", d)
+			continue
+		}
+		t.Errorf("%s", d)
+	}
+	for _, list := range []struct {
+		name    string
+		entries []*listed
+	}{{"known-differences.yaml", known}, {"pending.yaml", pending}} {
+		for _, e := range list.entries {
+			if !e.used {
+				t.Errorf("%s: %s/%s %s matches no difference any more: remove it", list.name, e.Suite, e.Test, e.Field)
+			}
+		}
+	}
+}
+
+// startFake runs the suites' loopback webhook and embeddings server.
+func startFake(t *testing.T, bin string) string {
+	t.Helper()
+	portFile := filepath.Join(t.TempDir(), "port")
+	cmd := exec.Command("python3", filepath.Join(bin, "fake_server.py"), portFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if port, err := os.ReadFile(portFile); err == nil && len(bytes.TrimSpace(port)) > 0 {
+			return "http://127.0.0.1:" + strings.TrimSpace(string(port))
+		}
+	}
+	t.Fatal("fake_server.py did not write its port")
+	return ""
+}
+
+// runSuite runs a suite's one eval file as the recording did (one case at a time, no cache) and
+// returns its case records, or what kept it from writing any.
+func runSuite(t *testing.T, dir, bin, fakeURL string) ([]*results.Record, error) {
+	t.Helper()
+	evals, _ := filepath.Glob(filepath.Join(dir, "*.eval.yaml"))
+	if len(evals) != 1 {
+		t.Fatalf("%s: want one *.eval.yaml, found %d", dir, len(evals))
+	}
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	cmd := exec.Command(agentvBin, "eval", filepath.Base(evals[0]), "--workers", "1", "--cache=off", "--out", out)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AGENTV5_TARGET_STATE="+t.TempDir(), "AGENTV5_FAKE_URL="+fakeURL,
+		"AGENTV5_BIN="+bin, "GITHUB_ACTIONS=", "CI=")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	_ = cmd.Run() // a failing gate exits non-zero; the records say what happened
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("no results file (%w); output:\n%s", err, stderr.String())
+	}
+	defer f.Close()
+	var recs []*results.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var probe struct {
+			Record string `json:"record"`
+		}
+		if json.Unmarshal(sc.Bytes(), &probe) == nil && probe.Record != "" {
+			continue // run_start and other non-case lines
+		}
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		recs = append(recs, &r)
+	}
+	return recs, sc.Err()
+}
+
+// compare lists the differences between agentv's records and a suite's expected tests. A row
+// is found by id, prompt (agentv names a prompt matrix's rows id__prompt_<prompt>, as 5.x's
+// temporary files do) and target.
+func compare(suite string, want expected, recs []*results.Record) []difference {
+	var diffs []difference
+	seen := map[*results.Record]bool{}
+	for _, e := range want.Tests {
+		id := e.ID
+		if e.Prompt != "" {
+			id += "__prompt_" + e.Prompt
+		}
+		i := slices.IndexFunc(recs, func(r *results.Record) bool {
+			return !seen[r] && r.EvalID == id && (e.Target == "" || r.Target == e.Target)
+		})
+		if i < 0 {
+			diffs = append(diffs, difference{suite, id, "row", "missing", "target " + e.Target})
+			continue
+		}
+		r := recs[i]
+		seen[r] = true
+		add := func(field, ours, theirs string) {
+			if ours != theirs {
+				diffs = append(diffs, difference{suite, id, field, ours, theirs})
+			}
+		}
+		add("score", num(r.Score), num(e.Score))
+		add("pass", fmt.Sprint(r.Verdict == results.VerdictPass), fmt.Sprint(e.Pass))
+		add("error", fmt.Sprint(r.Verdict == results.VerdictError), fmt.Sprint(e.ExecutionStatus == "execution_error"))
+		if e.ExecutionStatus == "execution_error" {
+			continue // 5.x lists no assertions it could trust for an errored test
+		}
+		add("assertions", fmt.Sprint(len(r.EvaluatorResults)), fmt.Sprint(len(e.Assertions)))
+		for j, a := range e.Assertions {
+			if j >= len(r.EvaluatorResults) {
+				break
+			}
+			o := r.EvaluatorResults[j]
+			f := fmt.Sprintf("assertions[%d].", j)
+			add(f+"name", o.Name, a.Name)
+			add(f+"type", o.Type, a.Type)
+			add(f+"score", num(o.Score), num(a.Score))
+			add(f+"pass", fmt.Sprint(o.Verdict == "pass"), fmt.Sprint(a.Pass))
+			add(f+"weight", num(o.Weight), num(a.Weight))
+		}
+	}
+	for _, r := range recs {
+		if !seen[r] {
+			diffs = append(diffs, difference{suite, r.EvalID, "row", "target " + r.Target, "missing"})
+		}
+	}
+	return diffs
+}
+
+// num prints a score so that values within 1e-9 print the same: 5.x adds weighted scores in
+// the order graders finish.
+func num(f float64) string {
+	if math.Abs(f-math.Round(f)) < 1e-9 {
+		return fmt.Sprint(math.Round(f))
+	}
+	return fmt.Sprintf("%.9f", f)
+}
