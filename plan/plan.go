@@ -3,13 +3,14 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,19 +192,14 @@ func (p *Planner) CheckSelection(s *suite.Suite, cases []*suite.Case) {
 		byID[c.ID] = c
 	}
 	why := ""
+cases:
 	for _, c := range cases {
-		if !p.chosenByID(c) {
-			continue
-		}
 		for _, dep := range c.DependsOn {
-			if dc := byID[dep]; dc != nil && !p.chosenByID(dc) {
+			if dc := byID[dep]; dc != nil && p.chosenByID(c) && !p.chosenByID(dc) {
 				why = fmt.Sprintf("test %q depends on %q, which --eval-id or --test-id leaves out; as in AgentV 4.42.4, no test of %s runs",
 					c.ID, dep, p.opts.Display(s.Path))
-				break
+				break cases
 			}
-		}
-		if why != "" {
-			break
 		}
 	}
 	p.mu.Lock()
@@ -388,13 +384,7 @@ func (p *Planner) SkipReason(why string) string {
 func (p *Planner) Found() (diags []suite.Diagnostic, notices, targets []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	diags = append(diags, p.diags...)
-	notices = append(notices, p.notices...)
-	for n := range p.targets {
-		targets = append(targets, n)
-	}
-	sort.Strings(targets)
-	return diags, notices, targets
+	return slices.Clone(p.diags), slices.Clone(p.notices), slices.Sorted(maps.Keys(p.targets))
 }
 
 // targetName picks the case's target: override, case, suite, "default".
@@ -402,16 +392,10 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
 		return t
 	}
-	if c.Target != "" {
-		return c.Target
-	}
 	if len(s.Targets) > 0 { // one target in `execution.targets` is the suite's target
-		return s.Targets[0]
+		return cmp.Or(c.Target, s.Targets[0])
 	}
-	if s.Target != "" {
-		return s.Target
-	}
-	return "default"
+	return cmp.Or(c.Target, s.Target, "default")
 }
 
 func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
@@ -570,30 +554,22 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 		}
 	}
 	p.mu.Unlock()
+	builtin := override == "" && p.opts.JudgeModel != ""
 	name := override
-	if name == "" && p.opts.JudgeModel != "" {
+	if builtin {
 		name = targets.BuiltinGraderName
 	}
-	if name == "" {
-		name = strings.TrimSpace(p.opts.JudgeTarget)
-	}
-	if name == "" {
-		name = t.JudgeTarget
-	}
-	if name == "" {
-		name = t.Name
-	}
+	name = cmp.Or(name, strings.TrimSpace(p.opts.JudgeTarget), t.JudgeTarget, t.Name)
 	if tf == nil {
 		return nil, fmt.Errorf("judge target %q: targets file of %q not found", name, t.Name)
 	}
-	if override == "" && p.opts.JudgeModel != "" {
-		pr, err := p.builtinJudge(tf, t)
-		if err != nil {
-			return nil, fmt.Errorf("judge target %q: %w", name, err)
-		}
-		return pr, nil
+	var pr providers.Provider
+	var err error
+	if builtin {
+		pr, err = p.builtinJudge(tf, t)
+	} else {
+		pr, err = p.build(tf, name)
 	}
-	pr, err := p.build(tf, name)
 	if err != nil {
 		return nil, fmt.Errorf("judge target %q: %w", name, err)
 	}
@@ -617,7 +593,6 @@ func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.P
 // checkJudges builds the judges a case needs, so a missing judge target or secret is found
 // before anything runs.
 func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
-	needDefault := len(c.Evaluators) == 0
 	for _, ev := range c.Evaluators {
 		if ev.Type == suite.TypeLLMJudge {
 			if _, err := p.Judge(t, ev.Target); err != nil {
@@ -625,10 +600,9 @@ func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
 			}
 		}
 	}
-	if needDefault {
-		if _, err := p.Judge(t, ""); err != nil {
-			return err
-		}
+	if len(c.Evaluators) == 0 {
+		_, err := p.Judge(t, "")
+		return err
 	}
 	return nil
 }
