@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+
 	"fmt"
 	"io"
 	"os"
@@ -144,11 +146,7 @@ type github struct {
 
 func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Commands) *github {
 	env := action.LoadEnv(c.Getenv)
-	ws := env.Workspace
-	if ws == "" {
-		ws = c.Cwd
-	}
-	return &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: ws}
+	return &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: cmp.Or(env.Workspace, c.Cwd)}
 }
 
 // publish delivers a finished run to the outputs given first, then to every surface of a
@@ -156,11 +154,8 @@ func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Command
 func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
 	run := f.run
 	run.Details = g.in.Details
-	sha := g.ev.HeadSHA
-	if sha == "" {
-		sha = g.env.SHA
-	}
-	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: sha, RunURL: g.env.RunURL()}
+	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: cmp.Or(g.ev.HeadSHA, g.env.SHA),
+		RunURL: g.env.RunURL()}
 	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
 	// results file another step wrote: links and annotations use them as they are.
 	marker := g.env.CommentMarker(g.in.CommentKey)
@@ -276,8 +271,8 @@ func (o prComment) deliver(ctx context.Context, f *finished) {
 		return
 	}
 	run := f.run
-	hasWarnings := len(run.Diagnostics) > 0
-	url, err := action.Upsert(ctx, store, pr, o.marker, report.Comment(run, o.marker), o.in.Comment, run.Decision.Outcome, hasWarnings)
+	url, err := action.Upsert(ctx, store, pr, o.marker, report.Comment(run, o.marker), o.in.Comment, run.Decision.Outcome,
+		len(run.Diagnostics) > 0)
 	if err != nil {
 		f.say(action.LevelWarning, "PR comment not updated", err.Error())
 		return

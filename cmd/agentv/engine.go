@@ -220,18 +220,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	// Results file: started before running, appended as each case finishes, put in place
 	// by commitResults once the outcome is known.
-	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
-		Timestamp: out.Started.UTC().Format(stampLayout), Gate: cfg.Gate.Record()}
+	start := startRecord(cfg.Gate, cmpr, out.Started)
 	if sh := cfg.Shard; sh != nil {
 		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
 	}
 	if cfg.SkipOnUnsetSecret {
 		start.Planned = new(len(planned))
 	}
-	if cmpr != nil {
-		b := cmpr.Baseline()
-		start.Baseline = cfg.Gate.BaselineRecord(b.Source, b.SHA256, b.Len())
-	}
+
 	rf, err := createResults(cfg.Out, start)
 	if err != nil {
 		return out, err
@@ -349,11 +345,7 @@ func (e *Engine) openCache() *cache.Store {
 	}
 	dir := cfg.CacheDir
 	if dir == "" {
-		base := cfg.Workspace
-		if base == "" {
-			base = cfg.Cwd
-		}
-		dir = filepath.Join(base, config.DefaultCacheDir)
+		dir = filepath.Join(cmp.Or(cfg.Workspace, cfg.Cwd), config.DefaultCacheDir)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Cwd, dir)
 	}
@@ -567,9 +559,8 @@ func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
 		d := &out.Diagnostics[i]
 		d.File = e.display(d.File)
 		d.Message = e.Redactor.String(d.Message)
-	}
-	for _, d := range out.Diagnostics {
 		if d.IsError() {
+
 			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
 		}
 	}

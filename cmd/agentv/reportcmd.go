@@ -161,10 +161,10 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 		}
 	}
 	// A merge writes the records of all its files as one whole run, so a report (or a
-	// baseline) of that one file reaches the merge's outcome: see mergedStart.
+	// baseline) of that one file reaches the merge's outcome: see startRecord.
 	var write func(*results.Record)
 	if out.merged {
-		rf, err := createResults(merged, mergedStart(g, cmpr, time.Now()))
+		rf, err := createResults(merged, startRecord(g, cmpr, time.Now()))
 		if err != nil {
 			out.Problems = append(out.Problems, err.Error())
 		} else {
@@ -232,9 +232,10 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 	return out
 }
 
-// mergedStart is the start record of a merge's results file: a whole run that gated with g
-// (and was compared with cmpr's baseline); its end record holds the merge's counts.
-func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
+// startRecord is the start record of a run (or a merge's) results file: a run that gated with
+// g (and was compared with cmpr's baseline); its end record holds the counts.
+func startRecord(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
+
 	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
 		Timestamp: now.UTC().Format(stampLayout), Gate: g.Record()}
 	if cmpr != nil {
