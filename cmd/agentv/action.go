@@ -51,7 +51,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
-	resultsDir := underWorkspace(workspace, in.ResultsDir)
+	resultsDir := absIn(workspace, in.ResultsDir)
 	invalid := func(problems ...string) int {
 		out := &Outcome{Problems: problems}
 		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
@@ -107,7 +107,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		BaselineSource:    baselineSource,
 	}
 	cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv = wd, workspace, environ, true
-	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
+	cfg.BaselinePath, cfg.CacheDir = baselinePath, absIn(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}
@@ -126,12 +126,12 @@ func (c *Command) runAction(ctx context.Context) int {
 	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir})
 }
 
-// underWorkspace returns p, relative to the workspace unless absolute.
-func underWorkspace(workspace, p string) string {
+// absIn returns p, relative to dir unless absolute.
+func absIn(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(workspace, p)
+	return filepath.Join(dir, p)
 }
 
 // github is what the GitHub surfaces of a run need.

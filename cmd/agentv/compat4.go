@@ -50,10 +50,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 		if set["out"] {
 			return errors.New("--out and --output (-o) both name where results go: give one")
 		}
-		dir := v.output
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
-		}
+		dir := absIn(cwd, v.output)
 		cfg.RunDir = dir
 		cfg.Out = filepath.Join(dir, "results.jsonl")
 		cfg.OutName = "--output"
@@ -86,11 +83,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 			cfg.Rerun.Path = cfg.RunDir // its results.jsonl, else 4.x's index.jsonl
 		}
 	case v.retryErrors != "":
-		p := v.retryErrors
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		cfg.Rerun = &rerunFrom{Path: p, Keep: keepScored, Flag: "--retry-errors"}
+		cfg.Rerun = &rerunFrom{Path: absIn(cwd, v.retryErrors), Keep: keepScored, Flag: "--retry-errors"}
 	}
 	return nil
 }

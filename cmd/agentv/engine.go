@@ -366,10 +366,7 @@ func (e *Engine) display(p string) string {
 	if ws == "" || p == "" {
 		return p
 	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(e.Cfg.Cwd, p)
-	}
+	abs := absIn(e.Cfg.Cwd, p)
 	if !safefile.Within(abs, ws) {
 		return p
 	}

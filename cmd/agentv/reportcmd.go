@@ -74,9 +74,7 @@ func (c *Command) reportCmd(args []string) int {
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(c.Cwd, dir)
-	}
+	dir = absIn(c.Cwd, dir)
 	if *outDir == "" {
 		// The folder was not the user's choice: replace only reports agentv wrote there.
 		names := reportFiles
@@ -298,10 +296,7 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, pat := range patterns {
-		abs := pat
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
+		abs := absIn(cwd, pat)
 		resolved, err := results.ResolvePath(abs) // a run directory: its results file
 		if err != nil {
 			return nil, err

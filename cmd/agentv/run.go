@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/agentv/action/action"
@@ -69,12 +69,13 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	if len(out.Targets) == 0 { // a report from a results file: the records name their targets
 		seen := map[string]bool{}
 		for _, r := range out.Cases {
-			if r.Target != "" && !seen[r.Target] {
+			if r.Target != "" {
 				seen[r.Target] = true
-				out.Targets = append(out.Targets, r.Target)
 			}
 		}
-		sort.Strings(out.Targets)
+
+		out.Targets = slices.Sorted(maps.Keys(seen))
+
 	}
 	// From the reports' verdicts: an errored record counts as errored whatever its verdict field says.
 	counts := gate.TallyOf(out.Cases, func(c *report.Case) (results.Verdict, float64, *float64) {
