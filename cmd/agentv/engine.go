@@ -377,19 +377,16 @@ func (e *Engine) display(p string) string {
 // runTrials is how many trials each case of files with fileTrials runs under override
 // (--trials): 0 when the files differ.
 func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
-	n := -1
-	for _, ft := range fileTrials {
+	n := 1
+	for i, ft := range fileTrials {
 		c := 1
 		if t := runner.TrialsFor(ft, override); t != nil {
 			c = t.Count
 		}
-		if n >= 0 && c != n {
+		if i > 0 && c != n {
 			return 0
 		}
 		n = c
-	}
-	if n < 0 {
-		return 1
 	}
 	return n
 }
@@ -422,12 +419,9 @@ func (st *loadState) add(j *plan.Job) {
 // runs, so the run's total is known from the start; pre[i] is files[i]'s suite, nil for a
 // JSONL file read as its cases run. Those files' non-blank lines are counted instead, unless
 // cases are selected by id (then the total is known once every file is read). trials is what
-// Starting is told (see runTrials).
-//
-// A shard reads its JSONL files a first time here for the hashes of their cases: a shard is
-// a cut of all selected cases' sorted hashes (config.Shard), known only once every case was
-// seen, and keeping the cases instead of reading them again would hold the whole suite in
-// memory.
+// Starting is told (see runTrials). A shard reads its JSONL files here a first time, for the
+// hashes of their cases (why twice: docs/architecture.md, "One pipeline").
+
 func (e *Engine) preload(p *plan.Planner, files []string) (pre []*suite.Suite, trials int) {
 	pre = make([]*suite.Suite, len(files))
 	total, known := 0, true
