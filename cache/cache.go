@@ -107,15 +107,8 @@ func (s *Store) Wrap(p providers.Provider) (providers.Provider, error) {
 		return p, nil
 	}
 	c := &cached{store: s, p: p}
-	hc, isHC := p.(providers.HealthChecker)
-	bp, isBP := p.(providers.BatchProvider)
-	switch {
-	case isBP && isHC:
-		return &cachedBatchHealth{cachedBatch{c, bp}, hc}, nil
-	case isBP:
+	if bp, ok := p.(providers.BatchProvider); ok {
 		return &cachedBatch{c, bp}, nil
-	case isHC:
-		return &cachedHealth{c, hc}, nil
 	}
 	return c, nil
 }
@@ -231,9 +224,17 @@ type cached struct {
 	p     providers.Provider
 }
 
-var _ providers.Provider = (*cached)(nil)
+var _ providers.HealthChecker = (*cached)(nil)
 
 func (c *cached) Target() *targets.Target { return c.p.Target() }
+
+// HealthCheck runs the wrapped provider's healthcheck; one without passes.
+func (c *cached) HealthCheck(ctx context.Context) error {
+	if hc, ok := c.p.(providers.HealthChecker); ok {
+		return hc.HealthCheck(ctx)
+	}
+	return nil
+}
 
 func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if bypassed(ctx) {
@@ -297,12 +298,6 @@ func storable(accept Accept, resp *providers.Response) bool {
 	return resp != nil && resp.Error == "" && accept != nil && accept(resp)
 }
 
-// cachedHealth keeps the provider's healthcheck.
-type cachedHealth struct {
-	*cached
-	providers.HealthChecker
-}
-
 // cachedBatch answers a batch's cached requests from the store and sends only the others.
 type cachedBatch struct {
 	*cached
@@ -358,9 +353,4 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 		}
 	}
 	return out, nil
-}
-
-type cachedBatchHealth struct {
-	cachedBatch
-	providers.HealthChecker
 }
