@@ -269,19 +269,16 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 		}
 		return nil
 	}
-	var tokens int64
-	if u := resp.Usage; u != nil {
-		tokens = u.Input + u.Output
-	}
 	if u := useOf(ctx); u != nil {
-		u.add(true, tokens)
+		u.add(true, resp)
 	}
 	return resp
 }
 
 func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 	if u := useOf(ctx); u != nil {
-		u.add(false, 0)
+		u.add(false, nil)
+
 	}
 	if c.store.opts.Verbose {
 		what := "target"
