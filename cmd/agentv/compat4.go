@@ -115,24 +115,12 @@ func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []strin
 	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g *idglob.Pattern) bool { return g.Match(c.ID) }) {
 		return false
 	}
-	if len(tags) == 0 && len(excludeTags) == 0 {
-		return true
-	}
 	var have []string
 	if c.Suite != nil {
 		have = c.Suite.Tags
 	}
-	for _, t := range tags {
-		if !slices.Contains(have, t) {
-			return false
-		}
-	}
-	for _, t := range excludeTags {
-		if slices.Contains(have, t) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(tags, func(t string) bool { return !slices.Contains(have, t) }) &&
+		!slices.ContainsFunc(excludeTags, func(t string) bool { return slices.Contains(have, t) })
 }
 
 // selector is the planner's choice by --test-id, --tag, --exclude-tag and a rerun; nil: none.

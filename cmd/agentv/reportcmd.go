@@ -277,12 +277,10 @@ func isAnyOf(path string, paths []string) bool {
 	if err != nil {
 		return false
 	}
-	for _, p := range paths {
-		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		pi, err := os.Stat(p)
+		return err == nil && os.SameFile(fi, pi)
+	})
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can

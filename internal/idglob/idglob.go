@@ -436,13 +436,9 @@ func dotFree(t string) bool {
 // alt matches a group or extglob.
 func alt(n *node, s string, pos int, next func(int) bool) bool {
 	once := func(p int, k func(int) bool) bool {
-		for _, a := range n.alts {
-			if match(a, s, p, k) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(n.alts, func(a []node) bool { return match(a, s, p, k) })
 	}
+
 	switch n.op {
 	case '@':
 		return once(pos, next)
