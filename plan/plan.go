@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
+
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -289,11 +289,7 @@ func (p *Planner) Close() error {
 }
 
 func (p *Planner) workspaceOptions() workspace.Options {
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	return workspace.Options{RunID: p.runID, Env: env}
+	return workspace.Options{RunID: p.runID, Env: p.opts.Environ}
 }
 
 // selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
