@@ -70,9 +70,6 @@ func Open(opts Options) *Store {
 	return &Store{opts: opts, hash: &hasher{}}
 }
 
-// Dir returns the cache folder.
-func (s *Store) Dir() string { return s.opts.Dir }
-
 // Warning returns why the run's answers could not be stored, "" when nothing went wrong.
 func (s *Store) Warning() string {
 	if s == nil {
