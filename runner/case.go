@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+
 	"slices"
 
 	"strings"
@@ -456,7 +456,10 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 			ts.ToolCallsByName[name]++
 		}
 	}
-	ts.ToolNames = append(ts.ToolNames, slices.Sorted(maps.Keys(ts.ToolCallsByName))...)
+	for name := range ts.ToolCallsByName {
+		ts.ToolNames = append(ts.ToolNames, name)
+	}
+	slices.Sort(ts.ToolNames)
 	if u := resp.Usage; u != nil {
 		ts.TokenUsage = &results.TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
 	}
