@@ -112,12 +112,10 @@ func (c *Command) runAction(ctx context.Context) int {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}
 	cmds.Group("agentv: running evals")
-	out, err := c.engine(cfg, red, cmds).Run(ctx)
+	out := c.engine(cfg, red, cmds).Run(ctx)
 	cmds.EndGroup()
-	if err != nil {
-		out.Problems = append(out.Problems, red.String(err.Error()))
-	}
-	defer out.Close() // Run returns an outcome with or without an error
+	defer out.Close()
+
 	if cfg.Cache == cache.ReadWrite && !cfg.DryRun {
 		// The entries are root's like every file the container writes; the cache folder is
 		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.

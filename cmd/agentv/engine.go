@@ -144,8 +144,9 @@ func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 // the plan to the runner, and each record to the results file as it finishes. YAML files are
 // parsed first (their count is the run's total); JSONL cases become jobs as their lines are
 // read and are dropped once run, so memory does not grow with the suite. A fork pull request
-// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first.
-func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
+// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first. A
+// results file that cannot be written is a problem of the run.
+func (e *Engine) Run(ctx context.Context) *Outcome {
 	if e.Done != nil {
 		defer e.Done()
 	}
@@ -162,11 +163,12 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	cfg := &e.Cfg
 	out := &Outcome{Started: e.Now()}
-	refuse := func(problems ...string) (*Outcome, error) {
+	refuse := func(problems ...string) *Outcome {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
-		return out, nil
+		return out
 	}
+	problem := func(err error) { out.Problems = append(out.Problems, e.Redactor.String(err.Error())) }
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
@@ -214,7 +216,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if why := p.SkipReason(cfg.SkipReason); why != "" {
 			out.SkipReason, out.Skipped = why, len(planned)
 			out.Duration = e.Now().Sub(out.Started)
-			return out, nil
+			return out
 		}
 	}
 
@@ -230,7 +232,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	rf, err := createResults(cfg.Out, start)
 	if err != nil {
-		return out, err
+		problem(err)
+		return out
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
 	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
@@ -334,7 +337,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(col.Cases()), total))
 	}
-	return out, writeErr
+	if writeErr != nil {
+		problem(writeErr)
+	}
+	return out
 }
 
 // openCache returns the run's response cache, nil for none (a dry run has no answers to keep).

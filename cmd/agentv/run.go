@@ -26,11 +26,9 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
-	out, err := c.engine(cfg, red, cmds).Run(ctx)
-	if err != nil {
-		out.Problems = append(out.Problems, red.String(err.Error()))
-	}
-	defer out.Close() // Run returns an outcome with or without an error
+	out := c.engine(cfg, red, cmds).Run(ctx)
+	defer out.Close()
+
 	run := finishRun(out, cfg.Gate, red)
 	f := &finished{run: run, out: out, dir: filepath.Dir(cfg.Out), say: c.sayLocal}
 	var outs []output
