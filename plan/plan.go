@@ -115,21 +115,20 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 		return nil
 	}
 	names, several, why := p.runsOn(s, c)
+	if several {
+		// The file as records show it; p.last may still be an earlier file's when no job is made.
+		p.onSeveral.Store(p.opts.Display(s.Path), struct{}{})
+	}
 	if why != "" {
 		p.forSuite(s)
-		if several {
-			p.onSeveral.Store(p.last.display, struct{}{})
-		}
 		return []*Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
 	}
 	jobs := make([]*Job, 0, len(names))
 	for _, n := range names {
 		jobs = append(jobs, p.job(s, c, warns, n))
 	}
-	if several {
-		p.onSeveral.Store(p.last.display, struct{}{})
-	}
 	return jobs
+
 }
 
 // Runs returns how many jobs Jobs makes for the case, without building them.
