@@ -70,9 +70,6 @@ func Open(opts Options) *Store {
 	return &Store{opts: opts, hash: &hasher{}}
 }
 
-// Dir returns the cache folder.
-func (s *Store) Dir() string { return s.opts.Dir }
-
 // Warning returns why the run's answers could not be stored, "" when nothing went wrong.
 func (s *Store) Warning() string {
 	if s == nil {
@@ -107,15 +104,8 @@ func (s *Store) Wrap(p providers.Provider) (providers.Provider, error) {
 		return p, nil
 	}
 	c := &cached{store: s, p: p}
-	hc, isHC := p.(providers.HealthChecker)
-	bp, isBP := p.(providers.BatchProvider)
-	switch {
-	case isBP && isHC:
-		return &cachedBatchHealth{cachedBatch{c, bp}, hc}, nil
-	case isBP:
+	if bp, ok := p.(providers.BatchProvider); ok {
 		return &cachedBatch{c, bp}, nil
-	case isHC:
-		return &cachedHealth{c, hc}, nil
 	}
 	return c, nil
 }
@@ -231,9 +221,17 @@ type cached struct {
 	p     providers.Provider
 }
 
-var _ providers.Provider = (*cached)(nil)
+var _ providers.HealthChecker = (*cached)(nil)
 
 func (c *cached) Target() *targets.Target { return c.p.Target() }
+
+// HealthCheck runs the wrapped provider's healthcheck; one without passes.
+func (c *cached) HealthCheck(ctx context.Context) error {
+	if hc, ok := c.p.(providers.HealthChecker); ok {
+		return hc.HealthCheck(ctx)
+	}
+	return nil
+}
 
 func (c *cached) Invoke(ctx context.Context, req *providers.Request) (*providers.Response, error) {
 	if bypassed(ctx) {
@@ -268,19 +266,16 @@ func (c *cached) hit(ctx context.Context, key string, accept Accept) *providers.
 		}
 		return nil
 	}
-	var tokens int64
-	if u := resp.Usage; u != nil {
-		tokens = u.Input + u.Output
-	}
 	if u := useOf(ctx); u != nil {
-		u.add(true, tokens)
+		u.add(true, resp)
 	}
 	return resp
 }
 
 func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 	if u := useOf(ctx); u != nil {
-		u.add(false, 0)
+		u.add(false, nil)
+
 	}
 	if c.store.opts.Verbose {
 		what := "target"
@@ -295,12 +290,6 @@ func (c *cached) miss(ctx context.Context, req *providers.Request, key string) {
 // caller accepted (a judge reply that is no verdict would be replayed to every later ask).
 func storable(accept Accept, resp *providers.Response) bool {
 	return resp != nil && resp.Error == "" && accept != nil && accept(resp)
-}
-
-// cachedHealth keeps the provider's healthcheck.
-type cachedHealth struct {
-	*cached
-	providers.HealthChecker
 }
 
 // cachedBatch answers a batch's cached requests from the store and sends only the others.
@@ -358,9 +347,4 @@ func (c *cachedBatch) InvokeBatch(ctx context.Context, reqs []*providers.Request
 		}
 	}
 	return out, nil
-}
-
-type cachedBatchHealth struct {
-	cachedBatch
-	providers.HealthChecker
 }

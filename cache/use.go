@@ -29,11 +29,7 @@ func Batched(ctx context.Context, resp *providers.Response) {
 		return
 	}
 	if u := useOf(ctx); u != nil {
-		var tokens int64
-		if hit := v.(bool); hit && resp.Usage != nil {
-			tokens = resp.Usage.Input + resp.Usage.Output
-		}
-		u.add(v.(bool), tokens)
+		u.add(v.(bool), resp)
 	}
 }
 
@@ -48,13 +44,17 @@ func useOf(ctx context.Context) *Use {
 	return u
 }
 
-func (u *Use) add(hit bool, tokens int64) {
+// add counts a call; a hit saved the tokens of resp.
+func (u *Use) add(hit bool, resp *providers.Response) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if hit {
 		u.hits++
-		u.tokens += tokens
+		if resp.Usage != nil {
+			u.tokens += resp.Usage.Input + resp.Usage.Output
+		}
 	} else {
+
 		u.misses++
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"math"
+
 	"slices"
 	"sync"
 
@@ -202,7 +204,7 @@ func (c *Comparer) Result() *Result {
 		case Regressed:
 			return cmp.Compare(a.Delta, b.Delta)
 		case Improved, Noisy:
-			return cmp.Compare(abs(b.Delta), abs(a.Delta))
+			return cmp.Compare(math.Abs(b.Delta), math.Abs(a.Delta))
 		}
 		return 0
 	})
@@ -211,8 +213,6 @@ func (c *Comparer) Result() *Result {
 }
 
 var classRank = map[Class]int{Regressed: 0, Improved: 1, Noisy: 2, Unchanged: 3, New: 4, Removed: 5}
-
-func abs(f float64) float64 { return max(f, -f) }
 
 // moveEps keeps a move of exactly the margin (0.9 → 0.8 is 0.09999… or 0.10000…1 in
 // floating point) from counting as more than the margin.

@@ -35,7 +35,9 @@ func CheckShards(files []ShardFile) []string {
 	var problems []string
 	if len(whole) > 0 {
 		problems = append(problems, fmt.Sprintf("%s %s not a shard of a split run, but %s %s: a merged report is either all shards of one plan or whole runs",
-			names(whole), isAre(len(whole)), names(sharded), isAre(len(sharded))))
+			names(whole), textfmt.Plural(len(whole), "is", "are"),
+			names(sharded), textfmt.Plural(len(sharded), "is", "are")))
+
 	}
 	// Shards of one plan share the shard count and the plan identity.
 	type planKey struct {
@@ -90,7 +92,8 @@ func CheckShards(files []ShardFile) []string {
 			missing = append(missing[:10], "…")
 		}
 		problems = append(problems, fmt.Sprintf("%s %s of %d %s missing: the merged report would leave %s cases out",
-			textfmt.Plural(len(missing), "shard", "shards"), strings.Join(missing, ", "), k.count, isAre(len(missing)), textfmt.Plural(len(missing), "its", "their")))
+			textfmt.Plural(len(missing), "shard", "shards"), strings.Join(missing, ", "), k.count,
+			textfmt.Plural(len(missing), "is", "are"), textfmt.Plural(len(missing), "its", "their")))
 	}
 	return problems
 }
@@ -100,11 +103,4 @@ func names(ns []string) string {
 		return strings.Join(ns[:5], ", ") + fmt.Sprintf(" and %d more", len(ns)-5)
 	}
 	return strings.Join(ns, ", ")
-}
-
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
 }

@@ -3,13 +3,14 @@
 package plan
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"maps"
+
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,21 +115,20 @@ func (p *Planner) Jobs(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic) 
 		return nil
 	}
 	names, several, why := p.runsOn(s, c)
+	if several {
+		// The file as records show it; p.last may still be an earlier file's when no job is made.
+		p.onSeveral.Store(p.opts.Display(s.Path), struct{}{})
+	}
 	if why != "" {
 		p.forSuite(s)
-		if several {
-			p.onSeveral.Store(p.last.display, struct{}{})
-		}
 		return []*Job{{Case: c, File: p.last.display, Warnings: warns, Err: errors.New(why)}}
 	}
 	jobs := make([]*Job, 0, len(names))
 	for _, n := range names {
 		jobs = append(jobs, p.job(s, c, warns, n))
 	}
-	if several {
-		p.onSeveral.Store(p.last.display, struct{}{})
-	}
 	return jobs
+
 }
 
 // Runs returns how many jobs Jobs makes for the case, without building them.
@@ -191,19 +191,14 @@ func (p *Planner) CheckSelection(s *suite.Suite, cases []*suite.Case) {
 		byID[c.ID] = c
 	}
 	why := ""
+cases:
 	for _, c := range cases {
-		if !p.chosenByID(c) {
-			continue
-		}
 		for _, dep := range c.DependsOn {
-			if dc := byID[dep]; dc != nil && !p.chosenByID(dc) {
+			if dc := byID[dep]; dc != nil && p.chosenByID(c) && !p.chosenByID(dc) {
 				why = fmt.Sprintf("test %q depends on %q, which --eval-id or --test-id leaves out; as in AgentV 4.42.4, no test of %s runs",
 					c.ID, dep, p.opts.Display(s.Path))
-				break
+				break cases
 			}
-		}
-		if why != "" {
-			break
 		}
 	}
 	p.mu.Lock()
@@ -293,11 +288,7 @@ func (p *Planner) Close() error {
 }
 
 func (p *Planner) workspaceOptions() workspace.Options {
-	env := p.opts.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	return workspace.Options{RunID: p.runID, Env: env}
+	return workspace.Options{RunID: p.runID, Env: p.opts.Environ}
 }
 
 // selectedOn reports whether a selected case runs on target name (see Options.SelectOn).
@@ -388,13 +379,7 @@ func (p *Planner) SkipReason(why string) string {
 func (p *Planner) Found() (diags []suite.Diagnostic, notices, targets []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	diags = append(diags, p.diags...)
-	notices = append(notices, p.notices...)
-	for n := range p.targets {
-		targets = append(targets, n)
-	}
-	sort.Strings(targets)
-	return diags, notices, targets
+	return slices.Clone(p.diags), slices.Clone(p.notices), slices.Sorted(maps.Keys(p.targets))
 }
 
 // targetName picks the case's target: override, case, suite, "default".
@@ -402,16 +387,10 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	if t := strings.TrimSpace(p.opts.Target); t != "" && t != "default" {
 		return t
 	}
-	if c.Target != "" {
-		return c.Target
-	}
 	if len(s.Targets) > 0 { // one target in `execution.targets` is the suite's target
-		return s.Targets[0]
+		return cmp.Or(c.Target, s.Targets[0])
 	}
-	if s.Target != "" {
-		return s.Target
-	}
-	return "default"
+	return cmp.Or(c.Target, s.Target, "default")
 }
 
 func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
@@ -570,30 +549,22 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 		}
 	}
 	p.mu.Unlock()
+	builtin := override == "" && p.opts.JudgeModel != ""
 	name := override
-	if name == "" && p.opts.JudgeModel != "" {
+	if builtin {
 		name = targets.BuiltinGraderName
 	}
-	if name == "" {
-		name = strings.TrimSpace(p.opts.JudgeTarget)
-	}
-	if name == "" {
-		name = t.JudgeTarget
-	}
-	if name == "" {
-		name = t.Name
-	}
+	name = cmp.Or(name, strings.TrimSpace(p.opts.JudgeTarget), t.JudgeTarget, t.Name)
 	if tf == nil {
 		return nil, fmt.Errorf("judge target %q: targets file of %q not found", name, t.Name)
 	}
-	if override == "" && p.opts.JudgeModel != "" {
-		pr, err := p.builtinJudge(tf, t)
-		if err != nil {
-			return nil, fmt.Errorf("judge target %q: %w", name, err)
-		}
-		return pr, nil
+	var pr providers.Provider
+	var err error
+	if builtin {
+		pr, err = p.builtinJudge(tf, t)
+	} else {
+		pr, err = p.build(tf, name)
 	}
-	pr, err := p.build(tf, name)
 	if err != nil {
 		return nil, fmt.Errorf("judge target %q: %w", name, err)
 	}
@@ -617,7 +588,6 @@ func (p *Planner) builtinJudge(tf *targets.File, t *targets.Target) (providers.P
 // checkJudges builds the judges a case needs, so a missing judge target or secret is found
 // before anything runs.
 func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
-	needDefault := len(c.Evaluators) == 0
 	for _, ev := range c.Evaluators {
 		if ev.Type == suite.TypeLLMJudge {
 			if _, err := p.Judge(t, ev.Target); err != nil {
@@ -625,10 +595,9 @@ func (p *Planner) checkJudges(t *targets.Target, c *suite.Case) error {
 			}
 		}
 	}
-	if needDefault {
-		if _, err := p.Judge(t, ""); err != nil {
-			return err
-		}
+	if len(c.Evaluators) == 0 {
+		_, err := p.Judge(t, "")
+		return err
 	}
 	return nil
 }

@@ -213,3 +213,31 @@ func TestDependencyLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestOnSeveralTargetsNamesItsFile: a matrix file whose case runs on no target this time (a
+// rerun that carries every target's record over) is marked as on several targets, and the
+// file planned before it, on one target, is not.
+func TestOnSeveralTargetsNamesItsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	targets := "targets:\n  - {name: default, provider: mock}\n  - {name: a, provider: mock}\n  - {name: b, provider: mock}\n"
+	if err := os.WriteFile(filepath.Join(dir, "targets.yaml"), []byte(targets), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Settings: config.Settings{TargetsPath: filepath.Join(dir, "targets.yaml"), Timeout: 10e9, Cwd: dir},
+		Redactor: &redact.Redactor{}, SelectOn: func(c *suite.Case, _ string) bool { return c.ID != "carried" }})
+	one := &suite.Suite{Path: "one.yaml", Dir: dir}
+	if jobs := p.Jobs(one, &suite.Case{Suite: one, ID: "x"}, nil); len(jobs) != 1 || jobs[0].Err != nil {
+		t.Fatalf("one.yaml: jobs %v", jobs)
+	}
+	matrix := &suite.Suite{Path: "matrix.yaml", Dir: dir, Targets: []string{"a", "b"}}
+	if jobs := p.Jobs(matrix, &suite.Case{Suite: matrix, ID: "carried"}, nil); len(jobs) != 0 {
+		t.Fatalf("matrix.yaml: %d jobs, want none", len(jobs))
+	}
+	if p.OnSeveralTargets("one.yaml") {
+		t.Error("one.yaml runs on one target, but OnSeveralTargets says several")
+	}
+	if !p.OnSeveralTargets("matrix.yaml") {
+		t.Error("matrix.yaml runs on two targets, but OnSeveralTargets says one")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentv/action/internal/jsonx"
@@ -196,12 +197,9 @@ func appendRequestSegments(out []requestSeg, m *suite.Message, absRefs bool) []r
 
 // requestVisible reports text or non-blank file contents (guideline references don't count).
 func requestVisible(segs []requestSeg) bool {
-	for _, s := range segs {
-		if s.kind != segGuidelineRef && strings.TrimSpace(s.text) != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(segs, func(s requestSeg) bool {
+		return s.kind != segGuidelineRef && strings.TrimSpace(s.text) != ""
+	})
 }
 
 // requestRoleMarkers: any assistant or tool message, or more than one message with

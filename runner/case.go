@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"slices"
-	"sort"
+
 	"strings"
 	"time"
 
@@ -329,10 +331,11 @@ func (r *Runner) capText(s string) string {
 
 // setRequest records what the target was sent, its long texts capped.
 func (r *Runner) setRequest(rec *results.Record, req *providers.Request, mode providers.Mode) {
-	if len(req.Question) > textcap.Max || len(req.Guidelines) > textcap.Max || anyLong(req.Chat) {
+	longChat := slices.ContainsFunc(req.Chat, func(m providers.ChatMessage) bool { return len(m.Content) > textcap.Max })
+	if len(req.Question) > textcap.Max || len(req.Guidelines) > textcap.Max || longChat {
 		cp := *req
 		cp.Question, cp.Guidelines = r.capText(req.Question), r.capText(req.Guidelines)
-		if anyLong(req.Chat) {
+		if longChat {
 			cp.Chat = make([]providers.ChatMessage, len(req.Chat))
 			for i, m := range req.Chat {
 				m.Content = r.capText(m.Content)
@@ -347,15 +350,6 @@ func (r *Runner) setRequest(rec *results.Record, req *providers.Request, mode pr
 	} else {
 		rec.LMProviderRequest = raw
 	}
-}
-
-func anyLong(chat []providers.ChatMessage) bool {
-	for _, m := range chat {
-		if len(m.Content) > textcap.Max {
-			return true
-		}
-	}
-	return false
 }
 
 func evaluatorErrors(rs []results.EvaluatorResult) string {
@@ -454,10 +448,7 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 			continue
 		}
 		for _, c := range calls {
-			name := c.Tool
-			if name == "" {
-				name = c.Name
-			}
+			name := cmp.Or(c.Tool, c.Name)
 			if name == "" {
 				continue
 			}
@@ -468,7 +459,7 @@ func Trace(resp *providers.Response) *results.TraceSummary {
 	for name := range ts.ToolCallsByName {
 		ts.ToolNames = append(ts.ToolNames, name)
 	}
-	sort.Strings(ts.ToolNames)
+	slices.Sort(ts.ToolNames)
 	if u := resp.Usage; u != nil {
 		ts.TokenUsage = &results.TokenUsage{Input: u.Input, Output: u.Output, Cached: u.Cached}
 	}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
+
 	"strconv"
 	"strings"
 	"time"
@@ -303,10 +304,7 @@ func mergeTraces(ts []*results.TraceSummary) *results.TraceSummary {
 		out.DurationMS = addPtr(out.DurationMS, t.DurationMS)
 	}
 	if out != nil {
-		for name := range out.ToolCallsByName {
-			out.ToolNames = append(out.ToolNames, name)
-		}
-		sort.Strings(out.ToolNames)
+		out.ToolNames = append(out.ToolNames, slices.Sorted(maps.Keys(out.ToolCallsByName))...)
 	}
 	return out
 }

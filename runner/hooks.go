@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/workspace"
@@ -33,13 +32,9 @@ func (r *Runner) hook(ctx context.Context, j *plan.Job, which string) error {
 	if h == nil {
 		return nil
 	}
-	env := r.opts.Evaluators.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	q := j.Case.Question
 	err := workspace.RunHook(ctx, h, j.Workspace, j.Case.Suite.Dir, workspace.HookRun{TestID: j.Case.ID, CaseInput: &q},
-		timeout, workspace.Options{RunID: j.RunID, Env: env})
+		timeout, workspace.Options{RunID: j.RunID, Env: r.opts.Evaluators.Env})
 	if err != nil {
 		return fmt.Errorf("workspace %s hook failed: %w", which, err)
 	}

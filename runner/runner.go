@@ -5,7 +5,9 @@
 package runner
 
 import (
+	"cmp"
 	"context"
+
 	"errors"
 	"fmt"
 	"sync"
@@ -71,9 +73,7 @@ func New(opts Options, h func(*results.Record)) *Runner {
 	if opts.Timeout <= 0 {
 		opts.Timeout = config.DefaultTimeout
 	}
-	if opts.MaxRetries < 0 {
-		opts.MaxRetries = 0
-	}
+	opts.MaxRetries = max(opts.MaxRetries, 0)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -126,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 			r.deps.Store(j, deps.track(j))
 		}
 		if j.Err != nil || j.Provider == nil {
-			r.emit(j, r.errorRecord(j, nil, 0, 0, jobErr(j)))
+			r.emit(j, r.errorRecord(j, nil, 0, 0, cmp.Or(j.Err, errors.New("no provider for this case"))))
 			continue
 		}
 		l := byProvider[j.Provider]
@@ -200,13 +200,6 @@ func (r *Runner) newLane(p providers.Provider) *lane {
 	return l
 }
 
-func jobErr(j *plan.Job) error {
-	if j.Err != nil {
-		return j.Err
-	}
-	return errors.New("no provider for this case")
-}
-
 func (r *Runner) limit(t *targets.Target) int {
 	switch {
 	case r.opts.Workers > 0:
@@ -226,11 +219,10 @@ type healthKey struct {
 }
 
 func healthKeyOf(j *plan.Job) healthKey {
-	k := healthKey{dir: jobDir(j)}
-	if j.Case != nil && j.Case.Suite != nil {
-		k.rules = j.Case.Suite.Agent
+	if j.Case == nil || j.Case.Suite == nil {
+		return healthKey{}
 	}
-	return k
+	return healthKey{dir: j.Case.Suite.Dir, rules: j.Case.Suite.Agent}
 }
 
 // healthcheck runs the provider's healthcheck, if it has one, for the eval files of job j,
@@ -375,14 +367,6 @@ func (r *Runner) runBatchLane(ctx, work context.Context, l *lane) {
 		run(func() { r.runCase(work, l.provider, j, nil) })
 	}
 	_ = g.Wait()
-}
-
-// jobDir is the job's eval file's directory, which a target's relative paths resolve against.
-func jobDir(j *plan.Job) string {
-	if j.Case == nil || j.Case.Suite == nil {
-		return ""
-	}
-	return j.Case.Suite.Dir
 }
 
 // batches groups a batching lane's jobs by eval file, in order of first appearance. A

@@ -66,12 +66,10 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 		if i > 0 && ctx.Err() != nil {
 			break
 		}
-		first := pre
-		if i > 0 {
-			first = nil
-		}
 		// Each trial is its own sample: the response cache keys its calls by the trial.
-		rec := r.runOnce(cache.WithTrial(ctx, i), p, j, first)
+		rec := r.runOnce(cache.WithTrial(ctx, i), p, j, pre)
+		pre = nil // a batch's answer serves the first trial only
+
 		recs = append(recs, rec)
 		trial := trialOf(i+1, rec)
 		if passAt > 0 && trial.Verdict != results.VerdictError {

@@ -3,7 +3,9 @@ package workspace
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
+
 	"time"
 
 	"github.com/agentv/action/internal/proc"
@@ -83,13 +85,9 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 	if env == nil {
 		env = os.Environ()
 	}
-	clean := make([]string, 0, len(env))
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=") {
-			continue
-		}
-		clean = append(clean, kv)
-	}
+	clean := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		return strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=")
+	})
 	res, err := proc.Run(ctx, proc.Cmd{Argv: append([]string{"git"}, args...), Dir: dir, Env: clean, Timeout: gitTimeout})
 	if err != nil {
 		return "", err

@@ -43,7 +43,7 @@ type HookRun struct {
 // Options are the run's settings a workspace needs.
 type Options struct {
 	RunID string   // the run's id, told to hooks as eval_run_id
-	Env   []string // environment of hook processes (the GitHub token already removed)
+	Env   []string // environment of hook processes (the GitHub token removed); nil: os.Environ()
 	Root  string   // where workspaces are made; "" is the system's temporary directory
 }
 
@@ -100,7 +100,12 @@ func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRu
 	if h.Timeout > 0 {
 		timeout = h.Timeout
 	}
-	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(opts.Env, nil),
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(env, nil),
+
 		Stdin: stdin, Timeout: timeout})
 	return err
 }

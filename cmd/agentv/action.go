@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+
 	"fmt"
 	"io"
 	"os"
@@ -49,7 +51,7 @@ func (c *Command) runAction(ctx context.Context) int {
 	if in.WorkDir != "" {
 		wd = filepath.Join(workspace, in.WorkDir)
 	}
-	resultsDir := underWorkspace(workspace, in.ResultsDir)
+	resultsDir := absIn(workspace, in.ResultsDir)
 	invalid := func(problems ...string) int {
 		out := &Outcome{Problems: problems}
 		return gh.publish(ctx, &finished{run: buildRun(out, in.Gate), out: out, dir: resultsDir})
@@ -105,17 +107,15 @@ func (c *Command) runAction(ctx context.Context) int {
 		BaselineSource:    baselineSource,
 	}
 	cfg.Cwd, cfg.Workspace, cfg.Environ, cfg.NoDotenv = wd, workspace, environ, true
-	cfg.BaselinePath, cfg.CacheDir = baselinePath, underWorkspace(workspace, in.CacheDir)
+	cfg.BaselinePath, cfg.CacheDir = baselinePath, absIn(workspace, in.CacheDir)
 	if cfg.TargetsPath != "" && !filepath.IsAbs(cfg.TargetsPath) {
 		cfg.TargetsPath = filepath.Join(wd, cfg.TargetsPath)
 	}
 	cmds.Group("agentv: running evals")
-	out, err := c.engine(cfg, red, cmds).Run(ctx)
+	out := c.engine(cfg, red, cmds).Run(ctx)
 	cmds.EndGroup()
-	if err != nil {
-		out.Problems = append(out.Problems, red.String(err.Error()))
-	}
-	defer out.Close() // Run returns an outcome with or without an error
+	defer out.Close()
+
 	if cfg.Cache == cache.ReadWrite && !cfg.DryRun {
 		// The entries are root's like every file the container writes; the cache folder is
 		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.
@@ -124,12 +124,12 @@ func (c *Command) runAction(ctx context.Context) int {
 	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir})
 }
 
-// underWorkspace returns p, relative to the workspace unless absolute.
-func underWorkspace(workspace, p string) string {
+// absIn returns p, relative to dir unless absolute.
+func absIn(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(workspace, p)
+	return filepath.Join(dir, p)
 }
 
 // github is what the GitHub surfaces of a run need.
@@ -144,11 +144,7 @@ type github struct {
 
 func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Commands) *github {
 	env := action.LoadEnv(c.Getenv)
-	ws := env.Workspace
-	if ws == "" {
-		ws = c.Cwd
-	}
-	return &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: ws}
+	return &github{c: c, env: env, in: in, ev: ev, cmds: cmds, workspace: cmp.Or(env.Workspace, c.Cwd)}
 }
 
 // publish delivers a finished run to the outputs given first, then to every surface of a
@@ -156,11 +152,8 @@ func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Command
 func (g *github) publish(ctx context.Context, f *finished, first ...output) int {
 	run := f.run
 	run.Details = g.in.Details
-	sha := g.ev.HeadSHA
-	if sha == "" {
-		sha = g.env.SHA
-	}
-	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: sha, RunURL: g.env.RunURL()}
+	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: cmp.Or(g.ev.HeadSHA, g.env.SHA),
+		RunURL: g.env.RunURL()}
 	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
 	// results file another step wrote: links and annotations use them as they are.
 	marker := g.env.CommentMarker(g.in.CommentKey)
@@ -276,8 +269,8 @@ func (o prComment) deliver(ctx context.Context, f *finished) {
 		return
 	}
 	run := f.run
-	hasWarnings := len(run.Diagnostics) > 0
-	url, err := action.Upsert(ctx, store, pr, o.marker, report.Comment(run, o.marker), o.in.Comment, run.Decision.Outcome, hasWarnings)
+	url, err := action.Upsert(ctx, store, pr, o.marker, report.Comment(run, o.marker), o.in.Comment, run.Decision.Outcome,
+		len(run.Diagnostics) > 0)
 	if err != nil {
 		f.say(action.LevelWarning, "PR comment not updated", err.Error())
 		return

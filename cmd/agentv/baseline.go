@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -28,14 +29,11 @@ func baselineFlags(fs *flag.FlagSet, path *string, g *gate.Options) {
 // (the step that should have fetched it may have found none): the run is not compared. A
 // file that cannot be read as results is a problem of the run. source, when set, names
 // the baseline in reports instead of its path.
-func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Comparer, notice string, err error) {
+func loadBaseline(path, cwd, source string, margin float64) (c *compare.Comparer, notice string, err error) {
 	if path == "" {
 		return nil, "", nil
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(cwd, abs)
-	}
+	abs := absIn(cwd, path)
 	base, err := compare.Load(abs)
 	if errors.Is(err, compare.ErrNoBaseline) {
 		return nil, fmt.Sprintf("no baseline: %s does not exist; the run is not compared with an earlier one", relTo(cwd, abs)), nil
@@ -43,10 +41,7 @@ func loadBaseline(path, cwd, source string, margin float64) (cmp *compare.Compar
 	if err != nil {
 		return nil, "", err
 	}
-	base.Source = relTo(cwd, abs)
-	if source != "" {
-		base.Source = source
-	}
+	base.Source = cmp.Or(source, relTo(cwd, abs))
 	return compare.NewComparer(base, margin), base.Note(), nil
 }
 
@@ -59,16 +54,10 @@ func actionBaseline(ctx context.Context, in action.Inputs, env action.Env, ev ac
 		return "", ""
 	case action.BaselineAuto:
 	default:
-		if filepath.IsAbs(in.BaselinePath) {
-			return in.BaselinePath, ""
-		}
-		return filepath.Join(workspace, in.BaselinePath), ""
+		return absIn(workspace, in.BaselinePath), ""
 	}
 	notice := func(msg string) { cmds.Message(action.LevelNotice, "agentv baseline", msg) }
-	branch := ev.BaseRef
-	if branch == "" {
-		branch = strings.TrimSpace(getenv("GITHUB_BASE_REF")) // set on pull_request events
-	}
+	branch := cmp.Or(ev.BaseRef, strings.TrimSpace(getenv("GITHUB_BASE_REF"))) // the latter set on pull_request events
 	if !ev.IsPR() || branch == "" {
 		notice("baseline: auto compares pull requests with their base branch; this run is not compared (upload its results-dir as the " +
 			in.BaselineArtifact + " artifact on pushes to the default branch, and pull requests compare with it)")

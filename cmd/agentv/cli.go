@@ -146,9 +146,7 @@ func (c *Command) evalCmd(ctx context.Context, args []string) int {
 	cfg.Cwd = c.Cwd
 	cfg.Workspace = c.Getenv("GITHUB_WORKSPACE")
 	cfg.Environ = c.Environ
-	if !filepath.IsAbs(cfg.Out) {
-		cfg.Out = filepath.Join(c.Cwd, cfg.Out)
-	}
+	cfg.Out = absIn(c.Cwd, cfg.Out)
 	underActions := c.Getenv("GITHUB_ACTIONS") == "true"
 	cfg.NoDotenv = underActions
 	return c.runEval(ctx, cfg, &redact.Redactor{}, underActions, comment)

@@ -50,10 +50,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 		if set["out"] {
 			return errors.New("--out and --output (-o) both name where results go: give one")
 		}
-		dir := v.output
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cwd, dir)
-		}
+		dir := absIn(cwd, v.output)
 		cfg.RunDir = dir
 		cfg.Out = filepath.Join(dir, "results.jsonl")
 		cfg.OutName = "--output"
@@ -86,11 +83,7 @@ func (v *v4Flags) apply(cfg *EvalConfig, set map[string]bool, cwd string) error 
 			cfg.Rerun.Path = cfg.RunDir // its results.jsonl, else 4.x's index.jsonl
 		}
 	case v.retryErrors != "":
-		p := v.retryErrors
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		cfg.Rerun = &rerunFrom{Path: p, Keep: keepScored, Flag: "--retry-errors"}
+		cfg.Rerun = &rerunFrom{Path: absIn(cwd, v.retryErrors), Keep: keepScored, Flag: "--retry-errors"}
 	}
 	return nil
 }
@@ -122,24 +115,12 @@ func selects(c *suite.Case, testIDs []*idglob.Pattern, tags, excludeTags []strin
 	if len(testIDs) > 0 && !slices.ContainsFunc(testIDs, func(g *idglob.Pattern) bool { return g.Match(c.ID) }) {
 		return false
 	}
-	if len(tags) == 0 && len(excludeTags) == 0 {
-		return true
-	}
 	var have []string
 	if c.Suite != nil {
 		have = c.Suite.Tags
 	}
-	for _, t := range tags {
-		if !slices.Contains(have, t) {
-			return false
-		}
-	}
-	for _, t := range excludeTags {
-		if slices.Contains(have, t) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(tags, func(t string) bool { return !slices.Contains(have, t) }) &&
+		!slices.ContainsFunc(excludeTags, func(t string) bool { return slices.Contains(have, t) })
 }
 
 // selector is the planner's choice by --test-id, --tag, --exclude-tag and a rerun; nil: none.

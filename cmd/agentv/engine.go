@@ -144,8 +144,9 @@ func (o *Outcome) commitResults(run *report.Run, now time.Time) error {
 // the plan to the runner, and each record to the results file as it finishes. YAML files are
 // parsed first (their count is the run's total); JSONL cases become jobs as their lines are
 // read and are dropped once run, so memory does not grow with the suite. A fork pull request
-// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first.
-func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
+// (SkipOnUnsetSecret) plans every case before the first runs: skipping is decided first. A
+// results file that cannot be written is a problem of the run.
+func (e *Engine) Run(ctx context.Context) *Outcome {
 	if e.Done != nil {
 		defer e.Done()
 	}
@@ -162,11 +163,12 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	cfg := &e.Cfg
 	out := &Outcome{Started: e.Now()}
-	refuse := func(problems ...string) (*Outcome, error) {
+	refuse := func(problems ...string) *Outcome {
 		out.Problems, out.refused = problems, true
 		out.Duration = e.Now().Sub(out.Started)
-		return out, nil
+		return out
 	}
+	problem := func(err error) { out.Problems = append(out.Problems, e.Redactor.String(err.Error())) }
 
 	files, diags := suite.Expand(cfg.Paths, cfg.Cwd)
 	out.Diagnostics = append(out.Diagnostics, diags...)
@@ -214,27 +216,24 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		if why := p.SkipReason(cfg.SkipReason); why != "" {
 			out.SkipReason, out.Skipped = why, len(planned)
 			out.Duration = e.Now().Sub(out.Started)
-			return out, nil
+			return out
 		}
 	}
 
 	// Results file: started before running, appended as each case finishes, put in place
 	// by commitResults once the outcome is known.
-	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
-		Timestamp: out.Started.UTC().Format(stampLayout), Gate: cfg.Gate.Record()}
+	start := startRecord(cfg.Gate, cmpr, out.Started)
 	if sh := cfg.Shard; sh != nil {
 		start.Shard = &results.RunShard{Index: sh.Index, Count: sh.Count}
 	}
 	if cfg.SkipOnUnsetSecret {
 		start.Planned = new(len(planned))
 	}
-	if cmpr != nil {
-		b := cmpr.Baseline()
-		start.Baseline = cfg.Gate.BaselineRecord(b.Source, b.SHA256, b.Len())
-	}
+
 	rf, err := createResults(cfg.Out, start)
 	if err != nil {
-		return out, err
+		problem(err)
+		return out
 	}
 	out.results, out.ResultsPath = rf, cfg.Out
 	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
@@ -338,7 +337,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 		out.Problems = append(out.Problems, fmt.Sprintf("run cancelled: %d of %s cases finished", len(col.Cases()), total))
 	}
-	return out, writeErr
+	if writeErr != nil {
+		problem(writeErr)
+	}
+	return out
 }
 
 // openCache returns the run's response cache, nil for none (a dry run has no answers to keep).
@@ -349,11 +351,7 @@ func (e *Engine) openCache() *cache.Store {
 	}
 	dir := cfg.CacheDir
 	if dir == "" {
-		base := cfg.Workspace
-		if base == "" {
-			base = cfg.Cwd
-		}
-		dir = filepath.Join(base, config.DefaultCacheDir)
+		dir = filepath.Join(cmp.Or(cfg.Workspace, cfg.Cwd), config.DefaultCacheDir)
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.Cwd, dir)
 	}
@@ -374,10 +372,7 @@ func (e *Engine) display(p string) string {
 	if ws == "" || p == "" {
 		return p
 	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(e.Cfg.Cwd, p)
-	}
+	abs := absIn(e.Cfg.Cwd, p)
 	if !safefile.Within(abs, ws) {
 		return p
 	}
@@ -388,19 +383,16 @@ func (e *Engine) display(p string) string {
 // runTrials is how many trials each case of files with fileTrials runs under override
 // (--trials): 0 when the files differ.
 func runTrials(fileTrials []*suite.Trials, override suite.Trials) int {
-	n := -1
-	for _, ft := range fileTrials {
+	n := 1
+	for i, ft := range fileTrials {
 		c := 1
 		if t := runner.TrialsFor(ft, override); t != nil {
 			c = t.Count
 		}
-		if n >= 0 && c != n {
+		if i > 0 && c != n {
 			return 0
 		}
 		n = c
-	}
-	if n < 0 {
-		return 1
 	}
 	return n
 }
@@ -433,12 +425,9 @@ func (st *loadState) add(j *plan.Job) {
 // runs, so the run's total is known from the start; pre[i] is files[i]'s suite, nil for a
 // JSONL file read as its cases run. Those files' non-blank lines are counted instead, unless
 // cases are selected by id (then the total is known once every file is read). trials is what
-// Starting is told (see runTrials).
-//
-// A shard reads its JSONL files a first time here for the hashes of their cases: a shard is
-// a cut of all selected cases' sorted hashes (config.Shard), known only once every case was
-// seen, and keeping the cases instead of reading them again would hold the whole suite in
-// memory.
+// Starting is told (see runTrials). A shard reads its JSONL files here a first time, for the
+// hashes of their cases (why twice: docs/architecture.md, "One pipeline").
+
 func (e *Engine) preload(p *plan.Planner, files []string) (pre []*suite.Suite, trials int) {
 	pre = make([]*suite.Suite, len(files))
 	total, known := 0, true
@@ -567,9 +556,8 @@ func (e *Engine) finish(out *Outcome, p *plan.Planner, st *loadState) {
 		d := &out.Diagnostics[i]
 		d.File = e.display(d.File)
 		d.Message = e.Redactor.String(d.Message)
-	}
-	for _, d := range out.Diagnostics {
 		if d.IsError() {
+
 			out.Problems = append(out.Problems, e.Redactor.String(d.Error()))
 		}
 	}

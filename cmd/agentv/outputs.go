@@ -181,10 +181,7 @@ func (g *outputGuard) check(path, what string) error {
 	if g == nil || path == "" {
 		return nil
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(g.cwd, abs)
-	}
+	abs := absIn(g.cwd, path)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err, ok := g.checked[abs]; ok {
@@ -232,9 +229,7 @@ func (e *Engine) checkInputs(files []string, g *outputGuard) []string {
 	}
 	dirs := map[string]bool{}
 	for _, f := range files {
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(cfg.Cwd, f)
-		}
+		f = absIn(cfg.Cwd, f)
 		add(f, "eval file")
 		if ext := filepath.Ext(f); strings.EqualFold(ext, ".jsonl") {
 			stem := strings.TrimSuffix(f, ext)

@@ -74,9 +74,7 @@ func (c *Command) reportCmd(args []string) int {
 	case dir == "":
 		dir = filepath.Dir(path)
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(c.Cwd, dir)
-	}
+	dir = absIn(c.Cwd, dir)
 	if *outDir == "" {
 		// The folder was not the user's choice: replace only reports agentv wrote there.
 		names := reportFiles
@@ -161,10 +159,10 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 		}
 	}
 	// A merge writes the records of all its files as one whole run, so a report (or a
-	// baseline) of that one file reaches the merge's outcome: see mergedStart.
+	// baseline) of that one file reaches the merge's outcome: see startRecord.
 	var write func(*results.Record)
 	if out.merged {
-		rf, err := createResults(merged, mergedStart(g, cmpr, time.Now()))
+		rf, err := createResults(merged, startRecord(g, cmpr, time.Now()))
 		if err != nil {
 			out.Problems = append(out.Problems, err.Error())
 		} else {
@@ -232,9 +230,10 @@ func readResults(paths []string, dir, cwd, outName string, details report.Detail
 	return out
 }
 
-// mergedStart is the start record of a merge's results file: a whole run that gated with g
-// (and was compared with cmpr's baseline); its end record holds the merge's counts.
-func mergedStart(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
+// startRecord is the start record of a run (or a merge's) results file: a run that gated with
+// g (and was compared with cmpr's baseline); its end record holds the counts.
+func startRecord(g gate.Options, cmpr *compare.Comparer, now time.Time) *results.RunRecord {
+
 	start := &results.RunRecord{Kind: results.KindRunStart, Format: results.RunFormat, Version: version(),
 		Timestamp: now.UTC().Format(stampLayout), Gate: g.Record()}
 	if cmpr != nil {
@@ -278,12 +277,10 @@ func isAnyOf(path string, paths []string) bool {
 	if err != nil {
 		return false
 	}
-	for _, p := range paths {
-		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		pi, err := os.Stat(p)
+		return err == nil && os.SameFile(fi, pi)
+	})
 }
 
 // maxResultsFiles bounds how many results files one report merges: as many as a run can
@@ -297,10 +294,7 @@ func expandResults(cwd string, patterns []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, pat := range patterns {
-		abs := pat
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(cwd, abs)
-		}
+		abs := absIn(cwd, pat)
 		resolved, err := results.ResolvePath(abs) // a run directory: its results file
 		if err != nil {
 			return nil, err

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/agentv/action/action"
@@ -26,11 +26,9 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
-	out, err := c.engine(cfg, red, cmds).Run(ctx)
-	if err != nil {
-		out.Problems = append(out.Problems, red.String(err.Error()))
-	}
-	defer out.Close() // Run returns an outcome with or without an error
+	out := c.engine(cfg, red, cmds).Run(ctx)
+	defer out.Close()
+
 	run := finishRun(out, cfg.Gate, red)
 	f := &finished{run: run, out: out, dir: filepath.Dir(cfg.Out), say: c.sayLocal}
 	var outs []output
@@ -69,12 +67,13 @@ func buildRun(out *Outcome, g gate.Options) *report.Run {
 	if len(out.Targets) == 0 { // a report from a results file: the records name their targets
 		seen := map[string]bool{}
 		for _, r := range out.Cases {
-			if r.Target != "" && !seen[r.Target] {
+			if r.Target != "" {
 				seen[r.Target] = true
-				out.Targets = append(out.Targets, r.Target)
 			}
 		}
-		sort.Strings(out.Targets)
+
+		out.Targets = slices.Sorted(maps.Keys(seen))
+
 	}
 	// From the reports' verdicts: an errored record counts as errored whatever its verdict field says.
 	counts := gate.TallyOf(out.Cases, func(c *report.Case) (results.Verdict, float64, *float64) {

@@ -404,20 +404,16 @@ func match(seq []node, s string, pos int, k func(int) bool) bool {
 // "/**" nothing or "/" and text; no segment of the text may start with ".".
 func globstar(n *node, s string, pos int, next func(int) bool) bool {
 	from := pos
-	switch n.slash {
-	case '/':
-		if next(pos) {
-			return true
-		}
-	case '\\':
-		if next(pos) {
-			return true
-		}
+	if n.slash != 0 && next(pos) {
+		return true
+	}
+	if n.slash == '\\' {
 		if pos >= len(s) || s[pos] != '/' {
 			return false
 		}
 		from = pos + 1
 	}
+
 	for p := from; p <= len(s); p++ {
 		if !dotFree(s[from:p]) {
 			return false // longer texts hold the same segment
@@ -440,13 +436,9 @@ func dotFree(t string) bool {
 // alt matches a group or extglob.
 func alt(n *node, s string, pos int, next func(int) bool) bool {
 	once := func(p int, k func(int) bool) bool {
-		for _, a := range n.alts {
-			if match(a, s, p, k) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(n.alts, func(a []node) bool { return match(a, s, p, k) })
 	}
+
 	switch n.op {
 	case '@':
 		return once(pos, next)
