@@ -8,19 +8,19 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// TestV5TypesLoaded runs the AgentV 5.x types through the real loader (a 2.5 file, whose
-// reader accepts every registered type): their settings parse at load, assert-set members
-// are the loader's entries with the set's config under their own, and a loaded trajectory
-// entry takes `negate` as its inverse.
+// TestV5TypesLoaded runs the AgentV 5.x types through the real loader (a 5.x file): their
+// settings parse at load, assert-set members are the loader's entries with the set's config
+// under their own, and a loaded trajectory entry takes `negate` as its inverse.
 func TestV5TypesLoaded(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node")
 	dir := t.TempDir()
-	s := suite.Load(writeFile(t, dir, "eval.yaml", `evalcases:
+	s := suite.Load(writeFile(t, dir, "eval.yaml", `prompts: ["{{ input }}"]
+tests:
   - id: c
-    input: hi
-    evaluators:
-      - name: group
+    vars: {input: hi}
+    assert:
+      - metric: group
         type: assert-set
         threshold: 0.5
         config: {prefix: High, other: 1}
@@ -30,7 +30,7 @@ func TestV5TypesLoaded(t *testing.T) {
             config: {other: 2}
           - type: contains
             value: Low
-      - name: forbidden
+      - metric: forbidden
         type: trajectory:tool-used
         value: [search, write]
         negate: true
@@ -54,14 +54,15 @@ func TestV5TypesLoaded(t *testing.T) {
 // at its position.
 func TestV5SettingsCheckedAtLoad(t *testing.T) {
 	t.Parallel()
+	const head = "prompts: [hi]\ntests:\n  - id: c\n    assert:\n"
 	tests := []struct{ name, text, want string }{
-		{"nested member", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: assert-set\n        assert:\n          - {type: contains, value: a}\n          - {type: python, value: x, threshold: 7}\n",
+		{"nested member", head + "      - type: assert-set\n        assert:\n          - {type: contains, value: a}\n          - {type: python, value: x, threshold: 7}\n",
 			"eval.yaml:8:49: python threshold: must be a number from 0 to 1"},
-		{"unknown member type", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: assert-set\n        assert:\n          - {type: containz, value: a}\n",
+		{"unknown member type", head + "      - type: assert-set\n        assert:\n          - {type: containz, value: a}\n",
 			`eval.yaml:7:20: unknown evaluator type "containz" (did you mean "contains"?)`},
-		{"webhook url", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - {type: webhook, value: 'not a url'}\n",
+		{"webhook url", head + "      - {type: webhook, value: 'not a url'}\n",
 			"eval.yaml:5:32: webhook value: must be an absolute http(s) URL"},
-		{"tool-args-match mode", "evalcases:\n  - id: c\n    input: hi\n    evaluators:\n      - type: trajectory:tool-args-match\n        value: {name: a, args: {}, mode: loose}\n",
+		{"tool-args-match mode", head + "      - type: trajectory:tool-args-match\n        value: {name: a, args: {}, mode: loose}\n",
 			`eval.yaml:6:42: trajectory:tool-args-match value.mode: must be "partial" or "exact"`},
 	}
 	for _, tt := range tests {

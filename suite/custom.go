@@ -80,7 +80,7 @@ func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
 
 // unknownType is the error for an assertion type that is neither built in nor a custom script.
 func (l *loader) unknownType(written, typ string, searched []string) string {
-	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, didYouMean(suggestType(written, true)))
+	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, didYouMean(l.suggestType(written)))
 	if len(searched) > 0 {
 		msg += fmt.Sprintf(", and no custom assertion script %s.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of %s or of a folder above it",
 			typ, displayPath(l.s.Dir, l.cwd))

@@ -93,13 +93,13 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
 		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
 		// A known kind declares nothing: the suite's evaluators (or the default judge) apply.
-		if t, ok := LookupEvaluator(n.Value); ok {
+		if t, ok := l.lookupType(n.Value); ok {
 			if t.Name != TypeLLMJudge {
 				l.warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
 			}
 			return nil
 		}
-		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, EvaluatorTypeNames())
+		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, typeNames(l.s.Dialect))
 	case chosen == evaluator && n.Kind == yaml.MappingNode:
 		if s := l.parseEvaluator(n, el); s != nil {
 			el.specs = []*EvaluatorSpec{s}
@@ -175,16 +175,16 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	}
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
 	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
-	spec.JudgeCommonKeys = l.s.Dialect == Dialect4
+	spec.JudgeCommonKeys = l.graders4()
 	get := kvs(es).get
 	t := get("type")
 	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
-		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", EvaluatorTypeNames())
+		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", typeNames(l.s.Dialect))
 		return nil
 	}
-	et, ok := LookupEvaluator(t.v.Value)
+	et, ok := l.lookupType(t.v.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(suggestType(t.v.Value, l.s.Dialect == Dialect4)), EvaluatorTypeNames())
+		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(l.suggestType(t.v.Value)), typeNames(l.s.Dialect))
 		return nil
 	}
 	typ := et.Name
@@ -216,7 +216,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	spec.Settings = settings
 
 	own := commonKeys
-	if l.s.Dialect == Dialect4 {
+	if l.graders4() {
 		own = append(slices.Clip(own), v4GraderKeys...)
 		if typ == TypeLLMJudge {
 			own = append(own, v4LLMKeys...)
@@ -402,7 +402,7 @@ func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 		return
 	}
 	what, field := "code_judge", e.key
-	if l.s.Dialect == Dialect4 {
+	if l.graders4() {
 		what, field = "code-grader", "command"
 	}
 	if spec.Name != "" && spec.Name != what {
@@ -410,6 +410,13 @@ func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 	}
 	l.evError(el, e.v, "%s %s: cannot run here: %v", what, field, err)
 }
+
+// graders4 reports whether the file's grader entries take AgentV 4.x's settings: negate,
+// required and min_score on every entry, llm-grader's own keys, a prompt written inline, a
+// script named by its "command". They do wherever the graders run as 4.42.4's (the rule each
+// front-end sets: 4.x, 5.x, whose graders are 4.42.4's renamed, evals.json and a JSONL file's
+// 4.x lines).
+func (l *loader) graders4() bool { return l.s.Grading.As442 }
 
 // targetProxy reads a code judge's `target`: true (a proxy allowing DefaultMaxCalls calls),
 // false (none) or {max_calls: n} with a whole n >= 0.

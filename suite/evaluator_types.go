@@ -23,6 +23,15 @@ type EvaluatorType struct {
 	// Keys, when not nil, are all the settings Parse reads besides those of every entry: the
 	// loader warns about any other key, since a misspelled key would otherwise be ignored.
 	Keys []string
+	// Dialects, when not nil, are the only dialects whose files may name the type: a type new
+	// in AgentV 5.x is unknown in 2.5 and 4.x files, as it is to the programs they were
+	// written for (4.x then looks for a custom assertion script of that name).
+	Dialects []string
+}
+
+// in reports whether a file of the dialect may name the type.
+func (t *EvaluatorType) in(dialect string) bool {
+	return t.Dialects == nil || slices.Contains(t.Dialects, dialect)
 }
 
 // SettingError is a problem with one setting of an evaluator entry. Path names the setting
@@ -58,12 +67,37 @@ func LookupEvaluator(name string) (*EvaluatorType, bool) {
 	return evaluatorTypes[i], true
 }
 
-// suggestType returns the registered type name or alias nearest to a misspelled type
-// ("contain" → "contains"), with v4 also the AgentV 4.x type names; "" when none is near.
-func suggestType(name string, v4 bool) string {
+// lookupType returns the type a name or alias stands for in the file being read: false for
+// a type its dialect does not know.
+func (l *loader) lookupType(name string) (*EvaluatorType, bool) {
+	t, ok := LookupEvaluator(name)
+	if !ok || !t.in(l.s.Dialect) {
+		return nil, false
+	}
+	return t, true
+}
+
+// isType reports whether a file of the dialect being read may name the type.
+func (l *loader) isType(name string) bool {
+	_, ok := l.lookupType(name)
+	return ok
+}
+
+// suggestType returns the type name nearest to a misspelled type in the file being read,
+// among those its dialect knows (with 4.x's grader settings, also the AgentV 4.x names).
+func (l *loader) suggestType(name string) string {
+	return suggestType(name, l.s.Dialect, l.graders4())
+}
+
+// suggestType returns the type name or alias a file of the dialect may use nearest to a
+// misspelled type ("contain" → "contains"), with v4 also the AgentV 4.x type names; "" when
+// none is near.
+func suggestType(name, dialect string, v4 bool) string {
 	var known []string
 	for _, t := range evaluatorTypes {
-		known = append(append(known, t.Name), t.Aliases...)
+		if t.in(dialect) {
+			known = append(append(known, t.Name), t.Aliases...)
+		}
 	}
 	if v4 {
 		known = slices.AppendSeq(known, maps.Keys(v4Types))
@@ -87,9 +121,15 @@ func didYouMean(s string) string {
 }
 
 // EvaluatorTypeNames lists the registered types for messages, sorted, aliases in parentheses.
-func EvaluatorTypeNames() string {
+func EvaluatorTypeNames() string { return typeNames("") }
+
+// typeNames lists, as EvaluatorTypeNames, the types a file of the dialect may name; "": all.
+func typeNames(dialect string) string {
 	var names []string
 	for _, t := range evaluatorTypes {
+		if dialect != "" && !t.in(dialect) {
+			continue
+		}
 		if len(t.Aliases) > 0 {
 			names = append(names, t.Name+" (alias "+strings.Join(t.Aliases, ", ")+")")
 		} else {

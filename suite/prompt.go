@@ -54,7 +54,7 @@ func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *eval
 		}
 		return l.parseScriptPrompt(n, el)
 	case yaml.ScalarNode:
-		if l.s.Dialect == Dialect4 && !pathOnly {
+		if l.graders4() && !pathOnly {
 			return l.parseV4Prompt(n, el)
 		}
 	default:

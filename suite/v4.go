@@ -68,17 +68,14 @@ var (
 	plainNumber        = regexp.MustCompile(`^-?(?:0|[1-9]\d*)(?:\.\d+)?$`)
 )
 
-// dialectOf tells which dialect a file's root mapping is written in; both case lists in one
-// file is an error naming both, and so is a file mixing 5.x keys with another dialect's.
-//
-// An AgentV 5.x file is read here and reported as not to be read further (false): the
-// caller, loadYAML, dispatches 2.5 and 4.x only.
-func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
+// dialectOf tells which dialect a file's root mapping is written in; "" after the one error
+// for a file with the case lists of two dialects (named both) or mixing 5.x keys with another
+// dialect's.
+func (l *loader) dialectOf(root *yaml.Node) string {
 	if v5, ok := l.v5Detect(root); !ok {
-		return "", false
+		return ""
 	} else if v5 {
-		l.loadV5(root)
-		return Dialect5, false
+		return Dialect5
 	}
 	var tests, legacy *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -92,11 +89,11 @@ func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
 	case tests != nil && legacy != nil:
 		l.errorf(legacy, KindStructure, "", "the file mixes two dialects: %q (AgentV 4.x) at line %d and %q (AgentV 2.5) at line %d; keep one of them",
 			"tests", tests.Line, legacy.Value, legacy.Line)
-		return "", false
+		return ""
 	case tests != nil:
-		return Dialect4, true
+		return Dialect4
 	}
-	return Dialect25, true
+	return Dialect25
 }
 
 // typedValue reports whether an environment value keeps its type when it is a whole scalar
@@ -687,7 +684,7 @@ func (l *loader) v4Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		l.warnf(t, KindEvaluator, id, "assertion type %q is no longer accepted by AgentV 4.x: write %q (skipped)", t.Value, strings.Replace(typ, "-judge", "-grader", 1))
 		return nil
 	}
-	if _, builtin := v4Types[typ]; !builtin && !isEvaluatorType(typ) && !isEvaluatorType(t.Value) {
+	if _, builtin := v4Types[typ]; !builtin && !l.isType(typ) && !l.isType(t.Value) {
 		script, searched := l.customScript(typ)
 		if script == "" {
 			fail(t, "%s", l.unknownType(t.Value, typ, searched))

@@ -72,11 +72,6 @@ type v5Prompt struct {
 // loadV5 reads the root mapping of an AgentV 5.x file.
 func (l *loader) loadV5(root *yaml.Node) {
 	l.s.setDialect(Dialect5)
-	// The grader parser (evaluator.go) reads negate, required and min_score and names a
-	// script's command as it does for 4.x when the dialect says 4: 5.x graders take the same
-	// settings. The dialect is 5 once the file is read.
-	l.s.Dialect = Dialect4
-	defer func() { l.s.Dialect = Dialect5 }()
 	// 5.x names a suite without `name` after its file less .eval.yaml (yaml-parser.ts,
 	// fallbackSuiteName), as 4.42.4 did.
 	if n := len(l.s.Dataset) - len(".eval"); n > 0 && strings.EqualFold(l.s.Dataset[n:], ".eval") {

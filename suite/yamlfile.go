@@ -40,11 +40,14 @@ func (l *loader) loadYAML() {
 	if root == nil {
 		return
 	}
-	dialect, ok := l.dialectOf(root)
-	if !ok {
+	// Each dialect has its own front-end; 2.5's is the rest of this function.
+	switch l.dialectOf(root) {
+	case "":
 		return
-	}
-	if dialect == Dialect4 {
+	case Dialect5:
+		l.loadV5(root)
+		return
+	case Dialect4:
 		l.loadV4(root)
 		return
 	}
