@@ -54,6 +54,7 @@ Usage:
   agentv eval [flags] <eval files, directories or globs...>
   agentv validate <eval files, directories or globs...> [--targets FILE]
   agentv report --results FILE [flags]
+  agentv migrate [--write | -o OUT] FILE
   agentv --version
 
 Run 'agentv <command> -h' for a command's flags.
@@ -92,7 +93,7 @@ func (c *Command) Main(ctx context.Context, args []string) int {
 		return gate.ExitInvalid
 	}
 	msg := fmt.Sprintf("agentv: unknown command %q", args[0])
-	if near := closestWord(args[0], []string{"eval", "validate", "report"}); near != "" {
+	if near := closestWord(args[0], []string{"eval", "validate", "report", "migrate"}); near != "" {
 		msg += " (did you mean " + near + "?)"
 	}
 	fmt.Fprintln(c.Stderr, logtext.Line(msg)+"; 'agentv -h' lists the commands")

@@ -15,6 +15,7 @@ import (
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/internal/textfmt"
+	"github.com/agentv/action/migrate"
 	"github.com/agentv/action/providers"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -73,12 +74,17 @@ func (c *Command) validateCmd(args []string) int {
 		dir := filepath.Dir(f)
 		checkTargets(f, dir, suite.FindRepoRoot(dir, c.Getenv("GITHUB_WORKSPACE"), c.Cwd))
 	}
-	var read []string // each eval file with the dialect it was read in
+	var read []string // each eval file with the dialect it was read in, and how to migrate it
 	for _, f := range files {
 		s := suite.Load(f, loadOptions(c.Cwd, c.Getenv("GITHUB_WORKSPACE"), c.Environ, c.Getenv("GITHUB_ACTIONS") == "true", red))
 		diags = append(diags, s.Diagnostics...)
 		cases += len(s.Cases)
 		read = append(read, fmt.Sprintf("%s: %s, %d %s", s.Path, dialectOf(s), len(s.Cases), textfmt.Plural(len(s.Cases), "case", "cases")))
+		if s.Format == "yaml" { // migrate rewrites YAML files only
+			if h := migrate.Hint(s.Path, s.Dialect); h != "" {
+				read = append(read, h)
+			}
+		}
 		tpath, err := targets.FindFile(*targetsPath, s.Dir, s.RepoRoot, c.Cwd)
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})
