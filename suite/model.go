@@ -150,6 +150,11 @@ type Case struct {
 	Metadata json.RawMessage `json:",omitempty"`
 	// Conversation is a 4.x `mode: conversation` test's turns (Input is its opening), else nil.
 	Conversation *Conversation `json:",omitempty"`
+	// Transform shapes the answer every grader of the case sees (5.x `options.transform`),
+	// nil for none; Vars and Prompt are what a transform gets as its context.
+	Transform *Transform      `json:",omitempty"`
+	Vars      json.RawMessage `json:",omitempty"` // a 5.x test's vars (a JSON object), nil if none
+	Prompt    *PromptRef      `json:",omitempty"` // the 5.x prompt the case was made from, nil if none
 }
 
 // Conversation aggregations and turn-failure policies (AgentV 4.x's values).
@@ -286,6 +291,8 @@ type EvaluatorSpec struct {
 	// Settings holds every key of the entry verbatim (a JSON object in source order).
 	Settings json.RawMessage
 	Members  []*EvaluatorSpec // a composite's `evaluators`, parsed like any entry
+	// Transform shapes the answer this grader alone sees (5.x assertion `transform`), nil for none.
+	Transform *Transform `json:",omitempty"`
 
 	// Parsed is what the type's Parse made of the settings at load time, shared read-only by
 	// the cases using the entry; nil for a spec built in code (the evaluator reads Settings).

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -66,6 +67,7 @@ type v5Suite struct {
 // v5Prompt is one entry of `prompts`: its id (for expanded test ids) and its template.
 type v5Prompt struct {
 	id    string
+	label string // "" if none
 	input *yaml.Node
 }
 
@@ -428,13 +430,19 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 	return ok
 }
 
-// v5Options checks a test's or default_test's `options`: `transform` (5.x's output shaping)
-// and `repeat` are not supported yet; other promptfoo options are ignored with a warning.
+// v5Options checks a test's or default_test's `options`: `transform` shapes the answer the
+// test's graders see (v5Test reads it); `repeat` is not supported yet; other promptfoo
+// options are ignored with a warning.
 func (l *loader) v5Options(m *yaml.Node, id string) bool {
 	ok := true
 	for _, x := range entries(m) {
 		switch x.key {
-		case "transform", "repeat", "postprocess":
+		case "transform":
+			_, good := l.v5Transform(x.v, "options transform", func(at *yaml.Node, format string, args ...any) {
+				l.errorf(at, KindStructure, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+			})
+			ok = ok && good
+		case "repeat", "postprocess":
 			l.errorf(x.kn, KindStructure, id, "options %q is not supported yet%s", x.key, notLoaded(id))
 			ok = false
 		default:
