@@ -39,6 +39,9 @@ type Suite struct {
 	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
 	Cases             []*Case  // in file order; cases that failed to load are absent
 	Diagnostics       []Diagnostic
+
+	// TargetDefs are the targets the eval file defines itself (5.x), nil if none.
+	TargetDefs []TargetDef `json:",omitempty"`
 }
 
 // TrialPassAt4 is the score a trial of an AgentV 4.x file passes at, whatever the case

@@ -181,8 +181,9 @@ func (l *loader) loadV5(root *yaml.Node) {
 	l.checkDependencies(l.deps)
 }
 
-// v5Target reads the top-level `target`: a target id. A target defined in the eval file
-// is not supported yet.
+// v5Target reads the top-level `target`: a target id, or a mapping with `id` that may define
+// the target itself (with `provider`), which then wins over the targets file's
+// (parseEvalTargetSpec, selectTarget at v5.3.1-next.1).
 func (l *loader) v5Target(e *kv) bool {
 	switch {
 	case isNull(e.v):
@@ -191,7 +192,7 @@ func (l *loader) v5Target(e *kv) bool {
 		l.s.Target = strings.TrimSpace(e.v.Value)
 		return true
 	case e.v.Kind == yaml.MappingNode:
-		id, ok := l.v5TargetRef(e.v, "target")
+		id, ok := l.v5TargetRef(e.v, "target", true)
 		l.s.Target = id
 		return ok
 	}
@@ -199,7 +200,8 @@ func (l *loader) v5Target(e *kv) bool {
 	return false
 }
 
-// v5Targets reads the top-level `targets`: ids, or mappings with `id`; each test runs on each.
+// v5Targets reads the top-level `targets`: ids, or mappings with `id` that may define the
+// target (with `provider`); each test runs on each.
 func (l *loader) v5Targets(e *kv) bool {
 	items := []*yaml.Node{e.v}
 	switch {
@@ -214,7 +216,7 @@ func (l *loader) v5Targets(e *kv) bool {
 		case it != nil && it.Kind == yaml.ScalarNode && strings.TrimSpace(it.Value) != "":
 			l.s.Targets = append(l.s.Targets, strings.TrimSpace(it.Value))
 		case it != nil && it.Kind == yaml.MappingNode:
-			id, good := l.v5TargetRef(it, "targets")
+			id, good := l.v5TargetRef(it, "targets", false)
 			ok = ok && good
 			if good {
 				l.s.Targets = append(l.s.Targets, id)
@@ -227,11 +229,14 @@ func (l *loader) v5Targets(e *kv) bool {
 	return ok
 }
 
-// v5TargetRef reads a target mapping of an eval file: only `id` is supported, naming a
-// target of the targets file (5.x's eval-local definitions and hooks are not yet).
-func (l *loader) v5TargetRef(m *yaml.Node, where string) (string, bool) {
+// v5TargetRef reads a target mapping of an eval file: `id` names it; with `provider` the
+// mapping is the target's definition, built like a targets file entry (config-loader.ts,
+// parseEvalTargetRef). A `targets` item's definition is used only when the targets file has
+// no target of that id (selectMultipleTargets); the `target` mapping's wins (own).
+func (l *loader) v5TargetRef(m *yaml.Node, where string, own bool) (string, bool) {
 	id := ""
 	ok := true
+	var provider, extra *yaml.Node
 	for _, x := range entries(m) {
 		switch x.key {
 		case "id":
@@ -244,16 +249,43 @@ func (l *loader) v5TargetRef(m *yaml.Node, where string) (string, bool) {
 		case "use_target":
 			l.errorf(x.kn, KindStructure, "", "%s %q has been removed in AgentV 5.x: define the target in the targets file and name it by %q", where, x.key, "id")
 			ok = false
-		default:
-			l.errorf(x.kn, KindStructure, "", "%s %q: a target defined in the eval file is not supported yet; define it in the targets file and name it by %q", where, x.key, "id")
+		case "hooks", "extends":
+			l.errorf(x.kn, KindStructure, "", "%s %q is not supported yet", where, x.key)
 			ok = false
+		case "provider":
+			if !isString(x.v) || strings.TrimSpace(x.v.Value) == "" {
+				l.errorf(x.v, KindStructure, "", "%s %q must name a provider (for example cli or openai), got %s", where, x.key, describe(x.v))
+				ok = false
+			}
+			provider = x.v
+		default:
+			extra = cmp.Or(extra, x.kn)
 		}
 	}
 	if id == "" && ok {
 		l.errorf(m, KindStructure, "", "%s mapping needs an %q naming a target", where, "id")
 		ok = false
 	}
-	return id, ok
+	if provider == nil && extra != nil {
+		// 5.x reads such a mapping as the id alone.
+		l.warnf(extra, KindIgnored, "", "%s %q is ignored without a %q: the mapping names target %q of the targets file", where, extra.Value, "provider", id)
+	}
+	if !ok || provider == nil {
+		return id, ok
+	}
+	settings, err := toJSON(m)
+	if err != nil {
+		l.errorf(m, KindStructure, "", "%s %q: %v", where, id, err)
+		return id, false
+	}
+	if i := slices.IndexFunc(l.s.TargetDefs, func(d TargetDef) bool { return d.Name == id }); i >= 0 {
+		l.errorf(m, KindStructure, "", "%s: target %q is defined twice in the eval file (also at line %d)", where, id, l.s.TargetDefs[i].Pos.Line)
+		return id, false
+	}
+	file, line := l.where(m.Line)
+	l.s.TargetDefs = append(l.s.TargetDefs, TargetDef{Name: id, Pos: Position{File: file, Line: line, Col: m.Column},
+		Settings: settings, Overrides: own})
+	return id, true
 }
 
 // v5EvaluateOptions reads `evaluate_options` (schema: EvaluateOptionsSchema, strict).
