@@ -109,6 +109,11 @@ func (l *loader) v5TestTransform(sx *v5Suite, own *kv, render func(*yaml.Node) *
 	if v == nil {
 		return nil
 	}
+	// An invalid value as written was reported with its options (v5Options: the test is not
+	// loaded, or the file has errors); one that only its rendering spoiled is reported here.
+	if _, ok := l.v5Transform(v, "", func(*yaml.Node, string, ...any) {}); !ok {
+		return nil
+	}
 	t, _ := l.v5Transform(render(v), "options transform", fail)
 	return t
 }
