@@ -87,6 +87,10 @@ type caseRun struct {
 	retries int
 	// temperature is the judge temperature of the 4.x llm-grader running now, nil for none.
 	temperature *float64
+	// answerValue is the answer as a 5.x transform left it (JSON), nil for the Candidate text;
+	// caseErr, when set, is why no grader of the case can score (its transform failed).
+	answerValue json.RawMessage
+	caseErr     error
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
@@ -113,6 +117,7 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if in.Case.Suite != nil {
 		r.rules = in.Case.Suite.Grading
 	}
+	r.applyCaseTransform(ctx)
 	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
 	common := make([]commonKeys, 0, len(specs)) // of each result
 	for _, spec := range specs {
@@ -174,8 +179,13 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			}
 		}()
 		eval, err := evaluatorOf(spec, t)
-		if err != nil {
+		switch {
+		case err != nil:
 			return verdict{err: err}
+		case r.caseErr != nil:
+			return verdict{err: r.caseErr}
+		case spec.Transform != nil:
+			return r.gradeTransformed(ctx, spec, name, eval)
 		}
 		return eval(ctx, r, spec)
 	}()

@@ -77,6 +77,10 @@ type Planner struct {
 	// onSeveral holds the eval files whose cases run on several targets (OnSeveralTargets).
 	onSeveral sync.Map
 
+	// inline holds the targets each eval file defines itself (inline.go), inlineOf the reverse.
+	inline   map[*suite.Suite]*targets.File
+	inlineOf map[*targets.File]*suite.Suite
+
 	// last caches what every case of one eval file shares (planning runs on one goroutine).
 	last struct {
 		s       *suite.Suite
@@ -104,6 +108,7 @@ func New(opts Options) *Planner {
 	return &Planner{opts: opts, files: map[string]*targets.File{}, providers: map[targetKey]providers.Provider{},
 		errs: map[targetKey]error{}, targets: map[string]bool{},
 		reported: map[string]bool{}, dotenvSeen: map[string]bool{},
+		inline: map[*suite.Suite]*targets.File{}, inlineOf: map[*targets.File]*suite.Suite{},
 		workspaces: map[*suite.Suite]madeWorkspace{}, runID: strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
@@ -474,6 +479,9 @@ func (p *Planner) forSuite(s *suite.Suite) {
 func (p *Planner) provider(s *suite.Suite, name string) (providers.Provider, error) {
 	p.forSuite(s)
 	tf, err := p.last.tf, p.last.err
+	if f := p.definedIn(s, name, tf, err); f != nil {
+		return p.build(f, name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
@@ -548,6 +556,14 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 			}
 		}
 	}
+	var defined *suite.Suite // t is defined in this eval file
+	for f, s := range p.inlineOf {
+		for _, x := range f.Targets {
+			if x == t {
+				tf, defined = f, s
+			}
+		}
+	}
 	p.mu.Unlock()
 	builtin := override == "" && p.opts.JudgeModel != ""
 	name := override
@@ -560,9 +576,12 @@ func (p *Planner) Judge(t *targets.Target, override string) (providers.Provider,
 	}
 	var pr providers.Provider
 	var err error
-	if builtin {
+	switch {
+	case builtin:
 		pr, err = p.builtinJudge(tf, t)
-	} else {
+	case defined != nil:
+		pr, err = p.inlineJudge(defined, name)
+	default:
 		pr, err = p.build(tf, name)
 	}
 	if err != nil {

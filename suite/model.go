@@ -39,6 +39,9 @@ type Suite struct {
 	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
 	Cases             []*Case  // in file order; cases that failed to load are absent
 	Diagnostics       []Diagnostic
+
+	// TargetDefs are the targets the eval file defines itself (5.x), nil if none.
+	TargetDefs []TargetDef `json:",omitempty"`
 }
 
 // TrialPassAt4 is the score a trial of an AgentV 4.x file passes at, whatever the case
@@ -150,6 +153,11 @@ type Case struct {
 	Metadata json.RawMessage `json:",omitempty"`
 	// Conversation is a 4.x `mode: conversation` test's turns (Input is its opening), else nil.
 	Conversation *Conversation `json:",omitempty"`
+	// Transform shapes the answer every grader of the case sees (5.x `options.transform`),
+	// nil for none; Vars and Prompt are what a transform gets as its context.
+	Transform *Transform      `json:",omitempty"`
+	Vars      json.RawMessage `json:",omitempty"` // a 5.x test's vars (a JSON object), nil if none
+	Prompt    *PromptRef      `json:",omitempty"` // the 5.x prompt the case was made from, nil if none
 }
 
 // Conversation aggregations and turn-failure policies (AgentV 4.x's values).
@@ -286,6 +294,8 @@ type EvaluatorSpec struct {
 	// Settings holds every key of the entry verbatim (a JSON object in source order).
 	Settings json.RawMessage
 	Members  []*EvaluatorSpec // a composite's `evaluators`, parsed like any entry
+	// Transform shapes the answer this grader alone sees (5.x assertion `transform`), nil for none.
+	Transform *Transform `json:",omitempty"`
 
 	// Parsed is what the type's Parse made of the settings at load time, shared read-only by
 	// the cases using the entry; nil for a spec built in code (the evaluator reads Settings).

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -66,6 +67,7 @@ type v5Suite struct {
 // v5Prompt is one entry of `prompts`: its id (for expanded test ids) and its template.
 type v5Prompt struct {
 	id    string
+	label string // "" if none
 	input *yaml.Node
 }
 
@@ -174,8 +176,9 @@ func (l *loader) loadV5(root *yaml.Node) {
 	l.checkDependencies(l.deps)
 }
 
-// v5Target reads the top-level `target`: a target id. A target defined in the eval file
-// is not supported yet.
+// v5Target reads the top-level `target`: a target id, or a mapping with `id` that may define
+// the target itself (with `provider`), which then wins over the targets file's
+// (parseEvalTargetSpec, selectTarget at v5.3.1-next.1).
 func (l *loader) v5Target(e *kv) bool {
 	switch {
 	case isNull(e.v):
@@ -184,7 +187,7 @@ func (l *loader) v5Target(e *kv) bool {
 		l.s.Target = strings.TrimSpace(e.v.Value)
 		return true
 	case e.v.Kind == yaml.MappingNode:
-		id, ok := l.v5TargetRef(e.v, "target")
+		id, ok := l.v5TargetRef(e.v, "target", true)
 		l.s.Target = id
 		return ok
 	}
@@ -192,7 +195,8 @@ func (l *loader) v5Target(e *kv) bool {
 	return false
 }
 
-// v5Targets reads the top-level `targets`: ids, or mappings with `id`; each test runs on each.
+// v5Targets reads the top-level `targets`: ids, or mappings with `id` that may define the
+// target (with `provider`); each test runs on each.
 func (l *loader) v5Targets(e *kv) bool {
 	items := []*yaml.Node{e.v}
 	switch {
@@ -207,7 +211,7 @@ func (l *loader) v5Targets(e *kv) bool {
 		case it != nil && it.Kind == yaml.ScalarNode && strings.TrimSpace(it.Value) != "":
 			l.s.Targets = append(l.s.Targets, strings.TrimSpace(it.Value))
 		case it != nil && it.Kind == yaml.MappingNode:
-			id, good := l.v5TargetRef(it, "targets")
+			id, good := l.v5TargetRef(it, "targets", false)
 			ok = ok && good
 			if good {
 				l.s.Targets = append(l.s.Targets, id)
@@ -220,11 +224,14 @@ func (l *loader) v5Targets(e *kv) bool {
 	return ok
 }
 
-// v5TargetRef reads a target mapping of an eval file: only `id` is supported, naming a
-// target of the targets file (5.x's eval-local definitions and hooks are not yet).
-func (l *loader) v5TargetRef(m *yaml.Node, where string) (string, bool) {
+// v5TargetRef reads a target mapping of an eval file: `id` names it; with `provider` the
+// mapping is the target's definition, built like a targets file entry (config-loader.ts,
+// parseEvalTargetRef). A `targets` item's definition is used only when the targets file has
+// no target of that id (selectMultipleTargets); the `target` mapping's wins (own).
+func (l *loader) v5TargetRef(m *yaml.Node, where string, own bool) (string, bool) {
 	id := ""
 	ok := true
+	var provider, extra *yaml.Node
 	for _, x := range entries(m) {
 		switch x.key {
 		case "id":
@@ -237,16 +244,43 @@ func (l *loader) v5TargetRef(m *yaml.Node, where string) (string, bool) {
 		case "use_target":
 			l.errorf(x.kn, KindStructure, "", "%s %q has been removed in AgentV 5.x: define the target in the targets file and name it by %q", where, x.key, "id")
 			ok = false
-		default:
-			l.errorf(x.kn, KindStructure, "", "%s %q: a target defined in the eval file is not supported yet; define it in the targets file and name it by %q", where, x.key, "id")
+		case "hooks", "extends":
+			l.errorf(x.kn, KindStructure, "", "%s %q is not supported yet", where, x.key)
 			ok = false
+		case "provider":
+			if !isString(x.v) || strings.TrimSpace(x.v.Value) == "" {
+				l.errorf(x.v, KindStructure, "", "%s %q must name a provider (for example cli or openai), got %s", where, x.key, describe(x.v))
+				ok = false
+			}
+			provider = x.v
+		default:
+			extra = cmp.Or(extra, x.kn)
 		}
 	}
 	if id == "" && ok {
 		l.errorf(m, KindStructure, "", "%s mapping needs an %q naming a target", where, "id")
 		ok = false
 	}
-	return id, ok
+	if provider == nil && extra != nil {
+		// 5.x reads such a mapping as the id alone.
+		l.warnf(extra, KindIgnored, "", "%s %q is ignored without a %q: the mapping names target %q of the targets file", where, extra.Value, "provider", id)
+	}
+	if !ok || provider == nil {
+		return id, ok
+	}
+	settings, err := toJSON(m)
+	if err != nil {
+		l.errorf(m, KindStructure, "", "%s %q: %v", where, id, err)
+		return id, false
+	}
+	if i := slices.IndexFunc(l.s.TargetDefs, func(d TargetDef) bool { return d.Name == id }); i >= 0 {
+		l.errorf(m, KindStructure, "", "%s: target %q is defined twice in the eval file (also at line %d)", where, id, l.s.TargetDefs[i].Pos.Line)
+		return id, false
+	}
+	file, line := l.where(m.Line)
+	l.s.TargetDefs = append(l.s.TargetDefs, TargetDef{Name: id, Pos: Position{File: file, Line: line, Col: m.Column},
+		Settings: settings, Overrides: own})
+	return id, true
 }
 
 // v5EvaluateOptions reads `evaluate_options` (schema: EvaluateOptionsSchema, strict).
@@ -423,13 +457,19 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 	return ok
 }
 
-// v5Options checks a test's or default_test's `options`: `transform` (5.x's output shaping)
-// and `repeat` are not supported yet; other promptfoo options are ignored with a warning.
+// v5Options checks a test's or default_test's `options`: `transform` shapes the answer the
+// test's graders see (v5Test reads it); `repeat` is not supported yet; other promptfoo
+// options are ignored with a warning.
 func (l *loader) v5Options(m *yaml.Node, id string) bool {
 	ok := true
 	for _, x := range entries(m) {
 		switch x.key {
-		case "transform", "repeat", "postprocess":
+		case "transform":
+			_, good := l.v5Transform(x.v, "options transform", func(at *yaml.Node, format string, args ...any) {
+				l.errorf(at, KindStructure, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+			})
+			ok = ok && good
+		case "repeat", "postprocess":
 			l.errorf(x.kn, KindStructure, id, "options %q is not supported yet%s", x.key, notLoaded(id))
 			ok = false
 		default:

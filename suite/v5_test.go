@@ -58,8 +58,9 @@ func dumpV5(t *testing.T, s *Suite) string {
 		TrialPassAt                    float64
 		Grading                        GradingRules
 		Suite                          json.RawMessage
+		TargetDefs                     []TargetDef `json:",omitempty"`
 	}
-	o := out{Dialect: s.Dialect, Name: s.Name, Dataset: s.Dataset, Target: s.Target, Targets: s.Targets,
+	o := out{Dialect: s.Dialect, Name: s.Name, Dataset: s.Dataset, Target: s.Target, Targets: s.Targets, TargetDefs: s.TargetDefs,
 		Threshold: s.Threshold, Trials: s.Trials, TrialPassAt: s.TrialPassAt, Grading: s.Grading,
 		Suite: json.RawMessage(dumpSuite(t, s))}
 	b, err := json.MarshalIndent(o, "", "  ")

@@ -132,8 +132,15 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 				continue // not- already negates
 			}
 		case "transform":
-			fail(k, "assertion %q is not supported yet", e.key)
-			return nil
+			// Checked here, taken out after conversion (v5TakeTransforms).
+			if _, ok := l.v5Transform(v, "assertion transform", fail); !ok {
+				return nil
+			}
+		case "assert":
+			if base == "assert-set" && v.Kind == yaml.SequenceNode {
+				// A set's members are 5.x assertions too, converted as the test's are.
+				v = seqNode(v, l.v5Assertions(v.Content, v, id, fail)...)
+			}
 		case "preprocessors", "postprocess":
 			fail(k, "assertion %q has been removed in AgentV 5.x: use transform", e.key)
 			return nil

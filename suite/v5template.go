@@ -1,9 +1,11 @@
 package suite
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -221,16 +223,7 @@ func (l *loader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 	case n == nil || isNull(n):
 		return bad("expected a string, a chat or a mapping, got %s", kindName(n))
 	case n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "file://"):
-		rel := strings.TrimPrefix(n.Value, "file://")
-		r := l.resolve(rel, false)
-		if r.abs == "" {
-			return bad("prompt file %q not found (tried: %s)", rel, l.triedList(r))
-		}
-		src, err := safefile.ReadFile(r.abs, safefile.LimitEvalFile)
-		if err != nil {
-			return bad("could not read prompt file %q: %s", rel, errText(err))
-		}
-		return v5Prompt{id: rel, input: strNode(n, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
+		return l.v5PromptFile(n, i, n.Value, "", "")
 	case n.Kind == yaml.ScalarNode:
 		return v5Prompt{id: "prompt-" + v5Hash(n), input: n}, true
 	case n.Kind == yaml.SequenceNode:
@@ -239,32 +232,102 @@ func (l *loader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 		}
 		return v5Prompt{id: "chat-" + v5Hash(n), input: n}, true
 	case n.Kind == yaml.MappingNode:
-		var p v5Prompt
-		var label string
-		for _, x := range entries(n) {
-			switch x.key {
-			case "raw":
-				p.input = x.v
-			case "id":
-				p.id = strings.TrimSpace(x.v.Value)
-			case "label":
-				label = strings.TrimSpace(x.v.Value)
-			default:
-				return bad("prompt %q is not supported yet", x.key)
-			}
-		}
-		if p.input == nil {
-			return bad("a prompt mapping needs %q, the prompt text", "raw")
-		}
-		if p.id == "" {
-			p.id = label
-		}
-		if p.id == "" {
-			p.id = "prompt-" + v5Hash(p.input)
-		}
-		return p, true
+		return l.v5PromptObject(n, i)
 	}
 	return bad("expected a string, a chat or a mapping, got %s", kindName(n))
+}
+
+// v5PromptKeys are the keys of a prompt object 5.x reads (parsePromptDefinition); the
+// first of function_file, function, command, file, messages, prompt and raw present wins.
+var v5PromptKeys = []string{"id", "label", "function_file", "function", "command", "file", "messages", "prompt", "raw", "role", "content"}
+
+// v5PromptObject reads a prompt mapping: {id, label} with the prompt in `prompt` (a text or
+// a chat), `raw` (a text), `messages` (a chat) or `file`, or a single chat message. Without
+// an id, one is made from the prompt's kind and hash; a label never stands for the id.
+func (l *loader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
+	bad := func(at *yaml.Node, format string, args ...any) (v5Prompt, bool) {
+		l.errorf(at, KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
+		return v5Prompt{}, false
+	}
+	f := kvs(entries(n))
+	text := func(key string) (string, *yaml.Node) {
+		e := f.get(key)
+		if e == nil || isNull(e.v) || !isString(e.v) {
+			return "", nil
+		}
+		return strings.TrimSpace(e.v.Value), e.v
+	}
+	id, _ := text("id")
+	label, _ := text("label")
+	for _, e := range entries(n) {
+		if !slices.Contains(v5PromptKeys, e.key) {
+			l.warnf(e.kn, KindIgnored, "", "prompts[%d] %q is not read by AgentV 5.x (ignored)", i, e.key)
+		}
+	}
+	made := func(kind string, v *yaml.Node) (v5Prompt, bool) {
+		return v5Prompt{id: cmp.Or(id, kind+"-"+v5Hash(v)), label: label, input: v}, true
+	}
+	for _, key := range []string{"function_file", "function", "command"} {
+		if e := f.get(key); e != nil {
+			return bad(e.kn, "a prompt made by a %q is not supported yet", key)
+		}
+	}
+	if e := f.get("file"); e != nil {
+		ref, v := text("file")
+		if ref == "" {
+			return bad(e.v, "%q must name a prompt file, got %s", "file", describe(e.v))
+		}
+		return l.v5PromptFile(v, i, ref, id, label)
+	}
+	if e := f.get("messages"); e != nil {
+		if v := deref(e.v); v == nil || v.Kind != yaml.SequenceNode || !isChat(v) {
+			return bad(e.v, "%q must be a list of chat messages, each with a %q", "messages", "role")
+		}
+		return made("chat", deref(e.v))
+	}
+	if e := f.get("prompt"); e != nil {
+		switch v := deref(e.v); {
+		case v != nil && isString(v):
+			return made("string", v)
+		case v != nil && v.Kind == yaml.SequenceNode && isChat(v):
+			return made("chat", v)
+		}
+		return bad(e.v, "%q must be a text or a list of chat messages, got %s", "prompt", describe(e.v))
+	}
+	if e := f.get("raw"); e != nil {
+		if v := deref(e.v); v == nil || !isString(v) || v.Value == "" {
+			return bad(e.v, "%q must be a non-empty text, got %s", "raw", describe(e.v))
+		}
+		return made("string", deref(e.v))
+	}
+	if hasKey(n, "role") && hasKey(n, "content") {
+		// One chat message written as the prompt: the chat of that message.
+		msg := mapping(n)
+		for _, e := range entries(n) {
+			if e.key != "id" && e.key != "label" {
+				msg.Content = append(msg.Content, e.kn, e.v)
+			}
+		}
+		// 5.x hashes the whole mapping, id and label included.
+		return v5Prompt{id: cmp.Or(id, "chat-"+v5Hash(n)), label: label, input: seqNode(n, msg)}, true
+	}
+	return bad(n, "a prompt mapping needs %q (a text or a chat), %q, %q or %q", "prompt", "raw", "messages", "file")
+}
+
+// v5PromptFile reads a prompt file as one text; its id and label are its path unless given.
+func (l *loader) v5PromptFile(at *yaml.Node, i int, ref, id, label string) (v5Prompt, bool) {
+	rel := strings.TrimPrefix(strings.TrimSpace(ref), "file://")
+	r := l.resolve(rel, false)
+	if r.abs == "" {
+		l.errorf(at, KindStructure, "", "prompts[%d]: prompt file %q not found (tried: %s)", i, rel, l.triedList(r))
+		return v5Prompt{}, false
+	}
+	src, err := safefile.ReadFile(r.abs, safefile.LimitEvalFile)
+	if err != nil {
+		l.errorf(at, KindStructure, "", "prompts[%d]: could not read prompt file %q: %s", i, rel, errText(err))
+		return v5Prompt{}, false
+	}
+	return v5Prompt{id: cmp.Or(id, rel), label: cmp.Or(label, rel), input: strNode(at, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
 }
 
 // v5Hash is the first 12 hex digits of the SHA-256 of n's JSON (5.x's stablePromptId).

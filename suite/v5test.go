@@ -151,6 +151,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			failed = true
 		}
 	}
+	transform := l.v5TestTransform(sx, f.get("options"), render, id, fail)
 
 	// execution and run: the test's threshold, skip_defaults and assert.
 	skipDefaults := false
@@ -228,6 +229,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		// is; loadV5 warns about the templates they hold).
 		evals = append(evals, l.v5Assertions(sx.asserts, sx.assertsAt, id, fail)...)
 	}
+	assertTransforms := l.v5TakeTransforms(evals, nil)
 
 	var cf caseFields
 	if criteria != nil && !isNull(criteria.v) {
@@ -295,6 +297,9 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			continue
 		}
 		c.Threshold = thr
+		c.Transform = transform
+		v5SetTransforms(c.Evaluators, assertTransforms)
+		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
 		c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), c.ID))
 		if d := l.v4Dependencies(f, c.ID, c); d != nil {
 			l.deps[c] = d
