@@ -155,6 +155,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	// execution and run: the test's threshold, skip_defaults and assert.
 	skipDefaults := false
 	var thr *float64
+	var trials *Trials
 	var execAssert *kv
 	l.execution(f.get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *kv) bool {
 		switch x.key {
@@ -187,7 +188,11 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 				if t := threshold(&x, fail); t != nil {
 					thr = t
 				}
-			case "repeat", "timeout_seconds", "budget_usd":
+			case "repeat": // for this test only, in place of the suite's
+				if t, good := v5RepeatOf(&x, "run.repeat", func(at *yaml.Node, msg string) { fail(at, "%s", msg) }); good {
+					trials = t
+				}
+			case "timeout_seconds", "budget_usd":
 				fail(x.kn, "a test's run %q is not supported yet", x.key)
 			default:
 				fail(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
@@ -294,7 +299,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		if c == nil {
 			continue
 		}
-		c.Threshold = thr
+		c.Threshold, c.Trials = thr, trials
 		c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), c.ID))
 		if d := l.v4Dependencies(f, c.ID, c); d != nil {
 			l.deps[c] = d
