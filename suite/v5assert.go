@@ -100,7 +100,10 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	}
 	negate := false
 	base := typ
-	if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
+	notTrajectory := v5NegatedTrajectory(typ) // read as its plain type with negate
+	if notTrajectory != "" {
+		base = notTrajectory
+	} else if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
 		base, negate = rest, true
 	}
 	if slices.Contains(v5Unsupported, base) {
@@ -130,6 +133,9 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case "negate":
 			if negate {
 				continue // not- already negates
+			}
+			if notTrajectory != "" {
+				v = v5FlipNegate(v)
 			}
 		case "transform":
 			fail(k, "assertion %q is not supported yet", e.key)
@@ -196,8 +202,17 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	// An assertion without metric is named after its type, the value added for the
 	// deterministic ones (generateAssertionName); v4Name names those, the others are named
 	// here: llm-rubric, script, and any not-X (5.x names the type it reads as written).
-	if !hasKey(n, "metric") && (negate || base == "llm-rubric" || base == "script") {
+	switch {
+	case hasKey(n, "metric"):
+	case notTrajectory != "":
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, notTrajectory))
+	case v5SkillName(typ, n) != "":
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v5SkillName(typ, n)))
+	case negate || base == "llm-rubric" || base == "script":
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
+	}
+	if notTrajectory != "" && !hasKey(n, "negate") {
+		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	}
 	if negate {
 		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
