@@ -325,6 +325,7 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 			} else {
 				sx.options = x.v
 				ok = l.v5Options(x.v, "") && ok
+				ok = l.v5DefaultRepeat(x.v) && ok
 			}
 		case "assert":
 			if isNull(x.v) {
@@ -355,12 +356,14 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 }
 
 // v5Options checks a test's or default_test's `options`: `transform` (5.x's output shaping)
-// and `repeat` are not supported yet; other promptfoo options are ignored with a warning.
+// is not supported yet; `repeat` is read elsewhere; other promptfoo options are ignored with
+// a warning.
 func (l *loader) v5Options(m *yaml.Node, id string) bool {
 	ok := true
 	for _, x := range entries(m) {
 		switch x.key {
-		case "transform", "repeat", "postprocess":
+		case "repeat": // read with the test's run (v5OptionsRepeat, v5DefaultRepeat)
+		case "transform", "postprocess":
 			l.errorf(x.kn, KindStructure, id, "options %q is not supported yet%s", x.key, notLoaded(id))
 			ok = false
 		default:

@@ -96,3 +96,37 @@ func v5RepeatOf(x *kv, where string, bad func(at *yaml.Node, msg string)) (*Tria
 	}
 	return t, true
 }
+
+// v5DefaultRepeat checks default_test's options.repeat, which every test takes unless its own
+// options set one (yaml-parser.ts:727-752, mergeDefaultTestOptionsIntoCases).
+func (l *loader) v5DefaultRepeat(options *yaml.Node) bool {
+	x := kvs(entries(options)).get("repeat")
+	if x == nil {
+		return true
+	}
+	_, ok := v5RepeatOf(x, "default_test options.repeat", func(at *yaml.Node, msg string) {
+		l.errorf(at, KindStructure, "", "%s", msg)
+	})
+	return ok
+}
+
+// v5OptionsRepeat is a test's options.repeat, else default_test's: it replaces the test's
+// run.repeat (yaml-parser.ts:1574-1583 merges it last). nil when neither sets one; a bad
+// default_test value was reported once, by v5DefaultRepeat.
+func v5OptionsRepeat(sx *v5Suite, own *kv, fail func(*yaml.Node, string, ...any)) (*Trials, bool) {
+	if own != nil && !isNull(own.v) {
+		if own.v.Kind != yaml.MappingNode {
+			return nil, true // reported where options is read; 5.x then merges nothing
+		}
+		if x := kvs(entries(own.v)).get("repeat"); x != nil {
+			return v5RepeatOf(x, "options.repeat", func(at *yaml.Node, msg string) { fail(at, "%s", msg) })
+		}
+	}
+	if sx.options == nil || isNull(sx.options) {
+		return nil, true
+	}
+	if x := kvs(entries(sx.options)).get("repeat"); x != nil {
+		return v5RepeatOf(x, "default_test options.repeat", func(*yaml.Node, string) {})
+	}
+	return nil, true
+}

@@ -199,6 +199,9 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			}
 		}
 	}
+	if t, _ := v5OptionsRepeat(sx, f.get("options"), fail); t != nil {
+		trials = t
+	}
 	if e := f.get("threshold"); e != nil && !isNull(e.v) {
 		l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
 	}
