@@ -389,7 +389,11 @@ func parseToolSequence(raw json.RawMessage) (trajectoryCheck, error) {
 		return nil, settingErr("value", "trajectory:tool-sequence value must be a list of steps or {mode, steps}, got %s", jsKind(v))
 	}
 	if len(items) == 0 {
-		return nil, settingErr(path, "trajectory:tool-sequence needs at least one expected step")
+		// 5.3.1-next.1 loads the file and fails the assertion when it runs, whatever the
+		// answer and negation (graders/trajectory.ts:389-391): the test's other assertions count.
+		return func([]toolStep, bool) (bool, string) {
+			return false, fmt.Sprintf("trajectory:tool-sequence %s is an empty list: it needs at least one expected step, so it fails", path)
+		}, nil
 	}
 	expected := make([]stepMatcher, len(items))
 	for i, item := range items {

@@ -49,6 +49,11 @@ func TestTrajectoryAssertions(t *testing.T) {
 		{"sequence out of order", "trajectory:tool-sequence", `{"value": ["search", "read"]}`, trajectoryOutput, false, `Expected tool "read" was not observed in order`},
 		{"sequence exact", "trajectory:tool-sequence", `{"value": {"mode": "exact", "steps": ["Read", "search", {"name": "search"}]}}`, trajectoryOutput, true, "Observed exact tool sequence"},
 		{"sequence exact too short", "trajectory:tool-sequence", `{"value": {"mode": "exact", "steps": ["read", "search"]}}`, trajectoryOutput, false, "Expected exact tool sequence of read, search, but actual tools were tool:Read, tool:search, tool:search"},
+		// An empty list loads and fails whatever the answer (5.3.1-next.1 throws when it runs).
+		{"sequence empty", "trajectory:tool-sequence", `{"value": {"mode": "exact", "steps": []}}`, []suite.Message{text("assistant", "hi")}, false, "value.steps is an empty list"},
+		{"sequence empty list", "trajectory:tool-sequence", `{"value": []}`, trajectoryOutput, false, "needs at least one expected step"},
+		{"sequence without steps", "trajectory:tool-sequence", `{"value": {"mode": "exact"}}`, trajectoryOutput, false, "needs at least one expected step"},
+		{"not sequence empty", "not-trajectory:tool-sequence", `{"value": []}`, trajectoryOutput, false, "needs at least one expected step"},
 		{"not sequence", "not-trajectory:tool-sequence", `{"value": ["search", "read"]}`, trajectoryOutput, true, "Forbidden tool sequence was not observed"},
 		// tool-args-match
 		{"args partial", "trajectory:tool-args-match", `{"value": {"name": "search", "args": {"q": "agentv"}}}`, trajectoryOutput, true, `Tool "search" matched expected arguments (partial) on tool:search`},
@@ -89,7 +94,6 @@ func TestTrajectorySettings(t *testing.T) {
 		{"trajectory:tool-used", `{"value": [1]}`, "value[0]: must be a tool name"},
 		{"trajectory:tool-used", `{"value": 3}`, "value must be a tool name"},
 		{"trajectory:tool-used", `{"value": {"min": 1}}`, "must include a name or pattern"},
-		{"trajectory:tool-sequence", `{"value": {"mode": "exact"}}`, "value.steps: trajectory:tool-sequence needs at least one"},
 		{"trajectory:tool-sequence", `{"value": ["a", ""]}`, "value[1]: trajectory:tool-sequence assertion step 2 must include a name or pattern"},
 		{"trajectory:tool-sequence", `{"value": "a"}`, "must be a list of steps"},
 		{"trajectory:tool-args-match", `{"value": "search"}`, "must be {name, args, mode?}"},

@@ -18,9 +18,10 @@ type TrialsOutcome struct {
 }
 
 // AggregateTrials combines a case's trials by strategy (suite.TrialsPassAtK when empty):
-// pass_at_k takes the best trial's score and passes when a trial reached threshold; mean the
-// mean score, confidence_interval the lower bound of its 95% interval, passing when that
-// reaches threshold.
+// pass_at_k takes the best trial's score and passes when a trial reached threshold; pass_all
+// the weakest trial's, passing when that reaches threshold; mean the mean score,
+// confidence_interval the lower bound of its 95% interval, passing when that reaches
+// threshold.
 //
 // With anyPass (no suite threshold and no --threshold) mean and confidence_interval pass,
 // like pass_at_k, when a trial reached threshold: AgentV 4.42.4 calls the test ok when any
@@ -58,6 +59,18 @@ func AggregateTrials(strategy string, trials []Trial, threshold float64, anyPass
 	case suite.TrialsMean:
 		out.Score = mean(scores)
 		out.Verdict = byThreshold(out.Score)
+	case suite.TrialsPassAll:
+		// The weakest trial's score, passing only when every trial reached threshold: the
+		// way 5.x documents it (experiments.mdx:205-206), not its code's any-trial-ok
+		// (orchestrator.ts:2564-2571; docs/agentv-5.md#deliberate-differences-from-531-next1).
+		out.Score = 1
+		for _, s := range scores {
+			out.Score = min(out.Score, s)
+		}
+		out.Verdict = VerdictFail
+		if out.Score >= threshold {
+			out.Verdict = VerdictPass
+		}
 	case suite.TrialsConfidenceInterval:
 		out.Interval = interval95(scores)
 		out.Score = out.Interval.Low

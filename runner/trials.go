@@ -36,7 +36,10 @@ func TrialsFor(fileTrials *suite.Trials, override suite.Trials) *suite.Trials {
 
 func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 	var file *suite.Trials
-	if c != nil && c.Suite != nil {
+	switch {
+	case c != nil && c.Trials != nil: // a 5.x test's run.repeat
+		file = c.Trials
+	case c != nil && c.Suite != nil:
 		file = c.Suite.Trials
 	}
 	return TrialsFor(file, r.opts.Trials)
@@ -44,7 +47,7 @@ func (r *Runner) trialsOf(c *suite.Case) *suite.Trials {
 
 // runTrials runs a case tr.Count times (pre, a batch's answer, serves the first) and returns
 // the standing trial's record with the strategy's score and verdict and every trial listed.
-// Trials stop once one passes under pass_at_k, once they cost tr.CostUSD, or on cancellation.
+// Trials stop early as tr says (stopsAfter), once they cost tr.CostUSD, or on cancellation.
 //
 // A trial of a file with a TrialPassAt (AgentV 4.x: 0.8, as in 4.42.4) passes at that score
 // whatever the case threshold: that verdict is the one pass_at_k stops at and the trials
@@ -89,7 +92,7 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 				break
 			}
 		}
-		if tr.Strategy == suite.TrialsPassAtK && trial.Verdict == results.VerdictPass {
+		if stopsAfter(tr, trial.Verdict) {
 			break
 		}
 	}
@@ -113,6 +116,26 @@ func (r *Runner) runTrials(ctx context.Context, p providers.Provider, j *plan.Jo
 	rec.Cache = sumCache(recs)
 	rec.DurationMS = time.Since(start).Milliseconds()
 	return rec
+}
+
+// stopsAfter tells whether no trial runs after one with verdict v: with early exit,
+// pass_at_k stops at the first pass and pass_all at the first trial that did not pass (an
+// error too, as 5.x's trial verdict is fail unless its status is ok). Without EarlyExit set,
+// pass_at_k stops early (4.x) and the other strategies run every trial.
+func stopsAfter(tr *suite.Trials, v results.Verdict) bool {
+	early := tr.Strategy == suite.TrialsPassAtK || tr.Strategy == ""
+	if tr.EarlyExit != nil {
+		early = *tr.EarlyExit
+	}
+	switch {
+	case !early:
+		return false
+	case tr.Strategy == suite.TrialsPassAll:
+		return v != results.VerdictPass
+	case tr.Strategy == suite.TrialsPassAtK || tr.Strategy == "":
+		return v == results.VerdictPass
+	}
+	return false
 }
 
 // trialOf is a trial's entry in the case record, without the judges' prompts (the standing

@@ -73,8 +73,12 @@ func (s *Suite) setDialect(d string) {
 	// AgentV 5.x keeps 4.x's runtime: its orchestrator, llm-grader and script grader are
 	// 4.42.4's, renamed (no rule of 5.3.1-next.1 is known to differ yet).
 	if d == Dialect4 || d == Dialect5 {
-		s.TrialPassAt = TrialPassAt4
 		s.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
+	}
+	// 5.3.1-next.1 grades each repeat at the test's threshold (orchestrator.ts:2497,
+	// executionStatus from classifyQualityStatus), where 4.42.4 used 0.8.
+	if d == Dialect4 {
+		s.TrialPassAt = TrialPassAt4
 	}
 }
 
@@ -142,6 +146,8 @@ type Case struct {
 	Target          string   // case-level `execution.target`, "" if none
 	Targets         []string // 4.x case-level `execution.targets`, nil if none
 	Threshold       *float64 // 4.x case-level `execution.threshold` (0–1), nil if none
+	// Trials are the case's own (5.x `run.repeat`), over its suite's; nil: the suite's.
+	Trials *Trials `json:",omitempty"`
 	// DependsOn are the ids of the tests of the same file this 4.x test waits for, and
 	// OnDependencyFailure what happens when one errors: skip (also ""), fail or run.
 	DependsOn           []string `json:",omitempty"`

@@ -20,9 +20,13 @@ const (
 	// TrialsConfidenceInterval scores the lower bound of the 95% confidence interval of the
 	// mean (Student's t); the verdict is that bound against the case threshold.
 	TrialsConfidenceInterval = "confidence_interval"
+	// TrialsPassAll (AgentV 5.x) scores the lowest trial's score and passes when every trial
+	// passed.
+	TrialsPassAll = "pass_all"
 )
 
-// TrialStrategies lists the strategies, default first.
+// TrialStrategies lists the strategies of 4.x files and --trials-strategy, default first
+// (5.x files also have TrialsPassAll).
 var TrialStrategies = []string{TrialsPassAtK, TrialsMean, TrialsConfidenceInterval}
 
 // MaxTrials bounds a trial count: each trial is a full run of the case, target and judges.
@@ -33,6 +37,10 @@ type Trials struct {
 	Count    int     // runs of each case, 1 to MaxTrials
 	Strategy string  // one of TrialStrategies; "" means TrialsPassAtK
 	CostUSD  float64 // cost_limit_usd: no further trial starts once the case's trials cost this much; 0: no limit
+	// EarlyExit: with true, pass_at_k stops at the first passing trial and pass_all at the
+	// first failing one; with false every trial runs. nil is the strategy's own way: pass_at_k
+	// stops at the first pass (4.x), the others run every trial.
+	EarlyExit *bool `json:",omitempty"`
 }
 
 var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}

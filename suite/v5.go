@@ -46,10 +46,6 @@ var (
 		"defaults", "workspace", "input_files", "env", "output_path"}
 	v5EvaluateOptionKeys = []string{"budget_usd", "max_concurrency", "cache", "delay", "generate_suggestions", "repeat",
 		"timeout_ms", "max_eval_time_ms", "filter_range"}
-	v5RepeatKeys = []string{"count", "strategy", "early_exit", "cost_limit_usd"}
-	// v5Strategies maps 5.x repeat strategies onto ours ("" for one not supported yet).
-	v5Strategies = map[string]string{"pass_any": TrialsPassAtK, "mean": TrialsMean,
-		"confidence_interval": TrialsConfidenceInterval, "pass_all": ""}
 )
 
 // v5Suite is what a 5.x file passes on to each of its tests.
@@ -322,76 +318,6 @@ func (l *loader) v5EvaluateOptions(e *kv) bool {
 	return ok
 }
 
-// v5Repeat reads evaluate_options.repeat: a count, or {count, strategy, early_exit,
-// cost_limit_usd}; strategy pass_any (the default) is our pass_at_k (experiment.ts at
-// v5.3.1-next.1, normalizeRepeat).
-func (l *loader) v5Repeat(x *kv) bool {
-	bad := func(at *yaml.Node, format string, args ...any) bool {
-		l.errorf(at, KindStructure, "", "evaluate_options.repeat "+format, args...)
-		return false
-	}
-	count := func(n *yaml.Node) (int, bool) {
-		v, num := number(n)
-		if !num || v != math.Trunc(v) || v < 1 || v > MaxTrials {
-			return 0, bad(n, "count must be a whole number from 1 to %d, got %s", MaxTrials, describe(n))
-		}
-		return int(v), true
-	}
-	t := &Trials{Strategy: TrialsPassAtK}
-	switch {
-	case x.v.Kind == yaml.ScalarNode:
-		c, ok := count(x.v)
-		if !ok {
-			return false
-		}
-		t.Count = c
-	case x.v.Kind == yaml.MappingNode:
-		ok := true
-		for _, r := range entries(x.v) {
-			switch r.key {
-			case "count":
-				c, good := count(r.v)
-				t.Count, ok = c, ok && good
-			case "strategy":
-				s, known := v5Strategies[r.v.Value]
-				switch {
-				case r.v.Kind != yaml.ScalarNode || !known:
-					ok = bad(r.v, "strategy must be one of pass_any, pass_all, mean, confidence_interval, got %s", describe(r.v))
-				case s == "":
-					ok = bad(r.v, "strategy %q is not supported yet", r.v.Value)
-				default:
-					t.Strategy = s
-				}
-			case "early_exit":
-				// Our pass_at_k stops at the first passing trial, as early_exit: true does.
-				if c := classify(r.v); r.v.Kind != yaml.ScalarNode || c != scalarBool {
-					ok = bad(r.v, "early_exit must be true or false, got %s", describe(r.v))
-				} else if strings.EqualFold(r.v.Value, "false") {
-					ok = bad(r.v, "early_exit: false is not supported yet")
-				}
-			case "cost_limit_usd":
-				if v, num := number(r.v); num && v >= 0 && !math.IsInf(v, 0) {
-					t.CostUSD = v
-				} else {
-					ok = bad(r.v, "cost_limit_usd must be a number of US dollars, got %s", describe(r.v))
-				}
-			default:
-				ok = bad(r.kn, "%s", strings.Replace(unknownKeyMsg(r.key, "", v5RepeatKeys), " (ignored)", "", 1))
-			}
-		}
-		if !ok {
-			return false
-		}
-		if t.Count == 0 {
-			return bad(x.kn, "needs %q: how many times each test runs", "count")
-		}
-	default:
-		return bad(x.v, "must be a count or a mapping with count and strategy, got %s", kindName(x.v))
-	}
-	l.s.Trials = t
-	return true
-}
-
 // v5DefaultTest reads `default_test` (inline, or file://… of a YAML mapping): its vars,
 // options and assert are merged into every test (yaml-parser.ts, mergeDefaultTestVarsIntoCases,
 // mergeDefaultTestOptionsIntoCases, combineInheritedAssertions).
@@ -428,6 +354,7 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 			} else {
 				sx.options = x.v
 				ok = l.v5Options(x.v, "") && ok
+				ok = l.v5DefaultRepeat(x.v) && ok
 			}
 		case "assert":
 			if isNull(x.v) {
@@ -458,8 +385,8 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 }
 
 // v5Options checks a test's or default_test's `options`: `transform` shapes the answer the
-// test's graders see (v5Test reads it); `repeat` is not supported yet; other promptfoo
-// options are ignored with a warning.
+// test's graders see (v5Test reads it); `repeat` is read with the test's run (v5OptionsRepeat,
+// v5DefaultRepeat); other promptfoo options are ignored with a warning.
 func (l *loader) v5Options(m *yaml.Node, id string) bool {
 	ok := true
 	for _, x := range entries(m) {
@@ -469,7 +396,8 @@ func (l *loader) v5Options(m *yaml.Node, id string) bool {
 				l.errorf(at, KindStructure, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
 			})
 			ok = ok && good
-		case "repeat", "postprocess":
+		case "repeat": // read with the test's run (v5OptionsRepeat, v5DefaultRepeat)
+		case "postprocess":
 			l.errorf(x.kn, KindStructure, id, "options %q is not supported yet%s", x.key, notLoaded(id))
 			ok = false
 		default:

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -100,7 +101,10 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	}
 	negate := false
 	base := typ
-	if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
+	notTrajectory := v5NegatedTrajectory(typ) // read as its plain type with negate
+	if notTrajectory != "" {
+		base = notTrajectory
+	} else if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
 		base, negate = rest, true
 	}
 	if slices.Contains(v5Unsupported, base) {
@@ -110,7 +114,11 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	mapped, known := v5ToV4[base]
 	if !known {
 		if !isEvaluatorType(base) {
-			fail(t, "AgentV 5.x assertion type %q is not supported yet", typ)
+			if near := v5SuggestType(base); near != "" {
+				fail(t, "unknown evaluator type %q%s", typ, didYouMean(near))
+			} else {
+				fail(t, "AgentV 5.x assertion type %q is not supported yet", typ)
+			}
 			return nil
 		}
 		mapped = base // a grader registered under its 5.x name
@@ -130,6 +138,9 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case "negate":
 			if negate {
 				continue // not- already negates
+			}
+			if notTrajectory != "" {
+				v = v5FlipNegate(v)
 			}
 		case "transform":
 			// Checked here, taken out after conversion (v5TakeTransforms).
@@ -203,11 +214,37 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	// An assertion without metric is named after its type, the value added for the
 	// deterministic ones (generateAssertionName); v4Name names those, the others are named
 	// here: llm-rubric, script, and any not-X (5.x names the type it reads as written).
-	if !hasKey(n, "metric") && (negate || base == "llm-rubric" || base == "script") {
+	switch {
+	case hasKey(n, "metric"):
+	case notTrajectory != "":
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, notTrajectory))
+	case v5SkillName(typ, n) != "":
+		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v5SkillName(typ, n)))
+	case negate || base == "llm-rubric" || base == "script":
 		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
+	}
+	if notTrajectory != "" && !hasKey(n, "negate") {
+		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	}
 	if negate {
 		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	}
 	return out
+}
+
+// v5SuggestType is the 5.x type name nearest to a misspelled one ("containz" → "contains"),
+// among the names a 5.x file may use; "" when none is near.
+func v5SuggestType(name string) string {
+	known := slices.Collect(maps.Keys(v5ToV4))
+	for _, t := range evaluatorTypes {
+		if t.in(Dialect5) {
+			known = append(append(known, t.Name), t.Aliases...)
+		}
+	}
+	slices.Sort(known) // the nearest of equals is the same on every run
+	s := suggest(name, known)
+	if s != "" && EditDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
+		return ""
+	}
+	return s
 }

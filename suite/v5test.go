@@ -156,6 +156,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	// execution and run: the test's threshold, skip_defaults and assert.
 	skipDefaults := false
 	var thr *float64
+	var trials *Trials
 	var execAssert *kv
 	l.execution(f.get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *kv) bool {
 		switch x.key {
@@ -188,12 +189,19 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 				if t := threshold(&x, fail); t != nil {
 					thr = t
 				}
-			case "repeat", "timeout_seconds", "budget_usd":
+			case "repeat": // for this test only, in place of the suite's
+				if t, good := v5RepeatOf(&x, "run.repeat", func(at *yaml.Node, msg string) { fail(at, "%s", msg) }); good {
+					trials = t
+				}
+			case "timeout_seconds", "budget_usd":
 				fail(x.kn, "a test's run %q is not supported yet", x.key)
 			default:
 				fail(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
 			}
 		}
+	}
+	if t, _ := v5OptionsRepeat(sx, f.get("options"), fail); t != nil {
+		trials = t
 	}
 	if e := f.get("threshold"); e != nil && !isNull(e.v) {
 		l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
@@ -296,7 +304,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		if c == nil {
 			continue
 		}
-		c.Threshold = thr
+		c.Threshold, c.Trials = thr, trials
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
 		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
