@@ -290,6 +290,10 @@ type EvaluatorSpec struct {
 	// Parsed is what the type's Parse made of the settings at load time, shared read-only by
 	// the cases using the entry; nil for a spec built in code (the evaluator reads Settings).
 	Parsed any `json:"-"`
+
+	// RecordType is the type results show when the file's dialect records the name as written
+	// (AgentV 5.x: `script`, `token-usage`, `llm-rubric`); "" shows Type.
+	RecordType string `json:",omitempty"`
 }
 
 // DefaultMaxCalls is how many calls a target proxy allows without `max_calls`.

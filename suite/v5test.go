@@ -222,11 +222,14 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		at = own.kn
 	}
 	evals := l.v5Assertions(ownItems, at, id, fail)
+	written := map[v5Pos]string{}
+	v5WrittenTypes(ownItems, written)
 	if suiteAsserts {
 		// As written: 5.3.1-next.1 renders a test's own fields with its vars, not the
 		// suite's assertions (yaml-parser.ts: globalExecution.assert goes to parseGraders as
 		// is; loadV5 warns about the templates they hold).
 		evals = append(evals, l.v5Assertions(sx.asserts, sx.assertsAt, id, fail)...)
+		v5WrittenTypes(sx.asserts, written)
 	}
 
 	var cf caseFields
@@ -294,6 +297,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		if c == nil {
 			continue
 		}
+		setRecordTypes(c.Evaluators, written)
 		c.Threshold = thr
 		c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), c.ID))
 		if d := l.v4Dependencies(f, c.ID, c); d != nil {
