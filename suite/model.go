@@ -110,12 +110,16 @@ type GradingRules struct {
 	// answer's arguments may hold more keys), and TraceOptional lets it score a case whose
 	// target left no trace (2.5 fails it).
 	ExactToolArgs, TraceOptional bool
+	// PromptfooReplies reads a judge reply with `pass` or `reason` the promptfoo way: its pass
+	// (and the entry's threshold) is the verdict (AgentV 5.x, llm-grader.ts:252-415).
+	PromptfooReplies bool
 }
 
 func GradingRulesOf(dialect string) GradingRules {
 	if dialect == Dialect4 || dialect == Dialect5 {
 		return GradingRules{As442: true, PassFail: true, AllItems: true,
-			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true}
+			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true,
+			PromptfooReplies: dialect == Dialect5}
 	}
 	return GradingRules{}
 }

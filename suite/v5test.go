@@ -222,7 +222,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		at = own.kn
 	}
 	evals := l.v5Assertions(ownItems, at, id, fail)
-	written := map[v5Pos]string{}
+	written := map[v5Pos]v5Written{}
 	v5WrittenTypes(ownItems, written)
 	if suiteAsserts {
 		// As written: 5.3.1-next.1 renders a test's own fields with its vars, not the

@@ -9,23 +9,28 @@ import (
 // AgentV 5.x records an assertion under the type name the file wrote (`script`, `token-usage`,
 // `llm-rubric`; a list of plain strings is one `llm-rubric`), where 4.x and 2.5 record the
 // grader's own type. Our graders keep one type each; the written name rides along in
-// EvaluatorSpec.RecordType, found again by the entry's position once the test is built.
+// EvaluatorSpec.RecordType, found again by the entry's position once the test is built. An
+// llm-rubric's text value, which the 4.x entry it becomes has no key for, rides along the same
+// way as EvaluatorSpec.Criteria.
 
 // v5Pos is where an assertion entry starts in its file.
 type v5Pos struct{ line, col int }
+
+// v5Written is what an entry wrote that its spec keeps: its type name, an llm-rubric's text.
+type v5Written struct{ typ, criteria string }
 
 // v5WrittenTypes adds the type name each entry of an assert list records, by position:
 // mapping entries their `type` (a `not-trajectory:` one its trajectory type, as 5.x's parser
 // turns it into an inverse check), the first plain string `llm-rubric`, assert-set members
 // likewise.
-func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]string) {
+func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 	sawString := false
 	for _, it := range items {
 		switch d := deref(it); {
 		case d == nil:
 		case isString(d) && strings.TrimSpace(d.Value) != "":
 			if !sawString {
-				into[v5Pos{d.Line, d.Column}] = "llm-rubric"
+				into[v5Pos{d.Line, d.Column}] = v5Written{typ: "llm-rubric"}
 				sawString = true
 			}
 		case d.Kind == yaml.MappingNode:
@@ -37,7 +42,11 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]string) {
 			if rest, ok := strings.CutPrefix(written, "not-"); ok && strings.HasPrefix(rest, "trajectory:") {
 				written = rest
 			}
-			into[v5Pos{d.Line, d.Column}] = written
+			w := v5Written{typ: written}
+			if v := deref(valueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !isNull(v) {
+				w.criteria = v.Value
+			}
+			into[v5Pos{d.Line, d.Column}] = w
 			if members := deref(valueOf(d, "assert")); members != nil && members.Kind == yaml.SequenceNode {
 				v5WrittenTypes(members.Content, into)
 			}
@@ -45,16 +54,23 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]string) {
 	}
 }
 
-// setRecordTypes gives each spec built from a 5.x entry the type name the file wrote. A name
-// is taken only where it is a name of the spec's own type (or llm-rubric on the LLM judge), so
-// an entry of another file at the same line and column (default_test: file://…) cannot lend
-// its name.
-func setRecordTypes(specs []*EvaluatorSpec, written map[v5Pos]string) {
+// setRecordTypes gives each spec built from a 5.x entry the type name the file wrote (and an
+// llm-rubric its text as criteria). A name is taken only where it names the spec's own type,
+// so an entry of another file at the same line and column (default_test: file://…) cannot
+// lend its name.
+func setRecordTypes(specs []*EvaluatorSpec, written map[v5Pos]v5Written) {
 	for _, s := range specs {
-		if w, ok := written[v5Pos{s.Pos.Line, s.Pos.Col}]; ok && w != s.Type && v5NamesType(w, s.Type) {
-			s.RecordType = w
-		}
 		setRecordTypes(s.Members, written)
+		w, ok := written[v5Pos{s.Pos.Line, s.Pos.Col}]
+		if !ok || !v5NamesType(w.typ, s.Type) {
+			continue
+		}
+		if w.typ != s.Type {
+			s.RecordType = w.typ
+		}
+		if w.criteria != "" && s.Prompt == nil {
+			s.Criteria = w.criteria
+		}
 	}
 }
 
