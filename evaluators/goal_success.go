@@ -53,7 +53,7 @@ func goalOf(spec *suite.EvaluatorSpec) (string, error) {
 	if text, ok := v.(string); ok && strings.TrimSpace(text) != "" {
 		return strings.TrimSpace(text), nil
 	}
-	return "", settingErr("value", "trajectory:goal-success needs the goal as text or as {goal: text}")
+	return "", settingErr("value", "needs the goal as text or as {goal: text}")
 }
 
 // goalSuccess judges the goal with the case's judge (or the entry's `target`).

@@ -115,6 +115,9 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		}
 		mapped = base // a grader registered under its 5.x name
 	}
+	if n = l.v5MetricEntry(n, base, id); n == nil {
+		return nil
+	}
 	out := mapping(n)
 	hasValue := false
 	for _, e := range entries(n) {
