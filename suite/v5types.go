@@ -54,10 +54,9 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 	}
 }
 
-// setRecordTypes gives each spec built from a 5.x entry the type name the file wrote (and an
-// llm-rubric its text as criteria). A name is taken only where it names the spec's own type,
-// so an entry of another file at the same line and column (default_test: file://…) cannot
-// lend its name.
+// setRecordTypes gives each spec built from the 5.x entries of one list the type name the file
+// wrote (and an llm-rubric its text as criteria). A name is taken only where it names the
+// spec's own type.
 func setRecordTypes(specs []*EvaluatorSpec, written map[v5Pos]v5Written) {
 	for _, s := range specs {
 		setRecordTypes(s.Members, written)
