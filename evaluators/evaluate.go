@@ -201,7 +201,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 	red := r.opts.Redactor
 	res = results.EvaluatorResult{
 		Name:                     name,
-		Type:                     typ,
+		Type:                     cmp.Or(spec.RecordType, typ),
 		Score:                    v.score,
 		Weight:                   weightOf(spec),
 		Verdict:                  verdictOf(r.rules.PassFail, v.score),

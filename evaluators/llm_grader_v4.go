@@ -123,7 +123,8 @@ func v4Verdict(score float64, as []v4Assertion) verdict {
 // assertions} verdict, or with rubrics a checklist ({checks: [{id, satisfied}]}) or score
 // ranges ({checks: [{id, score 0-10}]}).
 func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set *rubricSet) verdict {
-	criteria, override := r.in.Case.ExpectedOutcome, ""
+	// A 5.x llm-rubric's text value stands for the test's criteria (Criteria).
+	criteria, override := cmp.Or(spec.Criteria, r.in.Case.ExpectedOutcome), ""
 	switch p := spec.Prompt; {
 	case p == nil:
 	case p.Kind == suite.PromptInline && !suite.V4HasTemplateVariables(p.Text):
@@ -146,6 +147,9 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 		if set.ranges {
 			system = v4RangeSystem
 		}
+	}
+	if r.rules.PromptfooReplies && (set == nil || !set.ranges) {
+		parse = withPromptfoo(parse, spec, set, criteria)
 	}
 	var user string
 	switch vars := r.v4Vars(criteria, set); {

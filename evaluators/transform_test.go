@@ -8,8 +8,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// loadV5Case loads a one-test AgentV 5.x file (prompts "{{ input }}") written in dir.
-func loadV5Case(t *testing.T, dir, body string) *suite.Case {
+// loadV5OneTest loads a one-test AgentV 5.x file (prompts "{{ input }}") written in dir.
+func loadV5OneTest(t *testing.T, dir, body string) *suite.Case {
 	t.Helper()
 	s := suite.Load(writeFile(t, dir, "t.eval.yaml", "prompts: [\"{{ input }}\"]\n"+body), suite.LoadOptions{Cwd: dir})
 	if suite.HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
@@ -104,7 +104,7 @@ tests:
 			t.Parallel()
 			dir := t.TempDir()
 			writeFile(t, dir, "pick.js", "module.exports = (o) => JSON.parse(o).answer;\nmodule.exports.shout = (o) => JSON.parse(o).answer.toUpperCase();\n")
-			c := loadV5Case(t, dir, tt.body)
+			c := loadV5OneTest(t, dir, tt.body)
 			out := Evaluate(t.Context(), riskInput(c, tt.answer), &Options{})
 			if len(out.Results) != len(tt.want) {
 				t.Fatalf("%d results, want %d: %+v", len(out.Results), len(tt.want), out.Results)
@@ -126,7 +126,7 @@ tests:
 func TestTransformAssertSet(t *testing.T) {
 	t.Parallel()
 	needTool(t, "node")
-	c := loadV5Case(t, t.TempDir(), `tests:
+	c := loadV5OneTest(t, t.TempDir(), `tests:
   - id: t
     vars: {input: x}
     assert:

@@ -46,7 +46,9 @@ func missReason(ers []results.EvaluatorResult, m string) string {
 		}
 		return ""
 	}
-	if e.Type != suite.TypeLLMJudge && e.Type != "rubric" {
+	switch e.Type {
+	case suite.TypeLLMJudge, "rubric", "llm-rubric": // llm-rubric: a 5.x judge, recorded as written
+	default:
 		return ""
 	}
 	r := shortReason(e.Reasoning)

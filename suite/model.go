@@ -117,12 +117,16 @@ type GradingRules struct {
 	// answer's arguments may hold more keys), and TraceOptional lets it score a case whose
 	// target left no trace (2.5 fails it).
 	ExactToolArgs, TraceOptional bool
+	// PromptfooReplies reads a judge reply with `pass` or `reason` the promptfoo way: its pass
+	// (and the entry's threshold) is the verdict (AgentV 5.x, llm-grader.ts:252-415).
+	PromptfooReplies bool
 }
 
 func GradingRulesOf(dialect string) GradingRules {
 	if dialect == Dialect4 || dialect == Dialect5 {
 		return GradingRules{As442: true, PassFail: true, AllItems: true,
-			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true}
+			ExpectedName: "expected_output", ExactToolArgs: true, TraceOptional: true,
+			PromptfooReplies: dialect == Dialect5}
 	}
 	return GradingRules{}
 }
@@ -306,6 +310,10 @@ type EvaluatorSpec struct {
 	// Parsed is what the type's Parse made of the settings at load time, shared read-only by
 	// the cases using the entry; nil for a spec built in code (the evaluator reads Settings).
 	Parsed any `json:"-"`
+
+	// RecordType is the type results show when the file's dialect records the name as written
+	// (AgentV 5.x: `script`, `token-usage`, `llm-rubric`); "" shows Type.
+	RecordType string `json:",omitempty"`
 }
 
 // DefaultMaxCalls is how many calls a target proxy allows without `max_calls`.

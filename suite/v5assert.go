@@ -123,6 +123,9 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		}
 		mapped = base // a grader registered under its 5.x name
 	}
+	if n = l.v5MetricEntry(n, base, id); n == nil {
+		return nil
+	}
 	out := mapping(n)
 	hasValue := false
 	for _, e := range entries(n) {
@@ -165,7 +168,7 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 				fail(k, "llm-rubric %q is not accepted in AgentV 5.x: use %q", e.key, "value")
 				return nil
 			}
-		case "threshold", "provider":
+		case "provider":
 			if base == "llm-rubric" {
 				fail(k, "llm-rubric %q is not supported yet", e.key)
 				return nil
@@ -175,21 +178,20 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 				switch {
 				case isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0):
 					continue
+				case v.Kind == yaml.ScalarNode && v.Value == "":
+					continue // 5.x skips an empty value as it skips a missing one
 				case v.Kind == yaml.ScalarNode:
-					// One text is the criteria of the default grader prompt, not a checklist
-					// (registry/builtin-graders.ts at v5.3.1-next.1: criteria =
-					// formatRubricValue(value)), which is what the 4.x llm-grader makes of an
-					// inline prompt without template variables.
-					text := strings.TrimSpace(v.Value)
-					switch p := valueOf(n, "prompt"); {
-					case p != nil && !isNull(p):
+					// One text is the criteria of the default grader prompt as it is, never a
+					// template or a file (registry/builtin-graders.ts:166-168 at
+					// v5.3.1-next.1: criteria = formatRubricValue(value); only `prompt` is
+					// resolved as a file or template). It reaches the spec as Criteria
+					// (v5WrittenTypes), not as a prompt the 4.x reader would take for either.
+					if p := valueOf(n, "prompt"); p != nil && !isNull(p) {
 						fail(k, "llm-rubric with both a %q text and a %q is not supported yet", "value", "prompt")
 						return nil
-					case V4HasTemplateVariables(text) || strings.HasPrefix(text, v4PromptFilePrefix) || l.bareFile(text) != "":
-						fail(v, "llm-rubric %q text that reads as a grader template or a file name is not supported yet", "value")
-						return nil
 					}
-					k, v = strNode(k, "prompt"), strNode(v, text)
+					hasValue = true
+					continue
 				case v.Kind == yaml.MappingNode:
 					k, v = strNode(k, "criteria"), seqNode(v, v) // one structured criterion
 				case v.Kind == yaml.SequenceNode:

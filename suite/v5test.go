@@ -231,11 +231,16 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		at = own.kn
 	}
 	evals := l.v5Assertions(ownItems, at, id, fail)
+	// What each entry wrote, by position: the test's own and the suite's apart, since the
+	// suite's may come from another file (default_test: file://…).
+	ownWritten, suiteWritten, ownCount := map[v5Pos]v5Written{}, map[v5Pos]v5Written{}, len(evals)
+	v5WrittenTypes(ownItems, ownWritten)
 	if suiteAsserts {
 		// As written: 5.3.1-next.1 renders a test's own fields with its vars, not the
 		// suite's assertions (yaml-parser.ts: globalExecution.assert goes to parseGraders as
 		// is; loadV5 warns about the templates they hold).
 		evals = append(evals, l.v5Assertions(sx.asserts, sx.assertsAt, id, fail)...)
+		v5WrittenTypes(sx.asserts, suiteWritten)
 	}
 	assertTransforms := l.v5TakeTransforms(evals, nil)
 
@@ -304,6 +309,9 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		if c == nil {
 			continue
 		}
+		own := min(ownCount, len(c.Evaluators))
+		setRecordTypes(c.Evaluators[:own], ownWritten)
+		setRecordTypes(c.Evaluators[own:], suiteWritten)
 		c.Threshold, c.Trials = thr, trials
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
