@@ -165,11 +165,15 @@ func (m *migration) suiteExecution() {
 	m.did(kn, "execution removed (5.x rejects it)")
 }
 
-// repeat rewrites 4.x trials as 5.x repeat: pass_at_k is pass_any.
+// repeat rewrites 4.x trials as 5.x repeat: pass_at_k is pass_any with early_exit, since 4.x
+// stops at the first passing trial and 5.x runs every sample unless told to stop.
 func (m *migration) repeat(v *yaml.Node) *yaml.Node {
 	if s := get(v, "strategy"); s != nil && s.Kind == yaml.ScalarNode && s.Value == "pass_at_k" {
 		s.Value = "pass_any"
 		m.did(s, "trials strategy pass_at_k → pass_any")
+		if get(v, "early_exit") == nil {
+			set(v, "early_exit", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
+		}
 	}
 	return v
 }
