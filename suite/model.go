@@ -34,6 +34,9 @@ type Suite struct {
 	// Dependencies: a test of the file has `depends_on` (4.x), so the runner tracks when each
 	// case finishes.
 	Dependencies bool `json:",omitempty"`
+	// TargetDefs are targets the file defines itself (promptfoo `providers`, their graders):
+	// the plan builds them instead of looking names up in a targets file; nil if none.
+	TargetDefs []TargetDef `json:",omitempty"`
 	// Evaluators is the suite default list; Case.Evaluators is final.
 	Evaluators        []*EvaluatorSpec
 	GuidelinePatterns []string // patterns in force for this file (config file or defaults)
@@ -85,6 +88,8 @@ func DialectName(d string) string {
 		return "AgentV 4.x"
 	case Dialect5:
 		return "AgentV 5.x"
+	case DialectPromptfoo:
+		return "promptfoo"
 	}
 	return ""
 }

@@ -74,6 +74,10 @@ var (
 // An AgentV 5.x file is read here and reported as not to be read further (false): the
 // caller, loadYAML, dispatches 2.5 and 4.x only.
 func (l *loader) dialectOf(root *yaml.Node) (string, bool) {
+	if l.pfDetect(root) {
+		l.loadPF(root)
+		return DialectPromptfoo, false
+	}
 	if v5, ok := l.v5Detect(root); !ok {
 		return "", false
 	} else if v5 {
