@@ -394,6 +394,9 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 }
 
 func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
+	if len(s.TargetDefs) > 0 {
+		return p.defsFile(s)
+	}
 	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
 	if err != nil {
 		return nil, err
