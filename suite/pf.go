@@ -73,11 +73,11 @@ func (l *loader) loadPF(root *yaml.Node) {
 		}
 	}
 	graders := map[string]string{} // provider id → grader target name
-	var defThreshold *yaml.Node
+	var defThreshold, defAsserts *yaml.Node
 	if defaultTest != nil && !isNull(defaultTest.v) {
-		d, thr, good := l.pfDefaultTest(defaultTest, graders)
+		d, thr, asserts, good := l.pfDefaultTest(defaultTest, graders)
 		ok = good && ok
-		defThreshold = thr
+		defThreshold, defAsserts = thr, asserts
 		if d != nil {
 			v5.Content = append(v5.Content, strNode(defaultTest.kn, "default_test"), d)
 		}
@@ -92,7 +92,7 @@ func (l *loader) loadPF(root *yaml.Node) {
 	default:
 		list := seqNode(tests.v)
 		for i, t := range tests.v.Content {
-			if n, good := l.pfTest(deref(t), i, defThreshold, graders); good {
+			if n, good := l.pfTest(deref(t), i, defThreshold, defAsserts, graders); good {
 				list.Content = append(list.Content, n)
 			} else {
 				ok = false
@@ -125,16 +125,17 @@ func (l *loader) pfRules() {
 	l.s.Grading = GradingRulesOf(Dialect5)
 }
 
-// pfDefaultTest rewrites `defaultTest` as 5.x's default_test; its threshold is returned for
-// the tests without one (promptfoo: the test's threshold, else the default's).
-func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (*yaml.Node, *yaml.Node, bool) {
+// pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
+// without one) and its assertions are returned: promptfoo scores the default's assertions
+// first, then the test's, all rendered with the test's vars (evaluator.js,
+// prepareTestCaseForEval), so they go into each test rather than to 5.x's default_test.
+func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (d, thr, asserts *yaml.Node, ok bool) {
 	if e.v.Kind != yaml.MappingNode {
 		l.errorf(e.v, KindStructure, "", "promptfoo %q must be a mapping with %s, got %s", "defaultTest", strings.Join(pfDefaultKeys, ", "), kindName(e.v))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	out := mapping(e.v)
-	var thr *yaml.Node
-	ok := true
+	ok = true
 	for _, x := range entries(e.v) {
 		switch x.key {
 		case "vars", "metadata":
@@ -142,7 +143,7 @@ func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (*yaml.Node, *y
 		case "assert":
 			items, good := l.pfAsserts(x.v, "", graders, "")
 			ok = good && ok
-			out.Content = append(out.Content, x.kn, items)
+			asserts = items
 		case "options":
 			opts, grader, good := l.pfOptions(x.v, "", graders)
 			ok = good && ok
@@ -161,18 +162,14 @@ func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (*yaml.Node, *y
 	}
 	// The default grader holds for the default's assertions too: name it on each.
 	if g := graders[""]; g != "" {
-		for i := 0; i+1 < len(out.Content); i += 2 {
-			if out.Content[i].Value == "assert" {
-				pfSetGrader(out.Content[i+1], g)
-			}
-		}
+		pfSetGrader(asserts, g)
 	}
-	return out, thr, ok
+	return out, thr, asserts, ok
 }
 
 // pfTest rewrites one promptfoo test as a 5.x test: its description is its id (else its
 // position, test-N), its threshold (or the default's) run.threshold.
-func (l *loader) pfTest(n *yaml.Node, i int, defThreshold *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
+func (l *loader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
 	if n == nil || n.Kind != yaml.MappingNode {
 		l.errorf(n, KindCase, "", "tests[%d]: a promptfoo test must be a mapping with description, vars and assert, got %s", i, kindName(n))
 		return nil, false
@@ -193,6 +190,7 @@ func (l *loader) pfTest(n *yaml.Node, i int, defThreshold *yaml.Node, graders ma
 		}
 	}
 	content := false
+	var own *yaml.Node
 	for _, x := range entries(n) {
 		switch x.key {
 		case "description":
@@ -214,7 +212,7 @@ func (l *loader) pfTest(n *yaml.Node, i int, defThreshold *yaml.Node, graders ma
 			content = true
 			items, good := l.pfAsserts(x.v, id, graders, grader)
 			ok = good && ok
-			out.Content = append(out.Content, x.kn, items)
+			own = items
 		case "options":
 			content = true
 			opts, _, good := l.pfOptions(x.v, id, graders)
@@ -234,6 +232,9 @@ func (l *loader) pfTest(n *yaml.Node, i int, defThreshold *yaml.Node, graders ma
 		// promptfoo rejects a test with nothing but a description (main.js, readTest).
 		l.errorf(n, KindCase, id, "a promptfoo test needs one of vars, assert, options, metadata or threshold (case not loaded)")
 		ok = false
+	}
+	if all := pfJoin(n, defAsserts, own); all != nil {
+		out.Content = append(out.Content, strNode(all, "assert"), all)
 	}
 	if thr != nil && !isNull(thr) {
 		out.Content = append(out.Content, strNode(thr, "run"), mapping(thr, "threshold", thr))
@@ -361,4 +362,21 @@ func pfSetGrader(list *yaml.Node, grader string) {
 			list.Content[i] = &c
 		}
 	}
+}
+
+// pfJoin is the default's assertions then the test's, nil when there are none.
+func pfJoin(at, defaults, own *yaml.Node) *yaml.Node {
+	var items []*yaml.Node
+	for _, l := range []*yaml.Node{defaults, own} {
+		if l != nil && l.Kind == yaml.SequenceNode {
+			items = append(items, l.Content...)
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	if own != nil {
+		at = own
+	}
+	return seqNode(at, items...)
 }
