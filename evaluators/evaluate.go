@@ -38,6 +38,10 @@ type verdict struct {
 
 	// assertions are a 4.x verdict's criteria with their evidence (results.Assertion).
 	assertions []results.Assertion
+
+	// returned is the score as the grader gave it before clamping to [0, 1] (a script's 1.5),
+	// kept under GradingRules.ScoresAsReturned; nil when the grader gave none of its own.
+	returned *float64
 }
 
 // evaluator scores a case with one entry's parsed settings: what a registered type's Parse
@@ -119,11 +123,18 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 		}
 		res, c := r.run(ctx, spec), commonOf(spec)
 		if c.negate {
-			negateResult(&res, r.rules.PassFail)
+			r.negate(&res)
+			r.zeroWeight(&res)
 		}
 		out.Results, common = append(out.Results, res), append(common, c)
 	}
 	aggregate(out)
+	if r.rules.ScoresAsReturned {
+		out.Score = meanAsReturned(out.Results)
+	}
+	if r.rules.VerdictOfResults {
+		verdictOfResults(out, in.Case.Threshold != nil)
+	}
 	requiredGate(out, common, opts.Threshold)
 	if out.Errored && r.rules.As442 {
 		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
@@ -185,7 +196,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			v.reasoning = msg
 		}
 	}
-	v.score = clamp01(v.score)
+	v.score = r.scoreOf(v)
 	red := r.opts.Redactor
 	res = results.EvaluatorResult{
 		Name:                     name,
@@ -219,6 +230,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			res.Verdict = results.BandSkip
 		}
 	}
+	r.zeroWeight(&res)
 	return res
 }
 

@@ -115,6 +115,15 @@ type GradingRules struct {
 	// answer's arguments may hold more keys), and TraceOptional lets it score a case whose
 	// target left no trace (2.5 fails it).
 	ExactToolArgs, TraceOptional bool
+
+	// Rules of promptfoo 0.123.1 (docs/promptfoo.md, How a test is scored):
+	// ScoresAsReturned keeps a script's numeric score as it returned it (1.5, -0.5) and the
+	// case's weighted mean unclamped; ZeroWeightPasses reports an assertion of weight 0 as
+	// passing whatever it found (an assert-set keeps its verdict); NegateScriptVerdict makes
+	// not- on a javascript or python result flip its verdict and keep its score; and
+	// VerdictOfResults makes a case without its own threshold pass only when every result
+	// passed, whatever its score (evaluators.Outcome.Passed).
+	ScoresAsReturned, ZeroWeightPasses, NegateScriptVerdict, VerdictOfResults bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

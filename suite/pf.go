@@ -123,6 +123,10 @@ func (l *loader) pfRules() {
 	l.s.TrialPassAt = TrialPassAt4
 	l.s.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
 	l.s.Grading = GradingRulesOf(Dialect5)
+	l.s.Grading.ScoresAsReturned = true
+	l.s.Grading.ZeroWeightPasses = true
+	l.s.Grading.NegateScriptVerdict = true
+	l.s.Grading.VerdictOfResults = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
