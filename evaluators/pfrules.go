@@ -70,3 +70,10 @@ func meanAsReturned(rs []results.EvaluatorResult) float64 {
 	}
 	return sum / wsum
 }
+
+// noGraders is the outcome of a case without graders under NoGradersPass: score 1, passed
+// (promptfoo: AssertionsResult.noAssertsResult).
+func noGraders() *Outcome {
+	passed := true
+	return &Outcome{Score: 1, Hits: []string{}, Misses: []string{}, Results: []results.EvaluatorResult{}, Passed: &passed}
+}

@@ -122,8 +122,10 @@ type GradingRules struct {
 	// passing whatever it found (an assert-set keeps its verdict); NegateScriptVerdict makes
 	// not- on a javascript or python result flip its verdict and keep its score; and
 	// VerdictOfResults makes a case without its own threshold pass only when every result
-	// passed, whatever its score (evaluators.Outcome.Passed).
+	// passed, whatever its score (evaluators.Outcome.Passed); NoGradersPass scores a case
+	// without graders 1 and passes it, where other dialects run the default judge.
 	ScoresAsReturned, ZeroWeightPasses, NegateScriptVerdict, VerdictOfResults bool `json:",omitempty"`
+	NoGradersPass                                                             bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

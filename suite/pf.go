@@ -127,6 +127,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.ZeroWeightPasses = true
 	l.s.Grading.NegateScriptVerdict = true
 	l.s.Grading.VerdictOfResults = true
+	l.s.Grading.NoGradersPass = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -239,6 +240,10 @@ func (l *loader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node
 	}
 	if all := pfJoin(n, defAsserts, own); all != nil {
 		out.Content = append(out.Content, strNode(all, "assert"), all)
+	} else {
+		// No assertions: promptfoo scores the test 1 and passes it
+		// (AssertionsResult.noAssertsResult), which GradingRules.NoGradersPass does.
+		out.Content = append(out.Content, strNode(n, "assert"), seqNode(n))
 	}
 	if thr != nil && !isNull(thr) {
 		out.Content = append(out.Content, strNode(thr, "run"), mapping(thr, "threshold", thr))

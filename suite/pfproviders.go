@@ -112,7 +112,8 @@ func (l *loader) pfProvider(n *yaml.Node, where string) (TargetDef, bool) {
 }
 
 // pfReportedID is the id promptfoo reports a provider by: a string openai:chat:m is openai:m
-// (m alone with an apiBaseUrl or apiHost), anthropic:messages:m is anthropic:m; a provider
+// (m alone with an apiBaseUrl or apiHost), anthropic:messages:m is anthropic:m, azure:chat:d
+// is azure:d; a provider
 // written as {id} keeps its id (docs/promptfoo.md, Providers).
 func pfReportedID(id string, asMapping bool, cfg *yaml.Node) string {
 	if asMapping {
@@ -130,6 +131,8 @@ func pfReportedID(id string, asMapping bool, cfg *yaml.Node) string {
 		return "openai:" + m
 	case strings.HasPrefix(id, "anthropic:messages:"):
 		return "anthropic:" + strings.TrimPrefix(id, "anthropic:messages:")
+	case strings.HasPrefix(id, "azure:chat:"):
+		return "azure:" + strings.TrimPrefix(id, "azure:chat:") // AzureGenericProvider.id
 	}
 	return id
 }
