@@ -132,6 +132,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 		out.Results, common = append(out.Results, res), append(common, c)
 	}
 	aggregate(out)
+	if r.rules.GraderErrorFails {
+		out.Errored = false // a grader's error failed its assertion; the case is scored
+	}
 	if r.rules.ScoresAsReturned {
 		out.Score = meanAsReturned(out.Results)
 	}
@@ -231,6 +234,9 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			// 4.42.4 marks an llm-grader that could not grade "skip" (llm-grader.ts:351); the
 			// test is an error with score 0 there as here (orchestrator.ts:2142).
 			res.Verdict = results.BandSkip
+		}
+		if r.rules.GraderErrorFails {
+			res.Verdict = results.BandFail
 		}
 	}
 	r.zeroWeight(&res)

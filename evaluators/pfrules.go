@@ -1,6 +1,12 @@
 package evaluators
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/results"
 )
 
@@ -76,4 +82,51 @@ func meanAsReturned(rs []results.EvaluatorResult) float64 {
 func noGraders() *Outcome {
 	passed := true
 	return &Outcome{Score: 1, Hits: []string{}, Misses: []string{}, Results: []results.EvaluatorResult{}, Passed: &passed}
+}
+
+// pfRubricSystem asks an llm-rubric grader for promptfoo's verdict shape (our wording).
+const pfRubricSystem = `You check an answer against a rubric. Reply with one JSON object and nothing else:
+{"reason": "<why, in a sentence or two>", "pass": <true if the answer meets the rubric, else false>, "score": <number from 0.0 to 1.0>}`
+
+// parsePFRubric reads an llm-rubric verdict as promptfoo does (graders.js, matchesLlmRubric):
+// the first JSON object of the reply; `pass` defaults to true, `score` to 1 or 0 by pass and
+// is kept as given (1.5 stays). A reply without one is the grader's error, which
+// GradingRules.GraderErrorFails makes a failing assertion.
+func parsePFRubric(reply string) (verdict, error) {
+	obj, ok := firstJSONObject(reply)
+	if !ok {
+		return verdict{err: fmt.Errorf("the grader's reply holds no JSON verdict: %s", proc.Excerpt(reply, 200))}, nil
+	}
+	pass := true
+	if raw, ok := obj["pass"]; ok && !isNull(raw) {
+		pass = jsTruthy(raw)
+	}
+	score := b2f(pass)
+	if raw, ok := obj["score"]; ok && jsonKind(raw) == "number" {
+		score, _ = parseScoreRaw(raw)
+	}
+	var reason string
+	_ = json.Unmarshal(obj["reason"], &reason)
+	text := cmp.Or(reason, map[bool]string{true: "The grader passed the answer", false: "The grader failed the answer"}[pass])
+	v := v4Verdict(clamp01(score), []v4Assertion{{Text: text, Passed: pass}})
+	v.reasoning = reason
+	v.returned = &score
+	v.forcePass, v.forceFail = pass, !pass
+	return v, nil
+}
+
+// firstJSONObject is the first JSON object in text, scanning from each `{`.
+func firstJSONObject(text string) (map[string]json.RawMessage, bool) {
+	for i := strings.IndexByte(text, '{'); i >= 0; {
+		var obj map[string]json.RawMessage
+		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&obj) == nil && obj != nil {
+			return obj, true
+		}
+		next := strings.IndexByte(text[i+1:], '{')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return nil, false
 }

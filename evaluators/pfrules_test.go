@@ -123,3 +123,37 @@ func TestPromptfooScriptScores(t *testing.T) {
 		})
 	}
 }
+
+// TestParsePFRubric: promptfoo's reading of a grader's verdict, defaults included.
+func TestParsePFRubric(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, reply string
+		score       float64
+		pass, err   bool
+	}{
+		{"pass and score", `{"reason": "ok", "pass": true, "score": 0.9}`, 0.9, true, false},
+		{"pass only", `{"pass": false}`, 0, false, false},
+		{"score only passes", `{"score": 0.3}`, 0.3, true, false},
+		{"score above 1 kept", `{"pass": true, "score": 1.5}`, 1.5, true, false},
+		{"first object in prose", "Here: {\"pass\": true, \"score\": 0.5} done {\"pass\": false}", 0.5, true, false},
+		{"no JSON", "no verdict here", 0, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v, err := parsePFRubric(tt.reply)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (v.err != nil) != tt.err {
+				t.Fatalf("err %v, want error %v", v.err, tt.err)
+			}
+			if tt.err {
+				return
+			}
+			if *v.returned != tt.score || v.forcePass != tt.pass || v.forceFail == tt.pass {
+				t.Errorf("score %v pass %v/%v, want %v %v", *v.returned, v.forcePass, v.forceFail, tt.score, tt.pass)
+			}
+		})
+	}
+}

@@ -126,6 +126,10 @@ type GradingRules struct {
 	// without graders 1 and passes it, where other dialects run the default judge.
 	ScoresAsReturned, ZeroWeightPasses, NegateScriptVerdict, VerdictOfResults bool `json:",omitempty"`
 	NoGradersPass                                                             bool `json:",omitempty"`
+	// PromptfooRubric asks an llm-rubric grader once for {reason, pass, score} and reads
+	// promptfoo's defaults (pass true, score by pass, kept as given); GraderErrorFails makes a
+	// grader that could not grade a failing assertion with score 0, the case still scored.
+	PromptfooRubric, GraderErrorFails bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

@@ -128,6 +128,8 @@ func (l *loader) pfRules() {
 	l.s.Grading.NegateScriptVerdict = true
 	l.s.Grading.VerdictOfResults = true
 	l.s.Grading.NoGradersPass = true
+	l.s.Grading.PromptfooRubric = true
+	l.s.Grading.GraderErrorFails = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
