@@ -130,6 +130,9 @@ type GradingRules struct {
 	// promptfoo's defaults (pass true, score by pass, kept as given); GraderErrorFails makes a
 	// grader that could not grade a failing assertion with score 0, the case still scored.
 	PromptfooRubric, GraderErrorFails bool `json:",omitempty"`
+	// SimilarCosine scores similar by the cosine of the embeddings itself, as promptfoo does,
+	// where AgentV 5.x maps it onto 0..1 as (cos + 1) / 2.
+	SimilarCosine bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

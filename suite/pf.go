@@ -130,6 +130,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.NoGradersPass = true
 	l.s.Grading.PromptfooRubric = true
 	l.s.Grading.GraderErrorFails = true
+	l.s.Grading.SimilarCosine = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
