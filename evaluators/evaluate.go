@@ -89,6 +89,9 @@ type caseRun struct {
 	retries int
 	// temperature is the judge temperature of the 4.x llm-grader running now, nil for none.
 	temperature *float64
+	// returned: the result run made last scored the grader's own number (verdict.returned),
+	// which promptfoo's not- keeps (negate).
+	returned bool
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
@@ -203,6 +206,7 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 		}
 	}
 	v.score = r.scoreOf(v)
+	r.returned = v.returned != nil
 	red := r.opts.Redactor
 	res = results.EvaluatorResult{
 		Name:                     name,

@@ -17,9 +17,11 @@ import (
 // (promptfoo: handleJavascript and handlePython invert `pass`, not the score).
 var scriptTypes = map[string]bool{"javascript": true, "python": true}
 
-// negate applies an entry's negation to its result under the case's rules.
+// negate applies an entry's negation to its result under the case's rules: a script's number
+// or object keeps its score under NegateScriptVerdict; its true or false is negated as any
+// pass/fail result is (promptfoo scores it by the flipped verdict).
 func (r *caseRun) negate(res *results.EvaluatorResult) {
-	if r.rules.NegateScriptVerdict && scriptTypes[res.Type] && res.Error == "" {
+	if r.rules.NegateScriptVerdict && scriptTypes[res.Type] && res.Error == "" && r.returned {
 		switch res.Verdict {
 		case results.BandPass:
 			res.Verdict = results.BandFail

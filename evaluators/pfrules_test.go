@@ -110,6 +110,7 @@ func TestPromptfooScriptScores(t *testing.T) {
 		{"above 1 kept", js("1.5", false), pfRules(), 1.5, results.BandPass},
 		{"negative kept", js("-0.5", false), pfRules(), -0.5, results.BandFail},
 		{"not- flips the verdict only", js("0.8", true), pfRules(), 0.8, results.BandFail},
+		{"not- of false scores by the verdict", js("false", true), pfRules(), 1, results.BandPass},
 		{"5.x clamps", js("1.5", false), suite.GradingRulesOf(suite.Dialect5), 1, results.BandPass},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
