@@ -133,6 +133,9 @@ type GradingRules struct {
 	// SimilarCosine scores similar by the cosine of the embeddings itself, as promptfoo does,
 	// where AgentV 5.x maps it onto 0..1 as (cos + 1) / 2.
 	SimilarCosine bool `json:",omitempty"`
+	// SetMembersNegate applies a not- (negate) of an assert-set's member, as promptfoo does;
+	// AgentV 5.x applies negation to a test's own list only.
+	SetMembersNegate bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

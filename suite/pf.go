@@ -131,6 +131,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.PromptfooRubric = true
 	l.s.Grading.GraderErrorFails = true
 	l.s.Grading.SimilarCosine = true
+	l.s.Grading.SetMembersNegate = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -343,7 +344,7 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 					a, good := l.pfAssert(deref(m), id, graders, grader, depth+1)
 					ok = good && ok
 					if a != nil {
-						items.Content = append(items.Content, a)
+						items.Content = append(items.Content, pfNegated(a))
 					}
 				}
 			}
@@ -391,4 +392,18 @@ func pfJoin(at, defaults, own *yaml.Node) *yaml.Node {
 		at = own
 	}
 	return seqNode(at, items...)
+}
+
+// pfNegated writes a set member's not-X as X with negate: true, which the set's members
+// understand (GradingRules.SetMembersNegate); the test's own assertions go through 5.x's
+// reading of not-.
+func pfNegated(a *yaml.Node) *yaml.Node {
+	t := valueOf(a, "type")
+	rest, ok := strings.CutPrefix(t.Value, "not-")
+	if !ok || isEvaluatorType(t.Value) {
+		return a
+	}
+	out := replaceKey(a, "type", "", strNode(t, rest))
+	out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
+	return out
 }
