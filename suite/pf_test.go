@@ -179,3 +179,26 @@ func TestPromptfooNoAssertions(t *testing.T) {
 		t.Errorf("evaluators %s, want none", fmt.Sprint(c.Evaluators))
 	}
 }
+
+// TestPromptfooOddShapes: configs of the wrong shapes give errors, never a panic.
+func TestPromptfooOddShapes(t *testing.T) {
+	t.Parallel()
+	for i, content := range []string{
+		"providers: {}\ntests: []\n",
+		"providers: [null]\nprompts: ['x']\ntests: [null]\n",
+		"providers: [{label: x}]\nprompts: ['x']\ntests:\n  - assert: [hello, 3, null]\n",
+		"providers: [openai:chat:m]\ndefaultTest: [1]\nprompts: ['x']\ntests:\n  - vars: {}\n",
+		"providers: [openai:chat:m]\ndefaultTest: {options: {provider: null}}\nprompts: ['x']\ntests:\n  - vars: {}\n",
+		"providers: [openai:chat:m]\nprompts: ['x']\ntests:\n  - options: [1]\n    assert: [{type: assert-set, assert: [{type: not-foo}]}]\n",
+		"providers: [{id: openai:chat:m, config: [1]}]\nprompts: ['x']\ntests:\n  - vars: {}\n",
+		"providers: [openai:chat:m]\nprompts: ['x']\ntests:\n  - assert: [{type: llm-rubric, provider: {text: 3}}]\n",
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			s := loadTree(t, map[string]string{"promptfooconfig.yaml": content}, "promptfooconfig.yaml")
+			if !HasErrors(s.Diagnostics) {
+				t.Errorf("no error for:\n%s", content)
+			}
+		})
+	}
+}
