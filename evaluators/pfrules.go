@@ -132,3 +132,13 @@ func firstJSONObject(text string) (map[string]json.RawMessage, bool) {
 	}
 	return nil, false
 }
+
+// pythonThreshold fails a python object whose score is below the assertion's threshold under
+// GradingRules.PythonObjectThreshold (promptfoo: normalizeScriptAssertionResult); a
+// javascript object, and 5.x's, keep their own pass.
+func (r *caseRun) pythonThreshold(v verdict, raw json.RawMessage, threshold *float64) verdict {
+	if r.rules.PythonObjectThreshold && threshold != nil && jsonKind(raw) == "object" && v.returned != nil && *v.returned < *threshold {
+		v.forcePass, v.forceFail = false, true
+	}
+	return v
+}

@@ -12,6 +12,7 @@ import (
 func pfRules() suite.GradingRules {
 	g := suite.GradingRulesOf(suite.Dialect5)
 	g.ScoresAsReturned, g.ZeroWeightPasses, g.NegateScriptVerdict, g.VerdictOfResults, g.NoGradersPass = true, true, true, true, true
+	g.PythonObjectThreshold = true
 	return g
 }
 
@@ -154,6 +155,27 @@ func TestParsePFRubric(t *testing.T) {
 			}
 			if *v.returned != tt.score || v.forcePass != tt.pass || v.forceFail == tt.pass {
 				t.Errorf("score %v pass %v/%v, want %v %v", *v.returned, v.forcePass, v.forceFail, tt.score, tt.pass)
+			}
+		})
+	}
+}
+
+// TestPythonObjectThreshold: promptfoo fails a python object below the assertion threshold.
+func TestPythonObjectThreshold(t *testing.T) {
+	t.Parallel()
+	needTool(t, "python3")
+	py := &suite.EvaluatorSpec{Type: "python", Weight: 1, Settings: json.RawMessage(`{"value": "{'pass': True, 'score': 0.2}", "threshold": 0.5}`)}
+	for _, tt := range []struct {
+		name    string
+		rules   suite.GradingRules
+		verdict string
+	}{{"promptfoo", pfRules(), results.BandFail}, {"5.x", suite.GradingRulesOf(suite.Dialect5), results.BandPass}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := riskCase(t.TempDir(), py)
+			c.Suite.Grading = tt.rules
+			if r := Evaluate(t.Context(), riskInput(c, "x"), &Options{}).Results[0]; r.Verdict != tt.verdict || r.Score != 0.2 {
+				t.Errorf("%s %v, want %s 0.2 (%s)", r.Verdict, r.Score, tt.verdict, r.Reasoning)
 			}
 		})
 	}

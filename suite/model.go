@@ -136,6 +136,9 @@ type GradingRules struct {
 	// SetMembersNegate applies a not- (negate) of an assert-set's member, as promptfoo does;
 	// AgentV 5.x applies negation to a test's own list only.
 	SetMembersNegate bool `json:",omitempty"`
+	// PythonObjectThreshold fails a python assertion's result object whose score is below the
+	// assertion's threshold, as promptfoo does (5.x keeps the object's own pass).
+	PythonObjectThreshold bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

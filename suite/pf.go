@@ -132,6 +132,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.GraderErrorFails = true
 	l.s.Grading.SimilarCosine = true
 	l.s.Grading.SetMembersNegate = true
+	l.s.Grading.PythonObjectThreshold = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
