@@ -232,6 +232,10 @@ func assertSet(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *ass
 	var failed []string
 	for _, m := range cfg.members {
 		c := r.run(ctx, m)
+		if r.rules.SetMembersNegate && commonOf(m).negate {
+			r.negate(&c) // promptfoo negates a not- member inside a set too
+			r.zeroWeight(&c)
+		}
 		children = append(children, c)
 		sum += c.Weight * c.Score
 		wsum += c.Weight

@@ -38,6 +38,10 @@ type verdict struct {
 
 	// assertions are a 4.x verdict's criteria with their evidence (results.Assertion).
 	assertions []results.Assertion
+
+	// returned is the score as the grader gave it before clamping to [0, 1] (a script's 1.5),
+	// kept under GradingRules.ScoresAsReturned; nil when the grader gave none of its own.
+	returned *float64
 }
 
 // evaluator scores a case with one entry's parsed settings: what a registered type's Parse
@@ -91,6 +95,9 @@ type caseRun struct {
 	// caseErr, when set, is why no grader of the case can score (its transform failed).
 	answerValue json.RawMessage
 	caseErr     error
+	// returned: the result run made last scored the grader's own number (verdict.returned),
+	// which promptfoo's not- keeps (negate).
+	returned bool
 }
 
 // defaultSpecs is the evaluator list of a case that configures none (read only).
@@ -117,6 +124,9 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 	if in.Case.Suite != nil {
 		r.rules = in.Case.Suite.Grading
 	}
+	if isDefault && r.rules.NoGradersPass {
+		return noGraders()
+	}
 	r.applyCaseTransform(ctx)
 	out := &Outcome{Results: make([]results.EvaluatorResult, 0, len(specs))}
 	common := make([]commonKeys, 0, len(specs)) // of each result
@@ -126,11 +136,21 @@ func Evaluate(ctx context.Context, in *Input, opts *Options) *Outcome {
 		}
 		res, c := r.run(ctx, spec), commonOf(spec)
 		if c.negate {
-			negateResult(&res, r.rules.PassFail)
+			r.negate(&res)
+			r.zeroWeight(&res)
 		}
 		out.Results, common = append(out.Results, res), append(common, c)
 	}
 	aggregate(out)
+	if r.rules.GraderErrorFails {
+		out.Errored = false // a grader's error failed its assertion; the case is scored
+	}
+	if r.rules.ScoresAsReturned {
+		out.Score = meanAsReturned(out.Results)
+	}
+	if r.rules.VerdictOfResults {
+		verdictOfResults(out, in.Case.Threshold != nil)
+	}
 	requiredGate(out, common, opts.Threshold)
 	if out.Errored && r.rules.As442 {
 		out.Score = 0 // AgentV 4.x scores a test 0 when one of its graders could not score
@@ -197,7 +217,8 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			v.reasoning = msg
 		}
 	}
-	v.score = clamp01(v.score)
+	v.score = r.scoreOf(v)
+	r.returned = v.returned != nil
 	red := r.opts.Redactor
 	res = results.EvaluatorResult{
 		Name:                     name,
@@ -230,7 +251,11 @@ func (r *caseRun) run(ctx context.Context, spec *suite.EvaluatorSpec) (res resul
 			// test is an error with score 0 there as here (orchestrator.ts:2142).
 			res.Verdict = results.BandSkip
 		}
+		if r.rules.GraderErrorFails {
+			res.Verdict = results.BandFail
+		}
 	}
+	r.zeroWeight(&res)
 	return res
 }
 

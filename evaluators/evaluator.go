@@ -50,4 +50,7 @@ type Outcome struct {
 	// evaluators: AgentV records it at the top of the record, and Results then hold none.
 	DefaultJudgeRequest json.RawMessage
 	Errored             bool // some evaluator could not score (its Error is set)
+	// Passed, under GradingRules.VerdictOfResults for a case without its own threshold, is
+	// the case's verdict: every result passed. nil: the score against the threshold decides.
+	Passed *bool
 }

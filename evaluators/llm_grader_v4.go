@@ -142,6 +142,10 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 		override = out
 	}
 	system, parse := v4FreeformSystem, parseV4Freeform
+	if set == nil && r.rules.PromptfooRubric {
+		// promptfoo asks once and reads {reason, pass, score} (graders.js, matchesLlmRubric).
+		system, parse = pfRubricSystem, parsePFRubric
+	}
 	if set != nil {
 		system, parse = v4ChecklistSystem, func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
 		if set.ranges {
@@ -167,7 +171,7 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 	}
 	r.temperature = v4Temperature(spec)
 	defer func() { r.temperature = nil }()
-	return r.grade(ctx, spec.Target, user, system, parse, true)
+	return r.grade(ctx, spec.Target, user, system, parse, !r.rules.PromptfooRubric)
 }
 
 // v4Attempts is how many times a judge is asked before its reply is sent back for repair.

@@ -128,7 +128,7 @@ func python(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, a *pyAssert
 	if !json.Valid([]byte(out)) {
 		return failedScript(label, "its output is not one JSON value (does the code print?): "+proc.Excerpt(out, 200))
 	}
-	return scriptResult(json.RawMessage(out), label, a.threshold)
+	return r.pythonThreshold(scriptResult(json.RawMessage(out), label, a.threshold), json.RawMessage(out), a.threshold)
 }
 
 // pyInterpreter finds python3, else python.

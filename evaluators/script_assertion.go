@@ -151,6 +151,7 @@ func scriptResult(raw json.RawMessage, label string, threshold *float64) verdict
 	var reason string
 	var hasReason bool
 	var details json.RawMessage
+	var returned *float64 // the score before clamping
 	switch jsonKind(raw) {
 	case "null":
 		// 5.x reads `.score` of it and fails with the TypeError.
@@ -163,6 +164,7 @@ func scriptResult(raw json.RawMessage, label string, threshold *float64) verdict
 		_ = json.Unmarshal(raw, &f)
 		score = clamp01(f)
 		passed = score >= mark
+		returned = &f
 	default:
 		var obj struct {
 			Score      json.RawMessage   `json:"score"`
@@ -176,6 +178,7 @@ func scriptResult(raw json.RawMessage, label string, threshold *float64) verdict
 		case jsonKind(obj.Score) == "number":
 			f, _ := parseScoreRaw(obj.Score)
 			score = clamp01(f)
+			returned = &f
 		case string(obj.Pass) == "true":
 			score = 1
 		}
@@ -217,6 +220,7 @@ func scriptResult(raw json.RawMessage, label string, threshold *float64) verdict
 	v.reasoning = reason
 	v.details = details
 	v.forcePass, v.forceFail = passed, !passed
+	v.returned = returned
 	return v
 }
 

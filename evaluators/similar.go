@@ -112,7 +112,11 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 	if err != nil {
 		return verdict{err: fmt.Errorf("similar: %w", err)}
 	}
-	score := clamp01((cosine(vecs[0], vecs[1]) + 1) / 2)
+	cos := cosine(vecs[0], vecs[1])
+	score := clamp01((cos + 1) / 2)
+	if r.rules.SimilarCosine {
+		score = cos // promptfoo scores the cosine itself (matchesSimilarity)
+	}
 	pass := score >= cfg.threshold
 	op := "<"
 	if pass {
@@ -120,6 +124,9 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 	}
 	v := passFail(pass, fmt.Sprintf("Embedding similarity %s %s %s", strconv.FormatFloat(score, 'f', 3, 64), op, jsNumber(cfg.threshold)))
 	v.score = score
+	if r.rules.SimilarCosine {
+		v.returned = &score
+	}
 	v.details, _ = json.Marshal(struct {
 		Threshold float64 `json:"threshold"`
 		Metric    string  `json:"metric"`

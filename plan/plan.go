@@ -398,7 +398,14 @@ func (p *Planner) targetName(s *suite.Suite, c *suite.Case) string {
 	return cmp.Or(c.Target, s.Target, "default")
 }
 
+// errOwnTargets is the targets file of a suite that defines all its targets (a promptfoo
+// config): a target it does not define is not found.
+var errOwnTargets = errors.New("the file defines its targets itself (promptfoo providers); no targets file is read")
+
 func (p *Planner) targetsFile(s *suite.Suite) (*targets.File, error) {
+	if s.OwnTargets {
+		return nil, errOwnTargets
+	}
 	tf, err := p.loadTargets(s.Dir, s.RepoRoot)
 	if err != nil {
 		return nil, err

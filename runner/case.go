@@ -100,6 +100,13 @@ func (r *Runner) runOnce(ctx context.Context, p providers.Provider, j *plan.Job,
 	rec.DurationMS = time.Since(start).Milliseconds()
 	rec.Error = s.errMsg
 	settle(rec, threshold, own, s.errMsg != "")
+	if p := s.out.Passed; p != nil && rec.Verdict != results.VerdictError {
+		// The file's rules make the verdict the graders' (promptfoo: every assertion passed).
+		rec.Verdict = results.VerdictFail
+		if *p {
+			rec.Verdict = results.VerdictPass
+		}
+	}
 	return rec
 }
 

@@ -40,8 +40,10 @@ type Suite struct {
 	Cases             []*Case  // in file order; cases that failed to load are absent
 	Diagnostics       []Diagnostic
 
-	// TargetDefs are the targets the eval file defines itself (5.x), nil if none.
+	// TargetDefs are the targets the eval file defines itself (5.x, promptfoo `providers`),
+	// nil if none; with OwnTargets they are its only ones and no targets file is read.
 	TargetDefs []TargetDef `json:",omitempty"`
+	OwnTargets bool        `json:",omitempty"`
 }
 
 // TrialPassAt4 is the score a trial of an AgentV 4.x file passes at, whatever the case
@@ -92,6 +94,8 @@ func DialectName(d string) string {
 		return "AgentV 4.x"
 	case Dialect5:
 		return "AgentV 5.x"
+	case DialectPromptfoo:
+		return "promptfoo"
 	}
 	return ""
 }
@@ -120,6 +124,30 @@ type GradingRules struct {
 	// PromptfooReplies reads a judge reply with `pass` or `reason` the promptfoo way: its pass
 	// (and the entry's threshold) is the verdict (AgentV 5.x, llm-grader.ts:252-415).
 	PromptfooReplies bool
+
+	// Rules of promptfoo 0.123.1 (docs/promptfoo.md, How a test is scored):
+	// ScoresAsReturned keeps a script's numeric score as it returned it (1.5, -0.5) and the
+	// case's weighted mean unclamped; ZeroWeightPasses reports an assertion of weight 0 as
+	// passing whatever it found (an assert-set keeps its verdict); NegateScriptVerdict makes
+	// not- on a javascript or python result flip its verdict and keep its score; and
+	// VerdictOfResults makes a case without its own threshold pass only when every result
+	// passed, whatever its score (evaluators.Outcome.Passed); NoGradersPass scores a case
+	// without graders 1 and passes it, where other dialects run the default judge.
+	ScoresAsReturned, ZeroWeightPasses, NegateScriptVerdict, VerdictOfResults bool `json:",omitempty"`
+	NoGradersPass                                                             bool `json:",omitempty"`
+	// PromptfooRubric asks an llm-rubric grader once for {reason, pass, score} and reads
+	// promptfoo's defaults (pass true, score by pass, kept as given); GraderErrorFails makes a
+	// grader that could not grade a failing assertion with score 0, the case still scored.
+	PromptfooRubric, GraderErrorFails bool `json:",omitempty"`
+	// SimilarCosine scores similar by the cosine of the embeddings itself, as promptfoo does,
+	// where AgentV 5.x maps it onto 0..1 as (cos + 1) / 2.
+	SimilarCosine bool `json:",omitempty"`
+	// SetMembersNegate applies a not- (negate) of an assert-set's member, as promptfoo does;
+	// AgentV 5.x applies negation to a test's own list only.
+	SetMembersNegate bool `json:",omitempty"`
+	// PythonObjectThreshold fails a python assertion's result object whose score is below the
+	// assertion's threshold, as promptfoo does (5.x keeps the object's own pass).
+	PythonObjectThreshold bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

@@ -72,6 +72,9 @@ var (
 // for a file with the case lists of two dialects (named both) or mixing 5.x keys with another
 // dialect's.
 func (l *loader) dialectOf(root *yaml.Node) string {
+	if l.pfDetect(root) {
+		return DialectPromptfoo
+	}
 	if v5, ok := l.v5Detect(root); !ok {
 		return ""
 	} else if v5 {

@@ -44,6 +44,9 @@ func (l *loader) loadYAML() {
 	switch l.dialectOf(root) {
 	case "":
 		return
+	case DialectPromptfoo:
+		l.loadPF(root)
+		return
 	case Dialect5:
 		l.loadV5(root)
 		return

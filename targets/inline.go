@@ -17,6 +17,16 @@ func Inline(s *suite.Suite, env LookupEnv, red *redact.Redactor) *File {
 	f := &File{Path: s.Path, Abs: s.Abs, invalid: map[string]error{}, budget: decodeBudget}
 	seen := map[string]bool{}
 	for _, d := range s.TargetDefs {
+		if d.Provider != "" { // a promptfoo provider
+			t, err := fromDef(d, s.Dir, env, red)
+			t.File = f.Path
+			if err != nil {
+				f.add(diagnosticOf(err, t))
+				f.invalid[t.Name] = err
+			}
+			f.Targets = append(f.Targets, t)
+			continue
+		}
 		var doc yaml.Node
 		if err := yaml.Load(d.Settings, &doc); err != nil {
 			f.errorf(d.Pos, "target %q: %v", d.Name, err)

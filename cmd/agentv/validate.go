@@ -85,6 +85,12 @@ func (c *Command) validateCmd(args []string) int {
 				read = append(read, h)
 			}
 		}
+		if len(s.TargetDefs) > 0 { // targets the file defines itself
+			diags = append(diags, targets.Inline(s, nil, red).Diagnostics...)
+		}
+		if s.OwnTargets { // a promptfoo config: its providers are its only targets
+			continue
+		}
 		tpath, err := targets.FindFile(*targetsPath, s.Dir, s.RepoRoot, c.Cwd)
 		if err != nil {
 			diags = append(diags, suite.Diagnostic{File: s.Path, Severity: suite.SeverityError, Message: err.Error()})

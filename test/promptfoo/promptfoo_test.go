@@ -1,0 +1,422 @@
+// Package promptfoo_test runs the promptfoo configs of testdata/ through agentv and compares
+// each test × provider's score, verdict and assertions with what promptfoo 0.123.1 gave on the
+// same configs (testdata/*/expected.json, recorded by scripts/record-promptfoo.sh against
+// testdata/fake_openai.py; see testdata/README.md). Every difference must be either a
+// documented one (known-differences.yaml, with a doc anchor in docs/promptfoo.md) or a gap
+// waiting for a fix (pending.yaml). The configs of testdata/unsupported/ must each be refused
+// with a positioned error naming what is not supported.
+package promptfoo_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/results"
+)
+
+var agentvBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "promptfoo-")
+	if err != nil {
+		panic(err)
+	}
+	agentvBin = filepath.Join(dir, "agentv")
+	build := exec.Command("go", "build", "-o", agentvBin, "./cmd/agentv")
+	build.Dir = moduleRoot()
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		panic("could not build agentv: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// expected is a config's expected.json.
+type expected struct {
+	Results []expectedRow `json:"results"`
+}
+
+type expectedRow struct {
+	Test          *string             `json:"test"`
+	TestIndex     int                 `json:"test_index"`
+	Column        int                 `json:"column"`
+	Provider      string              `json:"provider"`
+	ProviderLabel string              `json:"provider_label"`
+	Score         float64             `json:"score"`
+	Pass          bool                `json:"pass"`
+	FailureReason int                 `json:"failure_reason"`
+	Assertions    []expectedAssertion `json:"assertions"`
+}
+
+type expectedAssertion struct {
+	Type  string  `json:"type"`
+	Score float64 `json:"score"`
+	Pass  bool    `json:"pass"`
+}
+
+// id is the case id agentv gives the row's test: its description, else test-N (1-based).
+func (r expectedRow) id() string {
+	if r.Test != nil && strings.TrimSpace(*r.Test) != "" {
+		return strings.TrimSpace(*r.Test)
+	}
+	return fmt.Sprintf("test-%d", r.TestIndex+1)
+}
+
+// target is the target agentv reports the row under: the label, else the reported id.
+func (r expectedRow) target() string {
+	if r.ProviderLabel != "" {
+		return r.ProviderLabel
+	}
+	return r.Provider
+}
+
+// difference is one field where agentv and promptfoo disagree.
+type difference struct {
+	config, test, field, ours, theirs string
+}
+
+func (d difference) String() string {
+	return fmt.Sprintf("%s/%s %s: agentv %s, promptfoo %s", d.config, d.test, d.field, d.ours, d.theirs)
+}
+
+// listed is an entry of known-differences.yaml or pending.yaml; `*` in config, test or field
+// matches any text, and an entry that matches no difference fails the test.
+type listed struct {
+	Config string `yaml:"config"`
+	Test   string `yaml:"test"`
+	Field  string `yaml:"field"`
+	Doc    string `yaml:"doc"`
+	Source string `yaml:"source"`
+	Why    string `yaml:"why"`
+	used   bool
+}
+
+func (e *listed) matches(d difference) bool {
+	return glob(e.Config, d.config) && glob(e.Test, d.test) && glob(e.Field, d.field)
+}
+
+// glob matches s against pat, where only `*` is special (field names hold brackets).
+func glob(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(s)
+}
+
+func readListed(t *testing.T, name string) []*listed {
+	t.Helper()
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []*listed
+	if err := yaml.Unmarshal(raw, &entries); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for i, e := range entries {
+		if e.Config == "" || e.Test == "" || e.Field == "" || e.Why == "" {
+			t.Fatalf("%s: entry %d needs config, test, field and why", name, i+1)
+		}
+	}
+	return entries
+}
+
+func TestAgainstPromptfoo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every config end to end")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the fake model server and the exec: providers are Python scripts")
+	}
+	known := readListed(t, "known-differences.yaml")
+	pending := readListed(t, "pending.yaml")
+	doc, err := os.ReadFile(filepath.Join(moduleRoot(), "docs", "promptfoo.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := headingAnchors(string(doc))
+	for _, e := range known {
+		if e.Doc == "" || e.Source == "" {
+			t.Fatalf("known-differences.yaml: %s/%s %s needs doc and source", e.Config, e.Test, e.Field)
+		}
+		if !anchors[strings.TrimPrefix(e.Doc, "#")] {
+			t.Errorf("known-differences.yaml: doc %q is no heading of docs/promptfoo.md", e.Doc)
+		}
+	}
+	configs, err := filepath.Glob("testdata/*/expected.json")
+	if err != nil || len(configs) == 0 {
+		t.Fatalf("no configs in testdata: %v", err)
+	}
+	work := t.TempDir()
+	if err := os.CopyFS(work, os.DirFS("testdata")); err != nil {
+		t.Fatal(err)
+	}
+	env := fakeEnv(t, work)
+
+	var all []difference
+	for _, exp := range configs {
+		name := filepath.Base(filepath.Dir(exp))
+		var want expected
+		raw, err := os.ReadFile(exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", exp, err)
+		}
+		recs, err := runConfig(t, filepath.Join(work, name), env)
+		if err != nil {
+			t.Logf("%s: %v", name, err)
+			all = append(all, difference{name, "*", "run", "no results file", "results"})
+		}
+		all = append(all, compare(name, want, recs)...)
+	}
+
+	for _, d := range all {
+		i := slices.IndexFunc(known, func(e *listed) bool { return e.matches(d) })
+		if i >= 0 {
+			known[i].used = true
+			continue
+		}
+		if i = slices.IndexFunc(pending, func(e *listed) bool { return e.matches(d) }); i >= 0 {
+			pending[i].used = true
+			t.Logf("pending: %s", d)
+			continue
+		}
+		t.Errorf("%s", d)
+	}
+	for _, list := range []struct {
+		name    string
+		entries []*listed
+	}{{"known-differences.yaml", known}, {"pending.yaml", pending}} {
+		for _, e := range list.entries {
+			if !e.used {
+				t.Errorf("%s: %s/%s %s matches no difference any more: remove it", list.name, e.Config, e.Test, e.Field)
+			}
+		}
+	}
+}
+
+// TestUnsupportedConfigs runs each config of testdata/unsupported/: agentv must refuse it with
+// an error positioned in the config (file:line:col) that says what is not supported.
+func TestUnsupportedConfigs(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/unsupported/*/promptfooconfig.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no unsupported configs: %v", err)
+	}
+	// What each config must be told, by the key or type it uses.
+	names := map[string]string{
+		"redteam": `"redteam"`, "scenarios": `"scenarios"`, "derived_metrics": `"derivedMetrics"`,
+		"var_arrays": `var "text" is a list`, "tests_file": `"tests" must be a list`, "http_provider": `provider "http"`,
+		"select_best": `type "select-best"`, "nunjucks_filters": `"nunjucksFilters"`,
+	}
+	positioned := regexp.MustCompile(`(?m)^error: promptfooconfig\.yaml:\d+:\d+: .*not supported`)
+	for _, cfg := range dirs {
+		name := filepath.Base(filepath.Dir(cfg))
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(agentvBin, "eval", "promptfooconfig.yaml", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
+			cmd.Dir = filepath.Dir(cfg)
+			cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=", "CI=", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_API_KEY=sk-none")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("agentv ran the config:\n%s", out)
+			}
+			if !positioned.Match(out) {
+				t.Fatalf("no positioned error saying what is not supported:\n%s", out)
+			}
+			want, ok := names[name]
+			if !ok {
+				t.Fatalf("add what %s must be told to the table of this test", name)
+			}
+			if !strings.Contains(string(out), want) {
+				t.Errorf("the error does not name %s:\n%s", want, out)
+			}
+		})
+	}
+}
+
+// fakeEnv starts testdata/fake_openai.py on loopback and returns the environment that points
+// every vendor at it, as scripts/record-promptfoo.sh does.
+func fakeEnv(t *testing.T, work string) []string {
+	t.Helper()
+	portFile := filepath.Join(t.TempDir(), "port")
+	cmd := exec.Command("python3", filepath.Join(work, "fake_openai.py"), "--port", "0", "--port-file", portFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var port string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if p, err := os.ReadFile(portFile); err == nil && len(bytes.TrimSpace(p)) > 0 {
+			port = strings.TrimSpace(string(p))
+			break
+		}
+	}
+	if port == "" {
+		t.Fatal("fake_openai.py did not write its port")
+	}
+	base := "http://127.0.0.1:" + port
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_API_HOST", "AZURE_API_HOST", "GEMINI_API_KEY", "OPENAI_API_BASE_URL",
+			"GITHUB_ACTIONS", "CI":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "OPENAI_BASE_URL="+base+"/v1", "OPENAI_API_KEY=sk-fake-loopback",
+		"ANTHROPIC_BASE_URL="+base, "ANTHROPIC_API_KEY=sk-ant-fake-loopback",
+		"AZURE_API_BASE_URL="+base, "AZURE_API_KEY=fake-azure-loopback",
+		"GOOGLE_API_BASE_URL="+base, "GOOGLE_API_KEY=fake-google-loopback")
+}
+
+// runConfig runs a config as the recording did (no cache) and returns its case records, or
+// what kept it from writing any.
+func runConfig(t *testing.T, dir string, env []string) ([]*results.Record, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	cmd := exec.Command(agentvBin, "eval", "promptfooconfig.yaml", "--workers", "1", "--cache=off", "--out", out)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	_ = cmd.Run() // a failing gate exits non-zero; the records say what happened
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("no results file (%w); output:\n%s", err, stderr.String())
+	}
+	defer f.Close()
+	var recs []*results.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var probe struct {
+			Record string `json:"record"`
+		}
+		if json.Unmarshal(sc.Bytes(), &probe) == nil && probe.Record != "" {
+			continue // run_start and other non-case lines
+		}
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		recs = append(recs, &r)
+	}
+	return recs, sc.Err()
+}
+
+// compare lists the differences between agentv's records and a config's expected rows. A row
+// is found by its test's id and its target; the rows of several prompts (agentv: id__prompt_…)
+// are taken in order.
+func compare(config string, want expected, recs []*results.Record) []difference {
+	var diffs []difference
+	seen := map[*results.Record]bool{}
+	for _, e := range want.Results {
+		id, target := e.id(), e.target()
+		i := slices.IndexFunc(recs, func(r *results.Record) bool {
+			return !seen[r] && (r.EvalID == id || strings.HasPrefix(r.EvalID, id+"__prompt_")) && r.Target == target
+		})
+		name := id + "@" + target
+		if i < 0 {
+			diffs = append(diffs, difference{config, name, "row", "missing", "present"})
+			continue
+		}
+		r := recs[i]
+		seen[r] = true
+		add := func(field, ours, theirs string) {
+			if ours != theirs {
+				diffs = append(diffs, difference{config, name, field, ours, theirs})
+			}
+		}
+		add("score", num(r.Score), num(e.Score))
+		add("pass", fmt.Sprint(r.Verdict == results.VerdictPass), fmt.Sprint(e.Pass))
+		add("error", fmt.Sprint(r.Verdict == results.VerdictError), fmt.Sprint(e.FailureReason == 2))
+		if e.FailureReason == 2 {
+			continue // promptfoo ran no assertions on an errored result
+		}
+		ours := flatten(r.EvaluatorResults)
+		add("assertions", fmt.Sprint(len(ours)), fmt.Sprint(len(e.Assertions)))
+		for j, a := range e.Assertions {
+			if j >= len(ours) {
+				break
+			}
+			f := fmt.Sprintf("assertions[%d].", j)
+			add(f+"score", num(ours[j].Score), num(a.Score))
+			add(f+"pass", fmt.Sprint(ours[j].Verdict == "pass"), fmt.Sprint(a.Pass))
+		}
+	}
+	for _, r := range recs {
+		if !seen[r] {
+			diffs = append(diffs, difference{config, r.EvalID + "@" + r.Target, "row", "present", "missing"})
+		}
+	}
+	return diffs
+}
+
+// flatten lists results as promptfoo lists an assert-set: the set, then its members.
+func flatten(rs []results.EvaluatorResult) []results.EvaluatorResult {
+	var out []results.EvaluatorResult
+	for _, r := range rs {
+		out = append(out, r)
+		out = append(out, flatten(r.EvaluatorResults)...)
+	}
+	return out
+}
+
+// num prints a score so that values within 1e-9 print the same: promptfoo adds weighted
+// scores in the order graders finish.
+func num(f float64) string {
+	if math.Abs(f-math.Round(f)) < 1e-9 {
+		return fmt.Sprint(math.Round(f))
+	}
+	return fmt.Sprintf("%.9f", f)
+}
+
+// headingAnchors are the anchors GitHub gives the Markdown headings of doc: lower case,
+// punctuation dropped, spaces as hyphens.
+func headingAnchors(doc string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(doc, "\n") {
+		h := strings.TrimLeft(line, "#")
+		if len(h) == len(line) || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+			switch {
+			case r == ' ' || r == '-':
+				b.WriteByte('-')
+			case r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
+}
