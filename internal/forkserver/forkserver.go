@@ -27,11 +27,23 @@ const (
 	Fork    = "fork"    // Python scripts from a fork server
 )
 
-// enabled is the run-wide switch (SetIsolation); off until the command turns it on.
+// enabled is the run-wide switch (SetIsolation). AGENTV_GRADER_ISOLATION=process turns it off
+// for a whole process, tests included (.ci/run runs the grader tests both ways).
 var enabled atomic.Bool
 
-// SetIsolation sets how Run starts Python graders for the whole process.
-func SetIsolation(mode string) { enabled.Store(mode == Fork) }
+func init() { SetIsolation("") }
+
+// EnvVar sets the default of --grader-isolation.
+const EnvVar = "AGENTV_GRADER_ISOLATION"
+
+// SetIsolation sets how Run starts Python graders for the whole process: Fork, Process, or ""
+// for the default (AGENTV_GRADER_ISOLATION, else Fork).
+func SetIsolation(mode string) {
+	if mode == "" {
+		mode = os.Getenv(EnvVar)
+	}
+	enabled.Store(mode != Process)
+}
 
 // Enabled reports whether Run may use a fork server.
 func Enabled() bool { return enabled.Load() }
