@@ -42,6 +42,10 @@ var misbehaving = []struct {
 	{name: "os._exit skips buffers", script: `import os,sys; sys.stdout.write("lost"); os._exit(7)`},
 	{name: "segfault", script: `import ctypes; ctypes.string_at(0)`},
 	{name: "hang killed with its child", script: `import subprocess,time; p=subprocess.Popen(["sleep","30"]); open("child.pid","w").write(str(p.pid)); time.sleep(30)`, timeout: 1500 * time.Millisecond},
+	{name: "syntax error", script: "x = = 1"},
+	{name: "main module like a spawned one", script: `import sys; print(__file__, __name__, __spec__, __cached__, type(__builtins__).__name__, type(__loader__).__name__, sys.modules["__main__"].__file__ == __file__)`},
+	{name: "own excepthook", script: "import sys\nsys.excepthook = lambda t, e, tb: print('hooked', e, file=sys.stderr)\nraise KeyError('k')"},
+	{name: "ctrl-c", script: "raise KeyboardInterrupt"},
 	{name: "garbage", script: `import sys; sys.stdout.buffer.write(bytes(range(256))); sys.stderr.write("\x00oops")`},
 	{name: "huge output capped", script: `import sys; sys.stdout.write("x"*100000); sys.stderr.write("y"*100000)`, max: 1000},
 	{name: "writes a file in cwd", script: `open("out.txt","w").write("hi"); print(open("out.txt").read())`},
@@ -85,6 +89,7 @@ func TestForkMatchesSpawn(t *testing.T) {
 				if tc.timeout > 0 {
 					checkGone(t, filepath.Join(dir, "child.pid"))
 				}
+				res.Stdout = []byte(strings.ReplaceAll(string(res.Stdout), dir, "DIR"))
 				return res, strings.ReplaceAll(errText(err), dir, "DIR"), strings.ReplaceAll(string(res.Stderr), dir, "DIR")
 			}
 			sres, serr, sstderr := run(false)

@@ -38,24 +38,36 @@ def _exit_code(exc):
     return 1
 
 
-def _print_exception(exc, script):
-    # The traceback a spawned interpreter prints: our own frames (this server, runpy) cut off.
-    import traceback
-
+def _print_exception(exc, path):
+    # As an uncaught exception is reported (sys.excepthook, which a script may replace), with
+    # the frames of this server cut off, so the traceback starts at the script.
     tb = exc.__traceback__
-    real = os.path.realpath(script)
-    t = tb
-    while t is not None:
-        if os.path.realpath(t.tb_frame.f_code.co_filename) == real:
-            tb = t
-            break
-        t = t.tb_next
-    else:
-        tb = None
+    while tb is not None and tb.tb_frame.f_code.co_filename != path:
+        tb = tb.tb_next
     try:
-        traceback.print_exception(type(exc), exc, tb)
+        exc.__traceback__ = tb  # the default hook prints this one, not its argument
+        sys.excepthook(type(exc), exc, tb)
     except Exception:
         pass
+
+
+def _run_main(path):
+    # What `python script.py` does with the script: a fresh __main__ module whose __file__ is
+    # the absolute path, the code compiled under that name and run in the module's namespace.
+    import builtins
+    import types
+    from importlib.machinery import SourceFileLoader
+
+    main = types.ModuleType("__main__")
+    main.__file__ = path
+    main.__cached__ = None
+    main.__builtins__ = builtins
+    main.__loader__ = SourceFileLoader("__main__", path)
+    main.__spec__ = None
+    sys.modules["__main__"] = main
+    with open(path, "rb") as f:
+        source = f.read()
+    exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
 
 
 def _child(fds, cwd, argv, env):
@@ -73,20 +85,20 @@ def _child(fds, cwd, argv, env):
         os.environ.clear()
         os.environ.update(env)
         script = argv[1]
+        path = os.path.abspath(script)
         sys.argv = argv[1:]
         sys.path[0] = os.path.dirname(os.path.realpath(script))
-        import runpy
-
         try:
-            runpy.run_path(script, run_name="__main__")
+            _run_main(path)
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc)
         except KeyboardInterrupt as exc:
-            _print_exception(exc, script)
-            code = 130
+            _print_exception(exc, path)
+            # The interpreter ends by SIGINT then, so its parent sees the signal.
+            code = -signal.SIGINT
         except BaseException as exc:
-            _print_exception(exc, script)
+            _print_exception(exc, path)
             code = 1
         try:
             import threading
@@ -107,6 +119,10 @@ def _child(fds, cwd, argv, env):
                 # A closed pipe: the interpreter reports it and exits 120.
                 code = 120 if code == 0 else code
     finally:
+        if code == -signal.SIGINT:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+            code = 130
         os._exit(code)
 
 

@@ -51,9 +51,10 @@ func startServer(interp string, env []string, preimport []string) (*server, erro
 	cmd := exec.Command(interp, argv...)
 	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{theirs}
-	// Its own group: a Ctrl-C meant for agentv does not reach it (its end comes as EOF on fd 3);
-	// killed with agentv if that goes first without closing the socket.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Its own group: a Ctrl-C meant for agentv does not reach it. Its end comes as EOF on fd 3,
+	// which the kernel delivers however agentv ends (even SIGKILL); no Pdeathsig, which fires
+	// when the OS thread that started it exits, not the process (golang/go#27505).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
 		return nil, err
