@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,4 +241,45 @@ func removeVar(env []string, name string) []string {
 		}
 	}
 	return out
+}
+
+// TestServerEndsWithAgentv: when agentv's end of the socket closes (however agentv ends), the
+// server exits by itself.
+func TestServerEndsWithAgentv(t *testing.T) {
+	py := python(t)
+	interp, _ := exec.LookPath(py)
+	s, err := startServer(interp, os.Environ(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ctl.Close()
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		t.Fatal("the server outlived its socket")
+	}
+}
+
+// TestConcurrentCalls: calls in flight at once on one server each get their own output.
+func TestConcurrentCalls(t *testing.T) {
+	py := python(t)
+	pool := NewPool(1)
+	defer pool.Close()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "g.py")
+	os.WriteFile(script, []byte("import sys, time\nd = sys.stdin.read()\ntime.sleep(0.2)\nprint(d)\nsys.exit(int(d) % 3)\n"), 0o600)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: os.Environ(), Stdin: []byte(strconv.Itoa(i)), Timeout: 20 * time.Second}
+			res, _ := pool.Run(context.Background(), c)
+			if strings.TrimSpace(string(res.Stdout)) != strconv.Itoa(i) || res.ExitCode != i%3 {
+				t.Errorf("call %d: exit %d stdout %q", i, res.ExitCode, res.Stdout)
+			}
+		}()
+	}
+	wg.Wait()
 }
