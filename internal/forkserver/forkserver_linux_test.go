@@ -164,6 +164,26 @@ func TestServerRestartsAndFallsBack(t *testing.T) {
 	}
 }
 
+// TestInterpreterRelativeToDir: ./bin/python is found in the call's directory, as exec.Cmd
+// finds it, and the call is served by a server of that interpreter.
+func TestInterpreterRelativeToDir(t *testing.T) {
+	py := python(t)
+	interp, _ := exec.LookPath(py)
+	pool := NewPool(1)
+	defer pool.Close()
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "bin"), 0o700)
+	if err := os.Symlink(interp, filepath.Join(dir, "bin", "python3")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "g.py"), []byte("print('ok')\n"), 0o600)
+	c := proc.Cmd{Argv: []string{"bin/python3", "g.py"}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
+	res, err := pool.Run(context.Background(), c)
+	if err != nil || string(res.Stdout) != "ok\n" || len(pool.servers) != 1 {
+		t.Fatalf("%v %q, %d servers", err, res.Stdout, len(pool.servers))
+	}
+}
+
 // TestEnvironmentsGetTheirOwnServer: a server never serves two environments.
 func TestEnvironmentsGetTheirOwnServer(t *testing.T) {
 	py := python(t)

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agentv/action/internal/proc"
@@ -39,7 +41,12 @@ func (p *Pool) Run(ctx context.Context, c proc.Cmd) (*proc.Result, error) {
 	if c.StdoutTee != nil || !scriptOK(c) {
 		return proc.Run(ctx, c)
 	}
-	interp, err := exec.LookPath(c.Argv[0])
+	// Where exec.Cmd looks: a relative path with a slash is relative to Dir, a bare name on PATH.
+	name := c.Argv[0]
+	if strings.Contains(name, "/") && !filepath.IsAbs(name) && c.Dir != "" {
+		name = filepath.Join(c.Dir, name)
+	}
+	interp, err := exec.LookPath(name)
 	if err != nil {
 		return proc.Run(ctx, c)
 	}
