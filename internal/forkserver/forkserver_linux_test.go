@@ -62,6 +62,7 @@ var misbehaving = []struct {
 func TestForkMatchesSpawn(t *testing.T) {
 	py := python(t)
 	pool := NewPool(4)
+	pool.Preimport = Default.Preimport // as agentv runs them
 	defer pool.Close()
 	t.Setenv("SECRET_X", "leak")
 	for _, tc := range misbehaving {
