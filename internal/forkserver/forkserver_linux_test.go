@@ -33,6 +33,7 @@ var misbehaving = []struct {
 	name, script string
 	stdin        string
 	env          []string
+	files        map[string]string // beside the script
 	timeout      time.Duration
 	max          int
 }{
@@ -48,6 +49,8 @@ var misbehaving = []struct {
 	{name: "main module like a spawned one", script: `import sys; print(__file__, __name__, __spec__, __cached__, type(__builtins__).__name__, type(__loader__).__name__, sys.modules["__main__"].__file__ == __file__)`},
 	{name: "own excepthook", script: "import sys\nsys.excepthook = lambda t, e, tb: print('hooked', e, file=sys.stderr)\nraise KeyError('k')"},
 	{name: "ctrl-c", script: "raise KeyboardInterrupt"},
+	{name: "imports beside it", script: "import sys, helper_mod\nprint(helper_mod.X, sys.path[0] == __import__('os').path.dirname(__file__))", files: map[string]string{"helper_mod.py": "X = 5\n"}},
+	{name: "safe path", script: "import sys; print('DIR' in repr(sys.path[:1]) or sys.path[0].startswith('/tmp'))", env: []string{"PYTHONSAFEPATH=1"}},
 	{name: "garbage", script: `import sys; sys.stdout.buffer.write(bytes(range(256))); sys.stderr.write("\x00oops")`},
 	{name: "huge output capped", script: `import sys; sys.stdout.write("x"*100000); sys.stderr.write("y"*100000)`, max: 1000},
 	{name: "writes a file in cwd", script: `open("out.txt","w").write("hi"); print(open("out.txt").read())`},
@@ -72,6 +75,11 @@ func TestForkMatchesSpawn(t *testing.T) {
 				script := filepath.Join(dir, "grader.py")
 				if err := os.WriteFile(script, []byte(tc.script+"\n"), 0o600); err != nil {
 					t.Fatal(err)
+				}
+				for name, body := range tc.files {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+						t.Fatal(err)
+					}
 				}
 				env := append(proc.ChildEnv(os.Environ(), nil, ""), tc.env...)
 				env = removeVar(env, "SECRET_X")
@@ -303,4 +311,19 @@ func TestConcurrentCalls(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestNoDirIsAgentvsDir: a call without a directory runs in agentv's, as a spawned one does.
+func TestNoDirIsAgentvsDir(t *testing.T) {
+	py := python(t)
+	pool := NewPool(1)
+	defer pool.Close()
+	script := filepath.Join(t.TempDir(), "g.py")
+	os.WriteFile(script, []byte("import os; print(os.getcwd())\n"), 0o600)
+	c := proc.Cmd{Argv: []string{py, script}, Env: os.Environ(), Timeout: 10 * time.Second}
+	fres, ferr := pool.Run(context.Background(), c)
+	sres, serr := proc.Run(context.Background(), c)
+	if ferr != nil || serr != nil || string(fres.Stdout) != string(sres.Stdout) || len(pool.servers) != 1 {
+		t.Fatalf("forked %v %q, spawned %v %q", ferr, fres.Stdout, serr, sres.Stdout)
+	}
 }

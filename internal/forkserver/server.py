@@ -83,13 +83,16 @@ def _child(fds, cwd, argv, env):
         for i in range(3):
             os.dup2(fds[i], i)
         os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 4096)
-        os.chdir(cwd)
+        if cwd:  # else agentv's own, which the server started in
+            os.chdir(cwd)
         os.environ.clear()
         os.environ.update(env)
         script = argv[1]
         path = os.path.abspath(script)
         sys.argv = argv[1:]
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
+        if not getattr(sys.flags, "safe_path", False):
+            # The script's directory, where `-c` put "" (PYTHONSAFEPATH puts neither).
+            sys.path[0] = os.path.dirname(os.path.realpath(script))
         try:
             _run_main(path)
             code = 0
