@@ -2,6 +2,7 @@ package forkserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -325,5 +326,33 @@ func TestNoDirIsAgentvsDir(t *testing.T) {
 	sres, serr := proc.Run(context.Background(), c)
 	if ferr != nil || serr != nil || string(fres.Stdout) != string(sres.Stdout) || len(pool.servers) != 1 {
 		t.Fatalf("forked %v %q, spawned %v %q", ferr, fres.Stdout, serr, sres.Stdout)
+	}
+}
+
+// TestStuckServerTimesOut: a server that stops answering cannot make a call outlive its
+// timeout; it is replaced for the next call.
+func TestStuckServerTimesOut(t *testing.T) {
+	py := python(t)
+	pool := NewPool(1)
+	defer pool.Close()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "g.py")
+	os.WriteFile(script, []byte("print('ok')\n"), 0o600)
+	c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
+	if _, err := pool.Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pool.servers {
+		_ = s.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+	c.Timeout = 300 * time.Millisecond
+	begin := time.Now()
+	_, err := pool.Run(context.Background(), c)
+	if !errors.Is(err, proc.ErrTimeout) || time.Since(begin) > 5*time.Second {
+		t.Fatalf("stuck server: %v after %s", err, time.Since(begin))
+	}
+	c.Timeout = 10 * time.Second
+	if res, err := pool.Run(context.Background(), c); err != nil || string(res.Stdout) != "ok\n" {
+		t.Fatalf("after a stuck server: %v %q", err, res.Stdout)
 	}
 }

@@ -159,9 +159,26 @@ func (s *server) call(ctx context.Context, c proc.Cmd) (res *proc.Result, err er
 		c.MaxOutput = proc.DefaultMaxOutput
 	}
 	status := bufio.NewReader(p.ours[3])
-	line, err := status.ReadString('\n')
+	started := make(chan string, 1)
+	go func() {
+		line, _ := status.ReadString('\n')
+		started <- line
+	}()
+	var line string
+	select {
+	case line = <-started:
+	case <-ctx.Done():
+		// A server that does not even fork in time is stuck: it is replaced, and the call
+		// ends as a spawned one would have when its time ran out.
+		s.stop()
+		perr := &proc.Error{Argv: c.Argv, ExitCode: -1, Err: ctx.Err()}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0 {
+			perr.Err, perr.TimedOut, perr.Timeout = nil, true, c.Timeout
+		}
+		return &proc.Result{ExitCode: -1, Duration: time.Since(start)}, perr, true
+	}
 	pid, perr := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(line), "P"))
-	if err != nil || !strings.HasPrefix(line, "P") || perr != nil || pid <= 0 {
+	if !strings.HasPrefix(line, "P") || perr != nil || pid <= 0 {
 		return nil, nil, false // the server died or refused the call before forking
 	}
 	res, err = wait(ctx, c, pid, p, status, start)
