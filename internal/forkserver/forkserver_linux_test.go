@@ -63,6 +63,7 @@ var misbehaving = []struct {
 	{name: "background child keeps stdout", script: `import subprocess; subprocess.Popen(["sh","-c","sleep 5"]); print("done")`},
 }
 
+//nolint:paralleltest // t.Setenv: a variable of agentv's own environment must not reach a grader
 func TestForkMatchesSpawn(t *testing.T) {
 	py := python(t)
 	pool := NewPool(4)
@@ -70,7 +71,7 @@ func TestForkMatchesSpawn(t *testing.T) {
 	defer pool.Close()
 	t.Setenv("SECRET_X", "leak")
 	for _, tc := range misbehaving {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) { //nolint:paralleltest // its parent sets the environment
 			run := func(fork bool) (*proc.Result, string, string) {
 				dir := t.TempDir()
 				script := filepath.Join(dir, "grader.py")
@@ -125,14 +126,15 @@ func TestForkMatchesSpawn(t *testing.T) {
 // TestForkedCallsDoNotShareState checks a global set (and a module cached) by one call is not
 // seen by the next.
 func TestForkedCallsDoNotShareState(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(1)
 	defer pool.Close()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.py")
 	helper := filepath.Join(dir, "helper.py")
-	os.WriteFile(helper, []byte("count = 0\n"), 0o600)
-	os.WriteFile(script, []byte("import builtins, helper\nhelper.count += 1\nprint(getattr(builtins, 'leak', 'clean'), helper.count)\nbuiltins.leak = 'dirty'\nglobal_list = [0] * 10**6\n"), 0o600)
+	must(t, os.WriteFile(helper, []byte("count = 0\n"), 0o600))
+	must(t, os.WriteFile(script, []byte("import builtins, helper\nhelper.count += 1\nprint(getattr(builtins, 'leak', 'clean'), helper.count)\nbuiltins.leak = 'dirty'\nglobal_list = [0] * 10**6\n"), 0o600))
 	c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
 	for i := range 3 {
 		res, err := pool.Run(context.Background(), c)
@@ -148,12 +150,13 @@ func TestForkedCallsDoNotShareState(t *testing.T) {
 // TestServerRestartsAndFallsBack kills the server between calls: the next call starts a new
 // one; a call it cannot serve (missing script) is spawned and fails as spawned.
 func TestServerRestartsAndFallsBack(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(2)
 	defer pool.Close()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.py")
-	os.WriteFile(script, []byte("print('ok')\n"), 0o600)
+	must(t, os.WriteFile(script, []byte("print('ok')\n"), 0o600))
 	c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
 	if _, err := pool.Run(context.Background(), c); err != nil {
 		t.Fatal(err)
@@ -177,16 +180,17 @@ func TestServerRestartsAndFallsBack(t *testing.T) {
 // TestInterpreterRelativeToDir: ./bin/python is found in the call's directory, as exec.Cmd
 // finds it, and the call is served by a server of that interpreter.
 func TestInterpreterRelativeToDir(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	interp, _ := exec.LookPath(py)
 	pool := NewPool(1)
 	defer pool.Close()
 	dir := t.TempDir()
-	os.Mkdir(filepath.Join(dir, "bin"), 0o700)
+	must(t, os.Mkdir(filepath.Join(dir, "bin"), 0o700))
 	if err := os.Symlink(interp, filepath.Join(dir, "bin", "python3")); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "g.py"), []byte("print('ok')\n"), 0o600)
+	must(t, os.WriteFile(filepath.Join(dir, "g.py"), []byte("print('ok')\n"), 0o600))
 	c := proc.Cmd{Argv: []string{"bin/python3", "g.py"}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
 	res, err := pool.Run(context.Background(), c)
 	if err != nil || string(res.Stdout) != "ok\n" || len(pool.servers) != 1 {
@@ -196,12 +200,13 @@ func TestInterpreterRelativeToDir(t *testing.T) {
 
 // TestEnvironmentsGetTheirOwnServer: a server never serves two environments.
 func TestEnvironmentsGetTheirOwnServer(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(4)
 	defer pool.Close()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.py")
-	os.WriteFile(script, []byte("import os; print(os.environ.get('K'), os.getppid() == int(os.environ.get('P', '0')))\n"), 0o600)
+	must(t, os.WriteFile(script, []byte("import os; print(os.environ.get('K'), os.getppid() == int(os.environ.get('P', '0')))\n"), 0o600))
 	for _, v := range []string{"a", "b", "a"} {
 		c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "K=" + v}, Timeout: 10 * time.Second}
 		res, err := pool.Run(context.Background(), c)
@@ -215,6 +220,7 @@ func TestEnvironmentsGetTheirOwnServer(t *testing.T) {
 }
 
 func TestEligible(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		argv []string
 		want bool
@@ -276,6 +282,7 @@ func removeVar(env []string, name string) []string {
 // TestServerEndsWithAgentv: when agentv's end of the socket closes (however agentv ends), the
 // server exits by itself.
 func TestServerEndsWithAgentv(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	interp, _ := exec.LookPath(py)
 	s, err := startServer(interp, os.Environ(), nil)
@@ -293,12 +300,13 @@ func TestServerEndsWithAgentv(t *testing.T) {
 
 // TestConcurrentCalls: calls in flight at once on one server each get their own output.
 func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(1)
 	defer pool.Close()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.py")
-	os.WriteFile(script, []byte("import sys, time\nd = sys.stdin.read()\ntime.sleep(0.2)\nprint(d)\nsys.exit(int(d) % 3)\n"), 0o600)
+	must(t, os.WriteFile(script, []byte("import sys, time\nd = sys.stdin.read()\ntime.sleep(0.2)\nprint(d)\nsys.exit(int(d) % 3)\n"), 0o600))
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -316,11 +324,12 @@ func TestConcurrentCalls(t *testing.T) {
 
 // TestNoDirIsAgentvsDir: a call without a directory runs in agentv's, as a spawned one does.
 func TestNoDirIsAgentvsDir(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(1)
 	defer pool.Close()
 	script := filepath.Join(t.TempDir(), "g.py")
-	os.WriteFile(script, []byte("import os; print(os.getcwd())\n"), 0o600)
+	must(t, os.WriteFile(script, []byte("import os; print(os.getcwd())\n"), 0o600))
 	c := proc.Cmd{Argv: []string{py, script}, Env: os.Environ(), Timeout: 10 * time.Second}
 	fres, ferr := pool.Run(context.Background(), c)
 	sres, serr := proc.Run(context.Background(), c)
@@ -332,12 +341,13 @@ func TestNoDirIsAgentvsDir(t *testing.T) {
 // TestStuckServerTimesOut: a server that stops answering cannot make a call outlive its
 // timeout; it is replaced for the next call.
 func TestStuckServerTimesOut(t *testing.T) {
+	t.Parallel()
 	py := python(t)
 	pool := NewPool(1)
 	defer pool.Close()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "g.py")
-	os.WriteFile(script, []byte("print('ok')\n"), 0o600)
+	must(t, os.WriteFile(script, []byte("print('ok')\n"), 0o600))
 	c := proc.Cmd{Argv: []string{py, script}, Dir: dir, Env: os.Environ(), Timeout: 10 * time.Second}
 	if _, err := pool.Run(context.Background(), c); err != nil {
 		t.Fatal(err)
@@ -354,5 +364,12 @@ func TestStuckServerTimesOut(t *testing.T) {
 	c.Timeout = 10 * time.Second
 	if res, err := pool.Run(context.Background(), c); err != nil || string(res.Stdout) != "ok\n" {
 		t.Fatalf("after a stuck server: %v %q", err, res.Stdout)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
