@@ -58,6 +58,10 @@ type Settings struct {
 	ExcludeTags   []string // --exclude-tag: skip suites having any
 	BudgetUSD     float64  // --budget-usd; 0: no budget
 
+	// GraderIsolation is how Python code graders start: "fork" (from a fork server, the
+	// default), "process" (one interpreter per call); "": AGENTV_GRADER_ISOLATION, else fork.
+	GraderIsolation string
+
 	// Worked out by the command.
 	Cwd       string
 	Workspace string   // GITHUB_WORKSPACE: paths in reports are relative to it
@@ -66,6 +70,9 @@ type Settings struct {
 	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
 	NoDotenv bool
 }
+
+// GraderIsolations are the values of --grader-isolation.
+var GraderIsolations = []string{"fork", "process"}
 
 // Defaults returns the settings of a run given no flag and no input.
 func Defaults() Settings {
@@ -162,6 +169,8 @@ func (s *Settings) Table() []Setting {
 			Help: "retries of a target, judge or script invocation that timed out"},
 		{Input: "trials", Ptr: &s.Trials.Count, Min: 1, Max: suite.MaxTrials,
 			Want: fmt.Sprintf("between 1 and %d", suite.MaxTrials)},
+		{Flag: "grader-isolation", Input: "grader-isolation", Ptr: &s.GraderIsolation, Choices: GraderIsolations,
+			Help: "how Python code graders start: fork (a fresh fork of a running interpreter per call, the default) or process (a new interpreter per call)"},
 		{Flag: "trials-strategy", Input: "trials-strategy", Ptr: &s.Trials.Strategy, Choices: suite.TrialStrategies,
 			Help: "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'"},
 		{Flag: "min-score", Input: "min-score", Ptr: &s.Gate.MinScore,

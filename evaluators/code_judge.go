@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentv/action/internal/forkserver"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/jsruntime"
 	"github.com/agentv/action/internal/proc"
@@ -93,7 +94,8 @@ func (r *caseRun) runProcess(ctx context.Context, argv []string, dir string, std
 	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: r.childEnv(env), Stdin: stdin, Timeout: r.opts.Timeout}
 	var res *proc.Result
 	err := r.withRetries(ctx, func() (err error) {
-		res, err = proc.Run(ctx, cmd)
+		// A Python script may come from a fork server (forkserver.Run spawns everything else).
+		res, err = forkserver.Run(ctx, cmd)
 		return err
 	})
 	return res, err

@@ -15,6 +15,7 @@ import (
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/evaluators"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/forkserver"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/safefile"
@@ -261,6 +262,7 @@ func (e *Engine) Run(ctx context.Context) *Outcome {
 		carried = len(rr.recs)
 		rr.recs = nil
 	}
+	forkserver.SetIsolation(cfg.GraderIsolation)
 	r := runner.New(runner.Options{Settings: cfg.Settings, Redactor: e.Redactor, Now: e.Now, Logf: e.Logf, Stop: bud.stop,
 		Evaluators: evaluators.Options{Judges: p.Judge, Env: proc.ChildEnv(cfg.Environ, nil)}},
 		func(rec *results.Record) {
