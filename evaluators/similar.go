@@ -105,7 +105,7 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 		defer cancel()
 		vecs, err = client.Embed(cctx, []string{cfg.value, r.in.Candidate})
 		if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("%w after %s: %v", errTimedOut, r.opts.Timeout, err)
+			return fmt.Errorf("%w after %s: %w", errTimedOut, r.opts.Timeout, err)
 		}
 		return err
 	})

@@ -68,7 +68,7 @@ func transformLabel(t *suite.Transform) string {
 // 5.x's "Transform failed (label): message".
 func (r *caseRun) runTransform(ctx context.Context, t *suite.Transform, input json.RawMessage) (*transformed, error) {
 	fail := func(msg string) error {
-		return fmt.Errorf("Transform failed (%s): %s", transformLabel(t), msg)
+		return fmt.Errorf("Transform failed (%s): %s", transformLabel(t), msg) //nolint:staticcheck // 5.x's words, capital and all
 	}
 	node, err := jsInterpreter()
 	if err != nil {

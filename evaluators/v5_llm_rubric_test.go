@@ -72,6 +72,7 @@ func TestV5LLMRubricReplies(t *testing.T) {
 
 // TestReadPromptfooBadFields: a field of the wrong kind is an unreadable reply.
 func TestReadPromptfooBadFields(t *testing.T) {
+	t.Parallel()
 	for _, reply := range []string{`{"reason": 5}`, `{"pass": null}`, `{"pass": true, "score": [1]}`, `{"checks": {"pass": true}}`, `{"checks": [{"text": 1}]}`} {
 		m, err := v4ReplyObject(reply)
 		if err != nil {

@@ -97,12 +97,12 @@ func (r *caseRun) post(ctx context.Context, endpoint string, body []byte) (int, 
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return 0, nil, fmt.Errorf("%w after %s", errTimedOut, r.opts.Timeout)
 		}
-		return 0, nil, fmt.Errorf("request failed: %v", err)
+		return 0, nil, fmt.Errorf("request failed: %w", err)
 	}
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxWebhookReply))
 	if err != nil {
-		return 0, nil, fmt.Errorf("could not read the reply: %v", err)
+		return 0, nil, fmt.Errorf("could not read the reply: %w", err)
 	}
 	return resp.StatusCode, reply, nil
 }

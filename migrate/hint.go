@@ -1,6 +1,9 @@
 package migrate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Hint is the line `agentv validate` prints for a file written for an older AgentV (dialect
 // "2.5" or "4", as package suite names them); "" for any other dialect.
@@ -21,7 +24,7 @@ func Hint(path, dialect string) string {
 func shellQuote(s string) string {
 	safe := s != ""
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' || r == '=') {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("/.-_+:@,=", r) {
 			safe = false
 			break
 		}

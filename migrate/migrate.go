@@ -130,7 +130,7 @@ var yamlLine = regexp.MustCompile(`^yaml: (?:line (\d+): )?`)
 
 // yamlError positions a parse error at its line: "file:3: not valid YAML: …".
 func yamlError(path string, err error) error {
-	if e, ok := err.(*Error); ok {
+	if e := (*Error)(nil); errors.As(err, &e) {
 		e.File = path
 		return e
 	}

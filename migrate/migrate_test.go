@@ -14,6 +14,7 @@ import (
 // TestGolden migrates each testdata/<case>/in.yaml and compares the file (want.yaml) and the
 // report (want.stderr; for a file migrate refuses, the error). Run with -update to rewrite.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	ins, err := filepath.Glob(filepath.Join("testdata", "*", "in.yaml"))
 	if err != nil || len(ins) == 0 {
 		t.Fatalf("no golden cases: %v", err)
@@ -22,6 +23,7 @@ func TestGolden(t *testing.T) {
 		dir := filepath.Dir(in)
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			src, err := os.ReadFile(in)
 			if err != nil {
 				t.Fatal(err)
@@ -64,6 +66,7 @@ func TestGolden(t *testing.T) {
 
 // TestUnchanged5x: a 5.x file comes back byte for byte and the report says so.
 func TestUnchanged5x(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile(filepath.Join("testdata", "v5", "in.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,7 @@ func TestUnchanged5x(t *testing.T) {
 }
 
 func TestJSONLRefused(t *testing.T) {
+	t.Parallel()
 	_, err := File("cases.jsonl", []byte(`{"id": "a", "input": "hi"}`))
 	if err == nil || !strings.Contains(err.Error(), "cases.jsonl") || !strings.Contains(err.Error(), "YAML") {
 		t.Errorf("got %v, want a refusal naming the file", err)
@@ -88,6 +92,7 @@ func TestJSONLRefused(t *testing.T) {
 }
 
 func TestHint(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path, dialect, want string
 	}{
@@ -107,6 +112,7 @@ func TestHint(t *testing.T) {
 // TestNotesKeepValuesOut: a note names what it rewrote, never the rest of a value, which
 // may be a secret written next to a ${{ NAME }} reference.
 func TestNotesKeepValuesOut(t *testing.T) {
+	t.Parallel()
 	src := "targets:\n  - name: a\n    provider: openai\n    api_key: \"sk-live-1234567890 ${{ OPENAI_KEY }}\"\n"
 	res, err := File("targets.yaml", []byte(src))
 	if err != nil {
@@ -127,6 +133,7 @@ func TestNotesKeepValuesOut(t *testing.T) {
 // TestAnchorsRewrittenOnce: a grader list shared through an anchor is rewritten once, and
 // the alias keeps pointing at it.
 func TestAnchorsRewrittenOnce(t *testing.T) {
+	t.Parallel()
 	src := `tests:
   - id: a
     criteria: x
@@ -157,6 +164,7 @@ func TestAnchorsRewrittenOnce(t *testing.T) {
 // said of them (testdata/agentv5-validate.txt): a case it accepted has no note for a human,
 // a case it rejected has one. Cases not in the record are not checked.
 func TestRecordedAgentV5Validation(t *testing.T) {
+	t.Parallel()
 	rec, err := os.ReadFile(filepath.Join("testdata", "agentv5-validate.txt"))
 	if err != nil {
 		t.Fatal(err)

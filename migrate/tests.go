@@ -288,10 +288,10 @@ func (m *migration) input(t, suiteInput, suiteFiles *yaml.Node) (ok, moved bool)
 
 // messages is an input as a message list: a string is one user message.
 func messages(in *yaml.Node) []*yaml.Node {
-	switch n := deref(in); {
-	case n.Kind == yaml.SequenceNode:
+	switch n := deref(in); n.Kind {
+	case yaml.SequenceNode:
 		return n.Content
-	case n.Kind == yaml.MappingNode:
+	case yaml.MappingNode:
 		return []*yaml.Node{n}
 	default:
 		return []*yaml.Node{mapping(str("role"), str("user"), str("content"), n)}

@@ -120,7 +120,6 @@ func quoted(s string) *yaml.Node {
 }
 
 // num is a new integer scalar.
-func num(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: s} }
 
 func mapping(kv ...*yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: kv}

@@ -54,7 +54,7 @@ func TestV5Repeat(t *testing.T) {
 			t.Parallel()
 			s := loadYAMLString(t, tt.yaml)
 			if tt.err != "" {
-				requireDiag(t, s.Diagnostics, SeverityError, tt.err)
+				_ = requireDiag(t, s.Diagnostics, SeverityError, tt.err)
 				return
 			}
 			c := onlyCase(t, s)

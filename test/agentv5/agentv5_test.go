@@ -128,6 +128,7 @@ func readListed(t *testing.T, name string) []*listed {
 }
 
 func TestAgainstAgentV5(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every suite end to end")
 	}

@@ -145,6 +145,7 @@ func readListed(t *testing.T, name string) []*listed {
 }
 
 func TestAgainstPromptfoo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every config end to end")
 	}
@@ -223,6 +224,7 @@ func TestAgainstPromptfoo(t *testing.T) {
 // TestUnsupportedConfigs runs each config of testdata/unsupported/: agentv must refuse it with
 // an error positioned in the config (file:line:col) that says what is not supported.
 func TestUnsupportedConfigs(t *testing.T) {
+	t.Parallel()
 	dirs, err := filepath.Glob("testdata/unsupported/*/promptfooconfig.yaml")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no unsupported configs: %v", err)
@@ -237,6 +239,7 @@ func TestUnsupportedConfigs(t *testing.T) {
 	for _, cfg := range dirs {
 		name := filepath.Base(filepath.Dir(cfg))
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(agentvBin, "eval", "promptfooconfig.yaml", "--out", filepath.Join(t.TempDir(), "r.jsonl"))
 			cmd.Dir = filepath.Dir(cfg)
 			cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=", "CI=", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "OPENAI_API_KEY=sk-none")
