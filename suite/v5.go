@@ -293,19 +293,25 @@ func (l *loader) v5EvaluateOptions(e *kv) bool {
 		switch x.key {
 		case "repeat":
 			ok = l.v5Repeat(x) && ok
+		// A bad budget or concurrency is warned about and not used, as 5.x does
+		// (config-loader.ts, getSuiteEvaluateOptionsNumber).
 		case "budget_usd":
+			if isNull(x.v) {
+				break // 5.x reads null as not set
+			}
 			if v, num := number(x.v); !num || v <= 0 || math.IsInf(v, 0) {
-				l.errorf(x.v, KindStructure, "", "evaluate_options %q must be a number of US dollars above 0, got %s", x.key, describe(x.v))
-				ok = false
+				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a number of US dollars above 0, got %s (ignored)", x.key, describe(x.v))
 			} else {
-				l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not read from the file yet (ignored): give it with --budget-usd", x.key)
+				l.s.BudgetUSD = v
 			}
 		case "max_concurrency":
+			if isNull(x.v) {
+				break
+			}
 			if v, num := number(x.v); !num || v != math.Trunc(v) || v < 1 || v > 50 {
-				l.errorf(x.v, KindStructure, "", "evaluate_options %q must be a whole number from 1 to 50, got %s", x.key, describe(x.v))
-				ok = false
+				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a whole number from 1 to 50, got %s (ignored)", x.key, describe(x.v))
 			} else {
-				l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not read from the file yet (ignored): give it with --workers", x.key)
+				l.s.Workers = int(v)
 			}
 		case "cache", "delay", "generate_suggestions", "timeout_ms", "max_eval_time_ms", "filter_range":
 			l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not supported yet (ignored)", x.key)
