@@ -379,9 +379,12 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 		case "assertions", "description":
 			l.errorf(x.kn, KindStructure, "", "default_test %q is not accepted in AgentV 5.x", x.key)
 			ok = false
-		case "threshold", "metadata", "provider", "providers", "prompts", "provider_output", "assert_scoring_function":
-			l.errorf(x.kn, KindStructure, "", "default_test %q is not supported yet", x.key)
-			ok = false
+		case "threshold":
+			l.v5DefaultThreshold(sx, x)
+		case "metadata", "provider", "providers", "prompts", "provider_output", "assert_scoring_function":
+			// In the schema, never read (yaml-parser.ts and config-loader.ts read only
+			// default_test's vars, options, assert and threshold).
+			l.warnf(x.kn, KindIgnored, "", "default_test %q is not read by AgentV 5.3.1-next.1 (ignored)", x.key)
 		default:
 			l.errorf(x.kn, KindStructure, "", "%s", strings.Replace(unknownKeyMsg(x.key, "in default_test", []string{"vars", "assert", "options"}), " (ignored)", "", 1))
 			ok = false
