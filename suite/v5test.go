@@ -16,10 +16,10 @@ import (
 var (
 	// v5TestKeys are the test keys this front-end reads (EvalTestSchema at v5.3.1-next.1).
 	v5TestKeys = []string{"id", "description", "vars", "assert", "options", "execution", "run", "metadata",
-		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold"}
+		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold",
+		"mode", "turns", "aggregation", "on_turn_failure", "window_size"}
 	// v5TestNotYet are 5.x test keys not supported yet.
-	v5TestNotYet = []string{"mode", "turns", "aggregation", "on_turn_failure", "window_size", "environment",
-		"input_files", "workspace"}
+	v5TestNotYet = []string{"environment", "input_files", "workspace"}
 	// v5TestUnread are test (and default_test) keys 5.x's schema accepts and its loader never
 	// reads (yaml-parser.ts at v5.3.1-next.1 has no reader for them): the test runs as if they
 	// were absent, which we say.
@@ -295,7 +295,8 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 	if len(evals) > 0 || own != nil || suiteAsserts {
 		cf.evals = &kv{key: "evaluators", kn: at, v: seqNode(at, evals...)}
 	}
-	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && !failed {
+	conv, _ := l.v5Conversation(n, f, id, render, fail)
+	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && f.get("mode") == nil && !failed {
 		fail(n, "test needs %q (or %q) to be scored", "assert", "criteria")
 	}
 
@@ -359,7 +360,7 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 		own := min(ownCount, len(c.Evaluators))
 		setRecordTypes(c.Evaluators[:own], ownWritten)
 		setRecordTypes(c.Evaluators[own:], suiteWritten)
-		c.Threshold, c.Trials = thr, trials
+		c.Threshold, c.Trials, c.Conversation = thr, trials, conv
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
 		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
