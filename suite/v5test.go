@@ -128,7 +128,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	hasVars := f.get("vars") != nil || sx.vars != nil
 	rows, list := l.v5VarRows(vars, fail)
 	if hasVars && list != nil && len(rows) > 1 && idKey != nil && isString(idKey.v) {
-		if v5RenderID(idKey.v, rows[0]) == v5RenderID(idKey.v, rows[1]) {
+		if a := v5RenderID(idKey.v, rows[0]); a != "" && a == v5RenderID(idKey.v, rows[1]) {
 			fail(list.kn, "var %q is a list, so this test runs once per value, and each run needs its own id: put the var in the id, for example %q",
 				list.key, idKey.v.Value+"-{{ "+list.key+" }}")
 		}
