@@ -38,9 +38,9 @@ type Options struct {
 	Redactor   *redact.Redactor
 	Now        func() time.Time // clock for timestamps; nil: time.Now
 	Logf       func(format string, args ...any)
-	// Stop, when set, is asked before each case starts: an error (a run budget spent) makes
-	// that case an error record with it, without calling its target.
-	Stop func() error
+	// Stop, when set, is asked before each case starts: an error (a run budget spent, or its
+	// eval file's) makes that case an error record with it, without calling its target.
+	Stop func(j *plan.Job) error
 }
 
 // Runner runs jobs.
@@ -114,7 +114,7 @@ func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	defer context.AfterFunc(ctx, func() { time.AfterFunc(drainGrace, stopWork) })()
 
 	var lanes []*lane
-	byProvider := map[providers.Provider]*lane{}
+	byProvider := map[laneKey]*lane{}
 	var wg sync.WaitGroup
 	var deps depGraph
 	var waiting sync.WaitGroup // jobs waiting for their dependencies (AgentV 4.x depends_on)
@@ -129,10 +129,11 @@ func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 			r.emit(j, r.errorRecord(j, nil, 0, 0, cmp.Or(j.Err, errors.New("no provider for this case"))))
 			continue
 		}
-		l := byProvider[j.Provider]
+		key := laneKey{j.Provider, r.fileWorkers(j)}
+		l := byProvider[key]
 		if l == nil {
-			l = r.newLane(j.Provider)
-			byProvider[j.Provider] = l
+			l = r.newLane(j.Provider, key.workers)
+			byProvider[key] = l
 			lanes = append(lanes, l)
 			if !l.batching {
 				wg.Go(func() { r.runLane(ctx, work, l) })
@@ -184,9 +185,26 @@ func (r *Runner) Run(ctx context.Context, jobs <-chan *plan.Job) {
 	wg.Wait()
 }
 
-func (r *Runner) newLane(p providers.Provider) *lane {
+// laneKey picks a job's lane: its provider, and its eval file's own concurrency (a 5.x
+// file's evaluate_options.max_concurrency, 0 if none), so such a file's limit holds for its
+// tests whatever other files on that target ask.
+type laneKey struct {
+	provider providers.Provider
+	workers  int
+}
+
+// fileWorkers is job j's eval file's own concurrency, 0 if none or when --workers is set
+// (which wins over it, as 5.x's --workers wins over the file's).
+func (r *Runner) fileWorkers(j *plan.Job) int {
+	if r.opts.Workers > 0 || j.Case == nil || j.Case.Suite == nil {
+		return 0
+	}
+	return j.Case.Suite.Workers
+}
+
+func (r *Runner) newLane(p providers.Provider, fileWorkers int) *lane {
 	t := p.Target()
-	l := &lane{provider: p, limit: r.limit(t)}
+	l := &lane{provider: p, limit: cmp.Or(fileWorkers, r.limit(t))}
 	_, canBatch := p.(providers.BatchProvider)
 	switch {
 	case t != nil && t.ProviderBatching && canBatch:
@@ -296,7 +314,7 @@ func (r *Runner) runLane(ctx, work context.Context, l *lane) {
 // start runs case j on p unless Stop refuses it (a run budget spent): an error record then.
 func (r *Runner) start(ctx context.Context, p providers.Provider, j *plan.Job) {
 	if r.opts.Stop != nil {
-		if err := r.opts.Stop(); err != nil {
+		if err := r.opts.Stop(j); err != nil {
 			r.emit(j, r.errorRecord(j, nil, 0, 0, err))
 			return
 		}
@@ -311,13 +329,13 @@ func (r *Runner) stopBatch(batch []*plan.Job) bool {
 	if r.opts.Stop == nil {
 		return false
 	}
-	err := r.opts.Stop()
+	err := r.opts.Stop(batch[0])
 	if err == nil {
 		return false
 	}
 	for i, j := range batch {
 		if i > 0 { // asked for each case, so the refusals are counted; a spent budget stays spent
-			if e := r.opts.Stop(); e != nil {
+			if e := r.opts.Stop(j); e != nil {
 				err = e
 			}
 		}

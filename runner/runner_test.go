@@ -406,7 +406,7 @@ func TestRunStop(t *testing.T) {
 	var col collector
 	opts := testOptions(1)
 	var started atomic.Int64
-	opts.Stop = func() error {
+	opts.Stop = func(*plan.Job) error {
 		if started.Add(1) > 2 {
 			return errors.New("not run: budget spent")
 		}
@@ -455,7 +455,7 @@ func TestRunStopBatch(t *testing.T) {
 			opts := testOptions(1)
 			opts.Workers = 1 // one batch at a time, in file order
 			var asked atomic.Int64
-			opts.Stop = func() error {
+			opts.Stop = func(*plan.Job) error {
 				if asked.Add(1) > tt.allow {
 					return errors.New("not run: budget spent")
 				}

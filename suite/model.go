@@ -40,6 +40,12 @@ type Suite struct {
 	Cases             []*Case  // in file order; cases that failed to load are absent
 	Diagnostics       []Diagnostic
 
+	// BudgetUSD and Workers are a 5.x file's evaluate_options.budget_usd and max_concurrency,
+	// 0 if none: what the file's tests may cost in all, and how many of them run at once on
+	// each target, unless the run's --budget-usd or --workers says otherwise.
+	BudgetUSD float64 `json:",omitempty"`
+	Workers   int     `json:",omitempty"`
+
 	// TargetDefs are the targets the eval file defines itself (5.x, promptfoo `providers`),
 	// nil if none; with OwnTargets they are its only ones and no targets file is read.
 	TargetDefs []TargetDef `json:",omitempty"`

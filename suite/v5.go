@@ -55,7 +55,6 @@ type v5Suite struct {
 	options     *yaml.Node // default_test.options, a mapping, nil if none
 	asserts     []*yaml.Node
 	assertsAt   *yaml.Node // where the suite's assertions start, for positions
-	assertsBad  bool       // the suite's assertions failed to load (reported once)
 	metadata    *yaml.Node
 	fileDefault string // default_test's file, for messages, "" when inline
 }
@@ -293,19 +292,25 @@ func (l *loader) v5EvaluateOptions(e *kv) bool {
 		switch x.key {
 		case "repeat":
 			ok = l.v5Repeat(x) && ok
+		// A bad budget or concurrency is warned about and not used, as 5.x does
+		// (config-loader.ts, getSuiteEvaluateOptionsNumber).
 		case "budget_usd":
+			if isNull(x.v) {
+				break // 5.x reads null as not set
+			}
 			if v, num := number(x.v); !num || v <= 0 || math.IsInf(v, 0) {
-				l.errorf(x.v, KindStructure, "", "evaluate_options %q must be a number of US dollars above 0, got %s", x.key, describe(x.v))
-				ok = false
+				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a number of US dollars above 0, got %s (ignored)", x.key, describe(x.v))
 			} else {
-				l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not read from the file yet (ignored): give it with --budget-usd", x.key)
+				l.s.BudgetUSD = v
 			}
 		case "max_concurrency":
+			if isNull(x.v) {
+				break
+			}
 			if v, num := number(x.v); !num || v != math.Trunc(v) || v < 1 || v > 50 {
-				l.errorf(x.v, KindStructure, "", "evaluate_options %q must be a whole number from 1 to 50, got %s", x.key, describe(x.v))
-				ok = false
+				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a whole number from 1 to 50, got %s (ignored)", x.key, describe(x.v))
 			} else {
-				l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not read from the file yet (ignored): give it with --workers", x.key)
+				l.s.Workers = int(v)
 			}
 		case "cache", "delay", "generate_suggestions", "timeout_ms", "max_eval_time_ms", "filter_range":
 			l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not supported yet (ignored)", x.key)
@@ -373,9 +378,12 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 		case "assertions", "description":
 			l.errorf(x.kn, KindStructure, "", "default_test %q is not accepted in AgentV 5.x", x.key)
 			ok = false
-		case "threshold", "metadata", "provider", "providers", "prompts", "provider_output", "assert_scoring_function":
-			l.errorf(x.kn, KindStructure, "", "default_test %q is not supported yet", x.key)
-			ok = false
+		case "threshold":
+			l.v5DefaultThreshold(sx, x)
+		case "metadata", "provider", "providers", "prompts", "provider_output", "assert_scoring_function":
+			// In the schema, never read (yaml-parser.ts and config-loader.ts read only
+			// default_test's vars, options, assert and threshold).
+			l.warnf(x.kn, KindIgnored, "", "default_test %q is not read by AgentV 5.3.1-next.1 (ignored)", x.key)
 		default:
 			l.errorf(x.kn, KindStructure, "", "%s", strings.Replace(unknownKeyMsg(x.key, "in default_test", []string{"vars", "assert", "options"}), " (ignored)", "", 1))
 			ok = false

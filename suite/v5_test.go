@@ -59,8 +59,10 @@ func dumpV5(t *testing.T, s *Suite) string {
 		Grading                        GradingRules
 		Suite                          json.RawMessage
 		TargetDefs                     []TargetDef `json:",omitempty"`
+		BudgetUSD                      float64     `json:",omitempty"`
+		Workers                        int         `json:",omitempty"`
 	}
-	o := out{Dialect: s.Dialect, Name: s.Name, Dataset: s.Dataset, Target: s.Target, Targets: s.Targets, TargetDefs: s.TargetDefs,
+	o := out{BudgetUSD: s.BudgetUSD, Workers: s.Workers, Dialect: s.Dialect, Name: s.Name, Dataset: s.Dataset, Target: s.Target, Targets: s.Targets, TargetDefs: s.TargetDefs,
 		Threshold: s.Threshold, Trials: s.Trials, TrialPassAt: s.TrialPassAt, Grading: s.Grading,
 		Suite: json.RawMessage(dumpSuite(t, s))}
 	b, err := json.MarshalIndent(o, "", "  ")

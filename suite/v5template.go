@@ -120,9 +120,11 @@ func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
 		c.Value = v5VarRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
 			return r.text(v5Lookup(r.vars, v5VarRef.FindStringSubmatch(ref)[1]), 0)
 		})
-		if loc := v5OtherTag.FindStringIndex(c.Value); loc != nil {
-			end := min(len(c.Value), loc[0]+40)
-			r.bad(n, c.Value[loc[0]:end])
+		// Tags are looked for in the text as written: a var's value is put in as text, and
+		// Nunjucks does not render it again (a prompt's second pass does, as 5.x's).
+		if rest := v5VarRef.ReplaceAllString(n.Value, ""); v5OtherTag.MatchString(rest) {
+			loc := v5OtherTag.FindStringIndex(rest)
+			r.bad(n, rest[loc[0]:min(len(rest), loc[0]+40)])
 			return n
 		}
 		c.Tag, c.Style = "!!str", yaml.DoubleQuotedStyle

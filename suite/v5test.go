@@ -16,10 +16,14 @@ import (
 var (
 	// v5TestKeys are the test keys this front-end reads (EvalTestSchema at v5.3.1-next.1).
 	v5TestKeys = []string{"id", "description", "vars", "assert", "options", "execution", "run", "metadata",
-		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold"}
+		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold",
+		"mode", "turns", "aggregation", "on_turn_failure", "window_size"}
 	// v5TestNotYet are 5.x test keys not supported yet.
-	v5TestNotYet = []string{"mode", "turns", "aggregation", "on_turn_failure", "window_size", "provider", "providers",
-		"prompts", "provider_output", "assert_scoring_function", "environment", "suite", "input_files", "workspace"}
+	v5TestNotYet = []string{"environment", "input_files", "workspace"}
+	// v5TestUnread are test (and default_test) keys 5.x's schema accepts and its loader never
+	// reads (yaml-parser.ts at v5.3.1-next.1 has no reader for them): the test runs as if they
+	// were absent, which we say.
+	v5TestUnread   = []string{"provider", "providers", "prompts", "provider_output", "assert_scoring_function", "suite"}
 	v5TestExecKeys = []string{"assert", "skip_defaults", "threshold", "budget_usd", "budgetUsd", "cache", "fail_on_error", "failOnError"}
 )
 
@@ -98,6 +102,8 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			fail(e.kn, "a test's %q is not accepted in AgentV 5.x: write %q", e.key, "assert")
 		case e.key == "expected_outcome":
 			fail(e.kn, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.key, "assert")
+		case slices.Contains(v5TestUnread, e.key):
+			l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.key)
 		case slices.Contains(v5TestNotYet, e.key):
 			fail(e.kn, "a test's %q is not supported yet", e.key)
 		default:
@@ -119,11 +125,46 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			}
 		}
 	}
-	for _, x := range entries(vars) {
-		if v := deref(x.v); v.Kind == yaml.SequenceNode && (len(v.Content) == 0 || isString(v.Content[0])) {
-			// 5.x runs the test once per value of such a var (expandArrayVarCases).
-			fail(x.kn, "var %q is a list of strings: running a test once per value is not supported yet", x.key)
+	hasVars := f.get("vars") != nil || sx.vars != nil
+	rows, list := l.v5VarRows(vars, fail)
+	if hasVars && list != nil && len(rows) > 1 && idKey != nil && isString(idKey.v) {
+		if a := v5RenderID(idKey.v, rows[0]); a != "" && a == v5RenderID(idKey.v, rows[1]) {
+			fail(list.kn, "var %q is a list, so this test runs once per value, and each run needs its own id: put the var in the id, for example %q",
+				list.key, idKey.v.Value+"-{{ "+list.key+" }}")
 		}
+	}
+	if list != nil && len(rows) == 0 && !failed {
+		// 5.x makes no test of it, without a word (expandArrayVarCases).
+		l.warnf(list.kn, KindIgnored, id, "var %q is an empty list: the test runs once per value, so it does not run", list.key)
+		return
+	}
+	if failed && len(rows) > 1 {
+		rows = rows[:1] // report the test's errors once
+	}
+	for _, row := range rows {
+		r := v5Row{id: id, idKey: idKey, failed: failed, hasVars: hasVars, vars: row, promptVars: vars}
+		if !l.v5TestRow(sx, n, f, raw, r) {
+			return // a failing run fails the others the same way: report it once
+		}
+	}
+}
+
+// v5Row is one run of a 5.x test: its vars hold one value of each list var; promptVars are
+// the vars as written, which 5.x renders the prompts with before it splits the lists
+// (expandPromptMatrix runs before expandArrayVarCases).
+type v5Row struct {
+	id               string
+	idKey            *kv
+	failed, hasVars  bool
+	vars, promptVars *yaml.Node
+}
+
+// v5TestRow reads one run of a test into one case per prompt; false if it failed.
+func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row) bool {
+	id, idKey, failed, hasVars, vars, pvars := row.id, row.idKey, row.failed, row.hasVars, row.vars, row.promptVars
+	fail := func(at *yaml.Node, format string, args ...any) {
+		failed = true
+		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
 	}
 	bad := func(at *yaml.Node, tag string) {
 		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
@@ -131,7 +172,6 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	rd := &v5Renderer{vars: vars, bad: bad, budget: v5RenderBudget}
 	// A test without vars is not rendered at all (interpolateCaseField: no vars, the value as
 	// written); a raw case's input moved into its vars gives it some (below).
-	hasVars := f.get("vars") != nil || sx.vars != nil
 	render := func(v *yaml.Node) *yaml.Node {
 		if !hasVars {
 			return v
@@ -255,7 +295,8 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	if len(evals) > 0 || own != nil || suiteAsserts {
 		cf.evals = &kv{key: "evaluators", kn: at, v: seqNode(at, evals...)}
 	}
-	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && !failed {
+	conv, _ := l.v5Conversation(n, f, id, render, fail)
+	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && f.get("mode") == nil && !failed {
 		fail(n, "test needs %q (or %q) to be scored", "assert", "criteria")
 	}
 
@@ -267,6 +308,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	case len(prompts) > 0:
 		if raw && input != nil && !isNull(input.v) {
 			vars, hasVars = replaceOrAdd(vars, input.kn, input.v), true
+			pvars = replaceOrAdd(pvars, input.kn, input.v)
 		}
 	case raw && input != nil && !isNull(input.v):
 		prompts = []v5Prompt{{input: input.v}}
@@ -282,20 +324,26 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		if _, dup := l.ids[id]; id != "" && !dup {
 			l.ids[id] = n.Line // a later test with this id is still a duplicate
 		}
-		return
+		return false
 	}
 	for _, p := range prompts {
 		pcf := cf
 		rd.vars = vars // with a raw case's input among them
+		if len(sx.prompts) > 0 {
+			rd.vars = pvars
+		}
 		in := render(p.input)
 		if len(sx.prompts) > 0 {
-			// 5.x renders the prompt with the vars into the test's input, then renders the
-			// test's fields, that input among them, once more (expandPromptMatrix, then
-			// interpolateRawEvalCase): a var holding a template is rendered too.
+			// 5.x renders the prompt with the vars as written into the test's input, then
+			// renders the test's fields, that input among them, once more with this run's
+			// vars (expandPromptMatrix, expandArrayVarCases, then interpolateRawEvalCase): a
+			// var holding a template is rendered too, and a list var named in the prompt
+			// itself reads as its values joined by commas.
+			rd.vars = vars
 			in = render(in)
 		}
 		if failed {
-			return
+			return false
 		}
 		if msgs := l.v4Messages(in, fail); len(msgs) > 0 {
 			pcf.input = &kv{key: "input_messages", kn: n, v: seqNode(n, msgs...)}
@@ -312,7 +360,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		own := min(ownCount, len(c.Evaluators))
 		setRecordTypes(c.Evaluators[:own], ownWritten)
 		setRecordTypes(c.Evaluators[own:], suiteWritten)
-		c.Threshold, c.Trials = thr, trials
+		c.Threshold, c.Trials, c.Conversation = thr, trials, conv
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
 		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
@@ -322,6 +370,7 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		}
 		l.addCase(c)
 	}
+	return !failed
 }
 
 // replaceOrAdd returns mapping m with key's value set to v (a copy when it changes).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 // spends nothing and never stops.
 type budget struct {
 	limit  float64
+	source string // what set the limit, for the error: "" is --budget-usd
 	mu     sync.Mutex
 	spent  float64
 	notRun int // cases stopped by the budget
@@ -62,7 +64,7 @@ func (b *budget) stop() error {
 	b.notRun++
 	// 4.42.4's words for it (packages/core/src/evaluation/orchestrator.ts:1018), which its
 	// users' tools may look for in index.jsonl's error, then why the case did not run.
-	return fmt.Errorf("Run budget exceeded ($%.4f / $%.4f): not run (--budget-usd)", b.spent, b.limit)
+	return fmt.Errorf("Run budget exceeded ($%.4f / $%.4f): not run (%s)", b.spent, b.limit, cmp.Or(b.source, "--budget-usd"))
 }
 
 // record is the budget as results and reports state it, nil without a budget.

@@ -95,7 +95,7 @@ type Outcome struct {
 	guard   *outputGuard
 	results *resultsFile // the results file until it is committed
 	stopped bool         // the file read back was written by a run that did not finish
-	budget  *budget      // --budget-usd's account, nil without a budget
+	budget  *budgets     // --budget-usd's account or the files' own, nil without a budget
 
 	collector  *report.Collector
 	Comparison *compare.Result // nil without a baseline
@@ -240,7 +240,7 @@ func (e *Engine) Run(ctx context.Context) *Outcome {
 	col := report.NewCollector(cfg.Details, cfg.Gate.CaseThreshold, action.MaxAnnotationsPerLevel)
 	out.collector, out.JUnitParts = col, col.Parts()
 	var writeErr error
-	bud := newBudget(cfg.BudgetUSD)
+	bud := newBudgets(cfg.BudgetUSD, pre, e.display)
 	out.budget = bud
 	write := func(rec *results.Record) {
 		if cmpr != nil {
