@@ -16,7 +16,7 @@ import (
 // of their scores, passing when the mean reaches `threshold` or, without one, when every
 // member of non-zero weight passes (graders/promptfoo-assertions.ts, AssertSetGrader).
 func init() {
-	register("assert-set", nil, []string{"assert", "threshold", "metric", "transform"}, parseAssertSet, assertSet, suite.Dialect5)
+	register("assert-set", nil, []string{"assert", "threshold", "metric", "transform"}, parseAssertSet, assertSet)
 }
 
 type assertSetConfig struct {

@@ -30,6 +30,8 @@ func TestV5TypesOnlyInV5Files(t *testing.T) {
 		{"4.x similar", v4("similar"), `eval.yaml:5:16: unknown evaluator type "similar": not a built-in type`, ""},
 		{"4.x skill-used misspelled", v4("skill-usd"), `eval.yaml:5:16: unknown evaluator type "skill-usd": not a built-in type`, `"skill-used"`},
 		{"4.x trajectory", v4("trajectory:tool-used"), `eval.yaml:5:16: unknown evaluator type "trajectory:tool-used": not a built-in type`, ""},
+		{"4.x goal-success", v4("trajectory:goal-success"), `eval.yaml:5:16: unknown evaluator type "trajectory:goal-success": not a built-in type`, ""},
+		{"2.5 not-trajectory step-count", v25("not-trajectory:step-count"), `eval.yaml:5:16: unknown evaluator type "not-trajectory:step-count" (valid: `, "trajectory:"},
 		{"4.x built-in still known", v4("contains"), "", ""},
 		{"5.x python", "prompts: [hi]\ntests:\n  - id: c\n    assert:\n      - {type: python, value: 'True'}\n", "", ""},
 	}

@@ -52,11 +52,9 @@ type evaluator func(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec) 
 // settings into a C when the suite loads (problems as *suite.SettingError, named by path),
 // evaluate scores a case with that C. With keys (not nil) the type's settings are exactly
 // those (besides the keys every entry may carry): the loader warns about any other key.
-// dialects, when given, are the only dialects whose files may name the type
-// (suite.EvaluatorType.Dialects).
 func register[C any](name string, aliases, keys []string, parse func(*suite.EvaluatorSpec) (C, error),
-	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict, dialects ...string) {
-	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases, Keys: keys, Dialects: dialects,
+	evaluate func(context.Context, *caseRun, *suite.EvaluatorSpec, C) verdict) {
+	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Aliases: aliases, Keys: keys,
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
 			common, cerr := parseCommon(spec)
 			cfg, err := parse(spec)

@@ -19,7 +19,7 @@ import (
 // javascript (AgentV 5.x, promptfoo) runs JavaScript the author wrote against the answer:
 // inline code, the body of a function of (output, context), or a file:// module's function.
 func init() {
-	register("javascript", nil, scriptAssertionKeys, parseJavascript, javascript, suite.Dialect5)
+	register("javascript", nil, scriptAssertionKeys, parseJavascript, javascript)
 }
 
 // jsAssertion is a javascript entry: inline code made a function body, or a module file and

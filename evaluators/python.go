@@ -17,7 +17,7 @@ import (
 // python (AgentV 5.x, promptfoo) runs Python the author wrote against the answer: an inline
 // expression, the body of main(output, context), or a file:// module's function.
 func init() {
-	register("python", nil, scriptAssertionKeys, parsePython, python, suite.Dialect5)
+	register("python", nil, scriptAssertionKeys, parsePython, python)
 }
 
 // pyAssertion is a python entry: the program 5.x builds from inline code, or a module file and

@@ -20,7 +20,7 @@ import (
 // `value` and the answer and scores their cosine similarity mapped onto 0..1,
 // (cos + 1) / 2, passing at `threshold` (default 0.75).
 func init() {
-	register("similar", nil, []string{"value", "threshold", "provider", "metric", "transform"}, parseSimilar, similar, suite.Dialect5)
+	register("similar", nil, []string{"value", "threshold", "provider", "metric", "transform"}, parseSimilar, similar)
 }
 
 // similarDefaultThreshold is 5.x's pass mark when the entry sets none.

@@ -21,7 +21,7 @@ func init() {
 		inverse := name == "not-skill-used"
 		register(name, nil, []string{"value", "metric", "transform"}, func(spec *suite.EvaluatorSpec) (*skillUsedConfig, error) {
 			return parseSkillUsed(spec, inverse)
-		}, skillUsed, suite.Dialect5)
+		}, skillUsed)
 	}
 }
 

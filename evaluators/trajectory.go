@@ -41,7 +41,7 @@ type trajectoryCheck func(steps []toolStep, inverse bool) (bool, string)
 // registerTrajectory registers one trajectory type. Its negate is the check's inverse, read
 // here and not again by Evaluate: 5.x does not pass `negate` on to the trajectory graders.
 func registerTrajectory(name string, inverse bool, parse func(json.RawMessage) (trajectoryCheck, error)) {
-	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Keys: []string{"value", "metric", "transform"}, Dialects: []string{suite.Dialect5},
+	suite.RegisterEvaluator(suite.EvaluatorType{Name: name, Keys: []string{"value", "metric", "transform"},
 		Parse: func(spec *suite.EvaluatorSpec) (any, error) {
 			common, cerr := parseCommon(spec)
 			s, err := settingsOf(spec)

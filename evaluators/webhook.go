@@ -20,7 +20,7 @@ import (
 // javascript assertion's result (promptfoo-assertions.ts, WebhookAssertionGrader). The URL
 // can carry a token: it is never written to results or errors.
 func init() {
-	register("webhook", nil, scriptAssertionKeys, parseWebhook, webhook, suite.Dialect5)
+	register("webhook", nil, scriptAssertionKeys, parseWebhook, webhook)
 }
 
 // maxWebhookReply bounds how much of a webhook's reply is read.

@@ -23,15 +23,11 @@ type EvaluatorType struct {
 	// Keys, when not nil, are all the settings Parse reads besides those of every entry: the
 	// loader warns about any other key, since a misspelled key would otherwise be ignored.
 	Keys []string
-	// Dialects, when not nil, are the only dialects whose files may name the type: a type new
-	// in AgentV 5.x is unknown in 2.5 and 4.x files, as it is to the programs they were
-	// written for (4.x then looks for a custom assertion script of that name).
-	Dialects []string
 }
 
 // in reports whether a file of the dialect may name the type.
 func (t *EvaluatorType) in(dialect string) bool {
-	return t.Dialects == nil || slices.Contains(t.Dialects, dialect)
+	return (dialect != Dialect25 && dialect != Dialect4) || !newIn5(t.Name)
 }
 
 // SettingError is a problem with one setting of an evaluator entry. Path names the setting

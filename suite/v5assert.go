@@ -250,3 +250,14 @@ func v5SuggestType(name string) string {
 	}
 	return s
 }
+
+// newIn5 reports whether a grader type is new in AgentV 5.x (promptfoo's assertion types and
+// 5.x's trajectory and skill graders): 2.5 and 4.x files do not know it, as the programs
+// they were written for do not (4.x then looks for a custom assertion script of that name).
+func newIn5(name string) bool {
+	name = strings.TrimPrefix(name, "not-")
+	return strings.HasPrefix(name, "trajectory:") || slices.Contains(v5NewTypes, name)
+}
+
+// v5NewTypes are the grader types new in 5.x besides trajectory:*.
+var v5NewTypes = []string{"javascript", "python", "assert-set", "similar", "webhook", "skill-used"}
