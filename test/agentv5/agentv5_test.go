@@ -10,46 +10,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	yaml "go.yaml.in/yaml/v4"
-
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/test/reference"
 )
 
 var agentvBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentv5-")
-	if err != nil {
-		panic(err)
-	}
-	agentvBin = filepath.Join(dir, "agentv")
-	build := exec.Command("go", "build", "-o", agentvBin, "./cmd/agentv")
-	build.Dir = moduleRoot()
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		os.RemoveAll(dir)
-		panic("could not build agentv: " + err.Error())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func moduleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+func TestMain(m *testing.M) { reference.Main(m, &agentvBin) }
 
 // expected is a suite's expected.json.
 type expected struct {
@@ -75,58 +50,6 @@ type expectedAssertion struct {
 	Weight float64 `json:"weight"`
 }
 
-// difference is one field where agentv and 5.3.1-next.1 disagree.
-type difference struct {
-	suite, test, field, ours, theirs string
-}
-
-func (d difference) String() string {
-	return fmt.Sprintf("%s/%s %s: agentv %s, 5.3.1-next.1 %s", d.suite, d.test, d.field, d.ours, d.theirs)
-}
-
-// listed is an entry of known-differences.yaml or pending.yaml; `*` in suite, test or field
-// matches any text, and an entry that matches no difference fails the test.
-type listed struct {
-	Suite  string `yaml:"suite"`
-	Test   string `yaml:"test"`
-	Field  string `yaml:"field"`
-	Doc    string `yaml:"doc"`
-	Source string `yaml:"source"`
-	Why    string `yaml:"why"`
-	used   bool
-}
-
-func (e *listed) matches(d difference) bool {
-	return glob(e.Suite, d.suite) && glob(e.Test, d.test) && glob(e.Field, d.field)
-}
-
-// glob matches s against pat, where only `*` is special (field names hold brackets).
-func glob(pat, s string) bool {
-	parts := strings.Split(pat, "*")
-	for i := range parts {
-		parts[i] = regexp.QuoteMeta(parts[i])
-	}
-	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(s)
-}
-
-func readListed(t *testing.T, name string) []*listed {
-	t.Helper()
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []*listed
-	if err := yaml.Unmarshal(raw, &entries); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	for i, e := range entries {
-		if e.Suite == "" || e.Test == "" || e.Field == "" || e.Why == "" {
-			t.Fatalf("%s: entry %d needs suite, test, field and why", name, i+1)
-		}
-	}
-	return entries
-}
-
 func TestAgainstAgentV5(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -135,13 +58,9 @@ func TestAgainstAgentV5(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the suites' targets and judge are Python scripts")
 	}
-	known := readListed(t, "known-differences.yaml")
-	pending := readListed(t, "pending.yaml")
-	for _, e := range known {
-		if e.Doc == "" || e.Source == "" {
-			t.Fatalf("known-differences.yaml: %s/%s %s needs doc and source", e.Suite, e.Test, e.Field)
-		}
-	}
+	known := reference.ReadList(t, "known-differences.yaml")
+	pending := reference.ReadList(t, "pending.yaml")
+	reference.CheckKnown(t, known, "docs/agentv-5.md")
 	dirs, err := filepath.Glob("testdata/*/expected.json")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no suites in testdata: %v", err)
@@ -153,7 +72,7 @@ func TestAgainstAgentV5(t *testing.T) {
 	}
 	fakeURL := startFake(t, bin)
 
-	var all []difference
+	var all []reference.Difference
 	for _, exp := range dirs {
 		name := filepath.Base(filepath.Dir(exp))
 		var want expected
@@ -171,34 +90,12 @@ func TestAgainstAgentV5(t *testing.T) {
 		recs, err := runSuite(t, dir, bin, fakeURL)
 		if err != nil {
 			t.Logf("%s: %v", name, err)
-			all = append(all, difference{name, "*", "run", "no results file", "results"})
+			all = append(all, reference.Difference{Group: name, Test: "*", Field: "run", Ours: "no results file", Theirs: "results"})
 		}
 		all = append(all, compare(name, want, recs)...)
 	}
 
-	for _, d := range all {
-		i := slices.IndexFunc(known, func(e *listed) bool { return e.matches(d) })
-		if i >= 0 {
-			known[i].used = true
-			continue
-		}
-		if i = slices.IndexFunc(pending, func(e *listed) bool { return e.matches(d) }); i >= 0 {
-			pending[i].used = true
-			t.Logf("pending: %s", d)
-			continue
-		}
-		t.Errorf("%s", d)
-	}
-	for _, list := range []struct {
-		name    string
-		entries []*listed
-	}{{"known-differences.yaml", known}, {"pending.yaml", pending}} {
-		for _, e := range list.entries {
-			if !e.used {
-				t.Errorf("%s: %s/%s %s matches no difference any more: remove it", list.name, e.Suite, e.Test, e.Field)
-			}
-		}
-	}
+	reference.Account(t, all, known, pending, "5.3.1-next.1")
 }
 
 // startFake runs the suites' loopback webhook and embeddings server.
@@ -263,8 +160,8 @@ func runSuite(t *testing.T, dir, bin, fakeURL string) ([]*results.Record, error)
 // compare lists the differences between agentv's records and a suite's expected tests. A row
 // is found by id, prompt (agentv names a prompt matrix's rows id__prompt_<prompt>, as 5.x's
 // temporary files do) and target.
-func compare(suite string, want expected, recs []*results.Record) []difference {
-	var diffs []difference
+func compare(suite string, want expected, recs []*results.Record) []reference.Difference {
+	var diffs []reference.Difference
 	seen := map[*results.Record]bool{}
 	for _, e := range want.Tests {
 		id := e.ID
@@ -275,17 +172,17 @@ func compare(suite string, want expected, recs []*results.Record) []difference {
 			return !seen[r] && r.EvalID == id && (e.Target == "" || r.Target == e.Target)
 		})
 		if i < 0 {
-			diffs = append(diffs, difference{suite, id, "row", "missing", "target " + e.Target})
+			diffs = append(diffs, reference.Difference{Group: suite, Test: id, Field: "row", Ours: "missing", Theirs: "target " + e.Target})
 			continue
 		}
 		r := recs[i]
 		seen[r] = true
 		add := func(field, ours, theirs string) {
 			if ours != theirs {
-				diffs = append(diffs, difference{suite, id, field, ours, theirs})
+				diffs = append(diffs, reference.Difference{Group: suite, Test: id, Field: field, Ours: ours, Theirs: theirs})
 			}
 		}
-		add("score", num(r.Score), num(e.Score))
+		add("score", reference.Num(r.Score), reference.Num(e.Score))
 		add("pass", fmt.Sprint(r.Verdict == results.VerdictPass), fmt.Sprint(e.Pass))
 		add("error", fmt.Sprint(r.Verdict == results.VerdictError), fmt.Sprint(e.ExecutionStatus == "execution_error"))
 		if e.ExecutionStatus == "execution_error" {
@@ -300,24 +197,15 @@ func compare(suite string, want expected, recs []*results.Record) []difference {
 			f := fmt.Sprintf("assertions[%d].", j)
 			add(f+"name", o.Name, a.Name)
 			add(f+"type", o.Type, a.Type)
-			add(f+"score", num(o.Score), num(a.Score))
+			add(f+"score", reference.Num(o.Score), reference.Num(a.Score))
 			add(f+"pass", fmt.Sprint(o.Verdict == "pass"), fmt.Sprint(a.Pass))
-			add(f+"weight", num(o.Weight), num(a.Weight))
+			add(f+"weight", reference.Num(o.Weight), reference.Num(a.Weight))
 		}
 	}
 	for _, r := range recs {
 		if !seen[r] {
-			diffs = append(diffs, difference{suite, r.EvalID, "row", "target " + r.Target, "missing"})
+			diffs = append(diffs, reference.Difference{Group: suite, Test: r.EvalID, Field: "row", Ours: "target " + r.Target, Theirs: "missing"})
 		}
 	}
 	return diffs
-}
-
-// num prints a score so that values within 1e-9 print the same: 5.x adds weighted scores in
-// the order graders finish.
-func num(f float64) string {
-	if math.Abs(f-math.Round(f)) < 1e-9 {
-		return fmt.Sprint(math.Round(f))
-	}
-	return fmt.Sprintf("%.9f", f)
 }

@@ -12,46 +12,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	yaml "go.yaml.in/yaml/v4"
-
 	"github.com/agentv/action/results"
+	"github.com/agentv/action/test/reference"
 )
 
 var agentvBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "promptfoo-")
-	if err != nil {
-		panic(err)
-	}
-	agentvBin = filepath.Join(dir, "agentv")
-	build := exec.Command("go", "build", "-o", agentvBin, "./cmd/agentv")
-	build.Dir = moduleRoot()
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		os.RemoveAll(dir)
-		panic("could not build agentv: " + err.Error())
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-func moduleRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+func TestMain(m *testing.M) { reference.Main(m, &agentvBin) }
 
 // expected is a config's expected.json.
 type expected struct {
@@ -92,58 +68,6 @@ func (r expectedRow) target() string {
 	return r.Provider
 }
 
-// difference is one field where agentv and promptfoo disagree.
-type difference struct {
-	config, test, field, ours, theirs string
-}
-
-func (d difference) String() string {
-	return fmt.Sprintf("%s/%s %s: agentv %s, promptfoo %s", d.config, d.test, d.field, d.ours, d.theirs)
-}
-
-// listed is an entry of known-differences.yaml or pending.yaml; `*` in config, test or field
-// matches any text, and an entry that matches no difference fails the test.
-type listed struct {
-	Config string `yaml:"config"`
-	Test   string `yaml:"test"`
-	Field  string `yaml:"field"`
-	Doc    string `yaml:"doc"`
-	Source string `yaml:"source"`
-	Why    string `yaml:"why"`
-	used   bool
-}
-
-func (e *listed) matches(d difference) bool {
-	return glob(e.Config, d.config) && glob(e.Test, d.test) && glob(e.Field, d.field)
-}
-
-// glob matches s against pat, where only `*` is special (field names hold brackets).
-func glob(pat, s string) bool {
-	parts := strings.Split(pat, "*")
-	for i := range parts {
-		parts[i] = regexp.QuoteMeta(parts[i])
-	}
-	return regexp.MustCompile("^" + strings.Join(parts, ".*") + "$").MatchString(s)
-}
-
-func readListed(t *testing.T, name string) []*listed {
-	t.Helper()
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []*listed
-	if err := yaml.Unmarshal(raw, &entries); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	for i, e := range entries {
-		if e.Config == "" || e.Test == "" || e.Field == "" || e.Why == "" {
-			t.Fatalf("%s: entry %d needs config, test, field and why", name, i+1)
-		}
-	}
-	return entries
-}
-
 func TestAgainstPromptfoo(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -152,21 +76,9 @@ func TestAgainstPromptfoo(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed: the fake model server and the exec: providers are Python scripts")
 	}
-	known := readListed(t, "known-differences.yaml")
-	pending := readListed(t, "pending.yaml")
-	doc, err := os.ReadFile(filepath.Join(moduleRoot(), "docs", "promptfoo.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	anchors := headingAnchors(string(doc))
-	for _, e := range known {
-		if e.Doc == "" || e.Source == "" {
-			t.Fatalf("known-differences.yaml: %s/%s %s needs doc and source", e.Config, e.Test, e.Field)
-		}
-		if !anchors[strings.TrimPrefix(e.Doc, "#")] {
-			t.Errorf("known-differences.yaml: doc %q is no heading of docs/promptfoo.md", e.Doc)
-		}
-	}
+	known := reference.ReadList(t, "known-differences.yaml")
+	pending := reference.ReadList(t, "pending.yaml")
+	reference.CheckKnown(t, known, "docs/promptfoo.md")
 	configs, err := filepath.Glob("testdata/*/expected.json")
 	if err != nil || len(configs) == 0 {
 		t.Fatalf("no configs in testdata: %v", err)
@@ -177,7 +89,7 @@ func TestAgainstPromptfoo(t *testing.T) {
 	}
 	env := fakeEnv(t, work)
 
-	var all []difference
+	var all []reference.Difference
 	for _, exp := range configs {
 		name := filepath.Base(filepath.Dir(exp))
 		var want expected
@@ -191,34 +103,12 @@ func TestAgainstPromptfoo(t *testing.T) {
 		recs, err := runConfig(t, filepath.Join(work, name), env)
 		if err != nil {
 			t.Logf("%s: %v", name, err)
-			all = append(all, difference{name, "*", "run", "no results file", "results"})
+			all = append(all, reference.Difference{Group: name, Test: "*", Field: "run", Ours: "no results file", Theirs: "results"})
 		}
 		all = append(all, compare(name, want, recs)...)
 	}
 
-	for _, d := range all {
-		i := slices.IndexFunc(known, func(e *listed) bool { return e.matches(d) })
-		if i >= 0 {
-			known[i].used = true
-			continue
-		}
-		if i = slices.IndexFunc(pending, func(e *listed) bool { return e.matches(d) }); i >= 0 {
-			pending[i].used = true
-			t.Logf("pending: %s", d)
-			continue
-		}
-		t.Errorf("%s", d)
-	}
-	for _, list := range []struct {
-		name    string
-		entries []*listed
-	}{{"known-differences.yaml", known}, {"pending.yaml", pending}} {
-		for _, e := range list.entries {
-			if !e.used {
-				t.Errorf("%s: %s/%s %s matches no difference any more: remove it", list.name, e.Config, e.Test, e.Field)
-			}
-		}
-	}
+	reference.Account(t, all, known, pending, "promptfoo")
 }
 
 // TestUnsupportedConfigs runs each config of testdata/unsupported/: agentv must refuse it with
@@ -337,8 +227,8 @@ func runConfig(t *testing.T, dir string, env []string) ([]*results.Record, error
 // compare lists the differences between agentv's records and a config's expected rows. A row
 // is found by its test's id and its target; the rows of several prompts (agentv: id__prompt_…)
 // are taken in order.
-func compare(config string, want expected, recs []*results.Record) []difference {
-	var diffs []difference
+func compare(config string, want expected, recs []*results.Record) []reference.Difference {
+	var diffs []reference.Difference
 	seen := map[*results.Record]bool{}
 	for _, e := range want.Results {
 		id, target := e.id(), e.target()
@@ -347,17 +237,17 @@ func compare(config string, want expected, recs []*results.Record) []difference 
 		})
 		name := id + "@" + target
 		if i < 0 {
-			diffs = append(diffs, difference{config, name, "row", "missing", "present"})
+			diffs = append(diffs, reference.Difference{Group: config, Test: name, Field: "row", Ours: "missing", Theirs: "present"})
 			continue
 		}
 		r := recs[i]
 		seen[r] = true
 		add := func(field, ours, theirs string) {
 			if ours != theirs {
-				diffs = append(diffs, difference{config, name, field, ours, theirs})
+				diffs = append(diffs, reference.Difference{Group: config, Test: name, Field: field, Ours: ours, Theirs: theirs})
 			}
 		}
-		add("score", num(r.Score), num(e.Score))
+		add("score", reference.Num(r.Score), reference.Num(e.Score))
 		add("pass", fmt.Sprint(r.Verdict == results.VerdictPass), fmt.Sprint(e.Pass))
 		add("error", fmt.Sprint(r.Verdict == results.VerdictError), fmt.Sprint(e.FailureReason == 2))
 		if e.FailureReason == 2 {
@@ -370,13 +260,13 @@ func compare(config string, want expected, recs []*results.Record) []difference 
 				break
 			}
 			f := fmt.Sprintf("assertions[%d].", j)
-			add(f+"score", num(ours[j].Score), num(a.Score))
+			add(f+"score", reference.Num(ours[j].Score), reference.Num(a.Score))
 			add(f+"pass", fmt.Sprint(ours[j].Verdict == "pass"), fmt.Sprint(a.Pass))
 		}
 	}
 	for _, r := range recs {
 		if !seen[r] {
-			diffs = append(diffs, difference{config, r.EvalID + "@" + r.Target, "row", "present", "missing"})
+			diffs = append(diffs, reference.Difference{Group: config, Test: r.EvalID + "@" + r.Target, Field: "row", Ours: "present", Theirs: "missing"})
 		}
 	}
 	return diffs
@@ -388,38 +278,6 @@ func flatten(rs []results.EvaluatorResult) []results.EvaluatorResult {
 	for _, r := range rs {
 		out = append(out, r)
 		out = append(out, flatten(r.EvaluatorResults)...)
-	}
-	return out
-}
-
-// num prints a score so that values within 1e-9 print the same: promptfoo adds weighted
-// scores in the order graders finish.
-func num(f float64) string {
-	if math.Abs(f-math.Round(f)) < 1e-9 {
-		return fmt.Sprint(math.Round(f))
-	}
-	return fmt.Sprintf("%.9f", f)
-}
-
-// headingAnchors are the anchors GitHub gives the Markdown headings of doc: lower case,
-// punctuation dropped, spaces as hyphens.
-func headingAnchors(doc string) map[string]bool {
-	out := map[string]bool{}
-	for _, line := range strings.Split(doc, "\n") {
-		h := strings.TrimLeft(line, "#")
-		if len(h) == len(line) || !strings.HasPrefix(h, " ") {
-			continue
-		}
-		var b strings.Builder
-		for _, r := range strings.ToLower(strings.TrimSpace(h)) {
-			switch {
-			case r == ' ' || r == '-':
-				b.WriteByte('-')
-			case r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
-				b.WriteRune(r)
-			}
-		}
-		out[b.String()] = true
 	}
 	return out
 }
