@@ -22,6 +22,15 @@ var (
 // (`mode` absent) or when something is wrong (reported through fail, or as diagnostics when
 // ok is false). sub applies the test's vars to a value.
 func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
+	turn := func(item *yaml.Node, num int) *Turn { return l.v4Turn(item, num, id, sub, fail) }
+	return conversation(n, f, true, turn, fail)
+}
+
+// conversation reads the conversation keys 4.x and 5.x files share: mode, aggregation,
+// on_turn_failure, window_size and turns, each turn read by turn (nil when it is wrong and
+// reported). wholeExpected refuses a test-level expected_output, as 4.x files do. nil when the
+// test is not a conversation or when something is wrong (reported through fail).
+func conversation(n *yaml.Node, f kvs, wholeExpected bool, turn func(item *yaml.Node, num int) *Turn, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
 	mode := f.get("mode")
 	if mode == nil || isNull(mode.v) {
 		// The other keys only make sense in a conversation: say so rather than ignore them.
@@ -61,7 +70,7 @@ func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *y
 			conv.WindowSize = int(w)
 		}
 	}
-	if e := f.get("expected_output"); e != nil && !isNull(e.v) {
+	if e := f.get("expected_output"); wholeExpected && e != nil && !isNull(e.v) {
 		fail(e.kn, "a conversation test takes %q per turn, not for the whole test", "expected_output")
 		ok = false
 	}
@@ -78,7 +87,7 @@ func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *y
 		return nil, false
 	}
 	for i, item := range turns.v.Content {
-		if t := l.v4Turn(item, i+1, id, sub, fail); t != nil {
+		if t := turn(item, i+1); t != nil {
 			conv.Turns = append(conv.Turns, t)
 		} else {
 			ok = false

@@ -3,8 +3,6 @@ package suite
 import (
 	"cmp"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -20,67 +18,8 @@ var v5TurnKeys = []string{"input", "expected_output", "assert"}
 // renders its turns (interpolateCaseTurns). nil when the test is not a conversation or when
 // something is wrong (reported through fail).
 func (l *loader) v5Conversation(n *yaml.Node, f kvs, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
-	mode := f.get("mode")
-	if mode == nil || isNull(mode.v) {
-		for _, k := range v4ConversationKeys[1:] {
-			if e := f.get(k); e != nil {
-				fail(e.kn, "%q needs %q", k, "mode: conversation")
-			}
-		}
-		return nil, true
-	}
-	if mode.v.Kind != yaml.ScalarNode || mode.v.Value != "conversation" {
-		fail(mode.v, "%q must be %q, got %s", "mode", "conversation", describe(mode.v))
-		return nil, false
-	}
-	conv = &Conversation{Aggregation: AggregateMean, OnTurnFailure: OnTurnFailureContinue}
-	ok = true
-	oneOf := func(key string, allowed []string, dst *string) {
-		e := f.get(key)
-		if e == nil || isNull(e.v) {
-			return
-		}
-		if e.v.Kind != yaml.ScalarNode || !slices.Contains(allowed, e.v.Value) {
-			fail(e.v, "%q must be one of %s, got %s", key, strings.Join(allowed, ", "), describe(e.v))
-			ok = false
-			return
-		}
-		*dst = e.v.Value
-	}
-	oneOf("aggregation", v4Aggregations, &conv.Aggregation)
-	oneOf("on_turn_failure", v4TurnFailures, &conv.OnTurnFailure)
-	if e := f.get("window_size"); e != nil && !isNull(e.v) {
-		w, isNum := number(e.v)
-		if !isNum || classify(e.v) != scalarInt || w < 1 || w > math.MaxInt32 {
-			fail(e.v, "%q must be a whole number of turns, at least 1, got %s", "window_size", describe(e.v))
-			ok = false
-		} else {
-			conv.WindowSize = int(w)
-		}
-	}
-	turns := f.get("turns")
-	switch {
-	case turns == nil || isNull(turns.v):
-		fail(n, "%q needs a non-empty %q list", "mode: conversation", "turns")
-		return nil, false
-	case turns.v.Kind != yaml.SequenceNode:
-		fail(turns.v, "%q must be a list of turns, each with an input, got %s", "turns", kindName(turns.v))
-		return nil, false
-	case len(turns.v.Content) == 0:
-		fail(turns.v, "%q needs at least one turn", "turns")
-		return nil, false
-	}
-	for i, item := range turns.v.Content {
-		if t := l.v5Turn(item, i+1, id, render, fail); t != nil {
-			conv.Turns = append(conv.Turns, t)
-		} else {
-			ok = false
-		}
-	}
-	if !ok {
-		return nil, false
-	}
-	return conv, true
+	turn := func(item *yaml.Node, num int) *Turn { return l.v5Turn(item, num, id, render, fail) }
+	return conversation(n, f, false, turn, fail)
 }
 
 // v5Turn reads one turn: its input (a string; other content as its JSON text), its
