@@ -118,31 +118,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 		ok = false
 		fail(at, format, args...)
 	}
-	text := ""
-	switch in := sub(f.get("input")); {
-	case in == nil:
-		bad(n, "%s has no %q", where, "input")
-	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
-		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
-		bad(in, "%s has an empty %q", where, "input")
-	case in.Kind == yaml.ScalarNode:
-		text = in.Value
-	default:
-		b, err := toJSON(in)
-		if err != nil {
-			bad(in, "%s input: %v", where, err)
-		}
-		text = string(b)
-	}
-	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
-	// expected_output reads as a test's does (string, message, messages or structured content).
-	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
-	if e := f.get("expected_output"); sub(e) != nil {
-		p.expected(&kv{key: "expected_output", kn: e.kn, v: sub(e)})
-		p.reference(nil)
-	}
-	ok = ok && !p.failed
-	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	ok = l.turnMessages(t, n, f, id, where, func(key string) *yaml.Node { return sub(f.get(key)) }, bad) && ok
 	if a := f.get("assertions"); a != nil && !isNull(a.v) {
 		if a.v.Kind != yaml.SequenceNode {
 			fail(a.v, "%s %q must be a list of assertions, got %s", where, "assertions", kindName(a.v))
@@ -177,6 +153,37 @@ func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.No
 		out = append(out, replaceKey(g, "weight", "", intNode(g, 1)))
 	}
 	return append(out, l.v4Assertions(rest, id, fail)...)
+}
+
+// turnMessages reads a turn's input (a string; other content is sent as its JSON text, as
+// AgentV 4.x and 5.x do) and its expected_output (read as a test's is) into t. value gives a
+// key's value in f with the test's vars applied, nil when it is absent or null. false when the
+// expected_output is wrong; a wrong input is reported through bad.
+func (l *loader) turnMessages(t *Turn, n *yaml.Node, f kvs, id, where string, value func(key string) *yaml.Node, bad func(*yaml.Node, string, ...any)) bool {
+	text := ""
+	switch in := value("input"); {
+	case in == nil:
+		bad(n, "%s has no %q", where, "input")
+	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
+		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
+		bad(in, "%s has an empty %q", where, "input")
+	case in.Kind == yaml.ScalarNode:
+		text = in.Value
+	default:
+		b, err := toJSON(in)
+		if err != nil {
+			bad(in, "%s input: %v", where, err)
+		}
+		text = string(b)
+	}
+	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
+	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
+	if e := value("expected_output"); e != nil {
+		p.expected(&kv{key: "expected_output", kn: f.get("expected_output").kn, v: e})
+		p.reference(nil)
+	}
+	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	return !p.failed
 }
 
 // notLoaded is the note an error adds about the test it keeps from loading.

@@ -3,7 +3,6 @@ package suite
 import (
 	"cmp"
 	"fmt"
-	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -53,30 +52,7 @@ func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.N
 		}
 		return nil
 	}
-	text := ""
-	switch in := get("input"); {
-	case in == nil:
-		bad(n, "%s has no %q", where, "input")
-	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
-		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
-		bad(in, "%s has an empty %q", where, "input")
-	case in.Kind == yaml.ScalarNode:
-		text = in.Value
-	default:
-		b, err := toJSON(in)
-		if err != nil {
-			bad(in, "%s input: %v", where, err)
-		}
-		text = string(b)
-	}
-	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
-	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
-	if e := f.get("expected_output"); e != nil && !isNull(e.v) {
-		p.expected(&kv{key: "expected_output", kn: e.kn, v: get("expected_output")})
-		p.reference(nil)
-	}
-	ok = ok && !p.failed
-	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	ok = l.turnMessages(t, n, f, id, where, get, bad) && ok
 	if a := f.get("assert"); a != nil && !isNull(a.v) {
 		list := get("assert")
 		if list.Kind != yaml.SequenceNode {
