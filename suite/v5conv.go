@@ -18,8 +18,16 @@ var v5TurnKeys = []string{"input", "expected_output", "assert"}
 // something is wrong (reported through fail).
 func (l *loader) v5Conversation(n *yaml.Node, f kvs, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
 	turn := func(item *yaml.Node, num int) *Turn { return l.v5Turn(item, num, id, render, fail) }
-	return conversation(n, f, false, turn, fail)
+	conv, ok = conversation(n, f, false, turn, fail)
+	if conv != nil {
+		conv.EntryType = v5ConversationEntryType
+	}
+	return conv, ok
 }
+
+// v5ConversationEntryType is the type 5.x's results give a conversation's turn entries and
+// its transcript's (orchestrator.ts:3536-3538, :3590-3592 at v5.3.1-next.1).
+const v5ConversationEntryType = "llm-rubric"
 
 // v5Turn reads one turn: its input (a string; other content as its JSON text), its
 // expected_output and its assert list.
