@@ -102,14 +102,10 @@ func conversation(n *yaml.Node, f kvs, wholeExpected bool, turn func(item *yaml.
 // v4Turn reads one turn: its input (a string; other content is sent as its JSON text, as
 // AgentV 4.x does), its expected_output and its assertions.
 func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
-	n := deref(item)
-	where := fmt.Sprintf("turn %d", num)
-	if n == nil || n.Kind != yaml.MappingNode {
-		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+	n, where, es := l.turnEntries(item, num, id, fail)
+	if n == nil {
 		return nil
 	}
-	es := entries(n)
-	l.dupes(es, id)
 	f := kvs(es)
 	l.unknownKeys(es, "in "+where, id, v4TurnKeys)
 	t := &Turn{Line: n.Line, Col: n.Column}
@@ -153,6 +149,20 @@ func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.No
 		out = append(out, replaceKey(g, "weight", "", intNode(g, 1)))
 	}
 	return append(out, l.v4Assertions(rest, id, fail)...)
+}
+
+// turnEntries opens turn num: its mapping, its name in messages ("turn 2") and its entries,
+// duplicate keys reported. n is nil when the turn is not a mapping (reported through fail).
+func (l *loader) turnEntries(item *yaml.Node, num int, id string, fail func(*yaml.Node, string, ...any)) (n *yaml.Node, where string, es []kv) {
+	n = deref(item)
+	where = fmt.Sprintf("turn %d", num)
+	if n == nil || n.Kind != yaml.MappingNode {
+		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+		return nil, where, nil
+	}
+	es = entries(n)
+	l.dupes(es, id)
+	return n, where, es
 }
 
 // turnMessages reads a turn's input (a string; other content is sent as its JSON text, as

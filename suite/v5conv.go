@@ -1,9 +1,6 @@
 package suite
 
 import (
-	"cmp"
-	"fmt"
-
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -32,14 +29,10 @@ const v5ConversationEntryType = "llm-rubric"
 // v5Turn reads one turn: its input (a string; other content as its JSON text), its
 // expected_output and its assert list.
 func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
-	n := deref(item)
-	where := fmt.Sprintf("turn %d", num)
-	if n == nil || n.Kind != yaml.MappingNode {
-		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+	n, where, es := l.turnEntries(item, num, id, fail)
+	if n == nil {
 		return nil
 	}
-	es := entries(n)
-	l.dupes(es, id)
 	f := kvs(es)
 	for _, e := range es {
 		if e.key == "assertions" {
