@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,8 @@ import (
 	"github.com/agentv/action/suite"
 )
 
-// Types of the evaluator_results entries of a conversation test.
+// Types of the evaluator_results entries of a conversation test, unless its file's front-end
+// names another (suite.Conversation.EntryType).
 const (
 	TypeTurn         = "turn"         // one turn's evaluators, named turn-1, turn-2, ...
 	TypeConversation = "conversation" // the test's own evaluators on the whole transcript
@@ -44,8 +46,10 @@ type conversationRun struct {
 	outputs []suite.Message // every turn's output messages, in order
 	traces  []*results.TraceSummary
 	entries []results.EvaluatorResult // one a turn, then the transcript's
-	turns   []results.Turn
-	last    scored // the last request and answer, the attempts of every turn
+	// turnType and wholeType type the turns' entries and the transcript's.
+	turnType, wholeType string
+	turns               []results.Turn
+	last                scored // the last request and answer, the attempts of every turn
 }
 
 // runConversation runs a conversation test: each turn is asked with the conversation so far and
@@ -57,7 +61,7 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	c := j.Case
 	conv := c.Conversation
 	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), workspace: j.Workspace, history: slices.Clone(c.Input),
-		threshold: threshold, eopts: eopts}
+		threshold: threshold, eopts: eopts, turnType: cmp.Or(conv.EntryType, TypeTurn), wholeType: cmp.Or(conv.EntryType, TypeConversation)}
 	stoppedAt := 0
 	for i, turn := range conv.Turns {
 		if stoppedAt > 0 {
@@ -122,7 +126,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	rt := results.Turn{Turn: num, Input: r.capText(turn.Input.Content.Text)}
 	if err != nil {
 		msg := "the target gave no answer: " + err.Error()
-		e := results.EvaluatorResult{Name: name, Type: TypeTurn, Weight: 1, Verdict: string(results.VerdictError),
+		e := results.EvaluatorResult{Name: name, Type: cr.turnType, Weight: 1, Verdict: string(results.VerdictError),
 			Hits: []string{}, Misses: []string{msg}, Error: msg, DurationMS: time.Since(began).Milliseconds()}
 		cr.entries = append(cr.entries, e)
 		rt.Verdict, rt.Error, rt.DurationMS = e.Verdict, msg, e.DurationMS
@@ -147,7 +151,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 		g.Evaluators = turn.Evaluators
 		graded = &g
 	}
-	e := cr.grade(ctx, name, TypeTurn, graded, req, resp, answer, trace, began)
+	e := cr.grade(ctx, name, cr.turnType, graded, req, resp, answer, trace, began)
 	rt.Score, rt.Verdict, rt.Error, rt.DurationMS = e.Score, e.Verdict, e.Error, e.DurationMS
 	cr.turns = append(cr.turns, rt)
 	return e.Verdict != string(results.VerdictPass)
@@ -156,7 +160,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 // notSent records a turn left out because turn stoppedAt failed with on_turn_failure: stop.
 func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
 	why := fmt.Sprintf("not sent: turn %d failed and on_turn_failure is stop", stoppedAt)
-	cr.entries = append(cr.entries, results.EvaluatorResult{Name: turnName(num), Type: TypeTurn, Weight: 1,
+	cr.entries = append(cr.entries, results.EvaluatorResult{Name: turnName(num), Type: cr.turnType, Weight: 1,
 		Verdict: verdictSkipped, Hits: []string{}, Misses: []string{why}})
 	cr.turns = append(cr.turns, results.Turn{Turn: num, Input: cr.r.capText(turn.Input.Content.Text), Verdict: results.TurnNotSent})
 }
@@ -176,7 +180,7 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 	resp := &providers.Response{Text: text, OutputMessages: cr.outputs}
 	req := prompt.Build(&whole, cr.mode)
 	req.Workspace = cr.workspace
-	cr.grade(ctx, TypeConversation, TypeConversation, &whole, req, resp, text, mergeTraces(cr.traces), began)
+	cr.grade(ctx, TypeConversation, cr.wholeType, &whole, req, resp, text, mergeTraces(cr.traces), began)
 }
 
 // grade scores a turn's answer (or the transcript) as case c and appends its entry; a nil c

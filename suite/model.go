@@ -222,6 +222,9 @@ type Conversation struct {
 	// WindowSize, when > 0, limits what each turn sends and its graders see to the system
 	// messages and the last WindowSize exchanges (2 × WindowSize messages).
 	WindowSize int
+	// EntryType is the type the results give each turn's entry and the transcript's, as the
+	// file's AgentV version records them; "" for 4.x's "turn" and "conversation".
+	EntryType string `json:",omitempty"`
 }
 
 // Turn is one user message of a conversation and how its answer is scored.

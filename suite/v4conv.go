@@ -22,6 +22,15 @@ var (
 // (`mode` absent) or when something is wrong (reported through fail, or as diagnostics when
 // ok is false). sub applies the test's vars to a value.
 func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
+	turn := func(item *yaml.Node, num int) *Turn { return l.v4Turn(item, num, id, sub, fail) }
+	return conversation(n, f, true, turn, fail)
+}
+
+// conversation reads the conversation keys 4.x and 5.x files share: mode, aggregation,
+// on_turn_failure, window_size and turns, each turn read by turn (nil when it is wrong and
+// reported). wholeExpected refuses a test-level expected_output, as 4.x files do. nil when the
+// test is not a conversation or when something is wrong (reported through fail).
+func conversation(n *yaml.Node, f kvs, wholeExpected bool, turn func(item *yaml.Node, num int) *Turn, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
 	mode := f.get("mode")
 	if mode == nil || isNull(mode.v) {
 		// The other keys only make sense in a conversation: say so rather than ignore them.
@@ -61,7 +70,7 @@ func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *y
 			conv.WindowSize = int(w)
 		}
 	}
-	if e := f.get("expected_output"); e != nil && !isNull(e.v) {
+	if e := f.get("expected_output"); wholeExpected && e != nil && !isNull(e.v) {
 		fail(e.kn, "a conversation test takes %q per turn, not for the whole test", "expected_output")
 		ok = false
 	}
@@ -78,7 +87,7 @@ func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *y
 		return nil, false
 	}
 	for i, item := range turns.v.Content {
-		if t := l.v4Turn(item, i+1, id, sub, fail); t != nil {
+		if t := turn(item, i+1); t != nil {
 			conv.Turns = append(conv.Turns, t)
 		} else {
 			ok = false
@@ -93,14 +102,10 @@ func (l *loader) v4Conversation(n *yaml.Node, f kvs, id string, sub func(*kv) *y
 // v4Turn reads one turn: its input (a string; other content is sent as its JSON text, as
 // AgentV 4.x does), its expected_output and its assertions.
 func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
-	n := deref(item)
-	where := fmt.Sprintf("turn %d", num)
-	if n == nil || n.Kind != yaml.MappingNode {
-		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+	n, where, es := l.turnEntries(item, num, id, fail)
+	if n == nil {
 		return nil
 	}
-	es := entries(n)
-	l.dupes(es, id)
 	f := kvs(es)
 	l.unknownKeys(es, "in "+where, id, v4TurnKeys)
 	t := &Turn{Line: n.Line, Col: n.Column}
@@ -109,31 +114,7 @@ func (l *loader) v4Turn(item *yaml.Node, num int, id string, sub func(*kv) *yaml
 		ok = false
 		fail(at, format, args...)
 	}
-	text := ""
-	switch in := sub(f.get("input")); {
-	case in == nil:
-		bad(n, "%s has no %q", where, "input")
-	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
-		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
-		bad(in, "%s has an empty %q", where, "input")
-	case in.Kind == yaml.ScalarNode:
-		text = in.Value
-	default:
-		b, err := toJSON(in)
-		if err != nil {
-			bad(in, "%s input: %v", where, err)
-		}
-		text = string(b)
-	}
-	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
-	// expected_output reads as a test's does (string, message, messages or structured content).
-	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
-	if e := f.get("expected_output"); sub(e) != nil {
-		p.expected(&kv{key: "expected_output", kn: e.kn, v: sub(e)})
-		p.reference(nil)
-	}
-	ok = ok && !p.failed
-	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	ok = l.turnMessages(t, n, f, id, where, func(key string) *yaml.Node { return sub(f.get(key)) }, bad) && ok
 	if a := f.get("assertions"); a != nil && !isNull(a.v) {
 		if a.v.Kind != yaml.SequenceNode {
 			fail(a.v, "%s %q must be a list of assertions, got %s", where, "assertions", kindName(a.v))
@@ -168,6 +149,51 @@ func (l *loader) v4TurnAssertions(list *yaml.Node, id string, fail func(*yaml.No
 		out = append(out, replaceKey(g, "weight", "", intNode(g, 1)))
 	}
 	return append(out, l.v4Assertions(rest, id, fail)...)
+}
+
+// turnEntries opens turn num: its mapping, its name in messages ("turn 2") and its entries,
+// duplicate keys reported. n is nil when the turn is not a mapping (reported through fail).
+func (l *loader) turnEntries(item *yaml.Node, num int, id string, fail func(*yaml.Node, string, ...any)) (n *yaml.Node, where string, es []kv) {
+	n = deref(item)
+	where = fmt.Sprintf("turn %d", num)
+	if n == nil || n.Kind != yaml.MappingNode {
+		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+		return nil, where, nil
+	}
+	es = entries(n)
+	l.dupes(es, id)
+	return n, where, es
+}
+
+// turnMessages reads a turn's input (a string; other content is sent as its JSON text, as
+// AgentV 4.x and 5.x do) and its expected_output (read as a test's is) into t. value gives a
+// key's value in f with the test's vars applied, nil when it is absent or null. false when the
+// expected_output is wrong; a wrong input is reported through bad.
+func (l *loader) turnMessages(t *Turn, n *yaml.Node, f kvs, id, where string, value func(key string) *yaml.Node, bad func(*yaml.Node, string, ...any)) bool {
+	text := ""
+	switch in := value("input"); {
+	case in == nil:
+		bad(n, "%s has no %q", where, "input")
+	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
+		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
+		bad(in, "%s has an empty %q", where, "input")
+	case in.Kind == yaml.ScalarNode:
+		text = in.Value
+	default:
+		b, err := toJSON(in)
+		if err != nil {
+			bad(in, "%s input: %v", where, err)
+		}
+		text = string(b)
+	}
+	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
+	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
+	if e := value("expected_output"); e != nil {
+		p.expected(&kv{key: "expected_output", kn: f.get("expected_output").kn, v: e})
+		p.reference(nil)
+	}
+	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	return !p.failed
 }
 
 // notLoaded is the note an error adds about the test it keeps from loading.

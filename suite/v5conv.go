@@ -1,12 +1,6 @@
 package suite
 
 import (
-	"cmp"
-	"fmt"
-	"math"
-	"slices"
-	"strings"
-
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -20,80 +14,25 @@ var v5TurnKeys = []string{"input", "expected_output", "assert"}
 // renders its turns (interpolateCaseTurns). nil when the test is not a conversation or when
 // something is wrong (reported through fail).
 func (l *loader) v5Conversation(n *yaml.Node, f kvs, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
-	mode := f.get("mode")
-	if mode == nil || isNull(mode.v) {
-		for _, k := range v4ConversationKeys[1:] {
-			if e := f.get(k); e != nil {
-				fail(e.kn, "%q needs %q", k, "mode: conversation")
-			}
-		}
-		return nil, true
+	turn := func(item *yaml.Node, num int) *Turn { return l.v5Turn(item, num, id, render, fail) }
+	conv, ok = conversation(n, f, false, turn, fail)
+	if conv != nil {
+		conv.EntryType = v5ConversationEntryType
 	}
-	if mode.v.Kind != yaml.ScalarNode || mode.v.Value != "conversation" {
-		fail(mode.v, "%q must be %q, got %s", "mode", "conversation", describe(mode.v))
-		return nil, false
-	}
-	conv = &Conversation{Aggregation: AggregateMean, OnTurnFailure: OnTurnFailureContinue}
-	ok = true
-	oneOf := func(key string, allowed []string, dst *string) {
-		e := f.get(key)
-		if e == nil || isNull(e.v) {
-			return
-		}
-		if e.v.Kind != yaml.ScalarNode || !slices.Contains(allowed, e.v.Value) {
-			fail(e.v, "%q must be one of %s, got %s", key, strings.Join(allowed, ", "), describe(e.v))
-			ok = false
-			return
-		}
-		*dst = e.v.Value
-	}
-	oneOf("aggregation", v4Aggregations, &conv.Aggregation)
-	oneOf("on_turn_failure", v4TurnFailures, &conv.OnTurnFailure)
-	if e := f.get("window_size"); e != nil && !isNull(e.v) {
-		w, isNum := number(e.v)
-		if !isNum || classify(e.v) != scalarInt || w < 1 || w > math.MaxInt32 {
-			fail(e.v, "%q must be a whole number of turns, at least 1, got %s", "window_size", describe(e.v))
-			ok = false
-		} else {
-			conv.WindowSize = int(w)
-		}
-	}
-	turns := f.get("turns")
-	switch {
-	case turns == nil || isNull(turns.v):
-		fail(n, "%q needs a non-empty %q list", "mode: conversation", "turns")
-		return nil, false
-	case turns.v.Kind != yaml.SequenceNode:
-		fail(turns.v, "%q must be a list of turns, each with an input, got %s", "turns", kindName(turns.v))
-		return nil, false
-	case len(turns.v.Content) == 0:
-		fail(turns.v, "%q needs at least one turn", "turns")
-		return nil, false
-	}
-	for i, item := range turns.v.Content {
-		if t := l.v5Turn(item, i+1, id, render, fail); t != nil {
-			conv.Turns = append(conv.Turns, t)
-		} else {
-			ok = false
-		}
-	}
-	if !ok {
-		return nil, false
-	}
-	return conv, true
+	return conv, ok
 }
+
+// v5ConversationEntryType is the type 5.x's results give a conversation's turn entries and
+// its transcript's (orchestrator.ts:3536-3538, :3590-3592 at v5.3.1-next.1).
+const v5ConversationEntryType = "llm-rubric"
 
 // v5Turn reads one turn: its input (a string; other content as its JSON text), its
 // expected_output and its assert list.
 func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
-	n := deref(item)
-	where := fmt.Sprintf("turn %d", num)
-	if n == nil || n.Kind != yaml.MappingNode {
-		fail(cmp.Or(n, item), "%s must be a mapping with an input, got %s", where, kindName(n))
+	n, where, es := l.turnEntries(item, num, id, fail)
+	if n == nil {
 		return nil
 	}
-	es := entries(n)
-	l.dupes(es, id)
 	f := kvs(es)
 	for _, e := range es {
 		if e.key == "assertions" {
@@ -114,30 +53,7 @@ func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.N
 		}
 		return nil
 	}
-	text := ""
-	switch in := get("input"); {
-	case in == nil:
-		bad(n, "%s has no %q", where, "input")
-	case in.Kind == yaml.ScalarNode && strings.TrimSpace(in.Value) == "",
-		in.Kind == yaml.SequenceNode && len(in.Content) == 0:
-		bad(in, "%s has an empty %q", where, "input")
-	case in.Kind == yaml.ScalarNode:
-		text = in.Value
-	default:
-		b, err := toJSON(in)
-		if err != nil {
-			bad(in, "%s input: %v", where, err)
-		}
-		text = string(b)
-	}
-	t.Input = Message{Role: RoleUser, Content: Content{Kind: ContentText, Text: l.str(text)}}
-	p := &caseParser{l: l, c: &Case{Suite: l.s, ID: id, Line: n.Line, Col: n.Column}}
-	if e := f.get("expected_output"); e != nil && !isNull(e.v) {
-		p.expected(&kv{key: "expected_output", kn: e.kn, v: get("expected_output")})
-		p.reference(nil)
-	}
-	ok = ok && !p.failed
-	t.Expected, t.ReferenceAnswer, t.HasReference = p.c.Expected, p.c.ReferenceAnswer, p.c.HasReference
+	ok = l.turnMessages(t, n, f, id, where, get, bad) && ok
 	if a := f.get("assert"); a != nil && !isNull(a.v) {
 		list := get("assert")
 		if list.Kind != yaml.SequenceNode {
