@@ -362,6 +362,12 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 	if own != "" && base == "llm-rubric" {
 		out.Content = append(out.Content, strNode(n, "target"), strNode(n, own))
 	}
+	if t.Value == "not-llm-rubric" {
+		// As llm-rubric with negate, so the 5.x reader keeps its text as the criteria (its
+		// not-llm-rubric has none) and its threshold; negation then flips the verdict and
+		// scores 1 - score (graders.js, invertScore).
+		out = pfNegated(out)
+	}
 	return out, ok
 }
 
