@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -134,6 +135,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.SimilarCosine = true
 	l.s.Grading.SetMembersNegate = true
 	l.s.Grading.PythonObjectThreshold = true
+	l.s.Grading.PromptfooJSBody = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -352,6 +354,9 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 			}
 			out.Content = append(out.Content, x.kn, items)
 			continue
+		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
+			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
+			continue
 		case !slices.Contains(pfAssertKeys, x.key):
 			l.errorf(x.kn, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.key, strings.Join(pfAssertKeys, ", "))
 			ok = false
@@ -414,4 +419,20 @@ func pfNegated(a *yaml.Node) *yaml.Node {
 	out := replaceKey(a, "type", "", strNode(t, rest))
 	out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	return out
+}
+
+// pfNotCode reports whether a javascript value is neither a string nor null: a number, a
+// boolean, a mapping or a list, which promptfoo loads and fails when the test runs.
+func pfNotCode(v *yaml.Node) bool {
+	v = deref(v)
+	return v != nil && !isString(v) && !isNull(v)
+}
+
+// pfThrowAtRun is the code an assertion whose value is not code runs: it throws what
+// promptfoo's handler throws there ("javascript assertion must have a string value",
+// handleJavascript), so the assertion fails with score 0 when it runs, as in promptfoo,
+// where a 5.x file gets a load error.
+func pfThrowAtRun(v *yaml.Node) *yaml.Node {
+	msg, _ := json.Marshal("javascript assertion must have a string value, got " + describeValue(deref(v)))
+	return strNode(v, "(() => { throw new Error("+string(msg)+") })()")
 }
