@@ -159,6 +159,10 @@ type GradingRules struct {
 	// syntax error there, so a failing assertion), where 5.x keeps a line with return as
 	// written.
 	PromptfooJSBody bool `json:",omitempty"`
+	// SimilarValues makes similar compare the answer with each of its values (the list the
+	// promptfoo front-end leaves in config.values): it passes on the first value that passes,
+	// with that score, else fails with the best score (promptfoo: handleSimilar).
+	SimilarValues bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

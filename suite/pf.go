@@ -136,6 +136,7 @@ func (l *loader) pfRules() {
 	l.s.Grading.SetMembersNegate = true
 	l.s.Grading.PythonObjectThreshold = true
 	l.s.Grading.PromptfooJSBody = true
+	l.s.Grading.SimilarValues = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -357,6 +358,16 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
 			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
 			continue
+		case x.key == "value" && base == "similar" && deref(x.v).Kind == yaml.SequenceNode:
+			first, good := l.pfSimilarValues(deref(x.v), id)
+			if !good {
+				ok = false
+				continue
+			}
+			// The first value stands for the list where one value is read; the grader takes
+			// the list from config.values (GradingRules.SimilarValues).
+			out.Content = append(out.Content, x.kn, first, strNode(x.kn, "config"), mapping(x.v, "values", deref(x.v)))
+			continue
 		case !slices.Contains(pfAssertKeys, x.key):
 			l.errorf(x.kn, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.key, strings.Join(pfAssertKeys, ", "))
 			ok = false
@@ -435,4 +446,20 @@ func pfNotCode(v *yaml.Node) bool {
 func pfThrowAtRun(v *yaml.Node) *yaml.Node {
 	msg, _ := json.Marshal("javascript assertion must have a string value, got " + describeValue(deref(v)))
 	return strNode(v, "(() => { throw new Error("+string(msg)+") })()")
+}
+
+// pfSimilarValues checks the list of values of a similar assertion (promptfoo: at least one,
+// each a string) and returns its first.
+func (l *loader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
+	if len(list.Content) == 0 {
+		l.errorf(list, KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
+		return nil, false
+	}
+	for i, v := range list.Content {
+		if v := deref(v); !isString(v) || strings.TrimSpace(v.Value) == "" {
+			l.errorf(v, KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, describeValue(v))
+			return nil, false
+		}
+	}
+	return deref(list.Content[0]), true
 }

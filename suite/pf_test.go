@@ -156,6 +156,8 @@ func TestPromptfooUnsupported(t *testing.T) {
 		{"var list", head + "tests:\n  - vars: {q: [a, b]}\n", 4, `var "q" is a list`},
 		{"same name", "providers: [openai:chat:m, openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: a}\n", 1, `a second provider named "openai:m"`},
 		{"description only", head + "tests:\n  - description: x\n", 4, "needs one of vars"},
+		{"similar without values", head + "tests:\n  - vars: {q: a}\n    assert:\n      - type: similar\n        value: []\n", 7, `similar "value" must hold at least one text`},
+		{"similar value not text", head + "tests:\n  - vars: {q: a}\n    assert:\n      - type: not-similar\n        value:\n          - a\n          - 3\n", 9, `similar value[1] must be a non-empty text, got the number 3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
