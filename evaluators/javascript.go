@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/proc"
@@ -26,7 +27,7 @@ func init() {
 // the name of its function ("" for the module's default export).
 type jsAssertion struct {
 	*scriptAssertion
-	body     string
+	body     string // as 5.x builds it; GradingRules.PromptfooJSBody builds it from the value
 	file, fn string
 }
 
@@ -125,7 +126,7 @@ func javascript(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, a *jsAs
 		Fn      string          `json:"fn,omitempty"`
 		Output  string          `json:"output"`
 		Context json.RawMessage `json:"context"`
-	}{a.body, file, a.fn, r.in.Candidate, actx})
+	}{a.bodyFor(r.rules), file, a.fn, r.in.Candidate, actx})
 	if err != nil {
 		return errorf(nil, "could not encode the assertion input: %v", err)
 	}
@@ -136,10 +137,68 @@ func javascript(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, a *jsAs
 		return verdict{err: fmt.Errorf("javascript assertion: %w", failure)}
 	case reply == nil:
 		return failedScript(label, processFailure(res, err))
+	case !reply.OK && r.rules.GraderErrorFails:
+		// promptfoo fails an assertion whose code threw with score 0, not- or not
+		// (handleJavascript's catch), as any grader that could not grade.
+		return verdict{err: fmt.Errorf("%s threw an error: %s", label, reply.Error)}
 	case !reply.OK:
 		return failedScript(label, reply.Error)
 	}
 	return scriptResult(reply.Result, label, a.threshold)
+}
+
+// bodyFor is the function body of inline code under the case's rules.
+func (a *jsAssertion) bodyFor(rules suite.GradingRules) string {
+	if a.body != "" && rules.PromptfooJSBody {
+		return pfFunctionBody(a.value)
+	}
+	return a.body
+}
+
+// pfFunctionBody makes inline code a function body as promptfoo 0.123.1 does
+// (handleJavascript, buildFunctionBody): code with a line break after trimming its end is the
+// body as written; one line, its trailing semicolons dropped, is returned, after its
+// declarations when it starts with const, let or var.
+func pfFunctionBody(code string) string {
+	code = strings.TrimRightFunc(code, unicode.IsSpace)
+	if strings.Contains(code, "\n") {
+		return code
+	}
+	trimmed := trailingSemis.ReplaceAllString(strings.TrimSpace(code), "")
+	if declaration.MatchString(trimmed) {
+		if last := lastStatementSemicolon(trimmed); last >= 0 {
+			if expr := strings.TrimSpace(trimmed[last+1:]); expr != "" {
+				return trimmed[:last+1] + " return " + expr
+			}
+		}
+		return trimmed
+	}
+	return "return " + trimmed
+}
+
+// lastStatementSemicolon is the index of the last `;` outside quotes and template literals,
+// -1 if none.
+func lastStatementSemicolon(code string) int {
+	var quote byte // the open quote, 0 outside one
+	last := -1
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		escaped := false
+		for j := i - 1; j >= 0 && code[j] == '\\'; j-- {
+			escaped = !escaped
+		}
+		switch {
+		case escaped:
+		case quote == 0 && (c == '\'' || c == '"' || c == '`'):
+			quote = c
+		case quote == c:
+			quote = 0
+		}
+		if c == ';' && quote == 0 {
+			last = i
+		}
+	}
+	return last
 }
 
 // jsInterpreter finds node, else bun.

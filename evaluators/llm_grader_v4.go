@@ -142,9 +142,11 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 		override = out
 	}
 	system, parse := v4FreeformSystem, parseV4Freeform
-	if set == nil && r.rules.PromptfooRubric {
-		// promptfoo asks once and reads {reason, pass, score} (graders.js, matchesLlmRubric).
-		system, parse = pfRubricSystem, parsePFRubric
+	pfRubric := set == nil && r.rules.PromptfooRubric
+	if pfRubric {
+		// promptfoo asks once and reads {reason, pass, score} with the assertion's own
+		// threshold (graders.js, runJsonGradingPrompt).
+		system, parse = pfRubricSystem, pfRubricReader(promptfooThreshold(spec))
 	}
 	if set != nil {
 		system, parse = v4ChecklistSystem, func(reply string) (verdict, error) { return scoreV4Rubrics(set, reply) }
@@ -152,7 +154,7 @@ func llmGraderV4(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, set
 			system = v4RangeSystem
 		}
 	}
-	if r.rules.PromptfooReplies && (set == nil || !set.ranges) {
+	if r.rules.PromptfooReplies && !pfRubric && (set == nil || !set.ranges) {
 		parse = withPromptfoo(parse, spec, set, criteria)
 	}
 	var user string

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/agentv/action/internal/proc"
@@ -90,31 +92,69 @@ func noGraders() *Outcome {
 const pfRubricSystem = `You check an answer against a rubric. Reply with one JSON object and nothing else:
 {"reason": "<why, in a sentence or two>", "pass": <true if the answer meets the rubric, else false>, "score": <number from 0.0 to 1.0>}`
 
-// parsePFRubric reads an llm-rubric verdict as promptfoo does (graders.js, matchesLlmRubric):
-// the first JSON object of the reply; `pass` defaults to true, `score` to 1 or 0 by pass and
-// is kept as given (1.5 stays). A reply without one is the grader's error, which
-// GradingRules.GraderErrorFails makes a failing assertion.
-func parsePFRubric(reply string) (verdict, error) {
-	obj, ok := firstJSONObject(reply)
-	if !ok {
-		return verdict{err: fmt.Errorf("the grader's reply holds no JSON verdict: %s", proc.Excerpt(reply, 200))}, nil
+// pfRubricReader reads an llm-rubric verdict as promptfoo does (graders.js,
+// runJsonGradingPrompt): the first JSON object of the reply; `pass` defaults to true (other
+// than a boolean, it passes only as the text true, yes, pass or y), `score` is read as
+// JavaScript's Number() reads it, else 1 or 0 by pass, and is kept as given (1.5 stays); with
+// the assertion's own threshold, pass = pass and score >= threshold. A reply without an object
+// is the grader's error, which GradingRules.GraderErrorFails makes a failing assertion.
+func pfRubricReader(threshold *float64) func(string) (verdict, error) {
+	return func(reply string) (verdict, error) {
+		obj, ok := firstJSONObject(reply)
+		if !ok {
+			return verdict{err: fmt.Errorf("the grader's reply holds no JSON verdict: %s", proc.Excerpt(reply, 200))}, nil
+		}
+		pass := true
+		if raw, ok := obj["pass"]; ok && !isNull(raw) {
+			pass = promptfooPass(raw)
+		}
+		score, ok := jsNumberOf(obj["score"])
+		if !ok {
+			score = b2f(pass)
+		}
+		if threshold != nil {
+			pass = pass && score >= *threshold
+		}
+		var reason string
+		_ = json.Unmarshal(obj["reason"], &reason)
+		text := cmp.Or(reason, map[bool]string{true: "The grader passed the answer", false: "The grader failed the answer"}[pass])
+		v := v4Verdict(clamp01(score), []v4Assertion{{Text: text, Passed: pass}})
+		v.reasoning = reason
+		v.returned = &score
+		v.forcePass, v.forceFail = pass, !pass
+		return v, nil
 	}
-	pass := true
-	if raw, ok := obj["pass"]; ok && !isNull(raw) {
-		pass = jsTruthy(raw)
+}
+
+// jsNumberOf is JavaScript's Number() of a JSON value when it is finite: a number, a boolean
+// (1, 0), null (0), a string (blank 0, else its decimal number); false when absent or NaN.
+func jsNumberOf(raw json.RawMessage) (float64, bool) {
+	if raw == nil {
+		return 0, false // undefined: NaN
 	}
-	score := b2f(pass)
-	if raw, ok := obj["score"]; ok && jsonKind(raw) == "number" {
-		score, _ = parseScoreRaw(raw)
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return 0, false
 	}
-	var reason string
-	_ = json.Unmarshal(obj["reason"], &reason)
-	text := cmp.Or(reason, map[bool]string{true: "The grader passed the answer", false: "The grader failed the answer"}[pass])
-	v := v4Verdict(clamp01(score), []v4Assertion{{Text: text, Passed: pass}})
-	v.reasoning = reason
-	v.returned = &score
-	v.forcePass, v.forceFail = pass, !pass
-	return v, nil
+	switch t := v.(type) {
+	case nil:
+		return 0, true
+	case float64:
+		return t, true
+	case bool:
+		return b2f(t), true
+	case string:
+		s := jsTrim(t)
+		if s == "" {
+			return 0, true
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || strings.ContainsAny(s, "_xXpP") || strings.EqualFold(strings.TrimLeft(s, "+-"), "inf") || strings.EqualFold(strings.TrimLeft(s, "+-"), "infinity") {
+			return 0, false
+		}
+		return f, true
+	}
+	return 0, false // an object or array: taken as NaN
 }
 
 // firstJSONObject is the first JSON object in text, scanning from each `{`.

@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/agentv/action/results"
@@ -126,24 +127,41 @@ func TestPromptfooScriptScores(t *testing.T) {
 	}
 }
 
-// TestParsePFRubric: promptfoo's reading of a grader's verdict, defaults included.
+// TestParsePFRubric: promptfoo's reading of a grader's verdict (runJsonGradingPrompt), its
+// defaults, JavaScript's Number() of a score that is not a number, and the assertion's own
+// threshold.
 func TestParsePFRubric(t *testing.T) {
 	t.Parallel()
+	half, one := 0.5, 1.0
 	for _, tt := range []struct {
 		name, reply string
+		threshold   *float64
 		score       float64
 		pass, err   bool
 	}{
-		{"pass and score", `{"reason": "ok", "pass": true, "score": 0.9}`, 0.9, true, false},
-		{"pass only", `{"pass": false}`, 0, false, false},
-		{"score only passes", `{"score": 0.3}`, 0.3, true, false},
-		{"score above 1 kept", `{"pass": true, "score": 1.5}`, 1.5, true, false},
-		{"first object in prose", "Here: {\"pass\": true, \"score\": 0.5} done {\"pass\": false}", 0.5, true, false},
-		{"no JSON", "no verdict here", 0, false, true},
+		{"pass and score", `{"reason": "ok", "pass": true, "score": 0.9}`, nil, 0.9, true, false},
+		{"pass only", `{"pass": false}`, nil, 0, false, false},
+		{"score only passes", `{"score": 0.3}`, nil, 0.3, true, false},
+		{"score above 1 kept", `{"pass": true, "score": 1.5}`, nil, 1.5, true, false},
+		{"first object in prose", "Here: {\"pass\": true, \"score\": 0.5} done {\"pass\": false}", nil, 0.5, true, false},
+		{"no JSON", "no verdict here", nil, 0, false, true},
+		{"pass as text", `{"pass": "Yes"}`, nil, 1, true, false},
+		{"pass as other text fails", `{"pass": "false", "score": 0.7}`, nil, 0.7, false, false},
+		{"pass as a number fails", `{"pass": 1}`, nil, 0, false, false},
+		{"score as text", `{"pass": true, "score": " 0.25 "}`, nil, 0.25, true, false},
+		{"score as blank text is 0", `{"pass": true, "score": ""}`, nil, 0, true, false},
+		{"score null is 0", `{"pass": true, "score": null}`, nil, 0, true, false},
+		{"score not a number scores by pass", `{"pass": false, "score": "high"}`, nil, 0, false, false},
+		{"score object scores by pass", `{"score": {"x": 1}}`, nil, 1, true, false},
+		{"score infinity scores by pass", `{"score": "Infinity"}`, nil, 1, true, false},
+		{"threshold met", `{"pass": true, "score": 0.6}`, &half, 0.6, true, false},
+		{"threshold missed", `{"pass": true, "score": 0.4}`, &half, 0.4, false, false},
+		{"threshold with a failing pass", `{"pass": false, "score": 0.9}`, &half, 0.9, false, false},
+		{"threshold on the default score", `{"pass": true}`, &one, 1, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			v, err := parsePFRubric(tt.reply)
+			v, err := pfRubricReader(tt.threshold)(tt.reply)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,6 +194,51 @@ func TestPythonObjectThreshold(t *testing.T) {
 			c.Suite.Grading = tt.rules
 			if r := Evaluate(t.Context(), riskInput(c, "x"), &Options{}).Results[0]; r.Verdict != tt.verdict || r.Score != 0.2 {
 				t.Errorf("%s %v, want %s 0.2 (%s)", r.Verdict, r.Score, tt.verdict, r.Reasoning)
+			}
+		})
+	}
+}
+
+// TestPromptfooRubricThresholdNegate: an llm-rubric's own threshold and its negation under
+// promptfoo's rules (pass = pass and score >= threshold, then not- flips pass and scores
+// 1 - score), and the score kept above 1; 5.x rules read the same reply their own way.
+func TestPromptfooRubricThresholdNegate(t *testing.T) {
+	t.Parallel()
+	rubric := func(reply, config string, negate bool) (*fakeJudge, *suite.EvaluatorSpec) {
+		settings := `{}`
+		if negate {
+			settings = `{"negate": true}`
+		}
+		return &fakeJudge{name: "j", reply: reply}, &suite.EvaluatorSpec{Type: suite.TypeLLMJudge, Weight: 1, JudgeCommonKeys: true,
+			Criteria: "Mentions a fox.", Config: json.RawMessage(config), Settings: json.RawMessage(settings)}
+	}
+	pf := pfRules()
+	pf.PromptfooRubric, pf.GraderErrorFails = true, true
+	for _, tt := range []struct {
+		name, reply, config string
+		negate              bool
+		rules               suite.GradingRules
+		score               float64
+		verdict             string
+	}{
+		{"below its threshold fails", `{"pass": true, "score": 0.4}`, `{"threshold": 0.5}`, false, pf, 0.4, results.BandFail},
+		{"at its threshold passes", `{"pass": true, "score": 0.5}`, `{"threshold": 0.5}`, false, pf, 0.5, results.BandPass},
+		{"not- of a pass", `{"pass": true, "score": 0.9}`, `{}`, true, pf, 1 - 0.9, results.BandFail},
+		{"not- of a fail", `{"pass": false, "score": 0.25}`, `{}`, true, pf, 0.75, results.BandPass},
+		{"not- of one below its threshold passes", `{"pass": true, "score": 0.4}`, `{"threshold": 0.5}`, true, pf, 0.6, results.BandPass},
+		{"above 1 kept", `{"pass": true, "score": 1.5}`, `{}`, false, pf, 1.5, results.BandPass},
+		{"not- of above 1 is 0", `{"pass": true, "score": 1.5}`, `{}`, true, pf, 0, results.BandFail},
+		{"5.x clamps above 1", `{"pass": true, "score": 1.5}`, `{}`, false, suite.GradingRulesOf(suite.Dialect5), 1, results.BandPass},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			j, spec := rubric(tt.reply, tt.config, tt.negate)
+			c := riskCase(t.TempDir(), spec)
+			c.Suite.Grading = tt.rules
+			out := Evaluate(t.Context(), riskInput(c, "High risk"), judgeOpts(j, nil))
+			r := out.Results[0]
+			if math.Abs(r.Score-tt.score) > 1e-9 || r.Verdict != tt.verdict || r.Error != "" {
+				t.Errorf("result %v %s %q, want %v %s", r.Score, r.Verdict, r.Error, tt.score, tt.verdict)
 			}
 		})
 	}

@@ -158,6 +158,61 @@ func TestJSFunctionBody(t *testing.T) {
 	}
 }
 
+// TestPFFunctionBody: promptfoo's buildFunctionBody, which puts return before any one line.
+func TestPFFunctionBody(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ code, want string }{
+		{"output.includes('a')", "return output.includes('a')"},
+		{"  output === 'a';;  \n", "return output === 'a'"},
+		{"return true;\n", "return return true"}, // a syntax error there, and so here
+		{"const a = 1; let b = 2; a + b", "const a = 1; let b = 2; return a + b"},
+		{"const s = 'x;y'; s.length", "const s = 'x;y'; return s.length"},
+		{`const s = "a\";b"; s`, `const s = "a\";b"; return s`},   // an escaped quote
+		{`const s = "a\\"; b; s`, `const s = "a\\"; b; return s`}, // an escaped backslash
+		{"const a = `;`", "const a = `;`"},
+		{"const a = 1;", "const a = 1"},
+		{"const x = 1\nx\n", "const x = 1\nx"},
+		{"\noutput", "\noutput"}, // a line break before the code: a body as written
+	}
+	for _, tt := range tests {
+		if got := pfFunctionBody(tt.code); got != tt.want {
+			t.Errorf("pfFunctionBody(%q) = %q, want %q", tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestJavascriptPromptfooRules: under promptfoo's rules one line with return does not run,
+// and code that throws is a failing grader error that not- leaves failing.
+func TestJavascriptPromptfooRules(t *testing.T) {
+	t.Parallel()
+	needTool(t, "node")
+	pf := suite.GradingRulesOf(suite.Dialect5)
+	pf.PromptfooJSBody, pf.GraderErrorFails, pf.NegateScriptVerdict = true, true, true
+	for _, tt := range []struct {
+		name, settings string
+		rules          suite.GradingRules
+		score          float64
+		verdict, err   string
+	}{
+		{"one line with return, 5.x", `{"value": "return true;\n"}`, suite.GradingRulesOf(suite.Dialect5), 1, "pass", ""},
+		{"one line with return, promptfoo", `{"value": "return true;\n"}`, pf, 0, "fail", "Unexpected token"},
+		{"thrown, 5.x: a failed result", `{"value": "(() => { throw new Error('boom') })()"}`, suite.GradingRulesOf(suite.Dialect5), 0, "fail", ""},
+		{"thrown, promptfoo", `{"value": "(() => { throw new Error('boom') })()"}`, pf, 0, "fail", "boom"},
+		{"thrown, promptfoo, not-", `{"value": "(() => { throw new Error('boom') })()", "negate": true}`, pf, 0, "fail", "boom"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := &suite.EvaluatorSpec{Name: "javascript", Type: "javascript", Weight: 1, Settings: json.RawMessage(tt.settings)}
+			in := riskInput(riskCase(t.TempDir(), spec), "x")
+			in.Case.Suite.Grading = tt.rules
+			res := Evaluate(t.Context(), in, &Options{Timeout: time.Minute, Redactor: &redact.Redactor{}}).Results[0]
+			if res.Score != tt.score || res.Verdict != tt.verdict || !strings.Contains(res.Error, tt.err) || (tt.err == "") != (res.Error == "") {
+				t.Errorf("score %v verdict %s error %q, want %v %s %q", res.Score, res.Verdict, res.Error, tt.score, tt.verdict, tt.err)
+			}
+		})
+	}
+}
+
 func TestScriptResult(t *testing.T) {
 	t.Parallel()
 	half := 0.5
@@ -186,5 +241,35 @@ func TestScriptResult(t *testing.T) {
 	}
 	if v := scriptResult(nil, "Test assertion", nil); !v.forceFail || !strings.Contains(v.misses[0], "Test assertion failed") {
 		t.Errorf("undefined: %+v", v)
+	}
+}
+
+// TestPromptfooJavascriptNotCode: in a promptfoo config a javascript value that is not a
+// string loads and fails its assertion when it runs, with score 0 (promptfoo's
+// handleJavascript); a 5.x file gets a load error for the same entry.
+func TestPromptfooJavascriptNotCode(t *testing.T) {
+	t.Parallel()
+	needTool(t, "node")
+	for _, tc := range []struct{ value, got string }{{"2", "the number 2"}, {"true", "the boolean true"}, {"{a: 1}", "a mapping"}} {
+		t.Run(tc.value, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			assert := "\n    assert:\n      - type: not-javascript\n        value: " + tc.value + "\n      - type: contains\n        value: hi\n"
+			file := writeFile(t, dir, "promptfooconfig.yaml", "providers: [openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: hi}"+assert)
+			s := suite.Load(file, suite.LoadOptions{Cwd: dir})
+			if suite.HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
+				t.Fatalf("load: %d cases, %v", len(s.Cases), s.Diagnostics)
+			}
+			in := riskInput(s.Cases[0], "hi")
+			out := Evaluate(t.Context(), in, &Options{Timeout: time.Minute, Redactor: &redact.Redactor{}})
+			res := out.Results[0]
+			if res.Score != 0 || res.Verdict != "fail" || !strings.Contains(res.Error, "must have a string value, got "+tc.got) || out.Score != 0.5 || out.Errored {
+				t.Errorf("result %v %s %q, case %v errored %v; want a failed assertion, the case scored 0.5", res.Score, res.Verdict, res.Error, out.Score, out.Errored)
+			}
+			file5 := writeFile(t, dir, "v5.eval.yaml", "prompts: ['{{q}}']\ntests:\n  - id: a\n    vars: {q: hi}"+assert)
+			if s5 := suite.Load(file5, suite.LoadOptions{Cwd: dir}); !suite.HasErrors(s5.Diagnostics) {
+				t.Errorf("a 5.x file loaded %s as javascript code", tc.value)
+			}
+		})
 	}
 }

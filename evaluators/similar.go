@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ const similarDefaultThreshold = 0.75
 
 type similarConfig struct {
 	value     string
+	values    []string // config.values, read under GradingRules.SimilarValues
 	threshold float64
 	// The embeddings server: base URL, model and key from the entry, as 5.x reads them
 	// (config.embedding_provider, else an object `provider`, else `config`). Without a base
@@ -60,6 +62,11 @@ func parseSimilar(spec *suite.EvaluatorSpec) (*similarConfig, error) {
 	if raw, _ := s.raw("config"); raw != nil {
 		if err := decodeAt(raw, &config, "config"); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if raw := config["values"]; raw != nil {
+		if json.Unmarshal(raw, &cfg.values) != nil || len(cfg.values) == 0 {
+			errs = append(errs, settingErr("config.values", "must be a list of texts, got %s", kindOf(raw)))
 		}
 	}
 	if raw, _ := s.raw("provider"); raw != nil && jsonKind(raw) == "object" {
@@ -96,6 +103,10 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 	if err != nil {
 		return verdict{err: fmt.Errorf("similar: %w", err)}
 	}
+	values := []string{cfg.value}
+	if r.rules.SimilarValues && len(cfg.values) > 0 {
+		values = cfg.values
+	}
 	var vecs [][]float64
 	err = r.withRetries(ctx, func() error {
 		cctx, cancel := ctx, context.CancelFunc(func() {})
@@ -103,7 +114,7 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 			cctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
 		}
 		defer cancel()
-		vecs, err = client.Embed(cctx, []string{cfg.value, r.in.Candidate})
+		vecs, err = client.Embed(cctx, append(slices.Clone(values), r.in.Candidate))
 		if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("%w after %s: %w", errTimedOut, r.opts.Timeout, err)
 		}
@@ -112,17 +123,35 @@ func similar(ctx context.Context, r *caseRun, _ *suite.EvaluatorSpec, cfg *simil
 	if err != nil {
 		return verdict{err: fmt.Errorf("similar: %w", err)}
 	}
-	cos := cosine(vecs[0], vecs[1])
-	score := clamp01((cos + 1) / 2)
-	if r.rules.SimilarCosine {
-		score = cos // promptfoo scores the cosine itself (matchesSimilarity)
+	if len(vecs) != len(values)+1 {
+		return verdict{err: fmt.Errorf("similar: the embeddings server returned %d vectors for %d texts", len(vecs), len(values)+1)}
 	}
-	pass := score >= cfg.threshold
+	answer := vecs[len(values)]
+	// The first value that passes gives the score, else the best does (promptfoo's
+	// handleSimilar; with one value, that value). Negation, applied after, makes this
+	// promptfoo's not-similar of a list too: it fails on the first value close enough, else
+	// passes with the score of the closest.
+	score, pass := math.Inf(-1), false
+	for _, vec := range vecs[:len(values)] {
+		cos := cosine(vec, answer)
+		s := clamp01((cos + 1) / 2)
+		if r.rules.SimilarCosine {
+			s = cos // promptfoo scores the cosine itself (matchesSimilarity)
+		}
+		if s >= cfg.threshold {
+			score, pass = s, true
+			break
+		}
+		score = max(score, s)
+	}
 	op := "<"
 	if pass {
 		op = ">="
 	}
 	v := passFail(pass, fmt.Sprintf("Embedding similarity %s %s %s", strconv.FormatFloat(score, 'f', 3, 64), op, jsNumber(cfg.threshold)))
+	if !pass && len(values) > 1 {
+		v = passFail(false, fmt.Sprintf("Embedding similarity of the closest of %d values %s < %s", len(values), strconv.FormatFloat(score, 'f', 3, 64), jsNumber(cfg.threshold)))
+	}
 	v.score = score
 	if r.rules.SimilarCosine {
 		v.returned = &score

@@ -2,6 +2,7 @@ package evaluators
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -180,5 +181,75 @@ func TestCosine(t *testing.T) {
 		if got := cosine(tt.a, tt.b); got < tt.want-1e-12 || got > tt.want+1e-12 {
 			t.Errorf("cosine(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestSimilarValues: under GradingRules.SimilarValues a list of values (config.values) passes
+// on the first value that passes, with its score, else fails with the best score; negated,
+// it fails on the first value close enough, else passes with 1 - the closest's score.
+// Without the rule the entry's one value is compared, as in 5.x.
+func TestSimilarValues(t *testing.T) {
+	t.Parallel()
+	srv, _ := fakeEmbeddings(t, map[string][]float64{
+		"answer": {1, 0, 0},
+		"far":    {-1, 0, 0}, // cos -1
+		"near":   {1, 1, 0},  // cos 0.7071
+		"same":   {1, 0, 0},  // cos 1
+	})
+	pf := suite.GradingRulesOf(suite.Dialect5)
+	pf.SimilarValues, pf.SimilarCosine, pf.ScoresAsReturned = true, true, true
+	entry := func(values, extra string) string {
+		first, _, _ := strings.Cut(strings.Trim(values, `[]"`), `"`)
+		return `{"value": "` + first + `", "threshold": 0.7, "config": {"base_url": "` + srv.URL + `/v1", "model": "emb", "values": ` + values + `}` + extra + `}`
+	}
+	for _, tt := range []struct {
+		name, settings string
+		rules          suite.GradingRules
+		score          float64
+		verdict        string
+	}{
+		{"the first that passes", entry(`["far", "near", "same"]`, ""), pf, 0.7071067811865475, "pass"},
+		{"none passes: the best", entry(`["far", "far"]`, ""), pf, -1, "fail"},
+		{"none passes: the best of several", entry(`["far", "answer2"]`, ""), pf, 0, "fail"},
+		{"not-: one close enough fails", entry(`["far", "near"]`, `, "negate": true`), pf, 1 - 0.7071067811865475, "fail"},
+		{"not-: none close passes", entry(`["far", "answer2"]`, `, "negate": true`), pf, 1, "pass"},
+		{"5.x compares the value alone", entry(`["far", "same"]`, ""), suite.GradingRulesOf(suite.Dialect5), 0, "fail"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := loadedSpec(t, "sim", "similar", tt.settings)
+			c := riskCase(t.TempDir(), spec)
+			c.Suite.Grading = tt.rules
+			res := Evaluate(t.Context(), riskInput(c, "answer"), &Options{Timeout: 10 * time.Second, Redactor: &redact.Redactor{}}).Results[0]
+			if res.Error != "" || math.Abs(res.Score-tt.score) > 1e-9 || res.Verdict != tt.verdict {
+				t.Errorf("score %v verdict %s error %q, want %v %s", res.Score, res.Verdict, res.Error, tt.score, tt.verdict)
+			}
+		})
+	}
+}
+
+// TestPromptfooSimilarList: a promptfoo config's similar with a list of values loads and is
+// compared with each value; a 5.x file's list is a load error, as before.
+func TestPromptfooSimilarList(t *testing.T) {
+	t.Parallel()
+	srv, _ := fakeEmbeddings(t, map[string][]float64{"answer": {1, 0, 0}, "far": {-1, 0, 0}, "same": {1, 0, 0}})
+	dir := t.TempDir()
+	assert := "\n    assert:\n      - type: similar\n        value: [far, same]\n        threshold: 0.9\n"
+	file := writeFile(t, dir, "promptfooconfig.yaml", "providers: [openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: hi}"+assert)
+	s := suite.Load(file, suite.LoadOptions{Cwd: dir})
+	if suite.HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
+		t.Fatalf("load: %d cases, %v", len(s.Cases), s.Diagnostics)
+	}
+	judge := &targets.Target{Name: "judge", Kind: targets.KindOpenAI, Redactor: &redact.Redactor{}, Settings: map[string]*targets.Setting{
+		"base_url": {Key: "base_url", Value: srv.URL + "/v1"}, "model": {Key: "model", Value: "emb"}}}
+	opts := &Options{Timeout: 10 * time.Second, Redactor: &redact.Redactor{},
+		Judges: func(*targets.Target, string) (providers.Provider, error) { return &fakeJudgeTarget{t: judge}, nil }}
+	res := Evaluate(t.Context(), riskInput(s.Cases[0], "answer"), opts).Results[0]
+	if res.Error != "" || res.Score != 1 || res.Verdict != "pass" {
+		t.Errorf("score %v verdict %s error %q, want 1 pass (the second value)", res.Score, res.Verdict, res.Error)
+	}
+	file5 := writeFile(t, dir, "v5.eval.yaml", "prompts: ['{{q}}']\ntests:\n  - id: a\n    vars: {q: hi}"+assert)
+	if s5 := suite.Load(file5, suite.LoadOptions{Cwd: dir}); !suite.HasErrors(s5.Diagnostics) {
+		t.Errorf("a 5.x file loaded a similar list")
 	}
 }

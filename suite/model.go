@@ -154,6 +154,15 @@ type GradingRules struct {
 	// PythonObjectThreshold fails a python assertion's result object whose score is below the
 	// assertion's threshold, as promptfoo does (5.x keeps the object's own pass).
 	PythonObjectThreshold bool `json:",omitempty"`
+	// PromptfooJSBody makes inline javascript a function body as promptfoo does: one line
+	// (after trimming its end) gets `return` in front even when it says return itself (a
+	// syntax error there, so a failing assertion), where 5.x keeps a line with return as
+	// written.
+	PromptfooJSBody bool `json:",omitempty"`
+	// SimilarValues makes similar compare the answer with each of its values (the list the
+	// promptfoo front-end leaves in config.values): it passes on the first value that passes,
+	// with that score, else fails with the best score (promptfoo: handleSimilar).
+	SimilarValues bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {

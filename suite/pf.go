@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -134,6 +135,8 @@ func (l *loader) pfRules() {
 	l.s.Grading.SimilarCosine = true
 	l.s.Grading.SetMembersNegate = true
 	l.s.Grading.PythonObjectThreshold = true
+	l.s.Grading.PromptfooJSBody = true
+	l.s.Grading.SimilarValues = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -352,6 +355,19 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 			}
 			out.Content = append(out.Content, x.kn, items)
 			continue
+		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
+			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
+			continue
+		case x.key == "value" && base == "similar" && deref(x.v).Kind == yaml.SequenceNode:
+			first, good := l.pfSimilarValues(deref(x.v), id)
+			if !good {
+				ok = false
+				continue
+			}
+			// The first value stands for the list where one value is read; the grader takes
+			// the list from config.values (GradingRules.SimilarValues).
+			out.Content = append(out.Content, x.kn, first, strNode(x.kn, "config"), mapping(x.v, "values", deref(x.v)))
+			continue
 		case !slices.Contains(pfAssertKeys, x.key):
 			l.errorf(x.kn, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.key, strings.Join(pfAssertKeys, ", "))
 			ok = false
@@ -361,6 +377,12 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 	}
 	if own != "" && base == "llm-rubric" {
 		out.Content = append(out.Content, strNode(n, "target"), strNode(n, own))
+	}
+	if t.Value == "not-llm-rubric" {
+		// As llm-rubric with negate, so the 5.x reader keeps its text as the criteria (its
+		// not-llm-rubric has none) and its threshold; negation then flips the verdict and
+		// scores 1 - score (graders.js, invertScore).
+		out = pfNegated(out)
 	}
 	return out, ok
 }
@@ -408,4 +430,36 @@ func pfNegated(a *yaml.Node) *yaml.Node {
 	out := replaceKey(a, "type", "", strNode(t, rest))
 	out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	return out
+}
+
+// pfNotCode reports whether a javascript value is neither a string nor null: a number, a
+// boolean, a mapping or a list, which promptfoo loads and fails when the test runs.
+func pfNotCode(v *yaml.Node) bool {
+	v = deref(v)
+	return v != nil && !isString(v) && !isNull(v)
+}
+
+// pfThrowAtRun is the code an assertion whose value is not code runs: it throws what
+// promptfoo's handler throws there ("javascript assertion must have a string value",
+// handleJavascript), so the assertion fails with score 0 when it runs, as in promptfoo,
+// where a 5.x file gets a load error.
+func pfThrowAtRun(v *yaml.Node) *yaml.Node {
+	msg, _ := json.Marshal("javascript assertion must have a string value, got " + describeValue(deref(v)))
+	return strNode(v, "(() => { throw new Error("+string(msg)+") })()")
+}
+
+// pfSimilarValues checks the list of values of a similar assertion (promptfoo: at least one,
+// each a string) and returns its first.
+func (l *loader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
+	if len(list.Content) == 0 {
+		l.errorf(list, KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
+		return nil, false
+	}
+	for i, v := range list.Content {
+		if v := deref(v); !isString(v) || strings.TrimSpace(v.Value) == "" {
+			l.errorf(v, KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, describeValue(v))
+			return nil, false
+		}
+	}
+	return deref(list.Content[0]), true
 }

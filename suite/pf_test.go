@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,6 +156,8 @@ func TestPromptfooUnsupported(t *testing.T) {
 		{"var list", head + "tests:\n  - vars: {q: [a, b]}\n", 4, `var "q" is a list`},
 		{"same name", "providers: [openai:chat:m, openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: a}\n", 1, `a second provider named "openai:m"`},
 		{"description only", head + "tests:\n  - description: x\n", 4, "needs one of vars"},
+		{"similar without values", head + "tests:\n  - vars: {q: a}\n    assert:\n      - type: similar\n        value: []\n", 7, `similar "value" must hold at least one text`},
+		{"similar value not text", head + "tests:\n  - vars: {q: a}\n    assert:\n      - type: not-similar\n        value:\n          - a\n          - 3\n", 9, `similar value[1] must be a non-empty text, got the number 3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -200,5 +203,44 @@ func TestPromptfooOddShapes(t *testing.T) {
 				t.Errorf("no error for:\n%s", content)
 			}
 		})
+	}
+}
+
+// TestPromptfooNotRubric: a not-llm-rubric keeps its text as the criteria, its threshold in
+// the grader's config and its grader, and is negated (promptfoo: handleLlmRubric's inverse).
+func TestPromptfooNotRubric(t *testing.T) {
+	t.Parallel()
+	s := loadTree(t, map[string]string{"promptfooconfig.yaml": `providers: [openai:chat:m]
+prompts: ["{{q}}"]
+defaultTest:
+  options: {provider: openai:chat:grader}
+tests:
+  - vars: {q: hi}
+    assert:
+      - type: not-llm-rubric
+        value: mentions a dog
+        threshold: 0.5
+      - type: llm-rubric
+        value: mentions a fox
+`}, "promptfooconfig.yaml")
+	if HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
+		t.Fatalf("errors:\n%s", formatDiags(s.Diagnostics))
+	}
+	es := s.Cases[0].Evaluators
+	if len(es) != 2 {
+		t.Fatalf("got %d graders, want 2", len(es))
+	}
+	for i, tc := range []struct {
+		criteria, negate string
+	}{{"mentions a dog", `true`}, {"mentions a fox", ""}} {
+		e := es[i]
+		var settings map[string]json.RawMessage
+		_ = json.Unmarshal(e.Settings, &settings)
+		if e.Criteria != tc.criteria || string(settings["negate"]) != tc.negate || e.Target != "grader openai:grader" || e.Type != TypeLLMJudge {
+			t.Errorf("grader %d: criteria %q negate %s target %q type %s; want %q %q", i, e.Criteria, settings["negate"], e.Target, e.Type, tc.criteria, tc.negate)
+		}
+	}
+	if !strings.Contains(string(es[0].Config), `"threshold":0.5`) {
+		t.Errorf("config %s, want the threshold", es[0].Config)
 	}
 }
