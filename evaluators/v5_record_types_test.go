@@ -52,3 +52,23 @@ tests:
 		}
 	}
 }
+
+// TestV5NegatedRubricKeepsItsText: a 5.x not-llm-rubric keeps its text as the criteria the judge
+// is given, and is recorded under llm-rubric.
+func TestV5NegatedRubricKeepsItsText(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "neg.eval.yaml")
+	src := "prompts: [\"{{ input }}\"]\ntests:\n  - id: t\n    vars: {input: hi}\n    assert:\n      - type: not-llm-rubric\n        value: Mentions Paris\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := suite.Load(file, suite.LoadOptions{Cwd: dir})
+	if suite.HasErrors(s.Diagnostics) || len(s.Cases) != 1 || len(s.Cases[0].Evaluators) != 1 {
+		t.Fatalf("load: %d cases, %v", len(s.Cases), s.Diagnostics)
+	}
+	e := s.Cases[0].Evaluators[0]
+	if e.Criteria != "Mentions Paris" || e.RecordType != "llm-rubric" {
+		t.Errorf("criteria %q, record type %q; want the text and llm-rubric", e.Criteria, e.RecordType)
+	}
+}

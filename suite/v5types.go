@@ -39,8 +39,8 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 				continue
 			}
 			written := t.Value
-			if rest, ok := strings.CutPrefix(written, "not-"); ok && strings.HasPrefix(rest, "trajectory:") {
-				written = rest
+			if rest, ok := strings.CutPrefix(written, "not-"); ok && (strings.HasPrefix(rest, "trajectory:") || rest == "llm-rubric") {
+				written = rest // recorded under its plain type; a negated rubric keeps its text
 			}
 			w := v5Written{typ: written}
 			if v := deref(valueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !isNull(v) {
