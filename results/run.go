@@ -53,11 +53,18 @@ type RunBudget struct {
 	SpentUSD float64 `json:"spent_usd"` // what the finished cases' targets reported they cost
 	Exceeded bool    `json:"exceeded"`  // the spent cost reached the limit
 	NotRun   int     `json:"not_run"`   // cases that did not start because of it (error records)
+	// Files is true when the limit is the sum of the eval files' own budgets (AgentV 5.x
+	// evaluate_options.budget_usd), each file spending its own; false: the run's --budget-usd.
+	Files bool `json:"files,omitempty"`
 }
 
 // String says what became of the budget, for reports.
 func (b *RunBudget) String() string {
-	s := fmt.Sprintf("budget $%.2f (--budget-usd): $%.4f spent", b.LimitUSD, b.SpentUSD)
+	from := "--budget-usd"
+	if b.Files {
+		from = "the eval files' evaluate_options.budget_usd"
+	}
+	s := fmt.Sprintf("budget $%.2f (%s): $%.4f spent", b.LimitUSD, from, b.SpentUSD)
 	if b.Exceeded {
 		s += fmt.Sprintf(", exceeded: %d %s not run", b.NotRun, map[bool]string{true: "case", false: "cases"}[b.NotRun == 1])
 	}

@@ -72,7 +72,7 @@ func (b *budgets) record() *results.RunBudget {
 	for _, name := range slices.Sorted(maps.Keys(b.files)) { // the same sum every run
 		r := b.files[name].record()
 		if sum == nil {
-			sum = &results.RunBudget{}
+			sum = &results.RunBudget{Files: true}
 		}
 		sum.LimitUSD += r.LimitUSD
 		sum.SpentUSD += r.SpentUSD

@@ -35,8 +35,11 @@ func TestBudgets(t *testing.T) {
 			}
 		}
 		r := b.record()
-		if r == nil || r.LimitUSD != 3 || r.SpentUSD != 1.5 || !r.Exceeded || r.NotRun != 1 {
+		if r == nil || r.LimitUSD != 3 || r.SpentUSD != 1.5 || !r.Exceeded || r.NotRun != 1 || !r.Files {
 			t.Errorf("record = %+v", r)
+		}
+		if s := r.String(); !strings.Contains(s, "(the eval files' evaluate_options.budget_usd)") {
+			t.Errorf("String() = %q, want the files' budgets named", s)
 		}
 	})
 	t.Run("flag wins", func(t *testing.T) {
