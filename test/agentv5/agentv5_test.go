@@ -6,7 +6,6 @@
 package agentv5_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -125,36 +124,9 @@ func runSuite(t *testing.T, dir, bin, fakeURL string) ([]*results.Record, error)
 	if len(evals) != 1 {
 		t.Fatalf("%s: want one *.eval.yaml, found %d", dir, len(evals))
 	}
-	out := filepath.Join(t.TempDir(), "results.jsonl")
-	cmd := exec.Command(agentvBin, "eval", filepath.Base(evals[0]), "--workers", "1", "--cache=off", "--out", out)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "AGENTV5_TARGET_STATE="+t.TempDir(), "AGENTV5_FAKE_URL="+fakeURL,
+	env := append(os.Environ(), "AGENTV5_TARGET_STATE="+t.TempDir(), "AGENTV5_FAKE_URL="+fakeURL,
 		"AGENTV5_BIN="+bin, "GITHUB_ACTIONS=", "CI=")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	_ = cmd.Run() // a failing gate exits non-zero; the records say what happened
-	f, err := os.Open(out)
-	if err != nil {
-		return nil, fmt.Errorf("no results file (%w); output:\n%s", err, stderr.String())
-	}
-	defer f.Close()
-	var recs []*results.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var probe struct {
-			Record string `json:"record"`
-		}
-		if json.Unmarshal(sc.Bytes(), &probe) == nil && probe.Record != "" {
-			continue // run_start and other non-case lines
-		}
-		var r results.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", out, err)
-		}
-		recs = append(recs, &r)
-	}
-	return recs, sc.Err()
+	return reference.Run(t, agentvBin, dir, filepath.Base(evals[0]), env)
 }
 
 // compare lists the differences between agentv's records and a suite's expected tests. A row

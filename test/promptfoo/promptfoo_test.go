@@ -8,7 +8,6 @@
 package promptfoo_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -100,7 +99,7 @@ func TestAgainstPromptfoo(t *testing.T) {
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("%s: %v", exp, err)
 		}
-		recs, err := runConfig(t, filepath.Join(work, name), env)
+		recs, err := reference.Run(t, agentvBin, filepath.Join(work, name), "promptfooconfig.yaml", env)
 		if err != nil {
 			t.Logf("%s: %v", name, err)
 			all = append(all, reference.Difference{Group: name, Test: "*", Field: "run", Ours: "no results file", Theirs: "results"})
@@ -187,41 +186,6 @@ func fakeEnv(t *testing.T, work string) []string {
 		"ANTHROPIC_BASE_URL="+base, "ANTHROPIC_API_KEY=sk-ant-fake-loopback",
 		"AZURE_API_BASE_URL="+base, "AZURE_API_KEY=fake-azure-loopback",
 		"GOOGLE_API_BASE_URL="+base, "GOOGLE_API_KEY=fake-google-loopback")
-}
-
-// runConfig runs a config as the recording did (no cache) and returns its case records, or
-// what kept it from writing any.
-func runConfig(t *testing.T, dir string, env []string) ([]*results.Record, error) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "results.jsonl")
-	cmd := exec.Command(agentvBin, "eval", "promptfooconfig.yaml", "--workers", "1", "--cache=off", "--out", out)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	_ = cmd.Run() // a failing gate exits non-zero; the records say what happened
-	f, err := os.Open(out)
-	if err != nil {
-		return nil, fmt.Errorf("no results file (%w); output:\n%s", err, stderr.String())
-	}
-	defer f.Close()
-	var recs []*results.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var probe struct {
-			Record string `json:"record"`
-		}
-		if json.Unmarshal(sc.Bytes(), &probe) == nil && probe.Record != "" {
-			continue // run_start and other non-case lines
-		}
-		var r results.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", out, err)
-		}
-		recs = append(recs, &r)
-	}
-	return recs, sc.Err()
 }
 
 // compare lists the differences between agentv's records and a config's expected rows. A row

@@ -7,7 +7,10 @@
 package reference
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -20,6 +23,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/results"
 )
 
 // Main builds agentv into a temporary folder, sets *bin to it and runs the package's tests.
@@ -174,4 +179,39 @@ func Num(f float64) string {
 		return fmt.Sprint(math.Round(f))
 	}
 	return fmt.Sprintf("%.9f", f)
+}
+
+// Run runs `agentv eval file` in dir as the recordings were made (one case at a time, no
+// cache) with env, and returns its case records, or what kept it from writing any.
+func Run(t *testing.T, bin, dir, file string, env []string) ([]*results.Record, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results.jsonl")
+	cmd := exec.Command(bin, "eval", file, "--workers", "1", "--cache=off", "--out", out)
+	cmd.Dir = dir
+	cmd.Env = env
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	_ = cmd.Run() // a failing gate exits non-zero; the records say what happened
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("no results file (%w); output:\n%s", err, output.String())
+	}
+	defer f.Close()
+	var recs []*results.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var probe struct {
+			Record string `json:"record"`
+		}
+		if json.Unmarshal(sc.Bytes(), &probe) == nil && probe.Record != "" {
+			continue // run_start and other non-case lines
+		}
+		var r results.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		recs = append(recs, &r)
+	}
+	return recs, sc.Err()
 }
