@@ -109,6 +109,26 @@ func typedValue(v string) bool {
 // is exactly one reference takes the variable's type (see typedValue); an unset variable
 // becomes empty, with a warning.
 func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
+	eachValue(n, seen, func(n *yaml.Node) {
+		if !strings.Contains(n.Value, "${{") {
+			return
+		}
+		lookup := func(name string) string { return l.envValue(n, name, "${{ "+name+" }}") }
+		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
+		if m := wholeEnvRefPattern.FindStringSubmatch(n.Value); m != nil {
+			if n.Value = lookup(m[1]); typedValue(n.Value) {
+				n.Style = 0
+			}
+			return
+		}
+		n.Value = envRefPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
+			return lookup(envRefPattern.FindStringSubmatch(ref)[1])
+		})
+	})
+}
+
+// eachValue calls fn on every scalar value below n (mapping keys left out), each once.
+func eachValue(n *yaml.Node, seen map[*yaml.Node]bool, fn func(*yaml.Node)) {
 	if n == nil {
 		return
 	}
@@ -123,42 +143,32 @@ func (l *loader) interpolateEnv(n *yaml.Node, seen map[*yaml.Node]bool) {
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			l.interpolateEnv(c, seen)
+			eachValue(c, seen, fn)
 		}
 	case yaml.MappingNode:
 		for i := 1; i < len(n.Content); i += 2 {
-			l.interpolateEnv(n.Content[i], seen)
+			eachValue(n.Content[i], seen, fn)
 		}
 	case yaml.AliasNode:
-		l.interpolateEnv(n.Alias, seen)
+		eachValue(n.Alias, seen, fn)
 	case yaml.ScalarNode:
-		if !strings.Contains(n.Value, "${{") {
-			return
-		}
-		lookup := func(name string) string {
-			v, ok := l.env(name)
-			if !ok {
-				l.warnf(n, KindConfig, "", "environment variable %s is not set; ${{ %s }} becomes empty", name, name)
-				return ""
-			}
-			// Any value may be a key, so it is masked, except numbers and booleans, which
-			// cannot be one and would mask every such number in the reports.
-			if strings.TrimSpace(v) != "" && l.opts.Secret != nil && !typedValue(v) {
-				l.opts.Secret(v)
-			}
-			return v
-		}
-		n.Tag, n.Style = "!!str", yaml.DoubleQuotedStyle
-		if m := wholeEnvRefPattern.FindStringSubmatch(n.Value); m != nil {
-			if n.Value = lookup(m[1]); typedValue(n.Value) {
-				n.Style = 0
-			}
-			return
-		}
-		n.Value = envRefPattern.ReplaceAllStringFunc(n.Value, func(ref string) string {
-			return lookup(envRefPattern.FindStringSubmatch(ref)[1])
-		})
+		fn(n)
 	}
+}
+
+// envValue is an environment variable's value for the reference ref at n: empty, with a
+// warning, when it is unset. Any value may be a key, so it is masked, except numbers and
+// booleans, which cannot be one and would mask every such number in the reports.
+func (l *loader) envValue(n *yaml.Node, name, ref string) string {
+	v, ok := l.env(name)
+	if !ok {
+		l.warnf(n, KindConfig, "", "environment variable %s is not set; %s becomes empty", name, ref)
+		return ""
+	}
+	if strings.TrimSpace(v) != "" && l.opts.Secret != nil && !typedValue(v) {
+		l.opts.Secret(v)
+	}
+	return v
 }
 
 // env looks a `${{ VAR }}` variable up: LoadOptions.Env's lookup, else the process environment.

@@ -31,44 +31,14 @@ var (
 // number when it reads as one; an unset variable renders empty (with a warning). A string
 // holding `${{` is left as written, as 5.x leaves it.
 func (l *loader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
-	if n == nil {
-		return
-	}
-	if n.Anchor != "" {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-	}
-	switch n.Kind {
-	case yaml.DocumentNode, yaml.SequenceNode:
-		for _, c := range n.Content {
-			l.v5Env(c, seen)
-		}
-	case yaml.MappingNode:
-		for i := 1; i < len(n.Content); i += 2 {
-			l.v5Env(n.Content[i], seen)
-		}
-	case yaml.AliasNode:
-		l.v5Env(n.Alias, seen)
-	case yaml.ScalarNode:
+	eachValue(n, seen, func(n *yaml.Node) {
 		if !v5AnyEnvRef.MatchString(n.Value) || strings.Contains(n.Value, "${{") {
 			return
 		}
-		lookup := func(name string) string {
-			v, ok := l.env(name)
-			if !ok {
-				l.warnf(n, KindConfig, "", "environment variable %s is not set; {{ env.%s }} becomes empty", name, name)
-				return ""
-			}
-			if strings.TrimSpace(v) != "" && l.opts.Secret != nil && !typedValue(v) {
-				l.opts.Secret(v)
-			}
-			return v
-		}
 		whole := v5WholeEnv.FindStringSubmatch(n.Value)
 		out := v5EnvRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
-			return lookup(v5EnvRef.FindStringSubmatch(ref)[1])
+			name := v5EnvRef.FindStringSubmatch(ref)[1]
+			return l.envValue(n, name, "{{ env."+name+" }}")
 		})
 		if v5AnyEnvRef.MatchString(out) {
 			l.errorf(n, KindTemplate, "", "only {{ env.NAME }} is supported in an environment reference, got %q", n.Value)
@@ -76,10 +46,9 @@ func (l *loader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
 		}
 		n.Value, n.Tag, n.Style = out, "!!str", yaml.DoubleQuotedStyle
 		if whole != nil && typedValue(out) {
-			n.Tag, n.Style = "", 0
-			n.Tag = map[bool]string{true: "!!bool", false: "!!float"}[out == "true" || out == "false"]
+			n.Tag, n.Style = map[bool]string{true: "!!bool", false: "!!float"}[out == "true" || out == "false"], 0
 		}
-	}
+	})
 }
 
 // v5Renderer renders the templates of every string below a node with a test's vars, as
