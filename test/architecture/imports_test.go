@@ -34,7 +34,7 @@ var house = [][]string{
 	{"config"},             // a run's settings, filled by flags, Action inputs and environment
 	{"plan", "workspace"},  // choosing each case's target and judge; the suite's directory
 	{"runner"},             // running jobs in pools
-	{"compare"},            // a run against a baseline
+	{"compare", "history"}, // a run against a baseline; a suite across runs
 	{"report"},             // rendered reports
 	{"action"},             // the GitHub Actions adapter
 	{"cmd/agentv"},         // the command: wires settings to the stages
