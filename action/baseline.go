@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -38,6 +39,7 @@ type BaselineRun struct {
 	Branch  string
 	HeadSHA string
 	URL     string // its page
+	Created time.Time
 }
 
 // Describe names the run for reports: "run 41 on main (abc1234)".
@@ -62,44 +64,63 @@ const runsLooked = 20
 // https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts
 // https://docs.github.com/rest/actions/artifacts#download-an-artifact
 func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst string) (*BaselineRun, error) {
+	runs, err := s.baseRuns(ctx, q, 1)
+	if err != nil {
+		return nil, err
+	}
+	return runs[0], s.fetchResults(ctx, runs[0], q, dst)
+}
+
+// baseRuns returns the newest n (at most 100) successful push runs of the current run's
+// workflow on the base branch, newest first: at least one, else an ErrNoBaselineRun error.
+func (s *GitHubStore) baseRuns(ctx context.Context, q BaselineQuery, n int) ([]*BaselineRun, error) {
 	if q.Branch == "" {
 		return nil, fmt.Errorf("%w: the event names no base branch (baseline: auto compares pull requests)", ErrNoBaselineRun)
 	}
 	if q.RunID <= 0 {
 		return nil, fmt.Errorf("%w: GITHUB_RUN_ID is not set, so the workflow is unknown", ErrNoBaselineRun)
 	}
-	maxBytes := cmp.Or(max(q.MaxBytes, 0), DefaultBaselineMaxBytes)
 	cur, _, err := s.client.Actions.GetWorkflowRunByID(ctx, s.owner, s.repo, q.RunID)
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("get workflow run %d", q.RunID), err)
 	}
 	workflow := cur.GetWorkflowID()
 	runs, _, err := s.client.Actions.ListWorkflowRunsByID(ctx, s.owner, s.repo, workflow, &github.ListWorkflowRunsOptions{
-		Branch: q.Branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: runsLooked},
+		Branch: q.Branch, Event: "push", Status: "success", ListOptions: github.ListOptions{PerPage: min(100, max(runsLooked, n+runsLooked/2))},
 	})
 	if err != nil {
 		return nil, apiError(fmt.Sprintf("list the runs of workflow %d", workflow), err)
 	}
-	// The filters are checked again here: the newest run that matches all of them wins.
-	var best *github.WorkflowRun
+	// The filters are checked again here: the newest runs that match all of them win.
+	var picked []*github.WorkflowRun
 	for _, r := range runs.WorkflowRuns {
 		if r.GetID() == q.RunID || r.GetWorkflowID() != workflow || r.GetHeadBranch() != q.Branch ||
 			r.GetEvent() != "push" || r.GetConclusion() != "success" {
 			continue
 		}
-		at, bestAt := r.GetCreatedAt().Time, best.GetCreatedAt().Time
-		if best == nil || at.After(bestAt) || (at.Equal(bestAt) && r.GetID() > best.GetID()) {
-			best = r
-		}
+		picked = append(picked, r)
 	}
-	if best == nil {
+	if len(picked) == 0 {
 		return nil, fmt.Errorf("%w: no successful push run of this workflow on %s", ErrNoBaselineRun, q.Branch)
 	}
-	run := &BaselineRun{ID: best.GetID(), Number: best.GetRunNumber(), Branch: best.GetHeadBranch(),
-		HeadSHA: best.GetHeadSHA(), URL: best.GetHTMLURL()}
+	slices.SortStableFunc(picked, func(a, b *github.WorkflowRun) int {
+		return cmp.Or(b.GetCreatedAt().Time.Compare(a.GetCreatedAt().Time), cmp.Compare(b.GetID(), a.GetID()))
+	})
+	out := make([]*BaselineRun, 0, min(n, len(picked)))
+	for _, r := range picked[:min(n, len(picked))] {
+		out = append(out, &BaselineRun{ID: r.GetID(), Number: r.GetRunNumber(), Branch: r.GetHeadBranch(),
+			HeadSHA: r.GetHeadSHA(), URL: r.GetHTMLURL(), Created: r.GetCreatedAt().Time})
+	}
+	return out, nil
+}
+
+// fetchResults downloads run's results artifact (q.Artifact) and writes its results.jsonl
+// to dst, in two API calls and one download, within q.MaxBytes.
+func (s *GitHubStore) fetchResults(ctx context.Context, run *BaselineRun, q BaselineQuery, dst string) error {
+	maxBytes := cmp.Or(max(q.MaxBytes, 0), DefaultBaselineMaxBytes)
 	arts, _, err := s.client.Actions.ListWorkflowRunArtifacts(ctx, s.owner, s.repo, run.ID, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		return run, apiError(fmt.Sprintf("list the artifacts of run %d", run.ID), err)
+		return apiError(fmt.Sprintf("list the artifacts of run %d", run.ID), err)
 	}
 	var art *github.Artifact
 	if i := slices.IndexFunc(arts.Artifacts, func(a *github.Artifact) bool { return a.GetName() == q.Artifact }); i >= 0 {
@@ -107,23 +128,23 @@ func (s *GitHubStore) FetchBaseline(ctx context.Context, q BaselineQuery, dst st
 	}
 	switch {
 	case art == nil:
-		return run, fmt.Errorf("%w: %s has no artifact named %q (upload results-dir with actions/upload-artifact under that name)", ErrNoBaselineRun, run.Describe(), q.Artifact)
+		return fmt.Errorf("%w: %s has no artifact named %q (upload results-dir with actions/upload-artifact under that name)", ErrNoBaselineRun, run.Describe(), q.Artifact)
 	case art.GetExpired():
-		return run, fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
+		return fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
 	case art.GetSizeInBytes() > maxBytes:
-		return run, fmt.Errorf("%w: the %q artifact of %s is %d bytes, more than the %d a baseline may be", ErrNoBaselineRun, q.Artifact, run.Describe(), art.GetSizeInBytes(), maxBytes)
+		return fmt.Errorf("%w: the %q artifact of %s is %d bytes, more than the %d a baseline may be", ErrNoBaselineRun, q.Artifact, run.Describe(), art.GetSizeInBytes(), maxBytes)
 	}
 	loc, resp, err := s.client.Actions.DownloadArtifact(ctx, s.owner, s.repo, art.GetID(), 1)
 	if resp != nil && resp.StatusCode == http.StatusGone {
-		return run, fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
+		return fmt.Errorf("%w: the %q artifact of %s has expired", ErrNoBaselineRun, q.Artifact, run.Describe())
 	}
 	if err != nil {
-		return run, apiError(fmt.Sprintf("download artifact %d", art.GetID()), err)
+		return apiError(fmt.Sprintf("download artifact %d", art.GetID()), err)
 	}
 	if err := s.downloadResults(ctx, loc.String(), dst, maxBytes); err != nil {
-		return run, fmt.Errorf("the %q artifact of %s: %w", q.Artifact, run.Describe(), err)
+		return fmt.Errorf("the %q artifact of %s: %w", q.Artifact, run.Describe(), err)
 	}
-	return run, nil
+	return nil
 }
 
 // downloadResults fetches the artifact zip from the signed URL the API redirected to (which

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,9 +78,14 @@ type Point struct {
 
 // cell is a case in one run, kept small: a 100,000-case suite over 31 runs is 3.1M cells.
 type cell struct {
-	score  float32
-	status Status
+	score  float64
+	status uint8 // index in statuses
 }
+
+// statuses are the cells' statuses by index; 0 is Missing.
+var statuses = []Status{Missing, Pass, Fail, Error}
+
+func (c cell) st() Status { return statuses[c.status] }
 
 // History is a sequence of runs, oldest first, and their cases.
 type History struct {
@@ -111,7 +117,7 @@ func (h *History) Add(k Key, score float64, st Status) {
 	if math.IsNaN(score) {
 		score = 0
 	}
-	s[i] = cell{score: float32(min(max(score, 0), 1)), status: st}
+	s[i] = cell{score: min(max(score, 0), 1), status: uint8(max(slices.Index(statuses, st), 0))}
 	h.cases[k] = s
 }
 
@@ -196,18 +202,18 @@ func (h *History) at(k Key, i int) cell {
 }
 
 // Status returns the case's status in run i ("" when it was not in that run).
-func (h *History) Status(k Key, i int) Status { return h.at(k, i).status }
+func (h *History) Status(k Key, i int) Status { return h.at(k, i).st() }
 
 // FailingSince returns the run from which the case has failed (or errored) in every run up
 // to the newest: the oldest run of its unbroken failing streak. ok is false when the case
 // does not fail in the newest run. A run the case was not in ends the streak.
 func (h *History) FailingSince(k Key) (since int, ok bool) {
 	last := len(h.runs) - 1
-	if last < 0 || !h.at(k, last).status.Failing() {
+	if last < 0 || !h.at(k, last).st().Failing() {
 		return 0, false
 	}
 	since = last
-	for since > 0 && h.at(k, since-1).status.Failing() {
+	for since > 0 && h.at(k, since-1).st().Failing() {
 		since--
 	}
 	return since, true
@@ -217,10 +223,10 @@ func (h *History) FailingSince(k Key) (since int, ok bool) {
 func (h *History) Series(k Key) []Point {
 	var out []Point
 	for i, c := range h.cases[k] {
-		if c.status == Missing {
+		if c.st() == Missing {
 			continue
 		}
-		out = append(out, Point{Run: h.runs[i].Label, URL: h.runs[i].URL, Score: float64(c.score), Status: string(c.status)})
+		out = append(out, Point{Run: h.runs[i].Label, URL: h.runs[i].URL, Score: c.score, Status: string(c.st())})
 	}
 	return out
 }
@@ -259,12 +265,12 @@ func (h *History) Trend() []DatasetTrend {
 			sums, passed = append(sums, make([]float64, n)), append(passed, make([]int, n))
 		}
 		for r, c := range h.cases[k] {
-			if c.status == Missing {
+			if c.st() == Missing {
 				continue
 			}
 			out[i].Cases[r]++
-			sums[i][r] += float64(c.score)
-			if c.status == Pass {
+			sums[i][r] += c.score
+			if c.st() == Pass {
 				passed[i][r]++
 			}
 		}

@@ -61,10 +61,10 @@ func TestTrendAndSeries(t *testing.T) {
 		t.Fatalf("datasets %+v", tr)
 	}
 	d, e := tr[0], tr[1]
-	if d.PassRate[0] != 1 || d.PassRate[1] != 0 || d.Mean[1] != float64(float32(0.2)) || d.Mean[2] != 0 || d.Cases[2] != 1 {
+	if d.PassRate[0] != 1 || d.PassRate[1] != 0 || d.Mean[1] != 0.2 || d.Mean[2] != 0 || d.Cases[2] != 1 {
 		t.Errorf("dataset d: %+v", d)
 	}
-	if e.Cases[1] != 0 || !math.IsNaN(e.PassRate[1]) || e.Mean[2] != float64(float32(0.8)) {
+	if e.Cases[1] != 0 || !math.IsNaN(e.PassRate[1]) || e.Mean[2] != 0.8 {
 		t.Errorf("dataset e: %+v", e)
 	}
 	got := h.Series(Key{Dataset: "e", ID: "b"})

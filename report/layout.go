@@ -84,6 +84,7 @@ func renderSurface(run *Run, marker string, s surface) string {
 type layout struct {
 	warnings, failRows, failDetails, passRows, passDetails int
 	overview                                               int // 1: the overview shows
+	trend                                                  int // 1: the history's trend shows
 }
 
 // shrink drops the lowest-priority fragments (about a tenth of the last non-empty kind, or
@@ -95,6 +96,10 @@ func (l *layout) shrink() bool {
 	}
 	if l.passRows > 0 { // passing rows go as a whole (see plan)
 		l.passRows = 0
+		return true
+	}
+	if l.trend > 0 { // history goes before failures do
+		l.trend = 0
 		return true
 	}
 	for _, n := range []*int{&l.failDetails, &l.failRows, &l.overview, &l.warnings} {
@@ -130,6 +135,9 @@ func plan(v *view, s surface) layout {
 	if v.overview != "" {
 		full.overview = 1
 	}
+	if v.trend != "" {
+		full.trend = 1
+	}
 	// Everything fits without a notice: the full report.
 	if lay, cut := fill(v, s, full, sizeOf(v.head).plus(sizeOf(v.footer))); !cut {
 		return lay
@@ -154,6 +162,8 @@ func fill(v *view, s surface, full layout, used size) (lay layout, cut bool) {
 		{full.overview, func(int) string { return v.overview }, "", &lay.overview, true},
 		{full.failRows, func(i int) string { return v.failRow(v.failRows[i]) }, failHead(v, len(v.fail)) + "\n", &lay.failRows, false},
 		{full.failDetails, func(i int) string { return v.detailsOf(v.failDetailed[i]) }, foldOpen(v.failDetailed, 1<<30) + foldClose, &lay.failDetails, false},
+		// The history's trend comes after every failure, and before the passing cases.
+		{full.trend, func(int) string { return v.trend }, "", &lay.trend, true},
 		// A partial list of passing cases would be an arbitrary slice; they go as a whole.
 		{full.passRows, func(i int) string { return v.row(v.pass[i]) }, passHead(v, len(v.pass)) + passTail, &lay.passRows, true},
 		{full.passDetails, func(i int) string { return v.detailsOf(v.passDetailed[i]) }, foldOpen(v.passDetailed, 1<<30) + foldClose, &lay.passDetails, false},
@@ -271,7 +281,10 @@ func render(v *view, lay layout, s surface) string {
 		b.WriteString("\n")
 		writeDetails(&b, v, v.failDetailed[:lay.failDetails])
 	}
-	// The overview follows the failures: a reviewer reads what failed first.
+	// The trend and the overview follow the failures: a reviewer reads what failed first.
+	if lay.trend > 0 {
+		b.WriteString(v.trend)
+	}
 	if lay.overview > 0 {
 		b.WriteString(v.overview)
 	}
@@ -305,6 +318,9 @@ func notice(v *view, lay layout, s surface) string {
 	omitted(lay.warnings, min(len(v.warnings), s.lim.warnings), "warnings")
 	if v.overview != "" && lay.overview == 0 {
 		parts = append(parts, "the score chart omitted")
+	}
+	if v.trend != "" && lay.trend == 0 {
+		parts = append(parts, "the trend over earlier runs omitted")
 	}
 	if len(parts) == 0 {
 		return ""

@@ -29,6 +29,7 @@ type view struct {
 	lim      limits
 	head     string   // title, headline, outcome, settings
 	overview string   // score chart, per-dataset and per-evaluator tables: after the failures
+	trend    string   // the per-dataset trend over the history's runs, "" without history
 	footer   string   // closing line
 	warnings []string // one list item per diagnostic, sorted by position
 	problems int      // error diagnostics among warnings
@@ -86,6 +87,7 @@ func buildView(run *Run, marker string, lim limits) *view {
 		v.warnings = append(v.warnings, warningItem(run.Links, d, lim))
 	}
 	v.head = headSection(run, marker, recs) + baselineSection(v)
+	v.trend = trendSection(run)
 	if len(recs) > 0 {
 		if o := scoreChart(caseStats(recs)) + datasetTable(recs) + evaluatorTable(recs); o != "" {
 			v.overview = "### 📊 Scores\n\n" + o
@@ -145,7 +147,7 @@ func (v *view) failRow(cases []*Case) string {
 	c := cases[0]
 	var list []string
 	for _, m := range cases[:min(len(cases), groupListMax)] {
-		list = append(list, v.caseLink(m))
+		list = append(list, v.caseLink(m)+v.sinceMark(m, true))
 	}
 	if n := len(cases) - groupListMax; n > 0 {
 		list = append(list, fmt.Sprintf("and %s more", thousands(n)))
@@ -173,6 +175,9 @@ func (v *view) caseLink(c *Case) string {
 // failure the reason, else each evaluator's score, the time and the usage.
 func (v *view) row(c *Case) string {
 	cells := []string{verdictMark(c.Verdict), v.caseLink(c) + trialsMark(c) + warningMark(c), fmt.Sprintf("%.3f", c.Score)}
+	if c.Verdict != results.VerdictPass {
+		cells[1] += v.sinceMark(c, false)
+	}
 	if c.Verdict != results.VerdictPass && v.why {
 		return "| " + strings.Join(append(cells, mdInline(elide(c.Why, min(v.lim.item, 200)))), " | ") + " |\n"
 	}
@@ -476,6 +481,7 @@ func headSection(run *Run, marker string, recs []*Case) string {
 	}
 	fmt.Fprintf(&b, "**Outcome: %s** — %s\n\n", name, mdInline(truncate(run.Decision.Reason, 2000)))
 	b.WriteString(flakyLine(run, recs) + settingsLine(run, recs) + "\n\n")
+	b.WriteString(htmlReportLine(run.Links))
 	return b.String()
 }
 
@@ -711,4 +717,16 @@ func footerLine(run *Run, runURL string) string {
 	}
 	parts = append(parts, "full results in results.jsonl and junit.xml")
 	return "<sub>" + strings.Join(parts, " · ") + "</sub>\n"
+}
+
+// htmlReportLine points to report.html in the run's results artifact, on GitHub only. The
+// report cannot see whether a later step uploads the results folder, so the line says where
+// the file is when it does (the README's workflow uploads it on every run).
+func htmlReportLine(l Links) string {
+	u := safeURL(l.Artifacts)
+	if u == "" || l.Artifact == "" {
+		return ""
+	}
+	return fmt.Sprintf("📄 **[Browse every case in report.html](%s)**: conversations, grader reasoning, trials and history, "+
+		"in this run's `%s` artifact (when the workflow uploads results-dir)\n\n", u, mdInline(truncate(l.Artifact, 100)))
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/history"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 )
@@ -52,6 +53,8 @@ type Run struct {
 	Cache       *results.CacheUse  // nil when the response cache was not used
 	Shard       *results.RunShard  // one shard of a split suite: the counts are the shard's
 	Budget      *results.RunBudget // --budget-usd, nil without one
+	// History is the earlier runs and this one (SetHistory), nil without the history input.
+	History *history.History
 
 	sorted  []*Case            // cases in report order, computed once
 	dups    map[*Case]struct{} // cases whose id (and target, on several) is not unique
@@ -142,6 +145,9 @@ type Links struct {
 	ServerURL, Repo string // GITHUB_SERVER_URL, owner/name
 	SHA             string // the pull request's head commit, not the test-merge commit
 	RunURL          string
+	// Artifacts is the run's artifacts page, where the uploaded results folder holds
+	// report.html; Artifact is its name. "" (outside GitHub Actions): no link.
+	Artifacts, Artifact string
 }
 
 // DetailLevel says for which cases the Markdown surfaces show model text (answer excerpt,
