@@ -59,3 +59,12 @@ func (e Env) RunURL() string {
 	}
 	return u
 }
+
+// ArtifactsURL links to the artifacts of the workflow run (its page's artifacts list), or is
+// "" when the run is unknown.
+func (e Env) ArtifactsURL() string {
+	if e.Repository == "" || e.RunID == "" {
+		return ""
+	}
+	return e.ServerURL + "/" + e.Repository + "/actions/runs/" + e.RunID + "#artifacts"
+}

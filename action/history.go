@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/agentv/action/config"
 )
 
 // MaxHistory is the most runs the history input reads: each is one download.
-const MaxHistory = 30
+const MaxHistory = config.MaxHistory
 
 // historyWorkers bounds the downloads in flight: artifacts are fetched concurrently, but a
 // history of 30 must not open 30 connections against the API's secondary rate limit.

@@ -46,9 +46,12 @@ type Settings struct {
 	// BaselinePath is a results file of an earlier run to compare with ("" none); the Action
 	// also takes "auto", which it resolves before the run.
 	BaselinePath string
-	Cache        cache.Mode // how the run uses the response cache
-	CacheDir     string     // absolute, or relative to the working directory; "": DefaultCacheDir in the workspace
-	Shard        *Shard
+	// History is how many of the base branch's latest successful push runs (Action only)
+	// the summary and comment show trends over; 0: none.
+	History  int
+	Cache    cache.Mode // how the run uses the response cache
+	CacheDir string     // absolute, or relative to the working directory; "": DefaultCacheDir in the workspace
+	Shard    *Shard
 
 	// AgentV 4.x's flags.
 	RunDir        string   // -o/--output: also write 4.x's run layout here
@@ -78,6 +81,9 @@ var GraderIsolations = []string{"fork", "process"}
 func Defaults() Settings {
 	return Settings{Timeout: DefaultTimeout, MaxRetries: DefaultMaxRetries, Gate: gate.Defaults(), Cache: cache.Off}
 }
+
+// MaxHistory bounds the history input: each run is one artifact download.
+const MaxHistory = 30
 
 // MaxShards bounds a shard's count: more jobs than a matrix can hold is a typo.
 const MaxShards = 10_000
@@ -156,6 +162,7 @@ func (s *Settings) Table() []Setting {
 			Help: "target for every LLM judge, overriding the targets' judge_target (an evaluator's own target still wins)"},
 		{Flag: "eval-id", Input: "eval-id", Ptr: &s.EvalID, Help: "run only cases whose id matches this glob"},
 		{Input: "baseline", Ptr: &s.BaselinePath},
+		{Input: "history", Ptr: &s.History, Max: MaxHistory, Want: fmt.Sprintf("between 0 (no history) and %d runs", MaxHistory)},
 		{Flag: "cache-dir", Input: "cache-dir", Ptr: &s.CacheDir,
 			Help: "response cache folder (default: .agentv-cache in the workspace, else the current folder)"},
 		{Flag: "workers", Input: "max-concurrency", Ptr: &s.Workers, Max: 1 << 16,

@@ -16,6 +16,7 @@ import (
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/history"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/internal/textfmt"
@@ -72,6 +73,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 	}
 	baselinePath, baselineSource := actionBaseline(ctx, in, env, ev, c.Getenv, workspace, tmp, cmds)
+	gh.history = actionHistory(ctx, in, env, ev, c.Getenv, cmds)
 
 	if in.Mode == action.ModeReport {
 		paths, err := expandResults(workspace, in.ResultsFiles())
@@ -139,7 +141,8 @@ type github struct {
 	in        action.Inputs
 	ev        action.Event
 	cmds      *action.Commands
-	workspace string // the job's workspace: annotations and step outputs name files relative to it
+	workspace string           // the job's workspace: annotations and step outputs name files relative to it
+	history   *history.History // earlier runs (the history input), nil without
 }
 
 func (c *Command) github(in action.Inputs, ev action.Event, cmds *action.Commands) *github {
@@ -153,7 +156,10 @@ func (g *github) publish(ctx context.Context, f *finished, first ...output) int 
 	run := f.run
 	run.Details = g.in.Details
 	run.Links = report.Links{ServerURL: g.env.ServerURL, Repo: g.env.Repository, SHA: cmp.Or(g.ev.HeadSHA, g.env.SHA),
-		RunURL: g.env.RunURL()}
+		RunURL: g.env.RunURL(), Artifacts: g.env.ArtifactsURL(), Artifact: g.in.BaselineArtifact}
+	if g.history != nil {
+		run.SetHistory(g.history, history.Run{Label: "this run", URL: g.env.RunURL()})
+	}
 	// Record and diagnostic paths are already workspace-relative (Engine.display), also in a
 	// results file another step wrote: links and annotations use them as they are.
 	marker := g.env.CommentMarker(g.in.CommentKey)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentv/action/compare"
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/history"
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -36,6 +37,8 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(countFlag(&g.MaxErrors), "max-errors", "errored cases allowed")
 	var baselinePath string
 	baselineFlags(fs, &baselinePath, &g)
+	var historyGlobs []string
+	fs.Var(listFlag(&historyGlobs, false, "want a file or a glob"), "history", "results files of earlier runs (a glob, quoted: 'runs/*/results.jsonl'): the summary and comment chart each dataset's pass rate over them and say since which run a case fails")
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
 		return code
 	}
@@ -104,9 +107,17 @@ func (c *Command) reportCmd(args []string) int {
 	for _, n := range notes {
 		c.sayLocal(action.LevelNotice, "", n)
 	}
+	hist, err := localHistory(c.Cwd, historyGlobs, paths, g.CaseThreshold)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
 	out := readResults(paths, dir, c.Cwd, "--out-dir", report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := finishRun(out, g, nil)
+	if hist != nil {
+		run.SetHistory(hist, history.Run{Label: "this run"})
+	}
 	written := "" // a report writes a results file only when it merges several
 	if out.merged {
 		written = out.ResultsPath
