@@ -203,3 +203,26 @@ func TestHistoryCount(t *testing.T) {
 		}
 	}
 }
+
+// The history input takes 0 to 30 runs; anything else is an input problem naming its range.
+func TestHistoryInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    string
+		want int
+		err  bool
+	}{{"", 0, false}, {"0", 0, false}, {"1", 1, false}, {"30", 30, false}, {"31", 0, true}, {"-1", 0, true}, {"ten", 0, true}} {
+		env := map[string]string{"INPUT_EVALS": "a.yaml", "INPUT_HISTORY": tc.v}
+		in, errs := ParseInputs(func(k string) string { return env[k] })
+		if tc.err {
+			want := `input history: invalid value "` + tc.v + `": want an integer, between 0 (no history) and 30 runs`
+			if len(errs) != 1 || errs[0].Error() != want {
+				t.Errorf("history %q: errors %v, want %q", tc.v, errs, want)
+			}
+			continue
+		}
+		if len(errs) > 0 || in.History != tc.want {
+			t.Errorf("history %q: %d, %v; want %d", tc.v, in.History, errs, tc.want)
+		}
+	}
+}
