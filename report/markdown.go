@@ -728,5 +728,5 @@ func htmlReportLine(l Links) string {
 		return ""
 	}
 	return fmt.Sprintf("📄 **[Browse every case in report.html](%s)**: conversations, grader reasoning, trials and history, "+
-		"in this run's `%s` artifact (when the workflow uploads results-dir)\n\n", u, mdInline(truncate(l.Artifact, 100)))
+		"in this run's **%s** artifact (when the workflow uploads results-dir)\n\n", u, mdInline(truncate(l.Artifact, 100)))
 }
