@@ -26,7 +26,17 @@ func (run *Run) SetHistory(h *history.History, current history.Run) {
 	run.History = h
 }
 
-// CaseKey is the key a case has in a history (history.Points).
+// HistoryPoints returns each case's score and status in every run of the run's history,
+// oldest first and this run last, keyed by CaseKey: the HTML report's per-case chart. nil
+// without history (or with this run alone).
+func HistoryPoints(run *Run) map[history.Key][]history.Point {
+	if run == nil || !run.hasHistory() {
+		return nil
+	}
+	return run.History.Points()
+}
+
+// CaseKey is the key a case has in a history (HistoryPoints).
 func CaseKey(c *Case) history.Key {
 	return history.Key{Dataset: c.Dataset, ID: c.EvalID, Target: c.Target}
 }

@@ -77,6 +77,23 @@ func TestHistoryGolden(t *testing.T) {
 	}
 	checkCommonMark(t, summary)
 	checkCommonMark(t, comment)
+
+	// The HTML report's points: each case over the five runs, this run last.
+	pts := HistoryPoints(historyRun(t))
+	got := pts[history.Key{Dataset: "smoke", ID: "refund-policy", Target: "default"}]
+	want := []history.Point{
+		{Run: "#38", URL: "https://github.com/agentv/demo/actions/runs/1000", Score: 0.9, Status: "pass"},
+		{Run: "#39", URL: "https://github.com/agentv/demo/actions/runs/1001", Score: 0.8, Status: "pass"},
+		{Run: "#40", URL: "https://github.com/agentv/demo/actions/runs/1002", Score: 0.3, Status: "fail"},
+		{Run: "#41", URL: "https://github.com/agentv/demo/actions/runs/1003", Score: 0.4, Status: "fail"},
+		{Run: "this run", URL: "https://github.com/agentv/demo/actions/runs/42", Score: 0.4, Status: "fail"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("points of refund-policy:\n got %v\nwant %v", got, want)
+	}
+	if HistoryPoints(fixtureRun(t)) != nil {
+		t.Error("points without history")
+	}
 }
 
 // A history is cut before the failures: over budgets from the full summary down, no
