@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/config"
@@ -15,6 +16,9 @@ import (
 	"github.com/agentv/action/internal/safefile"
 	"github.com/agentv/action/internal/textfmt"
 )
+
+// historyTimeout bounds the history's downloads (up to 30 artifacts, four at a time).
+const historyTimeout = 3 * time.Minute
 
 // actionHistory reads the history input's earlier runs: the base branch's latest successful
 // push runs' results artifacts, oldest first. Nothing here fails the run: without a pull
@@ -42,7 +46,11 @@ func actionHistory(ctx context.Context, in action.Inputs, env action.Env, ev act
 		return nil
 	}
 	defer os.RemoveAll(dir)
-	runs, warnings, err := store.FetchHistory(ctx, action.BaselineQuery{RunID: runID, Branch: branch, Artifact: in.BaselineArtifact}, in.History, dir)
+	// The history is a view of the past, not worth holding the job for: the downloads that
+	// did not finish in time are warnings like any other run that could not be read.
+	fetchCtx, cancel := context.WithTimeout(ctx, historyTimeout)
+	defer cancel()
+	runs, warnings, err := store.FetchHistory(fetchCtx, action.BaselineQuery{RunID: runID, Branch: branch, Artifact: in.BaselineArtifact}, in.History, dir)
 	if err != nil {
 		notice("no history: " + err.Error())
 		return nil
