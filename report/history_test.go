@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentv/action/gate"
 	"github.com/agentv/action/history"
+	"github.com/agentv/action/results"
 )
 
 // historyOf builds four earlier runs of the fixture's cases, oldest first: refund-policy
@@ -193,5 +195,45 @@ func checkCommonMark(t *testing.T, md string) {
 		if !strings.Contains(block, "xychart-beta") {
 			t.Errorf("mermaid block without its chart: %s", block)
 		}
+	}
+}
+
+// More datasets than trendLines: the ones with the lowest pass rate now are drawn, one colour
+// each, and the note says how many there are.
+func TestTrendCapsDatasets(t *testing.T) {
+	t.Parallel()
+	h := history.New()
+	var recs []*results.Record
+	for r := range 2 {
+		h.Begin(history.Run{Label: fmt.Sprintf("#%d", r+1)})
+		for d := range 7 {
+			h.Add(history.Key{Dataset: fmt.Sprintf("d%d", d), ID: "x"}, 1, history.Pass)
+		}
+	}
+	for d := range 7 {
+		v, score := results.VerdictPass, 1.0
+		if d%2 == 1 { // d1, d3, d5 fail now
+			v, score = results.VerdictFail, 0.1
+		}
+		recs = append(recs, &results.Record{EvalID: "x", Dataset: fmt.Sprintf("d%d", d), Score: score, Verdict: v})
+	}
+	counts := tally(recs)
+	run := &Run{Records: recs, Counts: counts, Gate: gate.Defaults(), Decision: gate.Decide(counts, gate.Defaults())}
+	run.SetHistory(h, history.Run{Label: "this run"})
+	got := trendSection(run)
+	if n := strings.Count(got, "    line ["); n != trendLines {
+		t.Errorf("%d lines, want %d:\n%s", n, trendLines, got)
+	}
+	if !strings.Contains(got, `"plotColorPalette": "`+strings.Join(trendPalette, ", ")+`"`) {
+		t.Errorf("palette:\n%s", got)
+	}
+	for _, want := range []string{"| 🟦 | d1 |", "| 🟧 | d3 |", "| 🟩 | d5 |", "| 🟥 | d0 |", "| 🟪 | d2 |",
+		"the 5 datasets with the lowest pass rate now, of 7"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("trend lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| d4 |") || strings.Contains(got, "| d6 |") {
+		t.Errorf("more datasets than lines are listed:\n%s", got)
 	}
 }
