@@ -89,13 +89,14 @@ func (c cell) st() Status { return statuses[c.status] }
 
 // History is a sequence of runs, oldest first, and their cases.
 type History struct {
-	runs  []Run
-	cases map[Key][]cell // one cell a run, up to the last run the case was in
-	order []Key          // first appearance of each case
+	runs   []Run
+	index  map[Key]int // where a case's series is in series (one hash a record)
+	series [][]cell    // one cell a run, up to the last run the case was in
+	order  []Key       // first appearance of each case, as series
 }
 
 // New returns an empty history.
-func New() *History { return &History{cases: map[Key][]cell{}} }
+func New() *History { return &History{index: map[Key]int{}} }
 
 // Begin starts the next (newer) run; Add fills it.
 func (h *History) Begin(r Run) { h.runs = append(h.runs, r) }
@@ -107,10 +108,14 @@ func (h *History) Add(k Key, score float64, st Status) {
 		h.Begin(Run{})
 	}
 	i := len(h.runs) - 1
-	s, ok := h.cases[k]
+	at, ok := h.index[k]
 	if !ok {
+		at = len(h.series)
+		h.index[k] = at
 		h.order = append(h.order, k)
+		h.series = append(h.series, nil)
 	}
+	s := h.series[at]
 	for len(s) <= i {
 		s = append(s, cell{})
 	}
@@ -118,7 +123,7 @@ func (h *History) Add(k Key, score float64, st Status) {
 		score = 0
 	}
 	s[i] = cell{score: min(max(score, 0), 1), status: uint8(max(slices.Index(statuses, st), 0))}
-	h.cases[k] = s
+	h.series[at] = s
 }
 
 // line is the part of a results line the history needs; both id spellings are read.
@@ -195,10 +200,18 @@ func (h *History) Len() int { return len(h.runs) }
 
 // at returns the case's cell in run i (Missing past its series).
 func (h *History) at(k Key, i int) cell {
-	if s := h.cases[k]; i < len(s) {
-		return s[i]
+	if at, ok := h.index[k]; ok && i < len(h.series[at]) {
+		return h.series[at][i]
 	}
 	return cell{}
+}
+
+// seriesOf returns the case's cells, nil for a case never seen.
+func (h *History) seriesOf(k Key) []cell {
+	if at, ok := h.index[k]; ok {
+		return h.series[at]
+	}
+	return nil
 }
 
 // Status returns the case's status in run i ("" when it was not in that run).
@@ -222,7 +235,7 @@ func (h *History) FailingSince(k Key) (since int, ok bool) {
 // Series returns the case's points, oldest run first, leaving out the runs it was not in.
 func (h *History) Series(k Key) []Point {
 	var out []Point
-	for i, c := range h.cases[k] {
+	for i, c := range h.seriesOf(k) {
 		if c.st() == Missing {
 			continue
 		}
@@ -233,7 +246,7 @@ func (h *History) Series(k Key) []Point {
 
 // Points returns every case's points (Series), for the HTML report's per-case history.
 func (h *History) Points() map[Key][]Point {
-	out := make(map[Key][]Point, len(h.cases))
+	out := make(map[Key][]Point, len(h.order))
 	for _, k := range h.order {
 		out[k] = h.Series(k)
 	}
@@ -256,7 +269,7 @@ func (h *History) Trend() []DatasetTrend {
 	var out []DatasetTrend
 	sums := [][]float64{}
 	passed := [][]int{}
-	for _, k := range h.order {
+	for n0, k := range h.order {
 		i, ok := at[k.Dataset]
 		if !ok {
 			i = len(out)
@@ -264,7 +277,7 @@ func (h *History) Trend() []DatasetTrend {
 			out = append(out, DatasetTrend{Dataset: k.Dataset, Cases: make([]int, n), PassRate: make([]float64, n), Mean: make([]float64, n)})
 			sums, passed = append(sums, make([]float64, n)), append(passed, make([]int, n))
 		}
-		for r, c := range h.cases[k] {
+		for r, c := range h.series[n0] {
 			if c.st() == Missing {
 				continue
 			}

@@ -92,7 +92,7 @@ func TestReadRunFormats(t *testing.T) {
 	} {
 		h := runs(t, tc.line)
 		var got Status
-		for k := range h.cases {
+		for k := range h.index {
 			got = h.Status(k, 0)
 		}
 		if got != tc.want {
