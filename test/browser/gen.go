@@ -128,7 +128,7 @@ func Generate(n int, seed uint64, hostile bool) *Run {
 		if hostile {
 			rec.CandidateAnswer = h(i) + "\n" + rec.CandidateAnswer
 			rec.Reasoning = h(i+1) + " reasoning"
-			rec.EvaluatorResults[0].Reasoning = h(i+2)
+			rec.EvaluatorResults[0].Reasoning = h(i + 2)
 			rec.EvaluatorResults[0].Hits = []string{h(i + 3)}
 			rec.LMProviderRequest = []byte(fmt.Sprintf(`{"question":%q}`, h(i+4)))
 			if rec.Error != "" {

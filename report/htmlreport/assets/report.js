@@ -265,7 +265,7 @@
       ["score", fmtScore(c.s) + (num(d.th) ? " (passes at " + d.th + ")" : "")],
       ["baseline", num(c.b) ? fmtScore(c.b) + " → " + fmtScore(c.s) + " (Δ " + fmtDelta(c.dl) + (c.cl ? ", " + c.cl : "") + ")" : c.cl === "new" ? "new since the baseline" : ""],
       ["dataset", c.ds], ["target", c.tg], ["file", c.f ? c.f + (c.l ? ":" + c.l : "") : ""],
-      ["trials", c.tr ? c.tp + " of " + c.tr + " passed" + (c.fl ? " (flaky)" : "") + (d.ci ? " · 95% interval " + fmtScore(d.ci[0]) + "–" + fmtScore(d.ci[1]) : "") : ""],
+      ["trials", c.tr ? (c.tp || 0) + " of " + c.tr + " passed" + (c.fl ? " (flaky)" : "") + (d.ci ? " · 95% interval " + fmtScore(d.ci[0]) + "–" + fmtScore(d.ci[1]) : "") : ""],
       ["duration", fmtDur(c.d)], ["cost", fmtCost(c.c)], ["tokens", tokens],
       ["attempts", d.at > 1 ? String(d.at) : ""], ["tools", d.tools ? d.tools.join(", ") : ""], ["finished", d.ts || ""],
     ]));
