@@ -187,7 +187,8 @@ func (p *page) shown() string { p.t.Helper(); return p.text("#shown") }
 // openCase finds case id by searching for it, clicks its row and returns the case's text.
 func (p *page) openCase(id string) string {
 	p.t.Helper()
-	p.search(id)
+	first, _, _ := strings.Cut(id, "\n") // a search box holds one line
+	p.search(first)
 	ok := eval[bool](p, fmt.Sprintf(`(()=>{const r=[...document.querySelectorAll("#spacer .row")].find(r=>r.querySelector(".id").textContent===%q); if(!r) return false; r.click(); return true})()`, id))
 	if !ok {
 		p.t.Fatalf("no row for case %q (shown %q, rows %q)", id, p.shown(), p.rows())
