@@ -9,8 +9,8 @@
 // raw; the script shows every text with textContent, and links only run URLs of our own history
 // data (http and https only).
 //
-// Cases stream in: Write reads the records once, writing each case's details as it goes and
-// keeping only a small row a case for the list, so a large run is never held whole.
+// Cases stream in: Write reads the records twice, first keeping only a small row a case for the
+// list, then writing each case's details as it goes, so a large run is never held whole.
 package htmlreport
 
 import (
@@ -199,7 +199,8 @@ func safeURL(u string) string {
 type caseKey struct{ dataset, id, target string }
 
 // Write writes the page of run, whose case records recs streams (the run's results file, or
-// its records in memory), with each case's history points from hist (nil: none).
+// its records in memory; it is read twice), with each case's history points from hist (nil:
+// none).
 func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var cmps map[caseKey]*compare.Case
@@ -213,40 +214,64 @@ func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	}
 	h := headOf(run)
 	fmt.Fprintf(bw, pageStart, csp, css)
-	bw.WriteString(`<script type="application/json" id="agentv-details">[`)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(true) // the default; said here because the page's safety rests on it
+	// The list's rows come first, then the script, which draws the rows in sight while the
+	// browser still reads the cases' details below it: they are needed only once a case opens.
+	// So the records are read twice, rows first, which keeps no more than a row a case.
 	var rows []row
 	err := recs(func(r *results.Record) error {
-		k := Key(r.Dataset, r.EvalID)
-		points := cleanPoints(hist[k])
-		x := cmps[caseKey{r.Dataset, r.EvalID, r.Target}]
-		if x == nil && cmps != nil {
-			x = cmps[caseKey{r.Dataset, r.EvalID, ""}]
-		}
-		if len(rows) > 0 {
-			bw.WriteByte(',')
-		}
-		if err := enc.Encode(detailOf(r, points)); err != nil {
-			return fmt.Errorf("case %q: %w", logtext.Line(r.EvalID), err)
-		}
-		rows = append(rows, rowOf(r, x, len(points) > 0))
+		rows = append(rows, rowOf(r, matchOf(cmps, r), len(hist[Key(r.Dataset, r.EvalID)]) > 0))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	bw.WriteString(`]</script>` + "\n" + `<script type="application/json" id="agentv-run">`)
+	bw.WriteString(`<script type="application/json" id="agentv-run">`)
 	if err := enc.Encode(struct {
 		Head  head  `json:"head"`
 		Cases []row `json:"cases"`
 	}{h, rows}); err != nil {
 		return err
 	}
+	n := len(rows)
+	rows = nil
 	bw.WriteString("</script>\n<script>")
 	bw.WriteString(script)
-	bw.WriteString("</script>\n</body>\n</html>\n")
+	bw.WriteString("</script>\n" + `<script type="application/json" id="agentv-details">[`)
+	i := 0
+	err = recs(func(r *results.Record) error {
+		if i == n {
+			return fmt.Errorf("the results changed while the report was written: more than %d cases", n)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		i++
+		if err := enc.Encode(detailOf(r, cleanPoints(hist[Key(r.Dataset, r.EvalID)]))); err != nil {
+			return fmt.Errorf("case %q: %w", logtext.Line(r.EvalID), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if i != n {
+		return fmt.Errorf("the results changed while the report was written: %d cases, then %d", n, i)
+	}
+	bw.WriteString("]</script>\n</body>\n</html>\n")
 	return bw.Flush()
+}
+
+// matchOf is a record's comparison with the baseline, nil without one.
+func matchOf(cmps map[caseKey]*compare.Case, r *results.Record) *compare.Case {
+	if cmps == nil {
+		return nil
+	}
+	if x := cmps[caseKey{r.Dataset, r.EvalID, r.Target}]; x != nil {
+		return x
+	}
+	return cmps[caseKey{r.Dataset, r.EvalID, ""}]
 }
 
 // maxPoints is the most history points a case's chart draws (the newest).

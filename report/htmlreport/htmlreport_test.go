@@ -102,6 +102,18 @@ func shape(page string) string {
 	return codeRe.ReplaceAllString(page, "<script>/* assets/report.js */</script>")
 }
 
+// data is the JSON of the page's data block id.
+func data(t *testing.T, page, id string) string {
+	t.Helper()
+	for _, m := range dataRe.FindAllStringSubmatch(page, -1) {
+		if m[1] == id {
+			return m[2]
+		}
+	}
+	t.Fatalf("no data block %s", id)
+	return ""
+}
+
 func TestGolden(t *testing.T) {
 	for _, c := range []struct{ name, answer, reasoning string }{
 		{"small", "Refunds are possible.", "It does not say within how many days."},
@@ -142,7 +154,7 @@ func TestDataCannotEndItsScript(t *testing.T) {
 	var details []struct {
 		Answer string `json:"ans"`
 	}
-	if err := json.Unmarshal([]byte(blocks[0][2]), &details); err != nil {
+	if err := json.Unmarshal([]byte(data(t, page, "agentv-details")), &details); err != nil {
 		t.Fatal(err)
 	}
 	// U+2028 and U+2029 become LF, as every report shows line breaks.
@@ -197,7 +209,7 @@ func TestHistoryPoints(t *testing.T) {
 	var details []struct {
 		Hist []htmlreport.Point `json:"hist"`
 	}
-	if err := json.Unmarshal([]byte(dataRe.FindStringSubmatch(page)[2]), &details); err != nil {
+	if err := json.Unmarshal([]byte(data(t, page, "agentv-details")), &details); err != nil {
 		t.Fatal(err)
 	}
 	got := details[0].Hist

@@ -347,8 +347,13 @@
     if (r && e.key === "Enter") openCase(Number(r.dataset.i));
   });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape" && opened >= 0) closeCase(); });
-  const m = /^#case-(\d+)$/.exec(location.hash);
-  if (m) openCase(Number(m[1]), true);
-  document.body.dataset.ready = "1";
-  performance.mark("agentv-interactive");
+  // The details follow this script: a case opens once they are read.
+  function ready() {
+    const m = /^#case-(\d+)$/.exec(location.hash);
+    if (m) openCase(Number(m[1]), true);
+    document.body.dataset.ready = "1";
+    performance.mark("agentv-interactive");
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
 })();
