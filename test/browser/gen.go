@@ -175,6 +175,7 @@ func Generate(n int, seed uint64, hostile bool) *Run {
 	if err != nil {
 		panic(err) // generated data: a bug here
 	}
+	bl.Source = "main, run #104"
 	cmpr := compare.NewComparer(bl, compare.DefaultMargin)
 	var jsonl bytes.Buffer
 	w := results.NewWriter(&jsonl)

@@ -70,7 +70,7 @@
     h.appendChild(m);
     const b = head.baseline;
     if (b) {
-      h.appendChild(el("div", "facts", "Against the baseline (", b.src, "): ",
+      h.appendChild(el("div", "facts", "Against the baseline", b.src ? [" (", b.src, ")"] : "", ": ",
         b.compared ? ["mean ", fmtScore(b.before), " → ", fmtScore(b.after), ", Δ ", el("b", b.delta < 0 ? "down" : b.delta > 0 ? "up" : "", fmtDelta(b.delta)),
           " (95% interval ", fmtDelta(b.lo), " to ", fmtDelta(b.hi), ") over ", plural(b.compared, "case", "cases")] : "no case in both runs",
         " · ", el("b", b.regressed ? "down" : "", plural(b.regressed, "regressed", "regressed")), " · ",
