@@ -7,5 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 for _ in $(seq "$runs"); do
-  AGENTV_HTML_BENCH=1 go test -v ./test/browser -run '^TestOpenLargeRun$' -count=1 | grep '^10000 cases'
+  go test -v ./test/browser -run '^TestOpenLargeRun$' -count=1 | sed -n 's/^ *large_test.go:[0-9]*: //p'
 done

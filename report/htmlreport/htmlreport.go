@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -70,9 +71,24 @@ func Key(dataset, id string) string { return dataset + "\x00" + id }
 // Records streams a run's case records to fn, stopping at fn's first error.
 type Records func(fn func(*results.Record) error) error
 
-// FromFile streams the case records of a results file.
+// FromFile streams the case records of a results file. A line that cannot be read ends them,
+// as it ends every report of the file (`agentv report` keeps the cases before it and says which
+// line broke), so the page shows what the other reports show; a file that cannot be opened is
+// an error.
 func FromFile(path string) Records {
-	return func(fn func(*results.Record) error) error { return results.ScanFile(path, fn) }
+	return func(fn func(*results.Record) error) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		var stop error // fn's own error, which must reach the caller
+		_ = results.ScanFile(path, func(r *results.Record) error {
+			stop = fn(r)
+			return stop
+		})
+		return stop
+	}
 }
 
 // FromSlice streams records held in memory.

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -115,12 +116,14 @@ func data(t *testing.T, page, id string) string {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, answer, reasoning string }{
 		{"small", "Refunds are possible.", "It does not say within how many days."},
 		{"hostile", `</script><script>alert(1)</script><!-- <img src=x onerror=alert(2)> <a href="javascript:alert(3)">x</a> <style>*{display:none}</style>` + "\u2028\u2029&amp;",
 			`<script type="application/json" id="agentv-run">{"head":{}}</script>`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			run, recs, hist := smallRun(t, c.answer, c.reasoning)
 			golden.Check(t, filepath.Join("testdata", "golden", c.name+".html"), shape(write(t, run, recs, hist)))
 		})
@@ -131,6 +134,7 @@ func TestGolden(t *testing.T) {
 // character that HTML parsing of a script element reacts to, so model text cannot end it, open
 // a comment or start a tag, and it parses back to the texts given.
 func TestDataCannotEndItsScript(t *testing.T) {
+	t.Parallel()
 	hostile := "</script><script>window.x=1</script><!--<\u2028\u2029>&</SCRIPT >"
 	run, recs, hist := smallRun(t, hostile, "<style>body{display:none}</style>")
 	hist[htmlreport.Key("billing", "refund")][0].Run = hostile
@@ -166,6 +170,7 @@ func TestDataCannotEndItsScript(t *testing.T) {
 // TestPolicyAllowsOnlyTheScript: the CSP's hash is the inline script's, and the policy allows
 // no source of any kind.
 func TestPolicyAllowsOnlyTheScript(t *testing.T) {
+	t.Parallel()
 	run, recs, hist := smallRun(t, "a", "b")
 	page := write(t, run, recs, hist)
 	m := cspRe.FindStringSubmatch(page)
@@ -199,6 +204,7 @@ func TestPolicyAllowsOnlyTheScript(t *testing.T) {
 
 // TestHistoryPoints: links only http(s), scores within [0, 1], at most the newest 100 points.
 func TestHistoryPoints(t *testing.T) {
+	t.Parallel()
 	run, recs, _ := smallRun(t, "a", "b")
 	var pts []htmlreport.Point
 	for i := range 150 {
@@ -221,5 +227,25 @@ func TestHistoryPoints(t *testing.T) {
 	}
 	if got[97].Score != 0 || got[96].Score != 1 {
 		t.Errorf("scores %v, %v: want NaN as 0 and 1.46 clamped to 1", got[97].Score, got[96].Score)
+	}
+}
+
+// A results file with a broken line gives the cases before it, as the other reports do.
+func TestFromFileKeepsCasesBeforeABrokenLine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	lines := `{"eval_id":"a","score":1,"verdict":"pass"}` + "\n" + `{broken` + "\n" + `{"eval_id":"c","score":1,"verdict":"pass"}` + "\n"
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := htmlreport.FromFile(path)(func(r *results.Record) error { ids = append(ids, r.EvalID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ids, " ") != "a" {
+		t.Errorf("read %q, want a", ids)
+	}
+	if err := htmlreport.FromFile(path + ".missing")(func(*results.Record) error { return nil }); err == nil {
+		t.Error("a missing file is no error")
 	}
 }

@@ -1,7 +1,7 @@
 // Package browser tests report.html in a real browser: headless Chromium driven by chromedp
 // opens pages of generated runs, filters, searches, sorts and opens cases, and reads what is
 // shown; any console error or network request fails the test. It also measures how fast a
-// 10,000-case page opens (TestOpenLargeRun, AGENTV_HTML_BENCH=1).
+// 10,000-case page opens (TestOpenLargeRun, bench/html.sh).
 package browser
 
 import (
@@ -143,10 +143,9 @@ func Generate(n int, seed uint64, hostile bool) *Run {
 		if i%17 != 16 {
 			b := *rec
 			b.Trials, b.Flaky = nil, false
-			switch {
-			case i%9 == 2:
+			if i%9 == 2 {
 				b.Score, b.Verdict, b.Error = 1, results.VerdictPass, ""
-			default:
+			} else {
 				b.Score = min(1, max(0, score+float64(r.IntN(40)-20)/1000))
 			}
 			_ = bw.Write(&b)

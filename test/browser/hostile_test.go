@@ -12,6 +12,7 @@ import (
 // (the page's listener fails the test on any request or console error, which also catches a
 // script or style the policy had to block).
 func TestHostileTextStaysText(t *testing.T) {
+	t.Parallel()
 	run := Generate(48, 7, true)
 	p := open(t, writePage(t, run))
 	defer p.clean()

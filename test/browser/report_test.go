@@ -30,6 +30,7 @@ func shownOf(n, total int) string {
 
 // TestReportFiltersSortsAndOpens drives a 120-case page as a reader would.
 func TestReportFiltersSortsAndOpens(t *testing.T) {
+	t.Parallel()
 	run := Generate(120, 1, false)
 	p := open(t, writePage(t, run))
 	defer p.clean()
