@@ -25,7 +25,6 @@ const whyLimit = 300
 // row is what the case list needs of one case: every field is filtered, sorted or shown in the
 // row. Short keys keep a 10,000-case index small.
 type row struct {
-	Key     string   `json:"k"` // the case's history key (see Key)
 	ID      string   `json:"id"`
 	Dataset string   `json:"ds,omitempty"`
 	Target  string   `json:"tg,omitempty"`
@@ -46,7 +45,6 @@ type row struct {
 	Delta *float64 `json:"dl,omitempty"`
 	Class string   `json:"cl,omitempty"`
 	Why   string   `json:"w,omitempty"`
-	Hist  bool     `json:"h,omitempty"` // the case has history points
 }
 
 // detail is what a case shows once opened, written as its record is read and parsed by the page
@@ -166,11 +164,11 @@ func verdictOf(r *results.Record) string {
 }
 
 // rowOf makes a record's row; cmp is its baseline comparison, nil without one.
-func rowOf(r *results.Record, cmp *compare.Case, hist bool) row {
+func rowOf(r *results.Record, cmp *compare.Case) row {
 	rw := row{
-		Key: Key(r.Dataset, r.EvalID), ID: text(r.EvalID), Dataset: text(r.Dataset), Target: text(r.Target),
+		ID: text(r.EvalID), Dataset: text(r.Dataset), Target: text(r.Target),
 		File: text(r.File), Line: r.Line, Verdict: verdictOf(r), Score: finite(r.Score), DurMS: r.DurationMS,
-		Flaky: r.Flaky, Trials: len(r.Trials), Passed: r.TrialsPassed(), Hist: hist,
+		Flaky: r.Flaky, Trials: len(r.Trials), Passed: r.TrialsPassed(),
 	}
 	if t := r.TraceSummary; t != nil {
 		rw.Cost = finitePtr(t.CostUSD)

@@ -3,7 +3,8 @@
 // conversation, graders, trials, cost and baseline change).
 //
 // The page loads nothing: its style and script are inline, and a Content-Security-Policy allows
-// only that one script (by hash) and inline styles, no images, fonts, frames or connections. The
+// only that one script and that one style (by their hashes), no images, fonts, frames or
+// connections. The
 // run is embedded as JSON in <script type="application/json"> blocks, encoded with HTML escaping
 // so that no "<" (hence no </script> or <!--), ">" , "&", U+2028 or U+2029 of model text appears
 // raw; the script shows every text with textContent, and links only run URLs of our own history
@@ -45,9 +46,10 @@ var css string
 //go:embed assets/report.js
 var script string
 
-// csp allows the page's own script (by its hash) and inline styles, nothing else: no request
-// of any kind can leave the page, whatever text got into it.
-var csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + hashOf(script) + "'; img-src 'none'; base-uri 'none'; form-action 'none'"
+// csp allows the page's own script and style (by their hashes), nothing else: no request of any
+// kind can leave the page, and no script or style element other than ours would apply, whatever
+// text got into it. (The script sets positions through the CSSOM, which style-src allows.)
+var csp = "default-src 'none'; style-src 'sha256-" + hashOf(css) + "'; script-src 'sha256-" + hashOf(script) + "'; img-src 'none'; base-uri 'none'; form-action 'none'"
 
 func hashOf(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -237,7 +239,7 @@ func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	// So the records are read twice, rows first, which keeps no more than a row a case.
 	var rows []row
 	err := recs(func(r *results.Record) error {
-		rows = append(rows, rowOf(r, matchOf(cmps, r), len(hist[Key(r.Dataset, r.EvalID)]) > 0))
+		rows = append(rows, rowOf(r, matchOf(cmps, r)))
 		return nil
 	})
 	if err != nil {

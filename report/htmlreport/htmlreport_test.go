@@ -183,13 +183,17 @@ func TestPolicyAllowsOnlyTheScript(t *testing.T) {
 	if got := base64.StdEncoding.EncodeToString(sum[:]); got != m[1] {
 		t.Errorf("the policy allows sha256-%s, the script is sha256-%s", m[1], got)
 	}
+	style := styleRe.FindString(page)
+	sum = sha256.Sum256([]byte(strings.TrimSuffix(strings.TrimPrefix(style, "<style>"), "</style>")))
+	if want := "style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(page, want) {
+		t.Errorf("the policy does not allow the style by its hash (%s)", want)
+	}
 	for _, want := range []string{"default-src 'none'", "img-src 'none'", "base-uri 'none'", "form-action 'none'"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the policy lacks %s", want)
 		}
 	}
 	// The page's own code neither loads anything nor parses text as HTML.
-	style := styleRe.FindString(page)
 	for _, bad := range []string{"url(", "@import", "@font-face"} {
 		if strings.Contains(style, bad) {
 			t.Errorf("the style has %s", bad)

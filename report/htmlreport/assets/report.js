@@ -92,7 +92,7 @@
   function fillSelect(id, values) {
     const s = $(id);
     for (const v of [...new Set(values)].filter((v) => v).sort()) s.appendChild(new Option(v, v));
-    if (s.options.length <= 2) s.hidden = s.options.length < 2;
+    s.hidden = s.options.length < 2; // no value to choose
   }
 
   const state = { q: "", status: "", dataset: "", grader: "", target: "", flaky: false, regressed: false, sort: "" };
