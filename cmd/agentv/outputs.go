@@ -14,6 +14,7 @@ import (
 	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
+	"github.com/agentv/action/report/htmlreport"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -36,6 +37,8 @@ type finished struct {
 	// command under GitHub Actions.
 	say        func(level action.Level, title, msg string)
 	commentURL string // set once the PR comment is posted, for the step outputs
+	// history holds past runs' scores of each case for report.html's charts, nil: none.
+	history htmlreport.History
 }
 
 // deliver hands f to each output in turn.
@@ -71,6 +74,24 @@ func (o reportWriter) deliver(_ context.Context, f *finished) {
 	if err := writeReports(f.dir, f.run, o.marker); err != nil {
 		f.say(action.LevelError, "", err.Error())
 	}
+	if err := writeHTML(f); err != nil {
+		f.say(action.LevelError, "", err.Error())
+	}
+}
+
+// writeHTML writes report.html into f.dir from the run's results file (read again, one record
+// at a time), or from its records when it has no file.
+func writeHTML(f *finished) error {
+	recs := htmlreport.FromSlice(f.run.Records)
+	if f.out.ResultsPath != "" {
+		recs = htmlreport.FromFile(f.out.ResultsPath)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(f.dir, htmlreport.FileName), func(w io.Writer) error {
+		return htmlreport.Write(w, f.run, recs, f.history)
+	}); err != nil {
+		return fmt.Errorf("could not write %s: %w", htmlreport.FileName, err)
+	}
+	return nil
 }
 
 // writeReports writes junit.xml, summary.md and comment.md into dir, each in place once complete.
@@ -133,7 +154,7 @@ func (o runDir) deliver(_ context.Context, f *finished) {
 }
 
 // reportFiles are the reports written beside the results file.
-var reportFiles = []string{"junit.xml", "summary.md", "comment.md"}
+var reportFiles = []string{"junit.xml", "summary.md", "comment.md", htmlreport.FileName}
 
 // outputGuard knows the files a run will write and refuses any input that is one of them,
 // compared as files (device and inode), so a symbolic link or another spelling of the same
@@ -263,7 +284,8 @@ var ownHead = map[string]func(head string) bool{
 		first, _, _ := strings.Cut(h, "\n")
 		return strings.HasPrefix(first, "## ") && strings.Contains(first, " AgentV evals: ")
 	},
-	"comment.md": func(h string) bool { return strings.HasPrefix(h, "<!-- agentv-action:v") },
+	"comment.md":        func(h string) bool { return strings.HasPrefix(h, "<!-- agentv-action:v") },
+	htmlreport.FileName: func(h string) bool { return strings.Contains(h, htmlreport.Generator) },
 	// A run's start record, else (an older agentv's file) a case record as agentv orders it.
 	"results.jsonl": func(h string) bool {
 		first, _, _ := strings.Cut(h, "\n")
