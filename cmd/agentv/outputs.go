@@ -37,8 +37,6 @@ type finished struct {
 	// command under GitHub Actions.
 	say        func(level action.Level, title, msg string)
 	commentURL string // set once the PR comment is posted, for the step outputs
-	// history holds past runs' scores of each case for report.html's charts, nil: none.
-	history htmlreport.History
 }
 
 // deliver hands f to each output in turn.
@@ -87,11 +85,29 @@ func writeHTML(f *finished) error {
 		recs = htmlreport.FromFile(f.out.ResultsPath)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(f.dir, htmlreport.FileName), func(w io.Writer) error {
-		return htmlreport.Write(w, f.run, recs, f.history)
+		return htmlreport.Write(w, f.run, recs, htmlHistory(f.run))
 	}); err != nil {
 		return fmt.Errorf("could not write %s: %w", htmlreport.FileName, err)
 	}
 	return nil
+}
+
+// htmlHistory is the run's history (the history input, or report --history) as report.html
+// draws it: each case's points over the earlier runs, nil without a history.
+func htmlHistory(run *report.Run) htmlreport.History {
+	pts := report.HistoryPoints(run)
+	if len(pts) == 0 {
+		return nil
+	}
+	h := make(htmlreport.History, len(pts))
+	for k, ps := range pts {
+		out := make([]htmlreport.Point, len(ps))
+		for i, p := range ps {
+			out[i] = htmlreport.Point{Run: p.Run, URL: p.URL, Score: p.Score, Status: p.Status}
+		}
+		h[htmlreport.Key(k.Dataset, k.ID, k.Target)] = out
+	}
+	return h
 }
 
 // writeReports writes junit.xml, summary.md and comment.md into dir, each in place once complete.

@@ -67,8 +67,8 @@ type Point struct {
 // History is past runs' points of each case, oldest first, keyed by Key of the case.
 type History map[string][]Point
 
-// Key is the history key of a case: its dataset and id, as a baseline matches cases.
-func Key(dataset, id string) string { return dataset + "\x00" + id }
+// Key is the history key of a case: its dataset, id and target, as a history matches cases.
+func Key(dataset, id, target string) string { return dataset + "\x00" + id + "\x00" + target }
 
 // Records streams a run's case records to fn, stopping at fn's first error.
 type Records func(fn func(*results.Record) error) error
@@ -266,7 +266,7 @@ func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 			bw.WriteByte(',')
 		}
 		i++
-		if err := enc.Encode(detailOf(r, cleanPoints(hist[Key(r.Dataset, r.EvalID)]))); err != nil {
+		if err := enc.Encode(detailOf(r, cleanPoints(hist[Key(r.Dataset, r.EvalID, r.Target)]))); err != nil {
 			return fmt.Errorf("case %q: %w", logtext.Line(r.EvalID), err)
 		}
 		return nil

@@ -73,7 +73,7 @@ func smallRun(t *testing.T, answer, reasoning string) (*report.Run, []*results.R
 	run := &report.Run{Records: recs, Counts: counts, Gate: g, Decision: gate.Decide(counts, g), Version: "1.2.3",
 		Started: time.Date(2026, 11, 27, 9, 30, 0, 0, time.UTC), Duration: 71 * time.Second, Baseline: cmpr.Result(),
 		Links: report.Links{RunURL: "https://github.com/acme/evals/actions/runs/42"}}
-	hist := htmlreport.History{htmlreport.Key("billing", "refund"): {
+	hist := htmlreport.History{htmlreport.Key("billing", "refund", "gpt"): {
 		{Run: "#40", URL: "https://github.com/acme/evals/actions/runs/40", Score: 1, Status: "pass"},
 		{Run: "#41", URL: "https://github.com/acme/evals/actions/runs/41", Score: 0.95, Status: "pass"},
 	}}
@@ -137,7 +137,7 @@ func TestDataCannotEndItsScript(t *testing.T) {
 	t.Parallel()
 	hostile := "</script><script>window.x=1</script><!--<\u2028\u2029>&</SCRIPT >"
 	run, recs, hist := smallRun(t, hostile, "<style>body{display:none}</style>")
-	hist[htmlreport.Key("billing", "refund")][0].Run = hostile
+	hist[htmlreport.Key("billing", "refund", "gpt")][0].Run = hostile
 	page := write(t, run, recs, hist)
 	if n := strings.Count(strings.ToLower(page), "</script"); n != 3 {
 		t.Errorf("the page has %d script ends, want 3 (two data blocks and the script)", n)
@@ -215,7 +215,7 @@ func TestHistoryPoints(t *testing.T) {
 		pts = append(pts, htmlreport.Point{Run: "r", URL: "https://example.com/" + string(rune('a'+i%26)), Score: float64(i) / 100, Status: "pass"})
 	}
 	pts[149].URL, pts[148].URL, pts[147].Score = "javascript:alert(1)", `https://x/"onmouseover=1`, math.NaN()
-	page := write(t, run, recs, htmlreport.History{htmlreport.Key("basics", "greet"): pts})
+	page := write(t, run, recs, htmlreport.History{htmlreport.Key("basics", "greet", "gpt"): pts})
 	var details []struct {
 		Hist []htmlreport.Point `json:"hist"`
 	}

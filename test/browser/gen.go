@@ -163,7 +163,7 @@ func Generate(n int, seed uint64, hostile bool) *Run {
 			if hostile {
 				pts[1].URL = "javascript:window.pwned=8"
 			}
-			out.History[htmlreport.Key(ds, id)] = pts
+			out.History[key(rec)] = pts
 		}
 		out.Records = append(out.Records, rec)
 	}
@@ -207,4 +207,4 @@ func Generate(n int, seed uint64, hostile bool) *Run {
 	return out
 }
 
-func key(r *results.Record) string { return htmlreport.Key(r.Dataset, r.EvalID) }
+func key(r *results.Record) string { return htmlreport.Key(r.Dataset, r.EvalID, r.Target) }
