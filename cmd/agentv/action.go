@@ -92,7 +92,8 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 		// The problems are redacted before a merge's results file records them, and the
 		// file's path is known once it is committed (or dropped).
-		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate, red), out: out, dir: resultsDir})
+		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate, red), out: out, dir: resultsDir},
+			otelOutputs(in.OtelFile, in.OtelCaptureContent, workspace, c.Stdout, red)...)
 	}
 
 	environ := c.Environ
@@ -121,7 +122,8 @@ func (c *Command) runAction(ctx context.Context) int {
 		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.
 		_ = action.ChownToWorkspaceOwner(workspace, cfg.CacheDir)
 	}
-	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir})
+	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir},
+		otelOutputs(cfg.OtelFile, cfg.OtelCaptureContent, workspace, c.Stdout, red)...)
 }
 
 // absIn returns p, relative to dir unless absolute.

@@ -36,6 +36,8 @@ func (c *Command) reportCmd(args []string) int {
 	fs.Var(countFlag(&g.MaxErrors), "max-errors", "errored cases allowed")
 	var baselinePath string
 	baselineFlags(fs, &baselinePath, &g)
+	var otel config.Settings
+	otelFlags(fs, &otel)
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
 		return code
 	}
@@ -111,7 +113,8 @@ func (c *Command) reportCmd(args []string) int {
 	if out.merged {
 		written = out.ResultsPath
 	}
-	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal}, c.localOutputs(written)...)
+	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal},
+		append(c.localOutputs(written), otelOutputs(otel.OtelFile, otel.OtelCaptureContent, c.Cwd, c.Stdout, nil)...)...)
 	return run.Decision.Outcome.ExitCode(false)
 }
 

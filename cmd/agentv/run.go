@@ -35,8 +35,9 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if cfg.RunDir != "" {
 		outs = append(outs, runDir{dir: cfg.RunDir, cwd: c.Cwd, opts: cfg.runDirOptions(), stderr: c.Stderr, red: red})
 	}
+	otel := otelOutputs(cfg.OtelFile, cfg.OtelCaptureContent, c.Cwd, c.Stdout, red)
 	if !actions {
-		deliver(ctx, f, append(outs, c.localOutputs(out.ResultsPath)...)...)
+		deliver(ctx, f, append(append(outs, c.localOutputs(out.ResultsPath)...), otel...)...)
 		return run.Decision.Outcome.ExitCode(false)
 	}
 	mode := action.CommentOff
@@ -47,7 +48,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	red.Add(c.Getenv("GITHUB_TOKEN"))
 	ev, _ := action.LoadEvent(c.Getenv)
 	gh := c.github(action.Inputs{Details: report.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}, ev, cmds)
-	return gh.publish(ctx, f, outs...)
+	return gh.publish(ctx, f, append(outs, otel...)...)
 }
 
 // finishRun decides a finished run and commits its results file with the end record; a

@@ -35,7 +35,7 @@ var house = [][]string{
 	{"plan", "workspace"},  // choosing each case's target and judge; the suite's directory
 	{"runner"},             // running jobs in pools
 	{"compare"},            // a run against a baseline
-	{"report"},             // rendered reports
+	{"report", "otlp"},     // rendered reports; OTLP traces
 	{"action"},             // the GitHub Actions adapter
 	{"cmd/agentv"},         // the command: wires settings to the stages
 }
