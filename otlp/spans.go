@@ -160,6 +160,9 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 	name := op + " " + rec.Target
 	if len(turns) > 0 {
 		for _, t := range turns {
+			if t.Verdict == results.TurnNotSent {
+				continue // never asked: no invocation to show
+			}
 			tw := w.take(t.DurationMS)
 			s := b.span(name, path+"turn/"+strconv.Itoa(t.Turn), parent, ptrace.SpanKindClient, tw)
 			a := s.Attributes()
@@ -170,8 +173,6 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 			if t.Verdict == string(results.VerdictError) || t.Error != "" {
 				setError(s, cmpOr(t.Error, "the turn errored"))
 			}
-			b.content(a, attrInputValue, t.Input)
-			b.content(a, attrOutputValue, t.Answer)
 			b.messages(a, []message{{"user", t.Input}}, t.Answer)
 		}
 	} else {
@@ -204,17 +205,9 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 		if errMsg != "" && !graderErr {
 			setError(s, errMsg)
 		}
-		if b.opt.CaptureContent {
-			in := inputOf(rec)
-			if len(in) > 0 {
-				if js, err := json.Marshal(in); err == nil {
-					a.PutStr(attrInputValue, textcap.Cap(string(js)))
-					a.PutStr(attrInputMIME, "application/json")
-				}
-			}
-			b.content(a, attrOutputValue, answer)
-			b.messages(a, in, answer)
-		}
+		// The conventions' messages only: the root span has the case's input and answer as
+		// input.value and output.value, so a long answer is not held four times.
+		b.messages(a, inputOf(rec), answer)
 	}
 	for i := range graders {
 		b.grader(&graders[i], parent, path+"grader/"+strconv.Itoa(i), w)
