@@ -64,6 +64,10 @@ const (
 	attrEvalLabel    = "gen_ai.evaluation.score.label"
 	attrEvalExplain  = "gen_ai.evaluation.explanation" // content
 	attrErrorType    = "error.type"
+	attrToolName     = "gen_ai.tool.name"
+	attrToolCallID   = "gen_ai.tool.call.id"
+	attrToolArgs     = "gen_ai.tool.call.arguments" // content
+	attrToolResult   = "gen_ai.tool.call.result"    // content
 
 	// OpenInference.
 	attrKind         = "openinference.span.kind"

@@ -91,8 +91,8 @@ func TestCollectorDecodes(t *testing.T) {
 			traces[s.TraceID()] = append(traces[s.TraceID()], spanInfo{s, s.Attributes().AsRaw()})
 		}
 	}
-	if len(order) != 4 {
-		t.Fatalf("%d traces, want one per case (4)", len(order))
+	if len(order) != 5 {
+		t.Fatalf("%d traces, want one per case (5)", len(order))
 	}
 	names := map[string][]string{} // test id -> span names, in order
 	for _, id := range order {
@@ -188,6 +188,26 @@ func TestCollectorDecodes(t *testing.T) {
 					t.Errorf("%s: a target call outside its trial", tid)
 				}
 			}
+		case "triage":
+			var tools []spanInfo
+			for _, s := range spans {
+				if s.attrs["gen_ai.operation.name"] == "execute_tool" {
+					tools = append(tools, s)
+				}
+			}
+			agent := spans[1]
+			if len(tools) != 3 || tools[0].attrs["gen_ai.tool.name"] != "Read" || tools[2].attrs["gen_ai.tool.call.id"] != "t3" ||
+				tools[0].span.ParentSpanID() != agent.span.SpanID() || tools[1].span.Status().Code() != ptrace.StatusCodeError ||
+				tools[1].attrs["gen_ai.tool.call.arguments"] != `{"command":"go test ./..."}` || tools[2].attrs["gen_ai.tool.call.result"] != "ok" {
+				t.Fatalf("%s: tool spans %v", tid, tools)
+			}
+			// Reported times are kept: 12.650 to 12.700, within the call (12.500 to 12.900).
+			if got := tools[0].span.StartTimestamp().AsTime().Format("05.000"); got != "12.650" {
+				t.Errorf("%s: Read starts at %s", tid, got)
+			}
+			if tools[2].span.EndTimestamp() > agent.span.EndTimestamp() {
+				t.Errorf("%s: a tool call ends after its target call", tid)
+			}
 		case "booking":
 			var turns []spanInfo
 			for _, s := range spans {
@@ -213,6 +233,7 @@ func TestCollectorDecodes(t *testing.T) {
 		"refund-window": {"agentv.eval", "chat gpt", "agentv.grader rubric", "agentv.grader checks", "agentv.grader mentions-days", "agentv.grader polite"},
 		"fix-bug":       {"agentv.eval", "invoke_agent codex"},
 		"shipping-cost": {"agentv.eval", "agentv.trial", "chat gpt", "agentv.grader rubric", "agentv.trial", "chat gpt", "agentv.grader rubric"},
+		"triage":        {"agentv.eval", "invoke_agent claude", "execute_tool Read", "execute_tool Bash", "execute_tool Bash", "agentv.grader ran-tests"},
 		"booking":       {"agentv.eval", "chat gpt", "chat gpt", "agentv.grader turn-1", "agentv.grader turn-2", "agentv.grader conversation"},
 	}
 	for id, w := range want {
@@ -281,7 +302,7 @@ func TestProtoDecodes(t *testing.T) {
 			}
 		}
 	}
-	if spans != 21 || parents != 17 || mapped != spans*2+parents {
+	if spans != 27 || parents != 22 || mapped != spans*2+parents {
 		t.Errorf("%d spans, %d with parents, %d ids mapped", spans, parents, mapped)
 	}
 }
@@ -292,8 +313,9 @@ func TestContentOnlyWhenCaptured(t *testing.T) {
 	t.Parallel()
 	texts := []string{"You can return items", "How long do I have", "You are a support agent", "The answer names 30 days",
 		"Curt.", "Fix the failing test", "Shipping costs extra", "Answer in one sentence", "Book a table", "Booked for Friday",
-		"No date confirmed", "States the 30-day window", "Forgot the date", "alert(1)"}
-	keys := []string{attrOutputText, attrInputValue, attrOutputValue, attrInputMsgs, attrOutputMsgs, attrEvalExplain, attrGraderHits, attrGraderMisses}
+		"No date confirmed", "States the 30-day window", "Forgot the date", "alert(1)", "go test ./...", "package foo"}
+	keys := []string{attrOutputText, attrInputValue, attrOutputValue, attrInputMsgs, attrOutputMsgs, attrEvalExplain, attrGraderHits, attrGraderMisses,
+		attrToolArgs, attrToolResult}
 	without, with := string(export(t, false)), string(export(t, true))
 	for _, s := range texts {
 		if strings.Contains(without, s) {

@@ -111,7 +111,7 @@ func (b *builder) record(rec *results.Record) {
 	id := s.SpanID()
 	w := root
 	if len(rec.Trials) == 0 {
-		b.run(rec, id, "", &w, rec.CandidateAnswer, rec.Turns, rec.Error, rec.EvaluatorResults, true)
+		b.run(rec, id, "", &w, attempt{answer: rec.CandidateAnswer, turns: rec.Turns, err: rec.Error, graders: rec.EvaluatorResults, whole: true})
 		return
 	}
 	for i := range rec.Trials {
@@ -130,7 +130,7 @@ func (b *builder) record(rec *results.Record) {
 			setError(ts, cmpOr(t.Error, "the trial errored"))
 		}
 		b.content(a, attrOutputValue, t.CandidateAnswer)
-		b.run(rec, ts.SpanID(), path+"/", &tw, t.CandidateAnswer, t.Turns, t.Error, t.EvaluatorResults, false)
+		b.run(rec, ts.SpanID(), path+"/", &tw, attempt{answer: t.CandidateAnswer, turns: t.Turns, err: t.Error, graders: t.EvaluatorResults})
 		if t.CostUSD != nil {
 			// The trial's one invocation (or first turn) holds its cost too.
 			if inv, ok := b.find(spanID(b.trace, path+"/target")); ok {
@@ -142,11 +142,21 @@ func (b *builder) record(rec *results.Record) {
 	}
 }
 
-// run makes the spans of one run of a case (the case itself, or a trial) in w: its target
-// invocations (one, or one a turn), then its graders. whole is set for the case itself,
-// whose trace summary (tokens, cost) belongs to its one invocation.
-func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w *window,
-	answer string, turns []results.Turn, errMsg string, graders []results.EvaluatorResult, whole bool) {
+// attempt is one run of a case: the case itself, or one of its trials.
+type attempt struct {
+	answer  string
+	turns   []results.Turn
+	err     string
+	graders []results.EvaluatorResult
+	// whole is set for the case itself, whose trace summary (tokens, cost) and output
+	// messages (tool calls) belong to its one invocation.
+	whole bool
+}
+
+// run makes the spans of one attempt in w: its target invocations (one, or one a turn),
+// then its graders.
+func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w *window, at attempt) {
+	answer, turns, errMsg, graders, whole := at.answer, at.turns, at.err, at.graders, at.whole
 	graderMS := int64(0)
 	graderErr := false
 	for _, g := range graders {
@@ -180,7 +190,8 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 		if ts := rec.TraceSummary; whole && ts != nil && ts.DurationMS != nil && int64(*ts.DurationMS) < ms {
 			ms = int64(*ts.DurationMS)
 		}
-		s := b.span(name, path+"target", parent, ptrace.SpanKindClient, w.take(ms))
+		tw := w.take(ms)
+		s := b.span(name, path+"target", parent, ptrace.SpanKindClient, tw)
 		a := s.Attributes()
 		b.invocationAttrs(a, rec, op, kind)
 		if whole {
@@ -208,6 +219,9 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 		// The conventions' messages only: the root span has the case's input and answer as
 		// input.value and output.value, so a long answer is not held four times.
 		b.messages(a, inputOf(rec), answer)
+		if whole {
+			b.tools(rec, s.SpanID(), path+"target/", tw)
+		}
 	}
 	for i := range graders {
 		b.grader(&graders[i], parent, path+"grader/"+strconv.Itoa(i), w)
