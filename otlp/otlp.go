@@ -33,11 +33,58 @@ type Options struct {
 	Version string
 }
 
+// tracer makes the traces of a run's records.
+type tracer struct {
+	opt Options
+	ids idSource
+}
+
+func newTracer(opt Options) *tracer { return &tracer{opt: opt, ids: newIDSource()} }
+
+// StartRun sets the run the following records belong to: its start time, read from the
+// run's start record. Trace ids are derived from it and each case, so two runs of a suite
+// give distinct ids and one results file always gives the same traces.
+func (t *tracer) StartRun(started string) { t.ids.run = started }
+
+// traces is the trace of one case, as one ResourceSpans.
+func (t *tracer) traces(rec *results.Record) ptrace.Traces {
+	if t.ids.run == "" {
+		// A results file without a start record (an older agentv's): its first case
+		// stands for the run.
+		t.ids.run = rec.Timestamp
+	}
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	resource(rs, t.opt)
+	b := builder{opt: t.opt, spans: rs.ScopeSpans().At(0).Spans(), trace: t.ids.trace(rec)}
+	b.record(rec)
+	return td
+}
+
+// scan hands each case record of the results files srcs to fn, telling t each file's run.
+func (t *tracer) scan(srcs []string, fn func(*results.Record) error) error {
+	for _, src := range srcs {
+		t.StartRun("")
+		err := results.ScanFileLines(src, results.Visitor{
+			Run: func(r *results.RunRecord, _ int) error {
+				if r.Kind == results.KindRunStart {
+					t.StartRun(r.Timestamp)
+				}
+				return nil
+			},
+			Case: func(rec *results.Record, _ int) error { return fn(rec) },
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Exporter writes the traces of the records it is given to w as one OTLP JSON object.
 type Exporter struct {
+	*tracer
 	w    *bufio.Writer
-	opt  Options
-	ids  idSource
 	n    int  // cases written
 	open bool // the opening of the object is written
 	err  error
@@ -45,13 +92,8 @@ type Exporter struct {
 
 // NewExporter returns an exporter writing to w; Close ends the JSON object.
 func NewExporter(w io.Writer, opt Options) *Exporter {
-	return &Exporter{w: bufio.NewWriterSize(w, 64<<10), opt: opt, ids: newIDSource()}
+	return &Exporter{tracer: newTracer(opt), w: bufio.NewWriterSize(w, 64<<10)}
 }
-
-// StartRun sets the run the following records belong to: its start time, read from the
-// run's start record. Trace ids are derived from it and each case, so two runs of a suite
-// give distinct ids and one results file always gives the same file.
-func (e *Exporter) StartRun(started string) { e.ids.run = started }
 
 // head and tail wrap each case's marshalled ResourceSpans: the pdata marshaler writes a
 // Traces value as exactly {"resourceSpans":[…]}.
@@ -65,18 +107,8 @@ func (e *Exporter) Add(rec *results.Record) error {
 	if e.err != nil {
 		return e.err
 	}
-	if e.ids.run == "" {
-		// A results file without a start record (an older agentv's): its first case
-		// stands for the run.
-		e.ids.run = rec.Timestamp
-	}
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	resource(rs, e.opt)
-	b := builder{opt: e.opt, spans: rs.ScopeSpans().At(0).Spans(), trace: e.ids.trace(rec)}
-	b.record(rec)
 	m := ptrace.JSONMarshaler{}
-	js, err := m.MarshalTraces(td)
+	js, err := m.MarshalTraces(e.traces(rec))
 	if err != nil {
 		return e.fail(fmt.Errorf("case %s: %w", rec.EvalID, err))
 	}
@@ -129,20 +161,8 @@ func WriteFile(path string, srcs []string, opt Options) error {
 	}
 	return atomicfile.WriteFile(path, func(w io.Writer) error {
 		e := NewExporter(w, opt)
-		for _, src := range srcs {
-			e.StartRun("")
-			err := results.ScanFileLines(src, results.Visitor{
-				Run: func(r *results.RunRecord, _ int) error {
-					if r.Kind == results.KindRunStart {
-						e.StartRun(r.Timestamp)
-					}
-					return nil
-				},
-				Case: func(rec *results.Record, _ int) error { return e.Add(rec) },
-			})
-			if err != nil {
-				return err
-			}
+		if err := e.scan(srcs, e.Add); err != nil {
+			return err
 		}
 		return e.Close()
 	})

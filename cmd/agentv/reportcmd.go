@@ -18,6 +18,7 @@ import (
 	"github.com/agentv/action/config"
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -106,6 +107,11 @@ func (c *Command) reportCmd(args []string) int {
 	for _, n := range notes {
 		c.sayLocal(action.LevelNotice, "", n)
 	}
+	otelOuts, err := otelOutputs(&otel, c.Cwd, c.Getenv, c.Stdout, &redact.Redactor{})
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
 	out := readResults(paths, dir, c.Cwd, "--out-dir", report.DetailsFailures, g, cmpr)
 	defer out.Close()
 	run := finishRun(out, g, nil)
@@ -114,7 +120,7 @@ func (c *Command) reportCmd(args []string) int {
 		written = out.ResultsPath
 	}
 	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal},
-		append(c.localOutputs(written), otelOutputs(otel.OtelFile, otel.OtelCaptureContent, c.Cwd, c.Stdout, nil)...)...)
+		append(c.localOutputs(written), otelOuts...)...)
 	return run.Decision.Outcome.ExitCode(false)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -26,6 +27,11 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
+	otel, err := otelOutputs(&cfg.Settings, c.Cwd, c.Getenv, c.Stdout, red)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
 	out := c.engine(cfg, red, cmds).Run(ctx)
 	defer out.Close()
 
@@ -35,7 +41,6 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if cfg.RunDir != "" {
 		outs = append(outs, runDir{dir: cfg.RunDir, cwd: c.Cwd, opts: cfg.runDirOptions(), stderr: c.Stderr, red: red})
 	}
-	otel := otelOutputs(cfg.OtelFile, cfg.OtelCaptureContent, c.Cwd, c.Stdout, red)
 	if !actions {
 		deliver(ctx, f, append(append(outs, c.localOutputs(out.ResultsPath)...), otel...)...)
 		return run.Decision.Outcome.ExitCode(false)

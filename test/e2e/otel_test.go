@@ -2,9 +2,15 @@ package e2e_test
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -83,7 +89,7 @@ func TestOtelFileKeepsSecretsOut(t *testing.T) {
 			}
 		}
 		names, traces := otelSpans(t, path)
-		if traces != 1 || strings.Join(names, ",") != "agentv.eval,invoke_agent default,agentv.grader j" {
+		if traces != 1 || strings.Join(names, ",") != "agentv.eval,invoke_agent default,execute_tool call_***,agentv.grader j" {
 			t.Errorf("capture %v: %d traces, spans %q", capture, traces, names)
 		}
 	}
@@ -145,5 +151,76 @@ func TestActionOtelFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "agentv-results", "otel.json")); bytes.Contains(b, []byte("six times seven")) {
 		t.Error("the traces hold content without otel-capture-content")
+	}
+}
+
+// TestExportOtel: --export-otel sends the run's traces to a loopback OTLP/HTTP receiver with
+// the headers of OTEL_EXPORTER_OTLP_HEADERS, whose values are secrets from the start: a target
+// that prints its environment leaves them in no output.
+func TestExportOtel(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	const token = "lf-e2e-Token+0123456789abcdef"
+	var (
+		mu      sync.Mutex
+		auth    []string
+		spans   int
+		decoded error
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var u ptrace.ProtoUnmarshaler
+		td, err := u.UnmarshalTraces(body)
+		mu.Lock()
+		defer mu.Unlock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		if err != nil || r.URL.Path != "/v1/traces" {
+			decoded = fmt.Errorf("%s: %v", r.URL.Path, err)
+			http.Error(w, "bad", http.StatusBadRequest)
+			return
+		}
+		spans += td.SpanCount()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"env.py":       "import json, os, sys\njson.dump({'output_messages': [{'role': 'assistant', 'content': 'headers: ' + os.environ['OTEL_EXPORTER_OTLP_HEADERS']}]}, open(sys.argv[1], 'w'))\n",
+		"targets.yaml": "targets:\n  - name: default\n    provider: cli\n    command_template: python3 env.py {OUTPUT_FILE}\n",
+		"s.yaml":       "evalcases:\n  - id: env\n    input: hi\n    evaluators: [{name: any, type: contains, value: headers}]\n",
+	})
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + srv.URL, "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20" + url.PathEscape(token)}
+	res := agentv(t, dir, env, "eval", "s.yaml", "--export-otel", "--otel-capture-content", "--otel-file", "otel.json")
+	if len(res.records) != 1 || !strings.Contains(res.stdout, "OTLP traces of 1 case sent to "+srv.URL+"/v1/traces") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if decoded != nil || len(auth) != 1 || auth[0] != "Bearer "+token || spans != 3 {
+		t.Errorf("receiver: %v, auth %q, %d spans", decoded, auth, spans)
+	}
+	texts := map[string]string{"stdout": res.stdout, "stderr": res.stderr}
+	for _, f := range []string{filepath.Join(res.outDir, "results.jsonl"), filepath.Join(dir, "otel.json")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[filepath.Base(f)] = string(b)
+	}
+	if !strings.Contains(texts["results.jsonl"], "headers: ") {
+		t.Fatalf("the target's answer is not recorded:\n%s", texts["results.jsonl"])
+	}
+	for name, text := range texts {
+		if strings.Contains(text, token) || strings.Contains(text, url.PathEscape(token)) {
+			t.Errorf("%s holds the header's value", name)
+		}
+	}
+
+	// No endpoint: refused before anything runs.
+	bad := agentv(t, dir, nil, "eval", "s.yaml", "--export-otel")
+	if bad.code != 2 || len(bad.records) != 0 || !strings.Contains(bad.stderr, "set OTEL_EXPORTER_OTLP_ENDPOINT") {
+		t.Errorf("without an endpoint: exit %d, %d records\n%s", bad.code, len(bad.records), bad.stderr)
 	}
 }
