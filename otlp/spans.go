@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -127,18 +128,11 @@ func (b *builder) record(rec *results.Record) {
 			a.PutDouble(attrCostUSD, *t.CostUSD)
 		}
 		if t.Verdict == results.VerdictError || t.Error != "" {
-			setError(ts, cmpOr(t.Error, "the trial errored"))
+			setError(ts, cmp.Or(t.Error, "the trial errored"))
 		}
 		b.content(a, attrOutputValue, t.CandidateAnswer)
-		b.run(rec, ts.SpanID(), path+"/", &tw, attempt{answer: t.CandidateAnswer, turns: t.Turns, err: t.Error, graders: t.EvaluatorResults})
-		if t.CostUSD != nil {
-			// The trial's one invocation (or first turn) holds its cost too.
-			if inv, ok := b.find(spanID(b.trace, path+"/target")); ok {
-				inv.Attributes().PutDouble(attrCost, *t.CostUSD)
-			} else if inv, ok := b.find(spanID(b.trace, path+"/turn/1")); ok {
-				inv.Attributes().PutDouble(attrCost, *t.CostUSD)
-			}
-		}
+		b.run(rec, ts.SpanID(), path+"/", &tw, attempt{answer: t.CandidateAnswer, turns: t.Turns, err: t.Error,
+			graders: t.EvaluatorResults, cost: t.CostUSD})
 	}
 }
 
@@ -151,15 +145,15 @@ type attempt struct {
 	// whole is set for the case itself, whose trace summary (tokens, cost) and output
 	// messages (tool calls) belong to its one invocation.
 	whole bool
+	cost  *float64 // a trial's cost, held by its invocation (its first turn's)
 }
 
 // run makes the spans of one attempt in w: its target invocations (one, or one a turn),
 // then its graders.
 func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w *window, at attempt) {
-	answer, turns, errMsg, graders, whole := at.answer, at.turns, at.err, at.graders, at.whole
 	graderMS := int64(0)
 	graderErr := false
-	for _, g := range graders {
+	for _, g := range at.graders {
 		graderMS += max(g.DurationMS, 0)
 		graderErr = graderErr || g.Error != ""
 	}
@@ -168,8 +162,8 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 		op, kind = opInvokeAgent, "AGENT"
 	}
 	name := op + " " + rec.Target
-	if len(turns) > 0 {
-		for _, t := range turns {
+	if len(at.turns) > 0 {
+		for i, t := range at.turns {
 			if t.Verdict == results.TurnNotSent {
 				continue // never asked: no invocation to show
 			}
@@ -181,20 +175,26 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 			a.PutDouble(attrScore, t.Score)
 			a.PutStr(attrVerdict, t.Verdict)
 			if t.Verdict == string(results.VerdictError) || t.Error != "" {
-				setError(s, cmpOr(t.Error, "the turn errored"))
+				setError(s, cmp.Or(t.Error, "the turn errored"))
+			}
+			if i == 0 && at.cost != nil {
+				a.PutDouble(attrCost, *at.cost)
 			}
 			b.messages(a, []message{{"user", t.Input}}, t.Answer)
 		}
 	} else {
 		ms := w.end.Sub(w.at).Milliseconds() - graderMS
-		if ts := rec.TraceSummary; whole && ts != nil && ts.DurationMS != nil && int64(*ts.DurationMS) < ms {
+		if ts := rec.TraceSummary; at.whole && ts != nil && ts.DurationMS != nil && int64(*ts.DurationMS) < ms {
 			ms = int64(*ts.DurationMS)
 		}
 		tw := w.take(ms)
 		s := b.span(name, path+"target", parent, ptrace.SpanKindClient, tw)
 		a := s.Attributes()
 		b.invocationAttrs(a, rec, op, kind)
-		if whole {
+		if at.cost != nil {
+			a.PutDouble(attrCost, *at.cost)
+		}
+		if at.whole {
 			a.PutInt(attrAttempts, int64(rec.Attempts))
 			if ts := rec.TraceSummary; ts != nil {
 				if u := ts.TokenUsage; u != nil {
@@ -213,18 +213,18 @@ func (b *builder) run(rec *results.Record, parent pcommon.SpanID, path string, w
 			}
 		}
 		// An error with no grader error is the target's: it gave no answer.
-		if errMsg != "" && !graderErr {
-			setError(s, errMsg)
+		if at.err != "" && !graderErr {
+			setError(s, at.err)
 		}
 		// The conventions' messages only: the root span has the case's input and answer as
 		// input.value and output.value, so a long answer is not held four times.
-		b.messages(a, inputOf(rec), answer)
-		if whole {
+		b.messages(a, inputOf(rec), at.answer)
+		if at.whole {
 			b.tools(rec, s.SpanID(), path+"target/", tw)
 		}
 	}
-	for i := range graders {
-		b.grader(&graders[i], parent, path+"grader/"+strconv.Itoa(i), w)
+	for i := range at.graders {
+		b.grader(&at.graders[i], parent, path+"grader/"+strconv.Itoa(i), w)
 	}
 }
 
@@ -259,16 +259,6 @@ func (b *builder) grader(g *results.EvaluatorResult, parent pcommon.SpanID, path
 	for i := range g.EvaluatorResults {
 		b.grader(&g.EvaluatorResults[i], s.SpanID(), path+"/"+strconv.Itoa(i), &gw)
 	}
-}
-
-// find returns the span of this case with id.
-func (b *builder) find(id pcommon.SpanID) (ptrace.Span, bool) {
-	for i := b.spans.Len() - 1; i >= 0; i-- {
-		if s := b.spans.At(i); s.SpanID() == id {
-			return s, true
-		}
-	}
-	return ptrace.Span{}, false
 }
 
 func (b *builder) caseAttrs(a pcommon.Map, rec *results.Record) {
@@ -359,11 +349,4 @@ func putTexts(a pcommon.Map, key string, list []string) {
 	for _, v := range list {
 		s.AppendEmpty().SetStr(textcap.Cap(v))
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/agentv/action/action"
@@ -42,6 +43,10 @@ func otelOutputs(st *config.Settings, cwd string, getenv func(string) string, st
 		}
 		for _, v := range headers {
 			red.Add(v)
+			// And the credential of "Bearer <token>", which a tool may print alone.
+			if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && len(strings.TrimSpace(cred)) >= 8 {
+				red.Add(strings.TrimSpace(cred))
+			}
 		}
 		if u, err := url.Parse(endpoint); err == nil && u.User != nil {
 			if pw, ok := u.User.Password(); ok {
