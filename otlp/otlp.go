@@ -56,7 +56,7 @@ func (t *tracer) traces(rec *results.Record) ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	resource(rs, t.opt)
-	b := builder{opt: t.opt, spans: rs.ScopeSpans().At(0).Spans(), trace: t.ids.trace(rec)}
+	b := builder{opt: t.opt, spans: rs.ScopeSpans().At(0).Spans(), trace: t.ids.trace(rec), runID: t.ids.run}
 	b.record(rec)
 	return td
 }

@@ -131,7 +131,7 @@ func TestCollectorDecodes(t *testing.T) {
 		case "refund-window":
 			want := map[string]any{"agentv.score": 0.9, "agentv.verdict": "pass", "agentv.target": "gpt", "agentv.suite": "support",
 				"agentv.trace.cost_usd": 0.0042, "agentv.trace.token_input": int64(1200), "agentv.trace.tool_names": "lookup_order,search_docs",
-				"gen_ai.operation.name": "evaluate", "agentv.baseline_score": 0.7}
+				"gen_ai.operation.name": "evaluate", "agentv.baseline_score": 0.7, "session.id": "2026-02-01T10:00:00.000Z"}
 			for k, v := range want {
 				if root.attrs[k] != v {
 					t.Errorf("%s: %s = %v, want %v", tid, k, root.attrs[k], v)

@@ -37,6 +37,7 @@ type builder struct {
 	opt   Options
 	spans ptrace.SpanSlice
 	trace pcommon.TraceID
+	runID string // the run's start time, which names it
 }
 
 // window is the time a span covers. Records hold when a case finished and how long each
@@ -270,6 +271,10 @@ func (b *builder) caseAttrs(a pcommon.Map, rec *results.Record) {
 	a.PutStr(attrTarget, rec.Target)
 	a.PutDouble(attrScore, rec.Score)
 	a.PutStr(attrVerdict, string(rec.Verdict))
+	if b.runID != "" {
+		a.PutStr(attrRunID, b.runID)
+		a.PutStr(attrSessionID, b.runID)
+	}
 	if rec.File != "" {
 		a.PutStr(attrFile, rec.File)
 		a.PutInt(attrLine, int64(rec.Line))
