@@ -3,7 +3,8 @@
 // invocation (each trial and conversation turn) and each grader. The file is one
 // ExportTraceServiceRequest, so an OpenTelemetry Collector (otlpjsonfile receiver), Langfuse
 // or Phoenix (their OTLP/HTTP endpoints, JSON body) take it as it is, and AgentV 4.x's
-// `inspect` reads it as it reads its own --otel-file output.
+// `inspect` reads it as it reads its own --otel-file output. Sender posts the same traces to
+// an OTLP/HTTP endpoint in protobuf (--export-otel).
 //
 // Records are read one at a time and each case's spans are written before the next is read,
 // so a large run costs a large file, not memory.
