@@ -151,9 +151,6 @@ func (e *Exporter) Close() error {
 	return e.w.Flush()
 }
 
-// Cases is how many cases were written.
-func (e *Exporter) Cases() int { return e.n }
-
 // WriteFile writes the traces of the case records in the results files srcs to path,
 // replacing it once complete.
 func WriteFile(path string, srcs []string, opt Options) error {
