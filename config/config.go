@@ -72,6 +72,11 @@ type Settings struct {
 	// NoDotenv leaves .env files unread: under GitHub Actions secrets come from the workflow,
 	// and a committed .env (placeholder keys) must not stand in for withheld secrets.
 	NoDotenv bool
+
+	// OpenTelemetry traces (package otlp), written from the results file when the run ends.
+	OtelFile           string // also write the run as OTLP JSON here ("": not written)
+	OtelCaptureContent bool   // the traces carry message content: inputs, answers, reasoning
+	ExportOtel         bool   // also send the traces to OTEL_EXPORTER_OTLP_ENDPOINT (OTLP/HTTP)
 }
 
 // GraderIsolations are the values of --grader-isolation.
@@ -198,5 +203,11 @@ func (s *Settings) Table() []Setting {
 			Help: "run only shard I of N of the suite (2/8), split by a stable hash of dataset and id; merge the shards' results with agentv report"},
 		{Flag: "cache", Input: "cache", Ptr: &s.Cache,
 			Help: "answer targets and LLM judges from the response cache and store new answers; --cache=read-only stores nothing, --cache=off turns it off"},
+		{Flag: "otel-file", Input: "otel-file", Ptr: &s.OtelFile,
+			Help: "also write the run as OpenTelemetry traces in OTLP JSON to this file: one trace a case, with its target calls and graders (docs/otel.md)"},
+		{Flag: "otel-capture-content", Input: "otel-capture-content", Ptr: &s.OtelCaptureContent,
+			Help: "put message content in the --otel-file and --export-otel traces: inputs, answers, conversation turns and grader reasoning (default: numbers, names, verdicts and errors only)"},
+		{Flag: "export-otel", Input: "export-otel", Ptr: &s.ExportOtel,
+			Help: "also send the traces to the OTLP/HTTP endpoint in OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), with the headers in OTEL_EXPORTER_OTLP_HEADERS"},
 	}
 }

@@ -75,6 +75,10 @@ func (c *Command) runAction(ctx context.Context) int {
 	baselinePath, baselineSource := actionBaseline(ctx, in, env, ev, c.Getenv, workspace, tmp, cmds)
 	gh.history = actionHistory(ctx, in, env, ev, c.Getenv, cmds)
 
+	otel, err := otelOutputs(&in.Settings, workspace, c.Getenv, c.Stdout, red)
+	if err != nil {
+		return invalid(err.Error())
+	}
 	if in.Mode == action.ModeReport {
 		paths, err := expandResults(workspace, in.ResultsFiles())
 		if err != nil {
@@ -94,7 +98,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		}
 		// The problems are redacted before a merge's results file records them, and the
 		// file's path is known once it is committed (or dropped).
-		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate, red), out: out, dir: resultsDir})
+		return gh.publish(ctx, &finished{run: finishRun(out, in.Gate, red), out: out, dir: resultsDir}, otel...)
 	}
 
 	environ := c.Environ
@@ -123,7 +127,7 @@ func (c *Command) runAction(ctx context.Context) int {
 		// in the workspace (actions/cache saves it), so it goes to the workspace's owner too.
 		_ = action.ChownToWorkspaceOwner(workspace, cfg.CacheDir)
 	}
-	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir})
+	return gh.publish(ctx, &finished{run: finishRun(out, cfg.Gate, red), out: out, dir: resultsDir}, otel...)
 }
 
 // absIn returns p, relative to dir unless absolute.

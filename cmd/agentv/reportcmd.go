@@ -19,6 +19,7 @@ import (
 	"github.com/agentv/action/gate"
 	"github.com/agentv/action/history"
 	"github.com/agentv/action/internal/logtext"
+	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
@@ -39,6 +40,8 @@ func (c *Command) reportCmd(args []string) int {
 	baselineFlags(fs, &baselinePath, &g)
 	var historyGlobs []string
 	fs.Var(listFlag(&historyGlobs, false, "want a file or a glob"), "history", "results files of earlier runs (a glob, quoted: 'runs/*/results.jsonl'): the summary and comment chart each dataset's pass rate over them and say since which run a case fails")
+	var otel config.Settings
+	otelFlags(fs, &otel)
 	if _, code, ok := parseCommand(fs, "agentv report --results FILE [--results FILE...] [flags]", args, c.Stdout, c.Stderr); !ok {
 		return code
 	}
@@ -107,6 +110,11 @@ func (c *Command) reportCmd(args []string) int {
 	for _, n := range notes {
 		c.sayLocal(action.LevelNotice, "", n)
 	}
+	otelOuts, err := otelOutputs(&otel, c.Cwd, c.Getenv, c.Stdout, &redact.Redactor{})
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
 	hist, err := localHistory(c.Cwd, historyGlobs, paths, g.CaseThreshold)
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "agentv report: %s\n", logtext.Line(err.Error()))
@@ -122,7 +130,8 @@ func (c *Command) reportCmd(args []string) int {
 	if out.merged {
 		written = out.ResultsPath
 	}
-	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal}, c.localOutputs(written)...)
+	deliver(context.Background(), &finished{run: run, out: out, dir: dir, say: c.sayLocal},
+		append(c.localOutputs(written), otelOuts...)...)
 	return run.Decision.Outcome.ExitCode(false)
 }
 

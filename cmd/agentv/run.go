@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentv/action/action"
 	"github.com/agentv/action/gate"
+	"github.com/agentv/action/internal/logtext"
 	"github.com/agentv/action/internal/redact"
 	"github.com/agentv/action/report"
 	"github.com/agentv/action/results"
@@ -26,6 +27,11 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	if actions {
 		cmds = action.NewCommands(c.Stdout, red) // masks every secret as soon as it is known
 	}
+	otel, err := otelOutputs(&cfg.Settings, c.Cwd, c.Getenv, c.Stdout, red)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "agentv: %s\n", logtext.Line(err.Error()))
+		return gate.ExitInvalid
+	}
 	out := c.engine(cfg, red, cmds).Run(ctx)
 	defer out.Close()
 
@@ -36,7 +42,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 		outs = append(outs, runDir{dir: cfg.RunDir, cwd: c.Cwd, opts: cfg.runDirOptions(), stderr: c.Stderr, red: red})
 	}
 	if !actions {
-		deliver(ctx, f, append(outs, c.localOutputs(out.ResultsPath)...)...)
+		deliver(ctx, f, append(append(outs, c.localOutputs(out.ResultsPath)...), otel...)...)
 		return run.Decision.Outcome.ExitCode(false)
 	}
 	mode := action.CommentOff
@@ -47,7 +53,7 @@ func (c *Command) runEval(ctx context.Context, cfg EvalConfig, red *redact.Redac
 	red.Add(c.Getenv("GITHUB_TOKEN"))
 	ev, _ := action.LoadEvent(c.Getenv)
 	gh := c.github(action.Inputs{Details: report.DetailsFailures, GitHubToken: c.Getenv("GITHUB_TOKEN"), Comment: mode}, ev, cmds)
-	return gh.publish(ctx, f, outs...)
+	return gh.publish(ctx, f, append(outs, otel...)...)
 }
 
 // finishRun decides a finished run and commits its results file with the end record; a

@@ -24,20 +24,20 @@ const module = "github.com/agentv/action"
 // bench/…) stands beside the house and may import anything.
 var house = [][]string{
 	{"internal/*", "stats", "sdk"},
-	{"suite"},                       // the model of a suite, and the dialects that build it
-	{"migrate"},                     // 2.5 and 4.x files rewritten as 5.x (agentv migrate)
-	{"targets", "results"},          // targets files; the record of a finished case
-	{"providers"},                   // talking to models and agents
-	{"cache", "prompt"},             // replaying answers; formatting a case into a request
-	{"evaluators"},                  // graders
-	{"gate"},                        // the outcome of a run
-	{"config"},                      // a run's settings, filled by flags, Action inputs and environment
-	{"plan", "workspace"},           // choosing each case's target and judge; the suite's directory
-	{"runner"},                      // running jobs in pools
-	{"compare", "history"},          // a run against a baseline; a suite across runs
-	{"report", "report/htmlreport"}, // rendered reports
-	{"action"},                      // the GitHub Actions adapter
-	{"cmd/agentv"},                  // the command: wires settings to the stages
+	{"suite"},                               // the model of a suite, and the dialects that build it
+	{"migrate"},                             // 2.5 and 4.x files rewritten as 5.x (agentv migrate)
+	{"targets", "results"},                  // targets files; the record of a finished case
+	{"providers"},                           // talking to models and agents
+	{"cache", "prompt"},                     // replaying answers; formatting a case into a request
+	{"evaluators"},                          // graders
+	{"gate"},                                // the outcome of a run
+	{"config"},                              // a run's settings, filled by flags, Action inputs and environment
+	{"plan", "workspace"},                   // choosing each case's target and judge; the suite's directory
+	{"runner"},                              // running jobs in pools
+	{"compare", "history"},                  // a run against a baseline; a suite across runs
+	{"report", "report/htmlreport", "otlp"}, // rendered reports; OTLP traces
+	{"action"},                              // the GitHub Actions adapter
+	{"cmd/agentv"},                          // the command: wires settings to the stages
 }
 
 var beside = []string{"internal/suitegen", "test/*", "action/actiontest*", "bench/*"}
