@@ -149,6 +149,9 @@ func RunHookState(ctx context.Context, h *suite.Hook, dir, evalDir string, run H
 
 // runCommandHook runs a command hook (4.x workspace hooks, a 5.x environment's setup).
 func runCommandHook(ctx context.Context, h *suite.Hook, dir, evalDir, runID string, run HookRun, timeout time.Duration, env []string) error {
+	if h.Timeout > 0 {
+		timeout = h.Timeout
+	}
 	input := ""
 	if run.CaseInput != nil {
 		input = *run.CaseInput
