@@ -139,6 +139,14 @@ func RunHookState(ctx context.Context, h *suite.Hook, dir, evalDir string, run H
 		}
 		res, err := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: evalDir, Env: proc.ChildEnv(env, append(extra, h.Env...)),
 			Stdin: stdin, Timeout: timeout})
+		if pe, ok := err.(*proc.Error); ok {
+			// Name the user's modules, not the runtime and our wrapper.
+			names := make([]string, len(h.Extensions))
+			for i, x := range h.Extensions {
+				names[i] = "file://" + x.Module + ":" + h.Name
+			}
+			pe.Argv = []string{strings.Join(names, ", ")}
+		}
 		if err != nil {
 			return nil, err
 		}
