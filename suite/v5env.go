@@ -119,13 +119,14 @@ func (l *loader) v5Environment(v *yaml.Node, location string, report func(at *ya
 	}
 	env, good := l.v5EnvVars(f.get("env"), location, report)
 	ok = ok && good
+	if s := f.get("setup"); s != nil {
+		r.setup = l.v5EnvSetup(s, location, base, r.workdir, report)
+		ok = ok && r.setup != nil
+	}
 	if !ok {
 		return nil
 	}
-	if s := f.get("setup"); s != nil {
-		if r.setup = l.v5EnvSetup(s, location, base, r.workdir, report); r.setup == nil {
-			return nil
-		}
+	if r.setup != nil {
 		r.setup.Env = append(env, "AGENTV_ENVIRONMENT_WORKDIR="+r.workdir)
 		// What 5.3.1-next.1 writes on the setup's stdin (host.ts, setupPayload), indented as
 		// its JSON.stringify(…, null, 2).

@@ -29,6 +29,9 @@ func (l *loader) v5Extensions(e *kv) bool {
 		it = deref(it)
 		where := "extensions[" + strconv.Itoa(i) + "]"
 		switch {
+		case it != nil && it.Kind == yaml.MappingNode && !v5AgentRules(it):
+			l.errorf(it, KindStructure, "", "%s: a mapping entry must be {id: agentv:agent-rules, …}, the built-in extension; a module is written file://path/to/hook.ts:HOOK", where)
+			ok = false
 		case it != nil && it.Kind == yaml.MappingNode, isString(it) && strings.HasPrefix(strings.TrimSpace(it.Value), "agentv:agent-rules"):
 			l.errorf(it, KindStructure, "", "%s: the built-in extension agentv:agent-rules is not supported yet: it stages skills, hooks, agents and rules files for AgentV's own agent providers, which agentv's targets do not read; copy the files into the workspace with a beforeAll extension or the environment's setup", where)
 			ok = false
@@ -99,4 +102,14 @@ func (l *loader) v5Extension(it *yaml.Node, where string) (string, Extension, bo
 	}
 	_, line := l.where(it.Line)
 	return hook, Extension{Module: abs, Line: line}, true
+}
+
+// v5AgentRules reports whether a mapping entry of `extensions` is {id: agentv:agent-rules, …}.
+func v5AgentRules(m *yaml.Node) bool {
+	for _, x := range entries(m) {
+		if x.key == "id" {
+			return isString(x.v) && x.v.Value == "agentv:agent-rules"
+		}
+	}
+	return false
 }
