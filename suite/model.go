@@ -425,6 +425,6 @@ type Hook struct {
 
 // Extension is one 5.x `extensions` entry: a module file and the lifecycle hook it exports.
 type Extension struct {
-	Module string // absolute path of the .ts, .mts, .js, .mjs or .cjs file
+	Module string // absolute path of the .ts, .mts, .cts, .js, .mjs or .cjs file
 	Line   int    // of the entry in the eval file
 }

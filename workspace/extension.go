@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -11,8 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentv/action/internal/jsruntime"
+	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
 
@@ -154,3 +157,36 @@ func parseExtensionResult(stdout []byte) (*ExtensionState, error) {
 // states keeps each workspace's beforeAll result for the hooks that run after it, as 5.x hands
 // the shared extension state to every test of the suite.
 var states sync.Map // dir → *ExtensionState
+
+// runExtensions calls the extensions of hook h through extension.mjs, in evalDir, with the
+// hook context and state (without one, its workspace's beforeAll result) on stdin, and returns
+// the state they leave.
+func runExtensions(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRun, timeout time.Duration, opts Options, env []string, state *ExtensionState) (*ExtensionState, error) {
+	if state == nil {
+		if st, ok := states.Load(dir); ok {
+			state = st.(*ExtensionState)
+		}
+	}
+	argv, extra, err := extensionCommand(h, env)
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := extensionInput(dir, evalDir, run, opts, state)
+	if err != nil {
+		return nil, err
+	}
+	res, err := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: evalDir, Env: proc.ChildEnv(env, append(extra, h.Env...)),
+		Stdin: stdin, Timeout: timeout})
+	if pe, ok := err.(*proc.Error); ok {
+		// Name the user's modules, not the runtime and our wrapper.
+		names := make([]string, len(h.Extensions))
+		for i, x := range h.Extensions {
+			names[i] = "file://" + x.Module + ":" + h.Name
+		}
+		pe.Argv = []string{strings.Join(names, ", ")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseExtensionResult(res.Stdout)
+}

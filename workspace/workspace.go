@@ -124,33 +124,7 @@ func RunHookState(ctx context.Context, h *suite.Hook, dir, evalDir string, run H
 	}
 	env := opts.env()
 	if len(h.Extensions) > 0 {
-		if state == nil {
-			if st, ok := states.Load(dir); ok {
-				state = st.(*ExtensionState)
-			}
-		}
-		argv, extra, err := extensionCommand(h, env)
-		if err != nil {
-			return nil, err
-		}
-		stdin, err := extensionInput(dir, evalDir, run, opts, state)
-		if err != nil {
-			return nil, err
-		}
-		res, err := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: evalDir, Env: proc.ChildEnv(env, append(extra, h.Env...)),
-			Stdin: stdin, Timeout: timeout})
-		if pe, ok := err.(*proc.Error); ok {
-			// Name the user's modules, not the runtime and our wrapper.
-			names := make([]string, len(h.Extensions))
-			for i, x := range h.Extensions {
-				names[i] = "file://" + x.Module + ":" + h.Name
-			}
-			pe.Argv = []string{strings.Join(names, ", ")}
-		}
-		if err != nil {
-			return nil, err
-		}
-		return parseExtensionResult(res.Stdout)
+		return runExtensions(ctx, h, dir, evalDir, run, timeout, opts, env, state)
 	}
 	return nil, runCommandHook(ctx, h, dir, evalDir, opts.RunID, run, timeout, env)
 }
