@@ -63,3 +63,22 @@ func (r *Runner) hook(ctx context.Context, j *plan.Job, which string) error {
 
 // eachStates holds what a job's beforeEach extensions returned until its afterEach runs.
 var eachStates sync.Map // *plan.Job → *workspace.ExtensionState
+
+// afterEach runs the job's after_each hook when its time has come: a 4.x hook once the target
+// answered (graded false), 5.x afterEach extensions once the answer is graded (graded true;
+// orchestrator.ts:2315 at v5.3.1-next.1, after evaluateCandidate). Its failure is logged and
+// returned for the record's warning.
+func (r *Runner) afterEach(ctx context.Context, j *plan.Job, graded bool) error {
+	if j.Case == nil || j.Case.Suite == nil {
+		return nil
+	}
+	ws := j.Case.Suite.Workspace
+	if ws == nil || ws.AfterEach == nil || (len(ws.AfterEach.Extensions) > 0) != graded {
+		return nil
+	}
+	err := r.hook(ctx, j, afterEach)
+	if err != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(err.Error()))
+	}
+	return err
+}

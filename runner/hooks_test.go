@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/agentv/action/providers"
 	"github.com/agentv/action/results"
 	"github.com/agentv/action/suite"
 	"github.com/agentv/action/targets"
@@ -52,6 +55,18 @@ export function afterEach(ctx) {
 	var col collector
 	opts := testOptions(1)
 	opts.Evaluators.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	// The judge notes whether afterEach already ran when the answer was graded.
+	var early, graded sync.Map
+	opts.Evaluators.Judges = func(*targets.Target, string) (providers.Provider, error) {
+		return &fakeProvider{target: &targets.Target{Name: "judge", Kind: targets.KindMock},
+			answer: func(_ context.Context, req *providers.Request) (*providers.Response, error) {
+				graded.Store(req.EvalID, true)
+				if _, err := os.Stat(filepath.Join(work, "after-"+req.EvalID)); err == nil {
+					early.Store(req.EvalID, true)
+				}
+				return &providers.Response{Text: `{"score": 1, "hits": ["ok"], "misses": [], "reasoning": "fine"}`}, nil
+			}}, nil
+	}
 	New(opts, col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 	got := col.byID()
 	for f, want := range map[string]string{"before-case-1": `["hi",{"owner":"docs"}]`, "before-case-2": `["hi",null]`,
@@ -64,6 +79,13 @@ export function afterEach(ctx) {
 		!strings.Contains(r.Error, "not this one") || p.calls.Load() != 2 {
 		t.Errorf("case-3 = %+v, target asked %d times (want 2: not for case-3)", r, p.calls.Load())
 	}
+	if _, ok := graded.Load("case-1"); !ok {
+		t.Errorf("the judge was not asked about case-1 (by its id)")
+	}
+	early.Range(func(id, _ any) bool {
+		t.Errorf("afterEach of %s ran before its answer was graded (5.x runs it after grading)", id)
+		return true
+	})
 	if _, err := os.Stat(filepath.Join(work, "after-case-3")); err == nil {
 		t.Errorf("afterEach ran for the case whose beforeEach failed")
 	}

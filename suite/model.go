@@ -396,7 +396,7 @@ type Workspace struct {
 	Template  string // absolute path of the template directory, "" for an empty workspace
 	BeforeAll *Hook
 	// BeforeEach runs before each test's target is asked, AfterEach once it answered (before
-	// grading), AfterAll when the run is over.
+	// grading; 5.x afterEach extensions after it), AfterAll when the run is over.
 	BeforeEach, AfterEach, AfterAll *Hook
 	// Workdir is a 5.x host environment's directory: the tests run in it as it is (made when
 	// missing), not in a temporary copy, and it is left in place. "" for a temporary directory.
