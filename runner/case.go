@@ -155,15 +155,16 @@ func (r *Runner) answer(ctx context.Context, p providers.Provider, j *plan.Job, 
 	}
 	// A failing after_each is only a warning, as in 4.42.4, but one every report shows on the
 	// case (4.42.4 prints it always), not only a --verbose line.
-	if s.hookErr = r.hook(ctx, j, afterEach); s.hookErr != nil {
-		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(s.hookErr.Error()))
-	}
+	s.hookErr = r.afterEach(ctx, j, false)
 	s.candidate, s.trace, s.metadata = Candidate(resp), Trace(resp), resp.Metadata
 	s.output = results.OutputOf(resp.OutputMessages)
 	s.out = evaluators.Evaluate(ctx, &evaluators.Input{
 		Case: j.Case, Target: p.Target(), Request: s.req, Response: resp, Candidate: s.candidate, Trace: s.trace,
 		FileChanges: workspace.FileChanges(ctx, j.Workspace),
 	}, eopts)
+	if err := r.afterEach(ctx, j, true); err != nil {
+		s.hookErr = err
+	}
 	s.errMsg = resp.Error
 	if s.errMsg == "" && s.out.Errored {
 		s.errMsg = evaluatorErrors(s.out.Results)

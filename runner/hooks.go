@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/agentv/action/plan"
 	"github.com/agentv/action/workspace"
@@ -33,10 +34,51 @@ func (r *Runner) hook(ctx context.Context, j *plan.Job, which string) error {
 		return nil
 	}
 	q := j.Case.Question
-	err := workspace.RunHook(ctx, h, j.Workspace, j.Case.Suite.Dir, workspace.HookRun{TestID: j.Case.ID, CaseInput: &q},
-		timeout, workspace.Options{RunID: j.RunID, Env: r.opts.Evaluators.Env})
+	run := workspace.HookRun{TestID: j.Case.ID, CaseInput: &q}
+	opts := workspace.Options{RunID: j.RunID, Env: r.opts.Evaluators.Env}
+	if len(h.Extensions) == 0 {
+		if err := workspace.RunHook(ctx, h, j.Workspace, j.Case.Suite.Dir, run, timeout, opts); err != nil {
+			return fmt.Errorf("workspace %s hook failed: %w", which, err)
+		}
+		return nil
+	}
+	// A 5.x extension: afterEach starts from what the test's beforeEach returned, as AgentV
+	// 5.3.1-next.1 hands a test's extension state from one hook to the next.
+	run.CaseMetadata = j.Case.Metadata
+	var state *workspace.ExtensionState
+	if which == afterEach {
+		if st, ok := eachStates.LoadAndDelete(j); ok {
+			state = st.(*workspace.ExtensionState)
+		}
+	}
+	st, err := workspace.RunHookState(ctx, h, j.Workspace, j.Case.Suite.Dir, run, timeout, opts, state)
 	if err != nil {
-		return fmt.Errorf("workspace %s hook failed: %w", which, err)
+		return fmt.Errorf("%s extension failed: %w", h.Name, err)
+	}
+	if which == beforeEach && st != nil && ws.AfterEach != nil {
+		eachStates.Store(j, st)
 	}
 	return nil
+}
+
+// eachStates holds what a job's beforeEach extensions returned until its afterEach runs.
+var eachStates sync.Map // *plan.Job → *workspace.ExtensionState
+
+// afterEach runs the job's after_each hook when its time has come: a 4.x hook once the target
+// answered (graded false), 5.x afterEach extensions once the answer is graded (graded true;
+// orchestrator.ts:2315 at v5.3.1-next.1, after evaluateCandidate). Its failure is logged and
+// returned for the record's warning.
+func (r *Runner) afterEach(ctx context.Context, j *plan.Job, graded bool) error {
+	if j.Case == nil || j.Case.Suite == nil {
+		return nil
+	}
+	ws := j.Case.Suite.Workspace
+	if ws == nil || ws.AfterEach == nil || (len(ws.AfterEach.Extensions) > 0) != graded {
+		return nil
+	}
+	err := r.hook(ctx, j, afterEach)
+	if err != nil {
+		r.opts.Logf("warning: %s: %s", j.Case.ID, r.opts.Redactor.String(err.Error()))
+	}
+	return err
 }

@@ -396,8 +396,14 @@ type Workspace struct {
 	Template  string // absolute path of the template directory, "" for an empty workspace
 	BeforeAll *Hook
 	// BeforeEach runs before each test's target is asked, AfterEach once it answered (before
-	// grading), AfterAll when the run is over.
+	// grading; 5.x afterEach extensions after it), AfterAll when the run is over.
 	BeforeEach, AfterEach, AfterAll *Hook
+	// Workdir is a 5.x host environment's directory: the tests run in it as it is (made when
+	// missing), not in a temporary copy, and it is left in place. "" for a temporary directory.
+	Workdir string
+	// Setup is a 5.x host environment's setup command, run once in Workdir's run before
+	// BeforeAll, nil if none.
+	Setup *Hook
 }
 
 // Hook is a workspace command.
@@ -406,4 +412,19 @@ type Hook struct {
 	Command []string
 	Cwd     string        // absolute; "" is the eval file's directory
 	Timeout time.Duration // 0: the default
+	// Env are NAME=value entries added to the hook's environment (a 5.x environment's env).
+	Env []string
+	// Stdin, when set, is what the hook reads instead of the hook context (a 5.x environment
+	// setup reads {"environment": {"type": "host", "workdir": …}}).
+	Stdin []byte
+	// Extensions, when set, make the hook a call of these JavaScript or TypeScript module
+	// functions (5.x `extensions`), in order, instead of Command; Name is the function.
+	Extensions []Extension
+	Name       string
+}
+
+// Extension is one 5.x `extensions` entry: a module file and the lifecycle hook it exports.
+type Extension struct {
+	Module string // absolute path of the .ts, .mts, .cts, .js, .mjs or .cjs file
+	Line   int    // of the entry in the eval file
 }

@@ -15,7 +15,7 @@ import (
 var (
 	v5TopKeys = []string{"$schema", "name", "description", "category", "version", "author", "tags", "license",
 		"requires", "prompts", "tests", "target", "targets", "experiment", "timeout_seconds", "evaluate_options",
-		"threshold", "default_test", "assert", "metadata"}
+		"threshold", "default_test", "assert", "metadata", "environment", "extensions"}
 	// v5Removed are top-level keys 5.x rejects, with what to write instead (yaml-parser.ts,
 	// readSuiteRuntimeBlock, rejectAuthoredDirectInput, rejectAuthoredExpectedOutput; the schema).
 	v5Removed = map[string]string{
@@ -42,7 +42,7 @@ var (
 	}
 	// v5NotYet are 5.x keys this front-end does not read yet; a file using them is not run,
 	// since ignoring them would run something other than what the file asks.
-	v5NotYet = []string{"environment", "extensions", "scenarios", "derived_metrics", "nunjucks_filters", "graders",
+	v5NotYet = []string{"scenarios", "derived_metrics", "nunjucks_filters", "graders",
 		"defaults", "workspace", "input_files", "env", "output_path"}
 	v5EvaluateOptionKeys = []string{"budget_usd", "max_concurrency", "cache", "delay", "generate_suggestions", "repeat",
 		"timeout_ms", "max_eval_time_ms", "filter_range"}
@@ -57,6 +57,7 @@ type v5Suite struct {
 	assertsAt   *yaml.Node // where the suite's assertions start, for positions
 	metadata    *yaml.Node
 	fileDefault string // default_test's file, for messages, "" when inline
+	env         v5EnvState
 }
 
 // v5Prompt is one entry of `prompts`: its id (for expanded test ids) and its template.
@@ -117,6 +118,14 @@ func (l *loader) loadV5(root *yaml.Node) {
 			l.warnf(e.kn, KindIgnored, "", "%q is not read from the file yet (ignored): give the run's timeout with --timeout", e.key)
 		case "metadata":
 			sx.metadata = l.v4MetadataOf(e, "")
+		case "environment":
+			if sx.env.suite = l.v5Environment(e.v, "the environment", func(at *yaml.Node, format string, args ...any) {
+				l.errorf(at, KindStructure, "", format, args...)
+			}); sx.env.suite == nil {
+				sx.env.bad, ok = true, false
+			}
+		case "extensions":
+			ok = l.v5Extensions(e) && ok
 		default:
 			l.unknownKey(*e, "at the top level", "", v5TopKeys)
 		}
@@ -168,6 +177,7 @@ func (l *loader) loadV5(root *yaml.Node) {
 	default:
 		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file://… of raw cases, got %s", "tests", kindName(tests.v))
 	}
+	l.v5SettleEnvironment(sx)
 	l.checkDependencies(l.deps)
 }
 

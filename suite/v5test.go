@@ -17,9 +17,9 @@ var (
 	// v5TestKeys are the test keys this front-end reads (EvalTestSchema at v5.3.1-next.1).
 	v5TestKeys = []string{"id", "description", "vars", "assert", "options", "execution", "run", "metadata",
 		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold",
-		"mode", "turns", "aggregation", "on_turn_failure", "window_size"}
+		"mode", "turns", "aggregation", "on_turn_failure", "window_size", "environment"}
 	// v5TestNotYet are 5.x test keys not supported yet.
-	v5TestNotYet = []string{"environment", "input_files", "workspace"}
+	v5TestNotYet = []string{"input_files", "workspace"}
 	// v5TestUnread are test (and default_test) keys 5.x's schema accepts and its loader never
 	// reads (yaml-parser.ts at v5.3.1-next.1 has no reader for them): the test runs as if they
 	// were absent, which we say.
@@ -319,6 +319,9 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 	}
 	if d := f.get("depends_on"); d != nil && len(prompts) > 1 {
 		fail(d.kn, "%q with several prompts is not supported yet", "depends_on")
+	}
+	if !failed && !l.v5TestEnvironment(sx, id, f.get("environment"), render, fail) {
+		failed = true
 	}
 	if failed {
 		if _, dup := l.ids[id]; id != "" && !dup {

@@ -26,6 +26,9 @@ import (
 const (
 	DefaultHookTimeout     = 60 * time.Second
 	DefaultLateHookTimeout = 30 * time.Second
+	// DefaultSetupTimeout bounds a 5.x environment's setup without timeout_ms, which
+	// 5.3.1-next.1 waits for without a limit (it may install dependencies).
+	DefaultSetupTimeout = 10 * time.Minute
 )
 
 // The test ids the suite-wide hooks are told, as AgentV 4.x tells them.
@@ -38,6 +41,8 @@ const (
 type HookRun struct {
 	TestID    string
 	CaseInput *string // nil: null on stdin, "" in arguments
+	// CaseMetadata is the test's metadata, told to extension hooks only (4.x hooks get null).
+	CaseMetadata json.RawMessage
 }
 
 // Options are the run's settings a workspace needs.
@@ -47,9 +52,20 @@ type Options struct {
 	Root  string   // where workspaces are made; "" is the system's temporary directory
 }
 
+// env is the environment of hook processes before proc.ChildEnv filters it.
+func (o Options) env() []string {
+	if o.Env == nil {
+		return os.Environ()
+	}
+	return o.Env
+}
+
 // Create makes the workspace of ws: a temporary copy of the template (without .git) where
 // the before_all hook then runs, in evalDir by default. On failure nothing is left behind.
 func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Options) (string, error) {
+	if ws.Workdir != "" {
+		return prepareWorkdir(ctx, ws, evalDir, opts)
+	}
 	dir, err := os.MkdirTemp(opts.Root, "agentv-workspace-")
 	if err != nil {
 		return "", fmt.Errorf("creating the workspace: %w", err)
@@ -60,14 +76,32 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 			return "", fmt.Errorf("copying the workspace template %s: %w", ws.Template, err)
 		}
 	}
-	if h := ws.BeforeAll; h != nil {
-		if err := RunHook(ctx, h, dir, evalDir, HookRun{TestID: beforeAllID}, DefaultHookTimeout, opts); err != nil {
-			_ = os.RemoveAll(dir)
-			return "", fmt.Errorf("workspace before_all hook failed: %w", err)
-		}
+	if err := beforeAll(ctx, ws, dir, evalDir, opts); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
 	}
 	_ = initBaseline(ctx, dir, opts.Env) // best effort: without it graders see no file changes
 	return dir, nil
+}
+
+// beforeAll runs the before_all hook (5.x: the beforeAll extensions) of ws in dir; an
+// extension's result is kept for the hooks that run after it.
+func beforeAll(ctx context.Context, ws *suite.Workspace, dir, evalDir string, opts Options) error {
+	h := ws.BeforeAll
+	if h == nil {
+		return nil
+	}
+	st, err := RunHookState(ctx, h, dir, evalDir, HookRun{TestID: beforeAllID}, DefaultHookTimeout, opts, nil)
+	if err != nil {
+		if len(h.Extensions) > 0 {
+			return fmt.Errorf("beforeAll extension failed: %w", err)
+		}
+		return fmt.Errorf("workspace before_all hook failed: %w", err)
+	}
+	if st != nil {
+		states.Store(dir, st)
+	}
+	return nil
 }
 
 // hookVar is a {{name}} placeholder in a hook's arguments.
@@ -77,11 +111,34 @@ var hookVar = regexp.MustCompile(`\{\{(\w+)\}\}`)
 // placeholders in its arguments, in evalDir unless the hook names its cwd, for its
 // timeout_ms or else timeout. A non-zero exit is an error carrying the command's stderr.
 func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRun, timeout time.Duration, opts Options) error {
+	_, err := RunHookState(ctx, h, dir, evalDir, run, timeout, opts, nil)
+	return err
+}
+
+// RunHookState runs h as RunHook does and returns what an extension hook returned (nil for a
+// command hook). An extension hook starts from state, or without one from the beforeAll
+// extensions' result of its workspace.
+func RunHookState(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRun, timeout time.Duration, opts Options, state *ExtensionState) (*ExtensionState, error) {
+	if h.Timeout > 0 {
+		timeout = h.Timeout
+	}
+	env := opts.env()
+	if len(h.Extensions) > 0 {
+		return runExtensions(ctx, h, dir, evalDir, run, timeout, opts, env, state)
+	}
+	return nil, runCommandHook(ctx, h, dir, evalDir, opts.RunID, run, timeout, env)
+}
+
+// runCommandHook runs a command hook (4.x workspace hooks, a 5.x environment's setup).
+func runCommandHook(ctx context.Context, h *suite.Hook, dir, evalDir, runID string, run HookRun, timeout time.Duration, env []string) error {
+	if h.Timeout > 0 {
+		timeout = h.Timeout
+	}
 	input := ""
 	if run.CaseInput != nil {
 		input = *run.CaseInput
 	}
-	vars := map[string]string{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": opts.RunID,
+	vars := map[string]string{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": runID,
 		"case_input": input, "case_metadata": ""}
 	argv := make([]string, len(h.Command))
 	for i, a := range h.Command {
@@ -92,20 +149,15 @@ func RunHook(ctx context.Context, h *suite.Hook, dir, evalDir string, run HookRu
 			return m
 		})
 	}
-	stdin, err := json.Marshal(map[string]any{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": opts.RunID,
-		"case_input": run.CaseInput, "case_metadata": nil})
-	if err != nil {
-		return err
+	stdin := h.Stdin
+	if stdin == nil {
+		var err error
+		if stdin, err = json.Marshal(map[string]any{"workspace_path": dir, "test_id": run.TestID, "eval_run_id": runID,
+			"case_input": run.CaseInput, "case_metadata": nil}); err != nil {
+			return err
+		}
 	}
-	if h.Timeout > 0 {
-		timeout = h.Timeout
-	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	_, err = proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(env, nil),
-
+	_, err := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: cmp.Or(h.Cwd, evalDir), Env: proc.ChildEnv(env, h.Env),
 		Stdin: stdin, Timeout: timeout})
 	return err
 }
@@ -116,7 +168,11 @@ func Finish(ctx context.Context, ws *suite.Workspace, dir, evalDir string, opts 
 	if ws == nil || ws.AfterAll == nil || dir == "" {
 		return nil
 	}
+	defer states.Delete(dir)
 	if err := RunHook(ctx, ws.AfterAll, dir, evalDir, HookRun{TestID: afterAllID}, DefaultLateHookTimeout, opts); err != nil {
+		if len(ws.AfterAll.Extensions) > 0 {
+			return fmt.Errorf("afterAll extension failed: %w", err)
+		}
 		return fmt.Errorf("workspace after_all hook failed: %w", err)
 	}
 	return nil
@@ -177,6 +233,10 @@ func copyFile(src, dst string) (err error) {
 
 // Remove deletes a workspace made by Create.
 func Remove(dir string) error {
+	states.Delete(dir)
+	if _, user := inPlace.Load(dir); user {
+		return nil // a host environment's workdir is the user's
+	}
 	if dir == "" || !strings.Contains(filepath.Base(dir), "agentv-workspace-") {
 		return nil
 	}

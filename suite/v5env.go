@@ -1,0 +1,338 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/agentv/action/internal/safefile"
+)
+
+// Keys of a 5.x environment recipe (loaders/environment-recipe.ts at v5.3.1-next.1).
+var (
+	v5HostEnvKeys   = []string{"type", "workdir", "setup", "env"}
+	v5DockerEnvKeys = []string{"type", "workdir", "context", "dockerfile", "image", "env", "resources", "mounts", "secrets", "setup"}
+	v5EnvSetupKeys  = []string{"command", "cwd", "timeout_ms"}
+	// v5EnvSetupHints are what 5.x says about setup keys it does not take.
+	v5EnvSetupHints = map[string]string{
+		"args":            "put the executable and its arguments in setup.command as a list, for example [bash, -lc, \"…\"]",
+		"env":             "write the variables in the environment's env",
+		"timeout_seconds": "write setup.timeout_ms, in milliseconds",
+	}
+)
+
+// v5Recipe is a 5.x host environment: the directory the tests run in, its setup command and
+// the variables that command gets.
+type v5Recipe struct {
+	at      *yaml.Node // where it is written (the mapping, or the file:// reference)
+	what    string     // "the suite's environment", "test X's environment", for messages
+	key     string     // tells two recipes apart, as 5.x compares them (sharedEnvironmentOwnerKey)
+	workdir string
+	setup   *Hook
+}
+
+// v5EnvState collects the suite's environment and each test's, settled into one workspace
+// once every test is read (v5SettleEnvironment).
+type v5EnvState struct {
+	suite *v5Recipe
+	tests []v5TestEnv
+	bad   bool // an environment could not be read: the file does not run anyway
+}
+
+// v5TestEnv is the environment of one test: its own, or nil for the suite's.
+type v5TestEnv struct {
+	id     string
+	at     *yaml.Node
+	recipe *v5Recipe
+}
+
+// v5Environment reads an `environment` value (location names it in messages): an inline
+// recipe, or file://… of a YAML file holding one, whose relative paths are the file's
+// (resolveEnvironmentRecipe). report gives each error; nil after one.
+func (l *loader) v5Environment(v *yaml.Node, location string, report func(at *yaml.Node, format string, args ...any)) *v5Recipe {
+	v = deref(v)
+	base := l.s.Dir
+	ref := ""
+	at := v
+	if v != nil && v.Kind == yaml.ScalarNode && !isNull(v) {
+		ref = strings.TrimSpace(v.Value)
+		if !strings.HasPrefix(ref, "file://") {
+			report(v, "%s must be a recipe mapping (type: host, workdir, setup, env) or a file://… reference to a YAML file holding one, got %q", location, v.Value)
+			return nil
+		}
+		abs := absPath(l.s.Dir, strings.TrimPrefix(ref, "file://"))
+		m := l.v5RecipeFile(v, abs, location, report)
+		if m == nil {
+			return nil
+		}
+		v, base = m, filepath.Dir(abs)
+	}
+	if v == nil || v.Kind != yaml.MappingNode {
+		report(at, "%s must be a mapping with type: host and workdir, got %s", location, kindName(v))
+		return nil
+	}
+	es := entries(v)
+	f := kvs(es)
+	typ := f.get("type")
+	switch {
+	case typ == nil:
+		report(v, "%s needs %q: host", location, "type")
+		return nil
+	case typ.v.Kind == yaml.ScalarNode && typ.v.Value == "docker":
+		report(typ.v, "%s type %q is not supported: agentv runs the target and graders on this machine and does not build, start or run commands in containers; use type: host, or run agentv itself inside the image", location, "docker")
+		return nil
+	case typ.v.Kind != yaml.ScalarNode || typ.v.Value != "host":
+		report(typ.v, "%s type must be %q or %q, got %s", location, "host", "docker", describe(typ.v))
+		return nil
+	}
+	r := &v5Recipe{at: at, what: location}
+	ok := true
+	for _, x := range es {
+		switch x.key {
+		case "type":
+		case "workdir":
+			if !isString(x.v) || strings.TrimSpace(x.v.Value) == "" {
+				report(x.v, "%s workdir must be a path (a non-empty string), got %s", location, describe(x.v))
+				ok = false
+				continue
+			}
+			r.workdir = absPath(base, strings.TrimSpace(x.v.Value))
+		case "setup", "env":
+		default:
+			if slices.Contains(v5DockerEnvKeys, x.key) {
+				report(x.kn, "%s %q is only read for type: docker, which agentv does not run", location, x.key)
+			} else {
+				report(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in "+location, v5HostEnvKeys), " (ignored)", "", 1))
+			}
+			ok = false
+		}
+	}
+	if f.get("workdir") == nil {
+		report(v, "%s needs %q: the directory the tests run in", location, "workdir")
+		ok = false
+	}
+	env, good := l.v5EnvVars(f.get("env"), location, report)
+	ok = ok && good
+	if s := f.get("setup"); s != nil {
+		r.setup = l.v5EnvSetup(s, location, base, r.workdir, report)
+		ok = ok && r.setup != nil
+	}
+	if !ok {
+		return nil
+	}
+	if r.setup != nil {
+		r.setup.Env = append(env, "AGENTV_ENVIRONMENT_WORKDIR="+r.workdir)
+		// What 5.3.1-next.1 writes on the setup's stdin (host.ts, setupPayload), indented as
+		// its JSON.stringify(…, null, 2).
+		r.setup.Stdin, _ = json.MarshalIndent(map[string]any{"environment": map[string]string{"type": "host", "workdir": r.workdir}}, "", "  ")
+	}
+	var setup []any
+	if h := r.setup; h != nil {
+		setup = []any{h.Command, h.Cwd, h.Timeout, h.Env}
+	}
+	key, _ := json.Marshal([]any{ref, base, r.workdir, setup})
+	r.key = string(key)
+	return r
+}
+
+// v5RecipeFile reads the YAML mapping of a file:// environment recipe, {{ env.NAME }} replaced;
+// its nodes name the file in later messages.
+func (l *loader) v5RecipeFile(at *yaml.Node, abs, location string, report func(at *yaml.Node, format string, args ...any)) *yaml.Node {
+	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
+	if err != nil {
+		report(at, "%s recipe file %s could not be read: %s", location, displayPath(abs, l.cwd), errText(err))
+		return nil
+	}
+	restore := l.inFile(abs)
+	l.src = src
+	doc := l.parseYAML(src)
+	restore()
+	if doc == nil {
+		return nil
+	}
+	t := &includeFile{abs: abs, display: displayPath(abs, l.cwd), k: len(l.includes) + 1}
+	l.includes = append(l.includes, t)
+	encodeLines(doc, t.k*includeLineBase, map[*yaml.Node]bool{})
+	l.v5Env(doc, map[*yaml.Node]bool{})
+	m := l.rootOf(doc, yaml.MappingNode, func(got string) string {
+		return location + " recipe file must hold a YAML mapping, got " + got
+	})
+	if m != nil && hasKey(m, "environment") {
+		report(m, "%s recipe file %s must hold the recipe itself (type, workdir, …), not a mapping under %q", location, displayPath(abs, l.cwd), "environment")
+		return nil
+	}
+	return m
+}
+
+// v5EnvVars reads a recipe's `env`: names to string values, as NAME=value entries.
+func (l *loader) v5EnvVars(e *kv, location string, report func(at *yaml.Node, format string, args ...any)) ([]string, bool) {
+	if e == nil {
+		return nil, true
+	}
+	if e.v.Kind != yaml.MappingNode {
+		report(e.v, "%s env must be a mapping of variable names to strings, got %s", location, kindName(e.v))
+		return nil, false
+	}
+	var env []string
+	ok := true
+	for _, x := range entries(e.v) {
+		if !isString(x.v) {
+			report(x.v, "%s env %s must be a string (quote it), got %s", location, x.key, describe(x.v))
+			ok = false
+			continue
+		}
+		if x.key == "" || strings.ContainsAny(x.key, "=\x00") {
+			report(x.kn, "%s env: %q is not a variable name", location, x.key)
+			ok = false
+			continue
+		}
+		env = append(env, x.key+"="+x.v.Value)
+	}
+	return env, ok
+}
+
+// v5EnvSetup reads a recipe's `setup`: command (an argv list), cwd (relative to the workdir;
+// without it the recipe's directory) and timeout_ms (host.ts, setupCwd).
+func (l *loader) v5EnvSetup(e *kv, location, base, workdir string, report func(at *yaml.Node, format string, args ...any)) *Hook {
+	if e.v.Kind != yaml.MappingNode {
+		report(e.v, "%s setup must be a mapping with command, got %s", location, kindName(e.v))
+		return nil
+	}
+	h := &Hook{Line: e.kn.Line, Cwd: base}
+	ok := true
+	for _, x := range entries(e.v) {
+		switch x.key {
+		case "command":
+			if x.v.Kind != yaml.SequenceNode || len(x.v.Content) == 0 {
+				report(x.v, "%s setup.command must be a non-empty list: the program, then its arguments (for shell syntax: [bash, -lc, \"…\"]), got %s", location, describe(x.v))
+				ok = false
+				continue
+			}
+			for _, a := range x.v.Content {
+				if !isString(a) || strings.TrimSpace(a.Value) == "" {
+					report(a, "%s setup.command items must be non-empty strings, got %s", location, describe(a))
+					ok = false
+					continue
+				}
+				h.Command = append(h.Command, a.Value)
+			}
+		case "cwd":
+			if !isString(x.v) || strings.TrimSpace(x.v.Value) == "" {
+				report(x.v, "%s setup.cwd must be a path (a non-empty string), got %s", location, describe(x.v))
+				ok = false
+				continue
+			}
+			h.Cwd = absPath(workdir, strings.TrimSpace(x.v.Value))
+		case "timeout_ms":
+			if v, num := number(x.v); !num || v <= 0 || math.IsInf(v, 0) {
+				report(x.v, "%s setup.timeout_ms must be a number of milliseconds above 0, got %s", location, describe(x.v))
+				ok = false
+			} else {
+				h.Timeout = time.Duration(v * float64(time.Millisecond))
+			}
+		default:
+			if hint, known := v5EnvSetupHints[x.key]; known {
+				report(x.kn, "%s setup.%s is not supported: %s", location, x.key, hint)
+			} else {
+				report(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in "+location+" setup", v5EnvSetupKeys), " (ignored)", "", 1))
+			}
+			ok = false
+		}
+	}
+	if len(h.Command) == 0 && ok {
+		report(e.kn, "%s setup needs %q", location, "command")
+		return nil
+	}
+	if !ok {
+		return nil
+	}
+	return h
+}
+
+// v5TestEnvironment reads a test's `environment` (rendered with its vars), which replaces the
+// suite's for that test; false after an error.
+func (l *loader) v5TestEnvironment(sx *v5Suite, id string, e *kv, render func(*yaml.Node) *yaml.Node, fail func(at *yaml.Node, format string, args ...any)) bool {
+	te := v5TestEnv{id: id}
+	if e != nil {
+		te.at = e.kn
+		te.recipe = l.v5Environment(render(e.v), fmt.Sprintf("test %q environment", id), fail)
+		if te.recipe == nil {
+			sx.env.bad = true
+			return false
+		}
+	}
+	sx.env.tests = append(sx.env.tests, te)
+	return true
+}
+
+// v5SettleEnvironment turns the environments read into the suite's workspace. AgentV
+// 5.3.1-next.1 prepares one host environment per eval file and runs the tests that have it
+// there, the others outside it (workspace/setup.ts, selectSuiteHostEnvironment,
+// caseUsesSharedWorkspaceSetup); two different environments stop its run. A suite here has
+// one workspace for all its tests, so a file whose tests do not all share one environment is
+// an error.
+func (l *loader) v5SettleEnvironment(sx *v5Suite) {
+	st := &sx.env
+	if st.bad {
+		return
+	}
+	var chosen *v5Recipe
+	without, missing := "", false
+	for _, t := range st.tests {
+		r := t.recipe
+		if r == nil {
+			r = st.suite
+		}
+		if r == nil {
+			if !missing {
+				without, missing = t.id, true
+			}
+			continue
+		}
+		if chosen == nil {
+			chosen = r
+			continue
+		}
+		if r.key != chosen.key {
+			l.errorf(r.at, KindStructure, t.id, "%s differs from %s (line %d): AgentV 5.3.1-next.1 runs one host environment per eval file and stops a run that has two; give these tests the same environment or put them in separate eval files",
+				r.what, chosen.what, l.lineOf(chosen.at))
+			return
+		}
+	}
+	if chosen == nil {
+		chosen = st.suite
+	}
+	if chosen == nil {
+		return
+	}
+	if missing {
+		l.errorf(chosen.at, KindStructure, "", "%s is given to some tests only (test %q has none): AgentV 5.3.1-next.1 runs a test without one outside the environment's workdir, and agentv gives a suite one workspace for all its tests, which is not supported yet; give every test the environment (at the top level) or put the others in another eval file",
+			chosen.what, without)
+		return
+	}
+	ws := l.v5Workspace()
+	ws.Workdir, ws.Setup = chosen.workdir, chosen.setup
+}
+
+// lineOf is the line of n in its own file.
+func (l *loader) lineOf(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	_, line := l.where(n.Line)
+	return line
+}
+
+// v5Workspace is the suite's workspace, made on first use.
+func (l *loader) v5Workspace() *Workspace {
+	if l.s.Workspace == nil {
+		l.s.Workspace = &Workspace{}
+	}
+	return l.s.Workspace
+}
