@@ -32,6 +32,9 @@ var (
 	// pfTypes are the assertion types of the supported subset (each also with not-).
 	pfTypes = []string{"contains", "icontains", "equals", "regex", "starts-with", "is-json", "contains-json",
 		"javascript", "python", "llm-rubric", "similar", "assert-set"}
+	// pfOnlyTypes are the types of the subset that AgentV 5.x itself refuses (its
+	// UNSUPPORTED_PROMPTFOO_ASSERTION_TYPES): the 5.x reader takes them in promptfoo configs only.
+	pfOnlyTypes = []string{"contains-json"}
 )
 
 // pfDetect reports whether root is a promptfoo config: named promptfooconfig.yaml (or .yml),
@@ -114,6 +117,7 @@ func (l *loader) loadPF(root *yaml.Node) {
 		return
 	}
 	targets, target := l.s.Targets, l.s.Target
+	l.pf = true // the 5.x reader then takes promptfoo's own types (pfOnlyTypes)
 	l.loadV5(v5)
 	l.s.Targets, l.s.Target = targets, target
 	l.s.setDialect(DialectPromptfoo)
@@ -137,6 +141,8 @@ func (l *loader) pfRules() {
 	l.s.Grading.PythonObjectThreshold = true
 	l.s.Grading.PromptfooJSBody = true
 	l.s.Grading.SimilarValues = true
+	l.s.Grading.JSONSchemaValue = true
+	l.s.Grading.ContextVars = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests

@@ -1,0 +1,226 @@
+package evaluators
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// promptfoo's is-json and contains-json check the answer against a JSON schema given as
+// their `value`: a mapping, or a text read as YAML (json.ts, handleIsJson; loadYaml). It
+// compiles it with Ajv (draft-07, ajv-formats). Here the schema is compiled the same way:
+// draft-07 unless its $schema says otherwise, formats asserted, patterns with JavaScript's
+// semantics, and no $ref fetched from outside the schema.
+
+// jsonSchema is a compiled `value` schema.
+type jsonSchema struct{ s *jsonschema.Schema }
+
+// compileValueSchema compiles an entry's `value` (raw JSON: a mapping, or a string holding
+// YAML or JSON) as a JSON schema; nil, nil when the value is absent or empty, which promptfoo
+// skips (a falsy renderedValue).
+func compileValueSchema(raw json.RawMessage) (*jsonSchema, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var doc any
+	switch jsonKind(raw) {
+	case "string":
+		var text string
+		_ = json.Unmarshal(raw, &text)
+		if text == "" {
+			return nil, nil
+		}
+		if strings.HasPrefix(text, "file://") {
+			return nil, settingErr("value", "a schema from a file (%s) is not supported: write the schema in the file", text)
+		}
+		var err error
+		if doc, err = yamlValue(text); err != nil {
+			return nil, settingErr("value", "the schema text is not valid YAML or JSON: %v", err)
+		}
+	case "object":
+		var err error
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err != nil {
+			return nil, settingErr("value", "%v", err)
+		}
+	case "boolean":
+		if string(raw) == "false" {
+			return nil, nil // falsy: no schema (promptfoo skips it)
+		}
+		return nil, settingErr("value", "must be a JSON schema (a mapping, or its text), got a boolean")
+	default:
+		if string(raw) == "0" {
+			return nil, nil
+		}
+		return nil, settingErr("value", "must be a JSON schema (a mapping, or its text), got %s", kindOf(raw))
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return nil, settingErr("value", "must be a JSON schema: a mapping such as {type: object, required: [name]}, got %s", describeAny(doc))
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	c.AssertFormat()
+	c.UseLoader(noLoader{})
+	c.UseRegexpEngine(jsSchemaRegexp)
+	const url = "value.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, settingErr("value", "not a valid JSON schema: %v", err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, settingErr("value", "not a valid JSON schema: %s", schemaCompileError(err))
+	}
+	return &jsonSchema{s}, nil
+}
+
+// validate reports why v (as jsonschema.UnmarshalJSON or yamlValue reads values) does not
+// conform; nil when it does.
+func (s *jsonSchema) validate(v any) error {
+	err := s.s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		// The first line names the schema file; the causes say what is wrong where.
+		msg := ve.Error()
+		if _, rest, ok := strings.Cut(msg, "\n"); ok {
+			msg = rest
+		}
+		return errors.New(strings.Join(strings.Fields(strings.ReplaceAll(msg, "- at ", "at ")), " "))
+	}
+	return err
+}
+
+// schemaCompileError is a compile error without the temporary URL the schema was given.
+func schemaCompileError(err error) string {
+	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), "file:///value.json", "value"), "value.json", "value")
+}
+
+// noLoader refuses every $ref outside the schema: Ajv fetches none either.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("$ref %s: schemas are not loaded from files or the network", url)
+}
+
+// jsSchemaRegexp compiles `pattern` and `patternProperties` as Ajv does: new RegExp(p, "u").
+func jsSchemaRegexp(s string) (jsonschema.Regexp, error) {
+	p, err := compileJS(s, "u")
+	if err != nil {
+		return nil, err
+	}
+	return schemaPattern{s, p}, nil
+}
+
+type schemaPattern struct {
+	src string
+	p   *jsPattern
+}
+
+func (p schemaPattern) String() string { return p.src }
+
+// MatchString is false when the match could not finish (timeout): the value does not
+// conform, which is the cautious answer.
+func (p schemaPattern) MatchString(s string) bool {
+	ok, err := p.p.test(s)
+	return ok && err == nil
+}
+
+// yamlValue reads text as one YAML document (YAML is a superset of JSON) into the values
+// the validator takes: maps with string keys, slices, json.Number, strings, booleans, nil.
+func yamlValue(text string) (any, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &n); err != nil {
+		return nil, err
+	}
+	if n.Kind == 0 {
+		return nil, nil // an empty document
+	}
+	return nodeValue(&n, 0)
+}
+
+func nodeValue(n *yaml.Node, depth int) (any, error) {
+	if depth > 200 {
+		return nil, errors.New("nested too deeply")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return nodeValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return nodeValue(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := nodeValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: a key must be a text", k.Line)
+			}
+			v, err := nodeValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		err := n.Decode(&b)
+		return b, err
+	case "!!int", "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, err
+		}
+		if n.ShortTag() == "!!int" {
+			var i int64
+			if n.Decode(&i) == nil {
+				return json.Number(strconv.FormatInt(i, 10)), nil
+			}
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+	case "!!timestamp":
+		var t time.Time
+		if n.Decode(&t) == nil {
+			return t.UTC().Format(time.RFC3339Nano), nil
+		}
+	}
+	return n.Value, nil
+}
+
+// describeAny names the kind of a decoded value for messages.
+func describeAny(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing"
+	case []any:
+		return "a list"
+	case string:
+		return "a text"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return "a mapping"
+}
