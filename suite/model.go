@@ -240,6 +240,9 @@ type Conversation struct {
 	// EntryType is the type the results give each turn's entry and the transcript's, as the
 	// file's AgentV version records them; "" for 4.x's "turn" and "conversation".
 	EntryType string `json:",omitempty"`
+	// Unweighted: those entries carry no weight in the results (5.3.1-next.1 records none);
+	// false gives each weight 1, as 4.x does.
+	Unweighted bool `json:",omitempty"`
 }
 
 // Turn is one user message of a conversation and how its answer is scored.
