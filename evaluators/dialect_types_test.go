@@ -34,6 +34,11 @@ func TestV5TypesOnlyInV5Files(t *testing.T) {
 		{"2.5 not-trajectory step-count", v25("not-trajectory:step-count"), `eval.yaml:5:16: unknown evaluator type "not-trajectory:step-count" (valid: `, "trajectory:"},
 		{"4.x built-in still known", v4("contains"), "", ""},
 		{"5.x python", "prompts: [hi]\ntests:\n  - id: c\n    assert:\n      - {type: python, value: 'True'}\n", "", ""},
+		{"2.5 contains-json", v25("contains-json"), `eval.yaml:5:16: unknown evaluator type "contains-json" (valid: `, "contains-json"},
+		{"4.x contains-json", v4("contains-json"), `eval.yaml:5:16: unknown evaluator type "contains-json": not a built-in type`, ""},
+		// AgentV 5.x refuses it too; promptfoo configs have it (TestPromptfooContainsJSON).
+		{"5.x contains-json", "prompts: [hi]\ntests:\n  - id: c\n    assert:\n      - {type: contains-json}\n",
+			`eval.yaml:5:16: promptfoo assertion type "contains-json" is not supported by AgentV 5.x`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +62,43 @@ func TestV5TypesOnlyInV5Files(t *testing.T) {
 			}
 			if tt.notIn != "" && strings.Contains(strings.TrimPrefix(errs[0], tt.want), tt.notIn) {
 				t.Errorf("error %q names %q", errs[0], tt.notIn)
+			}
+		})
+	}
+}
+
+// TestPromptfooContainsJSON: a promptfoo config reads contains-json and JSON-schema values of
+// is-json and contains-json; a value that is no schema is a positioned error.
+func TestPromptfooContainsJSON(t *testing.T) {
+	t.Parallel()
+	head := "providers: ['exec:echo']\nprompts: ['{{q}}']\ntests:\n  - vars: {q: hi}\n    assert:\n"
+	tests := []struct {
+		name, asserts, want string
+	}{
+		{"contains-json and schemas", "      - {type: contains-json}\n      - {type: not-contains-json, value: {type: object}}\n" +
+			"      - {type: is-json, value: 'required: [a]'}\n", ""},
+		{"contains-json bad schema", "      - {type: contains-json, value: {type: 5}}\n", "promptfooconfig.yaml:6:38: contains-json value: "},
+		{"contains-json list value", "      - {type: contains-json, value: [a]}\n", "promptfooconfig.yaml:6:38: contains-json value: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := suite.Load(writeFile(t, dir, "promptfooconfig.yaml", head+tt.asserts), suite.LoadOptions{Cwd: dir})
+			var errs []string
+			for _, d := range s.Diagnostics {
+				if d.IsError() {
+					errs = append(errs, d.Error())
+				}
+			}
+			if tt.want == "" {
+				if len(errs) != 0 || len(s.Cases) != 1 || !s.Grading.JSONSchemaValue {
+					t.Fatalf("errors %q, %d cases; want none and 1 case", errs, len(s.Cases))
+				}
+				return
+			}
+			if len(errs) != 1 || !strings.HasPrefix(errs[0], tt.want) || !strings.Contains(errs[0], "value") {
+				t.Fatalf("errors %q; want one starting %q about the value", errs, tt.want)
 			}
 		})
 	}

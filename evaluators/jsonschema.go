@@ -68,13 +68,12 @@ func compileValueSchema(raw json.RawMessage) (*jsonSchema, error) {
 	c.AssertFormat()
 	c.UseLoader(noLoader{})
 	c.UseRegexpEngine(jsSchemaRegexp)
-	const url = "value.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, settingErr("value", "not a valid JSON schema: %v", err)
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, settingErr("value", "not a valid JSON schema: %s", schemaMessage(err))
 	}
-	s, err := c.Compile(url)
+	s, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, settingErr("value", "not a valid JSON schema: %s", schemaCompileError(err))
+		return nil, settingErr("value", "not a valid JSON schema: %s", schemaMessage(err))
 	}
 	return &jsonSchema{s}, nil
 }
@@ -82,22 +81,39 @@ func compileValueSchema(raw json.RawMessage) (*jsonSchema, error) {
 // validate reports why v (as jsonschema.UnmarshalJSON or yamlValue reads values) does not
 // conform; nil when it does.
 func (s *jsonSchema) validate(v any) error {
-	err := s.s.Validate(v)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		// The first line names the schema file; the causes say what is wrong where.
-		msg := ve.Error()
-		if _, rest, ok := strings.Cut(msg, "\n"); ok {
-			msg = rest
-		}
-		return errors.New(strings.Join(strings.Fields(strings.ReplaceAll(msg, "- at ", "at ")), " "))
+	if err := s.s.Validate(v); err != nil {
+		return errors.New(schemaMessage(err))
 	}
-	return err
+	return nil
 }
 
-// schemaCompileError is a compile error without the temporary URL the schema was given.
-func schemaCompileError(err error) string {
-	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), "file:///value.json", "value"), "value.json", "value")
+// schemaURL is the name the schema is compiled under; messages leave it out.
+const schemaURL = "urn:agentv:value"
+
+// schemaMessage is a compile or validation error on one line, without the library's header
+// ("jsonschema validation failed with …") or the schema's URL: "at '/age': missing property …;
+// at …".
+func schemaMessage(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		err = sve.Err
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return strings.ReplaceAll(err.Error(), schemaURL, "value")
+	}
+	var parts []string
+	for i, line := range strings.Split(ve.Error(), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+		if i == 0 && strings.HasPrefix(line, "jsonschema validation failed") || line == "" {
+			continue
+		}
+		parts = append(parts, line)
+	}
+	if len(parts) == 0 {
+		return ve.Error()
+	}
+	return strings.Join(parts, "; ")
 }
 
 // noLoader refuses every $ref outside the schema: Ajv fetches none either.
