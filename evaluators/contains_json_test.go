@@ -131,15 +131,25 @@ func TestJSONSchemaAssertions(t *testing.T) {
 func TestContainsJSONBadSchema(t *testing.T) {
 	t.Parallel()
 	for value, want := range map[string]string{
-		`{"type": 5}`:     "not a valid JSON schema",
-		`[1]`:             "must be a JSON schema",
-		`true`:            "got a boolean",
-		`"- a\n- b"`:      "got a list",
-		`"file://s.json"`: "not supported",
+		`{"type": 5}`:                         "not a valid JSON schema",
+		`[1]`:                                 "must be a JSON schema",
+		`true`:                                "got a boolean",
+		`"- a\n- b"`:                          "got a list",
+		`"file://s.json"`:                     "not supported",
+		`{"type": "object", "propertes": {}}`: `at '/propertes': unknown keyword "propertes"`,
+		`{"properties": {"a": {"items": [{"typ": "string"}]}}}`: `at '/properties/a/items/0/typ': unknown keyword`,
+		`{"type": "string", "format": "emial"}`:                 `at '/format': unknown format "emial"`,
 	} {
 		_, err := parseContainsJSON(schemaSpec("contains-json", value, false))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("value %s: error %v, want one with %q", value, err, want)
 		}
+	}
+	// Every keyword Ajv knows compiles, the metadata ones included.
+	ok := `{"$comment": "c", "title": "t", "type": ["object", "null"], "nullable": true, "examples": [{}],
+		"properties": {"d": {"type": "string", "format": "date-time", "deprecated": true}},
+		"dependencies": {"a": ["b"], "c": {"required": ["d"]}}, "if": {"required": ["a"]}, "then": {"minProperties": 2}}`
+	if _, err := parseContainsJSON(schemaSpec("contains-json", ok, false)); err != nil {
+		t.Errorf("a schema of known keywords: %v", err)
 	}
 }

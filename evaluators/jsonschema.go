@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +19,7 @@ import (
 // their `value`: a mapping, or a text read as YAML (json.ts, handleIsJson; loadYaml). It
 // compiles it with Ajv (draft-07, ajv-formats). Here the schema is compiled the same way:
 // draft-07 unless its $schema says otherwise, formats asserted, patterns with JavaScript's
-// semantics, and no $ref fetched from outside the schema.
+// semantics, Ajv's strict mode (strictSchema), and no $ref fetched from outside the schema.
 
 // jsonSchema is a compiled `value` schema.
 type jsonSchema struct{ s *jsonschema.Schema }
@@ -62,6 +64,9 @@ func compileValueSchema(raw json.RawMessage) (*jsonSchema, error) {
 	}
 	if _, ok := doc.(map[string]any); !ok {
 		return nil, settingErr("value", "must be a JSON schema: a mapping such as {type: object, required: [name]}, got %s", describeAny(doc))
+	}
+	if err := strictSchema(doc, ""); err != nil {
+		return nil, settingErr("value", "not a valid JSON schema: %v", err)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
@@ -239,4 +244,77 @@ func describeAny(v any) string {
 		return "a number"
 	}
 	return "a mapping"
+}
+
+// Ajv's strict mode (promptfoo's default, strictSchema) refuses a schema with a keyword or a
+// format it does not know, so a misspelt keyword is an error, not a check silently skipped.
+var (
+	// ajvKeywords are the keywords of Ajv's draft-07 vocabularies (core, validation,
+	// applicator, format, metadata, content).
+	ajvKeywords = []string{"$id", "$schema", "$ref", "$comment", "$defs", "$vocabulary", "definitions",
+		"multipleOf", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "maxLength", "minLength",
+		"pattern", "maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties", "required", "enum",
+		"const", "type", "nullable", "additionalItems", "items", "contains", "dependencies", "propertyNames",
+		"additionalProperties", "properties", "patternProperties", "not", "anyOf", "oneOf", "allOf", "if",
+		"then", "else", "format", "title", "description", "default", "deprecated", "readOnly", "writeOnly",
+		"examples", "contentMediaType", "contentEncoding", "contentSchema"}
+	// ajvFormats are the formats ajv-formats adds.
+	ajvFormats = []string{"date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri",
+		"uri-reference", "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid",
+		"json-pointer", "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64",
+		"float", "double", "password", "binary"}
+)
+
+// strictSchema reports the first keyword or format of schema (at JSON pointer at) that Ajv's
+// strict mode refuses.
+func strictSchema(schema any, at string) error {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return nil // true/false schemas; a wrong kind is the metaschema's to report
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same keyword is reported on every run
+	for _, k := range keys {
+		v := m[k]
+		here := at + "/" + k
+		switch k {
+		case "format":
+			if f, ok := v.(string); ok && !slices.Contains(ajvFormats, f) {
+				return fmt.Errorf("at '%s': unknown format %q (known: %s)", here, f, strings.Join(ajvFormats, ", "))
+			}
+		case "properties", "patternProperties", "definitions", "$defs", "dependencies":
+			if sub, ok := v.(map[string]any); ok {
+				names := slices.Sorted(maps.Keys(sub))
+				for _, name := range names {
+					if err := strictSchema(sub[name], here+"/"+name); err != nil {
+						return err
+					}
+				}
+			}
+		case "items", "anyOf", "oneOf", "allOf":
+			if list, ok := v.([]any); ok {
+				for i, s := range list {
+					if err := strictSchema(s, fmt.Sprintf("%s/%d", here, i)); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := strictSchema(v, here); err != nil {
+				return err
+			}
+		case "additionalItems", "contains", "propertyNames", "additionalProperties", "not", "if", "then", "else", "contentSchema":
+			if err := strictSchema(v, here); err != nil {
+				return err
+			}
+		default:
+			if !slices.Contains(ajvKeywords, k) {
+				return fmt.Errorf("at '%s': unknown keyword %q (strict mode, as promptfoo's Ajv)", here, k)
+			}
+		}
+	}
+	return nil
 }
