@@ -37,6 +37,8 @@ func TestV5TypesOnlyInV5Files(t *testing.T) {
 		{"2.5 contains-json", v25("contains-json"), `eval.yaml:5:16: unknown evaluator type "contains-json" (valid: `, "contains-json"},
 		{"4.x contains-json", v4("contains-json"), `eval.yaml:5:16: unknown evaluator type "contains-json": not a built-in type`, ""},
 		// AgentV 5.x refuses it too; promptfoo configs have it (TestPromptfooContainsJSON).
+		{"5.x contains-jsn not suggested", "prompts: [hi]\ntests:\n  - id: c\n    assert:\n      - {type: contains-jsn}\n",
+			`eval.yaml:5:16: AgentV 5.x assertion type "contains-jsn" is not supported yet`, "contains-json"},
 		{"5.x contains-json", "prompts: [hi]\ntests:\n  - id: c\n    assert:\n      - {type: contains-json}\n",
 			`eval.yaml:5:16: promptfoo assertion type "contains-json" is not supported by AgentV 5.x`, ""},
 	}

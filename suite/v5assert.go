@@ -239,7 +239,7 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 func v5SuggestType(name string) string {
 	known := slices.Collect(maps.Keys(v5ToV4))
 	for _, t := range evaluatorTypes {
-		if t.in(Dialect5) {
+		if t.in(Dialect5) && !slices.Contains(pfOnlyTypes, t.Name) { // 5.x refuses those
 			known = append(append(known, t.Name), t.Aliases...)
 		}
 	}
