@@ -105,3 +105,41 @@ func TestPromptfooContainsJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptfooSchemaFile: a file:// JSON schema (.json or .yaml) is read from the config's
+// folder as the value itself; another kind of file, or a missing one, is a positioned error.
+func TestPromptfooSchemaFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "schema.json", `{"type": "object", "required": ["a"]}`)
+	writeFile(t, dir, "schema.yaml", "type: object\nrequired: [b]\n")
+	head := "providers: ['exec:echo']\nprompts: ['{{q}}']\ntests:\n  - vars: {q: hi}\n    assert:\n"
+	for _, tt := range []struct{ name, asserts, want string }{
+		{"json and yaml", "      - {type: is-json, value: file://schema.json}\n      - {type: contains-json, value: 'file://schema.yaml'}\n", ""},
+		{"missing", "      - {type: is-json, value: file://absent.json}\n", `promptfooconfig.yaml:6:32: JSON schema file "absent.json" not found`},
+		{"script", "      - {type: contains-json, value: file://schema.js}\n", `promptfooconfig.yaml:6:38: contains-json "file://schema.js": a JSON schema file must be`},
+	} {
+		s := suite.Load(writeFile(t, dir, "promptfooconfig.yaml", head+tt.asserts), suite.LoadOptions{Cwd: dir})
+		var errs []string
+		for _, d := range s.Diagnostics {
+			if d.IsError() {
+				errs = append(errs, d.Error())
+			}
+		}
+		if tt.want == "" {
+			if len(errs) != 0 || len(s.Cases) != 1 {
+				t.Fatalf("%s: errors %q, %d cases", tt.name, errs, len(s.Cases))
+			}
+			specs := s.Cases[0].Evaluators
+			for i, want := range []string{`"required":["a"]`, `"required":["b"]`} {
+				if !strings.Contains(strings.ReplaceAll(string(specs[i].Settings), " ", ""), want) {
+					t.Errorf("%s: entry %d settings %s, want the file's schema", tt.name, i, specs[i].Settings)
+				}
+			}
+			continue
+		}
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], tt.want) {
+			t.Errorf("%s: errors %q, want one starting %q", tt.name, errs, tt.want)
+		}
+	}
+}

@@ -361,6 +361,24 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 			}
 			out.Content = append(out.Content, x.kn, items)
 			continue
+		case x.key == "value" && (base == "is-json" || base == "contains-json") && pfFileRef(x.v) != "":
+			// A JSON schema from a file: promptfoo loads a .json or .yaml file:// value as the
+			// schema itself (processFileReference).
+			rel := pfFileRef(x.v)
+			switch strings.ToLower(filepath.Ext(rel)) {
+			case ".json", ".yaml", ".yml":
+			default:
+				l.errorf(x.v, KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, deref(x.v).Value)
+				ok = false
+				continue
+			}
+			m := l.v5ReadMapping(x.v, rel, "JSON schema")
+			if m == nil {
+				ok = false
+				continue
+			}
+			out.Content = append(out.Content, x.kn, m)
+			continue
 		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
 			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
 			continue
@@ -468,4 +486,17 @@ func (l *loader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) 
 		}
 	}
 	return deref(list.Content[0]), true
+}
+
+// pfFileRef is the path of a file:// value, "" for any other value.
+func pfFileRef(v *yaml.Node) string {
+	v = deref(v)
+	if v == nil || !isString(v) {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(strings.TrimSpace(v.Value), "file://")
+	if !ok {
+		return ""
+	}
+	return rel
 }
