@@ -12,6 +12,7 @@ require (
 	github.com/google/go-github/v62 v62.0.0
 	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/openai/openai-go/v3 v3.98.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sethvargo/go-githubactions v1.3.2
 	go.opentelemetry.io/collector/pdata v1.71.0
 	go.opentelemetry.io/proto/otlp v1.9.0

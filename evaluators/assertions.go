@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/agentv/action/suite"
 )
 
@@ -80,11 +82,45 @@ func init() {
 		return assertion(ok, "Output matches pattern "+label, "Output does not match pattern "+label)
 	})
 	// JSON.parse and encoding/json accept the same text: one JSON value, any JSON whitespace
-	// around it.
-	register("is-json", snake("is-json"), []string{}, func(*suite.EvaluatorSpec) (struct{}, error) { return struct{}{}, nil },
-		func(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, _ struct{}) verdict {
-			return assertion(json.Valid([]byte(r.in.Candidate)), "Output is valid JSON", "Output is not valid JSON")
-		})
+	// around it. Its `value` is a JSON schema the answer must conform to under
+	// GradingRules.JSONSchemaValue (promptfoo); AgentV ignores it.
+	register("is-json", snake("is-json"), []string{}, parseIsJSON, isJSON)
+}
+
+// isJSONEntry is an is-json entry's schema, nil for none; err is why its value is not one,
+// reported only where the value is read as a schema.
+type isJSONEntry struct {
+	schema *jsonSchema
+	err    error
+}
+
+func parseIsJSON(spec *suite.EvaluatorSpec) (*isJSONEntry, error) {
+	s, err := settingsOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := s.raw("value")
+	e := &isJSONEntry{}
+	e.schema, e.err = compileValueSchema(v)
+	return e, nil
+}
+
+func isJSON(_ context.Context, r *caseRun, _ *suite.EvaluatorSpec, e *isJSONEntry) verdict {
+	valid := json.Valid([]byte(r.in.Candidate))
+	if !valid || !r.rules.JSONSchemaValue || e.schema == nil && e.err == nil {
+		return assertion(valid, "Output is valid JSON", "Output is not valid JSON")
+	}
+	if e.err != nil {
+		return errorf(nil, "is-json: %v", e.err)
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(r.in.Candidate))
+	if err != nil {
+		return assertion(false, "", "Output is not valid JSON")
+	}
+	if err := e.schema.validate(v); err != nil {
+		return assertion(false, "", "JSON does not conform to the provided schema: "+err.Error())
+	}
+	return assertion(true, "Output is valid JSON conforming to the provided schema", "")
 }
 
 // assertion is a pass/fail verdict, score 1 with hit or 0 with miss, whose reasoning is that

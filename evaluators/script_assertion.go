@@ -79,6 +79,7 @@ func unitThreshold(s settings) (*float64, error) {
 // measures, and the entry's config when it has one. camel names the keys as JavaScript gets
 // them (expectedOutput, tokenUsage, …); Python and webhooks get snake_case. The values are
 // those 4.x-style code graders get, so a nested object's keys are snake_case either way.
+// Under GradingRules.ContextVars (promptfoo) it also holds the test's vars, as written.
 func (r *caseRun) assertionContext(config json.RawMessage, camel bool) (json.RawMessage, error) {
 	raw, err := r.data.v4Payload(v4PayloadOpts{})
 	if err != nil {
@@ -108,6 +109,14 @@ func (r *caseRun) assertionContext(config json.RawMessage, camel bool) (json.Raw
 			key = f.camel
 		}
 		out = append(out, jsonField{key, or(p[f.snake])})
+	}
+	if r.rules.ContextVars {
+		// promptfoo's context.vars: the test's vars after the defaults, {} for none.
+		vars := json.RawMessage("{}")
+		if c := r.in.Case; c != nil && len(c.Vars) > 0 {
+			vars = c.Vars
+		}
+		out = append(out, jsonField{"vars", vars})
 	}
 	if !isNull(config) {
 		out = append(out, jsonField{"config", config})

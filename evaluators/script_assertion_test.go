@@ -273,3 +273,38 @@ func TestPromptfooJavascriptNotCode(t *testing.T) {
 		})
 	}
 }
+
+// TestContextVars: promptfoo's context.vars (the test's vars as written, {} for none) reaches
+// javascript and python code under GradingRules.ContextVars; 5.x's context has none.
+func TestContextVars(t *testing.T) {
+	t.Parallel()
+	needTool(t, "node")
+	needTool(t, "python3")
+	tests := []struct {
+		name, typ, code, vars string
+		rule                  bool
+	}{
+		{"javascript", "javascript", `context.vars.expect === 'High' && context.vars.deep.keyName === 1`, `{"expect": "High", "deep": {"keyName": 1}}`, true},
+		{"javascript no vars", "javascript", `JSON.stringify(context.vars) === '{}'`, "", true},
+		{"javascript 5.x", "javascript", `context.vars === undefined`, `{"expect": "High"}`, false},
+		{"python", "python", `context['vars']['expect'] == 'High' and context['vars']['deep']['keyName'] == 1`, `{"expect": "High", "deep": {"keyName": 1}}`, true},
+		{"python 5.x", "python", `'vars' not in context`, `{"expect": "High"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _ := json.Marshal(tt.code)
+			spec := &suite.EvaluatorSpec{Name: tt.typ, Type: tt.typ, Weight: 1, Settings: json.RawMessage(`{"value": ` + string(code) + `}`)}
+			in := riskInput(riskCase(t.TempDir(), spec), "High risk")
+			in.Case.Suite.Grading = suite.GradingRulesOf(suite.Dialect5)
+			in.Case.Suite.Grading.ContextVars = tt.rule
+			if tt.vars != "" {
+				in.Case.Vars = json.RawMessage(tt.vars)
+			}
+			res := Evaluate(t.Context(), in, &Options{Timeout: time.Minute, Redactor: &redact.Redactor{}}).Results[0]
+			if res.Score != 1 || res.Error != "" {
+				t.Errorf("score %v error %q misses %q, want 1", res.Score, res.Error, res.Misses)
+			}
+		})
+	}
+}

@@ -22,4 +22,7 @@ type Job struct {
 	Workspace string
 	// RunID is the run's id, told to the workspace's hooks as eval_run_id.
 	RunID string
+	// Target is the name of the target the job was planned for, "" when none was chosen: an
+	// error record names it even when its provider could not be made.
+	Target string
 }

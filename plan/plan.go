@@ -319,7 +319,7 @@ func (p *Planner) matrix(s *suite.Suite) []string {
 // job binds one case to the provider of target name.
 func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, name string) *Job {
 	p.forSuite(s)
-	j := &Job{Case: c, File: p.last.display, Warnings: warns}
+	j := &Job{Case: c, File: p.last.display, Warnings: warns, Target: name}
 	if j.Err = p.checkReferences(c); j.Err != nil {
 		return j
 	}

@@ -317,7 +317,7 @@ func junitSystemOut(threshold float64, r *results.Record) string {
 func writeEvaluators(b *strings.Builder, ers []results.EvaluatorResult, pad string) {
 	for _, e := range ers {
 		fmt.Fprintf(b, "%s- %s (%s): %.3f %s", pad, e.Name, e.Type, e.Score, e.Verdict)
-		if e.Weight != 0 && e.Weight != 1 {
+		if !e.NoWeight && e.Weight != 0 && e.Weight != 1 {
 			fmt.Fprintf(b, ", weight %s", formatFloat(e.Weight))
 		}
 		b.WriteByte('\n')

@@ -188,7 +188,7 @@ type v4OutScore struct {
 	Name       string          `json:"name"`
 	Type       string          `json:"type"`
 	Score      float64         `json:"score"`
-	Weight     float64         `json:"weight"`
+	Weight     *float64        `json:"weight,omitempty"` // nil: the entry has none (NoWeight)
 	Verdict    string          `json:"verdict"`
 	Reasoning  string          `json:"reasoning,omitempty"`
 	Assertions []Assertion     `json:"assertions"`
@@ -213,7 +213,7 @@ func v4OutScores(rs []EvaluatorResult) []v4OutScore {
 	}
 	out := make([]v4OutScore, 0, len(rs))
 	for _, e := range rs {
-		s := v4OutScore{Name: e.Name, Type: e.Type, Score: finite(e.Score), Weight: finite(e.Weight), Verdict: e.Verdict,
+		s := v4OutScore{Name: e.Name, Type: e.Type, Score: finite(e.Score), Weight: e.WeightOrNil(), Verdict: e.Verdict,
 			Reasoning: e.Reasoning, Assertions: asserted(e.Hits, e.Misses), Details: validRaw(e.Details),
 			Scores: v4OutScores(e.EvaluatorResults)}
 		out = append(out, s)

@@ -4,6 +4,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/textcap"
@@ -180,6 +181,70 @@ type EvaluatorResult struct {
 	DurationMS               int64             `json:"duration_ms"`
 	// Attempts is 1 + the retries when a judge call or script timed out, else 0.
 	Attempts int `json:"attempts,omitempty"`
+	// NoWeight: the entry has no weight of its own (AgentV 5.x's turn-N and conversation
+	// entries, which 5.3.1-next.1 records without one); every writer then leaves `weight` out,
+	// and a record read without one has it set. Weight still counts where scores are added.
+	NoWeight bool `json:"-"`
+}
+
+// evaluatorResultNoWeight is EvaluatorResult written without its weight: the same fields (a
+// conversion checks it at compile time), Weight's tag alone differs.
+type evaluatorResultNoWeight struct {
+	Name                     string            `json:"name"`
+	Type                     string            `json:"type"`
+	Score                    float64           `json:"score"`
+	Weight                   float64           `json:"-"`
+	Verdict                  string            `json:"verdict"`
+	Hits                     []string          `json:"hits"`
+	Misses                   []string          `json:"misses"`
+	Reasoning                string            `json:"reasoning,omitempty"`
+	Assertions               []Assertion       `json:"assertions,omitempty"`
+	EvaluatorProviderRequest json.RawMessage   `json:"evaluator_provider_request,omitempty"`
+	EvaluatorResults         []EvaluatorResult `json:"evaluator_results,omitempty"`
+	Details                  json.RawMessage   `json:"details,omitempty"`
+	Error                    string            `json:"error,omitempty"`
+	DurationMS               int64             `json:"duration_ms"`
+	Attempts                 int               `json:"attempts,omitempty"`
+	NoWeight                 bool              `json:"-"`
+}
+
+// evaluatorResultJSON is EvaluatorResult without its methods, for encoding/json.
+type evaluatorResultJSON EvaluatorResult
+
+// MarshalJSON writes the entry as its fields say, leaving weight out under NoWeight. HTML is
+// not escaped here: an encoder that escapes it (json.Marshal) still does so on this output,
+// and one that does not (results.jsonl) keeps the text as it is.
+func (e EvaluatorResult) MarshalJSON() ([]byte, error) {
+	if e.NoWeight {
+		return jsonx.Marshal(evaluatorResultNoWeight(e))
+	}
+	return jsonx.Marshal(evaluatorResultJSON(e))
+}
+
+// UnmarshalJSON reads an entry; without a weight (or with null) it has NoWeight.
+func (e *EvaluatorResult) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	v := evaluatorResultJSON{Weight: math.NaN()} // no JSON number is NaN: left so, weight was absent
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if math.IsNaN(v.Weight) {
+		v.Weight, v.NoWeight = 0, true
+	}
+	*e = EvaluatorResult(v)
+	return nil
+}
+
+// WeightOrNil is the entry's weight as the writers of AgentV's run layout give it (not a
+// number: 0), nil under NoWeight.
+func (e *EvaluatorResult) WeightOrNil() *float64 {
+	if e.NoWeight {
+		return nil
+	}
+	w := finite(e.Weight)
+	return &w
 }
 
 // Assertion is one criterion a grader checked, and what it saw.

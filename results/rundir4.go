@@ -63,7 +63,7 @@ type v4GradingGrader struct {
 	Type       string          `json:"type"`
 	Score      float64         `json:"score"`
 	Reasoning  string          `json:"reasoning"`
-	Weight     float64         `json:"weight"`
+	Weight     *float64        `json:"weight,omitempty"` // nil: the entry has none (NoWeight)
 	Verdict    string          `json:"verdict"`
 	Assertions []Assertion     `json:"assertions"`
 	Details    json.RawMessage `json:"details,omitempty"`
@@ -109,7 +109,7 @@ func gradingOf(r *Record, row *v4OutRow) *v4Grading {
 		}
 		if row.Scores != nil { // the default judge is no grader of the row, nor here
 			g.Graders = append(g.Graders, v4GradingGrader{Name: e.Name, Type: e.Type, Score: finite(e.Score),
-				Weight: finite(e.Weight), Verdict: e.Verdict, Assertions: as, Details: validRaw(e.Details)})
+				Weight: e.WeightOrNil(), Verdict: e.Verdict, Assertions: as, Details: validRaw(e.Details)})
 		}
 	}
 	if len(g.Assertions) == 0 && r.Error != "" {

@@ -86,7 +86,7 @@ func TestWriteTestArtifacts(t *testing.T) {
 	if len(grading.Assertions) != 2 || grading.Assertions[1] != (v4GradedAssertion{"polite", false, "said <no>"}) ||
 		grading.Summary.Passed != 1 || grading.Summary.Total != 2 || grading.Summary.PassRate != 0.5 ||
 		grading.ExecutionMetrics.TotalToolCalls != 3 || grading.ExecutionMetrics.ToolCalls["Read"] != 2 ||
-		len(grading.Graders) != 2 || grading.Graders[1].Weight != 2 || grading.Graders[1].Reasoning != "" {
+		len(grading.Graders) != 2 || grading.Graders[1].Weight == nil || *grading.Graders[1].Weight != 2 || grading.Graders[1].Reasoning != "" {
 		t.Errorf("grading.json:\n%s", b)
 	}
 	if !strings.Contains(string(b), `"evidence": ""`) || !strings.Contains(string(b), "said <no>") {
@@ -236,4 +236,93 @@ func BenchmarkWriteRunDir(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestNoWeight: an entry without a weight (AgentV 5.x's conversation turns) is written without
+// one by every writer, read back so, and keeps the other entries' weights, 0 included.
+func TestNoWeight(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rec := &Record{EvalID: "conv", Dataset: "s", Target: "t", Score: 0.5, Verdict: VerdictFail,
+		EvaluatorResults: []EvaluatorResult{
+			{Name: "turn-1", Type: "llm-rubric", Score: 1, Weight: 1, NoWeight: true, Verdict: "pass", Reasoning: "said <b>&</b>",
+				Hits: []string{}, Misses: []string{},
+				EvaluatorResults: []EvaluatorResult{{Name: "inner", Type: "contains", Score: 1, Weight: 3, Verdict: "pass", Hits: []string{}, Misses: []string{}}}},
+			{Name: "zero", Type: "contains", Score: 0, Weight: 0, Verdict: "fail", Hits: []string{}, Misses: []string{}},
+		}}
+	line, err := marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"turn-1","type":"llm-rubric","score":1,"verdict":"pass","hits":[],"misses":[],"reasoning":"said <b>&</b>",` +
+		`"evaluator_results":[{"name":"inner","type":"contains","score":1,"weight":3,"verdict":"pass","hits":[],"misses":[],"duration_ms":0}],"duration_ms":0},` +
+		`{"name":"zero","type":"contains","score":0,"weight":0,"verdict":"fail","hits":[],"misses":[],"duration_ms":0}]`
+	if !strings.Contains(string(line), want) {
+		t.Errorf("results.jsonl line:\n%s\nwant the entries\n%s", line, want)
+	}
+	var back Record
+	if err := json.Unmarshal(line, &back); err != nil {
+		t.Fatal(err)
+	}
+	es := back.EvaluatorResults
+	if len(es) != 2 || !es[0].NoWeight || es[0].Weight != 0 || es[0].EvaluatorResults[0].NoWeight || es[0].EvaluatorResults[0].Weight != 3 ||
+		es[1].NoWeight || es[1].Weight != 0 {
+		t.Errorf("read back: %+v", es)
+	}
+	// json.Marshal (HTML escaped) still escapes the entry's text, as before.
+	if b, _ := json.Marshal(rec.EvaluatorResults[0]); !strings.Contains(string(b), `said \u003cb\u003e\u0026\u003c/b\u003e`) {
+		t.Errorf("json.Marshal: %s", b)
+	}
+
+	out := filepath.Join(dir, "run")
+	if err := WriteRunDir(writeResults(t, dir, rec), out, RunDirOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(b), "turn-1") {
+			return err
+		}
+		files++
+		var v any
+		if json.Unmarshal(b, &v) != nil { // index.jsonl: one line
+			_ = json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &v)
+		}
+		if w, found := weightOf(v, "turn-1"); !found || w != nil {
+			t.Errorf("%s: turn-1 has weight %v (found %v), want none:\n%s", path, w, found, b)
+		}
+		if w, found := weightOf(v, "zero"); found && w != 0.0 {
+			t.Errorf("%s: zero has weight %v, want 0", path, w)
+		}
+		return nil
+	})
+	if err != nil || files < 2 {
+		t.Fatalf("run dir: %v, %d files name the entry", err, files)
+	}
+}
+
+// weightOf finds the object named name anywhere in v and returns its weight (nil: none).
+func weightOf(v any, name string) (w any, found bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x["name"] == name {
+			return x["weight"], true
+		}
+		for _, c := range x {
+			if w, ok := weightOf(c, name); ok {
+				return w, true
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if w, ok := weightOf(c, name); ok {
+				return w, true
+			}
+		}
+	}
+	return nil, false
 }

@@ -224,14 +224,14 @@ type traceArtifacts struct {
 }
 
 type traceScore struct {
-	Name         string  `json:"name"`
-	Type         string  `json:"type"`
-	Score        float64 `json:"score"`
-	Weight       float64 `json:"weight"`
-	Verdict      string  `json:"verdict"`
-	Source       string  `json:"source"`
-	EvaluatedAt  string  `json:"evaluated_at"`
-	TargetSpanID string  `json:"target_span_id"`
+	Name         string   `json:"name"`
+	Type         string   `json:"type"`
+	Score        float64  `json:"score"`
+	Weight       *float64 `json:"weight,omitempty"` // nil: the entry has none (NoWeight)
+	Verdict      string   `json:"verdict"`
+	Source       string   `json:"source"`
+	EvaluatedAt  string   `json:"evaluated_at"`
+	TargetSpanID string   `json:"target_span_id"`
 	Evidence     struct {
 		SpanIDs    []string        `json:"span_ids"`
 		Assertions []Assertion     `json:"assertions"`

@@ -315,6 +315,9 @@ func (r *Runner) errorRecord(j *plan.Job, req *providers.Request, attempts int, 
 		t = j.Provider.Target()
 	}
 	rec := r.baseRecord(j, t)
+	if t == nil {
+		rec.Target = j.Target // the target that could not be made
+	}
 	msg := err.Error()
 	rec.Error = msg
 	rec.Misses = []string{"Error: " + msg}

@@ -46,8 +46,10 @@ type conversationRun struct {
 	outputs []suite.Message // every turn's output messages, in order
 	traces  []*results.TraceSummary
 	entries []results.EvaluatorResult // one a turn, then the transcript's
-	// turnType and wholeType type the turns' entries and the transcript's.
+	// turnType and wholeType type the turns' entries and the transcript's; unweighted leaves
+	// their weight out of the results (suite.Conversation.Unweighted).
 	turnType, wholeType string
+	unweighted          bool
 	turns               []results.Turn
 	last                scored // the last request and answer, the attempts of every turn
 }
@@ -61,7 +63,8 @@ func (r *Runner) runConversation(ctx context.Context, p providers.Provider, j *p
 	c := j.Case
 	conv := c.Conversation
 	cr := &conversationRun{r: r, p: p, c: c, mode: providers.ModeOf(p.Target().Kind), workspace: j.Workspace, history: slices.Clone(c.Input),
-		threshold: threshold, eopts: eopts, turnType: cmp.Or(conv.EntryType, TypeTurn), wholeType: cmp.Or(conv.EntryType, TypeConversation)}
+		threshold: threshold, eopts: eopts, turnType: cmp.Or(conv.EntryType, TypeTurn), wholeType: cmp.Or(conv.EntryType, TypeConversation),
+		unweighted: conv.Unweighted}
 	stoppedAt := 0
 	for i, turn := range conv.Turns {
 		if stoppedAt > 0 {
@@ -126,7 +129,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 	rt := results.Turn{Turn: num, Input: r.capText(turn.Input.Content.Text)}
 	if err != nil {
 		msg := "the target gave no answer: " + err.Error()
-		e := results.EvaluatorResult{Name: name, Type: cr.turnType, Weight: 1, Verdict: string(results.VerdictError),
+		e := results.EvaluatorResult{Name: name, Type: cr.turnType, Weight: 1, NoWeight: cr.unweighted, Verdict: string(results.VerdictError),
 			Hits: []string{}, Misses: []string{msg}, Error: msg, DurationMS: time.Since(began).Milliseconds()}
 		cr.entries = append(cr.entries, e)
 		rt.Verdict, rt.Error, rt.DurationMS = e.Verdict, msg, e.DurationMS
@@ -160,7 +163,7 @@ func (cr *conversationRun) turn(ctx context.Context, num int, turn *suite.Turn) 
 // notSent records a turn left out because turn stoppedAt failed with on_turn_failure: stop.
 func (cr *conversationRun) notSent(num int, turn *suite.Turn, stoppedAt int) {
 	why := fmt.Sprintf("not sent: turn %d failed and on_turn_failure is stop", stoppedAt)
-	cr.entries = append(cr.entries, results.EvaluatorResult{Name: turnName(num), Type: cr.turnType, Weight: 1,
+	cr.entries = append(cr.entries, results.EvaluatorResult{Name: turnName(num), Type: cr.turnType, Weight: 1, NoWeight: cr.unweighted,
 		Verdict: verdictSkipped, Hits: []string{}, Misses: []string{why}})
 	cr.turns = append(cr.turns, results.Turn{Turn: num, Input: cr.r.capText(turn.Input.Content.Text), Verdict: results.TurnNotSent})
 }
@@ -187,7 +190,7 @@ func (cr *conversationRun) transcript(ctx context.Context) {
 // has nothing to check and scores 1.
 func (cr *conversationRun) grade(ctx context.Context, name, typ string, c *suite.Case, req *providers.Request,
 	resp *providers.Response, candidate string, trace *results.TraceSummary, began time.Time) results.EvaluatorResult {
-	e := results.EvaluatorResult{Name: name, Type: typ, Score: 1, Weight: 1, Hits: []string{}, Misses: []string{}}
+	e := results.EvaluatorResult{Name: name, Type: typ, Score: 1, Weight: 1, NoWeight: cr.unweighted, Hits: []string{}, Misses: []string{}}
 	errored := false
 	if c != nil {
 		out := evaluators.Evaluate(ctx, &evaluators.Input{

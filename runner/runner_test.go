@@ -244,12 +244,20 @@ func TestRunErrorsAreIsolated(t *testing.T) {
 		}}
 	s := newSuite(5)
 	jobs := jobsFor(s, p)
-	jobs = append(jobs, &plan.Job{Case: &suite.Case{Suite: s, ID: "no-target", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path})
+	jobs = append(jobs, &plan.Job{Case: &suite.Case{Suite: s, ID: "no-target", Line: 99}, Err: errors.New(`target "nope" not found`), File: s.Path},
+		&plan.Job{Case: &suite.Case{Suite: s, ID: "unbuilt", Line: 100}, Err: errors.New("api_key is not set"), File: s.Path, Target: "azure"})
 	var col collector
 	New(testOptions(1), col.CaseFinished).Run(t.Context(), feed(t.Context(), jobs))
 	got := col.byID()
-	if len(got) != 6 {
-		t.Fatalf("got %d records, want 6", len(got))
+	if len(got) != 7 {
+		t.Fatalf("got %d records, want 7", len(got))
+	}
+	// A target that could not be made is named by its record; none chosen, none named.
+	if r := got["unbuilt"]; r.Verdict != results.VerdictError || r.Target != "azure" {
+		t.Errorf("unbuilt = %+v, want an error record of target azure", r)
+	}
+	if r := got["no-target"]; r.Target != "" {
+		t.Errorf("no-target names target %q", r.Target)
 	}
 	if r := got["case-2"]; r.Verdict != results.VerdictError || r.Attempts != 1 || !strings.Contains(r.Error, "401") ||
 		r.CandidateAnswer != "Error occurred: HTTP 401: bad key" || r.Misses[0] != "Error: HTTP 401: bad key" {

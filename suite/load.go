@@ -83,6 +83,8 @@ type loader struct {
 
 	deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
 
+	pf bool // the file is a promptfoo config, read through the 5.x reader (loadPF)
+
 	stopped bool // OnCase asked to stop reading
 }
 

@@ -163,6 +163,12 @@ type GradingRules struct {
 	// promptfoo front-end leaves in config.values): it passes on the first value that passes,
 	// with that score, else fails with the best score (promptfoo: handleSimilar).
 	SimilarValues bool `json:",omitempty"`
+	// JSONSchemaValue makes is-json check the answer against its `value` as a JSON schema, as
+	// promptfoo does (AgentV 4.x and 5.x ignore an is-json value).
+	JSONSchemaValue bool `json:",omitempty"`
+	// ContextVars hands javascript and python code the test's vars as context.vars, as
+	// promptfoo does (5.x's context has none).
+	ContextVars bool `json:",omitempty"`
 }
 
 func GradingRulesOf(dialect string) GradingRules {
@@ -234,6 +240,9 @@ type Conversation struct {
 	// EntryType is the type the results give each turn's entry and the transcript's, as the
 	// file's AgentV version records them; "" for 4.x's "turn" and "conversation".
 	EntryType string `json:",omitempty"`
+	// Unweighted: those entries carry no weight in the results (5.3.1-next.1 records none);
+	// false gives each weight 1, as 4.x does.
+	Unweighted bool `json:",omitempty"`
 }
 
 // Turn is one user message of a conversation and how its answer is scored.

@@ -32,6 +32,9 @@ var (
 	// pfTypes are the assertion types of the supported subset (each also with not-).
 	pfTypes = []string{"contains", "icontains", "equals", "regex", "starts-with", "is-json", "contains-json",
 		"javascript", "python", "llm-rubric", "similar", "assert-set"}
+	// pfOnlyTypes are the types of the subset that AgentV 5.x itself refuses (its
+	// UNSUPPORTED_PROMPTFOO_ASSERTION_TYPES): the 5.x reader takes them in promptfoo configs only.
+	pfOnlyTypes = []string{"contains-json"}
 )
 
 // pfDetect reports whether root is a promptfoo config: named promptfooconfig.yaml (or .yml),
@@ -114,6 +117,7 @@ func (l *loader) loadPF(root *yaml.Node) {
 		return
 	}
 	targets, target := l.s.Targets, l.s.Target
+	l.pf = true // the 5.x reader then takes promptfoo's own types (pfOnlyTypes)
 	l.loadV5(v5)
 	l.s.Targets, l.s.Target = targets, target
 	l.s.setDialect(DialectPromptfoo)
@@ -137,6 +141,8 @@ func (l *loader) pfRules() {
 	l.s.Grading.PythonObjectThreshold = true
 	l.s.Grading.PromptfooJSBody = true
 	l.s.Grading.SimilarValues = true
+	l.s.Grading.JSONSchemaValue = true
+	l.s.Grading.ContextVars = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
@@ -355,6 +361,24 @@ func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 			}
 			out.Content = append(out.Content, x.kn, items)
 			continue
+		case x.key == "value" && (base == "is-json" || base == "contains-json") && pfFileRef(x.v) != "":
+			// A JSON schema from a file: promptfoo loads a .json or .yaml file:// value as the
+			// schema itself (processFileReference).
+			rel := pfFileRef(x.v)
+			switch strings.ToLower(filepath.Ext(rel)) {
+			case ".json", ".yaml", ".yml":
+			default:
+				l.errorf(x.v, KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, deref(x.v).Value)
+				ok = false
+				continue
+			}
+			m := l.v5ReadMapping(x.v, rel, "JSON schema")
+			if m == nil {
+				ok = false
+				continue
+			}
+			out.Content = append(out.Content, x.kn, m)
+			continue
 		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
 			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
 			continue
@@ -462,4 +486,17 @@ func (l *loader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) 
 		}
 	}
 	return deref(list.Content[0]), true
+}
+
+// pfFileRef is the path of a file:// value, "" for any other value.
+func pfFileRef(v *yaml.Node) string {
+	v = deref(v)
+	if v == nil || !isString(v) {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(strings.TrimSpace(v.Value), "file://")
+	if !ok {
+		return ""
+	}
+	return rel
 }

@@ -107,7 +107,7 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	} else if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
 		base, negate = rest, true
 	}
-	if slices.Contains(v5Unsupported, base) {
+	if slices.Contains(v5Unsupported, base) && !(l.pf && slices.Contains(pfOnlyTypes, base)) {
 		fail(t, "promptfoo assertion type %q is not supported by AgentV 5.x", typ)
 		return nil
 	}
@@ -239,7 +239,7 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 func v5SuggestType(name string) string {
 	known := slices.Collect(maps.Keys(v5ToV4))
 	for _, t := range evaluatorTypes {
-		if t.in(Dialect5) {
+		if t.in(Dialect5) && !slices.Contains(pfOnlyTypes, t.Name) { // 5.x refuses those
 			known = append(append(known, t.Name), t.Aliases...)
 		}
 	}
@@ -260,4 +260,4 @@ func newIn5(name string) bool {
 }
 
 // v5NewTypes are the grader types new in 5.x besides trajectory:*.
-var v5NewTypes = []string{"javascript", "python", "assert-set", "similar", "webhook", "skill-used"}
+var v5NewTypes = []string{"javascript", "python", "assert-set", "similar", "webhook", "skill-used", "contains-json"}

@@ -18,6 +18,7 @@ func (l *loader) v5Conversation(n *yaml.Node, f kvs, id string, render func(*yam
 	conv, ok = conversation(n, f, false, turn, fail)
 	if conv != nil {
 		conv.EntryType = v5ConversationEntryType
+		conv.Unweighted = true // its turn entries have no weight (orchestrator.ts:3478-3484, :3594-3601)
 	}
 	return conv, ok
 }
