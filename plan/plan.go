@@ -69,6 +69,7 @@ type Planner struct {
 
 	// workspaces are made when a suite's first case is planned; Close removes them.
 	workspaces map[*suite.Suite]madeWorkspace
+	caseDirs   []string // the tests' own directories (suite.Workspace.PerCase); Close removes them
 	runID      string
 
 	// leftOut holds why no test of a file with dependencies runs (see CheckSelection).
@@ -252,6 +253,18 @@ func (p *Planner) workspace(s *suite.Suite) (string, error) {
 	return dir, err
 }
 
+// caseWorkspace makes the directory of one job in a workspace whose tests each have their own.
+func (p *Planner) caseWorkspace(shared string) (string, error) {
+	dir, err := workspace.CreateCase(context.Background(), shared, p.workspaceOptions())
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	p.caseDirs = append(p.caseDirs, dir)
+	p.mu.Unlock()
+	return dir, nil
+}
+
 // FinishWorkspaces runs each workspace's after_all hook once every job has run. A failure is
 // a warning of the run, as AgentV 4.42.4 always prints it (orchestrator.ts:1426,
 // script-executor.ts:86).
@@ -289,6 +302,10 @@ func (p *Planner) Close() error {
 		}
 		delete(p.workspaces, s)
 	}
+	for _, d := range p.caseDirs {
+		errs = append(errs, workspace.Remove(d))
+	}
+	p.caseDirs = nil
 	return errors.Join(errs...)
 }
 
@@ -325,6 +342,11 @@ func (p *Planner) job(s *suite.Suite, c *suite.Case, warns []suite.Diagnostic, n
 	}
 	if j.Workspace, j.Err = p.workspace(s); j.Err != nil {
 		return j
+	}
+	if j.Workspace != "" && s.Workspace.PerCase {
+		if j.Workspace, j.Err = p.caseWorkspace(j.Workspace); j.Err != nil {
+			return j
+		}
 	}
 	j.RunID = p.runID
 	j.Provider, j.Err = p.provider(s, name)

@@ -413,6 +413,10 @@ type Workspace struct {
 	// Setup is a 5.x host environment's setup command, run once in Workdir's run before
 	// BeforeAll, nil if none.
 	Setup *Hook
+	// PerCase gives each test an empty directory of its own (its target and its BeforeEach
+	// and AfterEach run there), BeforeAll and AfterAll running in the shared one: 5.x
+	// extensions without an environment.
+	PerCase bool
 }
 
 // Hook is a workspace command.

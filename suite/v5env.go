@@ -309,6 +309,11 @@ func (l *loader) v5SettleEnvironment(sx *v5Suite) {
 		chosen = st.suite
 	}
 	if chosen == nil {
+		// Extensions alone: AgentV 5.3.1-next.1 runs each test in an empty folder of its own
+		// (workspace/setup.ts, prepareEvalCaseWorkspace), beforeAll and afterAll in a shared one.
+		if ws := l.s.Workspace; ws != nil {
+			ws.PerCase = true
+		}
 		return
 	}
 	if missing {

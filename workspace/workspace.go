@@ -84,6 +84,21 @@ func Create(ctx context.Context, ws *suite.Workspace, evalDir string, opts Optio
 	return dir, nil
 }
 
+// CreateCase makes the directory of one test of a workspace whose tests each run in their own
+// (suite.Workspace.PerCase): empty, its file changes counted from empty, and the hooks run in
+// it seeing the beforeAll result of the shared workspace. Remove deletes it.
+func CreateCase(ctx context.Context, shared string, opts Options) (string, error) {
+	dir, err := os.MkdirTemp(opts.Root, "agentv-workspace-")
+	if err != nil {
+		return "", fmt.Errorf("creating the test's workspace: %w", err)
+	}
+	if st, ok := states.Load(shared); ok {
+		states.Store(dir, st)
+	}
+	_ = initBaseline(ctx, dir, opts.Env)
+	return dir, nil
+}
+
 // beforeAll runs the before_all hook (5.x: the beforeAll extensions) of ws in dir; an
 // extension's result is kept for the hooks that run after it.
 func beforeAll(ctx context.Context, ws *suite.Workspace, dir, evalDir string, opts Options) error {
