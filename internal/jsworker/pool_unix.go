@@ -363,13 +363,7 @@ func (w *worker) call(ctx context.Context, c proc.Cmd) (res *proc.Result, err er
 // exited is the call's result when the worker ended during it (the handler called
 // process.exit, or the runtime died): its output up to the end and its exit status.
 func (w *worker) exited(c proc.Cmd, result func(int) *proc.Result) (*proc.Result, error, bool) {
-	deadline := time.After(waitDelay)
-	for _, s := range []*fenced{w.out, w.err} {
-		select {
-		case <-s.eof:
-		case <-deadline:
-		}
-	}
+	w.drain()
 	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL) // a grandchild holding the output
 	<-w.done
 	code := w.cmd.ProcessState.ExitCode()
@@ -380,10 +374,24 @@ func (w *worker) exited(c proc.Cmd, result func(int) *proc.Result) (*proc.Result
 	return res, &proc.Error{Argv: c.Argv, ExitCode: code, Stderr: tail(string(res.Stderr), stderrInError)}, false
 }
 
+// drain waits (at most waitDelay, as internal/proc) until both output streams ended, so
+// that what the worker wrote before it ended is the call's.
+func (w *worker) drain() {
+	deadline := time.After(waitDelay)
+	for _, s := range []*fenced{w.out, w.err} {
+		select {
+		case <-s.eof:
+		case <-deadline:
+			return
+		}
+	}
+}
+
 // cut ends a call its timeout or context ended: the worker's group is killed, as a spawned
 // script's would be.
 func (w *worker) cut(ctx context.Context, c proc.Cmd, result func(int) *proc.Result) (*proc.Result, error, bool) {
 	w.stop()
+	w.drain()
 	<-w.done
 	res := result(-1)
 	perr := &proc.Error{Argv: c.Argv, ExitCode: -1, Stderr: tail(string(res.Stderr), stderrInError)}

@@ -37,17 +37,15 @@ function writeAll(fd, bytes) {
 
 const answer = (obj) => writeAll(4, new TextEncoder().encode(JSON.stringify(obj) + '\n'));
 
-// flushed resolves once everything written to s before it has reached the descriptor.
-const flushed = (s) =>
+// The fence goes through the same stream as the handler's writes, after them: a runtime that
+// queues writes (bun) sends it only once they are out.
+const fenced = (s) =>
   new Promise((resolve) => {
-    s.write('', () => resolve());
+    s.write(fence, () => resolve());
   });
 
 async function endOutput() {
-  await flushed(process.stdout);
-  await flushed(process.stderr);
-  writeAll(1, fence);
-  writeAll(2, fence);
+  await Promise.all([fenced(process.stdout), fenced(process.stderr)]);
 }
 
 // Requests are read synchronously: the worker has nothing else to do between calls.

@@ -1,0 +1,228 @@
+//go:build unix
+
+package jsworker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentv/action/internal/jsruntime"
+	"github.com/agentv/action/internal/proc"
+)
+
+// payload is a grader payload @agentv/sdk accepts.
+const payload = `{"criteria":"c","expected_output":[],"input":[],"input_files":[],"output":"x"}`
+
+// outcome is what a caller of proc.Run can see of a call.
+type outcome struct {
+	stdout, stderr  string
+	truncated       bool
+	exit            int
+	timedOut        bool
+	errText         string
+	stdoutLen       int
+	stderrTruncated bool
+}
+
+func outcomeOf(res *proc.Result, err error) outcome {
+	var o outcome
+	if res != nil {
+		o = outcome{stdout: string(res.Stdout), stderr: string(res.Stderr), truncated: res.StdoutTruncated,
+			exit: res.ExitCode, stdoutLen: len(res.Stdout), stderrTruncated: res.StderrTruncated}
+	}
+	var perr *proc.Error
+	if errors.As(err, &perr) {
+		o.timedOut = perr.TimedOut
+		o.errText = perr.Error()
+	} else if err != nil {
+		o.errText = err.Error()
+	}
+	return o
+}
+
+// graderCmd writes src as name in a new folder and returns the command that runs it with the
+// given runtime ("node" or "bun"), as agentv would.
+func graderCmd(t *testing.T, runtime, name, src string, env []string) proc.Cmd {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, name)
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := jsruntime.Resolver{Env: env}
+	var argv, extra []string
+	var err error
+	switch runtime {
+	case "node":
+		argv, extra, err = r.Command(script)
+	case "bun":
+		bun, lerr := exec.LookPath("bun")
+		if lerr != nil {
+			t.Skip("bun is not installed")
+		}
+		argv = []string{bun, "run", script}
+		extra, err = r.SDKEnv()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proc.Cmd{Argv: argv, Dir: dir, Env: append(append([]string{}, env...), extra...), Stdin: []byte(payload), Timeout: 20 * time.Second}
+}
+
+// baseEnv is the test's environment without AGENTV_JW_SECRET, which a test sets in the
+// process to show a worker sees only the environment it is given.
+func baseEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AGENTV_JW_SECRET=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+const grader = `import { defineCodeGrader } from '@agentv/sdk';
+`
+
+// TestWorkerMatchesSpawn runs misbehaving graders twice spawned and twice in a worker pool and
+// compares what a caller sees. The contract: every call gives what a spawned run gives (stdout,
+// stderr, exit code, timeout, caps), except module-level variables, which keep their values
+// between the calls one worker serves (module code runs once per worker, the point of a worker);
+// globals, the environment and the working directory do not carry over (a call that changes
+// them retires its worker).
+func TestWorkerMatchesSpawn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Setenv("AGENTV_JW_SECRET", "hunter2")
+	cwdFile := ""
+	cases := []struct {
+		name, src string
+		runtimes  []string
+		timeout   time.Duration
+		starts    int  // workers the pool starts for the two calls
+		same      bool // the outcomes must be equal
+		check     func(t *testing.T, spawn, worker [2]outcome)
+	}{
+		{name: "well-behaved", starts: 1, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(({ output }) => ({ score: output === 'x' ? 1 : 0, assertions: [{ text: 'x', passed: true }] }));`},
+		{name: "console.log and console.error in the handler", starts: 1, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => { console.log('debug', {a: 1}); console.error('note'); return { score: 1 }; });`},
+		{name: "process.exit in module code", starts: 1, same: true,
+			src: grader + `process.exit(3);
+defineCodeGrader(() => ({ score: 1 }));`},
+		{name: "prints in module code", starts: 1, same: true,
+			src: grader + `console.log('loaded');
+defineCodeGrader(() => ({ score: 1 }));`},
+		{name: "process.exit in the handler", starts: 2, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => { console.log('partial'); process.exit(2); });`},
+		{name: "process.exit(0) in the handler", starts: 2, same: true,
+			src: grader + `defineCodeGrader(() => { process.stdout.write('{"score": 0.5}'); process.exit(0); });`},
+		{name: "throw", starts: 2, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => { throw new Error('bad grader'); });`},
+		{name: "returns no score", starts: 2, same: true,
+			src: grader + `defineCodeGrader(() => ({ hits: [] }));`},
+		{name: "process.exitCode", starts: 2, same: true,
+			src: grader + `defineCodeGrader(() => { process.exitCode = 4; return { score: 1 }; });`},
+		{name: "unhandled rejection", starts: 2, runtimes: []string{"node"},
+			src: grader + `defineCodeGrader(() => { Promise.reject(new Error('floating boom')); return { score: 1 }; });`,
+			check: func(t *testing.T, spawn, worker [2]outcome) {
+				for i := range 2 {
+					if spawn[i].exit != worker[i].exit || spawn[i].stdout != worker[i].stdout || !strings.Contains(worker[i].stderr, "floating boom") {
+						t.Errorf("call %d: spawn %+v, worker %+v", i, spawn[i], worker[i])
+					}
+				}
+			}},
+		{name: "garbage on stdout", starts: 1, same: true,
+			src: grader + `defineCodeGrader(() => { process.stdout.write('<<not json>>\x00\x01'); return { score: 1 }; });`},
+		{name: "huge output is capped", starts: 1, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => { process.stdout.write('y'.repeat(5 << 20)); process.stderr.write('z'.repeat(5 << 20)); return { score: 1 }; });`},
+		{name: "a timer left running ends the call when it ends", starts: 1, same: true,
+			src: grader + `defineCodeGrader(() => { setTimeout(() => console.log('late'), 100); return { score: 1 }; });`},
+		{name: "a global leaked in one call is not seen by the next", starts: 2, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => { globalThis.leaked = (globalThis.leaked ?? 0) + 1; return { score: globalThis.leaked === 1 ? 1 : 0 }; });`},
+		{name: "a module variable keeps its value between calls", starts: 1, runtimes: []string{"node", "bun"},
+			src: grader + `let calls = 0;
+defineCodeGrader(() => ({ score: 1, reasoning: 'call ' + ++calls }));`,
+			check: func(t *testing.T, spawn, worker [2]outcome) {
+				if !strings.Contains(spawn[1].stdout, "call 1") || !strings.Contains(worker[1].stdout, "call 2") {
+					t.Errorf("spawn %q, worker %q: the worker's module state is the contract", spawn[1].stdout, worker[1].stdout)
+				}
+			}},
+		{name: "environment changed in a call is not seen by the next", starts: 2, same: true,
+			src: grader + `defineCodeGrader(() => { const seen = process.env.AGENTV_JW_SET; process.env.AGENTV_JW_SET = '1'; return { score: seen ? 0 : 1 }; });`},
+		{name: "chdir in a call is not seen by the next", starts: 2, same: true,
+			src: grader + `import { mkdirSync } from 'node:fs';
+defineCodeGrader(() => { const at = process.cwd(); mkdirSync('sub', { recursive: true }); process.chdir('sub'); return { score: 1, reasoning: at }; });`},
+		{name: "reads only the environment it is given", starts: 1, same: true, runtimes: []string{"node", "bun"},
+			src: grader + `defineCodeGrader(() => ({ score: process.env.AGENTV_JW_SECRET === undefined ? 1 : 0, reasoning: String(process.env.AGENTV_JW_SECRET) }));`},
+		{name: "writes a file in its working directory", starts: 1, same: true,
+			src: grader + `import { appendFileSync } from 'node:fs';
+defineCodeGrader(() => { appendFileSync('written.txt', 'x'); return { score: 1 }; });`,
+			check: func(t *testing.T, _, _ [2]outcome) {
+				if b, err := os.ReadFile(cwdFile); err != nil || string(b) != "xxxx" {
+					t.Errorf("written.txt: %q, %v; want 4 writes (2 spawned, 2 in the worker)", b, err)
+				}
+			}},
+		{name: "hangs until the timeout kills the worker's group", starts: 2, same: true, timeout: 1500 * time.Millisecond,
+			src: grader + `import { spawn } from 'node:child_process';
+defineCodeGrader(async () => { spawn('sleep', ['30']); console.log('waiting'); await new Promise(() => setInterval(() => {}, 1000)); });`},
+		{name: "not an SDK grader is spawned", starts: 0, same: true,
+			src: `import { readFileSync } from 'node:fs';
+const p = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify({ score: p.output === 'x' ? 1 : 0 }));`},
+	}
+	for _, tc := range cases {
+		runtimes := tc.runtimes
+		if runtimes == nil {
+			runtimes = []string{"node"}
+		}
+		for _, rt := range runtimes {
+			t.Run(tc.name+"/"+rt, func(t *testing.T) {
+				c := graderCmd(t, rt, "grader.mjs", tc.src, baseEnv())
+				cwdFile = filepath.Join(c.Dir, "written.txt")
+				if tc.timeout > 0 {
+					c.Timeout = tc.timeout
+				}
+				var spawn, worker [2]outcome
+				for i := range 2 {
+					spawn[i] = outcomeOf(proc.Run(context.Background(), c))
+				}
+				p := NewPool(4)
+				defer p.Close()
+				for i := range 2 {
+					worker[i] = outcomeOf(p.Run(context.Background(), c))
+				}
+				if got := p.Starts(); got != tc.starts {
+					t.Errorf("the pool started %d workers, want %d", got, tc.starts)
+				}
+				if tc.same {
+					for i := range 2 {
+						if spawn[i] != worker[i] {
+							t.Errorf("call %d:\nspawn  %+v\nworker %+v", i+1, short(spawn[i]), short(worker[i]))
+						}
+					}
+				}
+				if tc.check != nil {
+					tc.check(t, spawn, worker)
+				}
+			})
+		}
+	}
+}
+
+// short keeps a failure message readable when outputs are megabytes.
+func short(o outcome) outcome {
+	o.stdout = proc.Excerpt(o.stdout, 300)
+	o.stderr = proc.Excerpt(o.stderr, 300)
+	return o
+}
