@@ -226,3 +226,109 @@ func short(o outcome) outcome {
 	o.stderr = proc.Excerpt(o.stderr, 300)
 	return o
 }
+
+// TestWorkerRuntimesAndKinds: each define* runner, in JavaScript and TypeScript, under each
+// runtime agentv picks, gives in a worker what it gives spawned, and the worker serves both calls.
+func TestWorkerRuntimesAndKinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node, bun and tsx")
+	}
+	v25 := `{"question":"q","expected_outcome":"e","reference_answer":"r","candidate_answer":"x","guideline_files":[],"input_files":[],"input_messages":[],"expected_messages":[],"output_messages":[]}`
+	kinds := []struct{ name, file, src, stdin string }{
+		{"grader in TypeScript", "g.ts", `import { defineCodeGrader, type CodeGraderInput } from '@agentv/sdk';
+defineCodeGrader((input: CodeGraderInput) => ({ score: input.output === 'x' ? 1 : 0 }));`, payload},
+		{"assertion", "a.mts", `import { defineAssertion } from '@agentv/sdk';
+export default defineAssertion(({ output }) => ({ pass: output === 'x', reasoning: 'checked' }));`, payload},
+		{"4.x prompt template", "t.mjs", `import { definePromptTemplate } from '@agentv/sdk';
+definePromptTemplate(({ criteria, output }) => 'Criteria: ' + criteria + '\nAnswer: ' + output);`, payload},
+		{"2.5 code judge", "j.js", `import { defineCodeJudge } from '@agentv/eval';
+defineCodeJudge(({ candidateAnswer }) => ({ score: candidateAnswer === 'x' ? 1 : 0 }));`, v25},
+		{"2.5 prompt template in CommonJS", "t.cjs", `const { definePromptTemplate } = require('@agentv/eval');
+definePromptTemplate((ctx) => 'Question: ' + ctx.question);`, v25},
+	}
+	noBun := func(name string) (string, error) {
+		if name == "bun" {
+			return "", exec.ErrNotFound
+		}
+		return exec.LookPath(name)
+	}
+	runtimes := []struct {
+		name string
+		look jsruntime.LookPath
+		need string
+	}{{"default", nil, "node"}, {"tsx", noBun, "tsx"}}
+	for _, rt := range runtimes {
+		if _, err := exec.LookPath(rt.need); err != nil {
+			continue
+		}
+		for _, k := range kinds {
+			t.Run(rt.name+"/"+k.name, func(t *testing.T) {
+				dir := t.TempDir()
+				script := filepath.Join(dir, k.file)
+				if err := os.WriteFile(script, []byte(k.src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				argv, extra, err := jsruntime.Resolver{LookPath: rt.look}.Command(script)
+				if err != nil {
+					t.Skip(err)
+				}
+				c := proc.Cmd{Argv: argv, Dir: dir, Env: append(baseEnv(), extra...), Stdin: []byte(k.stdin), Timeout: 30 * time.Second}
+				spawn := outcomeOf(proc.Run(context.Background(), c))
+				if spawn.exit != 0 {
+					t.Fatalf("spawned: %+v", spawn)
+				}
+				p := NewPool(2)
+				defer p.Close()
+				for i := range 2 {
+					if got := outcomeOf(p.Run(context.Background(), c)); got != spawn {
+						t.Errorf("call %d (%q):\nspawn  %+v\nworker %+v", i+1, argv, spawn, got)
+					}
+				}
+				if p.Starts() != 1 {
+					t.Errorf("%d workers started, want 1", p.Starts())
+				}
+			})
+		}
+	}
+}
+
+// TestUserSDKIsSpawned: a script whose imports find the user's own @agentv/sdk (4.42.4's reads
+// stdin itself, at once) is spawned, never loaded in a worker.
+func TestUserSDKIsSpawned(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "node_modules", "@agentv", "sdk")
+	files := map[string]string{
+		filepath.Join(pkg, "package.json"): `{"name":"@agentv/sdk","version":"4.42.4","type":"module","main":"index.js"}`,
+		filepath.Join(pkg, "index.js"): `import { readFileSync } from 'node:fs';
+export async function defineCodeGrader(h) {
+  const r = await h(JSON.parse(readFileSync(0, 'utf8')));
+  console.log(JSON.stringify({ score: r.score, assertions: [{ text: 'user sdk', passed: true }] }));
+}`,
+		filepath.Join(dir, "g.mjs"): grader + `defineCodeGrader(({ output }) => ({ score: output === 'x' ? 1 : 0 }));`,
+	}
+	for p, src := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	argv, extra, err := jsruntime.Resolver{}.Command(filepath.Join(dir, "g.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := proc.Cmd{Argv: argv, Dir: dir, Env: append(baseEnv(), extra...), Stdin: []byte(`{"output":"x"}`), Timeout: 30 * time.Second}
+	p := NewPool(2)
+	defer p.Close()
+	got := outcomeOf(p.Run(context.Background(), c))
+	if want := outcomeOf(proc.Run(context.Background(), c)); got != want || !strings.Contains(got.stdout, "user sdk") {
+		t.Errorf("got %+v, want %+v from the user's SDK", got, want)
+	}
+	if p.Starts() != 0 {
+		t.Errorf("%d workers started for a script on the user's own SDK", p.Starts())
+	}
+}

@@ -32,21 +32,28 @@ const waitDelay = 2 * time.Second
 
 // Pool holds workers, at most max of them, idle ones per key.
 type Pool struct {
-	mu     sync.Mutex
-	max    int
-	total  int
-	idle   map[[32]byte][]*worker
-	skip   map[[32]byte]bool // keys whose script did not load as an SDK grader: spawned
-	starts int
+	mu       sync.Mutex
+	max      int
+	total    int
+	idle     map[[32]byte][]*worker
+	skip     map[[32]byte]bool // keys whose script did not load as an SDK grader: spawned
+	failures map[[32]byte]int  // workers of a key that would not start (or load in time), in a row
+	starts   int
+	tick     uint64
 }
+
+// maxFailures is how many workers of a key may fail to start in a row before its calls are only
+// spawned: a runtime that cannot run the worker must not cost a start per call.
+const maxFailures = 3
 
 // NewPool returns a pool of at most max workers.
 func NewPool(max int) *Pool {
-	return &Pool{max: max, idle: map[[32]byte][]*worker{}, skip: map[[32]byte]bool{}}
+	return &Pool{max: max, idle: map[[32]byte][]*worker{}, skip: map[[32]byte]bool{}, failures: map[[32]byte]int{}}
 }
 
-// Default is the pool Run uses: enough workers for a few graders per case on each core.
-var Default = NewPool(min(max(2*runtime.GOMAXPROCS(0), 4), 16))
+// Default is the pool Run uses: room for a few graders per case with --workers near the number
+// of cores (a node worker holds about 40 MB).
+var Default = NewPool(min(max(2*runtime.GOMAXPROCS(0), 8), 16))
 
 // Starts reports how many workers the pool started (a test and benchmark figure).
 func (p *Pool) Starts() int {
@@ -100,7 +107,7 @@ func key(pl plan, c proc.Cmd) [32]byte {
 
 func (p *Pool) acquire(ctx context.Context, k [32]byte, pl plan, c proc.Cmd) *worker {
 	p.mu.Lock()
-	if p.skip[k] {
+	if p.skip[k] || p.failures[k] >= maxFailures {
 		p.mu.Unlock()
 		return nil
 	}
@@ -132,28 +139,40 @@ func (p *Pool) acquire(ctx context.Context, k [32]byte, pl plan, c proc.Cmd) *wo
 		p.total--
 		if errors.Is(err, errNotSDK) {
 			p.skip[k] = true
+		} else {
+			p.failures[k]++
 		}
 		p.mu.Unlock()
 		return nil
 	}
+	p.mu.Lock()
+	p.failures[k] = 0
+	p.mu.Unlock()
 	return w
 }
 
-// evictLocked stops one idle worker of any key; false when none is idle.
+// evictLocked stops the least recently used idle worker; false when none is idle.
 func (p *Pool) evictLocked() bool {
+	var oldK [32]byte
+	oldI := -1
 	for k, ws := range p.idle {
-		if len(ws) == 0 {
-			continue
+		for i, w := range ws {
+			if oldI < 0 || w.used < p.idle[oldK][oldI].used {
+				oldK, oldI = k, i
+			}
 		}
-		ws[0].stop()
-		p.idle[k] = ws[1:]
-		if len(p.idle[k]) == 0 {
-			delete(p.idle, k)
-		}
-		p.total--
-		return true
 	}
-	return false
+	if oldI < 0 {
+		return false
+	}
+	ws := p.idle[oldK]
+	ws[oldI].stop()
+	p.idle[oldK] = append(ws[:oldI:oldI], ws[oldI+1:]...)
+	if len(p.idle[oldK]) == 0 {
+		delete(p.idle, oldK)
+	}
+	p.total--
+	return true
 }
 
 func (p *Pool) release(k [32]byte, w *worker, reuse bool) {
@@ -164,6 +183,8 @@ func (p *Pool) release(k [32]byte, w *worker, reuse bool) {
 		w.stop()
 		return
 	}
+	p.tick++
+	w.used = p.tick
 	p.idle[k] = append(p.idle[k], w)
 }
 
@@ -199,6 +220,7 @@ type worker struct {
 	out, err *fenced
 	done     chan struct{} // closed once the process was waited for
 	calls    int
+	used     uint64 // the pool's tick when it last went idle
 }
 
 func startWorker(ctx context.Context, pl plan, c proc.Cmd, path string) (*worker, error) {
@@ -265,7 +287,14 @@ func startWorker(ctx context.Context, pl plan, c proc.Cmd, path string) (*worker
 		w.stop()
 		return nil, ctx.Err()
 	}
-	if !ok || !a.Ready || !w.fenced(lctx.Done()) || loadOut.buf.Len() > 0 || loadErr.buf.Len() > 0 {
+	if ok && a.Ready && !w.fenced(lctx.Done()) {
+		ok = false
+	}
+	switch {
+	case lctx.Err() != nil: // slow, not wrong: a later worker may load in time
+		w.stop()
+		return nil, errors.New("the grader worker did not load in time")
+	case !ok || !a.Ready || loadOut.buf.Len() > 0 || loadErr.buf.Len() > 0:
 		w.stop()
 		return nil, errNotSDK
 	}
