@@ -22,7 +22,9 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -97,7 +99,43 @@ func parse(argv []string, dir string) (p plan, ok bool) {
 		}
 		script = abs
 	}
-	return plan{runtime: slices.Clone(argv[:i]), script: script, args: slices.Clone(argv[i+1:])}, true
+	runtime := slices.Clone(argv[:i])
+	if base == "tsx" {
+		// tsx runs the script in a child node process that gets none of the worker's descriptors:
+		// the worker runs in node with tsx's loader, as tsx's child would.
+		node, loader, ok := tsxLoader(argv[0])
+		if !ok {
+			return plan{}, false
+		}
+		runtime = append([]string{node, "--import", loader}, runtime[1:]...)
+	}
+	return plan{runtime: runtime, script: script, args: slices.Clone(argv[i+1:])}, true
+}
+
+// tsxLoader finds the node that runs tsx and the file URL of tsx's loader (the module `node
+// --import tsx` loads) from the tsx command; ok is false when either is not found (a wrapper
+// script, an unknown layout): the grader is then spawned.
+func tsxLoader(tsx string) (node, loader string, ok bool) {
+	path, err := exec.LookPath(tsx)
+	if err != nil {
+		return "", "", false
+	}
+	if path, err = filepath.EvalSymlinks(path); err != nil {
+		return "", "", false
+	}
+	pkg := filepath.Dir(filepath.Dir(path)) // <tsx>/dist/cli.mjs
+	meta, err := os.ReadFile(filepath.Join(pkg, "package.json"))
+	if err != nil || !bytes.Contains(meta, []byte(`"name": "tsx"`)) {
+		return "", "", false
+	}
+	mod := filepath.Join(pkg, "dist", "loader.mjs")
+	if st, err := os.Stat(mod); err != nil || !st.Mode().IsRegular() {
+		return "", "", false
+	}
+	if node, err = exec.LookPath("node"); err != nil {
+		return "", "", false
+	}
+	return node, (&url.URL{Scheme: "file", Path: filepath.ToSlash(mod)}).String(), true
 }
 
 func isJS(path string) bool {

@@ -26,7 +26,6 @@ func TestParse(t *testing.T) {
 		{[]string{"node", "g.mjs", "--strict"}, []string{"node"}, []string{"--strict"}, true},
 		{[]string{"/usr/bin/bun", "run", "/x/g.ts"}, []string{"/usr/bin/bun", "run"}, []string{}, true},
 		{[]string{"bun", "g.ts"}, []string{"bun"}, []string{}, true},
-		{[]string{"tsx", "--import", "h", "g.mts"}, []string{"tsx", "--import", "h"}, []string{}, true},
 		{[]string{"node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "--import=h", "g.ts"},
 			[]string{"node", "--experimental-strip-types", "--disable-warning=ExperimentalWarning", "--import=h"}, []string{}, true},
 		{[]string{"sh", "-c", "node g.mjs a"}, []string{"node"}, []string{"a"}, true},
@@ -51,6 +50,17 @@ func TestParse(t *testing.T) {
 		if !slices.Equal(p.runtime, tc.runtime) || !slices.Equal(p.args, tc.args) || !filepath.IsAbs(p.script) {
 			t.Errorf("parse(%q) = %+v", tc.argv, p)
 		}
+	}
+	// tsx's own child process would not get the worker's descriptors: node runs the worker with
+	// tsx's loader.
+	if node, loader, ok := tsxLoader("tsx"); ok {
+		p, ok := parse([]string{"tsx", "--import", "h", "g.mts"}, dir)
+		if want := []string{node, "--import", loader, "--import", "h"}; !ok || !slices.Equal(p.runtime, want) {
+			t.Errorf("tsx: %+v, want runtime %q", p, want)
+		}
+	}
+	if _, ok := parse([]string{"/nonexistent/tsx", "g.ts"}, dir); ok {
+		t.Error("a tsx whose loader is not found is spawned")
 	}
 	if p, _ := parse([]string{"node", "g.mjs"}, dir); p.script != abs {
 		t.Errorf("script %q, want %q (taken from the working directory)", p.script, abs)

@@ -110,6 +110,7 @@ func TestWorkerMatchesSpawn(t *testing.T) {
 		runtimes  []string
 		timeout   time.Duration
 		starts    int  // workers the pool starts for the two calls
+		spawned   bool // no worker serves the calls
 		same      bool // the outcomes must be equal
 		check     func(t *testing.T, spawn, worker [2]outcome)
 	}{
@@ -117,10 +118,10 @@ func TestWorkerMatchesSpawn(t *testing.T) {
 			src: grader + `defineCodeGrader(({ output }) => ({ score: output === 'x' ? 1 : 0, assertions: [{ text: 'x', passed: true }] }));`},
 		{name: "console.log and console.error in the handler", starts: 1, same: true, runtimes: []string{"node", "bun"},
 			src: grader + `defineCodeGrader(() => { console.log('debug', {a: 1}); console.error('note'); return { score: 1 }; });`},
-		{name: "process.exit in module code", starts: 1, same: true,
+		{name: "process.exit in module code", starts: 1, same: true, spawned: true,
 			src: grader + `process.exit(3);
 defineCodeGrader(() => ({ score: 1 }));`},
-		{name: "prints in module code", starts: 1, same: true,
+		{name: "prints in module code", starts: 1, same: true, spawned: true,
 			src: grader + `console.log('loaded');
 defineCodeGrader(() => ({ score: 1 }));`},
 		{name: "process.exit in the handler", starts: 2, same: true, runtimes: []string{"node", "bun"},
@@ -176,7 +177,7 @@ defineCodeGrader(() => { appendFileSync('written.txt', 'x'); return { score: 1 }
 		{name: "hangs until the timeout kills the worker's group", starts: 2, same: true, timeout: 1500 * time.Millisecond,
 			src: grader + `import { spawn } from 'node:child_process';
 defineCodeGrader(async () => { spawn('sleep', ['30']); console.log('waiting'); await new Promise(() => setInterval(() => {}, 1000)); });`},
-		{name: "not an SDK grader is spawned", starts: 0, same: true,
+		{name: "not an SDK grader is spawned", starts: 0, same: true, spawned: true,
 			src: `import { readFileSync } from 'node:fs';
 const p = JSON.parse(readFileSync(0, 'utf8'));
 console.log(JSON.stringify({ score: p.output === 'x' ? 1 : 0 }));`},
@@ -204,6 +205,9 @@ console.log(JSON.stringify({ score: p.output === 'x' ? 1 : 0 }));`},
 				}
 				if got := p.Starts(); got != tc.starts {
 					t.Errorf("the pool started %d workers, want %d", got, tc.starts)
+				}
+				if served, want := p.Served(), map[bool]int{false: 2, true: 0}[tc.spawned]; served != want {
+					t.Errorf("workers served %d calls, want %d", served, want)
 				}
 				if tc.same {
 					for i := range 2 {
@@ -284,8 +288,8 @@ definePromptTemplate((ctx) => 'Question: ' + ctx.question);`, v25},
 						t.Errorf("call %d (%q):\nspawn  %+v\nworker %+v", i+1, argv, spawn, got)
 					}
 				}
-				if p.Starts() != 1 {
-					t.Errorf("%d workers started, want 1", p.Starts())
+				if p.Starts() != 1 || p.Served() != 2 {
+					t.Errorf("%d workers started, %d calls served; want 1 and 2", p.Starts(), p.Served())
 				}
 			})
 		}

@@ -23,4 +23,6 @@ func (*Pool) Run(ctx context.Context, c proc.Cmd) (*proc.Result, error) { return
 
 func (*Pool) Starts() int { return 0 }
 
+func (*Pool) Served() int { return 0 }
+
 func (*Pool) Close() {}

@@ -39,6 +39,7 @@ type Pool struct {
 	skip     map[[32]byte]bool // keys whose script did not load as an SDK grader: spawned
 	failures map[[32]byte]int  // workers of a key that would not start (or load in time), in a row
 	starts   int
+	served   int
 	tick     uint64
 }
 
@@ -60,6 +61,13 @@ func (p *Pool) Starts() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.starts
+}
+
+// Served reports how many calls workers answered (a test and benchmark figure).
+func (p *Pool) Served() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.served
 }
 
 // Run runs c in a worker when it is an SDK grader's command, else (or when no worker can take
@@ -178,6 +186,7 @@ func (p *Pool) evictLocked() bool {
 func (p *Pool) release(k [32]byte, w *worker, reuse bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.served++
 	if !reuse || !w.usable() {
 		p.total--
 		w.stop()
