@@ -76,3 +76,26 @@ func benchCalls(b *testing.B, runtime, name string, worker bool) {
 		b.Fatalf("%d workers started, %d of %d calls served", pool.Starts(), pool.Served(), b.N+1)
 	}
 }
+
+// The check that sends a script on the user's own @agentv/sdk (4.42.4's) to a spawn, which then
+// costs what a spawn always cost: go test -bench Eligible -run '^$' ./internal/jsworker
+func BenchmarkEligibleUserSDK(b *testing.B) {
+	dir := b.TempDir()
+	pkg := filepath.Join(dir, "node_modules", "@agentv", "sdk")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@agentv/sdk","version":"4.42.4"}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	script := filepath.Join(dir, "grader.mjs")
+	if err := os.WriteFile(script, []byte(benchGrader), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	c := proc.Cmd{Argv: []string{"node", script}, Dir: dir, Env: os.Environ(), Stdin: []byte(payload)}
+	for b.Loop() {
+		if _, ok := eligible(c); ok {
+			b.Fatal("a script on the user's own SDK is not for a worker")
+		}
+	}
+}
