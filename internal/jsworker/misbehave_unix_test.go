@@ -336,3 +336,48 @@ export async function defineCodeGrader(h) {
 		t.Errorf("%d workers started for a script on the user's own SDK", p.Starts())
 	}
 }
+
+// TestConcurrentCalls: calls of one script at once get a worker each while the pool has room,
+// and are spawned when it is full; every answer is the handler's for its own payload.
+func TestConcurrentCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	c := graderCmd(t, "node", "g.mjs", grader+`defineCodeGrader(async ({ output }) => {
+  await new Promise((r) => setTimeout(r, 20));
+  return { score: 1, reasoning: output };
+});`, baseEnv())
+	p := NewPool(2)
+	defer p.Close()
+	const goroutines, calls = 4, 6
+	errs := make(chan error, goroutines*calls)
+	for g := range goroutines {
+		go func() {
+			for i := range calls {
+				cc := c
+				want := strings.Repeat("o", g*calls+i+1)
+				cc.Stdin = []byte(strings.Replace(payload, `"output":"x"`, `"output":"`+want+`"`, 1))
+				res, err := p.Run(context.Background(), cc)
+				switch {
+				case err != nil:
+					errs <- err
+				case !strings.Contains(string(res.Stdout), `"reasoning":"`+want+`"`):
+					errs <- errors.New("answer for another payload: " + string(res.Stdout))
+				default:
+					errs <- nil
+				}
+			}
+		}()
+	}
+	for range goroutines * calls {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if p.Starts() > 2 || p.Served() == 0 {
+		t.Errorf("%d workers started (at most 2), %d calls served", p.Starts(), p.Served())
+	}
+}

@@ -323,7 +323,11 @@ func (w *worker) readAnswers(f *os.File) {
 		if json.Unmarshal(line, &a) != nil {
 			return // not the worker speaking: treat it as gone
 		}
-		w.answers <- a
+		select {
+		case w.answers <- a:
+		case <-w.done: // nobody waits for a dead worker's answers
+			return
+		}
 	}
 }
 
