@@ -4,6 +4,7 @@ package jsworker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -379,5 +380,35 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if p.Starts() > 2 || p.Served() == 0 {
 		t.Errorf("%d workers started (at most 2), %d calls served", p.Starts(), p.Served())
+	}
+}
+
+// TestMaxCalls: a worker is replaced after MaxCalls calls.
+func TestMaxCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts node")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	c := graderCmd(t, "node", "g.mjs", grader+`let n = 0;
+defineCodeGrader(() => ({ score: 1, reasoning: String(++n) }));`, baseEnv())
+	p := NewPool(2)
+	p.MaxCalls = 2
+	defer p.Close()
+	var got []string
+	for range 5 {
+		res, err := p.Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct{ Reasoning string }
+		if err := json.Unmarshal(res.Stdout, &out); err != nil {
+			t.Fatalf("%q: %v", res.Stdout, err)
+		}
+		got = append(got, out.Reasoning)
+	}
+	if strings.Join(got, ",") != "1,2,1,2,1" || p.Starts() != 3 {
+		t.Errorf("calls numbered %v by %d workers; want 1,2,1,2,1 by 3", got, p.Starts())
 	}
 }

@@ -13,7 +13,9 @@ import (
 const supported = false
 
 // Pool is a stand-in that spawns every call.
-type Pool struct{}
+type Pool struct {
+	MaxCalls int // unused here
+}
 
 func NewPool(int) *Pool { return &Pool{} }
 

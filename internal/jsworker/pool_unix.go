@@ -41,6 +41,9 @@ type Pool struct {
 	starts   int
 	served   int
 	tick     uint64
+	// MaxCalls is how many calls a worker serves before it is replaced (NewPool: the package's
+	// MaxCalls).
+	MaxCalls int
 }
 
 // maxFailures is how many workers of a key may fail to start in a row before its calls are only
@@ -49,7 +52,7 @@ const maxFailures = 3
 
 // NewPool returns a pool of at most max workers.
 func NewPool(max int) *Pool {
-	return &Pool{max: max, idle: map[[32]byte][]*worker{}, skip: map[[32]byte]bool{}, failures: map[[32]byte]int{}}
+	return &Pool{max: max, idle: map[[32]byte][]*worker{}, skip: map[[32]byte]bool{}, failures: map[[32]byte]int{}, MaxCalls: MaxCalls}
 }
 
 // Default is the pool Run uses: room for a few graders per case with --workers near the number
@@ -187,7 +190,7 @@ func (p *Pool) release(k [32]byte, w *worker, reuse bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.served++
-	if !reuse || !w.usable() {
+	if !reuse || !w.usable() || w.calls >= p.MaxCalls {
 		p.total--
 		w.stop()
 		return
@@ -351,7 +354,7 @@ func (w *worker) usable() bool {
 		return false
 	default:
 	}
-	return w.calls < MaxCalls && !w.out.isDirty() && !w.err.isDirty()
+	return !w.out.isDirty() && !w.err.isDirty()
 }
 
 // stop kills the worker's process group (the worker and anything its handlers started).
