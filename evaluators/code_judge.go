@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentv/action/internal/forkserver"
 	"github.com/agentv/action/internal/jsonx"
 	"github.com/agentv/action/internal/jsruntime"
+	"github.com/agentv/action/internal/jsworker"
 	"github.com/agentv/action/internal/proc"
 	"github.com/agentv/action/suite"
 )
@@ -92,13 +94,32 @@ func codeJudge(ctx context.Context, r *caseRun, spec *suite.EvaluatorSpec, _ str
 // the run's timeout and retries, stdin on its stdin and env added to the judge environment.
 func (r *caseRun) runProcess(ctx context.Context, argv []string, dir string, stdin []byte, env []string) (*proc.Result, error) {
 	cmd := proc.Cmd{Argv: argv, Dir: dir, Env: r.childEnv(env), Stdin: stdin, Timeout: r.opts.Timeout}
+	run := runner(env)
 	var res *proc.Result
 	err := r.withRetries(ctx, func() (err error) {
-		// A Python script may come from a fork server (forkserver.Run spawns everything else).
-		res, err = forkserver.Run(ctx, cmd)
+		res, err = run(ctx, cmd)
 		return err
 	})
 	return res, err
+}
+
+// runner picks how a grader process starts: a JavaScript or TypeScript SDK grader in a worker
+// (jsworker), a Python script from a fork server (forkserver), anything else, and everything
+// under --grader-isolation process, spawned. A call with a target proxy has an environment of
+// its own (the proxy's address and token), which no worker may be kept for.
+func runner(env []string) func(context.Context, proc.Cmd) (*proc.Result, error) {
+	switch {
+	case !forkserver.Enabled():
+		return proc.Run
+	case slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, EnvProxyURL+"=") }):
+		return forkserver.Run
+	}
+	return func(ctx context.Context, c proc.Cmd) (*proc.Result, error) {
+		if forkserver.Eligible(c.Argv) {
+			return forkserver.Run(ctx, c)
+		}
+		return jsworker.Run(ctx, c) // spawns what is not an SDK grader
+	}
 }
 
 // runJudgeScript runs a judge process (code judges, composite aggregators) with stdin and

@@ -1,5 +1,6 @@
 import { parseCodeJudgePayload, kindOf } from './payload.js';
-import { errorMessage, processIO } from './process-io.js';
+import { errorMessage } from './process-io.js';
+import { serve } from './worker.js';
 /**
  * Runs a code judge: reads the payload from stdin, calls handler (awaiting it when it is async),
  * checks its result and prints it as one JSON object with the score clamped to [0, 1]. On error the
@@ -11,7 +12,7 @@ import { errorMessage, processIO } from './process-io.js';
  * ```
  */
 export function defineCodeJudge(handler) {
-    return runCodeJudge(handler, processIO);
+    return serve('defineCodeJudge', (io) => runCodeJudge(handler, io));
 }
 export async function runCodeJudge(handler, io) {
     try {

@@ -1,5 +1,6 @@
 import { parseCodeJudgePayload, kindOf } from './payload.js';
-import { errorMessage, processIO } from './process-io.js';
+import { errorMessage } from './process-io.js';
+import { serve } from './worker.js';
 /**
  * Runs a prompt template: reads the payload from stdin, calls handler (awaiting it when it is
  * async) and prints the returned prompt. On error the message goes to stderr and the process exits
@@ -11,7 +12,7 @@ import { errorMessage, processIO } from './process-io.js';
  * ```
  */
 export function definePromptTemplate(handler) {
-    return runPromptTemplate(handler, processIO);
+    return serve('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }
 export async function runPromptTemplate(handler, io) {
     try {

@@ -1,5 +1,6 @@
 import { parseCodeJudgePayload, kindOf } from './payload.js';
-import { errorMessage, processIO, type ProcessIO } from './process-io.js';
+import { errorMessage, type ProcessIO } from './process-io.js';
+import { serve } from './worker.js';
 import type { CodeJudgeHandler, CodeJudgeResult } from './types.js';
 
 /**
@@ -13,7 +14,7 @@ import type { CodeJudgeHandler, CodeJudgeResult } from './types.js';
  * ```
  */
 export function defineCodeJudge(handler: CodeJudgeHandler): Promise<void> {
-  return runCodeJudge(handler, processIO);
+  return serve('defineCodeJudge', (io) => runCodeJudge(handler, io));
 }
 
 export async function runCodeJudge(handler: CodeJudgeHandler, io: ProcessIO): Promise<void> {

@@ -1,5 +1,6 @@
 import { parseCodeJudgePayload, kindOf } from './payload.js';
-import { errorMessage, processIO, type ProcessIO } from './process-io.js';
+import { errorMessage, type ProcessIO } from './process-io.js';
+import { serve } from './worker.js';
 import type { PromptTemplateHandler } from './types.js';
 
 /**
@@ -13,7 +14,7 @@ import type { PromptTemplateHandler } from './types.js';
  * ```
  */
 export function definePromptTemplate(handler: PromptTemplateHandler): Promise<void> {
-  return runPromptTemplate(handler, processIO);
+  return serve('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }
 
 export async function runPromptTemplate(handler: PromptTemplateHandler, io: ProcessIO): Promise<void> {

@@ -5,6 +5,7 @@ exports.runCodeJudge = runCodeJudge;
 exports.normalizeResult = normalizeResult;
 const payload_js_1 = require("./payload.js");
 const process_io_js_1 = require("./process-io.js");
+const worker_js_1 = require("./worker.js");
 /**
  * Runs a code judge: reads the payload from stdin, calls handler (awaiting it when it is async),
  * checks its result and prints it as one JSON object with the score clamped to [0, 1]. On error the
@@ -16,7 +17,7 @@ const process_io_js_1 = require("./process-io.js");
  * ```
  */
 function defineCodeJudge(handler) {
-    return runCodeJudge(handler, process_io_js_1.processIO);
+    return (0, worker_js_1.serve)('defineCodeJudge', (io) => runCodeJudge(handler, io));
 }
 async function runCodeJudge(handler, io) {
     try {

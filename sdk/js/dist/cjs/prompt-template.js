@@ -4,6 +4,7 @@ exports.definePromptTemplate = definePromptTemplate;
 exports.runPromptTemplate = runPromptTemplate;
 const payload_js_1 = require("./payload.js");
 const process_io_js_1 = require("./process-io.js");
+const worker_js_1 = require("./worker.js");
 /**
  * Runs a prompt template: reads the payload from stdin, calls handler (awaiting it when it is
  * async) and prints the returned prompt. On error the message goes to stderr and the process exits
@@ -15,7 +16,7 @@ const process_io_js_1 = require("./process-io.js");
  * ```
  */
 function definePromptTemplate(handler) {
-    return runPromptTemplate(handler, process_io_js_1.processIO);
+    return (0, worker_js_1.serve)('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }
 async function runPromptTemplate(handler, io) {
     try {

@@ -1,5 +1,6 @@
 import { kindOf } from '../payload.js';
-import { errorMessage, processIO } from '../process-io.js';
+import { errorMessage } from '../process-io.js';
+import { serve } from '../worker.js';
 import { parseGraderInput } from './input.js';
 function clamp(score) {
     return Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
@@ -105,7 +106,7 @@ export function runPromptTemplate(handler, io) {
  * ```
  */
 export function defineCodeGrader(handler) {
-    return runCodeGrader(handler, processIO);
+    return serve('defineCodeGrader', (io) => runCodeGrader(handler, io));
 }
 /**
  * Runs a custom assertion (a file in `.agentv/assertions/`, used as `type: <file name>`): the
@@ -117,7 +118,7 @@ export function defineCodeGrader(handler) {
  * ```
  */
 export function defineAssertion(handler) {
-    return runAssertion(handler, processIO);
+    return serve('defineAssertion', (io) => runAssertion(handler, io));
 }
 /**
  * Runs a prompt template for an llm-grader: the handler returns the grader's prompt.
@@ -128,5 +129,5 @@ export function defineAssertion(handler) {
  * ```
  */
 export function definePromptTemplate(handler) {
-    return runPromptTemplate(handler, processIO);
+    return serve('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }

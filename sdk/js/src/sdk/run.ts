@@ -1,5 +1,6 @@
 import { kindOf } from '../payload.js';
-import { errorMessage, processIO, type ProcessIO } from '../process-io.js';
+import { errorMessage, type ProcessIO } from '../process-io.js';
+import { serve } from '../worker.js';
 import { parseGraderInput } from './input.js';
 import type {
   AssertionEntry,
@@ -122,7 +123,7 @@ export function runPromptTemplate(handler: PromptTemplateHandler, io: ProcessIO)
  * ```
  */
 export function defineCodeGrader(handler: CodeGraderHandler): Promise<void> {
-  return runCodeGrader(handler, processIO);
+  return serve('defineCodeGrader', (io) => runCodeGrader(handler, io));
 }
 
 /**
@@ -135,7 +136,7 @@ export function defineCodeGrader(handler: CodeGraderHandler): Promise<void> {
  * ```
  */
 export function defineAssertion(handler: AssertionHandler): Promise<void> {
-  return runAssertion(handler, processIO);
+  return serve('defineAssertion', (io) => runAssertion(handler, io));
 }
 
 /**
@@ -147,7 +148,7 @@ export function defineAssertion(handler: AssertionHandler): Promise<void> {
  * ```
  */
 export function definePromptTemplate(handler: PromptTemplateHandler): Promise<void> {
-  return runPromptTemplate(handler, processIO);
+  return serve('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }
 
 export type { CodeGraderResult };

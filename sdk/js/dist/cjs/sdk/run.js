@@ -10,6 +10,7 @@ exports.defineAssertion = defineAssertion;
 exports.definePromptTemplate = definePromptTemplate;
 const payload_js_1 = require("../payload.js");
 const process_io_js_1 = require("../process-io.js");
+const worker_js_1 = require("../worker.js");
 const input_js_1 = require("./input.js");
 function clamp(score) {
     return Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0;
@@ -115,7 +116,7 @@ function runPromptTemplate(handler, io) {
  * ```
  */
 function defineCodeGrader(handler) {
-    return runCodeGrader(handler, process_io_js_1.processIO);
+    return (0, worker_js_1.serve)('defineCodeGrader', (io) => runCodeGrader(handler, io));
 }
 /**
  * Runs a custom assertion (a file in `.agentv/assertions/`, used as `type: <file name>`): the
@@ -127,7 +128,7 @@ function defineCodeGrader(handler) {
  * ```
  */
 function defineAssertion(handler) {
-    return runAssertion(handler, process_io_js_1.processIO);
+    return (0, worker_js_1.serve)('defineAssertion', (io) => runAssertion(handler, io));
 }
 /**
  * Runs a prompt template for an llm-grader: the handler returns the grader's prompt.
@@ -138,5 +139,5 @@ function defineAssertion(handler) {
  * ```
  */
 function definePromptTemplate(handler) {
-    return runPromptTemplate(handler, process_io_js_1.processIO);
+    return (0, worker_js_1.serve)('definePromptTemplate', (io) => runPromptTemplate(handler, io));
 }

@@ -1,0 +1,30 @@
+//go:build !unix
+
+package jsworker
+
+import (
+	"context"
+
+	"github.com/agentv/action/internal/proc"
+)
+
+// supported is false where process groups and inherited descriptors are not available as on
+// Unix (Windows): every call is spawned.
+const supported = false
+
+// Pool is a stand-in that spawns every call.
+type Pool struct {
+	MaxCalls int // unused here
+}
+
+func NewPool(int) *Pool { return &Pool{} }
+
+var Default = NewPool(0)
+
+func (*Pool) Run(ctx context.Context, c proc.Cmd) (*proc.Result, error) { return proc.Run(ctx, c) }
+
+func (*Pool) Starts() int { return 0 }
+
+func (*Pool) Served() int { return 0 }
+
+func (*Pool) Close() {}

@@ -1,0 +1,23 @@
+import { processIO, type ProcessIO } from './process-io.js';
+
+/**
+ * agentv's grader worker (internal/jsworker) sets this global before it imports a script, so that
+ * defineCodeGrader and the other runners hand it their handler instead of reading stdin: the worker
+ * loads the module once and runs the handler for each payload. Without the global (a script run on
+ * its own), a runner reads stdin at once, as it always did.
+ */
+const WORKER = Symbol.for('agentv.worker');
+
+interface WorkerHook {
+  register(kind: string, run: (io: ProcessIO) => Promise<void>): void;
+}
+
+/** Runs run on the process's stdin and stdout, or registers it with agentv's worker. */
+export function serve(kind: string, run: (io: ProcessIO) => Promise<void>): Promise<void> {
+  const hook = (globalThis as Record<symbol, unknown>)[WORKER] as WorkerHook | undefined;
+  if (hook !== undefined && typeof hook.register === 'function') {
+    hook.register(kind, run);
+    return Promise.resolve();
+  }
+  return run(processIO);
+}
