@@ -61,8 +61,9 @@ type Settings struct {
 	ExcludeTags   []string // --exclude-tag: skip suites having any
 	BudgetUSD     float64  // --budget-usd; 0: no budget
 
-	// GraderIsolation is how Python code graders start: "fork" (from a fork server, the
-	// default), "process" (one interpreter per call); "": AGENTV_GRADER_ISOLATION, else fork.
+	// GraderIsolation is how code graders start: "fork" (Python from a fork server,
+	// JavaScript/TypeScript SDK graders from workers; the default), "process" (one process per
+	// call); "": AGENTV_GRADER_ISOLATION, else fork.
 	GraderIsolation string
 
 	// Worked out by the command.
@@ -182,7 +183,7 @@ func (s *Settings) Table() []Setting {
 		{Input: "trials", Ptr: &s.Trials.Count, Min: 1, Max: suite.MaxTrials,
 			Want: fmt.Sprintf("between 1 and %d", suite.MaxTrials)},
 		{Flag: "grader-isolation", Input: "grader-isolation", Ptr: &s.GraderIsolation, Choices: GraderIsolations,
-			Help: "how Python code graders start: fork (a fresh fork of a running interpreter per call, the default) or process (a new interpreter per call)"},
+			Help: "how code graders start: fork (Python: a fresh fork of a running interpreter per call; JavaScript/TypeScript SDK graders: a worker that loads the script once; the default) or process (a new process per call)"},
 		{Flag: "trials-strategy", Input: "trials-strategy", Ptr: &s.Trials.Strategy, Choices: suite.TrialStrategies,
 			Help: "how trials make a case's score: pass_at_k (default), mean or confidence_interval, overriding the files'"},
 		{Flag: "min-score", Input: "min-score", Ptr: &s.Gate.MinScore,
