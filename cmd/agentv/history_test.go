@@ -181,4 +181,15 @@ func TestActionHistory(t *testing.T) {
 			}
 		}
 	}
+	// report.html draws each case's score over the same runs.
+	page, err := os.ReadFile(filepath.Join(ws, "agentv-results", "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{"run":"#53","url":"https://github.com/octo-org/agent/actions/runs/53","s":0.2,"st":"fail"}`,
+		`{"run":"#50","url":"https://github.com/octo-org/agent/actions/runs/50","s":1,"st":"pass"}`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks the history point %s", want)
+		}
+	}
 }
