@@ -288,6 +288,9 @@ func graders(list []results.EvaluatorResult, dropped *int, depth int) []grader {
 		g := grader{Name: text(e.Name), Type: text(e.Type), Score: finite(e.Score), Weight: finite(e.Weight), Verdict: text(e.Verdict),
 			Reasoning: text(e.Reasoning), Error: text(e.Error), DurMS: e.DurationMS,
 			Hits: texts(e.Hits, dropped), Misses: texts(e.Misses, dropped), Children: graders(e.EvaluatorResults, dropped, depth+1)}
+		if e.NoWeight {
+			g.Weight = 1 // an entry without a weight (5.x conversation turns) shows none, not "weight 0"
+		}
 		for j, a := range e.Assertions {
 			if j == listLimit {
 				*dropped += len(e.Assertions) - j

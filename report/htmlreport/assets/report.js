@@ -198,9 +198,11 @@
         g.w !== 1 ? " · weight " + g.w : "", g.d ? " · " + fmtDur(g.d) : ""));
     if (g.err) box.appendChild(el("pre", "", g.err));
     if (g.rs) box.appendChild(el("pre", "", g.rs));
-    box.append(...[list("hits", g.hits), list("misses", g.miss)].filter(Boolean));
+    // A grader's assertions say what its hits and misses say, with their evidence: one list.
     if (g.as && g.as.length) {
       box.appendChild(el("ul", "plain", g.as.map((a) => el("li", a.p ? "hits" : "misses", a.p ? "✓ " : "✗ ", a.t, a.e ? el("div", "runs", a.e) : ""))));
+    } else {
+      box.append(...[list("hits", g.hits), list("misses", g.miss)].filter(Boolean));
     }
     for (const ch of g.ch || []) box.appendChild(graderOf(ch));
     return box;
