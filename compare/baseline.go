@@ -5,7 +5,6 @@
 package compare
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -105,17 +104,7 @@ func Load(path string) (*Baseline, error) {
 
 // baseLine is the part of a results line a baseline needs. Both id spellings are read.
 type baseLine struct {
-	Kind    *string  `json:"record"`
-	EvalID  string   `json:"eval_id"`
-	TestID  string   `json:"test_id"`
-	Dataset string   `json:"dataset"`
-	Suite   string   `json:"suite"` // AgentV 4.x's dataset
-	Target  string   `json:"target"`
-	Score   *float64 `json:"score"`
-	Verdict string   `json:"verdict"`
-	Error   string   `json:"error"`
-	// ExecutionStatus is AgentV 4.x's verdict: ok, quality_failure or execution_error.
-	ExecutionStatus string                       `json:"execution_status"`
+	results.CaseLine
 	Trials          results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
 	Flaky           bool                         `json:"flaky"`
 	TrialStrategy   string                       `json:"trial_strategy"`
@@ -143,19 +132,9 @@ func (b *Baseline) add(raw []byte, n int) error {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("line %d: not a results record: %w", n, err)
 	}
-	if l.Kind != nil {
-		return nil // a run record
-	}
-	id := cmp.Or(strings.TrimSpace(l.EvalID), strings.TrimSpace(l.TestID))
-	if id == "" {
-		return fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
-	}
-	if l.Score == nil {
-		return fmt.Errorf("line %d: field score: missing in case %q", n, id)
-	}
-	l.Dataset = cmp.Or(l.Dataset, l.Suite)
-	if l.ExecutionStatus == "execution_error" && l.Error == "" {
-		l.Error = "execution error"
+	id, isCase, err := l.Check(n)
+	if !isCase || err != nil {
+		return err // nil for a run record
 	}
 	k := Key{l.Dataset, id}
 	v4 := strings.TrimSpace(l.EvalID) == ""

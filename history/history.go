@@ -12,13 +12,11 @@
 package history
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentv/action/results"
@@ -126,20 +124,6 @@ func (h *History) Add(k Key, score float64, st Status) {
 	h.series[at] = s
 }
 
-// line is the part of a results line the history needs; both id spellings are read.
-type line struct {
-	Kind            *string  `json:"record"`
-	EvalID          string   `json:"eval_id"`
-	TestID          string   `json:"test_id"`
-	Dataset         string   `json:"dataset"`
-	Suite           string   `json:"suite"` // AgentV 4.x's dataset
-	Target          string   `json:"target"`
-	Score           *float64 `json:"score"`
-	Verdict         string   `json:"verdict"`
-	Error           string   `json:"error"`
-	ExecutionStatus string   `json:"execution_status"` // AgentV 4.x: ok, quality_failure, execution_error
-}
-
 // ReadRun adds run r with the case records of a results file (this program's, AgentV's 2.5
 // records, 4.x's index.jsonl rows); a record without a verdict passes at threshold. A line
 // that is not a record is an error naming it, and the run is not added; run records are
@@ -152,24 +136,15 @@ func (h *History) ReadRun(r Run, rd io.Reader, threshold float64) error {
 	}
 	var got []entry
 	err := results.EachLine(rd, func(raw []byte, n int) error {
-		var l line
+		var l results.CaseLine
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return fmt.Errorf("line %d: not a results record: %w", n, err)
 		}
-		if l.Kind != nil {
-			return nil
-		}
-		id := cmp.Or(strings.TrimSpace(l.EvalID), strings.TrimSpace(l.TestID))
-		if id == "" {
-			return fmt.Errorf("line %d: field eval_id: missing (a case record names its case)", n)
-		}
-		if l.Score == nil {
-			return fmt.Errorf("line %d: field score: missing in case %q", n, id)
+		id, isCase, err := l.Check(n)
+		if !isCase || err != nil {
+			return err // nil for a run record
 		}
 		errText := l.Error
-		if l.ExecutionStatus == "execution_error" && errText == "" {
-			errText = "execution error"
-		}
 		verdict := l.Verdict
 		if verdict == "" && l.ExecutionStatus == "quality_failure" {
 			verdict = string(results.VerdictFail)
@@ -179,7 +154,7 @@ func (h *History) ReadRun(r Run, rd io.Reader, threshold float64) error {
 		if st == Error {
 			score = 0 // an errored case counts 0, as in the gate and compare
 		}
-		got = append(got, entry{Key{cmp.Or(l.Dataset, l.Suite), id, l.Target}, score, st})
+		got = append(got, entry{Key{l.Dataset, id, l.Target}, score, st})
 		return nil
 	})
 	if err != nil {
