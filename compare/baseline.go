@@ -105,9 +105,9 @@ func Load(path string) (*Baseline, error) {
 // baseLine is the part of a results line a baseline needs. Both id spellings are read.
 type baseLine struct {
 	results.CaseLine
-	Trials          results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
-	Flaky           bool                         `json:"flaky"`
-	TrialStrategy   string                       `json:"trial_strategy"`
+	Trials        results.TrialList[baseTrial] `json:"trials"` // at most a run's maximum kept
+	Flaky         bool                         `json:"flaky"`
+	TrialStrategy string                       `json:"trial_strategy"`
 }
 
 // baseTrial is the part of a trial a baseline needs.
