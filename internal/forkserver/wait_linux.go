@@ -28,7 +28,7 @@ func wait(ctx context.Context, c proc.Cmd, pid int, p *pipes, status *bufio.Read
 		}
 		p.ours[0].Close()
 	}()
-	stdout, stderr := &capped{max: c.MaxOutput}, &capped{max: c.MaxOutput}
+	stdout, stderr := proc.NewCapped(c.MaxOutput), proc.NewCapped(c.MaxOutput)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); _, _ = io.Copy(stdout, p.ours[1]) }()
@@ -66,14 +66,14 @@ func wait(ctx context.Context, c proc.Cmd, pid int, p *pipes, status *bufio.Read
 	killGroup(pid)
 
 	res := &proc.Result{
-		Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
-		StdoutTruncated: stdout.dropped, StderrTruncated: stderr.dropped,
+		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated(),
 		ExitCode: -1, Duration: time.Since(start),
 	}
 	if ok && ws.Exited() {
 		res.ExitCode = ws.ExitStatus()
 	}
-	perr := &proc.Error{Argv: c.Argv, ExitCode: res.ExitCode, Stderr: tail(string(res.Stderr), stderrInError)}
+	perr := proc.ExitError(c.Argv, res.ExitCode, res.Stderr)
 	switch {
 	case cancelled && errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0:
 		perr.TimedOut, perr.Timeout, perr.ExitCode = true, c.Timeout, -1

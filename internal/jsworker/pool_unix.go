@@ -279,10 +279,9 @@ func startWorker(ctx context.Context, pl plan, c proc.Cmd, path string) (*worker
 
 	// Loading: anything printed means module-level code talks, which a spawn would repeat on
 	// every call; such a script is spawned.
-	var loadOut, loadErr capped
-	loadOut.max, loadErr.max = 1<<10, 1<<10
-	w.out.setSink(&loadOut)
-	w.err.setSink(&loadErr)
+	loadOut, loadErr := proc.NewCapped(1<<10), proc.NewCapped(1<<10)
+	w.out.setSink(loadOut)
+	w.err.setSink(loadErr)
 	limit := loadTimeout
 	if c.Timeout > 0 {
 		limit = c.Timeout
@@ -306,7 +305,7 @@ func startWorker(ctx context.Context, pl plan, c proc.Cmd, path string) (*worker
 	case lctx.Err() != nil: // slow, not wrong: a later worker may load in time
 		w.stop()
 		return nil, errors.New("the grader worker did not load in time")
-	case !ok || !a.Ready || loadOut.buf.Len() > 0 || loadErr.buf.Len() > 0:
+	case !ok || !a.Ready || loadOut.Len() > 0 || loadErr.Len() > 0:
 		w.stop()
 		return nil, errNotSDK
 	}
@@ -372,7 +371,7 @@ func (w *worker) call(ctx context.Context, c proc.Cmd) (res *proc.Result, err er
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	stdout, stderr := &capped{max: c.MaxOutput}, &capped{max: c.MaxOutput}
+	stdout, stderr := proc.NewCapped(c.MaxOutput), proc.NewCapped(c.MaxOutput)
 	w.out.setSink(stdout)
 	w.err.setSink(stderr)
 	start := time.Now()
@@ -381,8 +380,8 @@ func (w *worker) call(ctx context.Context, c proc.Cmd) (res *proc.Result, err er
 		_, _ = w.requests.Write(append([]byte(strconv.Itoa(len(c.Stdin))+"\n"), c.Stdin...))
 	}()
 	result := func(exit int) *proc.Result {
-		return &proc.Result{Stdout: stdout.bytes(), Stderr: stderr.bytes(), StdoutTruncated: stdout.dropped,
-			StderrTruncated: stderr.dropped, ExitCode: exit, Duration: time.Since(start)}
+		return &proc.Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), StdoutTruncated: stdout.Truncated(),
+			StderrTruncated: stderr.Truncated(), ExitCode: exit, Duration: time.Since(start)}
 	}
 	select {
 	case a, ok := <-w.answers:
@@ -397,7 +396,7 @@ func (w *worker) call(ctx context.Context, c proc.Cmd) (res *proc.Result, err er
 		}
 		res := result(a.Exit)
 		if a.Exit != 0 {
-			return res, &proc.Error{Argv: c.Argv, ExitCode: a.Exit, Stderr: tail(string(res.Stderr), stderrInError)}, false
+			return res, proc.ExitError(c.Argv, a.Exit, res.Stderr), false
 		}
 		return res, nil, a.Clean
 	case <-ctx.Done():
@@ -416,7 +415,7 @@ func (w *worker) exited(c proc.Cmd, result func(int) *proc.Result) (*proc.Result
 	if code == 0 {
 		return res, nil, false
 	}
-	return res, &proc.Error{Argv: c.Argv, ExitCode: code, Stderr: tail(string(res.Stderr), stderrInError)}, false
+	return res, proc.ExitError(c.Argv, code, res.Stderr), false
 }
 
 // drain waits (at most waitDelay, as internal/proc) until both output streams ended, so
@@ -439,7 +438,7 @@ func (w *worker) cut(ctx context.Context, c proc.Cmd, result func(int) *proc.Res
 	w.drain()
 	<-w.done
 	res := result(-1)
-	perr := &proc.Error{Argv: c.Argv, ExitCode: -1, Stderr: tail(string(res.Stderr), stderrInError)}
+	perr := proc.ExitError(c.Argv, -1, res.Stderr)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0 {
 		perr.TimedOut, perr.Timeout = true, c.Timeout
 	} else {

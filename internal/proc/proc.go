@@ -12,6 +12,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentv/action/internal/textcap"
@@ -122,7 +123,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
-	stdout, stderr := &capped{max: c.MaxOutput}, &capped{max: c.MaxOutput}
+	stdout, stderr := NewCapped(c.MaxOutput), NewCapped(c.MaxOutput)
 	cmd.Stdout = stdout
 	if c.StdoutTee != nil {
 		cmd.Stdout = io.MultiWriter(stdout, quietWriter{c.StdoutTee})
@@ -132,8 +133,8 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	start := time.Now()
 	err := cmd.Run()
 	res := &Result{
-		Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(),
-		StdoutTruncated: stdout.dropped, StderrTruncated: stderr.dropped,
+		Stdout: stdout.Bytes(), Stderr: stderr.Bytes(),
+		StdoutTruncated: stdout.Truncated(), StderrTruncated: stderr.Truncated(),
 		ExitCode: -1, Duration: time.Since(start),
 	}
 	if cmd.ProcessState != nil {
@@ -146,7 +147,7 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	if err == nil {
 		return res, nil
 	}
-	perr := &Error{Argv: c.Argv, ExitCode: res.ExitCode, Stderr: tail(string(res.Stderr), stderrInError)}
+	perr := ExitError(c.Argv, res.ExitCode, res.Stderr)
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && c.Timeout > 0:
 		perr.TimedOut, perr.Timeout, perr.ExitCode = true, c.Timeout, -1
@@ -165,19 +166,54 @@ func Run(ctx context.Context, c Cmd) (*Result, error) {
 	return res, perr
 }
 
-// capped keeps the first max bytes written and discards the rest, never failing the
-// writer (a failing pipe would make the child die of SIGPIPE and hide its real error).
-type capped struct {
+// Capped keeps the first max bytes written and discards the rest, never failing the writer
+// (a failing pipe would make the child die of SIGPIPE and hide its real error). The fork
+// server and the JavaScript workers capture a call's output with it too, so a caller cannot
+// tell them from a spawned process. Safe for a writer and a reader at once.
+type Capped struct {
+	mu      sync.Mutex
 	buf     bytes.Buffer
 	max     int
 	dropped bool
 }
 
-func (c *capped) Write(p []byte) (int, error) {
+// NewCapped keeps at most max bytes.
+func NewCapped(max int) *Capped { return &Capped{max: max} }
+
+func (c *Capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	room := max(c.max-c.buf.Len(), 0)
 	c.buf.Write(p[:min(room, len(p))])
 	c.dropped = c.dropped || len(p) > room
 	return len(p), nil
+}
+
+// Bytes is a copy of what was kept.
+func (c *Capped) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes())
+}
+
+// Len is how many bytes were kept.
+func (c *Capped) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Len()
+}
+
+// Truncated reports whether anything was discarded.
+func (c *Capped) Truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
+// ExitError is the error Run returns for a process that exited with code: its argv and the
+// tail of its stderr.
+func ExitError(argv []string, code int, stderr []byte) *Error {
+	return &Error{Argv: argv, ExitCode: code, Stderr: tail(string(stderr), stderrInError)}
 }
 
 // quietWriter hides its writer's errors, so io.MultiWriter goes on to the next write.
