@@ -5,7 +5,7 @@
 # largest process's peak RSS (GNU time's %M) and the whole process tree's peak RSS (the runner
 # and the graders it spawned, sampled by bench/treepeak.py), each against 4.42.4.
 #
-#   bench/graders.sh [-m python|node|mock] [-t TRIALS] [-b] [N] [R]
+#   bench/graders.sh [-m python|node|mock] [-t TRIALS] [-b] [-p NAME,...] [N] [R]
 #
 #   -m python  one Python code-grader a test: agentv with --grader-isolation fork and process
 #   -m node    one Node code-grader a test, written with @agentv/sdk's defineCodeGrader as
@@ -15,6 +15,8 @@
 #              suite without node_modules, which 4.42.4 cannot run)
 #   -m mock    one llm-grader a test, judged by a mock judge target (grader_target)
 #   -t TRIALS  execution.trials {count: TRIALS, strategy: mean}: every trial runs, in both
+#   -p NAMES   only these programs (names as in the table; agentv442 is always run): for runs
+#              too long to time every way on a loaded machine
 #   N, R       tests (default 300, 1000 for mock) and runs of each program (default 5)
 #
 # Before timing anything it checks that every program gives every test the same score (and,
@@ -26,13 +28,14 @@
 # hold node_modules/@agentv/sdk, as for .ci/run. Every target is a mock: nothing leaves the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=python trials=1 bundled=
-while getopts m:t:b opt; do
+mode=python trials=1 bundled= only=
+while getopts m:t:bp: opt; do
   case $opt in
     m) mode=$OPTARG ;;
     t) trials=$OPTARG ;;
     b) bundled=1 ;;
-    *) sed -n 2,26p "$0" >&2; exit 2 ;;
+    p) only=,$OPTARG, ;;
+    *) sed -n 2,28p "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -60,7 +63,10 @@ fi
 
 # The programs: name, suite folder, command (the results path is added per program below).
 names=() dirs=() cmds=()
-program() { names+=("$1"); dirs+=("$2"); cmds+=("$3"); }
+program() {
+  [ -z "$only" ] || [ "$1" = agentv442 ] || [[ $only == *",$1,"* ]] || return 0
+  names+=("$1"); dirs+=("$2"); cmds+=("$3")
+}
 av="$work/bin/agentv eval evals/bench.eval.yaml --workers 3"
 case $mode in
   python)
