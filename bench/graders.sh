@@ -19,8 +19,8 @@
 #              too long to time every way on a loaded machine
 #   N, R       tests (default 300, 1000 for mock) and runs of each program (default 5)
 #
-# Before timing anything it checks that every program gives every test the same score (and,
-# for agentv, TRIALS trials): a fast run that errored would prove nothing.
+# Before printing the table it checks that every program gave every test the same score (and,
+# for agentv, ran TRIALS trials): a fast run that errored would prove nothing.
 #
 # Needs python3, go, GNU time, and AgentV 4.42.4 from npm (npm install --prefix /tmp/agentv442
 # agentv@4.42.4; AGENTV_442_CLI names another cli.js). Node mode needs the real @agentv/sdk
@@ -39,6 +39,7 @@ while getopts m:t:bp: opt; do
   esac
 done
 shift $((OPTIND - 1))
+case $mode in python | node | mock) ;; *) echo "mode $mode: want python, node or mock" >&2; exit 2 ;; esac
 default_n=300
 [ "$mode" = mock ] && default_n=1000
 n=${1:-$default_n} runs=${2:-5}
@@ -78,7 +79,6 @@ case $mode in
     [ -z "$bundled" ] || program bundled-sdk "$work/suite-bundled" "$av" ;;
   mock)
     program agentv "$suite" "$av" ;;
-  *) echo "mode $mode: want python, node or mock" >&2; exit 2 ;;
 esac
 program agentv442 "$suite" "node $cli442 eval evals/bench.eval.yaml --workers 3"
 
