@@ -10,12 +10,6 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// DialectPromptfoo is a promptfoo config (`providers`, `defaultTest`, `tests[].description`),
-// read through the AgentV 5.x front-end: AgentV 5 modelled its suites on promptfoo's, so this
-// front-end only renames promptfoo's keys into 5.x's, turns `providers` into the suite's own
-// targets and sets promptfoo's scoring rules (docs/promptfoo.md).
-const DialectPromptfoo = "promptfoo"
-
 var (
 	// pfMarkers are top-level keys only a promptfoo config has: with one of them (or the name
 	// promptfooconfig.yaml) a file is read as promptfoo.
@@ -39,8 +33,8 @@ var (
 
 // pfDetect reports whether root is a promptfoo config: named promptfooconfig.yaml (or .yml),
 // or holding a key only promptfoo has.
-func (l *loader) pfDetect(root *yaml.Node) bool {
-	base := strings.ToLower(filepath.Base(l.s.Abs))
+func (l *Reader) pfDetect(root *yaml.Node) bool {
+	base := strings.ToLower(filepath.Base(l.Suite.Abs))
 	if base == "promptfooconfig.yaml" || base == "promptfooconfig.yml" {
 		return true
 	}
@@ -55,17 +49,17 @@ func (l *loader) pfDetect(root *yaml.Node) bool {
 // loadPF reads a promptfoo config: it checks the keys against the supported subset (one
 // positioned error naming each key outside it), rewrites the config as the AgentV 5.x file
 // it means and reads that with loadV5, then sets promptfoo's rules.
-func (l *loader) loadPF(root *yaml.Node) {
-	l.s.OwnTargets = true // a config's providers are its targets; no targets file is read
-	v5 := mapping(root)
+func (l *Reader) loadPF(root *yaml.Node) {
+	l.Suite.OwnTargets = true // a config's providers are its targets; no targets file is read
+	v5 := Mapping(root)
 	ok := true
-	var defaultTest, tests *kv
-	for _, e := range entries(root) {
-		switch e.key {
+	var defaultTest, tests *Entry
+	for _, e := range MapEntries(root) {
+		switch e.Key {
 		case "description", "prompts":
-			v5.Content = append(v5.Content, e.kn, e.v)
+			v5.Content = append(v5.Content, e.KeyNode, e.Value)
 		case "providers":
-			ok = l.pfProviders(e.v) && ok
+			ok = l.pfProviders(e.Value) && ok
 		case "defaultTest":
 			d := e
 			defaultTest = &d
@@ -73,110 +67,110 @@ func (l *loader) loadPF(root *yaml.Node) {
 			t := e
 			tests = &t
 		default:
-			l.errorf(e.kn, KindStructure, "", "promptfoo %q is not supported: agentv reads the top-level keys %s", e.key, strings.Join(pfTopKeys, ", "))
+			l.Errorf(e.KeyNode, KindStructure, "", "promptfoo %q is not supported: agentv reads the top-level keys %s", e.Key, strings.Join(pfTopKeys, ", "))
 			ok = false
 		}
 	}
 	graders := map[string]string{} // provider id → grader target name
 	var defThreshold, defAsserts *yaml.Node
-	if defaultTest != nil && !isNull(defaultTest.v) {
+	if defaultTest != nil && !IsNull(defaultTest.Value) {
 		d, thr, asserts, good := l.pfDefaultTest(defaultTest, graders)
 		ok = good && ok
 		defThreshold, defAsserts = thr, asserts
 		if d != nil {
-			v5.Content = append(v5.Content, strNode(defaultTest.kn, "default_test"), d)
+			v5.Content = append(v5.Content, StrNode(defaultTest.KeyNode, "default_test"), d)
 		}
 	}
 	switch {
 	case tests == nil:
-	case isNull(tests.v):
-		v5.Content = append(v5.Content, tests.kn, tests.v)
-	case tests.v.Kind != yaml.SequenceNode:
-		l.errorf(tests.v, KindStructure, "", "promptfoo %q must be a list of tests: tests from files (CSV, JSON, YAML, file://…) are not supported", "tests")
+	case IsNull(tests.Value):
+		v5.Content = append(v5.Content, tests.KeyNode, tests.Value)
+	case tests.Value.Kind != yaml.SequenceNode:
+		l.Errorf(tests.Value, KindStructure, "", "promptfoo %q must be a list of tests: tests from files (CSV, JSON, YAML, file://…) are not supported", "tests")
 		ok = false
 	default:
-		list := seqNode(tests.v)
-		for i, t := range tests.v.Content {
-			if n, good := l.pfTest(deref(t), i, defThreshold, defAsserts, graders); good {
+		list := SeqNode(tests.Value)
+		for i, t := range tests.Value.Content {
+			if n, good := l.pfTest(Deref(t), i, defThreshold, defAsserts, graders); good {
 				list.Content = append(list.Content, n)
 			} else {
 				ok = false
 			}
 		}
-		v5.Content = append(v5.Content, tests.kn, list)
+		v5.Content = append(v5.Content, tests.KeyNode, list)
 	}
 	if tests == nil {
-		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "", "missing %q: a promptfoo config needs a list of tests", "tests")
+		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "", "missing %q: a promptfoo config needs a list of tests", "tests")
 		ok = false
 	}
 	if !ok {
 		// One error per key outside the subset is enough; reading the rest as 5.x would only
 		// add messages about the same keys in 5.x's words.
-		l.s.setDialect(DialectPromptfoo)
+		l.Suite.SetDialect(DialectPromptfoo)
 		l.pfRules()
 		return
 	}
-	targets, target := l.s.Targets, l.s.Target
+	targets, target := l.Suite.Targets, l.Suite.Target
 	l.pf = true // the 5.x reader then takes promptfoo's own types (pfOnlyTypes)
 	l.loadV5(v5)
-	l.s.Targets, l.s.Target = targets, target
-	l.s.setDialect(DialectPromptfoo)
+	l.Suite.Targets, l.Suite.Target = targets, target
+	l.Suite.SetDialect(DialectPromptfoo)
 	l.pfRules()
 }
 
 // pfRules sets promptfoo's rules on the suite: its graders are AgentV 5.x's (4.42.4's runtime).
-func (l *loader) pfRules() {
-	l.s.TrialPassAt = TrialPassAt4
-	l.s.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
-	l.s.Grading = GradingRulesOf(Dialect5)
-	l.s.Grading.ScoresAsReturned = true
-	l.s.Grading.ZeroWeightPasses = true
-	l.s.Grading.NegateScriptVerdict = true
-	l.s.Grading.VerdictOfResults = true
-	l.s.Grading.NoGradersPass = true
-	l.s.Grading.PromptfooRubric = true
-	l.s.Grading.GraderErrorFails = true
-	l.s.Grading.SimilarCosine = true
-	l.s.Grading.SetMembersNegate = true
-	l.s.Grading.PythonObjectThreshold = true
-	l.s.Grading.PromptfooJSBody = true
-	l.s.Grading.SimilarValues = true
-	l.s.Grading.JSONSchemaValue = true
-	l.s.Grading.ContextVars = true
+func (l *Reader) pfRules() {
+	l.Suite.TrialPassAt = TrialPassAt4
+	l.Suite.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
+	l.Suite.Grading = GradingRulesOf(Dialect5)
+	l.Suite.Grading.ScoresAsReturned = true
+	l.Suite.Grading.ZeroWeightPasses = true
+	l.Suite.Grading.NegateScriptVerdict = true
+	l.Suite.Grading.VerdictOfResults = true
+	l.Suite.Grading.NoGradersPass = true
+	l.Suite.Grading.PromptfooRubric = true
+	l.Suite.Grading.GraderErrorFails = true
+	l.Suite.Grading.SimilarCosine = true
+	l.Suite.Grading.SetMembersNegate = true
+	l.Suite.Grading.PythonObjectThreshold = true
+	l.Suite.Grading.PromptfooJSBody = true
+	l.Suite.Grading.SimilarValues = true
+	l.Suite.Grading.JSONSchemaValue = true
+	l.Suite.Grading.ContextVars = true
 }
 
 // pfDefaultTest rewrites `defaultTest` as 5.x's default_test. Its threshold (for the tests
 // without one) and its assertions are returned: promptfoo scores the default's assertions
 // first, then the test's, all rendered with the test's vars (evaluator.js,
 // prepareTestCaseForEval), so they go into each test rather than to 5.x's default_test.
-func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (d, thr, asserts *yaml.Node, ok bool) {
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", "promptfoo %q must be a mapping with %s, got %s", "defaultTest", strings.Join(pfDefaultKeys, ", "), kindName(e.v))
+func (l *Reader) pfDefaultTest(e *Entry, graders map[string]string) (d, thr, asserts *yaml.Node, ok bool) {
+	if e.Value.Kind != yaml.MappingNode {
+		l.Errorf(e.Value, KindStructure, "", "promptfoo %q must be a mapping with %s, got %s", "defaultTest", strings.Join(pfDefaultKeys, ", "), KindName(e.Value))
 		return nil, nil, nil, false
 	}
-	out := mapping(e.v)
+	out := Mapping(e.Value)
 	ok = true
-	for _, x := range entries(e.v) {
-		switch x.key {
+	for _, x := range MapEntries(e.Value) {
+		switch x.Key {
 		case "vars", "metadata":
-			out.Content = append(out.Content, x.kn, x.v)
+			out.Content = append(out.Content, x.KeyNode, x.Value)
 		case "assert":
-			items, good := l.pfAsserts(x.v, "", graders, "")
+			items, good := l.pfAsserts(x.Value, "", graders, "")
 			ok = good && ok
 			asserts = items
 		case "options":
-			opts, grader, good := l.pfOptions(x.v, "", graders)
+			opts, grader, good := l.pfOptions(x.Value, "", graders)
 			ok = good && ok
 			if grader != "" {
 				graders[""] = grader
 			}
 			if opts != nil {
-				out.Content = append(out.Content, x.kn, opts)
+				out.Content = append(out.Content, x.KeyNode, opts)
 			}
 		case "threshold":
-			thr = x.v
+			thr = x.Value
 		default:
-			l.errorf(x.kn, KindStructure, "", "promptfoo defaultTest %q is not supported: agentv reads %s", x.key, strings.Join(pfDefaultKeys, ", "))
+			l.Errorf(x.KeyNode, KindStructure, "", "promptfoo defaultTest %q is not supported: agentv reads %s", x.Key, strings.Join(pfDefaultKeys, ", "))
 			ok = false
 		}
 	}
@@ -189,21 +183,21 @@ func (l *loader) pfDefaultTest(e *kv, graders map[string]string) (d, thr, assert
 
 // pfTest rewrites one promptfoo test as a 5.x test: its description is its id (else its
 // position, test-N), its threshold (or the default's) run.threshold.
-func (l *loader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
+func (l *Reader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.errorf(n, KindCase, "", "tests[%d]: a promptfoo test must be a mapping with description, vars and assert, got %s", i, kindName(n))
+		l.Errorf(n, KindCase, "", "tests[%d]: a promptfoo test must be a mapping with description, vars and assert, got %s", i, KindName(n))
 		return nil, false
 	}
 	id := fmt.Sprintf("test-%d", i+1)
-	if d := valueOf(n, "description"); d != nil && isString(d) && strings.TrimSpace(d.Value) != "" {
+	if d := ValueOf(n, "description"); d != nil && IsString(d) && strings.TrimSpace(d.Value) != "" {
 		id = strings.TrimSpace(d.Value)
 	}
-	out := mapping(n, "id", strNode(n, id))
+	out := Mapping(n, "id", StrNode(n, id))
 	thr := defThreshold
 	ok := true
 	grader := graders[""]
-	if o := valueOf(n, "options"); o != nil && o.Kind == yaml.MappingNode {
-		if p := valueOf(o, "provider"); p != nil {
+	if o := ValueOf(n, "options"); o != nil && o.Kind == yaml.MappingNode {
+		if p := ValueOf(o, "provider"); p != nil {
 			g, good := l.pfGrader(p, graders)
 			ok = good && ok
 			grader = g
@@ -211,87 +205,87 @@ func (l *loader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node
 	}
 	content := false
 	var own *yaml.Node
-	for _, x := range entries(n) {
-		switch x.key {
+	for _, x := range MapEntries(n) {
+		switch x.Key {
 		case "description":
 		case "vars":
 			content = true
-			if x.v.Kind == yaml.MappingNode {
-				for _, v := range entries(x.v) {
-					if d := deref(v.v); d != nil && d.Kind == yaml.SequenceNode {
-						l.errorf(v.kn, KindCase, id, "promptfoo var %q is a list: running a test once per value is not supported (case not loaded)", v.key)
+			if x.Value.Kind == yaml.MappingNode {
+				for _, v := range MapEntries(x.Value) {
+					if d := Deref(v.Value); d != nil && d.Kind == yaml.SequenceNode {
+						l.Errorf(v.KeyNode, KindCase, id, "promptfoo var %q is a list: running a test once per value is not supported (case not loaded)", v.Key)
 						ok = false
 					}
 				}
 			}
-			out.Content = append(out.Content, x.kn, x.v)
+			out.Content = append(out.Content, x.KeyNode, x.Value)
 		case "metadata":
 			content = true
-			out.Content = append(out.Content, x.kn, x.v)
+			out.Content = append(out.Content, x.KeyNode, x.Value)
 		case "assert":
 			content = true
-			items, good := l.pfAsserts(x.v, id, graders, grader)
+			items, good := l.pfAsserts(x.Value, id, graders, grader)
 			ok = good && ok
 			own = items
 		case "options":
 			content = true
-			opts, _, good := l.pfOptions(x.v, id, graders)
+			opts, _, good := l.pfOptions(x.Value, id, graders)
 			ok = good && ok
 			if opts != nil {
-				out.Content = append(out.Content, x.kn, opts)
+				out.Content = append(out.Content, x.KeyNode, opts)
 			}
 		case "threshold":
 			content = true
-			thr = x.v
+			thr = x.Value
 		default:
-			l.errorf(x.kn, KindCase, id, "promptfoo test %q is not supported: agentv reads %s (case not loaded)", x.key, strings.Join(pfTestKeys, ", "))
+			l.Errorf(x.KeyNode, KindCase, id, "promptfoo test %q is not supported: agentv reads %s (case not loaded)", x.Key, strings.Join(pfTestKeys, ", "))
 			ok = false
 		}
 	}
 	if !content && ok {
 		// promptfoo rejects a test with nothing but a description (main.js, readTest).
-		l.errorf(n, KindCase, id, "a promptfoo test needs one of vars, assert, options, metadata or threshold (case not loaded)")
+		l.Errorf(n, KindCase, id, "a promptfoo test needs one of vars, assert, options, metadata or threshold (case not loaded)")
 		ok = false
 	}
 	if all := pfJoin(n, defAsserts, own); all != nil {
-		out.Content = append(out.Content, strNode(all, "assert"), all)
+		out.Content = append(out.Content, StrNode(all, "assert"), all)
 	} else {
 		// No assertions: promptfoo scores the test 1 and passes it
 		// (AssertionsResult.noAssertsResult), which GradingRules.NoGradersPass does.
-		out.Content = append(out.Content, strNode(n, "assert"), seqNode(n))
+		out.Content = append(out.Content, StrNode(n, "assert"), SeqNode(n))
 	}
-	if thr != nil && !isNull(thr) {
-		out.Content = append(out.Content, strNode(thr, "run"), mapping(thr, "threshold", thr))
+	if thr != nil && !IsNull(thr) {
+		out.Content = append(out.Content, StrNode(thr, "run"), Mapping(thr, "threshold", thr))
 	}
-	if !hasKey(out, "vars") {
+	if !HasKey(out, "vars") {
 		// promptfoo renders every prompt, with empty vars when a test has none.
-		out.Content = append(out.Content, strNode(n, "vars"), mapping(n))
+		out.Content = append(out.Content, StrNode(n, "vars"), Mapping(n))
 	}
 	return out, ok
 }
 
 // pfOptions checks a test's (or defaultTest's) options: `provider` names the grader of its
 // model-graded assertions (returned, and left out of the 5.x options); the rest go to 5.x.
-func (l *loader) pfOptions(m *yaml.Node, id string, graders map[string]string) (*yaml.Node, string, bool) {
-	if isNull(m) {
+func (l *Reader) pfOptions(m *yaml.Node, id string, graders map[string]string) (*yaml.Node, string, bool) {
+	if IsNull(m) {
 		return nil, "", true
 	}
 	if m.Kind != yaml.MappingNode {
-		l.errorf(m, KindCase, id, "promptfoo %q must be a mapping, got %s", "options", kindName(m))
+		l.Errorf(m, KindCase, id, "promptfoo %q must be a mapping, got %s", "options", KindName(m))
 		return nil, "", false
 	}
-	out := mapping(m)
+	out := Mapping(m)
 	grader := ""
 	ok := true
-	for _, x := range entries(m) {
-		switch x.key {
+	for _, x := range MapEntries(m) {
+		switch x.Key {
 		case "provider":
-			g, good := l.pfGrader(x.v, graders)
+			g, good := l.pfGrader(x.Value, graders)
 			grader, ok = g, good && ok
 		case "transform", "postprocess":
-			out.Content = append(out.Content, x.kn, x.v)
+			out.Content = append(out.Content, x.KeyNode, x.Value)
 		default:
-			l.errorf(x.kn, KindCase, id, "promptfoo options %q is not supported: agentv reads provider and transform", x.key)
+			l.Errorf(x.KeyNode, KindCase, id, "promptfoo options %q is not supported: agentv reads provider and transform", x.Key)
 			ok = false
 		}
 	}
@@ -302,18 +296,18 @@ func (l *loader) pfOptions(m *yaml.Node, id string, graders map[string]string) (
 }
 
 // pfAsserts checks a promptfoo assert list and names its model-graded assertions' grader.
-func (l *loader) pfAsserts(list *yaml.Node, id string, graders map[string]string, grader string) (*yaml.Node, bool) {
-	if isNull(list) {
+func (l *Reader) pfAsserts(list *yaml.Node, id string, graders map[string]string, grader string) (*yaml.Node, bool) {
+	if IsNull(list) {
 		return list, true
 	}
 	if list.Kind != yaml.SequenceNode {
-		l.errorf(list, KindCase, id, "promptfoo %q must be a list of assertions, got %s", "assert", kindName(list))
+		l.Errorf(list, KindCase, id, "promptfoo %q must be a list of assertions, got %s", "assert", KindName(list))
 		return list, false
 	}
-	out := seqNode(list)
+	out := SeqNode(list)
 	ok := true
 	for _, it := range list.Content {
-		a, good := l.pfAssert(deref(it), id, graders, grader, 0)
+		a, good := l.pfAssert(Deref(it), id, graders, grader, 0)
 		ok = good && ok
 		if a != nil {
 			out.Content = append(out.Content, a)
@@ -324,83 +318,83 @@ func (l *loader) pfAsserts(list *yaml.Node, id string, graders map[string]string
 
 // pfAssert checks one assertion against the subset; an llm-rubric's grader (its own
 // provider, else the test's or the default's) becomes its 5.x `target`.
-func (l *loader) pfAssert(n *yaml.Node, id string, graders map[string]string, grader string, depth int) (*yaml.Node, bool) {
+func (l *Reader) pfAssert(n *yaml.Node, id string, graders map[string]string, grader string, depth int) (*yaml.Node, bool) {
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.errorf(n, KindEvaluator, id, "a promptfoo assertion must be a mapping with %q, got %s", "type", kindName(n))
+		l.Errorf(n, KindEvaluator, id, "a promptfoo assertion must be a mapping with %q, got %s", "type", KindName(n))
 		return nil, false
 	}
-	t := deref(valueOf(n, "type"))
-	if t == nil || !isString(t) {
-		l.errorf(n, KindEvaluator, id, "a promptfoo assertion needs a %q", "type")
+	t := Deref(ValueOf(n, "type"))
+	if t == nil || !IsString(t) {
+		l.Errorf(n, KindEvaluator, id, "a promptfoo assertion needs a %q", "type")
 		return nil, false
 	}
 	base := strings.TrimPrefix(t.Value, "not-")
 	if !slices.Contains(pfTypes, base) {
-		l.errorf(t, KindEvaluator, id, "promptfoo assertion type %q is not supported: agentv reads %s (each also with not-)", t.Value, strings.Join(pfTypes, ", "))
+		l.Errorf(t, KindEvaluator, id, "promptfoo assertion type %q is not supported: agentv reads %s (each also with not-)", t.Value, strings.Join(pfTypes, ", "))
 		return nil, false
 	}
-	out := mapping(n)
+	out := Mapping(n)
 	ok := true
 	own := grader
-	for _, x := range entries(n) {
+	for _, x := range MapEntries(n) {
 		switch {
-		case x.key == "provider":
-			g, good := l.pfGrader(x.v, graders)
+		case x.Key == "provider":
+			g, good := l.pfGrader(x.Value, graders)
 			own, ok = g, good && ok
 			continue
-		case x.key == "assert" && base == "assert-set" && depth < 8:
-			items := seqNode(x.v)
-			if x.v.Kind == yaml.SequenceNode {
-				for _, m := range x.v.Content {
-					a, good := l.pfAssert(deref(m), id, graders, grader, depth+1)
+		case x.Key == "assert" && base == "assert-set" && depth < 8:
+			items := SeqNode(x.Value)
+			if x.Value.Kind == yaml.SequenceNode {
+				for _, m := range x.Value.Content {
+					a, good := l.pfAssert(Deref(m), id, graders, grader, depth+1)
 					ok = good && ok
 					if a != nil {
 						items.Content = append(items.Content, pfNegated(a))
 					}
 				}
 			}
-			out.Content = append(out.Content, x.kn, items)
+			out.Content = append(out.Content, x.KeyNode, items)
 			continue
-		case x.key == "value" && (base == "is-json" || base == "contains-json") && pfFileRef(x.v) != "":
+		case x.Key == "value" && (base == "is-json" || base == "contains-json") && pfFileRef(x.Value) != "":
 			// A JSON schema from a file: promptfoo loads a .json or .yaml file:// value as the
 			// schema itself (processFileReference).
-			rel := pfFileRef(x.v)
+			rel := pfFileRef(x.Value)
 			switch strings.ToLower(filepath.Ext(rel)) {
 			case ".json", ".yaml", ".yml":
 			default:
-				l.errorf(x.v, KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, deref(x.v).Value)
+				l.Errorf(x.Value, KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, Deref(x.Value).Value)
 				ok = false
 				continue
 			}
-			m := l.v5ReadMapping(x.v, rel, "JSON schema")
+			m := l.v5ReadMapping(x.Value, rel, "JSON schema")
 			if m == nil {
 				ok = false
 				continue
 			}
-			out.Content = append(out.Content, x.kn, m)
+			out.Content = append(out.Content, x.KeyNode, m)
 			continue
-		case x.key == "value" && base == "javascript" && pfNotCode(x.v):
-			out.Content = append(out.Content, x.kn, pfThrowAtRun(x.v))
+		case x.Key == "value" && base == "javascript" && pfNotCode(x.Value):
+			out.Content = append(out.Content, x.KeyNode, pfThrowAtRun(x.Value))
 			continue
-		case x.key == "value" && base == "similar" && deref(x.v).Kind == yaml.SequenceNode:
-			first, good := l.pfSimilarValues(deref(x.v), id)
+		case x.Key == "value" && base == "similar" && Deref(x.Value).Kind == yaml.SequenceNode:
+			first, good := l.pfSimilarValues(Deref(x.Value), id)
 			if !good {
 				ok = false
 				continue
 			}
 			// The first value stands for the list where one value is read; the grader takes
 			// the list from config.values (GradingRules.SimilarValues).
-			out.Content = append(out.Content, x.kn, first, strNode(x.kn, "config"), mapping(x.v, "values", deref(x.v)))
+			out.Content = append(out.Content, x.KeyNode, first, StrNode(x.KeyNode, "config"), Mapping(x.Value, "values", Deref(x.Value)))
 			continue
-		case !slices.Contains(pfAssertKeys, x.key):
-			l.errorf(x.kn, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.key, strings.Join(pfAssertKeys, ", "))
+		case !slices.Contains(pfAssertKeys, x.Key):
+			l.Errorf(x.KeyNode, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.Key, strings.Join(pfAssertKeys, ", "))
 			ok = false
 			continue
 		}
-		out.Content = append(out.Content, x.kn, x.v)
+		out.Content = append(out.Content, x.KeyNode, x.Value)
 	}
 	if own != "" && base == "llm-rubric" {
-		out.Content = append(out.Content, strNode(n, "target"), strNode(n, own))
+		out.Content = append(out.Content, StrNode(n, "target"), StrNode(n, own))
 	}
 	if t.Value == "not-llm-rubric" {
 		// As llm-rubric with negate, so the 5.x reader keeps its text as the criteria (its
@@ -417,9 +411,9 @@ func pfSetGrader(list *yaml.Node, grader string) {
 		return
 	}
 	for i, a := range list.Content {
-		if t := valueOf(a, "type"); t != nil && strings.TrimPrefix(t.Value, "not-") == "llm-rubric" && !hasKey(a, "target") {
+		if t := ValueOf(a, "type"); t != nil && strings.TrimPrefix(t.Value, "not-") == "llm-rubric" && !HasKey(a, "target") {
 			c := *a
-			c.Content = append(slices.Clone(a.Content), strNode(a, "target"), strNode(a, grader))
+			c.Content = append(slices.Clone(a.Content), StrNode(a, "target"), StrNode(a, grader))
 			list.Content[i] = &c
 		}
 	}
@@ -439,28 +433,28 @@ func pfJoin(at, defaults, own *yaml.Node) *yaml.Node {
 	if own != nil {
 		at = own
 	}
-	return seqNode(at, items...)
+	return SeqNode(at, items...)
 }
 
 // pfNegated writes a set member's not-X as X with negate: true, which the set's members
 // understand (GradingRules.SetMembersNegate); the test's own assertions go through 5.x's
 // reading of not-.
 func pfNegated(a *yaml.Node) *yaml.Node {
-	t := valueOf(a, "type")
+	t := ValueOf(a, "type")
 	rest, ok := strings.CutPrefix(t.Value, "not-")
-	if !ok || isEvaluatorType(t.Value) {
+	if !ok || IsEvaluatorType(t.Value) {
 		return a
 	}
-	out := replaceKey(a, "type", "", strNode(t, rest))
-	out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
+	out := ReplaceKey(a, "type", "", StrNode(t, rest))
+	out.Content = append(out.Content, StrNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	return out
 }
 
 // pfNotCode reports whether a javascript value is neither a string nor null: a number, a
 // boolean, a mapping or a list, which promptfoo loads and fails when the test runs.
 func pfNotCode(v *yaml.Node) bool {
-	v = deref(v)
-	return v != nil && !isString(v) && !isNull(v)
+	v = Deref(v)
+	return v != nil && !IsString(v) && !IsNull(v)
 }
 
 // pfThrowAtRun is the code an assertion whose value is not code runs: it throws what
@@ -468,30 +462,30 @@ func pfNotCode(v *yaml.Node) bool {
 // handleJavascript), so the assertion fails with score 0 when it runs, as in promptfoo,
 // where a 5.x file gets a load error.
 func pfThrowAtRun(v *yaml.Node) *yaml.Node {
-	msg, _ := json.Marshal("javascript assertion must have a string value, got " + describeValue(deref(v)))
-	return strNode(v, "(() => { throw new Error("+string(msg)+") })()")
+	msg, _ := json.Marshal("javascript assertion must have a string value, got " + DescribeValue(Deref(v)))
+	return StrNode(v, "(() => { throw new Error("+string(msg)+") })()")
 }
 
 // pfSimilarValues checks the list of values of a similar assertion (promptfoo: at least one,
 // each a string) and returns its first.
-func (l *loader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
+func (l *Reader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
 	if len(list.Content) == 0 {
-		l.errorf(list, KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
+		l.Errorf(list, KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
 		return nil, false
 	}
 	for i, v := range list.Content {
-		if v := deref(v); !isString(v) || strings.TrimSpace(v.Value) == "" {
-			l.errorf(v, KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, describeValue(v))
+		if v := Deref(v); !IsString(v) || strings.TrimSpace(v.Value) == "" {
+			l.Errorf(v, KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, DescribeValue(v))
 			return nil, false
 		}
 	}
-	return deref(list.Content[0]), true
+	return Deref(list.Content[0]), true
 }
 
 // pfFileRef is the path of a file:// value, "" for any other value.
 func pfFileRef(v *yaml.Node) string {
-	v = deref(v)
-	if v == nil || !isString(v) {
+	v = Deref(v)
+	if v == nil || !IsString(v) {
 		return ""
 	}
 	rel, ok := strings.CutPrefix(strings.TrimSpace(v.Value), "file://")
@@ -499,4 +493,10 @@ func pfFileRef(v *yaml.Node) string {
 		return ""
 	}
 	return rel
+}
+
+func init() {
+	RegisterFrontEnd(FrontEnd{Dialect: DialectPromptfoo, Before: Dialect5,
+		Detect: func(r *Reader, root *yaml.Node) (bool, bool) { return r.pfDetect(root), true },
+		Load:   (*Reader).loadPF})
 }

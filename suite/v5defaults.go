@@ -4,14 +4,14 @@ package suite
 // one (run-eval.ts:1346 at v5.3.1-next.1, `defaultTest.threshold ?? suite.threshold`). As 5.x
 // does, a bad value is warned about and not used, and one in a default_test file is not read
 // (config-loader.ts:710-731 reads it from the eval file's own mapping only).
-func (l *loader) v5DefaultThreshold(sx *v5Suite, x kv) {
-	switch v, num := number(x.v); {
-	case isNull(x.v):
+func (l *Reader) v5DefaultThreshold(sx *v5Suite, x Entry) {
+	switch v, num := Number(x.Value); {
+	case IsNull(x.Value):
 	case sx.fileDefault != "":
-		l.warnf(x.kn, KindIgnored, "", "default_test %q in %s is not read by AgentV 5.3.1-next.1 (ignored): write it in the eval file's default_test or as its top-level threshold", x.key, sx.fileDefault)
+		l.Warnf(x.KeyNode, KindIgnored, "", "default_test %q in %s is not read by AgentV 5.3.1-next.1 (ignored): write it in the eval file's default_test or as its top-level threshold", x.Key, sx.fileDefault)
 	case !num || v < 0 || v > 1:
-		l.warnf(x.v, KindIgnored, "", "default_test %q must be a number from 0 to 1, got %s (ignored)", x.key, describe(x.v))
+		l.Warnf(x.Value, KindIgnored, "", "default_test %q must be a number from 0 to 1, got %s (ignored)", x.Key, Describe(x.Value))
 	default:
-		l.s.Threshold = &v
+		l.Suite.Threshold = &v
 	}
 }

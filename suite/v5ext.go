@@ -17,26 +17,26 @@ var v5ExtensionHooks = []string{"beforeAll", "beforeEach", "afterEach", "afterAl
 // v5.3.1-next.1): each `file://path/hook.ts:HOOK` calls that module's exported function HOOK at
 // that point of the run, in the order written. They become the suite's workspace hooks, run by
 // the runner as commands of the project's JavaScript runtime (see workspace/extension.mjs).
-func (l *loader) v5Extensions(e *kv) bool {
-	if e.v.Kind != yaml.SequenceNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a list of file://path/to/hook.ts:HOOK entries, got %s", "extensions", kindName(e.v))
+func (l *Reader) v5Extensions(e *Entry) bool {
+	if e.Value.Kind != yaml.SequenceNode {
+		l.Errorf(e.Value, KindStructure, "", "%q must be a list of file://path/to/hook.ts:HOOK entries, got %s", "extensions", KindName(e.Value))
 		return false
 	}
 	byHook := map[string][]Extension{}
 	lines := map[string]int{}
 	ok := true
-	for i, it := range e.v.Content {
-		it = deref(it)
+	for i, it := range e.Value.Content {
+		it = Deref(it)
 		where := "extensions[" + strconv.Itoa(i) + "]"
 		switch {
 		case it != nil && it.Kind == yaml.MappingNode && !v5AgentRules(it):
-			l.errorf(it, KindStructure, "", "%s: a mapping entry must be {id: agentv:agent-rules, …}, the built-in extension; a module is written file://path/to/hook.ts:HOOK", where)
+			l.Errorf(it, KindStructure, "", "%s: a mapping entry must be {id: agentv:agent-rules, …}, the built-in extension; a module is written file://path/to/hook.ts:HOOK", where)
 			ok = false
-		case it != nil && it.Kind == yaml.MappingNode, isString(it) && strings.HasPrefix(strings.TrimSpace(it.Value), "agentv:agent-rules"):
-			l.errorf(it, KindStructure, "", "%s: the built-in extension agentv:agent-rules is not supported yet: it stages skills, hooks, agents and rules files for AgentV's own agent providers, which agentv's targets do not read; copy the files into the workspace with a beforeAll extension or the environment's setup", where)
+		case it != nil && it.Kind == yaml.MappingNode, IsString(it) && strings.HasPrefix(strings.TrimSpace(it.Value), "agentv:agent-rules"):
+			l.Errorf(it, KindStructure, "", "%s: the built-in extension agentv:agent-rules is not supported yet: it stages skills, hooks, agents and rules files for AgentV's own agent providers, which agentv's targets do not read; copy the files into the workspace with a beforeAll extension or the environment's setup", where)
 			ok = false
-		case !isString(it):
-			l.errorf(it, KindStructure, "", "%s must be a string file://path/to/hook.ts:HOOK, got %s", where, describe(it))
+		case !IsString(it):
+			l.Errorf(it, KindStructure, "", "%s must be a string file://path/to/hook.ts:HOOK, got %s", where, Describe(it))
 			ok = false
 		default:
 			hook, x, good := l.v5Extension(it, where)
@@ -65,15 +65,15 @@ func (l *loader) v5Extensions(e *kv) bool {
 
 // v5Extension reads one `file://path:HOOK` entry: the path is the eval file's when relative,
 // and must be a JavaScript or TypeScript module.
-func (l *loader) v5Extension(it *yaml.Node, where string) (string, Extension, bool) {
+func (l *Reader) v5Extension(it *yaml.Node, where string) (string, Extension, bool) {
 	raw := strings.TrimSpace(it.Value)
 	if !strings.HasPrefix(raw, "file://") {
-		l.errorf(it, KindStructure, "", "%s must start with file:// (file://path/to/hook.ts:beforeAll), got %q", where, it.Value)
+		l.Errorf(it, KindStructure, "", "%s must start with file:// (file://path/to/hook.ts:beforeAll), got %q", where, it.Value)
 		return "", Extension{}, false
 	}
 	colon := strings.LastIndex(raw, ":")
 	if colon <= len("file://") {
-		l.errorf(it, KindStructure, "", "%s must name the hook after the path: file://path/to/hook.ts:beforeAll, got %q", where, it.Value)
+		l.Errorf(it, KindStructure, "", "%s must name the hook after the path: file://path/to/hook.ts:beforeAll, got %q", where, it.Value)
 		return "", Extension{}, false
 	}
 	hook, file := raw[colon+1:], raw[len("file://"):colon]
@@ -82,33 +82,33 @@ func (l *loader) v5Extension(it *yaml.Node, where string) (string, Extension, bo
 		valid = valid || h == hook
 	}
 	if !valid {
-		l.errorf(it, KindStructure, "", "%s: hook %q must be one of %s", where, hook, strings.Join(v5ExtensionHooks, ", "))
+		l.Errorf(it, KindStructure, "", "%s: hook %q must be one of %s", where, hook, strings.Join(v5ExtensionHooks, ", "))
 		return "", Extension{}, false
 	}
 	if file == "" {
-		l.errorf(it, KindStructure, "", "%s must include a file path before :%s", where, hook)
+		l.Errorf(it, KindStructure, "", "%s must include a file path before :%s", where, hook)
 		return "", Extension{}, false
 	}
-	abs := absPath(l.s.Dir, file)
+	abs := AbsPath(l.Suite.Dir, file)
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".ts", ".mts", ".cts", ".js", ".mjs", ".cjs":
 	default:
-		l.errorf(it, KindStructure, "", "%s: %s is not a JavaScript or TypeScript module (.ts, .mts, .cts, .js, .mjs or .cjs)", where, file)
+		l.Errorf(it, KindStructure, "", "%s: %s is not a JavaScript or TypeScript module (.ts, .mts, .cts, .js, .mjs or .cjs)", where, file)
 		return "", Extension{}, false
 	}
 	if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() {
-		l.errorf(it, KindFile, "", "%s: extension file %s not found", where, displayPath(abs, l.cwd))
+		l.Errorf(it, KindFile, "", "%s: extension file %s not found", where, DisplayPath(abs, l.Cwd))
 		return "", Extension{}, false
 	}
-	_, line := l.where(it.Line)
+	_, line := l.Where(it.Line)
 	return hook, Extension{Module: abs, Line: line}, true
 }
 
 // v5AgentRules reports whether a mapping entry of `extensions` is {id: agentv:agent-rules, …}.
 func v5AgentRules(m *yaml.Node) bool {
-	for _, x := range entries(m) {
-		if x.key == "id" {
-			return isString(x.v) && x.v.Value == "agentv:agent-rules"
+	for _, x := range MapEntries(m) {
+		if x.Key == "id" {
+			return IsString(x.Value) && x.Value.Value == "agentv:agent-rules"
 		}
 	}
 	return false

@@ -17,12 +17,12 @@ var (
 
 // v5Repeat reads evaluate_options.repeat into the suite's trials; a bad value stops the file
 // (5.3.1-next.1 refuses it when the file loads).
-func (l *loader) v5Repeat(x *kv) bool {
+func (l *Reader) v5Repeat(x *Entry) bool {
 	t, ok := v5RepeatOf(x, "evaluate_options.repeat", func(at *yaml.Node, msg string) {
-		l.errorf(at, KindStructure, "", "%s", msg)
+		l.Errorf(at, KindStructure, "", "%s", msg)
 	})
 	if ok {
-		l.s.Trials = t
+		l.Suite.Trials = t
 	}
 	return ok
 }
@@ -31,65 +31,65 @@ func (l *loader) v5Repeat(x *kv) bool {
 // which means pass_any, or {count, strategy, early_exit, cost_limit_usd} (experiment.ts at
 // v5.3.1-next.1, readRepeat). early_exit is always set: 5.x stops early only when it is true,
 // whatever the strategy. where names the key in messages; bad reports each problem.
-func v5RepeatOf(x *kv, where string, bad func(at *yaml.Node, msg string)) (*Trials, bool) {
+func v5RepeatOf(x *Entry, where string, bad func(at *yaml.Node, msg string)) (*Trials, bool) {
 	ok := true
 	fail := func(at *yaml.Node, format string, args ...any) {
 		bad(at, where+" "+fmt.Sprintf(format, args...))
 		ok = false
 	}
 	count := func(n *yaml.Node) int {
-		v, num := number(n)
+		v, num := Number(n)
 		if !num || v != math.Trunc(v) || v < 1 || v > MaxTrials {
-			fail(n, "count must be a whole number from 1 to %d, got %s", MaxTrials, describe(n))
+			fail(n, "count must be a whole number from 1 to %d, got %s", MaxTrials, Describe(n))
 			return 0
 		}
 		return int(v)
 	}
 	early := false
 	t := &Trials{Strategy: TrialsPassAtK, EarlyExit: &early}
-	v := deref(x.v)
+	v := Deref(x.Value)
 	switch {
-	case v == nil || isNull(v):
-		fail(x.kn, "must be a count or a mapping with count and strategy, got nothing")
+	case v == nil || IsNull(v):
+		fail(x.KeyNode, "must be a count or a mapping with count and strategy, got nothing")
 	case v.Kind == yaml.ScalarNode:
 		t.Count = count(v)
 	case v.Kind == yaml.MappingNode:
-		for _, r := range entries(v) {
-			switch r.key {
+		for _, r := range MapEntries(v) {
+			switch r.Key {
 			case "count":
-				t.Count = count(r.v)
+				t.Count = count(r.Value)
 			case "strategy":
-				if s, known := v5Strategies[r.v.Value]; r.v.Kind == yaml.ScalarNode && known {
+				if s, known := v5Strategies[r.Value.Value]; r.Value.Kind == yaml.ScalarNode && known {
 					t.Strategy = s
 				} else {
-					fail(r.v, "strategy must be one of pass_any, pass_all, mean, confidence_interval, got %s", describe(r.v))
+					fail(r.Value, "strategy must be one of pass_any, pass_all, mean, confidence_interval, got %s", Describe(r.Value))
 				}
 			case "early_exit":
-				if c := classify(r.v); r.v.Kind != yaml.ScalarNode || c != scalarBool {
-					fail(r.v, "early_exit must be true or false, got %s", describe(r.v))
+				if c := Classify(r.Value); r.Value.Kind != yaml.ScalarNode || c != ScalarBool {
+					fail(r.Value, "early_exit must be true or false, got %s", Describe(r.Value))
 				} else {
-					early = strings.EqualFold(r.v.Value, "true")
+					early = strings.EqualFold(r.Value.Value, "true")
 				}
 			case "cost_limit_usd":
 				// 0 is accepted and sets no limit, as in 5.x (costLimitUsd is tested for truth).
-				if c, num := number(r.v); num && c >= 0 && !math.IsInf(c, 0) {
+				if c, num := Number(r.Value); num && c >= 0 && !math.IsInf(c, 0) {
 					t.CostUSD = c
 				} else {
-					fail(r.v, "cost_limit_usd must be a number of US dollars, got %s", describe(r.v))
+					fail(r.Value, "cost_limit_usd must be a number of US dollars, got %s", Describe(r.Value))
 				}
 			default:
-				msg := fmt.Sprintf("has no key %q: write count, strategy, early_exit or cost_limit_usd", r.key)
-				if s := suggest(r.key, v5RepeatKeys); s != "" {
+				msg := fmt.Sprintf("has no key %q: write count, strategy, early_exit or cost_limit_usd", r.Key)
+				if s := Suggest(r.Key, v5RepeatKeys); s != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", s)
 				}
-				fail(r.kn, "%s", msg)
+				fail(r.KeyNode, "%s", msg)
 			}
 		}
 		if ok && t.Count == 0 {
-			fail(x.kn, "needs %q: how many times each test runs", "count")
+			fail(x.KeyNode, "needs %q: how many times each test runs", "count")
 		}
 	default:
-		fail(v, "must be a count or a mapping with count and strategy, got %s", kindName(v))
+		fail(v, "must be a count or a mapping with count and strategy, got %s", KindName(v))
 	}
 	if !ok {
 		return nil, false
@@ -99,13 +99,13 @@ func v5RepeatOf(x *kv, where string, bad func(at *yaml.Node, msg string)) (*Tria
 
 // v5DefaultRepeat checks default_test's options.repeat, which every test takes unless its own
 // options set one (yaml-parser.ts:727-752, mergeDefaultTestOptionsIntoCases).
-func (l *loader) v5DefaultRepeat(options *yaml.Node) bool {
-	x := kvs(entries(options)).get("repeat")
+func (l *Reader) v5DefaultRepeat(options *yaml.Node) bool {
+	x := EntryList(MapEntries(options)).Get("repeat")
 	if x == nil {
 		return true
 	}
 	_, ok := v5RepeatOf(x, "default_test options.repeat", func(at *yaml.Node, msg string) {
-		l.errorf(at, KindStructure, "", "%s", msg)
+		l.Errorf(at, KindStructure, "", "%s", msg)
 	})
 	return ok
 }
@@ -113,19 +113,19 @@ func (l *loader) v5DefaultRepeat(options *yaml.Node) bool {
 // v5OptionsRepeat is a test's options.repeat, else default_test's: it replaces the test's
 // run.repeat (yaml-parser.ts:1574-1583 merges it last). nil when neither sets one; a bad
 // default_test value was reported once, by v5DefaultRepeat.
-func v5OptionsRepeat(sx *v5Suite, own *kv, fail func(*yaml.Node, string, ...any)) (*Trials, bool) {
-	if own != nil && !isNull(own.v) {
-		if own.v.Kind != yaml.MappingNode {
+func v5OptionsRepeat(sx *v5Suite, own *Entry, fail func(*yaml.Node, string, ...any)) (*Trials, bool) {
+	if own != nil && !IsNull(own.Value) {
+		if own.Value.Kind != yaml.MappingNode {
 			return nil, true // reported where options is read; 5.x then merges nothing
 		}
-		if x := kvs(entries(own.v)).get("repeat"); x != nil {
+		if x := EntryList(MapEntries(own.Value)).Get("repeat"); x != nil {
 			return v5RepeatOf(x, "options.repeat", func(at *yaml.Node, msg string) { fail(at, "%s", msg) })
 		}
 	}
-	if sx.options == nil || isNull(sx.options) {
+	if sx.options == nil || IsNull(sx.options) {
 		return nil, true
 	}
-	if x := kvs(entries(sx.options)).get("repeat"); x != nil {
+	if x := EntryList(MapEntries(sx.options)).Get("repeat"); x != nil {
 		return v5RepeatOf(x, "default_test options.repeat", func(*yaml.Node, string) {})
 	}
 	return nil, true

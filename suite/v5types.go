@@ -26,15 +26,15 @@ type v5Written struct{ typ, criteria string }
 func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 	sawString := false
 	for _, it := range items {
-		switch d := deref(it); {
+		switch d := Deref(it); {
 		case d == nil:
-		case isString(d) && strings.TrimSpace(d.Value) != "":
+		case IsString(d) && strings.TrimSpace(d.Value) != "":
 			if !sawString {
 				into[v5Pos{d.Line, d.Column}] = v5Written{typ: "llm-rubric"}
 				sawString = true
 			}
 		case d.Kind == yaml.MappingNode:
-			t := deref(valueOf(d, "type"))
+			t := Deref(ValueOf(d, "type"))
 			if t == nil || t.Kind != yaml.ScalarNode {
 				continue
 			}
@@ -43,11 +43,11 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 				written = rest // recorded under its plain type; a negated rubric keeps its text
 			}
 			w := v5Written{typ: written}
-			if v := deref(valueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !isNull(v) {
+			if v := Deref(ValueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !IsNull(v) {
 				w.criteria = v.Value
 			}
 			into[v5Pos{d.Line, d.Column}] = w
-			if members := deref(valueOf(d, "assert")); members != nil && members.Kind == yaml.SequenceNode {
+			if members := Deref(ValueOf(d, "assert")); members != nil && members.Kind == yaml.SequenceNode {
 				v5WrittenTypes(members.Content, into)
 			}
 		}
