@@ -1,8 +1,10 @@
-package suite
+package promptfoo
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentv/action/suite"
+	"github.com/agentv/action/suite/agentv5"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,7 +35,7 @@ var (
 
 // pfDetect reports whether root is a promptfoo config: named promptfooconfig.yaml (or .yml),
 // or holding a key only promptfoo has.
-func (l *Reader) pfDetect(root *yaml.Node) bool {
+func (l *reader) pfDetect(root *yaml.Node) bool {
 	base := strings.ToLower(filepath.Base(l.Suite.Abs))
 	if base == "promptfooconfig.yaml" || base == "promptfooconfig.yml" {
 		return true
@@ -48,13 +50,13 @@ func (l *Reader) pfDetect(root *yaml.Node) bool {
 
 // loadPF reads a promptfoo config: it checks the keys against the supported subset (one
 // positioned error naming each key outside it), rewrites the config as the AgentV 5.x file
-// it means and reads that with loadV5, then sets promptfoo's rules.
-func (l *Reader) loadPF(root *yaml.Node) {
+// it means and reads that with agentv5.Read, then sets promptfoo's rules.
+func (l *reader) loadPF(root *yaml.Node) {
 	l.Suite.OwnTargets = true // a config's providers are its targets; no targets file is read
-	v5 := Mapping(root)
+	v5 := suite.Mapping(root)
 	ok := true
-	var defaultTest, tests *Entry
-	for _, e := range MapEntries(root) {
+	var defaultTest, tests *suite.Entry
+	for _, e := range suite.MapEntries(root) {
 		switch e.Key {
 		case "description", "prompts":
 			v5.Content = append(v5.Content, e.KeyNode, e.Value)
@@ -67,31 +69,31 @@ func (l *Reader) loadPF(root *yaml.Node) {
 			t := e
 			tests = &t
 		default:
-			l.Errorf(e.KeyNode, KindStructure, "", "promptfoo %q is not supported: agentv reads the top-level keys %s", e.Key, strings.Join(pfTopKeys, ", "))
+			l.Errorf(e.KeyNode, suite.KindStructure, "", "promptfoo %q is not supported: agentv reads the top-level keys %s", e.Key, strings.Join(pfTopKeys, ", "))
 			ok = false
 		}
 	}
 	graders := map[string]string{} // provider id → grader target name
 	var defThreshold, defAsserts *yaml.Node
-	if defaultTest != nil && !IsNull(defaultTest.Value) {
+	if defaultTest != nil && !suite.IsNull(defaultTest.Value) {
 		d, thr, asserts, good := l.pfDefaultTest(defaultTest, graders)
 		ok = good && ok
 		defThreshold, defAsserts = thr, asserts
 		if d != nil {
-			v5.Content = append(v5.Content, StrNode(defaultTest.KeyNode, "default_test"), d)
+			v5.Content = append(v5.Content, suite.StrNode(defaultTest.KeyNode, "default_test"), d)
 		}
 	}
 	switch {
 	case tests == nil:
-	case IsNull(tests.Value):
+	case suite.IsNull(tests.Value):
 		v5.Content = append(v5.Content, tests.KeyNode, tests.Value)
 	case tests.Value.Kind != yaml.SequenceNode:
-		l.Errorf(tests.Value, KindStructure, "", "promptfoo %q must be a list of tests: tests from files (CSV, JSON, YAML, file://…) are not supported", "tests")
+		l.Errorf(tests.Value, suite.KindStructure, "", "promptfoo %q must be a list of tests: tests from files (CSV, JSON, YAML, file://…) are not supported", "tests")
 		ok = false
 	default:
-		list := SeqNode(tests.Value)
+		list := suite.SeqNode(tests.Value)
 		for i, t := range tests.Value.Content {
-			if n, good := l.pfTest(Deref(t), i, defThreshold, defAsserts, graders); good {
+			if n, good := l.pfTest(suite.Deref(t), i, defThreshold, defAsserts, graders); good {
 				list.Content = append(list.Content, n)
 			} else {
 				ok = false
@@ -100,29 +102,28 @@ func (l *Reader) loadPF(root *yaml.Node) {
 		v5.Content = append(v5.Content, tests.KeyNode, list)
 	}
 	if tests == nil {
-		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "", "missing %q: a promptfoo config needs a list of tests", "tests")
+		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, suite.KindStructure, "", "missing %q: a promptfoo config needs a list of tests", "tests")
 		ok = false
 	}
 	if !ok {
 		// One error per key outside the subset is enough; reading the rest as 5.x would only
 		// add messages about the same keys in 5.x's words.
-		l.Suite.SetDialect(DialectPromptfoo)
+		l.Suite.SetDialect(suite.DialectPromptfoo)
 		l.pfRules()
 		return
 	}
 	targets, target := l.Suite.Targets, l.Suite.Target
-	l.pf = true // the 5.x reader then takes promptfoo's own types (pfOnlyTypes)
-	l.loadV5(v5)
+	agentv5.Read(l.Reader, v5, pfOnlyTypes...) // with promptfoo's own types (pfOnlyTypes)
 	l.Suite.Targets, l.Suite.Target = targets, target
-	l.Suite.SetDialect(DialectPromptfoo)
+	l.Suite.SetDialect(suite.DialectPromptfoo)
 	l.pfRules()
 }
 
 // pfRules sets promptfoo's rules on the suite: its graders are AgentV 5.x's (4.42.4's runtime).
-func (l *Reader) pfRules() {
-	l.Suite.TrialPassAt = TrialPassAt4
-	l.Suite.Agent = AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
-	l.Suite.Grading = GradingRulesOf(Dialect5)
+func (l *reader) pfRules() {
+	l.Suite.TrialPassAt = suite.TrialPassAt4
+	l.Suite.Agent = suite.AgentRules{CwdFromWorkDir: true, AbsoluteFileRefs: true, PromptAs442: true}
+	l.Suite.Grading = suite.GradingRulesOf(suite.Dialect5)
 	l.Suite.Grading.ScoresAsReturned = true
 	l.Suite.Grading.ZeroWeightPasses = true
 	l.Suite.Grading.NegateScriptVerdict = true
@@ -143,14 +144,14 @@ func (l *Reader) pfRules() {
 // without one) and its assertions are returned: promptfoo scores the default's assertions
 // first, then the test's, all rendered with the test's vars (evaluator.js,
 // prepareTestCaseForEval), so they go into each test rather than to 5.x's default_test.
-func (l *Reader) pfDefaultTest(e *Entry, graders map[string]string) (d, thr, asserts *yaml.Node, ok bool) {
+func (l *reader) pfDefaultTest(e *suite.Entry, graders map[string]string) (d, thr, asserts *yaml.Node, ok bool) {
 	if e.Value.Kind != yaml.MappingNode {
-		l.Errorf(e.Value, KindStructure, "", "promptfoo %q must be a mapping with %s, got %s", "defaultTest", strings.Join(pfDefaultKeys, ", "), KindName(e.Value))
+		l.Errorf(e.Value, suite.KindStructure, "", "promptfoo %q must be a mapping with %s, got %s", "defaultTest", strings.Join(pfDefaultKeys, ", "), suite.KindName(e.Value))
 		return nil, nil, nil, false
 	}
-	out := Mapping(e.Value)
+	out := suite.Mapping(e.Value)
 	ok = true
-	for _, x := range MapEntries(e.Value) {
+	for _, x := range suite.MapEntries(e.Value) {
 		switch x.Key {
 		case "vars", "metadata":
 			out.Content = append(out.Content, x.KeyNode, x.Value)
@@ -170,7 +171,7 @@ func (l *Reader) pfDefaultTest(e *Entry, graders map[string]string) (d, thr, ass
 		case "threshold":
 			thr = x.Value
 		default:
-			l.Errorf(x.KeyNode, KindStructure, "", "promptfoo defaultTest %q is not supported: agentv reads %s", x.Key, strings.Join(pfDefaultKeys, ", "))
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "promptfoo defaultTest %q is not supported: agentv reads %s", x.Key, strings.Join(pfDefaultKeys, ", "))
 			ok = false
 		}
 	}
@@ -183,21 +184,21 @@ func (l *Reader) pfDefaultTest(e *Entry, graders map[string]string) (d, thr, ass
 
 // pfTest rewrites one promptfoo test as a 5.x test: its description is its id (else its
 // position, test-N), its threshold (or the default's) run.threshold.
-func (l *Reader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
+func (l *reader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node, graders map[string]string) (*yaml.Node, bool) {
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.Errorf(n, KindCase, "", "tests[%d]: a promptfoo test must be a mapping with description, vars and assert, got %s", i, KindName(n))
+		l.Errorf(n, suite.KindCase, "", "tests[%d]: a promptfoo test must be a mapping with description, vars and assert, got %s", i, suite.KindName(n))
 		return nil, false
 	}
 	id := fmt.Sprintf("test-%d", i+1)
-	if d := ValueOf(n, "description"); d != nil && IsString(d) && strings.TrimSpace(d.Value) != "" {
+	if d := suite.ValueOf(n, "description"); d != nil && suite.IsString(d) && strings.TrimSpace(d.Value) != "" {
 		id = strings.TrimSpace(d.Value)
 	}
-	out := Mapping(n, "id", StrNode(n, id))
+	out := suite.Mapping(n, "id", suite.StrNode(n, id))
 	thr := defThreshold
 	ok := true
 	grader := graders[""]
-	if o := ValueOf(n, "options"); o != nil && o.Kind == yaml.MappingNode {
-		if p := ValueOf(o, "provider"); p != nil {
+	if o := suite.ValueOf(n, "options"); o != nil && o.Kind == yaml.MappingNode {
+		if p := suite.ValueOf(o, "provider"); p != nil {
 			g, good := l.pfGrader(p, graders)
 			ok = good && ok
 			grader = g
@@ -205,15 +206,15 @@ func (l *Reader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node
 	}
 	content := false
 	var own *yaml.Node
-	for _, x := range MapEntries(n) {
+	for _, x := range suite.MapEntries(n) {
 		switch x.Key {
 		case "description":
 		case "vars":
 			content = true
 			if x.Value.Kind == yaml.MappingNode {
-				for _, v := range MapEntries(x.Value) {
-					if d := Deref(v.Value); d != nil && d.Kind == yaml.SequenceNode {
-						l.Errorf(v.KeyNode, KindCase, id, "promptfoo var %q is a list: running a test once per value is not supported (case not loaded)", v.Key)
+				for _, v := range suite.MapEntries(x.Value) {
+					if d := suite.Deref(v.Value); d != nil && d.Kind == yaml.SequenceNode {
+						l.Errorf(v.KeyNode, suite.KindCase, id, "promptfoo var %q is a list: running a test once per value is not supported (case not loaded)", v.Key)
 						ok = false
 					}
 				}
@@ -238,46 +239,46 @@ func (l *Reader) pfTest(n *yaml.Node, i int, defThreshold, defAsserts *yaml.Node
 			content = true
 			thr = x.Value
 		default:
-			l.Errorf(x.KeyNode, KindCase, id, "promptfoo test %q is not supported: agentv reads %s (case not loaded)", x.Key, strings.Join(pfTestKeys, ", "))
+			l.Errorf(x.KeyNode, suite.KindCase, id, "promptfoo test %q is not supported: agentv reads %s (case not loaded)", x.Key, strings.Join(pfTestKeys, ", "))
 			ok = false
 		}
 	}
 	if !content && ok {
 		// promptfoo rejects a test with nothing but a description (main.js, readTest).
-		l.Errorf(n, KindCase, id, "a promptfoo test needs one of vars, assert, options, metadata or threshold (case not loaded)")
+		l.Errorf(n, suite.KindCase, id, "a promptfoo test needs one of vars, assert, options, metadata or threshold (case not loaded)")
 		ok = false
 	}
 	if all := pfJoin(n, defAsserts, own); all != nil {
-		out.Content = append(out.Content, StrNode(all, "assert"), all)
+		out.Content = append(out.Content, suite.StrNode(all, "assert"), all)
 	} else {
 		// No assertions: promptfoo scores the test 1 and passes it
 		// (AssertionsResult.noAssertsResult), which GradingRules.NoGradersPass does.
-		out.Content = append(out.Content, StrNode(n, "assert"), SeqNode(n))
+		out.Content = append(out.Content, suite.StrNode(n, "assert"), suite.SeqNode(n))
 	}
-	if thr != nil && !IsNull(thr) {
-		out.Content = append(out.Content, StrNode(thr, "run"), Mapping(thr, "threshold", thr))
+	if thr != nil && !suite.IsNull(thr) {
+		out.Content = append(out.Content, suite.StrNode(thr, "run"), suite.Mapping(thr, "threshold", thr))
 	}
-	if !HasKey(out, "vars") {
+	if !suite.HasKey(out, "vars") {
 		// promptfoo renders every prompt, with empty vars when a test has none.
-		out.Content = append(out.Content, StrNode(n, "vars"), Mapping(n))
+		out.Content = append(out.Content, suite.StrNode(n, "vars"), suite.Mapping(n))
 	}
 	return out, ok
 }
 
 // pfOptions checks a test's (or defaultTest's) options: `provider` names the grader of its
 // model-graded assertions (returned, and left out of the 5.x options); the rest go to 5.x.
-func (l *Reader) pfOptions(m *yaml.Node, id string, graders map[string]string) (*yaml.Node, string, bool) {
-	if IsNull(m) {
+func (l *reader) pfOptions(m *yaml.Node, id string, graders map[string]string) (*yaml.Node, string, bool) {
+	if suite.IsNull(m) {
 		return nil, "", true
 	}
 	if m.Kind != yaml.MappingNode {
-		l.Errorf(m, KindCase, id, "promptfoo %q must be a mapping, got %s", "options", KindName(m))
+		l.Errorf(m, suite.KindCase, id, "promptfoo %q must be a mapping, got %s", "options", suite.KindName(m))
 		return nil, "", false
 	}
-	out := Mapping(m)
+	out := suite.Mapping(m)
 	grader := ""
 	ok := true
-	for _, x := range MapEntries(m) {
+	for _, x := range suite.MapEntries(m) {
 		switch x.Key {
 		case "provider":
 			g, good := l.pfGrader(x.Value, graders)
@@ -285,7 +286,7 @@ func (l *Reader) pfOptions(m *yaml.Node, id string, graders map[string]string) (
 		case "transform", "postprocess":
 			out.Content = append(out.Content, x.KeyNode, x.Value)
 		default:
-			l.Errorf(x.KeyNode, KindCase, id, "promptfoo options %q is not supported: agentv reads provider and transform", x.Key)
+			l.Errorf(x.KeyNode, suite.KindCase, id, "promptfoo options %q is not supported: agentv reads provider and transform", x.Key)
 			ok = false
 		}
 	}
@@ -296,18 +297,18 @@ func (l *Reader) pfOptions(m *yaml.Node, id string, graders map[string]string) (
 }
 
 // pfAsserts checks a promptfoo assert list and names its model-graded assertions' grader.
-func (l *Reader) pfAsserts(list *yaml.Node, id string, graders map[string]string, grader string) (*yaml.Node, bool) {
-	if IsNull(list) {
+func (l *reader) pfAsserts(list *yaml.Node, id string, graders map[string]string, grader string) (*yaml.Node, bool) {
+	if suite.IsNull(list) {
 		return list, true
 	}
 	if list.Kind != yaml.SequenceNode {
-		l.Errorf(list, KindCase, id, "promptfoo %q must be a list of assertions, got %s", "assert", KindName(list))
+		l.Errorf(list, suite.KindCase, id, "promptfoo %q must be a list of assertions, got %s", "assert", suite.KindName(list))
 		return list, false
 	}
-	out := SeqNode(list)
+	out := suite.SeqNode(list)
 	ok := true
 	for _, it := range list.Content {
-		a, good := l.pfAssert(Deref(it), id, graders, grader, 0)
+		a, good := l.pfAssert(suite.Deref(it), id, graders, grader, 0)
 		ok = good && ok
 		if a != nil {
 			out.Content = append(out.Content, a)
@@ -318,35 +319,35 @@ func (l *Reader) pfAsserts(list *yaml.Node, id string, graders map[string]string
 
 // pfAssert checks one assertion against the subset; an llm-rubric's grader (its own
 // provider, else the test's or the default's) becomes its 5.x `target`.
-func (l *Reader) pfAssert(n *yaml.Node, id string, graders map[string]string, grader string, depth int) (*yaml.Node, bool) {
+func (l *reader) pfAssert(n *yaml.Node, id string, graders map[string]string, grader string, depth int) (*yaml.Node, bool) {
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.Errorf(n, KindEvaluator, id, "a promptfoo assertion must be a mapping with %q, got %s", "type", KindName(n))
+		l.Errorf(n, suite.KindEvaluator, id, "a promptfoo assertion must be a mapping with %q, got %s", "type", suite.KindName(n))
 		return nil, false
 	}
-	t := Deref(ValueOf(n, "type"))
-	if t == nil || !IsString(t) {
-		l.Errorf(n, KindEvaluator, id, "a promptfoo assertion needs a %q", "type")
+	t := suite.Deref(suite.ValueOf(n, "type"))
+	if t == nil || !suite.IsString(t) {
+		l.Errorf(n, suite.KindEvaluator, id, "a promptfoo assertion needs a %q", "type")
 		return nil, false
 	}
 	base := strings.TrimPrefix(t.Value, "not-")
 	if !slices.Contains(pfTypes, base) {
-		l.Errorf(t, KindEvaluator, id, "promptfoo assertion type %q is not supported: agentv reads %s (each also with not-)", t.Value, strings.Join(pfTypes, ", "))
+		l.Errorf(t, suite.KindEvaluator, id, "promptfoo assertion type %q is not supported: agentv reads %s (each also with not-)", t.Value, strings.Join(pfTypes, ", "))
 		return nil, false
 	}
-	out := Mapping(n)
+	out := suite.Mapping(n)
 	ok := true
 	own := grader
-	for _, x := range MapEntries(n) {
+	for _, x := range suite.MapEntries(n) {
 		switch {
 		case x.Key == "provider":
 			g, good := l.pfGrader(x.Value, graders)
 			own, ok = g, good && ok
 			continue
 		case x.Key == "assert" && base == "assert-set" && depth < 8:
-			items := SeqNode(x.Value)
+			items := suite.SeqNode(x.Value)
 			if x.Value.Kind == yaml.SequenceNode {
 				for _, m := range x.Value.Content {
-					a, good := l.pfAssert(Deref(m), id, graders, grader, depth+1)
+					a, good := l.pfAssert(suite.Deref(m), id, graders, grader, depth+1)
 					ok = good && ok
 					if a != nil {
 						items.Content = append(items.Content, pfNegated(a))
@@ -362,11 +363,11 @@ func (l *Reader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 			switch strings.ToLower(filepath.Ext(rel)) {
 			case ".json", ".yaml", ".yml":
 			default:
-				l.Errorf(x.Value, KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, Deref(x.Value).Value)
+				l.Errorf(x.Value, suite.KindEvaluator, id, "%s %q: a JSON schema file must be .json, .yaml or .yml", t.Value, suite.Deref(x.Value).Value)
 				ok = false
 				continue
 			}
-			m := l.v5ReadMapping(x.Value, rel, "JSON schema")
+			m := agentv5.ReadMapping(l.Reader, x.Value, rel, "JSON schema")
 			if m == nil {
 				ok = false
 				continue
@@ -376,25 +377,25 @@ func (l *Reader) pfAssert(n *yaml.Node, id string, graders map[string]string, gr
 		case x.Key == "value" && base == "javascript" && pfNotCode(x.Value):
 			out.Content = append(out.Content, x.KeyNode, pfThrowAtRun(x.Value))
 			continue
-		case x.Key == "value" && base == "similar" && Deref(x.Value).Kind == yaml.SequenceNode:
-			first, good := l.pfSimilarValues(Deref(x.Value), id)
+		case x.Key == "value" && base == "similar" && suite.Deref(x.Value).Kind == yaml.SequenceNode:
+			first, good := l.pfSimilarValues(suite.Deref(x.Value), id)
 			if !good {
 				ok = false
 				continue
 			}
 			// The first value stands for the list where one value is read; the grader takes
 			// the list from config.values (GradingRules.SimilarValues).
-			out.Content = append(out.Content, x.KeyNode, first, StrNode(x.KeyNode, "config"), Mapping(x.Value, "values", Deref(x.Value)))
+			out.Content = append(out.Content, x.KeyNode, first, suite.StrNode(x.KeyNode, "config"), suite.Mapping(x.Value, "values", suite.Deref(x.Value)))
 			continue
 		case !slices.Contains(pfAssertKeys, x.Key):
-			l.Errorf(x.KeyNode, KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.Key, strings.Join(pfAssertKeys, ", "))
+			l.Errorf(x.KeyNode, suite.KindEvaluator, id, "promptfoo assertion %q is not supported: agentv reads %s", x.Key, strings.Join(pfAssertKeys, ", "))
 			ok = false
 			continue
 		}
 		out.Content = append(out.Content, x.KeyNode, x.Value)
 	}
 	if own != "" && base == "llm-rubric" {
-		out.Content = append(out.Content, StrNode(n, "target"), StrNode(n, own))
+		out.Content = append(out.Content, suite.StrNode(n, "target"), suite.StrNode(n, own))
 	}
 	if t.Value == "not-llm-rubric" {
 		// As llm-rubric with negate, so the 5.x reader keeps its text as the criteria (its
@@ -411,9 +412,9 @@ func pfSetGrader(list *yaml.Node, grader string) {
 		return
 	}
 	for i, a := range list.Content {
-		if t := ValueOf(a, "type"); t != nil && strings.TrimPrefix(t.Value, "not-") == "llm-rubric" && !HasKey(a, "target") {
+		if t := suite.ValueOf(a, "type"); t != nil && strings.TrimPrefix(t.Value, "not-") == "llm-rubric" && !suite.HasKey(a, "target") {
 			c := *a
-			c.Content = append(slices.Clone(a.Content), StrNode(a, "target"), StrNode(a, grader))
+			c.Content = append(slices.Clone(a.Content), suite.StrNode(a, "target"), suite.StrNode(a, grader))
 			list.Content[i] = &c
 		}
 	}
@@ -433,28 +434,28 @@ func pfJoin(at, defaults, own *yaml.Node) *yaml.Node {
 	if own != nil {
 		at = own
 	}
-	return SeqNode(at, items...)
+	return suite.SeqNode(at, items...)
 }
 
 // pfNegated writes a set member's not-X as X with negate: true, which the set's members
 // understand (GradingRules.SetMembersNegate); the test's own assertions go through 5.x's
 // reading of not-.
 func pfNegated(a *yaml.Node) *yaml.Node {
-	t := ValueOf(a, "type")
+	t := suite.ValueOf(a, "type")
 	rest, ok := strings.CutPrefix(t.Value, "not-")
-	if !ok || IsEvaluatorType(t.Value) {
+	if !ok || suite.IsEvaluatorType(t.Value) {
 		return a
 	}
-	out := ReplaceKey(a, "type", "", StrNode(t, rest))
-	out.Content = append(out.Content, StrNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
+	out := suite.ReplaceKey(a, "type", "", suite.StrNode(t, rest))
+	out.Content = append(out.Content, suite.StrNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	return out
 }
 
 // pfNotCode reports whether a javascript value is neither a string nor null: a number, a
 // boolean, a mapping or a list, which promptfoo loads and fails when the test runs.
 func pfNotCode(v *yaml.Node) bool {
-	v = Deref(v)
-	return v != nil && !IsString(v) && !IsNull(v)
+	v = suite.Deref(v)
+	return v != nil && !suite.IsString(v) && !suite.IsNull(v)
 }
 
 // pfThrowAtRun is the code an assertion whose value is not code runs: it throws what
@@ -462,30 +463,30 @@ func pfNotCode(v *yaml.Node) bool {
 // handleJavascript), so the assertion fails with score 0 when it runs, as in promptfoo,
 // where a 5.x file gets a load error.
 func pfThrowAtRun(v *yaml.Node) *yaml.Node {
-	msg, _ := json.Marshal("javascript assertion must have a string value, got " + DescribeValue(Deref(v)))
-	return StrNode(v, "(() => { throw new Error("+string(msg)+") })()")
+	msg, _ := json.Marshal("javascript assertion must have a string value, got " + suite.DescribeValue(suite.Deref(v)))
+	return suite.StrNode(v, "(() => { throw new Error("+string(msg)+") })()")
 }
 
 // pfSimilarValues checks the list of values of a similar assertion (promptfoo: at least one,
 // each a string) and returns its first.
-func (l *Reader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
+func (l *reader) pfSimilarValues(list *yaml.Node, id string) (*yaml.Node, bool) {
 	if len(list.Content) == 0 {
-		l.Errorf(list, KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
+		l.Errorf(list, suite.KindEvaluator, id, "similar %q must hold at least one text to compare the answer with", "value")
 		return nil, false
 	}
 	for i, v := range list.Content {
-		if v := Deref(v); !IsString(v) || strings.TrimSpace(v.Value) == "" {
-			l.Errorf(v, KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, DescribeValue(v))
+		if v := suite.Deref(v); !suite.IsString(v) || strings.TrimSpace(v.Value) == "" {
+			l.Errorf(v, suite.KindEvaluator, id, "similar value[%d] must be a non-empty text, got %s", i, suite.DescribeValue(v))
 			return nil, false
 		}
 	}
-	return Deref(list.Content[0]), true
+	return suite.Deref(list.Content[0]), true
 }
 
 // pfFileRef is the path of a file:// value, "" for any other value.
 func pfFileRef(v *yaml.Node) string {
-	v = Deref(v)
-	if v == nil || !IsString(v) {
+	v = suite.Deref(v)
+	if v == nil || !suite.IsString(v) {
 		return ""
 	}
 	rel, ok := strings.CutPrefix(strings.TrimSpace(v.Value), "file://")
@@ -493,10 +494,4 @@ func pfFileRef(v *yaml.Node) string {
 		return ""
 	}
 	return rel
-}
-
-func init() {
-	RegisterFrontEnd(FrontEnd{Dialect: DialectPromptfoo, Before: Dialect5,
-		Detect: func(r *Reader, root *yaml.Node) (bool, bool) { return r.pfDetect(root), true },
-		Load:   (*Reader).loadPF})
 }

@@ -1,9 +1,10 @@
-package suite
+package agentv5
 
 import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/agentv/action/suite"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,8 +31,8 @@ var (
 // loads a file (interpolateEnv): a value that is exactly one reference becomes a boolean or
 // number when it reads as one; an unset variable renders empty (with a warning). A string
 // holding `${{` is left as written, as 5.x leaves it.
-func (l *Reader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
-	EachValue(n, seen, func(n *yaml.Node) {
+func (l *reader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
+	suite.EachValue(n, seen, func(n *yaml.Node) {
 		if !v5AnyEnvRef.MatchString(n.Value) || strings.Contains(n.Value, "${{") {
 			return
 		}
@@ -41,11 +42,11 @@ func (l *Reader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
 			return l.EnvValue(n, name, "{{ env."+name+" }}")
 		})
 		if v5AnyEnvRef.MatchString(out) {
-			l.Errorf(n, KindTemplate, "", "only {{ env.NAME }} is supported in an environment reference, got %q", n.Value)
+			l.Errorf(n, suite.KindTemplate, "", "only {{ env.NAME }} is supported in an environment reference, got %q", n.Value)
 			return
 		}
 		n.Value, n.Tag, n.Style = out, "!!str", yaml.DoubleQuotedStyle
-		if whole != nil && TypedValue(out) {
+		if whole != nil && suite.TypedValue(out) {
 			n.Tag, n.Style = map[bool]string{true: "!!bool", false: "!!float"}[out == "true" || out == "false"], 0
 		}
 	})
@@ -66,7 +67,7 @@ type v5Renderer struct {
 const v5RenderBudget = 1 << 20
 
 func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
-	if n = Deref(n); n == nil {
+	if n = suite.Deref(n); n == nil {
 		return n
 	}
 	if r.budget--; r.budget < 0 || depth > 64 {
@@ -77,7 +78,7 @@ func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if !IsString(n) || !v5OtherTag.MatchString(n.Value) {
+		if !suite.IsString(n) || !v5OtherTag.MatchString(n.Value) {
 			return n
 		}
 		if m := v5WholeVar.FindStringSubmatch(n.Value); m != nil {
@@ -120,8 +121,8 @@ func (r *v5Renderer) text(v *yaml.Node, depth int) string {
 	if r.budget--; r.budget < 0 || depth > 64 {
 		return ""
 	}
-	switch v = Deref(v); {
-	case v == nil || IsNull(v):
+	switch v = suite.Deref(v); {
+	case v == nil || suite.IsNull(v):
 		return ""
 	case v.Kind == yaml.ScalarNode:
 		return v.Value
@@ -137,32 +138,32 @@ func (r *v5Renderer) text(v *yaml.Node, depth int) string {
 
 // v5Lookup finds a dotted name in a test's vars; `vars.x` is x.
 func v5Lookup(vars *yaml.Node, path string) *yaml.Node {
-	if rest, ok := strings.CutPrefix(path, "vars."); ok && LookupVar(vars, "vars") == nil {
+	if rest, ok := strings.CutPrefix(path, "vars."); ok && suite.LookupVar(vars, "vars") == nil {
 		path = rest
 	} else if path == "vars" {
-		return Deref(vars)
+		return suite.Deref(vars)
 	}
-	return LookupVar(vars, path)
+	return suite.LookupVar(vars, path)
 }
 
 // v5Prompts reads `prompts`: a string, a chat (a list of messages), or a list of those or
 // of {raw, id, label}; a string starting file:// is the text of that file.
-func (l *Reader) v5Prompts(e *Entry) ([]v5Prompt, bool) {
-	if IsNull(e.Value) {
+func (l *reader) v5Prompts(e *suite.Entry) ([]v5Prompt, bool) {
+	if suite.IsNull(e.Value) {
 		return nil, true
 	}
 	items := []*yaml.Node{e.Value}
 	if e.Value.Kind == yaml.SequenceNode && !isChat(e.Value) {
 		items = e.Value.Content
 		if len(items) == 0 {
-			l.Errorf(e.Value, KindStructure, "", "%q must not be empty", "prompts")
+			l.Errorf(e.Value, suite.KindStructure, "", "%q must not be empty", "prompts")
 			return nil, false
 		}
 	}
 	var out []v5Prompt
 	ok := true
 	for i, it := range items {
-		p, good := l.v5Prompt(Deref(it), i)
+		p, good := l.v5Prompt(suite.Deref(it), i)
 		ok = ok && good
 		out = append(out, p)
 	}
@@ -176,7 +177,7 @@ func isChat(n *yaml.Node) bool {
 		return false
 	}
 	for _, it := range n.Content {
-		if it = Deref(it); it == nil || it.Kind != yaml.MappingNode || !HasKey(it, "role") {
+		if it = suite.Deref(it); it == nil || it.Kind != yaml.MappingNode || !suite.HasKey(it, "role") {
 			return false
 		}
 	}
@@ -185,14 +186,14 @@ func isChat(n *yaml.Node) bool {
 
 // v5Prompt reads one prompt; its id is 5.x's (parsePromptDefinition): prompt- or chat- and the
 // first 12 hex digits of the SHA-256 of its JSON, or the file's path.
-func (l *Reader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
+func (l *reader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 	bad := func(format string, args ...any) (v5Prompt, bool) {
-		l.Errorf(n, KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
+		l.Errorf(n, suite.KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
 		return v5Prompt{}, false
 	}
 	switch {
-	case n == nil || IsNull(n):
-		return bad("expected a string, a chat or a mapping, got %s", KindName(n))
+	case n == nil || suite.IsNull(n):
+		return bad("expected a string, a chat or a mapping, got %s", suite.KindName(n))
 	case n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "file://"):
 		return l.v5PromptFile(n, i, n.Value, "", "")
 	case n.Kind == yaml.ScalarNode:
@@ -205,7 +206,7 @@ func (l *Reader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 	case n.Kind == yaml.MappingNode:
 		return l.v5PromptObject(n, i)
 	}
-	return bad("expected a string, a chat or a mapping, got %s", KindName(n))
+	return bad("expected a string, a chat or a mapping, got %s", suite.KindName(n))
 }
 
 // v5PromptKeys are the keys of a prompt object 5.x reads (parsePromptDefinition); the
@@ -215,24 +216,24 @@ var v5PromptKeys = []string{"id", "label", "function_file", "function", "command
 // v5PromptObject reads a prompt mapping: {id, label} with the prompt in `prompt` (a text or
 // a chat), `raw` (a text), `messages` (a chat) or `file`, or a single chat message. Without
 // an id, one is made from the prompt's kind and hash; a label never stands for the id.
-func (l *Reader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
+func (l *reader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
 	bad := func(at *yaml.Node, format string, args ...any) (v5Prompt, bool) {
-		l.Errorf(at, KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
 		return v5Prompt{}, false
 	}
-	f := EntryList(MapEntries(n))
+	f := suite.EntryList(suite.MapEntries(n))
 	text := func(key string) (string, *yaml.Node) {
 		e := f.Get(key)
-		if e == nil || IsNull(e.Value) || !IsString(e.Value) {
+		if e == nil || suite.IsNull(e.Value) || !suite.IsString(e.Value) {
 			return "", nil
 		}
 		return strings.TrimSpace(e.Value.Value), e.Value
 	}
 	id, _ := text("id")
 	label, _ := text("label")
-	for _, e := range MapEntries(n) {
+	for _, e := range suite.MapEntries(n) {
 		if !slices.Contains(v5PromptKeys, e.Key) {
-			l.Warnf(e.KeyNode, KindIgnored, "", "prompts[%d] %q is not read by AgentV 5.x (ignored)", i, e.Key)
+			l.Warnf(e.KeyNode, suite.KindIgnored, "", "prompts[%d] %q is not read by AgentV 5.x (ignored)", i, e.Key)
 		}
 	}
 	made := func(kind string, v *yaml.Node) (v5Prompt, bool) {
@@ -246,64 +247,64 @@ func (l *Reader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
 	if e := f.Get("file"); e != nil {
 		ref, v := text("file")
 		if ref == "" {
-			return bad(e.Value, "%q must name a prompt file, got %s", "file", Describe(e.Value))
+			return bad(e.Value, "%q must name a prompt file, got %s", "file", suite.Describe(e.Value))
 		}
 		return l.v5PromptFile(v, i, ref, id, label)
 	}
 	if e := f.Get("messages"); e != nil {
-		if v := Deref(e.Value); v == nil || v.Kind != yaml.SequenceNode || !isChat(v) {
+		if v := suite.Deref(e.Value); v == nil || v.Kind != yaml.SequenceNode || !isChat(v) {
 			return bad(e.Value, "%q must be a list of chat messages, each with a %q", "messages", "role")
 		}
-		return made("chat", Deref(e.Value))
+		return made("chat", suite.Deref(e.Value))
 	}
 	if e := f.Get("prompt"); e != nil {
-		switch v := Deref(e.Value); {
-		case v != nil && IsString(v):
+		switch v := suite.Deref(e.Value); {
+		case v != nil && suite.IsString(v):
 			return made("string", v)
 		case v != nil && v.Kind == yaml.SequenceNode && isChat(v):
 			return made("chat", v)
 		}
-		return bad(e.Value, "%q must be a text or a list of chat messages, got %s", "prompt", Describe(e.Value))
+		return bad(e.Value, "%q must be a text or a list of chat messages, got %s", "prompt", suite.Describe(e.Value))
 	}
 	if e := f.Get("raw"); e != nil {
-		if v := Deref(e.Value); v == nil || !IsString(v) || v.Value == "" {
-			return bad(e.Value, "%q must be a non-empty text, got %s", "raw", Describe(e.Value))
+		if v := suite.Deref(e.Value); v == nil || !suite.IsString(v) || v.Value == "" {
+			return bad(e.Value, "%q must be a non-empty text, got %s", "raw", suite.Describe(e.Value))
 		}
-		return made("string", Deref(e.Value))
+		return made("string", suite.Deref(e.Value))
 	}
-	if HasKey(n, "role") && HasKey(n, "content") {
+	if suite.HasKey(n, "role") && suite.HasKey(n, "content") {
 		// One chat message written as the prompt: the chat of that message.
-		msg := Mapping(n)
-		for _, e := range MapEntries(n) {
+		msg := suite.Mapping(n)
+		for _, e := range suite.MapEntries(n) {
 			if e.Key != "id" && e.Key != "label" {
 				msg.Content = append(msg.Content, e.KeyNode, e.Value)
 			}
 		}
 		// 5.x hashes the whole mapping, id and label included.
-		return v5Prompt{id: cmp.Or(id, "chat-"+v5Hash(n)), label: label, input: SeqNode(n, msg)}, true
+		return v5Prompt{id: cmp.Or(id, "chat-"+v5Hash(n)), label: label, input: suite.SeqNode(n, msg)}, true
 	}
 	return bad(n, "a prompt mapping needs %q (a text or a chat), %q, %q or %q", "prompt", "raw", "messages", "file")
 }
 
 // v5PromptFile reads a prompt file as one text; its id and label are its path unless given.
-func (l *Reader) v5PromptFile(at *yaml.Node, i int, ref, id, label string) (v5Prompt, bool) {
+func (l *reader) v5PromptFile(at *yaml.Node, i int, ref, id, label string) (v5Prompt, bool) {
 	rel := strings.TrimPrefix(strings.TrimSpace(ref), "file://")
 	r := l.Resolve(rel, false)
 	if r.Abs == "" {
-		l.Errorf(at, KindStructure, "", "prompts[%d]: prompt file %q not found (tried: %s)", i, rel, l.TriedList(r))
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: prompt file %q not found (tried: %s)", i, rel, l.TriedList(r))
 		return v5Prompt{}, false
 	}
 	src, err := safefile.ReadFile(r.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.Errorf(at, KindStructure, "", "prompts[%d]: could not read prompt file %q: %s", i, rel, ErrText(err))
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: could not read prompt file %q: %s", i, rel, suite.ErrText(err))
 		return v5Prompt{}, false
 	}
-	return v5Prompt{id: cmp.Or(id, rel), label: cmp.Or(label, rel), input: StrNode(at, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
+	return v5Prompt{id: cmp.Or(id, rel), label: cmp.Or(label, rel), input: suite.StrNode(at, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
 }
 
 // v5Hash is the first 12 hex digits of the SHA-256 of n's JSON (5.x's stablePromptId).
 func v5Hash(n *yaml.Node) string {
-	b, _ := ToJSON(n)
+	b, _ := suite.ToJSON(n)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:12]
 }
@@ -320,15 +321,15 @@ func v5PromptID(id string) string {
 
 // v5ReadMapping reads a YAML file referenced from the eval file (at node at) whose root
 // must be a mapping; nil after an error.
-func (l *Reader) v5ReadMapping(at *yaml.Node, rel, what string) *yaml.Node {
+func (l *reader) v5ReadMapping(at *yaml.Node, rel, what string) *yaml.Node {
 	r := l.Resolve(rel, false)
 	if r.Abs == "" {
-		l.Errorf(at, KindFile, "", "%s file %q not found (tried: %s)", what, rel, l.TriedList(r))
+		l.Errorf(at, suite.KindFile, "", "%s file %q not found (tried: %s)", what, rel, l.TriedList(r))
 		return nil
 	}
 	src, err := safefile.ReadFile(r.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.Errorf(at, KindFile, "", "could not read %s file %q: %s", what, rel, ErrText(err))
+		l.Errorf(at, suite.KindFile, "", "could not read %s file %q: %s", what, rel, suite.ErrText(err))
 		return nil
 	}
 	restore := l.InFile(r.Abs)
@@ -339,9 +340,9 @@ func (l *Reader) v5ReadMapping(at *yaml.Node, rel, what string) *yaml.Node {
 		return nil
 	}
 	// Its nodes keep naming the file in later messages, as assertion templates do.
-	t := &IncludeFile{Abs: r.Abs, Display: DisplayPath(r.Abs, l.Cwd), Num: len(l.Includes) + 1}
+	t := &suite.IncludeFile{Abs: r.Abs, Display: suite.DisplayPath(r.Abs, l.Cwd), Num: len(l.Includes) + 1}
 	l.Includes = append(l.Includes, t)
-	EncodeLines(doc, t.Num*IncludeLineBase, map[*yaml.Node]bool{})
+	suite.EncodeLines(doc, t.Num*suite.IncludeLineBase, map[*yaml.Node]bool{})
 	l.v5Env(doc, map[*yaml.Node]bool{})
 	return l.RootOf(doc, yaml.MappingNode, func(got string) string {
 		return what + " file must hold a YAML mapping, got " + got

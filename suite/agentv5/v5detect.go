@@ -1,7 +1,8 @@
-package suite
+package agentv5
 
 import (
 	"fmt"
+	"github.com/agentv/action/suite"
 	"slices"
 	"strings"
 
@@ -24,7 +25,7 @@ var (
 
 // v5Detect tells whether root is an AgentV 5.x file. ok is false after the one error for a
 // file that mixes 5.x keys with those of 4.x or 2.5.
-func (l *Reader) v5Detect(root *yaml.Node) (v5, ok bool) {
+func (l *reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 	var strong, weak, v4, v25 []*yaml.Node
 	var tests *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -36,10 +37,10 @@ func (l *Reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 			weak = append(weak, k)
 		case slices.Contains(v4OnlyKeys, k.Value):
 			v4 = append(v4, k)
-		case slices.Contains(CaseListKeys, k.Value):
+		case slices.Contains(suite.CaseListKeys, k.Value):
 			v25 = append(v25, k)
 		case k.Value == "tests":
-			tests = Deref(root.Content[i+1])
+			tests = suite.Deref(root.Content[i+1])
 		}
 	}
 	switch {
@@ -55,7 +56,7 @@ func (l *Reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 	if len(v4) == 0 {
 		other, dialect = v25, "AgentV 2.5"
 	}
-	l.Errorf(other[0], KindStructure, "", "the file mixes two dialects: %s (AgentV 5.x) and %s (%s); keep one of them (AgentV 5.x rejects %s)",
+	l.Errorf(other[0], suite.KindStructure, "", "the file mixes two dialects: %s (AgentV 5.x) and %s (%s); keep one of them (AgentV 5.x rejects %s)",
 		keyList(strong), keyList(other), dialect, keyList(other))
 	return false, false
 }
@@ -63,11 +64,11 @@ func (l *Reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 // v4Tests reports whether an inline test list has a test written for 4.x.
 func v4Tests(tests *yaml.Node) bool {
 	for _, t := range tests.Content {
-		if t = Deref(t); t == nil || t.Kind != yaml.MappingNode {
+		if t = suite.Deref(t); t == nil || t.Kind != yaml.MappingNode {
 			continue
 		}
 		for _, k := range v4TestMarkers {
-			if HasKey(t, k) {
+			if suite.HasKey(t, k) {
 				return true
 			}
 		}
@@ -82,8 +83,4 @@ func keyList(keys []*yaml.Node) string {
 		parts[i] = fmt.Sprintf("%q (line %d)", k.Value, k.Line)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func init() {
-	RegisterFrontEnd(FrontEnd{Dialect: Dialect5, Detect: (*Reader).v5Detect, Load: (*Reader).loadV5})
 }

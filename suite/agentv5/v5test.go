@@ -1,9 +1,10 @@
-package suite
+package agentv5
 
 import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/agentv/action/suite"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,17 +31,17 @@ var (
 // v5TestFile loads the raw cases of `tests: file://…` (or a path): a YAML list or JSONL,
 // one case a line. Raw cases may carry `input` and `expected_output`, which inline tests may
 // not (yaml-parser.ts at v5.3.1-next.1: rejectAuthoredDirectInput reads the eval file only).
-func (l *Reader) v5TestFile(sx *v5Suite, at *yaml.Node) {
+func (l *reader) v5TestFile(sx *v5Suite, at *yaml.Node) {
 	rel := strings.TrimPrefix(strings.TrimSpace(at.Value), "file://")
-	abs := AbsPath(l.Suite.Dir, rel)
+	abs := suite.AbsPath(l.Suite.Dir, rel)
 	ext := strings.ToLower(filepath.Ext(abs))
 	if ext != ".yaml" && ext != ".yml" && ext != ".jsonl" {
-		l.Errorf(at, KindFile, "", "test file %q: format %q is not supported yet (want .yaml, .yml or .jsonl)", rel, ext)
+		l.Errorf(at, suite.KindFile, "", "test file %q: format %q is not supported yet (want .yaml, .yml or .jsonl)", rel, ext)
 		return
 	}
 	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.Errorf(at, KindFile, "", "could not read test file %q: %s", DisplayPath(abs, l.Cwd), ErrText(err))
+		l.Errorf(at, suite.KindFile, "", "could not read test file %q: %s", suite.DisplayPath(abs, l.Cwd), suite.ErrText(err))
 		return
 	}
 	defer l.InFile(abs)()
@@ -72,14 +73,14 @@ func (l *Reader) v5TestFile(sx *v5Suite, at *yaml.Node) {
 }
 
 // v5Test reads one 5.x test (raw: a row of a test file) into one case per prompt.
-func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
-	n := Deref(item)
+func (l *reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
+	n := suite.Deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.Errorf(cmp.Or(n, item), KindCase, "", "tests[%d]: a test must be a mapping with id, vars and assert, got %s (case not loaded)", index, KindName(n))
+		l.Errorf(cmp.Or(n, item), suite.KindCase, "", "tests[%d]: a test must be a mapping with id, vars and assert, got %s (case not loaded)", index, suite.KindName(n))
 		return
 	}
-	es := MapEntries(n)
-	f := EntryList(es)
+	es := suite.MapEntries(n)
+	f := suite.EntryList(es)
 	idKey := f.Get("id")
 	id := ""
 	if idKey != nil && idKey.Value.Kind == yaml.ScalarNode {
@@ -89,7 +90,7 @@ func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.Errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+NotLoaded(id))
+		l.Errorf(at, suite.KindCase, id, "%s", fmt.Sprintf(format, args...)+suite.NotLoaded(id))
 	}
 	for _, e := range es {
 		switch {
@@ -103,7 +104,7 @@ func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 		case e.Key == "expected_outcome":
 			fail(e.KeyNode, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.Key, "assert")
 		case slices.Contains(v5TestUnread, e.Key):
-			l.Warnf(e.KeyNode, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.Key)
+			l.Warnf(e.KeyNode, suite.KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.Key)
 		case slices.Contains(v5TestNotYet, e.Key):
 			fail(e.KeyNode, "a test's %q is not supported yet", e.Key)
 		default:
@@ -112,22 +113,22 @@ func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	}
 
 	// vars: default_test's, then the test's over them (mergeDefaultTestVarsIntoCases).
-	vars := Mapping(n)
+	vars := suite.Mapping(n)
 	if sx.vars != nil {
 		vars.Content = append(vars.Content, sx.vars.Content...)
 	}
-	if e := f.Get("vars"); e != nil && !IsNull(e.Value) {
+	if e := f.Get("vars"); e != nil && !suite.IsNull(e.Value) {
 		if e.Value.Kind != yaml.MappingNode {
-			fail(e.Value, "%q must be a mapping of names to values, got %s", "vars", KindName(e.Value))
+			fail(e.Value, "%q must be a mapping of names to values, got %s", "vars", suite.KindName(e.Value))
 		} else {
-			for _, x := range MapEntries(e.Value) {
+			for _, x := range suite.MapEntries(e.Value) {
 				vars = replaceOrAdd(vars, x.KeyNode, x.Value)
 			}
 		}
 	}
 	hasVars := f.Get("vars") != nil || sx.vars != nil
 	rows, list := l.v5VarRows(vars, fail)
-	if hasVars && list != nil && len(rows) > 1 && idKey != nil && IsString(idKey.Value) {
+	if hasVars && list != nil && len(rows) > 1 && idKey != nil && suite.IsString(idKey.Value) {
 		if a := v5RenderID(idKey.Value, rows[0]); a != "" && a == v5RenderID(idKey.Value, rows[1]) {
 			fail(list.KeyNode, "var %q is a list, so this test runs once per value, and each run needs its own id: put the var in the id, for example %q",
 				list.Key, idKey.Value.Value+"-{{ "+list.Key+" }}")
@@ -135,7 +136,7 @@ func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 	}
 	if list != nil && len(rows) == 0 && !failed {
 		// 5.x makes no test of it, without a word (expandArrayVarCases).
-		l.Warnf(list.KeyNode, KindIgnored, id, "var %q is an empty list: the test runs once per value, so it does not run", list.Key)
+		l.Warnf(list.KeyNode, suite.KindIgnored, id, "var %q is an empty list: the test runs once per value, so it does not run", list.Key)
 		return
 	}
 	if failed && len(rows) > 1 {
@@ -154,17 +155,17 @@ func (l *Reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 // (expandPromptMatrix runs before expandArrayVarCases).
 type v5Row struct {
 	id               string
-	idKey            *Entry
+	idKey            *suite.Entry
 	failed, hasVars  bool
 	vars, promptVars *yaml.Node
 }
 
 // v5TestRow reads one run of a test into one case per prompt; false if it failed.
-func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row v5Row) bool {
+func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw bool, row v5Row) bool {
 	id, idKey, failed, hasVars, vars, pvars := row.id, row.idKey, row.failed, row.hasVars, row.vars, row.promptVars
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.Errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+NotLoaded(id))
+		l.Errorf(at, suite.KindCase, id, "%s", fmt.Sprintf(format, args...)+suite.NotLoaded(id))
 	}
 	bad := func(at *yaml.Node, tag string) {
 		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
@@ -178,15 +179,15 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 		}
 		return rd.render(v, 0)
 	}
-	if hasVars && idKey != nil && IsString(idKey.Value) {
-		idKey = &Entry{Key: "id", KeyNode: idKey.KeyNode, Value: render(idKey.Value)}
-		if IsString(idKey.Value) {
+	if hasVars && idKey != nil && suite.IsString(idKey.Value) {
+		idKey = &suite.Entry{Key: "id", KeyNode: idKey.KeyNode, Value: render(idKey.Value)}
+		if suite.IsString(idKey.Value) {
 			id = idKey.Value.Value
 		}
 	}
-	if e := f.Get("options"); e != nil && !IsNull(e.Value) {
+	if e := f.Get("options"); e != nil && !suite.IsNull(e.Value) {
 		if e.Value.Kind != yaml.MappingNode {
-			fail(e.Value, "%q must be a mapping, got %s", "options", KindName(e.Value))
+			fail(e.Value, "%q must be a mapping, got %s", "options", suite.KindName(e.Value))
 		} else if !l.v5Options(e.Value, id) {
 			failed = true
 		}
@@ -196,22 +197,22 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 	// Execution and run: the test's threshold, skip_defaults and assert.
 	skipDefaults := false
 	var thr *float64
-	var trials *Trials
-	var execAssert *Entry
-	l.Execution(f.Get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *Entry) bool {
+	var trials *suite.Trials
+	var execAssert *suite.Entry
+	l.Execution(f.Get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *suite.Entry) bool {
 		switch x.Key {
 		case "skip_defaults":
-			if c := Classify(x.Value); x.Value.Kind != yaml.ScalarNode || c != ScalarBool {
-				fail(x.Value, "execution %q must be true or false, got %s", x.Key, Describe(x.Value))
+			if c := suite.Classify(x.Value); x.Value.Kind != yaml.ScalarNode || c != suite.ScalarBool {
+				fail(x.Value, "execution %q must be true or false, got %s", x.Key, suite.Describe(x.Value))
 			} else {
 				skipDefaults = strings.EqualFold(x.Value.Value, "true")
 			}
 		case "threshold":
-			thr = ParseThreshold(x, fail)
+			thr = suite.ParseThreshold(x, fail)
 		case "assert":
 			execAssert = x
 		case "budget_usd", "budgetUsd", "cache", "fail_on_error", "failOnError":
-			l.Warnf(x.KeyNode, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", x.Key)
+			l.Warnf(x.KeyNode, suite.KindIgnored, id, "a test's execution %q is not supported yet (ignored)", x.Key)
 		case "workers", "trials", "target", "targets":
 			fail(x.KeyNode, "a test's execution %q is not accepted in AgentV 5.x", x.Key)
 		default:
@@ -219,14 +220,14 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 		}
 		return true
 	})
-	if e := f.Get("run"); e != nil && !IsNull(e.Value) {
+	if e := f.Get("run"); e != nil && !suite.IsNull(e.Value) {
 		if e.Value.Kind != yaml.MappingNode {
-			fail(e.Value, "%q must be a mapping with threshold, got %s", "run", KindName(e.Value))
+			fail(e.Value, "%q must be a mapping with threshold, got %s", "run", suite.KindName(e.Value))
 		}
-		for _, x := range MapEntries(e.Value) {
+		for _, x := range suite.MapEntries(e.Value) {
 			switch x.Key {
 			case "threshold": // run's wins over execution's (mergeRunOverrides)
-				if t := ParseThreshold(&x, fail); t != nil {
+				if t := suite.ParseThreshold(&x, fail); t != nil {
 					thr = t
 				}
 			case "repeat": // for this test only, in place of the suite's
@@ -236,34 +237,34 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 			case "timeout_seconds", "budget_usd":
 				fail(x.KeyNode, "a test's run %q is not supported yet", x.Key)
 			default:
-				fail(x.KeyNode, "%s", strings.Replace(UnknownKeyMsg(x.Key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
+				fail(x.KeyNode, "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
 			}
 		}
 	}
 	if t, _ := v5OptionsRepeat(sx, f.Get("options"), fail); t != nil {
 		trials = t
 	}
-	if e := f.Get("threshold"); e != nil && !IsNull(e.Value) {
-		l.Warnf(e.KeyNode, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
+	if e := f.Get("threshold"); e != nil && !suite.IsNull(e.Value) {
+		l.Warnf(e.KeyNode, suite.KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
 	}
 
 	// Assertions: the test's own (assert, else execution.assert), then the suite's unless
 	// skip_defaults; criteria alone becomes one assertion string (as 5.x desugars it).
 	own := f.Get("assert")
-	if own == nil || IsNull(own.Value) {
+	if own == nil || suite.IsNull(own.Value) {
 		own = execAssert
 	}
 	var ownItems []*yaml.Node
-	if own != nil && !IsNull(own.Value) {
-		if v := Deref(own.Value); v.Kind != yaml.SequenceNode {
-			fail(v, "%q must be a list of assertions, got %s", own.Key, KindName(v))
+	if own != nil && !suite.IsNull(own.Value) {
+		if v := suite.Deref(own.Value); v.Kind != yaml.SequenceNode {
+			fail(v, "%q must be a list of assertions, got %s", own.Key, suite.KindName(v))
 		} else {
 			ownItems = render(v).Content
 		}
 	}
 	suiteAsserts := len(sx.asserts) > 0 && !skipDefaults
 	criteria := f.Get("criteria")
-	if criteria != nil && !IsNull(criteria.Value) && own == nil && !suiteAsserts {
+	if criteria != nil && !suite.IsNull(criteria.Value) && own == nil && !suiteAsserts {
 		ownItems = []*yaml.Node{render(criteria.Value)}
 	}
 	at := n
@@ -284,16 +285,16 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 	}
 	assertTransforms := l.v5TakeTransforms(evals, nil)
 
-	var cf CaseFields
-	if criteria != nil && !IsNull(criteria.Value) {
-		cf.Outcome = &Entry{Key: criteria.Key, KeyNode: criteria.KeyNode, Value: render(criteria.Value)}
+	var cf suite.CaseFields
+	if criteria != nil && !suite.IsNull(criteria.Value) {
+		cf.Outcome = &suite.Entry{Key: criteria.Key, KeyNode: criteria.KeyNode, Value: render(criteria.Value)}
 	}
-	if e := f.Get("expected_output"); raw && e != nil && !IsNull(e.Value) {
-		cf.Expected = &Entry{Key: e.Key, KeyNode: e.KeyNode, Value: render(e.Value)}
+	if e := f.Get("expected_output"); raw && e != nil && !suite.IsNull(e.Value) {
+		cf.Expected = &suite.Entry{Key: e.Key, KeyNode: e.KeyNode, Value: render(e.Value)}
 	}
 	cf.Conversation = f.Get("conversation_id")
 	if len(evals) > 0 || own != nil || suiteAsserts {
-		cf.Evals = &Entry{Key: "evaluators", KeyNode: at, Value: SeqNode(at, evals...)}
+		cf.Evals = &suite.Entry{Key: "evaluators", KeyNode: at, Value: suite.SeqNode(at, evals...)}
 	}
 	conv, _ := l.v5Conversation(n, f, id, render, fail)
 	if cf.Evals == nil && cf.Outcome == nil && cf.Expected == nil && f.Get("mode") == nil && !failed {
@@ -306,11 +307,11 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 	prompts := sx.prompts
 	switch {
 	case len(prompts) > 0:
-		if raw && input != nil && !IsNull(input.Value) {
+		if raw && input != nil && !suite.IsNull(input.Value) {
 			vars, hasVars = replaceOrAdd(vars, input.KeyNode, input.Value), true
 			pvars = replaceOrAdd(pvars, input.KeyNode, input.Value)
 		}
-	case raw && input != nil && !IsNull(input.Value):
+	case raw && input != nil && !suite.IsNull(input.Value):
 		prompts = []v5Prompt{{input: input.Value}}
 	default:
 		if !failed {
@@ -349,12 +350,12 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 			return false
 		}
 		if msgs := l.V4Messages(in, fail); len(msgs) > 0 {
-			pcf.Input = &Entry{Key: "input_messages", KeyNode: n, Value: SeqNode(n, msgs...)}
+			pcf.Input = &suite.Entry{Key: "input_messages", KeyNode: n, Value: suite.SeqNode(n, msgs...)}
 		}
 		key := idKey
-		if len(prompts) > 1 && idKey != nil && IsString(idKey.Value) {
+		if len(prompts) > 1 && idKey != nil && suite.IsString(idKey.Value) {
 			// 5.x gives each prompt's copy of a test its own id (expandPromptMatrix).
-			key = &Entry{Key: "id", KeyNode: idKey.KeyNode, Value: StrNode(idKey.Value, idKey.Value.Value+"__prompt_"+v5PromptID(p.id))}
+			key = &suite.Entry{Key: "id", KeyNode: idKey.KeyNode, Value: suite.StrNode(idKey.Value, idKey.Value.Value+"__prompt_"+v5PromptID(p.id))}
 		}
 		c := l.NewCase(n, key).Build(pcf)
 		if c == nil {
@@ -367,7 +368,7 @@ func (l *Reader) v5TestRow(sx *v5Suite, n *yaml.Node, f EntryList, raw bool, row
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
 		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
-		c.Metadata = V4Metadata(sx.metadata, l.V4MetadataOf(f.Get("metadata"), c.ID))
+		c.Metadata = suite.V4Metadata(sx.metadata, l.V4MetadataOf(f.Get("metadata"), c.ID))
 		if d := l.V4Dependencies(f, c.ID, c); d != nil {
 			l.Deps[c] = d
 		}

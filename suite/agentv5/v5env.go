@@ -1,8 +1,9 @@
-package suite
+package agentv5
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentv/action/suite"
 	"math"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,7 @@ type v5Recipe struct {
 	what    string     // "the suite's environment", "test X's environment", for messages
 	key     string     // tells two recipes apart, as 5.x compares them (sharedEnvironmentOwnerKey)
 	workdir string
-	setup   *Hook
+	setup   *suite.Hook
 }
 
 // v5EnvState collects the suite's environment and each test's, settled into one workspace
@@ -55,18 +56,18 @@ type v5TestEnv struct {
 // v5Environment reads an `environment` value (location names it in messages): an inline
 // recipe, or file://… of a YAML file holding one, whose relative paths are the file's
 // (resolveEnvironmentRecipe). report gives each error; nil after one.
-func (l *Reader) v5Environment(v *yaml.Node, location string, report func(at *yaml.Node, format string, args ...any)) *v5Recipe {
-	v = Deref(v)
+func (l *reader) v5Environment(v *yaml.Node, location string, report func(at *yaml.Node, format string, args ...any)) *v5Recipe {
+	v = suite.Deref(v)
 	base := l.Suite.Dir
 	ref := ""
 	at := v
-	if v != nil && v.Kind == yaml.ScalarNode && !IsNull(v) {
+	if v != nil && v.Kind == yaml.ScalarNode && !suite.IsNull(v) {
 		ref = strings.TrimSpace(v.Value)
 		if !strings.HasPrefix(ref, "file://") {
 			report(v, "%s must be a recipe mapping (type: host, workdir, setup, env) or a file://… reference to a YAML file holding one, got %q", location, v.Value)
 			return nil
 		}
-		abs := AbsPath(l.Suite.Dir, strings.TrimPrefix(ref, "file://"))
+		abs := suite.AbsPath(l.Suite.Dir, strings.TrimPrefix(ref, "file://"))
 		m := l.v5RecipeFile(v, abs, location, report)
 		if m == nil {
 			return nil
@@ -74,11 +75,11 @@ func (l *Reader) v5Environment(v *yaml.Node, location string, report func(at *ya
 		v, base = m, filepath.Dir(abs)
 	}
 	if v == nil || v.Kind != yaml.MappingNode {
-		report(at, "%s must be a mapping with type: host and workdir, got %s", location, KindName(v))
+		report(at, "%s must be a mapping with type: host and workdir, got %s", location, suite.KindName(v))
 		return nil
 	}
-	es := MapEntries(v)
-	f := EntryList(es)
+	es := suite.MapEntries(v)
+	f := suite.EntryList(es)
 	typ := f.Get("type")
 	switch {
 	case typ == nil:
@@ -88,7 +89,7 @@ func (l *Reader) v5Environment(v *yaml.Node, location string, report func(at *ya
 		report(typ.Value, "%s type %q is not supported: agentv runs the target and graders on this machine and does not build, start or run commands in containers; use type: host, or run agentv itself inside the image", location, "docker")
 		return nil
 	case typ.Value.Kind != yaml.ScalarNode || typ.Value.Value != "host":
-		report(typ.Value, "%s type must be %q or %q, got %s", location, "host", "docker", Describe(typ.Value))
+		report(typ.Value, "%s type must be %q or %q, got %s", location, "host", "docker", suite.Describe(typ.Value))
 		return nil
 	}
 	r := &v5Recipe{at: at, what: location}
@@ -97,18 +98,18 @@ func (l *Reader) v5Environment(v *yaml.Node, location string, report func(at *ya
 		switch x.Key {
 		case "type":
 		case "workdir":
-			if !IsString(x.Value) || strings.TrimSpace(x.Value.Value) == "" {
-				report(x.Value, "%s workdir must be a path (a non-empty string), got %s", location, Describe(x.Value))
+			if !suite.IsString(x.Value) || strings.TrimSpace(x.Value.Value) == "" {
+				report(x.Value, "%s workdir must be a path (a non-empty string), got %s", location, suite.Describe(x.Value))
 				ok = false
 				continue
 			}
-			r.workdir = AbsPath(base, strings.TrimSpace(x.Value.Value))
+			r.workdir = suite.AbsPath(base, strings.TrimSpace(x.Value.Value))
 		case "setup", "env":
 		default:
 			if slices.Contains(v5DockerEnvKeys, x.Key) {
 				report(x.KeyNode, "%s %q is only read for type: docker, which agentv does not run", location, x.Key)
 			} else {
-				report(x.KeyNode, "%s", strings.Replace(UnknownKeyMsg(x.Key, "in "+location, v5HostEnvKeys), " (ignored)", "", 1))
+				report(x.KeyNode, "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in "+location, v5HostEnvKeys), " (ignored)", "", 1))
 			}
 			ok = false
 		}
@@ -143,10 +144,10 @@ func (l *Reader) v5Environment(v *yaml.Node, location string, report func(at *ya
 
 // v5RecipeFile reads the YAML mapping of a file:// environment recipe, {{ env.NAME }} replaced;
 // its nodes name the file in later messages.
-func (l *Reader) v5RecipeFile(at *yaml.Node, abs, location string, report func(at *yaml.Node, format string, args ...any)) *yaml.Node {
+func (l *reader) v5RecipeFile(at *yaml.Node, abs, location string, report func(at *yaml.Node, format string, args ...any)) *yaml.Node {
 	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil {
-		report(at, "%s recipe file %s could not be read: %s", location, DisplayPath(abs, l.Cwd), ErrText(err))
+		report(at, "%s recipe file %s could not be read: %s", location, suite.DisplayPath(abs, l.Cwd), suite.ErrText(err))
 		return nil
 	}
 	restore := l.InFile(abs)
@@ -156,34 +157,34 @@ func (l *Reader) v5RecipeFile(at *yaml.Node, abs, location string, report func(a
 	if doc == nil {
 		return nil
 	}
-	t := &IncludeFile{Abs: abs, Display: DisplayPath(abs, l.Cwd), Num: len(l.Includes) + 1}
+	t := &suite.IncludeFile{Abs: abs, Display: suite.DisplayPath(abs, l.Cwd), Num: len(l.Includes) + 1}
 	l.Includes = append(l.Includes, t)
-	EncodeLines(doc, t.Num*IncludeLineBase, map[*yaml.Node]bool{})
+	suite.EncodeLines(doc, t.Num*suite.IncludeLineBase, map[*yaml.Node]bool{})
 	l.v5Env(doc, map[*yaml.Node]bool{})
 	m := l.RootOf(doc, yaml.MappingNode, func(got string) string {
 		return location + " recipe file must hold a YAML mapping, got " + got
 	})
-	if m != nil && HasKey(m, "environment") {
-		report(m, "%s recipe file %s must hold the recipe itself (type, workdir, …), not a mapping under %q", location, DisplayPath(abs, l.Cwd), "environment")
+	if m != nil && suite.HasKey(m, "environment") {
+		report(m, "%s recipe file %s must hold the recipe itself (type, workdir, …), not a mapping under %q", location, suite.DisplayPath(abs, l.Cwd), "environment")
 		return nil
 	}
 	return m
 }
 
 // v5EnvVars reads a recipe's `env`: names to string values, as NAME=value entries.
-func (l *Reader) v5EnvVars(e *Entry, location string, report func(at *yaml.Node, format string, args ...any)) ([]string, bool) {
+func (l *reader) v5EnvVars(e *suite.Entry, location string, report func(at *yaml.Node, format string, args ...any)) ([]string, bool) {
 	if e == nil {
 		return nil, true
 	}
 	if e.Value.Kind != yaml.MappingNode {
-		report(e.Value, "%s env must be a mapping of variable names to strings, got %s", location, KindName(e.Value))
+		report(e.Value, "%s env must be a mapping of variable names to strings, got %s", location, suite.KindName(e.Value))
 		return nil, false
 	}
 	var env []string
 	ok := true
-	for _, x := range MapEntries(e.Value) {
-		if !IsString(x.Value) {
-			report(x.Value, "%s env %s must be a string (quote it), got %s", location, x.Key, Describe(x.Value))
+	for _, x := range suite.MapEntries(e.Value) {
+		if !suite.IsString(x.Value) {
+			report(x.Value, "%s env %s must be a string (quote it), got %s", location, x.Key, suite.Describe(x.Value))
 			ok = false
 			continue
 		}
@@ -199,39 +200,39 @@ func (l *Reader) v5EnvVars(e *Entry, location string, report func(at *yaml.Node,
 
 // v5EnvSetup reads a recipe's `setup`: command (an argv list), cwd (relative to the workdir;
 // without it the recipe's directory) and timeout_ms (host.ts, setupCwd).
-func (l *Reader) v5EnvSetup(e *Entry, location, base, workdir string, report func(at *yaml.Node, format string, args ...any)) *Hook {
+func (l *reader) v5EnvSetup(e *suite.Entry, location, base, workdir string, report func(at *yaml.Node, format string, args ...any)) *suite.Hook {
 	if e.Value.Kind != yaml.MappingNode {
-		report(e.Value, "%s setup must be a mapping with command, got %s", location, KindName(e.Value))
+		report(e.Value, "%s setup must be a mapping with command, got %s", location, suite.KindName(e.Value))
 		return nil
 	}
-	h := &Hook{Line: e.KeyNode.Line, Cwd: base}
+	h := &suite.Hook{Line: e.KeyNode.Line, Cwd: base}
 	ok := true
-	for _, x := range MapEntries(e.Value) {
+	for _, x := range suite.MapEntries(e.Value) {
 		switch x.Key {
 		case "command":
 			if x.Value.Kind != yaml.SequenceNode || len(x.Value.Content) == 0 {
-				report(x.Value, "%s setup.command must be a non-empty list: the program, then its arguments (for shell syntax: [bash, -lc, \"…\"]), got %s", location, Describe(x.Value))
+				report(x.Value, "%s setup.command must be a non-empty list: the program, then its arguments (for shell syntax: [bash, -lc, \"…\"]), got %s", location, suite.Describe(x.Value))
 				ok = false
 				continue
 			}
 			for _, a := range x.Value.Content {
-				if !IsString(a) || strings.TrimSpace(a.Value) == "" {
-					report(a, "%s setup.command items must be non-empty strings, got %s", location, Describe(a))
+				if !suite.IsString(a) || strings.TrimSpace(a.Value) == "" {
+					report(a, "%s setup.command items must be non-empty strings, got %s", location, suite.Describe(a))
 					ok = false
 					continue
 				}
 				h.Command = append(h.Command, a.Value)
 			}
 		case "cwd":
-			if !IsString(x.Value) || strings.TrimSpace(x.Value.Value) == "" {
-				report(x.Value, "%s setup.cwd must be a path (a non-empty string), got %s", location, Describe(x.Value))
+			if !suite.IsString(x.Value) || strings.TrimSpace(x.Value.Value) == "" {
+				report(x.Value, "%s setup.cwd must be a path (a non-empty string), got %s", location, suite.Describe(x.Value))
 				ok = false
 				continue
 			}
-			h.Cwd = AbsPath(workdir, strings.TrimSpace(x.Value.Value))
+			h.Cwd = suite.AbsPath(workdir, strings.TrimSpace(x.Value.Value))
 		case "timeout_ms":
-			if v, num := Number(x.Value); !num || v <= 0 || math.IsInf(v, 0) {
-				report(x.Value, "%s setup.timeout_ms must be a number of milliseconds above 0, got %s", location, Describe(x.Value))
+			if v, num := suite.Number(x.Value); !num || v <= 0 || math.IsInf(v, 0) {
+				report(x.Value, "%s setup.timeout_ms must be a number of milliseconds above 0, got %s", location, suite.Describe(x.Value))
 				ok = false
 			} else {
 				h.Timeout = time.Duration(v * float64(time.Millisecond))
@@ -240,7 +241,7 @@ func (l *Reader) v5EnvSetup(e *Entry, location, base, workdir string, report fun
 			if hint, known := v5EnvSetupHints[x.Key]; known {
 				report(x.KeyNode, "%s setup.%s is not supported: %s", location, x.Key, hint)
 			} else {
-				report(x.KeyNode, "%s", strings.Replace(UnknownKeyMsg(x.Key, "in "+location+" setup", v5EnvSetupKeys), " (ignored)", "", 1))
+				report(x.KeyNode, "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in "+location+" setup", v5EnvSetupKeys), " (ignored)", "", 1))
 			}
 			ok = false
 		}
@@ -257,7 +258,7 @@ func (l *Reader) v5EnvSetup(e *Entry, location, base, workdir string, report fun
 
 // v5TestEnvironment reads a test's `environment` (rendered with its vars), which replaces the
 // suite's for that test; false after an error.
-func (l *Reader) v5TestEnvironment(sx *v5Suite, id string, e *Entry, render func(*yaml.Node) *yaml.Node, fail func(at *yaml.Node, format string, args ...any)) bool {
+func (l *reader) v5TestEnvironment(sx *v5Suite, id string, e *suite.Entry, render func(*yaml.Node) *yaml.Node, fail func(at *yaml.Node, format string, args ...any)) bool {
 	te := v5TestEnv{id: id}
 	if e != nil {
 		te.at = e.KeyNode
@@ -277,7 +278,7 @@ func (l *Reader) v5TestEnvironment(sx *v5Suite, id string, e *Entry, render func
 // caseUsesSharedWorkspaceSetup); two different environments stop its run. A suite here has
 // one workspace for all its tests, so a file whose tests do not all share one environment is
 // an error.
-func (l *Reader) v5SettleEnvironment(sx *v5Suite) {
+func (l *reader) v5SettleEnvironment(sx *v5Suite) {
 	st := &sx.env
 	if st.bad {
 		return
@@ -300,7 +301,7 @@ func (l *Reader) v5SettleEnvironment(sx *v5Suite) {
 			continue
 		}
 		if r.key != chosen.key {
-			l.Errorf(r.at, KindStructure, t.id, "%s differs from %s (line %d): AgentV 5.3.1-next.1 runs one host environment per eval file and stops a run that has two; give these tests the same environment or put them in separate eval files",
+			l.Errorf(r.at, suite.KindStructure, t.id, "%s differs from %s (line %d): AgentV 5.3.1-next.1 runs one host environment per eval file and stops a run that has two; give these tests the same environment or put them in separate eval files",
 				r.what, chosen.what, l.lineOf(chosen.at))
 			return
 		}
@@ -317,7 +318,7 @@ func (l *Reader) v5SettleEnvironment(sx *v5Suite) {
 		return
 	}
 	if missing {
-		l.Errorf(chosen.at, KindStructure, "", "%s is given to some tests only (test %q has none): AgentV 5.3.1-next.1 runs a test without one outside the environment's workdir, and agentv gives a suite one workspace for all its tests, which is not supported yet; give every test the environment (at the top level) or put the others in another eval file",
+		l.Errorf(chosen.at, suite.KindStructure, "", "%s is given to some tests only (test %q has none): AgentV 5.3.1-next.1 runs a test without one outside the environment's workdir, and agentv gives a suite one workspace for all its tests, which is not supported yet; give every test the environment (at the top level) or put the others in another eval file",
 			chosen.what, without)
 		return
 	}
@@ -326,7 +327,7 @@ func (l *Reader) v5SettleEnvironment(sx *v5Suite) {
 }
 
 // lineOf is the line of n in its own file.
-func (l *Reader) lineOf(n *yaml.Node) int {
+func (l *reader) lineOf(n *yaml.Node) int {
 	if n == nil {
 		return 0
 	}
@@ -335,9 +336,9 @@ func (l *Reader) lineOf(n *yaml.Node) int {
 }
 
 // v5Workspace is the suite's workspace, made on first use.
-func (l *Reader) v5Workspace() *Workspace {
+func (l *reader) v5Workspace() *suite.Workspace {
 	if l.Suite.Workspace == nil {
-		l.Suite.Workspace = &Workspace{}
+		l.Suite.Workspace = &suite.Workspace{}
 	}
 	return l.Suite.Workspace
 }
