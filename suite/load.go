@@ -50,7 +50,10 @@ const (
 	KindConfig      = "config"       // a bad .agentv.yaml / .agentv/config.yaml (warning)
 )
 
-// Reader holds the state of one Load call.
+// Reader holds the state of one Load call. A dialect's front-end (FrontEnd) is handed it: its
+// exported methods and fields are the toolkit a front-end reads a file with (positioned
+// diagnostics, referenced files, cases built through the one case reader, the 4.x reader's
+// parts); the rest stays the loader's.
 type Reader struct {
 	Suite *Suite
 	Cwd   string
@@ -79,11 +82,9 @@ type Reader struct {
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
-	Includes []*IncludeFile // assertion templates read, by number (see includeLineBase)
+	Includes []*IncludeFile // assertion templates read, by number (see IncludeLineBase)
 
 	Deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
-
-	pf bool // the file is a promptfoo config, read through the 5.x reader (loadPF)
 
 	stopped bool // OnCase asked to stop reading
 }

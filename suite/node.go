@@ -48,7 +48,7 @@ func isMergeKey(k *yaml.Node) bool {
 
 // MapEntries returns the pairs of a mapping in source order with merge keys (`<<: *anchor`)
 // expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
-// in place (reported through kv.dupe).
+// in place (reported through Entry.dupe).
 func MapEntries(m *yaml.Node) []Entry {
 	return entriesMerged(m, nil)
 }
