@@ -55,8 +55,8 @@ const (
 // diagnostics, referenced files, cases built through the one case reader, the 4.x reader's
 // parts); the rest stays the loader's.
 type Reader struct {
-	Suite *Suite
-	Cwd   string
+	Suite *Suite // the model being built
+	Cwd   string // the working directory, absolute; display paths are relative to it
 	roots []string
 
 	file string // display path of the file being parsed (eval file or sidecar)
