@@ -14,91 +14,91 @@ var caseKeys = []string{"id", "description", "note", "input_messages", "input", 
 	"outcome", "expected_messages", "expected_output", "reference_answer", "conversation_id", "execution",
 	"evaluators", "evaluator", "rubrics"}
 
-// caseParser holds the state of one case being parsed.
-type caseParser struct {
-	l      *loader
+// CaseParser holds the state of one case being parsed.
+type CaseParser struct {
+	l      *Reader
 	c      *Case
 	failed bool
 }
 
 // fail reports an error that keeps the case from loading.
-func (p *caseParser) fail(n *yaml.Node, kind, format string, args ...any) {
+func (p *CaseParser) fail(n *yaml.Node, kind, format string, args ...any) {
 	p.failed = true
-	p.l.errorf(n, kind, p.c.ID, "%s", fmt.Sprintf(format, args...)+notLoaded(p.c.ID))
+	p.l.Errorf(n, kind, p.c.ID, "%s", fmt.Sprintf(format, args...)+NotLoaded(p.c.ID))
 }
 
-func (p *caseParser) warn(n *yaml.Node, kind, format string, args ...any) {
-	p.l.warnf(n, kind, p.c.ID, format, args...)
+func (p *CaseParser) warn(n *yaml.Node, kind, format string, args ...any) {
+	p.l.Warnf(n, kind, p.c.ID, format, args...)
 }
 
 // text reads a scalar field as text (numbers and booleans as written); null is absent.
-func (p *caseParser) text(e *kv) (string, bool) {
-	if e == nil || isNull(e.v) {
+func (p *CaseParser) text(e *Entry) (string, bool) {
+	if e == nil || IsNull(e.Value) {
 		return "", false
 	}
-	if e.v.Kind != yaml.ScalarNode {
-		p.fail(e.v, KindCase, "%q must be a string, got %s", e.key, kindName(e.v))
+	if e.Value.Kind != yaml.ScalarNode {
+		p.fail(e.Value, KindCase, "%q must be a string, got %s", e.Key, KindName(e.Value))
 		return "", false
 	}
-	return e.v.Value, true
+	return e.Value.Value, true
 }
 
-// caseFields are the values every dialect's case has, each front-end finding them under its
+// CaseFields are the values every dialect's case has, each front-end finding them under its
 // own keys (a 4.x test's criteria is a 2.5 case's expected_outcome); build reads them for all.
-type caseFields struct {
-	outcome, conversation, input, expected, reference *kv
-	target                                            *kv // the case's execution.target (2.5)
-	execEvals, evals, evaluator, rubrics              *kv
+type CaseFields struct {
+	Outcome, Conversation, Input, Expected, reference *Entry
+	target                                            *Entry // the case's execution.target (2.5)
+	execEvals, Evals, evaluator, rubrics              *Entry
 }
 
-// newCase starts a case at mapping n with its id, so every later message can name it.
-func (l *loader) newCase(n *yaml.Node, idKey *kv) *caseParser {
-	p := &caseParser{l: l, c: &Case{Suite: l.s, Line: n.Line, Col: n.Column}}
+// NewCase starts a case at mapping n with its id, so every later message can name it.
+func (l *Reader) NewCase(n *yaml.Node, idKey *Entry) *CaseParser {
+	p := &CaseParser{l: l, c: &Case{Suite: l.Suite, Line: n.Line, Col: n.Column}}
 	c := p.c
-	if idKey == nil || isNull(idKey.v) || (idKey.v.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.v.Value) == "") {
+	if idKey == nil || IsNull(idKey.Value) || (idKey.Value.Kind == yaml.ScalarNode && strings.TrimSpace(idKey.Value.Value) == "") {
 		p.fail(n, KindCase, "eval case has no %q", "id")
-	} else if idKey.v.Kind != yaml.ScalarNode {
-		p.fail(idKey.v, KindCase, "%q must be a string, got %s", "id", kindName(idKey.v))
+	} else if idKey.Value.Kind != yaml.ScalarNode {
+		p.fail(idKey.Value, KindCase, "%q must be a string, got %s", "id", KindName(idKey.Value))
 	} else {
-		c.ID = idKey.v.Value
-		if first, dup := l.ids[c.ID]; dup {
-			p.fail(idKey.v, KindDuplicateID, "duplicate case id %q: first defined at line %d, again at line %d", c.ID, first, idKey.v.Line)
+		c.ID = idKey.Value.Value
+		if first, dup := l.IDs[c.ID]; dup {
+			p.fail(idKey.Value, KindDuplicateID, "duplicate case id %q: first defined at line %d, again at line %d", c.ID, first, idKey.Value.Line)
 		} else {
-			l.ids[c.ID] = idKey.v.Line
+			l.IDs[c.ID] = idKey.Value.Line
 		}
 	}
 	return p
 }
 
 // parseCase reads one AgentV 2.5 case node. It returns nil when the case cannot be loaded.
-func (l *loader) parseCase(item *yaml.Node) *Case {
-	n := deref(item)
+func (l *Reader) parseCase(item *yaml.Node) *Case {
+	n := Deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.errorf(cmp.Or(n, item), KindCase, "", "an eval case must be a mapping with id and input, got %s%s",
-			kindName(n), notLoaded(""))
+		l.Errorf(cmp.Or(n, item), KindCase, "", "an eval case must be a mapping with id and input, got %s%s",
+			KindName(n), NotLoaded(""))
 		return nil
 	}
-	es := entries(n)
-	fields := kvs(es)
-	p := l.newCase(n, fields.get("id"))
+	es := MapEntries(n)
+	fields := EntryList(es)
+	p := l.NewCase(n, fields.Get("id"))
 	id := p.c.ID
-	l.dupes(es, id)
+	l.Dupes(es, id)
 
-	l.unknownKeys(es, "in eval case", id, caseKeys)
-	f := caseFields{
-		outcome:      p.canonical(fields, "expected_outcome", "outcome"),
-		conversation: fields.get("conversation_id"),
-		input:        p.canonical(fields, "input_messages", "input", "question"),
-		expected:     p.canonical(fields, "expected_messages", "expected_output"),
-		reference:    fields.get("reference_answer"),
-		evals:        fields.get("evaluators"),
-		evaluator:    fields.get("evaluator"),
-		rubrics:      fields.get("rubrics"),
+	l.UnknownKeys(es, "in eval case", id, caseKeys)
+	f := CaseFields{
+		Outcome:      p.canonical(fields, "expected_outcome", "outcome"),
+		Conversation: fields.Get("conversation_id"),
+		Input:        p.canonical(fields, "input_messages", "input", "question"),
+		Expected:     p.canonical(fields, "expected_messages", "expected_output"),
+		reference:    fields.Get("reference_answer"),
+		Evals:        fields.Get("evaluators"),
+		evaluator:    fields.Get("evaluator"),
+		rubrics:      fields.Get("rubrics"),
 	}
-	l.execution(fields.get("execution"), id, execKeys, "target and evaluators", func(at *yaml.Node, format string, args ...any) {
+	l.Execution(fields.Get("execution"), id, execKeys, "target and evaluators", func(at *yaml.Node, format string, args ...any) {
 		p.fail(at, KindCase, format, args...)
-	}, func(x *kv) bool {
-		switch x.key {
+	}, func(x *Entry) bool {
+		switch x.Key {
 		case "target":
 			f.target = x
 		case "evaluators":
@@ -108,26 +108,26 @@ func (l *loader) parseCase(item *yaml.Node) *Case {
 		}
 		return true
 	})
-	return p.build(f)
+	return p.Build(f)
 }
 
-// build reads the fields of a case; nil when the case cannot be loaded.
-func (p *caseParser) build(f caseFields) *Case {
+// Build reads the fields of a case; nil when the case cannot be loaded.
+func (p *CaseParser) Build(f CaseFields) *Case {
 	l, c := p.l, p.c
-	if v, ok := p.text(f.outcome); ok {
+	if v, ok := p.text(f.Outcome); ok {
 		c.ExpectedOutcome = l.str(v)
 	}
-	if v, ok := p.text(f.conversation); ok {
+	if v, ok := p.text(f.Conversation); ok {
 		c.ConversationID = v
 	}
-	p.input(f.input)
-	p.expected(f.expected)
+	p.input(f.Input)
+	p.expected(f.Expected)
 	p.reference(f.reference)
 	c.Question = l.str(question(c.Input))
 	if v, ok := p.text(f.target); ok {
 		c.Target = l.str(v)
 	}
-	p.evaluators(f.execEvals, f.evals, f.evaluator, f.rubrics)
+	p.evaluators(f.execEvals, f.Evals, f.evaluator, f.rubrics)
 	if p.failed {
 		return nil
 	}
@@ -136,23 +136,23 @@ func (p *caseParser) build(f caseFields) *Case {
 
 // canonical returns the first of (at most three) keys set, canonical names first, and warns
 // about the others.
-func (p *caseParser) canonical(fields kvs, keys ...string) *kv {
-	var cands [3]*kv
+func (p *CaseParser) canonical(fields EntryList, keys ...string) *Entry {
+	var cands [3]*Entry
 	for i, k := range keys {
-		cands[i] = fields.get(k)
+		cands[i] = fields.Get(k)
 	}
-	return firstSet(cands[:len(keys)], func(e, chosen *kv) {
-		p.warn(e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
+	return firstSet(cands[:len(keys)], func(e, chosen *Entry) {
+		p.warn(e.KeyNode, KindIgnored, "%q ignored: %q is also set", e.Key, chosen.Key)
 	})
 }
 
 // firstSet returns the first of cands (nil entries allowed) whose value is not null, and
 // reports each later one set through ignored.
-func firstSet(cands []*kv, ignored func(e, chosen *kv)) *kv {
-	var chosen *kv
+func firstSet(cands []*Entry, ignored func(e, chosen *Entry)) *Entry {
+	var chosen *Entry
 	for _, e := range cands {
 		switch {
-		case e == nil || isNull(e.v):
+		case e == nil || IsNull(e.Value):
 		case chosen == nil:
 			chosen = e
 		default:
@@ -164,14 +164,14 @@ func firstSet(cands []*kv, ignored func(e, chosen *kv)) *kv {
 
 // evaluators sets the case's list: its own, else the suite's, after inline rubrics (an
 // llm_judge named "rubric").
-func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
+func (p *CaseParser) evaluators(execEvals, evals, evaluator, rubrics *Entry) {
 	l, c := p.l, p.c
-	list := l.evaluatorSource(execEvals, evals, evaluator, c.ID)
+	list := l.EvaluatorSource(execEvals, evals, evaluator, c.ID)
 	if list != nil {
-		if !l.addListDiags(list, c.ID, func(id string) string { return fmt.Sprintf(" (case %q not loaded)", id) }) {
+		if !l.AddListDiags(list, c.ID, func(id string) string { return fmt.Sprintf(" (case %q not loaded)", id) }) {
 			p.failed = true
 		}
-		c.Evaluators = list.specs
+		c.Evaluators = list.Specs
 	} else if sl := l.suiteList; sl != nil {
 		if c.ID != "" {
 			sl.users = append(sl.users, c.ID)
@@ -183,26 +183,26 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 			// ends, so the list's warnings are reported now, naming it, as they would be at the end.
 			l.finishSuiteList()
 		}
-		c.Evaluators = sl.specs // shared: cases inheriting the suite list point at the same specs
+		c.Evaluators = sl.Specs // shared: cases inheriting the suite list point at the same specs
 	}
-	if rubrics == nil || isNull(rubrics.v) {
+	if rubrics == nil || IsNull(rubrics.Value) {
 		return
 	}
-	if rubrics.v.Kind != yaml.SequenceNode {
-		p.fail(rubrics.v, KindCase, "%q must be a list of rubric strings or mappings, got %s", "rubrics", kindName(rubrics.v))
+	if rubrics.Value.Kind != yaml.SequenceNode {
+		p.fail(rubrics.Value, KindCase, "%q must be a list of rubric strings or mappings, got %s", "rubrics", KindName(rubrics.Value))
 		return
 	}
-	if len(rubrics.v.Content) == 0 {
+	if len(rubrics.Value.Content) == 0 {
 		return
 	}
-	for _, r := range rubrics.v.Content {
-		r = deref(r)
-		if r == nil || isNull(r) || (r.Kind != yaml.ScalarNode && r.Kind != yaml.MappingNode) {
-			p.fail(r, KindCase, "a rubric must be a string or a mapping, got %s", kindName(r))
+	for _, r := range rubrics.Value.Content {
+		r = Deref(r)
+		if r == nil || IsNull(r) || (r.Kind != yaml.ScalarNode && r.Kind != yaml.MappingNode) {
+			p.fail(r, KindCase, "a rubric must be a string or a mapping, got %s", KindName(r))
 			return
 		}
 	}
-	items := p.json(rubrics.v, "rubrics")
+	items := p.json(rubrics.Value, "rubrics")
 	if items == nil {
 		return
 	}
@@ -212,11 +212,11 @@ func (p *caseParser) evaluators(execEvals, evals, evaluator, rubrics *kv) {
 	}
 	spec := &EvaluatorSpec{
 		Name: uniqueName("rubric", used), Type: TypeLLMJudge, Weight: 1,
-		Pos:      Position{File: l.file, Line: rubrics.kn.Line, Col: rubrics.kn.Column},
+		Pos:      Position{File: l.file, Line: rubrics.KeyNode.Line, Col: rubrics.KeyNode.Column},
 		Settings: objectJSON([]jsonField{{"rubrics", items}}),
 	}
 	if t, ok := LookupEvaluator(TypeLLMJudge); ok {
-		root := &yaml.Node{Kind: yaml.MappingNode, Line: rubrics.kn.Line, Column: rubrics.kn.Column, Content: []*yaml.Node{rubrics.kn, rubrics.v}}
+		root := &yaml.Node{Kind: yaml.MappingNode, Line: rubrics.KeyNode.Line, Column: rubrics.KeyNode.Column, Content: []*yaml.Node{rubrics.KeyNode, rubrics.Value}}
 		parseSettings(t, spec, root, func(at *yaml.Node, msg string) { p.fail(at, KindEvaluator, "%s", msg) })
 		if p.failed {
 			return

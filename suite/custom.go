@@ -26,7 +26,7 @@ var (
 
 // customScript returns the absolute path of the script of custom type typ (kebab-cased), or ""
 // with the folders searched.
-func (l *loader) customScript(typ string) (string, []string) {
+func (l *Reader) customScript(typ string) (string, []string) {
 	if typ == "" || typ == "." || typ == ".." || strings.ContainsAny(typ, `/\:`+"\x00") {
 		return "", nil
 	}
@@ -36,7 +36,7 @@ func (l *loader) customScript(typ string) (string, []string) {
 	var searched []string
 	for _, sub := range customDirs {
 		// Scripts run: a folder above the repository (outside the checkout) is never searched.
-		for _, d := range upTo(l.s.Dir, l.s.RepoRoot) {
+		for _, d := range upTo(l.Suite.Dir, l.Suite.RepoRoot) {
 			dir := filepath.Join(d, ".agentv", sub)
 			searched = append(searched, dir)
 			for _, ext := range customExts {
@@ -57,38 +57,38 @@ func (l *loader) customScript(typ string) (string, []string) {
 // customAssertion rewrites assertion n of custom type typ into a code-grader entry: the script
 // as its command, the keys that are not its own settings as its config, the type as its name.
 func customAssertion(n *yaml.Node, typ, script string) *yaml.Node {
-	out, cfg := mapping(n), mapping(n)
-	for _, e := range entries(n) {
+	out, cfg := Mapping(n), Mapping(n)
+	for _, e := range MapEntries(n) {
 		switch {
-		case e.key == "type":
-			out.Content = append(out.Content, e.kn, strNode(e.v, "code-grader"))
-		case slices.Contains(customMeta, e.key):
-			out.Content = append(out.Content, e.kn, e.v)
+		case e.Key == "type":
+			out.Content = append(out.Content, e.KeyNode, StrNode(e.Value, "code-grader"))
+		case slices.Contains(customMeta, e.Key):
+			out.Content = append(out.Content, e.KeyNode, e.Value)
 		default:
-			cfg.Content = append(cfg.Content, e.kn, e.v)
+			cfg.Content = append(cfg.Content, e.KeyNode, e.Value)
 		}
 	}
-	if valueOf(n, "name") == nil {
-		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
+	if ValueOf(n, "name") == nil {
+		out.Content = append(out.Content, StrNode(n, "name"), StrNode(n, typ))
 	}
-	out.Content = append(out.Content, strNode(n, "command"), seqNode(n, strNode(n, script)))
+	out.Content = append(out.Content, StrNode(n, "command"), SeqNode(n, StrNode(n, script)))
 	if len(cfg.Content) > 0 {
-		out.Content = append(out.Content, strNode(n, "config"), cfg)
+		out.Content = append(out.Content, StrNode(n, "config"), cfg)
 	}
 	return out
 }
 
 // unknownType is the error for an assertion type that is neither built in nor a custom script.
-func (l *loader) unknownType(written, typ string, searched []string) string {
-	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, didYouMean(l.suggestType(written)))
+func (l *Reader) unknownType(written, typ string, searched []string) string {
+	msg := fmt.Sprintf("unknown evaluator type %q%s: not a built-in type", written, DidYouMean(l.suggestType(written)))
 	if len(searched) > 0 {
 		msg += fmt.Sprintf(", and no custom assertion script %s.ts (or .js, .mts, .mjs) in the .agentv/assertions, .agentv/graders or .agentv/judges folder of %s or of a folder above it",
-			typ, displayPath(l.s.Dir, l.cwd))
+			typ, DisplayPath(l.Suite.Dir, l.Cwd))
 	}
 	return msg
 }
 
-func isEvaluatorType(name string) bool {
+func IsEvaluatorType(name string) bool {
 	_, ok := LookupEvaluator(name)
 	return ok
 }

@@ -22,24 +22,24 @@ var (
 	promptKeys   = []string{"script", "config"}
 )
 
-// evalList is one parsed evaluator declaration (a list, or a single `evaluator` map).
-type evalList struct {
-	specs    []*EvaluatorSpec
+// EvalList is one parsed evaluator declaration (a list, or a single `evaluator` map).
+type EvalList struct {
+	Specs    []*EvaluatorSpec
 	diags    []Diagnostic // reported for each case that uses the list (suite list: once)
 	failed   bool         // an error: cases using this list are not loaded
 	users    []string     // suite list: ids of the cases that inherit it
 	reported bool
 }
 
-func (el *evalList) add(d Diagnostic) {
+func (el *EvalList) add(d Diagnostic) {
 	if d.Severity == SeverityError {
 		el.failed = true
 	}
 	el.diags = append(el.diags, d)
 }
 
-// addListDiags reports a list's diagnostics for case id, each error with note(id); false after an error.
-func (l *loader) addListDiags(el *evalList, id string, note func(string) string) bool {
+// AddListDiags reports a list's diagnostics for case id, each error with note(id); false after an error.
+func (l *Reader) AddListDiags(el *EvalList, id string, note func(string) string) bool {
 	ok := true
 	for _, d := range el.diags {
 		if d.Severity == SeverityError {
@@ -52,70 +52,70 @@ func (l *loader) addListDiags(el *evalList, id string, note func(string) string)
 	return ok
 }
 
-func (l *loader) evWarn(el *evalList, n *yaml.Node, kind, format string, args ...any) {
+func (l *Reader) evWarn(el *EvalList, n *yaml.Node, kind, format string, args ...any) {
 	el.add(l.at(n, SeverityWarning, kind, "", format, args...))
 }
 
-func (l *loader) evError(el *evalList, n *yaml.Node, format string, args ...any) {
+func (l *Reader) evError(el *EvalList, n *yaml.Node, format string, args ...any) {
 	el.add(l.at(n, SeverityError, KindEvaluator, "", format, args...))
 }
 
-// evaluatorSource parses the evaluators declared by a case or suite, by priority:
+// EvaluatorSource parses the evaluators declared by a case or suite, by priority:
 // `execution.evaluators`, `evaluators`, `evaluator`; nil when none is declared.
-func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string) *evalList {
-	chosen := firstSet([]*kv{execEvals, evals, evaluator}, func(e, chosen *kv) {
-		name := chosen.key
+func (l *Reader) EvaluatorSource(execEvals, evals, evaluator *Entry, caseID string) *EvalList {
+	chosen := firstSet([]*Entry{execEvals, evals, evaluator}, func(e, chosen *Entry) {
+		name := chosen.Key
 		if chosen == execEvals {
 			name = "execution.evaluators"
 		}
-		l.warnf(e.kn, KindIgnored, caseID, "%q ignored: %q is also set", e.key, name)
+		l.Warnf(e.KeyNode, KindIgnored, caseID, "%q ignored: %q is also set", e.Key, name)
 	})
 	if chosen == nil {
 		return nil
 	}
-	n := chosen.v
+	n := chosen.Value
 	if cached, ok := l.lists[n]; ok {
 		return cached
 	}
 	// JSONL lines repeat the same evaluators on every line; identical clean lists are parsed
 	// once and shared so 100,000-line suites stay small (Pos then names the first line).
 	var textKey string
-	if l.s.Format == "jsonl" && l.src == nil {
-		if b, err := toJSON(n); err == nil && len(b) < 4096 {
-			textKey = chosen.key + "\x00" + string(b)
+	if l.Suite.Format == "jsonl" && l.Src == nil {
+		if b, err := ToJSON(n); err == nil && len(b) < 4096 {
+			textKey = chosen.Key + "\x00" + string(b)
 			if cached, ok := l.listsByText[textKey]; ok {
 				return cached
 			}
 		}
 	}
-	el := &evalList{}
+	el := &EvalList{}
 	switch {
 	case chosen == evaluator && n.Kind == yaml.ScalarNode:
 		// AgentV 2.x `evaluator: <kind>` names the default evaluator's kind; only llm_judge exists.
 		// A known kind declares nothing: the suite's evaluators (or the default judge) apply.
 		if t, ok := l.lookupType(n.Value); ok {
 			if t.Name != TypeLLMJudge {
-				l.warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
+				l.Warnf(n, KindEvaluator, caseID, "evaluator kind %q given without settings is ignored; write a map or list entry with its settings", n.Value)
 			}
 			return nil
 		}
-		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, typeNames(l.s.Dialect))
+		l.evError(el, n, "unknown evaluator type %q (valid: %s)", n.Value, typeNames(l.Suite.Dialect))
 	case chosen == evaluator && n.Kind == yaml.MappingNode:
 		if s := l.parseEvaluator(n, el); s != nil {
-			el.specs = []*EvaluatorSpec{s}
+			el.Specs = []*EvaluatorSpec{s}
 		}
 	case n.Kind == yaml.SequenceNode:
-		el.specs = l.parseEvaluators(n, el)
+		el.Specs = l.parseEvaluators(n, el)
 	default:
 		want := "a list of evaluators"
 		if chosen == evaluator {
 			want = "an evaluator mapping or a type name"
 		}
-		l.evError(el, n, "%q must be %s, got %s", chosen.key, want, kindName(n))
+		l.evError(el, n, "%q must be %s, got %s", chosen.Key, want, KindName(n))
 	}
-	nameEvaluators(el.specs) // a single `evaluator` mapping; lists are named already
-	if el.specs == nil && !el.failed {
-		el.specs = []*EvaluatorSpec{} // declared but empty: the default judge runs
+	nameEvaluators(el.Specs) // a single `evaluator` mapping; lists are named already
+	if el.Specs == nil && !el.failed {
+		el.Specs = []*EvaluatorSpec{} // declared but empty: the default judge runs
 	}
 	if n.Anchor != "" {
 		l.lists[n] = el
@@ -127,11 +127,11 @@ func (l *loader) evaluatorSource(execEvals, evals, evaluator *kv, caseID string)
 }
 
 // parseEvaluators parses and names a list of evaluator mappings, those with errors left out.
-func (l *loader) parseEvaluators(n *yaml.Node, el *evalList) []*EvaluatorSpec {
+func (l *Reader) parseEvaluators(n *yaml.Node, el *EvalList) []*EvaluatorSpec {
 	var specs []*EvaluatorSpec
 	for _, item := range n.Content {
-		if item = deref(item); item == nil || item.Kind != yaml.MappingNode {
-			l.evError(el, item, "an evaluator must be a mapping with a type, got %s", kindName(item))
+		if item = Deref(item); item == nil || item.Kind != yaml.MappingNode {
+			l.evError(el, item, "an evaluator must be a mapping with a type, got %s", KindName(item))
 		} else if s := l.parseEvaluator(item, el); s != nil {
 			specs = append(specs, s)
 		}
@@ -165,26 +165,26 @@ func uniqueName(base string, used map[string]bool) string {
 }
 
 // parseEvaluator parses one evaluator mapping. It returns nil after an error.
-func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
-	es := entries(n)
+func (l *Reader) parseEvaluator(n *yaml.Node, el *EvalList) *EvaluatorSpec {
+	es := MapEntries(n)
 	for _, e := range es {
 		if e.dupe != nil {
-			_, line := l.where(e.dupe.Line)
-			l.evWarn(el, e.kn, KindIgnored, "duplicate key %q (also at line %d); this later value is used", e.key, line)
+			_, line := l.Where(e.dupe.Line)
+			l.evWarn(el, e.KeyNode, KindIgnored, "duplicate key %q (also at line %d); this later value is used", e.Key, line)
 		}
 	}
 	spec := &EvaluatorSpec{Weight: 1, Pos: Position{Col: n.Column}}
-	spec.Pos.File, spec.Pos.Line = l.where(n.Line)
+	spec.Pos.File, spec.Pos.Line = l.Where(n.Line)
 	spec.JudgeCommonKeys = l.graders4()
-	get := kvs(es).get
+	get := EntryList(es).Get
 	t := get("type")
-	if t == nil || isNull(t.v) || t.v.Kind != yaml.ScalarNode {
-		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", typeNames(l.s.Dialect))
+	if t == nil || IsNull(t.Value) || t.Value.Kind != yaml.ScalarNode {
+		l.evError(el, n, "evaluator has no %q (valid: %s)", "type", typeNames(l.Suite.Dialect))
 		return nil
 	}
-	et, ok := l.lookupType(t.v.Value)
+	et, ok := l.lookupType(t.Value.Value)
 	if !ok {
-		l.evError(el, t.v, "unknown evaluator type %q%s (valid: %s)", t.v.Value, didYouMean(l.suggestType(t.v.Value)), typeNames(l.s.Dialect))
+		l.evError(el, t.Value, "unknown evaluator type %q%s (valid: %s)", t.Value.Value, DidYouMean(l.suggestType(t.Value.Value)), typeNames(l.Suite.Dialect))
 		return nil
 	}
 	typ := et.Name
@@ -193,22 +193,22 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	el.failed = false
 	defer func() { el.failed = el.failed || before }()
 
-	if e := get("name"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.ScalarNode || strings.TrimSpace(e.v.Value) == "" {
-			l.evError(el, e.v, "evaluator %q must be a non-empty string, got %s", "name", kindName(e.v))
+	if e := get("name"); e != nil && !IsNull(e.Value) {
+		if e.Value.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value.Value) == "" {
+			l.evError(el, e.Value, "evaluator %q must be a non-empty string, got %s", "name", KindName(e.Value))
 		} else {
-			spec.Name = l.str(e.v.Value)
+			spec.Name = l.str(e.Value.Value)
 		}
 	}
-	if e := get("weight"); e != nil && !isNull(e.v) {
-		w, ok := number(e.v)
+	if e := get("weight"); e != nil && !IsNull(e.Value) {
+		w, ok := Number(e.Value)
 		if !ok || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			l.evError(el, e.v, "evaluator %q must be a number >= 0, got %s", "weight", describe(e.v))
+			l.evError(el, e.Value, "evaluator %q must be a number >= 0, got %s", "weight", Describe(e.Value))
 		} else {
 			spec.Weight, spec.WeightSet = w, true
 		}
 	}
-	settings, err := toJSON(n)
+	settings, err := ToJSON(n)
 	if err != nil {
 		l.evError(el, n, "evaluator settings: %v", err)
 		return nil
@@ -230,18 +230,18 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 		own = append(slices.Clip(own), codeKeys...)
 		l.parseCodeJudge(spec, n, get, el)
 	case "composite":
-		if e := get("evaluators"); e != nil && !isNull(e.v) {
-			if e.v.Kind != yaml.SequenceNode {
-				l.evError(el, e.v, "composite %q must be a list, got %s", "evaluators", kindName(e.v))
+		if e := get("evaluators"); e != nil && !IsNull(e.Value) {
+			if e.Value.Kind != yaml.SequenceNode {
+				l.evError(el, e.Value, "composite %q must be a list, got %s", "evaluators", KindName(e.Value))
 			} else {
-				spec.Members = l.parseEvaluators(e.v, el)
+				spec.Members = l.parseEvaluators(e.Value, el)
 			}
 		}
 	case "assert-set":
 		// Its members are whole entries, each read as the file's own list items are (the
 		// type's Parse reports an `assert` that is not a list).
-		if e := get("assert"); e != nil && e.v.Kind == yaml.SequenceNode {
-			spec.Members = l.parseEvaluators(e.v, el)
+		if e := get("assert"); e != nil && e.Value.Kind == yaml.SequenceNode {
+			spec.Members = l.parseEvaluators(e.Value, el)
 		}
 	}
 
@@ -250,19 +250,19 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 	var cfg []jsonField
 	if typ == TypeLLMJudge || typ == TypeCodeJudge {
 		for _, e := range es {
-			if !slices.Contains(own, e.key) {
-				b, _ := toJSON(e.v)
-				cfg = append(cfg, jsonField{e.key, b})
+			if !slices.Contains(own, e.Key) {
+				b, _ := ToJSON(e.Value)
+				cfg = append(cfg, jsonField{e.Key, b})
 			}
 		}
 	}
-	if e := get("config"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.MappingNode {
-			l.evError(el, e.v, "evaluator %q must be a mapping, got %s", "config", kindName(e.v))
+	if e := get("config"); e != nil && !IsNull(e.Value) {
+		if e.Value.Kind != yaml.MappingNode {
+			l.evError(el, e.Value, "evaluator %q must be a mapping, got %s", "config", KindName(e.Value))
 		} else {
-			for _, c := range entries(e.v) {
-				b, _ := toJSON(c.v)
-				cfg = setField(cfg, c.key, b)
+			for _, c := range MapEntries(e.Value) {
+				b, _ := ToJSON(c.Value)
+				cfg = setField(cfg, c.Key, b)
 			}
 			if cfg == nil {
 				cfg = []jsonField{}
@@ -288,7 +288,7 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 		})
 	}
 	for _, e := range unknown {
-		l.evWarn(el, e.kn, KindUnknownKey, "%s for type %s (ignored)", unknownNote(e, et, false), typ)
+		l.evWarn(el, e.KeyNode, KindUnknownKey, "%s for type %s (ignored)", unknownNote(e, et, false), typ)
 	}
 	if el.failed {
 		return nil
@@ -300,13 +300,13 @@ func (l *loader) parseEvaluator(n *yaml.Node, el *evalList) *EvaluatorSpec {
 var entryKeys = slices.Concat(commonKeys, v4GraderKeys, []string{"id"})
 
 // unknownSettings returns the keys of an entry that its type, listing its keys, does not read.
-func unknownSettings(et *EvaluatorType, es []kv) []kv {
+func unknownSettings(et *EvaluatorType, es []Entry) []Entry {
 	if et.Keys == nil {
 		return nil
 	}
-	var out []kv
+	var out []Entry
 	for _, e := range es {
-		if !slices.Contains(entryKeys, e.key) && !slices.Contains(et.Keys, e.key) {
+		if !slices.Contains(entryKeys, e.Key) && !slices.Contains(et.Keys, e.Key) {
 			out = append(out, e)
 		}
 	}
@@ -314,21 +314,21 @@ func unknownSettings(et *EvaluatorType, es []kv) []kv {
 }
 
 // unknownNote reads: unknown key "vaule" (did you mean "value"?) [at line N].
-func unknownNote(e kv, et *EvaluatorType, withLine bool) string {
-	msg := fmt.Sprintf("unknown key %q", e.key) + didYouMean(suggest(e.key, slices.Concat(et.Keys, entryKeys)))
+func unknownNote(e Entry, et *EvaluatorType, withLine bool) string {
+	msg := fmt.Sprintf("unknown key %q", e.Key) + DidYouMean(Suggest(e.Key, slices.Concat(et.Keys, entryKeys)))
 	if withLine {
-		msg += fmt.Sprintf(" at line %d", e.kn.Line)
+		msg += fmt.Sprintf(" at line %d", e.KeyNode.Line)
 	}
 	return msg
 }
 
-// describe shows a scalar's value or a node's type for messages.
-func describe(n *yaml.Node) string {
-	n = deref(n)
-	if n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+// Describe shows a scalar's value or a node's type for messages.
+func Describe(n *yaml.Node) string {
+	n = Deref(n)
+	if n != nil && n.Kind == yaml.ScalarNode && !IsNull(n) {
 		return fmt.Sprintf("%q", n.Value)
 	}
-	return kindName(n)
+	return KindName(n)
 }
 
 type jsonField struct {
@@ -364,36 +364,36 @@ func objectJSON(fs []jsonField) []byte {
 }
 
 // parseCodeJudge reads `script` and `cwd`.
-func (l *loader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(string) *kv, el *evalList) {
+func (l *Reader) parseCodeJudge(spec *EvaluatorSpec, n *yaml.Node, get func(string) *Entry, el *EvalList) {
 	e := get("script")
-	if e == nil || isNull(e.v) {
+	if e == nil || IsNull(e.Value) {
 		l.evError(el, n, "code_judge needs a %q: an argv list such as [python3, judge.py], or a shell command string", "script")
 	} else {
 		spec.Script = l.argv(e, el)
 		defer func() { l.checkCommand(spec, e, el) }() // once cwd is known
 	}
-	if e := get("target"); e != nil && !isNull(e.v) {
-		spec.TargetProxy = l.targetProxy(e.v, el)
+	if e := get("target"); e != nil && !IsNull(e.Value) {
+		spec.TargetProxy = l.targetProxy(e.Value, el)
 	}
-	spec.Cwd = l.s.Dir
-	if c := get("cwd"); c != nil && !isNull(c.v) {
-		if c.v.Kind != yaml.ScalarNode || strings.TrimSpace(c.v.Value) == "" {
-			l.evError(el, c.v, "code_judge %q must be a directory path, got %s", "cwd", describe(c.v))
+	spec.Cwd = l.Suite.Dir
+	if c := get("cwd"); c != nil && !IsNull(c.Value) {
+		if c.Value.Kind != yaml.ScalarNode || strings.TrimSpace(c.Value.Value) == "" {
+			l.evError(el, c.Value, "code_judge %q must be a directory path, got %s", "cwd", Describe(c.Value))
 			return
 		}
-		v := strings.TrimSpace(c.v.Value)
-		if r := l.resolve(v, true); r.abs != "" {
-			spec.Cwd = r.abs
+		v := strings.TrimSpace(c.Value.Value)
+		if r := l.Resolve(v, true); r.Abs != "" {
+			spec.Cwd = r.Abs
 		} else {
-			l.evWarn(el, c.v, KindMissingFile, "code_judge cwd %q not found (tried: %s)", v, l.triedList(r))
-			spec.Cwd = absPath(l.s.Dir, v)
+			l.evWarn(el, c.Value, KindMissingFile, "code_judge cwd %q not found (tried: %s)", v, l.TriedList(r))
+			spec.Cwd = AbsPath(l.Suite.Dir, v)
 		}
 	}
 }
 
 // checkCommand reports a code judge whose command cannot run here (LoadOptions.CheckScript),
 // naming the command as the file writes it (4.x `command`, 2.x `script`).
-func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
+func (l *Reader) checkCommand(spec *EvaluatorSpec, e *Entry, el *EvalList) {
 	if l.opts.CheckScript == nil || len(spec.Script) == 0 {
 		return
 	}
@@ -401,14 +401,14 @@ func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 	if err == nil {
 		return
 	}
-	what, field := "code_judge", e.key
+	what, field := "code_judge", e.Key
 	if l.graders4() {
 		what, field = "code-grader", "command"
 	}
 	if spec.Name != "" && spec.Name != what {
 		what += fmt.Sprintf(" %q", spec.Name)
 	}
-	l.evError(el, e.v, "%s %s: cannot run here: %v", what, field, err)
+	l.evError(el, e.Value, "%s %s: cannot run here: %v", what, field, err)
 }
 
 // graders4 reports whether the file's grader entries take AgentV 4.x's settings: negate,
@@ -416,63 +416,63 @@ func (l *loader) checkCommand(spec *EvaluatorSpec, e *kv, el *evalList) {
 // script named by its "command". They do wherever the graders run as 4.42.4's (the rule each
 // front-end sets: 4.x, 5.x, whose graders are 4.42.4's renamed, evals.json and a JSONL file's
 // 4.x lines).
-func (l *loader) graders4() bool { return l.s.Grading.As442 }
+func (l *Reader) graders4() bool { return l.Suite.Grading.As442 }
 
 // targetProxy reads a code judge's `target`: true (a proxy allowing DefaultMaxCalls calls),
 // false (none) or {max_calls: n} with a whole n >= 0.
-func (l *loader) targetProxy(n *yaml.Node, el *evalList) *TargetProxy {
+func (l *Reader) targetProxy(n *yaml.Node, el *EvalList) *TargetProxy {
 	const want = "want true, false or {max_calls: <number of calls>}"
-	n = deref(n)
+	n = Deref(n)
 	switch {
-	case n.Kind == yaml.ScalarNode && classify(n) == scalarBool:
+	case n.Kind == yaml.ScalarNode && Classify(n) == ScalarBool:
 		if strings.EqualFold(n.Value, "true") {
 			return &TargetProxy{MaxCalls: DefaultMaxCalls}
 		}
 		return nil
 	case n.Kind != yaml.MappingNode:
-		l.evError(el, n, "code_judge %q: %s, got %s", "target", want, describe(n))
+		l.evError(el, n, "code_judge %q: %s, got %s", "target", want, Describe(n))
 		return nil
 	}
 	p := &TargetProxy{MaxCalls: DefaultMaxCalls}
-	for _, e := range entries(n) {
-		if e.key != "max_calls" && e.key != "maxCalls" {
-			l.evError(el, e.kn, "code_judge target: unknown setting %q; %s", e.key, want)
+	for _, e := range MapEntries(n) {
+		if e.Key != "max_calls" && e.Key != "maxCalls" {
+			l.evError(el, e.KeyNode, "code_judge target: unknown setting %q; %s", e.Key, want)
 			continue
 		}
-		if f, ok := number(e.v); ok && f >= 0 && f == math.Trunc(f) && f <= math.MaxInt32 {
+		if f, ok := Number(e.Value); ok && f >= 0 && f == math.Trunc(f) && f <= math.MaxInt32 {
 			p.MaxCalls = int(f)
-		} else if !isNull(e.v) {
-			l.evError(el, e.v, "code_judge target %q must be a whole number >= 0, got %s", e.key, describe(e.v))
+		} else if !IsNull(e.Value) {
+			l.evError(el, e.Value, "code_judge target %q must be a whole number >= 0, got %s", e.Key, Describe(e.Value))
 		}
 	}
 	return p
 }
 
 // argv reads a script: a list of non-empty strings, or a string run through `sh -c`.
-func (l *loader) argv(e *kv, el *evalList) []string {
-	switch e.v.Kind {
+func (l *Reader) argv(e *Entry, el *EvalList) []string {
+	switch e.Value.Kind {
 	case yaml.ScalarNode:
-		if strings.TrimSpace(e.v.Value) == "" {
-			l.evError(el, e.v, "%q must not be empty", e.key)
+		if strings.TrimSpace(e.Value.Value) == "" {
+			l.evError(el, e.Value, "%q must not be empty", e.Key)
 			return nil
 		}
-		return []string{"sh", "-c", e.v.Value}
+		return []string{"sh", "-c", e.Value.Value}
 	case yaml.SequenceNode:
-		if len(e.v.Content) == 0 {
-			l.evError(el, e.v, "%q must not be an empty list", e.key)
+		if len(e.Value.Content) == 0 {
+			l.evError(el, e.Value, "%q must not be an empty list", e.Key)
 			return nil
 		}
-		out := make([]string, 0, len(e.v.Content))
-		for _, c := range e.v.Content {
-			c = deref(c)
-			if c == nil || c.Kind != yaml.ScalarNode || isNull(c) || c.Value == "" {
-				l.evError(el, c, "%q items must be non-empty strings, got %s", e.key, describe(c))
+		out := make([]string, 0, len(e.Value.Content))
+		for _, c := range e.Value.Content {
+			c = Deref(c)
+			if c == nil || c.Kind != yaml.ScalarNode || IsNull(c) || c.Value == "" {
+				l.evError(el, c, "%q items must be non-empty strings, got %s", e.Key, Describe(c))
 				return nil
 			}
 			out = append(out, l.str(c.Value))
 		}
 		return out
 	}
-	l.evError(el, e.v, "%q must be an argv list or a command string, got %s", e.key, kindName(e.v))
+	l.evError(el, e.Value, "%q must be an argv list or a command string, got %s", e.Key, KindName(e.Value))
 	return nil
 }

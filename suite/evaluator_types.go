@@ -21,12 +21,12 @@ type EvaluatorType struct {
 	// the setting it names, and the cases using the entry are not loaded.
 	Parse func(spec *EvaluatorSpec) (any, error)
 	// Keys, when not nil, are all the settings Parse reads besides those of every entry: the
-	// loader warns about any other key, since a misspelled key would otherwise be ignored.
+	// Reader warns about any other key, since a misspelled key would otherwise be ignored.
 	Keys []string
 }
 
-// in reports whether a file of the dialect may name the type.
-func (t *EvaluatorType) in(dialect string) bool {
+// In reports whether a file of the dialect may name the type.
+func (t *EvaluatorType) In(dialect string) bool {
 	return (dialect != Dialect25 && dialect != Dialect4) || !newIn5(t.Name)
 }
 
@@ -41,8 +41,8 @@ func (e *SettingError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// evaluatorTypes is the registry, filled while packages initialize.
-var evaluatorTypes []*EvaluatorType
+// EvaluatorTypes is the registry, filled while packages initialize.
+var EvaluatorTypes []*EvaluatorType
 
 // RegisterEvaluator adds an evaluator type; a name taken twice is a programming error.
 func RegisterEvaluator(t EvaluatorType) {
@@ -51,38 +51,38 @@ func RegisterEvaluator(t EvaluatorType) {
 			panic(fmt.Sprintf("suite: evaluator type name %q is empty or registered twice", n))
 		}
 	}
-	evaluatorTypes = append(evaluatorTypes, &t)
+	EvaluatorTypes = append(EvaluatorTypes, &t)
 }
 
 // LookupEvaluator returns the type a name or alias stands for.
 func LookupEvaluator(name string) (*EvaluatorType, bool) {
-	i := slices.IndexFunc(evaluatorTypes, func(t *EvaluatorType) bool { return t.Name == name || slices.Contains(t.Aliases, name) })
+	i := slices.IndexFunc(EvaluatorTypes, func(t *EvaluatorType) bool { return t.Name == name || slices.Contains(t.Aliases, name) })
 	if i < 0 {
 		return nil, false
 	}
-	return evaluatorTypes[i], true
+	return EvaluatorTypes[i], true
 }
 
 // lookupType returns the type a name or alias stands for in the file being read: false for
 // a type its dialect does not know.
-func (l *loader) lookupType(name string) (*EvaluatorType, bool) {
+func (l *Reader) lookupType(name string) (*EvaluatorType, bool) {
 	t, ok := LookupEvaluator(name)
-	if !ok || !t.in(l.s.Dialect) {
+	if !ok || !t.In(l.Suite.Dialect) {
 		return nil, false
 	}
 	return t, true
 }
 
 // isType reports whether a file of the dialect being read may name the type.
-func (l *loader) isType(name string) bool {
+func (l *Reader) isType(name string) bool {
 	_, ok := l.lookupType(name)
 	return ok
 }
 
 // suggestType returns the type name nearest to a misspelled type in the file being read,
 // among those its dialect knows (with 4.x's grader settings, also the AgentV 4.x names).
-func (l *loader) suggestType(name string) string {
-	return suggestType(name, l.s.Dialect, l.graders4())
+func (l *Reader) suggestType(name string) string {
+	return suggestType(name, l.Suite.Dialect, l.graders4())
 }
 
 // suggestType returns the type name or alias a file of the dialect may use nearest to a
@@ -90,8 +90,8 @@ func (l *loader) suggestType(name string) string {
 // none is near.
 func suggestType(name, dialect string, v4 bool) string {
 	var known []string
-	for _, t := range evaluatorTypes {
-		if t.in(dialect) {
+	for _, t := range EvaluatorTypes {
+		if t.In(dialect) {
 			known = append(append(known, t.Name), t.Aliases...)
 		}
 	}
@@ -99,7 +99,7 @@ func suggestType(name, dialect string, v4 bool) string {
 		known = slices.AppendSeq(known, maps.Keys(v4Types))
 	}
 	slices.Sort(known) // the nearest of equals is the same on every run
-	s := suggest(name, known)
+	s := Suggest(name, known)
 	// Type names are short and alike ("code", "cost"): only a slip of a letter or two in a
 	// longer name is a suggestion worth making ("nope" is not "code").
 	if s != "" && EditDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
@@ -108,8 +108,8 @@ func suggestType(name, dialect string, v4 bool) string {
 	return s
 }
 
-// didYouMean is ` (did you mean "x"?)` for the known word nearest to a misspelling, else "".
-func didYouMean(s string) string {
+// DidYouMean is ` (did you mean "x"?)` for the known word nearest to a misspelling, else "".
+func DidYouMean(s string) string {
 	if s == "" {
 		return ""
 	}
@@ -122,8 +122,8 @@ func EvaluatorTypeNames() string { return typeNames("") }
 // typeNames lists, as EvaluatorTypeNames, the types a file of the dialect may name; "": all.
 func typeNames(dialect string) string {
 	var names []string
-	for _, t := range evaluatorTypes {
-		if dialect != "" && !t.in(dialect) {
+	for _, t := range EvaluatorTypes {
+		if dialect != "" && !t.In(dialect) {
 			continue
 		}
 		if len(t.Aliases) > 0 {
@@ -169,21 +169,32 @@ func settingNode(n *yaml.Node, path string) *yaml.Node {
 	for _, part := range strings.Split(path, ".") {
 		key, idx, _ := strings.Cut(part, "[")
 		if key != "" {
-			e := kvs(entries(n)).get(key)
+			e := EntryList(MapEntries(n)).Get(key)
 			if e == nil {
 				return n
 			}
-			n = e.v
+			n = e.Value
 		}
 		for ; idx != ""; idx = strings.TrimPrefix(idx, "[") {
 			var num string
 			num, idx, _ = strings.Cut(idx, "]")
 			i, err := strconv.Atoi(num)
-			if n = deref(n); err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+			if n = Deref(n); err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
 				return n
 			}
-			n = deref(n.Content[i])
+			n = Deref(n.Content[i])
 		}
 	}
 	return n
 }
+
+// newIn5 reports whether a grader type is new in AgentV 5.x (promptfoo's assertion types and
+// 5.x's trajectory and skill graders): 2.5 and 4.x files do not know it, as the programs
+// they were written for do not (4.x then looks for a custom assertion script of that name).
+func newIn5(name string) bool {
+	name = strings.TrimPrefix(name, "not-")
+	return strings.HasPrefix(name, "trajectory:") || slices.Contains(v5NewTypes, name)
+}
+
+// v5NewTypes are the grader types new in 5.x besides trajectory:*.
+var v5NewTypes = []string{"javascript", "python", "assert-set", "similar", "webhook", "skill-used", "contains-json"}

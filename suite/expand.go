@@ -44,7 +44,7 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 			}
 			if !seen[key] {
 				seen[key] = true
-				out = append(out, displayPath(abs, cwd))
+				out = append(out, DisplayPath(abs, cwd))
 			}
 		}
 	}
@@ -52,12 +52,12 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 		bad("", "no eval paths given: pass eval files, directories or globs")
 	}
 	for _, pat := range patterns {
-		abs := absPath(cwd, pat)
+		abs := AbsPath(cwd, pat)
 		fi, err := os.Stat(abs)
 		switch {
 		case err == nil && !fi.IsDir():
 			if ext := strings.ToLower(filepath.Ext(abs)); !evalExts[ext] && ext != ".json" {
-				bad(displayPath(abs, cwd), "%s", unsupportedFormat(ext))
+				bad(DisplayPath(abs, cwd), "%s", unsupportedFormat(ext))
 				continue
 			}
 			add(abs)
@@ -69,7 +69,7 @@ func Expand(patterns []string, cwd string) ([]string, []Diagnostic) {
 					msg += fmt.Sprintf("; Agent Skills evals.json files run when named or matched by a glob such as %q",
 						filepath.ToSlash(filepath.Join(pat, "**", "evals.json")))
 				}
-				bad(displayPath(abs, cwd), "%s", msg)
+				bad(DisplayPath(abs, cwd), "%s", msg)
 			}
 			add(found...)
 		default:
@@ -255,7 +255,7 @@ func includedTests(abs string) []string {
 	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
 		return nil
 	}
-	tests := valueOf(doc.Content[0], "tests")
+	tests := ValueOf(doc.Content[0], "tests")
 	if tests == nil {
 		return nil
 	}
@@ -265,14 +265,14 @@ func includedTests(abs string) []string {
 		refs = append(refs, tests.Value)
 	case yaml.SequenceNode:
 		for _, it := range tests.Content {
-			if it = deref(it); it != nil && it.Kind == yaml.ScalarNode && strings.HasPrefix(it.Value, "file://") {
+			if it = Deref(it); it != nil && it.Kind == yaml.ScalarNode && strings.HasPrefix(it.Value, "file://") {
 				refs = append(refs, strings.TrimPrefix(it.Value, "file://"))
 			}
 		}
 	}
 	var out []string
 	for _, r := range refs {
-		if r = absPath(filepath.Dir(abs), r); strings.ContainsAny(r, "*?{") {
+		if r = AbsPath(filepath.Dir(abs), r); strings.ContainsAny(r, "*?{") {
 			m, _ := doublestar.FilepathGlob(r, doublestar.WithFilesOnly())
 			out = append(out, m...)
 		} else if fi, err := os.Stat(r); err == nil && fi.IsDir() {

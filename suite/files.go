@@ -29,16 +29,16 @@ func FindRepoRoot(dir, workspace, cwd string) string {
 	return p
 }
 
-// absPath is p from dir when relative, cleaned.
-func absPath(dir, p string) string {
+// AbsPath is p from dir when relative, cleaned.
+func AbsPath(dir, p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(dir, p)
 }
 
-// displayPath shows abs relative to cwd when it lies inside cwd, else absolute.
-func displayPath(abs, cwd string) string {
+// DisplayPath shows abs relative to cwd when it lies inside cwd, else absolute.
+func DisplayPath(abs, cwd string) string {
 	if rel, ok := safefile.RelWithin(abs, cwd); ok && cwd != "" {
 		return rel
 	}
@@ -68,16 +68,16 @@ func searchRoots(dir, repoRoot, cwd string) []string {
 	return out
 }
 
-// fileRef is the outcome of resolving one file reference.
-type fileRef struct {
-	abs     string   // "" when not found
+// FileRef is the outcome of resolving one file reference.
+type FileRef struct {
+	Abs     string   // "" when not found
 	tried   []string // absolute candidates, in order
 	refused string   // why the first candidate that exists but is not a file/directory was passed over
 }
 
-// resolve looks value up as a file or a directory, once per value (every case of a file shares
+// Resolve looks value up as a file or a directory, once per value (every case of a file shares
 // the search roots).
-func (l *loader) resolve(value string, wantDir bool) *fileRef {
+func (l *Reader) Resolve(value string, wantDir bool) *FileRef {
 	key := value
 	if wantDir {
 		key = "\x00dir\x00" + value
@@ -85,14 +85,14 @@ func (l *loader) resolve(value string, wantDir bool) *fileRef {
 	if r, ok := l.refs[key]; ok {
 		return r
 	}
-	r := findFile(l.roots, value, wantDir, l.cwd)
+	r := findFile(l.roots, value, wantDir, l.Cwd)
 	l.refs[key] = r
 	return r
 }
 
 // findFile looks value up in roots: an absolute path first as it is, then below each root.
-func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
-	r := &fileRef{}
+func findFile(roots []string, value string, wantDir bool, cwd string) *FileRef {
+	r := &FileRef{}
 	var cands []string
 	if filepath.IsAbs(value) {
 		cands = append(cands, filepath.Clean(value))
@@ -112,21 +112,21 @@ func findFile(roots []string, value string, wantDir bool, cwd string) *fileRef {
 			continue
 		}
 		if wantDir && fi.IsDir() || !wantDir && fi.Mode().IsRegular() {
-			r.abs = c
+			r.Abs = c
 			break
 		}
 		if r.refused == "" && !wantDir && !fi.IsDir() {
-			r.refused = fmt.Sprintf("%s is %s, not a regular file", displayPath(c, cwd), safefile.Describe(fi.Mode()))
+			r.refused = fmt.Sprintf("%s is %s, not a regular file", DisplayPath(c, cwd), safefile.Describe(fi.Mode()))
 		}
 	}
 	return r
 }
 
-// triedList renders the places tried for a missing file, for messages.
-func (l *loader) triedList(r *fileRef) string {
+// TriedList renders the places tried for a missing file, for messages.
+func (l *Reader) TriedList(r *FileRef) string {
 	parts := make([]string, len(r.tried))
 	for i, t := range r.tried {
-		parts[i] = displayPath(t, l.cwd)
+		parts[i] = DisplayPath(t, l.Cwd)
 	}
 	s := strings.Join(parts, ", ")
 	if r.refused != "" {
@@ -137,7 +137,7 @@ func (l *loader) triedList(r *fileRef) string {
 
 // readText returns a file's content with CRLF as LF, read once per load so that the cases
 // naming it share one string. safefile never blocks on a FIFO swapped in after resolve.
-func (l *loader) readText(abs string) (string, error) {
+func (l *Reader) readText(abs string) (string, error) {
 	if s, ok := l.texts[abs]; ok {
 		return s, nil
 	}

@@ -16,10 +16,10 @@ import (
 )
 
 // loadJSONL reads a JSONL suite, one case a non-blank line; a bad line is reported and skipped.
-func (l *loader) loadJSONL() {
+func (l *Reader) loadJSONL() {
 	l.loadSidecar()
 	// Streamed without a cap, but a FIFO or device is refused rather than waited on.
-	f, err := safefile.Open(l.s.Abs)
+	f, err := safefile.Open(l.Suite.Abs)
 	if err != nil {
 		l.readError(0, err)
 		return
@@ -43,8 +43,8 @@ func (l *loader) loadJSONL() {
 	}
 }
 
-// jsonlNode parses one line of a JSONL file of either dialect; nil when blank or not JSON (reported).
-func (l *loader) jsonlNode(line []byte, lineNo int) *yaml.Node {
+// JSONLNode parses one line of a JSONL file of either dialect; nil when blank or not JSON (reported).
+func (l *Reader) JSONLNode(line []byte, lineNo int) *yaml.Node {
 	line = bytes.TrimRight(line, "\r\n")
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
@@ -57,21 +57,21 @@ func (l *loader) jsonlNode(line []byte, lineNo int) *yaml.Node {
 	return n
 }
 
-func (l *loader) jsonlLine(line []byte, lineNo int) {
-	n := l.jsonlNode(line, lineNo)
+func (l *Reader) jsonlLine(line []byte, lineNo int) {
+	n := l.JSONLNode(line, lineNo)
 	if n == nil {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		l.errorf(n, KindCase, "", "a JSONL line must be one JSON object (an eval case), got %s (line skipped)", kindName(n))
+		l.Errorf(n, KindCase, "", "a JSONL line must be one JSON object (an eval case), got %s (line skipped)", KindName(n))
 		return
 	}
 	var c *Case
-	if l.sidecarAsserts != nil || l.s.Name != "" || isV4Line(n) {
-		l.s.setDialect(Dialect4)
+	if l.sidecarAsserts != nil || l.Suite.Name != "" || isV4Line(n) {
+		l.Suite.SetDialect(Dialect4)
 		l.interpolateEnv(n, map[*yaml.Node]bool{})
 		sx := &v4Suite{}
-		if !hasKey(n, "execution") { // a test's own execution replaces the sidecar's
+		if !HasKey(n, "execution") { // a test's own execution replaces the sidecar's
 			sx.asserts = l.sidecarAsserts
 		}
 		c = l.v4Test(sx, n)
@@ -81,19 +81,19 @@ func (l *loader) jsonlLine(line []byte, lineNo int) {
 	if c != nil {
 		c.Col = 1
 	}
-	l.addCase(c)
+	l.AddCase(c)
 }
 
 // isV4Line reports whether a JSONL line is an AgentV 4.x test: it uses a key 2.5 does not have.
 // (A sidecar with 4.x keys, `name` or `execution.assertions`, makes every line one.)
 func isV4Line(n *yaml.Node) bool {
 	return slices.ContainsFunc([]string{"criteria", "assertions", "assert", "vars", "input_files"},
-		func(k string) bool { return hasKey(n, k) })
+		func(k string) bool { return HasKey(n, k) })
 }
 
 // loadSidecar reads `<name>.yaml` (or `.yml`) beside `<name>.jsonl`: the suite's header.
-func (l *loader) loadSidecar() {
-	base := strings.TrimSuffix(l.s.Abs, filepath.Ext(l.s.Abs))
+func (l *Reader) loadSidecar() {
+	base := strings.TrimSuffix(l.Suite.Abs, filepath.Ext(l.Suite.Abs))
 	for _, ext := range []string{".yaml", ".yml"} {
 		path := base + ext
 		src, err := safefile.ReadFile(path, safefile.LimitContent)
@@ -101,19 +101,19 @@ func (l *loader) loadSidecar() {
 			continue
 		}
 		if err != nil {
-			l.add(Diagnostic{File: displayPath(path, l.cwd), Severity: SeverityError, Kind: KindFile,
-				Message: "could not read the JSONL sidecar: " + errText(err)})
+			l.add(Diagnostic{File: DisplayPath(path, l.Cwd), Severity: SeverityError, Kind: KindFile,
+				Message: "could not read the JSONL sidecar: " + ErrText(err)})
 			return
 		}
-		restore := l.inFile(path)
-		l.src = src
-		doc := l.parseYAML(src)
+		restore := l.InFile(path)
+		l.Src = src
+		doc := l.ParseYAML(src)
 		if doc != nil && len(doc.Content) > 0 {
-			root := deref(doc.Content[0])
+			root := Deref(doc.Content[0])
 			switch {
-			case isNull(root):
+			case IsNull(root):
 			case root.Kind != yaml.MappingNode:
-				l.errorf(root, KindStructure, "", "a JSONL sidecar must be a mapping (description, dataset, execution), got %s", kindName(root))
+				l.Errorf(root, KindStructure, "", "a JSONL sidecar must be a mapping (description, dataset, execution), got %s", KindName(root))
 			default:
 				l.header(root, false)
 			}

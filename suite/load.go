@@ -50,40 +50,41 @@ const (
 	KindConfig      = "config"       // a bad .agentv.yaml / .agentv/config.yaml (warning)
 )
 
-// loader holds the state of one Load call.
-type loader struct {
-	s     *Suite
-	cwd   string
+// Reader holds the state of one Load call. A dialect's front-end (FrontEnd) is handed it: its
+// exported methods and fields are the toolkit a front-end reads a file with (positioned
+// diagnostics, referenced files, cases built through the one case reader, the 4.x reader's
+// parts); the rest stays the loader's.
+type Reader struct {
+	Suite *Suite // the model being built
+	Cwd   string // the working directory, absolute; display paths are relative to it
 	roots []string
 
 	file string // display path of the file being parsed (eval file or sidecar)
-	src  []byte // source of the YAML being parsed (inline template positions); nil for JSONL
+	Src  []byte // source of the YAML being parsed (inline template positions); nil for JSONL
 
-	refs      map[string]*fileRef
+	refs      map[string]*FileRef
 	texts     map[string]string
 	templates map[string]bool // template files already validated
 	seen      map[diagKey]int // diagnostic → its index in Suite.Diagnostics
-	ids       map[string]int  // case id → line of its first definition
+	IDs       map[string]int  // case id → line of its first definition
 	intern    map[string]string
-	lists     map[*yaml.Node]*evalList // evaluator lists shared through YAML aliases
+	lists     map[*yaml.Node]*EvalList // evaluator lists shared through YAML aliases
 	// listsByText shares identical evaluator lists between JSONL lines.
-	listsByText map[string]*evalList
+	listsByText map[string]*EvalList
 
-	suiteList *evalList // the suite default evaluators
+	suiteList *EvalList // the suite default evaluators
 	// sidecarAsserts is a JSONL sidecar's `execution.assertions`, the suite assertions of the
 	// file's AgentV 4.x lines.
-	sidecarAsserts *kv
+	sidecarAsserts *Entry
 
 	opts   LoadOptions                 // OnCase nil but for JSONL
 	envFor func(string) (string, bool) // opts.Env's lookup, once asked for
 
 	custom map[string]string // custom assertion type → its script (AgentV 4.x), once found
 
-	includes []*includeFile // assertion templates read, by number (see includeLineBase)
+	Includes []*IncludeFile // assertion templates read, by number (see IncludeLineBase)
 
-	deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
-
-	pf bool // the file is a promptfoo config, read through the 5.x reader (loadPF)
+	Deps map[*Case][]*yaml.Node // where each 4.x test wrote its depends_on items (parallel to DependsOn)
 
 	stopped bool // OnCase asked to stop reading
 }
@@ -101,23 +102,23 @@ func Load(path string, opts LoadOptions) *Suite {
 	if a, err := filepath.Abs(cwd); err == nil { // "" is the process's working directory
 		cwd = a
 	}
-	abs := absPath(cwd, path)
-	s := &Suite{Abs: abs, Dir: filepath.Dir(abs), Path: displayPath(abs, cwd)}
+	abs := AbsPath(cwd, path)
+	s := &Suite{Abs: abs, Dir: filepath.Dir(abs), Path: DisplayPath(abs, cwd)}
 	s.RepoRoot = FindRepoRoot(s.Dir, opts.Workspace, cwd)
 	ext := strings.ToLower(filepath.Ext(abs))
 	s.Dataset = strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
-	l := &loader{
-		s: s, cwd: cwd, file: s.Path,
+	l := &Reader{
+		Suite: s, Cwd: cwd, file: s.Path,
 		roots:       searchRoots(s.Dir, s.RepoRoot, cwd),
-		refs:        map[string]*fileRef{},
+		refs:        map[string]*FileRef{},
 		texts:       map[string]string{},
 		templates:   map[string]bool{},
 		seen:        map[diagKey]int{},
-		ids:         map[string]int{},
+		IDs:         map[string]int{},
 		intern:      map[string]string{},
-		lists:       map[*yaml.Node]*evalList{},
-		listsByText: map[string]*evalList{},
-		deps:        map[*Case][]*yaml.Node{},
+		lists:       map[*yaml.Node]*EvalList{},
+		listsByText: map[string]*EvalList{},
+		Deps:        map[*Case][]*yaml.Node{},
 		opts:        opts,
 	}
 	if ext != ".jsonl" {
@@ -128,10 +129,10 @@ func Load(path string, opts LoadOptions) *Suite {
 		s.Format = "yaml"
 	case ".jsonl":
 		s.Format = "jsonl"
-		s.setDialect(Dialect25)
+		s.SetDialect(Dialect25)
 	case ".json":
 		s.Format = "json" // Agent Skills evals.json
-		s.setDialect(Dialect4)
+		s.SetDialect(Dialect4)
 	default:
 		l.add(Diagnostic{File: s.Path, Severity: SeverityError, Kind: KindFile, Message: unsupportedFormat(ext)})
 		return s
@@ -160,22 +161,22 @@ func Load(path string, opts LoadOptions) *Suite {
 	return s
 }
 
-// inFile makes abs the file being parsed, for positions and messages, until the returned
+// InFile makes abs the file being parsed, for positions and messages, until the returned
 // function restores the one before.
-func (l *loader) inFile(abs string) (restore func()) {
-	file, src := l.file, l.src
-	l.file = displayPath(abs, l.cwd)
-	return func() { l.file, l.src = file, src }
+func (l *Reader) InFile(abs string) (restore func()) {
+	file, src := l.file, l.Src
+	l.file = DisplayPath(abs, l.Cwd)
+	return func() { l.file, l.Src = file, src }
 }
 
 // readError reports that the eval file could not be read (at line, when not 0).
-func (l *loader) readError(line int, err error) {
-	l.add(Diagnostic{File: l.s.Path, Line: line, Severity: SeverityError, Kind: KindFile,
-		Message: "could not read eval file: " + errText(err)})
+func (l *Reader) readError(line int, err error) {
+	l.add(Diagnostic{File: l.Suite.Path, Line: line, Severity: SeverityError, Kind: KindFile,
+		Message: "could not read eval file: " + ErrText(err)})
 }
 
-// errText drops the path from an *os.PathError: messages already name the file.
-func errText(err error) string {
+// ErrText drops the path from an *os.PathError: messages already name the file.
+func ErrText(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
@@ -185,7 +186,7 @@ func errText(err error) string {
 
 // add records a diagnostic once. Warnings repeat across cases when YAML aliases share a node;
 // the first case that triggers one is named and later copies are dropped.
-func (l *loader) add(d Diagnostic) {
+func (l *Reader) add(d Diagnostic) {
 	k := diagKey{file: d.File, msg: d.Message, kind: d.Kind, line: d.Line, col: d.Col, sev: d.Severity}
 	if d.Severity == SeverityError {
 		k.caseID = d.CaseID
@@ -194,37 +195,37 @@ func (l *loader) add(d Diagnostic) {
 		// A warning is printed once and still shown on each case it affects (cases are read in
 		// order: a case already noted is the last one). A streamed suite notes none, so 100,000
 		// lines naming one missing file keep no list of 100,000 ids.
-		prev := &l.s.Diagnostics[i]
+		prev := &l.Suite.Diagnostics[i]
 		if n := len(prev.AlsoCases); d.CaseID != "" && d.CaseID != prev.CaseID && (n == 0 || prev.AlsoCases[n-1] != d.CaseID) && l.opts.OnCase == nil {
 			prev.AlsoCases = append(prev.AlsoCases, d.CaseID)
 		}
 		return
 	}
-	l.seen[k] = len(l.s.Diagnostics)
-	l.s.Diagnostics = append(l.s.Diagnostics, d)
+	l.seen[k] = len(l.Suite.Diagnostics)
+	l.Suite.Diagnostics = append(l.Suite.Diagnostics, d)
 }
 
 // at builds a diagnostic positioned at node n of the file being parsed.
-func (l *loader) at(n *yaml.Node, sev Severity, kind, caseID, format string, args ...any) Diagnostic {
+func (l *Reader) at(n *yaml.Node, sev Severity, kind, caseID, format string, args ...any) Diagnostic {
 	d := Diagnostic{File: l.file, Severity: sev, Kind: kind, CaseID: caseID, Message: fmt.Sprintf(format, args...)}
 	if n != nil {
-		d.File, d.Line = l.where(n.Line)
+		d.File, d.Line = l.Where(n.Line)
 		d.Col = n.Column
 	}
 	return d
 }
 
-func (l *loader) warnf(n *yaml.Node, kind, caseID, format string, args ...any) {
+func (l *Reader) Warnf(n *yaml.Node, kind, caseID, format string, args ...any) {
 	l.add(l.at(n, SeverityWarning, kind, caseID, format, args...))
 }
 
-func (l *loader) errorf(n *yaml.Node, kind, caseID, format string, args ...any) {
+func (l *Reader) Errorf(n *yaml.Node, kind, caseID, format string, args ...any) {
 	l.add(l.at(n, SeverityError, kind, caseID, format, args...))
 }
 
 // str interns a string when it repeats (system prompts, outcomes, evaluator names) so thousands
 // of cases share one copy. The table is bounded so unique strings do not pay for it.
-func (l *loader) str(s string) string {
+func (l *Reader) str(s string) string {
 	if v, ok := l.intern[s]; ok {
 		return v
 	}
@@ -234,22 +235,22 @@ func (l *loader) str(s string) string {
 	return s
 }
 
-// rootOf returns the document's top node when it is of kind, else nil after reporting message
+// RootOf returns the document's top node when it is of kind, else nil after reporting message
 // for what is there instead.
-func (l *loader) rootOf(doc *yaml.Node, kind yaml.Kind, message func(got string) string) *yaml.Node {
+func (l *Reader) RootOf(doc *yaml.Node, kind yaml.Kind, message func(got string) string) *yaml.Node {
 	var n *yaml.Node
 	if len(doc.Content) > 0 {
-		n = deref(doc.Content[0])
+		n = Deref(doc.Content[0])
 	}
 	if n != nil && n.Kind == kind {
 		return n
 	}
-	l.errorf(cmp.Or(n, &yaml.Node{Line: 1, Column: 1}), KindStructure, "", "%s", message(kindName(n)))
+	l.Errorf(cmp.Or(n, &yaml.Node{Line: 1, Column: 1}), KindStructure, "", "%s", message(KindName(n)))
 	return nil
 }
 
-// parseYAML decodes a YAML document; nil when it is unusable (reported).
-func (l *loader) parseYAML(src []byte) *yaml.Node {
+// ParseYAML decodes a YAML document; nil when it is unusable (reported).
+func (l *Reader) ParseYAML(src []byte) *yaml.Node {
 	dec, err := yaml.NewLoader(bytes.NewReader(src))
 	if err != nil {
 		l.yamlError(err)
@@ -279,7 +280,7 @@ func (l *loader) parseYAML(src []byte) *yaml.Node {
 	return &doc
 }
 
-func (l *loader) yamlError(err error) {
+func (l *Reader) yamlError(err error) {
 	d := Diagnostic{File: l.file, Severity: SeverityError, Kind: KindSyntax}
 	var le *yaml.LoadError
 	var les *yaml.LoadErrors
@@ -299,39 +300,39 @@ func (l *loader) yamlError(err error) {
 	l.add(d)
 }
 
-// unknownKey warns about a key the loader does not use, suggesting a close known one.
-func (l *loader) unknownKey(e kv, where, caseID string, known []string) {
-	l.warnf(e.kn, KindUnknownKey, caseID, "%s", unknownKeyMsg(e.key, where, known))
+// UnknownKey warns about a key the loader does not use, suggesting a close known one.
+func (l *Reader) UnknownKey(e Entry, where, caseID string, known []string) {
+	l.Warnf(e.KeyNode, KindUnknownKey, caseID, "%s", UnknownKeyMsg(e.Key, where, known))
 }
 
-// unknownKeys warns about each key of es that is not in known.
-func (l *loader) unknownKeys(es []kv, where, caseID string, known []string) {
+// UnknownKeys warns about each key of es that is not in known.
+func (l *Reader) UnknownKeys(es []Entry, where, caseID string, known []string) {
 	for _, e := range es {
-		if !slices.Contains(known, e.key) {
-			l.unknownKey(e, where, caseID, known)
+		if !slices.Contains(known, e.Key) {
+			l.UnknownKey(e, where, caseID, known)
 		}
 	}
 }
 
-func unknownKeyMsg(key, where string, known []string) string {
+func UnknownKeyMsg(key, where string, known []string) string {
 	msg := fmt.Sprintf("unknown key %q %s (ignored)", key, where)
-	if s := suggest(key, known); s != "" {
+	if s := Suggest(key, known); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return msg
 }
 
-// dupes warns about duplicate keys of a mapping (the last value is used).
-func (l *loader) dupes(es []kv, caseID string) {
+// Dupes warns about duplicate keys of a mapping (the last value is used).
+func (l *Reader) Dupes(es []Entry, caseID string) {
 	for _, e := range es {
 		if e.dupe != nil {
-			l.warnf(e.kn, KindIgnored, caseID, "duplicate key %q (also at line %d); this later value is used", e.key, e.dupe.Line)
+			l.Warnf(e.KeyNode, KindIgnored, caseID, "duplicate key %q (also at line %d); this later value is used", e.Key, e.dupe.Line)
 		}
 	}
 }
 
-// suggest returns the known word closest to key when it is a plausible typo.
-func suggest(key string, known []string) string {
+// Suggest returns the known word closest to key when it is a plausible typo.
+func Suggest(key string, known []string) string {
 	if len(key) > 64 {
 		return "" // no typo of a known word, and too long to compare cheaply
 	}

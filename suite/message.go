@@ -16,25 +16,25 @@ var (
 )
 
 // input reads input_messages, input (string, message or message list) or question.
-func (p *caseParser) input(e *kv) {
+func (p *CaseParser) input(e *Entry) {
 	if e == nil {
 		at := &yaml.Node{Line: p.c.Line, Column: p.c.Col}
 		p.fail(at, KindCase, "eval case has no input: set %q (a message list), %q (a string or message list) or %q",
 			"input_messages", "input", "question")
 		return
 	}
-	n := e.v
+	n := e.Value
 	switch {
-	case e.key == "input_messages" && n.Kind != yaml.SequenceNode:
-		p.fail(n, KindCase, "%q must be a list of messages, got %s", e.key, kindName(n))
-	case e.key == "question" && n.Kind != yaml.ScalarNode:
-		p.fail(n, KindCase, "%q must be a string, got %s", e.key, kindName(n))
-	case n.Kind == yaml.MappingNode && !hasKey(n, "role"):
-		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.key, "role")
+	case e.Key == "input_messages" && n.Kind != yaml.SequenceNode:
+		p.fail(n, KindCase, "%q must be a list of messages, got %s", e.Key, KindName(n))
+	case e.Key == "question" && n.Kind != yaml.ScalarNode:
+		p.fail(n, KindCase, "%q must be a string, got %s", e.Key, KindName(n))
+	case n.Kind == yaml.MappingNode && !HasKey(n, "role"):
+		p.fail(n, KindCase, "%q must be a string or a list of messages, got a mapping without %q", e.Key, "role")
 	default:
 		p.c.Input = p.messages(n, RoleUser, true)
 		if len(p.c.Input) == 0 && !p.failed {
-			p.fail(n, KindCase, "%q holds no message", e.key)
+			p.fail(n, KindCase, "%q holds no message", e.Key)
 		}
 	}
 }
@@ -42,22 +42,22 @@ func (p *caseParser) input(e *kv) {
 // expected reads expected_messages (a list) or expected_output with AgentV 2.5's
 // shorthands: string → assistant text; message or message list; any other list or object →
 // one assistant message with that structured content.
-func (p *caseParser) expected(e *kv) {
+func (p *CaseParser) expected(e *Entry) {
 	switch {
 	case e == nil:
-	case e.key == "expected_messages" && e.v.Kind != yaml.SequenceNode:
-		p.fail(e.v, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)",
-			e.key, kindName(e.v), "expected_output")
-	case e.key == "expected_messages", e.v.Kind == yaml.ScalarNode, hasKey(e.v, "role"),
-		e.v.Kind == yaml.SequenceNode && len(e.v.Content) > 0 && hasKey(e.v.Content[0], "role"):
-		p.c.Expected = p.messages(e.v, RoleAssistant, false)
-	case e.v.Kind == yaml.SequenceNode || e.v.Kind == yaml.MappingNode:
-		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(e.v)}}
+	case e.Key == "expected_messages" && e.Value.Kind != yaml.SequenceNode:
+		p.fail(e.Value, KindCase, "%q must be a list of messages, got %s (use %q for a plain answer)",
+			e.Key, KindName(e.Value), "expected_output")
+	case e.Key == "expected_messages", e.Value.Kind == yaml.ScalarNode, HasKey(e.Value, "role"),
+		e.Value.Kind == yaml.SequenceNode && len(e.Value.Content) > 0 && HasKey(e.Value.Content[0], "role"):
+		p.c.Expected = p.messages(e.Value, RoleAssistant, false)
+	case e.Value.Kind == yaml.SequenceNode || e.Value.Kind == yaml.MappingNode:
+		p.c.Expected = []Message{{Role: RoleAssistant, Content: p.structured(e.Value)}}
 	}
 }
 
 // messages reads a string (one message of role), a message or a list of messages.
-func (p *caseParser) messages(n *yaml.Node, role string, input bool) []Message {
+func (p *CaseParser) messages(n *yaml.Node, role string, input bool) []Message {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		return []Message{{Role: role, Content: Content{Kind: ContentText, Text: p.l.str(n.Value)}}}
@@ -77,13 +77,13 @@ func (p *caseParser) messages(n *yaml.Node, role string, input bool) []Message {
 	return nil
 }
 
-func hasKey(m *yaml.Node, key string) bool {
-	return valueOf(m, key) != nil
+func HasKey(m *yaml.Node, key string) bool {
+	return ValueOf(m, key) != nil
 }
 
-// valueOf returns the value of key in mapping m (merge keys honoured), or nil.
-func valueOf(m *yaml.Node, key string) *yaml.Node {
-	m = deref(m)
+// ValueOf returns the value of key in mapping m (merge keys honoured), or nil.
+func ValueOf(m *yaml.Node, key string) *yaml.Node {
+	m = Deref(m)
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -94,40 +94,40 @@ func valueOf(m *yaml.Node, key string) *yaml.Node {
 		if isMergeKey(k) {
 			merge = true
 		} else if k.Kind == yaml.ScalarNode && k.Value == key {
-			found = deref(m.Content[i+1])
+			found = Deref(m.Content[i+1])
 		}
 	}
 	if found != nil || !merge {
 		return found
 	}
-	es := entries(m)
+	es := MapEntries(m)
 	if j := findKey(es, key); j >= 0 {
-		return es[j].v
+		return es[j].Value
 	}
 	return nil
 }
 
 // message reads one message. A malformed message is an error: dropping it silently would run
 // a different conversation than the one written.
-func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
-	n := deref(item)
+func (p *CaseParser) message(item *yaml.Node, input bool) (Message, bool) {
+	n := Deref(item)
 	var m Message
 	if n == nil || n.Kind != yaml.MappingNode {
-		p.fail(n, KindCase, "a message must be a mapping with role and content, got %s", kindName(n))
+		p.fail(n, KindCase, "a message must be a mapping with role and content, got %s", KindName(n))
 		return m, false
 	}
-	es := entries(n)
-	p.l.dupes(es, p.c.ID)
-	var content, toolCalls *kv
+	es := MapEntries(n)
+	p.l.Dupes(es, p.c.ID)
+	var content, toolCalls *Entry
 	for i := range es {
 		e := &es[i]
-		switch e.key {
+		switch e.Key {
 		case "role":
-			if e.v.Kind != yaml.ScalarNode || !slices.Contains(roles, e.v.Value) {
-				p.fail(e.v, KindCase, "invalid message role %s (valid: %s)", describe(e.v), strings.Join(roles, ", "))
+			if e.Value.Kind != yaml.ScalarNode || !slices.Contains(roles, e.Value.Value) {
+				p.fail(e.Value, KindCase, "invalid message role %s (valid: %s)", Describe(e.Value), strings.Join(roles, ", "))
 				return m, false
 			}
-			m.Role = roles[slices.Index(roles, e.v.Value)]
+			m.Role = roles[slices.Index(roles, e.Value.Value)]
 		case "content":
 			content = e
 		case "name":
@@ -137,26 +137,26 @@ func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
 		case "tool_calls":
 			toolCalls = e
 		default:
-			p.l.unknownKey(*e, "in message", p.c.ID, messageKeys)
+			p.l.UnknownKey(*e, "in message", p.c.ID, messageKeys)
 		}
 	}
 	if m.Role == "" {
 		p.fail(n, KindCase, "message has no %q (valid: %s)", "role", strings.Join(roles, ", "))
 		return m, false
 	}
-	if toolCalls != nil && !isNull(toolCalls.v) {
-		if toolCalls.v.Kind != yaml.SequenceNode {
-			p.fail(toolCalls.v, KindCase, "%q must be a list, got %s", "tool_calls", kindName(toolCalls.v))
+	if toolCalls != nil && !IsNull(toolCalls.Value) {
+		if toolCalls.Value.Kind != yaml.SequenceNode {
+			p.fail(toolCalls.Value, KindCase, "%q must be a list, got %s", "tool_calls", KindName(toolCalls.Value))
 			return m, false
 		}
-		if len(toolCalls.v.Content) > 0 {
-			if m.ToolCalls = p.json(toolCalls.v, "tool_calls"); m.ToolCalls == nil {
+		if len(toolCalls.Value.Content) > 0 {
+			if m.ToolCalls = p.json(toolCalls.Value, "tool_calls"); m.ToolCalls == nil {
 				return m, false
 			}
 		}
 	}
-	if content != nil && !isNull(content.v) {
-		m.Content = p.content(content.v, input)
+	if content != nil && !IsNull(content.Value) {
+		m.Content = p.content(content.Value, input)
 	}
 	if m.Content.Kind == ContentNone && m.ToolCalls == nil {
 		p.fail(n, KindCase, "message has neither %q nor %q", "content", "tool_calls")
@@ -166,20 +166,20 @@ func (p *caseParser) message(item *yaml.Node, input bool) (Message, bool) {
 }
 
 // content reads a message's content: text, a list of {type, value} segments, or structured data.
-func (p *caseParser) content(n *yaml.Node, input bool) Content {
+func (p *CaseParser) content(n *yaml.Node, input bool) Content {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		return Content{Kind: ContentText, Text: p.l.str(n.Value)}
 	case yaml.SequenceNode:
 		for _, item := range n.Content {
-			item = deref(item)
+			item = Deref(item)
 			if item == nil || item.Kind != yaml.MappingNode || !hasStringType(item) {
 				return p.structured(n) // not a segment list: keep it as data
 			}
 		}
 		segs := make([]Segment, 0, len(n.Content))
 		for _, item := range n.Content {
-			if s, ok := p.segment(deref(item), input); ok {
+			if s, ok := p.segment(Deref(item), input); ok {
 				segs = append(segs, s)
 			}
 		}
@@ -189,11 +189,11 @@ func (p *caseParser) content(n *yaml.Node, input bool) Content {
 }
 
 func hasStringType(m *yaml.Node) bool {
-	t := valueOf(m, "type")
-	return t != nil && t.Kind == yaml.ScalarNode && !isNull(t)
+	t := ValueOf(m, "type")
+	return t != nil && t.Kind == yaml.ScalarNode && !IsNull(t)
 }
 
-func (p *caseParser) structured(n *yaml.Node) Content {
+func (p *CaseParser) structured(n *yaml.Node) Content {
 	if b := p.json(n, "content"); b != nil {
 		return Content{Kind: ContentStructured, Structured: b}
 	}
@@ -201,8 +201,8 @@ func (p *caseParser) structured(n *yaml.Node) Content {
 }
 
 // json renders n as JSON; nil after failing the case (a value too large or deep).
-func (p *caseParser) json(n *yaml.Node, what string) []byte {
-	b, err := toJSON(n)
+func (p *CaseParser) json(n *yaml.Node, what string) []byte {
+	b, err := ToJSON(n)
 	if err != nil {
 		p.fail(n, KindCase, "%s: %v", what, err)
 	}
@@ -210,14 +210,14 @@ func (p *caseParser) json(n *yaml.Node, what string) []byte {
 }
 
 // segment reads one content item; file items are resolved and read.
-func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
+func (p *CaseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 	var s Segment
-	var value *kv
-	es := entries(n)
+	var value *Entry
+	es := MapEntries(n)
 	for i := range es {
-		switch es[i].key {
+		switch es[i].Key {
 		case "type":
-			s.Type = p.l.str(es[i].v.Value)
+			s.Type = p.l.str(es[i].Value.Value)
 		case "value":
 			value = &es[i]
 		}
@@ -227,11 +227,11 @@ func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 		return s, s.Raw != nil
 	}
 	for _, e := range es {
-		if e.key != "type" && e.key != "value" {
-			p.l.unknownKey(e, "in a "+s.Type+" content item", p.c.ID, segmentKeys)
+		if e.Key != "type" && e.Key != "value" {
+			p.l.UnknownKey(e, "in a "+s.Type+" content item", p.c.ID, segmentKeys)
 		}
 	}
-	if value == nil || isNull(value.v) || value.v.Kind != yaml.ScalarNode {
+	if value == nil || IsNull(value.Value) || value.Value.Kind != yaml.ScalarNode {
 		what := "the text"
 		if s.Type == "file" {
 			what = "a file path"
@@ -239,30 +239,30 @@ func (p *caseParser) segment(n *yaml.Node, input bool) (Segment, bool) {
 		p.fail(n, KindCase, "a %s content item needs a %q holding %s", s.Type, "value", what)
 		return s, false
 	}
-	s.Value = value.v.Value
+	s.Value = value.Value.Value
 	if s.Type == "text" {
 		s.Value = p.l.str(s.Value)
 		return s, true
 	}
 	v := strings.TrimSpace(s.Value)
 	s.Path = strings.TrimLeft(v, `/\`)
-	r := p.l.resolve(v, false)
-	if r.abs == "" {
-		p.warn(value.v, KindMissingFile, "file %q not found (tried: %s)", v, p.l.triedList(r))
+	r := p.l.Resolve(v, false)
+	if r.Abs == "" {
+		p.warn(value.Value, KindMissingFile, "file %q not found (tried: %s)", v, p.l.TriedList(r))
 		return s, true
 	}
-	text, err := p.l.readText(r.abs)
+	text, err := p.l.readText(r.Abs)
 	if err != nil {
-		p.warn(value.v, KindMissingFile, "could not read file %q: %s", v, errText(err))
+		p.warn(value.Value, KindMissingFile, "could not read file %q: %s", v, ErrText(err))
 		return s, true
 	}
-	s.Resolved, s.FileText = r.abs, text
+	s.Resolved, s.FileText = r.Abs, text
 	if input {
-		s.Guideline = p.l.isGuideline(r.abs)
+		s.Guideline = p.l.isGuideline(r.Abs)
 		if s.Guideline {
-			p.c.GuidelinePaths = appendUnique(p.c.GuidelinePaths, r.abs)
+			p.c.GuidelinePaths = appendUnique(p.c.GuidelinePaths, r.Abs)
 		} else {
-			p.c.InputFiles = appendUnique(p.c.InputFiles, r.abs)
+			p.c.InputFiles = appendUnique(p.c.InputFiles, r.Abs)
 		}
 	}
 	return s, true
@@ -277,14 +277,14 @@ func appendUnique(xs []string, x string) []string {
 
 // reference sets ReferenceAnswer: the explicit value wins, else it is derived from the last
 // expected message.
-func (p *caseParser) reference(e *kv) {
+func (p *CaseParser) reference(e *Entry) {
 	c := p.c
-	if e != nil && !isNull(e.v) {
-		if e.v.Kind == yaml.ScalarNode {
-			c.ReferenceAnswer, c.HasReference = e.v.Value, true
+	if e != nil && !IsNull(e.Value) {
+		if e.Value.Kind == yaml.ScalarNode {
+			c.ReferenceAnswer, c.HasReference = e.Value.Value, true
 			return
 		}
-		if b := p.json(e.v, "reference_answer"); b != nil {
+		if b := p.json(e.Value, "reference_answer"); b != nil {
 			c.ReferenceAnswer, c.HasReference = prettyJSON(b), true
 		}
 		return

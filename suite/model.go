@@ -73,9 +73,9 @@ type AgentRules struct {
 	PromptAs442 bool
 }
 
-// setDialect records a file's dialect and the rules that follow from it: later stages ask for
+// SetDialect records a file's dialect and the rules that follow from it: later stages ask for
 // the rules, never the dialect.
-func (s *Suite) setDialect(d string) {
+func (s *Suite) SetDialect(d string) {
 	s.Dialect = d
 	s.TrialPassAt, s.Agent, s.Grading = 0, AgentRules{}, GradingRulesOf(d)
 	// AgentV 5.x keeps 4.x's runtime: its orchestrator, llm-grader and script grader are

@@ -25,20 +25,20 @@ const (
 
 var errTooLarge = errors.New("value is too large or too deeply nested (check for recursive YAML aliases)")
 
-// deref follows alias nodes to their target.
-func deref(n *yaml.Node) *yaml.Node {
+// Deref follows alias nodes to their target.
+func Deref(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
 		n = n.Alias
 	}
 	return n
 }
 
-// kv is one key/value pair of a mapping node.
-type kv struct {
-	key  string
-	kn   *yaml.Node // key node (for positions)
-	v    *yaml.Node // value node, aliases followed
-	dupe *yaml.Node // key node of an earlier, overridden occurrence (for a warning)
+// Entry is one key/value pair of a mapping node.
+type Entry struct {
+	Key     string
+	KeyNode *yaml.Node // key node (for positions)
+	Value   *yaml.Node // value node, aliases followed
+	dupe    *yaml.Node // key node of an earlier, overridden occurrence (for a warning)
 }
 
 // isMergeKey reports whether k is a YAML merge key `<<` written plain.
@@ -46,24 +46,24 @@ func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0
 }
 
-// entries returns the pairs of a mapping in source order with merge keys (`<<: *anchor`)
+// MapEntries returns the pairs of a mapping in source order with merge keys (`<<: *anchor`)
 // expanded; explicit keys override merged ones and a later duplicate key replaces an earlier one
-// in place (reported through kv.dupe).
-func entries(m *yaml.Node) []kv {
+// in place (reported through Entry.dupe).
+func MapEntries(m *yaml.Node) []Entry {
 	return entriesMerged(m, nil)
 }
 
 // entriesMerged is entries; visited holds the mappings already merged in this call, so
 // self-referencing or repeated merges cannot recurse or blow up exponentially.
-func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
-	m = deref(m)
+func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []Entry {
+	m = Deref(m)
 	if m == nil || m.Kind != yaml.MappingNode || visited[m] {
 		return nil
 	}
-	out := make([]kv, 0, len(m.Content)/2)
-	var merged []kv
+	out := make([]Entry, 0, len(m.Content)/2)
+	var merged []Entry
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], deref(m.Content[i+1])
+		k, v := m.Content[i], Deref(m.Content[i+1])
 		if isMergeKey(k) {
 			if visited == nil {
 				visited = map[*yaml.Node]bool{}
@@ -74,7 +74,7 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 				srcs = v.Content
 			}
 			for _, s := range srcs {
-				if s = deref(s); s != nil && !visited[s] {
+				if s = Deref(s); s != nil && !visited[s] {
 					merged = append(merged, entriesMerged(s, visited)...)
 					visited[s] = true
 				}
@@ -83,14 +83,14 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 		}
 		name := keyString(k)
 		if j := findKey(out, name); j >= 0 {
-			out[j].dupe = out[j].kn
-			out[j].kn, out[j].v = k, v
+			out[j].dupe = out[j].KeyNode
+			out[j].KeyNode, out[j].Value = k, v
 			continue
 		}
-		out = append(out, kv{key: name, kn: k, v: v})
+		out = append(out, Entry{Key: name, KeyNode: k, Value: v})
 	}
 	for _, e := range merged {
-		if findKey(out, e.key) >= 0 {
+		if findKey(out, e.Key) >= 0 {
 			continue
 		}
 		e.dupe = nil
@@ -99,11 +99,11 @@ func entriesMerged(m *yaml.Node, visited map[*yaml.Node]bool) []kv {
 	return out
 }
 
-// kvs are the entries of a mapping, each key once (see entries).
-type kvs []kv
+// EntryList are the entries of a mapping, each key once (see entries).
+type EntryList []Entry
 
-// get returns the entry of key, or nil.
-func (es kvs) get(key string) *kv {
+// Get returns the entry of key, or nil.
+func (es EntryList) Get(key string) *Entry {
 	if i := findKey(es, key); i >= 0 {
 		return &es[i]
 	}
@@ -112,9 +112,9 @@ func (es kvs) get(key string) *kv {
 
 // findKey returns the index of key in es, or -1. Mappings in eval files are small, so a linear
 // scan beats a map.
-func findKey(es []kv, key string) int {
+func findKey(es []Entry, key string) int {
 	for i := range es {
-		if es[i].key == key {
+		if es[i].Key == key {
 			return i
 		}
 	}
@@ -123,7 +123,7 @@ func findKey(es []kv, key string) int {
 
 // keyString renders a mapping key as a string.
 func keyString(k *yaml.Node) string {
-	k = deref(k)
+	k = Deref(k)
 	if k == nil {
 		return ""
 	}
@@ -137,16 +137,16 @@ func keyString(k *yaml.Node) string {
 	return b.String()
 }
 
-// scalarKind is a scalar's type under YAML 1.2 core schema rules (what AgentV's `yaml` package
+// ScalarKind is a scalar's type under YAML 1.2 core schema rules (what AgentV's `yaml` package
 // uses): `yes`/`no`, dates and `1_000` stay strings.
-type scalarKind uint8
+type ScalarKind uint8
 
 const (
-	scalarString scalarKind = iota
-	scalarNull
-	scalarBool
-	scalarInt
-	scalarFloat
+	ScalarString ScalarKind = iota
+	ScalarNull
+	ScalarBool
+	ScalarInt
+	ScalarFloat
 )
 
 // coreInt and coreFloat are the YAML 1.2 core schema's int and float forms.
@@ -168,51 +168,51 @@ var (
 	boolWords = []string{"true", "True", "TRUE", "false", "False", "FALSE"}
 )
 
-func classify(n *yaml.Node) scalarKind {
+func Classify(n *yaml.Node) ScalarKind {
 	if n.Style&yaml.TaggedStyle != 0 { // an explicit tag wins over quoting: !!int "5" is 5
 		switch n.Tag {
 		case "!!null":
-			return scalarNull
+			return ScalarNull
 		case "!!bool":
 			if slices.Contains(boolWords, n.Value) {
-				return scalarBool
+				return ScalarBool
 			}
 		case "!!int":
 			if isCoreInt(n.Value) {
-				return scalarInt
+				return ScalarInt
 			}
 		case "!!float":
 			if isCoreFloat(n.Value) || isCoreInt(n.Value) {
-				return scalarFloat
+				return ScalarFloat
 			}
 		}
-		return scalarString
+		return ScalarString
 	}
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return scalarString
+		return ScalarString
 	}
 	switch {
 	case slices.Contains(nullWords, n.Value):
-		return scalarNull
+		return ScalarNull
 	case slices.Contains(boolWords, n.Value):
-		return scalarBool
+		return ScalarBool
 	case isCoreInt(n.Value):
-		return scalarInt
+		return ScalarInt
 	case isCoreFloat(n.Value):
-		return scalarFloat
+		return ScalarFloat
 	}
-	return scalarString
+	return ScalarString
 }
 
-// isNull reports whether n is absent or a null scalar.
-func isNull(n *yaml.Node) bool {
-	n = deref(n)
-	return n == nil || (n.Kind == yaml.ScalarNode && classify(n) == scalarNull)
+// IsNull reports whether n is absent or a null scalar.
+func IsNull(n *yaml.Node) bool {
+	n = Deref(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && Classify(n) == ScalarNull)
 }
 
-// kindName names a node's type for messages.
-func kindName(n *yaml.Node) string {
-	n = deref(n)
+// KindName names a node's type for messages.
+func KindName(n *yaml.Node) string {
+	n = Deref(n)
 	if n == nil {
 		return "nothing"
 	}
@@ -222,12 +222,12 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		switch classify(n) {
-		case scalarNull:
+		switch Classify(n) {
+		case ScalarNull:
 			return "null"
-		case scalarBool:
+		case ScalarBool:
 			return "a boolean"
-		case scalarInt, scalarFloat:
+		case ScalarInt, ScalarFloat:
 			return "a number"
 		}
 		return "a string"
@@ -235,16 +235,16 @@ func kindName(n *yaml.Node) string {
 	return "an unsupported value"
 }
 
-// number returns a scalar's numeric value.
-func number(n *yaml.Node) (float64, bool) {
-	n = deref(n)
+// Number returns a scalar's numeric value.
+func Number(n *yaml.Node) (float64, bool) {
+	n = Deref(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	switch classify(n) {
-	case scalarInt:
+	switch Classify(n) {
+	case ScalarInt:
 		return parseCoreInt(n.Value), true
-	case scalarFloat:
+	case ScalarFloat:
 		return parseCoreFloat(n.Value), true
 	}
 	return 0, false
@@ -284,12 +284,12 @@ func parseCoreFloat(s string) float64 {
 
 // scalarJSON renders a scalar as a JSON value.
 func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
-	switch classify(n) {
-	case scalarNull:
+	switch Classify(n) {
+	case ScalarNull:
 		b.WriteString("null")
-	case scalarBool:
+	case ScalarBool:
 		b.WriteString(strings.ToLower(n.Value))
-	case scalarInt:
+	case ScalarInt:
 		if strings.ContainsAny(n.Value, "ox") {
 			b.WriteString(textfmt.JSNumber(parseCoreInt(n.Value)))
 			return
@@ -300,7 +300,7 @@ func scalarJSON(b *bytes.Buffer, n *yaml.Node) {
 			b.WriteByte('-')
 		}
 		b.WriteString(cmp.Or(digits, "0"))
-	case scalarFloat:
+	case ScalarFloat:
 		b.WriteString(textfmt.JSNumber(parseCoreFloat(n.Value)))
 	default:
 		writeJSONString(b, n.Value)
@@ -348,7 +348,7 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 	if depth > maxJSONDepth || b.Len() > maxJSONBytes {
 		return errTooLarge
 	}
-	n = deref(n)
+	n = Deref(n)
 	if n == nil {
 		b.WriteString("null")
 		return nil
@@ -362,13 +362,13 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 		return writeJSON(b, n.Content[0], depth+1)
 	case yaml.MappingNode:
 		b.WriteByte('{')
-		for i, e := range entries(n) {
+		for i, e := range MapEntries(n) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, e.key)
+			writeJSONString(b, e.Key)
 			b.WriteByte(':')
-			if err := writeJSON(b, e.v, depth+1); err != nil {
+			if err := writeJSON(b, e.Value, depth+1); err != nil {
 				return err
 			}
 		}
@@ -392,8 +392,8 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 	return nil
 }
 
-// toJSON renders a node as compact JSON.
-func toJSON(n *yaml.Node) ([]byte, error) {
+// ToJSON renders a node as compact JSON.
+func ToJSON(n *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	if err := writeJSON(&b, n, 0); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestScalarJSON(t *testing.T) {
 			if err := yaml.Load([]byte("v: "+tt.src+"\n"), &doc); err != nil {
 				t.Fatal(err)
 			}
-			got, err := toJSON(doc.Content[0].Content[1])
+			got, err := ToJSON(doc.Content[0].Content[1])
 			if err != nil || string(got) != tt.want {
 				t.Errorf("toJSON(%s) = %s, %v; want %s", tt.src, got, err, tt.want)
 			}

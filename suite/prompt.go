@@ -25,31 +25,31 @@ func looksLikePath(v string) bool {
 }
 
 // parseLLMJudge reads the custom prompt and the judge target override.
-func (l *loader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *kv, el *evalList) {
-	if t := get("target"); t != nil && !isNull(t.v) {
-		if t.v.Kind != yaml.ScalarNode {
-			l.evError(el, t.v, "llm_judge %q must be a target name, got %s", "target", kindName(t.v))
+func (l *Reader) parseLLMJudge(spec *EvaluatorSpec, get func(string) *Entry, el *EvalList) {
+	if t := get("target"); t != nil && !IsNull(t.Value) {
+		if t.Value.Kind != yaml.ScalarNode {
+			l.evError(el, t.Value, "llm_judge %q must be a target name, got %s", "target", KindName(t.Value))
 		} else {
-			spec.Target = l.str(t.v.Value)
+			spec.Target = l.str(t.Value.Value)
 		}
 	}
-	chosen := firstSet([]*kv{get("prompt"), get("promptPath"), get("prompt_path")}, func(e, chosen *kv) {
-		l.evWarn(el, e.kn, KindIgnored, "%q ignored: %q is also set", e.key, chosen.key)
+	chosen := firstSet([]*Entry{get("prompt"), get("promptPath"), get("prompt_path")}, func(e, chosen *Entry) {
+		l.evWarn(el, e.KeyNode, KindIgnored, "%q ignored: %q is also set", e.Key, chosen.Key)
 	})
 	if chosen != nil {
-		spec.Prompt = l.parsePrompt(chosen, chosen.key != "prompt", spec, el)
+		spec.Prompt = l.parsePrompt(chosen, chosen.Key != "prompt", spec, el)
 	}
 }
 
 // parsePrompt resolves a prompt value: an existing file is a text template or,
 // by extension, an executable one; a path-like value that exists nowhere is an error; anything
 // else is inline text. `{script: [...], config: {...}}` is an explicit executable template.
-func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *evalList) *PromptSpec {
-	n := e.v
+func (l *Reader) parsePrompt(e *Entry, pathOnly bool, spec *EvaluatorSpec, el *EvalList) *PromptSpec {
+	n := e.Value
 	switch n.Kind {
 	case yaml.MappingNode:
 		if pathOnly {
-			l.evError(el, n, "%q must be a file path, got %s", e.key, kindName(n))
+			l.evError(el, n, "%q must be a file path, got %s", e.Key, KindName(n))
 			return nil
 		}
 		return l.parseScriptPrompt(n, el)
@@ -58,53 +58,53 @@ func (l *loader) parsePrompt(e *kv, pathOnly bool, spec *EvaluatorSpec, el *eval
 			return l.parseV4Prompt(n, el)
 		}
 	default:
-		l.evError(el, n, "%q must be a file path, inline template text or {script: [...]}, got %s", e.key, kindName(n))
+		l.evError(el, n, "%q must be a file path, inline template text or {script: [...]}, got %s", e.Key, KindName(n))
 		return nil
 	}
 	v := n.Value
 	t := strings.TrimSpace(v)
 	if t != "" && !strings.ContainsAny(t, "\n\r") {
-		r := l.resolve(t, false)
-		if r.abs != "" {
-			if scriptExts[strings.ToLower(filepath.Ext(r.abs))] {
-				return &PromptSpec{Kind: PromptScript, Path: r.abs, Display: t}
+		r := l.Resolve(t, false)
+		if r.Abs != "" {
+			if scriptExts[strings.ToLower(filepath.Ext(r.Abs))] {
+				return &PromptSpec{Kind: PromptScript, Path: r.Abs, Display: t}
 			}
-			return l.promptFile(n, r.abs, t, el, templates25)
+			return l.promptFile(n, r.Abs, t, el, templates25)
 		}
 		if pathOnly || looksLikePath(t) {
-			l.evError(el, n, "prompt file %q not found (tried: %s)", t, l.triedList(r))
+			l.evError(el, n, "prompt file %q not found (tried: %s)", t, l.TriedList(r))
 			return nil
 		}
 	} else if pathOnly {
-		l.evError(el, n, "%q must be a one-line file path", e.key)
+		l.evError(el, n, "%q must be a one-line file path", e.Key)
 		return nil
 	}
-	l.validateInlineTemplate(v, n, e.kn, spec, el)
+	l.validateInlineTemplate(v, n, e.KeyNode, spec, el)
 	return &PromptSpec{Kind: PromptInline, Text: v, Display: v}
 }
 
 // parseScriptPrompt reads `prompt: {script: [argv...], config: {...}}`.
-func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
+func (l *Reader) parseScriptPrompt(n *yaml.Node, el *EvalList) *PromptSpec {
 	p := &PromptSpec{Kind: PromptScript}
-	var script *kv
-	for _, e := range entries(n) {
-		switch e.key {
+	var script *Entry
+	for _, e := range MapEntries(n) {
+		switch e.Key {
 		case "script":
 			script = &e
 		case "config":
-			if isNull(e.v) {
+			if IsNull(e.Value) {
 				continue
 			}
-			if e.v.Kind != yaml.MappingNode {
-				l.evError(el, e.v, "prompt %q must be a mapping, got %s", "config", kindName(e.v))
+			if e.Value.Kind != yaml.MappingNode {
+				l.evError(el, e.Value, "prompt %q must be a mapping, got %s", "config", KindName(e.Value))
 				continue
 			}
-			p.Config, _ = toJSON(e.v) // part of the entry, which rendered whole
+			p.Config, _ = ToJSON(e.Value) // part of the entry, which rendered whole
 		default:
-			l.evWarn(el, e.kn, KindUnknownKey, "%s", unknownKeyMsg(e.key, "in prompt", promptKeys))
+			l.evWarn(el, e.KeyNode, KindUnknownKey, "%s", UnknownKeyMsg(e.Key, "in prompt", promptKeys))
 		}
 	}
-	if script == nil || isNull(script.v) {
+	if script == nil || IsNull(script.Value) {
 		l.evError(el, n, "prompt mapping needs a %q argv list, e.g. {script: [bun, run, prompt.ts]}", "script")
 		return nil
 	}
@@ -112,18 +112,18 @@ func (l *loader) parseScriptPrompt(n *yaml.Node, el *evalList) *PromptSpec {
 	if p.Script == nil {
 		return nil
 	}
-	if script.v.Kind == yaml.SequenceNode {
+	if script.Value.Kind == yaml.SequenceNode {
 		last := p.Script[len(p.Script)-1]
-		if r := l.resolve(last, false); r.abs != "" {
-			p.Script[len(p.Script)-1] = r.abs
-			p.Path = r.abs
+		if r := l.Resolve(last, false); r.Abs != "" {
+			p.Script[len(p.Script)-1] = r.Abs
+			p.Path = r.Abs
 		}
 		p.Display = strings.Join(p.Script, " ")
 		if p.Path != "" {
 			p.Display = last
 		}
 	} else {
-		p.Display = script.v.Value
+		p.Display = script.Value.Value
 	}
 	return p
 }

@@ -25,7 +25,7 @@ var (
 )
 
 // loadSkills reads an Agent Skills evals file.
-func (l *loader) loadSkills() {
+func (l *Reader) loadSkills() {
 	// Valid JSON is valid YAML: the YAML parser gives every value its line and column.
 	root := l.evalRoot(l.jsonSyntax, func(got string) string {
 		return fmt.Sprintf("an Agent Skills evals file must be a JSON object with an %q list, got %s", "evals", got)
@@ -33,101 +33,101 @@ func (l *loader) loadSkills() {
 	if root == nil {
 		return
 	}
-	es := entries(root)
-	l.dupes(es, "")
-	f := kvs(es)
-	l.unknownKeys(es, "at the top level", "", skillsTopKeys)
-	if e := f.get("skill_name"); e != nil && !isNull(e.v) {
-		if !isString(e.v) {
-			l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", "skill_name", describe(e.v))
-		} else if v := strings.TrimSpace(e.v.Value); v != "" {
-			l.s.Name, l.s.Dataset = v, v
+	es := MapEntries(root)
+	l.Dupes(es, "")
+	f := EntryList(es)
+	l.UnknownKeys(es, "at the top level", "", skillsTopKeys)
+	if e := f.Get("skill_name"); e != nil && !IsNull(e.Value) {
+		if !IsString(e.Value) {
+			l.Errorf(e.Value, KindStructure, "", "%q must be a string, got %s", "skill_name", Describe(e.Value))
+		} else if v := strings.TrimSpace(e.Value.Value); v != "" {
+			l.Suite.Name, l.Suite.Dataset = v, v
 		}
 	}
-	evals := f.get("evals")
+	evals := f.Get("evals")
 	switch {
-	case evals == nil || isNull(evals.v):
+	case evals == nil || IsNull(evals.Value):
 		at := root
 		if evals != nil {
-			at = evals.kn
+			at = evals.KeyNode
 		}
-		l.errorf(at, KindStructure, "", "an Agent Skills evals file needs an %q list", "evals")
+		l.Errorf(at, KindStructure, "", "an Agent Skills evals file needs an %q list", "evals")
 		return
-	case evals.v.Kind != yaml.SequenceNode:
-		l.errorf(evals.v, KindStructure, "", "%q must be a list of evals, got %s", "evals", kindName(evals.v))
+	case evals.Value.Kind != yaml.SequenceNode:
+		l.Errorf(evals.Value, KindStructure, "", "%q must be a list of evals, got %s", "evals", KindName(evals.Value))
 		return
-	case len(evals.v.Content) == 0:
-		l.errorf(evals.v, KindStructure, "", "the %q list is empty", "evals")
+	case len(evals.Value.Content) == 0:
+		l.Errorf(evals.Value, KindStructure, "", "the %q list is empty", "evals")
 		return
 	}
-	for _, item := range evals.v.Content {
+	for _, item := range evals.Value.Content {
 		l.skillsEval(item)
 	}
 }
 
 // skillsEval converts one eval into a 4.x test and loads it.
-func (l *loader) skillsEval(item *yaml.Node) {
-	n := deref(item)
+func (l *Reader) skillsEval(item *yaml.Node) {
+	n := Deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.errorf(item, KindCase, "", "an eval must be an object with id and prompt, got %s (case not loaded)", kindName(n))
+		l.Errorf(item, KindCase, "", "an eval must be an object with id and prompt, got %s (case not loaded)", KindName(n))
 		return
 	}
-	es := entries(n)
-	l.dupes(es, "")
-	f := kvs(es)
+	es := MapEntries(n)
+	l.Dupes(es, "")
+	f := EntryList(es)
 	id := ""
-	idKV := f.get("id")
-	if idKV != nil && idKV.v.Kind == yaml.ScalarNode && !isNull(idKV.v) {
-		id = idKV.v.Value
-		if f, ok := number(idKV.v); ok {
+	idKV := f.Get("id")
+	if idKV != nil && idKV.Value.Kind == yaml.ScalarNode && !IsNull(idKV.Value) {
+		id = idKV.Value.Value
+		if f, ok := Number(idKV.Value); ok {
 			id = textfmt.JSNumber(f) // as JavaScript's String(id): 1.0 is "1"
 		}
 	}
 	for _, e := range es {
 		switch {
-		case e.key == "should_trigger":
-			l.warnf(e.kn, KindIgnored, id, "%q is not used when running evals (ignored, as AgentV 4.x does)", e.key)
-		case !slices.Contains(skillsEvalKeys, e.key):
-			l.unknownKey(e, "in eval", id, skillsEvalKeys)
+		case e.Key == "should_trigger":
+			l.Warnf(e.KeyNode, KindIgnored, id, "%q is not used when running evals (ignored, as AgentV 4.x does)", e.Key)
+		case !slices.Contains(skillsEvalKeys, e.Key):
+			l.UnknownKey(e, "in eval", id, skillsEvalKeys)
 		}
 	}
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+		l.Errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+NotLoaded(id))
 	}
 	if id == "" {
 		at := n
 		if idKV != nil {
-			at = idKV.v
+			at = idKV.Value
 		}
 		fail(at, "eval needs an %q (a number)", "id")
 	}
-	prompt := f.get("prompt")
-	if prompt == nil || prompt.v.Kind != yaml.ScalarNode || isNull(prompt.v) || strings.TrimSpace(prompt.v.Value) == "" {
+	prompt := f.Get("prompt")
+	if prompt == nil || prompt.Value.Kind != yaml.ScalarNode || IsNull(prompt.Value) || strings.TrimSpace(prompt.Value.Value) == "" {
 		at := n
 		if prompt != nil {
-			at = prompt.v
+			at = prompt.Value
 		}
 		fail(at, "eval needs a %q: the task given to the agent, a non-empty string", "prompt")
 	}
-	expected := f.get("expected_output")
-	if expected != nil && !isNull(expected.v) && !isString(expected.v) {
-		fail(expected.v, "%q must be a string, got %s", "expected_output", describe(expected.v))
+	expected := f.Get("expected_output")
+	if expected != nil && !IsNull(expected.Value) && !IsString(expected.Value) {
+		fail(expected.Value, "%q must be a string, got %s", "expected_output", Describe(expected.Value))
 	}
 	var files []string
-	if e := f.get("files"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.SequenceNode {
-			fail(e.v, "%q must be a list of file paths, got %s", "files", kindName(e.v))
+	if e := f.Get("files"); e != nil && !IsNull(e.Value) {
+		if e.Value.Kind != yaml.SequenceNode {
+			fail(e.Value, "%q must be a list of file paths, got %s", "files", KindName(e.Value))
 		}
-		for _, p := range e.v.Content {
-			if p = deref(p); !isString(p) || strings.TrimSpace(p.Value) == "" {
-				fail(p, "%q items must be file paths, got %s", "files", describe(p))
+		for _, p := range e.Value.Content {
+			if p = Deref(p); !IsString(p) || strings.TrimSpace(p.Value) == "" {
+				fail(p, "%q items must be file paths, got %s", "files", Describe(p))
 				continue
 			}
-			abs := absPath(l.s.Dir, p.Value)
+			abs := AbsPath(l.Suite.Dir, p.Value)
 			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-				l.warnf(p, KindMissingFile, id, "file %q not found (looked for %s)", p.Value, displayPath(abs, l.cwd))
+				l.Warnf(p, KindMissingFile, id, "file %q not found (looked for %s)", p.Value, DisplayPath(abs, l.Cwd))
 			}
 			files = append(files, abs)
 		}
@@ -135,23 +135,23 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	// Each assertion string is its own llm-grader, numbered by its place in the list.
 	var graders []*yaml.Node
 	criteria := map[string]string{}
-	asserts := f.get("assertions")
-	if asserts != nil && !isNull(asserts.v) {
-		if asserts.v.Kind != yaml.SequenceNode {
-			fail(asserts.v, "%q must be a list of strings, got %s", "assertions", kindName(asserts.v))
+	asserts := f.Get("assertions")
+	if asserts != nil && !IsNull(asserts.Value) {
+		if asserts.Value.Kind != yaml.SequenceNode {
+			fail(asserts.Value, "%q must be a list of strings, got %s", "assertions", KindName(asserts.Value))
 		}
-		for i, a := range asserts.v.Content {
-			if a = deref(a); !isString(a) {
-				fail(a, "%q items must be strings, got %s", "assertions", describe(a))
+		for i, a := range asserts.Value.Content {
+			if a = Deref(a); !IsString(a) {
+				fail(a, "%q items must be strings, got %s", "assertions", Describe(a))
 				continue
 			}
 			if strings.TrimSpace(a.Value) == "" {
-				l.warnf(a, KindEvaluator, id, "empty assertion string skipped")
+				l.Warnf(a, KindEvaluator, id, "empty assertion string skipped")
 				continue
 			}
 			name := fmt.Sprintf("assertion-%d", i+1)
 			criteria[name] = strings.TrimSpace(a.Value)
-			graders = append(graders, mapping(a, "type", strNode(a, "llm-grader"), "name", strNode(a, name)))
+			graders = append(graders, Mapping(a, "type", StrNode(a, "llm-grader"), "name", StrNode(a, name)))
 		}
 	}
 	if failed {
@@ -159,20 +159,20 @@ func (l *loader) skillsEval(item *yaml.Node) {
 	}
 
 	// The eval as a 4.x test. Without expected_output its criteria is empty, as in 4.x.
-	test := mapping(n)
+	test := Mapping(n)
 	put := func(key string, at, v *yaml.Node) {
-		test.Content = append(test.Content, strNode(at, key), v)
+		test.Content = append(test.Content, StrNode(at, key), v)
 	}
-	put("id", idKV.kn, strNode(idKV.v, id))
-	put("input", prompt.kn, prompt.v)
-	if expected != nil && !isNull(expected.v) {
-		put("criteria", expected.kn, expected.v)
-		put("expected_output", expected.kn, expected.v)
+	put("id", idKV.KeyNode, StrNode(idKV.Value, id))
+	put("input", prompt.KeyNode, prompt.Value)
+	if expected != nil && !IsNull(expected.Value) {
+		put("criteria", expected.KeyNode, expected.Value)
+		put("expected_output", expected.KeyNode, expected.Value)
 	} else {
-		put("criteria", n, strNode(n, ""))
+		put("criteria", n, StrNode(n, ""))
 	}
-	if asserts != nil && !isNull(asserts.v) {
-		put("assertions", asserts.kn, seqNode(asserts.v, graders...))
+	if asserts != nil && !IsNull(asserts.Value) {
+		put("assertions", asserts.KeyNode, SeqNode(asserts.Value, graders...))
 	}
 	c := l.v4Test(&v4Suite{}, test)
 	if c == nil {
@@ -189,17 +189,17 @@ func (l *loader) skillsEval(item *yaml.Node) {
 			e.Prompt = &PromptSpec{Kind: PromptInline, Text: text, Display: text}
 		}
 	}
-	l.addCase(c)
+	l.AddCase(c)
 }
 
 // jsonSyntax checks that src is one JSON value; when not, a diagnostic says where.
-func (l *loader) jsonSyntax(src []byte) bool {
+func (l *Reader) jsonSyntax(src []byte) bool {
 	var v any
 	err := json.Unmarshal(src, &v)
 	if err == nil {
 		return true
 	}
-	d := Diagnostic{File: l.s.Path, Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
+	d := Diagnostic{File: l.Suite.Path, Severity: SeverityError, Kind: KindSyntax, Message: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := textPos(string(src), int(min(se.Offset, int64(len(src)))))

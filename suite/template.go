@@ -100,16 +100,16 @@ func textPos(text string, off int) (int, int) {
 }
 
 // promptFile reads a text template file, checked once per load; warnings point into the file.
-func (l *loader) promptFile(n *yaml.Node, abs, display string, el *evalList, r templateRules) *PromptSpec {
+func (l *Reader) promptFile(n *yaml.Node, abs, display string, el *EvalList, r templateRules) *PromptSpec {
 	text, err := l.readText(abs)
 	if err != nil {
-		l.evError(el, n, "could not read prompt file %q: %s", display, errText(err))
+		l.evError(el, n, "could not read prompt file %q: %s", display, ErrText(err))
 		return nil
 	}
 	if !l.templates[abs] {
 		l.templates[abs] = true
 		missing, unknown, off := r.problems(text)
-		file := displayPath(abs, l.cwd)
+		file := DisplayPath(abs, l.Cwd)
 		if missing {
 			el.add(Diagnostic{File: file, Line: 1, Col: 1, Severity: SeverityWarning, Kind: KindTemplate, Message: r.missingMessage(file)})
 		}
@@ -123,12 +123,12 @@ func (l *loader) promptFile(n *yaml.Node, abs, display string, el *evalList, r t
 }
 
 // validateInlineTemplate checks an inline prompt; warnings point into the eval file.
-func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *EvaluatorSpec, el *evalList) {
+func (l *Reader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *EvaluatorSpec, el *EvalList) {
 	missing, unknown, off := templates25.problems(text)
 	if !missing && len(unknown) == 0 {
 		return
 	}
-	file, kline := l.where(kn.Line) // an assertion template's prompt is in that file
+	file, kline := l.Where(kn.Line) // an assertion template's prompt is in that file
 	source := fmt.Sprintf("%s:%d (inline prompt", file, kline)
 	if spec.Name != "" {
 		source += fmt.Sprintf(" of evaluator %q", spec.Name)
@@ -150,11 +150,11 @@ func (l *loader) validateInlineTemplate(text string, vn, kn *yaml.Node, spec *Ev
 
 // inlinePos maps a byte offset of a scalar's value to its source position: exact for literal
 // blocks (`|`) and one-line scalars, else the scalar's start.
-func (l *loader) inlinePos(n *yaml.Node, text string, off int) (int, int) {
+func (l *Reader) inlinePos(n *yaml.Node, text string, off int) (int, int) {
 	tl, tc := textPos(text, off)
 	switch {
-	case n.Style&yaml.LiteralStyle != 0 && l.src != nil:
-		indent := blockIndent(l.src, n.Line+1)
+	case n.Style&yaml.LiteralStyle != 0 && l.Src != nil:
+		indent := blockIndent(l.Src, n.Line+1)
 		if indent < 0 {
 			break
 		}

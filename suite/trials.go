@@ -46,51 +46,51 @@ type Trials struct {
 var trialKeys = []string{"count", "strategy", "cost_limit_usd", "costLimitUsd"}
 
 // v4Trials reads a suite's `execution.trials`: {count, strategy, cost_limit_usd}.
-func (l *loader) v4Trials(e *kv) {
-	es, ok := l.mappingEntries(e, "execution %q must be a mapping with count, strategy and cost_limit_usd", "trials")
+func (l *Reader) v4Trials(e *Entry) {
+	es, ok := l.MappingEntries(e, "execution %q must be a mapping with count, strategy and cost_limit_usd", "trials")
 	if !ok {
 		return
 	}
 	t := &Trials{Strategy: TrialsPassAtK}
-	bad := func(x *kv, want string) {
-		l.errorf(x.v, KindStructure, "", "trials %q must be %s, got %s", x.key, want, describe(x.v))
+	bad := func(x *Entry, want string) {
+		l.Errorf(x.Value, KindStructure, "", "trials %q must be %s, got %s", x.Key, want, Describe(x.Value))
 		ok = false
 	}
-	var costAt *kv
+	var costAt *Entry
 	for i := range es {
 		x := &es[i]
-		switch x.key {
+		switch x.Key {
 		case "count":
-			if n, isNum := number(x.v); isNum && n == math.Trunc(n) && n >= 1 && n <= MaxTrials {
+			if n, isNum := Number(x.Value); isNum && n == math.Trunc(n) && n >= 1 && n <= MaxTrials {
 				t.Count = int(n)
 			} else {
 				bad(x, fmt.Sprintf("a whole number from 1 to %d", MaxTrials))
 			}
 		case "strategy":
-			if s := deref(x.v); s != nil && s.Kind == yaml.ScalarNode && slices.Contains(TrialStrategies, s.Value) {
+			if s := Deref(x.Value); s != nil && s.Kind == yaml.ScalarNode && slices.Contains(TrialStrategies, s.Value) {
 				t.Strategy = s.Value
 			} else {
 				bad(x, "one of "+strings.Join(TrialStrategies, ", "))
 			}
 		case "cost_limit_usd", "costLimitUsd":
 			if costAt != nil {
-				l.warnf(x.kn, KindIgnored, "", "trials %q ignored: %q is also set", x.key, costAt.key)
+				l.Warnf(x.KeyNode, KindIgnored, "", "trials %q ignored: %q is also set", x.Key, costAt.Key)
 				continue
 			}
 			costAt = x
-			if v, isNum := number(x.v); isNum && v > 0 && !math.IsInf(v, 0) {
+			if v, isNum := Number(x.Value); isNum && v > 0 && !math.IsInf(v, 0) {
 				t.CostUSD = v
-			} else if !isNull(x.v) {
+			} else if !IsNull(x.Value) {
 				bad(x, "a number of US dollars above 0")
 			}
 		default:
-			l.unknownKey(*x, "in trials", "", trialKeys)
+			l.UnknownKey(*x, "in trials", "", trialKeys)
 		}
 	}
 	switch {
 	case ok && t.Count == 0:
-		l.errorf(e.kn, KindStructure, "", "execution %q needs %q: how many times each test runs (1 to %d)", "trials", "count", MaxTrials)
+		l.Errorf(e.KeyNode, KindStructure, "", "execution %q needs %q: how many times each test runs (1 to %d)", "trials", "count", MaxTrials)
 	case ok:
-		l.s.Trials = t
+		l.Suite.Trials = t
 	}
 }

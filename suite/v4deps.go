@@ -15,20 +15,20 @@ const (
 	DependencyRun  = "run"  // the test runs anyway
 )
 
-// v4Dependencies reads a test's `depends_on` and `on_dependency_failure` as AgentV 4.42.4
+// V4Dependencies reads a test's `depends_on` and `on_dependency_failure` as AgentV 4.42.4
 // does (packages/core/src/evaluation/yaml-parser.ts): a list, of which only the strings count,
 // and skip, fail or run (anything else: the default, skip). Each setting it cannot use gets a
 // warning, since 4.42.4 drops it without a word. It returns the string items' nodes.
-func (l *loader) v4Dependencies(f kvs, id string, c *Case) []*yaml.Node {
+func (l *Reader) V4Dependencies(f EntryList, id string, c *Case) []*yaml.Node {
 	var deps []*yaml.Node
-	if e := f.get("depends_on"); e != nil && !isNull(e.v) {
-		if v := deref(e.v); v.Kind != yaml.SequenceNode {
-			l.warnf(e.v, KindIgnored, id, "%q must be a list of test ids, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", kindName(v))
+	if e := f.Get("depends_on"); e != nil && !IsNull(e.Value) {
+		if v := Deref(e.Value); v.Kind != yaml.SequenceNode {
+			l.Warnf(e.Value, KindIgnored, id, "%q must be a list of test ids, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", KindName(v))
 		} else {
 			for _, it := range v.Content {
-				d := deref(it)
-				if !isString(d) {
-					l.warnf(it, KindIgnored, id, "%q item must be a test id, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", describeValue(d))
+				d := Deref(it)
+				if !IsString(d) {
+					l.Warnf(it, KindIgnored, id, "%q item must be a test id, got %s (ignored, as AgentV 4.42.4 ignores it)", "depends_on", DescribeValue(d))
 					continue
 				}
 				c.DependsOn = append(c.DependsOn, d.Value)
@@ -36,15 +36,15 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) []*yaml.Node {
 			}
 		}
 	}
-	if e := f.get("on_dependency_failure"); e != nil && !isNull(e.v) {
+	if e := f.Get("on_dependency_failure"); e != nil && !IsNull(e.Value) {
 		policies := []string{DependencySkip, DependencyFail, DependencyRun}
-		if v := deref(e.v); v.Kind == yaml.ScalarNode && slices.Contains(policies, v.Value) {
+		if v := Deref(e.Value); v.Kind == yaml.ScalarNode && slices.Contains(policies, v.Value) {
 			c.OnDependencyFailure = v.Value
 		} else {
-			l.warnf(e.v, KindIgnored, id, "%q must be skip, fail or run, got %s (the default, skip, applies, as in AgentV 4.42.4)", "on_dependency_failure", describe(v))
+			l.Warnf(e.Value, KindIgnored, id, "%q must be skip, fail or run, got %s (the default, skip, applies, as in AgentV 4.42.4)", "on_dependency_failure", Describe(v))
 		}
 		if len(c.DependsOn) == 0 {
-			l.warnf(e.kn, KindIgnored, id, "%q without %q does nothing", "on_dependency_failure", "depends_on")
+			l.Warnf(e.KeyNode, KindIgnored, id, "%q without %q does nothing", "on_dependency_failure", "depends_on")
 		}
 	}
 	return deps
@@ -54,33 +54,33 @@ func (l *loader) v4Dependencies(f kvs, id string, c *Case) []*yaml.Node {
 // file: AgentV 4.42.4 does not read them there (packages/core/src/evaluation/loaders/
 // jsonl-parser.ts builds its tests without them, line 306), so the test runs as if they were not
 // written, here too. A JSONL file named by a YAML file's `tests:` is read as YAML tests, with them.
-func (l *loader) jsonlDependencies(f kvs, id string) {
+func (l *Reader) jsonlDependencies(f EntryList, id string) {
 	for _, k := range []struct{ key, effect string }{
 		{"depends_on", "the test runs without waiting for the tests it names"},
 		{"on_dependency_failure", "the test runs whatever its dependencies did"},
 	} {
-		if e := f.get(k.key); e != nil && !isNull(e.v) {
-			l.warnf(e.kn, KindIgnored, id, "%q is not read in a JSONL eval file, as in AgentV 4.42.4: %s (name this file in a YAML file's %q to use it)", k.key, k.effect, "tests")
+		if e := f.Get(k.key); e != nil && !IsNull(e.Value) {
+			l.Warnf(e.KeyNode, KindIgnored, id, "%q is not read in a JSONL eval file, as in AgentV 4.42.4: %s (name this file in a YAML file's %q to use it)", k.key, k.effect, "tests")
 		}
 	}
 }
 
-// checkDependencies checks the `depends_on` graph of a 4.x file once all its tests are read,
+// CheckDependencies checks the `depends_on` graph of a 4.x file once all its tests are read,
 // as AgentV 4.42.4 does before running any (orchestrator.ts, validateDependencyGraph): every id
 // names a test of the file, no test depends on itself and there is no cycle. 4.42.4 then
 // refuses the whole file; here each problem is an error at the id that causes it, that test
 // is not loaded, nor (transitively) are the tests that depend on a test not loaded, and the
 // rest of the file runs.
-func (l *loader) checkDependencies(pos map[*Case][]*yaml.Node) {
+func (l *Reader) CheckDependencies(pos map[*Case][]*yaml.Node) {
 	if len(pos) == 0 {
 		return
 	}
-	byID := make(map[string]*Case, len(l.s.Cases))
-	for _, c := range slices.Backward(l.s.Cases) { // the first of an id wins
+	byID := make(map[string]*Case, len(l.Suite.Cases))
+	for _, c := range slices.Backward(l.Suite.Cases) { // the first of an id wins
 		byID[c.ID] = c
 	}
 	bad := map[*Case]bool{}
-	for _, c := range l.s.Cases {
+	for _, c := range l.Suite.Cases {
 		d := pos[c]
 		if d == nil {
 			continue
@@ -88,10 +88,10 @@ func (l *loader) checkDependencies(pos map[*Case][]*yaml.Node) {
 		for i, dep := range c.DependsOn {
 			switch {
 			case dep == c.ID:
-				l.errorf(d[i], KindCase, c.ID, "test %q depends on itself%s", c.ID, notLoaded(c.ID))
+				l.Errorf(d[i], KindCase, c.ID, "test %q depends on itself%s", c.ID, NotLoaded(c.ID))
 				bad[c] = true
 			case byID[dep] == nil && !l.seenID(dep):
-				l.errorf(d[i], KindCase, c.ID, "depends_on %q: no test of this file has that id%s", dep, notLoaded(c.ID))
+				l.Errorf(d[i], KindCase, c.ID, "depends_on %q: no test of this file has that id%s", dep, NotLoaded(c.ID))
 				bad[c] = true
 			}
 		}
@@ -117,7 +117,7 @@ func (l *loader) checkDependencies(pos map[*Case][]*yaml.Node) {
 			ids = append(ids, c.ID)
 			last := path[len(path)-1]
 			at := pos[last][slices.Index(last.DependsOn, c.ID)]
-			l.errorf(at, KindCase, last.ID, "circular dependency: %s (the tests of the cycle are not loaded)", strings.Join(ids, " → "))
+			l.Errorf(at, KindCase, last.ID, "circular dependency: %s (the tests of the cycle are not loaded)", strings.Join(ids, " → "))
 			return
 		case done:
 			return
@@ -132,32 +132,32 @@ func (l *loader) checkDependencies(pos map[*Case][]*yaml.Node) {
 		path = path[:len(path)-1]
 		state[c] = done
 	}
-	for _, c := range l.s.Cases {
+	for _, c := range l.Suite.Cases {
 		visit(c)
 	}
 	// A test whose dependency is not loaded (here or by an error of its own) cannot run as
 	// written: it is not loaded either, with the reason.
 	for changed := true; changed; {
 		changed = false
-		for _, c := range l.s.Cases {
+		for _, c := range l.Suite.Cases {
 			if bad[c] || pos[c] == nil {
 				continue
 			}
 			for i, dep := range c.DependsOn {
 				if dc := byID[dep]; dc == nil && l.seenID(dep) || dc != nil && bad[dc] {
-					l.errorf(pos[c][i], KindCase, c.ID, "depends_on %q: that test is not loaded%s", dep, notLoaded(c.ID))
+					l.Errorf(pos[c][i], KindCase, c.ID, "depends_on %q: that test is not loaded%s", dep, NotLoaded(c.ID))
 					bad[c], changed = true, true
 					break
 				}
 			}
 		}
 	}
-	l.s.Cases = slices.DeleteFunc(l.s.Cases, func(c *Case) bool { return bad[c] })
-	l.s.Dependencies = slices.ContainsFunc(l.s.Cases, func(c *Case) bool { return len(c.DependsOn) > 0 })
+	l.Suite.Cases = slices.DeleteFunc(l.Suite.Cases, func(c *Case) bool { return bad[c] })
+	l.Suite.Dependencies = slices.ContainsFunc(l.Suite.Cases, func(c *Case) bool { return len(c.DependsOn) > 0 })
 }
 
 // seenID reports whether the file has a test with this id, loaded or not.
-func (l *loader) seenID(id string) bool {
-	_, ok := l.ids[id]
+func (l *Reader) seenID(id string) bool {
+	_, ok := l.IDs[id]
 	return ok
 }

@@ -6,12 +6,12 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// v4Metadata is a test's `metadata` merged with its file's top-level `metadata`, as AgentV
+// V4Metadata is a test's `metadata` merged with its file's top-level `metadata`, as AgentV
 // 4.42.4 merges them (yaml-parser.ts, mergeSuiteMetadataPayload): the test's keys first, then
 // the file's keys the test lacks; lists concatenate the file's items first without repeats;
 // mappings merge the same way, deeper down; otherwise the test's value wins. Graders receive it
 // as the payload's `metadata`. Nil when neither is a mapping.
-func v4Metadata(suiteMeta, testMeta *yaml.Node) json.RawMessage {
+func V4Metadata(suiteMeta, testMeta *yaml.Node) json.RawMessage {
 	s, t := mappingOrNil(suiteMeta), mappingOrNil(testMeta)
 	if s == nil && t == nil {
 		return nil
@@ -19,12 +19,12 @@ func v4Metadata(suiteMeta, testMeta *yaml.Node) json.RawMessage {
 	if s != nil {
 		t = mergeMetadata(t, s)
 	}
-	b, _ := toJSON(t) // nil on error
+	b, _ := ToJSON(t) // nil on error
 	return b
 }
 
 func mappingOrNil(n *yaml.Node) *yaml.Node {
-	if n = deref(n); n == nil || n.Kind != yaml.MappingNode {
+	if n = Deref(n); n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	return n
@@ -45,14 +45,14 @@ func mergeMetadata(t, s *yaml.Node) *yaml.Node {
 		}
 	}
 	for i := 0; i+1 < len(s.Content); i += 2 {
-		key, sv := s.Content[i], deref(s.Content[i+1])
+		key, sv := s.Content[i], Deref(s.Content[i+1])
 		j, ok := idx[key.Value]
 		if !ok {
 			idx[key.Value] = len(out.Content) + 1
 			out.Content = append(out.Content, key, s.Content[i+1])
 			continue
 		}
-		tv := deref(out.Content[j])
+		tv := Deref(out.Content[j])
 		switch {
 		case sv.Kind == yaml.SequenceNode && tv.Kind == yaml.SequenceNode:
 			out.Content[j] = mergeMetadataLists(sv, tv)
@@ -71,9 +71,9 @@ func mergeMetadataLists(s, t *yaml.Node) *yaml.Node {
 	for _, list := range []*yaml.Node{s, t} {
 		for _, item := range list.Content {
 			key := ""
-			if d := deref(item); isString(d) {
+			if d := Deref(item); IsString(d) {
 				key = d.Value
-			} else if b, err := toJSON(item); err == nil {
+			} else if b, err := ToJSON(item); err == nil {
 				key = string(b)
 			}
 			if seen[key] {

@@ -26,16 +26,16 @@ const v4PromptFilePrefix = "file://"
 // (missing: an error). A bare one-line value naming an existing file is read as that file,
 // with a warning, since AgentV 4.x would send the path itself as criteria text; anything else
 // is inline text (a template when it uses a 4.x variable, else criteria).
-func (l *loader) parseV4Prompt(n *yaml.Node, el *evalList) *PromptSpec {
+func (l *Reader) parseV4Prompt(n *yaml.Node, el *EvalList) *PromptSpec {
 	v := n.Value
 	t := strings.TrimSpace(v)
 	if ref, ok := strings.CutPrefix(t, v4PromptFilePrefix); ok {
-		r := l.resolve(ref, false)
-		if r.abs == "" {
-			l.evError(el, n, "prompt file %q not found (tried: %s)", ref, l.triedList(r))
+		r := l.Resolve(ref, false)
+		if r.Abs == "" {
+			l.evError(el, n, "prompt file %q not found (tried: %s)", ref, l.TriedList(r))
 			return nil
 		}
-		return l.promptFile(n, r.abs, ref, el, templates4)
+		return l.promptFile(n, r.Abs, ref, el, templates4)
 	}
 	if abs := l.bareFile(t); abs != "" {
 		l.evWarn(el, n, KindTemplate, "prompt %q is read as the file it names; AgentV 4.x reads a bare prompt as inline text (criteria %q): write %q to be read the same by both",
@@ -47,9 +47,9 @@ func (l *loader) parseV4Prompt(n *yaml.Node, el *evalList) *PromptSpec {
 
 // bareFile returns the absolute path of the file that a one-line prompt value t (trimmed,
 // without file://) names, or "".
-func (l *loader) bareFile(t string) string {
+func (l *Reader) bareFile(t string) string {
 	if strings.ContainsAny(t, "\n\r") || !looksLikePath(t) {
 		return ""
 	}
-	return l.resolve(t, false).abs
+	return l.Resolve(t, false).Abs
 }

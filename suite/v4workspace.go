@@ -21,12 +21,12 @@ var (
 // v4Workspace reads the suite's `workspace`: a template directory (relative to the eval file)
 // and its before_all, before_each, after_each and after_all hooks. The other keys of 4.x are
 // warned about and left alone.
-func (l *loader) v4Workspace(e *kv) {
-	if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-		l.warnf(e.v, KindIgnored, "", "a workspace file (%q) is not supported yet (ignored): write the workspace mapping in the eval file", e.v.Value)
+func (l *Reader) v4Workspace(e *Entry) {
+	if e.Value.Kind == yaml.ScalarNode && !IsNull(e.Value) {
+		l.Warnf(e.Value, KindIgnored, "", "a workspace file (%q) is not supported yet (ignored): write the workspace mapping in the eval file", e.Value.Value)
 		return
 	}
-	es, ok := l.mappingEntries(e, "%q must be a mapping with template and hooks", "workspace")
+	es, ok := l.MappingEntries(e, "%q must be a mapping with template and hooks", "workspace")
 	if !ok {
 		return
 	}
@@ -34,32 +34,32 @@ func (l *loader) v4Workspace(e *kv) {
 	for i := range es {
 		x := &es[i]
 		switch {
-		case x.key == "template":
-			t := l.scalar(x)
+		case x.Key == "template":
+			t := l.Scalar(x)
 			if t == "" {
 				continue
 			}
-			if st, err := os.Stat(absPath(l.s.Dir, t)); err != nil || !st.IsDir() {
-				l.errorf(x.v, KindStructure, "", "workspace template %q is not a directory", x.v.Value)
+			if st, err := os.Stat(AbsPath(l.Suite.Dir, t)); err != nil || !st.IsDir() {
+				l.Errorf(x.Value, KindStructure, "", "workspace template %q is not a directory", x.Value.Value)
 				continue
 			}
-			ws.Template = absPath(l.s.Dir, t)
-		case x.key == "hooks":
+			ws.Template = AbsPath(l.Suite.Dir, t)
+		case x.Key == "hooks":
 			l.v4Hooks(x, ws)
-		case slices.Contains(v4WorkspaceLater, x.key):
-			l.warnf(x.kn, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.key)
+		case slices.Contains(v4WorkspaceLater, x.Key):
+			l.Warnf(x.KeyNode, KindIgnored, "", "workspace %q is not supported yet (ignored)", x.Key)
 		default:
-			l.unknownKey(*x, "in workspace", "", v4WorkspaceKeys)
+			l.UnknownKey(*x, "in workspace", "", v4WorkspaceKeys)
 		}
 	}
 	if *ws != (Workspace{}) {
-		l.s.Workspace = ws
+		l.Suite.Workspace = ws
 	}
 }
 
 // v4Hooks reads `hooks` into h (none with `enabled: false`).
-func (l *loader) v4Hooks(e *kv, h *Workspace) {
-	es, ok := l.mappingEntries(e, "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all)", "hooks")
+func (l *Reader) v4Hooks(e *Entry, h *Workspace) {
+	es, ok := l.MappingEntries(e, "workspace %q must be a mapping of hooks (before_all, before_each, after_each, after_all)", "hooks")
 	if !ok {
 		return
 	}
@@ -68,15 +68,15 @@ func (l *loader) v4Hooks(e *kv, h *Workspace) {
 	enabled := true
 	for i := range es {
 		x := &es[i]
-		switch dst := hooks[x.key]; {
-		case x.key == "enabled" && (x.v.Kind != yaml.ScalarNode || classify(x.v) != scalarBool):
-			l.errorf(x.v, KindStructure, "", "hooks %q must be true or false, got %s", "enabled", describe(x.v))
-		case x.key == "enabled":
-			enabled = strings.EqualFold(x.v.Value, "true")
+		switch dst := hooks[x.Key]; {
+		case x.Key == "enabled" && (x.Value.Kind != yaml.ScalarNode || Classify(x.Value) != ScalarBool):
+			l.Errorf(x.Value, KindStructure, "", "hooks %q must be true or false, got %s", "enabled", Describe(x.Value))
+		case x.Key == "enabled":
+			enabled = strings.EqualFold(x.Value.Value, "true")
 		case dst != nil:
 			*dst = l.v4Hook(x)
 		default:
-			l.unknownKey(*x, "in workspace hooks", "", v4HookKeys)
+			l.UnknownKey(*x, "in workspace hooks", "", v4HookKeys)
 		}
 	}
 	if !enabled {
@@ -86,43 +86,43 @@ func (l *loader) v4Hooks(e *kv, h *Workspace) {
 
 // v4Hook reads one hook: `command` (a list, or a string split on white space; `script` is its
 // old name), `cwd` (relative to the eval file) and `timeout_ms`.
-func (l *loader) v4Hook(e *kv) *Hook {
-	es, ok := l.mappingEntries(e, "hook %q must be a mapping with command", e.key)
+func (l *Reader) v4Hook(e *Entry) *Hook {
+	es, ok := l.MappingEntries(e, "hook %q must be a mapping with command", e.Key)
 	if !ok {
 		return nil
 	}
-	h := &Hook{Line: e.kn.Line}
-	f := kvs(es)
-	cmd := cmp.Or(f.get("command"), f.get("script"))
+	h := &Hook{Line: e.KeyNode.Line}
+	f := EntryList(es)
+	cmd := cmp.Or(f.Get("command"), f.Get("script"))
 	for i := range es {
 		x := &es[i]
-		switch x.key {
+		switch x.Key {
 		case "command", "script":
 		case "cwd":
-			if c := l.scalar(x); c != "" {
-				h.Cwd = absPath(l.s.Dir, c)
+			if c := l.Scalar(x); c != "" {
+				h.Cwd = AbsPath(l.Suite.Dir, c)
 			}
 		case "timeout_ms":
-			if v, ok := number(x.v); ok && v > 0 {
+			if v, ok := Number(x.Value); ok && v > 0 {
 				h.Timeout = time.Duration(v * float64(time.Millisecond))
 			} else {
-				l.errorf(x.v, KindStructure, "", "hook %q must be a number of milliseconds above 0, got %s", "timeout_ms", describe(x.v))
+				l.Errorf(x.Value, KindStructure, "", "hook %q must be a number of milliseconds above 0, got %s", "timeout_ms", Describe(x.Value))
 			}
 		default:
-			l.unknownKey(*x, "in hook "+e.key, "", v4HookCommandKeys)
+			l.UnknownKey(*x, "in hook "+e.Key, "", v4HookCommandKeys)
 		}
 	}
 	switch {
-	case cmd == nil || isNull(cmd.v):
-		l.errorf(e.kn, KindStructure, "", "hook %q needs %q", e.key, "command")
+	case cmd == nil || IsNull(cmd.Value):
+		l.Errorf(e.KeyNode, KindStructure, "", "hook %q needs %q", e.Key, "command")
 		return nil
-	case cmd.v.Kind == yaml.ScalarNode:
-		h.Command = strings.Fields(cmd.v.Value)
+	case cmd.Value.Kind == yaml.ScalarNode:
+		h.Command = strings.Fields(cmd.Value.Value)
 	default:
-		h.Command = l.stringList(cmd, "")
+		h.Command = l.StringList(cmd, "")
 	}
 	if len(h.Command) == 0 {
-		l.errorf(cmd.v, KindStructure, "", "hook %q: %q is empty", e.key, "command")
+		l.Errorf(cmd.Value, KindStructure, "", "hook %q: %q is empty", e.Key, "command")
 		return nil
 	}
 	return h

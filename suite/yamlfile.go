@@ -15,9 +15,9 @@ import (
 
 // Top-level keys of an eval file (and of a JSONL sidecar, without the case lists).
 var (
-	caseListKeys = []string{"evalcases", "cases", "eval_cases"}
+	CaseListKeys = []string{"evalcases", "cases", "eval_cases"}
 	headerKeys   = []string{"$schema", "description", "dataset", "target", "execution", "evaluators", "evaluator"}
-	topKeys      = append(append([]string{}, headerKeys...), caseListKeys...)
+	topKeys      = append(append([]string{}, headerKeys...), CaseListKeys...)
 	execKeys     = []string{"target", "evaluators"}
 )
 
@@ -25,7 +25,7 @@ var (
 const loadGCPercent = 50
 
 // loadYAML parses a whole YAML eval file; the node tree is dropped as the cases are converted.
-func (l *loader) loadYAML() {
+func (l *Reader) loadYAML() {
 	// The library parses a file whole into one node tree (several KB a case), most of it
 	// garbage once the cases are built: a tighter garbage-collector target while the file loads
 	// keeps the peak near what is live (a 5,000-case file: about 15 MiB less, for 0.05 s).
@@ -41,46 +41,45 @@ func (l *loader) loadYAML() {
 		return
 	}
 	// Each dialect has its own front-end; 2.5's is the rest of this function.
-	switch l.dialectOf(root) {
+	switch d := l.dialectOf(root); d {
 	case "":
-		return
-	case DialectPromptfoo:
-		l.loadPF(root)
-		return
-	case Dialect5:
-		l.loadV5(root)
 		return
 	case Dialect4:
 		l.loadV4(root)
 		return
+	case Dialect25:
+	default:
+		fe, _ := frontEndOf(d) // dialectOf returns only registered ones
+		fe.Load(l, root)
+		return
 	}
-	l.s.setDialect(Dialect25)
+	l.Suite.SetDialect(Dialect25)
 	list := l.header(root, true)
 	if list == nil {
-		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "",
+		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "",
 			"missing %q: an eval file needs a list of cases under %q (AgentV 4.x) or %q (AgentV 2.5; also accepted: %q, %q)", "tests", "tests", "evalcases", "cases", "eval_cases")
 		return
 	}
 	if list.Kind != yaml.SequenceNode {
-		l.errorf(list, KindStructure, "", "the case list must be a list of cases, got %s", kindName(list))
+		l.Errorf(list, KindStructure, "", "the case list must be a list of cases, got %s", KindName(list))
 		return
 	}
 	if len(list.Content) == 0 {
-		l.warnf(list, KindStructure, "", "the case list is empty")
+		l.Warnf(list, KindStructure, "", "the case list is empty")
 	}
 	for i := range list.Content {
 		// Each case's subtree is garbage once converted (aliases into it hold their own
 		// pointers), so the tree does not stay alive beside the loaded cases.
 		item := list.Content[i]
 		list.Content[i] = nil
-		l.addCase(l.parseCase(item))
+		l.AddCase(l.parseCase(item))
 	}
 }
 
 // evalRoot reads and parses the eval file (kept in l.src for positions), whose root must be a
 // mapping (else message); nil when it is unusable (reported). check, when set, vets the source first.
-func (l *loader) evalRoot(check func(src []byte) bool, message func(got string) string) *yaml.Node {
-	src, err := safefile.ReadFile(l.s.Abs, safefile.LimitEvalFile)
+func (l *Reader) evalRoot(check func(src []byte) bool, message func(got string) string) *yaml.Node {
+	src, err := safefile.ReadFile(l.Suite.Abs, safefile.LimitEvalFile)
 	if err != nil {
 		l.readError(0, err)
 		return nil
@@ -88,15 +87,15 @@ func (l *loader) evalRoot(check func(src []byte) bool, message func(got string) 
 	if check != nil && !check(src) {
 		return nil
 	}
-	l.src = src
-	if doc := l.parseYAML(src); doc != nil {
-		return l.rootOf(doc, yaml.MappingNode, message)
+	l.Src = src
+	if doc := l.ParseYAML(src); doc != nil {
+		return l.RootOf(doc, yaml.MappingNode, message)
 	}
 	return nil
 }
 
-// addCase appends a successfully parsed case.
-func (l *loader) addCase(c *Case) {
+// AddCase appends a successfully parsed case.
+func (l *Reader) AddCase(c *Case) {
 	switch {
 	case c == nil:
 	case l.opts.OnCase != nil:
@@ -104,42 +103,42 @@ func (l *loader) addCase(c *Case) {
 			l.stopped = true
 		}
 	default:
-		l.s.Cases = append(l.s.Cases, c)
+		l.Suite.Cases = append(l.Suite.Cases, c)
 	}
 }
 
 // header reads the suite-level keys of root and returns the case list node (nil when absent).
 // With cases false (a JSONL sidecar) case lists are unknown keys.
-func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
-	es := entries(root)
-	l.dupes(es, "")
+func (l *Reader) header(root *yaml.Node, cases bool) *yaml.Node {
+	es := MapEntries(root)
+	l.Dupes(es, "")
 	known := headerKeys
 	if cases {
 		known = topKeys
 	}
-	var lists []*kv
-	var execEvals, evals, evaluator *kv
+	var lists []*Entry
+	var execEvals, evals, evaluator *Entry
 	for i := range es {
 		e := &es[i]
 		// `name` is a 4.x key that a sidecar may carry; 2.5 YAML names its dataset with `dataset`.
-		if (!cases || e.key != "name") && l.suiteKey(e) {
+		if (!cases || e.Key != "name") && l.SuiteKey(e) {
 			continue
 		}
-		switch e.key {
+		switch e.Key {
 		case "dataset":
-			if v := l.scalar(e); v != "" {
-				l.s.Dataset = v
+			if v := l.Scalar(e); v != "" {
+				l.Suite.Dataset = v
 			}
 		case "execution":
-			l.execution(e, "", execKeys, "target and evaluators", l.suiteError, func(x *kv) bool {
+			l.Execution(e, "", execKeys, "target and evaluators", l.SuiteError, func(x *Entry) bool {
 				switch {
-				case x.key == "target": // execution.target wins over the legacy root-level target
+				case x.Key == "target": // execution.target wins over the legacy root-level target
 					l.execTarget(x)
-				case x.key == "evaluators":
+				case x.Key == "evaluators":
 					execEvals = x
-				case x.key == "assertions" && !cases: // AgentV 4.x keeps a JSONL suite's assertions here
+				case x.Key == "assertions" && !cases: // AgentV 4.x keeps a JSONL suite's assertions here
 					l.sidecarAsserts = x
-				case x.key == "trials" && !cases: // a JSONL suite's AgentV 4.x trials
+				case x.Key == "trials" && !cases: // a JSONL suite's AgentV 4.x trials
 					l.v4Trials(x)
 				default:
 					return false
@@ -152,51 +151,51 @@ func (l *loader) header(root *yaml.Node, cases bool) *yaml.Node {
 			evaluator = e
 		case "evalcases", "cases", "eval_cases":
 			if !cases {
-				l.unknownKey(*e, "in a JSONL sidecar (cases belong in the .jsonl file)", "", known)
+				l.UnknownKey(*e, "in a JSONL sidecar (cases belong in the .jsonl file)", "", known)
 				continue
 			}
 			lists = append(lists, e)
 		default:
-			l.unknownKey(*e, "at the top level", "", known)
+			l.UnknownKey(*e, "at the top level", "", known)
 		}
 	}
 	var list *yaml.Node
 	if len(lists) > 0 {
-		chosen := slices.MinFunc(lists, func(a, b *kv) int { // canonical names win
-			return cmp.Compare(slices.Index(caseListKeys, a.key), slices.Index(caseListKeys, b.key))
+		chosen := slices.MinFunc(lists, func(a, b *Entry) int { // canonical names win
+			return cmp.Compare(slices.Index(CaseListKeys, a.Key), slices.Index(CaseListKeys, b.Key))
 		})
 		for _, e := range lists {
 			if e != chosen {
-				l.warnf(e.kn, KindIgnored, "", "%q ignored: %q is also set", e.key, chosen.key)
+				l.Warnf(e.KeyNode, KindIgnored, "", "%q ignored: %q is also set", e.Key, chosen.Key)
 			}
 		}
-		list = chosen.v
+		list = chosen.Value
 	}
-	l.suiteList = l.evaluatorSource(execEvals, evals, evaluator, "")
+	l.suiteList = l.EvaluatorSource(execEvals, evals, evaluator, "")
 	if l.suiteList != nil {
-		l.s.Evaluators = l.suiteList.specs
+		l.Suite.Evaluators = l.suiteList.Specs
 	}
 	return list
 }
 
-// suiteKey reads a top-level key whose meaning both dialects share; false for any other key.
-func (l *loader) suiteKey(e *kv) bool {
-	switch e.key {
+// SuiteKey reads a top-level key whose meaning both dialects share; false for any other key.
+func (l *Reader) SuiteKey(e *Entry) bool {
+	switch e.Key {
 	case "$schema":
 	case "name":
-		if v := l.scalar(e); v != "" {
-			l.s.Name, l.s.Dataset = v, v
+		if v := l.Scalar(e); v != "" {
+			l.Suite.Name, l.Suite.Dataset = v, v
 		}
 	case "description":
 		// Free text the runtime never reads: a wrong type is only worth a warning.
-		if e.v.Kind == yaml.ScalarNode && !isNull(e.v) {
-			l.s.Description = e.v.Value
-		} else if !isNull(e.v) {
-			l.warnf(e.v, KindStructure, "", "%q should be a string, got %s (ignored)", e.key, kindName(e.v))
+		if e.Value.Kind == yaml.ScalarNode && !IsNull(e.Value) {
+			l.Suite.Description = e.Value.Value
+		} else if !IsNull(e.Value) {
+			l.Warnf(e.Value, KindStructure, "", "%q should be a string, got %s (ignored)", e.Key, KindName(e.Value))
 		}
 	case "target":
-		if l.s.Target == "" {
-			l.s.Target = l.scalar(e)
+		if l.Suite.Target == "" {
+			l.Suite.Target = l.Scalar(e)
 		}
 	default:
 		return false
@@ -204,82 +203,82 @@ func (l *loader) suiteKey(e *kv) bool {
 	return true
 }
 
-// execution walks an `execution` mapping, the same block in every dialect with a key table of
+// Execution walks an `execution` mapping, the same block in every dialect with a key table of
 // its own: read takes each key the dialect knows and returns false for any other, reported as
 // unknown against known. A value that is not a mapping is reported through bad, naming what
 // the mapping holds.
-func (l *loader) execution(x *kv, id string, known []string, holds string, bad func(at *yaml.Node, format string, args ...any), read func(x *kv) bool) {
-	if x == nil || isNull(x.v) {
+func (l *Reader) Execution(x *Entry, id string, known []string, holds string, bad func(at *yaml.Node, format string, args ...any), read func(x *Entry) bool) {
+	if x == nil || IsNull(x.Value) {
 		return
 	}
-	if x.v.Kind != yaml.MappingNode {
-		bad(x.v, "%q must be a mapping with %s, got %s", "execution", holds, kindName(x.v))
+	if x.Value.Kind != yaml.MappingNode {
+		bad(x.Value, "%q must be a mapping with %s, got %s", "execution", holds, KindName(x.Value))
 		return
 	}
-	xs := entries(x.v)
-	l.dupes(xs, id)
+	xs := MapEntries(x.Value)
+	l.Dupes(xs, id)
 	for i := range xs {
 		if !read(&xs[i]) {
-			l.unknownKey(xs[i], "in execution", id, known)
+			l.UnknownKey(xs[i], "in execution", id, known)
 		}
 	}
 }
 
-// mappingEntries returns the entries of a suite-level mapping, duplicate keys warned; false when
+// MappingEntries returns the entries of a suite-level mapping, duplicate keys warned; false when
 // it is null or, reported as want (a format with args), not a mapping.
-func (l *loader) mappingEntries(e *kv, want string, args ...any) ([]kv, bool) {
-	if isNull(e.v) {
+func (l *Reader) MappingEntries(e *Entry, want string, args ...any) ([]Entry, bool) {
+	if IsNull(e.Value) {
 		return nil, false
 	}
-	if e.v.Kind != yaml.MappingNode {
-		l.errorf(e.v, KindStructure, "", want+", got %s", append(args, kindName(e.v))...)
+	if e.Value.Kind != yaml.MappingNode {
+		l.Errorf(e.Value, KindStructure, "", want+", got %s", append(args, KindName(e.Value))...)
 		return nil, false
 	}
-	es := entries(e.v)
-	l.dupes(es, "")
+	es := MapEntries(e.Value)
+	l.Dupes(es, "")
 	return es, true
 }
 
-// suiteError reports a suite-level structure error (the bad of a suite's execution).
-func (l *loader) suiteError(at *yaml.Node, format string, args ...any) {
-	l.errorf(at, KindStructure, "", format, args...)
+// SuiteError reports a suite-level structure error (the bad of a suite's execution).
+func (l *Reader) SuiteError(at *yaml.Node, format string, args ...any) {
+	l.Errorf(at, KindStructure, "", format, args...)
 }
 
 // execTarget reads the suite's `execution.target`, which wins over a top-level `target`.
-func (l *loader) execTarget(x *kv) {
-	if t := l.scalar(x); t != "" {
-		l.s.Target = t
+func (l *Reader) execTarget(x *Entry) {
+	if t := l.Scalar(x); t != "" {
+		l.Suite.Target = t
 	}
 }
 
-// threshold reads an execution `threshold`, a number from 0 to 1: nil when it is null or
+// ParseThreshold reads an execution `threshold`, a number from 0 to 1: nil when it is null or
 // wrong (reported through bad).
-func threshold(x *kv, bad func(at *yaml.Node, format string, args ...any)) *float64 {
-	if isNull(x.v) {
+func ParseThreshold(x *Entry, bad func(at *yaml.Node, format string, args ...any)) *float64 {
+	if IsNull(x.Value) {
 		return nil
 	}
-	if v, ok := number(x.v); ok && v >= 0 && v <= 1 {
+	if v, ok := Number(x.Value); ok && v >= 0 && v <= 1 {
 		return &v
 	}
-	bad(x.v, "execution %q must be a number from 0 to 1, got %s", "threshold", describe(x.v))
+	bad(x.Value, "execution %q must be a number from 0 to 1, got %s", "threshold", Describe(x.Value))
 	return nil
 }
 
-// scalar returns a scalar value as text; null gives "", and a non-scalar is an error.
-func (l *loader) scalar(e *kv) string {
-	if isNull(e.v) {
+// Scalar returns a scalar value as text; null gives "", and a non-scalar is an error.
+func (l *Reader) Scalar(e *Entry) string {
+	if IsNull(e.Value) {
 		return ""
 	}
-	if e.v.Kind != yaml.ScalarNode {
-		l.errorf(e.v, KindStructure, "", "%q must be a string, got %s", e.key, kindName(e.v))
+	if e.Value.Kind != yaml.ScalarNode {
+		l.Errorf(e.Value, KindStructure, "", "%q must be a string, got %s", e.Key, KindName(e.Value))
 		return ""
 	}
-	return l.str(e.v.Value)
+	return l.str(e.Value.Value)
 }
 
 // finishSuiteList reports problems of the suite-level evaluators once per file, naming the
 // first case that uses them, or no case when none does.
-func (l *loader) finishSuiteList() {
+func (l *Reader) finishSuiteList() {
 	sl := l.suiteList
 	if sl == nil || sl.reported {
 		return

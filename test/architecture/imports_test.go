@@ -20,11 +20,13 @@ const module = "github.com/agentv/action"
 // before it, and a new dialect, grader, provider or output touches one floor.
 //
 // Leaf utilities (internal/…, stats, sdk) are the ground floor and import nothing of the
-// module but each other. Test support (internal/suitegen, test/…, action/actiontest,
-// bench/…) stands beside the house and may import anything.
+// module but each other. Test support (internal/suitegen, suite/internal/suitetest, test/…,
+// action/actiontest, bench/…) stands beside the house and may import anything.
 var house = [][]string{
 	{"internal/*", "stats", "sdk"},
-	{"suite"},                               // the model of a suite, and the dialects that build it
+	{"suite"}, // the model of a suite, and the dialects it reads itself (2.5, 4.x)
+	// the newer dialects' front-ends, which register with suite; frontends imports them all
+	{"suite/agentv5", "suite/promptfoo", "suite/frontends"},
 	{"migrate"},                             // 2.5 and 4.x files rewritten as 5.x (agentv migrate)
 	{"targets", "results"},                  // targets files; the record of a finished case
 	{"providers"},                           // talking to models and agents
@@ -40,7 +42,7 @@ var house = [][]string{
 	{"cmd/agentv"},                          // the command: wires settings to the stages
 }
 
-var beside = []string{"internal/suitegen", "test/*", "action/actiontest*", "bench/*"}
+var beside = []string{"internal/suitegen", "suite/internal/*", "test/*", "action/actiontest*", "bench/*"}
 
 func floor(pkg string) (int, bool) {
 	for i, f := range house {

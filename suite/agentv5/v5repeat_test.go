@@ -1,6 +1,8 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
+	"github.com/agentv/action/suite/internal/suitetest"
 	"strconv"
 	"testing"
 )
@@ -39,7 +41,7 @@ func TestV5Repeat(t *testing.T) {
 			`run.repeat has no key "stratgy": write count, strategy, early_exit or cost_limit_usd (did you mean "strategy"?)`},
 		{"list", head + test + "    run: {repeat: [2]}\n", "", "", "run.repeat must be a count or a mapping with count and strategy, got a list"},
 	}
-	str := func(tr *Trials) string {
+	str := func(tr *suite.Trials) string {
 		if tr == nil {
 			return ""
 		}
@@ -52,12 +54,12 @@ func TestV5Repeat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := loadYAMLString(t, tt.yaml)
+			s := suitetest.LoadYAMLString(t, tt.yaml)
 			if tt.err != "" {
-				_ = requireDiag(t, s.Diagnostics, SeverityError, tt.err)
+				_ = suitetest.RequireDiag(t, s.Diagnostics, suite.SeverityError, tt.err)
 				return
 			}
-			c := onlyCase(t, s)
+			c := suitetest.OnlyCase(t, s)
 			if got := str(s.Trials); got != tt.suite {
 				t.Errorf("suite trials %q, want %q", got, tt.suite)
 			}

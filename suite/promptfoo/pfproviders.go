@@ -1,7 +1,8 @@
-package suite
+package promptfoo
 
 import (
 	"fmt"
+	"github.com/agentv/action/suite"
 	"slices"
 	"strings"
 
@@ -13,84 +14,84 @@ import (
 var pfProviderPrefixes = []string{"openai:", "anthropic:messages:", "azure:chat:", "google:", "vertex:", "exec:"}
 
 // pfProviders reads `providers` into the suite's target definitions: each test runs on each.
-func (l *loader) pfProviders(v *yaml.Node) bool {
+func (l *reader) pfProviders(v *yaml.Node) bool {
 	items := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		items = v.Content
 	}
-	if isNull(v) || len(items) == 0 {
-		l.errorf(v, KindStructure, "", "promptfoo %q is empty: give at least one provider", "providers")
+	if suite.IsNull(v) || len(items) == 0 {
+		l.Errorf(v, suite.KindStructure, "", "promptfoo %q is empty: give at least one provider", "providers")
 		return false
 	}
 	ok := true
 	for i, it := range items {
-		d, good := l.pfProvider(deref(it), fmt.Sprintf("providers[%d]", i))
+		d, good := l.pfProvider(suite.Deref(it), fmt.Sprintf("providers[%d]", i))
 		if !good {
 			ok = false
 			continue
 		}
-		if j := slices.IndexFunc(l.s.TargetDefs, func(x TargetDef) bool { return x.Name == d.Name }); j >= 0 {
-			l.errorf(it, KindStructure, "", "%s: a second provider named %q (the first is at line %d): give each a different %q",
-				fmt.Sprintf("providers[%d]", i), d.Name, l.s.TargetDefs[j].Pos.Line, "label")
+		if j := slices.IndexFunc(l.Suite.TargetDefs, func(x suite.TargetDef) bool { return x.Name == d.Name }); j >= 0 {
+			l.Errorf(it, suite.KindStructure, "", "%s: a second provider named %q (the first is at line %d): give each a different %q",
+				fmt.Sprintf("providers[%d]", i), d.Name, l.Suite.TargetDefs[j].Pos.Line, "label")
 			ok = false
 			continue
 		}
-		l.s.TargetDefs = append(l.s.TargetDefs, d)
-		l.s.Targets = append(l.s.Targets, d.Name)
+		l.Suite.TargetDefs = append(l.Suite.TargetDefs, d)
+		l.Suite.Targets = append(l.Suite.Targets, d.Name)
 	}
-	if len(l.s.Targets) == 1 {
-		l.s.Target, l.s.Targets = l.s.Targets[0], nil
+	if len(l.Suite.Targets) == 1 {
+		l.Suite.Target, l.Suite.Targets = l.Suite.Targets[0], nil
 	}
 	return ok
 }
 
 // pfProvider reads one provider: an id, or {id, label, config}.
-func (l *loader) pfProvider(n *yaml.Node, where string) (TargetDef, bool) {
-	var d TargetDef
+func (l *reader) pfProvider(n *yaml.Node, where string) (suite.TargetDef, bool) {
+	var d suite.TargetDef
 	var idNode, cfg *yaml.Node
 	label := ""
 	switch {
-	case n != nil && isString(n):
+	case n != nil && suite.IsString(n):
 		idNode = n
 	case n != nil && n.Kind == yaml.MappingNode:
-		for _, x := range entries(n) {
-			switch x.key {
+		for _, x := range suite.MapEntries(n) {
+			switch x.Key {
 			case "id":
-				idNode = x.v
+				idNode = x.Value
 			case "label":
-				if isString(x.v) {
-					label = strings.TrimSpace(x.v.Value)
+				if suite.IsString(x.Value) {
+					label = strings.TrimSpace(x.Value.Value)
 				}
 			case "config":
-				cfg = x.v
+				cfg = x.Value
 			default:
-				l.errorf(x.kn, KindStructure, "", "%s: promptfoo provider %q is not supported: agentv reads id, label and config", where, x.key)
+				l.Errorf(x.KeyNode, suite.KindStructure, "", "%s: promptfoo provider %q is not supported: agentv reads id, label and config", where, x.Key)
 				return d, false
 			}
 		}
 	default:
-		l.errorf(n, KindStructure, "", "%s: a provider must be an id such as openai:chat:gpt-4o-mini or a mapping with %q, got %s", where, "id", kindName(n))
+		l.Errorf(n, suite.KindStructure, "", "%s: a provider must be an id such as openai:chat:gpt-4o-mini or a mapping with %q, got %s", where, "id", suite.KindName(n))
 		return d, false
 	}
-	if idNode == nil || !isString(idNode) || strings.TrimSpace(idNode.Value) == "" {
-		l.errorf(n, KindStructure, "", "%s: a provider needs an %q", where, "id")
+	if idNode == nil || !suite.IsString(idNode) || strings.TrimSpace(idNode.Value) == "" {
+		l.Errorf(n, suite.KindStructure, "", "%s: a provider needs an %q", where, "id")
 		return d, false
 	}
 	id := strings.TrimSpace(idNode.Value)
 	if !slices.ContainsFunc(pfProviderPrefixes, func(p string) bool { return strings.HasPrefix(id, p) && len(id) > len(p) }) ||
 		strings.HasPrefix(id, "openai:embedding:") {
-		l.errorf(idNode, KindStructure, "", "%s: promptfoo provider %q is not supported: agentv runs %s…", where, id, strings.Join(pfProviderPrefixes, "…, "))
+		l.Errorf(idNode, suite.KindStructure, "", "%s: promptfoo provider %q is not supported: agentv runs %s…", where, id, strings.Join(pfProviderPrefixes, "…, "))
 		return d, false
 	}
-	d = TargetDef{Provider: id, Pos: Position{File: l.s.Path, Line: idNode.Line, Col: idNode.Column}, Overrides: true}
-	if cfg != nil && !isNull(cfg) {
+	d = suite.TargetDef{Provider: id, Pos: suite.Position{File: l.Suite.Path, Line: idNode.Line, Col: idNode.Column}, Overrides: true}
+	if cfg != nil && !suite.IsNull(cfg) {
 		if cfg.Kind != yaml.MappingNode {
-			l.errorf(cfg, KindStructure, "", "%s: provider %q must be a mapping, got %s", where, "config", kindName(cfg))
+			l.Errorf(cfg, suite.KindStructure, "", "%s: provider %q must be a mapping, got %s", where, "config", suite.KindName(cfg))
 			return d, false
 		}
-		js, err := toJSON(cfg)
+		js, err := suite.ToJSON(cfg)
 		if err != nil {
-			l.errorf(cfg, KindStructure, "", "%s: provider %q: %s", where, "config", err)
+			l.Errorf(cfg, suite.KindStructure, "", "%s: provider %q: %s", where, "config", err)
 			return d, false
 		}
 		d.Config = js
@@ -116,7 +117,7 @@ func pfReportedID(id string, asMapping bool, cfg *yaml.Node) string {
 		if strings.HasPrefix(id, "openai:chat:") {
 			m = strings.TrimPrefix(id, "openai:chat:")
 		}
-		if cfg != nil && (hasKey(cfg, "apiBaseUrl") || hasKey(cfg, "apiHost")) {
+		if cfg != nil && (suite.HasKey(cfg, "apiBaseUrl") || suite.HasKey(cfg, "apiHost")) {
 			return m
 		}
 		return "openai:" + m
@@ -131,22 +132,22 @@ func pfReportedID(id string, asMapping bool, cfg *yaml.Node) string {
 // pfGrader reads a grader provider (`options.provider` or an assertion's `provider`): an id,
 // {id, config}, or {text, embedding} whose text provider grades; it is added to the suite's
 // target definitions (not to the targets its tests run on) and its name returned.
-func (l *loader) pfGrader(v *yaml.Node, graders map[string]string) (string, bool) {
-	v = deref(v)
-	if v != nil && v.Kind == yaml.MappingNode && !hasKey(v, "id") {
+func (l *reader) pfGrader(v *yaml.Node, graders map[string]string) (string, bool) {
+	v = suite.Deref(v)
+	if v != nil && v.Kind == yaml.MappingNode && !suite.HasKey(v, "id") {
 		ok := true
 		name := ""
-		for _, x := range entries(v) {
-			switch x.key {
+		for _, x := range suite.MapEntries(v) {
+			switch x.Key {
 			case "text":
-				n, good := l.pfGrader(x.v, graders)
+				n, good := l.pfGrader(x.Value, graders)
 				name, ok = n, good && ok
 			case "embedding":
 				// similar's embedding provider: not read yet, the embeddings come from the
 				// run's embedding settings.
-				l.warnf(x.kn, KindIgnored, "", "grader provider %q is not read yet (ignored)", x.key)
+				l.Warnf(x.KeyNode, suite.KindIgnored, "", "grader provider %q is not read yet (ignored)", x.Key)
 			default:
-				l.errorf(x.kn, KindStructure, "", "grader provider %q is not supported: agentv reads an id, {id, config} or {text, embedding}", x.key)
+				l.Errorf(x.KeyNode, suite.KindStructure, "", "grader provider %q is not supported: agentv reads an id, {id, config} or {text, embedding}", x.Key)
 				ok = false
 			}
 		}
@@ -162,6 +163,6 @@ func (l *loader) pfGrader(v *yaml.Node, graders map[string]string) (string, bool
 	}
 	d.Name = "grader " + d.Name
 	graders[key] = d.Name
-	l.s.TargetDefs = append(l.s.TargetDefs, d)
+	l.Suite.TargetDefs = append(l.Suite.TargetDefs, d)
 	return d.Name, true
 }

@@ -1,8 +1,10 @@
-package suite
+package promptfoo
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentv/action/suite"
+	"github.com/agentv/action/suite/internal/suitetest"
 	"slices"
 	"strings"
 	"testing"
@@ -16,17 +18,17 @@ func TestPromptfooDetect(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, content, want string
 	}{
-		{"by name", "promptfooconfig.yaml", "prompts: ['{{q}}']\ntests:\n  - vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n", DialectPromptfoo},
-		{"by providers", "suite.yaml", pf, DialectPromptfoo},
-		{"by defaultTest", "suite.yaml", "defaultTest: {vars: {q: hi}}\nprompts: ['{{q}}']\ntests:\n  - assert: [{type: llm-rubric, value: says hi}]\n", DialectPromptfoo},
-		{"5.x", "suite.eval.yaml", "prompts: ['{{q}}']\ntests:\n  - id: a\n    vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n", Dialect5},
-		{"4.x", "suite.eval.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: says hi\n", Dialect4},
+		{"by name", "promptfooconfig.yaml", "prompts: ['{{q}}']\ntests:\n  - vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n", suite.DialectPromptfoo},
+		{"by providers", "suite.yaml", pf, suite.DialectPromptfoo},
+		{"by defaultTest", "suite.yaml", "defaultTest: {vars: {q: hi}}\nprompts: ['{{q}}']\ntests:\n  - assert: [{type: llm-rubric, value: says hi}]\n", suite.DialectPromptfoo},
+		{"5.x", "suite.eval.yaml", "prompts: ['{{q}}']\ntests:\n  - id: a\n    vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n", suite.Dialect5},
+		{"4.x", "suite.eval.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: says hi\n", suite.Dialect4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := loadTree(t, map[string]string{tc.file: tc.content}, tc.file)
+			s := suitetest.LoadTree(t, map[string]string{tc.file: tc.content}, tc.file)
 			if s.Dialect != tc.want {
-				t.Fatalf("dialect %q, want %q\n%s", s.Dialect, tc.want, formatDiags(s.Diagnostics))
+				t.Fatalf("dialect %q, want %q\n%s", s.Dialect, tc.want, suitetest.FormatDiags(s.Diagnostics))
 			}
 		})
 	}
@@ -51,10 +53,10 @@ func TestPromptfooProviders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := loadTree(t, map[string]string{"promptfooconfig.yaml": "providers: " + tc.providers +
+			s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": "providers: " + tc.providers +
 				"\nprompts: ['{{q}}']\ntests:\n  - vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n"}, "promptfooconfig.yaml")
-			if HasErrors(s.Diagnostics) {
-				t.Fatalf("errors:\n%s", formatDiags(s.Diagnostics))
+			if suite.HasErrors(s.Diagnostics) {
+				t.Fatalf("errors:\n%s", suitetest.FormatDiags(s.Diagnostics))
 			}
 			var names []string
 			for _, d := range s.TargetDefs {
@@ -74,7 +76,7 @@ func TestPromptfooProviders(t *testing.T) {
 // grader of llm-rubric.
 func TestPromptfooTests(t *testing.T) {
 	t.Parallel()
-	s := loadTree(t, map[string]string{"promptfooconfig.yaml": `providers: [openai:chat:m]
+	s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": `providers: [openai:chat:m]
 prompts: ["Say {{word}}"]
 defaultTest:
   vars: {word: hello}
@@ -95,8 +97,8 @@ tests:
       - type: llm-rubric
         value: is friendly
 `}, "promptfooconfig.yaml")
-	if HasErrors(s.Diagnostics) {
-		t.Fatalf("errors:\n%s", formatDiags(s.Diagnostics))
+	if suite.HasErrors(s.Diagnostics) {
+		t.Fatalf("errors:\n%s", suitetest.FormatDiags(s.Diagnostics))
 	}
 	if len(s.Cases) != 2 {
 		t.Fatalf("got %d cases, want 2", len(s.Cases))
@@ -119,7 +121,7 @@ tests:
 		t.Errorf("rubrics %q, want the default's (rendered) then the test's", rubrics)
 	}
 	for _, tc := range []struct {
-		c    *Case
+		c    *suite.Case
 		want float64
 	}{{named, 0.5}, {second, 0.9}} {
 		if tc.c.Threshold == nil || *tc.c.Threshold != tc.want {
@@ -130,7 +132,7 @@ tests:
 	if rubric.Target != "grader openai:grader" {
 		t.Errorf("llm-rubric judge %q, want the default's grader", rubric.Target)
 	}
-	if !slices.ContainsFunc(s.TargetDefs, func(d TargetDef) bool { return d.Name == rubric.Target && d.Provider == "openai:chat:grader" }) {
+	if !slices.ContainsFunc(s.TargetDefs, func(d suite.TargetDef) bool { return d.Name == rubric.Target && d.Provider == "openai:chat:grader" }) {
 		t.Errorf("the grader is not a target definition: %+v", s.TargetDefs)
 	}
 	if !s.Grading.VerdictOfResults || !s.Grading.ZeroWeightPasses || !s.Grading.ScoresAsReturned || !s.Grading.NoGradersPass {
@@ -161,8 +163,8 @@ func TestPromptfooUnsupported(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := loadTree(t, map[string]string{"promptfooconfig.yaml": tc.content}, "promptfooconfig.yaml")
-			d := requireDiag(t, s.Diagnostics, SeverityError, tc.fragment)
+			s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": tc.content}, "promptfooconfig.yaml")
+			d := suitetest.RequireDiag(t, s.Diagnostics, suite.SeverityError, tc.fragment)
 			if d.Line != tc.line || d.Col == 0 || !strings.HasSuffix(d.File, "promptfooconfig.yaml") {
 				t.Errorf("error at %s:%d:%d, want line %d: %s", d.File, d.Line, d.Col, tc.line, d.Message)
 			}
@@ -176,8 +178,8 @@ func TestPromptfooUnsupported(t *testing.T) {
 // TestPromptfooNoAssertions: a test without assertions loads (it scores 1 under NoGradersPass).
 func TestPromptfooNoAssertions(t *testing.T) {
 	t.Parallel()
-	s := loadTree(t, map[string]string{"promptfooconfig.yaml": "providers: [openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: a}\n"}, "promptfooconfig.yaml")
-	c := onlyCase(t, s)
+	s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": "providers: [openai:chat:m]\nprompts: ['{{q}}']\ntests:\n  - vars: {q: a}\n"}, "promptfooconfig.yaml")
+	c := suitetest.OnlyCase(t, s)
 	if len(c.Evaluators) != 0 {
 		t.Errorf("evaluators %s, want none", fmt.Sprint(c.Evaluators))
 	}
@@ -198,8 +200,8 @@ func TestPromptfooOddShapes(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			s := loadTree(t, map[string]string{"promptfooconfig.yaml": content}, "promptfooconfig.yaml")
-			if !HasErrors(s.Diagnostics) {
+			s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": content}, "promptfooconfig.yaml")
+			if !suite.HasErrors(s.Diagnostics) {
 				t.Errorf("no error for:\n%s", content)
 			}
 		})
@@ -210,7 +212,7 @@ func TestPromptfooOddShapes(t *testing.T) {
 // the grader's config and its grader, and is negated (promptfoo: handleLlmRubric's inverse).
 func TestPromptfooNotRubric(t *testing.T) {
 	t.Parallel()
-	s := loadTree(t, map[string]string{"promptfooconfig.yaml": `providers: [openai:chat:m]
+	s := suitetest.LoadTree(t, map[string]string{"promptfooconfig.yaml": `providers: [openai:chat:m]
 prompts: ["{{q}}"]
 defaultTest:
   options: {provider: openai:chat:grader}
@@ -223,8 +225,8 @@ tests:
       - type: llm-rubric
         value: mentions a fox
 `}, "promptfooconfig.yaml")
-	if HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
-		t.Fatalf("errors:\n%s", formatDiags(s.Diagnostics))
+	if suite.HasErrors(s.Diagnostics) || len(s.Cases) != 1 {
+		t.Fatalf("errors:\n%s", suitetest.FormatDiags(s.Diagnostics))
 	}
 	es := s.Cases[0].Evaluators
 	if len(es) != 2 {
@@ -236,7 +238,7 @@ tests:
 		e := es[i]
 		var settings map[string]json.RawMessage
 		_ = json.Unmarshal(e.Settings, &settings)
-		if e.Criteria != tc.criteria || string(settings["negate"]) != tc.negate || e.Target != "grader openai:grader" || e.Type != TypeLLMJudge {
+		if e.Criteria != tc.criteria || string(settings["negate"]) != tc.negate || e.Target != "grader openai:grader" || e.Type != suite.TypeLLMJudge {
 			t.Errorf("grader %d: criteria %q negate %s target %q type %s; want %q %q", i, e.Criteria, settings["negate"], e.Target, e.Type, tc.criteria, tc.negate)
 		}
 	}

@@ -1,9 +1,10 @@
-package suite
+package agentv5
 
 import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/agentv/action/suite"
 	"regexp"
 	"slices"
 	"strings"
@@ -30,22 +31,22 @@ var (
 // loads a file (interpolateEnv): a value that is exactly one reference becomes a boolean or
 // number when it reads as one; an unset variable renders empty (with a warning). A string
 // holding `${{` is left as written, as 5.x leaves it.
-func (l *loader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
-	eachValue(n, seen, func(n *yaml.Node) {
+func (l *reader) v5Env(n *yaml.Node, seen map[*yaml.Node]bool) {
+	suite.EachValue(n, seen, func(n *yaml.Node) {
 		if !v5AnyEnvRef.MatchString(n.Value) || strings.Contains(n.Value, "${{") {
 			return
 		}
 		whole := v5WholeEnv.FindStringSubmatch(n.Value)
 		out := v5EnvRef.ReplaceAllStringFunc(n.Value, func(ref string) string {
 			name := v5EnvRef.FindStringSubmatch(ref)[1]
-			return l.envValue(n, name, "{{ env."+name+" }}")
+			return l.EnvValue(n, name, "{{ env."+name+" }}")
 		})
 		if v5AnyEnvRef.MatchString(out) {
-			l.errorf(n, KindTemplate, "", "only {{ env.NAME }} is supported in an environment reference, got %q", n.Value)
+			l.Errorf(n, suite.KindTemplate, "", "only {{ env.NAME }} is supported in an environment reference, got %q", n.Value)
 			return
 		}
 		n.Value, n.Tag, n.Style = out, "!!str", yaml.DoubleQuotedStyle
-		if whole != nil && typedValue(out) {
+		if whole != nil && suite.TypedValue(out) {
 			n.Tag, n.Style = map[bool]string{true: "!!bool", false: "!!float"}[out == "true" || out == "false"], 0
 		}
 	})
@@ -66,7 +67,7 @@ type v5Renderer struct {
 const v5RenderBudget = 1 << 20
 
 func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
-	if n = deref(n); n == nil {
+	if n = suite.Deref(n); n == nil {
 		return n
 	}
 	if r.budget--; r.budget < 0 || depth > 64 {
@@ -77,7 +78,7 @@ func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		if !isString(n) || !v5OtherTag.MatchString(n.Value) {
+		if !suite.IsString(n) || !v5OtherTag.MatchString(n.Value) {
 			return n
 		}
 		if m := v5WholeVar.FindStringSubmatch(n.Value); m != nil {
@@ -120,8 +121,8 @@ func (r *v5Renderer) text(v *yaml.Node, depth int) string {
 	if r.budget--; r.budget < 0 || depth > 64 {
 		return ""
 	}
-	switch v = deref(v); {
-	case v == nil || isNull(v):
+	switch v = suite.Deref(v); {
+	case v == nil || suite.IsNull(v):
 		return ""
 	case v.Kind == yaml.ScalarNode:
 		return v.Value
@@ -137,32 +138,32 @@ func (r *v5Renderer) text(v *yaml.Node, depth int) string {
 
 // v5Lookup finds a dotted name in a test's vars; `vars.x` is x.
 func v5Lookup(vars *yaml.Node, path string) *yaml.Node {
-	if rest, ok := strings.CutPrefix(path, "vars."); ok && lookupVar(vars, "vars") == nil {
+	if rest, ok := strings.CutPrefix(path, "vars."); ok && suite.LookupVar(vars, "vars") == nil {
 		path = rest
 	} else if path == "vars" {
-		return deref(vars)
+		return suite.Deref(vars)
 	}
-	return lookupVar(vars, path)
+	return suite.LookupVar(vars, path)
 }
 
 // v5Prompts reads `prompts`: a string, a chat (a list of messages), or a list of those or
 // of {raw, id, label}; a string starting file:// is the text of that file.
-func (l *loader) v5Prompts(e *kv) ([]v5Prompt, bool) {
-	if isNull(e.v) {
+func (l *reader) v5Prompts(e *suite.Entry) ([]v5Prompt, bool) {
+	if suite.IsNull(e.Value) {
 		return nil, true
 	}
-	items := []*yaml.Node{e.v}
-	if e.v.Kind == yaml.SequenceNode && !isChat(e.v) {
-		items = e.v.Content
+	items := []*yaml.Node{e.Value}
+	if e.Value.Kind == yaml.SequenceNode && !isChat(e.Value) {
+		items = e.Value.Content
 		if len(items) == 0 {
-			l.errorf(e.v, KindStructure, "", "%q must not be empty", "prompts")
+			l.Errorf(e.Value, suite.KindStructure, "", "%q must not be empty", "prompts")
 			return nil, false
 		}
 	}
 	var out []v5Prompt
 	ok := true
 	for i, it := range items {
-		p, good := l.v5Prompt(deref(it), i)
+		p, good := l.v5Prompt(suite.Deref(it), i)
 		ok = ok && good
 		out = append(out, p)
 	}
@@ -176,7 +177,7 @@ func isChat(n *yaml.Node) bool {
 		return false
 	}
 	for _, it := range n.Content {
-		if it = deref(it); it == nil || it.Kind != yaml.MappingNode || !hasKey(it, "role") {
+		if it = suite.Deref(it); it == nil || it.Kind != yaml.MappingNode || !suite.HasKey(it, "role") {
 			return false
 		}
 	}
@@ -185,14 +186,14 @@ func isChat(n *yaml.Node) bool {
 
 // v5Prompt reads one prompt; its id is 5.x's (parsePromptDefinition): prompt- or chat- and the
 // first 12 hex digits of the SHA-256 of its JSON, or the file's path.
-func (l *loader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
+func (l *reader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 	bad := func(format string, args ...any) (v5Prompt, bool) {
-		l.errorf(n, KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
+		l.Errorf(n, suite.KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
 		return v5Prompt{}, false
 	}
 	switch {
-	case n == nil || isNull(n):
-		return bad("expected a string, a chat or a mapping, got %s", kindName(n))
+	case n == nil || suite.IsNull(n):
+		return bad("expected a string, a chat or a mapping, got %s", suite.KindName(n))
 	case n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "file://"):
 		return l.v5PromptFile(n, i, n.Value, "", "")
 	case n.Kind == yaml.ScalarNode:
@@ -205,7 +206,7 @@ func (l *loader) v5Prompt(n *yaml.Node, i int) (v5Prompt, bool) {
 	case n.Kind == yaml.MappingNode:
 		return l.v5PromptObject(n, i)
 	}
-	return bad("expected a string, a chat or a mapping, got %s", kindName(n))
+	return bad("expected a string, a chat or a mapping, got %s", suite.KindName(n))
 }
 
 // v5PromptKeys are the keys of a prompt object 5.x reads (parsePromptDefinition); the
@@ -215,95 +216,95 @@ var v5PromptKeys = []string{"id", "label", "function_file", "function", "command
 // v5PromptObject reads a prompt mapping: {id, label} with the prompt in `prompt` (a text or
 // a chat), `raw` (a text), `messages` (a chat) or `file`, or a single chat message. Without
 // an id, one is made from the prompt's kind and hash; a label never stands for the id.
-func (l *loader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
+func (l *reader) v5PromptObject(n *yaml.Node, i int) (v5Prompt, bool) {
 	bad := func(at *yaml.Node, format string, args ...any) (v5Prompt, bool) {
-		l.errorf(at, KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: "+format, append([]any{i}, args...)...)
 		return v5Prompt{}, false
 	}
-	f := kvs(entries(n))
+	f := suite.EntryList(suite.MapEntries(n))
 	text := func(key string) (string, *yaml.Node) {
-		e := f.get(key)
-		if e == nil || isNull(e.v) || !isString(e.v) {
+		e := f.Get(key)
+		if e == nil || suite.IsNull(e.Value) || !suite.IsString(e.Value) {
 			return "", nil
 		}
-		return strings.TrimSpace(e.v.Value), e.v
+		return strings.TrimSpace(e.Value.Value), e.Value
 	}
 	id, _ := text("id")
 	label, _ := text("label")
-	for _, e := range entries(n) {
-		if !slices.Contains(v5PromptKeys, e.key) {
-			l.warnf(e.kn, KindIgnored, "", "prompts[%d] %q is not read by AgentV 5.x (ignored)", i, e.key)
+	for _, e := range suite.MapEntries(n) {
+		if !slices.Contains(v5PromptKeys, e.Key) {
+			l.Warnf(e.KeyNode, suite.KindIgnored, "", "prompts[%d] %q is not read by AgentV 5.x (ignored)", i, e.Key)
 		}
 	}
 	made := func(kind string, v *yaml.Node) (v5Prompt, bool) {
 		return v5Prompt{id: cmp.Or(id, kind+"-"+v5Hash(v)), label: label, input: v}, true
 	}
 	for _, key := range []string{"function_file", "function", "command"} {
-		if e := f.get(key); e != nil {
-			return bad(e.kn, "a prompt made by a %q is not supported yet", key)
+		if e := f.Get(key); e != nil {
+			return bad(e.KeyNode, "a prompt made by a %q is not supported yet", key)
 		}
 	}
-	if e := f.get("file"); e != nil {
+	if e := f.Get("file"); e != nil {
 		ref, v := text("file")
 		if ref == "" {
-			return bad(e.v, "%q must name a prompt file, got %s", "file", describe(e.v))
+			return bad(e.Value, "%q must name a prompt file, got %s", "file", suite.Describe(e.Value))
 		}
 		return l.v5PromptFile(v, i, ref, id, label)
 	}
-	if e := f.get("messages"); e != nil {
-		if v := deref(e.v); v == nil || v.Kind != yaml.SequenceNode || !isChat(v) {
-			return bad(e.v, "%q must be a list of chat messages, each with a %q", "messages", "role")
+	if e := f.Get("messages"); e != nil {
+		if v := suite.Deref(e.Value); v == nil || v.Kind != yaml.SequenceNode || !isChat(v) {
+			return bad(e.Value, "%q must be a list of chat messages, each with a %q", "messages", "role")
 		}
-		return made("chat", deref(e.v))
+		return made("chat", suite.Deref(e.Value))
 	}
-	if e := f.get("prompt"); e != nil {
-		switch v := deref(e.v); {
-		case v != nil && isString(v):
+	if e := f.Get("prompt"); e != nil {
+		switch v := suite.Deref(e.Value); {
+		case v != nil && suite.IsString(v):
 			return made("string", v)
 		case v != nil && v.Kind == yaml.SequenceNode && isChat(v):
 			return made("chat", v)
 		}
-		return bad(e.v, "%q must be a text or a list of chat messages, got %s", "prompt", describe(e.v))
+		return bad(e.Value, "%q must be a text or a list of chat messages, got %s", "prompt", suite.Describe(e.Value))
 	}
-	if e := f.get("raw"); e != nil {
-		if v := deref(e.v); v == nil || !isString(v) || v.Value == "" {
-			return bad(e.v, "%q must be a non-empty text, got %s", "raw", describe(e.v))
+	if e := f.Get("raw"); e != nil {
+		if v := suite.Deref(e.Value); v == nil || !suite.IsString(v) || v.Value == "" {
+			return bad(e.Value, "%q must be a non-empty text, got %s", "raw", suite.Describe(e.Value))
 		}
-		return made("string", deref(e.v))
+		return made("string", suite.Deref(e.Value))
 	}
-	if hasKey(n, "role") && hasKey(n, "content") {
+	if suite.HasKey(n, "role") && suite.HasKey(n, "content") {
 		// One chat message written as the prompt: the chat of that message.
-		msg := mapping(n)
-		for _, e := range entries(n) {
-			if e.key != "id" && e.key != "label" {
-				msg.Content = append(msg.Content, e.kn, e.v)
+		msg := suite.Mapping(n)
+		for _, e := range suite.MapEntries(n) {
+			if e.Key != "id" && e.Key != "label" {
+				msg.Content = append(msg.Content, e.KeyNode, e.Value)
 			}
 		}
 		// 5.x hashes the whole mapping, id and label included.
-		return v5Prompt{id: cmp.Or(id, "chat-"+v5Hash(n)), label: label, input: seqNode(n, msg)}, true
+		return v5Prompt{id: cmp.Or(id, "chat-"+v5Hash(n)), label: label, input: suite.SeqNode(n, msg)}, true
 	}
 	return bad(n, "a prompt mapping needs %q (a text or a chat), %q, %q or %q", "prompt", "raw", "messages", "file")
 }
 
 // v5PromptFile reads a prompt file as one text; its id and label are its path unless given.
-func (l *loader) v5PromptFile(at *yaml.Node, i int, ref, id, label string) (v5Prompt, bool) {
+func (l *reader) v5PromptFile(at *yaml.Node, i int, ref, id, label string) (v5Prompt, bool) {
 	rel := strings.TrimPrefix(strings.TrimSpace(ref), "file://")
-	r := l.resolve(rel, false)
-	if r.abs == "" {
-		l.errorf(at, KindStructure, "", "prompts[%d]: prompt file %q not found (tried: %s)", i, rel, l.triedList(r))
+	r := l.Resolve(rel, false)
+	if r.Abs == "" {
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: prompt file %q not found (tried: %s)", i, rel, l.TriedList(r))
 		return v5Prompt{}, false
 	}
-	src, err := safefile.ReadFile(r.abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(r.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.errorf(at, KindStructure, "", "prompts[%d]: could not read prompt file %q: %s", i, rel, errText(err))
+		l.Errorf(at, suite.KindStructure, "", "prompts[%d]: could not read prompt file %q: %s", i, rel, suite.ErrText(err))
 		return v5Prompt{}, false
 	}
-	return v5Prompt{id: cmp.Or(id, rel), label: cmp.Or(label, rel), input: strNode(at, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
+	return v5Prompt{id: cmp.Or(id, rel), label: cmp.Or(label, rel), input: suite.StrNode(at, strings.ReplaceAll(string(src), "\r\n", "\n"))}, true
 }
 
 // v5Hash is the first 12 hex digits of the SHA-256 of n's JSON (5.x's stablePromptId).
 func v5Hash(n *yaml.Node) string {
-	b, _ := toJSON(n)
+	b, _ := suite.ToJSON(n)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])[:12]
 }
@@ -320,30 +321,30 @@ func v5PromptID(id string) string {
 
 // v5ReadMapping reads a YAML file referenced from the eval file (at node at) whose root
 // must be a mapping; nil after an error.
-func (l *loader) v5ReadMapping(at *yaml.Node, rel, what string) *yaml.Node {
-	r := l.resolve(rel, false)
-	if r.abs == "" {
-		l.errorf(at, KindFile, "", "%s file %q not found (tried: %s)", what, rel, l.triedList(r))
+func (l *reader) v5ReadMapping(at *yaml.Node, rel, what string) *yaml.Node {
+	r := l.Resolve(rel, false)
+	if r.Abs == "" {
+		l.Errorf(at, suite.KindFile, "", "%s file %q not found (tried: %s)", what, rel, l.TriedList(r))
 		return nil
 	}
-	src, err := safefile.ReadFile(r.abs, safefile.LimitEvalFile)
+	src, err := safefile.ReadFile(r.Abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.errorf(at, KindFile, "", "could not read %s file %q: %s", what, rel, errText(err))
+		l.Errorf(at, suite.KindFile, "", "could not read %s file %q: %s", what, rel, suite.ErrText(err))
 		return nil
 	}
-	restore := l.inFile(r.abs)
-	l.src = src
-	doc := l.parseYAML(src)
+	restore := l.InFile(r.Abs)
+	l.Src = src
+	doc := l.ParseYAML(src)
 	restore()
 	if doc == nil {
 		return nil
 	}
 	// Its nodes keep naming the file in later messages, as assertion templates do.
-	t := &includeFile{abs: r.abs, display: displayPath(r.abs, l.cwd), k: len(l.includes) + 1}
-	l.includes = append(l.includes, t)
-	encodeLines(doc, t.k*includeLineBase, map[*yaml.Node]bool{})
+	t := &suite.IncludeFile{Abs: r.Abs, Display: suite.DisplayPath(r.Abs, l.Cwd), Num: len(l.Includes) + 1}
+	l.Includes = append(l.Includes, t)
+	suite.EncodeLines(doc, t.Num*suite.IncludeLineBase, map[*yaml.Node]bool{})
 	l.v5Env(doc, map[*yaml.Node]bool{})
-	return l.rootOf(doc, yaml.MappingNode, func(got string) string {
+	return l.RootOf(doc, yaml.MappingNode, func(got string) string {
 		return what + " file must hold a YAML mapping, got " + got
 	})
 }

@@ -1,8 +1,9 @@
-package suite
+package agentv5
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/agentv/action/suite"
 	"math"
 	"slices"
 	"strings"
@@ -68,40 +69,40 @@ type v5Prompt struct {
 }
 
 // loadV5 reads the root mapping of an AgentV 5.x file.
-func (l *loader) loadV5(root *yaml.Node) {
-	l.s.setDialect(Dialect5)
+func (l *reader) loadV5(root *yaml.Node) {
+	l.Suite.SetDialect(suite.Dialect5)
 	// 5.x names a suite without `name` after its file less .eval.yaml (yaml-parser.ts,
 	// fallbackSuiteName), as 4.42.4 did.
-	if n := len(l.s.Dataset) - len(".eval"); n > 0 && strings.EqualFold(l.s.Dataset[n:], ".eval") {
-		l.s.Dataset = l.s.Dataset[:n]
+	if n := len(l.Suite.Dataset) - len(".eval"); n > 0 && strings.EqualFold(l.Suite.Dataset[n:], ".eval") {
+		l.Suite.Dataset = l.Suite.Dataset[:n]
 	}
 	l.v5Env(root, map[*yaml.Node]bool{})
-	es := entries(root)
-	l.dupes(es, "")
-	f := kvs(es)
+	es := suite.MapEntries(root)
+	l.Dupes(es, "")
+	f := suite.EntryList(es)
 	sx := &v5Suite{}
 	ok := true
 	for i := range es {
 		e := &es[i]
-		if hint, removed := v5Removed[e.key]; removed {
-			l.errorf(e.kn, KindStructure, "", "%q is not accepted in an AgentV 5.x file: %s", e.key, hint)
+		if hint, removed := v5Removed[e.Key]; removed {
+			l.Errorf(e.KeyNode, suite.KindStructure, "", "%q is not accepted in an AgentV 5.x file: %s", e.Key, hint)
 			ok = false
 			continue
 		}
-		if slices.Contains(v5NotYet, e.key) {
-			l.errorf(e.kn, KindStructure, "", "AgentV 5.x %q is not supported yet", e.key)
+		if slices.Contains(v5NotYet, e.Key) {
+			l.Errorf(e.KeyNode, suite.KindStructure, "", "AgentV 5.x %q is not supported yet", e.Key)
 			ok = false
 			continue
 		}
-		switch e.key {
+		switch e.Key {
 		case "$schema", "category", "author", "license", "requires", "experiment", "prompts", "tests", "assert", "default_test":
 		case "name", "description":
-			l.suiteKey(e)
+			l.SuiteKey(e)
 		case "version":
-			l.s.Version = l.scalar(e)
+			l.Suite.Version = l.Scalar(e)
 		case "tags":
-			if e.v.Kind != yaml.MappingNode { // a promptfoo tag map labels the run; a list selects
-				l.s.Tags = l.stringList(e, "")
+			if e.Value.Kind != yaml.MappingNode { // a promptfoo tag map labels the run; a list selects
+				l.Suite.Tags = l.StringList(e, "")
 			}
 		case "target":
 			ok = l.v5Target(e) && ok
@@ -109,29 +110,29 @@ func (l *loader) loadV5(root *yaml.Node) {
 			ok = l.v5Targets(e) && ok
 		case "threshold":
 			// The migration guide moves 4.x execution.threshold here unchanged.
-			if t := threshold(e, l.suiteError); t != nil {
-				l.s.Threshold = t
+			if t := suite.ParseThreshold(e, l.SuiteError); t != nil {
+				l.Suite.Threshold = t
 			}
 		case "evaluate_options":
 			ok = l.v5EvaluateOptions(e) && ok
 		case "timeout_seconds":
-			l.warnf(e.kn, KindIgnored, "", "%q is not read from the file yet (ignored): give the run's timeout with --timeout", e.key)
+			l.Warnf(e.KeyNode, suite.KindIgnored, "", "%q is not read from the file yet (ignored): give the run's timeout with --timeout", e.Key)
 		case "metadata":
-			sx.metadata = l.v4MetadataOf(e, "")
+			sx.metadata = l.V4MetadataOf(e, "")
 		case "environment":
-			if sx.env.suite = l.v5Environment(e.v, "the environment", func(at *yaml.Node, format string, args ...any) {
-				l.errorf(at, KindStructure, "", format, args...)
+			if sx.env.suite = l.v5Environment(e.Value, "the environment", func(at *yaml.Node, format string, args ...any) {
+				l.Errorf(at, suite.KindStructure, "", format, args...)
 			}); sx.env.suite == nil {
 				sx.env.bad, ok = true, false
 			}
 		case "extensions":
 			ok = l.v5Extensions(e) && ok
 		default:
-			l.unknownKey(*e, "at the top level", "", v5TopKeys)
+			l.UnknownKey(*e, "at the top level", "", v5TopKeys)
 		}
 	}
-	ok = l.v5DefaultTest(sx, f.get("default_test")) && ok
-	if p := f.get("prompts"); p != nil {
+	ok = l.v5DefaultTest(sx, f.Get("default_test")) && ok
+	if p := f.Get("prompts"); p != nil {
 		var pok bool
 		if sx.prompts, pok = l.v5Prompts(p); !pok {
 			return // every test would miss its input
@@ -139,90 +140,90 @@ func (l *loader) loadV5(root *yaml.Node) {
 	}
 	// The suite's assertions: default_test's, then the top-level ones (yaml-parser.ts,
 	// combineInheritedAssertions).
-	if a := f.get("assert"); a != nil && !isNull(a.v) {
-		if a.v.Kind != yaml.SequenceNode {
-			l.errorf(a.v, KindStructure, "", "%q must be a list of assertions, got %s", "assert", kindName(a.v))
+	if a := f.Get("assert"); a != nil && !suite.IsNull(a.Value) {
+		if a.Value.Kind != yaml.SequenceNode {
+			l.Errorf(a.Value, suite.KindStructure, "", "%q must be a list of assertions, got %s", "assert", suite.KindName(a.Value))
 			ok = false
 		} else {
-			sx.assertsAt = cmp.Or(sx.assertsAt, a.kn)
-			sx.asserts = append(sx.asserts, a.v.Content...)
+			sx.assertsAt = cmp.Or(sx.assertsAt, a.KeyNode)
+			sx.asserts = append(sx.asserts, a.Value.Content...)
 		}
 	}
 	l.v5WarnSuiteTemplates(sx.asserts)
 	// The tests are read even after an error above, so that one pass reports every problem;
 	// the file does not run either way.
 	_ = ok
-	tests := f.get("tests")
+	tests := f.Get("tests")
 	switch {
 	case tests == nil:
-		l.errorf(&yaml.Node{Line: root.Line, Column: root.Column}, KindStructure, "", "missing %q: an AgentV 5.x file needs a list of tests", "tests")
-	case isNull(tests.v):
-		l.errorf(tests.kn, KindStructure, "", "%q is empty: give a list of tests or a file://… of raw cases", "tests")
-	case tests.v.Kind == yaml.ScalarNode:
-		l.v5TestFile(sx, tests.v)
-	case tests.v.Kind == yaml.SequenceNode:
-		if len(tests.v.Content) == 0 {
-			l.warnf(tests.v, KindStructure, "", "the test list is empty")
+		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, suite.KindStructure, "", "missing %q: an AgentV 5.x file needs a list of tests", "tests")
+	case suite.IsNull(tests.Value):
+		l.Errorf(tests.KeyNode, suite.KindStructure, "", "%q is empty: give a list of tests or a file://… of raw cases", "tests")
+	case tests.Value.Kind == yaml.ScalarNode:
+		l.v5TestFile(sx, tests.Value)
+	case tests.Value.Kind == yaml.SequenceNode:
+		if len(tests.Value.Content) == 0 {
+			l.Warnf(tests.Value, suite.KindStructure, "", "the test list is empty")
 		}
-		for i, item := range tests.v.Content {
-			if d := deref(item); d != nil && d.Kind == yaml.ScalarNode && !isNull(d) {
+		for i, item := range tests.Value.Content {
+			if d := suite.Deref(item); d != nil && d.Kind == yaml.ScalarNode && !suite.IsNull(d) {
 				l.v5TestFile(sx, d)
 				continue
-			} else if d != nil && d.Kind == yaml.MappingNode && hasKey(d, "include") {
-				l.errorf(d, KindStructure, "", "tests[%d]: an %q entry (tests imported from another suite) is not supported yet", i, "include")
+			} else if d != nil && d.Kind == yaml.MappingNode && suite.HasKey(d, "include") {
+				l.Errorf(d, suite.KindStructure, "", "tests[%d]: an %q entry (tests imported from another suite) is not supported yet", i, "include")
 				continue
 			}
 			l.v5Test(sx, item, false, i)
 		}
 	default:
-		l.errorf(tests.v, KindStructure, "", "%q must be a list of tests or a file://… of raw cases, got %s", "tests", kindName(tests.v))
+		l.Errorf(tests.Value, suite.KindStructure, "", "%q must be a list of tests or a file://… of raw cases, got %s", "tests", suite.KindName(tests.Value))
 	}
 	l.v5SettleEnvironment(sx)
-	l.checkDependencies(l.deps)
+	l.CheckDependencies(l.Deps)
 }
 
 // v5Target reads the top-level `target`: a target id, or a mapping with `id` that may define
 // the target itself (with `provider`), which then wins over the targets file's
 // (parseEvalTargetSpec, selectTarget at v5.3.1-next.1).
-func (l *loader) v5Target(e *kv) bool {
+func (l *reader) v5Target(e *suite.Entry) bool {
 	switch {
-	case isNull(e.v):
+	case suite.IsNull(e.Value):
 		return true
-	case e.v.Kind == yaml.ScalarNode:
-		l.s.Target = strings.TrimSpace(e.v.Value)
+	case e.Value.Kind == yaml.ScalarNode:
+		l.Suite.Target = strings.TrimSpace(e.Value.Value)
 		return true
-	case e.v.Kind == yaml.MappingNode:
-		id, ok := l.v5TargetRef(e.v, "target", true)
-		l.s.Target = id
+	case e.Value.Kind == yaml.MappingNode:
+		id, ok := l.v5TargetRef(e.Value, "target", true)
+		l.Suite.Target = id
 		return ok
 	}
-	l.errorf(e.v, KindStructure, "", "%q must be a target id or a mapping with %q, got %s", "target", "id", kindName(e.v))
+	l.Errorf(e.Value, suite.KindStructure, "", "%q must be a target id or a mapping with %q, got %s", "target", "id", suite.KindName(e.Value))
 	return false
 }
 
 // v5Targets reads the top-level `targets`: ids, or mappings with `id` that may define the
 // target (with `provider`); each test runs on each.
-func (l *loader) v5Targets(e *kv) bool {
-	items := []*yaml.Node{e.v}
+func (l *reader) v5Targets(e *suite.Entry) bool {
+	items := []*yaml.Node{e.Value}
 	switch {
-	case isNull(e.v):
+	case suite.IsNull(e.Value):
 		return true
-	case e.v.Kind == yaml.SequenceNode:
-		items = e.v.Content
+	case e.Value.Kind == yaml.SequenceNode:
+		items = e.Value.Content
 	}
 	ok := true
 	for _, it := range items {
-		switch it = deref(it); {
+		switch it = suite.Deref(it); {
 		case it != nil && it.Kind == yaml.ScalarNode && strings.TrimSpace(it.Value) != "":
-			l.s.Targets = append(l.s.Targets, strings.TrimSpace(it.Value))
+			l.Suite.Targets = append(l.Suite.Targets, strings.TrimSpace(it.Value))
 		case it != nil && it.Kind == yaml.MappingNode:
 			id, good := l.v5TargetRef(it, "targets", false)
 			ok = ok && good
 			if good {
-				l.s.Targets = append(l.s.Targets, id)
+				l.Suite.Targets = append(l.Suite.Targets, id)
 			}
 		default:
-			l.errorf(it, KindStructure, "", "%q items must be target ids or mappings with %q, got %s", "targets", "id", kindName(it))
+			l.Errorf(it, suite.KindStructure, "", "%q items must be target ids or mappings with %q, got %s", "targets", "id", suite.KindName(it))
 			ok = false
 		}
 	}
@@ -233,100 +234,100 @@ func (l *loader) v5Targets(e *kv) bool {
 // mapping is the target's definition, built like a targets file entry (config-loader.ts,
 // parseEvalTargetRef). A `targets` item's definition is used only when the targets file has
 // no target of that id (selectMultipleTargets); the `target` mapping's wins (own).
-func (l *loader) v5TargetRef(m *yaml.Node, where string, own bool) (string, bool) {
+func (l *reader) v5TargetRef(m *yaml.Node, where string, own bool) (string, bool) {
 	id := ""
 	ok := true
 	var provider, extra *yaml.Node
-	for _, x := range entries(m) {
-		switch x.key {
+	for _, x := range suite.MapEntries(m) {
+		switch x.Key {
 		case "id":
-			if x.v.Kind == yaml.ScalarNode && strings.TrimSpace(x.v.Value) != "" {
-				id = strings.TrimSpace(x.v.Value)
+			if x.Value.Kind == yaml.ScalarNode && strings.TrimSpace(x.Value.Value) != "" {
+				id = strings.TrimSpace(x.Value.Value)
 			}
 		case "name", "label":
-			l.errorf(x.kn, KindStructure, "", "%s %q has been removed in AgentV 5.x: write %q", where, x.key, "id")
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "%s %q has been removed in AgentV 5.x: write %q", where, x.Key, "id")
 			ok = false
 		case "use_target":
-			l.errorf(x.kn, KindStructure, "", "%s %q has been removed in AgentV 5.x: define the target in the targets file and name it by %q", where, x.key, "id")
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "%s %q has been removed in AgentV 5.x: define the target in the targets file and name it by %q", where, x.Key, "id")
 			ok = false
 		case "hooks", "extends":
-			l.errorf(x.kn, KindStructure, "", "%s %q is not supported yet", where, x.key)
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "%s %q is not supported yet", where, x.Key)
 			ok = false
 		case "provider":
-			if !isString(x.v) || strings.TrimSpace(x.v.Value) == "" {
-				l.errorf(x.v, KindStructure, "", "%s %q must name a provider (for example cli or openai), got %s", where, x.key, describe(x.v))
+			if !suite.IsString(x.Value) || strings.TrimSpace(x.Value.Value) == "" {
+				l.Errorf(x.Value, suite.KindStructure, "", "%s %q must name a provider (for example cli or openai), got %s", where, x.Key, suite.Describe(x.Value))
 				ok = false
 			}
-			provider = x.v
+			provider = x.Value
 		default:
-			extra = cmp.Or(extra, x.kn)
+			extra = cmp.Or(extra, x.KeyNode)
 		}
 	}
 	if id == "" && ok {
-		l.errorf(m, KindStructure, "", "%s mapping needs an %q naming a target", where, "id")
+		l.Errorf(m, suite.KindStructure, "", "%s mapping needs an %q naming a target", where, "id")
 		ok = false
 	}
 	if provider == nil && extra != nil {
 		// 5.x reads such a mapping as the id alone.
-		l.warnf(extra, KindIgnored, "", "%s %q is ignored without a %q: the mapping names target %q of the targets file", where, extra.Value, "provider", id)
+		l.Warnf(extra, suite.KindIgnored, "", "%s %q is ignored without a %q: the mapping names target %q of the targets file", where, extra.Value, "provider", id)
 	}
 	if !ok || provider == nil {
 		return id, ok
 	}
-	settings, err := toJSON(m)
+	settings, err := suite.ToJSON(m)
 	if err != nil {
-		l.errorf(m, KindStructure, "", "%s %q: %v", where, id, err)
+		l.Errorf(m, suite.KindStructure, "", "%s %q: %v", where, id, err)
 		return id, false
 	}
-	if i := slices.IndexFunc(l.s.TargetDefs, func(d TargetDef) bool { return d.Name == id }); i >= 0 {
-		l.errorf(m, KindStructure, "", "%s: target %q is defined twice in the eval file (also at line %d)", where, id, l.s.TargetDefs[i].Pos.Line)
+	if i := slices.IndexFunc(l.Suite.TargetDefs, func(d suite.TargetDef) bool { return d.Name == id }); i >= 0 {
+		l.Errorf(m, suite.KindStructure, "", "%s: target %q is defined twice in the eval file (also at line %d)", where, id, l.Suite.TargetDefs[i].Pos.Line)
 		return id, false
 	}
-	file, line := l.where(m.Line)
-	l.s.TargetDefs = append(l.s.TargetDefs, TargetDef{Name: id, Pos: Position{File: file, Line: line, Col: m.Column},
+	file, line := l.Where(m.Line)
+	l.Suite.TargetDefs = append(l.Suite.TargetDefs, suite.TargetDef{Name: id, Pos: suite.Position{File: file, Line: line, Col: m.Column},
 		Settings: settings, Overrides: own})
 	return id, true
 }
 
 // v5EvaluateOptions reads `evaluate_options` (schema: EvaluateOptionsSchema, strict).
-func (l *loader) v5EvaluateOptions(e *kv) bool {
-	if isNull(e.v) {
+func (l *reader) v5EvaluateOptions(e *suite.Entry) bool {
+	if suite.IsNull(e.Value) {
 		return true
 	}
-	es, ok := l.mappingEntries(e, "%q must be a mapping with repeat, budget_usd and max_concurrency", "evaluate_options")
+	es, ok := l.MappingEntries(e, "%q must be a mapping with repeat, budget_usd and max_concurrency", "evaluate_options")
 	if !ok {
 		return false
 	}
 	for i := range es {
 		x := &es[i]
-		switch x.key {
+		switch x.Key {
 		case "repeat":
 			ok = l.v5Repeat(x) && ok
 		// A bad budget or concurrency is warned about and not used, as 5.x does
 		// (config-loader.ts, getSuiteEvaluateOptionsNumber).
 		case "budget_usd":
-			if isNull(x.v) {
+			if suite.IsNull(x.Value) {
 				break // 5.x reads null as not set
 			}
-			if v, num := number(x.v); !num || v <= 0 || math.IsInf(v, 0) {
-				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a number of US dollars above 0, got %s (ignored)", x.key, describe(x.v))
+			if v, num := suite.Number(x.Value); !num || v <= 0 || math.IsInf(v, 0) {
+				l.Warnf(x.Value, suite.KindIgnored, "", "evaluate_options %q must be a number of US dollars above 0, got %s (ignored)", x.Key, suite.Describe(x.Value))
 			} else {
-				l.s.BudgetUSD = v
+				l.Suite.BudgetUSD = v
 			}
 		case "max_concurrency":
-			if isNull(x.v) {
+			if suite.IsNull(x.Value) {
 				break
 			}
-			if v, num := number(x.v); !num || v != math.Trunc(v) || v < 1 || v > 50 {
-				l.warnf(x.v, KindIgnored, "", "evaluate_options %q must be a whole number from 1 to 50, got %s (ignored)", x.key, describe(x.v))
+			if v, num := suite.Number(x.Value); !num || v != math.Trunc(v) || v < 1 || v > 50 {
+				l.Warnf(x.Value, suite.KindIgnored, "", "evaluate_options %q must be a whole number from 1 to 50, got %s (ignored)", x.Key, suite.Describe(x.Value))
 			} else {
-				l.s.Workers = int(v)
+				l.Suite.Workers = int(v)
 			}
 		case "cache", "delay", "generate_suggestions", "timeout_ms", "max_eval_time_ms", "filter_range":
-			l.warnf(x.kn, KindIgnored, "", "evaluate_options %q is not supported yet (ignored)", x.key)
+			l.Warnf(x.KeyNode, suite.KindIgnored, "", "evaluate_options %q is not supported yet (ignored)", x.Key)
 		default:
 			// 5.x's schema is strict here: an unknown key stops the file.
-			l.errorf(x.kn, KindStructure, "", "%s", strings.Replace(unknownKeyMsg(x.key, "in evaluate_options", v5EvaluateOptionKeys), " (ignored)", "", 1))
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in evaluate_options", v5EvaluateOptionKeys), " (ignored)", "", 1))
 			ok = false
 		}
 	}
@@ -336,15 +337,15 @@ func (l *loader) v5EvaluateOptions(e *kv) bool {
 // v5DefaultTest reads `default_test` (inline, or file://… of a YAML mapping): its vars,
 // options and assert are merged into every test (yaml-parser.ts, mergeDefaultTestVarsIntoCases,
 // mergeDefaultTestOptionsIntoCases, combineInheritedAssertions).
-func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
-	if e == nil || isNull(e.v) {
+func (l *reader) v5DefaultTest(sx *v5Suite, e *suite.Entry) bool {
+	if e == nil || suite.IsNull(e.Value) {
 		return true
 	}
-	m := e.v
+	m := e.Value
 	if m.Kind == yaml.ScalarNode {
 		ref := strings.TrimSpace(m.Value)
 		if !strings.HasPrefix(ref, "file://") {
-			l.errorf(m, KindStructure, "", "%q must be a mapping or a file://… reference, got %q", "default_test", m.Value)
+			l.Errorf(m, suite.KindStructure, "", "%q must be a mapping or a file://… reference, got %q", "default_test", m.Value)
 			return false
 		}
 		m = l.v5ReadMapping(m, strings.TrimPrefix(ref, "file://"), "default_test")
@@ -354,48 +355,48 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 		sx.fileDefault = ref
 	}
 	if m.Kind != yaml.MappingNode {
-		l.errorf(m, KindStructure, "", "%q must be a mapping with vars, assert and options, got %s", "default_test", kindName(m))
+		l.Errorf(m, suite.KindStructure, "", "%q must be a mapping with vars, assert and options, got %s", "default_test", suite.KindName(m))
 		return false
 	}
 	ok := true
-	for _, x := range entries(m) {
-		switch x.key {
+	for _, x := range suite.MapEntries(m) {
+		switch x.Key {
 		case "vars", "options":
-			if !isNull(x.v) && x.v.Kind != yaml.MappingNode {
-				l.errorf(x.v, KindStructure, "", "default_test %q must be a mapping, got %s", x.key, kindName(x.v))
+			if !suite.IsNull(x.Value) && x.Value.Kind != yaml.MappingNode {
+				l.Errorf(x.Value, suite.KindStructure, "", "default_test %q must be a mapping, got %s", x.Key, suite.KindName(x.Value))
 				ok = false
-			} else if x.key == "vars" {
-				sx.vars = x.v
+			} else if x.Key == "vars" {
+				sx.vars = x.Value
 			} else {
-				sx.options = x.v
-				ok = l.v5Options(x.v, "") && ok
-				ok = l.v5DefaultRepeat(x.v) && ok
+				sx.options = x.Value
+				ok = l.v5Options(x.Value, "") && ok
+				ok = l.v5DefaultRepeat(x.Value) && ok
 			}
 		case "assert":
-			if isNull(x.v) {
+			if suite.IsNull(x.Value) {
 				continue
 			}
-			if x.v.Kind != yaml.SequenceNode {
-				l.errorf(x.v, KindStructure, "", "default_test %q must be a list of assertions, got %s", x.key, kindName(x.v))
+			if x.Value.Kind != yaml.SequenceNode {
+				l.Errorf(x.Value, suite.KindStructure, "", "default_test %q must be a list of assertions, got %s", x.Key, suite.KindName(x.Value))
 				ok = false
 				continue
 			}
-			sx.assertsAt = x.kn
-			sx.asserts = append(sx.asserts, x.v.Content...)
+			sx.assertsAt = x.KeyNode
+			sx.asserts = append(sx.asserts, x.Value.Content...)
 		case "expected_output":
-			l.errorf(x.kn, KindStructure, "", "default_test %q is not accepted in AgentV 5.x: %s", x.key, v5Removed["expected_output"])
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "default_test %q is not accepted in AgentV 5.x: %s", x.Key, v5Removed["expected_output"])
 			ok = false
 		case "assertions", "description":
-			l.errorf(x.kn, KindStructure, "", "default_test %q is not accepted in AgentV 5.x", x.key)
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "default_test %q is not accepted in AgentV 5.x", x.Key)
 			ok = false
 		case "threshold":
 			l.v5DefaultThreshold(sx, x)
 		case "metadata", "provider", "providers", "prompts", "provider_output", "assert_scoring_function":
 			// In the schema, never read (yaml-parser.ts and config-loader.ts read only
 			// default_test's vars, options, assert and threshold).
-			l.warnf(x.kn, KindIgnored, "", "default_test %q is not read by AgentV 5.3.1-next.1 (ignored)", x.key)
+			l.Warnf(x.KeyNode, suite.KindIgnored, "", "default_test %q is not read by AgentV 5.3.1-next.1 (ignored)", x.Key)
 		default:
-			l.errorf(x.kn, KindStructure, "", "%s", strings.Replace(unknownKeyMsg(x.key, "in default_test", []string{"vars", "assert", "options"}), " (ignored)", "", 1))
+			l.Errorf(x.KeyNode, suite.KindStructure, "", "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in default_test", []string{"vars", "assert", "options"}), " (ignored)", "", 1))
 			ok = false
 		}
 	}
@@ -405,21 +406,21 @@ func (l *loader) v5DefaultTest(sx *v5Suite, e *kv) bool {
 // v5Options checks a test's or default_test's `options`: `transform` shapes the answer the
 // test's graders see (v5Test reads it); `repeat` is read with the test's run (v5OptionsRepeat,
 // v5DefaultRepeat); other promptfoo options are ignored with a warning.
-func (l *loader) v5Options(m *yaml.Node, id string) bool {
+func (l *reader) v5Options(m *yaml.Node, id string) bool {
 	ok := true
-	for _, x := range entries(m) {
-		switch x.key {
+	for _, x := range suite.MapEntries(m) {
+		switch x.Key {
 		case "transform":
-			_, good := l.v5Transform(x.v, "options transform", func(at *yaml.Node, format string, args ...any) {
-				l.errorf(at, KindStructure, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+			_, good := l.v5Transform(x.Value, "options transform", func(at *yaml.Node, format string, args ...any) {
+				l.Errorf(at, suite.KindStructure, id, "%s", fmt.Sprintf(format, args...)+suite.NotLoaded(id))
 			})
 			ok = ok && good
 		case "repeat": // read with the test's run (v5OptionsRepeat, v5DefaultRepeat)
 		case "postprocess":
-			l.errorf(x.kn, KindStructure, id, "options %q is not supported yet%s", x.key, notLoaded(id))
+			l.Errorf(x.KeyNode, suite.KindStructure, id, "options %q is not supported yet%s", x.Key, suite.NotLoaded(id))
 			ok = false
 		default:
-			l.warnf(x.kn, KindIgnored, id, "options %q is not supported yet (ignored)", x.key)
+			l.Warnf(x.KeyNode, suite.KindIgnored, id, "options %q is not supported yet (ignored)", x.Key)
 		}
 	}
 	return ok
@@ -428,15 +429,15 @@ func (l *loader) v5Options(m *yaml.Node, id string) bool {
 // v5WarnSuiteTemplates warns about `{{ var }}` in the suite's assertions (default_test's and
 // the top-level ones): 5.3.1-next.1 does not render them, so they are compared or judged as
 // written, though its migration guide shows `{{ expected_output }}` there.
-func (l *loader) v5WarnSuiteTemplates(items []*yaml.Node) {
+func (l *reader) v5WarnSuiteTemplates(items []*yaml.Node) {
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
-		if n = deref(n); n == nil || depth > 64 {
+		if n = suite.Deref(n); n == nil || depth > 64 {
 			return
 		}
 		if n.Kind == yaml.ScalarNode {
 			if m := v5VarRef.FindString(n.Value); m != "" {
-				l.warnf(n, KindTemplate, "", "%s in a default_test or top-level assertion is used as written: AgentV 5.3.1-next.1 renders vars only in a test's own fields (write the assertion in the test, or take the value from its vars there)", m)
+				l.Warnf(n, suite.KindTemplate, "", "%s in a default_test or top-level assertion is used as written: AgentV 5.3.1-next.1 renders vars only in a test's own fields (write the assertion in the test, or take the value from its vars there)", m)
 			}
 			return
 		}

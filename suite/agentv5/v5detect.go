@@ -1,16 +1,13 @@
-package suite
+package agentv5
 
 import (
 	"fmt"
+	"github.com/agentv/action/suite"
 	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
 )
-
-// Dialect5 is AgentV 5.x (`prompts`, `tests[].vars`, `assert`, `evaluate_options`), the
-// promptfoo-shaped format of AgentV 5.0.0-next.1 … 5.3.1-next.1.
-const Dialect5 = "5"
 
 // Top-level keys that say a file is AgentV 5.x. The strong ones exist in no other dialect;
 // `assert` and `target` are also (deprecated) 4.x top-level keys, so alone they make a file
@@ -28,7 +25,7 @@ var (
 
 // v5Detect tells whether root is an AgentV 5.x file. ok is false after the one error for a
 // file that mixes 5.x keys with those of 4.x or 2.5.
-func (l *loader) v5Detect(root *yaml.Node) (v5, ok bool) {
+func (l *reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 	var strong, weak, v4, v25 []*yaml.Node
 	var tests *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -40,10 +37,10 @@ func (l *loader) v5Detect(root *yaml.Node) (v5, ok bool) {
 			weak = append(weak, k)
 		case slices.Contains(v4OnlyKeys, k.Value):
 			v4 = append(v4, k)
-		case slices.Contains(caseListKeys, k.Value):
+		case slices.Contains(suite.CaseListKeys, k.Value):
 			v25 = append(v25, k)
 		case k.Value == "tests":
-			tests = deref(root.Content[i+1])
+			tests = suite.Deref(root.Content[i+1])
 		}
 	}
 	switch {
@@ -59,7 +56,7 @@ func (l *loader) v5Detect(root *yaml.Node) (v5, ok bool) {
 	if len(v4) == 0 {
 		other, dialect = v25, "AgentV 2.5"
 	}
-	l.errorf(other[0], KindStructure, "", "the file mixes two dialects: %s (AgentV 5.x) and %s (%s); keep one of them (AgentV 5.x rejects %s)",
+	l.Errorf(other[0], suite.KindStructure, "", "the file mixes two dialects: %s (AgentV 5.x) and %s (%s); keep one of them (AgentV 5.x rejects %s)",
 		keyList(strong), keyList(other), dialect, keyList(other))
 	return false, false
 }
@@ -67,11 +64,11 @@ func (l *loader) v5Detect(root *yaml.Node) (v5, ok bool) {
 // v4Tests reports whether an inline test list has a test written for 4.x.
 func v4Tests(tests *yaml.Node) bool {
 	for _, t := range tests.Content {
-		if t = deref(t); t == nil || t.Kind != yaml.MappingNode {
+		if t = suite.Deref(t); t == nil || t.Kind != yaml.MappingNode {
 			continue
 		}
 		for _, k := range v4TestMarkers {
-			if hasKey(t, k) {
+			if suite.HasKey(t, k) {
 				return true
 			}
 		}

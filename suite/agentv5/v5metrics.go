@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	"math"
 	"slices"
 
@@ -22,7 +23,7 @@ var v5MetricLimits = map[string][][2]string{
 
 // v5MetricEntry returns the entry n of a metric type as 5.x keeps it: without the limits it
 // drops, or nil when it skips the whole entry (warned). Other types pass through.
-func (l *loader) v5MetricEntry(n *yaml.Node, base, id string) *yaml.Node {
+func (l *reader) v5MetricEntry(n *yaml.Node, base, id string) *yaml.Node {
 	limits, ok := v5MetricLimits[base]
 	if !ok {
 		return n
@@ -33,24 +34,24 @@ func (l *loader) v5MetricEntry(n *yaml.Node, base, id string) *yaml.Node {
 			other = append(other, keys[0], keys[1])
 		}
 	}
-	out := mapping(n)
+	out := suite.Mapping(n)
 	kept := 0
-	for _, e := range entries(n) {
+	for _, e := range suite.MapEntries(n) {
 		switch {
-		case e.key != "" && slices.Contains(other, e.key):
-			l.warnf(e.kn, KindIgnored, id, "%s %q is not read by AgentV 5.x (%s), ignored", base, e.key, v5MetricKeysText(base))
+		case e.Key != "" && slices.Contains(other, e.Key):
+			l.Warnf(e.KeyNode, suite.KindIgnored, id, "%s %q is not read by AgentV 5.x (%s), ignored", base, e.Key, v5MetricKeysText(base))
 			continue
-		case e.key != "" && slices.ContainsFunc(limits, func(k [2]string) bool { return k[0] == e.key || k[1] == e.key }):
-			if f, isNum := number(e.v); !isNum || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-				l.warnf(e.v, KindEvaluator, id, "%s %q must be a number >= 0, got %s: AgentV 5.x drops it", base, e.key, describe(e.v))
+		case e.Key != "" && slices.ContainsFunc(limits, func(k [2]string) bool { return k[0] == e.Key || k[1] == e.Key }):
+			if f, isNum := suite.Number(e.Value); !isNum || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+				l.Warnf(e.Value, suite.KindEvaluator, id, "%s %q must be a number >= 0, got %s: AgentV 5.x drops it", base, e.Key, suite.Describe(e.Value))
 				continue
 			}
 			kept++
 		}
-		out.Content = append(out.Content, e.kn, e.v)
+		out.Content = append(out.Content, e.KeyNode, e.Value)
 	}
 	if kept == 0 {
-		l.warnf(n, KindEvaluator, id, "%s assertion skipped, as AgentV 5.x skips it: it needs %s", base, v5MetricKeysText(base))
+		l.Warnf(n, suite.KindEvaluator, id, "%s assertion skipped, as AgentV 5.x skips it: it needs %s", base, v5MetricKeysText(base))
 		return nil
 	}
 	return out

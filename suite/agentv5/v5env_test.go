@@ -1,6 +1,8 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
+	"github.com/agentv/action/suite/internal/suitetest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,11 +31,11 @@ func TestV5Environment(t *testing.T) {
 	}
 	tests := []struct {
 		name, yaml string
-		check      func(t *testing.T, root string, s *Suite)
+		check      func(t *testing.T, root string, s *suite.Suite)
 		wantDiag   string // substring of a diagnostic, "" for none
 	}{
 		{name: "host with setup and env", yaml: head + "environment:\n  type: host\n  workdir: work\n  setup:\n    command: [python3, scripts/setup.py, --fast]\n    timeout_ms: 1500\n  env: {GREETING: hi, EMPTY: ''}\n" + test,
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				w := s.Workspace
 				if w == nil || w.Workdir != filepath.Join(root, "work") || w.Template != "" || w.Setup == nil || w.BeforeAll != nil {
 					t.Fatalf("workspace %+v", w)
@@ -51,19 +53,19 @@ func TestV5Environment(t *testing.T) {
 				}
 			}},
 		{name: "setup cwd is the workdir's", yaml: head + "environment: {type: host, workdir: /tmp/x, setup: {command: [make], cwd: sub}}\n" + test,
-			check: func(t *testing.T, _ string, s *Suite) {
+			check: func(t *testing.T, _ string, s *suite.Suite) {
 				if s.Workspace.Setup.Cwd != "/tmp/x/sub" || s.Workspace.Setup.Timeout != 0 {
 					t.Errorf("setup %+v", s.Workspace.Setup)
 				}
 			}},
 		{name: "no setup", yaml: head + "environment: {type: host, workdir: .}\n" + test,
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				if s.Workspace == nil || s.Workspace.Workdir != root || s.Workspace.Setup != nil {
 					t.Errorf("workspace %+v", s.Workspace)
 				}
 			}},
 		{name: "file recipe, paths of its folder", yaml: head + "environment: file://env/recipe.yaml\n" + test,
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				w := s.Workspace
 				if w == nil || w.Workdir != filepath.Join(root, "work") || w.Setup == nil || w.Setup.Cwd != filepath.Join(root, "env") || w.Setup.Env[0] != "MODE=file" {
 					t.Fatalf("workspace %+v, setup %+v", w, w.Setup)
@@ -71,25 +73,25 @@ func TestV5Environment(t *testing.T) {
 			}},
 		{name: "every test names the same file", yaml: head + "tests:\n  - id: a\n    environment: file://env/recipe.yaml\n    vars: {input: hi}\n    assert: [{type: llm-rubric, value: ok}]\n" +
 			"  - id: b\n    environment: file://env/recipe.yaml\n    vars: {input: hi}\n    assert: [{type: llm-rubric, value: ok}]\n",
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				if s.Workspace == nil || s.Workspace.Workdir != filepath.Join(root, "work") || len(s.Cases) != 2 {
 					t.Errorf("workspace %+v, %d cases", s.Workspace, len(s.Cases))
 				}
 			}},
 		{name: "a test's replaces the suite's", yaml: head + "environment: {type: host, workdir: a}\ntests:\n  - id: a\n    environment: {type: host, workdir: b}\n    vars: {input: hi}\n    assert: [{type: llm-rubric, value: ok}]\n",
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				if s.Workspace == nil || s.Workspace.Workdir != filepath.Join(root, "b") {
 					t.Errorf("workspace %+v", s.Workspace)
 				}
 			}},
 		{name: "a test's rendered with its vars", yaml: head + "tests:\n  - id: a\n    environment: {type: host, workdir: '{{ dir }}'}\n    vars: {input: hi, dir: there}\n    assert: [{type: llm-rubric, value: ok}]\n",
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				if s.Workspace == nil || s.Workspace.Workdir != filepath.Join(root, "there") {
 					t.Errorf("workspace %+v", s.Workspace)
 				}
 			}},
 		{name: "extensions", yaml: head + "extensions:\n  - file://hooks/h.mjs:beforeAll\n  - file://hooks/t.ts:afterEach\n  - file://hooks/h.mjs:afterEach\n" + test,
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				w := s.Workspace
 				if w == nil || w.Workdir != "" || w.BeforeEach != nil || w.AfterAll != nil || w.BeforeAll == nil || w.AfterEach == nil {
 					t.Fatalf("workspace %+v", w)
@@ -102,13 +104,13 @@ func TestV5Environment(t *testing.T) {
 				}
 			}},
 		{name: "extensions in an environment", yaml: head + "environment: {type: host, workdir: w}\nextensions: [file://hooks/h.mjs:beforeAll]\n" + test,
-			check: func(t *testing.T, root string, s *Suite) {
+			check: func(t *testing.T, root string, s *suite.Suite) {
 				if w := s.Workspace; w == nil || w.Workdir != filepath.Join(root, "w") || w.BeforeAll == nil {
 					t.Errorf("workspace %+v", w)
 				}
 			}},
 		{name: "empty extensions", yaml: head + "extensions: []\n" + test,
-			check: func(t *testing.T, _ string, s *Suite) {
+			check: func(t *testing.T, _ string, s *suite.Suite) {
 				if s.Workspace != nil {
 					t.Errorf("workspace %+v, want none", s.Workspace)
 				}
@@ -159,13 +161,13 @@ func TestV5Environment(t *testing.T) {
 			for k, v := range files {
 				tree[k] = v
 			}
-			root := writeTree(t, tree)
-			s := Load(filepath.Join(root, "eval.yaml"), LoadOptions{Cwd: root})
-			all := formatDiags(s.Diagnostics)
+			root := suitetest.WriteTree(t, tree)
+			s := suite.Load(filepath.Join(root, "eval.yaml"), suite.LoadOptions{Cwd: root})
+			all := suitetest.FormatDiags(s.Diagnostics)
 			if tt.wantDiag == "" && all != "" || !strings.Contains(all, tt.wantDiag) {
 				t.Fatalf("diagnostics:\n%s\nwant %q", all, tt.wantDiag)
 			}
-			if tt.wantDiag != "" && !HasErrors(s.Diagnostics) {
+			if tt.wantDiag != "" && !suite.HasErrors(s.Diagnostics) {
 				t.Errorf("want an error:\n%s", all)
 			}
 			if tt.check != nil {

@@ -1,9 +1,10 @@
-package suite
+package agentv5
 
 import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/agentv/action/suite"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,37 +31,37 @@ var (
 // v5TestFile loads the raw cases of `tests: file://…` (or a path): a YAML list or JSONL,
 // one case a line. Raw cases may carry `input` and `expected_output`, which inline tests may
 // not (yaml-parser.ts at v5.3.1-next.1: rejectAuthoredDirectInput reads the eval file only).
-func (l *loader) v5TestFile(sx *v5Suite, at *yaml.Node) {
+func (l *reader) v5TestFile(sx *v5Suite, at *yaml.Node) {
 	rel := strings.TrimPrefix(strings.TrimSpace(at.Value), "file://")
-	abs := absPath(l.s.Dir, rel)
+	abs := suite.AbsPath(l.Suite.Dir, rel)
 	ext := strings.ToLower(filepath.Ext(abs))
 	if ext != ".yaml" && ext != ".yml" && ext != ".jsonl" {
-		l.errorf(at, KindFile, "", "test file %q: format %q is not supported yet (want .yaml, .yml or .jsonl)", rel, ext)
+		l.Errorf(at, suite.KindFile, "", "test file %q: format %q is not supported yet (want .yaml, .yml or .jsonl)", rel, ext)
 		return
 	}
 	src, err := safefile.ReadFile(abs, safefile.LimitEvalFile)
 	if err != nil {
-		l.errorf(at, KindFile, "", "could not read test file %q: %s", displayPath(abs, l.cwd), errText(err))
+		l.Errorf(at, suite.KindFile, "", "could not read test file %q: %s", suite.DisplayPath(abs, l.Cwd), suite.ErrText(err))
 		return
 	}
-	defer l.inFile(abs)()
+	defer l.InFile(abs)()
 	if ext == ".jsonl" {
-		l.src = nil
+		l.Src = nil
 		for i, line := range bytes.Split(src, []byte("\n")) {
-			if n := l.jsonlNode(line, i+1); n != nil {
+			if n := l.JSONLNode(line, i+1); n != nil {
 				l.v5Env(n, map[*yaml.Node]bool{})
 				l.v5Test(sx, n, true, i)
 			}
 		}
 		return
 	}
-	l.src = src
-	doc := l.parseYAML(src)
+	l.Src = src
+	doc := l.ParseYAML(src)
 	if doc == nil {
 		return
 	}
 	l.v5Env(doc, map[*yaml.Node]bool{})
-	list := l.rootOf(doc, yaml.SequenceNode, func(got string) string {
+	list := l.RootOf(doc, yaml.SequenceNode, func(got string) string {
 		return "a test file must be a YAML list of tests, got " + got
 	})
 	if list == nil {
@@ -72,70 +73,70 @@ func (l *loader) v5TestFile(sx *v5Suite, at *yaml.Node) {
 }
 
 // v5Test reads one 5.x test (raw: a row of a test file) into one case per prompt.
-func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
-	n := deref(item)
+func (l *reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
+	n := suite.Deref(item)
 	if n == nil || n.Kind != yaml.MappingNode {
-		l.errorf(cmp.Or(n, item), KindCase, "", "tests[%d]: a test must be a mapping with id, vars and assert, got %s (case not loaded)", index, kindName(n))
+		l.Errorf(cmp.Or(n, item), suite.KindCase, "", "tests[%d]: a test must be a mapping with id, vars and assert, got %s (case not loaded)", index, suite.KindName(n))
 		return
 	}
-	es := entries(n)
-	f := kvs(es)
-	idKey := f.get("id")
+	es := suite.MapEntries(n)
+	f := suite.EntryList(es)
+	idKey := f.Get("id")
 	id := ""
-	if idKey != nil && idKey.v.Kind == yaml.ScalarNode {
-		id = idKey.v.Value
+	if idKey != nil && idKey.Value.Kind == yaml.ScalarNode {
+		id = idKey.Value.Value
 	}
-	l.dupes(es, id)
+	l.Dupes(es, id)
 	failed := false
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+		l.Errorf(at, suite.KindCase, id, "%s", fmt.Sprintf(format, args...)+suite.NotLoaded(id))
 	}
 	for _, e := range es {
 		switch {
-		case slices.Contains(v5TestKeys, e.key):
-		case e.key == "input" || e.key == "expected_output":
+		case slices.Contains(v5TestKeys, e.Key):
+		case e.Key == "input" || e.Key == "expected_output":
 			if !raw {
-				fail(e.kn, "a test's %q is not accepted in AgentV 5.x: %s", e.key, v5Removed[e.key])
+				fail(e.KeyNode, "a test's %q is not accepted in AgentV 5.x: %s", e.Key, v5Removed[e.Key])
 			}
-		case e.key == "assertions" || e.key == "evaluators":
-			fail(e.kn, "a test's %q is not accepted in AgentV 5.x: write %q", e.key, "assert")
-		case e.key == "expected_outcome":
-			fail(e.kn, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.key, "assert")
-		case slices.Contains(v5TestUnread, e.key):
-			l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.key)
-		case slices.Contains(v5TestNotYet, e.key):
-			fail(e.kn, "a test's %q is not supported yet", e.key)
+		case e.Key == "assertions" || e.Key == "evaluators":
+			fail(e.KeyNode, "a test's %q is not accepted in AgentV 5.x: write %q", e.Key, "assert")
+		case e.Key == "expected_outcome":
+			fail(e.KeyNode, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.Key, "assert")
+		case slices.Contains(v5TestUnread, e.Key):
+			l.Warnf(e.KeyNode, suite.KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.Key)
+		case slices.Contains(v5TestNotYet, e.Key):
+			fail(e.KeyNode, "a test's %q is not supported yet", e.Key)
 		default:
-			l.unknownKey(e, "in test", id, v5TestKeys)
+			l.UnknownKey(e, "in test", id, v5TestKeys)
 		}
 	}
 
 	// vars: default_test's, then the test's over them (mergeDefaultTestVarsIntoCases).
-	vars := mapping(n)
+	vars := suite.Mapping(n)
 	if sx.vars != nil {
 		vars.Content = append(vars.Content, sx.vars.Content...)
 	}
-	if e := f.get("vars"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.MappingNode {
-			fail(e.v, "%q must be a mapping of names to values, got %s", "vars", kindName(e.v))
+	if e := f.Get("vars"); e != nil && !suite.IsNull(e.Value) {
+		if e.Value.Kind != yaml.MappingNode {
+			fail(e.Value, "%q must be a mapping of names to values, got %s", "vars", suite.KindName(e.Value))
 		} else {
-			for _, x := range entries(e.v) {
-				vars = replaceOrAdd(vars, x.kn, x.v)
+			for _, x := range suite.MapEntries(e.Value) {
+				vars = replaceOrAdd(vars, x.KeyNode, x.Value)
 			}
 		}
 	}
-	hasVars := f.get("vars") != nil || sx.vars != nil
+	hasVars := f.Get("vars") != nil || sx.vars != nil
 	rows, list := l.v5VarRows(vars, fail)
-	if hasVars && list != nil && len(rows) > 1 && idKey != nil && isString(idKey.v) {
-		if a := v5RenderID(idKey.v, rows[0]); a != "" && a == v5RenderID(idKey.v, rows[1]) {
-			fail(list.kn, "var %q is a list, so this test runs once per value, and each run needs its own id: put the var in the id, for example %q",
-				list.key, idKey.v.Value+"-{{ "+list.key+" }}")
+	if hasVars && list != nil && len(rows) > 1 && idKey != nil && suite.IsString(idKey.Value) {
+		if a := v5RenderID(idKey.Value, rows[0]); a != "" && a == v5RenderID(idKey.Value, rows[1]) {
+			fail(list.KeyNode, "var %q is a list, so this test runs once per value, and each run needs its own id: put the var in the id, for example %q",
+				list.Key, idKey.Value.Value+"-{{ "+list.Key+" }}")
 		}
 	}
 	if list != nil && len(rows) == 0 && !failed {
 		// 5.x makes no test of it, without a word (expandArrayVarCases).
-		l.warnf(list.kn, KindIgnored, id, "var %q is an empty list: the test runs once per value, so it does not run", list.key)
+		l.Warnf(list.KeyNode, suite.KindIgnored, id, "var %q is an empty list: the test runs once per value, so it does not run", list.Key)
 		return
 	}
 	if failed && len(rows) > 1 {
@@ -154,17 +155,17 @@ func (l *loader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 // (expandPromptMatrix runs before expandArrayVarCases).
 type v5Row struct {
 	id               string
-	idKey            *kv
+	idKey            *suite.Entry
 	failed, hasVars  bool
 	vars, promptVars *yaml.Node
 }
 
 // v5TestRow reads one run of a test into one case per prompt; false if it failed.
-func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row) bool {
+func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw bool, row v5Row) bool {
 	id, idKey, failed, hasVars, vars, pvars := row.id, row.idKey, row.failed, row.hasVars, row.vars, row.promptVars
 	fail := func(at *yaml.Node, format string, args ...any) {
 		failed = true
-		l.errorf(at, KindCase, id, "%s", fmt.Sprintf(format, args...)+notLoaded(id))
+		l.Errorf(at, suite.KindCase, id, "%s", fmt.Sprintf(format, args...)+suite.NotLoaded(id))
 	}
 	bad := func(at *yaml.Node, tag string) {
 		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
@@ -178,55 +179,55 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 		}
 		return rd.render(v, 0)
 	}
-	if hasVars && idKey != nil && isString(idKey.v) {
-		idKey = &kv{key: "id", kn: idKey.kn, v: render(idKey.v)}
-		if isString(idKey.v) {
-			id = idKey.v.Value
+	if hasVars && idKey != nil && suite.IsString(idKey.Value) {
+		idKey = &suite.Entry{Key: "id", KeyNode: idKey.KeyNode, Value: render(idKey.Value)}
+		if suite.IsString(idKey.Value) {
+			id = idKey.Value.Value
 		}
 	}
-	if e := f.get("options"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.MappingNode {
-			fail(e.v, "%q must be a mapping, got %s", "options", kindName(e.v))
-		} else if !l.v5Options(e.v, id) {
+	if e := f.Get("options"); e != nil && !suite.IsNull(e.Value) {
+		if e.Value.Kind != yaml.MappingNode {
+			fail(e.Value, "%q must be a mapping, got %s", "options", suite.KindName(e.Value))
+		} else if !l.v5Options(e.Value, id) {
 			failed = true
 		}
 	}
-	transform := l.v5TestTransform(sx, f.get("options"), render, id, fail)
+	transform := l.v5TestTransform(sx, f.Get("options"), render, id, fail)
 
-	// execution and run: the test's threshold, skip_defaults and assert.
+	// Execution and run: the test's threshold, skip_defaults and assert.
 	skipDefaults := false
 	var thr *float64
-	var trials *Trials
-	var execAssert *kv
-	l.execution(f.get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *kv) bool {
-		switch x.key {
+	var trials *suite.Trials
+	var execAssert *suite.Entry
+	l.Execution(f.Get("execution"), id, v5TestExecKeys, "assert, skip_defaults and threshold", fail, func(x *suite.Entry) bool {
+		switch x.Key {
 		case "skip_defaults":
-			if c := classify(x.v); x.v.Kind != yaml.ScalarNode || c != scalarBool {
-				fail(x.v, "execution %q must be true or false, got %s", x.key, describe(x.v))
+			if c := suite.Classify(x.Value); x.Value.Kind != yaml.ScalarNode || c != suite.ScalarBool {
+				fail(x.Value, "execution %q must be true or false, got %s", x.Key, suite.Describe(x.Value))
 			} else {
-				skipDefaults = strings.EqualFold(x.v.Value, "true")
+				skipDefaults = strings.EqualFold(x.Value.Value, "true")
 			}
 		case "threshold":
-			thr = threshold(x, fail)
+			thr = suite.ParseThreshold(x, fail)
 		case "assert":
 			execAssert = x
 		case "budget_usd", "budgetUsd", "cache", "fail_on_error", "failOnError":
-			l.warnf(x.kn, KindIgnored, id, "a test's execution %q is not supported yet (ignored)", x.key)
+			l.Warnf(x.KeyNode, suite.KindIgnored, id, "a test's execution %q is not supported yet (ignored)", x.Key)
 		case "workers", "trials", "target", "targets":
-			fail(x.kn, "a test's execution %q is not accepted in AgentV 5.x", x.key)
+			fail(x.KeyNode, "a test's execution %q is not accepted in AgentV 5.x", x.Key)
 		default:
 			return false
 		}
 		return true
 	})
-	if e := f.get("run"); e != nil && !isNull(e.v) {
-		if e.v.Kind != yaml.MappingNode {
-			fail(e.v, "%q must be a mapping with threshold, got %s", "run", kindName(e.v))
+	if e := f.Get("run"); e != nil && !suite.IsNull(e.Value) {
+		if e.Value.Kind != yaml.MappingNode {
+			fail(e.Value, "%q must be a mapping with threshold, got %s", "run", suite.KindName(e.Value))
 		}
-		for _, x := range entries(e.v) {
-			switch x.key {
+		for _, x := range suite.MapEntries(e.Value) {
+			switch x.Key {
 			case "threshold": // run's wins over execution's (mergeRunOverrides)
-				if t := threshold(&x, fail); t != nil {
+				if t := suite.ParseThreshold(&x, fail); t != nil {
 					thr = t
 				}
 			case "repeat": // for this test only, in place of the suite's
@@ -234,41 +235,41 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 					trials = t
 				}
 			case "timeout_seconds", "budget_usd":
-				fail(x.kn, "a test's run %q is not supported yet", x.key)
+				fail(x.KeyNode, "a test's run %q is not supported yet", x.Key)
 			default:
-				fail(x.kn, "%s", strings.Replace(unknownKeyMsg(x.key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
+				fail(x.KeyNode, "%s", strings.Replace(suite.UnknownKeyMsg(x.Key, "in run", []string{"threshold", "repeat", "timeout_seconds", "budget_usd"}), " (ignored)", "", 1))
 			}
 		}
 	}
-	if t, _ := v5OptionsRepeat(sx, f.get("options"), fail); t != nil {
+	if t, _ := v5OptionsRepeat(sx, f.Get("options"), fail); t != nil {
 		trials = t
 	}
-	if e := f.get("threshold"); e != nil && !isNull(e.v) {
-		l.warnf(e.kn, KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
+	if e := f.Get("threshold"); e != nil && !suite.IsNull(e.Value) {
+		l.Warnf(e.KeyNode, suite.KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): write run.threshold", "threshold")
 	}
 
 	// Assertions: the test's own (assert, else execution.assert), then the suite's unless
 	// skip_defaults; criteria alone becomes one assertion string (as 5.x desugars it).
-	own := f.get("assert")
-	if own == nil || isNull(own.v) {
+	own := f.Get("assert")
+	if own == nil || suite.IsNull(own.Value) {
 		own = execAssert
 	}
 	var ownItems []*yaml.Node
-	if own != nil && !isNull(own.v) {
-		if v := deref(own.v); v.Kind != yaml.SequenceNode {
-			fail(v, "%q must be a list of assertions, got %s", own.key, kindName(v))
+	if own != nil && !suite.IsNull(own.Value) {
+		if v := suite.Deref(own.Value); v.Kind != yaml.SequenceNode {
+			fail(v, "%q must be a list of assertions, got %s", own.Key, suite.KindName(v))
 		} else {
 			ownItems = render(v).Content
 		}
 	}
 	suiteAsserts := len(sx.asserts) > 0 && !skipDefaults
-	criteria := f.get("criteria")
-	if criteria != nil && !isNull(criteria.v) && own == nil && !suiteAsserts {
-		ownItems = []*yaml.Node{render(criteria.v)}
+	criteria := f.Get("criteria")
+	if criteria != nil && !suite.IsNull(criteria.Value) && own == nil && !suiteAsserts {
+		ownItems = []*yaml.Node{render(criteria.Value)}
 	}
 	at := n
 	if own != nil {
-		at = own.kn
+		at = own.KeyNode
 	}
 	evals := l.v5Assertions(ownItems, at, id, fail)
 	// What each entry wrote, by position: the test's own and the suite's apart, since the
@@ -284,48 +285,48 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 	}
 	assertTransforms := l.v5TakeTransforms(evals, nil)
 
-	var cf caseFields
-	if criteria != nil && !isNull(criteria.v) {
-		cf.outcome = &kv{key: criteria.key, kn: criteria.kn, v: render(criteria.v)}
+	var cf suite.CaseFields
+	if criteria != nil && !suite.IsNull(criteria.Value) {
+		cf.Outcome = &suite.Entry{Key: criteria.Key, KeyNode: criteria.KeyNode, Value: render(criteria.Value)}
 	}
-	if e := f.get("expected_output"); raw && e != nil && !isNull(e.v) {
-		cf.expected = &kv{key: e.key, kn: e.kn, v: render(e.v)}
+	if e := f.Get("expected_output"); raw && e != nil && !suite.IsNull(e.Value) {
+		cf.Expected = &suite.Entry{Key: e.Key, KeyNode: e.KeyNode, Value: render(e.Value)}
 	}
-	cf.conversation = f.get("conversation_id")
+	cf.Conversation = f.Get("conversation_id")
 	if len(evals) > 0 || own != nil || suiteAsserts {
-		cf.evals = &kv{key: "evaluators", kn: at, v: seqNode(at, evals...)}
+		cf.Evals = &suite.Entry{Key: "evaluators", KeyNode: at, Value: suite.SeqNode(at, evals...)}
 	}
 	conv, _ := l.v5Conversation(n, f, id, render, fail)
-	if cf.evals == nil && cf.outcome == nil && cf.expected == nil && f.get("mode") == nil && !failed {
+	if cf.Evals == nil && cf.Outcome == nil && cf.Expected == nil && f.Get("mode") == nil && !failed {
 		fail(n, "test needs %q (or %q) to be scored", "assert", "criteria")
 	}
 
 	// Input: each prompt rendered with the vars (a raw case's input is the var `input`), else
 	// a raw case's own input (yaml-parser.ts, expandPromptMatrix).
-	input := f.get("input")
+	input := f.Get("input")
 	prompts := sx.prompts
 	switch {
 	case len(prompts) > 0:
-		if raw && input != nil && !isNull(input.v) {
-			vars, hasVars = replaceOrAdd(vars, input.kn, input.v), true
-			pvars = replaceOrAdd(pvars, input.kn, input.v)
+		if raw && input != nil && !suite.IsNull(input.Value) {
+			vars, hasVars = replaceOrAdd(vars, input.KeyNode, input.Value), true
+			pvars = replaceOrAdd(pvars, input.KeyNode, input.Value)
 		}
-	case raw && input != nil && !isNull(input.v):
-		prompts = []v5Prompt{{input: input.v}}
+	case raw && input != nil && !suite.IsNull(input.Value):
+		prompts = []v5Prompt{{input: input.Value}}
 	default:
 		if !failed {
 			fail(n, "test has no input: write the prompt in top-level %q (for example %q) and the test's data in its %q", "prompts", "{{ input }}", "vars")
 		}
 	}
-	if d := f.get("depends_on"); d != nil && len(prompts) > 1 {
-		fail(d.kn, "%q with several prompts is not supported yet", "depends_on")
+	if d := f.Get("depends_on"); d != nil && len(prompts) > 1 {
+		fail(d.KeyNode, "%q with several prompts is not supported yet", "depends_on")
 	}
-	if !failed && !l.v5TestEnvironment(sx, id, f.get("environment"), render, fail) {
+	if !failed && !l.v5TestEnvironment(sx, id, f.Get("environment"), render, fail) {
 		failed = true
 	}
 	if failed {
-		if _, dup := l.ids[id]; id != "" && !dup {
-			l.ids[id] = n.Line // a later test with this id is still a duplicate
+		if _, dup := l.IDs[id]; id != "" && !dup {
+			l.IDs[id] = n.Line // a later test with this id is still a duplicate
 		}
 		return false
 	}
@@ -348,15 +349,15 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 		if failed {
 			return false
 		}
-		if msgs := l.v4Messages(in, fail); len(msgs) > 0 {
-			pcf.input = &kv{key: "input_messages", kn: n, v: seqNode(n, msgs...)}
+		if msgs := l.V4Messages(in, fail); len(msgs) > 0 {
+			pcf.Input = &suite.Entry{Key: "input_messages", KeyNode: n, Value: suite.SeqNode(n, msgs...)}
 		}
 		key := idKey
-		if len(prompts) > 1 && idKey != nil && isString(idKey.v) {
+		if len(prompts) > 1 && idKey != nil && suite.IsString(idKey.Value) {
 			// 5.x gives each prompt's copy of a test its own id (expandPromptMatrix).
-			key = &kv{key: "id", kn: idKey.kn, v: strNode(idKey.v, idKey.v.Value+"__prompt_"+v5PromptID(p.id))}
+			key = &suite.Entry{Key: "id", KeyNode: idKey.KeyNode, Value: suite.StrNode(idKey.Value, idKey.Value.Value+"__prompt_"+v5PromptID(p.id))}
 		}
-		c := l.newCase(n, key).build(pcf)
+		c := l.NewCase(n, key).Build(pcf)
 		if c == nil {
 			continue
 		}
@@ -367,11 +368,11 @@ func (l *loader) v5TestRow(sx *v5Suite, n *yaml.Node, f kvs, raw bool, row v5Row
 		c.Transform = transform
 		v5SetTransforms(c.Evaluators, assertTransforms)
 		l.v5CaseContext(c, vars, hasVars, p, len(sx.prompts) > 0)
-		c.Metadata = v4Metadata(sx.metadata, l.v4MetadataOf(f.get("metadata"), c.ID))
-		if d := l.v4Dependencies(f, c.ID, c); d != nil {
-			l.deps[c] = d
+		c.Metadata = suite.V4Metadata(sx.metadata, l.V4MetadataOf(f.Get("metadata"), c.ID))
+		if d := l.V4Dependencies(f, c.ID, c); d != nil {
+			l.Deps[c] = d
 		}
-		l.addCase(c)
+		l.AddCase(c)
 	}
 	return !failed
 }

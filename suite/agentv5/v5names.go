@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 // generates is that type's.
 func v5NegatedTrajectory(typ string) string {
 	rest, ok := strings.CutPrefix(typ, "not-")
-	if !ok || !strings.HasPrefix(rest, "trajectory:") || !isEvaluatorType(rest) {
+	if !ok || !strings.HasPrefix(rest, "trajectory:") || !suite.IsEvaluatorType(rest) {
 		return ""
 	}
 	return rest
@@ -26,8 +27,8 @@ func v5SkillName(typ string, n *yaml.Node) string {
 	if typ != "skill-used" && typ != "not-skill-used" {
 		return ""
 	}
-	switch v := deref(valueOf(n, "value")); {
-	case isString(v) && strings.TrimSpace(v.Value) != "":
+	switch v := suite.Deref(suite.ValueOf(n, "value")); {
+	case suite.IsString(v) && strings.TrimSpace(v.Value) != "":
 		return typ + "-" + strings.TrimSpace(v.Value)
 	case v != nil && v.Kind == yaml.SequenceNode:
 		return typ + "-" + strconv.Itoa(len(v.Content))
@@ -40,8 +41,8 @@ func v5SkillName(typ string, n *yaml.Node) string {
 // stays X, as when the not- type is registered. A value that is not a boolean is kept for
 // the grader to report.
 func v5FlipNegate(v *yaml.Node) *yaml.Node {
-	d := deref(v)
-	if d == nil || d.Kind != yaml.ScalarNode || classify(d) != scalarBool {
+	d := suite.Deref(v)
+	if d == nil || d.Kind != yaml.ScalarNode || suite.Classify(d) != suite.ScalarBool {
 		return v
 	}
 	flipped := "true"

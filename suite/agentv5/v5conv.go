@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -13,9 +14,9 @@ var v5TurnKeys = []string{"input", "expected_output", "assert"}
 // 1783-1803), each turn with `assert` (parseTurns). render applies the test's vars, as 5.x
 // renders its turns (interpolateCaseTurns). nil when the test is not a conversation or when
 // something is wrong (reported through fail).
-func (l *loader) v5Conversation(n *yaml.Node, f kvs, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *Conversation, ok bool) {
-	turn := func(item *yaml.Node, num int) *Turn { return l.v5Turn(item, num, id, render, fail) }
-	conv, ok = conversation(n, f, false, turn, fail)
+func (l *reader) v5Conversation(n *yaml.Node, f suite.EntryList, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) (conv *suite.Conversation, ok bool) {
+	turn := func(item *yaml.Node, num int) *suite.Turn { return l.v5Turn(item, num, id, render, fail) }
+	conv, ok = suite.ReadConversation(n, f, false, turn, fail)
 	if conv != nil {
 		conv.EntryType = v5ConversationEntryType
 		conv.Unweighted = true // its turn entries have no weight (orchestrator.ts:3478-3484, :3594-3601)
@@ -29,45 +30,45 @@ const v5ConversationEntryType = "llm-rubric"
 
 // v5Turn reads one turn: its input (a string; other content as its JSON text), its
 // expected_output and its assert list.
-func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) *Turn {
-	n, where, es := l.turnEntries(item, num, id, fail)
+func (l *reader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.Node) *yaml.Node, fail func(*yaml.Node, string, ...any)) *suite.Turn {
+	n, where, es := l.TurnEntries(item, num, id, fail)
 	if n == nil {
 		return nil
 	}
-	f := kvs(es)
+	f := suite.EntryList(es)
 	for _, e := range es {
-		if e.key == "assertions" {
-			fail(e.kn, "%s: a turn's %q is not accepted in AgentV 5.x: write %q", where, e.key, "assert")
+		if e.Key == "assertions" {
+			fail(e.KeyNode, "%s: a turn's %q is not accepted in AgentV 5.x: write %q", where, e.Key, "assert")
 			return nil
 		}
 	}
-	l.unknownKeys(es, "in "+where, id, v5TurnKeys)
-	t := &Turn{Line: n.Line, Col: n.Column}
+	l.UnknownKeys(es, "in "+where, id, v5TurnKeys)
+	t := &suite.Turn{Line: n.Line, Col: n.Column}
 	ok := true
 	bad := func(at *yaml.Node, format string, args ...any) {
 		ok = false
 		fail(at, format, args...)
 	}
 	get := func(key string) *yaml.Node {
-		if e := f.get(key); e != nil && !isNull(e.v) {
-			return render(e.v)
+		if e := f.Get(key); e != nil && !suite.IsNull(e.Value) {
+			return render(e.Value)
 		}
 		return nil
 	}
-	ok = l.turnMessages(t, n, f, id, where, get, bad) && ok
-	if a := f.get("assert"); a != nil && !isNull(a.v) {
+	ok = l.TurnMessages(t, n, f, id, where, get, bad) && ok
+	if a := f.Get("assert"); a != nil && !suite.IsNull(a.Value) {
 		list := get("assert")
 		if list.Kind != yaml.SequenceNode {
-			fail(list, "%s %q must be a list of assertions, got %s", where, "assert", kindName(list))
+			fail(list, "%s %q must be a list of assertions, got %s", where, "assert", suite.KindName(list))
 			return nil
 		}
-		evals, items := l.v5TurnAssertions(list, a.kn, id, bad)
-		el := l.evaluatorSource(nil, &kv{key: "evaluators", kn: a.kn, v: seqNode(a.kn, evals...)}, nil, id)
-		ok = l.addListDiags(el, id, notLoaded) && ok
+		evals, items := l.v5TurnAssertions(list, a.KeyNode, id, bad)
+		el := l.EvaluatorSource(nil, &suite.Entry{Key: "evaluators", KeyNode: a.KeyNode, Value: suite.SeqNode(a.KeyNode, evals...)}, nil, id)
+		ok = l.AddListDiags(el, id, suite.NotLoaded) && ok
 		written := map[v5Pos]v5Written{}
 		v5WrittenTypes(items, written)
-		setRecordTypes(el.specs, written)
-		t.Evaluators = el.specs
+		setRecordTypes(el.Specs, written)
+		t.Evaluators = el.Specs
 	}
 	if !ok {
 		return nil
@@ -78,19 +79,19 @@ func (l *loader) v5Turn(item *yaml.Node, num int, id string, render func(*yaml.N
 // v5TurnAssertions converts a turn's assert list as 5.x grades a turn (orchestrator.ts,
 // buildTurnAssertions): its plain strings make one llm-rubric checklist named
 // turn-llm-rubric, first and of weight 1, then the other entries in order. items are the
-// entries in that order, for their written type names.
-func (l *loader) v5TurnAssertions(list, at *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) (evals, items []*yaml.Node) {
+// MapEntries in that order, for their written type names.
+func (l *reader) v5TurnAssertions(list, at *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) (evals, items []*yaml.Node) {
 	var strs, rest []*yaml.Node
 	for _, it := range list.Content {
-		if isString(deref(it)) {
+		if suite.IsString(suite.Deref(it)) {
 			strs = append(strs, it)
 		} else {
 			rest = append(rest, it)
 		}
 	}
 	for _, g := range l.v5Assertions(strs, at, id, fail) {
-		g = replaceKey(g, "name", "", strNode(g, "turn-llm-rubric"))
-		evals = append(evals, replaceKey(g, "weight", "", intNode(g, 1)))
+		g = suite.ReplaceKey(g, "name", "", suite.StrNode(g, "turn-llm-rubric"))
+		evals = append(evals, suite.ReplaceKey(g, "weight", "", suite.IntNode(g, 1)))
 	}
 	return append(evals, l.v5Assertions(rest, at, id, fail)...), append(strs, rest...)
 }

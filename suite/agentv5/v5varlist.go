@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -13,24 +14,24 @@ const v5MaxVarRows = 10000
 // turn, several such vars every combination (the first var's values outermost). Other vars,
 // a list of numbers among them, keep their value. rows is [vars] when no var is such a list;
 // list is the first such var (nil if none). An empty list makes no run at all.
-func (l *loader) v5VarRows(vars *yaml.Node, fail func(at *yaml.Node, format string, args ...any)) (rows []*yaml.Node, list *kv) {
+func (l *reader) v5VarRows(vars *yaml.Node, fail func(at *yaml.Node, format string, args ...any)) (rows []*yaml.Node, list *suite.Entry) {
 	rows = []*yaml.Node{vars}
-	for _, x := range entries(vars) {
-		v := deref(x.v)
-		if v == nil || v.Kind != yaml.SequenceNode || (len(v.Content) > 0 && !isString(deref(v.Content[0]))) {
+	for _, x := range suite.MapEntries(vars) {
+		v := suite.Deref(x.Value)
+		if v == nil || v.Kind != yaml.SequenceNode || (len(v.Content) > 0 && !suite.IsString(suite.Deref(v.Content[0]))) {
 			continue
 		}
 		if list == nil {
 			list = &x
 		}
 		if len(rows)*len(v.Content) > v5MaxVarRows {
-			fail(x.kn, "var %q: the list vars of this test make more than %d runs of it", x.key, v5MaxVarRows)
+			fail(x.KeyNode, "var %q: the list vars of this test make more than %d runs of it", x.Key, v5MaxVarRows)
 			return rows[:1], list
 		}
 		next := make([]*yaml.Node, 0, len(rows)*len(v.Content))
 		for _, r := range rows {
 			for _, item := range v.Content {
-				next = append(next, replaceOrAdd(r, x.kn, item))
+				next = append(next, replaceOrAdd(r, x.KeyNode, item))
 			}
 		}
 		rows = next
@@ -43,7 +44,7 @@ func v5RenderID(id *yaml.Node, vars *yaml.Node) string {
 	ok := true
 	r := &v5Renderer{vars: vars, bad: func(*yaml.Node, string) { ok = false }, budget: v5RenderBudget}
 	out := r.render(id, 0)
-	if !ok || !isString(out) {
+	if !ok || !suite.IsString(out) {
 		return ""
 	}
 	return out.Value

@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,14 +16,14 @@ var v5TransformExts = []string{".js", ".mjs", ".cjs"}
 // v5Transform reads a 5.x `transform` (loaders/transform-parser.ts at v5.3.1-next.1): a
 // non-empty string, JavaScript code, or file://path.js[:function] found from the eval
 // file's folder. where names the setting in messages; ok is false after an error.
-func (l *loader) v5Transform(v *yaml.Node, where string, fail func(*yaml.Node, string, ...any)) (*Transform, bool) {
-	v = deref(v)
-	if v == nil || !isString(v) || strings.TrimSpace(v.Value) == "" {
-		fail(v, "%s must be JavaScript code or file://path.js, got %s", where, describe(v))
+func (l *reader) v5Transform(v *yaml.Node, where string, fail func(*yaml.Node, string, ...any)) (*suite.Transform, bool) {
+	v = suite.Deref(v)
+	if v == nil || !suite.IsString(v) || strings.TrimSpace(v.Value) == "" {
+		fail(v, "%s must be JavaScript code or file://path.js, got %s", where, suite.Describe(v))
 		return nil, false
 	}
-	file, line := l.where(v.Line)
-	t := &Transform{Pos: Position{File: file, Line: line, Col: v.Column}}
+	file, line := l.Where(v.Line)
+	t := &suite.Transform{Pos: suite.Position{File: file, Line: line, Col: v.Column}}
 	code := strings.TrimSpace(v.Value)
 	ref, isFile := strings.CutPrefix(code, "file://")
 	if !isFile {
@@ -45,12 +46,12 @@ func (l *loader) v5Transform(v *yaml.Node, where string, fail func(*yaml.Node, s
 		fail(v, "%s %q must name a JavaScript module (.js, .mjs or .cjs)", where, code)
 		return nil, false
 	}
-	r := l.resolve(ref, false)
-	if r.abs == "" {
-		fail(v, "%s file %q not found (tried: %s)", where, ref, l.triedList(r))
+	r := l.Resolve(ref, false)
+	if r.Abs == "" {
+		fail(v, "%s file %q not found (tried: %s)", where, ref, l.TriedList(r))
 		return nil, false
 	}
-	t.File = r.abs
+	t.File = r.Abs
 	return t, true
 }
 
@@ -58,20 +59,20 @@ func (l *loader) v5Transform(v *yaml.Node, where string, fail func(*yaml.Node, s
 // of their assert-sets) and returns the transforms by the entry's position, which is where
 // the evaluator parser puts each spec (EvaluatorSpec.Pos). The entries were checked by
 // v5Assertion, so reading them again reports nothing new.
-func (l *loader) v5TakeTransforms(entries []*yaml.Node, out map[Position]*Transform) map[Position]*Transform {
+func (l *reader) v5TakeTransforms(entries []*yaml.Node, out map[suite.Position]*suite.Transform) map[suite.Position]*suite.Transform {
 	for _, n := range entries {
-		if n = deref(n); n == nil || n.Kind != yaml.MappingNode {
+		if n = suite.Deref(n); n == nil || n.Kind != yaml.MappingNode {
 			continue
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			switch k, v := n.Content[i].Value, deref(n.Content[i+1]); {
+			switch k, v := n.Content[i].Value, suite.Deref(n.Content[i+1]); {
 			case k == "transform":
 				if t, ok := l.v5Transform(v, "transform", func(*yaml.Node, string, ...any) {}); ok {
 					if out == nil {
-						out = map[Position]*Transform{}
+						out = map[suite.Position]*suite.Transform{}
 					}
-					file, line := l.where(n.Line)
-					out[Position{File: file, Line: line, Col: n.Column}] = t
+					file, line := l.Where(n.Line)
+					out[suite.Position{File: file, Line: line, Col: n.Column}] = t
 				}
 				n.Content = append(n.Content[:i:i], n.Content[i+2:]...)
 				i -= 2
@@ -84,7 +85,7 @@ func (l *loader) v5TakeTransforms(entries []*yaml.Node, out map[Position]*Transf
 }
 
 // v5SetTransforms gives each spec (members included) the transform found at its position.
-func v5SetTransforms(specs []*EvaluatorSpec, ts map[Position]*Transform) {
+func v5SetTransforms(specs []*suite.EvaluatorSpec, ts map[suite.Position]*suite.Transform) {
 	for _, s := range specs {
 		if s == nil {
 			continue
@@ -98,13 +99,13 @@ func v5SetTransforms(specs []*EvaluatorSpec, ts map[Position]*Transform) {
 
 // v5TestTransform reads a test's `options.transform` over default_test's (5.x merges the
 // options key by key, then renders them with the test's vars); nil for none.
-func (l *loader) v5TestTransform(sx *v5Suite, own *kv, render func(*yaml.Node) *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) *Transform {
+func (l *reader) v5TestTransform(sx *v5Suite, own *suite.Entry, render func(*yaml.Node) *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) *suite.Transform {
 	var v *yaml.Node
 	if sx.options != nil {
-		v = valueOf(sx.options, "transform")
+		v = suite.ValueOf(sx.options, "transform")
 	}
-	if own != nil && deref(own.v) != nil && deref(own.v).Kind == yaml.MappingNode && hasKey(deref(own.v), "transform") {
-		v = valueOf(deref(own.v), "transform")
+	if own != nil && suite.Deref(own.Value) != nil && suite.Deref(own.Value).Kind == yaml.MappingNode && suite.HasKey(suite.Deref(own.Value), "transform") {
+		v = suite.ValueOf(suite.Deref(own.Value), "transform")
 	}
 	if v == nil {
 		return nil
@@ -120,13 +121,13 @@ func (l *loader) v5TestTransform(sx *v5Suite, own *kv, render func(*yaml.Node) *
 
 // v5CaseContext records what a transform is told about the case: its vars and the prompt
 // it was rendered from.
-func (l *loader) v5CaseContext(c *Case, vars *yaml.Node, hasVars bool, p v5Prompt, fromPrompts bool) {
+func (l *reader) v5CaseContext(c *suite.Case, vars *yaml.Node, hasVars bool, p v5Prompt, fromPrompts bool) {
 	if hasVars && vars != nil && len(vars.Content) > 0 {
-		if b, err := toJSON(vars); err == nil {
+		if b, err := suite.ToJSON(vars); err == nil {
 			c.Vars = b
 		}
 	}
 	if fromPrompts {
-		c.Prompt = &PromptRef{ID: p.id, Label: p.label, Raw: c.Question}
+		c.Prompt = &suite.PromptRef{ID: p.id, Label: p.label, Raw: c.Question}
 	}
 }

@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -26,15 +27,15 @@ type v5Written struct{ typ, criteria string }
 func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 	sawString := false
 	for _, it := range items {
-		switch d := deref(it); {
+		switch d := suite.Deref(it); {
 		case d == nil:
-		case isString(d) && strings.TrimSpace(d.Value) != "":
+		case suite.IsString(d) && strings.TrimSpace(d.Value) != "":
 			if !sawString {
 				into[v5Pos{d.Line, d.Column}] = v5Written{typ: "llm-rubric"}
 				sawString = true
 			}
 		case d.Kind == yaml.MappingNode:
-			t := deref(valueOf(d, "type"))
+			t := suite.Deref(suite.ValueOf(d, "type"))
 			if t == nil || t.Kind != yaml.ScalarNode {
 				continue
 			}
@@ -43,11 +44,11 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 				written = rest // recorded under its plain type; a negated rubric keeps its text
 			}
 			w := v5Written{typ: written}
-			if v := deref(valueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !isNull(v) {
+			if v := suite.Deref(suite.ValueOf(d, "value")); written == "llm-rubric" && v != nil && v.Kind == yaml.ScalarNode && !suite.IsNull(v) {
 				w.criteria = v.Value
 			}
 			into[v5Pos{d.Line, d.Column}] = w
-			if members := deref(valueOf(d, "assert")); members != nil && members.Kind == yaml.SequenceNode {
+			if members := suite.Deref(suite.ValueOf(d, "assert")); members != nil && members.Kind == yaml.SequenceNode {
 				v5WrittenTypes(members.Content, into)
 			}
 		}
@@ -57,7 +58,7 @@ func v5WrittenTypes(items []*yaml.Node, into map[v5Pos]v5Written) {
 // setRecordTypes gives each spec built from the 5.x entries of one list the type name the file
 // wrote (and an llm-rubric its text as criteria). A name is taken only where it names the
 // spec's own type.
-func setRecordTypes(specs []*EvaluatorSpec, written map[v5Pos]v5Written) {
+func setRecordTypes(specs []*suite.EvaluatorSpec, written map[v5Pos]v5Written) {
 	for _, s := range specs {
 		setRecordTypes(s.Members, written)
 		w, ok := written[v5Pos{s.Pos.Line, s.Pos.Col}]
@@ -79,16 +80,16 @@ func setRecordTypes(specs []*EvaluatorSpec, written map[v5Pos]v5Written) {
 func v5NamesType(w, typ string) bool {
 	switch w {
 	case "llm-rubric", "llm-grader":
-		return typ == TypeLLMJudge
+		return typ == suite.TypeLLMJudge
 	case "script":
-		return typ == TypeCodeJudge
+		return typ == suite.TypeCodeJudge
 	}
 	if typ == "not-"+w {
 		return true
 	}
-	t, ok := LookupEvaluator(w)
+	t, ok := suite.LookupEvaluator(w)
 	if !ok {
-		t, ok = LookupEvaluator(strings.ReplaceAll(w, "-", "_")) // token-usage, field-accuracy
+		t, ok = suite.LookupEvaluator(strings.ReplaceAll(w, "-", "_")) // token-usage, field-accuracy
 	}
 	return ok && t.Name == typ
 }

@@ -1,6 +1,7 @@
-package suite
+package agentv5
 
 import (
+	"github.com/agentv/action/suite"
 	"maps"
 	"slices"
 	"strings"
@@ -39,6 +40,9 @@ var (
 		"contains_any": "contains-any", "contains_all": "contains-all", "icontains_any": "icontains-any",
 		"icontains_all": "icontains-all", "starts_with": "starts-with", "ends_with": "ends-with", "is_json": "is-json",
 	}
+	// v5Refused are the grader types this project runs that 5.x refuses (they are in
+	// v5Unsupported): a 5.x file neither runs nor is offered them.
+	v5Refused = []string{"contains-json"}
 	// v5Unsupported are promptfoo types 5.x itself does not run (UNSUPPORTED_PROMPTFOO_ASSERTION_TYPES).
 	v5Unsupported = []string{"agent-rubric", "answer-relevance", "bleu", "classifier", "contains-html",
 		"contains-json", "contains-sql", "contains-xml", "context-faithfulness", "context-recall",
@@ -53,17 +57,17 @@ var (
 // v5Assertions converts a 5.x assert list into evaluator entries. The plain strings become
 // one llm-rubric grader at the first string's place, weighted by their number
 // (grader-parser.ts, parseGraderList).
-func (l *loader) v5Assertions(items []*yaml.Node, at *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
+func (l *reader) v5Assertions(items []*yaml.Node, at *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) []*yaml.Node {
 	var conv []*yaml.Node
 	var criteria *yaml.Node
 	for _, it := range items {
-		switch d := deref(it); {
-		case isString(d) && strings.TrimSpace(d.Value) == "":
-			l.warnf(d, KindEvaluator, id, "empty assertion string skipped")
-		case isString(d):
+		switch d := suite.Deref(it); {
+		case suite.IsString(d) && strings.TrimSpace(d.Value) == "":
+			l.Warnf(d, suite.KindEvaluator, id, "empty assertion string skipped")
+		case suite.IsString(d):
 			if criteria == nil {
-				criteria = seqNode(d)
-				conv = append(conv, mapping(d, "type", strNode(d, "rubrics"), "name", strNode(d, "llm-rubric"), "criteria", criteria))
+				criteria = suite.SeqNode(d)
+				conv = append(conv, suite.Mapping(d, "type", suite.StrNode(d, "rubrics"), "name", suite.StrNode(d, "llm-rubric"), "criteria", criteria))
 			}
 			t := *d
 			t.Value = strings.TrimSpace(d.Value)
@@ -73,24 +77,24 @@ func (l *loader) v5Assertions(items []*yaml.Node, at *yaml.Node, id string, fail
 				conv = append(conv, e)
 			}
 		default:
-			fail(d, "an assertion must be a mapping with a type or a criterion string, got %s", kindName(d))
+			fail(d, "an assertion must be a mapping with a type or a criterion string, got %s", suite.KindName(d))
 		}
 	}
 	if criteria != nil {
-		r := conv[slices.IndexFunc(conv, func(n *yaml.Node) bool { return valueOf(n, "criteria") == criteria })]
-		r.Content = append(r.Content, strNode(criteria, "weight"), intNode(criteria, len(criteria.Content)))
+		r := conv[slices.IndexFunc(conv, func(n *yaml.Node) bool { return suite.ValueOf(n, "criteria") == criteria })]
+		r.Content = append(r.Content, suite.StrNode(criteria, "weight"), suite.IntNode(criteria, len(criteria.Content)))
 	}
 	if len(conv) == 0 {
 		return nil
 	}
-	return l.v4Assertions(seqNode(at, conv...), id, fail)
+	return l.V4Assertions(suite.SeqNode(at, conv...), id, fail)
 }
 
 // v5Assertion converts one 5.x assertion mapping into its 4.x form; nil when it is skipped
 // or failed (reported).
-func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
-	t := deref(valueOf(n, "type"))
-	if t == nil || t.Kind != yaml.ScalarNode || isNull(t) {
+func (l *reader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	t := suite.Deref(suite.ValueOf(n, "type"))
+	if t == nil || t.Kind != yaml.ScalarNode || suite.IsNull(t) {
 		fail(n, "an assertion needs a %q", "type")
 		return nil
 	}
@@ -104,18 +108,18 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	notTrajectory := v5NegatedTrajectory(typ) // read as its plain type with negate
 	if notTrajectory != "" {
 		base = notTrajectory
-	} else if rest, ok := strings.CutPrefix(typ, "not-"); ok && !isEvaluatorType(typ) {
+	} else if rest, ok := strings.CutPrefix(typ, "not-"); ok && !suite.IsEvaluatorType(typ) {
 		base, negate = rest, true
 	}
-	if slices.Contains(v5Unsupported, base) && !(l.pf && slices.Contains(pfOnlyTypes, base)) {
+	if slices.Contains(v5Unsupported, base) && !slices.Contains(l.accept, base) {
 		fail(t, "promptfoo assertion type %q is not supported by AgentV 5.x", typ)
 		return nil
 	}
 	mapped, known := v5ToV4[base]
 	if !known {
-		if !isEvaluatorType(base) {
+		if !suite.IsEvaluatorType(base) {
 			if near := v5SuggestType(base); near != "" {
-				fail(t, "unknown evaluator type %q%s", typ, didYouMean(near))
+				fail(t, "unknown evaluator type %q%s", typ, suite.DidYouMean(near))
 			} else {
 				fail(t, "AgentV 5.x assertion type %q is not supported yet", typ)
 			}
@@ -126,15 +130,15 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 	if n = l.v5MetricEntry(n, base, id); n == nil {
 		return nil
 	}
-	out := mapping(n)
+	out := suite.Mapping(n)
 	hasValue := false
-	for _, e := range entries(n) {
-		k, v := e.kn, e.v
-		switch e.key {
+	for _, e := range suite.MapEntries(n) {
+		k, v := e.KeyNode, e.Value
+		switch e.Key {
 		case "type":
-			v = strNode(t, mapped)
+			v = suite.StrNode(t, mapped)
 		case "metric":
-			k = strNode(k, "name") // 5.x names an assertion by its metric
+			k = suite.StrNode(k, "name") // 5.x names an assertion by its metric
 		case "name":
 			fail(k, "AgentV 5.x names an assertion with %q, not %q", "metric", "name")
 			return nil
@@ -153,10 +157,10 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		case "assert":
 			if base == "assert-set" && v.Kind == yaml.SequenceNode {
 				// A set's members are 5.x assertions too, converted as the test's are.
-				v = seqNode(v, l.v5Assertions(v.Content, v, id, fail)...)
+				v = suite.SeqNode(v, l.v5Assertions(v.Content, v, id, fail)...)
 			}
 		case "preprocessors", "postprocess":
-			fail(k, "assertion %q has been removed in AgentV 5.x: use transform", e.key)
+			fail(k, "assertion %q has been removed in AgentV 5.x: use transform", e.Key)
 			return nil
 		case "script":
 			if base == "script" {
@@ -165,18 +169,18 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 			}
 		case "criteria", "rubrics", "rubric_item", "rubricItem":
 			if base == "llm-rubric" {
-				fail(k, "llm-rubric %q is not accepted in AgentV 5.x: use %q", e.key, "value")
+				fail(k, "llm-rubric %q is not accepted in AgentV 5.x: use %q", e.Key, "value")
 				return nil
 			}
 		case "provider":
 			if base == "llm-rubric" {
-				fail(k, "llm-rubric %q is not supported yet", e.key)
+				fail(k, "llm-rubric %q is not supported yet", e.Key)
 				return nil
 			}
 		case "value":
 			if base == "llm-rubric" {
 				switch {
-				case isNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0):
+				case suite.IsNull(v) || (v.Kind == yaml.SequenceNode && len(v.Content) == 0):
 					continue
 				case v.Kind == yaml.ScalarNode && v.Value == "":
 					continue // 5.x skips an empty value as it skips a missing one
@@ -186,19 +190,19 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 					// v5.3.1-next.1: criteria = formatRubricValue(value); only `prompt` is
 					// resolved as a file or template). It reaches the spec as Criteria
 					// (v5WrittenTypes), not as a prompt the 4.x reader would take for either.
-					if p := valueOf(n, "prompt"); p != nil && !isNull(p) {
+					if p := suite.ValueOf(n, "prompt"); p != nil && !suite.IsNull(p) {
 						fail(k, "llm-rubric with both a %q text and a %q is not supported yet", "value", "prompt")
 						return nil
 					}
 					hasValue = true
 					continue
 				case v.Kind == yaml.MappingNode:
-					k, v = strNode(k, "criteria"), seqNode(v, v) // one structured criterion
+					k, v = suite.StrNode(k, "criteria"), suite.SeqNode(v, v) // one structured criterion
 				case v.Kind == yaml.SequenceNode:
 					// A list of criteria is 4.x's rubric checklist (normalizeStructuredRubricValue).
-					k = strNode(k, "criteria")
+					k = suite.StrNode(k, "criteria")
 				default:
-					fail(v, "llm-rubric %q must be a criterion or a list of criteria, got %s", "value", kindName(v))
+					fail(v, "llm-rubric %q must be a criterion or a list of criteria, got %s", "value", suite.KindName(v))
 					return nil
 				}
 				hasValue = true
@@ -206,30 +210,30 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 		}
 		out.Content = append(out.Content, k, v)
 	}
-	if base == "llm-rubric" && !hasKey(out, "criteria") { // a text value or a prompt
-		if p := valueOf(n, "prompt"); !hasValue && (p == nil || isNull(p)) {
-			l.warnf(n, KindEvaluator, id, "llm-rubric assertion skipped, as AgentV 5.x skips it: it needs a %q or a %q", "value", "prompt")
+	if base == "llm-rubric" && !suite.HasKey(out, "criteria") { // a text value or a prompt
+		if p := suite.ValueOf(n, "prompt"); !hasValue && (p == nil || suite.IsNull(p)) {
+			l.Warnf(n, suite.KindEvaluator, id, "llm-rubric assertion skipped, as AgentV 5.x skips it: it needs a %q or a %q", "value", "prompt")
 			return nil
 		}
-		out = replaceKey(out, "type", "", strNode(t, "llm-grader"))
+		out = suite.ReplaceKey(out, "type", "", suite.StrNode(t, "llm-grader"))
 	}
 	// An assertion without metric is named after its type, the value added for the
 	// deterministic ones (generateAssertionName); v4Name names those, the others are named
 	// here: llm-rubric, script, and any not-X (5.x names the type it reads as written).
 	switch {
-	case hasKey(n, "metric"):
+	case suite.HasKey(n, "metric"):
 	case notTrajectory != "":
-		out.Content = append(out.Content, strNode(n, "name"), strNode(n, notTrajectory))
+		out.Content = append(out.Content, suite.StrNode(n, "name"), suite.StrNode(n, notTrajectory))
 	case v5SkillName(typ, n) != "":
-		out.Content = append(out.Content, strNode(n, "name"), strNode(n, v5SkillName(typ, n)))
+		out.Content = append(out.Content, suite.StrNode(n, "name"), suite.StrNode(n, v5SkillName(typ, n)))
 	case negate || base == "llm-rubric" || base == "script":
-		out.Content = append(out.Content, strNode(n, "name"), strNode(n, typ))
+		out.Content = append(out.Content, suite.StrNode(n, "name"), suite.StrNode(n, typ))
 	}
-	if notTrajectory != "" && !hasKey(n, "negate") {
-		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
+	if notTrajectory != "" && !suite.HasKey(n, "negate") {
+		out.Content = append(out.Content, suite.StrNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	}
 	if negate {
-		out.Content = append(out.Content, strNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
+		out.Content = append(out.Content, suite.StrNode(t, "negate"), &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true", Line: t.Line, Column: t.Column})
 	}
 	return out
 }
@@ -238,26 +242,15 @@ func (l *loader) v5Assertion(n *yaml.Node, id string, fail func(*yaml.Node, stri
 // among the names a 5.x file may use; "" when none is near.
 func v5SuggestType(name string) string {
 	known := slices.Collect(maps.Keys(v5ToV4))
-	for _, t := range evaluatorTypes {
-		if t.in(Dialect5) && !slices.Contains(pfOnlyTypes, t.Name) { // 5.x refuses those
+	for _, t := range suite.EvaluatorTypes {
+		if t.In(suite.Dialect5) && !slices.Contains(v5Refused, t.Name) {
 			known = append(append(known, t.Name), t.Aliases...)
 		}
 	}
 	slices.Sort(known) // the nearest of equals is the same on every run
-	s := suggest(name, known)
-	if s != "" && EditDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
+	s := suite.Suggest(name, known)
+	if s != "" && suite.EditDistance(strings.ToLower(name), s) > max(1, len(s)/4) {
 		return ""
 	}
 	return s
 }
-
-// newIn5 reports whether a grader type is new in AgentV 5.x (promptfoo's assertion types and
-// 5.x's trajectory and skill graders): 2.5 and 4.x files do not know it, as the programs
-// they were written for do not (4.x then looks for a custom assertion script of that name).
-func newIn5(name string) bool {
-	name = strings.TrimPrefix(name, "not-")
-	return strings.HasPrefix(name, "trajectory:") || slices.Contains(v5NewTypes, name)
-}
-
-// v5NewTypes are the grader types new in 5.x besides trajectory:*.
-var v5NewTypes = []string{"javascript", "python", "assert-set", "similar", "webhook", "skill-used", "contains-json"}
