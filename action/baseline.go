@@ -104,7 +104,7 @@ func (s *GitHubStore) baseRuns(ctx context.Context, q BaselineQuery, n int) ([]*
 		return nil, fmt.Errorf("%w: no successful push run of this workflow on %s", ErrNoBaselineRun, q.Branch)
 	}
 	slices.SortStableFunc(picked, func(a, b *github.WorkflowRun) int {
-		return cmp.Or(b.GetCreatedAt().Time.Compare(a.GetCreatedAt().Time), cmp.Compare(b.GetID(), a.GetID()))
+		return cmp.Or(b.GetCreatedAt().Compare(a.GetCreatedAt().Time), cmp.Compare(b.GetID(), a.GetID()))
 	})
 	out := make([]*BaselineRun, 0, min(n, len(picked)))
 	for _, r := range picked[:min(n, len(picked))] {

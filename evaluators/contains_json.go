@@ -120,7 +120,7 @@ func lineSlashComment(line string) string {
 		switch state {
 		case normal:
 			switch {
-			case c == '\'' && !(i > 0 && isLetter(i-1)):
+			case c == '\'' && (i <= 0 || !isLetter(i-1)):
 				state = single
 			case c == '"':
 				state = double

@@ -136,7 +136,7 @@ func (s Sender) post(ctx context.Context, td ptrace.Traces) error {
 	werr := retry.Loop(ctx, s.Sleep, func(n int) (time.Duration, bool) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
 		if err != nil {
-			last = fmt.Errorf("the endpoint %s: %v", safeURL(s.URL), err)
+			last = fmt.Errorf("the endpoint %s: %w", safeURL(s.URL), err)
 			return 0, false
 		}
 		req.Header.Set("Content-Type", "application/x-protobuf")

@@ -10,6 +10,7 @@ import (
 // TestCreateCase: a test's own directory is empty (the shared workspace's files are not in
 // it), sees the shared workspace's beforeAll result, and Remove deletes it and that link.
 func TestCreateCase(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	opts := Options{Root: root, Env: []string{"PATH=" + os.Getenv("PATH")}}
 	shared, err := os.MkdirTemp(root, "agentv-workspace-")

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -177,7 +178,8 @@ func runExtensions(ctx context.Context, h *suite.Hook, dir, evalDir string, run 
 	}
 	res, err := proc.Run(ctx, proc.Cmd{Argv: argv, Dir: evalDir, Env: proc.ChildEnv(env, append(extra, h.Env...)),
 		Stdin: stdin, Timeout: timeout})
-	if pe, ok := err.(*proc.Error); ok {
+	var pe *proc.Error
+	if errors.As(err, &pe) {
 		// Name the user's modules, not the runtime and our wrapper.
 		names := make([]string, len(h.Extensions))
 		for i, x := range h.Extensions {

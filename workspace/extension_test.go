@@ -117,7 +117,7 @@ export default { afterAll() { return 'not an object'; } };
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer Remove(dir)
+	defer func() { _ = Remove(dir) }()
 
 	var all map[string]any
 	if b, err := os.ReadFile(filepath.Join(dir, "all.json")); err != nil || json.Unmarshal(b, &all) != nil {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	abs := filepath.Join(dir, "g.mjs")
 	cases := []struct {
@@ -68,6 +69,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestSDKGrader(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		src string
 		ok  bool
@@ -101,6 +103,7 @@ func TestSDKGrader(t *testing.T) {
 // script's node_modules or one above, or on NODE_PATH, sends the script to a spawn; a copy of
 // agentv's own does not.
 func TestForeignSDK(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	script := filepath.Join(root, "a", "b", "g.mjs")
 	write := func(path, data string) {
@@ -134,6 +137,7 @@ func TestForeignSDK(t *testing.T) {
 // TestFenced: a call's output ends at the fence, wherever the reads cut it; bytes with no
 // call to take them mark the stream dirty.
 func TestFenced(t *testing.T) {
+	t.Parallel()
 	fence := []byte("\x01FENCE\x01")
 	calls := []string{"first call\n", "", "third \x01FENC call", strings.Repeat("big", 50000)}
 	for name, wrap := range map[string]func(io.Reader) io.Reader{

@@ -97,6 +97,8 @@ const grader = `import { defineCodeGrader } from '@agentv/sdk';
 // between the calls one worker serves (module code runs once per worker, the point of a worker);
 // globals, the environment and the working directory do not carry over (a call that changes
 // them retires its worker).
+//
+//nolint:paralleltest // starts node, bun and tsx and times their timeouts: one test at a time on a small machine
 func TestWorkerMatchesSpawn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts node")
@@ -234,6 +236,8 @@ func short(o outcome) outcome {
 
 // TestWorkerRuntimesAndKinds: each define* runner, in JavaScript and TypeScript, under each
 // runtime agentv picks, gives in a worker what it gives spawned, and the worker serves both calls.
+//
+//nolint:paralleltest // starts node, bun and tsx and times their timeouts: one test at a time on a small machine
 func TestWorkerRuntimesAndKinds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts node, bun and tsx")
@@ -299,6 +303,8 @@ definePromptTemplate((ctx) => 'Question: ' + ctx.question);`, v25},
 
 // TestUserSDKIsSpawned: a script whose imports find the user's own @agentv/sdk (4.42.4's reads
 // stdin itself, at once) is spawned, never loaded in a worker.
+//
+//nolint:paralleltest // starts node, bun and tsx and times their timeouts: one test at a time on a small machine
 func TestUserSDKIsSpawned(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
@@ -340,6 +346,8 @@ export async function defineCodeGrader(h) {
 
 // TestConcurrentCalls: calls of one script at once get a worker each while the pool has room,
 // and are spawned when it is full; every answer is the handler's for its own payload.
+//
+//nolint:paralleltest // starts node, bun and tsx and times their timeouts: one test at a time on a small machine
 func TestConcurrentCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts node")
@@ -384,6 +392,8 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 // TestMaxCalls: a worker is replaced after MaxCalls calls.
+//
+//nolint:paralleltest // starts node, bun and tsx and times their timeouts: one test at a time on a small machine
 func TestMaxCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts node")

@@ -8,10 +8,6 @@ import (
 	"github.com/agentv/action/internal/proc"
 )
 
-// supported is false where process groups and inherited descriptors are not available as on
-// Unix (Windows): every call is spawned.
-const supported = false
-
 // Pool is a stand-in that spawns every call.
 type Pool struct {
 	MaxCalls int // unused here

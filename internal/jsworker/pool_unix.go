@@ -21,8 +21,6 @@ import (
 	"github.com/agentv/action/internal/proc"
 )
 
-const supported = true
-
 // loadTimeout bounds a worker's start (runtime, module load) when the call has no timeout.
 const loadTimeout = time.Minute
 

@@ -63,7 +63,7 @@ func writeOnce(dir, name string) (string, error) {
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("could not write the grader worker: %v", cmpErr(werr, cerr))
+		return "", fmt.Errorf("could not write the grader worker: %w", cmpErr(werr, cerr))
 	}
 	if err := os.Rename(f.Name(), p); err != nil {
 		os.Remove(f.Name())

@@ -90,6 +90,8 @@ assertions:
 // and prompt templates run in one worker process per script (with --workers 1, one pid for
 // all three tests), and the Python ones are forked by a fork server; under process each call is
 // its own process, a child of agentv. Scores are the same both ways.
+//
+//nolint:paralleltest // it counts the processes agentv starts, which a parallel test would add to
 func TestGraderWorkers(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -178,7 +178,7 @@ func TestExportOtel(t *testing.T) {
 		defer mu.Unlock()
 		auth = append(auth, r.Header.Get("Authorization"))
 		if err != nil || r.URL.Path != "/v1/traces" {
-			decoded = fmt.Errorf("%s: %v", r.URL.Path, err)
+			decoded = fmt.Errorf("%s: %w", r.URL.Path, err)
 			http.Error(w, "bad", http.StatusBadRequest)
 			return
 		}
