@@ -217,7 +217,7 @@ func safeURL(u string) string {
 type caseKey struct{ dataset, id, target string }
 
 // Write writes the page of run, whose case records recs streams (the run's results file, or
-// its records in memory; it is read twice), with each case's history points from hist (nil:
+// its records in memory; it is read once), with each case's history points from hist (nil:
 // none).
 func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -232,40 +232,42 @@ func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	}
 	h := headOf(run)
 	fmt.Fprintf(bw, pageStart, csp, css)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(true) // the default; said here because the page's safety rests on it
 	// The list's rows come first, then the script, which draws the rows in sight while the
 	// browser still reads the cases' details below it: they are needed only once a case opens.
-	// So the records are read twice, rows first, which keeps no more than a row a case.
-	var rows []row
-	err := recs(func(r *results.Record) error {
-		rows = append(rows, rowOf(r, matchOf(cmps, r)))
-		return nil
-	})
+	// The records are read once: each row goes to the page, each case's details to a temporary
+	// file copied in after the script, so memory holds no more than a case.
+	tmp, err := os.CreateTemp("", "agentv-report-details-")
+	if err != nil {
+		return fmt.Errorf("a temporary file for the cases' details: %w", err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	defer tmp.Close()
+	dw := bufio.NewWriterSize(tmp, 256<<10)
+	enc := json.NewEncoder(dw)
+	enc.SetEscapeHTML(true) // the default, as for json.Marshal below; the page's safety rests on it
+	headJSON, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
-	bw.WriteString(`<script type="application/json" id="agentv-run">`)
-	if err := enc.Encode(struct {
-		Head  head  `json:"head"`
-		Cases []row `json:"cases"`
-	}{h, rows}); err != nil {
-		return err
-	}
-	n := len(rows)
-	rows = nil
-	bw.WriteString("</script>\n<script>")
-	bw.WriteString(script)
-	bw.WriteString("</script>\n" + `<script type="application/json" id="agentv-details">[`)
-	i := 0
+	bw.WriteString(`<script type="application/json" id="agentv-run">{"head":`)
+	bw.Write(headJSON)
+	bw.WriteString(`,"cases":`)
+	n := 0
 	err = recs(func(r *results.Record) error {
-		if i == n {
-			return fmt.Errorf("the results changed while the report was written: more than %d cases", n)
+		rowJSON, err := json.Marshal(rowOf(r, matchOf(cmps, r)))
+		if err != nil {
+			return fmt.Errorf("case %q: %w", logtext.Line(r.EvalID), err)
 		}
-		if i > 0 {
-			bw.WriteByte(',')
+		sep := byte(',')
+		if n == 0 {
+			sep = '['
 		}
-		i++
+		bw.WriteByte(sep)
+		bw.Write(rowJSON)
+		if n > 0 {
+			dw.WriteByte(',')
+		}
+		n++
 		if err := enc.Encode(detailOf(r, cleanPoints(hist[Key(r.Dataset, r.EvalID, r.Target)]))); err != nil {
 			return fmt.Errorf("case %q: %w", logtext.Line(r.EvalID), err)
 		}
@@ -274,8 +276,22 @@ func Write(w io.Writer, run *report.Run, recs Records, hist History) error {
 	if err != nil {
 		return err
 	}
-	if i != n {
-		return fmt.Errorf("the results changed while the report was written: %d cases, then %d", n, i)
+	if n == 0 {
+		bw.WriteString("null")
+	} else {
+		bw.WriteByte(']')
+	}
+	bw.WriteString("}\n</script>\n<script>")
+	bw.WriteString(script)
+	bw.WriteString("</script>\n" + `<script type="application/json" id="agentv-details">[`)
+	if err := dw.Flush(); err != nil {
+		return fmt.Errorf("writing the cases' details: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(bw, tmp); err != nil {
+		return fmt.Errorf("copying the cases' details: %w", err)
 	}
 	bw.WriteString("]</script>\n</body>\n</html>\n")
 	return bw.Flush()
