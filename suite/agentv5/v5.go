@@ -43,8 +43,8 @@ var (
 	}
 	// v5NotYet are 5.x keys this front-end does not read yet; a file using them is not run,
 	// since ignoring them would run something other than what the file asks.
-	v5NotYet = []string{"scenarios", "derived_metrics", "nunjucks_filters", "graders",
-		"defaults", "workspace", "input_files", "env", "output_path"}
+	v5NotYet = []string{"scenarios", "derived_metrics", "nunjucks_filters",
+		"workspace", "input_files", "env", "output_path"}
 	v5EvaluateOptionKeys = []string{"budget_usd", "max_concurrency", "cache", "delay", "generate_suggestions", "repeat",
 		"timeout_ms", "max_eval_time_ms", "filter_range"}
 )
@@ -127,6 +127,8 @@ func (l *reader) loadV5(root *yaml.Node) {
 			}
 		case "extensions":
 			ok = l.v5Extensions(e) && ok
+		case "graders", "defaults":
+			l.v5Unread(e)
 		default:
 			l.UnknownKey(*e, "at the top level", "", v5TopKeys)
 		}
