@@ -286,6 +286,18 @@ func (r *v5Renderer) unknownFilters(tag string) string {
 	return ""
 }
 
+// fileFilterIn is the first of the file's filters a template's tags use, "" if none.
+func (r *v5Renderer) fileFilterIn(text string) string {
+	for _, m := range v5FilterRef.FindAllStringSubmatch(text, -1) {
+		for _, name := range v5FilterChain(m[2]) {
+			if r.filters.has(name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
 // v5FilterChain is the filter names of a tag's `| a | b` part.
 func v5FilterChain(pipes string) []string {
 	var chain []string

@@ -46,6 +46,8 @@ func TestV5NunjucksFilters(t *testing.T) {
 		{name: "console output is not an answer", yaml: head + "  loud: f/loud.mjs\n" + test("{{ w | loud }}", "{q: a, w: hey}"), ids: []string{"hey!"}},
 		{name: "a glob picks the last match", yaml: head + "  v: f/v*.js\n" + test("{{ w | v }}", "{q: a, w: z}"), ids: []string{"two"}},
 		{name: "no vars: not rendered", yaml: head + "  low: f/low.js\nassert: [{type: llm-rubric, value: ok}]\ntests:\n  - id: \"{{ w | low }}\"\n", ids: []string{"{{ w | low }}"}},
+		{name: "a prompt does not get the filters", yaml: "prompts: ['say {{ q | low }}']\nnunjucks_filters:\n  low: f/low.js\n" + test("a", "{q: A}"),
+			wantDiag: `eval.yaml:1:11: prompt "say {{ q | low }}" uses nunjucks filter "low": AgentV 5.3.1-next.1 renders prompts without nunjucks_filters and fails the file ("filter not found: low")`},
 		{name: "a filter not in the list", yaml: head + "  low: f/low.js\n" + test("{{ w | upper }}", "{q: a, w: b}"),
 			wantDiag: `eval.yaml:5:9: template "{{ w | upper }}" is not supported yet`},
 		{name: "a filter that throws", yaml: head + "  boom: f/throw.mjs\n" + test("{{ w | boom }}", "{q: a, w: b}"),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"github.com/agentv/action/suite"
 	"regexp"
 	"slices"
@@ -64,6 +65,7 @@ type v5Renderer struct {
 	// filters are the file's nunjucks_filters (nil: none), filterErr reports one that failed.
 	filters   *v5Filters
 	filterErr func(at *yaml.Node, msg string)
+	inPrompt  bool // rendering a prompt, which 5.x does without the filters
 }
 
 // v5RenderBudget bounds the nodes one test's rendering visits.
@@ -92,7 +94,13 @@ func (r *v5Renderer) render(n *yaml.Node, depth int) *yaml.Node {
 		// Tags are looked for in the text as written: a var's value is put in as text, and
 		// Nunjucks does not render it again (a prompt's second pass does, as 5.x's).
 		ref, rest := v5VarRef, v5VarRef.ReplaceAllString(n.Value, "")
-		if r.filters != nil {
+		switch {
+		case r.filters != nil && r.inPrompt:
+			if name := r.fileFilterIn(n.Value); name != "" {
+				r.filterErr(n, fmt.Sprintf("prompt %q uses nunjucks filter %q: AgentV 5.3.1-next.1 renders prompts without nunjucks_filters and fails the file (\"filter not found: %s\"); apply the filter in the test's own fields", strings.TrimSpace(n.Value), name, name))
+				return n
+			}
+		case r.filters != nil:
 			// also `{{ name | filter }}` with the file's nunjucks_filters (v5filters.go)
 			ref, rest = v5FilterRef, v5FilterRef.ReplaceAllStringFunc(n.Value, r.unknownFilters)
 		}

@@ -337,7 +337,9 @@ func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw boo
 		if len(sx.prompts) > 0 {
 			rd.vars = pvars
 		}
+		rd.inPrompt = len(sx.prompts) > 0 // renderPromptInput has no filters
 		in := render(p.input)
+		rd.inPrompt = false
 		if len(sx.prompts) > 0 {
 			// 5.x renders the prompt with the vars as written into the test's input, then
 			// renders the test's fields, that input among them, once more with this run's
