@@ -134,7 +134,7 @@ func (l *reader) loadV5(root *yaml.Node) {
 			var fok bool
 			sx.filters, fok = l.v5NunjucksFilters(e)
 			ok = fok && ok
-			defer sx.filters.close() // the child that runs them lives while the tests load
+			defer l.v5FiltersDone(sx.filters) // the child that runs them lives while the tests load
 		default:
 			l.UnknownKey(*e, "at the top level", "", v5TopKeys)
 		}

@@ -105,6 +105,21 @@ func (l *reader) v5NunjucksFilters(e *suite.Entry) (*v5Filters, bool) {
 	return f, true
 }
 
+// v5FiltersDone ends the filters once the file's tests are read. Filters no template used are
+// imported all the same, as 5.x imports every module when it loads a file: one that cannot be
+// is an error at nunjucks_filters, as it fails the file in 5.x.
+func (l *reader) v5FiltersDone(f *v5Filters) {
+	if f == nil {
+		return
+	}
+	if !f.started {
+		if err := f.start(); err != nil {
+			l.Errorf(f.at, suite.KindStructure, "", "nunjucks_filters: %s", err)
+		}
+	}
+	f.close()
+}
+
 // has reports whether name is one of the file's filters.
 func (f *v5Filters) has(name string) bool {
 	if f == nil {

@@ -56,6 +56,8 @@ func TestV5NunjucksFilters(t *testing.T) {
 			wantDiag: `has no default export or export named 'nofn' that is a function`},
 		{name: "a module that does not parse", yaml: head + "  bad: f/broken.mjs\n" + test("{{ w | bad }}", "{q: a, w: b}"),
 			wantDiag: `filter 'bad': could not import`},
+		{name: "an unused filter is imported all the same", yaml: head + "  bad: f/broken.mjs\n" + test("a", "{q: a}"), ids: []string{"a"},
+			wantDiag: `eval.yaml:2:1: nunjucks_filters: filter 'bad': could not import`},
 		{name: "missing module", yaml: head + "  gone: f/gone.js\n" + test("a", "{q: a}"), ids: []string{"a"},
 			wantDiag: `eval.yaml:3:9: nunjucks filter "gone": module f/gone.js not found`},
 		{name: "not a module", yaml: head + "  md: f/readme.md\n" + test("a", "{q: a}"), ids: []string{"a"},
