@@ -33,6 +33,9 @@ const (
 	// filterTimeout bounds the runtime's start (imports included) and each filter call: a
 	// filter runs while the file loads, so a hung one must not hang the load.
 	filterTimeout = 30 * time.Second
+	// filterCalls bounds the calls of one file, so that YAML aliases repeating a filtered
+	// template cannot keep a load busy for long.
+	filterCalls = 100_000
 )
 
 // v5FilterRef is `{{ path }}` followed by any `| name` filters, without arguments.
@@ -49,6 +52,7 @@ type v5Filters struct {
 	at    *yaml.Node        // the nunjucks_filters key, for errors about the runtime
 
 	started bool
+	calls   int
 	err     error // why the child cannot answer (sticky)
 	cmd     *exec.Cmd
 	in      io.WriteCloser
@@ -134,6 +138,9 @@ func (f *v5Filters) has(name string) bool {
 func (f *v5Filters) apply(chain []string, v *yaml.Node) (string, error) {
 	if err := f.start(); err != nil {
 		return "", err
+	}
+	if f.calls++; f.calls > filterCalls {
+		return "", f.fail(fmt.Errorf("more than %d filter calls in one file (check for YAML aliases repeating a template)", filterCalls))
 	}
 	req := map[string]any{"chain": chain}
 	if v != nil {
