@@ -170,7 +170,8 @@ func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw boo
 	bad := func(at *yaml.Node, tag string) {
 		fail(at, "template %q is not supported yet: only {{ name }} and {{ vars.name }} are rendered", tag)
 	}
-	rd := &v5Renderer{vars: vars, bad: bad, budget: v5RenderBudget}
+	rd := &v5Renderer{vars: vars, bad: bad, budget: v5RenderBudget, filters: sx.filters,
+		filterErr: func(at *yaml.Node, msg string) { fail(at, "%s", msg) }}
 	// A test without vars is not rendered at all (interpolateCaseField: no vars, the value as
 	// written); a raw case's input moved into its vars gives it some (below).
 	render := func(v *yaml.Node) *yaml.Node {
@@ -336,7 +337,9 @@ func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw boo
 		if len(sx.prompts) > 0 {
 			rd.vars = pvars
 		}
+		rd.inPrompt = len(sx.prompts) > 0 // renderPromptInput has no filters
 		in := render(p.input)
+		rd.inPrompt = false
 		if len(sx.prompts) > 0 {
 			// 5.x renders the prompt with the vars as written into the test's input, then
 			// renders the test's fields, that input among them, once more with this run's
