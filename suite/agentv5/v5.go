@@ -17,7 +17,7 @@ var (
 	v5TopKeys = []string{"$schema", "name", "description", "category", "version", "author", "tags", "license",
 		"requires", "prompts", "tests", "target", "targets", "experiment", "timeout_seconds", "evaluate_options",
 		"threshold", "default_test", "assert", "metadata", "environment", "extensions", "scenarios", "env",
-		"output_path", "derived_metrics", "input_files"}
+		"output_path", "derived_metrics", "input_files", "workspace"}
 	// v5TopUnread are top-level keys 5.x's schema accepts and its eval loader never reads
 	// (yaml-parser.ts at v5.3.1-next.1 has no reader for them; derived_metrics and output_path
 	// are result fields, filled by the run).
@@ -48,8 +48,7 @@ var (
 	}
 	// v5NotYet are 5.x keys this front-end does not read yet; a file using them is not run,
 	// since ignoring them would run something other than what the file asks.
-	v5NotYet = []string{"nunjucks_filters", "graders",
-		"defaults", "workspace"}
+	v5NotYet             = []string{"nunjucks_filters", "graders", "defaults"}
 	v5EvaluateOptionKeys = []string{"budget_usd", "max_concurrency", "cache", "delay", "generate_suggestions", "repeat",
 		"timeout_ms", "max_eval_time_ms", "filter_range"}
 )
@@ -62,8 +61,10 @@ type v5Suite struct {
 	asserts     []*yaml.Node
 	assertsAt   *yaml.Node // where the suite's assertions start, for positions
 	metadata    *yaml.Node
-	fileDefault string       // default_test's file, for messages, "" when inline
-	inputFiles  *suite.Entry // the top-level input_files, nil if none
+	fileDefault string           // default_test's file, for messages, "" when inline
+	inputFiles  *suite.Entry     // the top-level input_files, nil if none
+	hooks       *suite.Workspace // the top-level workspace's hooks, nil if none
+	hooksAt     *yaml.Node
 	env         v5EnvState
 }
 
@@ -110,6 +111,8 @@ func (l *reader) loadV5(root *yaml.Node) {
 			var sok bool
 			scenarios, sok = l.v5Scenarios(e)
 			ok = sok && ok
+		case "workspace":
+			ok = l.v5SuiteWorkspace(sx, e) && ok
 		case "input_files":
 			ok = l.v5TopInputFiles(sx, e, f.Get("prompts")) && ok
 		case "$schema", "category", "author", "license", "requires", "experiment", "prompts", "tests", "assert", "default_test":
@@ -200,6 +203,7 @@ func (l *reader) loadV5(root *yaml.Node) {
 		l.v5Test(sx, t, false, i)
 	}
 	l.v5SettleEnvironment(sx)
+	l.v5SettleWorkspace(sx)
 	l.CheckDependencies(l.Deps)
 }
 
