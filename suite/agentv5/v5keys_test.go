@@ -3,10 +3,12 @@ package agentv5
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentv/action/suite"
+	"github.com/agentv/action/suite/internal/suitetest"
 )
 
 // TestV5WorkspaceHooks: the top-level workspace's command hooks reach the suite's workspace;
@@ -75,4 +77,61 @@ func loadGood(t *testing.T, name string) *suite.Suite {
 		t.Fatalf("errors loading %s", name)
 	}
 	return s
+}
+
+// TestV5WorkspaceFile: a workspace file's relative cwd is in the file's folder, as 5.x
+// resolves it; the eval file's own workspace's in the eval file's folder.
+func TestV5WorkspaceFile(t *testing.T) {
+	t.Parallel()
+	const eval = "prompts: ['{{ q }}']\ntests:\n  - id: a\n    vars: {q: hi}\n    assert: [{type: latency, threshold: 1000}]\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // the before_all hook's cwd, a slash path under the tree
+	}{
+		{"file", map[string]string{
+			"evals/x.eval.yaml":       "workspace: ws/workspace.yaml\n" + eval,
+			"evals/ws/workspace.yaml": "hooks:\n  before_all: {command: [run], cwd: sub}\n"}, "evals/ws/sub"},
+		{"inline", map[string]string{
+			"evals/x.eval.yaml": "workspace:\n  hooks:\n    before_all: {command: [run], cwd: sub}\n" + eval}, "evals/sub"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := suitetest.LoadTree(t, tc.files, "evals/x.eval.yaml")
+			if suite.HasErrors(s.Diagnostics) {
+				t.Fatalf("errors:\n%s", suitetest.FormatDiags(s.Diagnostics))
+			}
+			if s.Workspace == nil || s.Workspace.BeforeAll == nil {
+				t.Fatal("no before_all hook")
+			}
+			if got := filepath.ToSlash(s.Workspace.BeforeAll.Cwd); !strings.HasSuffix(got, "/"+tc.want) {
+				t.Errorf("cwd %q, want …/%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestV5KeyErrors: what 5.x refuses in these keys is a positioned error that says why.
+func TestV5KeyErrors(t *testing.T) {
+	t.Parallel()
+	const test = "tests:\n  - id: a\n    vars: {q: hi}\n    assert: [{type: latency, threshold: 1000}]\n"
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"input_files with prompts", "input_files: [a.txt]\nprompts: ['{{ q }}']\n" + test, `1:1: top-level "input_files" cannot be combined with "prompts"`},
+		{"scenarios not a list", "prompts: ['{{ q }}']\nscenarios: {config: []}\n" + test, `2:12: "scenarios" must be a list`},
+		{"scenario without tests", "prompts: ['{{ q }}']\nscenarios:\n  - config: [{}]\n" + test, `3:5: scenarios[0].tests must be a list of test fields, got nothing`},
+		{"scenario row input", "prompts: ['{{ q }}']\nscenarios:\n  - config: [{}]\n    tests: [{input: hi}]\n" + test, `"input" is not accepted in AgentV 5.x`},
+		{"workspace repos", "prompts: ['{{ q }}']\nworkspace: {repos: []}\n" + test, `2:13: workspace "repos" has been removed in AgentV 5.x: clone the repositories in environment.setup.command`},
+		{"workspace file wrapped", "prompts: ['{{ q }}']\nworkspace: ws.yaml\n" + test, `holds a "workspace" mapping`},
+		{"hook beside extension", "prompts: ['{{ q }}']\nextensions: ['file://h.mjs:beforeAll']\nworkspace: {hooks: {before_all: {command: [x]}}}\n" + test, `workspace hook "before_all" beside an extension of the same hook`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := suitetest.LoadTree(t, map[string]string{"x.eval.yaml": tc.src, "ws.yaml": "workspace: {hooks: {}}\n", "h.mjs": "export function beforeAll() {}\n"}, "x.eval.yaml")
+			if got := suitetest.FormatDiags(s.Diagnostics); !strings.Contains(got, tc.want) || !suite.HasErrors(s.Diagnostics) {
+				t.Errorf("diagnostics\n%s\nwant an error with %q", got, tc.want)
+			}
+		})
+	}
 }

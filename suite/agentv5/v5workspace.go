@@ -1,6 +1,7 @@
 package agentv5
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/agentv/action/suite"
@@ -32,10 +33,14 @@ func (l *reader) v5SuiteWorkspace(sx *v5Suite, e *suite.Entry) bool {
 	if suite.IsNull(m) {
 		return true
 	}
+	base := "" // the workspace file's folder, which its relative cwd values are in
 	if m.Kind == yaml.ScalarNode {
 		rel := strings.TrimPrefix(strings.TrimSpace(m.Value), "file://")
 		if m = l.v5ReadMapping(e.Value, rel, "workspace"); m == nil {
 			return false
+		}
+		if r := l.Resolve(rel, false); r.Abs != "" {
+			base = filepath.Dir(r.Abs)
 		}
 		if suite.HasKey(m, "workspace") {
 			l.Errorf(m, suite.KindStructure, "", "workspace file %q holds a %q mapping: write the workspace's keys at its top level", rel, "workspace")
@@ -54,7 +59,7 @@ func (l *reader) v5SuiteWorkspace(sx *v5Suite, e *suite.Entry) bool {
 			l.Errorf(x.KeyNode, suite.KindStructure, "", "workspace %q has been removed in AgentV 5.x: %s", x.Key, hint)
 			ok = false
 		case x.Key == "hooks":
-			h, good := l.v5Hooks(x)
+			h, good := l.v5Hooks(x, base)
 			ok = good && ok
 			if h != nil {
 				l.WorkspaceHooks(&suite.Entry{Key: x.Key, KeyNode: x.KeyNode, Value: h}, ws)
@@ -76,8 +81,9 @@ func (l *reader) v5SuiteWorkspace(sx *v5Suite, e *suite.Entry) bool {
 
 // v5Hooks checks a workspace's `hooks` for what 5.x refuses or ignores and returns them as
 // 4.x reads them: `script` is an error; `reset` is not supported (ignored); a hook without
-// `command` does nothing (parseWorkspaceHookConfig).
-func (l *reader) v5Hooks(e suite.Entry) (*yaml.Node, bool) {
+// `command` does nothing (parseWorkspaceHookConfig). A relative cwd of a workspace file is in
+// base, the file's folder, when base is not "" (resolveWorkspaceConfig).
+func (l *reader) v5Hooks(e suite.Entry, base string) (*yaml.Node, bool) {
 	if e.Value.Kind != yaml.MappingNode {
 		return e.Value, true // WorkspaceHooks says what is wrong
 	}
@@ -97,6 +103,12 @@ func (l *reader) v5Hooks(e suite.Entry) (*yaml.Node, bool) {
 				ok = false
 			case "reset":
 				l.Warnf(y.KeyNode, suite.KindIgnored, "", "hook %q: %q is not supported yet (ignored)", x.Key, y.Key)
+			case "cwd":
+				v := y.Value
+				if c := suite.Deref(v); base != "" && c != nil && suite.IsString(c) && c.Value != "" && !filepath.IsAbs(c.Value) {
+					v = suite.StrNode(c, filepath.Join(base, c.Value))
+				}
+				kept.Content = append(kept.Content, y.KeyNode, v)
 			default:
 				kept.Content = append(kept.Content, y.KeyNode, y.Value)
 			}
