@@ -135,3 +135,20 @@ func TestV5KeyErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestV5DetectScenarios: a file whose tests all come from `scenarios` is 5.x with only a
+// top-level `target` to say so.
+func TestV5DetectScenarios(t *testing.T) {
+	t.Parallel()
+	src := "target: t\nscenarios:\n  - config: [{vars: {q: hi}}]\n    tests: [{criteria: says hi}]\n"
+	s := suitetest.LoadTree(t, map[string]string{"x.eval.yaml": src, "PROMPT.md": "Say hi.\n"}, "x.eval.yaml")
+	if s.Dialect != suite.Dialect5 {
+		t.Fatalf("dialect %q, want %q\n%s", s.Dialect, suite.Dialect5, suitetest.FormatDiags(s.Diagnostics))
+	}
+	if len(s.Cases) != 1 || s.Cases[0].ID != "scenario-1-1-1" || s.Cases[0].Question != "Say hi." {
+		for _, c := range s.Cases {
+			t.Logf("case %q question %q", c.ID, c.Question)
+		}
+		t.Errorf("want one case scenario-1-1-1 asking PROMPT.md's text\n%s", suitetest.FormatDiags(s.Diagnostics))
+	}
+}
