@@ -1125,3 +1125,9 @@ func v4ScoreRanges(v *yaml.Node) *yaml.Node {
 	}
 	return items
 }
+
+// InputFilesMessage is the user message of `input_files` with a string input (one file block
+// per path, then the text), for the front-ends that read the key as 4.x does.
+func (l *Reader) InputFilesMessage(files, input *yaml.Node, fail func(*yaml.Node, string, ...any)) *yaml.Node {
+	return l.v4InputFiles(files, input, fail)
+}

@@ -127,3 +127,8 @@ func (l *Reader) v4Hook(e *Entry) *Hook {
 	}
 	return h
 }
+
+// WorkspaceHooks reads a workspace's `hooks` mapping into ws as 4.x does (before_all,
+// before_each, after_each, after_all with command, cwd and timeout_ms; `enabled`), for the
+// front-ends that keep 4.x's workspace hooks.
+func (l *Reader) WorkspaceHooks(e *Entry, ws *Workspace) { l.v4Hooks(e, ws) }

@@ -16,7 +16,12 @@ import (
 var (
 	v5TopKeys = []string{"$schema", "name", "description", "category", "version", "author", "tags", "license",
 		"requires", "prompts", "tests", "target", "targets", "experiment", "timeout_seconds", "evaluate_options",
-		"threshold", "default_test", "assert", "metadata", "environment", "extensions"}
+		"threshold", "default_test", "assert", "metadata", "environment", "extensions", "scenarios", "env",
+		"output_path", "derived_metrics", "input_files", "workspace"}
+	// v5TopUnread are top-level keys 5.x's schema accepts and its eval loader never reads
+	// (yaml-parser.ts at v5.3.1-next.1 has no reader for them; derived_metrics and output_path
+	// are result fields, filled by the run).
+	v5TopUnread = []string{"env", "output_path", "derived_metrics"}
 	// v5Removed are top-level keys 5.x rejects, with what to write instead (yaml-parser.ts,
 	// readSuiteRuntimeBlock, rejectAuthoredDirectInput, rejectAuthoredExpectedOutput; the schema).
 	v5Removed = map[string]string{
@@ -41,10 +46,6 @@ var (
 		"providerPromptMap":   `write "targets"`,
 		"provider_prompt_map": `write "targets"`,
 	}
-	// v5NotYet are 5.x keys this front-end does not read yet; a file using them is not run,
-	// since ignoring them would run something other than what the file asks.
-	v5NotYet = []string{"scenarios", "derived_metrics",
-		"workspace", "input_files", "env", "output_path"}
 	v5EvaluateOptionKeys = []string{"budget_usd", "max_concurrency", "cache", "delay", "generate_suggestions", "repeat",
 		"timeout_ms", "max_eval_time_ms", "filter_range"}
 )
@@ -57,7 +58,10 @@ type v5Suite struct {
 	asserts     []*yaml.Node
 	assertsAt   *yaml.Node // where the suite's assertions start, for positions
 	metadata    *yaml.Node
-	fileDefault string // default_test's file, for messages, "" when inline
+	fileDefault string           // default_test's file, for messages, "" when inline
+	inputFiles  *suite.Entry     // the top-level input_files, nil if none
+	hooks       *suite.Workspace // the top-level workspace's hooks, nil if none
+	hooksAt     *yaml.Node
 	env         v5EnvState
 	filters     *v5Filters // nunjucks_filters, nil if none
 }
@@ -83,6 +87,7 @@ func (l *reader) loadV5(root *yaml.Node) {
 	f := suite.EntryList(es)
 	sx := &v5Suite{}
 	ok := true
+	var scenarios []*yaml.Node // the tests lowered from `scenarios`, run after `tests`
 	for i := range es {
 		e := &es[i]
 		if hint, removed := v5Removed[e.Key]; removed {
@@ -90,12 +95,19 @@ func (l *reader) loadV5(root *yaml.Node) {
 			ok = false
 			continue
 		}
-		if slices.Contains(v5NotYet, e.Key) {
-			l.Errorf(e.KeyNode, suite.KindStructure, "", "AgentV 5.x %q is not supported yet", e.Key)
-			ok = false
+		if slices.Contains(v5TopUnread, e.Key) {
+			l.Warnf(e.KeyNode, suite.KindIgnored, "", "%q is not read by AgentV 5.3.1-next.1 (ignored)", e.Key)
 			continue
 		}
 		switch e.Key {
+		case "scenarios":
+			var sok bool
+			scenarios, sok = l.v5Scenarios(e)
+			ok = sok && ok
+		case "workspace":
+			ok = l.v5SuiteWorkspace(sx, e) && ok
+		case "input_files":
+			ok = l.v5TopInputFiles(sx, e, f.Get("prompts")) && ok
 		case "$schema", "category", "author", "license", "requires", "experiment", "prompts", "tests", "assert", "default_test":
 		case "name", "description":
 			l.SuiteKey(e)
@@ -163,6 +175,7 @@ func (l *reader) loadV5(root *yaml.Node) {
 	_ = ok
 	tests := f.Get("tests")
 	switch {
+	case tests == nil && f.Get("scenarios") != nil:
 	case tests == nil:
 		l.Errorf(&yaml.Node{Line: root.Line, Column: root.Column}, suite.KindStructure, "", "missing %q: an AgentV 5.x file needs a list of tests", "tests")
 	case suite.IsNull(tests.Value):
@@ -186,7 +199,11 @@ func (l *reader) loadV5(root *yaml.Node) {
 	default:
 		l.Errorf(tests.Value, suite.KindStructure, "", "%q must be a list of tests or a file://… of raw cases, got %s", "tests", suite.KindName(tests.Value))
 	}
+	for i, t := range scenarios {
+		l.v5Test(sx, t, false, i)
+	}
 	l.v5SettleEnvironment(sx)
+	l.v5SettleWorkspace(sx)
 	l.CheckDependencies(l.Deps)
 }
 

@@ -28,6 +28,7 @@ var (
 func (l *reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 	var strong, weak, v4, v25 []*yaml.Node
 	var tests *yaml.Node
+	scenarios := false // 5.x's tests may all come from `scenarios`
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i]
 		switch {
@@ -41,6 +42,8 @@ func (l *reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 			v25 = append(v25, k)
 		case k.Value == "tests":
 			tests = suite.Deref(root.Content[i+1])
+		case k.Value == "scenarios":
+			scenarios = true
 		}
 	}
 	switch {
@@ -48,7 +51,8 @@ func (l *reader) v5Detect(root *yaml.Node) (v5, ok bool) {
 		return false, true
 	case len(strong) == 0:
 		// `assert`/`target` alone: 5.x only when nothing says 4.x or 2.5.
-		return len(v4) == 0 && len(v25) == 0 && tests != nil && tests.Kind == yaml.SequenceNode && !v4Tests(tests), true
+		inline := tests != nil && tests.Kind == yaml.SequenceNode && !v4Tests(tests)
+		return len(v4) == 0 && len(v25) == 0 && (inline || tests == nil && scenarios), true
 	case len(v4) == 0 && len(v25) == 0:
 		return true, true
 	}

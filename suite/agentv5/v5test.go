@@ -18,9 +18,9 @@ var (
 	// v5TestKeys are the test keys this front-end reads (EvalTestSchema at v5.3.1-next.1).
 	v5TestKeys = []string{"id", "description", "vars", "assert", "options", "execution", "run", "metadata",
 		"conversation_id", "depends_on", "on_dependency_failure", "criteria", "threshold",
-		"mode", "turns", "aggregation", "on_turn_failure", "window_size", "environment"}
+		"mode", "turns", "aggregation", "on_turn_failure", "window_size", "environment", "input_files"}
 	// v5TestNotYet are 5.x test keys not supported yet.
-	v5TestNotYet = []string{"input_files", "workspace"}
+	v5TestNotYet = []string{"workspace"}
 	// v5TestUnread are test (and default_test) keys 5.x's schema accepts and its loader never
 	// reads (yaml-parser.ts at v5.3.1-next.1 has no reader for them): the test runs as if they
 	// were absent, which we say.
@@ -105,8 +105,11 @@ func (l *reader) v5Test(sx *v5Suite, item *yaml.Node, raw bool, index int) {
 			fail(e.KeyNode, "a test's %q has been removed in AgentV 5.x: write the check in %q", e.Key, "assert")
 		case slices.Contains(v5TestUnread, e.Key):
 			l.Warnf(e.KeyNode, suite.KindIgnored, id, "a test's %q is not read by AgentV 5.3.1-next.1 (ignored): the test runs on the file's targets with the file's prompts", e.Key)
+		case e.Key == "workspace" && suite.IsNull(e.Value):
 		case slices.Contains(v5TestNotYet, e.Key):
-			fail(e.KeyNode, "a test's %q is not supported yet", e.Key)
+			// 5.x merges it into the suite's hook by hook for this test alone; agentv runs
+			// one workspace per suite.
+			fail(e.KeyNode, "a test's %q is not supported yet: agentv runs one workspace per suite, so write the hooks in the top-level %q", e.Key, e.Key)
 		default:
 			l.UnknownKey(e, "in test", id, v5TestKeys)
 		}
@@ -306,15 +309,29 @@ func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw boo
 	// a raw case's own input (yaml-parser.ts, expandPromptMatrix).
 	input := f.Get("input")
 	prompts := sx.prompts
+	files, _ := v5InputFiles(sx, f, skipDefaults, render)
 	switch {
 	case len(prompts) > 0:
 		if raw && input != nil && !suite.IsNull(input.Value) {
+			// The input becomes a var and the case's input_files are dropped
+			// (expandPromptMatrix).
+			files = nil
 			vars, hasVars = replaceOrAdd(vars, input.KeyNode, input.Value), true
 			pvars = replaceOrAdd(pvars, input.KeyNode, input.Value)
 		}
 	case raw && input != nil && !suite.IsNull(input.Value):
 		prompts = []v5Prompt{{input: input.Value}}
 	default:
+		if in, rest, found := l.v5PromptFromFiles(files, fail); found {
+			if in != nil {
+				prompts, files = []v5Prompt{{input: in}}, rest
+			}
+			break
+		}
+		if in := l.v5SiblingPrompt(n, fail); in != nil {
+			prompts = []v5Prompt{{input: in}}
+			break
+		}
 		if !failed {
 			fail(n, "test has no input: write the prompt in top-level %q (for example %q) and the test's data in its %q", "prompts", "{{ input }}", "vars")
 		}
@@ -352,7 +369,11 @@ func (l *reader) v5TestRow(sx *v5Suite, n *yaml.Node, f suite.EntryList, raw boo
 		if failed {
 			return false
 		}
-		if msgs := l.V4Messages(in, fail); len(msgs) > 0 {
+		if files != nil {
+			if m := l.InputFilesMessage(files, in, fail); m != nil {
+				pcf.Input = &suite.Entry{Key: "input_messages", KeyNode: n, Value: suite.SeqNode(n, m)}
+			}
+		} else if msgs := l.V4Messages(in, fail); len(msgs) > 0 {
 			pcf.Input = &suite.Entry{Key: "input_messages", KeyNode: n, Value: suite.SeqNode(n, msgs...)}
 		}
 		key := idKey

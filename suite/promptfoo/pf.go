@@ -41,7 +41,19 @@ func (l *reader) pfDetect(root *yaml.Node) bool {
 		return true
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if slices.Contains(pfMarkers, root.Content[i].Value) {
+		k := root.Content[i].Value
+		// `scenarios` is an AgentV 5.x key too: beside 5.x's own keys it is 5.x's.
+		if slices.Contains(pfMarkers, k) && (k != "scenarios" || !pfHasV5Key(root)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pfHasV5Key reports whether root has a top-level key only AgentV 5.x files have.
+func pfHasV5Key(root *yaml.Node) bool {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if slices.Contains([]string{"default_test", "evaluate_options", "target", "targets", "threshold", "environment", "extensions"}, root.Content[i].Value) {
 			return true
 		}
 	}

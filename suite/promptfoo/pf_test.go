@@ -22,6 +22,8 @@ func TestPromptfooDetect(t *testing.T) {
 		{"by providers", "suite.yaml", pf, suite.DialectPromptfoo},
 		{"by defaultTest", "suite.yaml", "defaultTest: {vars: {q: hi}}\nprompts: ['{{q}}']\ntests:\n  - assert: [{type: llm-rubric, value: says hi}]\n", suite.DialectPromptfoo},
 		{"5.x", "suite.eval.yaml", "prompts: ['{{q}}']\ntests:\n  - id: a\n    vars: {q: hi}\n    assert: [{type: llm-rubric, value: says hi}]\n", suite.Dialect5},
+		{"scenarios beside 5.x keys", "suite.eval.yaml", "target: t\nprompts: ['{{q}}']\nscenarios:\n  - config: [{vars: {q: hi}}]\n    tests: [{assert: [{type: latency, threshold: 9}]}]\n", suite.Dialect5},
+		{"scenarios alone", "suite.yaml", "prompts: ['{{q}}']\nscenarios:\n  - config: [{vars: {q: hi}}]\n    tests: [{assert: [{type: llm-rubric, value: hi}]}]\n", suite.DialectPromptfoo},
 		{"4.x", "suite.eval.yaml", "tests:\n  - id: a\n    input: hi\n    criteria: says hi\n", suite.Dialect4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
