@@ -50,21 +50,8 @@ func TestOtelFileKeepsSecretsOut(t *testing.T) {
 		t.Skip("end-to-end")
 	}
 	requireTools(t, "python3")
-	const key = "sk-e2e-unused/Key+0123456789abcdefXYZ"
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"leak.py": leakScript,
-		"targets.yaml": `targets:
-  - name: default
-    provider: cli
-    command_template: python3 leak.py agent {OUTPUT_FILE}
-  - name: never-runs
-    provider: openai
-    model: gpt-4o
-    api_key: ${{ AGENTV_E2E_UNUSED_KEY }}
-`,
-		"s.yaml": "evalcases:\n  - id: leak\n    input: hi\n    evaluators: [{name: j, type: code_judge, script: [python3, leak.py, judge]}]\n",
-	})
+	const key = unusedKey
+	dir := leakSuite(t)
 	for _, capture := range []bool{true, false} {
 		args := []string{"eval", "s.yaml", "--otel-file", "traces/otel.json"}
 		if capture {

@@ -39,16 +39,14 @@ else:
     print(json.dumps({"score": 0, "hits": [], "misses": [text], "reasoning": text}))
 `
 
-// TestSecretsOfUnusedTargetsNeverReachReports: a child process inherits the environment,
-// so it can print the key of a target that does not run in this invocation. That key, in
-// any common encoding, must not reach the results, the reports or the console.
-func TestSecretsOfUnusedTargetsNeverReachReports(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	requireTools(t, "python3")
-	const key = "sk-e2e-unused/Key+0123456789abcdefXYZ"
+// unusedKey is the key of a target that never runs; leak.py prints it as the agent and as the
+// grader.
+const unusedKey = "sk-e2e-unused/Key+0123456789abcdefXYZ"
+
+// leakSuite is a folder with a cli target and a code judge that print the unused target's key
+// (AGENTV_E2E_UNUSED_KEY) in common encodings.
+func leakSuite(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"leak.py": leakScript,
@@ -63,6 +61,20 @@ func TestSecretsOfUnusedTargetsNeverReachReports(t *testing.T) {
 `,
 		"s.yaml": "evalcases:\n  - id: leak\n    input: hi\n    evaluators: [{name: j, type: code_judge, script: [python3, leak.py, judge]}]\n",
 	})
+	return dir
+}
+
+// TestSecretsOfUnusedTargetsNeverReachReports: a child process inherits the environment,
+// so it can print the key of a target that does not run in this invocation. That key, in
+// any common encoding, must not reach the results, the reports or the console.
+func TestSecretsOfUnusedTargetsNeverReachReports(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	requireTools(t, "python3")
+	const key = unusedKey
+	dir := leakSuite(t)
 	res := agentv(t, dir, []string{"AGENTV_E2E_UNUSED_KEY=" + key}, "eval", "s.yaml")
 	if len(res.records) != 1 {
 		t.Fatalf("exit %d, %d records\nstdout:\n%s\nstderr:\n%s", res.code, len(res.records), res.stdout, res.stderr)
